@@ -1,0 +1,123 @@
+/**
+ * Streaming JSONL scanning: splits a byte stream into lines without holding
+ * the file, numbers them from 1, and hashes the whole stream on the way
+ * (the SHA-256 every replayable output records).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { z } from "zod";
+import type { LedgerProblem } from "./ledger_error.ts";
+
+const NEWLINE = 10;
+
+/** What a scan saw of the whole stream. */
+export interface ScanSummary {
+  /** SHA-256 (hex) of every byte of the stream. */
+  sha256: string;
+  /** Number of lines visited (a final newline does not open a new line). */
+  lines: number;
+}
+
+/**
+ * Calls `visit` once per line of `chunks`, in order, with the line's bytes
+ * (without the `\n`) and its 1-based number. One pass, O(longest line) extra
+ * memory.
+ *
+ * @param chunks the byte stream, e.g. `(await Deno.open(path)).readable`
+ * @param visit called synchronously for each line
+ * @returns the stream's SHA-256 and line count
+ */
+export async function scanJsonl(
+  chunks: AsyncIterable<Uint8Array>,
+  visit: (bytes: Uint8Array, line: number) => void,
+): Promise<ScanSummary> {
+  const hash = createHash("sha256");
+  let carry: Uint8Array | null = null;
+  let line = 0;
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    let start = 0;
+    let end = chunk.indexOf(NEWLINE, start);
+    while (end !== -1) {
+      let bytes = chunk.subarray(start, end);
+      if (carry !== null) {
+        bytes = concat(carry, bytes);
+        carry = null;
+      }
+      visit(bytes, ++line);
+      start = end + 1;
+      end = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.slice(start);
+      carry = carry === null ? rest : concat(carry, rest);
+    }
+  }
+  if (carry !== null) visit(carry, ++line);
+  return { sha256: hash.digest("hex"), lines: line };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Opens a file as a byte stream for {@link scanJsonl}. */
+export async function openBytes(path: string): Promise<AsyncIterable<Uint8Array>> {
+  const file = await Deno.open(path, { read: true });
+  return file.readable;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The outcome of parsing one line against a schema. */
+export type LineResult<T> = { ok: true; value: T; raw: Record<string, unknown> } | {
+  ok: false;
+  problem: LedgerProblem;
+};
+
+/**
+ * Decodes one JSONL line and parses it through a zod schema, turning any
+ * failure into a {@link LedgerProblem} naming file, line and field.
+ */
+export function parseLine<S extends z.ZodType>(
+  schema: S,
+  bytes: Uint8Array,
+  file: string,
+  line: number,
+): LineResult<z.output<S>> {
+  if (bytes.length === 0 || (bytes.length === 1 && bytes[0] === 13)) {
+    return {
+      ok: false,
+      problem: { code: "blank_line", file, line, field: "", message: "blank line inside the file" },
+    };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(decoder.decode(bytes));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      problem: { code: "malformed_json", file, line, field: "", message: `not valid JSON: ${message}` },
+    };
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return {
+      ok: false,
+      problem: { code: "malformed_json", file, line, field: "", message: "a line must hold one JSON object" },
+    };
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data, raw: raw as Record<string, unknown> };
+  const issue = parsed.error.issues[0];
+  const keys = issue.code === "unrecognized_keys" ? (issue as { keys: string[] }).keys : [];
+  const path = [...issue.path, ...keys.slice(0, 1)].map(String).join(".");
+  return {
+    ok: false,
+    problem: { code: "schema_violation", file, line, field: path, message: issue.message },
+  };
+}

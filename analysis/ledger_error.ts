@@ -1,0 +1,61 @@
+/**
+ * Errors as data (house style, after zod): every problem found in a ledger,
+ * errata or plan file names the file, the 1-based line and the field, and
+ * carries a machine-readable `code`.
+ *
+ * @module
+ */
+
+/** What went wrong with one line of a JSONL file. */
+export type ProblemCode =
+  | "malformed_json"
+  | "blank_line"
+  | "schema_violation"
+  | "duplicate_episode_id"
+  | "broken_hash_chain"
+  | "unknown_episode"
+  | "io_error";
+
+/** One problem at one place in one file. */
+export interface LedgerProblem {
+  code: ProblemCode;
+  file: string;
+  /** 1-based line number; 0 when the problem concerns the whole file. */
+  line: number;
+  /** Dotted path of the offending field, or `""` when the whole line is at fault. */
+  field: string;
+  message: string;
+}
+
+/**
+ * Formats a problem as one sentence-case line naming file, line and field.
+ *
+ * @example
+ * ```ts
+ * import { formatProblem } from "./ledger_error.ts";
+ * const text = formatProblem({
+ *   code: "schema_violation", file: "a.jsonl", line: 3, field: "resolved",
+ *   message: "expected boolean, received string",
+ * });
+ * if (text !== 'a.jsonl:3: field "resolved": expected boolean, received string') throw new Error(text);
+ * ```
+ */
+export function formatProblem(problem: LedgerProblem): string {
+  const where = problem.line > 0 ? `${problem.file}:${problem.line}` : problem.file;
+  const field = problem.field === "" ? "" : ` field "${problem.field}":`;
+  return `${where}:${field} ${problem.message}`;
+}
+
+/** Thrown when a file cannot be read strictly; holds every problem found. */
+export class LedgerError extends Error {
+  /** The problems, in file order. */
+  readonly problems: LedgerProblem[];
+
+  /** @param problems at least one problem; the first one becomes the message. */
+  constructor(problems: LedgerProblem[]) {
+    const extra = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+    super(`Cannot read ${formatProblem(problems[0])}${extra}`);
+    this.name = "LedgerError";
+    this.problems = problems;
+  }
+}

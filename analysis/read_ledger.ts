@@ -1,0 +1,137 @@
+/**
+ * Streaming, strict reading of an episode ledger: every line must parse, fit
+ * the schema, carry a fresh `episode_id`, and (in a hash-chained ledger) hold
+ * the SHA-256 of the previous line's bytes. Nothing is skipped silently.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { Episode } from "./schema.ts";
+import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
+import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
+
+/** Options for {@link scanLedger} and {@link readLedger}. */
+export interface ReadLedgerOptions {
+  /**
+   * Collect every problem instead of throwing at the first; rows with a
+   * problem are then listed in `problems` and left out of `rows`.
+   */
+  lenient?: boolean;
+}
+
+/** What a scan of a ledger found, apart from the rows themselves. */
+export interface LedgerScan {
+  file: string;
+  /** SHA-256 (hex) of the ledger file's bytes. */
+  sha256: string;
+  /** Lines in the file. */
+  lines: number;
+  /** Rows that passed every check. */
+  valid_rows: number;
+  /** True when the first row carries `prev_sha256` (so every row must). */
+  chained: boolean;
+  /** Every problem found (empty unless `lenient`). */
+  problems: LedgerProblem[];
+}
+
+/** A whole ledger in memory. */
+export interface Ledger extends LedgerScan {
+  rows: Episode[];
+}
+
+/**
+ * Hex SHA-256 of one line's bytes, as the next row's `prev_sha256` records it
+ * (the line without its trailing `\n`).
+ */
+export function lineSha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Reads a ledger stream one row at a time, calling `visit` for each valid row
+ * in file order; memory stays O(number of episode ids).
+ *
+ * Checks per line: JSON syntax, the {@link Episode} schema, duplicate
+ * `episode_id`, and the hash chain (`prev_sha256` = SHA-256 of the previous
+ * line's bytes; null on the first row; a ledger whose first row lacks the
+ * field is unchained and no later row may carry it).
+ *
+ * @throws {LedgerError} on the first problem unless `options.lenient`
+ */
+export async function scanLedger(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  visit: (row: Episode, line: number) => void,
+  options: ReadLedgerOptions = {},
+): Promise<LedgerScan> {
+  const problems: LedgerProblem[] = [];
+  const seen = new Set<string>();
+  let chained = false;
+  let previousHash: string | null = null;
+  let validRows = 0;
+  const report = (problem: LedgerProblem) => {
+    if (!options.lenient) throw new LedgerError([problem]);
+    problems.push(problem);
+  };
+  const summary = await scanJsonl(chunks, (bytes, line) => {
+    const result = parseLine(Episode, bytes, file, line);
+    if (line === 1 && result.ok) chained = "prev_sha256" in result.raw;
+    const expected = previousHash;
+    if (chained) previousHash = lineSha256(bytes);
+    if (!result.ok) return report(result.problem);
+    const row = result.value;
+    const chainProblem = checkChain(row.prev_sha256, expected, chained, line);
+    if (chainProblem !== null) {
+      return report({ code: "broken_hash_chain", file, line, field: "prev_sha256", message: chainProblem });
+    }
+    if (seen.has(row.episode_id)) {
+      return report({
+        code: "duplicate_episode_id",
+        file,
+        line,
+        field: "episode_id",
+        message: `duplicate episode "${row.episode_id}"`,
+      });
+    }
+    seen.add(row.episode_id);
+    validRows++;
+    visit(row, line);
+  });
+  return { file, sha256: summary.sha256, lines: summary.lines, valid_rows: validRows, chained, problems };
+}
+
+function checkChain(
+  actual: string | null | undefined,
+  expected: string | null,
+  chained: boolean,
+  line: number,
+): string | null {
+  if (!chained) {
+    return actual === undefined ? null : "the first row carries no hash chain, so no later row may";
+  }
+  if (actual === undefined) return "missing in a hash-chained ledger";
+  if (line === 1) return actual === null ? null : "must be null on the first row";
+  if (actual !== expected) {
+    return `expected "${expected}" (SHA-256 of line ${line - 1}), found ${JSON.stringify(actual)}`;
+  }
+  return null;
+}
+
+/**
+ * Reads a whole ledger file into memory (see {@link scanLedger} for the
+ * checks).
+ *
+ * @throws {LedgerError} on the first problem unless `options.lenient`
+ */
+export async function readLedger(path: string, options: ReadLedgerOptions = {}): Promise<Ledger> {
+  const rows: Episode[] = [];
+  let chunks: AsyncIterable<Uint8Array>;
+  try {
+    chunks = await openBytes(path);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+  }
+  const scan = await scanLedger(chunks, path, (row) => rows.push(row), options);
+  return { ...scan, rows };
+}

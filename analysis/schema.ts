@@ -1,0 +1,337 @@
+/**
+ * The one schema module of ledgerbench: every durable record (episode row,
+ * plan, price table, errata, verifier verdict) is defined here with zod, and
+ * the JSON Schemas committed under `ledgers/schema/` are generated from these
+ * definitions (see `json_schema.ts`).
+ *
+ * Sources: seed 001 (the minimal ledger row), seed 000 (invalid evaluation vs
+ * valid failure, evidence gate, errata), seed 002 (pre-registered plan, SPRT
+ * parameters, invalid attempts), seed 003 (stop reasons, caps, censoring
+ * policy).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** Version written into every record this code produces. */
+export const SCHEMA_VERSION = 1;
+
+/** Non-empty identifier string. */
+const Id = z.string().min(1);
+/** Non-negative integer count (tokens, calls, milliseconds). */
+const Count = z.number().int().nonnegative();
+/** Lower-case hex SHA-256 digest. */
+export const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lower-case hex SHA-256 digest");
+/** A content digest as Docker writes it (`sha256:<hex>`). */
+export const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must look like "sha256:<64 hex>"');
+
+/**
+ * Why an episode ended (seed 003, plus `wall_cap` for the runner's wall-clock
+ * kill). `completed` means the agent finished on its own.
+ */
+export const StopReason = z.enum([
+  "completed",
+  "step_cap",
+  "token_cap",
+  "wall_cap",
+  "rate_limited",
+  "error",
+]);
+export type StopReason = z.infer<typeof StopReason>;
+
+/**
+ * Why an attempt is invalid: a failure of the harness or of the measurement,
+ * never of the agent (seed 000, "评测无效"; seed 002, invalid attempts).
+ */
+export const InvalidReason = z.enum([
+  "verifier_fault",
+  "evidence_missing",
+  "harness_error",
+  "workspace_tampered",
+  "provider_fault",
+]);
+export type InvalidReason = z.infer<typeof InvalidReason>;
+
+/** `scored`: resolved is true or false. `invalid`: kept, never scored. */
+export const EpisodeStatus = z.enum(["scored", "invalid"]);
+export type EpisodeStatus = z.infer<typeof EpisodeStatus>;
+
+/** The budgets that applied to one episode; null means "no cap". */
+export const Caps = z.object({
+  token_cap: Count.nullable().default(null),
+  step_cap: Count.nullable().default(null),
+  wall_ms_cap: Count.nullable().default(null),
+});
+export type Caps = z.infer<typeof Caps>;
+
+/**
+ * Evidence recorded by the host relay, never by the candidate (seed 000,
+ * "证据门禁"): the model identity the server reported, where the token usage
+ * came from, and a digest of the canonical requests.
+ */
+export const Evidence = z.object({
+  server_model_id: z.string().nullable(),
+  usage_source: z.enum(["server", "absent"]),
+  request_fingerprint: Sha256.nullable(),
+});
+export type Evidence = z.infer<typeof Evidence>;
+
+/** What the episode ran on (seed 002: environment recorded beside every row). */
+export const Environment = z.object({
+  agent_image_digest: Digest.nullable(),
+  verifier_image_digest: Digest.nullable(),
+  runner_version: z.string().nullable(),
+  /** `unsandboxed` only when the operator passed the explicit flag. */
+  sandbox: z.enum(["docker", "unsandboxed"]),
+});
+export type Environment = z.infer<typeof Environment>;
+
+/**
+ * One ledger row: one attempt of one agent at one task.
+ *
+ * The seed-001 fields are required; everything else has a documented default
+ * so that rows in the seed-001 minimal form load unchanged:
+ *
+ * | field | default when absent |
+ * |---|---|
+ * | `schema_version` | 1 |
+ * | `episode_id` | `"<run_id>/<agent_id>/<task_id>/<attempt>"` |
+ * | `attempt` | 1 |
+ * | `lane` | `"default"` |
+ * | `status` | `"scored"` |
+ * | `invalid_reason` | null |
+ * | `stop_reason` | `"completed"` |
+ * | `caps` | all null (no cap recorded) |
+ * | `model_calls` | null (not recorded) |
+ * | `evidence`, `environment`, `artifact_digest` | null (not recorded) |
+ * | `started_at`, `finished_at` | null |
+ * | `prev_sha256` | absent: the ledger is not hash-chained |
+ * | `notes` | `""` |
+ *
+ * Invariants: `resolved` is null exactly when `status` is `invalid`, and
+ * `invalid_reason` is set exactly when `status` is `invalid`.
+ */
+export const EpisodeInput = z.object({
+  schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+  run_id: Id,
+  agent_id: Id,
+  task_id: Id,
+  seed: z.union([z.number().int(), z.string()]),
+  episode_id: Id.optional(),
+  attempt: z.number().int().positive().default(1),
+  lane: Id.default("default"),
+  status: EpisodeStatus.default("scored"),
+  resolved: z.boolean().nullable(),
+  invalid_reason: InvalidReason.nullable().default(null),
+  stop_reason: StopReason.default("completed"),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  tool_calls: Count,
+  model_calls: Count.nullable().default(null),
+  wall_ms: Count,
+  caps: Caps.default({ token_cap: null, step_cap: null, wall_ms_cap: null }),
+  price_table_id: Id,
+  evidence: Evidence.nullable().default(null),
+  environment: Environment.nullable().default(null),
+  artifact_digest: Digest.nullable().default(null),
+  started_at: z.iso.datetime().nullable().default(null),
+  finished_at: z.iso.datetime().nullable().default(null),
+  prev_sha256: Sha256.nullable().optional(),
+  notes: z.string().default(""),
+}).strict();
+
+/** Adds the derived default `episode_id` and checks the status invariants. */
+export const Episode = EpisodeInput.transform((row) => ({
+  ...row,
+  episode_id: row.episode_id ?? `${row.run_id}/${row.agent_id}/${row.task_id}/${row.attempt}`,
+})).superRefine((row, ctx) => {
+  if (row.status === "invalid" && row.resolved !== null) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["resolved"],
+      message: 'must be null when "status" is "invalid"',
+    });
+  }
+  if (row.status === "scored" && row.resolved === null) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["resolved"],
+      message: 'must be true or false when "status" is "scored"',
+    });
+  }
+  if (row.status === "invalid" && row.invalid_reason === null) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["invalid_reason"],
+      message: 'must be set when "status" is "invalid"',
+    });
+  }
+  if (row.status === "scored" && row.invalid_reason !== null) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["invalid_reason"],
+      message: 'must be null when "status" is "scored"',
+    });
+  }
+});
+export type Episode = z.output<typeof Episode>;
+
+/** Seed 002's SPRT parameters; the defaults are the seed's. */
+export const SprtParams = z.object({
+  p_adopt: z.number().gt(0).lt(1).default(0.6),
+  p_drop: z.number().gt(0).lt(1).default(0.4),
+  alpha: z.number().gt(0).lt(1).default(0.1),
+  beta: z.number().gt(0).lt(1).default(0.1),
+  n_cap: z.number().int().positive().default(60),
+}).strict().refine((p) => p.p_drop < p.p_adopt, {
+  message: '"p_drop" must be below "p_adopt"',
+  path: ["p_drop"],
+});
+export type SprtParams = z.infer<typeof SprtParams>;
+
+/** How a batch stops: every planned task, or seed 002's SPRT. */
+export const StoppingRule = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("fixed") }).strict(),
+  z.object({ kind: z.literal("sprt"), params: SprtParams }).strict(),
+]);
+export type StoppingRule = z.infer<typeof StoppingRule>;
+
+/**
+ * Seed 003's censoring policy: below `headline_max` a headline may be stated,
+ * up to `labelled_max` both scores must be stated and labelled, above it only
+ * budget adequacy may be discussed.
+ */
+export const CensoringPolicy = z.object({
+  headline_max: z.number().min(0).max(1).default(0.02),
+  labelled_max: z.number().min(0).max(1).default(0.10),
+}).strict().refine((p) => p.headline_max <= p.labelled_max, {
+  message: '"headline_max" must not exceed "labelled_max"',
+  path: ["headline_max"],
+});
+export type CensoringPolicy = z.infer<typeof CensoringPolicy>;
+
+/** One planned task in its pre-registered position. */
+export const PlannedTask = z.object({
+  task_id: Id,
+  lane: Id.default("default"),
+}).strict();
+export type PlannedTask = z.infer<typeof PlannedTask>;
+
+/** One agent under evaluation and the image it must run from. */
+export const PlannedAgent = z.object({
+  agent_id: Id,
+  image_digest: Digest.nullable().default(null),
+}).strict();
+export type PlannedAgent = z.infer<typeof PlannedAgent>;
+
+/**
+ * The frozen plan, written before the first episode (seeds 002 and 003):
+ * tasks in their shuffled order, agents and image digests, budgets, stopping
+ * rule, invalid policy, censoring thresholds, bootstrap seed, tie band and
+ * lane weights (seed 000's lanes).
+ */
+export const Plan = z.object({
+  schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+  plan_id: Id,
+  created_at: z.iso.datetime().nullable().default(null),
+  suite_id: Id.default("unnamed"),
+  suite_sha256: Sha256.nullable().default(null),
+  order_seed: z.union([z.number().int(), z.string()]).nullable().default(null),
+  tasks: z.array(PlannedTask).min(1),
+  agents: z.array(PlannedAgent).default([]),
+  lane_weights: z.record(z.string(), z.number().nonnegative()).default({}),
+  caps: Caps.default({ token_cap: null, step_cap: null, wall_ms_cap: null }),
+  price_table_id: Id.nullable().default(null),
+  stopping: StoppingRule.default({ kind: "fixed" }),
+  invalid_policy: z.enum(["halt", "rerun-task"]).default("halt"),
+  censoring: CensoringPolicy.default({ headline_max: 0.02, labelled_max: 0.10 }),
+  bootstrap: z.object({
+    rounds: z.number().int().positive().default(2000),
+    seed: z.union([z.number().int(), z.string()]).default(7),
+  }).strict().default({ rounds: 2000, seed: 7 }),
+  tie_band: z.number().min(0).max(1).default(0.10),
+  environment: z.object({
+    runner_version: z.string().nullable().default(null),
+    verifier_image_digest: Digest.nullable().default(null),
+  }).strict().default({ runner_version: null, verifier_image_digest: null }),
+}).passthrough();
+export type Plan = z.infer<typeof Plan>;
+
+/** Per-million-token rates in one currency. */
+export const Rate = z.object({
+  prompt_per_million: z.number().nonnegative(),
+  completion_per_million: z.number().nonnegative(),
+}).strict();
+export type Rate = z.infer<typeof Rate>;
+
+/**
+ * A frozen price table (seed 001: "冻结一份价格表"): money is only ever
+ * derived from tokens through one of these, identified by `price_table_id`.
+ */
+export const PriceTable = z.object({
+  schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+  price_table_id: Id,
+  currency: z.string().min(1),
+  default_rate: Rate.nullable().default(null),
+  agent_rates: z.record(z.string(), Rate).default({}),
+}).strict();
+export type PriceTable = z.infer<typeof PriceTable>;
+
+/**
+ * A correction, appended to a separate errata file; the ledger is never
+ * rewritten (seed 000: the 89-point run was kept and marked void).
+ *
+ * - `invalidate_episode`: the episode becomes invalid with `invalid_reason`.
+ * - `rescore_episode`: a re-verification of the stored artifact with zero
+ *   model calls produced a new verdict (`resolved` true/false) or found the
+ *   verifier faulty again (`resolved` null makes it invalid with
+ *   `verifier_fault`).
+ * - `void_summary`: a published summary (identified by its SHA-256) is void.
+ */
+export const Erratum = z.discriminatedUnion("kind", [
+  z.object({
+    schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+    kind: z.literal("invalidate_episode"),
+    erratum_id: Id,
+    created_at: z.iso.datetime(),
+    episode_id: Id,
+    invalid_reason: InvalidReason,
+    explanation: z.string().min(1),
+  }).strict(),
+  z.object({
+    schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+    kind: z.literal("rescore_episode"),
+    erratum_id: Id,
+    created_at: z.iso.datetime(),
+    episode_id: Id,
+    resolved: z.boolean().nullable(),
+    verifier_image_digest: Digest.nullable().default(null),
+    artifact_digest: Digest.nullable().default(null),
+    explanation: z.string().min(1),
+  }).strict(),
+  z.object({
+    schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+    kind: z.literal("void_summary"),
+    erratum_id: Id,
+    created_at: z.iso.datetime(),
+    summary_sha256: Sha256,
+    explanation: z.string().min(1),
+  }).strict(),
+]);
+export type Erratum = z.infer<typeof Erratum>;
+
+/**
+ * The structured verdict a verifier prints as its last line of stdout. A
+ * missing or malformed verdict is a verifier fault, never a candidate failure
+ * (seed 000, the 89-point incident).
+ */
+export const Verdict = z.object({
+  schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+  resolved: z.boolean(),
+  checks: z.array(z.object({
+    name: Id,
+    passed: z.boolean(),
+    detail: z.string().default(""),
+  }).strict()).default([]),
+}).strict();
+export type Verdict = z.infer<typeof Verdict>;
