@@ -14,6 +14,7 @@ export type ProblemCode =
   | "duplicate_episode_id"
   | "broken_hash_chain"
   | "unknown_episode"
+  | "duplicate_erratum_id"
   | "io_error";
 
 /** One problem at one place in one file. */
