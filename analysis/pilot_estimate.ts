@@ -1,0 +1,130 @@
+/**
+ * Seed 003's pilot estimator: project the spend of a planned matrix from a
+ * pilot sample and refuse a plan that cannot finish inside its budget.
+ *
+ * @module
+ */
+
+/** The matrix being planned. */
+export interface PilotTarget {
+  /** Episodes the matrix will run (tasks × agents × attempts planned), a positive integer. */
+  tasks: number;
+  /** Budget in the same unit as the pilot spend (usually tokens), ≥ 0. */
+  budget: number;
+}
+
+/** Options for {@link pilotEstimate}. */
+export interface PilotEstimateOptions {
+  /** Multiplier on the projection, > 0; default 1.25 (seed 003). */
+  safety?: number;
+  /** `"max"` (default; seed 003's conservative choice for long right tails) or `"mean"`. */
+  central?: "max" | "mean";
+}
+
+/** The projection, with every input recorded beside it. */
+export interface PilotEstimate {
+  central: "max" | "mean";
+  safety: number;
+  /** Number of pilot episodes. */
+  pilot_size: number;
+  tasks: number;
+  /** Pilot maximum or mean spend per episode. */
+  unit_tokens: number;
+  /** `unit_tokens × tasks × safety`. */
+  projected_tokens: number;
+  budget_tokens: number;
+  /** `projected_tokens ≤ budget_tokens`. */
+  fits: boolean;
+  /** `budget_tokens − projected_tokens`; negative when the plan does not fit. */
+  headroom: number;
+}
+
+/**
+ * Projects the spend of a matrix from a pilot (seed 003, `estimate`).
+ *
+ * Rule, in the seed's order of operations:
+ *
+ * - unit = max(pilot) when `central` is `"max"`, else Σ pilot / n with the sum
+ *   taken over the pilot sorted ascending
+ * - projected = unit × tasks × safety
+ * - fits = projected ≤ budget (a projection equal to the budget fits)
+ * - headroom = budget − projected
+ *
+ * The seed rounds unit, projection and headroom to one decimal for display;
+ * here they are returned unrounded (`fits` is decided on the unrounded
+ * projection, as in the seed) and rounding is left to the output format.
+ * Cost: O(n log n) for the sort.
+ *
+ * @param pilotSpend spend per pilot episode (finite, ≥ 0); at least one
+ * @param target the planned episode count and the budget
+ * @param options safety factor (default 1.25) and central value (default `"max"`)
+ * @returns the projection and every input used
+ * @throws {RangeError} when the pilot is empty ("pilot produced no usable traces")
+ *   or any input is out of range
+ * @example
+ * ```ts
+ * import { pilotEstimate } from "./pilot_estimate.ts";
+ * // 9500 × 28 × 1.25 = 332500 > 300000.
+ * const e = pilotEstimate([2700, 7300, 9500, 3800], { tasks: 28, budget: 300_000 });
+ * if (e.projected_tokens !== 332_500 || e.fits || e.headroom !== -32_500) throw new Error();
+ * ```
+ */
+export function pilotEstimate(
+  pilotSpend: readonly number[],
+  target: PilotTarget,
+  options: PilotEstimateOptions = {},
+): PilotEstimate {
+  const safety = options.safety ?? 1.25;
+  const central = options.central ?? "max";
+  if (pilotSpend.length === 0) {
+    throw new RangeError("Cannot estimate spend: the pilot produced no usable traces");
+  }
+  pilotSpend.forEach((spend, i) => {
+    if (!(Number.isFinite(spend) && spend >= 0)) {
+      throw new RangeError(
+        `Cannot estimate spend: pilot episode ${i} has spend ${spend}, expected a finite number ≥ 0`,
+      );
+    }
+  });
+  if (!(Number.isInteger(target.tasks) && target.tasks > 0)) {
+    throw new RangeError(
+      `Cannot estimate spend: "tasks" must be a positive integer, found ${target.tasks}`,
+    );
+  }
+  if (!(Number.isFinite(target.budget) && target.budget >= 0)) {
+    throw new RangeError(
+      `Cannot estimate spend: "budget" must be a finite number ≥ 0, found ${target.budget}`,
+    );
+  }
+  if (!(Number.isFinite(safety) && safety > 0)) {
+    throw new RangeError(
+      `Cannot estimate spend: "safety" must be a finite number > 0, found ${safety}`,
+    );
+  }
+  if (central !== "max" && central !== "mean") {
+    throw new RangeError(
+      `Cannot estimate spend: "central" must be "max" or "mean", found "${central}"`,
+    );
+  }
+  const sorted = [...pilotSpend].sort((a, b) => a - b);
+  let unit: number;
+  if (central === "max") {
+    unit = sorted[sorted.length - 1];
+  } else {
+    let sum = 0;
+    for (const spend of sorted) sum += spend;
+    unit = sum / sorted.length;
+  }
+  const projected = unit * target.tasks * safety;
+  return {
+    central,
+    safety,
+    pilot_size: sorted.length,
+    tasks: target.tasks,
+    unit_tokens: unit,
+    projected_tokens: projected,
+    budget_tokens: target.budget,
+    fits: projected <= target.budget,
+    headroom: target.budget - projected,
+  };
+}
