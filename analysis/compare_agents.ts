@@ -1,0 +1,281 @@
+/**
+ * Seed 001's ranking rule: no ranking without resolved tasks, a rate winner
+ * only when the 95% intervals are separated, then tokens per resolved, then
+ * seconds per resolved, each outside a tie band, else a tie.
+ *
+ * @module
+ */
+import { bootstrapRate, type RateInterval } from "./bootstrap_rate.ts";
+import type { AgentSummary } from "./summarize_agents.ts";
+import { wilsonInterval } from "./wilson_interval.ts";
+
+/** The columns of an {@link AgentSummary} the rule reads. */
+export type ComparableAgent = Pick<
+  AgentSummary,
+  "agent_id" | "scored" | "resolved" | "tpr" | "spr"
+>;
+
+/** Options for {@link compareAgents} and {@link comparisonMatrix}. */
+export interface CompareAgentsOptions {
+  /** Relative tie band for TPR and SPR; default 0.10 (seed 001: "10% 以内"). */
+  band?: number;
+  /** Bootstrap rounds; default 2000 (seed 001). */
+  rounds?: number;
+  /** Bootstrap seed; default 7 (seed 001). */
+  seed?: number | string;
+}
+
+/** Which step of the rule decided. */
+export type ComparisonRule = "no_resolved" | "rate_interval" | "tpr" | "spr" | "tie";
+
+/** One side of a comparison; plain JSON data, keys in this order. */
+export interface ComparisonSide {
+  agent_id: string;
+  scored: number;
+  resolved: number;
+  /** resolved / scored; null when nothing was scored. */
+  rate: number | null;
+  tpr: number | null;
+  spr: number | null;
+  /** Percentile bootstrap interval of the rate; null when nothing was scored. */
+  interval: { lower: number; upper: number; collapsed: boolean } | null;
+  /** Wilson 95% interval, reported only beside a collapsed bootstrap interval. */
+  wilson: { lower: number; upper: number } | null;
+}
+
+/** The verdict of seed 001's rule for two agents; plain JSON data, keys in this order. */
+export interface Comparison {
+  a: ComparisonSide;
+  b: ComparisonSide;
+  /** The step that decided. */
+  rule: ComparisonRule;
+  /** The winning agent id; null for `no_resolved` and `tie`. */
+  winner: string | null;
+  /** Agents with nothing resolved (then there is no ranking). */
+  failed: string[];
+  /** !(a.upper < b.lower || b.upper < a.lower); null when not evaluated. */
+  intervals_overlap: boolean | null;
+  /** |TPR a − TPR b| / min; null when not evaluated or when min is 0 (infinite). */
+  tpr_relative_difference: number | null;
+  /** |SPR a − SPR b| / min; null when not evaluated or when min is 0 (infinite). */
+  spr_relative_difference: number | null;
+  band: number;
+  rounds: number;
+  seed: number | string;
+  /** True when either bootstrap interval collapsed to a point (see the `wilson` fields). */
+  collapsed: boolean;
+}
+
+/**
+ * Compares two agents by seed 001's rule ("第三步：区间重叠时拒绝宣布赢家").
+ *
+ * Rule, in order; the first that applies fires and is recorded in `rule`:
+ * 1. `no_resolved`: either agent resolved nothing → it has no TPR; report the
+ *    failure (`failed`), no ranking, `winner` null.
+ * 2. `rate_interval`: the two percentile bootstrap 95% intervals of the
+ *    resolved rate (see {@link bootstrapRate}; each agent resampled from a
+ *    fresh `seededRandom(seed)`) are separated, i.e. not
+ *    overlap = !(a.upper < b.lower || b.upper < a.lower): the higher interval wins.
+ * 3. `tpr`: intervals overlap (no rate winner); the relative difference of
+ *    tokens per resolved, d = |TPR a − TPR b| / min(TPR a, TPR b), exceeds the
+ *    band (d > band, i.e. the larger is more than (1 + band) × the smaller; equal
+ *    values give d = 0; a zero minimum with a positive other gives d = ∞,
+ *    recorded as null): the lower TPR wins.
+ * 4. `spr`: otherwise the same test on seconds per resolved: the lower SPR wins.
+ * 5. `tie`: otherwise.
+ *
+ * When a rate is 0% or 100%, its bootstrap interval collapses to a point; the
+ * side then also carries a Wilson 95% interval ({@link wilsonInterval}) and
+ * `collapsed` is true. The rule itself uses the bootstrap intervals, as seed 001
+ * does. Cost: two bootstraps, O(n + R log n) each.
+ *
+ * @param a first agent (e.g. an {@link AgentSummary})
+ * @param b second agent
+ * @param options `band` (default 0.10), `rounds` (default 2000), `seed` (default 7)
+ * @returns the verdict with the rule that fired, both intervals and the winner
+ * @throws {RangeError} when both agents have the same id, or `band` is not in [0, ∞)
+ * @example
+ * ```ts
+ * import { compareAgents } from "./compare_agents.ts";
+ * // seed 001 sample: a 3/4, TPR 7766.67, SPR 43; b 2/4, TPR 3750, SPR 8.5
+ * const a = { agent_id: "a", scored: 4, resolved: 3, tpr: 23300 / 3, spr: 43 };
+ * const b = { agent_id: "b", scored: 4, resolved: 2, tpr: 3750, spr: 8.5 };
+ * const verdict = compareAgents(a, b);
+ * if (verdict.rule !== "tpr" || verdict.winner !== "b") throw new Error(JSON.stringify(verdict));
+ * ```
+ */
+export function compareAgents(
+  a: ComparableAgent,
+  b: ComparableAgent,
+  options: CompareAgentsOptions = {},
+): Comparison {
+  const settings = settle(options);
+  return decide(side(a, settings), side(b, settings), settings);
+}
+
+/**
+ * Seed 001's rule ({@link compareAgents}) for every pair of agents.
+ *
+ * Pairs are (agents[i], agents[j]) for i < j after sorting the agents by
+ * `agent_id` (UTF-16 code unit order), so `a` is always the smaller id. Each
+ * agent's bootstrap interval is computed once (it does not depend on the
+ * pair). Cost: one bootstrap per agent plus O(agents²).
+ *
+ * @param agents the agents (e.g. the output of `summarizeAgents`)
+ * @param options `band` (default 0.10), `rounds` (default 2000), `seed` (default 7)
+ * @returns one {@link Comparison} per pair, sorted by (a, b)
+ * @throws {RangeError} when two agents share an id, or `band` is not in [0, ∞)
+ * @example
+ * ```ts
+ * import { comparisonMatrix } from "./compare_agents.ts";
+ * const pairs = comparisonMatrix([
+ *   { agent_id: "c", scored: 4, resolved: 0, tpr: null, spr: null },
+ *   { agent_id: "a", scored: 4, resolved: 3, tpr: 23300 / 3, spr: 43 },
+ *   { agent_id: "b", scored: 4, resolved: 2, tpr: 3750, spr: 8.5 },
+ * ]);
+ * if (pairs.map((p) => p.a.agent_id + p.b.agent_id + p.rule).join() !== "abtpr,acno_resolved,bcno_resolved") {
+ *   throw new Error("order");
+ * }
+ * ```
+ */
+export function comparisonMatrix(
+  agents: readonly ComparableAgent[],
+  options: CompareAgentsOptions = {},
+): Comparison[] {
+  const settings = settle(options);
+  const sorted = [...agents].sort((x, y) =>
+    x.agent_id < y.agent_id ? -1 : x.agent_id > y.agent_id ? 1 : 0
+  );
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].agent_id === sorted[i - 1].agent_id) {
+      throw new RangeError(`Cannot compare agents: agent "${sorted[i].agent_id}" appears twice`);
+    }
+  }
+  const sides = sorted.map((agent) => side(agent, settings));
+  const pairs: Comparison[] = [];
+  for (let i = 0; i < sides.length; i++) {
+    for (let j = i + 1; j < sides.length; j++) pairs.push(decide(sides[i], sides[j], settings));
+  }
+  return pairs;
+}
+
+interface Settings {
+  band: number;
+  rounds: number;
+  seed: number | string;
+}
+
+function settle(options: CompareAgentsOptions): Settings {
+  const band = options.band ?? 0.10;
+  if (!(Number.isFinite(band) && band >= 0)) {
+    throw new RangeError(
+      `Cannot compare agents: "band" must be a non-negative number, got ${band}`,
+    );
+  }
+  return { band, rounds: options.rounds ?? 2000, seed: options.seed ?? 7 };
+}
+
+function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
+  const { scored, resolved } = agent;
+  if (
+    !(Number.isSafeInteger(scored) && Number.isSafeInteger(resolved) && 0 <= resolved &&
+      resolved <= scored)
+  ) {
+    throw new RangeError(
+      `Cannot compare agent "${agent.agent_id}": "resolved" and "scored" must be integers ` +
+        `with 0 <= resolved <= scored, got ${resolved} and ${scored}`,
+    );
+  }
+  let interval: ComparisonSide["interval"] = null;
+  let wilson: ComparisonSide["wilson"] = null;
+  if (agent.scored > 0) {
+    const boot: RateInterval = bootstrapRate(agent.resolved, agent.scored, settings);
+    interval = { lower: boot.lower, upper: boot.upper, collapsed: boot.collapsed };
+    if (boot.collapsed) {
+      const w = wilsonInterval(agent.resolved, agent.scored);
+      wilson = { lower: w.lower, upper: w.upper };
+    }
+  }
+  return {
+    agent_id: agent.agent_id,
+    scored: agent.scored,
+    resolved: agent.resolved,
+    rate: agent.scored === 0 ? null : agent.resolved / agent.scored,
+    tpr: agent.tpr,
+    spr: agent.spr,
+    interval,
+    wilson,
+  };
+}
+
+/** |x − y| / min(x, y); 0 when equal; null (infinite) when the minimum is 0. */
+function relativeDifference(x: number, y: number): number | null {
+  if (x === y) return 0;
+  const min = Math.min(x, y);
+  return min === 0 ? null : Math.abs(x - y) / min;
+}
+
+function decide(a: ComparisonSide, b: ComparisonSide, settings: Settings): Comparison {
+  if (a.agent_id === b.agent_id) {
+    throw new RangeError(`Cannot compare agent "${a.agent_id}" with itself`);
+  }
+  const verdict = (
+    rule: ComparisonRule,
+    winner: string | null,
+    overlap: boolean | null,
+    tprDiff: number | null,
+    sprDiff: number | null,
+  ): Comparison => ({
+    a,
+    b,
+    rule,
+    winner,
+    failed: [a, b].filter((s) => s.resolved === 0).map((s) => s.agent_id),
+    intervals_overlap: overlap,
+    tpr_relative_difference: tprDiff,
+    spr_relative_difference: sprDiff,
+    band: settings.band,
+    rounds: settings.rounds,
+    seed: settings.seed,
+    collapsed: a.interval?.collapsed === true || b.interval?.collapsed === true,
+  });
+  if (a.resolved === 0 || b.resolved === 0 || a.interval === null || b.interval === null) {
+    return verdict("no_resolved", null, null, null, null);
+  }
+  const ai = a.interval;
+  const bi = b.interval;
+  const overlap = !(ai.upper < bi.lower || bi.upper < ai.lower);
+  if (!overlap) {
+    return verdict(
+      "rate_interval",
+      ai.lower > bi.upper ? a.agent_id : b.agent_id,
+      false,
+      null,
+      null,
+    );
+  }
+  const tprA = required(a, "tpr");
+  const tprB = required(b, "tpr");
+  const tprDiff = relativeDifference(tprA, tprB);
+  if (tprDiff === null || tprDiff > settings.band) {
+    return verdict("tpr", tprA < tprB ? a.agent_id : b.agent_id, true, tprDiff, null);
+  }
+  const sprA = required(a, "spr");
+  const sprB = required(b, "spr");
+  const sprDiff = relativeDifference(sprA, sprB);
+  if (sprDiff === null || sprDiff > settings.band) {
+    return verdict("spr", sprA < sprB ? a.agent_id : b.agent_id, true, tprDiff, sprDiff);
+  }
+  return verdict("tie", null, true, tprDiff, sprDiff);
+}
+
+function required(s: ComparisonSide, field: "tpr" | "spr"): number {
+  const value = s[field];
+  if (value === null || !Number.isFinite(value) || value < 0) {
+    throw new RangeError(
+      `Cannot compare agent "${s.agent_id}": "${field}" must be a non-negative number ` +
+        `when ${s.resolved} episodes resolved, got ${value}`,
+    );
+  }
+  return value;
+}
