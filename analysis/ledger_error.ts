@@ -15,6 +15,7 @@ export type ProblemCode =
   | "broken_hash_chain"
   | "unknown_episode"
   | "duplicate_erratum_id"
+  | "erratum_conflict"
   | "io_error";
 
 /** One problem at one place in one file. */
