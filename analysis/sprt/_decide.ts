@@ -1,0 +1,69 @@
+/**
+ * Private core of the SPRT decision rule. Every computation of this folder
+ * (single decisions, ledger replay, exact operating characteristic, Monte
+ * Carlo, reachability) goes through {@linkcode decisionCode}, so that they
+ * agree on every knife-edge case and reproduce seed 002's `decide` exactly,
+ * including its floating-point arithmetic.
+ *
+ * @module
+ */
+import type { SprtParams } from "../schema.ts";
+
+/** Decision codes, indices into {@linkcode DECISION_NAMES}. */
+export const CONTINUE = 0;
+/** LLR reached the upper boundary. */
+export const ADOPT = 1;
+/** LLR reached the lower boundary. */
+export const DROP = 2;
+/** Cap reached undecided, point estimate at or above `p_adopt`. */
+export const CAP_ADOPT = 3;
+/** Cap reached undecided, point estimate below `p_adopt`. */
+export const CAP_DROP = 4;
+
+/** Names of the codes, in code order. */
+export const DECISION_NAMES = ["continue", "adopt", "drop", "cap-adopt", "cap-drop"] as const;
+
+/** Constants of the rule, computed once per parameter set. */
+export interface SprtConstants {
+  readonly pAdopt: number;
+  readonly nCap: number;
+  /** ln(p_adopt / p_drop): LLR added by one pass. */
+  readonly llrPass: number;
+  /** ln((1 − p_adopt) / (1 − p_drop)): LLR added by one fail. */
+  readonly llrFail: number;
+  /** ln((1 − β) / α). */
+  readonly upper: number;
+  /** ln(β / (1 − α)). */
+  readonly lower: number;
+}
+
+/** Computes the constants with exactly the seed's expressions. */
+export function sprtConstants(params: SprtParams): SprtConstants {
+  return {
+    pAdopt: params.p_adopt,
+    nCap: params.n_cap,
+    llrPass: Math.log(params.p_adopt / params.p_drop),
+    llrFail: Math.log((1 - params.p_adopt) / (1 - params.p_drop)),
+    upper: Math.log((1 - params.beta) / params.alpha),
+    lower: Math.log(params.beta / (1 - params.alpha)),
+  };
+}
+
+/** The LLR as the seed computes it: passes·ln(pa/pd) + fails·ln((1−pa)/(1−pd)). */
+export function llrOf(c: SprtConstants, passes: number, fails: number): number {
+  return passes * c.llrPass + fails * c.llrFail;
+}
+
+/**
+ * Seed 002's `decide`, as a code: upper boundary first, then lower boundary,
+ * then the cap (n ≥ n_cap: cap-adopt iff passes / n ≥ p_adopt), else continue.
+ * O(1), allocation-free.
+ */
+export function decisionCode(c: SprtConstants, passes: number, fails: number): number {
+  const n = passes + fails;
+  const llr = passes * c.llrPass + fails * c.llrFail;
+  if (llr >= c.upper) return ADOPT;
+  if (llr <= c.lower) return DROP;
+  if (n >= c.nCap) return passes / n >= c.pAdopt ? CAP_ADOPT : CAP_DROP;
+  return CONTINUE;
+}

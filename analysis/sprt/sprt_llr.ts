@@ -1,0 +1,34 @@
+/**
+ * The log-likelihood ratio of seed 002's SPRT.
+ *
+ * @module
+ */
+import { llrOf, sprtConstants } from "./_decide.ts";
+import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
+import { checkCounts } from "./_counts.ts";
+
+/**
+ * Log-likelihood ratio of `passes` passes and `fails` fails for p_adopt
+ * against p_drop.
+ *
+ * Formula (seed 002, `Plan.llr`):
+ * LLR = passes·ln(p_adopt/p_drop) + fails·ln((1 − p_adopt)/(1 − p_drop)).
+ * With the symmetric defaults (0.60 / 0.40) this is ln 1.5·(passes − fails)
+ * ≈ 0.4055·(passes − fails). O(1).
+ *
+ * @param params SPRT parameters (absent fields take seed 002's defaults)
+ * @param passes number of valid passes, a non-negative integer
+ * @param fails number of valid fails, a non-negative integer
+ * @returns the LLR (positive favours p_adopt)
+ * @throws {RangeError} on invalid parameters or counts
+ * @example
+ * ```ts
+ * import { sprtLlr } from "./sprt_llr.ts";
+ * const llr = sprtLlr({}, 7, 3);
+ * if (Math.abs(llr - 4 * Math.log(1.5)) > 1e-12) throw new Error("4 net passes");
+ * ```
+ */
+export function sprtLlr(params: SprtParamsInput, passes: number, fails: number): number {
+  checkCounts("compute the SPRT LLR", passes, fails);
+  return llrOf(sprtConstants(parseSprtParams(params)), passes, fails);
+}

@@ -1,0 +1,177 @@
+/**
+ * Seeded Monte Carlo simulation of seed 002's truncated SPRT.
+ *
+ * @module
+ */
+import {
+  ADOPT,
+  CAP_ADOPT,
+  CAP_DROP,
+  CONTINUE,
+  decisionCode,
+  DROP,
+  sprtConstants,
+} from "./_decide.ts";
+import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
+import { checkRate } from "./_counts.ts";
+import { type Random, seededRandom } from "../seeded_random.ts";
+import type { SprtDecisionProbabilities } from "./sprt_operating_characteristic.ts";
+
+/** Raw tallies of a simulation. */
+export interface SprtMonteCarloCounts {
+  adopt: number;
+  drop: number;
+  "cap-adopt": number;
+  "cap-drop": number;
+  /** Trials that reached N = n_cap. */
+  budget_exhausted: number;
+}
+
+/** Monte Carlo standard errors of the estimated quantities. */
+export interface SprtMonteCarloErrors {
+  adopt: number;
+  drop: number;
+  "cap-adopt": number;
+  "cap-drop": number;
+  final_adopt: number;
+  final_drop: number;
+  cap_decision: number;
+  budget_exhausted: number;
+  expected_sample_size: number;
+}
+
+/** Monte Carlo estimates, with the same quantities as `SprtOperatingPoint`. */
+export interface SprtMonteCarloPoint {
+  p_true: number;
+  trials: number;
+  counts: SprtMonteCarloCounts;
+  decisions: SprtDecisionProbabilities;
+  final_adopt: number;
+  final_drop: number;
+  cap_decision: number;
+  budget_exhausted: number;
+  /** Mean N over the trials. */
+  expected_sample_size: number;
+  /** Sample standard deviation of N (divisor trials − 1). */
+  sample_size_sd: number;
+  /** Standard errors: sqrt(f(1 − f)/trials) for frequencies, sd/sqrt(trials) for E[N]. */
+  se: SprtMonteCarloErrors;
+}
+
+/** Options of {@linkcode sprtMonteCarlo}. */
+export interface SprtMonteCarloOptions {
+  /** Number of simulated runs (default 20,000, seed 002's `calibrate.py`). */
+  trials?: number;
+  /** Seed for `seededRandom` when `random` is absent (default 7, seed 002). */
+  seed?: number | string;
+  /** A generator to draw from instead of `seededRandom(seed)`. */
+  random?: Random;
+}
+
+/**
+ * Simulates `trials` runs of the truncated SPRT with independent results of
+ * true pass rate p and estimates the decision frequencies, the mean sample
+ * size and the frequency of budget exhaustion, with standard errors.
+ *
+ * Method: each trial draws u = random() per result, a pass iff u < p, and
+ * applies seed 002's `decide` after each result until it returns a final
+ * decision (at the latest at n_cap). Standard errors: sqrt(f̂(1 − f̂)/T) for
+ * a frequency f̂ over T trials, s/sqrt(T) for the mean N with s the sample
+ * standard deviation. Randomness only through `seededRandom` (seedrandom
+ * Alea), so the same seed gives the same counts on every machine.
+ *
+ * Source: seed 002 (`calibrate.py`, trials = 20,000, seed = 7). Use
+ * `calibrateSprt` to compare with the exact values.
+ *
+ * Cost: O(trials × E[N]) draws; no allocation per trial or per step.
+ *
+ * @param params SPRT parameters (absent fields take seed 002's defaults)
+ * @param pTrue the true pass rate, in [0, 1]
+ * @param options `trials`, `seed` or `random`
+ * @returns the estimates, keys in a fixed order
+ * @throws {RangeError} on invalid parameters, rate or trial count
+ * @example
+ * ```ts
+ * import { sprtMonteCarlo } from "./sprt_monte_carlo.ts";
+ * const mc = sprtMonteCarlo({}, 0.5, { trials: 1000, seed: 7 });
+ * if (mc.counts["cap-adopt"] !== 0) throw new Error("cap-adopt is unreachable at the defaults");
+ * ```
+ */
+export function sprtMonteCarlo(
+  params: SprtParamsInput,
+  pTrue: number,
+  options: SprtMonteCarloOptions = {},
+): SprtMonteCarloPoint {
+  checkRate("simulate the SPRT", pTrue);
+  const trials = options.trials ?? 20_000;
+  if (!Number.isInteger(trials) || trials < 2) {
+    throw new RangeError(
+      `Cannot simulate the SPRT: "trials" must be an integer of at least 2, got "${
+        String(trials)
+      }"`,
+    );
+  }
+  const c = sprtConstants(parseSprtParams(params));
+  const random = options.random ?? seededRandom(options.seed ?? 7);
+  const nCap = c.nCap;
+  let adopt = 0, drop = 0, capAdopt = 0, capDrop = 0, exhausted = 0;
+  let sumN = 0, sumN2 = 0;
+  for (let t = 0; t < trials; t++) {
+    let passes = 0, fails = 0, code = CONTINUE;
+    while (code === CONTINUE) {
+      if (random() < pTrue) passes++;
+      else fails++;
+      code = decisionCode(c, passes, fails);
+    }
+    const n = passes + fails;
+    if (code === ADOPT) adopt++;
+    else if (code === DROP) drop++;
+    else if (code === CAP_ADOPT) capAdopt++;
+    else if (code === CAP_DROP) capDrop++;
+    if (n >= nCap) exhausted++;
+    sumN += n;
+    sumN2 += n * n;
+  }
+  const mean = sumN / trials;
+  const variance = Math.max(0, (sumN2 - trials * mean * mean) / (trials - 1));
+  const sd = Math.sqrt(variance);
+  const freq = (k: number) => k / trials;
+  const se = (k: number) => {
+    const f = k / trials;
+    return Math.sqrt(f * (1 - f) / trials);
+  };
+  return {
+    p_true: pTrue,
+    trials,
+    counts: {
+      adopt,
+      drop,
+      "cap-adopt": capAdopt,
+      "cap-drop": capDrop,
+      budget_exhausted: exhausted,
+    },
+    decisions: {
+      adopt: freq(adopt),
+      drop: freq(drop),
+      "cap-adopt": freq(capAdopt),
+      "cap-drop": freq(capDrop),
+    },
+    final_adopt: freq(adopt + capAdopt),
+    final_drop: freq(drop + capDrop),
+    cap_decision: freq(capAdopt + capDrop),
+    budget_exhausted: freq(exhausted),
+    expected_sample_size: mean,
+    sample_size_sd: sd,
+    se: {
+      adopt: se(adopt),
+      drop: se(drop),
+      "cap-adopt": se(capAdopt),
+      "cap-drop": se(capDrop),
+      final_adopt: se(adopt + capAdopt),
+      final_drop: se(drop + capDrop),
+      cap_decision: se(capAdopt + capDrop),
+      budget_exhausted: se(exhausted),
+      expected_sample_size: sd / Math.sqrt(trials),
+    },
+  };
+}
