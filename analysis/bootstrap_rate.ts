@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { binomialPmf } from "./binomial_pmf.ts";
+import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
 import { seededRandom } from "./seeded_random.ts";
 
 /** Options for {@link bootstrapRate}; the defaults are seed 001's. */
@@ -42,10 +42,10 @@ export interface RateInterval {
  *
  * Shortcut, same distribution: a resample of n rows of which k passed holds
  * K ~ Binomial(n, k/n) passes, and the rate depends on the rows only through K.
- * So each round draws K directly by exact inverse CDF: one uniform u from
- * `seededRandom(seed)`, then the smallest j with u < F(j), found by binary
- * search in the cumulative sum F of {@link binomialPmf}(n, k/n) (log-space,
- * no normal approximation). Each call starts a fresh generator, as seed 001's
+ * So each round draws K directly by exact inverse CDF
+ * ({@link binomialInverseCdf}(n, k/n), built on the log-space binomial pmf; no
+ * normal approximation): one uniform u from `seededRandom(seed)`, then the
+ * smallest j with u < F(j). Each call starts a fresh generator, as seed 001's
  * script does per agent, so the same counts and seed give identical output.
  * Randomness comes only from `seededRandom(seed)` (seedrandom Alea).
  * Cost: O(n) for the table plus O(R log n) for the draws and O(R log R) for
@@ -85,7 +85,10 @@ export function bootstrapRate(
       `Cannot bootstrap a rate: "rounds" must be a positive integer, got ${rounds}`,
     );
   }
-  const draws = drawBinomialCounts(scored, resolved / scored, rounds, seed);
+  const random = seededRandom(seed);
+  const inverseCdf = binomialInverseCdf(scored, resolved / scored);
+  const draws = new Int32Array(rounds);
+  for (let r = 0; r < rounds; r++) draws[r] = inverseCdf(random());
   draws.sort();
   const lower = draws[Math.floor(0.025 * rounds)] / scored;
   const upper = draws[Math.floor(0.975 * rounds)] / scored;
@@ -100,41 +103,4 @@ export function bootstrapRate(
     upper,
     collapsed: lower === upper,
   };
-}
-
-/** R exact Binomial(n, p) draws by inverse CDF, one uniform each. */
-function drawBinomialCounts(
-  n: number,
-  p: number,
-  rounds: number,
-  seed: number | string,
-): Int32Array {
-  const random = seededRandom(seed);
-  const pmf = binomialPmf(n, p);
-  // Support [first, last]: entries outside are exactly 0 (underflow or p ∈ {0, 1}).
-  let first = 0;
-  while (pmf[first] === 0) first++;
-  let last = n;
-  while (pmf[last] === 0) last--;
-  const cdf = new Float64Array(last - first + 1);
-  let sum = 0;
-  for (let j = first; j <= last; j++) {
-    sum += pmf[j];
-    cdf[j - first] = sum;
-  }
-  const draws = new Int32Array(rounds);
-  const top = cdf.length - 1;
-  for (let r = 0; r < rounds; r++) {
-    const u = random();
-    // smallest i with u < cdf[i]; i = top when rounding left cdf[top] below u
-    let lo = 0;
-    let hi = top;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (u < cdf[mid]) hi = mid;
-      else lo = mid + 1;
-    }
-    draws[r] = first + lo;
-  }
-  return draws;
 }
