@@ -1,0 +1,258 @@
+/**
+ * Errata: an append-only JSONL file of corrections applied on top of a
+ * ledger, which itself is never rewritten (seed 000: the 89-point run was
+ * re-verified with zero model calls, the original summary kept and marked
+ * void in errata).
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
+import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
+import { type Episode, type EpisodeStatus, Erratum, type InvalidReason } from "./schema.ts";
+
+/** Options for {@link readErrata} and {@link applyErrata}. */
+export interface ErrataOptions {
+  /** Collect every problem instead of throwing at the first. */
+  lenient?: boolean;
+}
+
+/** One erratum and the line it was read from. */
+export interface ErratumEntry {
+  /** 1-based line in the errata file. */
+  line: number;
+  erratum: Erratum;
+}
+
+/** An errata file read in full. */
+export interface ErrataFile {
+  file: string;
+  /** SHA-256 (hex) of the file's bytes, for outputs to record. */
+  sha256: string;
+  /** Lines in the file. */
+  lines: number;
+  /** Valid errata in file order. */
+  entries: ErratumEntry[];
+  /** Every problem found (empty unless `lenient`). */
+  problems: LedgerProblem[];
+}
+
+/**
+ * Reads an errata file, streaming, with the ledger reader's conventions:
+ * each line must be one JSON object fitting the {@link Erratum} schema, and
+ * `erratum_id` must not repeat (code `duplicate_erratum_id`). Problems name
+ * file, line and field. Cost: O(file) time, O(errata) memory.
+ *
+ * @param path the errata file
+ * @param options `lenient` lists problems instead of throwing (rows with a
+ *   problem are then left out of `entries` and listed in `problems`)
+ * @returns the errata in file order with the file's SHA-256
+ * @throws {LedgerError} on the first problem unless `lenient`; an unreadable
+ *   file throws code `io_error` even when lenient
+ */
+export async function readErrata(path: string, options: ErrataOptions = {}): Promise<ErrataFile> {
+  let chunks: AsyncIterable<Uint8Array>;
+  try {
+    chunks = await openBytes(path);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+  }
+  const entries: ErratumEntry[] = [];
+  const problems: LedgerProblem[] = [];
+  const seen = new Set<string>();
+  const report = (problem: LedgerProblem) => {
+    if (!options.lenient) throw new LedgerError([problem]);
+    problems.push(problem);
+  };
+  const summary = await scanJsonl(chunks, (bytes, line) => {
+    const result = parseLine(Erratum, bytes, path, line);
+    if (!result.ok) return report(result.problem);
+    const erratum = result.value;
+    if (seen.has(erratum.erratum_id)) {
+      return report({
+        code: "duplicate_erratum_id",
+        file: path,
+        line,
+        field: "erratum_id",
+        message: `duplicate erratum "${erratum.erratum_id}"`,
+      });
+    }
+    seen.add(erratum.erratum_id);
+    entries.push({ line, erratum });
+  });
+  return { file: path, sha256: summary.sha256, lines: summary.lines, entries, problems };
+}
+
+/**
+ * The one line an erratum is stored as: the schema-parsed record (defaults
+ * filled in) as canonical JSON on a single line, keys sorted, no trailing
+ * newline. Used by the errata writer and the example generator, so the same
+ * erratum always has the same bytes.
+ *
+ * @param erratum a record to store (fields with a default may be omitted)
+ * @returns single-line JSON with sorted keys
+ * @throws {z.ZodError} when the record does not fit the {@link Erratum} schema
+ * @example
+ * ```ts
+ * import { erratumLine } from "./errata.ts";
+ * const line = erratumLine({
+ *   kind: "void_summary", erratum_id: "e1", created_at: "2026-09-04T00:00:00Z",
+ *   summary_sha256: "0".repeat(64), explanation: "verifier fault",
+ * });
+ * if (!line.startsWith('{"created_at":"2026-09-04T00:00:00Z","erratum_id":"e1"')) throw new Error(line);
+ * ```
+ */
+export function erratumLine(erratum: z.input<typeof Erratum>): string {
+  return JSON.stringify(sortKeys(Erratum.parse(erratum)));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** The verdict-bearing fields of a row, before or after an erratum. */
+export interface EpisodeVerdictState {
+  status: EpisodeStatus;
+  resolved: boolean | null;
+  invalid_reason: InvalidReason | null;
+}
+
+/** What one episode erratum changed. */
+export interface AppliedErratum {
+  erratum_id: string;
+  kind: "invalidate_episode" | "rescore_episode";
+  /** Line of the erratum in the errata file. */
+  line: number;
+  episode_id: string;
+  before: EpisodeVerdictState;
+  after: EpisodeVerdictState;
+}
+
+/** The ledger rows as corrected, and an account of every correction. */
+export interface ErrataApplication {
+  /** The errata file applied and its SHA-256 (outputs record both). */
+  errata_file: string;
+  errata_sha256: string;
+  /** Rows in ledger order; corrected rows are new objects, the others are the input objects. */
+  rows: Episode[];
+  /** One entry per episode erratum, in errata file order. */
+  applied: AppliedErratum[];
+  /** SHA-256 of every voided summary, in errata order, without repeats. */
+  voided_summaries: string[];
+  /** Errata that could not apply (empty unless `lenient`). */
+  problems: LedgerProblem[];
+}
+
+function stateOf(row: EpisodeVerdictState): EpisodeVerdictState {
+  return { status: row.status, resolved: row.resolved, invalid_reason: row.invalid_reason };
+}
+
+/**
+ * Applies errata on top of ledger rows without touching the ledger or the
+ * input rows (seed 000: "已经公开的旧结果不改写，发现错误就另存勘误").
+ *
+ * Rules, applied in errata file order (several errata may touch one episode;
+ * each sees the state the previous ones left):
+ *
+ * - `invalidate_episode`: status `invalid`, resolved null, `invalid_reason`
+ *   from the erratum.
+ * - `rescore_episode` with `resolved` true/false: a re-verification of the
+ *   stored artifact with zero model calls; status `scored`, the new verdict,
+ *   `invalid_reason` null. With `resolved` null the verifier failed again:
+ *   status `invalid`, `invalid_reason` `"verifier_fault"`. A rescore only
+ *   repairs a verdict, so it cannot apply to a row invalid for any reason
+ *   other than `verifier_fault` (missing evidence or a tampered workspace are
+ *   not cured by re-verifying): code `erratum_conflict`.
+ * - `void_summary`: its `summary_sha256` joins `voided_summaries`.
+ *
+ * An erratum naming an `episode_id` absent from `rows` is an error with code
+ * `unknown_episode` naming the errata file, line and field `episode_id`.
+ * Cost: O(rows + errata).
+ *
+ * @param rows the ledger rows (not modified)
+ * @param errata an errata file from {@link readErrata}
+ * @param options `lenient` lists errata that cannot apply instead of throwing
+ * @returns corrected rows, what changed, and the voided summaries
+ * @throws {LedgerError} code `unknown_episode` or `erratum_conflict` unless `lenient`
+ */
+export function applyErrata(
+  rows: readonly Episode[],
+  errata: ErrataFile,
+  options: ErrataOptions = {},
+): ErrataApplication {
+  const index = new Map<string, number>();
+  rows.forEach((row, i) => index.set(row.episode_id, i));
+  const corrected = [...rows];
+  const applied: AppliedErratum[] = [];
+  const voided = new Set<string>();
+  const problems: LedgerProblem[] = [];
+  const report = (problem: LedgerProblem) => {
+    if (!options.lenient) throw new LedgerError([problem]);
+    problems.push(problem);
+  };
+  for (const { line, erratum } of errata.entries) {
+    if (erratum.kind === "void_summary") {
+      voided.add(erratum.summary_sha256);
+      continue;
+    }
+    const at = index.get(erratum.episode_id);
+    if (at === undefined) {
+      report({
+        code: "unknown_episode",
+        file: errata.file,
+        line,
+        field: "episode_id",
+        message:
+          `erratum "${erratum.erratum_id}" names episode "${erratum.episode_id}", which is not in the ledger`,
+      });
+      continue;
+    }
+    const row = corrected[at];
+    const before = stateOf(row);
+    let after: EpisodeVerdictState;
+    if (erratum.kind === "invalidate_episode") {
+      after = { status: "invalid", resolved: null, invalid_reason: erratum.invalid_reason };
+    } else {
+      if (row.status === "invalid" && row.invalid_reason !== "verifier_fault") {
+        report({
+          code: "erratum_conflict",
+          file: errata.file,
+          line,
+          field: "episode_id",
+          message: `erratum "${erratum.erratum_id}" rescores episode "${erratum.episode_id}", ` +
+            `which is invalid for "${row.invalid_reason}"; only a "verifier_fault" can be rescored`,
+        });
+        continue;
+      }
+      after = erratum.resolved === null
+        ? { status: "invalid", resolved: null, invalid_reason: "verifier_fault" }
+        : { status: "scored", resolved: erratum.resolved, invalid_reason: null };
+    }
+    corrected[at] = { ...row, ...after };
+    applied.push({
+      erratum_id: erratum.erratum_id,
+      kind: erratum.kind,
+      line,
+      episode_id: erratum.episode_id,
+      before,
+      after,
+    });
+  }
+  return {
+    errata_file: errata.file,
+    errata_sha256: errata.sha256,
+    rows: corrected,
+    applied,
+    voided_summaries: [...voided],
+    problems,
+  };
+}
