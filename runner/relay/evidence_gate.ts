@@ -1,0 +1,179 @@
+/**
+ * Seed 000's evidence gate ("证据门禁", BenchmarkProviderEvidenceGate) as a
+ * pure function of the relay's call records: decides whether an episode can
+ * be scored at all, before anyone looks at the verifier's verdict.
+ *
+ * @module
+ */
+import type { EpisodeStatus, Evidence, InvalidReason } from "../../analysis/schema.ts";
+import type { RelayCallRecord } from "./relay_call_record.ts";
+import { combineFingerprints } from "./request_fingerprint.ts";
+
+/** Options of {@linkcode evidenceGate}. */
+export interface EvidenceGateOptions {
+  /**
+   * The model ids the episode may be served by. When given, a successful call
+   * whose server-reported id is not in the list leaves the model identity
+   * unproven (`model_unexpected`, an evidence problem). Absent: any id counts.
+   */
+  expectedModelIds?: readonly string[];
+}
+
+/** One reason the gate found, tied to the call it came from. */
+export interface EvidenceProblem {
+  /** The call's `index` (arrival order). */
+  index: number;
+  code: "model_missing" | "usage_missing" | "model_unexpected" | "provider_fault";
+  message: string;
+}
+
+/** The gate's decision, shaped to be copied into the episode row. */
+export interface EvidenceGateResult {
+  /** `invalid` when evidence is missing or the provider failed; else `scored`. */
+  status: EpisodeStatus;
+  /** `evidence_missing`, `provider_fault`, or null when scored. */
+  invalid_reason: InvalidReason | null;
+  /**
+   * True when no call was forwarded: the episode is a scored failure
+   * (`resolved` false) whatever the verifier says.
+   */
+  zero_calls: boolean;
+  evidence: Evidence;
+  /** Forwarded model calls. */
+  model_calls: number;
+  /** Sums of server-reported usage over forwarded calls. */
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Tool calls the model asked for. */
+  tool_calls: number;
+  /** Everything the gate found, evidence problems first, then faults, each in call order. */
+  problems: EvidenceProblem[];
+}
+
+/**
+ * Applies seed 000's evidence gate to one episode's call records.
+ *
+ * Rule, in the seed's order (evidence first, then call count, then call
+ * success):
+ * 1. Every successful forwarded call (upstream status 2xx) must carry a
+ *    server-reported model id and usage (prompt and completion tokens); with
+ *    `expectedModelIds`, the id must be one of them. Any miss: `invalid`,
+ *    `evidence_missing`. Calls that failed (429, 5xx) carry no model output
+ *    and need no evidence; refused calls never reached the model.
+ * 2. Zero forwarded calls: `scored` with `zero_calls` true, a scored failure,
+ *    not an invalid one (seed 000: "A zero-call Candidate ... is a scored
+ *    Candidate failure").
+ * 3. Any `provider_fault` (upstream 5xx, key rejected, connection failure or
+ *    timeout): `invalid`, `provider_fault` (the seed's PROVIDER_CALL_FAILED);
+ *    the plan's invalid policy decides what happens next. Upstream 429 is not
+ *    an invalidity here: it is the `rate_limited` stop reason
+ *    (`relayStopReason`), reported as censoring (seed 003).
+ * 4. Otherwise `scored`.
+ *
+ * Evidence recorded (schema `Evidence`):
+ * - `server_model_id`: the single id reported by the successful calls; when
+ *   several distinct ids were reported, all of them sorted and joined with
+ *   `,` (so a mixed episode is visible in the row); null when none.
+ * - `usage_source`: `absent` when a successful call lacked usage, else
+ *   `server` (vacuously `server` for zero calls: the zero tokens recorded are
+ *   exact, nothing was sent).
+ * - `request_fingerprint`: {@linkcode combineFingerprints} of the forwarded
+ *   calls' fingerprints in arrival order; null for zero calls.
+ *
+ * Seed 000 also lists output policy and context limit as evidence; the
+ * schema's `Evidence` does not record them, so this gate does not check them.
+ * O(n log n) in the number of records.
+ *
+ * @param records The relay's call records (any order; sorted by `index` here).
+ * @param options The expected model ids, if any.
+ * @returns The decision, the evidence and the token sums.
+ * @example
+ * ```ts
+ * import { evidenceGate } from "./evidence_gate.ts";
+ * const gate = evidenceGate([]);
+ * if (gate.status !== "scored" || !gate.zero_calls) throw new Error("zero calls is a scored failure");
+ * ```
+ */
+export function evidenceGate(
+  records: readonly RelayCallRecord[],
+  options: EvidenceGateOptions = {},
+): EvidenceGateResult {
+  const calls = records.filter((record) => record.forwarded).sort((a, b) => a.index - b.index);
+  const expected = options.expectedModelIds === undefined
+    ? null
+    : new Set(options.expectedModelIds);
+  const evidenceProblems: EvidenceProblem[] = [];
+  const faults: EvidenceProblem[] = [];
+  const ids = new Set<string>();
+  let usageAbsent = false;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let toolCalls = 0;
+  for (const call of calls) {
+    toolCalls += call.tool_calls;
+    if (call.usage !== null) {
+      promptTokens += call.usage.prompt_tokens;
+      completionTokens += call.usage.completion_tokens;
+    }
+    if (call.fault === "provider_fault") {
+      faults.push({
+        index: call.index,
+        code: "provider_fault",
+        message: `Call ${call.index} failed at the provider: ${call.detail}`,
+      });
+    }
+    const ok = call.upstream_status !== null && call.upstream_status >= 200 &&
+      call.upstream_status < 300;
+    if (!ok) continue;
+    if (call.server_model_id === null) {
+      evidenceProblems.push({
+        index: call.index,
+        code: "model_missing",
+        message: `Call ${call.index} has no server-reported "model"`,
+      });
+    } else {
+      ids.add(call.server_model_id);
+      if (expected !== null && !expected.has(call.server_model_id)) {
+        evidenceProblems.push({
+          index: call.index,
+          code: "model_unexpected",
+          message:
+            `Call ${call.index} was served by "${call.server_model_id}", not an expected model`,
+        });
+      }
+    }
+    if (call.usage === null) {
+      usageAbsent = true;
+      evidenceProblems.push({
+        index: call.index,
+        code: "usage_missing",
+        message: `Call ${call.index} has no server-reported "usage"`,
+      });
+    }
+  }
+  const evidence: Evidence = {
+    server_model_id: ids.size === 0 ? null : [...ids].sort().join(","),
+    usage_source: usageAbsent ? "absent" : "server",
+    request_fingerprint: combineFingerprints(calls.map((call) => call.fingerprint ?? "")),
+  };
+  let status: EpisodeStatus = "scored";
+  let invalidReason: InvalidReason | null = null;
+  if (evidenceProblems.length > 0) {
+    status = "invalid";
+    invalidReason = "evidence_missing";
+  } else if (calls.length > 0 && faults.length > 0) {
+    status = "invalid";
+    invalidReason = "provider_fault";
+  }
+  return {
+    status,
+    invalid_reason: invalidReason,
+    zero_calls: calls.length === 0,
+    evidence,
+    model_calls: calls.length,
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    tool_calls: toolCalls,
+    problems: [...evidenceProblems, ...faults],
+  };
+}

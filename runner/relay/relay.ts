@@ -1,0 +1,504 @@
+/**
+ * The host relay (seed 000 §04 "宿主中转", issue 3 "One episode" 2): the only
+ * way an agent reaches a model. It listens on a unix socket on the host,
+ * exposes the OpenAI-compatible surface, forwards to any OpenAI-compatible
+ * upstream with the upstream key (which lives nowhere else), records the
+ * evidence of every call and enforces the episode's token and step caps.
+ *
+ * One relay serves one episode: its records, totals and stop reason are the
+ * episode's.
+ *
+ * @module
+ */
+import type { StopReason } from "../../analysis/schema.ts";
+import type { RelayCallRecord, RelayRefusal, RelayUsage } from "./relay_call_record.ts";
+import { relayStopReason } from "./relay_stop_reason.ts";
+import { requestFingerprint } from "./request_fingerprint.ts";
+
+/** Endpoints whose POSTs are model calls: recorded, capped and fingerprinted. */
+export const MODEL_CALL_PATHS: readonly string[] = ["/v1/chat/completions", "/v1/completions"];
+
+/** Options of {@linkcode startRelay}. */
+export interface RelayOptions {
+  /** Base URL of any OpenAI-compatible upstream, e.g. `https://api.openai.com/v1`. */
+  upstreamBaseUrl: string;
+  /** The upstream key: sent upstream as `Authorization: Bearer <key>`, nowhere else. */
+  upstreamKey: string;
+  /** Prompt + completion tokens after which calls are refused; null or absent: no cap. */
+  tokenCap?: number | null;
+  /** Number of forwarded model calls allowed; null or absent: no cap. */
+  stepCap?: number | null;
+  /** Upstream round-trip limit per call in ms (default 300000); past it the call is a provider fault. */
+  upstreamTimeoutMs?: number;
+  /** Largest request body accepted, in bytes (default 33554432, 32 MiB). */
+  maxBodyBytes?: number;
+}
+
+/** Sums over an episode's call records. */
+export interface RelayTotals {
+  /** Forwarded model calls (the episode's `model_calls`). */
+  model_calls: number;
+  /** Model-call requests the relay answered itself (caps, streaming, bad bodies). */
+  refused_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Tool calls the model asked for, summed over responses. */
+  tool_calls: number;
+  /** Forwarded calls the upstream answered with 429. */
+  rate_limited_calls: number;
+  /** Forwarded calls that got an upstream 5xx, a connection failure or a timeout. */
+  provider_faults: number;
+  /** Non-model requests forwarded (`GET /v1/models` and the like). */
+  other_requests: number;
+}
+
+/** A running relay. */
+export interface Relay {
+  /** The unix socket it listens on. */
+  socketPath: string;
+  /** A copy of the call records, in the order the calls finished. */
+  records(): RelayCallRecord[];
+  /** Sums over the records. */
+  totals(): RelayTotals;
+  /** {@linkcode relayStopReason} of the records under this relay's token cap. */
+  stopReason(): StopReason;
+  /** Stops listening (in-flight calls finish first) and removes the socket file. */
+  close(): Promise<void>;
+}
+
+/** Request headers passed upstream; everything else, `Authorization` included, is dropped. */
+const FORWARDED_REQUEST_HEADERS = ["content-type", "accept"];
+/** Response headers passed back to the agent. */
+const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id"];
+
+/**
+ * Starts a relay on a unix socket.
+ *
+ * Surface: `POST /v1/chat/completions` and `POST /v1/completions` are model
+ * calls; other `/v1/...` requests (e.g. `GET /v1/models`) are forwarded
+ * without being counted as calls; `GET /relay/health` answers `{"ok":true}`
+ * locally (a readiness probe that never reaches the upstream); anything else
+ * gets 404. The path after `/v1` is appended to `upstreamBaseUrl`.
+ *
+ * For each model call, in order:
+ * 1. A body that is not a JSON object gets 400 (`bad_request`); `"stream":
+ *    true` gets 400 (`stream_unsupported`: this relay does not stream, the
+ *    agent must ask for a whole response).
+ * 2. Step cap: once `stepCap` calls have been forwarded, further calls get
+ *    403 with error code `step_cap`.
+ * 3. Token cap: once the prompt + completion tokens of finished calls reach
+ *    `tokenCap`, further calls get 403 with error code `token_cap`. The call
+ *    that crosses the cap is forwarded and answered normally: its size cannot
+ *    be known in advance and its spend is real, so the recorded total may
+ *    exceed the cap by at most that call (plus any calls already in flight),
+ *    and {@linkcode relayStopReason} then reports `token_cap`.
+ * 4. Forward the body bytes unchanged with `Content-Type`, `Accept` and
+ *    `Authorization: Bearer <upstreamKey>` only; the agent's own
+ *    `Authorization` and other headers are dropped.
+ * 5. Record status, latency, `model`, `usage`, tool calls and the request
+ *    fingerprint. Upstream 429 is passed through (with `Retry-After`) and
+ *    marked `rate_limited`; upstream 5xx and 401/403 (the relay's key was
+ *    rejected, a harness problem) are passed through and a connection failure
+ *    or timeout is answered 502, all marked `provider_fault`. The
+ *    relay never retries.
+ * 6. Any occurrence of the upstream key in the response body is replaced by
+ *    `[redacted]` before the agent sees it.
+ *
+ * Refusal bodies are OpenAI-style: `{"error":{"message","type","param","code"}}`.
+ *
+ * @param socketPath Where to listen; a stale socket file there is replaced.
+ * @param options Upstream, key and caps.
+ * @returns The running relay, once it listens.
+ * @throws {Error} when the key is empty, the base URL is not http(s), or the path exists and is not a socket
+ * @example
+ * ```ts
+ * import { startRelay } from "./relay.ts";
+ * import { startScriptedProvider } from "./scripted_provider.ts";
+ * const provider = await startScriptedProvider({ default: { content: "ok" } }, { apiKey: "up" });
+ * const socketPath = `${await Deno.makeTempDir()}/relay.sock`;
+ * const relay = await startRelay(socketPath, { upstreamBaseUrl: provider.baseUrl, upstreamKey: "up" });
+ * const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
+ * const response = await fetch("http://relay/v1/chat/completions", {
+ *   client,
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+ * });
+ * await response.body?.cancel();
+ * client.close();
+ * await relay.close();
+ * await provider.close();
+ * if (relay.totals().model_calls !== 1) throw new Error("one call expected");
+ * ```
+ */
+export async function startRelay(socketPath: string, options: RelayOptions): Promise<Relay> {
+  if (options.upstreamKey === "") throw new Error("Cannot start relay: the upstream key is empty");
+  const base = parseBaseUrl(options.upstreamBaseUrl);
+  const tokenCap = options.tokenCap ?? null;
+  const stepCap = options.stepCap ?? null;
+  const timeoutMs = options.upstreamTimeoutMs ?? 300_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
+  const key = options.upstreamKey;
+
+  const records: RelayCallRecord[] = [];
+  let arrivals = 0;
+  let admitted = 0;
+  let usedTokens = 0;
+  let otherRequests = 0;
+
+  const refuse = (
+    index: number,
+    endpoint: string,
+    refusal: RelayRefusal,
+    status: number,
+    fingerprint: string | null,
+    message: string,
+  ): Response => {
+    records.push({
+      index,
+      endpoint,
+      forwarded: false,
+      refusal,
+      status,
+      upstream_status: null,
+      server_model_id: null,
+      usage: null,
+      tool_calls: 0,
+      fingerprint,
+      fault: null,
+      latency_ms: 0,
+      detail: message,
+    });
+    const type = refusal === "step_cap" || refusal === "token_cap"
+      ? "budget_exhausted"
+      : "invalid_request_error";
+    return Response.json(errorBody(message, type, refusal), { status });
+  };
+
+  const modelCall = async (request: Request, endpoint: string, search: string) => {
+    arrivals += 1;
+    const index = arrivals;
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.length > maxBodyBytes) {
+      return refuse(
+        index,
+        endpoint,
+        "bad_request",
+        413,
+        null,
+        `Request body too large: ${bytes.length} bytes exceeds the relay limit of ${maxBodyBytes}`,
+      );
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      body = undefined;
+    }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      return refuse(
+        index,
+        endpoint,
+        "bad_request",
+        400,
+        null,
+        "Request body must be a JSON object",
+      );
+    }
+    const fingerprint = requestFingerprint(body);
+    if ((body as { stream?: unknown }).stream === true) {
+      return refuse(
+        index,
+        endpoint,
+        "stream_unsupported",
+        400,
+        fingerprint,
+        'Streaming is not supported by the ledgerbench relay: set "stream" to false',
+      );
+    }
+    if (stepCap !== null && admitted >= stepCap) {
+      return refuse(
+        index,
+        endpoint,
+        "step_cap",
+        403,
+        fingerprint,
+        `Step cap reached: ${admitted} model calls of ${stepCap} allowed`,
+      );
+    }
+    if (tokenCap !== null && usedTokens >= tokenCap) {
+      return refuse(
+        index,
+        endpoint,
+        "token_cap",
+        403,
+        fingerprint,
+        `Token cap reached: ${usedTokens} tokens used of ${tokenCap} allowed`,
+      );
+    }
+    admitted += 1;
+    const record: RelayCallRecord = {
+      index,
+      endpoint,
+      forwarded: true,
+      refusal: null,
+      status: 502,
+      upstream_status: null,
+      server_model_id: null,
+      usage: null,
+      tool_calls: 0,
+      fingerprint,
+      fault: null,
+      latency_ms: 0,
+      detail: "",
+    };
+    const started = performance.now();
+    let upstream: { status: number; headers: Headers; body: Uint8Array<ArrayBuffer> };
+    try {
+      upstream = await send(base, endpoint, search, "POST", request.headers, bytes, key, timeoutMs);
+    } catch (error) {
+      record.latency_ms = roundMs(performance.now() - started);
+      record.fault = "provider_fault";
+      record.detail = `Upstream unreachable: ${describe(error)}`;
+      records.push(record);
+      return Response.json(errorBody(record.detail, "upstream_error", "provider_fault"), {
+        status: 502,
+      });
+    }
+    record.latency_ms = roundMs(performance.now() - started);
+    record.status = upstream.status;
+    record.upstream_status = upstream.status;
+    const parsed = parseJson(upstream.body);
+    if (upstream.status >= 200 && upstream.status < 300) {
+      record.server_model_id = modelId(parsed);
+      record.usage = usageOf(parsed);
+      record.tool_calls = toolCallCount(parsed);
+      if (parsed === undefined) record.detail = "Upstream response is not JSON";
+    } else if (upstream.status === 429) {
+      record.fault = "rate_limited";
+      record.detail = "Upstream answered 429";
+    } else if (upstream.status >= 500) {
+      record.fault = "provider_fault";
+      record.detail = `Upstream answered ${upstream.status}`;
+    } else if (upstream.status === 401 || upstream.status === 403) {
+      record.fault = "provider_fault";
+      record.detail = `Upstream rejected the relay's key: status ${upstream.status}`;
+    }
+    if (record.usage !== null) {
+      usedTokens += record.usage.prompt_tokens + record.usage.completion_tokens;
+    }
+    records.push(record);
+    return passBack(upstream, key);
+  };
+
+  const handler = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (request.method === "GET" && path === "/relay/health") return Response.json({ ok: true });
+    if (request.method === "POST" && MODEL_CALL_PATHS.includes(path)) {
+      return await modelCall(request, path, url.search);
+    }
+    if (!path.startsWith("/v1/")) {
+      return Response.json(
+        errorBody(`Not exposed by the relay: "${request.method} ${path}"`, "not_found", null),
+        { status: 404 },
+      );
+    }
+    otherRequests += 1;
+    const bytes = request.method === "GET" || request.method === "HEAD"
+      ? null
+      : new Uint8Array(await request.arrayBuffer());
+    try {
+      const upstream = await send(
+        base,
+        path,
+        url.search,
+        request.method,
+        request.headers,
+        bytes,
+        key,
+        timeoutMs,
+      );
+      return passBack(upstream, key);
+    } catch (error) {
+      return Response.json(
+        errorBody(`Upstream unreachable: ${describe(error)}`, "upstream_error", "provider_fault"),
+        { status: 502 },
+      );
+    }
+  };
+
+  await clearStaleSocket(socketPath);
+  const { promise: listening, resolve } = Promise.withResolvers<void>();
+  const server = Deno.serve({ path: socketPath, onListen: () => resolve() }, handler);
+  await listening;
+  await Deno.chmod(socketPath, 0o600);
+
+  return {
+    socketPath,
+    records: () => records.map((record) => structuredClone(record)),
+    totals: () => totalsOf(records, otherRequests),
+    stopReason: () => relayStopReason(records, { tokenCap }),
+    close: async () => {
+      await server.shutdown();
+      await Deno.remove(socketPath).catch(() => {});
+    },
+  };
+}
+
+function parseBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`Cannot start relay: upstream base URL "${text}" is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`Cannot start relay: upstream base URL "${text}" must be http or https`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+async function clearStaleSocket(path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  if (!info.isSocket) {
+    throw new Error(`Cannot start relay: "${path}" exists and is not a socket`);
+  }
+  await Deno.remove(path);
+}
+
+async function send(
+  base: string,
+  path: string,
+  search: string,
+  method: string,
+  incoming: Headers,
+  body: Uint8Array<ArrayBuffer> | null,
+  key: string,
+  timeoutMs: number,
+): Promise<{ status: number; headers: Headers; body: Uint8Array<ArrayBuffer> }> {
+  const headers = new Headers();
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  if (body !== null && !headers.has("content-type")) {
+    headers.set("content-type", "application/json");
+  }
+  headers.set("authorization", `Bearer ${key}`);
+  const signal = AbortSignal.timeout(timeoutMs);
+  const response = await fetch(`${base}${path.slice("/v1".length)}${search}`, {
+    method,
+    headers,
+    body: body === null ? undefined : body,
+    signal,
+    redirect: "manual",
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: new Uint8Array(await response.arrayBuffer()),
+  };
+}
+
+function passBack(
+  upstream: { status: number; headers: Headers; body: Uint8Array<ArrayBuffer> },
+  key: string,
+): Response {
+  const headers = new Headers();
+  for (const [name, value] of upstream.headers) {
+    if (FORWARDED_RESPONSE_HEADERS.includes(name) || name.startsWith("x-ratelimit-")) {
+      headers.set(name, value);
+    }
+  }
+  let body: Uint8Array<ArrayBuffer> | string = upstream.body;
+  const text = new TextDecoder().decode(upstream.body);
+  if (text.includes(key)) body = text.replaceAll(key, "[redacted]");
+  const nullBody = upstream.status === 204 || upstream.status === 304;
+  return new Response(nullBody ? null : body, { status: upstream.status, headers });
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+function modelId(response: unknown): string | null {
+  if (response === null || typeof response !== "object") return null;
+  const model = (response as { model?: unknown }).model;
+  return typeof model === "string" && model !== "" ? model : null;
+}
+
+function usageOf(response: unknown): RelayUsage | null {
+  if (response === null || typeof response !== "object") return null;
+  const usage = (response as { usage?: unknown }).usage;
+  if (usage === null || typeof usage !== "object") return null;
+  const { prompt_tokens, completion_tokens } = usage as Record<string, unknown>;
+  if (!isCount(prompt_tokens) || !isCount(completion_tokens)) return null;
+  return { prompt_tokens, completion_tokens };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+function toolCallCount(response: unknown): number {
+  if (response === null || typeof response !== "object") return 0;
+  const choices = (response as { choices?: unknown }).choices;
+  if (!Array.isArray(choices)) return 0;
+  let count = 0;
+  for (const choice of choices) {
+    const calls = choice?.message?.tool_calls;
+    if (Array.isArray(calls)) count += calls.length;
+  }
+  return count;
+}
+
+function totalsOf(records: readonly RelayCallRecord[], otherRequests: number): RelayTotals {
+  const totals: RelayTotals = {
+    model_calls: 0,
+    refused_calls: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    tool_calls: 0,
+    rate_limited_calls: 0,
+    provider_faults: 0,
+    other_requests: otherRequests,
+  };
+  for (const record of records) {
+    if (record.forwarded) totals.model_calls += 1;
+    else totals.refused_calls += 1;
+    if (record.usage !== null) {
+      totals.prompt_tokens += record.usage.prompt_tokens;
+      totals.completion_tokens += record.usage.completion_tokens;
+    }
+    totals.tool_calls += record.tool_calls;
+    if (record.fault === "rate_limited") totals.rate_limited_calls += 1;
+    if (record.fault === "provider_fault") totals.provider_faults += 1;
+  }
+  totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
+  return totals;
+}
+
+function errorBody(message: string, type: string, code: string | null) {
+  return { error: { message, type, param: null, code } };
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof DOMException && error.name === "TimeoutError") return "timed out";
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,64 @@
+/**
+ * What the host relay records for each model call (issue 3, "One episode" 2):
+ * the server-reported model id, usage, request fingerprint, HTTP status and
+ * latency, plus why a call was refused or failed. Seed 000 requires this
+ * evidence to be recorded by the host, never by the candidate.
+ *
+ * The record is a zod schema so that a call log written next to an episode's
+ * artifact can be read back and the evidence gate re-run on it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Sha256 } from "../../analysis/schema.ts";
+
+const Count = z.number().int().nonnegative();
+
+/**
+ * Why the relay answered a model call itself instead of forwarding it:
+ * `bad_request` (body not a JSON object), `stream_unsupported` (`"stream":
+ * true`), `step_cap`, `token_cap`.
+ */
+export const RelayRefusal = z.enum(["bad_request", "stream_unsupported", "step_cap", "token_cap"]);
+export type RelayRefusal = z.infer<typeof RelayRefusal>;
+
+/**
+ * How a forwarded call failed on the provider's side: `rate_limited`
+ * (upstream 429, passed through) or `provider_fault` (upstream 5xx, upstream
+ * 401/403 rejecting the relay's key, connection failure or timeout).
+ */
+export const RelayFault = z.enum(["rate_limited", "provider_fault"]);
+export type RelayFault = z.infer<typeof RelayFault>;
+
+/** Token usage as the server reported it. */
+export const RelayUsage = z.object({ prompt_tokens: Count, completion_tokens: Count }).strict();
+export type RelayUsage = z.infer<typeof RelayUsage>;
+
+/** One model call as the relay saw it. */
+export const RelayCallRecord = z.object({
+  /** 1-based arrival order among the episode's model-call requests. */
+  index: z.number().int().positive(),
+  /** Path the agent called, e.g. `/v1/chat/completions`. */
+  endpoint: z.string().min(1),
+  /** True when the request reached the upstream (a "model call" of the episode). */
+  forwarded: z.boolean(),
+  refusal: RelayRefusal.nullable(),
+  /** Status the agent saw. */
+  status: z.number().int().min(100).max(599),
+  /** Status the upstream sent; null when not forwarded or when no response came. */
+  upstream_status: z.number().int().min(100).max(599).nullable(),
+  /** `model` of the upstream's JSON response, when a non-empty string. */
+  server_model_id: z.string().min(1).nullable(),
+  /** `usage` of the upstream's JSON response, when both counts are non-negative integers. */
+  usage: RelayUsage.nullable(),
+  /** Number of `tool_calls` the response's choices asked for. */
+  tool_calls: Count,
+  /** {@linkcode requestFingerprint} of the body; null when it was not JSON. */
+  fingerprint: Sha256.nullable(),
+  fault: RelayFault.nullable(),
+  /** Upstream round trip including reading the body; 0 for refused calls. */
+  latency_ms: z.number().nonnegative(),
+  /** Short explanation for refusals and faults; empty otherwise. */
+  detail: z.string(),
+}).strict();
+export type RelayCallRecord = z.infer<typeof RelayCallRecord>;
