@@ -82,6 +82,9 @@ export interface ReplaySprtOptions {
 const outcomeOf = (row: SprtRow): SprtOutcome =>
   row.status === "invalid" ? "invalid" : row.resolved ? "pass" : "fail";
 
+/** "1 row", "2 rows". */
+const count = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+
 const unused = (row: SprtRow): SprtUnusedRow => ({
   task_id: row.task_id,
   episode_id: row.episode_id,
@@ -203,27 +206,28 @@ export function replaySprt(
   const notes: string[] = [];
   if (mine.length === 0) notes.push(`No rows for agent "${agentId}"`);
   if (code === CONTINUE && mine.length > 0) {
+    const results = count(n, "valid result", "valid results");
+    const invalids = count(invalid, "invalid attempt", "invalid attempts");
     notes.push(
-      `The ledger ends after ${n} valid results (${invalid} invalid attempts) without a ` +
-        `decision: the verdict stays "continue" (n_cap ${p.n_cap})`,
+      `The ledger ends after ${results} (${invalids}) without a decision: ` +
+        `the verdict stays "continue" (n_cap ${p.n_cap})`,
     );
   }
   if (after.length > 0) {
-    notes.push(
-      `${after.length} rows after the decision at n = ${n} are listed under "after_decision" ` +
-        `and not used`,
-    );
+    const what = count(after.length, "row", "rows");
+    notes.push(`${what} after the decision at n = ${n} listed under "after_decision" and not used`);
   }
   if (unplanned.length > 0) {
+    const what = count(unplanned.length, "row names a task", "rows name tasks");
     notes.push(
-      `${unplanned.length} rows name tasks absent from the planned order: listed under ` +
-        `"unplanned" and not used`,
+      `${what} absent from the planned order: listed under "unplanned" and not used`,
     );
   }
   if (skipped.length > 0) {
+    const what = count(skipped.length, "planned task", "planned tasks");
     notes.push(
-      `${skipped.length} planned tasks before the last walked row have no valid result ` +
-        `(listed under "skipped_tasks"): the pre-registered order was not followed`,
+      `${what} before the last walked row without a valid result (listed under ` +
+        `"skipped_tasks"): the pre-registered order was not followed`,
     );
   }
   for (const task of repeated) {

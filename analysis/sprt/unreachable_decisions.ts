@@ -47,6 +47,7 @@ export interface SprtReachability {
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const num = (x: number) => x.toFixed(4);
+const passesText = (k: number) => `${k} ${k === 1 ? "pass" : "passes"}`;
 
 /**
  * Finds the decision branches that can never occur with the given parameters,
@@ -160,12 +161,16 @@ function explain(
   for (const d of unreachable) {
     if (d === "adopt" && p.n_cap * c.llrPass < c.upper) {
       warnings.push(
-        `Decision "adopt" can never occur with these parameters: even ${p.n_cap} passes in a row ` +
+        `Decision "adopt" can never occur with these parameters: even ${
+          passesText(p.n_cap)
+        } in a row ` +
           `give LLR ${num(p.n_cap * c.llrPass)}, below the upper boundary ${num(c.upper)}`,
       );
     } else if (d === "drop" && p.n_cap * c.llrFail > c.lower) {
       warnings.push(
-        `Decision "drop" can never occur with these parameters: even ${p.n_cap} fails in a row ` +
+        `Decision "drop" can never occur with these parameters: even ${p.n_cap} ${
+          p.n_cap === 1 ? "fail" : "fails"
+        } in a row ` +
           `give LLR ${num(p.n_cap * c.llrFail)}, above the lower boundary ${num(c.lower)}`,
       );
     } else if ((d === "cap-adopt" || d === "cap-drop") && undecided === null) {
@@ -176,7 +181,7 @@ function explain(
     } else if (d === "cap-adopt" && undecided !== null) {
       warnings.push(
         `Decision "cap-adopt" can never occur with these parameters: a walk still undecided at ` +
-          `the cap (n = ${p.n_cap}) has at most ${undecided.max_passes} passes (pass rate ${
+          `the cap (n = ${p.n_cap}) has at most ${passesText(undecided.max_passes)} (pass rate ${
             pct(undecided.max_pass_rate)
           }), below "p_adopt" (${pct(p.p_adopt)}); every run that exhausts the budget without ` +
           `crossing a boundary ends as "cap-drop", a conservative fallback outside the SPRT's ` +
@@ -185,7 +190,7 @@ function explain(
     } else if (d === "cap-drop" && undecided !== null) {
       warnings.push(
         `Decision "cap-drop" can never occur with these parameters: a walk still undecided at ` +
-          `the cap (n = ${p.n_cap}) has at least ${undecided.min_passes} passes (pass rate ${
+          `the cap (n = ${p.n_cap}) has at least ${passesText(undecided.min_passes)} (pass rate ${
             pct(undecided.min_pass_rate)
           }), at or above "p_adopt" (${pct(p.p_adopt)}); every run that exhausts the budget ` +
           `without crossing a boundary ends as "cap-adopt", a fallback outside the SPRT's ` +
