@@ -1,0 +1,48 @@
+/**
+ * Fixed, locale-free number formatting for figure labels, so that the same
+ * results give the same spec bytes on every machine (no `toLocaleString`).
+ *
+ * Private to `analysis/figures/`.
+ *
+ * @module
+ */
+
+/** `x` as a percentage with `digits` decimals: `0.75` → `"75.0%"`. */
+export function percent(x: number, digits = 1): string {
+  return `${(100 * x).toFixed(digits)}%`;
+}
+
+/** An integer with thin-space-free comma grouping: `1234567.4` → `"1,234,567"`. */
+export function grouped(x: number): string {
+  const rounded = Math.round(x);
+  const sign = rounded < 0 ? "-" : "";
+  const digits = String(Math.abs(rounded));
+  let out = "";
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ",";
+    out += digits[i];
+  }
+  return sign + out;
+}
+
+/** `x` with `digits` decimals and comma grouping of the integer part: `1234.5` → `"1,234.50"`. */
+export function decimal(x: number, digits: number): string {
+  const fixed = Math.abs(x).toFixed(digits);
+  const [whole, fraction] = fixed.split(".");
+  const sign = x < 0 && Number(fixed) !== 0 ? "-" : "";
+  return sign + grouped(Number(whole)) + (fraction === undefined ? "" : `.${fraction}`);
+}
+
+/** A value with up to three significant decimals for small magnitudes, grouped for large ones. */
+export function compact(x: number): string {
+  const size = Math.abs(x);
+  if (size >= 100) return grouped(x);
+  if (size >= 10) return decimal(x, 1);
+  if (size >= 1) return decimal(x, 2);
+  return decimal(x, 3);
+}
+
+/** Quotes agent ids the way error messages do: `"a", "b"`. */
+export function quoted(ids: readonly string[]): string {
+  return ids.map((id) => `"${id}"`).join(", ");
+}

@@ -1,0 +1,288 @@
+/**
+ * Figure 1: forest plot of each agent's resolved rate with its percentile
+ * bootstrap interval, beside the pairwise matrix of seed 001's rule.
+ *
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import type { Comparison, ComparisonSide } from "../compare_agents.ts";
+import { percent } from "./_format.ts";
+import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+import { RULE_SHORT, verdictSentence, verdictSummary } from "./_verdict.ts";
+
+/** Options for {@link forestPlot}. */
+export interface ForestPlotOptions {
+  /** Figure title; default "Resolved rate per agent". */
+  title?: string;
+  /** Width of the forest panel in pixels; default 460. */
+  width?: number;
+  /** Pairs listed one sentence each in the subtitle before switching to a summary; default 3. */
+  maxSentences?: number;
+}
+
+/** One panel of a concatenated figure. */
+type Panel = Extract<TopLevelSpec, { hconcat: unknown }>["hconcat"][number];
+
+/** Interval kinds, as the legend names them. */
+const BOOTSTRAP = "percentile bootstrap 95%";
+const WILSON = "Wilson 95% (bootstrap collapsed to a point)";
+
+/** Cell states of the pairwise matrix, as the legend names them. */
+const OVERLAP = "overlap: no rate winner";
+const SEPARATED = "separated: rate winner";
+const UNRANKED = "not ranked: nothing resolved";
+/** Light fills, distinct in greyscale too (the cell text says the same). */
+const STATE_FILL: Record<string, string> = {
+  [OVERLAP]: "#F3D9A4",
+  [SEPARATED]: "#BFDDF2",
+  [UNRANKED]: PALETTE.lightGrey,
+};
+
+function sides(comparisons: readonly Comparison[]): ComparisonSide[] {
+  const byId = new Map<string, ComparisonSide>();
+  for (const c of comparisons) {
+    for (const s of [c.a, c.b]) if (!byId.has(s.agent_id)) byId.set(s.agent_id, s);
+  }
+  return [...byId.values()].sort((x, y) =>
+    x.agent_id < y.agent_id ? -1 : x.agent_id > y.agent_id ? 1 : 0
+  );
+}
+
+function agentLabel(s: ComparisonSide): string {
+  return `${s.agent_id} (${s.resolved}/${s.scored})`;
+}
+
+function intervalRow(s: ComparisonSide) {
+  const label = agentLabel(s);
+  if (s.rate === null || s.interval === null) {
+    return {
+      agent: label,
+      rate: null,
+      lower: null,
+      upper: null,
+      interval: BOOTSTRAP,
+      text: "nothing scored",
+      text_x: 0,
+    };
+  }
+  const boot = `${percent(s.rate)} [${percent(s.interval.lower)}, ${percent(s.interval.upper)}]`;
+  if (s.wilson !== null) {
+    return {
+      agent: label,
+      rate: s.rate,
+      lower: s.wilson.lower,
+      upper: s.wilson.upper,
+      interval: WILSON,
+      text: `${percent(s.rate)}, Wilson [${percent(s.wilson.lower)}, ${percent(s.wilson.upper)}]`,
+      text_x: s.wilson.lower,
+    };
+  }
+  return {
+    agent: label,
+    rate: s.rate,
+    lower: s.interval.lower,
+    upper: s.interval.upper,
+    interval: BOOTSTRAP,
+    text: boot,
+    text_x: s.interval.lower,
+  };
+}
+
+function cellRow(c: Comparison) {
+  const state = c.intervals_overlap === true
+    ? OVERLAP
+    : c.intervals_overlap === false
+    ? SEPARATED
+    : UNRANKED;
+  let lines: string[];
+  if (c.rule === "no_resolved") {
+    lines = ["not ranked", c.failed.join(" and "), "resolved nothing"];
+  } else if (c.rule === "tie") {
+    lines = ["overlap", "tie", "within the band"];
+  } else {
+    lines = [
+      state === OVERLAP ? "overlap" : "separated",
+      `winner: ${c.winner}`,
+      `by ${RULE_SHORT[c.rule]}`,
+    ];
+  }
+  return { a: agentLabel(c.a), b: agentLabel(c.b), state, text: lines.join("\n") };
+}
+
+/**
+ * Forest plot of resolved rates with their bootstrap intervals, and the matrix
+ * of every pair under seed 001's rule.
+ *
+ * What it shows: per agent (rows, sorted by id, labelled `id (resolved/scored)`),
+ * the resolved rate as a point and its percentile bootstrap 95% interval as a
+ * solid bar, as computed by `compareAgents`/`comparisonMatrix`; when the
+ * bootstrap interval collapsed to a point (0% or 100%), the Wilson 95% interval
+ * is drawn dashed instead. The right panel marks each pair: intervals overlap
+ * (no rate winner), separated (rate winner), or not ranked (an agent resolved
+ * nothing), with the winner and the step that decided. The subtitle states the
+ * verdicts (one sentence per pair up to `maxSentences`, then a summary).
+ *
+ * Seed rule visualised: seed 001, "区间重叠时拒绝宣布赢家" (no winner when the
+ * 95% intervals overlap), then tokens per resolved, seconds per resolved, tie.
+ *
+ * @param comparisons the pairs from `comparisonMatrix` (or one `compareAgents` verdict in an array)
+ * @param options title, panel width, subtitle length
+ * @returns a vega-lite spec with inlined data and fixed sizes
+ * @throws {RangeError} when `comparisons` is empty (a forest plot needs two agents)
+ * @example
+ * ```ts
+ * import { compareAgents } from "../compare_agents.ts";
+ * import { forestPlot } from "./forest_plot.ts";
+ * const a = { agent_id: "a", scored: 4, resolved: 3, tpr: 23300 / 3, spr: 43 };
+ * const b = { agent_id: "b", scored: 4, resolved: 2, tpr: 3750, spr: 8.5 };
+ * const spec = forestPlot([compareAgents(a, b)]);
+ * if (!JSON.stringify(spec).includes("no rate winner")) throw new Error("verdict missing");
+ * ```
+ */
+export function forestPlot(
+  comparisons: readonly Comparison[],
+  options: ForestPlotOptions = {},
+): TopLevelSpec {
+  if (comparisons.length === 0) {
+    throw new RangeError("Cannot build forest plot: need at least one comparison (two agents)");
+  }
+  const agents = sides(comparisons);
+  const labels = agents.map(agentLabel);
+  const first = comparisons[0];
+  const maxSentences = options.maxSentences ?? 3;
+  const verdicts = comparisons.length <= maxSentences
+    ? comparisons.map(verdictSentence)
+    : [verdictSummary(comparisons)];
+  const rowStep = 46;
+  const longest = Math.max(
+    ...labels.map((l) => l.length),
+    ...comparisons.flatMap((c) => cellRow(c).text.split("\n").map((line) => line.length)),
+  );
+  // About 6.6 px per character at 11 px DejaVu Sans, plus padding.
+  const cellWidth = Math.max(120, Math.ceil(6.6 * longest) + 16);
+  const cellHeight = 58;
+  const otherAgents = labels.length - 1;
+  const rows = agents.map(intervalRow);
+  const kinds = [BOOTSTRAP, WILSON].filter((k) => rows.some((r) => r.interval === k));
+  const cells = comparisons.map(cellRow);
+  const states = [OVERLAP, SEPARATED, UNRANKED].filter((s) => cells.some((c) => c.state === s));
+  const forest: Panel = {
+    width: options.width ?? 460,
+    height: rowStep * labels.length,
+    data: { values: rows },
+    encoding: {
+      y: {
+        field: "agent",
+        type: "nominal",
+        sort: labels,
+        title: "Agent (resolved/scored)",
+        axis: { labelFontSize: 12 },
+      },
+    },
+    layer: [
+      {
+        mark: { type: "rule", strokeWidth: 3, color: PALETTE.blue },
+        encoding: {
+          x: {
+            field: "lower",
+            type: "quantitative",
+            scale: { domain: [0, 1] },
+            axis: {
+              format: ".0%",
+              values: [0, 0.2, 0.4, 0.6, 0.8, 1],
+              title: "Resolved rate (% of scored episodes)",
+            },
+          },
+          x2: { field: "upper" },
+          strokeDash: {
+            field: "interval",
+            type: "nominal",
+            scale: {
+              domain: kinds,
+              range: kinds.map((k) => k === WILSON ? [6, 4] : [1, 0]),
+            },
+            legend: {
+              title: "Interval",
+              orient: "bottom",
+              direction: "vertical",
+              symbolType: "stroke",
+              symbolSize: 500,
+            },
+          },
+        },
+      },
+      {
+        mark: { type: "point", filled: true, size: 110, shape: "diamond", color: PALETTE.black },
+        encoding: { x: { field: "rate", type: "quantitative" } },
+      },
+      {
+        mark: {
+          type: "text",
+          dy: -15,
+          dx: 2,
+          align: "left",
+          fontSize: 11,
+          color: PALETTE.black,
+        },
+        encoding: {
+          x: { field: "text_x", type: "quantitative" },
+          text: { field: "text", type: "nominal" },
+        },
+      },
+    ],
+  };
+  const matrix: Panel = {
+    width: cellWidth * otherAgents,
+    height: cellHeight * otherAgents,
+    data: { values: cells },
+    encoding: {
+      x: {
+        field: "a",
+        type: "nominal",
+        sort: labels.slice(0, -1),
+        title: "Agent",
+        axis: { labelAngle: 0, orient: "top" },
+      },
+      y: { field: "b", type: "nominal", sort: labels.slice(1), title: "Compared with" },
+    },
+    layer: [
+      {
+        mark: { type: "rect", stroke: "#FFFFFF", strokeWidth: 2 },
+        encoding: {
+          fill: {
+            field: "state",
+            type: "nominal",
+            scale: { domain: states, range: states.map((state) => STATE_FILL[state]) },
+            legend: { title: "Pair of intervals", orient: "bottom", direction: "vertical" },
+          },
+        },
+      },
+      {
+        mark: {
+          type: "text",
+          lineBreak: "\n",
+          baseline: "middle",
+          dy: -13,
+          fontSize: 11,
+          color: PALETTE.black,
+        },
+        encoding: { text: { field: "text", type: "nominal" } },
+      },
+    ],
+  };
+  const panels = [forest, matrix];
+  return {
+    $schema: VEGA_LITE_SCHEMA,
+    title: titleBlock(options.title ?? "Resolved rate per agent", [
+      `Point: resolved rate; bar: percentile bootstrap 95% interval (R = ${first.rounds}, ` +
+      `seed ${first.seed}).`,
+      "Seed-001 rule: overlapping intervals give no rate winner; then tokens per resolved, " +
+      `seconds per resolved (band ${percent(first.band, 0)}), else a tie.`,
+      ...verdicts.map((v) => `${v}.`),
+    ]),
+    config: baseConfig(),
+    // Side by side for up to three agents; the matrix goes below for more.
+    ...(labels.length <= 3 ? { hconcat: panels } : { vconcat: panels }),
+    resolve: { legend: { strokeDash: "independent", fill: "independent" } },
+  };
+}
