@@ -71,7 +71,10 @@ export interface SprtOperatingCharacteristicOptions {
  * of tasks and budget exhaustion" at several true rates; this is the exact
  * answer, which the Monte Carlo calibration must agree with. With the
  * defaults at p = 0.5: P(adopt) = P(drop) = 0.42229964868, P(cap-drop) =
- * 0.15540070264, P(N = 60) = 0.16655797081, E[N] = 31.36.
+ * 0.15540070264, P(N = 60) = 0.16655797081, E[N] = 31.36. Seed 002's
+ * `calibrate.py` expected "most runs at p = 0.5 exhaust the budget"; that is
+ * false: only about one run in six does (the ±1 walk usually reaches ±6 net
+ * well before 60 results, as seed 002's critique argues).
  *
  * Cost: O(n_cap²) time, O(n_cap) memory, no allocation inside the loops.
  *
