@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { Evidence } from "../../analysis/schema.ts";
+import { evidenceGate } from "./evidence_gate.ts";
+import { combineFingerprints, requestFingerprint } from "./request_fingerprint.ts";
+import { callRecord, refusedRecord } from "./_call_record_for_test.ts";
+
+Deno.test("evidenceGate() scores an episode whose every call carries evidence", () => {
+  const gate = evidenceGate([callRecord(2, { tool_calls: 3 }), callRecord(1)]);
+  assert.equal(gate.status, "scored");
+  assert.equal(gate.invalid_reason, null);
+  assert.equal(gate.zero_calls, false);
+  assert.equal(gate.model_calls, 2);
+  // Two calls of 10 prompt + 5 completion tokens each.
+  assert.equal(gate.prompt_tokens, 20);
+  assert.equal(gate.completion_tokens, 10);
+  assert.equal(gate.tool_calls, 3);
+  assert.deepEqual(gate.problems, []);
+  // The episode fingerprint hashes the call fingerprints in arrival order, not record order.
+  assert.deepEqual(gate.evidence, {
+    server_model_id: "m-1",
+    usage_source: "server",
+    request_fingerprint: combineFingerprints([
+      requestFingerprint({ call: 1 }),
+      requestFingerprint({ call: 2 }),
+    ]),
+  });
+  assert.equal(Evidence.safeParse(gate.evidence).success, true);
+});
+
+Deno.test("evidenceGate() makes a response without usage evidence_missing", () => {
+  const gate = evidenceGate([callRecord(1), callRecord(2, { usage: null })]);
+  assert.equal(gate.status, "invalid");
+  assert.equal(gate.invalid_reason, "evidence_missing");
+  assert.equal(gate.evidence.usage_source, "absent");
+  assert.deepEqual(gate.problems, [{
+    index: 2,
+    code: "usage_missing",
+    message: 'Call 2 has no server-reported "usage"',
+  }]);
+  // The tokens that were reported still count.
+  assert.equal(gate.prompt_tokens, 10);
+});
+
+Deno.test("evidenceGate() makes a response without a model id evidence_missing", () => {
+  const gate = evidenceGate([callRecord(1, { server_model_id: null })]);
+  assert.equal(gate.status, "invalid");
+  assert.equal(gate.invalid_reason, "evidence_missing");
+  assert.equal(gate.evidence.server_model_id, null);
+  assert.equal(gate.evidence.usage_source, "server");
+  assert.deepEqual(gate.problems.map((p) => p.code), ["model_missing"]);
+});
+
+Deno.test("evidenceGate() makes zero calls a scored failure, not an invalid one", () => {
+  for (
+    const records of [[], [refusedRecord(1, "stream_unsupported"), refusedRecord(2, "bad_request")]]
+  ) {
+    const gate = evidenceGate(records);
+    assert.equal(gate.status, "scored");
+    assert.equal(gate.invalid_reason, null);
+    assert.equal(gate.zero_calls, true);
+    assert.equal(gate.model_calls, 0);
+    assert.deepEqual(gate.evidence, {
+      server_model_id: null,
+      usage_source: "server",
+      request_fingerprint: null,
+    });
+  }
+});
+
+Deno.test("evidenceGate() joins several model ids, sorted", () => {
+  const gate = evidenceGate([
+    callRecord(1, { server_model_id: "zeta-2" }),
+    callRecord(2, { server_model_id: "alpha-1" }),
+    callRecord(3, { server_model_id: "zeta-2" }),
+  ]);
+  assert.equal(gate.status, "scored");
+  assert.equal(gate.evidence.server_model_id, "alpha-1,zeta-2");
+});
+
+Deno.test("evidenceGate() refuses an unexpected model id when expected ids are given", () => {
+  const records = [callRecord(1), callRecord(2, { server_model_id: "m-2" })];
+  assert.equal(evidenceGate(records, { expectedModelIds: ["m-1", "m-2"] }).status, "scored");
+  const gate = evidenceGate(records, { expectedModelIds: ["m-1"] });
+  assert.equal(gate.invalid_reason, "evidence_missing");
+  assert.deepEqual(gate.problems, [{
+    index: 2,
+    code: "model_unexpected",
+    message: 'Call 2 was served by "m-2", not an expected model',
+  }]);
+});
+
+Deno.test("evidenceGate() makes a provider fault invalid, after the evidence check", () => {
+  const fault = callRecord(2, {
+    status: 502,
+    upstream_status: null,
+    server_model_id: null,
+    usage: null,
+    fault: "provider_fault",
+    detail: "Upstream unreachable: connection refused",
+  });
+  const gate = evidenceGate([callRecord(1), fault, callRecord(3)]);
+  assert.equal(gate.status, "invalid");
+  assert.equal(gate.invalid_reason, "provider_fault");
+  assert.deepEqual(gate.problems, [{
+    index: 2,
+    code: "provider_fault",
+    message: "Call 2 failed at the provider: Upstream unreachable: connection refused",
+  }]);
+  // Seed 000 checks evidence first: missing usage wins over the fault.
+  const both = evidenceGate([callRecord(1, { usage: null }), fault]);
+  assert.equal(both.invalid_reason, "evidence_missing");
+  assert.deepEqual(both.problems.map((p) => p.code), ["usage_missing", "provider_fault"]);
+});
+
+Deno.test("evidenceGate() does not invalidate a rate-limited call", () => {
+  const limited = callRecord(2, {
+    status: 429,
+    upstream_status: 429,
+    server_model_id: null,
+    usage: null,
+    fault: "rate_limited",
+  });
+  const gate = evidenceGate([callRecord(1), limited]);
+  assert.equal(gate.status, "scored");
+  assert.equal(gate.model_calls, 2);
+  assert.equal(gate.evidence.usage_source, "server");
+});
