@@ -6,3 +6,12 @@
  * @module
  */
 export * from "./sprt/mod.ts";
+// Per-agent columns, intervals and comparisons (seeds 000 and 001).
+export * from "./binomial_pmf.ts";
+export * from "./binomial_inverse_cdf.ts";
+export * from "./bootstrap_rate.ts";
+export * from "./wilson_interval.ts";
+export * from "./episode_cost.ts";
+export * from "./summarize_agents.ts";
+export * from "./compare_agents.ts";
+export * from "./paired_comparison.ts";
