@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Make a Docker engine reachable on /var/run/docker.sock, idempotently.
+#
+# 1. apt-get install docker.io and busybox-static when either is missing
+#    (busybox-static is the userland of the offline images, see
+#    containers/build_images.sh);
+# 2. start dockerd in the background when its socket is absent
+#    (`dockerd --iptables=false --bridge=none`: the sandboxes run with
+#    `--network none`, so no bridge or NAT rules are needed);
+# 3. wait until the engine answers on the socket, or fail with a clear error.
+#
+# Environment: DOCKER_WAIT_SECONDS (default 60), DOCKERD_LOG (default
+# /var/log/ledgerbench-dockerd.log).
+set -euo pipefail
+
+SOCKET=/var/run/docker.sock
+WAIT_SECONDS="${DOCKER_WAIT_SECONDS:-60}"
+LOG="${DOCKERD_LOG:-/var/log/ledgerbench-dockerd.log}"
+
+sudo_if_needed() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+[ -x /usr/bin/busybox ] && /usr/bin/busybox --list >/dev/null 2>&1 || missing+=(busybox-static)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install_docker: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+engine_answers() {
+  docker version --format '{{.Server.Version}}' >/dev/null 2>&1
+}
+
+if [ ! -S "$SOCKET" ]; then
+  echo "install_docker: starting dockerd (log: $LOG)" >&2
+  sudo_if_needed sh -c "nohup dockerd --iptables=false --bridge=none >>'$LOG' 2>&1 &"
+fi
+
+deadline=$((SECONDS + WAIT_SECONDS))
+until [ -S "$SOCKET" ] && engine_answers; do
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    echo "install_docker: error: the Docker engine did not answer on \"$SOCKET\" within" \
+      "${WAIT_SECONDS}s; see \"$LOG\"" >&2
+    tail -n 20 "$LOG" >&2 2>/dev/null || true
+    exit 1
+  fi
+  sleep 0.5
+done
+echo "install_docker: engine $(docker version --format '{{.Server.Version}}') ready on $SOCKET" >&2

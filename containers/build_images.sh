@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Build every ledgerbench image offline, idempotently.
+#
+# Nothing is pulled: the base image is a root filesystem assembled here from
+# busybox-static, the Deno binary of node_modules and the exact glibc files it
+# links (found with ldd), loaded with `docker import`. The agent and verifier
+# images add their scripts on top of it (`docker create` + `docker cp` +
+# `docker commit`, so they share the base layer).
+#
+# Tags are derived from content: every image is tagged `<name>:<tag>` where
+# the tag hashes this script, the base binaries and the image's own files, so
+# a changed script or agent gives a new image; an existing tag is reused
+# (a second run takes about a second). `<name>:latest` points at the current
+# build.
+#
+# Output: JSON `{ "<name>": "sha256:<image id>", ... }` on stdout, also written
+# to containers/.build/images.json (machine-specific: not committed).
+#
+# Environment: LEDGERBENCH_DENO (default node_modules/@deno/linux-x64-glibc/deno),
+# LEDGERBENCH_BUSYBOX (default /usr/bin/busybox, must be static).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+DENO="${LEDGERBENCH_DENO:-$ROOT/node_modules/@deno/linux-x64-glibc/deno}"
+BUSYBOX="${LEDGERBENCH_BUSYBOX:-/usr/bin/busybox}"
+BUILD="$HERE/.build"
+AGENTS=(solver looper nocall crasher attacker)
+
+log() { echo "build_images: $*" >&2; }
+die() {
+  echo "build_images: error: $*" >&2
+  exit 1
+}
+
+[ -x "$DENO" ] || die "Deno binary not found: \"$DENO\" (run npm ci, or set LEDGERBENCH_DENO)"
+[ -x "$BUSYBOX" ] || die "busybox not found: \"$BUSYBOX\" (apt-get install busybox-static)"
+if ldd "$BUSYBOX" >/dev/null 2>&1; then
+  die "busybox is dynamically linked: \"$BUSYBOX\" (install busybox-static)"
+fi
+docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
+  die "the Docker engine is not reachable (run .ci/install_docker.sh)"
+
+mkdir -p "$BUILD"
+# Serialize concurrent builds (several test processes may call this at once).
+exec 9>"$BUILD/lock"
+flock 9
+
+# The shared libraries the Deno binary needs, as absolute paths (symlinks are
+# resolved when copied, the path inside the image is the one ldd printed).
+mapfile -t LIBS < <(ldd "$DENO" | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
+[ "${#LIBS[@]}" -gt 0 ] || die "ldd found no libraries for \"$DENO\""
+
+hash_files() { cat "$@" | sha256sum | cut -c1-16; }
+real_libs=()
+for lib in "${LIBS[@]}"; do real_libs+=("$(readlink -f "$lib")"); done
+
+BASE_TAG="$(
+  {
+    sha256sum "${BASH_SOURCE[0]}" "$DENO" "$BUSYBOX" "${real_libs[@]}" | cut -d' ' -f1
+    printf '%s\n' "${LIBS[@]}"
+  } | sha256sum | cut -c1-16
+)"
+
+have_image() { docker image inspect "$1" >/dev/null 2>&1; }
+
+BASE_ENV=(
+  --change 'ENV PATH=/bin:/usr/local/bin'
+  --change 'ENV HOME=/tmp'
+  --change 'ENV DENO_DIR=/tmp/deno'
+  --change 'ENV DENO_NO_UPDATE_CHECK=1'
+  --change 'ENV DENO_NO_PROMPT=1'
+  --change 'ENV NO_COLOR=1'
+  --change 'WORKDIR /workspace'
+)
+
+build_base() {
+  local ref="ledgerbench/base:$BASE_TAG"
+  if have_image "$ref"; then
+    log "$ref exists"
+    return
+  fi
+  log "assembling $ref"
+  local rootfs
+  rootfs="$(mktemp -d)"
+  # shellcheck disable=SC2064
+  trap "rm -rf '$rootfs'" RETURN
+  mkdir -p "$rootfs"/{bin,etc,proc,sys,dev,workspace,opt/ledgerbench,usr/local/bin}
+  mkdir -m 1777 "$rootfs/tmp"
+  cp "$BUSYBOX" "$rootfs/bin/busybox"
+  local applet
+  for applet in $("$BUSYBOX" --list); do
+    [ "$applet" = busybox ] || ln -sf busybox "$rootfs/bin/$applet"
+  done
+  cp "$DENO" "$rootfs/usr/local/bin/deno"
+  local lib
+  for lib in "${LIBS[@]}"; do
+    mkdir -p "$rootfs$(dirname "$lib")"
+    cp -L "$lib" "$rootfs$lib"
+  done
+  printf 'root:x:0:0:root:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/false\n' \
+    >"$rootfs/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+  : >"$rootfs/etc/hosts"
+  : >"$rootfs/etc/resolv.conf"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$rootfs" -cf - . |
+    docker import "${BASE_ENV[@]}" --change 'CMD ["/bin/sh"]' \
+      --message "ledgerbench base: busybox-static + deno" - "$ref-candidate" >/dev/null
+  # Smoke test: Deno starts inside the image with the sandbox's flags; only
+  # then does the image get its real tag (a broken image is never reused).
+  if ! docker run --rm --network none --read-only --cap-drop ALL \
+    --security-opt no-new-privileges:true --tmpfs /tmp "$ref-candidate" deno --version >/dev/null; then
+    docker rmi "$ref-candidate" >/dev/null 2>&1 || true
+    die "the base image cannot run deno: \"$ref\""
+  fi
+  docker tag "$ref-candidate" "$ref"
+  docker rmi "$ref-candidate" >/dev/null
+}
+
+# derive <name> <tag> <cmd-json> <files...> (each file is "host-path:image-path")
+derive() {
+  local name="$1" tag="$2" cmd="$3"
+  shift 3
+  local ref="ledgerbench/$name:$tag"
+  if have_image "$ref"; then
+    log "$ref exists"
+    return
+  fi
+  log "building $ref"
+  local stage cid spec
+  stage="$(mktemp -d)"
+  for spec in "$@"; do
+    mkdir -p "$stage$(dirname "${spec#*:}")"
+    cp "${spec%%:*}" "$stage${spec#*:}"
+  done
+  chmod -R u=rwX,go=rX "$stage"
+  cid="$(docker create "ledgerbench/base:$BASE_TAG")"
+  docker cp "$stage/." "$cid:/" >/dev/null
+  docker commit --change "CMD $cmd" --change 'WORKDIR /workspace' \
+    --message "ledgerbench $name" "$cid" "$ref" >/dev/null
+  docker rm "$cid" >/dev/null
+  rm -rf "$stage"
+}
+
+DENO_RUN='"/usr/local/bin/deno", "run", "--quiet", "--no-config", "--no-remote", "--no-npm", "--no-lock"'
+AGENT_PERMS='"--allow-read=/workspace", "--allow-write=/workspace", "--allow-net", "--allow-env"'
+
+build_base
+docker tag "ledgerbench/base:$BASE_TAG" ledgerbench/base:latest
+
+for agent in "${AGENTS[@]}"; do
+  src="$HERE/agents/$agent.ts"
+  [ -f "$src" ] || die "agent script not found: \"$src\""
+  tag="$({
+    echo "$BASE_TAG"
+    cat "$HERE/agents/_model.ts" "$src"
+  } | sha256sum | cut -c1-16)"
+  perms="$AGENT_PERMS"
+  [ "$agent" = attacker ] && perms='"--allow-all"'
+  derive "agent-$agent" "$tag" "[$DENO_RUN, $perms, \"/opt/ledgerbench/agents/$agent.ts\"]" \
+    "$HERE/agents/_model.ts:/opt/ledgerbench/agents/_model.ts" \
+    "$src:/opt/ledgerbench/agents/$agent.ts"
+  docker tag "ledgerbench/agent-$agent:$tag" "ledgerbench/agent-$agent:latest"
+done
+
+tag="$({
+  echo "$BASE_TAG"
+  cat "$HERE/verifier/driver.sh"
+} | sha256sum | cut -c1-16)"
+derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' \
+  "$HERE/verifier/driver.sh:/opt/ledgerbench/verifier/driver.sh"
+docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
+
+names=(base "${AGENTS[@]/#/agent-}" verifier)
+{
+  echo "{"
+  for i in "${!names[@]}"; do
+    sep=","
+    [ "$i" -eq $((${#names[@]} - 1)) ] && sep=""
+    id="$(docker image inspect --format '{{.Id}}' "ledgerbench/${names[$i]}:latest")"
+    printf '  "ledgerbench/%s": "%s"%s\n' "${names[$i]}" "$id" "$sep"
+  done
+  echo "}"
+} >"$BUILD/images.json.tmp"
+mv "$BUILD/images.json.tmp" "$BUILD/images.json"
+cat "$BUILD/images.json"

@@ -1,0 +1,208 @@
+/**
+ * Private: the container lifecycle shared by the candidate and the verifier
+ * runs (create → start → hook → wall cap → wait → inspect → logs → remove).
+ *
+ * @module
+ */
+import type Docker from "dockerode";
+import { demuxLogs } from "../docker/demux_logs.ts";
+import { SandboxError } from "./sandbox_error.ts";
+
+/** Options of {@linkcode runContainer}. */
+export interface RunContainerOptions {
+  /** Kill the container this many milliseconds after start. */
+  wallMs: number;
+  /** Called with the init PID once the container runs (not called when it already exited). */
+  onStarted?: (pid: number, containerId: string) => void | Promise<void>;
+  /** Kills the container when aborted. */
+  signal?: AbortSignal;
+}
+
+/** What happened to one container. */
+export interface ContainerRun {
+  containerId: string;
+  /** Host PID of the container's init process (0 when it exited before inspection). */
+  pid: number;
+  /** Exit code as reported by the engine (137 after a kill). */
+  exitCode: number;
+  /** The kernel's OOM killer ended a process of the container (`State.OOMKilled`). */
+  oomKilled: boolean;
+  /** The runner killed the container at its wall-clock cap. */
+  wallCapHit: boolean;
+  /** The runner killed the container because `signal` was aborted. */
+  aborted: boolean;
+  /** Milliseconds from the start request to the end of the wait, measured on the host. */
+  wallMs: number;
+  /** ISO time of the start request. */
+  startedAt: string;
+  /** ISO time at which the wait ended. */
+  finishedAt: string;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  /**
+   * Forks refused by the pids limit (`max` in the cgroup's `pids.events`),
+   * sampled every 250 ms while the container ran; a lower bound. Null when the
+   * cgroup file could not be read.
+   */
+  pidsLimitHits: number | null;
+}
+
+/**
+ * Creates, starts and waits for one container, always removing it.
+ *
+ * @param docker the client
+ * @param create the create request (image ID, command, host config)
+ * @param options wall cap, started hook, abort signal
+ * @returns what happened
+ * @throws {SandboxError} `engine_error` when the engine fails; `hook_failed` when the hook throws
+ */
+export async function runContainer(
+  docker: Docker,
+  create: Docker.ContainerCreateOptions,
+  options: RunContainerOptions,
+): Promise<ContainerRun> {
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer(create);
+  } catch (error) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot create a container from "${create.Image}": ${message(error)}`,
+      { cause: error },
+    );
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let sampler: ReturnType<typeof setInterval> | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    // The kill request is remembered so that its outcome is known before the
+    // result is read (the wait may end before the kill request returns).
+    const killing: { by: "wall" | "abort" | null; done: Promise<boolean> | null } = {
+      by: null,
+      done: null,
+    };
+    const killOnce = (by: "wall" | "abort") => {
+      if (killing.done) return;
+      killing.by = by;
+      killing.done = container.kill({ signal: "SIGKILL" }).then(() => true, () => false);
+    };
+
+    const startedAt = new Date().toISOString();
+    const t0 = performance.now();
+    try {
+      await container.start();
+    } catch (error) {
+      throw new SandboxError(
+        "engine_error",
+        `Cannot start a container from "${create.Image}": ${message(error)}`,
+        { cause: error },
+      );
+    }
+    timer = setTimeout(() => killOnce("wall"), options.wallMs);
+    if (options.signal) {
+      onAbort = () => killOnce("abort");
+      if (options.signal.aborted) onAbort();
+      else options.signal.addEventListener("abort", onAbort, { once: true });
+    }
+    const waiting = container.wait();
+    waiting.catch(() => {}); // handled below; avoid an unhandled rejection meanwhile
+
+    const running = await container.inspect();
+    const pid = running.State.Pid;
+    let pidsLimitHits: number | null = null;
+    const eventsFile = pid > 0 ? await pidsEventsFile(pid) : null;
+    if (eventsFile) {
+      const sample = () => {
+        try {
+          const hits = Number(/^max (\d+)$/m.exec(Deno.readTextFileSync(eventsFile))?.[1] ?? 0);
+          pidsLimitHits = Math.max(pidsLimitHits ?? 0, hits);
+        } catch {
+          // the cgroup disappears when the container stops
+        }
+      };
+      sample();
+      sampler = setInterval(sample, 250);
+    }
+    if (pid > 0 && options.onStarted) {
+      try {
+        await options.onStarted(pid, container.id);
+      } catch (error) {
+        throw new SandboxError(
+          "hook_failed",
+          `The started hook failed for container "${container.id.slice(0, 12)}": ${message(error)}`,
+          { cause: error },
+        );
+      }
+    }
+
+    let exitCode: number;
+    try {
+      exitCode = (await waiting).StatusCode;
+    } catch (error) {
+      throw new SandboxError(
+        "engine_error",
+        `Cannot wait for container "${container.id.slice(0, 12)}": ${message(error)}`,
+        { cause: error },
+      );
+    }
+    const wallMs = Math.round(performance.now() - t0);
+    const finishedAt = new Date().toISOString();
+    clearTimeout(timer);
+    clearInterval(sampler);
+    const killed = killing.done ? await killing.done : false;
+
+    const done = await container.inspect();
+    const raw = await container.logs({ stdout: true, stderr: true, follow: false });
+    const { stdout, stderr } = demuxLogs(new Uint8Array(raw));
+    return {
+      containerId: container.id,
+      pid,
+      exitCode,
+      oomKilled: done.State.OOMKilled === true,
+      wallCapHit: killed && killing.by === "wall",
+      aborted: killed && killing.by === "abort",
+      wallMs,
+      startedAt,
+      finishedAt,
+      stdout,
+      stderr,
+      pidsLimitHits,
+    };
+  } finally {
+    clearTimeout(timer);
+    clearInterval(sampler);
+    if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+    await container.remove({ force: true, v: true }).catch(() => {});
+  }
+}
+
+/** The `pids.events` file of a process's cgroup (v1 `pids` hierarchy or v2 unified). */
+async function pidsEventsFile(pid: number): Promise<string | null> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(`/proc/${pid}/cgroup`);
+  } catch {
+    return null;
+  }
+  const candidates: string[] = [];
+  for (const line of text.split("\n")) {
+    const [, controllers, path] = line.split(":");
+    if (path === undefined) continue;
+    if (controllers.split(",").includes("pids")) {
+      candidates.push(`/sys/fs/cgroup/pids${path}/pids.events`);
+    } else if (controllers === "") candidates.push(`/sys/fs/cgroup${path}/pids.events`);
+  }
+  for (const file of candidates) {
+    try {
+      await Deno.stat(file);
+      return file;
+    } catch {
+      // try the next hierarchy
+    }
+  }
+  return null;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,123 @@
+/**
+ * The content-addressed store of candidate workspaces (seed 000: the stored
+ * artifacts of a run can be re-verified later with zero model calls, as the
+ * 16 artifacts of the 89-point incident were).
+ *
+ * Layout under a root directory:
+ * - `<root>/sha256/<hex>/`: the workspace as a read-only snapshot
+ *   (files 0444 or 0555, directories 0555);
+ * - `<root>/sha256/<hex>.manifest.jsonl`: its canonical manifest (see
+ *   `digestTree`), whose SHA-256 is `<hex>`.
+ *
+ * @module
+ */
+import { copyTree } from "./copy_tree.ts";
+import { digestTree } from "./digest_tree.ts";
+import { removeTree } from "./remove_tree.ts";
+
+/** A stored workspace. */
+export interface Artifact {
+  /** `sha256:<hex>` of the canonical manifest (see `digestTree`). */
+  digest: string;
+  /** The read-only snapshot. */
+  dir: string;
+  /** Number of regular files. */
+  files: number;
+  /** Total bytes of regular files. */
+  bytes: number;
+}
+
+/** Options of {@linkcode storeArtifact}. */
+export interface StoreArtifactOptions {
+  /** Refuse workspaces larger than this; default 1 GiB. */
+  maxBytes?: number;
+}
+
+/** One gibibyte. */
+const GIB = 1024 ** 3;
+
+/**
+ * Stores a workspace as a content-addressed artifact: digests it, copies it
+ * to a staging directory as a read-only snapshot, checks that the copy has
+ * the same digest, and moves it to `<root>/sha256/<hex>`. Storing the same
+ * content again returns the existing artifact (same content → same digest →
+ * same directory). Fifos, sockets and devices are not stored.
+ *
+ * Cost: reads the workspace twice and writes it once.
+ *
+ * @param workspace the directory to store (never modified)
+ * @param root the store's root directory (created when missing)
+ * @param options size budget
+ * @returns the artifact
+ * @throws {SandboxError} `too_large` when the workspace exceeds `maxBytes`
+ * @throws {Error} when the workspace changes while it is being stored
+ */
+export async function storeArtifact(
+  workspace: string,
+  root: string,
+  options: StoreArtifactOptions = {},
+): Promise<Artifact> {
+  const source = await digestTree(workspace, { maxBytes: options.maxBytes ?? GIB });
+  const hex = source.digest.slice("sha256:".length);
+  const shelf = `${root}/sha256`;
+  const dir = `${shelf}/${hex}`;
+  await Deno.mkdir(shelf, { recursive: true });
+  if (await exists(dir)) return await openArtifact(root, source.digest);
+
+  const staging = `${root}/.staging-${crypto.randomUUID()}`;
+  try {
+    await copyTree(workspace, staging, { mode: "readonly" });
+    const staged = await digestTree(staging);
+    if (staged.digest !== source.digest) {
+      throw new Error(
+        `Cannot store the workspace "${workspace}": it changed while being copied ` +
+          `(digest "${source.digest}" before, "${staged.digest}" after)`,
+      );
+    }
+    const manifestTmp = `${staging}.manifest.tmp`;
+    await Deno.writeTextFile(manifestTmp, source.manifest);
+    await Deno.rename(manifestTmp, `${dir}.manifest.jsonl`);
+    try {
+      await Deno.rename(staging, dir);
+    } catch (error) {
+      // A concurrent store of the same content won the race: keep theirs.
+      if (!(await exists(dir))) throw error;
+    }
+  } finally {
+    await removeTree(staging);
+  }
+  return { digest: source.digest, dir, files: source.files, bytes: source.bytes };
+}
+
+/**
+ * Opens a stored artifact and checks its content against its digest.
+ *
+ * @param root the store's root directory
+ * @param digest `sha256:<hex>` as recorded in the ledger row
+ * @returns the artifact
+ * @throws {Error} when the digest is malformed, the artifact is missing, or its
+ * content no longer matches the digest
+ */
+export async function openArtifact(root: string, digest: string): Promise<Artifact> {
+  const match = /^sha256:([0-9a-f]{64})$/.exec(digest);
+  if (!match) throw new Error(`Cannot open artifact: digest "${digest}" is not "sha256:<64 hex>"`);
+  const dir = `${root}/sha256/${match[1]}`;
+  if (!(await exists(dir))) throw new Error(`Cannot open artifact "${digest}": not in "${root}"`);
+  const found = await digestTree(dir);
+  if (found.digest !== digest) {
+    throw new Error(
+      `Cannot open artifact "${digest}": its content in "${dir}" has digest "${found.digest}"`,
+    );
+  }
+  return { digest, dir, files: found.files, bytes: found.bytes };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The sandbox layer of the runner (seed 000, sections 02–04): candidate
+ * containers with seed 000's flags, content-addressed artifacts, and the
+ * verifier container whose faults are never counted against the candidate.
+ *
+ * Typical episode:
+ * ```ts ignore
+ * const cand = await runCandidate(agentImage, task.workspace, {
+ *   artifactsRoot, env, forbiddenValues: [upstreamKey], wallMs, onStarted: startForwarder,
+ * });
+ * const outcome = await runVerifier(verifierImage, {
+ *   artifact: cand.artifact!, verifierDir: task.verifierDir, expectedVerifierDigest,
+ * });
+ * ```
+ *
+ * @module
+ */
+export * from "./sandbox_error.ts";
+export * from "./digest_tree.ts";
+export * from "./copy_tree.ts";
+export * from "./remove_tree.ts";
+export * from "./tail_text.ts";
+export * from "./artifact_store.ts";
+export * from "./run_candidate.ts";
+export * from "./run_verifier.ts";

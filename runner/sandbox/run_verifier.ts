@@ -1,0 +1,320 @@
+/**
+ * The verifier run of one episode, in its own container (seed 000, "验题程序
+ * 也单独放进一个容器").
+ *
+ * @module
+ */
+import type Docker from "dockerode";
+import { Verdict } from "../../analysis/schema.ts";
+import { dockerClient } from "../docker/docker_client.ts";
+import { imageDigest } from "../docker/image_digest.ts";
+import type { Artifact } from "./artifact_store.ts";
+import { copyTree } from "./copy_tree.ts";
+import { digestTree } from "./digest_tree.ts";
+import { removeTree } from "./remove_tree.ts";
+import { runContainer } from "./_run_container.ts";
+import { SandboxError } from "./sandbox_error.ts";
+import { tailText } from "./tail_text.ts";
+
+/** The verifier sandbox's limits: seed 000's 256 MB and half a CPU. */
+export const VERIFIER_LIMITS = {
+  /** 256 MiB; swap set equal, so no swap. */
+  memoryBytes: 256 * 1024 ** 2,
+  /** Half a CPU. */
+  nanoCpus: 500_000_000,
+  pidsLimit: 64,
+  /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
+  tmpfsBytes: 64 * 1024 ** 2,
+  /** Default wall-clock cap of one verification. */
+  wallMs: 120_000,
+} as const;
+
+/** What to verify. */
+export interface VerifierJob {
+  /** The candidate's stored workspace (see `storeArtifact`), mounted read-only at `/workspace`. */
+  artifact: Artifact;
+  /**
+   * The task's hidden verifier directory on the host: `verify.sh` or
+   * `verify.ts`, optionally `setup.sh`, and any hidden files. A fresh
+   * read-only copy is made now and mounted at `/verifier`.
+   */
+  verifierDir: string;
+  /** The digest frozen in the plan (see `digestTree`); checked before the run when given. */
+  expectedVerifierDigest?: string;
+}
+
+/** Options of {@linkcode runVerifier}. */
+export interface RunVerifierOptions {
+  /** Wall-clock cap in milliseconds; default 120000. */
+  wallMs?: number;
+  /** Extra environment (no secrets: the verifier never needs a key). */
+  env?: Record<string, string>;
+  /** `user[:group]` inside the container; default the runner's own uid:gid. */
+  user?: string;
+  /** Bytes kept from the end of stdout and of stderr; default 65536. */
+  tailBytes?: number;
+  /** Labels added to the container. */
+  labels?: Record<string, string>;
+  /** Kills the container when aborted (a `timeout` fault). */
+  signal?: AbortSignal;
+  /** Directory for the temporary copies; default the system temp dir. */
+  tempDir?: string;
+  /** Client to use; default the shared one. */
+  docker?: Docker;
+}
+
+/**
+ * Why a verification produced no verdict. Each one makes the episode invalid
+ * (`verifier_fault`), never a candidate failure (seed 000, the 89-point
+ * incident):
+ * - `hidden_files_changed`: the hidden verifier files differ from the frozen
+ *   digest, or changed between before and after the run;
+ * - `artifact_changed`: the workspace given to the verifier differs from the
+ *   stored artifact's digest, before or after the run;
+ * - `setup_failed`: the verifier's `setup.sh` exited non-zero;
+ * - `entry_missing`: neither `verify.sh` nor `verify.ts` exists;
+ * - `crashed`: the verifier exited non-zero;
+ * - `out_of_memory`: the 256 MB limit killed it;
+ * - `timeout`: the wall cap (or an abort) killed it;
+ * - `verdict_missing`: exit 0 but no last stdout line;
+ * - `verdict_malformed`: the last stdout line is not a valid `Verdict`.
+ */
+export type VerifierFaultCode =
+  | "hidden_files_changed"
+  | "artifact_changed"
+  | "setup_failed"
+  | "entry_missing"
+  | "crashed"
+  | "out_of_memory"
+  | "timeout"
+  | "verdict_missing"
+  | "verdict_malformed";
+
+/** Facts recorded for every verification, with or without a verdict. */
+export interface VerifierRunInfo {
+  /** The verifier image ID that ran. */
+  imageId: string;
+  /** Null when the container was never created (a digest check failed first). */
+  containerId: string | null;
+  exitCode: number | null;
+  /** Milliseconds from start to exit on the host; null when not started. */
+  wallMs: number | null;
+  stdoutTail: string;
+  stderrTail: string;
+  /** Digest of the hidden verifier files as found on the host before the run. */
+  verifierDigest: string;
+  /** Digest of the artifact verified. */
+  artifactDigest: string;
+}
+
+/** The outcome: a verdict, or a fault that invalidates the episode. */
+export type VerifierOutcome =
+  | ({ kind: "verdict"; verdict: Verdict } & VerifierRunInfo)
+  | ({ kind: "fault"; fault: VerifierFaultCode; detail: string } & VerifierRunInfo);
+
+const STAGE = "::ledgerbench-stage::";
+
+/**
+ * Verifies a stored artifact in a separate container: network none, read-only
+ * root, all capabilities dropped, no-new-privileges, 256 MB (no swap), half a
+ * CPU, a pids limit. The hidden verifier files are copied only now, after the
+ * candidate has exited, into a fresh read-only directory mounted at
+ * `/verifier`; their digest is checked against `expectedVerifierDigest` and
+ * against the copy before the run, and again after it; the artifact is
+ * mounted read-only at `/workspace` and checked the same way.
+ *
+ * The verdict is the last non-empty stdout line, parsed with `Verdict`, and is
+ * accepted only after exit code 0. Everything else is a fault (see
+ * {@linkcode VerifierFaultCode}): seed 000's old runner counted the
+ * verifier's exit code 1 in its setup phase as the model's failure, which
+ * cost 11 points of a 100-point score.
+ *
+ * @param image verifier image reference (name:tag or `sha256:` ID); never pulled
+ * @param job the artifact, the hidden verifier directory and its frozen digest
+ * @param options caps and environment
+ * @returns a verdict or a fault, with the run's facts
+ * @throws {SandboxError} `image_missing` or `engine_error`: harness failures, not verifier faults
+ */
+export async function runVerifier(
+  image: string,
+  job: VerifierJob,
+  options: RunVerifierOptions = {},
+): Promise<VerifierOutcome> {
+  const docker = options.docker ?? dockerClient();
+  const imageId = await imageDigest(image, { docker });
+  if (imageId === null) {
+    throw new SandboxError(
+      "image_missing",
+      `Cannot run the verifier: image "${image}" is not present (images are never pulled; ` +
+        `run containers/build_images.sh)`,
+    );
+  }
+  const tailBytes = options.tailBytes ?? 65536;
+  const verifierDigest = (await digestTree(job.verifierDir)).digest;
+  const info: VerifierRunInfo = {
+    imageId,
+    containerId: null,
+    exitCode: null,
+    wallMs: null,
+    stdoutTail: "",
+    stderrTail: "",
+    verifierDigest,
+    artifactDigest: job.artifact.digest,
+  };
+  const fault = (code: VerifierFaultCode, detail: string): VerifierOutcome => ({
+    kind: "fault",
+    fault: code,
+    detail,
+    ...info,
+  });
+  if (job.expectedVerifierDigest && job.expectedVerifierDigest !== verifierDigest) {
+    return fault(
+      "hidden_files_changed",
+      `The hidden verifier files in "${job.verifierDir}" have digest "${verifierDigest}", ` +
+        `the plan froze "${job.expectedVerifierDigest}"`,
+    );
+  }
+
+  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-verifier-" });
+  try {
+    // Copied only now: the hidden files never existed anywhere the candidate could see.
+    const hidden = `${temp}/verifier`;
+    const workspace = `${temp}/workspace`;
+    await copyTree(job.verifierDir, hidden, { mode: "readonly" });
+    await copyTree(job.artifact.dir, workspace, { mode: "readonly" });
+    const hiddenBefore = (await digestTree(hidden)).digest;
+    if (hiddenBefore !== verifierDigest) {
+      return fault(
+        "hidden_files_changed",
+        `The copy of the hidden verifier files has digest "${hiddenBefore}", ` +
+          `the source has "${verifierDigest}"`,
+      );
+    }
+    const workspaceBefore = (await digestTree(workspace)).digest;
+    if (workspaceBefore !== job.artifact.digest) {
+      return fault(
+        "artifact_changed",
+        `The copy of artifact "${job.artifact.digest}" has digest "${workspaceBefore}"`,
+      );
+    }
+
+    const run = await runContainer(docker, {
+      Image: imageId,
+      Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      User: options.user ?? `${Deno.uid() ?? 0}:${Deno.gid() ?? 0}`,
+      WorkingDir: "/tmp",
+      Labels: { "ledgerbench.role": "verifier", ...options.labels },
+      AttachStdin: false,
+      OpenStdin: false,
+      Tty: false,
+      HostConfig: {
+        NetworkMode: "none",
+        ReadonlyRootfs: true,
+        CapDrop: ["ALL"],
+        SecurityOpt: ["no-new-privileges:true"],
+        PidsLimit: VERIFIER_LIMITS.pidsLimit,
+        Memory: VERIFIER_LIMITS.memoryBytes,
+        MemorySwap: VERIFIER_LIMITS.memoryBytes,
+        NanoCpus: VERIFIER_LIMITS.nanoCpus,
+        Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${VERIFIER_LIMITS.tmpfsBytes}` },
+        Binds: [`${hidden}:/verifier:ro`, `${workspace}:/workspace:ro`],
+        LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
+        AutoRemove: false,
+        Privileged: false,
+      },
+    }, { wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal });
+    info.containerId = run.containerId;
+    info.exitCode = run.exitCode;
+    info.wallMs = run.wallMs;
+    info.stdoutTail = tailText(run.stdout, tailBytes);
+    info.stderrTail = tailText(run.stderr, tailBytes);
+
+    const hiddenAfter = (await digestTree(hidden)).digest;
+    if (hiddenAfter !== verifierDigest) {
+      return fault(
+        "hidden_files_changed",
+        `The hidden verifier files changed during the run: "${verifierDigest}" before, ` +
+          `"${hiddenAfter}" after`,
+      );
+    }
+    const workspaceAfter = (await digestTree(workspace)).digest;
+    if (workspaceAfter !== job.artifact.digest) {
+      return fault(
+        "artifact_changed",
+        `The artifact changed during the run: "${job.artifact.digest}" before, ` +
+          `"${workspaceAfter}" after`,
+      );
+    }
+    return classify(run, fault, info);
+  } finally {
+    await removeTree(temp);
+  }
+}
+
+function classify(
+  run: {
+    exitCode: number;
+    oomKilled: boolean;
+    wallCapHit: boolean;
+    aborted: boolean;
+    stdout: Uint8Array;
+    stderr: Uint8Array;
+  },
+  fault: (code: VerifierFaultCode, detail: string) => VerifierOutcome,
+  info: VerifierRunInfo,
+): VerifierOutcome {
+  const stderr = new TextDecoder().decode(run.stderr);
+  const lastLines = (n: number) =>
+    stderr.split("\n").filter((l) => l.trim() !== "" && !l.startsWith(STAGE)).slice(-n).join(
+      " | ",
+    );
+  if (run.wallCapHit || run.aborted) {
+    return fault("timeout", `The verifier was killed at its wall-clock cap: ${lastLines(3)}`);
+  }
+  if (run.oomKilled) {
+    return fault("out_of_memory", "The verifier was killed by its 256 MB memory limit");
+  }
+  const setup = new RegExp(`^${escape(STAGE)}setup-failed (\\d+)$`, "m").exec(stderr);
+  if (setup) {
+    return fault(
+      "setup_failed",
+      `The verifier's setup failed with exit code ${setup[1]} before any check ran: ${
+        lastLines(3)
+      }`,
+    );
+  }
+  if (stderr.includes(`${STAGE}missing-entry`)) {
+    return fault("entry_missing", "The hidden verifier files hold neither verify.sh nor verify.ts");
+  }
+  if (run.exitCode !== 0) {
+    return fault(
+      "crashed",
+      `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
+    );
+  }
+  const lines = new TextDecoder().decode(run.stdout).split("\n").filter((l) => l.trim() !== "");
+  const last = lines.at(-1);
+  if (last === undefined) return fault("verdict_missing", "The verifier printed nothing on stdout");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(last);
+  } catch {
+    return fault(
+      "verdict_malformed",
+      `The verifier's last stdout line is not JSON: "${last.slice(0, 200)}"`,
+    );
+  }
+  const verdict = Verdict.safeParse(parsed);
+  if (!verdict.success) {
+    const issue = verdict.error.issues[0];
+    return fault(
+      "verdict_malformed",
+      `The verifier's verdict is invalid: field "${issue.path.join(".")}": ${issue.message}`,
+    );
+  }
+  return { kind: "verdict", verdict: verdict.data, ...info };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

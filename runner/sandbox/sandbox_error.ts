@@ -1,0 +1,43 @@
+/**
+ * The error the sandbox layer throws for harness failures.
+ *
+ * @module
+ */
+
+/**
+ * What went wrong, for programs to branch on:
+ * - `image_missing`: the image is not present locally (it is never pulled);
+ * - `forbidden_value`: a secret would have entered the sandbox (environment
+ *   or workspace), so the container was not started;
+ * - `hook_failed`: the `onStarted` hook (the relay forwarder) threw;
+ * - `too_large`: a tree exceeded its byte budget (a candidate that fills its
+ *   workspace; the episode is the candidate's failure, not the harness's);
+ * - `engine_error`: the Docker engine refused or failed a request.
+ */
+export type SandboxErrorCode =
+  | "image_missing"
+  | "forbidden_value"
+  | "hook_failed"
+  | "too_large"
+  | "engine_error";
+
+/**
+ * A harness-side failure of the sandbox layer (the runner records it as an
+ * invalid `harness_error` episode, except `too_large`, see the codes). The
+ * error is data: `code` for programs, `message` for people.
+ */
+export class SandboxError extends Error {
+  /** Machine-readable reason. */
+  readonly code: SandboxErrorCode;
+
+  /**
+   * @param code machine-readable reason
+   * @param message sentence-case message, no final period
+   * @param options the underlying error, if any
+   */
+  constructor(code: SandboxErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SandboxError";
+    this.code = code;
+  }
+}
