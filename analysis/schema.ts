@@ -83,6 +83,8 @@ export const Environment = z.object({
   runner_version: z.string().nullable(),
   /** `unsandboxed` only when the operator passed the explicit flag. */
   sandbox: z.enum(["docker", "unsandboxed"]),
+  /** SHA-256 of the frozen plan file the episode ran under (null: not recorded). */
+  plan_sha256: Sha256.nullable().default(null),
 });
 export type Environment = z.infer<typeof Environment>;
 
@@ -221,6 +223,10 @@ export type PlannedTask = z.infer<typeof PlannedTask>;
 export const PlannedAgent = z.object({
   agent_id: Id,
   image_digest: Digest.nullable().default(null),
+  /** The image reference the runner resolves before each episode (e.g. a tag). */
+  image: z.string().min(1).nullable().default(null),
+  /** The model name the agent requests through the relay (`LEDGERBENCH_MODEL`). */
+  model: z.string().min(1).nullable().default(null),
 }).strict();
 export type PlannedAgent = z.infer<typeof PlannedAgent>;
 
@@ -244,6 +250,11 @@ export const Plan = z.object({
   price_table_id: Id.nullable().default(null),
   stopping: StoppingRule.default({ kind: "fixed" }),
   invalid_policy: z.enum(["halt", "rerun-task"]).default("halt"),
+  /**
+   * Under `rerun-task`, the most attempts one task may take; the batch halts
+   * when a task's last allowed attempt is invalid too.
+   */
+  max_attempts: z.number().int().positive().default(3),
   censoring: CensoringPolicy.default({ headline_max: 0.02, labelled_max: 0.10 }),
   bootstrap: z.object({
     rounds: z.number().int().positive().default(2000),
@@ -253,7 +264,9 @@ export const Plan = z.object({
   environment: z.object({
     runner_version: z.string().nullable().default(null),
     verifier_image_digest: Digest.nullable().default(null),
-  }).strict().default({ runner_version: null, verifier_image_digest: null }),
+    /** The verifier image reference the runner resolves before each episode. */
+    verifier_image: z.string().min(1).nullable().default(null),
+  }).strict().default({ runner_version: null, verifier_image_digest: null, verifier_image: null }),
 }).passthrough();
 export type Plan = z.infer<typeof Plan>;
 
