@@ -25,21 +25,31 @@ export const SEED_002_RATES: readonly number[] = [0.3, 0.4, 0.5, 0.6, 0.7];
  * correct simulation).
  */
 export interface SprtCalibrationZ {
+  /** z of P(adopt). */
   adopt: number | null;
+  /** z of P(drop). */
   drop: number | null;
+  /** z of P(cap-adopt). */
   "cap-adopt": number | null;
+  /** z of P(cap-drop). */
   "cap-drop": number | null;
+  /** z of P(N = n_cap). */
   budget_exhausted: number | null;
+  /** z of E[N]. */
   expected_sample_size: number | null;
 }
 
 /** Exact and simulated behaviour at one true rate. */
 export interface SprtCalibrationRow {
+  /** The true per-result pass rate of this row. */
   p_true: number;
   /** The seed string given to `seededRandom` for this rate's trials. */
   stream: string;
+  /** Exact values (dynamic programming). */
   exact: SprtOperatingPoint;
+  /** Seeded Monte Carlo estimates. */
   monte_carlo: SprtMonteCarloPoint;
+  /** (Monte Carlo − exact) / exact standard error, per quantity. */
   z: SprtCalibrationZ;
   /** Largest |z| of the row (null entries count as infinite). */
   max_abs_z: number | null;
@@ -47,18 +57,25 @@ export interface SprtCalibrationRow {
 
 /** Result of {@linkcode calibrateSprt}. */
 export interface SprtCalibration {
+  /** The complete parameters used. */
   params: SprtParams;
+  /** Boundaries and LLR steps of the parameters. */
   boundaries: SprtBoundaries;
+  /** Number of simulated runs. */
   trials: number;
+  /** The seed the rate streams derive from. */
   seed: number | string;
+  /** The generator behind `seededRandom`. */
   rng: "seedrandom.alea";
   /** Agreement threshold in units of Monte Carlo standard error. */
   tolerance_z: number;
+  /** One row per true rate, in grid order. */
   rows: SprtCalibrationRow[];
   /** Largest |z| over all rows, or null when some z is null. */
   max_abs_z: number | null;
   /** Whether every |z| ≤ tolerance_z. */
   agrees: boolean;
+  /** Which decisions can occur (see `unreachableDecisions`). */
   reachability: SprtReachability;
   /** The reachability warnings (for example the unreachable cap-adopt of the defaults). */
   warnings: string[];

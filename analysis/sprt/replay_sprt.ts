@@ -22,43 +22,63 @@ export type SprtOutcome = "pass" | "fail" | "invalid";
 export interface SprtStep {
   /** Valid results so far (invalid attempts do not advance n). */
   n: number;
+  /** Task of the row. */
   task_id: string;
+  /** Episode of the row. */
   episode_id: string;
+  /** Pass, fail or invalid. */
   outcome: SprtOutcome;
+  /** Valid passes so far. */
   passes: number;
+  /** Valid fails so far. */
   fails: number;
+  /** LLR of the counts so far. */
   llr: number;
+  /** Decision after this row. */
   verdict: SprtDecision;
 }
 
 /** A row the replay did not use, listed rather than dropped. */
 export interface SprtUnusedRow {
+  /** Task of the row. */
   task_id: string;
+  /** Episode of the row. */
   episode_id: string;
+  /** Attempt number of the row. */
   attempt: number;
+  /** Pass, fail or invalid. */
   outcome: SprtOutcome;
 }
 
 /** Result of {@linkcode replaySprt}. */
 export interface SprtReplay {
+  /** The agent replayed. */
   agent_id: string;
+  /** The complete parameters used. */
   params: SprtParams;
+  /** Boundaries and LLR steps of the parameters. */
   boundaries: SprtBoundaries;
   /** `"planned"` when a task order was given, `"file"` otherwise. */
   order: "planned" | "file";
   /** The final decision, or `"continue"` when the ledger ends first. */
   verdict: SprtDecision;
+  /** Whether a final decision was reached. */
   decided: boolean;
   /** Valid results used. */
   n: number;
+  /** Valid passes used. */
   passes: number;
+  /** Valid fails used. */
   fails: number;
+  /** LLR of the counts used. */
   llr: number;
   /** Rows walked up to and including the deciding one (valid and invalid). */
   attempts: number;
+  /** Invalid attempts among the walked rows. */
   invalid_count: number;
   /** invalid_count / attempts, null when no row was walked. */
   invalid_rate: number | null;
+  /** One record per walked row, in walking order. */
   steps: SprtStep[];
   /** Rows of the agent after the decision: unused, listed. */
   after_decision: SprtUnusedRow[];
@@ -68,6 +88,7 @@ export interface SprtReplay {
   skipped_tasks: string[];
   /** Tasks with more than one valid result among the walked rows. */
   repeated_tasks: string[];
+  /** Human-readable remarks on the replay (sentence case, no final period). */
   notes: string[];
 }
 

@@ -19,9 +19,13 @@ import type { SprtDecisionProbabilities } from "./sprt_operating_characteristic.
 
 /** Raw tallies of a simulation. */
 export interface SprtMonteCarloCounts {
+  /** Trials that adopted. */
   adopt: number;
+  /** Trials that dropped. */
   drop: number;
+  /** Trials that ended as cap-adopt. */
   "cap-adopt": number;
+  /** Trials that ended as cap-drop. */
   "cap-drop": number;
   /** Trials that reached N = n_cap. */
   budget_exhausted: number;
@@ -29,26 +33,43 @@ export interface SprtMonteCarloCounts {
 
 /** Monte Carlo standard errors of the estimated quantities. */
 export interface SprtMonteCarloErrors {
+  /** Standard error of the estimate of P(adopt). */
   adopt: number;
+  /** Standard error of the estimate of P(drop). */
   drop: number;
+  /** Standard error of the estimate of P(cap-adopt). */
   "cap-adopt": number;
+  /** Standard error of the estimate of P(cap-drop). */
   "cap-drop": number;
+  /** Standard error of the estimate of P(adopt) + P(cap-adopt). */
   final_adopt: number;
+  /** Standard error of the estimate of P(drop) + P(cap-drop). */
   final_drop: number;
+  /** Standard error of the estimate of P(cap-adopt) + P(cap-drop). */
   cap_decision: number;
+  /** Standard error of the estimate of P(N = n_cap). */
   budget_exhausted: number;
+  /** Standard error of the estimate of E[N]. */
   expected_sample_size: number;
 }
 
 /** Monte Carlo estimates, with the same quantities as `SprtOperatingPoint`. */
 export interface SprtMonteCarloPoint {
+  /** The true per-result pass rate. */
   p_true: number;
+  /** Number of simulated runs. */
   trials: number;
+  /** Raw tallies. */
   counts: SprtMonteCarloCounts;
+  /** Frequency of each final decision. */
   decisions: SprtDecisionProbabilities;
+  /** Frequency of adopt + cap-adopt. */
   final_adopt: number;
+  /** Frequency of drop + cap-drop. */
   final_drop: number;
+  /** Frequency of cap-adopt + cap-drop. */
   cap_decision: number;
+  /** Frequency of N = n_cap. */
   budget_exhausted: number;
   /** Mean N over the trials. */
   expected_sample_size: number;

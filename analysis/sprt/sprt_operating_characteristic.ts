@@ -17,9 +17,13 @@ import { checkRate } from "./_counts.ts";
 
 /** Probability (or frequency) of each final decision, in a fixed key order. */
 export interface SprtDecisionProbabilities {
+  /** LLR reached the upper boundary. */
   adopt: number;
+  /** LLR reached the lower boundary. */
   drop: number;
+  /** Cap reached undecided with passes/n ≥ p_adopt. */
   "cap-adopt": number;
+  /** Cap reached undecided with passes/n < p_adopt. */
   "cap-drop": number;
 }
 

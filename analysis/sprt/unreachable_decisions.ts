@@ -10,9 +10,13 @@ import { SPRT_FINAL_DECISIONS, type SprtFinalDecision } from "./sprt_decision.ts
 
 /** One boolean or number per final decision, in a fixed key order. */
 export interface SprtPerDecision<T> {
+  /** For "adopt". */
   adopt: T;
+  /** For "drop". */
   drop: T;
+  /** For "cap-adopt". */
   "cap-adopt": T;
+  /** For "cap-drop". */
   "cap-drop": T;
 }
 
@@ -22,7 +26,9 @@ export interface SprtUndecidedAtCap {
   n: number;
   /** Number of distinct reachable (passes, fails) states there. */
   states: number;
+  /** Fewest passes among those states. */
   min_passes: number;
+  /** Most passes among those states. */
   max_passes: number;
   /** min_passes / n_cap. */
   min_pass_rate: number;
@@ -32,6 +38,7 @@ export interface SprtUndecidedAtCap {
 
 /** Result of {@linkcode unreachableDecisions}. */
 export interface SprtReachability {
+  /** The complete parameters used. */
   params: SprtParams;
   /** Whether some reachable state of the walk yields the decision. */
   reachable: SprtPerDecision<boolean>;
