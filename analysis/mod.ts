@@ -15,3 +15,10 @@ export * from "./episode_cost.ts";
 export * from "./summarize_agents.ts";
 export * from "./compare_agents.ts";
 export * from "./paired_comparison.ts";
+// The records, reading and determinism primitives everything else builds on.
+export * from "./schema.ts";
+export * from "./ledger_error.ts";
+export * from "./jsonl.ts";
+export * from "./read_ledger.ts";
+export * from "./canonical_json.ts";
+export * from "./seeded_random.ts";
