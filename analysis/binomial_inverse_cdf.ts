@@ -1,6 +1,6 @@
 /**
  * Exact inverse CDF of a binomial distribution: turns one uniform number into
- * one exact Binomial(n, p) draw, the fast path of {@link bootstrapRate}.
+ * one exact Binomial(n, p) draw, the fast path of `bootstrapRate`.
  *
  * @module
  */
@@ -15,7 +15,7 @@ import { binomialPmf } from "./binomial_pmf.ts";
  * log space). Values of j with probability exactly 0 (underflow, or p ∈ {0, 1})
  * are never returned; a u at or above the rounded F(n) returns the largest j
  * with positive probability. Source: inverse transform sampling (textbook);
- * used by seed 001's bootstrap through {@link bootstrapRate}.
+ * used by seed 001's bootstrap through `bootstrapRate`.
  * Cost: O(n) to build, O(log n) per call (binary search), O(n) memory.
  *
  * @param n number of trials, a non-negative integer

@@ -1,7 +1,7 @@
 /**
  * The exact Binomial(n, p) probability mass function, computed in log space.
  *
- * Used by {@link bootstrapRate}: resampling n pass/fail rows with replacement
+ * Used by `bootstrapRate` (through `binomialInverseCdf`): resampling n pass/fail rows with replacement
  * gives a resolved count distributed exactly as Binomial(n, k/n), so the
  * bootstrap can draw that count by inverse CDF over this table.
  *

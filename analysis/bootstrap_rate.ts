@@ -17,10 +17,15 @@ export interface BootstrapRateOptions {
 
 /** A percentile bootstrap interval of a rate; plain JSON data, keys in this order. */
 export interface RateInterval {
+  /** Always "percentile_bootstrap". */
   method: "percentile_bootstrap";
+  /** Bootstrap rounds R. */
   rounds: number;
+  /** Seed of `seededRandom`. */
   seed: number | string;
+  /** Resolved scored episodes k. */
   resolved: number;
+  /** Scored episodes n. */
   scored: number;
   /** Point estimate resolved / scored. */
   rate: number;

@@ -30,12 +30,17 @@ export type ComparisonRule = "no_resolved" | "rate_interval" | "tpr" | "spr" | "
 
 /** One side of a comparison; plain JSON data, keys in this order. */
 export interface ComparisonSide {
+  /** The agent. */
   agent_id: string;
+  /** Scored episodes. */
   scored: number;
+  /** Resolved episodes. */
   resolved: number;
   /** resolved / scored; null when nothing was scored. */
   rate: number | null;
+  /** Tokens per resolved, as given. */
   tpr: number | null;
+  /** Seconds per resolved, as given. */
   spr: number | null;
   /** Percentile bootstrap interval of the rate; null when nothing was scored. */
   interval: { lower: number; upper: number; collapsed: boolean } | null;
@@ -45,7 +50,9 @@ export interface ComparisonSide {
 
 /** The verdict of seed 001's rule for two agents; plain JSON data, keys in this order. */
 export interface Comparison {
+  /** The first agent. */
   a: ComparisonSide;
+  /** The second agent. */
   b: ComparisonSide;
   /** The step that decided. */
   rule: ComparisonRule;
@@ -59,8 +66,11 @@ export interface Comparison {
   tpr_relative_difference: number | null;
   /** |SPR a − SPR b| / min; null when not evaluated or when min is 0 (infinite). */
   spr_relative_difference: number | null;
+  /** Relative tie band used for TPR and SPR. */
   band: number;
+  /** Bootstrap rounds R. */
   rounds: number;
+  /** Bootstrap seed of `seededRandom`. */
   seed: number | string;
   /** True when either bootstrap interval collapsed to a point (see the `wilson` fields). */
   collapsed: boolean;

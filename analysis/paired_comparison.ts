@@ -29,9 +29,11 @@ export interface PairedComparisonOptions {
 
 /** One agent in a paired comparison; plain JSON data, keys in this order. */
 export interface PairedSide {
+  /** The agent. */
   agent_id: string;
   /** Scored attempts on the paired tasks. */
   attempts: number;
+  /** Resolved attempts among `attempts`. */
   resolved_attempts: number;
   /** Paired tasks resolved under the task rule. */
   resolved_tasks: number;
@@ -45,13 +47,17 @@ export interface PairedSide {
 
 /** A task left out of the pairing, with the agents that have scored rows on it. */
 export interface ExcludedTask {
+  /** The task. */
   task_id: string;
+  /** Agents (of the two) with scored rows on it; empty when neither. */
   scored_by: string[];
 }
 
 /** The paired comparison; plain JSON data, keys in this order. */
 export interface PairedComparison {
+  /** Agent A (the first of the pair). */
   a: PairedSide;
+  /** Agent B (the second of the pair). */
   b: PairedSide;
   /** Number of paired tasks (both agents have scored rows). */
   tasks: number;
@@ -61,8 +67,11 @@ export interface PairedComparison {
   mcnemar: { only_a: number; only_b: number; both: number; neither: number };
   /** Tasks seen in either agent's rows but without scored rows from both, sorted. */
   excluded_tasks: ExcludedTask[];
+  /** The task verdict used for the McNemar counts. */
   task_rule: TaskRule;
+  /** Bootstrap rounds R. */
   rounds: number;
+  /** Seed of `seededRandom` for the task resample. */
   seed: number | string;
 }
 

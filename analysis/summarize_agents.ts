@@ -18,7 +18,9 @@ export interface SummarizeAgentsOptions {
 
 /** Money columns of one agent under the frozen price table. */
 export interface AgentCost {
+  /** The frozen table's id (every row carries it). */
   price_table_id: string;
+  /** The table's currency. */
   currency: string;
   /** Cost of the scored episodes (failed attempts included). */
   cost: number;
@@ -30,10 +32,13 @@ export interface AgentCost {
 
 /** One lane of one agent. */
 export interface LaneEntry {
+  /** Lane name, from the rows' `lane` or the weights. */
   lane: string;
   /** The lane's weight; null when the lane has no weight (then it is not scored). */
   weight: number | null;
+  /** Scored episodes of the agent in this lane. */
   scored: number;
+  /** Resolved episodes of the agent in this lane. */
   resolved: number;
   /** resolved / scored; null when the lane has no scored episodes. */
   pass_rate: number | null;
@@ -57,14 +62,17 @@ export interface LaneScore {
 
 /** Seed 001's columns for one agent; plain JSON data, keys in this order. */
 export interface AgentSummary {
+  /** The agent. */
   agent_id: string;
   /** Every row of the agent, scored or invalid. */
   episodes: number;
+  /** Rows with status "invalid" (counted, never scored). */
   invalid: number;
   /** invalid / episodes. */
   invalid_rate: number;
   /** Rows with status "scored" (resolved true or false). */
   scored: number;
+  /** Scored rows with resolved true. */
   resolved: number;
   /** resolved / scored; null when nothing was scored. */
   resolved_rate: number | null;
@@ -116,8 +124,9 @@ interface Tally {
  *   + Σ completion × completion rate / 1e6 over scored rows (token totals priced
  *   once per agent); cost_per_resolved = cost / resolved (null when 0);
  *   `invalid_cost` likewise over invalid rows
- * - lane score (with `laneWeights`, seed 000: "score = Σ weight × lane pass rate"):
- *   pass rate = resolved / scored within the lane; the score is null, and the
+ * - lane score (with `laneWeights`; seed 000's lanes carry weights, A 8, B 24, C 12,
+ *   D 20, E 16, F 16, G 4 points of 100): score = Σ over lanes of weight × lane pass rate,
+ *   where the pass rate = resolved / scored within the lane; the score is null, and the
  *   lanes are listed, when a lane of positive weight has no scored rows for the agent
  *   (`missing_lanes`, never silently 0) or a lane with scored rows has no weight
  *   (`unweighted_lanes`; give it weight 0 to exclude it on purpose).

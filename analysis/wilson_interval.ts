@@ -17,9 +17,13 @@ export interface WilsonIntervalOptions {
 
 /** A Wilson score interval; plain JSON data, keys in this order. */
 export interface WilsonInterval {
+  /** Always "wilson". */
   method: "wilson";
+  /** The normal quantile used. */
   z: number;
+  /** Lower bound, 0 exactly when there are no successes. */
   lower: number;
+  /** Upper bound, 1 exactly when every trial succeeded. */
   upper: number;
 }
 
