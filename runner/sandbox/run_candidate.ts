@@ -60,6 +60,8 @@ export interface RunCandidateOptions {
   onStarted?: (pid: number, containerId: string) => void | Promise<void>;
   /** Kills the container when aborted (result `aborted: true`, stop reason `error`). */
   signal?: AbortSignal;
+  /** Command replacing the image's `CMD` (tests and benchmarks); default the image's. */
+  command?: string[];
   /**
    * `user[:group]` inside the container; default the runner's own uid:gid, so
    * that the workspace copy (owned by the runner) is writable without any
@@ -179,6 +181,7 @@ export async function runCandidate(
     const tailBytes = options.tailBytes ?? 65536;
     const run = await runContainer(docker, {
       Image: imageId,
+      ...(options.command ? { Cmd: options.command } : {}),
       Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
       User: options.user ?? `${Deno.uid() ?? 0}:${Deno.gid() ?? 0}`,
       WorkingDir: "/workspace",

@@ -1,0 +1,6 @@
+#!/bin/sh
+# Setup phase: work on a copy of the read-only snapshot and delete the stale output.
+set -e
+rm -rf /tmp/w
+cp -R /workspace /tmp/w
+rm -f /tmp/w/out/report.txt

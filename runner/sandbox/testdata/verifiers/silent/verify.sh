@@ -1,0 +1,3 @@
+#!/bin/sh
+# Exits 0 without printing a verdict.
+exit 0
