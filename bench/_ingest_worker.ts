@@ -1,0 +1,92 @@
+/**
+ * One ingest measurement in a fresh process, so that its peak memory (VmHWM)
+ * belongs to it alone. Prints one JSON line: `{mode, rows, ms, peak_rss_kib}`.
+ *
+ * Modes:
+ * - `baseline`: the bare loop, the same chunked reading as the ledger reader
+ *   (`openBytes`), split at `\n`, `TextDecoder` + `JSON.parse` per line,
+ *   nothing else (no hashing, no schema);
+ * - `scan`: `scanLedger` with a visitor that keeps nothing: JSON, schema,
+ *   duplicate ids, hash chain and the file's SHA-256, streaming;
+ * - `validate`: `validateLedger` against the generator's plan: everything
+ *   `scan` does plus seed 003's plan checks.
+ *
+ * Usage: `deno run --allow-read bench/_ingest_worker.ts MODE LEDGER [PLAN_JSON]`
+ *
+ * @module
+ */
+import { openBytes } from "../analysis/jsonl.ts";
+import { scanLedger } from "../analysis/read_ledger.ts";
+import { validateLedger } from "../analysis/validate_ledger.ts";
+import { Plan } from "../analysis/schema.ts";
+import { peakRssKib } from "./_measure.ts";
+
+const NEWLINE = 10;
+
+/** The bare loop: chunked reading, line split, decode, JSON.parse. Returns the line count. */
+async function baseline(path: string): Promise<number> {
+  const decoder = new TextDecoder();
+  let lines = 0;
+  let carry: Uint8Array | null = null;
+  let sink = 0;
+  const parse = (bytes: Uint8Array) => {
+    const value = JSON.parse(decoder.decode(bytes));
+    if (value !== null) sink++;
+    lines++;
+  };
+  for await (const chunk of await openBytes(path)) {
+    let start = 0;
+    let end = chunk.indexOf(NEWLINE, start);
+    while (end !== -1) {
+      let bytes = chunk.subarray(start, end);
+      if (carry !== null) {
+        const joined = new Uint8Array(carry.length + bytes.length);
+        joined.set(carry, 0);
+        joined.set(bytes, carry.length);
+        bytes = joined;
+        carry = null;
+      }
+      parse(bytes);
+      start = end + 1;
+      end = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.slice(start);
+      if (carry === null) carry = rest;
+      else {
+        const joined: Uint8Array = new Uint8Array(carry.length + rest.length);
+        joined.set(carry, 0);
+        joined.set(rest, carry.length);
+        carry = joined;
+      }
+    }
+  }
+  if (carry !== null) parse(carry);
+  if (sink !== lines) throw new Error("Unexpected null row");
+  return lines;
+}
+
+async function measure(mode: string, path: string, planPath?: string): Promise<number> {
+  if (mode === "baseline") return await baseline(path);
+  if (mode === "scan") {
+    let rows = 0;
+    const scan = await scanLedger(await openBytes(path), path, () => rows++);
+    if (scan.valid_rows !== rows) throw new Error("Row count mismatch");
+    return rows;
+  }
+  if (mode === "validate") {
+    if (planPath === undefined) throw new Error('Mode "validate" needs a plan file');
+    const plan = Plan.parse(JSON.parse(await Deno.readTextFile(planPath)));
+    const report = await validateLedger(path, plan, { maxFindingsPerCode: 10 });
+    return report.rows;
+  }
+  throw new Error(`Unknown mode: "${mode}"`);
+}
+
+if (import.meta.main) {
+  const [mode, path, planPath] = Deno.args;
+  const start = performance.now();
+  const rows = await measure(mode, path, planPath);
+  const ms = performance.now() - start;
+  console.log(JSON.stringify({ mode, rows, ms, peak_rss_kib: peakRssKib() }));
+}

@@ -1,0 +1,81 @@
+/**
+ * The shape every subcommand shares (after denoland/deployctl): a `help` text
+ * that opens with an example, and a `run` that returns the exit status.
+ *
+ * Exit statuses (documented in `ledgerbench --help`):
+ *
+ * | status | meaning |
+ * |---|---|
+ * | 0 | success (`--help` included) |
+ * | 1 | usage error: unknown option, missing or malformed argument; help goes to stderr |
+ * | 2 | bad input: a ledger, errata, plan, price-table or pilot file failed to read (each problem printed as `error: <file>:<line>: field "<f>": <msg>`), or the analysis refused the data (`error: <message>`, e.g. rows that mix price tables) |
+ * | 3 | the check ran and said no: `validate` found the ledger inconsistent with its plan, `plan` refused an infeasible budget |
+ *
+ * @module
+ */
+
+/** Exit statuses of the CLI. */
+export const ExitCode = {
+  ok: 0,
+  usage: 1,
+  badInput: 2,
+  refused: 3,
+} as const;
+export type ExitCode = typeof ExitCode[keyof typeof ExitCode];
+
+/** Where a command writes; the real CLI binds these to stdout and stderr. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** A subcommand module: its help text and its entry point. */
+export interface CommandModule {
+  /** One line for the command list of `ledgerbench --help`. */
+  summary: string;
+  /** Help text, an example first; printed by `--help`. */
+  help: string;
+  /**
+   * Runs the command with the arguments after its name.
+   *
+   * @returns the exit status
+   * @throws {UsageError} on a usage error (status 1, help on stderr)
+   * @throws {LedgerError} on bad input (status 2)
+   */
+  run(args: string[], io: Io): Promise<number>;
+}
+
+/** A usage error: the arguments, not the input files, are at fault. */
+export class UsageError extends Error {
+  /** @param message sentence case, no final period */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * Bad input that is not a line of a file: e.g. a pilot without usable
+ * episodes. Exit status 2, printed as `error: <message>`.
+ */
+export class InputError extends Error {
+  /** @param message sentence case, no final period; name the file when there is one */
+  constructor(message: string) {
+    super(message);
+    this.name = "InputError";
+  }
+}
+
+/** Binds an {@link Io} to the process's stdout and stderr. */
+export function processIo(): Io {
+  const encoder = new TextEncoder();
+  return {
+    stdout: (text) => writeAll(Deno.stdout, encoder.encode(text)),
+    stderr: (text) => writeAll(Deno.stderr, encoder.encode(text)),
+  };
+}
+
+function writeAll(target: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += target.writeSync(bytes.subarray(written));
+}

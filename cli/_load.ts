@@ -1,0 +1,125 @@
+/**
+ * Loading what a command reads: the ledger (strict, or lenient with every
+ * problem listed), the errata applied on top of it, the frozen plan and the
+ * frozen price table. Each comes back with its path as given and its
+ * SHA-256, which the JSON outputs record.
+ *
+ * @module
+ */
+import { readLedger } from "../analysis/read_ledger.ts";
+import { type AppliedErratum, applyErrata, readErrata } from "../analysis/errata.ts";
+import { readPlan, readPriceTable } from "../analysis/read_config.ts";
+import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
+import type { Episode, Plan, PriceTable } from "../analysis/schema.ts";
+import { type FileRef, sha256Hex } from "./_output.ts";
+
+/** A ledger with errata applied, and the record of what was read. */
+export interface LoadedLedger {
+  ledger: FileRef & { lines: number; rows: number; chained: boolean };
+  /** The errata file and every correction applied; null without `--errata`. */
+  errata: (FileRef & { applied: AppliedErratum[]; voided_summaries: string[] }) | null;
+  /** Rows after errata. */
+  rows: Episode[];
+  /** Problems found in lenient mode (ledger, then errata); empty when strict. */
+  problems: LedgerProblem[];
+}
+
+/** A JSON configuration file with its hash. */
+export interface LoadedConfig<T> extends FileRef {
+  value: T;
+}
+
+/**
+ * Reads a ledger and, when `errataPath` is given, applies the errata.
+ *
+ * @throws {LedgerError} on the first problem unless `lenient`; an unreadable
+ *   file always throws
+ */
+export async function loadLedger(
+  path: string,
+  options: { errata?: string; lenient?: boolean } = {},
+): Promise<LoadedLedger> {
+  const lenient = options.lenient === true;
+  const ledger = await readLedger(path, { lenient });
+  const problems = [...ledger.problems];
+  let rows = ledger.rows;
+  let errata: LoadedLedger["errata"] = null;
+  if (options.errata !== undefined) {
+    const file = await readErrata(options.errata, { lenient });
+    const application = applyErrata(rows, file, { lenient });
+    rows = application.rows;
+    problems.push(...file.problems, ...application.problems);
+    errata = {
+      path: options.errata,
+      sha256: file.sha256,
+      applied: application.applied,
+      voided_summaries: application.voided_summaries,
+    };
+  }
+  return {
+    ledger: {
+      path,
+      sha256: ledger.sha256,
+      lines: ledger.lines,
+      rows: ledger.valid_rows,
+      chained: ledger.chained,
+    },
+    errata,
+    rows,
+    problems,
+  };
+}
+
+async function fileSha256(path: string): Promise<string> {
+  try {
+    return await sha256Hex(await Deno.readFile(path));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+  }
+}
+
+/**
+ * Reads a frozen plan through `readPlan` and hashes it.
+ *
+ * @throws {LedgerError} when the file cannot be read or does not fit the schema
+ */
+export async function loadPlan(path: string): Promise<LoadedConfig<Plan>> {
+  const sha256 = await fileSha256(path);
+  return { path, sha256, value: await readPlan(path) };
+}
+
+/**
+ * Reads a frozen price table through `readPriceTable` and hashes it.
+ *
+ * @throws {LedgerError} when the file cannot be read or does not fit the schema
+ */
+export async function loadPriceTable(path: string): Promise<LoadedConfig<PriceTable>> {
+  const sha256 = await fileSha256(path);
+  return { path, sha256, value: await readPriceTable(path) };
+}
+
+/** The JSON record of a loaded config: `{path, sha256}` plus an id field, or null. */
+export function configRef<T>(
+  config: LoadedConfig<T> | null,
+  id: (value: T) => Record<string, unknown>,
+): Record<string, unknown> | null {
+  return config === null ? null : { path: config.path, sha256: config.sha256, ...id(config.value) };
+}
+
+/** Where a parameter's value came from. */
+export type ParamSource = "flag" | "plan" | "default";
+
+/**
+ * A parameter's value: the flag when given, else the plan's value when a plan
+ * is given, else the default (issue 2: the plan supplies the defaults).
+ */
+export function pick<T>(
+  flag: T | undefined,
+  plan: T | undefined,
+  fallback: T,
+): { value: T; source: ParamSource } {
+  if (flag !== undefined) return { value: flag, source: "flag" };
+  if (plan !== undefined) return { value: plan, source: "plan" };
+  return { value: fallback, source: "default" };
+}

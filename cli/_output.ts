@@ -1,0 +1,125 @@
+/**
+ * Output shared by the commands: canonical JSON with `--json`, a text report
+ * otherwise, and the lines every text report opens with (inputs, hashes,
+ * errata applied).
+ *
+ * @module
+ */
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
+import { ExitCode, type Io } from "./_command.ts";
+
+/**
+ * Writes `payload` as canonical JSON (sorted keys, 12 significant digits,
+ * trailing newline) when `json` is set, else the text `render()` returns.
+ */
+export function emit(io: Io, json: boolean, payload: unknown, render: () => string): void {
+  io.stdout(json ? canonicalJson(payload) : render());
+}
+
+/** A file an output depends on, as recorded in the JSON: its path as given and its SHA-256. */
+export interface FileRef {
+  path: string;
+  sha256: string;
+}
+
+/** The opening line naming an input file and its hash: `ledger  path (sha256 abc…)`. */
+export function fileLine(label: string, file: FileRef | null): string {
+  return file === null ? "" : `${label}: ${file.path} (sha256 ${file.sha256})\n`;
+}
+
+/** Hex SHA-256 of some bytes. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Wraps `text` at `width` columns, indenting continuation lines by `indent`. */
+export function wrap(text: string, width = 78, indent = ""): string {
+  const words = text.split(/\s+/).filter((word) => word !== "");
+  const lines: string[] = [];
+  let line = "";
+  for (const word of words) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * The lines a text report opens with: the ledger and its hash, the errata
+ * applied (each correction listed, so a reader always sees that errata were
+ * applied), the plan and price table.
+ */
+export function describeInputs(
+  loaded: {
+    ledger: FileRef & { rows: number };
+    errata:
+      | (FileRef & {
+        applied: {
+          erratum_id: string;
+          kind: string;
+          line: number;
+          episode_id: string;
+          before: Verdict;
+          after: Verdict;
+        }[];
+        voided_summaries: string[];
+      })
+      | null;
+  },
+  configs: [string, FileRef | null][] = [],
+): string {
+  let text = `ledger: ${loaded.ledger.path} (sha256 ${loaded.ledger.sha256}), ` +
+    `${loaded.ledger.rows} rows\n`;
+  const errata = loaded.errata;
+  if (errata !== null) {
+    const n = errata.applied.length;
+    text += `errata: ${errata.path} (sha256 ${errata.sha256}): ` +
+      (n === 0 ? "no correction applied\n" : `${n} correction${n === 1 ? "" : "s"} applied\n`);
+    for (const a of errata.applied) {
+      text += `  ${a.erratum_id} (line ${a.line}) ${a.kind} "${a.episode_id}": ` +
+        `${verdictText(a.before)} -> ${verdictText(a.after)}\n`;
+    }
+    for (const sha of errata.voided_summaries) text += `  voided summary sha256 ${sha}\n`;
+  }
+  for (const [label, file] of configs) text += fileLine(label, file);
+  return text;
+}
+
+interface Verdict {
+  status: string;
+  resolved: boolean | null;
+  invalid_reason: string | null;
+}
+
+function verdictText(v: Verdict): string {
+  if (v.status === "invalid") return `invalid (${v.invalid_reason})`;
+  return v.resolved ? "resolved" : "not resolved";
+}
+
+/** The problems of a lenient read, as a text section listing every row not used. */
+export function describeProblems(problems: LedgerProblem[]): string {
+  if (problems.length === 0) return "";
+  const n = problems.length;
+  let text = `\n${n} problem${n === 1 ? "" : "s"} found (--lenient); ` +
+    `the rows or errata at these lines were not used:\n`;
+  for (const problem of problems) text += `  ${formatProblem(problem)}\n`;
+  return text;
+}
+
+/**
+ * Ends a command that may have read leniently: with no problem, status 0;
+ * otherwise each problem goes to stderr as `error: <file>:<line>: ...` and
+ * the status is 2 (the input was bad, even though a report was printed).
+ */
+export function finish(io: Io, problems: LedgerProblem[]): number {
+  if (problems.length === 0) return ExitCode.ok;
+  io.stderr(problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));
+  return ExitCode.badInput;
+}

@@ -1,0 +1,152 @@
+/**
+ * `ledgerbench calibrate`: the operating characteristic of seed 002's
+ * truncated SPRT over a grid of true pass rates, exact (dynamic programming)
+ * beside a seeded Monte Carlo simulation, with the branches that can never
+ * occur.
+ *
+ * @module
+ */
+import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
+import { numberListOption, numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, type Io } from "./_command.ts";
+import { emit, fileLine, wrap } from "./_output.ts";
+import { fixed, integer, percent, renderPairs, renderTable, signedFixed } from "./_table.ts";
+import {
+  describeSprtParams,
+  resolveSprtParams,
+  SPRT_OPTIONS,
+  SPRT_OPTIONS_HELP,
+} from "./_sprt_flags.ts";
+import { loadPlan } from "./_load.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Exact and Monte Carlo operating characteristic of the SPRT";
+
+/** Help text, an example first. */
+export const help = `Calibrate seed 002's truncated SPRT: for each true pass rate, the exact
+probability of each final decision (adopt, drop, cap-adopt, cap-drop), the
+expected number of valid results and the chance of exhausting the budget,
+beside a seeded Monte Carlo estimate and their agreement in standard errors.
+Warns about decisions that can never occur.
+
+With seed 002's defaults (p_adopt 0.6, p_drop 0.4, alpha = beta = 0.1,
+n_cap 60; rates 0.3 to 0.7; 20,000 trials; seed 7):
+  deno task ledgerbench calibrate
+
+With a plan's pre-registered parameters, as JSON:
+  deno task ledgerbench calibrate --plan plan.json --json
+
+USAGE:
+  deno task ledgerbench calibrate [--plan FILE | SPRT OPTIONS] [OPTIONS]
+
+OPTIONS:
+  --plan FILE      Take the SPRT parameters from the plan's "stopping" rule
+${SPRT_OPTIONS_HELP}
+  --rates LIST     True pass rates, comma-separated (default 0.3,0.4,0.5,0.6,0.7)
+  --trials N       Monte Carlo trials per rate (default 20000)
+  --seed S         Seed of the simulation (default 7); rate p uses "<S>/p_true=<p>"
+  --tolerance-z Z  |Monte Carlo - exact| in standard errors counted as agreement
+                   (default 4)
+  --json           Canonical JSON instead of tables
+  -h, --help       This help
+`;
+
+const OPTIONS = {
+  plan: { type: "string" },
+  ...SPRT_OPTIONS,
+  rates: { type: "string" },
+  trials: { type: "string" },
+  seed: { type: "string" },
+  "tolerance-z": { type: "string" },
+} as const;
+
+/** Runs `calibrate`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  const planPath = stringOption(values, "plan");
+  const plan = planPath === undefined ? null : await loadPlan(planPath);
+  const { params, source } = resolveSprtParams(values, plan);
+  const rates = numberListOption(values, "rates", [...SEED_002_RATES], { min: 0, max: 1 });
+  const trials = numberOption(values, "trials", 20_000, { integer: true, min: 2 });
+  const seed = stringOption(values, "seed") ?? 7;
+  const toleranceZ = numberOption(values, "tolerance-z", 4, { above: 0 });
+  const calibration = calibrateSprt(params, { rates, trials, seed, toleranceZ });
+  const payload = {
+    command: "calibrate",
+    plan: plan === null
+      ? null
+      : { path: plan.path, sha256: plan.sha256, plan_id: plan.value.plan_id },
+    parameters: { sprt: params, source, rates, trials, seed, tolerance_z: toleranceZ },
+    calibration,
+  };
+  emit(io, values.json === true, payload, () => {
+    let text = "SPRT calibration (seed 002): exact dynamic programming beside Monte Carlo\n\n";
+    text += fileLine("plan", plan);
+    const b = calibration.boundaries;
+    text += renderPairs([
+      ["parameters", `${describeSprtParams(params)} (${source})`],
+      ["boundaries", `adopt at LLR >= ${b.upper.toFixed(4)}, drop at LLR <= ${b.lower.toFixed(4)}`],
+      ["llr steps", `pass ${signedFixed(b.llr_per_pass)}, fail ${signedFixed(b.llr_per_fail)}`],
+      ["monte carlo", `${integer(trials)} trials per rate, seed ${seed} (seedrandom alea)`],
+    ]);
+    text += "\nExact:\n";
+    text += renderTable(
+      [
+        { header: "p_true", align: "right" },
+        { header: "adopt", align: "right" },
+        { header: "drop", align: "right" },
+        { header: "cap-adopt", align: "right" },
+        { header: "cap-drop", align: "right" },
+        { header: "final adopt", align: "right" },
+        { header: "P(N = cap)", align: "right" },
+        { header: "E[N]", align: "right" },
+        { header: "sd(N)", align: "right" },
+      ],
+      calibration.rows.map(({ p_true, exact }) => [
+        fixed(p_true, 2),
+        percent(exact.decisions.adopt, 2),
+        percent(exact.decisions.drop, 2),
+        percent(exact.decisions["cap-adopt"], 2),
+        percent(exact.decisions["cap-drop"], 2),
+        percent(exact.final_adopt, 2),
+        percent(exact.budget_exhausted, 2),
+        fixed(exact.expected_sample_size, 2),
+        fixed(exact.sample_size_sd, 2),
+      ]),
+    );
+    text += "\nMonte Carlo (± one standard error):\n";
+    text += renderTable(
+      [
+        { header: "p_true", align: "right" },
+        { header: "adopt", align: "right" },
+        { header: "drop", align: "right" },
+        { header: "cap-adopt", align: "right" },
+        { header: "cap-drop", align: "right" },
+        { header: "P(N = cap)", align: "right" },
+        { header: "mean N", align: "right" },
+        { header: "max |z|", align: "right" },
+      ],
+      calibration.rows.map(({ p_true, monte_carlo: mc, max_abs_z }) => [
+        fixed(p_true, 2),
+        `${percent(mc.decisions.adopt, 2)} ± ${percent(mc.se.adopt, 2)}`,
+        `${percent(mc.decisions.drop, 2)} ± ${percent(mc.se.drop, 2)}`,
+        `${percent(mc.decisions["cap-adopt"], 2)} ± ${percent(mc.se["cap-adopt"], 2)}`,
+        `${percent(mc.decisions["cap-drop"], 2)} ± ${percent(mc.se["cap-drop"], 2)}`,
+        `${percent(mc.budget_exhausted, 2)} ± ${percent(mc.se.budget_exhausted, 2)}`,
+        `${fixed(mc.expected_sample_size, 2)} ± ${fixed(mc.se.expected_sample_size, 2)}`,
+        max_abs_z === null ? "inf" : fixed(max_abs_z, 2),
+      ]),
+    );
+    text += "\n";
+    text += calibration.agrees
+      ? `Exact and Monte Carlo agree: every |z| <= ${toleranceZ} (largest ${
+        fixed(calibration.max_abs_z, 2)
+      })\n`
+      : `Exact and Monte Carlo DISAGREE: largest |z| ${
+        calibration.max_abs_z === null ? "inf" : fixed(calibration.max_abs_z, 2)
+      } > ${toleranceZ}\n`;
+    for (const warning of calibration.warnings) text += wrap(`warning: ${warning}`, 78, "  ");
+    return text;
+  });
+  return ExitCode.ok;
+}

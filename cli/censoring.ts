@@ -1,0 +1,166 @@
+/**
+ * `ledgerbench censoring`: seed 003's two scores and one rate per agent
+ * (score over all tasks, score over completed tasks only, censoring rate,
+ * tokens per success) and the claim the pre-registered policy allows.
+ *
+ * @module
+ */
+import { type CensoringRow, censoringSummary } from "../analysis/censoring.ts";
+import { CensoringPolicy } from "../analysis/schema.ts";
+import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { type Io, UsageError } from "./_command.ts";
+import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
+import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
+import { integer, percent, renderTable } from "./_table.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Score over all vs completed tasks, censoring rate, allowed claim";
+
+/** Help text, an example first. */
+export const help = `Report seed 003's honest summary of a capped run, per agent and pooled: the
+score over all scored tasks (a lower bound), the score over completed tasks
+only, the censoring rate (scored episodes stopped by a cap, a rate limit or an
+error), tokens per success, and the claim the censoring policy allows: under
+2% a headline, 2% to 10% both scores labelled, above 10% budget adequacy only.
+Invalid episodes are counted and left out of every figure.
+
+Censoring of the synthetic example under its plan's policy:
+  deno task ledgerbench censoring ledgers/examples/synthetic_ledger.jsonl \\
+    --plan ledgers/examples/synthetic_plan.json
+
+USAGE:
+  deno task ledgerbench censoring LEDGER [OPTIONS]
+
+OPTIONS:
+  --plan FILE         Frozen plan: its "censoring" thresholds
+  --headline-max X    Highest censoring rate allowing a headline, exclusive
+                      (default: the plan's, else 0.02)
+  --labelled-max X    Highest censoring rate allowing both scores labelled,
+                      inclusive (default: the plan's, else 0.10)
+  --errata FILE       Apply the corrections of an errata file first
+  --lenient           Report every bad line instead of stopping at the first;
+                      the rows not used are listed and the exit status is 2
+  --json              Canonical JSON instead of tables
+  -h, --help          This help
+`;
+
+const OPTIONS = {
+  plan: { type: "string" },
+  "headline-max": { type: "string" },
+  "labelled-max": { type: "string" },
+  errata: { type: "string" },
+  lenient: { type: "boolean" },
+} as const;
+
+const CLAIMS: Record<string, string> = {
+  headline: "headline score, with stop reasons linked",
+  both_labelled: "both scores, labelled lower bound and completed-only",
+  budget_adequacy_only: "budget adequacy only; no capability headline",
+};
+
+/** Runs `censoring`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const headline = numberOption(values, "headline-max", undefined, { min: 0, max: 1 });
+  const labelled = numberOption(values, "labelled-max", undefined, { min: 0, max: 1 });
+  const lenient = values.lenient === true;
+  const planPath = stringOption(values, "plan");
+  const plan = planPath === undefined ? null : await loadPlan(planPath);
+  const loaded = await loadLedger(positionals[0], {
+    errata: stringOption(values, "errata"),
+    lenient,
+  });
+  const headlineParam = pick(headline, plan?.value.censoring.headline_max, 0.02);
+  const labelledParam = pick(labelled, plan?.value.censoring.labelled_max, 0.10);
+  const parsed = CensoringPolicy.safeParse({
+    headline_max: headlineParam.value,
+    labelled_max: labelledParam.value,
+  });
+  if (!parsed.success) {
+    throw new UsageError(
+      `Censoring thresholds: "headline_max" ${headlineParam.value} must not exceed ` +
+        `"labelled_max" ${labelledParam.value}`,
+    );
+  }
+  const policy = parsed.data;
+  const result = censoringSummary(loaded.rows, { policy });
+  const payload = {
+    command: "censoring",
+    ledger: loaded.ledger,
+    errata: loaded.errata,
+    plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
+    parameters: {
+      headline_max: policy.headline_max,
+      headline_max_source: headlineParam.source,
+      labelled_max: policy.labelled_max,
+      labelled_max_source: labelledParam.source,
+      lenient,
+    },
+    problems: loaded.problems,
+    censoring: result,
+  };
+  emit(io, values.json === true, payload, () => {
+    let text = "Censoring (seed 003)\n\n";
+    text += describeInputs(loaded, [["plan", plan]]);
+    text += `policy: headline below ${percent(policy.headline_max)} (${headlineParam.source}), ` +
+      `both scores labelled up to ${percent(policy.labelled_max)} (${labelledParam.source}), ` +
+      `above: budget adequacy only\n\n`;
+    const rows = [...result.agents, result.overall];
+    text += renderTable(
+      [
+        { header: "agent" },
+        { header: "scored", align: "right" },
+        { header: "invalid", align: "right" },
+        { header: "completed", align: "right" },
+        { header: "censored", align: "right" },
+        { header: "score (all)", align: "right" },
+        { header: "score (completed)", align: "right" },
+        { header: "censoring", align: "right" },
+        { header: "tokens/success", align: "right" },
+        { header: "claim" },
+      ],
+      rows.map((r) => [
+        r.agent_id === "*" ? "(all)" : r.agent_id,
+        String(r.scored),
+        String(r.invalid),
+        String(r.completed),
+        String(r.censored),
+        percent(r.score_all_tasks),
+        percent(r.score_completed_only),
+        percent(r.censoring_rate, 2),
+        r.tokens_per_success === null ? "-" : integer(r.tokens_per_success),
+        r.claim ?? "-",
+      ]),
+    );
+    text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
+    text += "\nWhat each may claim:\n";
+    for (const r of rows) {
+      const name = r.agent_id === "*" ? "all agents pooled" : `agent "${r.agent_id}"`;
+      text += `  ${name}: ${r.claim === null ? "nothing scored" : CLAIMS[r.claim]}` +
+        `${claimDetail(r)}\n`;
+    }
+    text += describeProblems(loaded.problems);
+    return text;
+  });
+  return finish(io, loaded.problems);
+}
+
+function claimDetail(r: CensoringRow): string {
+  if (r.claim !== "both_labelled") return "";
+  return ` (lower bound ${percent(r.score_all_tasks)}, completed-only ` +
+    `${percent(r.score_completed_only)})`;
+}
+
+function stopReasonTable(rows: CensoringRow[]): string {
+  const reasons = Object.keys(rows[0].stop_reasons);
+  return renderTable(
+    [
+      { header: "agent" },
+      ...reasons.map((reason) => ({ header: reason, align: "right" as const })),
+    ],
+    rows.map((r) => [
+      r.agent_id === "*" ? "(all)" : r.agent_id,
+      ...reasons.map((reason) => String(r.stop_reasons[reason as keyof typeof r.stop_reasons])),
+    ]),
+  );
+}

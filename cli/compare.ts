@@ -1,0 +1,303 @@
+/**
+ * `ledgerbench compare`: seed 001's conservative comparison rule for two
+ * agents, or as a pairwise matrix for more, and optionally the paired
+ * comparison over the tasks both agents attempted.
+ *
+ * @module
+ */
+import { compareAgents, type Comparison, comparisonMatrix } from "../analysis/compare_agents.ts";
+import {
+  type PairedComparison,
+  pairedComparison,
+  type TaskRule,
+} from "../analysis/paired_comparison.ts";
+import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
+import {
+  choiceOption,
+  nameListOption,
+  numberOption,
+  parseCommandArgs,
+  seedOption,
+  stringOption,
+} from "./_args.ts";
+import { type Io, UsageError } from "./_command.ts";
+import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
+import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
+import { fixed, percent, percentInterval, renderTable } from "./_table.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Seed-001 comparison rule, pairwise matrix, paired comparison";
+
+/** Help text, an example first. */
+export const help = `Compare agents by seed 001's rule: an agent that resolved nothing has no TPR
+and is not ranked; separated 95% bootstrap intervals of the resolved rate give
+a rate winner; overlapping intervals give no rate winner, then fewer tokens per
+resolved wins unless the two are within the band, then fewer seconds per
+resolved with the same band, else a tie. The output says which rule fired.
+More than two agents give the pairwise matrix. --paired adds the paired
+comparison over the tasks both agents scored (difference in resolved rate
+with a task-cluster bootstrap interval, and McNemar counts).
+
+Compare the two agents of the seed-001 sample (b wins on TPR):
+  deno task ledgerbench compare ledgers/examples/sample_ledger.jsonl
+
+Two agents of a larger ledger, with the paired comparison, as JSON:
+  deno task ledgerbench compare ledgers/examples/synthetic_ledger.jsonl \\
+    --agents a,b --paired --json
+
+USAGE:
+  deno task ledgerbench compare LEDGER [OPTIONS]
+
+OPTIONS:
+  --agents A,B,...    Agents to compare (default: every agent in the ledger)
+  --band X            Relative tie band for TPR and SPR (default: the plan's
+                      "tie_band", else 0.10)
+  --rounds N          Bootstrap rounds (default: the plan's, else 2000)
+  --seed S            Bootstrap seed (default: the plan's, else 7)
+  --paired            Add the paired comparison of each pair
+  --task-rule RULE    Paired McNemar verdict of a task with several attempts:
+                      "majority" (default) or "any"
+  --errata FILE       Apply the corrections of an errata file first
+  --plan FILE         Frozen plan: tie band and bootstrap defaults
+  --lenient           Report every bad line instead of stopping at the first;
+                      the rows not used are listed and the exit status is 2
+  --json              Canonical JSON instead of tables
+  -h, --help          This help
+`;
+
+const OPTIONS = {
+  agents: { type: "string" },
+  band: { type: "string" },
+  rounds: { type: "string" },
+  seed: { type: "string" },
+  paired: { type: "boolean" },
+  "task-rule": { type: "string" },
+  errata: { type: "string" },
+  plan: { type: "string" },
+  lenient: { type: "boolean" },
+} as const;
+
+/** Runs `compare`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const wanted = nameListOption(values, "agents");
+  const band = numberOption(values, "band", undefined, { min: 0 });
+  const rounds = numberOption(values, "rounds", undefined, { integer: true, min: 1 });
+  const seed = seedOption(values);
+  const taskRule = choiceOption<TaskRule>(values, "task-rule", ["majority", "any"], "majority");
+  const lenient = values.lenient === true;
+  const planPath = stringOption(values, "plan");
+  const plan = planPath === undefined ? null : await loadPlan(planPath);
+  const loaded = await loadLedger(positionals[0], {
+    errata: stringOption(values, "errata"),
+    lenient,
+  });
+  const bandParam = pick(band, plan?.value.tie_band, 0.10);
+  const roundsParam = pick(rounds, plan?.value.bootstrap.rounds, 2000);
+  const seedParam = pick(seed, plan?.value.bootstrap.seed, 7);
+  const settings = { band: bandParam.value, rounds: roundsParam.value, seed: seedParam.value };
+
+  const all = summarizeAgents(loaded.rows);
+  const agents = selectAgents(all, wanted);
+  const comparisons: Comparison[] = agents.length === 2
+    ? [compareAgents(agents[0], agents[1], settings)]
+    : comparisonMatrix(agents, settings);
+  const paired: PairedComparison[] | null = values.paired === true
+    ? comparisons.map((c) =>
+      pairedComparison(loaded.rows, [c.a.agent_id, c.b.agent_id], {
+        rounds: settings.rounds,
+        seed: settings.seed,
+        taskRule,
+      })
+    )
+    : null;
+
+  const payload = {
+    command: "compare",
+    ledger: loaded.ledger,
+    errata: loaded.errata,
+    plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
+    parameters: {
+      agents: agents.map((agent) => agent.agent_id),
+      band: bandParam.value,
+      band_source: bandParam.source,
+      rounds: roundsParam.value,
+      rounds_source: roundsParam.source,
+      seed: seedParam.value,
+      seed_source: seedParam.source,
+      paired: values.paired === true,
+      task_rule: values.paired === true ? taskRule : null,
+      lenient,
+    },
+    problems: loaded.problems,
+    comparisons,
+    paired,
+  };
+  emit(io, values.json === true, payload, () => {
+    const names = agents.map((agent) => agent.agent_id).join(", ");
+    let text = `Seed-001 comparison of ${names}\n\n`;
+    text += describeInputs(loaded, [["plan", plan]]);
+    text += `band ${percent(bandParam.value)} (${bandParam.source}); bootstrap ` +
+      `${roundsParam.value} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
+      `(${seedParam.source})\n\n`;
+    text += sideTable(comparisons);
+    for (const c of comparisons) text += "\n" + explain(c);
+    if (comparisons.length > 1) text += "\n" + matrixTable(comparisons);
+    if (paired !== null) { for (const p of paired) text += "\n" + explainPaired(p); }
+    text += describeProblems(loaded.problems);
+    return text;
+  });
+  return finish(io, loaded.problems);
+}
+
+/**
+ * The agents to compare, in the order asked (default: sorted by id).
+ *
+ * @throws {UsageError} when an agent is unknown, repeated, or fewer than two remain
+ */
+function selectAgents(all: AgentSummary[], wanted: string[] | undefined): AgentSummary[] {
+  const known = all.map((agent) => agent.agent_id);
+  const list = known.map((id) => `"${id}"`).join(", ");
+  if (wanted === undefined) {
+    if (all.length < 2) {
+      throw new UsageError(
+        `Cannot compare: the ledger holds ${all.length} agent${all.length === 1 ? "" : "s"} ` +
+          `(${list || "none"}); at least two are needed`,
+      );
+    }
+    return all;
+  }
+  const chosen: AgentSummary[] = [];
+  for (const id of wanted) {
+    const agent = all.find((candidate) => candidate.agent_id === id);
+    if (agent === undefined) {
+      throw new UsageError(`Agent "${id}" is not in the ledger: its agents are ${list}`);
+    }
+    if (chosen.includes(agent)) throw new UsageError(`Agent "${id}" is listed twice in "--agents"`);
+    chosen.push(agent);
+  }
+  if (chosen.length < 2) throw new UsageError(`Option "--agents" must name at least two agents`);
+  return chosen;
+}
+
+function sideTable(comparisons: Comparison[]): string {
+  const sides = new Map<string, Comparison["a"]>();
+  for (const c of comparisons) {
+    if (!sides.has(c.a.agent_id)) sides.set(c.a.agent_id, c.a);
+    if (!sides.has(c.b.agent_id)) sides.set(c.b.agent_id, c.b);
+  }
+  return renderTable(
+    [
+      { header: "agent" },
+      { header: "resolved", align: "right" },
+      { header: "rate", align: "right" },
+      { header: "95% interval", align: "right" },
+      { header: "TPR", align: "right" },
+      { header: "SPR (s)", align: "right" },
+    ],
+    [...sides.values()].map((s) => [
+      s.agent_id,
+      `${s.resolved}/${s.scored}`,
+      percent(s.rate),
+      s.interval === null ? "-" : percentInterval([s.interval.lower, s.interval.upper]) +
+        (s.wilson === null ? "" : ` (Wilson ${percentInterval([s.wilson.lower, s.wilson.upper])})`),
+      fixed(s.tpr),
+      fixed(s.spr),
+    ]),
+  );
+}
+
+/** Explains which rule fired for one pair, step by step. */
+function explain(c: Comparison): string {
+  const a = c.a, b = c.b;
+  let text = `${a.agent_id} vs ${b.agent_id}:\n`;
+  if (c.rule === "no_resolved") {
+    const failed = c.failed.map((id) => `"${id}"`).join(" and ");
+    return text + `  ${failed} resolved nothing: no TPR, failure reported, no ranking\n` +
+      `  verdict: no ranking (rule "no_resolved")\n`;
+  }
+  if (c.rule === "rate_interval") {
+    return text + `  95% intervals are separated: ${c.winner} has the higher resolved rate\n` +
+      `  verdict: ${c.winner} wins on resolved rate (rule "rate_interval")\n`;
+  }
+  text += `  95% intervals overlap: no rate winner\n`;
+  text += `  TPR: ${a.agent_id} ${fixed(a.tpr)} vs ${b.agent_id} ${fixed(b.tpr)}, relative ` +
+    `difference ${relative(c.tpr_relative_difference)} ${c.rule === "tpr" ? ">" : "<="} band ${
+      percent(c.band)
+    }\n`;
+  if (c.rule === "tpr") {
+    return text + `  verdict: ${c.winner} wins on tokens per resolved (rule "tpr")\n`;
+  }
+  text += `  SPR: ${a.agent_id} ${fixed(a.spr)} s vs ${b.agent_id} ${fixed(b.spr)} s, relative ` +
+    `difference ${relative(c.spr_relative_difference)} ${c.rule === "spr" ? ">" : "<="} band ${
+      percent(c.band)
+    }\n`;
+  if (c.rule === "spr") {
+    return text + `  verdict: ${c.winner} wins on seconds per resolved (rule "spr")\n`;
+  }
+  return text + `  verdict: tie (rule "tie")\n`;
+}
+
+function relative(d: number | null): string {
+  return d === null ? "infinite" : percent(d);
+}
+
+function matrixTable(comparisons: Comparison[]): string {
+  return "Pairwise matrix:\n" + renderTable(
+    [
+      { header: "a" },
+      { header: "b" },
+      { header: "rule" },
+      { header: "winner" },
+      { header: "overlap" },
+      { header: "TPR diff", align: "right" },
+      { header: "SPR diff", align: "right" },
+    ],
+    comparisons.map((c) => [
+      c.a.agent_id,
+      c.b.agent_id,
+      c.rule,
+      c.winner ?? (c.rule === "tie" ? "tie" : "none"),
+      c.intervals_overlap === null ? "-" : c.intervals_overlap ? "yes" : "no",
+      c.tpr_relative_difference === null ? "-" : percent(c.tpr_relative_difference),
+      c.spr_relative_difference === null ? "-" : percent(c.spr_relative_difference),
+    ]),
+  );
+}
+
+function signedPercent(x: number): string {
+  return (x > 0 ? "+" : "") + percent(x);
+}
+
+function explainPaired(p: PairedComparison): string {
+  let text = `Paired comparison ${p.a.agent_id} vs ${p.b.agent_id} over ${p.tasks} tasks both ` +
+    `scored (task clusters, ${p.rounds} rounds, seed ${p.seed}):\n`;
+  if (p.difference === null) {
+    return text + "  no task was scored by both agents: nothing to pair\n" + excluded(p);
+  }
+  for (const side of [p.a, p.b]) {
+    text += `  ${side.agent_id}: rate ${percent(side.rate)} ` +
+      percentInterval(side.interval === null ? null : [side.interval.lower, side.interval.upper]) +
+      (side.wilson === null
+        ? ""
+        : ` (collapsed; Wilson ${percentInterval([side.wilson.lower, side.wilson.upper])})`) +
+      "\n";
+  }
+  const d = p.difference;
+  text += `  difference ${p.a.agent_id} - ${p.b.agent_id}: ${signedPercent(d.estimate)} ` +
+    `[${signedPercent(d.lower)}, ${signedPercent(d.upper)}]` +
+    (d.collapsed ? " (collapsed to a point)" : "") + "\n";
+  const m = p.mcnemar;
+  text += `  McNemar (task rule ${p.task_rule}): only ${p.a.agent_id} ${m.only_a}, only ` +
+    `${p.b.agent_id} ${m.only_b}, both ${m.both}, neither ${m.neither}\n`;
+  return text + excluded(p);
+}
+
+function excluded(p: PairedComparison): string {
+  if (p.excluded_tasks.length === 0) return "";
+  const shown = p.excluded_tasks.slice(0, 10).map((t) =>
+    `"${t.task_id}" (${t.scored_by.length === 0 ? "scored by neither" : `only ${t.scored_by[0]}`})`
+  );
+  const more = p.excluded_tasks.length > 10 ? `, and ${p.excluded_tasks.length - 10} more` : "";
+  return `  excluded tasks: ${shown.join(", ")}${more}\n`;
+}

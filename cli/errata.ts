@@ -1,0 +1,179 @@
+/**
+ * `ledgerbench errata append`: appends one correction to an errata file
+ * (seed 000: the original results are never rewritten; an error found later
+ * is stored as an erratum and applied on top). The ledger is never touched.
+ *
+ * @module
+ */
+import { readErrata } from "../analysis/errata.ts";
+import { readLedger } from "../analysis/read_ledger.ts";
+import { InvalidReason } from "../analysis/schema.ts";
+import { appendErratum } from "../runner/errata_file.ts";
+import { choiceOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, type Io, UsageError } from "./_command.ts";
+import { emit, sha256Hex, wrap } from "./_output.ts";
+import { renderPairs } from "./_table.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Append a correction to an errata file (never the ledger)";
+
+/** Help text, an example first. */
+export const help = `Append one correction to an append-only errata file. The ledger is never
+rewritten: summarize, compare, censoring and sprt apply the errata on top of it
+with --errata FILE and list every correction they applied.
+
+Mark an episode invalid because its verifier crashed (seed 000's incident):
+  deno task ledgerbench errata append errata.jsonl --kind invalidate_episode \\
+    --episode r1/a/t3/1 --reason verifier_fault \\
+    --explanation "Verifier crashed in setup; not a model failure" \\
+    --ledger ledgers/examples/sample_ledger.jsonl
+
+Record a re-verification of the stored artifact (zero model calls):
+  deno task ledgerbench errata append errata.jsonl --kind rescore_episode \\
+    --episode r1/a/t3/1 --resolved true --explanation "Re-verified with the fixed verifier"
+
+Void a published summary by its SHA-256:
+  deno task ledgerbench errata append errata.jsonl --kind void_summary \\
+    --summary-sha256 <64 hex> --explanation "Counted a verifier fault as a failure"
+
+USAGE:
+  deno task ledgerbench errata append ERRATA_FILE --kind KIND --explanation TEXT [OPTIONS]
+
+OPTIONS:
+  --kind KIND             invalidate_episode, rescore_episode or void_summary
+  --episode ID            The episode_id corrected (episode kinds)
+  --reason R              invalidate_episode: ${InvalidReason.options.join(", ")}
+  --resolved V            rescore_episode: true, false, or null (the verifier
+                          failed again: the episode becomes invalid)
+  --summary-sha256 H      void_summary: SHA-256 of the published summary
+  --verifier-image-digest D, --artifact-digest D
+                          rescore_episode: what the re-verification ran on
+  --explanation TEXT      Why (required)
+  --ledger FILE           Refuse an episode id that is not in this ledger
+  --id ID                 erratum_id (default "errata-NNNN", the next line number)
+  --created-at ISO        Timestamp (default: now, UTC)
+  --json                  Print the stored record as canonical JSON
+  -h, --help              This help
+
+The file is created when absent. A malformed errata file, a duplicate id or
+an unknown episode is refused with exit status 2 and nothing is written.
+`;
+
+const OPTIONS = {
+  kind: { type: "string" },
+  episode: { type: "string" },
+  reason: { type: "string" },
+  resolved: { type: "string" },
+  "summary-sha256": { type: "string" },
+  "verifier-image-digest": { type: "string" },
+  "artifact-digest": { type: "string" },
+  explanation: { type: "string" },
+  ledger: { type: "string" },
+  id: { type: "string" },
+  "created-at": { type: "string" },
+} as const;
+
+const KINDS = ["invalidate_episode", "rescore_episode", "void_summary"] as const;
+
+/** Flags each kind accepts besides the common ones. */
+const KIND_FLAGS: Record<typeof KINDS[number], string[]> = {
+  invalidate_episode: ["episode", "reason"],
+  rescore_episode: ["episode", "resolved", "verifier-image-digest", "artifact-digest"],
+  void_summary: ["summary-sha256"],
+};
+
+/** Runs `errata append`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, {
+    required: ["append", "ERRATA_FILE"],
+  });
+  if (positionals[0] !== "append") {
+    throw new UsageError(`Unknown errata action: "${positionals[0]}" (expected "append")`);
+  }
+  const path = positionals[1];
+  if (values.kind === undefined) throw new UsageError('Missing option: "--kind"');
+  const kind = choiceOption(values, "kind", KINDS, "invalidate_episode");
+  for (const flag of Object.values(KIND_FLAGS).flat()) {
+    if (values[flag] !== undefined && !KIND_FLAGS[kind].includes(flag)) {
+      throw new UsageError(`Option "--${flag}" does not apply to kind "${kind}"`);
+    }
+  }
+  const required = (flag: string): string => {
+    const value = stringOption(values, flag);
+    if (value === undefined) throw new UsageError(`Missing option: "--${flag}" (kind "${kind}")`);
+    return value;
+  };
+  const explanation = required("explanation");
+  const record: Record<string, unknown> = { kind };
+  if (kind === "invalidate_episode") {
+    record.episode_id = required("episode");
+    required("reason");
+    record.invalid_reason = choiceOption(values, "reason", InvalidReason.options, "harness_error");
+  } else if (kind === "rescore_episode") {
+    record.episode_id = required("episode");
+    const resolved = choiceOption(values, "resolved", ["true", "false", "null"] as const, "null");
+    required("resolved");
+    record.resolved = resolved === "null" ? null : resolved === "true";
+    const verifier = stringOption(values, "verifier-image-digest");
+    const artifact = stringOption(values, "artifact-digest");
+    if (verifier !== undefined) record.verifier_image_digest = verifier;
+    if (artifact !== undefined) record.artifact_digest = artifact;
+  } else {
+    record.summary_sha256 = required("summary-sha256");
+  }
+  record.explanation = explanation;
+  record.created_at = stringOption(values, "created-at") ?? new Date().toISOString();
+  record.erratum_id = stringOption(values, "id") ?? await nextId(path);
+
+  const ledgerPath = stringOption(values, "ledger");
+  let episodes: Set<string> | undefined;
+  if (ledgerPath !== undefined) {
+    const ledger = await readLedger(ledgerPath);
+    episodes = new Set(ledger.rows.map((row) => row.episode_id));
+  }
+  const entry = await appendErratum(path, record, { episodes });
+  const sha256 = await sha256Hex(await Deno.readFile(path));
+  const payload = {
+    command: "errata append",
+    errata: { path, sha256, line: entry.line },
+    erratum: entry.erratum,
+    checked_against_ledger: ledgerPath ?? null,
+  };
+  emit(io, values.json === true, payload, () => {
+    const e = entry.erratum;
+    const target = e.kind === "void_summary" ? `summary ${e.summary_sha256}` : `"${e.episode_id}"`;
+    let text = `appended erratum "${e.erratum_id}" to ${path}, line ${entry.line}\n\n`;
+    text += renderPairs([
+      ["kind", e.kind],
+      ["target", target],
+      ...(e.kind === "invalidate_episode"
+        ? [["reason", e.invalid_reason] as [string, string]]
+        : []),
+      ...(e.kind === "rescore_episode"
+        ? [["resolved", String(e.resolved)] as [string, string]]
+        : []),
+      ["created at", e.created_at],
+      ["errata sha256", sha256],
+      [
+        "checked",
+        ledgerPath === undefined ? "episode not checked (no --ledger)" : `against ${ledgerPath}`,
+      ],
+    ]);
+    text += wrap(`explanation: ${e.explanation}`, 78, "  ");
+    text += "the ledger was not modified; apply the errata with --errata " + path + "\n";
+    return text;
+  });
+  return ExitCode.ok;
+}
+
+/** `errata-NNNN` with NNNN one more than the errata already in the file. */
+async function nextId(path: string): Promise<string> {
+  let count = 0;
+  try {
+    await Deno.lstat(path);
+    count = (await readErrata(path)).entries.length;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return `errata-${String(count + 1).padStart(4, "0")}`;
+}

@@ -1,0 +1,262 @@
+/**
+ * `ledgerbench summarize`: seed 001's per-agent columns (resolved rate with
+ * its percentile bootstrap interval, tokens and seconds per resolved, cost per
+ * resolved through a frozen price table) and seed 000's lane-weighted score.
+ *
+ * @module
+ */
+import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";
+import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
+import { type WilsonInterval, wilsonInterval } from "../analysis/wilson_interval.ts";
+import { numberOption, parseCommandArgs, seedOption, stringOption } from "./_args.ts";
+import type { Io } from "./_command.ts";
+import {
+  configRef,
+  type LoadedConfig,
+  loadLedger,
+  loadPlan,
+  loadPriceTable,
+  pick,
+} from "./_load.ts";
+import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
+import { fixed, integer, percent, percentInterval, renderTable } from "./_table.ts";
+import type { Plan, PriceTable } from "../analysis/schema.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Per-agent rates, intervals, tokens/seconds/cost per resolved";
+
+/** Help text, an example first. */
+export const help = `Summarize a ledger per agent (seed 001): episodes, invalid rate, resolved
+rate with its 95% percentile bootstrap interval, tokens per resolved (TPR, all
+tokens of scored attempts, failed ones included), seconds per resolved (SPR),
+cost per resolved through a frozen price table, and seed 000's lane-weighted
+score when the plan gives lane weights.
+
+Summarize the seed-001 sample:
+  deno task ledgerbench summarize ledgers/examples/sample_ledger.jsonl
+
+With errata, a plan and a price table, as JSON:
+  deno task ledgerbench summarize ledgers/examples/synthetic_ledger.jsonl \\
+    --errata ledgers/examples/synthetic_errata.jsonl \\
+    --plan ledgers/examples/synthetic_plan.json \\
+    --price-table ledgers/examples/price_table.json --json
+
+USAGE:
+  deno task ledgerbench summarize LEDGER [OPTIONS]
+
+OPTIONS:
+  --errata FILE       Apply the corrections of an errata file (the ledger is
+                      never rewritten; the output lists every correction)
+  --plan FILE         Frozen plan: lane weights and bootstrap defaults
+  --price-table FILE  Frozen price table: cost and cost per resolved
+  --rounds N          Bootstrap rounds (default: the plan's, else 2000)
+  --seed S            Bootstrap seed (default: the plan's, else 7)
+  --lenient           Report every bad line instead of stopping at the first;
+                      the rows not used are listed and the exit status is 2
+  --json              Canonical JSON instead of tables
+  -h, --help          This help
+`;
+
+const OPTIONS = {
+  errata: { type: "string" },
+  plan: { type: "string" },
+  "price-table": { type: "string" },
+  rounds: { type: "string" },
+  seed: { type: "string" },
+  lenient: { type: "boolean" },
+} as const;
+
+/** An agent's summary with its rate interval. */
+export interface SummarizedAgent extends AgentSummary {
+  /** Percentile bootstrap interval of the resolved rate; null when nothing was scored. */
+  interval: RateInterval | null;
+  /** Wilson 95% interval, only beside a collapsed bootstrap interval. */
+  wilson: WilsonInterval | null;
+}
+
+/** Runs `summarize`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const rounds = numberOption(values, "rounds", undefined, { integer: true, min: 1 });
+  const seed = seedOption(values);
+  const lenient = values.lenient === true;
+  const planPath = stringOption(values, "plan");
+  const pricePath = stringOption(values, "price-table");
+  const plan: LoadedConfig<Plan> | null = planPath === undefined ? null : await loadPlan(planPath);
+  const prices: LoadedConfig<PriceTable> | null = pricePath === undefined
+    ? null
+    : await loadPriceTable(pricePath);
+  const loaded = await loadLedger(positionals[0], {
+    errata: stringOption(values, "errata"),
+    lenient,
+  });
+  const roundsParam = pick(rounds, plan?.value.bootstrap.rounds, 2000);
+  const seedParam = pick(seed, plan?.value.bootstrap.seed, 7);
+  const laneWeights = plan !== null && Object.keys(plan.value.lane_weights).length > 0
+    ? plan.value.lane_weights
+    : undefined;
+  const agents: SummarizedAgent[] = summarizeAgents(loaded.rows, {
+    priceTable: prices?.value,
+    laneWeights,
+  }).map((agent) => {
+    const interval = agent.scored === 0 ? null : bootstrapRate(agent.resolved, agent.scored, {
+      rounds: roundsParam.value,
+      seed: seedParam.value,
+    });
+    const wilson = interval !== null && interval.collapsed
+      ? wilsonInterval(agent.resolved, agent.scored)
+      : null;
+    return { ...agent, interval, wilson };
+  });
+  const payload = {
+    command: "summarize",
+    ledger: loaded.ledger,
+    errata: loaded.errata,
+    plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
+    price_table: configRef(prices, (t) => ({ price_table_id: t.price_table_id })),
+    parameters: {
+      bootstrap: {
+        rounds: roundsParam.value,
+        rounds_source: roundsParam.source,
+        seed: seedParam.value,
+        seed_source: seedParam.source,
+      },
+      lane_weights: laneWeights ?? null,
+      lenient,
+    },
+    problems: loaded.problems,
+    agents,
+  };
+  emit(io, values.json === true, payload, () => {
+    let text = "Per-agent summary (seed 001)\n\n";
+    text += describeInputs(loaded, [["plan", plan], ["price table", prices]]);
+    const r = roundsParam.value;
+    text += `bootstrap: ${r} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
+      `(${seedParam.source}); 95% percentile interval, sorted indices ` +
+      `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n\n`;
+    text += agentTable(agents);
+    if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
+    if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
+    text += notes(agents);
+    text += describeProblems(loaded.problems);
+    return text;
+  });
+  return finish(io, loaded.problems);
+}
+
+function agentTable(agents: SummarizedAgent[]): string {
+  return renderTable(
+    [
+      { header: "agent" },
+      { header: "episodes", align: "right" },
+      { header: "invalid", align: "right" },
+      { header: "resolved", align: "right" },
+      { header: "rate", align: "right" },
+      { header: "95% interval", align: "right" },
+      { header: "tokens", align: "right" },
+      { header: "TPR", align: "right" },
+      { header: "SPR (s)", align: "right" },
+    ],
+    agents.map((a) => [
+      a.agent_id,
+      String(a.episodes),
+      a.invalid === 0 ? "0" : `${a.invalid} (${percent(a.invalid_rate)})`,
+      `${a.resolved}/${a.scored}`,
+      percent(a.resolved_rate),
+      a.interval === null ? "-" : percentInterval([a.interval.lower, a.interval.upper]),
+      integer(a.tokens),
+      fixed(a.tpr),
+      fixed(a.spr),
+    ]),
+  );
+}
+
+function costTable(agents: SummarizedAgent[]): string {
+  return renderTable(
+    [
+      { header: "agent" },
+      { header: "price table" },
+      { header: "cost", align: "right" },
+      { header: "cost/resolved", align: "right" },
+      { header: "invalid cost", align: "right" },
+    ],
+    agents.map((a) => [
+      a.agent_id,
+      a.cost?.price_table_id ?? "-",
+      a.cost === null ? "-" : `${fixed(a.cost.cost, 4)} ${a.cost.currency}`,
+      a.cost === null ? "-" : fixed(a.cost.cost_per_resolved, 4),
+      a.cost === null ? "-" : fixed(a.cost.invalid_cost, 4),
+    ]),
+  );
+}
+
+function laneTable(agents: SummarizedAgent[]): string {
+  const rows: string[][] = [];
+  for (const a of agents) {
+    if (a.lane_score === null) continue;
+    const s = a.lane_score;
+    for (const lane of s.lanes) {
+      rows.push([
+        a.agent_id,
+        lane.lane,
+        lane.weight === null ? "-" : String(lane.weight),
+        `${lane.resolved}/${lane.scored}`,
+        percent(lane.pass_rate),
+        fixed(lane.points),
+      ]);
+    }
+    rows.push([
+      a.agent_id,
+      "(score)",
+      String(s.max_score),
+      "",
+      "",
+      s.score === null ? "-" : `${fixed(s.score)} of ${s.max_score}`,
+    ]);
+  }
+  return "Lane-weighted score (seed 000: sum of weight x lane pass rate):\n" + renderTable(
+    [
+      { header: "agent" },
+      { header: "lane" },
+      { header: "weight", align: "right" },
+      { header: "resolved", align: "right" },
+      { header: "pass rate", align: "right" },
+      { header: "points", align: "right" },
+    ],
+    rows,
+  );
+}
+
+function notes(agents: SummarizedAgent[]): string {
+  let text = "";
+  for (const a of agents) {
+    if (a.scored > 0 && a.resolved === 0) {
+      text += `note: agent "${a.agent_id}" resolved nothing: it has no TPR and no SPR ` +
+        `(seed 001: report the failure, no ranking)\n`;
+    }
+    if (a.scored === 0) {
+      text += `note: agent "${a.agent_id}" has no scored episode (all ${a.invalid} invalid)\n`;
+    }
+    if (a.wilson !== null) {
+      text += `note: agent "${a.agent_id}": the bootstrap interval collapsed to a point ` +
+        `(rate ${percent(a.resolved_rate)}); Wilson 95% interval ` +
+        `${percentInterval([a.wilson.lower, a.wilson.upper])}\n`;
+    }
+    const lanes = a.lane_score;
+    if (lanes !== null && lanes.score === null) {
+      const parts = [];
+      if (lanes.missing_lanes.length > 0) {
+        parts.push(`no scored episode in lane ${lanes.missing_lanes.map(quote).join(", ")}`);
+      }
+      if (lanes.unweighted_lanes.length > 0) {
+        parts.push(`no weight for lane ${lanes.unweighted_lanes.map(quote).join(", ")}`);
+      }
+      text += `note: agent "${a.agent_id}" has no lane score: ${parts.join("; ")}\n`;
+    }
+  }
+  return text === "" ? "" : "\n" + text;
+}
+
+function quote(text: string): string {
+  return `"${text}"`;
+}
