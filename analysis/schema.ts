@@ -56,12 +56,15 @@ export type InvalidReason = z.infer<typeof InvalidReason>;
 export const EpisodeStatus = z.enum(["scored", "invalid"]);
 export type EpisodeStatus = z.infer<typeof EpisodeStatus>;
 
-/** The budgets that applied to one episode; null means "no cap". */
+/**
+ * The budgets that applied to one episode; null means "no cap". Strict: a
+ * misspelt cap must be an error, not a silently absent budget.
+ */
 export const Caps = z.object({
   token_cap: Count.nullable().default(null),
   step_cap: Count.nullable().default(null),
   wall_ms_cap: Count.nullable().default(null),
-});
+}).strict();
 export type Caps = z.infer<typeof Caps>;
 
 /**
