@@ -1,0 +1,216 @@
+/**
+ * Freezing a plan before the first episode (seeds 002 and 003): the suite
+ * hash, the task order shuffled once by a recorded seed, the agents and their
+ * image digests, caps, price table, stopping rule, invalid policy, censoring
+ * thresholds, bootstrap seed, runner version and verifier image. The plan
+ * file is canonical JSON; its SHA-256 is the plan's identity, written beside
+ * it and recorded in every ledger row.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { randomIndex, seededRandom } from "../analysis/seeded_random.ts";
+import {
+  type Caps,
+  type CensoringPolicy,
+  Plan,
+  type PlannedAgent,
+  type PlannedTask,
+  type StoppingRule,
+} from "../analysis/schema.ts";
+import type { Suite } from "./suite_manifest.ts";
+
+/**
+ * Shuffles tasks once with a seeded Fisher–Yates shuffle (seed 002: "只打乱一次
+ * 顺序，公开随机种子").
+ *
+ * Rule: start from the given order; for i = n − 1 down to 1, draw
+ * j = randomIndex(random, i + 1) from `seededRandom(seed)` and swap items i
+ * and j. Same seed and input, same order. O(n).
+ *
+ * @param items the tasks in suite order
+ * @param seed the order seed (stringified by `seededRandom`)
+ * @returns a shuffled copy
+ * @example
+ * ```ts
+ * import { shuffleOnce } from "./freeze_plan.ts";
+ * const a = shuffleOnce([1, 2, 3, 4, 5], 20261107);
+ * const b = shuffleOnce([1, 2, 3, 4, 5], "20261107");
+ * if (a.join() !== b.join()) throw new Error("seeds are stringified");
+ * ```
+ */
+export function shuffleOnce<T>(items: readonly T[], seed: number | string): T[] {
+  const out = [...items];
+  const random = seededRandom(seed);
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomIndex(random, i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/** What {@link freezePlan} needs besides the suite. */
+export interface FreezeOptions {
+  plan_id: string;
+  /** ISO time the plan was frozen. */
+  created_at: string;
+  /** Agents in the order they are listed; each with the image reference and its ID. */
+  agents: Array<
+    Pick<PlannedAgent, "agent_id" | "image" | "image_digest"> & { model?: string | null }
+  >;
+  order_seed: number | string;
+  /** Plan-wide caps; a null field falls back to each task's own limit at run time. */
+  caps?: Partial<Caps>;
+  price_table_id: string;
+  stopping?: StoppingRule;
+  invalid_policy?: "halt" | "rerun-task";
+  max_attempts?: number;
+  censoring?: CensoringPolicy;
+  bootstrap?: { rounds: number; seed: number | string };
+  tie_band?: number;
+  runner_version: string;
+  verifier_image: string;
+  verifier_image_digest: string;
+}
+
+/**
+ * Builds the frozen plan for `suite`.
+ *
+ * @param suite the loaded suite (its hash is recorded)
+ * @param options agents, seeds, caps, rules and environment
+ * @returns the plan, parsed through the `Plan` schema (defaults filled in)
+ * @throws {Error} on an invalid field (named) or a duplicate agent id
+ */
+export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
+  const ids = new Set<string>();
+  for (const agent of options.agents) {
+    if (ids.has(agent.agent_id)) {
+      throw new Error(`Cannot freeze plan: agent "${agent.agent_id}" is listed twice`);
+    }
+    ids.add(agent.agent_id);
+  }
+  const tasks: PlannedTask[] = shuffleOnce(
+    suite.manifest.tasks.map((task) => ({ task_id: task.task_id, lane: task.lane })),
+    options.order_seed,
+  );
+  const parsed = Plan.safeParse({
+    plan_id: options.plan_id,
+    created_at: options.created_at,
+    suite_id: suite.manifest.suite_id,
+    suite_sha256: suite.sha256,
+    order_seed: options.order_seed,
+    tasks,
+    agents: options.agents.map((agent) => ({ model: null, ...agent })),
+    lane_weights: suite.manifest.lane_weights,
+    caps: { token_cap: null, step_cap: null, wall_ms_cap: null, ...options.caps },
+    price_table_id: options.price_table_id,
+    stopping: options.stopping ?? { kind: "fixed" },
+    invalid_policy: options.invalid_policy ?? "halt",
+    max_attempts: options.max_attempts ?? 3,
+    censoring: options.censoring ?? { headline_max: 0.02, labelled_max: 0.10 },
+    bootstrap: options.bootstrap ?? { rounds: 2000, seed: 7 },
+    tie_band: options.tie_band ?? 0.10,
+    environment: {
+      runner_version: options.runner_version,
+      verifier_image: options.verifier_image,
+      verifier_image_digest: options.verifier_image_digest,
+    },
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Cannot freeze plan: field "${issue.path.join(".")}": ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** A plan as stored: its bytes' SHA-256 and the file paths. */
+export interface FrozenPlan {
+  plan: Plan;
+  /** Hex SHA-256 of the plan file's bytes. */
+  sha256: string;
+  path: string;
+}
+
+/**
+ * Writes `plan` as canonical JSON to `path` and its SHA-256 to `<path>.sha256`
+ * (in `sha256sum` format, so `sha256sum -c plan.json.sha256` checks it).
+ * Refuses to overwrite an existing plan: a frozen plan is never edited.
+ *
+ * @param path the plan file
+ * @param plan the plan
+ * @returns the stored plan and its hash
+ * @throws {Error} when the file exists
+ */
+export async function writePlan(path: string, plan: Plan): Promise<FrozenPlan> {
+  const text = canonicalJson(plan);
+  const sha256 = createHash("sha256").update(text).digest("hex");
+  try {
+    await Deno.writeTextFile(path, text, { createNew: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) {
+      throw new Error(`Cannot freeze plan: "${path}" exists; a frozen plan is never rewritten`);
+    }
+    throw error;
+  }
+  const name = path.split("/").at(-1)!;
+  await Deno.writeTextFile(`${path}.sha256`, `${sha256}  ${name}\n`);
+  return { plan, sha256, path };
+}
+
+/**
+ * Reads a frozen plan and checks its hash: against `expectedSha256` when
+ * given, else against the `<path>.sha256` file written by {@link writePlan}.
+ * The bytes must also be the canonical form of the parsed plan (no hand edit
+ * that keeps the meaning but changes the hash goes unnoticed either).
+ *
+ * @param path the plan file
+ * @param options the expected hash, if published elsewhere
+ * @returns the plan and its hash
+ * @throws {Error} when the file is unreadable, fails the schema (naming the
+ *   field), is not canonical, or its hash differs from the expected one
+ */
+export async function loadPlan(
+  path: string,
+  options: { expectedSha256?: string } = {},
+): Promise<FrozenPlan> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    throw new Error(`Cannot read plan "${path}": ${(error as Error).message}`);
+  }
+  const sha256 = createHash("sha256").update(text).digest("hex");
+  let expected = options.expectedSha256;
+  if (expected === undefined) {
+    try {
+      expected = (await Deno.readTextFile(`${path}.sha256`)).trim().split(/\s+/)[0];
+    } catch {
+      throw new Error(
+        `Cannot verify plan "${path}": no "${path}.sha256" beside it; pass the published hash with --plan-sha256`,
+      );
+    }
+  }
+  if (sha256 !== expected) {
+    throw new Error(
+      `Cannot use plan "${path}": its SHA-256 is "${sha256}", expected "${expected}"`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`Cannot read plan "${path}": ${(error as Error).message}`);
+  }
+  const parsed = Plan.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `Cannot read plan "${path}": field "${issue.path.join(".")}": ${issue.message}`,
+    );
+  }
+  if (canonicalJson(parsed.data) !== text) {
+    throw new Error(`Cannot use plan "${path}": it is not in the canonical form freeze writes`);
+  }
+  return { plan: parsed.data, sha256, path };
+}

@@ -1,0 +1,292 @@
+/**
+ * One episode on the real engine (issue 3, "One episode"; seed 000 §03–04):
+ *
+ * 1. a per-episode host relay on a unix socket, holding the upstream key and
+ *    the episode's token and step caps (runner/relay);
+ * 2. the candidate container with seed 000's flags and a writable copy of the
+ *    task workspace; as soon as it starts, a forwarder is started inside its
+ *    network namespace (`nsenter`), so `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1`
+ *    reaches the relay and nothing else (runner/sandbox, runner/relay);
+ * 3. the evidence gate over the relay's call records (tokens and calls always
+ *    come from the relay, never from the agent);
+ * 4. the workspace stored as a content-addressed artifact; the verifier in its
+ *    own container, hidden files copied in only now, digests checked;
+ * 5. one row.
+ *
+ * Classification, in this order:
+ *
+ * | condition | status | invalid_reason | resolved |
+ * |---|---|---|---|
+ * | the harness failed (engine, relay, forwarder) | invalid | harness_error | null |
+ * | missing server model id or usage on a successful call | invalid | evidence_missing | null |
+ * | an upstream 5xx / key rejected / connection failure | invalid | provider_fault | null |
+ * | upstream 429 under invalid policy `rerun-task` (seed 002: rate limits are invalid attempts, rerun) | invalid | provider_fault | null |
+ * | zero forwarded model calls (seed 000) | scored | – | false (verifier not run) |
+ * | the workspace grew past the artifact budget (the agent's doing) | scored | – | false |
+ * | the verifier faulted (setup, crash, no verdict, changed files) | invalid | verifier_fault | null |
+ * | otherwise | scored | – | the verdict's `resolved` |
+ *
+ * Under `halt`, an upstream 429 keeps the row scored with stop reason
+ * `rate_limited`: censored, never counted as a plain failure (seed 003), and
+ * visible in the censoring rate.
+ *
+ * Stop reason: the relay's (`token_cap`, `step_cap`, `rate_limited`) when it
+ * has one, else the sandbox's (`wall_cap`; `error` for a crash, an OOM kill
+ * or a non-zero exit), else `completed`; a harness failure is `error`.
+ *
+ * `tool_calls` is the largest of: the forwarded model calls, the tool calls
+ * the model's responses asked for (relay count), and a `tool_calls` integer
+ * the agent may print in a JSON object on its last stdout line. It is
+ * informational; tokens and model calls never come from the agent.
+ *
+ * @module
+ */
+import type { Environment, InvalidReason, Plan, PlannedAgent } from "../analysis/schema.ts";
+import type { PlannedEpisode } from "./batch_state.ts";
+import { effectiveCaps } from "./effective_caps.ts";
+import type { EpisodeDraft } from "./ledger_writer.ts";
+import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
+import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { evidenceGate } from "./relay/evidence_gate.ts";
+import { type Relay, startRelay } from "./relay/relay.ts";
+import { type Forwarder, startForwarder } from "./relay/start_forwarder.ts";
+import { type CandidateResult, runCandidate } from "./sandbox/run_candidate.ts";
+import { runVerifier } from "./sandbox/run_verifier.ts";
+
+/** Where one agent's model calls go. */
+export interface Upstream {
+  /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:4000/v1`. */
+  baseUrl: string;
+  /** The upstream key; lives in the relay only. */
+  key: string;
+  /** When given, a call served by another model id is missing evidence. */
+  expectedModelIds?: readonly string[];
+}
+
+/** Options of {@link createDockerExecutor}. */
+export interface DockerExecutorOptions {
+  plan: Plan;
+  /** SHA-256 of the plan file, recorded in every row. */
+  planSha256: string;
+  suite: Suite;
+  /** The artifact store's root. */
+  artifactsRoot: string;
+  /** The upstream of each agent. */
+  upstream: (agent: PlannedAgent) => Upstream;
+  runnerVersion: string;
+  /** Image IDs to run, per agent id (the plan's digests, checked at start). */
+  agentImages: Record<string, string>;
+  /** The verifier image ID. */
+  verifierImage: string;
+  /** Frozen digests (`digestTree`) of each task's hidden verifier files. */
+  verifierDigests: Record<string, string>;
+  /** Port the forwarder listens on inside the sandbox; default 18080. */
+  port?: number;
+  /** Directory for per-episode temporary files; default the system temp dir. */
+  tempDir?: string;
+  /** Default wall cap when neither plan nor task has one; default 300000 (seed 002). */
+  defaultWallMs?: number;
+}
+
+/**
+ * Creates the executor that runs episodes in Docker.
+ *
+ * Cost: one relay, one forwarder process, two containers and two tree copies
+ * per episode (about 1–2 s of harness time on top of the agent).
+ *
+ * @param options plan, suite, stores, upstreams, frozen digests
+ * @returns the executor for `runBatch`
+ */
+export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExecutor {
+  const port = options.port ?? 18080;
+  const tasks = new Map(options.suite.manifest.tasks.map((task) => [task.task_id, task]));
+  const agents = new Map(options.plan.agents.map((agent) => [agent.agent_id, agent]));
+  return async (episode: PlannedEpisode, context: EpisodeContext): Promise<EpisodeDraft> => {
+    const task = tasks.get(episode.task_id);
+    const agent = agents.get(episode.agent_id);
+    if (task === undefined || agent === undefined) {
+      throw new Error(
+        `Cannot run episode "${episode.episode_id}": task or agent not in the suite/plan`,
+      );
+    }
+    const caps = effectiveCaps(options.plan.caps, task.limits);
+    const paths = taskPaths(options.suite.dir, task.task_id);
+    const environment: Environment = {
+      agent_image_digest: options.agentImages[agent.agent_id] ?? null,
+      verifier_image_digest: options.verifierImage,
+      runner_version: options.runnerVersion,
+      sandbox: "docker",
+      plan_sha256: options.planSha256,
+    };
+    const base = {
+      run_id: episode.episode_id.split("/")[0],
+      agent_id: episode.agent_id,
+      task_id: episode.task_id,
+      seed: options.plan.order_seed ?? "unseeded",
+      episode_id: episode.episode_id,
+      attempt: episode.attempt,
+      lane: episode.lane,
+      caps,
+      price_table_id: options.plan.price_table_id ?? "none",
+      environment,
+    };
+    const notes = [...context.notes];
+    const upstream = options.upstream(agent);
+    const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
+    let relay: Relay | null = null;
+    let forwarder: Forwarder | null = null;
+    let candidate: CandidateResult | null = null;
+    const startedAt = new Date().toISOString();
+    const clock = performance.now();
+    try {
+      relay = await startRelay(`${temp}/relay.sock`, {
+        upstreamBaseUrl: upstream.baseUrl,
+        upstreamKey: upstream.key,
+        tokenCap: caps.token_cap,
+        stepCap: caps.step_cap,
+      });
+      const socketPath = relay.socketPath;
+      candidate = await runCandidate(
+        environment.agent_image_digest ?? agent.image ?? "",
+        paths.workspace,
+        {
+          artifactsRoot: options.artifactsRoot,
+          env: {
+            OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+            OPENAI_API_KEY: "sandbox",
+            LEDGERBENCH_MODEL: agent.model ?? "default",
+          },
+          forbiddenValues: [upstream.key],
+          wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
+          onStarted: async (pid) => {
+            forwarder = await startForwarder({ pid, socketPath, port });
+          },
+          signal: context.signal,
+          labels: { "ledgerbench.episode": episode.episode_id },
+          tempDir: options.tempDir,
+        },
+      );
+    } catch (error) {
+      await closeQuietly(forwarder, relay);
+      const records = relay?.records() ?? [];
+      const gate = evidenceGate(records);
+      notes.push(`harness error: ${describe(error)}`);
+      return {
+        ...base,
+        status: "invalid",
+        resolved: null,
+        invalid_reason: "harness_error",
+        stop_reason: "error",
+        prompt_tokens: gate.prompt_tokens,
+        completion_tokens: gate.completion_tokens,
+        tool_calls: Math.max(gate.model_calls, gate.tool_calls),
+        model_calls: relay === null ? null : gate.model_calls,
+        wall_ms: Math.round(performance.now() - clock),
+        evidence: relay === null ? null : gate.evidence,
+        started_at: startedAt,
+        finished_at: new Date().toISOString(),
+        notes: notes.join("; "),
+      };
+    } finally {
+      await closeQuietly(forwarder, relay);
+      await Deno.remove(temp, { recursive: true }).catch(() => {});
+    }
+
+    const records = relay.records();
+    const relayStop = relay.stopReason();
+    const gate = evidenceGate(records, { expectedModelIds: upstream.expectedModelIds });
+    const stopReason = relayStop !== "completed" ? relayStop : candidate.stopReason;
+    const measured = {
+      ...base,
+      stop_reason: stopReason,
+      prompt_tokens: gate.prompt_tokens,
+      completion_tokens: gate.completion_tokens,
+      tool_calls: Math.max(
+        gate.model_calls,
+        gate.tool_calls,
+        reportedToolCalls(candidate.stdoutTail),
+      ),
+      model_calls: gate.model_calls,
+      wall_ms: Math.round(candidate.wallMs),
+      evidence: gate.evidence,
+      artifact_digest: candidate.artifact?.digest ?? null,
+      started_at: candidate.startedAt,
+      finished_at: candidate.finishedAt,
+    };
+    if (candidate.oomKilled) notes.push("the memory limit killed a process of the candidate");
+    if (candidate.exitCode !== 0) notes.push(`candidate exit code ${candidate.exitCode}`);
+    const invalid = (reason: InvalidReason, why: string): EpisodeDraft => ({
+      ...measured,
+      status: "invalid",
+      resolved: null,
+      invalid_reason: reason,
+      notes: [...notes, why].join("; "),
+    });
+    const scored = (resolved: boolean, why: string | null): EpisodeDraft => ({
+      ...measured,
+      status: "scored",
+      resolved,
+      invalid_reason: null,
+      notes: (why === null ? notes : [...notes, why]).join("; "),
+    });
+
+    if (gate.status === "invalid") {
+      return invalid(gate.invalid_reason!, gate.problems.map((p) => p.message).join(" / "));
+    }
+    if (relayStop === "rate_limited" && options.plan.invalid_policy === "rerun-task") {
+      return invalid(
+        "provider_fault",
+        'the upstream answered 429; under invalid policy "rerun-task" a rate limit is an invalid attempt (seed 002)',
+      );
+    }
+    if (gate.zero_calls) return scored(false, "zero model calls: a scored failure (seed 000)");
+    if (candidate.artifact === null) {
+      return scored(false, `workspace not stored: ${candidate.artifactError ?? "unknown reason"}`);
+    }
+    try {
+      const outcome = await runVerifier(options.verifierImage, {
+        artifact: candidate.artifact,
+        verifierDir: paths.verifier,
+        expectedVerifierDigest: options.verifierDigests[task.task_id],
+      }, { tempDir: options.tempDir, labels: { "ledgerbench.episode": episode.episode_id } });
+      if (outcome.kind === "fault") {
+        return invalid("verifier_fault", `verifier fault ${outcome.fault}: ${outcome.detail}`);
+      }
+      const failed = outcome.verdict.checks.filter((check) => !check.passed).map((check) =>
+        check.name
+      );
+      return scored(
+        outcome.verdict.resolved,
+        failed.length === 0 ? null : `failed checks: ${failed.join(", ")}`,
+      );
+    } catch (error) {
+      return invalid("harness_error", `harness error in the verifier: ${describe(error)}`);
+    }
+  };
+}
+
+/**
+ * The `tool_calls` an agent reports: an integer member `tool_calls` of a JSON
+ * object on the last non-empty line of its stdout; 0 otherwise.
+ */
+function reportedToolCalls(stdoutTail: string): number {
+  const last = stdoutTail.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(
+    -1,
+  );
+  if (last === undefined) return 0;
+  try {
+    const value = (JSON.parse(last) as { tool_calls?: unknown }).tool_calls;
+    return Number.isInteger(value) && (value as number) >= 0 ? value as number : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function closeQuietly(forwarder: Forwarder | null, relay: Relay | null): Promise<void> {
+  await forwarder?.close().catch(() => {});
+  await relay?.close().catch(() => {});
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
