@@ -1,0 +1,519 @@
+/**
+ * Seed 003's validation pass, run before anyone looks at a mean: does the
+ * ledger hold exactly the rows the frozen plan calls for, with known stop
+ * reasons and spend within the caps, and is it intact (no duplicates, hash
+ * chain unbroken)?
+ *
+ * @module
+ */
+import { type CapExcess, overCap } from "./classify_episode.ts";
+import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
+import { type LedgerScan, scanLedger } from "./read_ledger.ts";
+import { openBytes } from "./jsonl.ts";
+import { LedgerError } from "./ledger_error.ts";
+import { type Caps, type Episode, type Plan, StopReason } from "./schema.ts";
+
+/** What a validation finding is about. */
+export type FindingCode =
+  | Exclude<ProblemCode, "unknown_episode" | "duplicate_erratum_id" | "erratum_conflict">
+  | "unexpected_agent"
+  | "unexpected_task"
+  | "lane_mismatch"
+  | "price_table_mismatch"
+  | "caps_mismatch"
+  | "over_cap"
+  | "invalid_attempt"
+  | "duplicate_scored_attempt"
+  | "attempts_exceeded"
+  | "missing_task"
+  | "no_scored_attempt"
+  | "not_reached"
+  | "row_count";
+
+/** `error` findings make the ledger fail validation; the others are listed only. */
+export type Severity = "error" | "warning" | "info";
+
+/** One finding, naming where it is. */
+export interface Finding {
+  code: FindingCode;
+  severity: Severity;
+  /** 1-based ledger line; null for findings about the whole ledger or a missing row. */
+  line: number | null;
+  /** Dotted field path when one field is at fault, else `""`. */
+  field: string;
+  episode_id: string | null;
+  agent_id: string | null;
+  task_id: string | null;
+  message: string;
+}
+
+/** Per-agent counts. */
+export interface AgentValidation {
+  agent_id: string;
+  /** Whether the plan lists this agent (always true when the plan lists none). */
+  planned: boolean;
+  rows: number;
+  scored: number;
+  invalid: number;
+  /** Planned tasks with at least one scored row. */
+  tasks_scored: number;
+  /** Planned tasks with no scored row (missing, only invalid, or not reached). */
+  tasks_without_score: number;
+}
+
+/** The validation report. */
+export interface ValidationReport {
+  /** True when no finding has severity `error`. */
+  ok: boolean;
+  file: string;
+  /** SHA-256 of the ledger's bytes. */
+  sha256: string;
+  plan_id: string;
+  stopping: Plan["stopping"]["kind"];
+  /** Lines in the file. */
+  lines: number;
+  chained: boolean;
+  /** Readable rows (every line the reader accepted). */
+  rows: number;
+  scored: number;
+  invalid: number;
+  /** Scored rows the plan calls for: tasks × agents. */
+  planned_scored: number;
+  /** Readable rows per stop reason (scored and invalid), every reason present. */
+  stop_reasons: Record<StopReason, number>;
+  /** One entry per agent: the plan's agents in plan order, then unplanned ones sorted. */
+  agents: AgentValidation[];
+  /** Total findings per code, including any left out of `findings` by the limit. */
+  finding_counts: Partial<Record<FindingCode, number>>;
+  /** Findings in ledger line order, then whole-ledger findings (plan agent and task order). */
+  findings: Finding[];
+}
+
+/** Options for {@link validateLedger} and {@link ledgerValidator}. */
+export interface ValidateOptions {
+  /**
+   * At most this many findings of one code are listed (the count in
+   * `finding_counts` stays complete); default: no limit.
+   */
+  maxFindingsPerCode?: number;
+}
+
+const SEVERITY: Record<FindingCode, Severity> = {
+  malformed_json: "error",
+  blank_line: "error",
+  schema_violation: "error",
+  duplicate_episode_id: "error",
+  broken_hash_chain: "error",
+  io_error: "error",
+  unexpected_agent: "error",
+  unexpected_task: "error",
+  lane_mismatch: "error",
+  price_table_mismatch: "error",
+  caps_mismatch: "error",
+  over_cap: "error",
+  invalid_attempt: "info",
+  duplicate_scored_attempt: "error",
+  attempts_exceeded: "error",
+  missing_task: "error",
+  no_scored_attempt: "error",
+  not_reached: "info",
+  row_count: "error",
+};
+
+const CAP_SPEND: Record<keyof Caps, string> = {
+  token_cap: "tokens",
+  step_cap: "steps",
+  wall_ms_cap: "wall_ms",
+};
+
+interface AgentState {
+  planned: boolean;
+  rows: number;
+  scored: number;
+  invalid: number;
+  /** Scored rows per planned task index. */
+  scoredAt: Uint32Array;
+  /** Invalid rows per planned task index. */
+  invalidAt: Uint32Array;
+  /** Highest planned task index with any row; -1 when none. */
+  lastIndex: number;
+  unexpectedTasks: Set<string>;
+  firstLine: number;
+}
+
+/** A one-pass validator: feed rows in ledger order, then finish with the scan. */
+export interface LedgerValidator {
+  /** Checks one readable row (O(1) amortised). */
+  add(row: Episode, line: number): void;
+  /** Adds the reader's problems and the whole-ledger checks; returns the report. */
+  finish(scan: LedgerScan): ValidationReport;
+}
+
+/**
+ * The caps a row is checked against: for each cap, the plan's value when the
+ * plan sets one, else the cap the row recorded.
+ */
+function effectiveCaps(plan: Caps, row: Caps): Caps {
+  return {
+    token_cap: plan.token_cap ?? row.token_cap,
+    step_cap: plan.step_cap ?? row.step_cap,
+    wall_ms_cap: plan.wall_ms_cap ?? row.wall_ms_cap,
+  };
+}
+
+/**
+ * Creates a streaming validator for one plan (see {@link validateLedger} for
+ * the checks). Memory: O(agents × planned tasks) counters plus the findings.
+ *
+ * @param plan the frozen plan
+ * @param options a cap on listed findings per code
+ * @returns an accumulator with `add(row, line)` and `finish(scan)`
+ */
+export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): LedgerValidator {
+  const limit = options.maxFindingsPerCode ?? Infinity;
+  const taskIndex = new Map<string, number>();
+  plan.tasks.forEach((task, i) => taskIndex.set(task.task_id, i));
+  const taskCount = plan.tasks.length;
+  const plannedAgents = plan.agents.map((agent) => agent.agent_id);
+  const agentsFixed = plannedAgents.length > 0;
+  const agents = new Map<string, AgentState>();
+  const newAgent = (planned: boolean, firstLine: number): AgentState => ({
+    planned,
+    rows: 0,
+    scored: 0,
+    invalid: 0,
+    scoredAt: new Uint32Array(taskCount),
+    invalidAt: new Uint32Array(taskCount),
+    lastIndex: -1,
+    unexpectedTasks: new Set(),
+    firstLine,
+  });
+  for (const id of plannedAgents) agents.set(id, newAgent(true, 0));
+  const stopReasons = {} as Record<StopReason, number>;
+  for (const reason of StopReason.options) stopReasons[reason] = 0;
+  const counts: Partial<Record<FindingCode, number>> = {};
+  const rowFindings: Finding[] = [];
+  let rows = 0;
+  let scored = 0;
+  let invalid = 0;
+
+  const push = (list: Finding[], finding: Omit<Finding, "severity">) => {
+    const n = (counts[finding.code] ?? 0) + 1;
+    counts[finding.code] = n;
+    if (n <= limit) list.push({ ...finding, severity: SEVERITY[finding.code] });
+  };
+  const atRow = (row: Episode, line: number, code: FindingCode, field: string, message: string) =>
+    push(rowFindings, {
+      code,
+      line,
+      field,
+      episode_id: row.episode_id,
+      agent_id: row.agent_id,
+      task_id: row.task_id,
+      message,
+    });
+
+  function add(row: Episode, line: number): void {
+    rows++;
+    stopReasons[row.stop_reason]++;
+    let agent = agents.get(row.agent_id);
+    if (agent === undefined) {
+      agent = newAgent(!agentsFixed, line);
+      agents.set(row.agent_id, agent);
+      if (agentsFixed) {
+        atRow(
+          row,
+          line,
+          "unexpected_agent",
+          "agent_id",
+          `agent "${row.agent_id}" is not in the plan`,
+        );
+      }
+    }
+    agent.rows++;
+    if (row.status === "scored") {
+      scored++;
+      agent.scored++;
+    } else {
+      invalid++;
+      agent.invalid++;
+      atRow(
+        row,
+        line,
+        "invalid_attempt",
+        "invalid_reason",
+        `invalid attempt ${row.attempt} of task "${row.task_id}": "${row.invalid_reason}"`,
+      );
+    }
+    if (row.attempt > plan.max_attempts) {
+      atRow(
+        row,
+        line,
+        "attempts_exceeded",
+        "attempt",
+        `attempt ${row.attempt} exceeds the plan's "max_attempts" ${plan.max_attempts}`,
+      );
+    }
+    const index = taskIndex.get(row.task_id);
+    if (index === undefined) {
+      if (!agent.unexpectedTasks.has(row.task_id)) {
+        agent.unexpectedTasks.add(row.task_id);
+        atRow(row, line, "unexpected_task", "task_id", `task "${row.task_id}" is not in the plan`);
+      }
+    } else {
+      if (index > agent.lastIndex) agent.lastIndex = index;
+      const plannedLane = plan.tasks[index].lane;
+      if (row.lane !== plannedLane) {
+        atRow(
+          row,
+          line,
+          "lane_mismatch",
+          "lane",
+          `lane "${row.lane}" differs from the plan's "${plannedLane}"`,
+        );
+      }
+      if (row.status === "scored") {
+        agent.scoredAt[index]++;
+        if (agent.scoredAt[index] > 1) {
+          atRow(
+            row,
+            line,
+            "duplicate_scored_attempt",
+            "status",
+            `task "${row.task_id}" already has a scored attempt for agent "${row.agent_id}"; no best-of is allowed`,
+          );
+        }
+      } else {
+        agent.invalidAt[index]++;
+      }
+    }
+    if (plan.price_table_id !== null && row.price_table_id !== plan.price_table_id) {
+      atRow(
+        row,
+        line,
+        "price_table_mismatch",
+        "price_table_id",
+        `price table "${row.price_table_id}" differs from the plan's "${plan.price_table_id}"`,
+      );
+    }
+    for (const cap of ["token_cap", "step_cap", "wall_ms_cap"] as const) {
+      const planned = plan.caps[cap];
+      const recorded = row.caps[cap];
+      if (planned !== null && recorded !== null && planned !== recorded) {
+        atRow(
+          row,
+          line,
+          "caps_mismatch",
+          `caps.${cap}`,
+          `recorded ${cap} ${recorded} differs from the plan's ${planned}`,
+        );
+      }
+    }
+    for (const excess of overCap(row, effectiveCaps(plan.caps, row.caps))) {
+      atRow(row, line, "over_cap", capField(excess), overCapMessage(excess));
+    }
+  }
+
+  function finish(scan: LedgerScan): ValidationReport {
+    const readerFindings: Finding[] = [];
+    for (const problem of scan.problems) push(readerFindings, problemFinding(problem));
+    const lineFindings = mergeByLine(readerFindings, rowFindings);
+    const endFindings: Finding[] = [];
+    const sprt = plan.stopping.kind === "sprt";
+    const order = [
+      ...plannedAgents,
+      ...[...agents.keys()].filter((id) => !plannedAgents.includes(id)).sort(),
+    ];
+    const agentReports: AgentValidation[] = [];
+    let plannedScored = 0;
+    let plannedAgentCount = 0;
+    let scoredInPlan = 0;
+    for (const agentId of order) {
+      const agent = agents.get(agentId)!;
+      let tasksScored = 0;
+      if (agent.planned) {
+        for (let i = 0; i < taskCount; i++) {
+          const task = plan.tasks[i];
+          scoredInPlan += agent.scoredAt[i];
+          if (agent.scoredAt[i] > 0) {
+            tasksScored++;
+            continue;
+          }
+          const where = {
+            line: null,
+            field: "",
+            episode_id: null,
+            agent_id: agentId,
+            task_id: task.task_id,
+          };
+          if (agent.invalidAt[i] > 0) {
+            push(endFindings, {
+              ...where,
+              code: "no_scored_attempt",
+              message:
+                `task "${task.task_id}" has ${
+                  agent.invalidAt[i]
+                } invalid attempt(s) and no scored one ` +
+                `for agent "${agentId}"`,
+            });
+          } else if (sprt && i > agent.lastIndex) {
+            push(endFindings, {
+              ...where,
+              code: "not_reached",
+              message:
+                `task "${task.task_id}" was not reached by agent "${agentId}" (sequential stopping)`,
+            });
+          } else {
+            push(endFindings, {
+              ...where,
+              code: "missing_task",
+              message: `task "${task.task_id}" has no row for agent "${agentId}"`,
+            });
+          }
+        }
+        plannedScored += taskCount;
+        plannedAgentCount++;
+      }
+      agentReports.push({
+        agent_id: agentId,
+        planned: agent.planned,
+        rows: agent.rows,
+        scored: agent.scored,
+        invalid: agent.invalid,
+        tasks_scored: tasksScored,
+        tasks_without_score: agent.planned ? taskCount - tasksScored : 0,
+      });
+    }
+    const countWrong = sprt ? scoredInPlan > plannedScored : scoredInPlan !== plannedScored;
+    if (countWrong) {
+      push(endFindings, {
+        code: "row_count",
+        line: null,
+        field: "",
+        episode_id: null,
+        agent_id: null,
+        task_id: null,
+        message: `${scoredInPlan} scored rows of planned agents and tasks, the plan calls for ` +
+          `${
+            sprt ? "at most " : ""
+          }${plannedScored} (${taskCount} tasks × ${plannedAgentCount} agents)`,
+      });
+    }
+    const findings = [...lineFindings, ...endFindings];
+    return {
+      ok: Object.entries(counts).every(([code, n]) =>
+        n === 0 || SEVERITY[code as FindingCode] !== "error"
+      ),
+      file: scan.file,
+      sha256: scan.sha256,
+      plan_id: plan.plan_id,
+      stopping: plan.stopping.kind,
+      lines: scan.lines,
+      chained: scan.chained,
+      rows,
+      scored,
+      invalid,
+      planned_scored: plannedScored,
+      stop_reasons: stopReasons,
+      agents: agentReports,
+      finding_counts: counts,
+      findings,
+    };
+  }
+
+  return { add, finish };
+}
+
+function capField(excess: CapExcess): string {
+  return excess.cap === "token_cap"
+    ? "prompt_tokens"
+    : excess.cap === "step_cap"
+    ? "model_calls"
+    : "wall_ms";
+}
+
+function overCapMessage(excess: CapExcess): string {
+  return `${CAP_SPEND[excess.cap]} ${excess.actual} exceed ${excess.cap} ${excess.limit}`;
+}
+
+function problemFinding(problem: LedgerProblem): Omit<Finding, "severity"> {
+  return {
+    code: problem.code as FindingCode,
+    line: problem.line,
+    field: problem.field,
+    episode_id: null,
+    agent_id: null,
+    task_id: null,
+    message: problem.message,
+  };
+}
+
+/** Merges two lists already in line order; ties keep reader problems first. */
+function mergeByLine(a: Finding[], b: Finding[]): Finding[] {
+  const out: Finding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    out.push((a[i].line ?? 0) <= (b[j].line ?? 0) ? a[i++] : b[j++]);
+  }
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
+}
+
+/**
+ * Validates a ledger against its frozen plan (seed 003, `validate`), reading
+ * the ledger once, streaming and leniently, so that every problem is listed.
+ *
+ * Findings (severity in brackets; `ok` is true when there is no error):
+ *
+ * - reader problems [error]: malformed JSON, blank line, schema violation
+ *   (which covers unknown stop reasons: the schema holds the enum),
+ *   duplicate `episode_id`, broken hash chain; each with its line and field
+ * - `unexpected_agent` [error]: an agent the plan does not list (once, at its
+ *   first row; only when the plan lists agents, else the ledger's agents are
+ *   taken as planned)
+ * - `unexpected_task` [error]: a task not in the plan (once per agent and task)
+ * - `lane_mismatch`, `price_table_mismatch`, `caps_mismatch` [error]: a row
+ *   that disagrees with the frozen plan (caps only when both are set)
+ * - `over_cap` [error]: spend over a cap ({@link overCap}; the plan's cap
+ *   where it sets one, else the row's recorded cap), one per cap exceeded
+ * - `invalid_attempt` [info]: every invalid row with its reason
+ * - `duplicate_scored_attempt` [error]: a second scored row for one agent and
+ *   task (seed 000: no best-of, no automatic retries of valid results)
+ * - `attempts_exceeded` [error]: an `attempt` number above the plan's
+ *   `max_attempts`
+ * - `no_scored_attempt` [error]: a planned task with only invalid attempts
+ * - `missing_task` [error]: a planned task with no row for a planned agent;
+ *   under SPRT stopping, tasks after the last one an agent reached in the
+ *   pre-registered order are `not_reached` [info] instead, while a gap before
+ *   it stays `missing_task`
+ * - `row_count` [error]: scored rows of planned agents and tasks ≠ tasks ×
+ *   agents (seed 003: `len(records) == planned_tasks`); under SPRT only more
+ *   than that is an error
+ *
+ * Cost: one pass over the file, O(agents × planned tasks) memory besides the
+ * reader's set of episode ids.
+ *
+ * @param path the ledger file
+ * @param plan the frozen plan (`readPlan` in read_config.ts reads one)
+ * @param options a cap on listed findings per code
+ * @returns the report: `ok`, counts, stop reasons, per-agent counts and findings
+ * @throws {LedgerError} code `io_error` when the file cannot be opened
+ */
+export async function validateLedger(
+  path: string,
+  plan: Plan,
+  options: ValidateOptions = {},
+): Promise<ValidationReport> {
+  let chunks: AsyncIterable<Uint8Array>;
+  try {
+    chunks = await openBytes(path);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+  }
+  const validator = ledgerValidator(plan, options);
+  const scan = await scanLedger(chunks, path, validator.add, { lenient: true });
+  return validator.finish(scan);
+}

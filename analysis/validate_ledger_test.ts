@@ -1,0 +1,244 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { lineSha256 } from "./read_ledger.ts";
+import { readPlan } from "./read_config.ts";
+import { type Finding, validateLedger } from "./validate_ledger.ts";
+import { Plan } from "./schema.ts";
+
+const EXAMPLES = new URL("../ledgers/examples/", import.meta.url).pathname;
+const encoder = new TextEncoder();
+
+/** Joins raw lines into a hash-chained ledger: objects get prev_sha256, strings are written as is. */
+function chained(lines: (Record<string, unknown> | string)[]): string {
+  let previous: string | null = null;
+  const out: string[] = [];
+  for (const item of lines) {
+    const text = typeof item === "string"
+      ? item
+      : JSON.stringify({ ...item, prev_sha256: previous });
+    out.push(text);
+    previous = lineSha256(encoder.encode(text));
+  }
+  return out.join("\n") + "\n";
+}
+
+function episode(agent_id: string, task_id: string, fields: Record<string, unknown> = {}) {
+  return {
+    run_id: "r",
+    agent_id,
+    task_id,
+    seed: 1,
+    resolved: true,
+    prompt_tokens: 100,
+    completion_tokens: 50,
+    tool_calls: 2,
+    model_calls: 3,
+    wall_ms: 1000,
+    price_table_id: "p",
+    ...fields,
+  };
+}
+
+function invalid(
+  agent_id: string,
+  task_id: string,
+  reason: string,
+  fields: Record<string, unknown> = {},
+) {
+  return episode(agent_id, task_id, {
+    status: "invalid",
+    resolved: null,
+    invalid_reason: reason,
+    ...fields,
+  });
+}
+
+async function validateText(text: string, plan: Plan, options = {}) {
+  const path = await Deno.makeTempFile({ suffix: ".jsonl" });
+  try {
+    await Deno.writeTextFile(path, text);
+    return { path, report: await validateLedger(path, plan, options) };
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+const PLAN = Plan.parse({
+  plan_id: "hand",
+  tasks: [{ task_id: "t1" }, { task_id: "t2" }, { task_id: "t3" }],
+  agents: [{ agent_id: "a" }, { agent_id: "b" }],
+  caps: { token_cap: 1000, step_cap: 10, wall_ms_cap: 60_000 },
+  price_table_id: "p",
+});
+
+function brief(findings: Finding[]) {
+  return findings.map((f) => [f.code, f.line, f.agent_id, f.task_id, f.severity]);
+}
+
+Deno.test("validateLedger() lists every kind of finding in line order, then the plan's gaps", async () => {
+  const text = chained([
+    episode("a", "t1", { prompt_tokens: 600, completion_tokens: 300 }), // 1: clean, 900 tokens ≤ 1000
+    invalid("a", "t2", "provider_fault", { stop_reason: "rate_limited" }), // 2
+    episode("a", "t2", {
+      attempt: 2,
+      stop_reason: "token_cap",
+      prompt_tokens: 700,
+      completion_tokens: 500,
+    }), // 3: 1200 > 1000
+    episode("a", "t9"), // 4: not in the plan
+    episode("c", "t1"), // 5: agent not in the plan
+    episode("b", "t1", { lane: "X", price_table_id: "q" }), // 6
+    episode("b", "t1", { attempt: 2, model_calls: 11, caps: { token_cap: 2000 } }), // 7: second scored, 11 > 10 steps
+    invalid("b", "t2", "evidence_missing"), // 8: never rerun
+    episode("a", "t3", { attempt: 4 }), // 9: max_attempts is 3
+    "{not json", // 10
+    episode("a", "t1"), // 11: same episode_id as line 1
+    JSON.stringify({ ...episode("b", "t3"), prev_sha256: "0".repeat(64) }), // 12: tampered chain
+  ]);
+  const { path, report } = await validateText(text, PLAN);
+  equal(report.ok, false);
+  equal(report.file, path);
+  equal(report.lines, 12);
+  equal(report.chained, true);
+  // Readable rows: 12 lines minus the malformed (10), duplicate (11) and broken-chain (12) lines.
+  deepEqual([report.rows, report.scored, report.invalid, report.planned_scored], [9, 7, 2, 6]);
+  deepEqual(brief(report.findings), [
+    ["invalid_attempt", 2, "a", "t2", "info"],
+    ["over_cap", 3, "a", "t2", "error"],
+    ["unexpected_task", 4, "a", "t9", "error"],
+    ["unexpected_agent", 5, "c", "t1", "error"],
+    ["lane_mismatch", 6, "b", "t1", "error"],
+    ["price_table_mismatch", 6, "b", "t1", "error"],
+    ["duplicate_scored_attempt", 7, "b", "t1", "error"],
+    ["caps_mismatch", 7, "b", "t1", "error"],
+    ["over_cap", 7, "b", "t1", "error"],
+    ["invalid_attempt", 8, "b", "t2", "info"],
+    ["attempts_exceeded", 9, "a", "t3", "error"],
+    ["malformed_json", 10, null, null, "error"],
+    ["duplicate_episode_id", 11, null, null, "error"],
+    ["broken_hash_chain", 12, null, null, "error"],
+    ["no_scored_attempt", null, "b", "t2", "error"],
+    ["missing_task", null, "b", "t3", "error"],
+    ["row_count", null, null, null, "error"],
+  ]);
+  const at = (line: number, code: string) =>
+    report.findings.find((f) => f.line === line && f.code === code)!;
+  // Line 3: 700 + 500 = 1200 tokens over the plan's 1000.
+  deepEqual(
+    {
+      field: at(3, "over_cap").field,
+      message: at(3, "over_cap").message,
+      episode: at(3, "over_cap").episode_id,
+    },
+    { field: "prompt_tokens", message: "tokens 1200 exceed token_cap 1000", episode: "r/a/t2/2" },
+  );
+  equal(at(7, "over_cap").message, "steps 11 exceed step_cap 10");
+  equal(at(7, "caps_mismatch").field, "caps.token_cap");
+  equal(at(2, "invalid_attempt").message, 'invalid attempt 1 of task "t2": "provider_fault"');
+  equal(at(11, "duplicate_episode_id").field, "episode_id");
+  equal(at(12, "broken_hash_chain").field, "prev_sha256");
+  // Scored rows of planned agents and tasks: a t1, t2, t3 and b t1 twice = 5 of 3 × 2 = 6.
+  equal(
+    report.findings.at(-1)!.message,
+    "5 scored rows of planned agents and tasks, the plan calls for 6 (3 tasks × 2 agents)",
+  );
+  deepEqual(report.finding_counts.over_cap, 2);
+  // Stop reasons over the 9 readable rows: 7 completed, 1 rate_limited, 1 token_cap.
+  deepEqual(report.stop_reasons, {
+    completed: 7,
+    step_cap: 0,
+    token_cap: 1,
+    wall_cap: 0,
+    rate_limited: 1,
+    error: 0,
+  });
+  deepEqual(
+    report.agents.map((a) => [a.agent_id, a.planned, a.rows, a.scored, a.invalid, a.tasks_scored]),
+    [
+      ["a", true, 5, 4, 1, 3],
+      ["b", true, 3, 2, 1, 1],
+      ["c", false, 1, 1, 0, 0],
+    ],
+  );
+});
+
+Deno.test("validateLedger() tells a gap from tasks an SPRT run never reached", async () => {
+  const plan = Plan.parse({ ...PLAN, stopping: { kind: "sprt", params: {} } });
+  const text = chained([
+    episode("a", "t1"),
+    episode("b", "t1"),
+    episode("a", "t2"),
+    episode("b", "t3"), // b skipped t2: a gap before its last task
+  ]);
+  const { report } = await validateText(text, plan);
+  deepEqual(brief(report.findings), [
+    ["not_reached", null, "a", "t3", "info"],
+    ["missing_task", null, "b", "t2", "error"],
+  ]);
+  equal(report.ok, false);
+  // 4 scored rows ≤ 6: no row_count finding under sequential stopping.
+  equal(report.finding_counts.row_count, undefined);
+});
+
+Deno.test("validateLedger() takes the ledger's agents when the plan lists none (seed-001 sample)", async () => {
+  const sample = `${EXAMPLES}sample_ledger.jsonl`;
+  const plan = Plan.parse({
+    plan_id: "seed-001",
+    tasks: ["t1", "t2", "t3", "t4"].map((task_id) => ({ task_id })),
+  });
+  const report = await validateLedger(sample, plan);
+  equal(report.ok, true);
+  deepEqual(report.findings, []);
+  // Seed 001: 2 agents × 4 tasks, all completed (no stop_reason field: the default).
+  deepEqual([report.rows, report.planned_scored, report.stop_reasons.completed, report.chained], [
+    8,
+    8,
+    8,
+    false,
+  ]);
+  // Seed 003's check "len(records) == planned_tasks" with a fifth planned task.
+  const five = Plan.parse({ ...plan, tasks: [...plan.tasks, { task_id: "t5" }] });
+  const short = await validateLedger(sample, five);
+  deepEqual(brief(short.findings), [
+    ["missing_task", null, "a", "t5", "error"],
+    ["missing_task", null, "b", "t5", "error"],
+    ["row_count", null, null, null, "error"],
+  ]);
+});
+
+Deno.test("validateLedger() caps listed findings per code but keeps complete counts", async () => {
+  const text = chained([
+    invalid("a", "t1", "harness_error"),
+    episode("a", "t1", { attempt: 2 }),
+    invalid("b", "t1", "verifier_fault"),
+    episode("b", "t1", { attempt: 2 }),
+    episode("a", "t2"),
+    episode("b", "t2"),
+    episode("a", "t3"),
+    episode("b", "t3"),
+  ]);
+  const { report } = await validateText(text, PLAN, { maxFindingsPerCode: 1 });
+  equal(report.ok, true);
+  deepEqual(brief(report.findings), [["invalid_attempt", 1, "a", "t1", "info"]]);
+  deepEqual(report.finding_counts, { invalid_attempt: 2 });
+});
+
+Deno.test("validateLedger() passes the committed synthetic ledger against its plan", async () => {
+  const plan = await readPlan(`${EXAMPLES}synthetic_plan.json`);
+  const path = `${EXAMPLES}synthetic_ledger.jsonl`;
+  const report = await validateLedger(path, plan);
+  // Independent count of invalid lines straight from the text.
+  const lines = (await Deno.readTextFile(path)).trimEnd().split("\n");
+  const invalidLines = lines.filter((line) => line.includes('"status":"invalid"')).length;
+  equal(
+    report.ok,
+    true,
+    JSON.stringify(report.findings.filter((f) => f.severity === "error").slice(0, 3)),
+  );
+  equal(report.rows, lines.length);
+  equal(report.invalid, invalidLines);
+  // Every planned agent scored every planned task exactly once.
+  equal(report.scored, plan.tasks.length * plan.agents.length);
+  equal(report.planned_scored, report.scored);
+  deepEqual(report.finding_counts, { invalid_attempt: invalidLines });
+  ok(report.findings.every((f) => f.code === "invalid_attempt" && f.line !== null));
+});
