@@ -22,3 +22,11 @@ export * from "./jsonl.ts";
 export * from "./read_ledger.ts";
 export * from "./canonical_json.ts";
 export * from "./seeded_random.ts";
+// Classification, censoring, errata, validation, pilot estimate, config reading, JSON Schemas (seeds 000, 003).
+export * from "./classify_episode.ts";
+export * from "./censoring.ts";
+export * from "./errata.ts";
+export * from "./validate_ledger.ts";
+export * from "./pilot_estimate.ts";
+export * from "./read_config.ts";
+export * from "./json_schema.ts";
