@@ -67,6 +67,9 @@ export interface Relay {
   close(): Promise<void>;
 }
 
+/** Longest unix socket path Linux accepts (`sun_path` is 108 bytes with its final NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
 /** Request headers passed upstream; everything else, `Authorization` included, is dropped. */
 const FORWARDED_REQUEST_HEADERS = ["content-type", "accept"];
 /** Response headers passed back to the agent. */
@@ -107,10 +110,11 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *
  * Refusal bodies are OpenAI-style: `{"error":{"message","type","param","code"}}`.
  *
- * @param socketPath Where to listen; a stale socket file there is replaced.
+ * @param socketPath Where to listen (at most 107 bytes); a stale socket file there is replaced.
  * @param options Upstream, key and caps.
  * @returns The running relay, once it listens.
- * @throws {Error} when the key is empty, the base URL is not http(s), or the path exists and is not a socket
+ * @throws {Error} when the key is empty, the base URL is not http(s), the socket path is too long,
+ * or the path exists and is not a socket
  * @example
  * ```ts
  * import { startRelay } from "./relay.ts";
@@ -133,6 +137,12 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  */
 export async function startRelay(socketPath: string, options: RelayOptions): Promise<Relay> {
   if (options.upstreamKey === "") throw new Error("Cannot start relay: the upstream key is empty");
+  const pathBytes = new TextEncoder().encode(socketPath).length;
+  if (pathBytes > MAX_SOCKET_PATH_BYTES) {
+    throw new Error(
+      `Cannot start relay: socket path "${socketPath}" is ${pathBytes} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit of unix sockets`,
+    );
+  }
   const base = parseBaseUrl(options.upstreamBaseUrl);
   const tokenCap = options.tokenCap ?? null;
   const stepCap = options.stepCap ?? null;

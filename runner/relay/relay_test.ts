@@ -283,6 +283,35 @@ Deno.test("startRelay() answers 502 when the upstream is unreachable", async () 
   });
 });
 
+Deno.test("startRelay() replaces a stale socket file and removes its own on close", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "relay_test_" });
+  const path = `${dir}/relay.sock`;
+  try {
+    const options = { upstreamBaseUrl: "http://127.0.0.1:9/v1", upstreamKey: "k" };
+    const first = await startRelay(path, options);
+    assert.equal((await Deno.lstat(path)).mode! & 0o777, 0o600);
+    // A listener killed with SIGKILL leaves its socket file behind.
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `Deno.listen({ transport: "unix", path: "${dir}/stale.sock" }); console.log("up"); setTimeout(() => {}, 60000);`,
+      ],
+      stdout: "piped",
+    }).spawn();
+    await child.stdout.pipeThrough(new TextDecoderStream()).getReader().read();
+    child.kill("SIGKILL");
+    await child.status;
+    assert.equal((await Deno.lstat(`${dir}/stale.sock`)).isSocket, true);
+    const second = await startRelay(`${dir}/stale.sock`, options);
+    await second.close();
+    await first.close();
+    await assert.rejects(() => Deno.lstat(path), Deno.errors.NotFound);
+    await assert.rejects(() => Deno.lstat(`${dir}/stale.sock`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("startRelay() counts tool calls the model asked for", async () => {
   await withRig(
     {
@@ -297,7 +326,7 @@ Deno.test("startRelay() counts tool calls the model asked for", async () => {
   );
 });
 
-Deno.test("startRelay() refuses an empty key and a path that is not a socket", async () => {
+Deno.test("startRelay() refuses an empty key, a bad URL, a long path and a path that is not a socket", async () => {
   const dir = await Deno.makeTempDir({ prefix: "relay_test_" });
   try {
     await assert.rejects(
@@ -308,6 +337,14 @@ Deno.test("startRelay() refuses an empty key and a path that is not a socket", a
     await assert.rejects(
       () => startRelay(`${dir}/a.sock`, { upstreamBaseUrl: "ftp://x/v1", upstreamKey: "k" }),
       /^Error: Cannot start relay: upstream base URL "ftp:\/\/x\/v1" must be http or https$/,
+    );
+    await assert.rejects(
+      () =>
+        startRelay(`${dir}/${"x".repeat(120)}.sock`, {
+          upstreamBaseUrl: "http://127.0.0.1:9/v1",
+          upstreamKey: "k",
+        }),
+      /over the 107-byte limit of unix sockets$/,
     );
     await Deno.writeTextFile(`${dir}/file`, "data");
     await assert.rejects(

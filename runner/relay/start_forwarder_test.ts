@@ -64,3 +64,47 @@ Deno.test("startForwarder() reports a namespace it cannot enter", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("forwarder_main.ts exits on its own when its stdin closes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "forwarder_test_" });
+  const socket = `${dir}/relay.sock`;
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        `--allow-net=127.0.0.1,unix:${socket}`,
+        `--allow-read=${socket}`,
+        `--allow-write=${socket}`,
+        new URL("./forwarder_main.ts", import.meta.url).pathname,
+        socket,
+        "0",
+      ],
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.match((await reader.read()).value ?? "", /^ready \d+\n$/);
+    // The runner dying closes this pipe; the forwarder must then leave the namespace.
+    await child.stdin.close();
+    const status = await child.status;
+    assert.equal(status.code, 0);
+    assert.equal(status.signal, null);
+    await reader.cancel();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("forwarder_main.ts refuses bad arguments", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-config", new URL("./forwarder_main.ts", import.meta.url).pathname, "/x"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 2);
+  assert.match(
+    new TextDecoder().decode(output.stderr),
+    /usage: forwarder_main\.ts <socket path> <port>/,
+  );
+});

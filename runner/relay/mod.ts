@@ -1,0 +1,53 @@
+/**
+ * The host relay (seed 000 §03–04, issue 3 "One episode" 2–3): the only way
+ * an agent in a `--network none` sandbox reaches a model, and the only place
+ * the upstream key and the evidence of each call live.
+ *
+ * - {@linkcode startRelay}: OpenAI-compatible relay on a host unix socket,
+ *   with token and step caps, per-call evidence records and key redaction.
+ * - {@linkcode startForwarder}: `nsenter -n` into the container's network
+ *   namespace, listen on 127.0.0.1:<port> there, pipe to the relay socket.
+ * - {@linkcode evidenceGate}: seed 000's gate over the call records
+ *   (`evidence_missing`, zero calls = scored failure, `provider_fault`).
+ * - {@linkcode relayStopReason}: `completed`, `step_cap`, `token_cap` or
+ *   `rate_limited` from the call records (seed 003).
+ * - {@linkcode startScriptedProvider}: the deterministic OpenAI-compatible
+ *   server for tests and the demo, scripted with {@linkcode ProviderScript}.
+ *
+ * An episode, in order: start the relay on a fresh socket; start the
+ * candidate container; start the forwarder into its pid's network
+ * namespace; let the agent run; close the forwarder, then the relay; read
+ * `records()`, `stopReason()` and `evidenceGate(records)`.
+ *
+ * @module
+ */
+export { evidenceGate } from "./evidence_gate.ts";
+export type { EvidenceGateOptions, EvidenceGateResult, EvidenceProblem } from "./evidence_gate.ts";
+export { MODEL_CALL_PATHS, startRelay } from "./relay.ts";
+export type { Relay, RelayOptions, RelayTotals } from "./relay.ts";
+export { RelayCallRecord, RelayFault, RelayRefusal, RelayUsage } from "./relay_call_record.ts";
+export { relayStopReason } from "./relay_stop_reason.ts";
+export type { RelayStopReasonOptions } from "./relay_stop_reason.ts";
+export {
+  canonicalRequest,
+  combineFingerprints,
+  requestFingerprint,
+} from "./request_fingerprint.ts";
+export { startForwarder } from "./start_forwarder.ts";
+export type { Forwarder, ForwarderOptions } from "./start_forwarder.ts";
+export { startScriptedProvider } from "./scripted_provider.ts";
+export type {
+  ProviderRequest,
+  ScriptedProvider,
+  ScriptedProviderOptions,
+} from "./scripted_provider.ts";
+export {
+  derivedUsage,
+  messageText,
+  ProviderReply,
+  ProviderRule,
+  ProviderScript,
+  ProviderToolCall,
+  ProviderUsage,
+} from "./provider_script.ts";
+export type { ProviderReplyInput, ProviderScriptInput } from "./provider_script.ts";
