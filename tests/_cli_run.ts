@@ -1,0 +1,76 @@
+/**
+ * Runs the real `ledgerbench` CLI as a subprocess (the same `deno run`
+ * permissions as the `ledgerbench` task) and captures stdout, stderr and the
+ * exit status, for the CLI integration tests.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+
+/** The repository root. */
+export const ROOT = new URL("..", import.meta.url).pathname;
+
+/** What one CLI run produced. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `deno run --allow-read --allow-write cli/main.ts ...args` from the
+ * repository root.
+ */
+export async function cli(...args: string[]): Promise<CliResult> {
+  const command = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-write", "cli/main.ts", ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  });
+  const output = await command.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** Hex SHA-256 of a file, computed independently of the code under test. */
+export async function fileSha256(path: string): Promise<string> {
+  return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+}
+
+/** The seed-001 sample ledger, relative to the root (as the CLI records it). */
+export const SAMPLE = "ledgers/examples/sample_ledger.jsonl";
+
+/** One seed-001 style row as an object, with overrides. */
+export function row(overrides: Record<string, unknown>): Record<string, unknown> {
+  return {
+    run_id: "r1",
+    agent_id: "a",
+    task_id: "t1",
+    seed: 7,
+    resolved: true,
+    prompt_tokens: 100,
+    completion_tokens: 50,
+    tool_calls: 1,
+    wall_ms: 1000,
+    price_table_id: "local-0",
+    ...overrides,
+  };
+}
+
+/** Writes rows (objects or raw lines) as a JSONL file and returns its path. */
+export async function writeJsonl(
+  dir: string,
+  name: string,
+  rows: (Record<string, unknown> | string)[],
+): Promise<string> {
+  const path = `${dir}/${name}`;
+  const text = rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r)) + "\n").join("");
+  await Deno.writeTextFile(path, text);
+  return path;
+}
