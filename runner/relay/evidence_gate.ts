@@ -23,7 +23,7 @@ export interface EvidenceGateOptions {
 export interface EvidenceProblem {
   /** The call's `index` (arrival order). */
   index: number;
-  code: "model_missing" | "usage_missing" | "model_unexpected" | "provider_fault";
+  code: "model_missing" | "usage_missing" | "model_unexpected" | "provider_fault" | "aborted";
   message: string;
 }
 
@@ -68,6 +68,9 @@ export interface EvidenceGateResult {
  *    the plan's invalid policy decides what happens next. Upstream 429 is not
  *    an invalidity here: it is the `rate_limited` stop reason
  *    (`relayStopReason`), reported as censoring (seed 003).
+ *    A call cut off by the relay closing (`aborted`: the runner ended the
+ *    episode, whose stop reason is then `wall_cap` or `error`) is listed in
+ *    `problems` but does not invalidate; its unknown usage is not counted.
  * 4. Otherwise `scored`.
  *
  * Evidence recorded (schema `Evidence`):
@@ -115,6 +118,13 @@ export function evidenceGate(
       promptTokens += call.usage.prompt_tokens;
       completionTokens += call.usage.completion_tokens;
     }
+    if (call.fault === "aborted") {
+      faults.push({
+        index: call.index,
+        code: "aborted",
+        message: `Call ${call.index} was cut off when the relay closed: its usage is unknown`,
+      });
+    }
     if (call.fault === "provider_fault") {
       faults.push({
         index: call.index,
@@ -161,7 +171,7 @@ export function evidenceGate(
   if (evidenceProblems.length > 0) {
     status = "invalid";
     invalidReason = "evidence_missing";
-  } else if (calls.length > 0 && faults.length > 0) {
+  } else if (faults.some((fault) => fault.code === "provider_fault")) {
     status = "invalid";
     invalidReason = "provider_fault";
   }

@@ -49,6 +49,8 @@ export interface RelayTotals {
   rate_limited_calls: number;
   /** Forwarded calls that got an upstream 5xx, a connection failure or a timeout. */
   provider_faults: number;
+  /** Forwarded calls cut off by `close()` before the upstream answered (usage unknown). */
+  aborted_calls: number;
   /** Non-model requests forwarded (`GET /v1/models` and the like). */
   other_requests: number;
 }
@@ -63,7 +65,12 @@ export interface Relay {
   totals(): RelayTotals;
   /** {@linkcode relayStopReason} of the records under this relay's token cap. */
   stopReason(): StopReason;
-  /** Stops listening (in-flight calls finish first) and removes the socket file. */
+  /**
+   * Stops listening and removes the socket file. Calls still waiting for the
+   * upstream are cut off and recorded with fault `aborted` (their usage is
+   * unknown and not counted): the runner closes the relay after the agent
+   * has gone, so nobody is waiting for those answers.
+   */
   close(): Promise<void>;
 }
 
@@ -108,6 +115,9 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  * 6. Any occurrence of the upstream key in the response body is replaced by
  *    `[redacted]` before the agent sees it.
  *
+ * 7. When {@linkcode Relay.close} is called, calls still waiting for the
+ *    upstream are aborted and recorded with fault `aborted`.
+ *
  * Refusal bodies are OpenAI-style: `{"error":{"message","type","param","code"}}`.
  *
  * @param socketPath Where to listen (at most 107 bytes); a stale socket file there is replaced.
@@ -149,6 +159,8 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const timeoutMs = options.upstreamTimeoutMs ?? 300_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const key = options.upstreamKey;
+  const closing = new AbortController();
+  const upstreamConfig: Upstream = { base, key, timeoutMs, closing: closing.signal };
 
   const records: RelayCallRecord[] = [];
   let arrivals = 0;
@@ -265,9 +277,18 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     const started = performance.now();
     let upstream: { status: number; headers: Headers; body: Uint8Array<ArrayBuffer> };
     try {
-      upstream = await send(base, endpoint, search, "POST", request.headers, bytes, key, timeoutMs);
+      upstream = await send(upstreamConfig, endpoint + search, "POST", request.headers, bytes);
     } catch (error) {
       record.latency_ms = roundMs(performance.now() - started);
+      if (closing.signal.aborted) {
+        record.status = 503;
+        record.fault = "aborted";
+        record.detail = "Aborted: the relay closed before the upstream answered";
+        records.push(record);
+        return Response.json(errorBody(record.detail, "upstream_error", "aborted"), {
+          status: 503,
+        });
+      }
       record.fault = "provider_fault";
       record.detail = `Upstream unreachable: ${describe(error)}`;
       records.push(record);
@@ -320,14 +341,11 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       : new Uint8Array(await request.arrayBuffer());
     try {
       const upstream = await send(
-        base,
-        path,
-        url.search,
+        upstreamConfig,
+        path + url.search,
         request.method,
         request.headers,
         bytes,
-        key,
-        timeoutMs,
       );
       return passBack(upstream, key);
     } catch (error) {
@@ -350,6 +368,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     totals: () => totalsOf(records, otherRequests),
     stopReason: () => relayStopReason(records, { tokenCap }),
     close: async () => {
+      closing.abort();
       await server.shutdown();
       await Deno.remove(socketPath).catch(() => {});
     },
@@ -383,15 +402,20 @@ async function clearStaleSocket(path: string): Promise<void> {
   await Deno.remove(path);
 }
 
+interface Upstream {
+  base: string;
+  key: string;
+  timeoutMs: number;
+  /** Aborted by `close()`: cuts off calls still waiting for the upstream. */
+  closing: AbortSignal;
+}
+
 async function send(
-  base: string,
-  path: string,
-  search: string,
+  upstream: Upstream,
+  pathAndSearch: string,
   method: string,
   incoming: Headers,
   body: Uint8Array<ArrayBuffer> | null,
-  key: string,
-  timeoutMs: number,
 ): Promise<{ status: number; headers: Headers; body: Uint8Array<ArrayBuffer> }> {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -401,9 +425,9 @@ async function send(
   if (body !== null && !headers.has("content-type")) {
     headers.set("content-type", "application/json");
   }
-  headers.set("authorization", `Bearer ${key}`);
-  const signal = AbortSignal.timeout(timeoutMs);
-  const response = await fetch(`${base}${path.slice("/v1".length)}${search}`, {
+  headers.set("authorization", `Bearer ${upstream.key}`);
+  const signal = AbortSignal.any([AbortSignal.timeout(upstream.timeoutMs), upstream.closing]);
+  const response = await fetch(`${upstream.base}${pathAndSearch.slice("/v1".length)}`, {
     method,
     headers,
     body: body === null ? undefined : body,
@@ -483,6 +507,7 @@ function totalsOf(records: readonly RelayCallRecord[], otherRequests: number): R
     tool_calls: 0,
     rate_limited_calls: 0,
     provider_faults: 0,
+    aborted_calls: 0,
     other_requests: otherRequests,
   };
   for (const record of records) {
@@ -495,6 +520,7 @@ function totalsOf(records: readonly RelayCallRecord[], otherRequests: number): R
     totals.tool_calls += record.tool_calls;
     if (record.fault === "rate_limited") totals.rate_limited_calls += 1;
     if (record.fault === "provider_fault") totals.provider_faults += 1;
+    if (record.fault === "aborted") totals.aborted_calls += 1;
   }
   totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
   return totals;

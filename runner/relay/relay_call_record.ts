@@ -23,11 +23,13 @@ export const RelayRefusal = z.enum(["bad_request", "stream_unsupported", "step_c
 export type RelayRefusal = z.infer<typeof RelayRefusal>;
 
 /**
- * How a forwarded call failed on the provider's side: `rate_limited`
- * (upstream 429, passed through) or `provider_fault` (upstream 5xx, upstream
- * 401/403 rejecting the relay's key, connection failure or timeout).
+ * How a forwarded call failed: `rate_limited` (upstream 429, passed through),
+ * `provider_fault` (upstream 5xx, upstream 401/403 rejecting the relay's key,
+ * connection failure or timeout), or `aborted` (the relay was closed, i.e.
+ * the runner ended the episode, before the upstream answered; the call's
+ * usage is unknown).
  */
-export const RelayFault = z.enum(["rate_limited", "provider_fault"]);
+export const RelayFault = z.enum(["rate_limited", "provider_fault", "aborted"]);
 export type RelayFault = z.infer<typeof RelayFault>;
 
 /** Token usage as the server reported it. */

@@ -162,6 +162,7 @@ Deno.test("startRelay() forwards the call that crosses the token cap, then refus
           tool_calls: 0,
           rate_limited_calls: 0,
           provider_faults: 0,
+          aborted_calls: 0,
           other_requests: 0,
         },
       );
@@ -310,6 +311,27 @@ Deno.test("startRelay() replaces a stale socket file and removes its own on clos
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("startRelay() close() cuts off a call still waiting for the upstream", async () => {
+  await withRig(
+    { default: { content: "late", delay_ms: 800 } },
+    {},
+    async ({ provider, relay, chat }) => {
+      const pending = chat("slow").catch((error) => error);
+      while (provider.requests().length === 0) await new Promise((r) => setTimeout(r, 5));
+      await relay.close();
+      await pending;
+      const [record] = relay.records();
+      assert.equal(record.forwarded, true);
+      assert.equal(record.fault, "aborted");
+      assert.equal(record.upstream_status, null);
+      assert.equal(relay.totals().aborted_calls, 1);
+      const gate = evidenceGate(relay.records());
+      assert.equal(gate.status, "scored");
+      assert.deepEqual(gate.problems.map((p) => p.code), ["aborted"]);
+    },
+  );
 });
 
 Deno.test("startRelay() counts tool calls the model asked for", async () => {
