@@ -12,10 +12,10 @@ export function percent(x: number, digits = 1): string {
   return `${(100 * x).toFixed(digits)}%`;
 }
 
-/** An integer with thin-space-free comma grouping: `1234567.4` → `"1,234,567"`. */
+/** An integer with comma grouping and a true minus sign (U+2212): `1234567.4` → `"1,234,567"`. */
 export function grouped(x: number): string {
   const rounded = Math.round(x);
-  const sign = rounded < 0 ? "-" : "";
+  const sign = rounded < 0 ? "\u2212" : "";
   const digits = String(Math.abs(rounded));
   let out = "";
   for (let i = 0; i < digits.length; i++) {
@@ -29,7 +29,7 @@ export function grouped(x: number): string {
 export function decimal(x: number, digits: number): string {
   const fixed = Math.abs(x).toFixed(digits);
   const [whole, fraction] = fixed.split(".");
-  const sign = x < 0 && Number(fixed) !== 0 ? "-" : "";
+  const sign = x < 0 && Number(fixed) !== 0 ? "\u2212" : "";
   return sign + grouped(Number(whole)) + (fraction === undefined ? "" : `.${fraction}`);
 }
 
@@ -45,4 +45,23 @@ export function compact(x: number): string {
 /** Quotes agent ids the way error messages do: `"a", "b"`. */
 export function quoted(ids: readonly string[]): string {
   return ids.map((id) => `"${id}"`).join(", ");
+}
+
+/**
+ * Breaks `text` into lines of at most `maxChars` characters at spaces (a word
+ * longer than the limit gets a line of its own).
+ */
+export function wrap(text: string, maxChars: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line === "") line = word;
+    else if (line.length + 1 + word.length <= maxChars) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines;
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
+import { wrap } from "./_format.ts";
 
 /** The vega-lite config block type. */
 export type Config = NonNullable<TopLevelSpec["config"]>;
@@ -85,7 +86,14 @@ export function baseConfig(): Config {
   };
 }
 
-/** A title block: bold title, subtitle lines in order. */
-export function titleBlock(text: string, subtitle: readonly string[]): TitleParams {
-  return { text, subtitle: [...subtitle] };
+/**
+ * A title block: bold title, then the subtitle lines in order, each wrapped at
+ * `maxChars` characters (default 110, about 700 px at 12 px DejaVu Sans).
+ */
+export function titleBlock(
+  text: string,
+  subtitle: readonly string[],
+  maxChars = 110,
+): TitleParams {
+  return { text, subtitle: subtitle.flatMap((line) => wrap(line, maxChars)) };
 }

@@ -1,0 +1,232 @@
+/**
+ * Figure 2: tokens per resolved and seconds per resolved per agent, with the
+ * tie band of seed 001's rule drawn around the lowest value.
+ *
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import type { AgentSummary } from "../summarize_agents.ts";
+import { compact, grouped, percent } from "./_format.ts";
+import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+
+/** The columns of an {@link AgentSummary} the figure reads. */
+export type EfficiencyAgent = Pick<
+  AgentSummary,
+  "agent_id" | "resolved" | "scored" | "tpr" | "spr"
+>;
+
+/** Options for {@link efficiencyPlot}. */
+export interface EfficiencyPlotOptions {
+  /** Relative tie band; default 0.10 (seed 001; use the comparison's `band`). */
+  band?: number;
+  /** Figure title; default "Tokens and seconds per resolved task". */
+  title?: string;
+  /** Width of each panel in pixels; default 340. */
+  width?: number;
+}
+
+/** Point classes, as the legend names them. */
+const LOWEST = "lowest value";
+const WITHIN = "within the band of the lowest (tie on this measure)";
+const OUTSIDE = "outside the band";
+const SHAPE: Record<string, string> = {
+  [LOWEST]: "diamond",
+  [WITHIN]: "square",
+  [OUTSIDE]: "circle",
+};
+const COLOUR: Record<string, string> = {
+  [LOWEST]: PALETTE.black,
+  [WITHIN]: PALETTE.orange,
+  [OUTSIDE]: PALETTE.blue,
+};
+
+type Panel = Extract<TopLevelSpec, { hconcat: unknown }>["hconcat"][number];
+
+function label(agent: EfficiencyAgent): string {
+  return `${agent.agent_id} (${agent.resolved}/${agent.scored})`;
+}
+
+function panel(
+  agents: readonly EfficiencyAgent[],
+  field: "tpr" | "spr",
+  band: number,
+  width: number,
+  first: boolean,
+): Panel {
+  const values = agents.map((a) => a[field]).filter((v): v is number => v !== null);
+  const lowest = values.length === 0 ? null : Math.min(...values);
+  const bandName = `band: lowest to lowest + ${percent(band, 0)}`;
+  const show = (v: number) => field === "tpr" ? grouped(v) : compact(v);
+  const points = agents.map((a) => {
+    const v = a[field];
+    if (v === null || lowest === null) {
+      return { agent: label(a), value: null, status: null, text: null };
+    }
+    // The rule's relative difference to the lowest value: (v − lowest) / lowest ≤ band.
+    const within = lowest === 0 ? v === 0 : (v - lowest) / lowest <= band;
+    const status = v === lowest ? LOWEST : within ? WITHIN : OUTSIDE;
+    return { agent: label(a), value: v, status, text: show(v) };
+  });
+  const missing = agents.filter((a) => a[field] === null).map((a) => ({
+    agent: label(a),
+    text: field === "tpr" ? "no tokens per resolved: nothing resolved" : "nothing resolved",
+  }));
+  const statuses = [LOWEST, WITHIN, OUTSIDE];
+  const labels = agents.map(label);
+  const y = { field: "agent", type: "nominal", sort: labels } as const;
+  const top = values.length === 0 ? 1 : Math.max(...values, lowest! * (1 + band));
+  const title = field === "tpr"
+    ? "Tokens per resolved (prompt + completion tokens)"
+    : "Seconds per resolved (wall-clock s)";
+  const layers: Extract<Panel, { layer: unknown }>["layer"] = [];
+  if (lowest !== null) {
+    layers.push({
+      data: { values: [{ lo: lowest, hi: lowest * (1 + band), name: bandName }] },
+      mark: { type: "rect", opacity: 0.35 },
+      encoding: {
+        x: { field: "lo", type: "quantitative" },
+        x2: { field: "hi" },
+        fill: {
+          field: "name",
+          type: "nominal",
+          scale: { range: [PALETTE.orange] },
+          legend: { title: "Tie band (seed 001)", orient: "bottom", direction: "vertical" },
+        },
+      },
+    });
+  }
+  layers.push(
+    {
+      data: { values: points },
+      mark: {
+        type: "point",
+        filled: true,
+        opacity: 1,
+        size: 120,
+        strokeWidth: 1,
+        stroke: PALETTE.black,
+      },
+      encoding: {
+        y: {
+          ...y,
+          title: first ? "Agent (resolved/scored)" : null,
+          axis: first ? { labelFontSize: 12 } : { labels: false, ticks: false },
+        },
+        x: {
+          field: "value",
+          type: "quantitative",
+          scale: { domainMin: 0, domainMax: top * 1.12, nice: false },
+          axis: { title, tickCount: 5 },
+        },
+        shape: {
+          field: "status",
+          type: "nominal",
+          scale: { domain: statuses, range: statuses.map((s) => SHAPE[s]) },
+          legend: { title: "Value", orient: "bottom", direction: "vertical" },
+        },
+        color: {
+          field: "status",
+          type: "nominal",
+          scale: { domain: statuses, range: statuses.map((s) => COLOUR[s]) },
+          legend: { title: "Value", orient: "bottom", direction: "vertical" },
+        },
+      },
+    },
+    {
+      data: { values: points },
+      mark: { type: "text", align: "left", dx: 10, fontSize: 11, color: PALETTE.black },
+      encoding: {
+        y,
+        x: { field: "value", type: "quantitative" },
+        text: { field: "text", type: "nominal" },
+      },
+    },
+  );
+  if (missing.length > 0) {
+    layers.push({
+      data: { values: missing },
+      mark: {
+        type: "text",
+        align: "left",
+        dx: 4,
+        fontSize: 11,
+        fontStyle: "italic",
+        color: "#444444",
+      },
+      encoding: {
+        y,
+        x: { datum: 0, type: "quantitative" },
+        text: { field: "text", type: "nominal" },
+      },
+    });
+  }
+  return {
+    width,
+    height: 40 * agents.length,
+    layer: layers,
+  };
+}
+
+/**
+ * Tokens per resolved and seconds per resolved, side by side, with the tie
+ * band of seed 001's rule.
+ *
+ * What it shows: one row per agent (sorted as given; `summarizeAgents` sorts by
+ * id), labelled `id (resolved/scored)`. Left: tokens per resolved (TPR = all
+ * prompt + completion tokens of scored episodes, failed attempts included,
+ * over resolved). Right: seconds per resolved (SPR, wall clock). The shaded
+ * band runs from the lowest value to lowest × (1 + band): an agent inside it
+ * is within the band of the best on that measure, where seed 001 declares no
+ * winner on it (diamond: lowest; square: inside the band; circle: outside).
+ * An agent that resolved nothing has no TPR or SPR and is named as such.
+ *
+ * Seed rule visualised: seed 001, "第四步：效率决胜" (fewer tokens per resolved
+ * wins unless the two are within 10%, then seconds per resolved with the same
+ * band, else a tie), which applies when the rate intervals overlap.
+ *
+ * @param agents per-agent summaries (`summarizeAgents`)
+ * @param options tie band (default 0.10), title, panel width
+ * @returns a vega-lite spec with inlined data and fixed sizes
+ * @throws {RangeError} when `agents` is empty or `band` is negative or not finite
+ * @example
+ * ```ts
+ * import { efficiencyPlot } from "./efficiency_plot.ts";
+ * const spec = efficiencyPlot([
+ *   { agent_id: "a", scored: 4, resolved: 3, tpr: 23300 / 3, spr: 43 },
+ *   { agent_id: "b", scored: 4, resolved: 2, tpr: 3750, spr: 8.5 },
+ * ]);
+ * if (!JSON.stringify(spec).includes("7,767")) throw new Error("label missing");
+ * ```
+ */
+export function efficiencyPlot(
+  agents: readonly EfficiencyAgent[],
+  options: EfficiencyPlotOptions = {},
+): TopLevelSpec {
+  if (agents.length === 0) {
+    throw new RangeError("Cannot build efficiency plot: no agents");
+  }
+  const band = options.band ?? 0.10;
+  if (!(Number.isFinite(band) && band >= 0)) {
+    throw new RangeError(
+      `Cannot build efficiency plot: "band" must be a non-negative number, got "${band}"`,
+    );
+  }
+  const width = options.width ?? 340;
+  return {
+    $schema: VEGA_LITE_SCHEMA,
+    title: titleBlock(options.title ?? "Tokens and seconds per resolved task", [
+      "Seed-001 tie-break when rate intervals overlap: fewer tokens per resolved wins unless " +
+      `within ${percent(band, 0)};`,
+      `then seconds per resolved with the same band; else a tie. Shaded: within ${
+        percent(band, 0)
+      } of the lowest value.`,
+      "Failed attempts count in the numerators; invalid attempts do not. Lower is better.",
+    ]),
+    config: baseConfig(),
+    hconcat: [
+      panel(agents, "tpr", band, width, true),
+      panel(agents, "spr", band, width, false),
+    ],
+    resolve: { scale: { x: "independent" } },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Figure 3: stop reasons per agent as stacked bars, with each agent's
+ * censoring rate and the claim the pre-registered policy allows.
+ *
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import type { CensoringClaim, CensoringRow, CensoringSummary } from "../censoring.ts";
+import { StopReason } from "../schema.ts";
+import { percent } from "./_format.ts";
+import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+
+/** Options for {@link stopReasonsPlot}. */
+export interface StopReasonsPlotOptions {
+  /** Figure title; default "Stop reasons and censoring per agent". */
+  title?: string;
+  /** Width of the bar panel in pixels; default 460. */
+  width?: number;
+}
+
+/** The claim each policy band allows, in the words of seed 003's table. */
+export const CLAIM_TEXT: Record<CensoringClaim, string> = {
+  headline: "headline score allowed",
+  both_labelled: "both scores, labelled",
+  budget_adequacy_only: "budget adequacy only",
+};
+
+/**
+ * Fill and label ink per stop reason. Neighbours in the stack differ in grey
+ * level (Rec. 601: 87, 213, 119, 158, 0, 151), and every wide enough segment
+ * carries its count, so the bars read in greyscale too.
+ */
+const STYLE: Record<StopReason, { fill: string; ink: string }> = {
+  completed: { fill: PALETTE.blue, ink: "#FFFFFF" },
+  step_cap: { fill: PALETTE.yellow, ink: "#000000" },
+  token_cap: { fill: PALETTE.vermillion, ink: "#FFFFFF" },
+  wall_cap: { fill: PALETTE.sky, ink: "#000000" },
+  rate_limited: { fill: PALETTE.black, ink: "#FFFFFF" },
+  error: { fill: PALETTE.purple, ink: "#000000" },
+};
+
+function label(row: CensoringRow): string {
+  return `${row.agent_id} (${row.scored} scored)`;
+}
+
+function note(row: CensoringRow): string {
+  const invalid = row.invalid > 0 ? `; ${row.invalid} invalid, not scored` : "";
+  if (row.censoring_rate === null || row.claim === null) {
+    return `nothing scored${invalid}`;
+  }
+  const all = row.score_all_tasks === null ? "n/a" : percent(row.score_all_tasks);
+  const completed = row.score_completed_only === null ? "n/a" : percent(row.score_completed_only);
+  return `censored ${percent(row.censoring_rate)}: ${CLAIM_TEXT[row.claim]}${invalid}\n` +
+    `score ${all} over all tasks, ${completed} over completed only`;
+}
+
+/**
+ * Stacked bars of stop reasons per agent, labelled with the censoring rate and
+ * the claim the policy allows.
+ *
+ * What it shows: one bar per agent (sorted by id) over its scored episodes,
+ * split by stop reason in the schema's order (completed first; every other
+ * reason is censoring). Beside each bar: the censoring rate (censored /
+ * scored), the claim the policy allows for it, the score over all tasks (a
+ * lower bound) and over completed tasks only, and the count of invalid
+ * attempts (never scored, so not in the bar). The subtitle states the policy
+ * thresholds and the whole run's verdict. All numbers come from
+ * `censoringSummary`.
+ *
+ * Seed rule visualised: seed 003, "A policy for deciding when a number may
+ * ship": under 2% censored a headline, 2% to 10% both scores labelled, above
+ * 10% budget adequacy only (thresholds from the plan).
+ *
+ * @param summary the output of `censoringSummary`
+ * @param options title, panel width
+ * @returns a vega-lite spec with inlined data and fixed sizes
+ * @throws {RangeError} when the summary has no agents
+ * @example
+ * ```ts
+ * import { censoringSummary } from "../censoring.ts";
+ * import { Episode } from "../schema.ts";
+ * import { stopReasonsPlot } from "./stop_reasons_plot.ts";
+ * const base = { run_id: "r", agent_id: "a", seed: 1, prompt_tokens: 1, completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p" };
+ * const rows = [
+ *   Episode.parse({ ...base, task_id: "t1", resolved: true }),
+ *   Episode.parse({ ...base, task_id: "t2", resolved: false, stop_reason: "token_cap" }),
+ * ];
+ * const spec = stopReasonsPlot(censoringSummary(rows));
+ * if (!JSON.stringify(spec).includes("budget adequacy only")) throw new Error("claim missing");
+ * ```
+ */
+export function stopReasonsPlot(
+  summary: CensoringSummary,
+  options: StopReasonsPlotOptions = {},
+): TopLevelSpec {
+  if (summary.agents.length === 0) {
+    throw new RangeError("Cannot build stop reasons plot: the censoring summary has no agents");
+  }
+  const reasons = StopReason.options;
+  const present = reasons.filter((r) =>
+    r === "completed" || summary.agents.some((a) => a.stop_reasons[r] > 0)
+  );
+  const widest = Math.max(1, ...summary.agents.map((a) => a.scored));
+  const segments = summary.agents.flatMap((row) => {
+    let start = 0;
+    return reasons.filter((r) => row.stop_reasons[r] > 0).map((reason) => {
+      const count = row.stop_reasons[reason];
+      const segment = {
+        agent: label(row),
+        reason,
+        count,
+        x0: start,
+        x1: start + count,
+        mid: start + count / 2,
+        // Only segments at least 5% of the widest bar carry their count.
+        text: count / widest >= 0.05 ? String(count) : "",
+        ink: STYLE[reason].ink,
+      };
+      start += count;
+      return segment;
+    });
+  });
+  const notes = summary.agents.map((row) => ({
+    agent: label(row),
+    end: row.scored,
+    text: note(row),
+  }));
+  const labels = summary.agents.map(label);
+  const { policy, overall } = summary;
+  const runVerdict = overall.censoring_rate === null || overall.claim === null
+    ? "Whole run: nothing scored."
+    : `Whole run: ${overall.censored} of ${overall.scored} scored episodes censored (${
+      percent(overall.censoring_rate)
+    }): ${CLAIM_TEXT[overall.claim]}.`;
+  const y = { field: "agent", type: "nominal", sort: labels } as const;
+  return {
+    $schema: VEGA_LITE_SCHEMA,
+    title: titleBlock(options.title ?? "Stop reasons and censoring per agent", [
+      "Censored: a scored episode that stopped on a cap, a rate limit or an error. " +
+      "Invalid attempts are not scored.",
+      `Policy fixed before the run (seed 003): under ${percent(policy.headline_max, 0)} ` +
+      `censored, headline; ${percent(policy.headline_max, 0)} to ${
+        percent(policy.labelled_max, 0)
+      }, both scores labelled; above, budget adequacy only.`,
+      runVerdict,
+    ]),
+    config: baseConfig(),
+    width: options.width ?? 460,
+    height: 56 * labels.length,
+    layer: [
+      {
+        data: { values: segments },
+        mark: { type: "rect", stroke: "#FFFFFF", strokeWidth: 1.5, height: 26 },
+        encoding: {
+          y: { ...y, title: "Agent (scored episodes)", axis: { labelFontSize: 12 } },
+          x: {
+            field: "x0",
+            type: "quantitative",
+            scale: { domain: [0, widest] },
+            axis: { title: "Scored episodes (count)", tickMinStep: 1, format: "d" },
+          },
+          x2: { field: "x1" },
+          fill: {
+            field: "reason",
+            type: "nominal",
+            scale: { domain: present, range: present.map((r) => STYLE[r].fill) },
+            legend: { title: "Stop reason", orient: "bottom", direction: "horizontal", columns: 3 },
+          },
+        },
+      },
+      {
+        data: { values: segments },
+        mark: { type: "text", fontSize: 11, fontWeight: "bold" },
+        encoding: {
+          y,
+          x: { field: "mid", type: "quantitative" },
+          text: { field: "text", type: "nominal" },
+          color: { field: "ink", type: "nominal", scale: null },
+        },
+      },
+      {
+        data: { values: notes },
+        mark: {
+          type: "text",
+          align: "left",
+          baseline: "middle",
+          dx: 8,
+          dy: -6,
+          lineBreak: "\n",
+          fontSize: 11,
+          color: PALETTE.black,
+        },
+        encoding: {
+          y,
+          x: { field: "end", type: "quantitative" },
+          text: { field: "text", type: "nominal" },
+        },
+      },
+    ],
+  };
+}
