@@ -26,10 +26,18 @@ import {
 
 const engine = await dockerAvailable({ timeoutMs: 5000 });
 if (!engine.available) {
+  // A missing Deno permission is a misconfigured test run, not an absent engine: fail.
+  if (engine.code === "no_permission") throw new Error(engine.reason);
   console.warn(`tests/sandbox_test.ts skipped: no Docker engine: ${engine.reason}`);
 }
 const images = engine.available ? await buildImages() : null;
-const isRoot = Deno.uid() === 0;
+/** nsenter needs root; the owner of a fresh temp dir is this process's uid (no --allow-sys). */
+const isRoot = await (async () => {
+  const dir = await Deno.makeTempDir();
+  const uid = (await Deno.stat(dir)).uid;
+  await Deno.remove(dir);
+  return uid === 0;
+})();
 const TESTDATA = new URL("../runner/sandbox/testdata/", import.meta.url).pathname;
 
 /** A key shaped like a real one, present on the host only. */
@@ -136,9 +144,10 @@ function defaultProbes() {
       }
     })();
     const port = listener.addr.port;
-    const hostIps = Deno.networkInterfaces()
-      .filter((i) => i.family === "IPv4" && !i.address.startsWith("127."))
-      .map((i) => i.address);
+    // The host's own addresses (`hostname -I`), IPv6 ones in brackets, and loopback.
+    const hostIps = new TextDecoder().decode(
+      (await new Deno.Command("hostname", { args: ["-I"], stdout: "piped" }).output()).stdout,
+    ).trim().split(/\s+/).filter((ip) => ip !== "").map((ip) => ip.includes(":") ? `[${ip}]` : ip);
     const hostTargets = [...hostIps, "127.0.0.1"].map((ip) => `${ip}:${port}`);
     try {
       const result = await attack("probes", "network,rootfs,caps,hidden,secrets,fork", {

@@ -52,12 +52,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 async function tryConnect(hostname: string, port: number): Promise<Record<string, unknown>> {
+  const target = hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
   try {
     const conn = await withTimeout(Deno.connect({ hostname, port }), 2000);
     conn.close();
-    return { target: `${hostname}:${port}`, reached: true };
+    return { target, reached: true };
   } catch (error) {
-    return { target: `${hostname}:${port}`, reached: false, error: errorText(error) };
+    return { target, reached: false, error: errorText(error) };
   }
 }
 
@@ -228,14 +229,16 @@ async function probeFork(): Promise<void> {
       break;
     }
   }
+  // Free the slots before anything else: while they are exhausted, Deno itself
+  // cannot start a thread, so no await may come before every child is killed.
   for (const child of children) {
     try {
       child.kill("SIGKILL");
-      await child.status;
     } catch {
       // already gone
     }
   }
+  await Promise.all(children.map((child) => child.status.catch(() => null)));
   report.fork = {
     spawned: children.length,
     refused: error !== null,

@@ -6,6 +6,23 @@
 import type Docker from "dockerode";
 import { dockerClient, dockerSocketPath } from "./docker_client.ts";
 
+/**
+ * Why no engine is usable:
+ * - `no_socket`: nothing at the socket path (no engine running here);
+ * - `not_a_socket`: the path exists but is not a socket;
+ * - `no_permission`: Deno lacks the permission to use the socket (run with
+ *   `--allow-net`, `--allow-read`, `--allow-write`): a configuration error of
+ *   the caller, not an absent engine;
+ * - `access_denied`: the OS refused the socket (user not in the `docker` group);
+ * - `no_answer`: the socket exists but the engine fails or times out.
+ */
+export type DockerUnavailableCode =
+  | "no_socket"
+  | "not_a_socket"
+  | "no_permission"
+  | "access_denied"
+  | "no_answer";
+
 /** The outcome of {@linkcode dockerAvailable}. */
 export type DockerAvailability =
   | {
@@ -16,7 +33,7 @@ export type DockerAvailability =
     /** Engine API version, e.g. `"1.41"`. */
     apiVersion: string;
   }
-  | { available: false; socketPath: string; reason: string };
+  | { available: false; socketPath: string; code: DockerUnavailableCode; reason: string };
 
 /** Options of {@linkcode dockerAvailable}. */
 export interface DockerAvailableOptions {
@@ -31,38 +48,39 @@ export interface DockerAvailableOptions {
 /**
  * Probes the engine: the socket must exist and be accessible, `/_ping` must
  * answer, and `/version` must report the server version, all within the
- * timeout. Never throws: the reason says what to do when the engine is not
- * reachable (the issue: without an engine the runner says so clearly and falls
- * back to analysing the shipped ledgers).
+ * timeout. Never throws: `code` says why the engine is unusable and `reason`
+ * what to do (issue 3: without an engine the runner says so clearly and falls
+ * back to analysing the shipped ledgers; a missing Deno permission is a
+ * different matter, `no_permission`, which callers should not treat as "no
+ * engine").
  *
  * @param options socket, timeout, client
- * @returns availability with the engine version, or the reason it is unavailable
+ * @returns availability with the engine version, or the code and reason it is unavailable
  */
 export async function dockerAvailable(
   options: DockerAvailableOptions = {},
 ): Promise<DockerAvailability> {
   const socketPath = dockerSocketPath(options);
   const timeoutMs = options.timeoutMs ?? 2000;
-  const hint = "start the engine (see .ci/install_docker.sh) or set DOCKER_HOST";
+  const unavailable = (code: DockerUnavailableCode, reason: string): DockerAvailability => ({
+    available: false,
+    socketPath,
+    code,
+    reason,
+  });
   if (!options.docker) {
     try {
       const info = await Deno.stat(socketPath);
-      if (!info.isSocket) {
-        return { available: false, socketPath, reason: `Not a socket: "${socketPath}"` };
-      }
+      if (!info.isSocket) return unavailable("not_a_socket", `Not a socket: "${socketPath}"`);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
-        return {
-          available: false,
-          socketPath,
-          reason: `No Docker socket at "${socketPath}": ${hint}`,
-        };
+        return unavailable(
+          "no_socket",
+          `No Docker socket at "${socketPath}": start the engine (see .ci/install_docker.sh) ` +
+            `or set DOCKER_HOST`,
+        );
       }
-      return {
-        available: false,
-        socketPath,
-        reason: `Cannot access the Docker socket "${socketPath}": ${String(error)}`,
-      };
+      return classify(error, socketPath, unavailable);
     }
   }
   const docker = options.docker ?? dockerClient({ socketPath });
@@ -92,16 +110,32 @@ export async function dockerAvailable(
       apiVersion: String(version.ApiVersion),
     };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const denied = /EACCES|permission denied/i.test(message)
-      ? ' (add the user to the "docker" group)'
-      : "";
-    return {
-      available: false,
-      socketPath,
-      reason: `The Docker engine on "${socketPath}" does not answer: ${message}${denied}`,
-    };
+    return classify(error, socketPath, unavailable);
   } finally {
     clearTimeout(timer);
   }
+}
+
+function classify(
+  error: unknown,
+  socketPath: string,
+  unavailable: (code: DockerUnavailableCode, reason: string) => DockerAvailability,
+): DockerAvailability {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Deno.errors.NotCapable || /^Requires \w+ access/.test(message)) {
+    return unavailable(
+      "no_permission",
+      `Deno may not use the Docker socket "${socketPath}": ${message}`,
+    );
+  }
+  if (error instanceof Deno.errors.PermissionDenied || /EACCES|permission denied/i.test(message)) {
+    return unavailable(
+      "access_denied",
+      `Cannot open the Docker socket "${socketPath}": ${message} (add the user to the "docker" group)`,
+    );
+  }
+  return unavailable(
+    "no_answer",
+    `The Docker engine on "${socketPath}" does not answer: ${message}`,
+  );
 }

@@ -7,6 +7,7 @@ Deno.test("dockerAvailable() explains a missing socket", async () => {
   assert.equal(result.available, false);
   assert.equal(result.socketPath, "/nonexistent/ledgerbench/docker.sock");
   if (!result.available) {
+    assert.equal(result.code, "no_socket");
     assert.match(result.reason, /^No Docker socket at "\/nonexistent\/ledgerbench\/docker\.sock"/);
   }
 });
@@ -16,7 +17,10 @@ Deno.test("dockerAvailable() explains a path that is not a socket", async () => 
   try {
     const result = await dockerAvailable({ socketPath: file });
     assert.equal(result.available, false);
-    if (!result.available) assert.equal(result.reason, `Not a socket: "${file}"`);
+    if (!result.available) {
+      assert.equal(result.code, "not_a_socket");
+      assert.equal(result.reason, `Not a socket: "${file}"`);
+    }
   } finally {
     await Deno.remove(file);
   }
@@ -48,5 +52,33 @@ Deno.test("dockerSocketPath() prefers the option, then a unix DOCKER_HOST", () =
   } finally {
     if (saved === undefined) Deno.env.delete("DOCKER_HOST");
     else Deno.env.set("DOCKER_HOST", saved);
+  }
+});
+
+Deno.test({
+  name: "dockerAvailable() tells a missing Deno permission from a missing engine",
+  ignore: !engine.available,
+}, async () => {
+  // A child Deno without --allow-net may not open the socket.
+  const script = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    const module = new URL("./docker_available.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      script,
+      `import { dockerAvailable } from "${module}";\n` +
+        `console.log(JSON.stringify(await dockerAvailable()));\n`,
+    );
+    const config = new URL("../../deno.json", import.meta.url).pathname;
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", `--config=${config}`, "--allow-read", "--allow-env", script],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const result = JSON.parse(new TextDecoder().decode(output.stdout));
+    assert.equal(result.available, false);
+    assert.equal(result.code, "no_permission");
+    assert.match(result.reason, /^Deno may not use the Docker socket ".+": Requires \w+ access/);
+  } finally {
+    await Deno.remove(script);
   }
 });

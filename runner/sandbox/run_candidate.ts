@@ -10,6 +10,7 @@ import { imageDigest } from "../docker/image_digest.ts";
 import { type Artifact, storeArtifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
+import { ownerOf } from "./_owner_of.ts";
 import { runContainer } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
@@ -183,7 +184,7 @@ export async function runCandidate(
       Image: imageId,
       ...(options.command ? { Cmd: options.command } : {}),
       Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      User: options.user ?? `${Deno.uid() ?? 0}:${Deno.gid() ?? 0}`,
+      User: options.user ?? await ownerOf(temp),
       WorkingDir: "/workspace",
       Labels: { "ledgerbench.role": "candidate", ...options.labels },
       AttachStdin: false,

@@ -12,6 +12,7 @@ import type { Artifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
+import { ownerOf } from "./_owner_of.ts";
 import { runContainer } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
@@ -201,7 +202,7 @@ export async function runVerifier(
     const run = await runContainer(docker, {
       Image: imageId,
       Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
-      User: options.user ?? `${Deno.uid() ?? 0}:${Deno.gid() ?? 0}`,
+      User: options.user ?? await ownerOf(temp),
       WorkingDir: "/tmp",
       Labels: { "ledgerbench.role": "verifier", ...options.labels },
       AttachStdin: false,
