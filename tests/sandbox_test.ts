@@ -298,6 +298,48 @@ Deno.test(
 );
 
 Deno.test({
+  name: "runCandidate() kills on abort and when the started hook fails, removing the container",
+  ...options,
+}, async () => {
+  const task = await makeTask("aborted", "Sleep.\n");
+  const base = {
+    artifactsRoot: `${root}/artifacts`,
+    command: ["sleep", "30"],
+    wallMs: 60_000,
+    labels: { ...RUN_LABEL, "ledgerbench.case": "aborted" },
+  };
+  const controller = new AbortController();
+  const result = await runCandidate(images!["ledgerbench/base"], `${task}/workspace`, {
+    ...base,
+    signal: controller.signal,
+    onStarted: () => {
+      setTimeout(() => controller.abort(), 200);
+    },
+  });
+  assert.equal(result.aborted, true);
+  assert.equal(result.wallCapHit, false);
+  assert.equal(result.stopReason, "error");
+  assert.equal(result.exitCode, 137);
+  await assert.rejects(
+    () =>
+      runCandidate(images!["ledgerbench/base"], `${task}/workspace`, {
+        ...base,
+        onStarted: () => {
+          throw new Error("the forwarder did not start");
+        },
+      }),
+    (e: unknown) =>
+      e instanceof SandboxError && e.code === "hook_failed" &&
+      /the forwarder did not start/.test(e.message),
+  );
+  const left = await dockerClient().listContainers({
+    all: true,
+    filters: { label: ["ledgerbench.case=aborted"] },
+  });
+  assert.equal(left.length, 0);
+});
+
+Deno.test({
   name: "runCandidate() refuses to start with the key in its environment or workspace",
   ...options,
 }, async () => {
