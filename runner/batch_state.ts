@@ -27,6 +27,7 @@ import { type SprtDecision, sprtDecision } from "../analysis/sprt/sprt_decision.
 
 /** One episode the scheduler wants run. */
 export interface PlannedEpisode {
+  run_id: string;
   agent_id: string;
   task_id: string;
   lane: string;
@@ -344,6 +345,7 @@ export class BatchState {
   #planned(track: AgentTrack, position: number, attempt: number): PlannedEpisode {
     const task = this.plan.tasks[position];
     return {
+      run_id: this.runId,
       agent_id: track.agent_id,
       task_id: task.task_id,
       lane: task.lane,

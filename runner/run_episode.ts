@@ -41,13 +41,13 @@
  *
  * @module
  */
-import type { Environment, InvalidReason, Plan, PlannedAgent } from "../analysis/schema.ts";
+import type { Plan, PlannedAgent } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
+import { classifyEpisode, harnessFailureRow, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
-import { evidenceGate } from "./relay/evidence_gate.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
 import { type Forwarder, startForwarder } from "./relay/start_forwarder.ts";
 import { type CandidateResult, runCandidate } from "./sandbox/run_candidate.ts";
@@ -111,31 +111,19 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     }
     const caps = effectiveCaps(options.plan.caps, task.limits);
     const paths = taskPaths(options.suite.dir, task.task_id);
-    const environment: Environment = {
-      agent_image_digest: options.agentImages[agent.agent_id] ?? null,
+    const image = options.agentImages[agent.agent_id];
+    const base = rowBase(options.plan, episode, caps, {
+      agent_image_digest: image,
       verifier_image_digest: options.verifierImage,
       runner_version: options.runnerVersion,
       sandbox: "docker",
       plan_sha256: options.planSha256,
-    };
-    const base = {
-      run_id: episode.episode_id.split("/")[0],
-      agent_id: episode.agent_id,
-      task_id: episode.task_id,
-      seed: options.plan.order_seed ?? "unseeded",
-      episode_id: episode.episode_id,
-      attempt: episode.attempt,
-      lane: episode.lane,
-      caps,
-      price_table_id: options.plan.price_table_id ?? "none",
-      environment,
-    };
-    const notes = [...context.notes];
+    });
     const upstream = options.upstream(agent);
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
     let forwarder: Forwarder | null = null;
-    let candidate: CandidateResult | null = null;
+    let candidate: CandidateResult;
     const startedAt = new Date().toISOString();
     const clock = performance.now();
     try {
@@ -146,147 +134,75 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         stepCap: caps.step_cap,
       });
       const socketPath = relay.socketPath;
-      candidate = await runCandidate(
-        environment.agent_image_digest ?? agent.image ?? "",
-        paths.workspace,
-        {
-          artifactsRoot: options.artifactsRoot,
-          env: {
-            OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
-            OPENAI_API_KEY: "sandbox",
-            LEDGERBENCH_MODEL: agent.model ?? "default",
-          },
-          forbiddenValues: [upstream.key],
-          wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
-          onStarted: async (pid) => {
-            forwarder = await startForwarder({ pid, socketPath, port });
-          },
-          signal: context.signal,
-          labels: { "ledgerbench.episode": episode.episode_id },
-          tempDir: options.tempDir,
+      candidate = await runCandidate(image, paths.workspace, {
+        artifactsRoot: options.artifactsRoot,
+        env: {
+          OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+          OPENAI_API_KEY: "sandbox",
+          LEDGERBENCH_MODEL: agent.model ?? "default",
         },
-      );
+        forbiddenValues: [upstream.key],
+        wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
+        onStarted: async (pid) => {
+          forwarder = await startForwarder({ pid, socketPath, port });
+        },
+        signal: context.signal,
+        labels: { "ledgerbench.episode": episode.episode_id },
+        tempDir: options.tempDir,
+      });
     } catch (error) {
-      await closeQuietly(forwarder, relay);
-      const records = relay?.records() ?? [];
-      const gate = evidenceGate(records);
-      notes.push(`harness error: ${describe(error)}`);
-      return {
-        ...base,
-        status: "invalid",
-        resolved: null,
-        invalid_reason: "harness_error",
-        stop_reason: "error",
-        prompt_tokens: gate.prompt_tokens,
-        completion_tokens: gate.completion_tokens,
-        tool_calls: Math.max(gate.model_calls, gate.tool_calls),
-        model_calls: relay === null ? null : gate.model_calls,
-        wall_ms: Math.round(performance.now() - clock),
-        evidence: relay === null ? null : gate.evidence,
-        started_at: startedAt,
-        finished_at: new Date().toISOString(),
-        notes: notes.join("; "),
-      };
-    } finally {
       await closeQuietly(forwarder, relay);
       await Deno.remove(temp, { recursive: true }).catch(() => {});
+      const records = relay === null ? null : relay.records();
+      return harnessFailureRow(
+        base,
+        context.notes,
+        records,
+        error,
+        performance.now() - clock,
+        startedAt,
+      );
     }
-
-    const records = relay.records();
-    const relayStop = relay.stopReason();
-    const gate = evidenceGate(records, { expectedModelIds: upstream.expectedModelIds });
-    const stopReason = relayStop !== "completed" ? relayStop : candidate.stopReason;
-    const measured = {
-      ...base,
-      stop_reason: stopReason,
-      prompt_tokens: gate.prompt_tokens,
-      completion_tokens: gate.completion_tokens,
-      tool_calls: Math.max(
-        gate.model_calls,
-        gate.tool_calls,
-        reportedToolCalls(candidate.stdoutTail),
-      ),
-      model_calls: gate.model_calls,
-      wall_ms: Math.round(candidate.wallMs),
-      evidence: gate.evidence,
-      artifact_digest: candidate.artifact?.digest ?? null,
-      started_at: candidate.startedAt,
-      finished_at: candidate.finishedAt,
-    };
-    if (candidate.oomKilled) notes.push("the memory limit killed a process of the candidate");
-    if (candidate.exitCode !== 0) notes.push(`candidate exit code ${candidate.exitCode}`);
-    const invalid = (reason: InvalidReason, why: string): EpisodeDraft => ({
-      ...measured,
-      status: "invalid",
-      resolved: null,
-      invalid_reason: reason,
-      notes: [...notes, why].join("; "),
+    await closeQuietly(forwarder, relay);
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    const artifact = candidate.artifact;
+    return await classifyEpisode({
+      base,
+      plan: options.plan,
+      notes: context.notes,
+      records: relay.records(),
+      relayStop: relay.stopReason(),
+      expectedModelIds: upstream.expectedModelIds,
+      candidate: {
+        stopReason: candidate.stopReason,
+        exitCode: candidate.exitCode,
+        oomKilled: candidate.oomKilled,
+        wallMs: candidate.wallMs,
+        startedAt: candidate.startedAt,
+        finishedAt: candidate.finishedAt,
+        stdoutTail: candidate.stdoutTail,
+        artifactDigest: artifact?.digest ?? null,
+        artifactError: candidate.artifactError,
+      },
+      verify: async () => {
+        const outcome = await runVerifier(options.verifierImage, {
+          artifact: artifact!,
+          verifierDir: paths.verifier,
+          expectedVerifierDigest: options.verifierDigests[task.task_id],
+        }, { tempDir: options.tempDir, labels: { "ledgerbench.episode": episode.episode_id } });
+        return outcome.kind === "verdict"
+          ? {
+            kind: "verdict",
+            resolved: outcome.verdict.resolved,
+            failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
+          }
+          : { kind: "fault", fault: outcome.fault, detail: outcome.detail };
+      },
     });
-    const scored = (resolved: boolean, why: string | null): EpisodeDraft => ({
-      ...measured,
-      status: "scored",
-      resolved,
-      invalid_reason: null,
-      notes: (why === null ? notes : [...notes, why]).join("; "),
-    });
-
-    if (gate.status === "invalid") {
-      return invalid(gate.invalid_reason!, gate.problems.map((p) => p.message).join(" / "));
-    }
-    if (relayStop === "rate_limited" && options.plan.invalid_policy === "rerun-task") {
-      return invalid(
-        "provider_fault",
-        'the upstream answered 429; under invalid policy "rerun-task" a rate limit is an invalid attempt (seed 002)',
-      );
-    }
-    if (gate.zero_calls) return scored(false, "zero model calls: a scored failure (seed 000)");
-    if (candidate.artifact === null) {
-      return scored(false, `workspace not stored: ${candidate.artifactError ?? "unknown reason"}`);
-    }
-    try {
-      const outcome = await runVerifier(options.verifierImage, {
-        artifact: candidate.artifact,
-        verifierDir: paths.verifier,
-        expectedVerifierDigest: options.verifierDigests[task.task_id],
-      }, { tempDir: options.tempDir, labels: { "ledgerbench.episode": episode.episode_id } });
-      if (outcome.kind === "fault") {
-        return invalid("verifier_fault", `verifier fault ${outcome.fault}: ${outcome.detail}`);
-      }
-      const failed = outcome.verdict.checks.filter((check) => !check.passed).map((check) =>
-        check.name
-      );
-      return scored(
-        outcome.verdict.resolved,
-        failed.length === 0 ? null : `failed checks: ${failed.join(", ")}`,
-      );
-    } catch (error) {
-      return invalid("harness_error", `harness error in the verifier: ${describe(error)}`);
-    }
   };
-}
-
-/**
- * The `tool_calls` an agent reports: an integer member `tool_calls` of a JSON
- * object on the last non-empty line of its stdout; 0 otherwise.
- */
-function reportedToolCalls(stdoutTail: string): number {
-  const last = stdoutTail.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(
-    -1,
-  );
-  if (last === undefined) return 0;
-  try {
-    const value = (JSON.parse(last) as { tool_calls?: unknown }).tool_calls;
-    return Number.isInteger(value) && (value as number) >= 0 ? value as number : 0;
-  } catch {
-    return 0;
-  }
 }
 
 async function closeQuietly(forwarder: Forwarder | null, relay: Relay | null): Promise<void> {
   await forwarder?.close().catch(() => {});
   await relay?.close().catch(() => {});
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

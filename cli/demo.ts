@@ -1,0 +1,246 @@
+/**
+ * `ledgerbench demo` (`deno task demo`): the whole pipeline on this machine.
+ * Builds the images offline, generates the demo suite from its public seed,
+ * freezes a plan for two agents (the solver agent backed by a strong and by a
+ * weak scripted model), runs the batch in Docker against scripted providers,
+ * writes `ledgers/demo/` and prints the summary and the comparison. Without a
+ * Docker engine it says so and analyses the shipped example ledgers instead.
+ *
+ * @module
+ */
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import { createProgress } from "../runner/progress.ts";
+import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
+import { describeHalt } from "../runner/run_batch.ts";
+import type { Upstream } from "../runner/run_episode.ts";
+import { runPlan } from "../runner/run_plan.ts";
+import { runnerVersion } from "../runner/runner_version.ts";
+import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
+import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, type Io, processIo } from "./_command.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Build images, run the demo suite for two agents in Docker, summarize";
+
+/** Help text, an example first. */
+export const help = `Run the whole pipeline on this machine: build the images offline
+(containers/build_images.sh, nothing is pulled), generate the 7-task demo suite
+from its PUBLIC demo seed (written in suites/demo_suite.ts on purpose; a real
+evaluation uses a private seed kept outside git), freeze a plan for two agents
+(the solver agent backed by a strong and by a weak scripted model), run the
+batch in Docker against scripted providers on loopback, write the plan, the
+ledger, the errata file and a price table to ledgers/demo/, and print the
+summary and the comparison.
+
+Without a reachable Docker engine the demo says so and analyses the shipped
+example ledger (ledgers/examples/) instead; it never runs a candidate
+unsandboxed.
+
+Run the demo:
+  deno task demo
+
+Four episodes at once, outputs elsewhere:
+  deno task ledgerbench demo --parallel 4 --out /tmp/demo --work /tmp/demo-work
+
+USAGE:
+  deno task ledgerbench demo [OPTIONS]
+
+OPTIONS:
+  --parallel N     Episodes at once (default 2)
+  --out DIR        Where the plan, ledger, errata and price table go
+                   (default ledgers/demo; its previous demo files are replaced)
+  --work DIR       Suite and artifact store (default out/demo; replaced)
+  -h, --help       This help
+
+EXIT STATUS:
+  0 demo complete (or, without Docker, the example analysis printed);
+  3 the batch halted
+`;
+
+const OPTIONS = {
+  parallel: { type: "string" },
+  out: { type: "string" },
+  work: { type: "string" },
+} as const;
+
+/** The files the demo writes into `--out`. */
+export const DEMO_FILES = [
+  "plan.json",
+  "plan.json.sha256",
+  "ledger.jsonl",
+  "ledger.jsonl.torn.jsonl",
+  "errata.jsonl",
+  "price_table.json",
+] as const;
+
+/** The demo's frozen price table (illustrative rates, per million tokens). */
+export const DEMO_PRICE_TABLE = {
+  schema_version: 1,
+  price_table_id: "demo-usd-illustrative",
+  currency: "USD",
+  default_rate: { prompt_per_million: 0.5, completion_per_million: 2 },
+  agent_rates: {},
+};
+
+/** Runs `demo`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  const parallel = numberOption(values, "parallel", 2, { integer: true, min: 1 });
+  const out = stringOption(values, "out") ?? "ledgers/demo";
+  const work = stringOption(values, "work") ?? "out/demo";
+
+  const engine = await dockerAvailable();
+  if (!engine.available) {
+    io.stderr(
+      `demo: No Docker engine is reachable: ${engine.reason}\n` +
+        `demo: No episode was run (candidates never run unsandboxed in the demo).\n` +
+        `demo: Falling back to the analysis of the shipped example ledger ` +
+        `ledgers/examples/synthetic_ledger.jsonl.\n\n`,
+    );
+    return await analyse(io, {
+      ledger: "ledgers/examples/synthetic_ledger.jsonl",
+      plan: "ledgers/examples/synthetic_plan.json",
+      errata: "ledgers/examples/synthetic_errata.jsonl",
+      priceTable: "ledgers/examples/price_table.json",
+    });
+  }
+
+  io.stderr(`demo: Docker engine ${engine.serverVersion} on ${engine.socketPath}\n`);
+  io.stderr("demo: building images offline (containers/build_images.sh)\n");
+  const images = await buildImages();
+  await Deno.mkdir(out, { recursive: true });
+  for (const file of DEMO_FILES) await Deno.remove(`${out}/${file}`).catch(() => {});
+  await Deno.remove(work, { recursive: true }).catch(async () => {
+    await new Deno.Command("chmod", { args: ["-R", "u+rwX", work] }).output().catch(() => {});
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  });
+  await Deno.mkdir(work, { recursive: true });
+
+  io.stderr(
+    `demo: generating suite "${DEMO_SUITE.suite_id}" from the PUBLIC demo seed ${
+      DEMO_SEED.slice(0, 16)
+    }… ` +
+      `(suites/demo_suite.ts; a real run uses a private seed)\n`,
+  );
+  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+    dir: `${work}/suite`,
+    publicSeed: true,
+  });
+  await Deno.writeTextFile(`${out}/price_table.json`, canonicalJson(DEMO_PRICE_TABLE));
+  const solver = "ledgerbench/agent-solver:latest";
+  const plan = freezePlan(suite, {
+    plan_id: "demo",
+    created_at: new Date().toISOString(),
+    agents: [
+      {
+        agent_id: "solver-strong",
+        image: solver,
+        image_digest: images["ledgerbench/agent-solver"],
+        model: "demo-strong-1",
+      },
+      {
+        agent_id: "solver-weak",
+        image: solver,
+        image_digest: images["ledgerbench/agent-solver"],
+        model: "demo-weak-1",
+      },
+    ],
+    order_seed: 20261107,
+    price_table_id: DEMO_PRICE_TABLE.price_table_id,
+    runner_version: await runnerVersion(),
+    verifier_image: "ledgerbench/verifier:latest",
+    verifier_image_digest: images["ledgerbench/verifier"],
+  });
+  const frozen = await writePlan(`${out}/plan.json`, plan);
+  io.stderr(
+    `demo: plan ${frozen.path} (sha256 ${frozen.sha256}), order ${
+      plan.tasks.map((t) => t.task_id).join(", ")
+    }\n`,
+  );
+  await Deno.writeTextFile(`${out}/errata.jsonl`, "");
+
+  const keys = { strong: crypto.randomUUID(), weak: crypto.randomUUID() };
+  const strong = await startScriptedProvider(
+    await suiteProviderScript(suite, { model: "demo-strong-1", correctRate: 1 }),
+    { apiKey: keys.strong },
+  );
+  const weak = await startScriptedProvider(
+    await suiteProviderScript(suite, { model: "demo-weak-1", correctRate: 0.5, seed: "demo-weak" }),
+    { apiKey: keys.weak },
+  );
+  const upstreams: Record<string, Upstream> = {
+    "solver-strong": {
+      baseUrl: strong.baseUrl,
+      key: keys.strong,
+      expectedModelIds: ["demo-strong-1"],
+    },
+    "solver-weak": { baseUrl: weak.baseUrl, key: keys.weak, expectedModelIds: ["demo-weak-1"] },
+  };
+  let halted = false;
+  try {
+    io.stderr(
+      `demo: running ${plan.tasks.length * plan.agents.length} episodes, ${parallel} at a time\n`,
+    );
+    const outcome = await runPlan({
+      plan: frozen.path,
+      suite: suite.dir,
+      ledger: `${out}/ledger.jsonl`,
+      artifacts: `${work}/artifacts`,
+      parallel,
+      upstream: (agent) => upstreams[agent.agent_id],
+      progress: createProgress(),
+    });
+    if (outcome.halted !== null) {
+      halted = true;
+      io.stderr(`demo: halted: ${describeHalt(outcome.halted)}\n`);
+    }
+  } finally {
+    await strong.close();
+    await weak.close();
+  }
+  io.stderr(
+    `demo: wrote ${out}/{plan.json,plan.json.sha256,ledger.jsonl,errata.jsonl,price_table.json}\n\n`,
+  );
+  const status = await analyse(io, {
+    ledger: `${out}/ledger.jsonl`,
+    plan: `${out}/plan.json`,
+    errata: `${out}/errata.jsonl`,
+    priceTable: `${out}/price_table.json`,
+  });
+  return halted ? ExitCode.refused : status;
+}
+
+/** Prints `summarize` then `compare` of one ledger, through the CLI's own commands. */
+async function analyse(
+  io: Io,
+  files: { ledger: string; plan: string; errata: string; priceTable: string },
+): Promise<number> {
+  const summarize = await import("./summarize.ts");
+  const compare = await import("./compare.ts");
+  io.stdout(`== summarize ${files.ledger}\n`);
+  const first = await summarize.run([
+    files.ledger,
+    "--plan",
+    files.plan,
+    "--errata",
+    files.errata,
+    "--price-table",
+    files.priceTable,
+  ], io);
+  io.stdout(`\n== compare ${files.ledger}\n`);
+  const second = await compare.run(
+    [files.ledger, "--plan", files.plan, "--errata", files.errata],
+    io,
+  );
+  return first !== ExitCode.ok ? first : second;
+}
+
+if (import.meta.main) {
+  const { main } = await import("./main.ts");
+  Deno.exit(await main(["demo", ...Deno.args], processIo()));
+}

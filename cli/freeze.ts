@@ -1,0 +1,282 @@
+/**
+ * `ledgerbench freeze`: writes the frozen plan before the first episode
+ * (seeds 002 and 003), optionally generating the suite from a private seed
+ * first (seed 000).
+ *
+ * @module
+ */
+import { imageDigest } from "../runner/docker/image_digest.ts";
+import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import { loadSuite } from "../runner/load_suite.ts";
+import { runnerVersion } from "../runner/runner_version.ts";
+import { createSeedFile, readSeedFile } from "../runner/suite_seed.ts";
+import { SUITES } from "../suites/demo_suite.ts";
+import { choiceOption, numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
+import { emit } from "./_output.ts";
+import { resolveSprtParams, SPRT_OPTIONS, SPRT_OPTIONS_HELP } from "./_sprt_flags.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Freeze a plan (suite hash, order, images, caps, rules) before a run";
+
+/** Help text, an example first. */
+export const help = `Freeze the plan of a run before its first episode (seeds 002 and 003): the
+suite's hash, the task order shuffled once by a recorded seed, each agent's
+image and its digest, caps, price table, stopping rule (fixed or SPRT),
+invalid policy, censoring thresholds, bootstrap seed, runner version and
+verifier image. The plan is written as canonical JSON with its SHA-256 beside
+it (PLAN.sha256); "run" refuses a plan whose hash or environment differs.
+
+Generate a suite from a new private seed (kept outside git), then freeze a
+plan for two agents:
+  deno task ledgerbench freeze --generate demo --new-seed-file ~/.ledgerbench/seed \\
+    --suite ~/.ledgerbench/suite --out plan.json --order-seed 20261107 \\
+    --agent solver=ledgerbench/agent-solver:latest \\
+    --agent looper=ledgerbench/agent-looper:latest --token-cap 20000
+
+Freeze an SPRT plan over an existing suite, rerunning invalid attempts:
+  deno task ledgerbench freeze --suite ~/.ledgerbench/suite --out plan.json \\
+    --agent solver=ledgerbench/agent-solver:latest --sprt --invalid-policy rerun-task
+
+USAGE:
+  deno task ledgerbench freeze --suite DIR --out PLAN --agent ID=IMAGE... [OPTIONS]
+
+SUITE:
+  --suite DIR              The generated suite (tasks, hidden verifiers, answers)
+  --generate NAME          Generate the suite into DIR first from template set
+                           NAME (available: ${
+  Object.keys(SUITES).join(", ")
+}); DIR must not exist or be empty
+  --seed-file FILE         The private 256-bit seed (64 hex digits) to generate from
+  --new-seed-file FILE     Create a new private seed in FILE (mode 0600) and use it
+
+AGENTS AND ENVIRONMENT:
+  --agent ID=IMAGE         An agent and its image reference; repeat for each agent.
+                           The image is resolved to its digest now (never pulled)
+  --model ID=MODEL         The model name agent ID requests (LEDGERBENCH_MODEL)
+  --verifier-image REF     Verifier image (default ledgerbench/verifier:latest)
+
+PLAN:
+  --out PLAN               Plan file to write (refused if it exists)
+  --plan-id ID             Plan id (default: the file name without .json)
+  --order-seed S           Seed of the one-time task shuffle (default: a fresh
+                           random integer, recorded in the plan)
+  --token-cap N            Prompt + completion tokens per episode
+  --step-cap N             Model calls per episode
+  --wall-ms N              Wall clock per episode in ms (unset caps fall back to
+                           each task's own limits)
+  --price-table-id ID      Frozen price table id (default "unpriced")
+  --sprt                   Stop each agent by seed 002's SPRT (else: fixed list)
+${SPRT_OPTIONS_HELP}
+  --invalid-policy P       "halt" (default; seed 000: stop, redo the whole run) or
+                           "rerun-task" (seed 002: rerun the task as a new attempt)
+  --max-attempts N         Attempts per task under rerun-task (default 3)
+  --headline-max X         Censoring below which a headline may be stated (0.02)
+  --labelled-max X         Censoring up to which both scores are stated (0.10)
+  --bootstrap-seed S       Bootstrap seed (default 7)
+  --rounds N               Bootstrap rounds (default 2000)
+  --tie-band X             Relative tie band of the comparison (default 0.10)
+  --json                   Print the plan and its hash as canonical JSON
+  -h, --help               This help
+
+EXIT STATUS:
+  0 plan written; 1 usage error; 2 bad input (suite, seed, existing plan, an
+  image that is not present); 3 no Docker engine to resolve image digests
+`;
+
+const OPTIONS = {
+  suite: { type: "string" },
+  generate: { type: "string" },
+  "seed-file": { type: "string" },
+  "new-seed-file": { type: "string" },
+  agent: { type: "string", multiple: true },
+  model: { type: "string", multiple: true },
+  "verifier-image": { type: "string" },
+  out: { type: "string" },
+  "plan-id": { type: "string" },
+  "order-seed": { type: "string" },
+  "token-cap": { type: "string" },
+  "step-cap": { type: "string" },
+  "wall-ms": { type: "string" },
+  "price-table-id": { type: "string" },
+  sprt: { type: "boolean" },
+  ...SPRT_OPTIONS,
+  "invalid-policy": { type: "string" },
+  "max-attempts": { type: "string" },
+  "headline-max": { type: "string" },
+  "labelled-max": { type: "string" },
+  "bootstrap-seed": { type: "string" },
+  rounds: { type: "string" },
+  "tie-band": { type: "string" },
+} as const;
+
+/**
+ * Parses repeated `ID=VALUE` options.
+ *
+ * @throws {UsageError} on a malformed item or a repeated id
+ */
+export function pairsOption(values: Record<string, unknown>, name: string): Map<string, string> {
+  const items = (values[name] as string[] | undefined) ?? [];
+  const out = new Map<string, string>();
+  for (const item of items) {
+    const at = item.indexOf("=");
+    if (at <= 0 || at === item.length - 1) {
+      throw new UsageError(`Option "--${name}" must look like ID=VALUE: "${item}"`);
+    }
+    const id = item.slice(0, at);
+    if (out.has(id)) throw new UsageError(`Option "--${name}" names "${id}" twice`);
+    out.set(id, item.slice(at + 1));
+  }
+  return out;
+}
+
+/** Runs `freeze`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  const suiteDir = stringOption(values, "suite");
+  const out = stringOption(values, "out");
+  if (suiteDir === undefined) throw new UsageError('Missing option: "--suite"');
+  if (out === undefined) throw new UsageError('Missing option: "--out"');
+  const agents = pairsOption(values, "agent");
+  if (agents.size === 0) throw new UsageError('Missing option: "--agent" (at least one agent)');
+  const models = pairsOption(values, "model");
+  for (const id of models.keys()) {
+    if (!agents.has(id)) {
+      throw new UsageError(`Option "--model" names "${id}", which is not an --agent`);
+    }
+  }
+  const cap = (name: string) =>
+    numberOption(values, name, undefined, { integer: true, min: 0 }) ?? null;
+  const caps = {
+    token_cap: cap("token-cap"),
+    step_cap: cap("step-cap"),
+    wall_ms_cap: cap("wall-ms"),
+  };
+  const invalidPolicy = choiceOption(
+    values,
+    "invalid-policy",
+    ["halt", "rerun-task"] as const,
+    "halt",
+  );
+  const maxAttempts = numberOption(values, "max-attempts", 3, { integer: true, min: 1 });
+  const headlineMax = numberOption(values, "headline-max", 0.02, { min: 0, max: 1 });
+  const labelledMax = numberOption(values, "labelled-max", 0.10, { min: 0, max: 1 });
+  const rounds = numberOption(values, "rounds", 2000, { integer: true, min: 1 });
+  const tieBand = numberOption(values, "tie-band", 0.10, { min: 0, max: 1 });
+  const bootstrapSeed = seedValue(stringOption(values, "bootstrap-seed") ?? "7");
+  const orderSeedText = stringOption(values, "order-seed");
+  const orderSeed = orderSeedText === undefined
+    ? crypto.getRandomValues(new Uint32Array(1))[0]
+    : seedValue(orderSeedText);
+  const stopping = values.sprt === true
+    ? { kind: "sprt" as const, params: resolveSprtParams(values, null).params }
+    : { kind: "fixed" as const };
+  if (values.sprt !== true) {
+    const stray = Object.keys(SPRT_OPTIONS).find((name) => values[name] !== undefined);
+    if (stray) throw new UsageError(`Option "--${stray}" needs "--sprt"`);
+  }
+
+  const template = stringOption(values, "generate");
+  if (template !== undefined) {
+    const definition = SUITES[template];
+    if (definition === undefined) {
+      throw new UsageError(
+        `Option "--generate" must be one of ${
+          Object.keys(SUITES).map((s) => `"${s}"`).join(", ")
+        }: "${template}"`,
+      );
+    }
+    const seedFile = stringOption(values, "seed-file");
+    const newSeedFile = stringOption(values, "new-seed-file");
+    if ((seedFile === undefined) === (newSeedFile === undefined)) {
+      throw new UsageError(
+        'Option "--generate" needs exactly one of "--seed-file" and "--new-seed-file"',
+      );
+    }
+    const seed = seedFile !== undefined
+      ? await readSeedFile(seedFile)
+      : await createSeedFile(newSeedFile!);
+    await generateSuite(definition, seed, { dir: suiteDir });
+    io.stderr(
+      `generated suite "${suiteDir}" from template set "${template}" (seed kept in "${
+        seedFile ?? newSeedFile
+      }")\n`,
+    );
+  }
+  const suite = await loadSuite(suiteDir);
+
+  const engine = await dockerAvailable();
+  if (!engine.available) {
+    io.stderr(`error: Cannot resolve image digests: ${engine.reason}\n`);
+    return ExitCode.refused;
+  }
+  const resolved = [];
+  for (const [agentId, image] of agents) {
+    const digest = await imageDigest(image);
+    if (digest === null) {
+      throw new InputError(
+        `Cannot freeze plan: image "${image}" of agent "${agentId}" is not present (images are never pulled; run containers/build_images.sh)`,
+      );
+    }
+    resolved.push({
+      agent_id: agentId,
+      image,
+      image_digest: digest,
+      model: models.get(agentId) ?? null,
+    });
+  }
+  const verifierImage = stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest";
+  const verifierDigest = await imageDigest(verifierImage);
+  if (verifierDigest === null) {
+    throw new InputError(`Cannot freeze plan: verifier image "${verifierImage}" is not present`);
+  }
+
+  const planId = stringOption(values, "plan-id") ?? out.split("/").at(-1)!.replace(/\.json$/, "");
+  const plan = freezePlan(suite, {
+    plan_id: planId,
+    created_at: new Date().toISOString(),
+    agents: resolved,
+    order_seed: orderSeed,
+    caps,
+    price_table_id: stringOption(values, "price-table-id") ?? "unpriced",
+    stopping,
+    invalid_policy: invalidPolicy,
+    max_attempts: maxAttempts,
+    censoring: { headline_max: headlineMax, labelled_max: labelledMax },
+    bootstrap: { rounds, seed: bootstrapSeed },
+    tie_band: tieBand,
+    runner_version: await runnerVersion(),
+    verifier_image: verifierImage,
+    verifier_image_digest: verifierDigest,
+  });
+  const frozen = await writePlan(out, plan);
+  emit(
+    io,
+    values.json === true,
+    { plan: frozen.plan, plan_sha256: frozen.sha256, path: out },
+    () =>
+      [
+        `plan: ${out} (sha256 ${frozen.sha256})`,
+        `suite: ${suite.manifest.suite_id} ${suite.dir} (sha256 ${suite.sha256})`,
+        `order seed: ${orderSeed}`,
+        `task order: ${plan.tasks.map((task) => task.task_id).join(", ")}`,
+        ...plan.agents.map((agent) =>
+          `agent ${agent.agent_id}: ${agent.image} ${agent.image_digest}`
+        ),
+        `verifier: ${verifierImage} ${verifierDigest}`,
+        `caps: token ${caps.token_cap ?? "task"}, step ${caps.step_cap ?? "task"}, wall ms ${
+          caps.wall_ms_cap ?? "task"
+        }`,
+        `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
+        `runner: ${plan.environment.runner_version}`,
+        "",
+      ].join("\n"),
+  );
+  return ExitCode.ok;
+}
+
+function seedValue(text: string): number | string {
+  return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
+}

@@ -1,0 +1,106 @@
+/**
+ * `ledgerbench reverify`: re-runs a (fixed) verifier over stored artifacts
+ * with zero model calls and appends `rescore_episode` errata; the ledger is
+ * never touched (seed 000, the 89-point incident).
+ *
+ * @module
+ */
+import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { reverify } from "../runner/reverify.ts";
+import { nameListOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, type Io, UsageError } from "./_command.ts";
+import { emit } from "./_output.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Re-verify stored artifacts with zero model calls; append errata";
+
+/** Help text, an example first. */
+export const help = `Re-run a (fixed) verifier over the stored artifacts of a ledger's episodes,
+with zero model calls: no relay and no candidate container is started, only
+the verifier's own container (network none). Each outcome is appended to the
+errata file as a "rescore_episode" erratum (resolved true/false, or null when
+the verifier faults again); the ledger is never rewritten (seed 000: the 16
+artifacts of the 89-point run were re-verified this way). Running the same
+verifier twice appends nothing new.
+
+Re-verify every episode a verifier fault made invalid, with the fixed suite:
+  deno task ledgerbench reverify runs/r1/ledger.jsonl --errata runs/r1/errata.jsonl \\
+    --suite ~/.ledgerbench/suite-fixed
+
+Re-verify two chosen episodes:
+  deno task ledgerbench reverify runs/r1/ledger.jsonl --errata runs/r1/errata.jsonl \\
+    --suite ~/.ledgerbench/suite-fixed --episodes r1/solver/b3-report/1,r1/looper/b3-report/1
+
+USAGE:
+  deno task ledgerbench reverify LEDGER --errata FILE --suite DIR [OPTIONS]
+
+OPTIONS:
+  --errata FILE        Errata file to append to (created when absent)
+  --suite DIR          The suite whose verifiers to run (the fixed one)
+  --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
+  --verifier-image REF Verifier image (default ledgerbench/verifier:latest)
+  --episodes ID,...    Episodes to re-verify (default: every row invalid with
+                       "verifier_fault")
+  --reason TEXT        Why; written into every erratum
+  --json               Print the errata appended as canonical JSON
+  -h, --help           This help
+
+EXIT STATUS:
+  0 done (also when nothing needed re-verifying); 1 usage error; 2 bad input
+  (ledger, errata, suite, a missing or altered artifact); 3 no Docker engine
+`;
+
+const OPTIONS = {
+  errata: { type: "string" },
+  suite: { type: "string" },
+  artifacts: { type: "string" },
+  "verifier-image": { type: "string" },
+  episodes: { type: "string" },
+  reason: { type: "string" },
+} as const;
+
+/** Runs `reverify`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const ledger = positionals[0];
+  const errata = stringOption(values, "errata");
+  const suite = stringOption(values, "suite");
+  if (errata === undefined) throw new UsageError('Missing option: "--errata"');
+  if (suite === undefined) throw new UsageError('Missing option: "--suite"');
+  const engine = await dockerAvailable();
+  if (!engine.available) {
+    io.stderr(`error: No Docker engine is reachable: ${engine.reason}\nNothing was re-verified.\n`);
+    return ExitCode.refused;
+  }
+  const dir = ledger.includes("/") ? ledger.slice(0, ledger.lastIndexOf("/")) : ".";
+  const outcome = await reverify(ledger, {
+    errata,
+    suiteDir: suite,
+    artifactsRoot: stringOption(values, "artifacts") ?? `${dir}/artifacts`,
+    verifierImage: stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest",
+    episodes: nameListOption(values, "episodes"),
+    reason: stringOption(values, "reason"),
+    onErratum: (erratum) => {
+      if (erratum.kind === "rescore_episode") {
+        io.stderr(`erratum ${erratum.erratum_id}: resolved ${erratum.resolved}\n`);
+      }
+    },
+  });
+  emit(io, values.json === true, {
+    ledger,
+    errata,
+    appended: outcome.appended,
+    skipped: outcome.skipped,
+  }, () =>
+    [
+      `reverify ${ledger}: ${outcome.appended.length} errata appended to ${errata}, zero model calls`,
+      ...outcome.appended.map((e) =>
+        e.kind === "rescore_episode"
+          ? `  ${e.episode_id}: resolved ${e.resolved}`
+          : `  ${e.erratum_id}`
+      ),
+      ...outcome.skipped.map((s) => `  skipped ${s.episode_id}: ${s.reason}`),
+      "",
+    ].join("\n"));
+  return ExitCode.ok;
+}

@@ -1,0 +1,298 @@
+/**
+ * `ledgerbench run`: runs (or resumes) the batch of a frozen plan in Docker,
+ * appending one hash-chained, fsynced ledger row per attempt.
+ *
+ * @module
+ */
+import { ProviderScript } from "../runner/relay/provider_script.ts";
+import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
+import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
+import { EnvironmentMismatchError } from "../runner/environment_check.ts";
+import type { Upstream } from "../runner/run_episode.ts";
+import { runPlan } from "../runner/run_plan.ts";
+import { createProgress } from "../runner/progress.ts";
+import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, type Io, UsageError } from "./_command.ts";
+import { emit } from "./_output.ts";
+import { pairsOption } from "./freeze.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Run or resume a frozen plan's batch in Docker, one ledger row per attempt";
+
+/** Exit status of a batch interrupted by the operator (128 + SIGINT). */
+export const INTERRUPTED = 130;
+
+/** Help text, an example first. */
+export const help = `Run the batch of a frozen plan: every episode in a sandboxed container
+(--network none, read-only root, no capabilities, no-new-privileges, pids 128,
+1 GB), model calls only through the host relay (which alone holds the key and
+records the evidence), the verifier in its own container, one hash-chained,
+fsynced ledger row per attempt (invalid ones included). The run refuses a plan
+whose hash, runner version, suite hash or image digests differ, and stops if
+an image digest changes before an episode.
+
+Run a plan against an OpenAI-compatible upstream (key from the environment),
+two episodes at a time:
+  LEDGERBENCH_UPSTREAM_KEY=... deno task ledgerbench run --plan plan.json \\
+    --suite ~/.ledgerbench/suite --ledger runs/r1/ledger.jsonl \\
+    --upstream https://api.example.com/v1 --parallel 2
+
+Resume it after a crash or a kill (no episode lost or duplicated):
+  deno task ledgerbench run --plan plan.json --suite ~/.ledgerbench/suite \\
+    --ledger runs/r1/ledger.jsonl --upstream https://api.example.com/v1 --resume
+
+Against scripted providers (tests, demos), one script per agent:
+  deno task ledgerbench run --plan plan.json --suite suite --ledger l.jsonl \\
+    --provider-script solver=solver_script.json --provider-script looper=looper.json
+
+USAGE:
+  deno task ledgerbench run --plan PLAN --suite DIR --ledger FILE UPSTREAM [OPTIONS]
+
+UPSTREAM (one of):
+  --upstream [ID=]URL        OpenAI-compatible base URL, for every agent or for
+                             agent ID (repeat); the key is read from the
+                             environment variable LEDGERBENCH_UPSTREAM_KEY and
+                             lives in the relay only
+  --provider-script [ID=]FILE  Start a scripted provider answering from FILE (a
+                             ProviderScript JSON), for every agent or agent ID
+  --expect-model ID          Evidence gate: calls must be served by this model id
+
+OPTIONS:
+  --plan FILE          The frozen plan (its hash is checked against FILE.sha256)
+  --plan-sha256 HEX    The published plan hash, instead of FILE.sha256
+  --suite DIR          The suite the plan was frozen on (its hash is checked)
+  --ledger FILE        The ledger to append to (refused if it holds rows,
+                       unless --resume)
+  --run-id ID          Run id, the first part of every episode id (default:
+                       the plan id); a run redone after a halt needs a new one
+  --resume             Continue the ledger of an interrupted run; a torn final
+                       line is moved to FILE.torn.jsonl and reported
+  --parallel N         Episodes at once (default 1); rows are appended in
+                       completion order, episode ids stay deterministic; an
+                       SPRT agent keeps one episode in flight
+  --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
+  --unsandboxed        Run candidates as host processes: NOT isolated; only
+                       with this flag, and every row records sandbox
+                       "unsandboxed"; needs --agent-command for each agent
+  --agent-command ID=CMD  Host command of agent ID (split on spaces)
+  --json               Print the outcome as canonical JSON
+  -h, --help           This help
+
+Progress goes to stderr: a bar on a terminal, one line per episode otherwise.
+Ctrl-C stops starting episodes (running ones finish and are recorded; resume
+later); a second Ctrl-C kills them (they are not recorded and will be re-run).
+
+EXIT STATUS:
+  0 the batch is complete (every task, or every agent's SPRT decision);
+  1 usage error; 2 bad input (plan hash, plan, suite or ledger unreadable,
+  ledger of another run); 3 refused or halted (no Docker engine, environment
+  differs from the plan, the batch halted under its invalid policy or on an
+  image change); 130 interrupted
+`;
+
+const OPTIONS = {
+  plan: { type: "string" },
+  "plan-sha256": { type: "string" },
+  suite: { type: "string" },
+  ledger: { type: "string" },
+  "run-id": { type: "string" },
+  resume: { type: "boolean" },
+  parallel: { type: "string" },
+  artifacts: { type: "string" },
+  upstream: { type: "string", multiple: true },
+  "provider-script": { type: "string", multiple: true },
+  "expect-model": { type: "string", multiple: true },
+  unsandboxed: { type: "boolean" },
+  "agent-command": { type: "string", multiple: true },
+} as const;
+
+/** Splits `[ID=]VALUE` items into a default and per-agent values. */
+function perAgent(
+  items: string[] | undefined,
+): { all: string | null; byAgent: Map<string, string> } {
+  let all: string | null = null;
+  const byAgent = new Map<string, string>();
+  for (const item of items ?? []) {
+    const match = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(item);
+    if (match !== null && !/^[a-z]+:\/\//.test(item)) byAgent.set(match[1], match[2]);
+    else if (all === null) all = item;
+    else throw new UsageError(`Two defaults given for one option: "${all}" and "${item}"`);
+  }
+  return { all, byAgent };
+}
+
+/** Runs `run`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  const plan = stringOption(values, "plan");
+  const suite = stringOption(values, "suite");
+  const ledger = stringOption(values, "ledger");
+  if (plan === undefined) throw new UsageError('Missing option: "--plan"');
+  if (suite === undefined) throw new UsageError('Missing option: "--suite"');
+  if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
+  const parallel = numberOption(values, "parallel", 1, { integer: true, min: 1 });
+  const upstreams = perAgent(values.upstream as unknown as string[] | undefined);
+  const scripts = perAgent(values["provider-script"] as unknown as string[] | undefined);
+  const usesUpstream = upstreams.all !== null || upstreams.byAgent.size > 0;
+  const usesScripts = scripts.all !== null || scripts.byAgent.size > 0;
+  if (usesUpstream === usesScripts) {
+    throw new UsageError('Give exactly one of "--upstream" and "--provider-script"');
+  }
+  const expected = (values["expect-model"] as unknown as string[] | undefined) ?? [];
+  const unsandboxed = values.unsandboxed === true;
+  const commands = pairsOption(values, "agent-command");
+  if (!unsandboxed && commands.size > 0) {
+    throw new UsageError('Option "--agent-command" needs "--unsandboxed"');
+  }
+
+  if (!unsandboxed) {
+    const engine = await dockerAvailable();
+    if (!engine.available) {
+      io.stderr(
+        `error: No Docker engine is reachable: ${engine.reason}\n` +
+          `Nothing was run: candidates only run sandboxed, unless --unsandboxed is given ` +
+          `(and then every row records sandbox "unsandboxed").\n` +
+          `Meanwhile the shipped example ledgers can be analysed, e.g.:\n` +
+          `  deno task ledgerbench summarize ledgers/examples/synthetic_ledger.jsonl ` +
+          `--plan ledgers/examples/synthetic_plan.json --errata ledgers/examples/synthetic_errata.jsonl\n`,
+      );
+      return ExitCode.refused;
+    }
+  }
+
+  const providers: ScriptedProvider[] = [];
+  const started = new Map<string, Upstream>();
+  const scriptUpstream = async (file: string): Promise<Upstream> => {
+    const cached = started.get(file);
+    if (cached) return cached;
+    let script;
+    try {
+      script = ProviderScript.parse(JSON.parse(await Deno.readTextFile(file)));
+    } catch (error) {
+      throw new Error(`Cannot read provider script "${file}": ${(error as Error).message}`);
+    }
+    const key = crypto.randomUUID();
+    const provider = await startScriptedProvider(script, { apiKey: key });
+    providers.push(provider);
+    const upstream = { baseUrl: provider.baseUrl, key };
+    started.set(file, upstream);
+    return upstream;
+  };
+  const key = Deno.env.get("LEDGERBENCH_UPSTREAM_KEY") ?? "";
+  if (usesUpstream && key === "") {
+    throw new UsageError(
+      'The upstream key must be in the environment variable "LEDGERBENCH_UPSTREAM_KEY"',
+    );
+  }
+  const resolved = new Map<string, Upstream>();
+  const upstreamFor = (agentId: string): Upstream => {
+    const found = resolved.get(agentId);
+    if (found === undefined) throw new UsageError(`No upstream for agent "${agentId}"`);
+    return found;
+  };
+
+  const controller = new AbortController();
+  const hard = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) {
+      io.stderr("interrupt: killing running episodes (they will be re-run on --resume)\n");
+      hard.abort();
+    } else {
+      io.stderr(
+        "interrupt: no new episode starts; running ones finish and are recorded (Ctrl-C again to kill them)\n",
+      );
+      controller.abort();
+    }
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  try {
+    // The agents are only known once the plan is read: resolve upstreams lazily but fully.
+    let planText: { agents?: { agent_id: string }[] };
+    try {
+      planText = JSON.parse(await Deno.readTextFile(plan));
+    } catch (error) {
+      throw new Error(`Cannot read plan "${plan}": ${(error as Error).message}`);
+    }
+    for (const { agent_id } of planText.agents ?? []) {
+      if (usesScripts) {
+        const file = scripts.byAgent.get(agent_id) ?? scripts.all;
+        if (file === null) throw new UsageError(`No --provider-script for agent "${agent_id}"`);
+        resolved.set(agent_id, await scriptUpstream(file));
+      } else {
+        const url = upstreams.byAgent.get(agent_id) ?? upstreams.all;
+        if (url === null) throw new UsageError(`No --upstream for agent "${agent_id}"`);
+        resolved.set(agent_id, {
+          baseUrl: url,
+          key,
+          expectedModelIds: expected.length > 0 ? expected : undefined,
+        });
+      }
+      if (unsandboxed && !commands.has(agent_id)) {
+        throw new UsageError(`Option "--unsandboxed" needs "--agent-command ${agent_id}=CMD"`);
+      }
+    }
+    const outcome = await runPlan({
+      plan,
+      planSha256: stringOption(values, "plan-sha256"),
+      suite,
+      ledger,
+      runId: stringOption(values, "run-id"),
+      resume: values.resume === true,
+      parallel,
+      artifacts: stringOption(values, "artifacts"),
+      upstream: (agent) => upstreamFor(agent.agent_id),
+      progress: createProgress(),
+      signal: controller.signal,
+      hardSignal: hard.signal,
+      unsandboxed: unsandboxed
+        ? Object.fromEntries(
+          [...commands].map(([id, cmd]) => [id, cmd.split(" ").filter((s) => s !== "")]),
+        )
+        : undefined,
+    });
+    const status = outcome.halted !== null
+      ? ExitCode.refused
+      : outcome.interrupted
+      ? INTERRUPTED
+      : ExitCode.ok;
+    emit(io, values.json === true, {
+      run_id: outcome.runId,
+      plan_sha256: outcome.plan.sha256,
+      ledger,
+      replayed: outcome.replayed,
+      appended: outcome.appended.length,
+      complete: outcome.complete,
+      interrupted: outcome.interrupted,
+      halted: outcome.halted,
+      decisions: outcome.decisions,
+      torn: outcome.torn,
+    }, () =>
+      [
+        `run ${outcome.runId}: plan ${outcome.plan.path} (sha256 ${outcome.plan.sha256})`,
+        `ledger ${ledger}: ${outcome.replayed} rows before, ${outcome.appended.length} appended`,
+        ...(outcome.torn === null ? [] : [
+          `torn final line (${outcome.torn.length} bytes) moved to ${outcome.torn.sidecar}`,
+        ]),
+        ...Object.entries(outcome.decisions).filter(([, d]) => d !== null).map(([agent, d]) =>
+          `SPRT ${agent}: ${d}`
+        ),
+        outcome.halted !== null
+          ? `halted: ${describeHalt(outcome.halted)}`
+          : outcome.interrupted
+          ? "interrupted: resume with --resume"
+          : "complete",
+        "",
+      ].join("\n"));
+    return status;
+  } catch (error) {
+    if (error instanceof EnvironmentMismatchError || error instanceof BatchHaltedError) {
+      io.stderr(`error: ${error.message}\n`);
+      return ExitCode.refused;
+    }
+    throw error;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    for (const provider of providers) await provider.close();
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * The classification of one finished episode into a ledger row, shared by
+ * the Docker executor and the explicit `--unsandboxed` host executor, so that
+ * both apply exactly the same rules (documented in `run_episode.ts`).
+ *
+ * @module
+ */
+import type { Caps, Environment, InvalidReason, Plan, StopReason } from "../analysis/schema.ts";
+import type { PlannedEpisode } from "./batch_state.ts";
+import type { EpisodeDraft } from "./ledger_writer.ts";
+import { evidenceGate } from "./relay/evidence_gate.ts";
+import type { RelayCallRecord } from "./relay/relay_call_record.ts";
+
+/** The identity and frozen context of a row. */
+export type RowBase = Pick<
+  EpisodeDraft,
+  | "run_id"
+  | "agent_id"
+  | "task_id"
+  | "seed"
+  | "episode_id"
+  | "attempt"
+  | "lane"
+  | "caps"
+  | "price_table_id"
+  | "environment"
+>;
+
+/**
+ * The identity part of a row.
+ *
+ * @param plan the plan (seed field and price table)
+ * @param episode the scheduled episode
+ * @param caps the episode's effective caps
+ * @param environment what it runs on
+ * @returns the base fields
+ */
+export function rowBase(
+  plan: Plan,
+  episode: PlannedEpisode,
+  caps: Caps,
+  environment: Environment,
+): RowBase {
+  return {
+    run_id: episode.run_id,
+    agent_id: episode.agent_id,
+    task_id: episode.task_id,
+    seed: plan.order_seed ?? "unseeded",
+    episode_id: episode.episode_id,
+    attempt: episode.attempt,
+    lane: episode.lane,
+    caps,
+    price_table_id: plan.price_table_id ?? "none",
+    environment,
+  };
+}
+
+/** What the candidate side reports, sandboxed or not. */
+export interface CandidateFacts {
+  /** `completed`, `wall_cap` or `error`. */
+  stopReason: "completed" | "wall_cap" | "error";
+  exitCode: number;
+  oomKilled: boolean;
+  wallMs: number;
+  startedAt: string;
+  finishedAt: string;
+  stdoutTail: string;
+  /** The stored workspace digest, or null when it was not stored. */
+  artifactDigest: string | null;
+  /** Why it was not stored (the candidate's own doing). */
+  artifactError: string | null;
+}
+
+/** A verifier's answer, sandboxed or not. */
+export type VerifyResult =
+  | { kind: "verdict"; resolved: boolean; failedChecks: string[] }
+  | { kind: "fault"; fault: string; detail: string };
+
+/** Inputs of {@link classifyEpisode}. */
+export interface ClassifyInput {
+  base: RowBase;
+  plan: Plan;
+  notes: string[];
+  records: readonly RelayCallRecord[];
+  relayStop: StopReason;
+  expectedModelIds?: readonly string[];
+  candidate: CandidateFacts;
+  /** Runs the verifier; called only when the episode is to be verified. */
+  verify: () => Promise<VerifyResult>;
+}
+
+/**
+ * Turns one finished episode into its row (rules in `run_episode.ts`): the
+ * evidence gate first, then seed 002's rate-limit rule under `rerun-task`,
+ * zero calls, a workspace too large to store, the verifier's verdict or
+ * fault. Tokens and calls come from the relay's records only.
+ *
+ * @param input the episode's facts
+ * @returns the row draft
+ */
+export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraft> {
+  const { candidate } = input;
+  const gate = evidenceGate(input.records, { expectedModelIds: input.expectedModelIds });
+  const notes = [...input.notes];
+  if (candidate.oomKilled) notes.push("the memory limit killed a process of the candidate");
+  if (candidate.exitCode !== 0) notes.push(`candidate exit code ${candidate.exitCode}`);
+  const measured = {
+    ...input.base,
+    stop_reason: input.relayStop !== "completed" ? input.relayStop : candidate.stopReason,
+    prompt_tokens: gate.prompt_tokens,
+    completion_tokens: gate.completion_tokens,
+    tool_calls: Math.max(
+      gate.model_calls,
+      gate.tool_calls,
+      reportedToolCalls(candidate.stdoutTail),
+    ),
+    model_calls: gate.model_calls,
+    wall_ms: Math.round(candidate.wallMs),
+    evidence: gate.evidence,
+    artifact_digest: candidate.artifactDigest,
+    started_at: candidate.startedAt,
+    finished_at: candidate.finishedAt,
+  };
+  const invalid = (reason: InvalidReason, why: string): EpisodeDraft => ({
+    ...measured,
+    status: "invalid",
+    resolved: null,
+    invalid_reason: reason,
+    notes: [...notes, why].join("; "),
+  });
+  const scored = (resolved: boolean, why: string | null): EpisodeDraft => ({
+    ...measured,
+    status: "scored",
+    resolved,
+    invalid_reason: null,
+    notes: (why === null ? notes : [...notes, why]).join("; "),
+  });
+  if (gate.status === "invalid") {
+    return invalid(gate.invalid_reason!, gate.problems.map((p) => p.message).join(" / "));
+  }
+  if (input.relayStop === "rate_limited" && input.plan.invalid_policy === "rerun-task") {
+    return invalid(
+      "provider_fault",
+      'the upstream answered 429; under invalid policy "rerun-task" a rate limit is an invalid attempt (seed 002)',
+    );
+  }
+  if (gate.zero_calls) return scored(false, "zero model calls: a scored failure (seed 000)");
+  if (candidate.artifactDigest === null) {
+    return scored(false, `workspace not stored: ${candidate.artifactError ?? "unknown reason"}`);
+  }
+  let result: VerifyResult;
+  try {
+    result = await input.verify();
+  } catch (error) {
+    return invalid("harness_error", `harness error in the verifier: ${describeError(error)}`);
+  }
+  if (result.kind === "fault") {
+    return invalid("verifier_fault", `verifier fault ${result.fault}: ${result.detail}`);
+  }
+  return scored(
+    result.resolved,
+    result.failedChecks.length === 0 ? null : `failed checks: ${result.failedChecks.join(", ")}`,
+  );
+}
+
+/**
+ * The row of an episode the harness could not carry out (engine, relay or
+ * forwarder failure): invalid, `harness_error`, stop reason `error`, with
+ * whatever the relay had recorded by then.
+ *
+ * @param base identity fields
+ * @param notes notes so far
+ * @param records the relay's records, or null when no relay ran
+ * @param error what failed
+ * @param wallMs time spent
+ * @param startedAt ISO start
+ * @returns the row draft
+ */
+export function harnessFailureRow(
+  base: RowBase,
+  notes: string[],
+  records: readonly RelayCallRecord[] | null,
+  error: unknown,
+  wallMs: number,
+  startedAt: string,
+): EpisodeDraft {
+  const gate = evidenceGate(records ?? []);
+  return {
+    ...base,
+    status: "invalid",
+    resolved: null,
+    invalid_reason: "harness_error",
+    stop_reason: "error",
+    prompt_tokens: gate.prompt_tokens,
+    completion_tokens: gate.completion_tokens,
+    tool_calls: Math.max(gate.model_calls, gate.tool_calls),
+    model_calls: records === null ? null : gate.model_calls,
+    wall_ms: Math.round(wallMs),
+    evidence: records === null ? null : gate.evidence,
+    started_at: startedAt,
+    finished_at: new Date().toISOString(),
+    notes: [...notes, `harness error: ${describeError(error)}`].join("; "),
+  };
+}
+
+/**
+ * The `tool_calls` an agent reports: an integer member `tool_calls` of a JSON
+ * object on the last non-empty line of its stdout; 0 otherwise.
+ */
+export function reportedToolCalls(stdoutTail: string): number {
+  const last = stdoutTail.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(
+    -1,
+  );
+  if (last === undefined) return 0;
+  try {
+    const value = (JSON.parse(last) as { tool_calls?: unknown }).tool_calls;
+    return Number.isInteger(value) && (value as number) >= 0 ? value as number : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The message of an error, or its string form. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

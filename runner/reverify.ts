@@ -1,0 +1,153 @@
+/**
+ * Re-verification of stored artifacts with zero model calls (seed 000, §02:
+ * "修好脚本、用原始产物重新验一遍，一次模型都没调，16 份产物全部通过"): a
+ * (fixed) verifier runs over the content-addressed artifacts of chosen ledger
+ * rows, and each outcome is appended to the errata file as a
+ * `rescore_episode` erratum. The ledger is never touched: the original rows
+ * stay as they were written, and analysis applies the errata on top.
+ *
+ * No relay, no forwarder and no candidate container is started: the only
+ * container is the verifier's (network none), so no model can be called.
+ *
+ * @module
+ */
+import { readErrata } from "../analysis/errata.ts";
+import { readLedger } from "../analysis/read_ledger.ts";
+import type { Episode, Erratum } from "../analysis/schema.ts";
+import { appendErratum } from "./errata_file.ts";
+import { loadSuite } from "./load_suite.ts";
+import { openArtifact } from "./sandbox/artifact_store.ts";
+import { runVerifier } from "./sandbox/run_verifier.ts";
+import { taskPaths } from "./suite_manifest.ts";
+
+/** Options of {@link reverify}. */
+export interface ReverifyOptions {
+  /** The errata file to append to (created when absent). */
+  errata: string;
+  /** The suite whose (fixed) verifiers to run. */
+  suiteDir: string;
+  /** The artifact store the run wrote. */
+  artifactsRoot: string;
+  /** Verifier image reference. */
+  verifierImage: string;
+  /**
+   * Episodes to re-verify; default every row that is invalid with
+   * `verifier_fault` (the rows a verifier bug made unscorable).
+   */
+  episodes?: readonly string[];
+  /** Why the re-verification happens; written into each erratum. */
+  reason?: string;
+  /** Clock for `created_at`; default the system clock. */
+  now?: () => Date;
+  /** Called after each erratum is appended. */
+  onErratum?: (erratum: Erratum) => void;
+}
+
+/** What a re-verification did. */
+export interface ReverifyOutcome {
+  /** Errata appended, in ledger order of their episodes. */
+  appended: Erratum[];
+  /** Episodes left alone, with why (no artifact, already re-verified by this verifier). */
+  skipped: Array<{ episode_id: string; reason: string }>;
+}
+
+/**
+ * Re-verifies stored artifacts and appends `rescore_episode` errata.
+ *
+ * Rule per chosen row: open the artifact by the row's `artifact_digest`
+ * (its content is checked against the digest); run the suite's verifier for
+ * the row's task in the verifier container; a verdict gives `resolved`
+ * true/false, a verifier fault gives `resolved` null (still invalid, as
+ * `verifier_fault`). The erratum id is `rescore/<episode_id>/<12 hex of the
+ * hidden verifier files' digest>`, so running the same fixed verifier twice
+ * appends nothing new (the second time the episode is skipped). Cost: one
+ * verifier container per row; zero model calls.
+ *
+ * @param ledger the ledger file (read strictly, never written)
+ * @param options errata file, suite, artifact store, verifier image, selection
+ * @returns the errata appended and the episodes skipped
+ * @throws {LedgerError} when the ledger or the errata file fails its strict read
+ * @throws {Error} when a named episode is not in the ledger, or an artifact is
+ *   missing or altered
+ */
+export async function reverify(ledger: string, options: ReverifyOptions): Promise<ReverifyOutcome> {
+  const { rows } = await readLedger(ledger);
+  const suite = await loadSuite(options.suiteDir);
+  const byId = new Map(rows.map((row) => [row.episode_id, row]));
+  let chosen: Episode[];
+  if (options.episodes !== undefined) {
+    chosen = options.episodes.map((id) => {
+      const row = byId.get(id);
+      if (row === undefined) {
+        throw new Error(`Cannot re-verify episode "${id}": it is not in "${ledger}"`);
+      }
+      return row;
+    });
+  } else {
+    chosen = rows.filter((row) =>
+      row.status === "invalid" && row.invalid_reason === "verifier_fault"
+    );
+  }
+  const existing = new Set<string>();
+  if (await exists(options.errata)) {
+    for (const entry of (await readErrata(options.errata)).entries) {
+      existing.add(entry.erratum.erratum_id);
+    }
+  }
+  const ids = new Set(rows.map((row) => row.episode_id));
+  const now = options.now ?? (() => new Date());
+  const appended: Erratum[] = [];
+  const skipped: ReverifyOutcome["skipped"] = [];
+  for (const row of chosen) {
+    if (row.artifact_digest === null) {
+      skipped.push({ episode_id: row.episode_id, reason: "the row has no stored artifact" });
+      continue;
+    }
+    const artifact = await openArtifact(options.artifactsRoot, row.artifact_digest);
+    const verifierDir = taskPaths(suite.dir, row.task_id).verifier;
+    const outcome = await runVerifier(options.verifierImage, { artifact, verifierDir }, {
+      labels: { "ledgerbench.role": "reverifier", "ledgerbench.episode": row.episode_id },
+    });
+    const erratumId = `rescore/${row.episode_id}/${outcome.verifierDigest.slice(7, 19)}`;
+    if (existing.has(erratumId)) {
+      skipped.push({ episode_id: row.episode_id, reason: `already re-verified ("${erratumId}")` });
+      continue;
+    }
+    const result = outcome.kind === "verdict"
+      ? `verdict resolved=${outcome.verdict.resolved}`
+      : `verifier fault ${outcome.fault} again: ${outcome.detail}`;
+    const erratum: Erratum = {
+      schema_version: 1,
+      kind: "rescore_episode",
+      erratum_id: erratumId,
+      created_at: now().toISOString(),
+      episode_id: row.episode_id,
+      resolved: outcome.kind === "verdict" ? outcome.verdict.resolved : null,
+      verifier_image_digest: outcome.imageId as `sha256:${string}`,
+      artifact_digest: row.artifact_digest,
+      explanation: [
+        options.reason ?? "re-verification of the stored artifact",
+        "zero model calls (no relay, no candidate container)",
+        `hidden verifier files ${outcome.verifierDigest}`,
+        `suite ${suite.sha256}`,
+        `original row: ${row.status}${row.invalid_reason ? ` (${row.invalid_reason})` : ""}`,
+        result,
+      ].join("; "),
+    };
+    const stored = await appendErratum(options.errata, erratum, { episodes: ids });
+    existing.add(erratumId);
+    appended.push(stored.erratum);
+    options.onErratum?.(stored.erratum);
+  }
+  return { appended, skipped };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
