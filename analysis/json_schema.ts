@@ -19,8 +19,9 @@ export type JsonSchemaName = typeof JSON_SCHEMA_NAMES[number];
 /** Folder (relative to the repository root) the schema files are committed in. */
 export const JSON_SCHEMA_DIR = "ledgers/schema";
 
-/** The command that regenerates the committed files. */
-export const JSON_SCHEMA_COMMAND = "deno task schema";
+/** The command that regenerates the committed files (the `schema` task of deno.json). */
+export const JSON_SCHEMA_COMMAND =
+  "deno task schema (or: deno run --allow-write=ledgers/schema tools/write_json_schemas.ts)";
 
 const SOURCES: Record<JsonSchemaName, { schema: z.ZodType; title: string; description: string }> = {
   episode: {

@@ -24,7 +24,7 @@ Deno.test("jsonSchemaFiles() matches the files committed under ledgers/schema", 
   if (drifted.length > 0) {
     fail(
       `JSON Schemas drifted from analysis/schema.ts: ${drifted.join(", ")}; ` +
-        `regenerate them with "${JSON_SCHEMA_COMMAND}"`,
+        `regenerate them with ${JSON_SCHEMA_COMMAND}`,
     );
   }
   // Exactly one committed file per record, nothing stale beside them.

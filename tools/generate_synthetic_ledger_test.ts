@@ -33,7 +33,8 @@ Deno.test("writeExampleFiles() regenerates the committed examples byte for byte"
     if (drifted.length > 0) {
       fail(
         `Example files drifted from their generator: ${drifted.join(", ")}; regenerate them with ` +
-          '"deno task generate-examples"',
+          "deno task generate-examples (or: deno run --allow-write=ledgers/examples " +
+          "tools/generate_synthetic_ledger.ts)",
       );
     }
     deepEqual(written.map((path) => path.slice(dir.length + 1)), [

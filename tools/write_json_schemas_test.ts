@@ -1,5 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { writeJsonSchemas } from "./write_json_schemas.ts";
+import { JSON_SCHEMA_COMMAND } from "../analysis/json_schema.ts";
 
 Deno.test("writeJsonSchemas() writes the committed bytes into a fresh folder", async () => {
   const dir = await Deno.makeTempDir();
@@ -15,7 +16,11 @@ Deno.test("writeJsonSchemas() writes the committed bytes into a fresh folder", a
     for (const path of written) {
       const name = path.slice(path.lastIndexOf("/") + 1);
       const committed = await Deno.readFile(new URL(`../ledgers/schema/${name}`, import.meta.url));
-      deepEqual(await Deno.readFile(path), committed, `${name} differs: run "deno task schema"`);
+      deepEqual(
+        await Deno.readFile(path),
+        committed,
+        `${name} differs: run ${JSON_SCHEMA_COMMAND}`,
+      );
     }
     // Running twice gives the same bytes (deterministic output).
     const first = await Deno.readTextFile(written[0]);
