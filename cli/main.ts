@@ -28,6 +28,12 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   calibrate: () => import("./calibrate.ts"),
   plan: () => import("./plan.ts"),
   errata: () => import("./errata.ts"),
+  freeze: () => import("./freeze.ts"),
+  run: () => import("./run.ts"),
+  reverify: () => import("./reverify.ts"),
+  demo: () => import("./demo.ts"),
+  report: () => import("./report.ts"),
+  "verify-report": () => import("./verify_report.ts"),
 };
 
 /** Help for `ledgerbench` itself. */

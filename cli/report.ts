@@ -1,0 +1,118 @@
+/**
+ * `ledgerbench report`: the replayable report of a ledger (report.md,
+ * self-contained report.html, figures as SVG and PNG, summary.json), stating
+ * only the claims the seeds' rules allow.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { buildReport } from "../report/build_report.ts";
+import { loadReportInputs } from "../report/load_report_inputs.ts";
+import { renderReport } from "../report/render_report.ts";
+import { writeReport } from "../report/write_report.ts";
+import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, type Io, UsageError } from "./_command.ts";
+import { emit, wrap } from "./_output.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Replayable report: Markdown, HTML, figures and summary.json";
+
+/** Help text, an example first. */
+export const help = `Write the replayable report of a ledger: report.md, a self-contained
+report.html (figures inline as SVG, no network), figures/*.svg and
+figures/*.png, and summary.json (canonical JSON: the inputs' paths as given
+and SHA-256, every parameter and seed, every number and claim). The report
+states only what the rules allow: no rate winner when the 95% intervals
+overlap (seed 001, the rule that fired is named), the censoring policy's
+verdict per agent (seed 003: headline, both scores labelled, or budget
+adequacy only), invalid rates, the errata applied and voided summaries, SPRT
+decisions when the plan pre-registers SPRT (seed 002), and validation
+against the plan. The same inputs give byte-identical files.
+
+Report on the shipped synthetic example:
+  deno task ledgerbench report ledgers/examples/synthetic_ledger.jsonl \\
+    --plan ledgers/examples/synthetic_plan.json \\
+    --errata ledgers/examples/synthetic_errata.jsonl \\
+    --price-table ledgers/examples/price_table.json --out out/report
+
+Then check it against its inputs:
+  deno task ledgerbench verify-report out/report
+
+USAGE:
+  deno task ledgerbench report LEDGER --out DIR [OPTIONS]
+
+OPTIONS:
+  --out DIR           Directory to write (created; figures no longer produced
+                      are removed from DIR/figures; nothing else is touched)
+  --plan FILE         Frozen plan: validation, bootstrap rounds and seed, tie
+                      band, censoring thresholds, lane weights, SPRT
+  --errata FILE       Corrections applied on top of the ledger
+  --price-table FILE  Frozen price table: cost per resolved in money
+  --max-findings N    Validation findings listed per code (default 20)
+  --png-scale X       PNG pixels per SVG pixel (default 2)
+  --json              Print the files written (path, bytes, SHA-256) as JSON
+  -h, --help          This help
+
+Paths are recorded as given: run verify-report from the same directory (or
+pass it --base).
+
+EXIT STATUS:
+  0 written; 1 usage error; 2 an input cannot be read, or an erratum cannot
+  apply, or the price table is not the one the rows name
+`;
+
+const OPTIONS = {
+  out: { type: "string" },
+  plan: { type: "string" },
+  errata: { type: "string" },
+  "price-table": { type: "string" },
+  "max-findings": { type: "string" },
+  "png-scale": { type: "string" },
+} as const;
+
+/** Runs `report`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const out = stringOption(values, "out");
+  if (out === undefined) throw new UsageError('Missing option: "--out"');
+  const maxFindingsPerCode = numberOption(values, "max-findings", 20, { integer: true, min: 0 });
+  const pngScale = numberOption(values, "png-scale", 2, { above: 0, max: 8 });
+  const inputs = await loadReportInputs({
+    ledger: positionals[0],
+    plan: stringOption(values, "plan"),
+    errata: stringOption(values, "errata"),
+    priceTable: stringOption(values, "price-table"),
+  });
+  const report = buildReport(inputs, { maxFindingsPerCode, pngScale });
+  const rendered = await renderReport(report);
+  const removed = await writeReport(out, rendered.files);
+  for (const warning of rendered.warnings) io.stderr(`warning: ${warning}\n`);
+  const files = rendered.files.map((file) => ({
+    path: file.path,
+    bytes: file.bytes.length,
+    sha256: createHash("sha256").update(file.bytes).digest("hex"),
+  }));
+  const s = report.summary;
+  emit(io, values.json === true, {
+    command: "report",
+    out,
+    citable: s.citable,
+    files,
+    removed,
+  }, () => {
+    let text = `Wrote ${out}: summary.json, report.md, report.html and ` +
+      `${s.figures.length} figure${s.figures.length === 1 ? "" : "s"} (SVG and PNG)\n`;
+    for (const path of removed) text += `  removed stale ${path}\n`;
+    text += `\n${s.title}\n`;
+    const stated = s.claims.filter((c) => c.stated);
+    const withheld = s.claims.filter((c) => !c.stated);
+    text += `\nStated (${stated.length}):\n`;
+    for (const c of stated) text += wrap(`- ${c.text}`, 78, "  ");
+    if (withheld.length > 0) {
+      text += `\nWithheld (${withheld.length}):\n`;
+      for (const c of withheld) text += wrap(`- ${c.text} (${c.rule})`, 78, "  ");
+    }
+    return text;
+  });
+  return ExitCode.ok;
+}

@@ -1,0 +1,249 @@
+/**
+ * The report as a list of blocks (headings, paragraphs, lists, tables,
+ * figures), rendered once to Markdown and once to self-contained HTML, so the
+ * two files always say the same thing.
+ *
+ * Inline text is plain; {@link code} marks a code span with two private
+ * control characters that each renderer turns into its own syntax.
+ *
+ * Private to `report/`.
+ *
+ * @module
+ */
+
+const CODE_OPEN = "\u0001";
+const CODE_CLOSE = "\u0002";
+
+/** A code span inside block text (`` `x` `` in Markdown, `<code>x</code>` in HTML). */
+export function code(text: string): string {
+  return CODE_OPEN + text.replaceAll(CODE_OPEN, "").replaceAll(CODE_CLOSE, "") + CODE_CLOSE;
+}
+
+/** Block text without code-span markers, for JSON and plain-text output. */
+export function plainText(text: string): string {
+  return text.replaceAll(CODE_OPEN, "").replaceAll(CODE_CLOSE, "");
+}
+
+/** A figure as the document places it. */
+export interface FigureBlock {
+  kind: "figure";
+  /** File stem under `figures/` (`forest` → `figures/forest.svg`). */
+  name: string;
+  /** Figure number in reading order, from 1. */
+  number: number;
+  title: string;
+  /** What the reader should take from it. */
+  caption: string;
+}
+
+/** One block of the report. */
+export type Block =
+  | { kind: "heading"; level: 1 | 2 | 3; text: string }
+  | { kind: "paragraph"; text: string }
+  | { kind: "note"; text: string }
+  | { kind: "list"; items: string[] }
+  | { kind: "table"; header: string[]; align: ("left" | "right")[]; rows: string[][] }
+  | { kind: "code"; text: string }
+  | FigureBlock;
+
+/** Path of a figure file relative to the report directory. */
+export function figurePath(name: string, ext: "svg" | "png"): string {
+  return `figures/${name}.${ext}`;
+}
+
+// ---------------------------------------------------------------- Markdown
+
+function mdEscape(text: string): string {
+  return text.replace(/[\\*_[\]<>|]/g, (c) => `\\${c}`);
+}
+
+function mdCode(text: string): string {
+  const fence = text.includes("`") ? "``" : "`";
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+function mdInline(text: string): string {
+  let out = "";
+  let rest = text;
+  for (;;) {
+    const open = rest.indexOf(CODE_OPEN);
+    if (open === -1) return out + mdEscape(rest);
+    const close = rest.indexOf(CODE_CLOSE, open);
+    out += mdEscape(rest.slice(0, open)) + mdCode(rest.slice(open + 1, close));
+    rest = rest.slice(close + 1);
+  }
+}
+
+function mdCell(text: string): string {
+  return mdInline(text.replace(/\s*\n\s*/g, " "));
+}
+
+/**
+ * Renders blocks as GitHub-flavoured Markdown; figures link their SVG (shown
+ * inline by code hosts) and their PNG. Ends with one newline.
+ */
+export function toMarkdown(blocks: readonly Block[]): string {
+  const parts = blocks.map((block) => {
+    switch (block.kind) {
+      case "heading":
+        return `${"#".repeat(block.level)} ${mdInline(block.text)}`;
+      case "paragraph":
+        return mdInline(block.text);
+      case "note":
+        return `> ${mdInline(block.text)}`;
+      case "list":
+        return block.items.map((item) => `- ${mdInline(item)}`).join("\n");
+      case "table": {
+        const head = `| ${block.header.map(mdCell).join(" | ")} |`;
+        const rule = `|${block.align.map((a) => a === "right" ? " ---: " : " --- ").join("|")}|`;
+        const rows = block.rows.map((row) => `| ${row.map(mdCell).join(" | ")} |`);
+        return [head, rule, ...rows].join("\n");
+      }
+      case "code":
+        return "```sh\n" + block.text + "\n```";
+      case "figure":
+        return `![Figure ${block.number}. ${mdEscape(block.title)}](${
+          figurePath(block.name, "svg")
+        })\n\n*Figure ${block.number}. ${mdInline(block.title)}.* ${mdInline(block.caption)} ` +
+          `([SVG](${figurePath(block.name, "svg")}), [PNG](${figurePath(block.name, "png")}))`;
+    }
+  });
+  return parts.join("\n\n") + "\n";
+}
+
+// ---------------------------------------------------------------- HTML
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function htmlEscape(text: string): string {
+  return text.replace(
+    /[&<>"]/g,
+    (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&quot;",
+  );
+}
+
+function htmlInline(text: string): string {
+  let out = "";
+  let rest = text;
+  for (;;) {
+    const open = rest.indexOf(CODE_OPEN);
+    if (open === -1) return out + htmlEscape(rest);
+    const close = rest.indexOf(CODE_CLOSE, open);
+    out += htmlEscape(rest.slice(0, open)) +
+      `<code>${htmlEscape(rest.slice(open + 1, close))}</code>`;
+    rest = rest.slice(close + 1);
+  }
+}
+
+/** A lower-case anchor from heading text: letters and digits joined by `-`. */
+export function anchor(text: string): string {
+  return plainText(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+}
+
+/**
+ * Prefixes every `id` of an SVG document, and every reference to one
+ * (`url(#id)`, `href="#id"`), so several SVGs can sit in one HTML page without
+ * their clip paths and gradients colliding.
+ */
+export function scopeSvgIds(svg: string, prefix: string): string {
+  const ids = new Set([...svg.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));
+  if (ids.size === 0) return svg;
+  const scoped = (id: string) => ids.has(id) ? `${prefix}${id}` : id;
+  return svg
+    .replace(/(\sid=")([^"]+)(")/g, (_, a, id, b) => `${a}${scoped(id)}${b}`)
+    .replace(/url\(#([^)]+)\)/g, (_, id) => `url(#${scoped(id)})`)
+    .replace(/(href=")#([^"]+)(")/g, (_, a, id, b) => `${a}#${scoped(id)}${b}`);
+}
+
+const STYLE = `
+body { margin: 0; background: #fff; color: #1a1a1a;
+  font: 16px/1.5 "DejaVu Sans", Verdana, sans-serif; }
+main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 1.7em; margin: 0.2em 0 0.6em; }
+h2 { font-size: 1.3em; margin: 1.8em 0 0.5em; padding-bottom: 0.2em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.1em; margin: 1.4em 0 0.4em; }
+code { font: 0.9em "DejaVu Sans Mono", monospace; background: #f2f2f2; padding: 0 0.2em; }
+pre { background: #f2f2f2; padding: 10px 12px; overflow-x: auto; }
+pre code { background: none; padding: 0; }
+blockquote { margin: 1em 0; padding: 8px 14px; border-left: 4px solid #555; background: #f6f6f6; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+th, td { border: 1px solid #bbb; padding: 3px 8px; vertical-align: top; }
+th { background: #eee; text-align: left; }
+td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1.2em 0; }
+figure svg { max-width: 100%; height: auto; display: block; }
+figcaption { font-size: 0.9em; margin-top: 0.4em; }
+`.trim();
+
+/**
+ * Renders blocks as one self-contained HTML page: inline CSS, every figure's
+ * SVG inlined (ids scoped per figure), no script, no external resource. A
+ * Content-Security-Policy of `default-src 'none'` makes the browser refuse any
+ * fetch the page might still attempt.
+ *
+ * @param blocks the document
+ * @param title the page title
+ * @param svgs SVG text per figure name; every figure block must have one
+ * @throws {Error} when a figure has no SVG
+ */
+export function toHtml(
+  blocks: readonly Block[],
+  title: string,
+  svgs: Readonly<Record<string, string>>,
+): string {
+  const body = blocks.map((block) => {
+    switch (block.kind) {
+      case "heading":
+        return `<h${block.level} id="${anchor(block.text)}">${
+          htmlInline(block.text)
+        }</h${block.level}>`;
+      case "paragraph":
+        return `<p>${htmlInline(block.text)}</p>`;
+      case "note":
+        return `<blockquote><p>${htmlInline(block.text)}</p></blockquote>`;
+      case "list":
+        return `<ul>\n${
+          block.items.map((item) => `<li>${htmlInline(item)}</li>`).join("\n")
+        }\n</ul>`;
+      case "table": {
+        const cls = (i: number) => block.align[i] === "right" ? ' class="r"' : "";
+        const head = block.header.map((h, i) => `<th${cls(i)}>${htmlInline(h)}</th>`).join("");
+        const rows = block.rows.map((row) =>
+          `<tr>${row.map((c, i) => `<td${cls(i)}>${htmlInline(c)}</td>`).join("")}</tr>`
+        );
+        return `<table>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${
+          rows.join("\n")
+        }\n</tbody>\n</table>`;
+      }
+      case "code":
+        return `<pre><code>${htmlEscape(block.text)}</code></pre>`;
+      case "figure": {
+        if (!Object.hasOwn(svgs, block.name)) {
+          throw new Error(`Cannot write HTML: figure "${block.name}" has no rendered SVG`);
+        }
+        const svg = scopeSvgIds(svgs[block.name].trim(), `${block.name}-`);
+        return `<figure id="figure-${block.name}">\n${svg}\n<figcaption><strong>Figure ${block.number}. ${
+          htmlInline(block.title)
+        }.</strong> ${htmlInline(block.caption)}</figcaption>\n</figure>`;
+      }
+    }
+  });
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${htmlEscape(plainText(title))}</title>
+<style>
+${STYLE}
+</style>
+</head>
+<body>
+<main>
+${body.join("\n")}
+</main>
+</body>
+</html>
+`;
+}

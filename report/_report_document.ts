@@ -1,0 +1,571 @@
+/**
+ * The report's document, assembled from a computed summary: every sentence
+ * and table cell comes from `ReportSummary` (its numbers and its claims), so
+ * the Markdown and HTML state nothing the summary does not hold.
+ *
+ * Private to `report/`.
+ *
+ * @module
+ */
+import type { CensoringClaim } from "../analysis/censoring.ts";
+import { StopReason } from "../analysis/schema.ts";
+import type { Block, FigureBlock } from "./_document.ts";
+import { code } from "./_document.ts";
+import { dec, int, money, pct, pctInterval, plural } from "./_format.ts";
+import type { ReportClaim, ReportSummary } from "./build_report.ts";
+
+const CLAIM_SHORT: Record<CensoringClaim, string> = {
+  headline: "headline",
+  both_labelled: "both scores, labelled",
+  budget_adequacy_only: "budget adequacy only",
+};
+
+const NOT_STATED = "not stated";
+
+function claimsOf(summary: ReportSummary, topic: ReportClaim["topic"]): ReportClaim[] {
+  return summary.claims.filter((c) => c.topic === topic);
+}
+
+function claimById(summary: ReportSummary, id: string): ReportClaim | undefined {
+  return summary.claims.find((c) => c.id === id);
+}
+
+function figureOf(figures: readonly FigureBlock[], name: string): Block[] {
+  const figure = figures.find((f) => f.name === name);
+  return figure === undefined ? [] : [{
+    kind: "figure",
+    name: figure.name,
+    number: figure.number,
+    title: figure.title,
+    caption: figure.caption,
+  }];
+}
+
+function sourceText(source: string): string {
+  return source === "plan" ? "from the plan" : "default";
+}
+
+function summarySection(summary: ReportSummary): Block[] {
+  const blocks: Block[] = [{ kind: "heading", level: 2, text: "Summary" }];
+  const validation = claimById(summary, "validation")!;
+  blocks.push(
+    summary.citable ? { kind: "paragraph", text: validation.text + "." } : {
+      kind: "note",
+      text: validation.text + ".",
+    },
+  );
+  const afterErrata = claimById(summary, "validation:errata");
+  if (afterErrata !== undefined) blocks.push({ kind: "paragraph", text: afterErrata.text + "." });
+  const headline = summary.claims.filter((c) =>
+    c.stated && (c.topic === "agent" || c.topic === "comparison" ||
+      (c.topic === "sprt" && c.id.startsWith("sprt:")))
+  );
+  const run = claimById(summary, "censoring:*");
+  const stated = [...(run === undefined ? [] : [run]), ...headline];
+  if (stated.length > 0) {
+    blocks.push({ kind: "paragraph", text: "What the rules allow this report to state:" });
+    blocks.push({ kind: "list", items: stated.map((c) => `${c.text}.`) });
+  }
+  const withheld = summary.claims.filter((c) => !c.stated);
+  if (withheld.length > 0) {
+    blocks.push({
+      kind: "paragraph",
+      text: "Withheld (computed, recorded in summary.json, but not stated, and the rule that " +
+        "withholds each):",
+    });
+    blocks.push({ kind: "list", items: withheld.map((c) => `${c.text} (${c.rule}).`) });
+  }
+  return blocks;
+}
+
+function inputsSection(summary: ReportSummary): Block[] {
+  const { inputs, parameters: p } = summary;
+  const row = (name: string, file: { path: string; sha256: string } | null, detail: string) =>
+    file === null
+      ? [name, "not given", "-", detail]
+      : [name, code(file.path), code(file.sha256), detail];
+  const ledger = inputs.ledger;
+  const weights = p.lane_weights === null
+    ? "none (no lane score)"
+    : Object.entries(p.lane_weights).map(([lane, w]) => `${lane} ${w}`).join(", ") +
+      " (from the plan)";
+  const sprt = p.sprt === null
+    ? (inputs.plan === null ? "no plan" : "the plan's stopping rule is fixed: no SPRT")
+    : `p_adopt ${p.sprt.p_adopt}, p_drop ${p.sprt.p_drop}, α ${p.sprt.alpha}, β ${p.sprt.beta}, ` +
+      `cap ${p.sprt.n_cap} valid results (from the plan)`;
+  const policy = p.censoring_policy;
+  return [
+    { kind: "heading", level: 2, text: "Inputs and parameters" },
+    {
+      kind: "table",
+      header: ["input", "path (as given)", "SHA-256", "detail"],
+      align: ["left", "left", "left", "left"],
+      rows: [
+        row(
+          "ledger",
+          ledger,
+          `${plural(ledger.rows, "row")} on ${plural(ledger.lines, "line")}, ${
+            ledger.chained ? "hash-chained" : "not hash-chained"
+          }`,
+        ),
+        row(
+          "errata",
+          inputs.errata,
+          inputs.errata === null
+            ? "no corrections"
+            : plural(inputs.errata.entries, "erratum", "errata"),
+        ),
+        row("plan", inputs.plan, inputs.plan === null ? "-" : `plan "${inputs.plan.plan_id}"`),
+        row(
+          "price table",
+          inputs.price_table,
+          inputs.price_table === null
+            ? "no money columns"
+            : `"${inputs.price_table.price_table_id}", ${inputs.price_table.currency}`,
+        ),
+      ],
+    },
+    {
+      kind: "list",
+      items: [
+        `Bootstrap: ${int(p.bootstrap.rounds)} rounds, seed ${code(String(p.bootstrap.seed))} (${
+          sourceText(p.bootstrap.source)
+        }); percentile interval at indices floor(0.025 R) and floor(0.975 R) (seed 001).`,
+        `Tie band for tokens and seconds per resolved: ${pct(p.tie_band.value, 0)} (${
+          sourceText(p.tie_band.source)
+        }).`,
+        `Censoring policy: headline under ${pct(policy.headline_max, 0)}, both scores labelled ` +
+        `up to ${pct(policy.labelled_max, 0)}, above that budget adequacy only (${
+          sourceText(policy.source)
+        }; seed 003).`,
+        `Lane weights: ${weights}.`,
+        `Sequential stopping: ${sprt}.`,
+        `Validation findings listed: at most ${p.max_findings_per_code} per code (counts are complete).`,
+        `Figures: SVG rendered by vega, PNG by resvg at ${p.figures.png_scale}× the SVG size, ` +
+        `font ${p.figures.font_family}.`,
+      ],
+    },
+  ];
+}
+
+function validationSection(summary: ReportSummary): Block[] {
+  const blocks: Block[] = [{ kind: "heading", level: 2, text: "Validation against the plan" }];
+  const v = summary.validation;
+  blocks.push({ kind: "paragraph", text: claimById(summary, "validation")!.text + "." });
+  if (v === null) return blocks;
+  const afterErrata = claimById(summary, "validation:errata");
+  if (afterErrata !== undefined) blocks.push({ kind: "paragraph", text: afterErrata.text + "." });
+  const counts = Object.entries(v.finding_counts).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  if (counts.length > 0) {
+    blocks.push({
+      kind: "table",
+      header: ["finding", "severity", "count", "listed"],
+      align: ["left", "left", "right", "right"],
+      rows: counts.map(([findingCode, n]) => {
+        const listed = v.findings.filter((f) => f.code === findingCode);
+        return [
+          code(findingCode),
+          listed[0]?.severity ?? "-",
+          int(n),
+          int(listed.length),
+        ];
+      }),
+    });
+  }
+  const shown = v.findings.filter((f) => f.severity !== "info").slice(0, 10);
+  if (shown.length > 0) {
+    blocks.push({
+      kind: "paragraph",
+      text: `First ${plural(shown.length, "finding")} other than information (every listed ` +
+        "finding is in summary.json):",
+    });
+    blocks.push({
+      kind: "list",
+      items: shown.map((f) =>
+        `${f.line === null ? "whole ledger" : `line ${f.line}`}${
+          f.field === "" ? "" : `, field ${code(f.field)}`
+        }: ${f.message} (${code(f.code)})`
+      ),
+    });
+  }
+  return blocks;
+}
+
+function errataSection(summary: ReportSummary): Block[] {
+  const blocks: Block[] = [{ kind: "heading", level: 2, text: "Errata" }];
+  if (summary.errata === null || summary.inputs.errata === null) {
+    blocks.push({
+      kind: "paragraph",
+      text: "No errata file given: the ledger's rows are analysed as recorded.",
+    });
+    return blocks;
+  }
+  blocks.push({
+    kind: "paragraph",
+    text:
+      `Corrections from ${code(summary.inputs.errata.path)} are applied on top of the ledger, ` +
+      "which is never rewritten (seed 000); every number in this report is after them.",
+  });
+  blocks.push({ kind: "list", items: claimsOf(summary, "errata").map((c) => `${c.text}.`) });
+  return blocks;
+}
+
+function agentsSection(summary: ReportSummary): Block[] {
+  const blocks: Block[] = [{ kind: "heading", level: 2, text: "Per-agent results" }];
+  if (summary.agents.length === 0) {
+    blocks.push({ kind: "paragraph", text: "The ledger holds no rows." });
+    return blocks;
+  }
+  const censoring = new Map(summary.censoring.agents.map((r) => [r.agent_id, r]));
+  const intervals = new Map(summary.intervals.map((i) => [i.agent_id, i]));
+  const priced = summary.inputs.price_table !== null;
+  const lanes = summary.parameters.lane_weights !== null;
+  const header = [
+    "agent",
+    "attempts",
+    "invalid",
+    "scored",
+    "resolved",
+    "policy allows",
+    "score over all tasks [95% interval]",
+    "score over completed only",
+    "tokens per resolved",
+    "seconds per resolved",
+  ];
+  if (priced) header.push(`cost per resolved (${summary.inputs.price_table!.currency})`);
+  if (lanes) header.push("lane score");
+  const rows = summary.agents.map((a) => {
+    const c = censoring.get(a.agent_id)!;
+    const stated = claimById(summary, `agent:${a.agent_id}`)?.stated === true;
+    const interval = intervals.get(a.agent_id)!;
+    const ci = interval.wilson !== null
+      ? `Wilson ${pctInterval(interval.wilson)}`
+      : pctInterval(interval.bootstrap);
+    const cells = [
+      a.agent_id,
+      int(a.episodes),
+      int(a.invalid),
+      int(a.scored),
+      int(a.resolved),
+      c.claim === null ? "-" : CLAIM_SHORT[c.claim],
+    ];
+    if (!stated) {
+      cells.push(NOT_STATED, NOT_STATED, NOT_STATED, NOT_STATED);
+      if (priced) cells.push(NOT_STATED);
+      if (lanes) cells.push(NOT_STATED);
+      return cells;
+    }
+    const lower = c.claim === "both_labelled" ? " (lower bound)" : "";
+    cells.push(
+      `${pct(a.resolved_rate)}${lower} ${ci}`,
+      c.score_completed_only === null ? "-" : `${pct(c.score_completed_only)} (completed only)`,
+      a.tpr === null ? "none: nothing resolved" : int(a.tpr),
+      a.spr === null ? "none: nothing resolved" : dec(a.spr, 1),
+    );
+    if (priced) {
+      cells.push(a.cost?.cost_per_resolved == null ? "none" : money(a.cost.cost_per_resolved));
+    }
+    if (lanes) {
+      const ls = a.lane_score;
+      cells.push(
+        ls === null
+          ? "-"
+          : ls.score === null
+          ? `none: ${[...ls.missing_lanes, ...ls.unweighted_lanes].join(", ")} missing`
+          : `${dec(ls.score, 1)} of ${dec(ls.max_score, 0)}`,
+      );
+    }
+    return cells;
+  });
+  blocks.push({
+    kind: "table",
+    header,
+    align: header.map((_, i) => i === 0 || i === 5 ? "left" : "right"),
+    rows,
+  });
+  blocks.push({
+    kind: "paragraph",
+    text: "Scores are resolved / scored episodes; invalid attempts are never scored. Tokens " +
+      "and seconds per resolved count every scored attempt, failed ones included, over the " +
+      `resolved ones (seed 001). "${NOT_STATED}": the rule named in the summary withholds it.`,
+  });
+  return blocks;
+}
+
+function comparisonsSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
+  const blocks: Block[] = [{ kind: "heading", level: 2, text: "Comparisons (seed 001)" }];
+  if (summary.comparisons.length === 0) {
+    blocks.push({
+      kind: "paragraph",
+      text: summary.agents.length < 2
+        ? "Fewer than two agents: nothing to compare."
+        : "No comparison.",
+    });
+    return blocks;
+  }
+  const band = pct(summary.parameters.tie_band.value, 0);
+  blocks.push({
+    kind: "paragraph",
+    text: "Rule, in order: an agent that resolved nothing has no tokens per resolved and is " +
+      "not ranked; separated 95% intervals of the resolved rate give a rate winner; " +
+      "overlapping intervals give no rate winner, and then fewer tokens per resolved wins " +
+      `unless the two are within ${band}, then fewer seconds per resolved with the same band, ` +
+      "else a tie.",
+  });
+  blocks.push({
+    kind: "table",
+    header: ["pair", "intervals", "rule that fired", "verdict"],
+    align: ["left", "left", "left", "left"],
+    rows: summary.comparisons.map((c) => {
+      const claim = claimById(summary, `pair:${c.a.agent_id}:${c.b.agent_id}`)!;
+      if (!claim.stated) {
+        return [`${c.a.agent_id} vs ${c.b.agent_id}`, NOT_STATED, NOT_STATED, NOT_STATED];
+      }
+      return [
+        `${c.a.agent_id} vs ${c.b.agent_id}`,
+        c.intervals_overlap === null ? "-" : c.intervals_overlap ? "overlap" : "separated",
+        code(c.rule),
+        c.winner === null
+          ? (c.rule === "tie" ? "tie" : "no ranking")
+          : `${c.winner} wins${c.rule === "rate_interval" ? " on rate" : ""}`,
+      ];
+    }),
+  });
+  blocks.push({ kind: "list", items: claimsOf(summary, "comparison").map((c) => `${c.text}.`) });
+  blocks.push(...figureOf(figures, "forest"), ...figureOf(figures, "efficiency"));
+  return blocks;
+}
+
+function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
+  const blocks: Block[] = [
+    { kind: "heading", level: 2, text: "Censoring and stop reasons (seed 003)" },
+  ];
+  const { censoring } = summary;
+  if (censoring.agents.length === 0) {
+    blocks.push({ kind: "paragraph", text: "Nothing scored." });
+    return blocks;
+  }
+  const reasons = StopReason.options.filter((r) =>
+    r !== "completed" && censoring.agents.some((a) => a.stop_reasons[r] > 0)
+  );
+  const header = [
+    "agent",
+    "scored",
+    "completed",
+    ...reasons,
+    "censored",
+    "censoring rate",
+    "policy allows",
+  ];
+  const rows = [...censoring.agents, censoring.overall].map((r) => [
+    r.agent_id === "*" ? "whole run" : r.agent_id,
+    int(r.scored),
+    int(r.completed),
+    ...reasons.map((reason) => int(r.stop_reasons[reason])),
+    int(r.censored),
+    pct(r.censoring_rate),
+    r.claim === null ? "-" : CLAIM_SHORT[r.claim],
+  ]);
+  blocks.push({
+    kind: "table",
+    header: header.map((h) => reasons.includes(h as StopReason) ? code(h) : h),
+    align: header.map((_, i) => i === 0 || i === header.length - 1 ? "left" : "right"),
+    rows,
+  });
+  blocks.push({
+    kind: "list",
+    items: claimsOf(summary, "censoring").map((c) => `${c.text}.`),
+  });
+  blocks.push(...figureOf(figures, "stop_reasons"));
+  return blocks;
+}
+
+function invalidSection(summary: ReportSummary): Block[] {
+  const blocks: Block[] = [
+    { kind: "heading", level: 2, text: "Invalid attempts (seeds 000 and 002)" },
+  ];
+  const { invalid } = summary;
+  if (invalid.agents.length === 0) return blocks;
+  const reasons = (Object.keys(invalid.overall.reasons) as (keyof typeof invalid.overall.reasons)[])
+    .filter((r) => invalid.overall.reasons[r] > 0);
+  const header = ["agent", "attempts", "invalid", "invalid rate", ...reasons];
+  blocks.push({
+    kind: "table",
+    header: header.map((h, i) => i >= 4 ? code(h) : h),
+    align: header.map((_, i) => i === 0 ? "left" : "right"),
+    rows: [...invalid.agents, invalid.overall].map((r) => [
+      r.agent_id === "*" ? "whole run" : r.agent_id,
+      int(r.attempts),
+      int(r.invalid),
+      pct(r.invalid_rate),
+      ...reasons.map((reason) => int(r.reasons[reason])),
+    ]),
+  });
+  blocks.push({
+    kind: "paragraph",
+    text: "An invalid attempt is a failure of the harness or of the measurement, never of the " +
+      "agent: it is counted here and left out of every score, rate and per-resolved figure.",
+  });
+  return blocks;
+}
+
+function costSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
+  const figure = figureOf(figures, "cost_frontier");
+  if (figure.length === 0) return [];
+  return [{ kind: "heading", level: 2, text: "Cost against resolved rate" }, ...figure];
+}
+
+function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
+  const s = summary.sprt;
+  if (s === null) return [];
+  const p = s.params;
+  const blocks: Block[] = [
+    { kind: "heading", level: 2, text: "Sequential stopping (seed 002)" },
+    {
+      kind: "paragraph",
+      text: `Pre-registered Wald SPRT: p_adopt ${p.p_adopt}, p_drop ${p.p_drop}, α ${p.alpha}, ` +
+        `β ${p.beta}, cap ${p.n_cap} valid results. LLR = passes · ln(p_adopt / p_drop) + fails · ` +
+        `ln((1 − p_adopt) / (1 − p_drop)); adopt at LLR ≥ ${s.boundaries.upper.toFixed(3)}, ` +
+        `drop at LLR ≤ ${s.boundaries.lower.toFixed(3)}; at the cap the point estimate decides. ` +
+        "Each agent's rows are replayed in the plan's task order; invalid attempts count " +
+        "neither way.",
+    },
+    {
+      kind: "table",
+      header: [
+        "agent",
+        "decision",
+        "valid results",
+        "passes",
+        "fails",
+        "LLR",
+        "attempts",
+        "invalid rate",
+        "rows after the decision",
+      ],
+      align: ["left", "left", "right", "right", "right", "right", "right", "right", "right"],
+      rows: s.agents.map((a) => {
+        const stated = claimById(summary, `sprt:${a.agent_id}`)?.stated === true;
+        return [
+          a.agent_id,
+          stated ? code(a.verdict) : NOT_STATED,
+          int(a.n),
+          int(a.passes),
+          int(a.fails),
+          a.llr.toFixed(3),
+          int(a.attempts),
+          pct(a.invalid_rate),
+          int(a.after_decision),
+        ];
+      }),
+    },
+    {
+      kind: "list",
+      items: claimsOf(summary, "sprt").map((c) => `${c.text}.`),
+    },
+  ];
+  const notes = s.agents.flatMap((a) => a.notes.map((note) => `"${a.agent_id}": ${note}.`));
+  if (notes.length > 0) {
+    blocks.push({ kind: "paragraph", text: "Replay notes:" }, { kind: "list", items: notes });
+  }
+  blocks.push({
+    kind: "paragraph",
+    text: "Exact operating characteristic of these parameters (dynamic programming over the " +
+      "walk's states, not simulation): the probability of each final decision, the expected " +
+      "number of valid results and the probability of using the whole budget.",
+  });
+  blocks.push({
+    kind: "table",
+    header: [
+      "true pass rate",
+      "P(adopt)",
+      "P(drop)",
+      "P(cap-adopt)",
+      "P(cap-drop)",
+      "E[valid results]",
+      "P(budget exhausted)",
+    ],
+    align: ["right", "right", "right", "right", "right", "right", "right"],
+    rows: s.operating_characteristic.map((oc) => [
+      String(oc.p_true),
+      pct(oc.decisions.adopt),
+      pct(oc.decisions.drop),
+      pct(oc.decisions["cap-adopt"]),
+      pct(oc.decisions["cap-drop"]),
+      dec(oc.expected_sample_size, 1),
+      pct(oc.budget_exhausted),
+    ]),
+  });
+  for (const figure of figures.filter((f) => f.name.startsWith("sprt_path_"))) {
+    blocks.push(...figureOf(figures, figure.name));
+  }
+  return blocks;
+}
+
+function reproduceSection(summary: ReportSummary): Block[] {
+  const { inputs } = summary;
+  const args = [
+    "deno task ledgerbench report",
+    inputs.ledger.path,
+    ...(inputs.plan === null ? [] : ["--plan", inputs.plan.path]),
+    ...(inputs.errata === null ? [] : ["--errata", inputs.errata.path]),
+    ...(inputs.price_table === null ? [] : ["--price-table", inputs.price_table.path]),
+    "--out DIR",
+  ];
+  return [
+    { kind: "heading", level: 2, text: "Reproduce and verify" },
+    {
+      kind: "paragraph",
+      text: "Paths are recorded as given, relative to the directory the report was run from. " +
+        "The same inputs give byte-identical files; verify-report re-reads the inputs named in " +
+        "summary.json, checks their SHA-256, recomputes every number, figure and file, and " +
+        "lists every difference (exit status 1).",
+    },
+    {
+      kind: "code",
+      text: `${args.map(shellWord).join(" ")}\ndeno task ledgerbench verify-report DIR`,
+    },
+  ];
+}
+
+/** Quotes a word for a POSIX shell when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  if (
+    /^[A-Za-z0-9_./=:@%+-]+$/.test(word) || word.startsWith("deno task") || word === "--out DIR"
+  ) {
+    return word;
+  }
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The report's blocks, in reading order: title, summary (stated and withheld
+ * claims), inputs and parameters, validation, errata, per-agent results,
+ * comparisons, censoring, invalid attempts, cost, SPRT, and how to reproduce.
+ */
+export function reportDocument(
+  summary: ReportSummary,
+  figures: readonly FigureBlock[],
+): Block[] {
+  return [
+    { kind: "heading", level: 1, text: summary.title },
+    {
+      kind: "paragraph",
+      text: "Every number below is computed from the ledger alone (with the errata applied on " +
+        "top) by ledgerbench's analysis; summary.json holds them at full precision beside the " +
+        "inputs' SHA-256, seeds and parameters. A sentence appears only when the rules of the " +
+        "seed documents allow it; the rule is named beside it in summary.json.",
+    },
+    ...summarySection(summary),
+    ...inputsSection(summary),
+    ...validationSection(summary),
+    ...errataSection(summary),
+    ...agentsSection(summary),
+    ...comparisonsSection(summary, figures),
+    ...censoringSection(summary, figures),
+    ...invalidSection(summary),
+    ...costSection(summary, figures),
+    ...sprtSection(summary, figures),
+    ...reproduceSection(summary),
+  ];
+}

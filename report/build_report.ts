@@ -1,0 +1,1065 @@
+/**
+ * The replayable report, computed once: every number, every claim and every
+ * figure spec of `ledgerbench report`, as a pure function of the ledger rows,
+ * the errata, the frozen plan and the frozen price table.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { TopLevelSpec } from "vega-lite";
+import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import {
+  type CensoringClaim,
+  type CensoringRow,
+  type CensoringSummary,
+  censoringSummary,
+} from "../analysis/censoring.ts";
+import { type Comparison, comparisonMatrix } from "../analysis/compare_agents.ts";
+import { type AppliedErratum, applyErrata, type ErrataFile } from "../analysis/errata.ts";
+import { costFrontierPlot } from "../analysis/figures/cost_frontier_plot.ts";
+import { efficiencyPlot } from "../analysis/figures/efficiency_plot.ts";
+import { forestPlot } from "../analysis/figures/forest_plot.ts";
+import { sprtPathPlot } from "../analysis/figures/sprt_path_plot.ts";
+import { stopReasonsPlot } from "../analysis/figures/stop_reasons_plot.ts";
+import { LedgerError } from "../analysis/ledger_error.ts";
+import type { LedgerScan } from "../analysis/read_ledger.ts";
+import {
+  CensoringPolicy,
+  type Episode,
+  InvalidReason,
+  type Plan,
+  type PriceTable,
+  type SprtParams,
+  type StopReason,
+} from "../analysis/schema.ts";
+import { type SprtBoundaries, sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
+import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
+import {
+  sprtOperatingCharacteristic,
+  type SprtOperatingPoint,
+} from "../analysis/sprt/sprt_operating_characteristic.ts";
+import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
+import {
+  type SprtReachability,
+  unreachableDecisions,
+} from "../analysis/sprt/unreachable_decisions.ts";
+import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
+import { ledgerValidator, type ValidationReport } from "../analysis/validate_ledger.ts";
+import { wilsonInterval } from "../analysis/wilson_interval.ts";
+import { type Block, type FigureBlock, toMarkdown } from "./_document.ts";
+import { reportDocument } from "./_report_document.ts";
+import { int, pct, pctInterval, plural, quotedList } from "./_format.ts";
+
+/** The format tag written into every `summary.json`; bumped when its layout changes. */
+export const REPORT_FORMAT = "ledgerbench-report/1";
+
+/** A ledger as the report reads it: the scan record, the rows and each row's line. */
+export interface ReportLedger extends LedgerScan {
+  /** Readable rows in file order, before errata. */
+  rows: Episode[];
+  /** 1-based ledger line of each entry of `rows` (validation findings name it). */
+  row_lines: number[];
+}
+
+/** A JSON configuration file: its path as given, its SHA-256 and its parsed value. */
+export interface ReportConfig<T> {
+  path: string;
+  sha256: string;
+  value: T;
+}
+
+/** Everything a report is computed from (see `loadReportInputs` for reading it). */
+export interface ReportInputs {
+  /** The ledger; its `file` is recorded as given (never made absolute). */
+  ledger: ReportLedger;
+  /** The errata file, applied on top of the rows; null or absent: none. */
+  errata?: ErrataFile | null;
+  /** The frozen plan: validation, bootstrap, tie band, censoring policy, lane weights, SPRT. */
+  plan?: ReportConfig<Plan> | null;
+  /** The frozen price table: money columns. */
+  priceTable?: ReportConfig<PriceTable> | null;
+}
+
+/** Options for {@link buildReport}; each is recorded in `summary.parameters`. */
+export interface BuildReportOptions {
+  /** Validation findings listed per code (counts stay complete); default 20. */
+  maxFindingsPerCode?: number;
+  /** Zoom from SVG to PNG pixels for the rendered figures; default 2. */
+  pngScale?: number;
+}
+
+/** Where a parameter came from. */
+export type ParameterSource = "plan" | "default";
+
+/** One statement of the report, and the rule that allowed or withheld it. */
+export interface ReportClaim {
+  /** Stable id: `validation`, `errata:<id>`, `censoring:*`, `censoring:<agent>`, `agent:<agent>`,
+   * `invalid:<agent>`, `pair:<a>:<b>`, `sprt:<agent>`, `sprt-reachability:<n>`. */
+  id: string;
+  /** What the claim is about. */
+  topic: "validation" | "errata" | "censoring" | "agent" | "invalid" | "comparison" | "sprt";
+  /** The rule that decided it, e.g. `seed-001 rule "tpr"`, `seed-003 policy "both_labelled"`. */
+  rule: string;
+  /** False when a rule withholds the claim; `text` then says which rule and why. */
+  stated: boolean;
+  /** The sentence the report prints (no final period). */
+  text: string;
+}
+
+/** One agent's rate interval as the report states it. */
+export interface AgentInterval {
+  agent_id: string;
+  /** Seed 001's percentile bootstrap interval; null when nothing was scored. */
+  bootstrap: RateInterval | null;
+  /** Wilson 95% interval, given only when the bootstrap collapsed to a point. */
+  wilson: { lower: number; upper: number } | null;
+}
+
+/** Invalid attempts of one agent (or `"*"`: the whole run), by reason. */
+export interface InvalidRow {
+  agent_id: string;
+  /** Every attempt, scored or invalid. */
+  attempts: number;
+  invalid: number;
+  /** invalid / attempts; null without attempts. */
+  invalid_rate: number | null;
+  /** Invalid attempts per reason, every reason present (zero included), in schema order. */
+  reasons: Record<InvalidReason, number>;
+}
+
+/** One agent's SPRT replay without its step list (the path figure carries the steps). */
+export interface SprtAgentResult {
+  agent_id: string;
+  verdict: SprtDecision;
+  decided: boolean;
+  n: number;
+  passes: number;
+  fails: number;
+  llr: number;
+  attempts: number;
+  invalid_count: number;
+  invalid_rate: number | null;
+  /** Rows after the decision (not used). */
+  after_decision: number;
+  /** Rows of tasks absent from the plan's order (not used). */
+  unplanned: number;
+  skipped_tasks: string[];
+  repeated_tasks: string[];
+  notes: string[];
+}
+
+/** Seed 002's sequential rule as the plan pre-registered it, replayed per agent. */
+export interface SprtSection {
+  params: SprtParams;
+  boundaries: SprtBoundaries;
+  /** Always `"planned"`: the plan's task order. */
+  order: "planned";
+  agents: SprtAgentResult[];
+  /** Exact operating characteristic at p_drop, their midpoint and p_adopt. */
+  operating_characteristic: SprtOperatingPoint[];
+  /** Decision branches that can never occur with these parameters. */
+  reachability: SprtReachability;
+}
+
+/** A figure as recorded in the summary. */
+export interface ReportFigureRecord {
+  name: string;
+  number: number;
+  title: string;
+  /** Relative path of the SVG. */
+  svg: string;
+  /** Relative path of the PNG. */
+  png: string;
+  /** SHA-256 of the vega-lite spec as canonical JSON (the data the figure draws). */
+  spec_sha256: string;
+}
+
+/** The contents of `summary.json`: inputs, parameters, results and claims. */
+export interface ReportSummary {
+  format: typeof REPORT_FORMAT;
+  title: string;
+  inputs: {
+    ledger: { path: string; sha256: string; lines: number; rows: number; chained: boolean };
+    errata: { path: string; sha256: string; entries: number } | null;
+    plan: { path: string; sha256: string; plan_id: string } | null;
+    price_table:
+      | { path: string; sha256: string; price_table_id: string; currency: string }
+      | null;
+  };
+  parameters: {
+    bootstrap: { rounds: number; seed: number | string; source: ParameterSource };
+    tie_band: { value: number; source: ParameterSource };
+    censoring_policy: CensoringPolicy & { source: ParameterSource };
+    lane_weights: Record<string, number> | null;
+    sprt: SprtParams | null;
+    max_findings_per_code: number;
+    figures: { png_scale: number; font_family: string };
+  };
+  /** False when the ledger fails validation against its plan: capability claims are withheld. */
+  citable: boolean;
+  /** Validation of the ledger as recorded: it decides `citable`. */
+  validation: ValidationReport | null;
+  /** Validation of the rows after the errata (null without a plan or without episode errata). */
+  validation_after_errata: ValidationReport | null;
+  errata: { applied: AppliedErratum[]; voided_summaries: string[] } | null;
+  agents: AgentSummary[];
+  intervals: AgentInterval[];
+  invalid: { agents: InvalidRow[]; overall: InvalidRow };
+  censoring: CensoringSummary;
+  comparisons: Comparison[];
+  sprt: SprtSection | null;
+  claims: ReportClaim[];
+  figures: ReportFigureRecord[];
+}
+
+/** A figure of the report: where it goes and the vega-lite spec to render. */
+export interface ReportFigure extends FigureBlock {
+  spec: TopLevelSpec;
+}
+
+/** The report, computed: what `renderReport` turns into files. */
+export interface Report {
+  /** The contents of `summary.json` (write it with `canonicalJson`). */
+  summary: ReportSummary;
+  /** The contents of `report.md`. */
+  markdown: string;
+  /** The figure specs in reading order. */
+  figures: ReportFigure[];
+  /** The document both `report.md` and `report.html` are rendered from. */
+  blocks: Block[];
+}
+
+/** The font family the figures ask for and resvg falls back to. */
+const FONT_FAMILY = "DejaVu Sans";
+
+function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** `agent-01` → `agent-01`; other characters become `-`; ids that collide get `-2`, `-3`... */
+function slugs(ids: readonly string[]): Map<string, string> {
+  const used = new Set<string>();
+  const out = new Map<string, string>();
+  for (const id of ids) {
+    const base = id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") ||
+      "agent";
+    let slug = base;
+    for (let k = 2; used.has(slug); k++) slug = `${base}-${k}`;
+    used.add(slug);
+    out.set(id, slug);
+  }
+  return out;
+}
+
+function checkPriceTable(rows: readonly Episode[], table: ReportConfig<PriceTable>): void {
+  const other = rows.find((row) => row.price_table_id !== table.value.price_table_id);
+  if (other !== undefined) {
+    throw new LedgerError([{
+      code: "schema_violation",
+      file: table.path,
+      line: 0,
+      field: "price_table_id",
+      message: `price table "${table.value.price_table_id}" is not the table the ledger's rows ` +
+        `name: episode "${other.episode_id}" names "${other.price_table_id}"`,
+    }]);
+  }
+}
+
+function invalidRow(agentId: string, rows: Iterable<Episode>): InvalidRow {
+  const reasons = {} as Record<InvalidReason, number>;
+  for (const reason of InvalidReason.options) reasons[reason] = 0;
+  let attempts = 0;
+  let invalid = 0;
+  for (const row of rows) {
+    attempts++;
+    if (row.status === "invalid" && row.invalid_reason !== null) {
+      invalid++;
+      reasons[row.invalid_reason]++;
+    }
+  }
+  return {
+    agent_id: agentId,
+    attempts,
+    invalid,
+    invalid_rate: attempts === 0 ? null : invalid / attempts,
+    reasons,
+  };
+}
+
+function agentInterval(agent: AgentSummary, rounds: number, seed: number | string): AgentInterval {
+  if (agent.scored === 0) return { agent_id: agent.agent_id, bootstrap: null, wilson: null };
+  const bootstrap = bootstrapRate(agent.resolved, agent.scored, { rounds, seed });
+  let wilson = null;
+  if (bootstrap.collapsed) {
+    const w = wilsonInterval(agent.resolved, agent.scored);
+    wilson = { lower: w.lower, upper: w.upper };
+  }
+  return { agent_id: agent.agent_id, bootstrap, wilson };
+}
+
+function sprtAgent(replay: SprtReplay): SprtAgentResult {
+  return {
+    agent_id: replay.agent_id,
+    verdict: replay.verdict,
+    decided: replay.decided,
+    n: replay.n,
+    passes: replay.passes,
+    fails: replay.fails,
+    llr: replay.llr,
+    attempts: replay.attempts,
+    invalid_count: replay.invalid_count,
+    invalid_rate: replay.invalid_rate,
+    after_decision: replay.after_decision.length,
+    unplanned: replay.unplanned.length,
+    skipped_tasks: replay.skipped_tasks,
+    repeated_tasks: replay.repeated_tasks,
+    notes: replay.notes,
+  };
+}
+
+// ---------------------------------------------------------------- claims
+
+const CLAIM_WORDS: Record<CensoringClaim, string> = {
+  headline: "a headline score may be stated",
+  both_labelled: "both scores must be stated, labelled",
+  budget_adequacy_only: "only budget adequacy may be discussed, no capability headline",
+};
+
+const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
+  headline: "headline",
+  both_labelled: "both scores, labelled",
+  budget_adequacy_only: "budget adequacy only",
+};
+
+function censoredBreakdown(row: CensoringRow): string {
+  const parts = (Object.entries(row.stop_reasons) as [StopReason, number][])
+    .filter(([reason, n]) => reason !== "completed" && n > 0)
+    .map(([reason, n]) => `${reason} ${n}`);
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}
+
+function policyText(policy: CensoringPolicy): string {
+  return `headline under ${pct(policy.headline_max, 0)}, both scores labelled up to ` +
+    `${pct(policy.labelled_max, 0)}, above that budget adequacy only`;
+}
+
+/** Why an agent's capability numbers may not be stated, or null when they may. */
+function withheldBecause(
+  row: CensoringRow | undefined,
+  citable: boolean,
+  planId: string | null,
+  policy: CensoringPolicy,
+): string | null {
+  if (!citable) return `the ledger does not validate against plan "${planId}"`;
+  if (row === undefined || row.claim === null) return "nothing was scored";
+  if (row.claim === "budget_adequacy_only") {
+    return `its censoring rate ${pct(row.censoring_rate)} is above ${
+      pct(policy.labelled_max, 0)
+    }: budget adequacy only (seed 003)`;
+  }
+  return null;
+}
+
+/** Finding codes that `validateLedger` lists for information only. */
+const INFO_CODES = new Set(["invalid_attempt", "not_reached"]);
+
+function validationClaim(report: ValidationReport | null, plan: Plan | null): ReportClaim {
+  if (report === null || plan === null) {
+    return {
+      id: "validation",
+      topic: "validation",
+      rule: "seed-003 validation",
+      stated: true,
+      text: "No plan given: the ledger is not validated against a frozen plan (row count, caps " +
+        "and lanes unchecked), and the bootstrap, tie band and censoring thresholds are the " +
+        "defaults, not pre-registered values",
+    };
+  }
+  const counts = Object.entries(report.finding_counts) as [string, number][];
+  const severity = (code: string) =>
+    report.findings.find((f) => f.code === code)?.severity ??
+      (INFO_CODES.has(code) ? "info" : "error");
+  const errors = counts.filter(([code]) => severity(code) !== "info");
+  const infos = counts.filter(([code]) => severity(code) === "info");
+  const infoText = infos.length === 0
+    ? ""
+    : `; listed for information: ${infos.map(([code, n]) => `${code} ${n}`).join(", ")}`;
+  if (report.ok) {
+    return {
+      id: "validation",
+      topic: "validation",
+      rule: "seed-003 validation",
+      stated: true,
+      text:
+        `The ledger as recorded matches plan "${plan.plan_id}": ${
+          int(report.scored)
+        } scored rows ` +
+        `(${report.stopping === "sprt" ? "at most " : ""}${int(report.planned_scored)} planned), ${
+          plural(report.invalid, "invalid attempt")
+        }, no error finding${infoText}`,
+    };
+  }
+  const total = errors.reduce((sum, [, n]) => sum + n, 0);
+  return {
+    id: "validation",
+    topic: "validation",
+    rule: "seed-003 validation",
+    stated: true,
+    text:
+      `The ledger as recorded does not match plan "${plan.plan_id}": ${
+        plural(total, "error finding")
+      } (${
+        errors.map(([code, n]) => `${code} ${n}`).join(", ")
+      }); no capability claim is stated until they are resolved (seed 003: validate before ` +
+      `anyone reads a mean)`,
+  };
+}
+
+function findingKey(f: { code: string; line: number | null; message: string }): string {
+  return `${f.code}|${f.line}|${f.message}`;
+}
+
+function errataValidationClaim(before: ValidationReport, after: ValidationReport): ReportClaim {
+  const known = new Set(before.findings.map(findingKey));
+  const fresh = after.findings.filter((f) => f.severity === "error" && !known.has(findingKey(f)));
+  const base = { id: "validation:errata", topic: "validation" as const, stated: true };
+  if (fresh.length === 0) {
+    return {
+      ...base,
+      rule: "seed-003 validation after seed-000 errata",
+      text: "After the errata the rows still match the plan: no new error finding",
+    };
+  }
+  const shown = fresh.slice(0, 5).map((f) => f.message);
+  const more = fresh.length > shown.length ? `; and ${fresh.length - shown.length} more` : "";
+  return {
+    ...base,
+    rule: "seed-003 validation after seed-000 errata",
+    text:
+      `After the errata, ${plural(fresh.length, "new finding")} against the plan: ${
+        shown.join("; ")
+      }${more}; every score below is over the corrected rows, so an agent with such a task is ` +
+      "scored over fewer tasks than planned",
+  };
+}
+
+function verdictText(
+  v: { status: string; resolved: boolean | null; invalid_reason: string | null },
+) {
+  if (v.status === "invalid") return `invalid (${v.invalid_reason})`;
+  return v.resolved ? "resolved" : "not resolved";
+}
+
+function errataClaims(errata: ErrataFile, applied: AppliedErratum[]): ReportClaim[] {
+  const explanation = new Map(errata.entries.map((e) => [e.erratum.erratum_id, e.erratum]));
+  const claims: ReportClaim[] = applied.map((a) => ({
+    id: `errata:${a.erratum_id}`,
+    topic: "errata",
+    rule: "seed-000 errata",
+    stated: true,
+    text: `Erratum "${a.erratum_id}" (line ${a.line}) ${
+      a.kind === "rescore_episode" ? "rescores" : "invalidates"
+    } episode "${a.episode_id}": ${verdictText(a.before)} → ${verdictText(a.after)}: ${
+      explanation.get(a.erratum_id)?.explanation ?? ""
+    }`,
+  }));
+  for (const { line, erratum } of errata.entries) {
+    if (erratum.kind !== "void_summary") continue;
+    claims.push({
+      id: `errata:${erratum.erratum_id}`,
+      topic: "errata",
+      rule: "seed-000 errata",
+      stated: true,
+      text: `Erratum "${erratum.erratum_id}" (line ${line}) voids the summary with SHA-256 ` +
+        `${erratum.summary_sha256}, which is kept, not rewritten: ${erratum.explanation}`,
+    });
+  }
+  if (claims.length === 0) {
+    claims.push({
+      id: "errata:none",
+      topic: "errata",
+      rule: "seed-000 errata",
+      stated: true,
+      text: `The errata file "${errata.file}" holds no correction`,
+    });
+  }
+  return claims;
+}
+
+function agentClaim(
+  agent: AgentSummary,
+  interval: AgentInterval,
+  row: CensoringRow,
+  withheld: string | null,
+): ReportClaim {
+  const id = `agent:${agent.agent_id}`;
+  const rule = `seed-003 policy "${row.claim ?? "none"}"`;
+  if (withheld !== null) {
+    return {
+      id,
+      topic: "agent",
+      rule,
+      stated: false,
+      text: `"${agent.agent_id}": resolved rate not stated: ${withheld}`,
+    };
+  }
+  const boot = interval.bootstrap!;
+  const ci = interval.wilson === null
+    ? `95% bootstrap interval ${pctInterval(boot)}`
+    : `bootstrap interval collapsed at ${pct(boot.lower)}; Wilson 95% ${
+      pctInterval(interval.wilson)
+    }`;
+  if (row.claim === "headline") {
+    return {
+      id,
+      topic: "agent",
+      rule,
+      stated: true,
+      text: `"${agent.agent_id}": resolved rate ${pct(agent.resolved_rate)} (${
+        int(agent.resolved)
+      } of ${int(agent.scored)} scored episodes, ${ci}); censoring ${
+        pct(row.censoring_rate)
+      }, so this is a headline`,
+    };
+  }
+  return {
+    id,
+    topic: "agent",
+    rule,
+    stated: true,
+    text: `"${agent.agent_id}": score over all tasks ${pct(row.score_all_tasks)} (a lower bound; ${
+      int(row.passed)
+    } of ${int(row.scored)} scored episodes, ${ci}) and score over completed tasks only ${
+      pct(row.score_completed_only)
+    } (${int(row.passed_completed)} of ${int(row.completed)}); censoring ${
+      pct(row.censoring_rate)
+    }, so both are stated, labelled`,
+  };
+}
+
+function censoringClaim(row: CensoringRow, policy: CensoringPolicy, source: string): ReportClaim {
+  const who = row.agent_id === "*" ? "Whole run" : `"${row.agent_id}"`;
+  if (row.claim === null || row.censoring_rate === null) {
+    return {
+      id: `censoring:${row.agent_id}`,
+      topic: "censoring",
+      rule: "seed-003 policy",
+      stated: true,
+      text: `${who}: nothing scored, no censoring rate`,
+    };
+  }
+  if (row.agent_id === "*") {
+    return {
+      id: "censoring:*",
+      topic: "censoring",
+      rule: `seed-003 policy "${row.claim}"`,
+      stated: true,
+      text: `Whole run: censoring rate ${pct(row.censoring_rate)} (${int(row.censored)} of ${
+        int(row.scored)
+      } scored episodes stopped before completing${censoredBreakdown(row)}), in the policy's "${
+        CLAIM_SHORT_WORDS[row.claim]
+      }" band (${policyText(policy)}; ${source}); each agent's claims follow its own rate`,
+    };
+  }
+  return {
+    id: `censoring:${row.agent_id}`,
+    topic: "censoring",
+    rule: `seed-003 policy "${row.claim}"`,
+    stated: true,
+    text: `${who}: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
+      int(row.scored)
+    } scored episodes stopped before completing${censoredBreakdown(row)}; ${
+      CLAIM_WORDS[row.claim]
+    }`,
+  };
+}
+
+function invalidClaim(row: InvalidRow): ReportClaim {
+  const reasons = (Object.entries(row.reasons) as [string, number][])
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`);
+  const text = row.invalid === 0
+    ? `"${row.agent_id}": no invalid attempt (0 of ${int(row.attempts)})`
+    : `"${row.agent_id}": ${int(row.invalid)} of ${int(row.attempts)} attempts invalid (${
+      pct(row.invalid_rate)
+    }: ${reasons.join(", ")}); invalid attempts are neither passes nor failures and are left ` +
+      "out of every score";
+  return {
+    id: `invalid:${row.agent_id}`,
+    topic: "invalid",
+    rule: "seeds 000 and 002: invalid is not scored",
+    stated: true,
+    text,
+  };
+}
+
+function relative(d: number | null): string {
+  return d === null ? "infinitely" : pct(d);
+}
+
+function pairSentence(c: Comparison): string {
+  const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
+  const band = pct(c.band, 0);
+  switch (c.rule) {
+    case "no_resolved":
+      return `${pair}: ${quotedList(c.failed)} resolved nothing, so there is no tokens per ` +
+        "resolved and no ranking; the failure is reported";
+    case "rate_interval":
+      return `${pair}: the 95% intervals ${pctInterval(c.a.interval)} and ${
+        pctInterval(c.b.interval)
+      } are separated: "${c.winner}" has the higher resolved rate`;
+    case "tpr":
+      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
+        `resolved ${int(c.a.tpr)} vs ${int(c.b.tpr)} differ by ${
+          relative(c.tpr_relative_difference)
+        }, more than the ${band} band: "${c.winner}" wins on tokens per resolved`;
+    case "spr":
+      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
+        `resolved are within ${band} (${relative(c.tpr_relative_difference)}); seconds per ` +
+        `resolved ${c.a.spr!.toFixed(1)} vs ${c.b.spr!.toFixed(1)} differ by ${
+          relative(c.spr_relative_difference)
+        }: "${c.winner}" wins on seconds per resolved`;
+    case "tie":
+      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
+        `resolved (${relative(c.tpr_relative_difference)}) and seconds per resolved (${
+          relative(c.spr_relative_difference)
+        }) are both within ${band}: a tie`;
+  }
+}
+
+function comparisonClaim(
+  c: Comparison,
+  withheld: Map<string, string | null>,
+  labelled: Set<string>,
+): ReportClaim {
+  const id = `pair:${c.a.agent_id}:${c.b.agent_id}`;
+  const rule = `seed-001 rule "${c.rule}"`;
+  const blocked = [c.a.agent_id, c.b.agent_id]
+    .filter((agent) => withheld.get(agent) != null)
+    .map((agent) => `"${agent}": ${withheld.get(agent)}`);
+  if (blocked.length > 0) {
+    return {
+      id,
+      topic: "comparison",
+      rule,
+      stated: false,
+      text: `${c.a.agent_id} vs ${c.b.agent_id}: no ranking stated: ${blocked.join("; ")}`,
+    };
+  }
+  const lower = [c.a.agent_id, c.b.agent_id].some((agent) => labelled.has(agent))
+    ? " (rates are scores over all tasks: lower bounds)"
+    : "";
+  return { id, topic: "comparison", rule, stated: true, text: pairSentence(c) + lower };
+}
+
+function sprtClaim(
+  agent: SprtAgentResult,
+  boundaries: SprtBoundaries,
+  params: SprtParams,
+  withheld: string | null,
+): ReportClaim {
+  const id = `sprt:${agent.agent_id}`;
+  const rule = `seed-002 SPRT "${agent.verdict}"`;
+  if (withheld !== null) {
+    return {
+      id,
+      topic: "sprt",
+      rule,
+      stated: false,
+      text: `"${agent.agent_id}": SPRT decision not stated: ${withheld}`,
+    };
+  }
+  const at = `after ${plural(agent.n, "valid result")} (${plural(agent.attempts, "attempt")}, ${
+    int(agent.invalid_count)
+  } invalid${agent.invalid_rate === null ? "" : `, ${pct(agent.invalid_rate)}`})`;
+  const llr = agent.llr.toFixed(3);
+  let text: string;
+  switch (agent.verdict) {
+    case "adopt":
+      text = `adopt ${at}: LLR ${llr} reached the adopt boundary ${boundaries.upper.toFixed(3)}`;
+      break;
+    case "drop":
+      text = `drop ${at}: LLR ${llr} reached the drop boundary ${boundaries.lower.toFixed(3)}`;
+      break;
+    case "cap-adopt":
+    case "cap-drop":
+      text = `${agent.verdict} ${at}: the cap of ${params.n_cap} valid results was reached ` +
+        `undecided and the point estimate ${agent.passes}/${agent.n} ${
+          agent.verdict === "cap-adopt" ? "≥" : "<"
+        } p_adopt ${params.p_adopt} decided`;
+      break;
+    case "continue":
+      text = `no decision: the ledger ends ${at} before either boundary or the cap of ` +
+        `${params.n_cap}`;
+      break;
+  }
+  return { id, topic: "sprt", rule, stated: true, text: `"${agent.agent_id}": ${text}` };
+}
+
+// ---------------------------------------------------------------- figures
+
+/**
+ * The censoring summary with the two scores blanked for agents whose numbers
+ * may not be stated, so the stop-reasons figure shows their budget adequacy
+ * (bars, censoring rate, claim) and no capability number.
+ */
+function withoutWithheldScores(
+  censoring: CensoringSummary,
+  statedAgents: ReadonlySet<string>,
+): CensoringSummary {
+  return {
+    ...censoring,
+    agents: censoring.agents.map((row) =>
+      statedAgents.has(row.agent_id)
+        ? row
+        : { ...row, score_all_tasks: null, score_completed_only: null }
+    ),
+  };
+}
+
+function figureSpecs(
+  summary: Omit<ReportSummary, "figures">,
+  replays: SprtReplay[],
+  statedAgents: ReadonlySet<string>,
+): { name: string; title: string; caption: string; spec: TopLevelSpec }[] {
+  const out: { name: string; title: string; caption: string; spec: TopLevelSpec }[] = [];
+  const agents = summary.agents.filter((a) => statedAgents.has(a.agent_id));
+  const left = summary.agents.filter((a) => !statedAgents.has(a.agent_id)).map((a) => a.agent_id);
+  const leftOut = left.length === 0
+    ? ""
+    : ` Left out, because their numbers may not be stated: ${quotedList(left)}.`;
+  const pairs = summary.comparisons.filter((c) =>
+    statedAgents.has(c.a.agent_id) && statedAgents.has(c.b.agent_id)
+  );
+  if (pairs.length > 0) {
+    out.push({
+      name: "forest",
+      title: "Resolved rate per agent with its 95% interval",
+      caption: "Each point is an agent's resolved rate over its scored episodes; each bar its " +
+        "percentile bootstrap 95% interval. The matrix marks every pair: overlapping " +
+        "intervals give no rate winner; the tie-breaks of seed 001 then decide." + leftOut,
+      spec: forestPlot(pairs),
+    });
+  }
+  if (agents.some((a) => a.resolved > 0)) {
+    out.push({
+      name: "efficiency",
+      title: "Tokens and seconds per resolved task",
+      caption:
+        `Lower is better. The shaded band reaches ${
+          pct(summary.parameters.tie_band.value, 0)
+        } above the lowest value: values inside it tie on that measure.` + leftOut,
+      spec: efficiencyPlot(agents, { band: summary.parameters.tie_band.value }),
+    });
+  }
+  if (summary.censoring.agents.length > 0) {
+    out.push({
+      name: "stop_reasons",
+      title: "Stop reasons and censoring per agent",
+      caption: "Scored episodes per agent by stop reason; everything but completed is " +
+        "censored. Beside each bar: the censoring rate and the claim the policy allows.",
+      spec: stopReasonsPlot(withoutWithheldScores(summary.censoring, statedAgents)),
+    });
+  }
+  if (agents.length > 0) {
+    out.push({
+      name: "cost_frontier",
+      title: "Cost per resolved against resolved rate",
+      caption: summary.inputs.price_table === null
+        ? "No price table given: cost is tokens per resolved. Filled points lie on the " +
+          "Pareto frontier (no other agent is cheaper and at least as good)." + leftOut
+        : `Cost from the frozen price table "${summary.inputs.price_table.price_table_id}". ` +
+          "Filled points lie on the Pareto frontier (no other agent is cheaper and at least " +
+          "as good)." + leftOut,
+      spec: costFrontierPlot(agents),
+    });
+  }
+  if (summary.sprt !== null) {
+    const names = slugs(replays.map((r) => r.agent_id));
+    for (const replay of replays.filter((r) => statedAgents.has(r.agent_id))) {
+      out.push({
+        name: `sprt_path_${names.get(replay.agent_id)}`,
+        title: `SPRT path of "${replay.agent_id}"`,
+        caption: "Cumulative log-likelihood ratio after each attempt in the plan's task " +
+          "order, against the adopt and drop boundaries; invalid attempts leave it unchanged.",
+        spec: sprtPathPlot(replay),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Computes the whole report from its inputs: the numbers (per-agent summary,
+ * intervals, comparisons, censoring, invalid rates, SPRT replay, validation),
+ * the claims the rules allow, the figure specs and the Markdown document.
+ *
+ * Rules applied (each claim records the one that decided it):
+ * - seed 003 validation: with a plan, the (corrected) rows are validated
+ *   against it; any error finding makes the report not `citable` and every
+ *   capability claim (rates, rankings, SPRT decisions) is withheld;
+ * - seed 003 censoring policy (the plan's thresholds, else 2% / 10%): per
+ *   agent, under `headline_max` a headline rate; up to `labelled_max` both the
+ *   score over all tasks (a lower bound) and the score over completed tasks
+ *   only; above, no capability number, only budget adequacy (stop reasons);
+ * - seed 001 comparison rule for every pair (bootstrap rounds, seed and tie
+ *   band from the plan, else 2000, 7, 10%): no rate winner when the 95%
+ *   intervals overlap, then tokens per resolved, seconds per resolved, tie;
+ *   a pair is stated only when both agents' numbers may be stated, and the
+ *   comparison figures (forest, efficiency, cost frontier) appear only when
+ *   every pair may be;
+ * - seeds 000 and 002: invalid attempts are counted per agent and reason and
+ *   never scored; errata are applied on top of the ledger (never rewriting it)
+ *   and each correction and voided summary is stated;
+ * - seed 002 SPRT, when the plan's stopping rule is `sprt`: each agent's rows
+ *   replayed in the plan's task order, with the exact operating
+ *   characteristic at p_drop, the midpoint and p_adopt, and the unreachable
+ *   branches.
+ *
+ * Pure: no I/O, no clock, randomness only through the seeded bootstrap.
+ * Cost: O(rows) for the summaries and validation, plus one bootstrap per agent
+ * (O(n + R log n)), O(agents²) pairs and O(n_cap²) per SPRT operating point.
+ *
+ * @param inputs the ledger (rows with their lines), errata, plan and price table
+ * @param options findings listed per code (default 20), PNG zoom (default 2)
+ * @returns the summary, the Markdown text, the figure specs and the document blocks
+ * @throws {LedgerError} when an erratum cannot apply, or the price table is not
+ *   the one the rows name
+ * @example
+ * ```ts
+ * import { buildReport } from "./build_report.ts";
+ * import { Episode } from "../analysis/schema.ts";
+ * const rows = [true, false].map((resolved, i) => Episode.parse({
+ *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 7, resolved, prompt_tokens: 100,
+ *   completion_tokens: 50, tool_calls: 1, wall_ms: 3000, price_table_id: "p",
+ * }));
+ * const report = buildReport({
+ *   ledger: { file: "l.jsonl", sha256: "0".repeat(64), lines: 2, valid_rows: 2, chained: false,
+ *     problems: [], rows, row_lines: [1, 2] },
+ * });
+ * if (report.summary.agents[0].resolved_rate !== 0.5) throw new Error("rate");
+ * ```
+ */
+export function buildReport(inputs: ReportInputs, options: BuildReportOptions = {}): Report {
+  const maxFindings = options.maxFindingsPerCode ?? 20;
+  const pngScale = options.pngScale ?? 2;
+  if (!(Number.isInteger(maxFindings) && maxFindings >= 0)) {
+    throw new RangeError(
+      `Cannot build report: "maxFindingsPerCode" must be an integer ≥ 0, got ${maxFindings}`,
+    );
+  }
+  if (!(Number.isFinite(pngScale) && pngScale > 0)) {
+    throw new RangeError(
+      `Cannot build report: "pngScale" must be a positive number, got ${pngScale}`,
+    );
+  }
+  const { ledger } = inputs;
+  const errata = inputs.errata ?? null;
+  const planRef = inputs.plan ?? null;
+  const plan = planRef?.value ?? null;
+  const tableRef = inputs.priceTable ?? null;
+
+  // Errata on top of the ledger, never rewriting it (seed 000).
+  const application = errata === null ? null : applyErrata(ledger.rows, errata);
+  const rows = application === null ? ledger.rows : application.rows;
+  if (tableRef !== null) checkPriceTable(rows, tableRef);
+
+  // Parameters: the plan's pre-registered values, else seed 001/003 defaults.
+  const source: ParameterSource = plan === null ? "default" : "plan";
+  const rounds = plan?.bootstrap.rounds ?? 2000;
+  const seed = plan?.bootstrap.seed ?? 7;
+  const band = plan?.tie_band ?? 0.10;
+  const policy = plan?.censoring ?? CensoringPolicy.parse({});
+  const laneWeights = plan !== null && Object.keys(plan.lane_weights).length > 0
+    ? plan.lane_weights
+    : null;
+  const sprtParams = plan?.stopping.kind === "sprt" ? plan.stopping.params : null;
+
+  // Validation against the plan (seed 003): the ledger as recorded decides whether the
+  // report is citable; the corrected rows are validated again to state what the errata changed.
+  const validate = (list: readonly Episode[]) => {
+    const validator = ledgerValidator(plan!, { maxFindingsPerCode: maxFindings });
+    list.forEach((row, i) => validator.add(row, ledger.row_lines[i]));
+    return validator.finish(ledger);
+  };
+  const validation = plan === null ? null : validate(ledger.rows);
+  const corrected = plan !== null && application !== null && application.applied.length > 0;
+  const validationAfterErrata = corrected ? validate(rows) : null;
+  const citable = validation === null || validation.ok;
+
+  const agents = summarizeAgents(rows, {
+    priceTable: tableRef?.value,
+    laneWeights: laneWeights ?? undefined,
+  });
+  const intervals = agents.map((a) => agentInterval(a, rounds, seed));
+  const byAgent = new Map<string, Episode[]>();
+  for (const row of rows) {
+    const list = byAgent.get(row.agent_id);
+    if (list === undefined) byAgent.set(row.agent_id, [row]);
+    else list.push(row);
+  }
+  const invalid = {
+    agents: agents.map((a) => invalidRow(a.agent_id, byAgent.get(a.agent_id) ?? [])),
+    overall: invalidRow("*", rows),
+  };
+  const censoring = censoringSummary(rows, { policy });
+  const comparisons = agents.length >= 2 ? comparisonMatrix(agents, { band, rounds, seed }) : [];
+
+  let sprt: SprtSection | null = null;
+  const replays: SprtReplay[] = [];
+  if (sprtParams !== null && plan !== null) {
+    const order = plan.tasks.map((task) => task.task_id);
+    for (const a of agents) {
+      replays.push(replaySprt(rows, sprtParams, { agentId: a.agent_id, order }));
+    }
+    const rates = [
+      ...new Set([
+        sprtParams.p_drop,
+        (sprtParams.p_drop + sprtParams.p_adopt) / 2,
+        sprtParams.p_adopt,
+      ]),
+    ];
+    sprt = {
+      params: sprtParams,
+      boundaries: sprtBoundaries(sprtParams),
+      order: "planned",
+      agents: replays.map(sprtAgent),
+      operating_characteristic: rates.map((p) => sprtOperatingCharacteristic(sprtParams, p)),
+      reachability: unreachableDecisions(sprtParams),
+    };
+  }
+
+  // Claims.
+  const censoringRows = new Map(censoring.agents.map((row) => [row.agent_id, row]));
+  const planId = plan?.plan_id ?? null;
+  const withheld = new Map(
+    agents.map((
+      a,
+    ) => [a.agent_id, withheldBecause(censoringRows.get(a.agent_id), citable, planId, policy)]),
+  );
+  const labelled = new Set(
+    censoring.agents.filter((row) => row.claim === "both_labelled").map((row) => row.agent_id),
+  );
+  const claims: ReportClaim[] = [validationClaim(validation, plan)];
+  if (validation !== null && validationAfterErrata !== null) {
+    claims.push(errataValidationClaim(validation, validationAfterErrata));
+  }
+  if (errata !== null && application !== null) {
+    claims.push(...errataClaims(errata, application.applied));
+  }
+  if (agents.length === 0) {
+    claims.push({
+      id: "agent:none",
+      topic: "agent",
+      rule: "seed-001 ledger",
+      stated: true,
+      text: "The ledger holds no rows: nothing to report",
+    });
+  } else {
+    claims.push(
+      censoringClaim(
+        censoring.overall,
+        policy,
+        source === "plan" ? "from the plan" : "the defaults",
+      ),
+    );
+  }
+  agents.forEach((agent, i) => {
+    const row = censoringRows.get(agent.agent_id)!;
+    claims.push(censoringClaim(row, policy, source));
+    claims.push(agentClaim(agent, intervals[i], row, withheld.get(agent.agent_id) ?? null));
+  });
+  for (const row of invalid.agents) claims.push(invalidClaim(row));
+  for (const c of comparisons) claims.push(comparisonClaim(c, withheld, labelled));
+  if (sprt !== null) {
+    for (const agent of sprt.agents) {
+      const why = withheld.get(agent.agent_id) ?? null;
+      claims.push(sprtClaim(agent, sprt.boundaries, sprt.params, why));
+    }
+    sprt.reachability.warnings.forEach((warning, i) => {
+      claims.push({
+        id: `sprt-reachability:${i + 1}`,
+        topic: "sprt",
+        rule: "seed-002 reachability",
+        stated: true,
+        text: warning.replace(/\.$/, ""),
+      });
+    });
+  }
+
+  const title = plan === null
+    ? `Evaluation report: ${ledger.file}`
+    : `Evaluation report: plan "${plan.plan_id}"`;
+  const base: Omit<ReportSummary, "figures"> = {
+    format: REPORT_FORMAT,
+    title,
+    inputs: {
+      ledger: {
+        path: ledger.file,
+        sha256: ledger.sha256,
+        lines: ledger.lines,
+        rows: ledger.valid_rows,
+        chained: ledger.chained,
+      },
+      errata: errata === null
+        ? null
+        : { path: errata.file, sha256: errata.sha256, entries: errata.entries.length },
+      plan: planRef === null
+        ? null
+        : { path: planRef.path, sha256: planRef.sha256, plan_id: planRef.value.plan_id },
+      price_table: tableRef === null ? null : {
+        path: tableRef.path,
+        sha256: tableRef.sha256,
+        price_table_id: tableRef.value.price_table_id,
+        currency: tableRef.value.currency,
+      },
+    },
+    parameters: {
+      bootstrap: { rounds, seed, source },
+      tie_band: { value: band, source },
+      censoring_policy: { ...policy, source },
+      lane_weights: laneWeights,
+      sprt: sprtParams,
+      max_findings_per_code: maxFindings,
+      figures: { png_scale: pngScale, font_family: FONT_FAMILY },
+    },
+    citable,
+    validation,
+    validation_after_errata: validationAfterErrata,
+    errata: application === null
+      ? null
+      : { applied: application.applied, voided_summaries: application.voided_summaries },
+    agents,
+    intervals,
+    invalid,
+    censoring,
+    comparisons,
+    sprt,
+    claims,
+  };
+  const statedAgents = new Set(
+    agents.filter((a) => withheld.get(a.agent_id) === null).map((a) => a.agent_id),
+  );
+  const figures: ReportFigure[] = figureSpecs(base, replays, statedAgents).map((f, i) => ({
+    kind: "figure",
+    name: f.name,
+    number: i + 1,
+    title: f.title,
+    caption: f.caption,
+    spec: f.spec,
+  }));
+  const summary: ReportSummary = {
+    ...base,
+    figures: figures.map((f) => ({
+      name: f.name,
+      number: f.number,
+      title: f.title,
+      svg: `figures/${f.name}.svg`,
+      png: `figures/${f.name}.png`,
+      spec_sha256: sha256Hex(canonicalJson(f.spec)),
+    })),
+  };
+  const blocks = reportDocument(summary, figures);
+  return { summary, markdown: toMarkdown(blocks), figures, blocks };
+}
