@@ -51,13 +51,26 @@ flock 9
 mapfile -t LIBS < <(ldd "$DENO" | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
 [ "${#LIBS[@]}" -gt 0 ] || die "ldd found no libraries for \"$DENO\""
 
-hash_files() { cat "$@" | sha256sum | cut -c1-16; }
 real_libs=()
 for lib in "${LIBS[@]}"; do real_libs+=("$(readlink -f "$lib")"); done
 
+# sha256 of a file, cached in .build by (path, size, mtime, inode): the Deno
+# binary is about 100 MB and hashing it dominates a run that builds nothing.
+cached_sha256() {
+  local key cache
+  key="$(stat -L -c '%n %s %Y %i' "$1" | sha256sum | cut -c1-32)"
+  cache="$BUILD/sha256-$key"
+  if [ ! -s "$cache" ]; then
+    sha256sum <"$1" | cut -d' ' -f1 >"$cache.tmp"
+    mv "$cache.tmp" "$cache"
+  fi
+  cat "$cache"
+}
+
 BASE_TAG="$(
   {
-    sha256sum "${BASH_SOURCE[0]}" "$DENO" "$BUSYBOX" "${real_libs[@]}" | cut -d' ' -f1
+    sha256sum "${BASH_SOURCE[0]}" "$BUSYBOX" "${real_libs[@]}" | cut -d' ' -f1
+    cached_sha256 "$DENO"
     printf '%s\n' "${LIBS[@]}"
   } | sha256sum | cut -c1-16
 )"
@@ -172,13 +185,16 @@ derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' \
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
 names=(base "${AGENTS[@]/#/agent-}" verifier)
+refs=()
+for name in "${names[@]}"; do refs+=("ledgerbench/$name:latest"); done
+mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")
+[ "${#ids[@]}" -eq "${#names[@]}" ] || die "cannot read the image IDs of ${refs[*]}"
 {
   echo "{"
   for i in "${!names[@]}"; do
     sep=","
     [ "$i" -eq $((${#names[@]} - 1)) ] && sep=""
-    id="$(docker image inspect --format '{{.Id}}' "ledgerbench/${names[$i]}:latest")"
-    printf '  "ledgerbench/%s": "%s"%s\n' "${names[$i]}" "$id" "$sep"
+    printf '  "ledgerbench/%s": "%s"%s\n' "${names[$i]}" "${ids[$i]}" "$sep"
   done
   echo "}"
 } >"$BUILD/images.json.tmp"
