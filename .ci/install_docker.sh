@@ -23,7 +23,10 @@ sudo_if_needed() {
 
 missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
-[ -x /usr/bin/busybox ] && /usr/bin/busybox --list >/dev/null 2>&1 || missing+=(busybox-static)
+# The images need a static busybox (the dynamic "busybox" package will not do).
+if ! [ -x /usr/bin/busybox ] || ldd /usr/bin/busybox >/dev/null 2>&1; then
+  missing+=(busybox-static)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_docker: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
