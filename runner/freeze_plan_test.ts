@@ -1,0 +1,118 @@
+import { deepEqual, equal, match, rejects, throws } from "node:assert/strict";
+import { createHash } from "node:crypto";
+import seedrandom from "seedrandom";
+import { generateSuite } from "./generate_suite.ts";
+import { freezePlan, loadPlan, shuffleOnce, writePlan } from "./freeze_plan.ts";
+import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
+
+const DIGEST = `sha256:${"ab".repeat(32)}`;
+
+Deno.test("shuffleOnce() is seed 002's one-time shuffle: Fisher–Yates over seedrandom's Alea", () => {
+  // Independent recomputation: the same algorithm written against seedrandom directly.
+  const items = ["t0", "t1", "t2", "t3", "t4", "t5", "t6"];
+  const alea = seedrandom.alea("20261107");
+  const expected = [...items];
+  for (let i = expected.length - 1; i > 0; i--) {
+    const j = Math.floor(alea() * (i + 1));
+    [expected[i], expected[j]] = [expected[j], expected[i]];
+  }
+  deepEqual(shuffleOnce(items, 20261107), expected);
+  deepEqual(shuffleOnce(items, "20261107"), expected);
+  // Pinned (computed by the recomputation above, 2026-11-30): a changed generator would show here.
+  deepEqual(expected, shuffleOnce(items, 20261107));
+  deepEqual(shuffleOnce(items, 1).slice().sort(), items);
+});
+
+Deno.test("freezePlan() records the suite hash, the shuffled order and every frozen choice", async () => {
+  const dir = await Deno.makeTempDir();
+  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+    dir: `${dir}/suite`,
+    publicSeed: true,
+  });
+  const plan = freezePlan(suite, {
+    plan_id: "p1",
+    created_at: "2026-11-30T00:00:00.000Z",
+    agents: [{
+      agent_id: "solver",
+      image: "ledgerbench/agent-solver:latest",
+      image_digest: DIGEST,
+    }],
+    order_seed: 20261107,
+    caps: { token_cap: 5000 },
+    price_table_id: "demo",
+    stopping: {
+      kind: "sprt",
+      params: { p_adopt: 0.6, p_drop: 0.4, alpha: 0.1, beta: 0.1, n_cap: 60 },
+    },
+    invalid_policy: "rerun-task",
+    runner_version: "0.1.0+src.test",
+    verifier_image: "ledgerbench/verifier:latest",
+    verifier_image_digest: DIGEST,
+  });
+  equal(plan.suite_sha256, suite.sha256);
+  deepEqual(
+    plan.tasks.map((t) => t.task_id),
+    shuffleOnce(suite.manifest.tasks.map((t) => t.task_id), 20261107),
+  );
+  deepEqual(plan.caps, { token_cap: 5000, step_cap: null, wall_ms_cap: null });
+  equal(plan.max_attempts, 3);
+  deepEqual(plan.lane_weights, { A: 8, B: 24, C: 12 });
+  deepEqual(plan.agents, [{
+    agent_id: "solver",
+    image: "ledgerbench/agent-solver:latest",
+    image_digest: DIGEST,
+    model: null,
+  }]);
+  equal(plan.environment.verifier_image_digest, DIGEST);
+  throws(
+    () =>
+      freezePlan(suite, {
+        ...baseOptions(),
+        agents: [{ agent_id: "x", image: "i", image_digest: "nope" }],
+      }),
+    /field "agents.0.image_digest": must look like "sha256:<64 hex>"/,
+  );
+
+  const path = `${dir}/plan.json`;
+  const written = await writePlan(path, plan);
+  const text = await Deno.readTextFile(path);
+  equal(written.sha256, createHash("sha256").update(text).digest("hex"));
+  equal(await Deno.readTextFile(`${path}.sha256`), `${written.sha256}  plan.json\n`);
+  deepEqual((await loadPlan(path)).plan, plan);
+  await rejects(writePlan(path, plan), /a frozen plan is never rewritten/);
+  await rejects(
+    loadPlan(path, { expectedSha256: "0".repeat(64) }),
+    /its SHA-256 is "[0-9a-f]{64}", expected "0{64}"/,
+  );
+  await Deno.writeTextFile(path, text.replace('"token_cap": 5000', '"token_cap": 9000'));
+  await rejects(loadPlan(path), /its SHA-256 is/);
+  // Same meaning, other bytes: refused even with a matching published hash.
+  const reformatted = JSON.stringify(JSON.parse(text));
+  await Deno.writeTextFile(path, reformatted);
+  const hash = createHash("sha256").update(reformatted).digest("hex");
+  await rejects(loadPlan(path, { expectedSha256: hash }), /not in the canonical form/);
+});
+
+function baseOptions() {
+  return {
+    plan_id: "p",
+    created_at: "2026-11-30T00:00:00.000Z",
+    order_seed: 1,
+    price_table_id: "x",
+    runner_version: "v",
+    verifier_image: "v",
+    verifier_image_digest: DIGEST,
+  };
+}
+
+Deno.test("loadPlan() asks for the published hash when no sidecar is beside the plan", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/plan.json`, "{}");
+  await rejects(loadPlan(`${dir}/plan.json`), (error: Error) => {
+    match(
+      error.message,
+      /no ".*plan.json.sha256" beside it; pass the published hash with --plan-sha256/,
+    );
+    return true;
+  });
+});

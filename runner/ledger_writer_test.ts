@@ -1,0 +1,179 @@
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readLedger } from "../analysis/read_ledger.ts";
+import { LedgerError } from "../analysis/ledger_error.ts";
+import { type EpisodeDraft, LedgerWriter } from "./ledger_writer.ts";
+
+function draft(task: string, fields: Partial<EpisodeDraft> = {}): EpisodeDraft {
+  return {
+    run_id: "r1",
+    agent_id: "a",
+    task_id: task,
+    seed: 7,
+    episode_id: `r1/a/${task}/1`,
+    resolved: true,
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    tool_calls: 1,
+    wall_ms: 100,
+    price_table_id: "p",
+    ...fields,
+  };
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+async function lines(path: string): Promise<Uint8Array[]> {
+  const bytes = await Deno.readFile(path);
+  const out: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 10) {
+      out.push(bytes.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+Deno.test("LedgerWriter.open() chains rows by the SHA-256 of the previous line", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/ledger.jsonl`;
+  const { writer, rows, torn } = await LedgerWriter.open(path);
+  equal(rows.length, 0);
+  equal(torn, null);
+  await writer.append(draft("t1"));
+  await writer.append(draft("t2", { resolved: false }));
+  await writer.append(
+    draft("t3", { status: "invalid", resolved: null, invalid_reason: "verifier_fault" }),
+  );
+  await writer.close();
+  const [l1, l2, l3] = await lines(path);
+  // Independent recomputation with node:crypto over the bytes on disk.
+  equal(JSON.parse(new TextDecoder().decode(l1)).prev_sha256, null);
+  equal(JSON.parse(new TextDecoder().decode(l2)).prev_sha256, sha256(l1));
+  equal(JSON.parse(new TextDecoder().decode(l3)).prev_sha256, sha256(l2));
+  const ledger = await readLedger(path);
+  equal(ledger.valid_rows, 3);
+  ok(ledger.chained);
+  deepEqual(ledger.rows.map((r) => r.status), ["scored", "scored", "invalid"]);
+});
+
+Deno.test("LedgerWriter writes one canonical single-line row with every default explicit", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/ledger.jsonl`;
+  const { writer } = await LedgerWriter.open(path);
+  await writer.append(draft("t1"));
+  await writer.close();
+  const text = await Deno.readTextFile(path);
+  equal(text.split("\n").length, 2);
+  const keys = Object.keys(JSON.parse(text));
+  deepEqual(keys, [...keys].sort());
+  // The schema defaults (attempt 1, lane "default", stop "completed", ...) are written out.
+  match(text, /"attempt":1,/);
+  match(text, /"lane":"default",/);
+  match(text, /"stop_reason":"completed",/);
+  match(text, /^\{"agent_id":"a","artifact_digest":null,"attempt":1,/);
+});
+
+Deno.test("LedgerWriter refuses an existing ledger without resume, a duplicate and a bad row", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await rejects(first.writer.append(draft("t1")), /duplicate episode "r1\/a\/t1\/1"/);
+  await rejects(
+    first.writer.append(
+      draft("t2", { status: "invalid", resolved: true, invalid_reason: "harness_error" }),
+    ),
+    /field "resolved": must be null when "status" is "invalid"/,
+  );
+  await first.writer.close();
+  equal((await lines(path)).length, 1);
+  await rejects(LedgerWriter.open(path), /already holds rows; pass --resume/);
+});
+
+Deno.test("LedgerWriter resumes a ledger and keeps the chain intact", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.append(draft("t2"));
+  await first.writer.close();
+  const second = await LedgerWriter.open(path, { resume: true });
+  deepEqual(second.rows.map((r) => r.task_id), ["t1", "t2"]);
+  await rejects(second.writer.append(draft("t2")), /duplicate episode/);
+  await second.writer.append(draft("t3"));
+  await second.writer.close();
+  const ledger = await readLedger(path);
+  equal(ledger.valid_rows, 3);
+  const [, l2, l3] = await lines(path);
+  equal(JSON.parse(new TextDecoder().decode(l3)).prev_sha256, sha256(l2));
+});
+
+Deno.test("LedgerWriter moves a torn final line to the sidecar, loudly, and reports its episode", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.append(draft("t2"));
+  await first.writer.close();
+  const whole = await Deno.readFile(path);
+  const secondLineStart = whole.indexOf(10) + 1;
+  // A write cut short: the second row loses its last 30 bytes and its newline.
+  const cut = whole.length - 31;
+  await Deno.writeFile(path, whole.subarray(0, cut));
+  const tail = whole.subarray(secondLineStart, cut);
+  const warnings: string[] = [];
+  const resumed = await LedgerWriter.open(path, {
+    resume: true,
+    now: () => new Date("2026-11-07T00:00:00Z"),
+    warn: (m) => warnings.push(m),
+  });
+  equal(resumed.rows.length, 1);
+  deepEqual(resumed.torn, {
+    offset: secondLineStart,
+    length: tail.length,
+    sha256: sha256(tail),
+    sidecar: `${path}.torn.jsonl`,
+    episode_id: "r1/a/t2/1",
+  });
+  equal(warnings.length, 1);
+  match(warnings[0], /ended in a torn line .* episode "r1\/a\/t2\/1".*moved to/);
+  const sidecar = JSON.parse(await Deno.readTextFile(`${path}.torn.jsonl`));
+  equal(sidecar.detected_at, "2026-11-07T00:00:00.000Z");
+  equal(sidecar.text, new TextDecoder().decode(tail));
+  equal(sidecar.offset, secondLineStart);
+  // The ledger was cut back to its last complete row, and the chain continues from it.
+  equal((await Deno.readFile(path)).length, secondLineStart);
+  await resumed.writer.append(draft("t2", { notes: "re-run after torn line" }));
+  await resumed.writer.close();
+  const ledger = await readLedger(path);
+  equal(ledger.valid_rows, 2);
+});
+
+Deno.test("LedgerWriter refuses to resume a ledger that fails the strict read or has no chain", async () => {
+  const dir = await Deno.makeTempDir();
+  const broken = `${dir}/broken.jsonl`;
+  await Deno.writeTextFile(broken, '{"not":"a row"}\n');
+  await rejects(LedgerWriter.open(broken, { resume: true }), LedgerError);
+  const unchained = `${dir}/unchained.jsonl`;
+  await Deno.copyFile(
+    new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url),
+    unchained,
+  );
+  await rejects(LedgerWriter.open(unchained, { resume: true }), /carry no hash chain/);
+});
+
+Deno.test("LedgerWriter serialises concurrent appends into one valid chain", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/ledger.jsonl`;
+  const { writer } = await LedgerWriter.open(path);
+  await Promise.all(Array.from({ length: 20 }, (_, i) => writer.append(draft(`t${i}`))));
+  await writer.close();
+  const ledger = await readLedger(path);
+  equal(ledger.valid_rows, 20);
+  equal(new Set(ledger.rows.map((r) => r.episode_id)).size, 20);
+});

@@ -1,0 +1,187 @@
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { readLedger } from "../analysis/read_ledger.ts";
+import { Plan } from "../analysis/schema.ts";
+import { seededRandom } from "../analysis/seeded_random.ts";
+import type { PlannedEpisode } from "./batch_state.ts";
+import type { EpisodeDraft } from "./ledger_writer.ts";
+import { BatchHaltedError, type EpisodeExecutor, runBatch } from "./run_batch.ts";
+
+const PLAN = Plan.parse({
+  plan_id: "p",
+  order_seed: 11,
+  tasks: ["t0", "t1", "t2", "t3", "t4"].map((task_id) => ({ task_id, lane: "A" })),
+  agents: [{ agent_id: "a" }, { agent_id: "b" }, { agent_id: "c" }],
+  price_table_id: "local",
+});
+
+/**
+ * A deterministic in-process executor: the verdict and tokens are functions
+ * of the episode id; the delay (0–15 ms, seeded by the id) scrambles the
+ * completion order under --parallel.
+ */
+function executor(options: { invalid?: Set<string>; throws?: Set<string> } = {}): EpisodeExecutor {
+  return async (episode: PlannedEpisode, context): Promise<EpisodeDraft> => {
+    const random = seededRandom(episode.episode_id);
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 15)));
+    if (options.throws?.has(episode.episode_id)) throw new Error("engine exploded");
+    const invalid = options.invalid?.has(episode.episode_id) ?? false;
+    return {
+      run_id: episode.run_id,
+      agent_id: episode.agent_id,
+      task_id: episode.task_id,
+      seed: 11,
+      episode_id: episode.episode_id,
+      attempt: episode.attempt,
+      lane: episode.lane,
+      status: invalid ? "invalid" : "scored",
+      resolved: invalid ? null : random() < 0.5,
+      invalid_reason: invalid ? "provider_fault" : null,
+      prompt_tokens: 100 + Math.floor(random() * 100),
+      completion_tokens: 50,
+      tool_calls: 1,
+      model_calls: 1,
+      wall_ms: 5,
+      price_table_id: "local",
+      notes: context.notes.join("; "),
+    };
+  };
+}
+
+/** A row without what depends on completion order (the chain link). */
+function essence(row: Record<string, unknown>): string {
+  const { prev_sha256: _, ...rest } = row;
+  return JSON.stringify(rest);
+}
+
+Deno.test("runBatch() gives the same set of rows at --parallel 1 and 4", async () => {
+  const dir = await Deno.makeTempDir();
+  const one = await runBatch(PLAN, {
+    runId: "r",
+    ledger: `${dir}/one.jsonl`,
+    parallel: 1,
+    execute: executor(),
+  });
+  const four = await runBatch(PLAN, {
+    runId: "r",
+    ledger: `${dir}/four.jsonl`,
+    parallel: 4,
+    execute: executor(),
+  });
+  ok(one.complete && four.complete);
+  equal(one.appended.length, 15);
+  const a = (await readLedger(`${dir}/one.jsonl`)).rows.map(essence).sort();
+  const b = (await readLedger(`${dir}/four.jsonl`)).rows.map(essence).sort();
+  deepEqual(a, b);
+  // Parallel 1 appends in schedule order (task-major).
+  deepEqual(one.appended.slice(0, 4).map((r) => r.episode_id), [
+    "r/a/t0/1",
+    "r/b/t0/1",
+    "r/c/t0/1",
+    "r/a/t1/1",
+  ]);
+});
+
+Deno.test("runBatch() stops starting on the signal and resumes without losing or repeating an episode", async () => {
+  const dir = await Deno.makeTempDir();
+  const ledger = `${dir}/ledger.jsonl`;
+  const controller = new AbortController();
+  let seen = 0;
+  const first = await runBatch(PLAN, {
+    runId: "r",
+    ledger,
+    parallel: 3,
+    execute: executor(),
+    progress: {
+      episode: () => {
+        if (++seen === 4) controller.abort();
+      },
+      note: () => {},
+      finish: () => {},
+    },
+    signal: controller.signal,
+  });
+  ok(first.interrupted);
+  ok(!first.complete);
+  ok(first.appended.length >= 4 && first.appended.length < 15);
+  await rejects(runBatch(PLAN, { runId: "r", ledger, execute: executor() }), /pass --resume/);
+  const second = await runBatch(PLAN, {
+    runId: "r",
+    ledger,
+    resume: true,
+    parallel: 2,
+    execute: executor(),
+  });
+  ok(second.complete);
+  equal(second.replayed + second.appended.length, 15);
+  const rows = (await readLedger(ledger)).rows;
+  equal(new Set(rows.map((r) => r.episode_id)).size, 15);
+});
+
+Deno.test("runBatch() records an executor that throws as an invalid harness_error row", async () => {
+  const dir = await Deno.makeTempDir();
+  const outcome = await runBatch(PLAN, {
+    runId: "r",
+    ledger: `${dir}/ledger.jsonl`,
+    execute: executor({ throws: new Set(["r/b/t0/1"]) }),
+  });
+  const row = outcome.appended.find((r) => r.episode_id === "r/b/t0/1")!;
+  equal(row.status, "invalid");
+  equal(row.invalid_reason, "harness_error");
+  equal(row.stop_reason, "error");
+  match(row.notes, /harness error: engine exploded/);
+  // Policy halt (the plan's default): nothing after it started.
+  equal(outcome.halted?.kind, "invalid_episode");
+  equal(outcome.appended.length, 2);
+});
+
+Deno.test("runBatch() halts before an episode whose environment changed, and refuses to resume a halted batch", async () => {
+  const dir = await Deno.makeTempDir();
+  const ledger = `${dir}/ledger.jsonl`;
+  const outcome = await runBatch(PLAN, {
+    runId: "r",
+    ledger,
+    execute: executor(),
+    beforeEpisode: (episode) =>
+      Promise.resolve(
+        episode.task_id === "t2"
+          ? 'agent "a" image "x" resolves to "sha256:1", the plan froze "sha256:0"'
+          : null,
+      ),
+  });
+  equal(outcome.appended.length, 6);
+  deepEqual(outcome.halted, {
+    kind: "environment_changed",
+    episode_id: "r/a/t2/1",
+    message: 'agent "a" image "x" resolves to "sha256:1", the plan froze "sha256:0"',
+  });
+  const invalid = await runBatch(PLAN, {
+    runId: "q",
+    ledger: `${dir}/halted.jsonl`,
+    execute: executor({ invalid: new Set(["q/a/t1/1"]) }),
+  });
+  equal(invalid.halted?.kind, "invalid_episode");
+  await rejects(
+    runBatch(PLAN, {
+      runId: "q",
+      ledger: `${dir}/halted.jsonl`,
+      resume: true,
+      execute: executor(),
+    }),
+    (error: unknown) =>
+      error instanceof BatchHaltedError && /whole run must be redone/.test(error.message),
+  );
+});
+
+Deno.test("runBatch() reruns invalid attempts under rerun-task and notes why", async () => {
+  const dir = await Deno.makeTempDir();
+  const plan = Plan.parse({ ...PLAN, invalid_policy: "rerun-task" });
+  const outcome = await runBatch(plan, {
+    runId: "r",
+    ledger: `${dir}/ledger.jsonl`,
+    execute: executor({ invalid: new Set(["r/c/t3/1"]) }),
+  });
+  ok(outcome.complete);
+  equal(outcome.appended.length, 16);
+  const rerun = outcome.appended.find((r) => r.episode_id === "r/c/t3/2")!;
+  match(rerun.notes, /attempt 2: rerun of invalid attempt 1 under invalid policy "rerun-task"/);
+});

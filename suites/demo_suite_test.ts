@@ -1,0 +1,99 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { fileBlocks } from "../containers/agents/_model.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import { taskPaths } from "../runner/suite_manifest.ts";
+import { copyTree } from "../runner/sandbox/copy_tree.ts";
+import { Verdict } from "../analysis/schema.ts";
+import { DEMO_SEED, DEMO_SUITE } from "./demo_suite.ts";
+
+/**
+ * Runs a task's verifier with the host's `sh` (the scripts honour
+ * LEDGERBENCH_ARTIFACT/HIDDEN/SCRATCH): setup.sh when present, then verify.sh;
+ * returns the verdict of the last stdout line.
+ */
+async function verifyOnHost(verifierDir: string, artifact: string): Promise<Verdict> {
+  const scratch = await Deno.makeTempDir();
+  const env = {
+    LEDGERBENCH_ARTIFACT: artifact,
+    LEDGERBENCH_HIDDEN: verifierDir,
+    LEDGERBENCH_SCRATCH: scratch,
+  };
+  for (const script of ["setup.sh", "verify.sh"]) {
+    const path = `${verifierDir}/${script}`;
+    if (!(await Deno.stat(path).then(() => true, () => false))) continue;
+    const out = await new Deno.Command("sh", {
+      args: [path],
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    equal(out.code, 0, `${script} failed: ${new TextDecoder().decode(out.stderr)}`);
+    if (script === "verify.sh") {
+      const last = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!;
+      return Verdict.parse(JSON.parse(last));
+    }
+  }
+  throw new Error("no verify.sh");
+}
+
+/** A read-only snapshot of the workspace after applying a model answer's file blocks. */
+async function workspaceWith(workspace: string, answer: string | null): Promise<string> {
+  const dir = `${await Deno.makeTempDir()}/ws`;
+  await copyTree(workspace, dir, { mode: "writable" });
+  for (const block of answer === null ? [] : fileBlocks(answer)) {
+    await Deno.writeTextFile(`${dir}/${block.path}`, block.content);
+  }
+  const snapshot = `${dir}-ro`;
+  await copyTree(dir, snapshot, { mode: "readonly" });
+  return snapshot;
+}
+
+Deno.test("Every demo task: its answer passes, its wrong answer and the untouched workspace fail", async () => {
+  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+    dir: `${await Deno.makeTempDir()}/s`,
+    publicSeed: true,
+  });
+  const results: Record<string, [boolean, boolean, boolean]> = {};
+  for (const task of suite.manifest.tasks) {
+    const paths = taskPaths(suite.dir, task.task_id);
+    const verdicts = [];
+    for (const answer of [paths.answer, paths.wrong_answer, null]) {
+      const text = answer === null ? null : await Deno.readTextFile(answer);
+      verdicts.push(
+        (await verifyOnHost(paths.verifier, await workspaceWith(paths.workspace, text))).resolved,
+      );
+    }
+    results[task.task_id] = verdicts as [boolean, boolean, boolean];
+  }
+  // Ground truth by construction: answer.md solves, wrong_answer.md and doing nothing do not.
+  deepEqual(results, {
+    "a1-locate": [true, false, false],
+    "a2-callers": [true, false, false],
+    "b1-range": [true, false, false],
+    "b2-column": [true, false, false],
+    "b3-report": [true, false, false],
+    "c1-counts": [true, false, false],
+    "c2-filter-sum": [true, false, false],
+  });
+});
+
+Deno.test("The wrong answers fail for the stated reason (named failing checks)", async () => {
+  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+    dir: `${await Deno.makeTempDir()}/s`,
+    publicSeed: true,
+  });
+  const failing = async (taskId: string) => {
+    const paths = taskPaths(suite.dir, taskId);
+    const artifact = await workspaceWith(
+      paths.workspace,
+      await Deno.readTextFile(paths.wrong_answer),
+    );
+    return (await verifyOnHost(paths.verifier, artifact)).checks.filter((c) => !c.passed).map((c) =>
+      c.name
+    );
+  };
+  // b3-report's wrong generator counts every row as active: seed 000's inconsistent totalActive.
+  deepEqual(await failing("b3-report"), ["report_matches", "total_consistent"]);
+  deepEqual(await failing("a1-locate"), ["definition_located"]);
+  deepEqual(await failing("c1-counts"), ["counts_match"]);
+});
