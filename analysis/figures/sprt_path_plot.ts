@@ -36,7 +36,8 @@ const OUTCOME_COLOUR: Record<SprtOutcome, string> = {
 };
 
 function verdictText(replay: SprtReplay): string {
-  const at = `after ${replay.n} valid results (${replay.attempts} attempts)`;
+  const plural = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  const at = `after ${plural(replay.n, "valid result")} (${plural(replay.attempts, "attempt")})`;
   switch (replay.verdict) {
     case "adopt":
       return `Verdict: adopt ${at}: the LLR reached the adopt boundary`;

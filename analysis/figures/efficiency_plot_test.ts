@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { compareAgents } from "../compare_agents.ts";
+import { summarizeAgents } from "../summarize_agents.ts";
+import { efficiencyPlot } from "./efficiency_plot.ts";
+import { rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+
+Deno.test("efficiencyPlot() pins the seed-001 sample's TPR and SPR and their bands", async () => {
+  const spec = efficiencyPlot(summarizeAgents(await sampleRows()));
+  // Seed 001 sample: TPR a = 23300 / 3 = 7766.67, b = 7500 / 2 = 3750;
+  // SPR a = 129 s / 3 = 43, b = 40 s / 2 = 20 (wall_ms summed by hand).
+  const points = rowsWith(spec, "agent", "value", "status");
+  assert.equal(points.length, 4); // points and labels, in both panels
+  const [tpr, , spr] = points;
+  assert.deepEqual(tpr.map((p) => [p.agent, p.status, p.text]), [
+    ["a (3/4)", "outside the band", "7,767"],
+    ["b (2/4)", "lowest value", "3,750"],
+  ]);
+  assert.deepEqual(spr.map((p) => [p.agent, p.value, p.status]), [
+    ["a (3/4)", 43, "outside the band"],
+    ["b (2/4)", 20, "lowest value"],
+  ]);
+  // Bands: lowest to lowest × 1.1: [3750, 4125] tokens and [20, 22] s.
+  const bands = rowsWith(spec, "lo", "hi");
+  assert.equal(bands.length, 2);
+  assert.equal(bands[0][0].lo, 3750);
+  assert.ok(Math.abs((bands[0][0].hi as number) - 4125) < 1e-9);
+  assert.ok(Math.abs((bands[1][0].hi as number) - 22) < 1e-12);
+  assert.match(subtitle(spec), /fewer tokens per resolved wins unless within 10%/);
+});
+
+Deno.test("efficiencyPlot() puts an agent in the band exactly when seed 001's rule calls TPR a tie", () => {
+  // Cross-check against compareAgents: with overlapping intervals (same counts),
+  // an agent is inside the band of the lowest TPR iff the rule does not decide
+  // on TPR. 1100 is exactly 10% above 1000 (a tie: d > band is required to win).
+  for (const other of [1000, 1050, 1100, 1100.5, 1500]) {
+    const lowest = { agent_id: "lowest", scored: 10, resolved: 5, tpr: 1000, spr: 1 };
+    const agent = { agent_id: "other", scored: 10, resolved: 5, tpr: other, spr: 1 };
+    const [tpr] = rowsWith(efficiencyPlot([lowest, agent]), "agent", "value", "status");
+    const status = tpr[1].status;
+    const rule = compareAgents(lowest, agent).rule;
+    const inBand = status === "lowest value" ||
+      status === "within the band of the lowest (tie on this measure)";
+    assert.equal(inBand, rule !== "tpr", `TPR ${other}: status "${status}", rule "${rule}"`);
+  }
+});
+
+Deno.test("efficiencyPlot() names an agent without TPR and honours a custom band", () => {
+  const spec = efficiencyPlot([
+    { agent_id: "x", scored: 4, resolved: 0, tpr: null, spr: null },
+    { agent_id: "y", scored: 4, resolved: 2, tpr: 200, spr: 5 },
+  ], { band: 0.25 });
+  const missing = rowsWith(spec, "agent", "text").filter((rows) => !("value" in rows[0]));
+  assert.deepEqual(missing[0], [{
+    agent: "x (0/4)",
+    text: "no tokens per resolved: nothing resolved",
+  }]);
+  // Band 25%: 200 × 1.25 = 250.
+  assert.equal(rowsWith(spec, "lo", "hi")[0][0].hi, 250);
+  assert.match(subtitle(spec), /unless within 25%/);
+  assert.throws(() => efficiencyPlot([]), { message: "Cannot build efficiency plot: no agents" });
+  assert.throws(() =>
+    efficiencyPlot([{ agent_id: "y", scored: 1, resolved: 1, tpr: 1, spr: 1 }], {
+      band: -1,
+    }), {
+    message: 'Cannot build efficiency plot: "band" must be a non-negative number, got "-1"',
+  });
+});

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { censoringSummary } from "../censoring.ts";
+import { stopReasonsPlot } from "./stop_reasons_plot.ts";
+import { row, rowsWith, subtitle } from "./_test_helpers.ts";
+
+Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed claim", () => {
+  // Agent a: 50 scored, 1 token_cap → censoring 1/50 = 2%, which is not under 2%:
+  // "both scores, labelled" (seed 003's middle band, bounds inclusive).
+  // Agent b: 10 scored, 2 step_cap + 1 error → 30%: budget adequacy only; 1 invalid.
+  // Agent c: 60 completed → 0%: headline.
+  const rows = [
+    ...Array.from({ length: 49 }, (_, i) => row({ agent_id: "a", task_id: `t${i}` })),
+    row({ agent_id: "a", task_id: "t49", resolved: false, stop_reason: "token_cap" }),
+    ...Array.from({ length: 7 }, (_, i) => row({ agent_id: "b", task_id: `t${i}` })),
+    row({ agent_id: "b", task_id: "t7", resolved: false, stop_reason: "step_cap" }),
+    row({ agent_id: "b", task_id: "t8", resolved: false, stop_reason: "step_cap" }),
+    row({ agent_id: "b", task_id: "t9", resolved: false, stop_reason: "error" }),
+    row({
+      agent_id: "b",
+      task_id: "t10",
+      status: "invalid",
+      resolved: null,
+      invalid_reason: "provider_fault",
+      stop_reason: "rate_limited",
+    }),
+    ...Array.from({ length: 60 }, (_, i) => row({ agent_id: "c", task_id: `t${i}` })),
+  ];
+  const summary = censoringSummary(rows);
+  const spec = stopReasonsPlot(summary);
+  const [segments] = rowsWith(spec, "reason", "x0", "x1");
+  // Stacked in the schema's order, each segment starting where the previous ended.
+  assert.deepEqual(segments.map((s) => [s.agent, s.reason, s.x0, s.x1]), [
+    ["a (50 scored)", "completed", 0, 49],
+    ["a (50 scored)", "token_cap", 49, 50],
+    ["b (10 scored)", "completed", 0, 7],
+    ["b (10 scored)", "step_cap", 7, 9],
+    ["b (10 scored)", "error", 9, 10],
+    ["c (60 scored)", "completed", 0, 60],
+  ]);
+  const [notes] = rowsWith(spec, "agent", "end", "text");
+  assert.deepEqual(notes.map((n) => (n.text as string).split("\n")[0]), [
+    "censored 2.0%: both scores, labelled",
+    "censored 30.0%: budget adequacy only; 1 invalid, not scored",
+    "censored 0.0%: headline score allowed",
+  ]);
+  // Score over all tasks 7/10 = 70%, over completed only 7/7 = 100% (agent b).
+  assert.equal(
+    (notes[1].text as string).split("\n")[1],
+    "score 70.0% over all tasks, 100.0% over completed only",
+  );
+  // Whole run: 4 censored of 120 scored = 3.3%: both labelled.
+  assert.match(
+    subtitle(spec),
+    /Whole run: 4 of 120 scored episodes censored \(3\.3%\): both scores, labelled\./,
+  );
+  assert.match(subtitle(spec), /under 2% censored, headline; 2% to 10%, both scores labelled/);
+});
+
+Deno.test("stopReasonsPlot() refuses a summary without agents", () => {
+  assert.throws(() => stopReasonsPlot(censoringSummary([])), {
+    message: "Cannot build stop reasons plot: the censoring summary has no agents",
+  });
+});
