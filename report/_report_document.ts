@@ -401,6 +401,7 @@ function invalidSection(summary: ReportSummary): Block[] {
       ...reasons.map((reason) => int(r.reasons[reason])),
     ]),
   });
+  blocks.push({ kind: "list", items: claimsOf(summary, "invalid").map((c) => `${c.text}.`) });
   blocks.push({
     kind: "paragraph",
     text: "An invalid attempt is a failure of the harness or of the measurement, never of the " +
@@ -412,7 +413,21 @@ function invalidSection(summary: ReportSummary): Block[] {
 function costSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
   const figure = figureOf(figures, "cost_frontier");
   if (figure.length === 0) return [];
-  return [{ kind: "heading", level: 2, text: "Cost against resolved rate" }, ...figure];
+  const table = summary.inputs.price_table;
+  return [
+    { kind: "heading", level: 2, text: "Cost against resolved rate" },
+    {
+      kind: "paragraph",
+      text: table === null
+        ? "No price table given: cost is measured in tokens per resolved (seed 001: money only " +
+          "through a frozen price table)."
+        : `Money only through the frozen price table "${table.price_table_id}" (${table.currency}; ` +
+          "seed 001): prompt and completion tokens of every scored attempt, failed ones " +
+          "included, times the table's rates per million; the cost of invalid attempts is " +
+          "recorded apart in summary.json and never in cost per resolved.",
+    },
+    ...figure,
+  ];
 }
 
 function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {

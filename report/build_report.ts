@@ -344,19 +344,35 @@ function policyText(policy: CensoringPolicy): string {
     `${pct(policy.labelled_max, 0)}, above that budget adequacy only`;
 }
 
+/** Why an agent's capability numbers may not be stated, and the rule that says so. */
+interface Withheld {
+  reason: string;
+  rule: string;
+}
+
 /** Why an agent's capability numbers may not be stated, or null when they may. */
 function withheldBecause(
   row: CensoringRow | undefined,
   citable: boolean,
   planId: string | null,
   policy: CensoringPolicy,
-): string | null {
-  if (!citable) return `the ledger does not validate against plan "${planId}"`;
-  if (row === undefined || row.claim === null) return "nothing was scored";
+): Withheld | null {
+  if (!citable) {
+    return {
+      reason: `the ledger does not validate against plan "${planId}"`,
+      rule: "seed-003 validation",
+    };
+  }
+  if (row === undefined || row.claim === null) {
+    return { reason: "nothing was scored", rule: "seeds 000 and 001: only scored rows count" };
+  }
   if (row.claim === "budget_adequacy_only") {
-    return `its censoring rate ${pct(row.censoring_rate)} is above ${
-      pct(policy.labelled_max, 0)
-    }: budget adequacy only (seed 003)`;
+    return {
+      reason: `its censoring rate ${pct(row.censoring_rate)} is above ${
+        pct(policy.labelled_max, 0)
+      }, so only budget adequacy may be stated`,
+      rule: `seed-003 policy "budget_adequacy_only"`,
+    };
   }
   return null;
 }
@@ -491,7 +507,7 @@ function agentClaim(
   agent: AgentSummary,
   interval: AgentInterval,
   row: CensoringRow,
-  withheld: string | null,
+  withheld: Withheld | null,
 ): ReportClaim {
   const id = `agent:${agent.agent_id}`;
   const rule = `seed-003 policy "${row.claim ?? "none"}"`;
@@ -499,9 +515,9 @@ function agentClaim(
     return {
       id,
       topic: "agent",
-      rule,
+      rule: withheld.rule,
       stated: false,
-      text: `"${agent.agent_id}": resolved rate not stated: ${withheld}`,
+      text: `"${agent.agent_id}": resolved rate not stated: ${withheld.reason}`,
     };
   }
   const boot = interval.bootstrap!;
@@ -630,21 +646,23 @@ function pairSentence(c: Comparison): string {
 
 function comparisonClaim(
   c: Comparison,
-  withheld: Map<string, string | null>,
+  withheld: Map<string, Withheld | null>,
   labelled: Set<string>,
 ): ReportClaim {
   const id = `pair:${c.a.agent_id}:${c.b.agent_id}`;
   const rule = `seed-001 rule "${c.rule}"`;
   const blocked = [c.a.agent_id, c.b.agent_id]
-    .filter((agent) => withheld.get(agent) != null)
-    .map((agent) => `"${agent}": ${withheld.get(agent)}`);
+    .map((agent) => [agent, withheld.get(agent) ?? null] as const)
+    .filter((entry): entry is readonly [string, Withheld] => entry[1] !== null);
   if (blocked.length > 0) {
     return {
       id,
       topic: "comparison",
-      rule,
+      rule: [...new Set(blocked.map(([, w]) => w.rule))].join("; "),
       stated: false,
-      text: `${c.a.agent_id} vs ${c.b.agent_id}: no ranking stated: ${blocked.join("; ")}`,
+      text: `${c.a.agent_id} vs ${c.b.agent_id}: no ranking stated: ${
+        blocked.map(([agent, w]) => `"${agent}": ${w.reason}`).join("; ")
+      }`,
     };
   }
   const lower = [c.a.agent_id, c.b.agent_id].some((agent) => labelled.has(agent))
@@ -657,7 +675,7 @@ function sprtClaim(
   agent: SprtAgentResult,
   boundaries: SprtBoundaries,
   params: SprtParams,
-  withheld: string | null,
+  withheld: Withheld | null,
 ): ReportClaim {
   const id = `sprt:${agent.agent_id}`;
   const rule = `seed-002 SPRT "${agent.verdict}"`;
@@ -665,9 +683,9 @@ function sprtClaim(
     return {
       id,
       topic: "sprt",
-      rule,
+      rule: withheld.rule,
       stated: false,
-      text: `"${agent.agent_id}": SPRT decision not stated: ${withheld}`,
+      text: `"${agent.agent_id}": SPRT decision not stated: ${withheld.reason}`,
     };
   }
   const at = `after ${plural(agent.n, "valid result")} (${plural(agent.attempts, "attempt")}, ${

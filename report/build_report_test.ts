@@ -1,0 +1,355 @@
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import type { ErrataFile } from "../analysis/errata.ts";
+import { LedgerError } from "../analysis/ledger_error.ts";
+import { Episode, Erratum, Plan, PriceTable } from "../analysis/schema.ts";
+import { buildReport, type ReportInputs } from "./build_report.ts";
+import { loadReportInputs } from "./load_report_inputs.ts";
+
+const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
+
+function near(
+  actual: number | null | undefined,
+  expected: number,
+  tolerance: number,
+  what: string,
+) {
+  ok(
+    typeof actual === "number" && Math.abs(actual - expected) <= tolerance,
+    `${what}: expected ${expected} ± ${tolerance}, got ${actual}`,
+  );
+}
+
+/** One scored row; `stop` other than "completed" makes it censored. */
+function episode(
+  agent: string,
+  task: string,
+  resolved: boolean | null,
+  extra: Record<string, unknown> = {},
+): Episode {
+  return Episode.parse({
+    run_id: "r",
+    agent_id: agent,
+    task_id: task,
+    seed: 1,
+    resolved,
+    prompt_tokens: 1000,
+    completion_tokens: 500,
+    tool_calls: 3,
+    wall_ms: 10_000,
+    price_table_id: "p",
+    ...extra,
+  });
+}
+
+/** A ledger record for rows that never touched a file. */
+function inputsOf(rows: Episode[], extra: Partial<ReportInputs> = {}): ReportInputs {
+  return {
+    ledger: {
+      file: "mem.jsonl",
+      sha256: "0".repeat(64),
+      lines: rows.length,
+      valid_rows: rows.length,
+      chained: false,
+      problems: [],
+      rows,
+      row_lines: rows.map((_, i) => i + 1),
+    },
+    ...extra,
+  };
+}
+
+function claim(report: ReturnType<typeof buildReport>, id: string) {
+  const found = report.summary.claims.find((c) => c.id === id);
+  if (found === undefined) throw new Error(`claim "${id}" missing`);
+  return found;
+}
+
+Deno.test("buildReport() states seed 001's sample verdict: no rate winner, b wins on TPR", async () => {
+  const report = buildReport(await loadReportInputs({ ledger: SAMPLE }));
+  const { summary } = report;
+  const [a, b] = summary.agents;
+  // Seed 001's sample: a resolves t1, t2, t4 (3/4), b resolves t1, t3 (2/4).
+  deepEqual([a.resolved, a.scored, b.resolved, b.scored], [3, 4, 2, 4]);
+  // a's tokens: 2700 + 7300 + 9500 + 3800 = 23300 over 3 resolved; b's: 1300 + 2400 + 1600 + 2200 = 7500 over 2.
+  near(a.tpr, 23300 / 3, 1e-9, "TPR a");
+  near(b.tpr, 3750, 1e-9, "TPR b");
+  // Pinned in bootstrap_rate_test.ts (exact binomial quantiles): a [0.25, 1], b [0, 1].
+  deepEqual(
+    summary.intervals.map((i) => [i.bootstrap?.lower, i.bootstrap?.upper]),
+    [[0.25, 1], [0, 1]],
+  );
+  const [pair] = summary.comparisons;
+  equal(pair.rule, "tpr");
+  equal(pair.winner, "b");
+  // (7766.67 − 3750) / 3750 = 1.07111 (hand computation).
+  near(pair.tpr_relative_difference, (23300 / 3 - 3750) / 3750, 1e-12, "TPR difference");
+  const verdict = claim(report, "pair:a:b");
+  ok(verdict.stated);
+  equal(verdict.rule, 'seed-001 rule "tpr"');
+  ok(verdict.text.includes("no rate winner"), verdict.text);
+  ok(verdict.text.includes('"b" wins on tokens per resolved'), verdict.text);
+  // No plan: the seed-001 defaults, said to be defaults.
+  deepEqual(summary.parameters.bootstrap, { rounds: 2000, seed: 7, source: "default" });
+  equal(summary.parameters.tie_band.value, 0.1);
+  ok(claim(report, "validation").text.startsWith("No plan given"));
+  equal(summary.citable, true);
+  deepEqual(summary.figures.map((f) => f.name), [
+    "forest",
+    "efficiency",
+    "stop_reasons",
+    "cost_frontier",
+  ]);
+  deepEqual(summary.inputs.ledger.path, SAMPLE);
+  ok(report.markdown.includes("| a | 4 | 0 | 4 | 3 | headline | 75.0% \\[25.0%, 100.0%\\]"));
+});
+
+Deno.test("buildReport() withholds an agent's numbers above the censoring policy's 10%", () => {
+  const rows: Episode[] = [];
+  for (let t = 1; t <= 20; t++) {
+    // a: never censored (0%: headline); c: 1 of 20 censored (5%: both labelled);
+    // b: 3 of 20 censored (15% > 10%: budget adequacy only). All resolve the odd tasks.
+    rows.push(episode("a", `t${t}`, t % 2 === 1));
+    rows.push(episode("b", `t${t}`, t % 2 === 1, t <= 3 ? { stop_reason: "token_cap" } : {}));
+    rows.push(episode("c", `t${t}`, t % 2 === 1, t === 2 ? { stop_reason: "step_cap" } : {}));
+  }
+  const report = buildReport(inputsOf(rows));
+  const byAgent = Object.fromEntries(report.summary.censoring.agents.map((r) => [r.agent_id, r]));
+  deepEqual(
+    [byAgent.a.claim, byAgent.b.claim, byAgent.c.claim],
+    ["headline", "budget_adequacy_only", "both_labelled"],
+  );
+  const b = claim(report, "agent:b");
+  equal(b.stated, false);
+  equal(b.rule, 'seed-003 policy "budget_adequacy_only"');
+  ok(b.text.includes("15.0% is above 10%"), b.text);
+  equal(claim(report, "pair:a:b").stated, false);
+  equal(claim(report, "pair:b:c").stated, false);
+  const ac = claim(report, "pair:a:c");
+  ok(ac.stated);
+  ok(ac.text.endsWith("(rates are scores over all tasks: lower bounds)"), ac.text);
+  const c = claim(report, "agent:c");
+  // c: 10 of 20 resolved over all tasks; t2 (even, unresolved) was censored, so the
+  // completed ones are the other 19, of which the 10 odd tasks resolved: 10/19 = 52.6%.
+  ok(c.text.includes("score over all tasks 50.0% (a lower bound"), c.text);
+  ok(c.text.includes("score over completed tasks only 52.6% (10 of 19)"), c.text);
+  // b's censoring (budget adequacy) is still stated.
+  ok(claim(report, "censoring:b").stated);
+  // The figures leave b's capability numbers out: no forest pair with b, no score beside its bar.
+  const forest = report.figures.find((f) => f.name === "forest")!;
+  ok(!JSON.stringify(forest.spec).includes("b (10/20)"));
+  ok(JSON.stringify(forest.spec).includes("a (10/20)"));
+  const stops = JSON.stringify(report.figures.find((f) => f.name === "stop_reasons")!.spec);
+  ok(stops.includes("budget adequacy only"));
+  // b's completed-only score would be 8/17 = 47.1% (t1–t3 censored; odd t5..t19 resolved).
+  equal(report.summary.censoring.agents[1].score_completed_only, 8 / 17);
+  ok(!stops.includes("47.1%"), "b's completed-only score is not in the figure");
+  ok(report.markdown.includes("| b | 20 | 0 | 20 | 10 | budget adequacy only | not stated |"));
+});
+
+Deno.test("buildReport() withholds every capability claim when the ledger does not match its plan", () => {
+  const plan = Plan.parse({
+    plan_id: "p1",
+    tasks: [{ task_id: "t1" }, { task_id: "t2" }, { task_id: "t3" }],
+    agents: [{ agent_id: "a" }, { agent_id: "b" }],
+  });
+  // b has no row for t3: seed 003's validation finds a missing task.
+  const rows = [
+    episode("a", "t1", true),
+    episode("a", "t2", false),
+    episode("a", "t3", true),
+    episode("b", "t1", true),
+    episode("b", "t2", true),
+  ];
+  const report = buildReport(
+    inputsOf(rows, { plan: { path: "plan.json", sha256: "1".repeat(64), value: plan } }),
+  );
+  equal(report.summary.citable, false);
+  deepEqual(report.summary.validation?.finding_counts, { missing_task: 1, row_count: 1 });
+  const validation = claim(report, "validation");
+  ok(validation.text.includes('does not match plan "p1"'), validation.text);
+  for (const id of ["agent:a", "agent:b", "pair:a:b"]) {
+    const c = claim(report, id);
+    equal(c.stated, false, id);
+    equal(c.rule, "seed-003 validation", id);
+  }
+  deepEqual(report.summary.figures.map((f) => f.name), ["stop_reasons"]);
+  ok(report.markdown.includes("> The ledger as recorded does not match plan"));
+});
+
+Deno.test("buildReport() applies errata on top and states each correction and voided summary", () => {
+  const rows = [
+    episode("a", "t1", true),
+    episode("a", "t2", false),
+    episode("b", "t1", true),
+    episode("b", "t2", true),
+  ];
+  const errata: ErrataFile = {
+    file: "errata.jsonl",
+    sha256: "2".repeat(64),
+    lines: 2,
+    problems: [],
+    entries: [
+      {
+        line: 1,
+        erratum: Erratum.parse({
+          kind: "rescore_episode",
+          erratum_id: "e1",
+          created_at: "2026-09-05T09:00:00Z",
+          episode_id: "r/a/t2/1",
+          resolved: true,
+          explanation: "verifier setup failed; re-verified with zero model calls",
+        }),
+      },
+      {
+        line: 2,
+        erratum: Erratum.parse({
+          kind: "void_summary",
+          erratum_id: "e2",
+          created_at: "2026-09-05T09:10:00Z",
+          summary_sha256: "3".repeat(64),
+          explanation: "counted a verifier fault as a failure",
+        }),
+      },
+    ],
+  };
+  const before = canonicalJson(rows);
+  const report = buildReport(inputsOf(rows, { errata }));
+  equal(canonicalJson(rows), before, "the input rows are not modified");
+  // a: t2 rescored from false to true, so 2 of 2.
+  deepEqual(report.summary.agents.map((a) => a.resolved), [2, 2]);
+  deepEqual(report.summary.errata?.voided_summaries, ["3".repeat(64)]);
+  ok(claim(report, "errata:e1").text.includes("not resolved → resolved"));
+  ok(claim(report, "errata:e2").text.includes(`voids the summary with SHA-256 ${"3".repeat(64)}`));
+  deepEqual(report.summary.inputs.errata, {
+    path: "errata.jsonl",
+    sha256: "2".repeat(64),
+    entries: 2,
+  });
+});
+
+Deno.test("buildReport() replays the plan's SPRT per agent in the planned order", () => {
+  const tasks = Array.from({ length: 8 }, (_, i) => ({ task_id: `t${i + 1}` }));
+  const plan = Plan.parse({
+    plan_id: "sprt-plan",
+    tasks,
+    agents: [{ agent_id: "a" }, { agent_id: "b" }],
+    stopping: { kind: "sprt", params: {} },
+  });
+  // Written out of order: the replay must follow the plan's order.
+  const rows: Episode[] = [];
+  for (let t = 6; t >= 1; t--) {
+    rows.push(episode("a", `t${t}`, true));
+    rows.push(episode("b", `t${t}`, false));
+  }
+  const report = buildReport(
+    inputsOf(rows, { plan: { path: "plan.json", sha256: "4".repeat(64), value: plan } }),
+  );
+  ok(report.summary.citable, "tasks after the decision are not reached, an info finding");
+  const sprt = report.summary.sprt!;
+  // Six passes: LLR = 6 ln 1.5 = 2.4328 ≥ ln 9 = 2.1972 (seed 002's +6 net); six fails: drop.
+  deepEqual(sprt.agents.map((a) => [a.agent_id, a.verdict, a.n]), [["a", "adopt", 6], [
+    "b",
+    "drop",
+    6,
+  ]]);
+  near(sprt.agents[0].llr, 6 * Math.log(1.5), 1e-12, "LLR");
+  near(sprt.boundaries.upper, Math.log(9), 1e-12, "upper boundary");
+  // Exact OC at p = 0.5 with seed 002's defaults: P(N = 60) = 0.16655797081 (sprt tests).
+  near(sprt.operating_characteristic[1].budget_exhausted, 0.16655797081, 1e-10, "exhausted");
+  deepEqual(sprt.reachability.unreachable, ["cap-adopt"]);
+  ok(claim(report, "sprt:a").text.startsWith('"a": adopt after 6 valid results'));
+  deepEqual(
+    report.summary.figures.filter((f) => f.name.startsWith("sprt_path_")).map((f) => f.name),
+    ["sprt_path_a", "sprt_path_b"],
+  );
+});
+
+Deno.test("buildReport() is pure: the same inputs give the same bytes", () => {
+  const rows = [episode("a", "t1", true), episode("b", "t1", false), episode("b", "t2", true)];
+  const first = buildReport(inputsOf(rows));
+  const second = buildReport(inputsOf(rows));
+  equal(canonicalJson(first.summary), canonicalJson(second.summary));
+  equal(first.markdown, second.markdown);
+  equal(
+    canonicalJson(first.figures.map((f) => f.spec)),
+    canonicalJson(second.figures.map((f) => f.spec)),
+  );
+});
+
+Deno.test("buildReport() refuses a price table the rows do not name", () => {
+  const table = PriceTable.parse({
+    price_table_id: "other",
+    currency: "USD",
+    default_rate: { prompt_per_million: 1, completion_per_million: 2 },
+  });
+  const rows = [episode("a", "t1", true)];
+  throws(
+    () =>
+      buildReport(
+        inputsOf(rows, { priceTable: { path: "t.json", sha256: "5".repeat(64), value: table } }),
+      ),
+    (error: unknown) => {
+      if (!(error instanceof LedgerError)) return false;
+      deepEqual(
+        [error.problems[0].file, error.problems[0].field],
+        ["t.json", "price_table_id"],
+      );
+      ok(error.problems[0].message.includes('names "p"'), error.problems[0].message);
+      return true;
+    },
+  );
+});
+
+Deno.test("buildReport() escapes Markdown in agent ids", () => {
+  const rows = [episode("x|y*", "t1", true), episode("z_w", "t1", false)];
+  const { markdown } = buildReport(inputsOf(rows));
+  ok(markdown.includes("| x\\|y\\* |"), "table cell escaped");
+  ok(markdown.includes("z\\_w"), "underscore escaped");
+});
+
+Deno.test("buildReport() on the shipped example agrees with a plain count of its lines", async () => {
+  const dir = new URL("../ledgers/examples/", import.meta.url).pathname;
+  const inputs = await loadReportInputs({
+    ledger: `${dir}synthetic_ledger.jsonl`,
+    plan: `${dir}synthetic_plan.json`,
+    errata: `${dir}synthetic_errata.jsonl`,
+    priceTable: `${dir}price_table.json`,
+  });
+  const report = buildReport(inputs);
+  // Independent count from the raw lines, with the two episode errata applied by hand.
+  const raw = (await Deno.readTextFile(`${dir}synthetic_ledger.jsonl`)).trim().split("\n")
+    .map((line) => JSON.parse(line));
+  const errata = (await Deno.readTextFile(`${dir}synthetic_errata.jsonl`)).trim().split("\n")
+    .map((line) => JSON.parse(line));
+  for (const e of errata) {
+    const row = raw.find((r) => r.episode_id === e.episode_id);
+    if (e.kind === "rescore_episode") {
+      Object.assign(row, { status: "scored", resolved: e.resolved });
+    }
+    if (e.kind === "invalidate_episode") {
+      Object.assign(row, { status: "invalid", resolved: null, invalid_reason: e.invalid_reason });
+    }
+  }
+  for (const agent of report.summary.censoring.agents) {
+    const scored = raw.filter((r) => r.agent_id === agent.agent_id && r.status === "scored");
+    const censored = scored.filter((r) => r.stop_reason !== "completed").length;
+    const resolved = scored.filter((r) => r.resolved === true).length;
+    equal(agent.scored, scored.length, agent.agent_id);
+    equal(agent.censored, censored, agent.agent_id);
+    equal(agent.passed, resolved, agent.agent_id);
+    // Seed 003's policy: under 2% headline, 2%..10% both labelled, above budget adequacy only.
+    const rate = censored / scored.length;
+    equal(
+      agent.claim,
+      rate < 0.02 ? "headline" : rate <= 0.1 ? "both_labelled" : "budget_adequacy_only",
+    );
+    const stated = claim(report, `agent:${agent.agent_id}`).stated;
+    equal(stated, agent.claim !== "budget_adequacy_only", agent.agent_id);
+  }
+  ok(report.summary.citable, "the ledger as recorded matches its plan");
+  equal(report.summary.errata?.applied.length, 2);
+  // Every claim is in report.md (Markdown escapes removed).
+  const plain = report.markdown.replaceAll("\\", "");
+  for (const c of report.summary.claims) ok(plain.includes(c.text), c.id);
+});
