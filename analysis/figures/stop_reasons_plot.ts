@@ -50,8 +50,12 @@ function note(row: CensoringRow): string {
   }
   const all = row.score_all_tasks === null ? "n/a" : percent(row.score_all_tasks);
   const completed = row.score_completed_only === null ? "n/a" : percent(row.score_completed_only);
+  // The censored counts by reason, spelled out so the bar reads without colour.
+  const reasons = StopReason.options.filter((r) => r !== "completed" && row.stop_reasons[r] > 0)
+    .map((r) => `${row.stop_reasons[r]} ${r}`);
   return `censored ${percent(row.censoring_rate)}: ${CLAIM_TEXT[row.claim]}${invalid}\n` +
-    `score ${all} over all tasks, ${completed} over completed only`;
+    `score ${all} over all tasks, ${completed} over completed only` +
+    (reasons.length > 0 ? `\ncensored: ${reasons.join(", ")}` : "");
 }
 
 /**
@@ -62,8 +66,9 @@ function note(row: CensoringRow): string {
  * split by stop reason in the schema's order (completed first; every other
  * reason is censoring). Beside each bar: the censoring rate (censored /
  * scored), the claim the policy allows for it, the score over all tasks (a
- * lower bound) and over completed tasks only, and the count of invalid
- * attempts (never scored, so not in the bar). The subtitle states the policy
+ * lower bound) and over completed tasks only, the count of invalid attempts
+ * (never scored, so not in the bar), and the censored counts by reason, so the
+ * bar reads without colour. The subtitle states the policy
  * thresholds and the whole run's verdict. All numbers come from
  * `censoringSummary`.
  *
@@ -146,7 +151,7 @@ export function stopReasonsPlot(
     ]),
     config: baseConfig(),
     width: options.width ?? 460,
-    height: 56 * labels.length,
+    height: 64 * labels.length,
     layer: [
       {
         data: { values: segments },
@@ -185,7 +190,7 @@ export function stopReasonsPlot(
           align: "left",
           baseline: "middle",
           dx: 8,
-          dy: -6,
+          dy: -13,
           lineBreak: "\n",
           fontSize: 11,
           color: PALETTE.black,

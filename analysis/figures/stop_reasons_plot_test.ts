@@ -48,6 +48,9 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
     (notes[1].text as string).split("\n")[1],
     "score 70.0% over all tasks, 100.0% over completed only",
   );
+  // The censored counts by reason, so the bar reads without colour.
+  assert.equal((notes[1].text as string).split("\n")[2], "censored: 2 step_cap, 1 error");
+  assert.equal((notes[2].text as string).split("\n").length, 2); // c: nothing censored
   // Whole run: 4 censored of 120 scored = 3.3%: both labelled.
   assert.match(
     subtitle(spec),
