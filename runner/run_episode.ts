@@ -45,6 +45,7 @@ import type { Plan, PlannedAgent } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
+import { RUN_LABEL } from "./remove_orphans.ts";
 import { classifyEpisode, harnessFailureRow, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
@@ -147,7 +148,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
           forwarder = await startForwarder({ pid, socketPath, port });
         },
         signal: context.signal,
-        labels: { "ledgerbench.episode": episode.episode_id },
+        labels: { [RUN_LABEL]: episode.run_id, "ledgerbench.episode": episode.episode_id },
         tempDir: options.tempDir,
       });
     } catch (error) {
@@ -189,7 +190,10 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
           artifact: artifact!,
           verifierDir: paths.verifier,
           expectedVerifierDigest: options.verifierDigests[task.task_id],
-        }, { tempDir: options.tempDir, labels: { "ledgerbench.episode": episode.episode_id } });
+        }, {
+          tempDir: options.tempDir,
+          labels: { [RUN_LABEL]: episode.run_id, "ledgerbench.episode": episode.episode_id },
+        });
         return outcome.kind === "verdict"
           ? {
             kind: "verdict",

@@ -15,6 +15,7 @@ import type { PlannedAgent } from "../analysis/schema.ts";
 import type { ProgressSink } from "./progress.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { loadSuite } from "./load_suite.ts";
+import { removeOrphans } from "./remove_orphans.ts";
 
 /** Options of {@link runPlan}. */
 export interface RunPlanOptions {
@@ -116,6 +117,14 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
       }),
     });
   } else {
+    if (options.resume) {
+      const removed = await removeOrphans(runId);
+      if (removed.length > 0) {
+        options.progress?.note(
+          `resume: removed ${removed.length} container(s) left behind by the interrupted run "${runId}"`,
+        );
+      }
+    }
     const environment = await checkEnvironment(plan, {
       suiteDir: options.suite,
       runnerVersion: version,

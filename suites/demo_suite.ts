@@ -29,5 +29,15 @@ export const DEMO_SUITE: SuiteDefinition = {
   templates: [a1Locate, a2Callers, b1Range, b2Column, b3Report, c1Counts, c2FilterSum],
 };
 
-/** Suite definitions by name, for `ledgerbench freeze --template <name>`. */
-export const SUITES: Record<string, SuiteDefinition> = { demo: DEMO_SUITE };
+/**
+ * A three-task subset of the demo suite (one task per lane, the fastest
+ * verifiers) for smoke runs and integration tests.
+ */
+export const MINI_SUITE: SuiteDefinition = {
+  suite_id: "ledgerbench-mini-v1",
+  lane_weights: { A: 8, B: 24, C: 12 },
+  templates: [a1Locate, b2Column, c2FilterSum],
+};
+
+/** Suite definitions by name, for `ledgerbench freeze --generate <name>`. */
+export const SUITES: Record<string, SuiteDefinition> = { demo: DEMO_SUITE, mini: MINI_SUITE };

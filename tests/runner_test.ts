@@ -1,0 +1,501 @@
+/**
+ * The runner on the real Docker engine (issue 3, "Tests"): verifier setup
+ * fault → invalid (seed 000's 89-point incident end to end, with reverify),
+ * relay 429 → `rate_limited`, token cap → `token_cap`, response without usage
+ * or model id → `evidence_missing`, zero calls → scored failure, a crash →
+ * `error`, rerun-task and SPRT batches, image digest changes (at start and
+ * mid-run), and the same rows at --parallel 1 and 3.
+ *
+ * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
+ *
+ * @module
+ */
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { applyErrata, readErrata } from "../analysis/errata.ts";
+import { readLedger } from "../analysis/read_ledger.ts";
+import type { Episode, PlannedAgent } from "../analysis/schema.ts";
+import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
+import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { EnvironmentMismatchError } from "../runner/environment_check.ts";
+import {
+  type FreezeOptions,
+  freezePlan,
+  type FrozenPlan,
+  writePlan,
+} from "../runner/freeze_plan.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
+import type { Upstream } from "../runner/run_episode.ts";
+import { runPlan, type RunPlanOptions } from "../runner/run_plan.ts";
+import { runnerVersion } from "../runner/runner_version.ts";
+import type { Suite } from "../runner/suite_manifest.ts";
+import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+import type { SuiteDefinition, TemplateOptions } from "../suites/_template.ts";
+import { a1Locate } from "../suites/templates/a1_locate.ts";
+import { b3Report } from "../suites/templates/b3_report.ts";
+import { c1Counts } from "../suites/templates/c1_counts.ts";
+import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+
+const ENGINE = await dockerAvailable();
+const ignore = !ENGINE.available;
+const SEED = "5eed0000".repeat(8);
+const ROOT = new URL("..", import.meta.url).pathname;
+let built: Promise<Record<ImageName, string>> | null = null;
+const images = () => (built ??= buildImages());
+
+const one = (...templates: SuiteDefinition["templates"]): SuiteDefinition => ({
+  suite_id: "runner-test",
+  lane_weights: { A: 8, B: 24, C: 12 },
+  templates,
+});
+
+interface AgentSpec {
+  agent_id: string;
+  image: ImageName;
+  /** Image reference frozen in the plan; default `<image>:latest`. */
+  ref?: string;
+  script?: (suite: Suite) => Promise<ProviderScriptInput>;
+}
+
+interface Fixture {
+  dir: string;
+  suite: Suite;
+  plan: FrozenPlan;
+  providers: Map<string, ScriptedProvider>;
+  upstream: (agent: PlannedAgent) => Upstream;
+  run(options?: Partial<RunPlanOptions>): ReturnType<typeof runPlan>;
+  close(): Promise<void>;
+}
+
+async function fixture(
+  definition: SuiteDefinition,
+  agents: AgentSpec[],
+  plan: Partial<FreezeOptions> = {},
+  generate: TemplateOptions = {},
+): Promise<Fixture> {
+  const ids = await images();
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-runner-test-" });
+  const suite = await generateSuite(definition, SEED, { dir: `${dir}/suite`, ...generate });
+  const frozen = await writePlan(
+    `${dir}/plan.json`,
+    freezePlan(suite, {
+      plan_id: "t",
+      created_at: new Date().toISOString(),
+      agents: agents.map((a) => ({
+        agent_id: a.agent_id,
+        image: a.ref ?? `${a.image}:latest`,
+        image_digest: ids[a.image],
+      })),
+      order_seed: 1,
+      price_table_id: "test",
+      runner_version: await runnerVersion(),
+      verifier_image: "ledgerbench/verifier:latest",
+      verifier_image_digest: ids["ledgerbench/verifier"],
+      ...plan,
+    }),
+  );
+  const providers = new Map<string, ScriptedProvider>();
+  const upstreams = new Map<string, Upstream>();
+  for (const agent of agents) {
+    const key = crypto.randomUUID();
+    const script = agent.script
+      ? await agent.script(suite)
+      : await suiteProviderScript(suite, { model: `m-${agent.agent_id}` });
+    const provider = await startScriptedProvider(script, { apiKey: key });
+    providers.set(agent.agent_id, provider);
+    upstreams.set(agent.agent_id, { baseUrl: provider.baseUrl, key });
+  }
+  const upstream = (agent: PlannedAgent) => upstreams.get(agent.agent_id)!;
+  return {
+    dir,
+    suite,
+    plan: frozen,
+    providers,
+    upstream,
+    run: (options = {}) =>
+      runPlan({
+        plan: frozen.path,
+        suite: suite.dir,
+        ledger: `${dir}/ledger.jsonl`,
+        upstream,
+        ...options,
+      }),
+    close: async () => {
+      for (const provider of providers.values()) await provider.close();
+      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+const byAgent = (rows: Episode[]) => Object.fromEntries(rows.map((row) => [row.agent_id, row]));
+
+/** What must not depend on scheduling: everything but times, wall clock and the chain link. */
+function essence(row: Episode): string {
+  const { prev_sha256: _p, started_at: _s, finished_at: _f, wall_ms: _w, ...rest } = row;
+  return JSON.stringify(rest);
+}
+
+Deno.test({
+  name:
+    "runner: 429, token cap, zero calls and a crash land in their own stop reasons; same rows at --parallel 3 and 1",
+  ignore,
+  async fn() {
+    const f = await fixture(one(c2FilterSum), [
+      { agent_id: "ok", image: "ledgerbench/agent-solver" },
+      {
+        agent_id: "ratelimited",
+        image: "ledgerbench/agent-solver",
+        script: (suite) =>
+          suiteProviderScript(suite, { overrides: { "c2-filter-sum": { status: 429 } } }),
+      },
+      { agent_id: "looper", image: "ledgerbench/agent-looper" },
+      { agent_id: "nocall", image: "ledgerbench/agent-nocall" },
+      { agent_id: "crasher", image: "ledgerbench/agent-crasher" },
+    ], { caps: { token_cap: 300 } });
+    try {
+      const outcome = await f.run({ parallel: 3 });
+      ok(outcome.complete);
+      const rows = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      equal(rows.length, 5);
+      const row = byAgent(rows);
+      const ids = await images();
+
+      // A plain pass, with the relay's evidence and the frozen environment.
+      deepEqual(
+        [row.ok.status, row.ok.resolved, row.ok.stop_reason, row.ok.model_calls],
+        ["scored", true, "completed", 1],
+      );
+      equal(row.ok.evidence?.server_model_id, "m-ok");
+      equal(row.ok.evidence?.usage_source, "server");
+      match(row.ok.evidence?.request_fingerprint ?? "", /^[0-9a-f]{64}$/);
+      deepEqual(row.ok.environment, {
+        agent_image_digest: ids["ledgerbench/agent-solver"],
+        verifier_image_digest: ids["ledgerbench/verifier"],
+        runner_version: await runnerVersion(),
+        sandbox: "docker",
+        plan_sha256: f.plan.sha256,
+      });
+      match(row.ok.artifact_digest ?? "", /^sha256:[0-9a-f]{64}$/);
+      deepEqual(row.ok.caps, { token_cap: 300, step_cap: 10, wall_ms_cap: 60_000 });
+
+      // Upstream 429 under policy halt: censored as rate_limited, never an ordinary failure (seed 003).
+      deepEqual(
+        [row.ratelimited.status, row.ratelimited.stop_reason, row.ratelimited.model_calls],
+        ["scored", "rate_limited", 1],
+      );
+      match(row.ratelimited.notes, /candidate exit code 2/);
+
+      // The looper spends until the relay refuses: token_cap.
+      deepEqual([row.looper.status, row.looper.resolved, row.looper.stop_reason], [
+        "scored",
+        false,
+        "token_cap",
+      ]);
+      // The relay refuses once finished calls reach the cap (here exactly 300 after 4 calls).
+      ok(row.looper.prompt_tokens + row.looper.completion_tokens >= 300);
+      ok(row.looper.model_calls! >= 2);
+
+      // Zero model calls: a scored failure, not an invalid episode (seed 000).
+      deepEqual(
+        [row.nocall.status, row.nocall.resolved, row.nocall.model_calls, row.nocall.prompt_tokens],
+        ["scored", false, 0, 0],
+      );
+      match(row.nocall.notes, /zero model calls: a scored failure \(seed 000\)/);
+
+      // A crash after one call: stop reason error, scored (the agent's own failure).
+      deepEqual(
+        [
+          row.crasher.status,
+          row.crasher.resolved,
+          row.crasher.stop_reason,
+          row.crasher.model_calls,
+        ],
+        ["scored", false, "error", 1],
+      );
+      match(row.crasher.notes, /candidate exit code 70/);
+
+      // The same plan at --parallel 1 writes the same set of rows.
+      const again = await f.run({ parallel: 1, ledger: `${f.dir}/ledger-serial.jsonl` });
+      ok(again.complete);
+      const serial = (await readLedger(`${f.dir}/ledger-serial.jsonl`)).rows;
+      deepEqual(serial.map(essence).sort(), rows.map(essence).sort());
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "runner: a response without usage or without model id is evidence_missing and halts the batch",
+  ignore,
+  async fn() {
+    const f = await fixture(one(c2FilterSum), [
+      {
+        agent_id: "nousage",
+        image: "ledgerbench/agent-solver",
+        script: (suite) =>
+          suiteProviderScript(suite, {
+            overrides: { "c2-filter-sum": { content: "x", usage: null } },
+          }),
+      },
+      {
+        agent_id: "nomodel",
+        image: "ledgerbench/agent-solver",
+        script: (suite) =>
+          suiteProviderScript(suite, {
+            overrides: { "c2-filter-sum": { content: "x", model: null } },
+          }),
+      },
+    ]);
+    try {
+      const outcome = await f.run({ parallel: 2 });
+      equal(outcome.halted?.kind, "invalid_episode");
+      const row = byAgent((await readLedger(`${f.dir}/ledger.jsonl`)).rows);
+      for (const agent of ["nousage", "nomodel"]) {
+        deepEqual([row[agent].status, row[agent].resolved, row[agent].invalid_reason], [
+          "invalid",
+          null,
+          "evidence_missing",
+        ]);
+      }
+      match(row.nousage.notes, /no server-reported "usage"/);
+      equal(row.nousage.evidence?.usage_source, "absent");
+      match(row.nomodel.notes, /no server-reported "model"/);
+      await rejects(f.run({ resume: true }), /whole run must be redone/);
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}cli/main.ts`, ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+Deno.test({
+  name:
+    "runner: seed 000's 89-point incident end to end through the CLI: setup fault → invalid, fixed verifier → reverify → errata",
+  ignore,
+  async fn() {
+    await images();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-incident-" });
+    try {
+      const definition = one(b3Report);
+      // The 2026-09-04 verifier: cp -R of the read-only snapshot without chmod, then rm.
+      const faulty = await generateSuite(definition, SEED, {
+        dir: `${dir}/suite-faulty`,
+        faultyVerifierSetup: true,
+      });
+      for (const agent of ["deepseek", "glm"]) {
+        const script = await suiteProviderScript(faulty, { model: `m-${agent}` });
+        await Deno.writeTextFile(`${dir}/${agent}.json`, JSON.stringify(script));
+      }
+      const freeze = await cli([
+        "freeze",
+        "--suite",
+        faulty.dir,
+        "--out",
+        `${dir}/plan.json`,
+        "--order-seed",
+        "1",
+        "--agent",
+        "deepseek=ledgerbench/agent-solver:latest",
+        "--agent",
+        "glm=ledgerbench/agent-solver:latest",
+      ]);
+      equal(freeze.code, 0, freeze.stderr);
+      const ledger = `${dir}/run/ledger.jsonl`;
+      await Deno.mkdir(`${dir}/run`);
+      const run = await cli([
+        "run",
+        "--plan",
+        `${dir}/plan.json`,
+        "--suite",
+        faulty.dir,
+        "--ledger",
+        ledger,
+        "--parallel",
+        "2",
+        "--provider-script",
+        `deepseek=${dir}/deepseek.json`,
+        "--provider-script",
+        `glm=${dir}/glm.json`,
+      ]);
+      // Halted: an invalid episode under policy halt; never counted as the models' failure.
+      equal(run.code, 3, run.stderr);
+      match(run.stdout, /halted: .*\(verifier_fault\)/);
+      const rows = (await readLedger(ledger)).rows;
+      equal(rows.length, 2);
+      for (const row of rows) {
+        deepEqual([row.status, row.resolved, row.invalid_reason, row.model_calls], [
+          "invalid",
+          null,
+          "verifier_fault",
+          1,
+        ]);
+        match(row.notes, /verifier fault setup_failed: .*Permission denied/);
+      }
+      const ledgerSha = createHash("sha256").update(await Deno.readFile(ledger)).digest("hex");
+
+      // The fix is one line (chmod -R u+rwX); tasks, weights and expected outputs are unchanged.
+      const fixed = await generateSuite(definition, SEED, { dir: `${dir}/suite-fixed` });
+      const errata = `${dir}/run/errata.jsonl`;
+      const reverify = await cli([
+        "reverify",
+        ledger,
+        "--errata",
+        errata,
+        "--suite",
+        fixed.dir,
+        "--reason",
+        "verifier setup fix (chmod -R u+rwX)",
+      ]);
+      equal(reverify.code, 0, reverify.stderr);
+      match(reverify.stdout, /2 errata appended .*zero model calls/);
+      const entries = (await readErrata(errata)).entries.map((e) => e.erratum);
+      equal(entries.length, 2);
+      for (const erratum of entries) {
+        if (erratum.kind !== "rescore_episode") throw new Error("expected rescore_episode");
+        equal(erratum.resolved, true);
+        equal(
+          erratum.artifact_digest,
+          rows.find((r) => r.episode_id === erratum.episode_id)!.artifact_digest,
+        );
+        match(erratum.explanation, /zero model calls/);
+      }
+      // The ledger is untouched; the errata rescore both episodes.
+      equal(createHash("sha256").update(await Deno.readFile(ledger)).digest("hex"), ledgerSha);
+      const applied = applyErrata(rows, await readErrata(errata));
+      deepEqual(applied.rows.map((r) => [r.status, r.resolved]), [["scored", true], [
+        "scored",
+        true,
+      ]]);
+      // The same fixed verifier again appends nothing.
+      const again = await cli(["reverify", ledger, "--errata", errata, "--suite", fixed.dir]);
+      equal(again.code, 0, again.stderr);
+      match(again.stdout, /0 errata appended/);
+      equal((await readErrata(errata)).entries.length, 2);
+    } finally {
+      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "runner: under rerun-task a 429 is an invalid attempt, rerun in order (seed 002); SPRT stops at its decision",
+  ignore,
+  async fn() {
+    const rerun = await fixture(one(c2FilterSum), [{
+      agent_id: "solver",
+      image: "ledgerbench/agent-solver",
+      script: async (suite) => ({
+        ...(await suiteProviderScript(suite)),
+        calls: [{ call: 1, reply: { status: 429 } }],
+      }),
+    }], { invalid_policy: "rerun-task" });
+    try {
+      const outcome = await rerun.run();
+      ok(outcome.complete);
+      const [first, second] = (await readLedger(`${rerun.dir}/ledger.jsonl`)).rows;
+      deepEqual(
+        [first.episode_id, first.status, first.invalid_reason, first.stop_reason],
+        ["t/solver/c2-filter-sum/1", "invalid", "provider_fault", "rate_limited"],
+      );
+      deepEqual([second.episode_id, second.status, second.resolved], [
+        "t/solver/c2-filter-sum/2",
+        "scored",
+        true,
+      ]);
+      match(second.notes, /rerun of invalid attempt 1/);
+    } finally {
+      await rerun.close();
+    }
+    // p_adopt 0.9, p_drop 0.1, alpha = beta = 0.1: one pass gives LLR ln 9 = the upper boundary ln 9.
+    const sprt = await fixture(one(c2FilterSum, a1Locate), [{
+      agent_id: "solver",
+      image: "ledgerbench/agent-solver",
+    }], {
+      stopping: {
+        kind: "sprt",
+        params: { p_adopt: 0.9, p_drop: 0.1, alpha: 0.1, beta: 0.1, n_cap: 60 },
+      },
+    });
+    try {
+      const outcome = await sprt.run();
+      ok(outcome.complete);
+      deepEqual(outcome.decisions, { solver: "adopt" });
+      equal((await readLedger(`${sprt.dir}/ledger.jsonl`)).rows.length, 1);
+    } finally {
+      await sprt.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "runner: an image digest other than the plan's refuses the run, and a change mid-run stops it",
+  ignore,
+  async fn() {
+    const tag = `ledgerbench-test/drift-${crypto.randomUUID().slice(0, 8)}:1`;
+    const docker = (...args: string[]) => {
+      const out = new Deno.Command("docker", { args, stdout: "null", stderr: "piped" })
+        .outputSync();
+      if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+    };
+    await images();
+    docker("tag", "ledgerbench/agent-solver:latest", tag);
+    const f = await fixture(one(c2FilterSum, a1Locate, c1Counts), [{
+      agent_id: "solver",
+      image: "ledgerbench/agent-solver",
+      ref: tag,
+    }]);
+    try {
+      docker("tag", "ledgerbench/agent-nocall:latest", tag);
+      await rejects(f.run(), (error: unknown) => {
+        ok(error instanceof EnvironmentMismatchError);
+        match(
+          error.message,
+          new RegExp(
+            `agent "solver" image "${
+              tag.replace(/[/.]/g, "\\$&")
+            }" resolves to "sha256:[0-9a-f]{64}", the plan froze`,
+          ),
+        );
+        return true;
+      });
+      docker("tag", "ledgerbench/agent-solver:latest", tag);
+      // Retag right after the first row is written (synchronously, before the next episode's check).
+      const outcome = await f.run({
+        progress: {
+          episode: () => docker("tag", "ledgerbench/agent-nocall:latest", tag),
+          note: () => {},
+          finish: () => {},
+        },
+      });
+      equal(outcome.appended.length, 1);
+      equal(outcome.halted?.kind, "environment_changed");
+      if (outcome.halted?.kind === "environment_changed") {
+        equal(outcome.halted.episode_id, `t/solver/${f.plan.plan.tasks[1].task_id}/1`);
+        match(outcome.halted.message, /resolves to "sha256:[0-9a-f]{64}", the plan froze/);
+      }
+      equal((await readLedger(`${f.dir}/ledger.jsonl`)).rows.length, 1);
+    } finally {
+      await f.close();
+      new Deno.Command("docker", { args: ["rmi", tag], stdout: "null", stderr: "null" })
+        .outputSync();
+    }
+  },
+});
