@@ -1,0 +1,310 @@
+/**
+ * Inline display for the notebooks (Deno Jupyter kernel): figures as SVG and
+ * as a vega-lite bundle, tables as HTML, Markdown and plain text.
+ *
+ * Every number shown comes from `analysis/`; this module only renders and
+ * formats (fixed, locale-free formatting, so re-running a notebook gives the
+ * same text). Figures are rendered by `report/render_figure.ts`, the same
+ * renderer as the report, and a figure that vega reports warnings for is an
+ * error (a misspelt field or an empty domain usually means a wrong figure).
+ *
+ * Outside the Jupyter kernel (`deno run`, `deno test`) `Deno.jupyter` does
+ * not exist; {@link display} then prints the bundle's `text/plain` part.
+ *
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import { renderSvg } from "../report/render_figure.ts";
+
+/**
+ * The MIME type of the vega-lite bundle. JupyterLab and nteract render
+ * `application/vnd.vegalite.v5+json`; the specs are compiled by vega-lite 6
+ * (their `$schema` says so) and use nothing v5 lacks.
+ */
+export const VEGA_LITE_MIME = "application/vnd.vegalite.v5+json";
+
+/** A Jupyter MIME bundle: MIME type → data (text, or an object for JSON types). */
+export type MediaBundle = Record<string, string | object>;
+
+/** A table as danfojs holds it (a `dfd.DataFrame` fits). */
+export interface FrameLike {
+  /** Column names, in order. */
+  columns: string[];
+  /** One array of cells per row. */
+  values: unknown[] | unknown[][];
+  /** Row labels. */
+  index: (string | number)[];
+}
+
+/** Options for {@link tableBundle}, {@link frameBundle} and their `show*` forms. */
+export interface TableOptions {
+  /** Columns to show, in order; default the keys of the first row (frames: all columns). */
+  columns?: readonly string[];
+  /** A caption shown above the table. */
+  caption?: string;
+  /** Rows shown at most; the rest are counted in a note; default 50. */
+  maxRows?: number;
+  /** Decimals kept for non-integers (trailing zeros dropped); default 4. */
+  digits?: number;
+}
+
+/** Options for {@link figureBundle} and {@link showFigure}. */
+export interface FigureOptions {
+  /** Text for frontends that show neither SVG nor vega-lite; default the spec's title. */
+  alt?: string;
+}
+
+/**
+ * Formats one table cell: `null`/`undefined` as "—", integers as written,
+ * other numbers with at most `digits` decimals (trailing zeros dropped),
+ * booleans and strings as written, arrays and objects as JSON.
+ *
+ * @param value the cell
+ * @param digits decimals kept for non-integers (default 4)
+ * @returns the text shown
+ * @example
+ * ```ts
+ * import { formatCell } from "./display.ts";
+ * if (formatCell(2 / 3) !== "0.6667" || formatCell(null) !== "—") throw new Error();
+ * ```
+ */
+export function formatCell(value: unknown, digits = 4): string {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "number") {
+    if (Number.isInteger(value) || !Number.isFinite(value)) return String(value);
+    const fixed = value.toFixed(digits);
+    const trimmed = fixed.includes(".") ? fixed.replace(/0+$/, "").replace(/\.$/, "") : fixed;
+    return trimmed === "-0" ? "0" : trimmed;
+  }
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return JSON.stringify(value);
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;");
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replaceAll("\\", "\\\\").replaceAll("|", "\\|").replaceAll("\n", " ");
+}
+
+function isRightAligned(rows: readonly Record<string, unknown>[], column: string): boolean {
+  return rows.some((row) => typeof row[column] === "number") &&
+    rows.every((row) => row[column] === null || typeof row[column] === "number");
+}
+
+/**
+ * A MIME bundle for a table of records: `text/html` (a plain `<table>`),
+ * `text/markdown` (GitHub table) and `text/plain` (aligned columns), all
+ * showing the same cells formatted by {@link formatCell}.
+ *
+ * Cost: O(rows shown × columns).
+ *
+ * @param rows the records, one per table row
+ * @param options columns, caption, row limit, decimals
+ * @returns the bundle
+ * @throws {RangeError} when `maxRows` is not a positive integer
+ * @example
+ * ```ts
+ * import { tableBundle } from "./display.ts";
+ * const b = tableBundle([{ agent: "a", rate: 0.75 }, { agent: "b", rate: null }]);
+ * if (!String(b["text/markdown"]).includes("| a | 0.75 |")) throw new Error(String(b["text/markdown"]));
+ * ```
+ */
+export function tableBundle(
+  rows: readonly Record<string, unknown>[],
+  options: TableOptions = {},
+): MediaBundle {
+  const maxRows = options.maxRows ?? 50;
+  if (!(Number.isInteger(maxRows) && maxRows > 0)) {
+    throw new RangeError(
+      `Cannot build table: "maxRows" must be a positive integer, got ${maxRows}`,
+    );
+  }
+  const digits = options.digits ?? 4;
+  const columns = [...(options.columns ?? Object.keys(rows[0] ?? {}))];
+  const shown = rows.slice(0, maxRows);
+  const cells = shown.map((row) => columns.map((c) => formatCell(row[c], digits)));
+  const right = columns.map((c) => isRightAligned(shown, c));
+  const more = rows.length - shown.length;
+  const note = more > 0 ? `… ${more} more row${more === 1 ? "" : "s"} (${rows.length} in all)` : "";
+  const caption = options.caption ?? "";
+
+  const th = columns.map((c, j) =>
+    `<th style="text-align:${right[j] ? "right" : "left"}">${escapeHtml(c)}</th>`
+  ).join("");
+  const trs = cells.map((row) =>
+    `<tr>${
+      row.map((cell, j) =>
+        `<td style="text-align:${right[j] ? "right" : "left"}">${escapeHtml(cell)}</td>`
+      ).join("")
+    }</tr>`
+  );
+  const html = [
+    "<table>",
+    caption === "" ? "" : `<caption style="text-align:left">${escapeHtml(caption)}</caption>`,
+    `<thead><tr>${th}</tr></thead>`,
+    `<tbody>${trs.join("")}</tbody>`,
+    "</table>",
+    note === "" ? "" : `<p>${escapeHtml(note)}</p>`,
+  ].join("");
+
+  const mdRow = (row: string[]) => `| ${row.map(escapeMarkdown).join(" | ")} |`;
+  const markdown = [
+    ...(caption === "" ? [] : [`**${escapeMarkdown(caption)}**`, ""]),
+    mdRow(columns),
+    `|${right.map((r) => (r ? " ---: " : " --- ")).join("|")}|`,
+    ...cells.map(mdRow),
+    ...(note === "" ? [] : ["", note]),
+  ].join("\n");
+
+  const widths = columns.map((c, j) => Math.max(c.length, ...cells.map((row) => row[j].length)));
+  const pad = (text: string, j: number) =>
+    right[j] ? text.padStart(widths[j]) : text.padEnd(widths[j]);
+  const plainRow = (row: string[]) => row.map(pad).join("  ").trimEnd();
+  const plain = [
+    ...(caption === "" ? [] : [caption]),
+    plainRow(columns),
+    plainRow(widths.map((w) => "-".repeat(w))),
+    ...cells.map(plainRow),
+    ...(note === "" ? [] : [note]),
+  ].join("\n");
+
+  return { "text/html": html, "text/markdown": markdown, "text/plain": plain };
+}
+
+/**
+ * A MIME bundle for a danfojs DataFrame (or anything with `columns`,
+ * `values` and `index`): {@link tableBundle} of its rows, with the row label
+ * as the first column (headed "" ).
+ *
+ * @param frame the frame (`new dfd.DataFrame(...)`, `df.head()`, a groupby result)
+ * @param options columns, caption, row limit, decimals
+ * @returns the bundle
+ * @throws {RangeError} when a row's length differs from the number of columns
+ */
+export function frameBundle(frame: FrameLike, options: TableOptions = {}): MediaBundle {
+  const columns = frame.columns;
+  const values = frame.values as unknown[];
+  const records = values.map((row, i) => {
+    const cells = Array.isArray(row) ? row : [row];
+    if (cells.length !== columns.length) {
+      throw new RangeError(
+        `Cannot display frame: row ${i} has ${cells.length} cells for ${columns.length} columns`,
+      );
+    }
+    const record: Record<string, unknown> = { "": frame.index[i] };
+    columns.forEach((c, j) => (record[c] = cells[j]));
+    return record;
+  });
+  return tableBundle(records, { ...options, columns: ["", ...(options.columns ?? columns)] });
+}
+
+function specTitle(spec: TopLevelSpec): string {
+  const title = (spec as { title?: unknown }).title;
+  if (typeof title === "string") return title;
+  if (title !== null && typeof title === "object" && "text" in title) {
+    const text = (title as { text: unknown }).text;
+    return Array.isArray(text) ? text.join(" ") : String(text);
+  }
+  return "figure";
+}
+
+/**
+ * A MIME bundle for a figure: `image/svg+xml` (rendered headless by
+ * `renderSvg`, as in the report), the vega-lite spec under
+ * {@link VEGA_LITE_MIME}, and a `text/plain` line naming it.
+ *
+ * @param spec a vega-lite spec from `analysis/figures/` (inlined data)
+ * @param options alternative text
+ * @returns the bundle
+ * @throws {Error} when the spec does not render, or renders with warnings
+ *   (`Cannot display figure "<title>": vega reported ...`)
+ */
+export async function figureBundle(
+  spec: TopLevelSpec,
+  options: FigureOptions = {},
+): Promise<MediaBundle> {
+  const title = specTitle(spec);
+  const warnings: string[] = [];
+  const svg = await renderSvg(spec, warnings);
+  if (warnings.length > 0) {
+    throw new Error(`Cannot display figure "${title}": vega reported: ${warnings.join("; ")}`);
+  }
+  return {
+    "image/svg+xml": svg,
+    [VEGA_LITE_MIME]: spec as object,
+    "text/plain": options.alt ?? `[figure] ${title}`,
+  };
+}
+
+/** `Deno.jupyter` when running in the Jupyter kernel, else null (it throws when read elsewhere). */
+function jupyter(): typeof Deno.jupyter | null {
+  try {
+    return Deno.jupyter;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Displays a MIME bundle as the output of the current cell
+ * (`Deno.jupyter.display(bundle, {raw: true})`); outside the kernel, prints
+ * its `text/plain` part to stdout.
+ *
+ * @param bundle the bundle to display
+ * @returns when the kernel has sent it
+ */
+export async function display(bundle: MediaBundle): Promise<void> {
+  const kernel = jupyter();
+  if (kernel === null) {
+    console.log(String(bundle["text/plain"] ?? ""));
+    return;
+  }
+  await kernel.display(bundle, { raw: true });
+}
+
+/**
+ * Displays a figure inline as SVG and as a vega-lite bundle ({@link figureBundle}).
+ *
+ * @param spec a vega-lite spec from `analysis/figures/`
+ * @param options alternative text
+ * @throws {Error} when the spec does not render, or renders with warnings
+ */
+export async function showFigure(spec: TopLevelSpec, options: FigureOptions = {}): Promise<void> {
+  await display(await figureBundle(spec, options));
+}
+
+/**
+ * Displays records as a table ({@link tableBundle}).
+ *
+ * @param rows the records
+ * @param options columns, caption, row limit, decimals
+ */
+export async function showTable(
+  rows: readonly Record<string, unknown>[],
+  options: TableOptions = {},
+): Promise<void> {
+  await display(tableBundle(rows, options));
+}
+
+/**
+ * Displays a danfojs DataFrame as a table ({@link frameBundle}).
+ *
+ * @param frame the frame
+ * @param options columns, caption, row limit, decimals
+ */
+export async function showFrame(frame: FrameLike, options: TableOptions = {}): Promise<void> {
+  await display(frameBundle(frame, options));
+}
+
+/**
+ * Displays Markdown text (with the same text as `text/plain`).
+ *
+ * @param text Markdown
+ */
+export async function showMarkdown(text: string): Promise<void> {
+  await display({ "text/markdown": text, "text/plain": text });
+}

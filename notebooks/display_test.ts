@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import * as dfd from "danfojs";
+import type { TopLevelSpec } from "vega-lite";
+import { figureBundle, formatCell, frameBundle, tableBundle, VEGA_LITE_MIME } from "./display.ts";
+
+Deno.test("formatCell() keeps integers, trims decimals and marks missing values", () => {
+  // Hand-written expectations: 2/3 to 4 decimals is 0.6667; 0.5 needs no zeros; -1e-7 rounds to 0.
+  assert.equal(formatCell(336), "336");
+  assert.equal(formatCell(2 / 3), "0.6667");
+  assert.equal(formatCell(0.5), "0.5");
+  assert.equal(formatCell(1.25, 1), "1.3");
+  assert.equal(formatCell(-1e-7), "0");
+  assert.equal(formatCell(null), "—");
+  assert.equal(formatCell(undefined), "—");
+  assert.equal(formatCell(false), "false");
+  assert.equal(formatCell(["a", 1]), '["a",1]');
+  assert.equal(formatCell(Infinity), "Infinity");
+});
+
+Deno.test("tableBundle() writes the same cells as HTML, Markdown and plain text", () => {
+  const rows = [
+    { agent: "a", resolved: 3, rate: 0.75, tpr: 23300 / 3 },
+    { agent: "b|x", resolved: 2, rate: 0.5, tpr: null },
+  ];
+  const b = tableBundle(rows, { caption: "Seed 001 sample" });
+  assert.deepEqual(Object.keys(b), ["text/html", "text/markdown", "text/plain"]);
+  // 23300 / 3 = 7766.666… → 7766.6667; the pipe in "b|x" is escaped in Markdown.
+  assert.equal(
+    b["text/markdown"],
+    [
+      "**Seed 001 sample**",
+      "",
+      "| agent | resolved | rate | tpr |",
+      "| --- | ---: | ---: | ---: |",
+      "| a | 3 | 0.75 | 7766.6667 |",
+      "| b\\|x | 2 | 0.5 | — |",
+    ].join("\n"),
+  );
+  assert.equal(
+    b["text/plain"],
+    [
+      "Seed 001 sample",
+      "agent  resolved  rate        tpr",
+      "-----  --------  ----  ---------",
+      "a             3  0.75  7766.6667",
+      "b|x           2   0.5          —",
+    ].join("\n"),
+  );
+  const html = String(b["text/html"]);
+  assert.match(html, /<caption[^>]*>Seed 001 sample<\/caption>/);
+  assert.match(html, /<td style="text-align:right">7766\.6667<\/td>/);
+  assert.equal((html.match(/<tr>/g) ?? []).length, 3);
+});
+
+Deno.test("tableBundle() escapes HTML and counts the rows it leaves out", () => {
+  const rows = [{ v: "<b>&" }, { v: "x" }, { v: "y" }];
+  const b = tableBundle(rows, { maxRows: 1 });
+  assert.match(String(b["text/html"]), /<td style="text-align:left">&lt;b&gt;&amp;<\/td>/);
+  assert.match(String(b["text/plain"]), /… 2 more rows \(3 in all\)$/);
+  assert.throws(() => tableBundle(rows, { maxRows: 0 }), {
+    name: "RangeError",
+    message: 'Cannot build table: "maxRows" must be a positive integer, got 0',
+  });
+});
+
+Deno.test("frameBundle() shows a danfojs DataFrame with its row labels", () => {
+  const frame = new dfd.DataFrame([{ agent: "a", n: 4 }, { agent: "b", n: 4 }]);
+  const b = frameBundle(frame.tail(1), { columns: ["n"] });
+  assert.equal(b["text/markdown"], ["|  | n |", "| ---: | ---: |", "| 1 | 4 |"].join("\n"));
+});
+
+Deno.test("figureBundle() carries the SVG and the vega-lite spec", async () => {
+  const spec: TopLevelSpec = {
+    title: "Demo",
+    width: 80,
+    height: 40,
+    data: { values: [{ x: 1 }, { x: 2 }] },
+    mark: "point",
+    encoding: { x: { field: "x", type: "quantitative" } },
+  };
+  const b = await figureBundle(spec);
+  assert.deepEqual(Object.keys(b), ["image/svg+xml", VEGA_LITE_MIME, "text/plain"]);
+  assert.match(String(b["image/svg+xml"]), /^<svg[^>]*>.*Demo/s);
+  assert.equal(b[VEGA_LITE_MIME], spec);
+  assert.equal(b["text/plain"], "[figure] Demo");
+});
+
+Deno.test("figureBundle() refuses a figure vega warns about", async () => {
+  // "rate" is misspelt "rates": the scale has no finite values and vega warns.
+  const spec: TopLevelSpec = {
+    title: "Broken",
+    data: { values: [{ rate: 0.5 }] },
+    mark: "point",
+    encoding: { x: { field: "rates", type: "quantitative" } },
+  };
+  await assert.rejects(
+    () => figureBundle(spec),
+    /^Error: Cannot display figure "Broken": vega reported: .*rates/,
+  );
+});
