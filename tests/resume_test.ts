@@ -1,0 +1,169 @@
+/**
+ * Kill and resume on the real engine (issue 3: "A killed runner resumes with
+ * `run --resume`: no episode lost, none duplicated, the chain intact"): the
+ * CLI runner is SIGKILLed mid-batch, its last line is then torn as a write
+ * cut short would leave it, and `run --resume` completes the batch.
+ *
+ * Skipped when no engine answers.
+ *
+ * @module
+ */
+import { deepEqual, equal, match, notEqual, ok } from "node:assert/strict";
+import { readLedger } from "../analysis/read_ledger.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { loadSuite } from "../runner/load_suite.ts";
+import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+
+const ENGINE = await dockerAvailable();
+const ROOT = new URL("..", import.meta.url).pathname;
+const SEED = "7e5e7e5e".repeat(8);
+
+function cliCommand(args: string[]): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}cli/main.ts`, ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await cliCommand(args).output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+async function completeLines(path: string): Promise<number> {
+  try {
+    const bytes = await Deno.readFile(path);
+    return bytes.filter((b) => b === 10).length;
+  } catch {
+    return 0;
+  }
+}
+
+function containersOf(runId: string): string[] {
+  const out = new Deno.Command("docker", {
+    args: ["ps", "-aq", "--filter", `label=ledgerbench.run=${runId}`],
+    stdout: "piped",
+  }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
+}
+
+Deno.test({
+  name:
+    "run --resume after SIGKILL and a torn last line: every episode once, chain intact, torn bytes kept aside",
+  ignore: !ENGINE.available,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-resume-" });
+    const runId = `resume-${crypto.randomUUID().slice(0, 8)}`;
+    try {
+      await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
+      const freeze = await cli([
+        "freeze",
+        "--generate",
+        "mini",
+        "--seed-file",
+        `${dir}/seed`,
+        "--suite",
+        `${dir}/suite`,
+        "--out",
+        `${dir}/plan.json`,
+        "--plan-id",
+        runId,
+        "--order-seed",
+        "3",
+        "--agent",
+        "a=ledgerbench/agent-solver:latest",
+        "--agent",
+        "b=ledgerbench/agent-solver:latest",
+      ]);
+      equal(freeze.code, 0, freeze.stderr);
+      const suite = await loadSuite(`${dir}/suite`);
+      await Deno.writeTextFile(
+        `${dir}/a.json`,
+        JSON.stringify(await suiteProviderScript(suite, { model: "m-a" })),
+      );
+      await Deno.writeTextFile(
+        `${dir}/b.json`,
+        JSON.stringify(await suiteProviderScript(suite, { model: "m-b", correctRate: 0.5 })),
+      );
+      await Deno.mkdir(`${dir}/run`);
+      const ledger = `${dir}/run/ledger.jsonl`;
+      const runArgs = [
+        "run",
+        "--plan",
+        `${dir}/plan.json`,
+        "--suite",
+        `${dir}/suite`,
+        "--ledger",
+        ledger,
+        "--parallel",
+        "2",
+        "--provider-script",
+        `a=${dir}/a.json`,
+        "--provider-script",
+        `b=${dir}/b.json`,
+      ];
+
+      // Kill the runner outright once two rows are on disk.
+      const child = cliCommand(runArgs).spawn();
+      const deadline = Date.now() + 120_000;
+      while ((await completeLines(ledger)) < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      child.kill("SIGKILL");
+      const status = await child.status;
+      equal(status.signal, "SIGKILL");
+      const killed = await readLedger(ledger);
+      ok(killed.valid_rows >= 2 && killed.valid_rows < 6, `rows at the kill: ${killed.valid_rows}`);
+
+      // Tear the last row as a write cut short would: drop its newline and 20 bytes.
+      const bytes = await Deno.readFile(ledger);
+      const lastStart = bytes.lastIndexOf(10, bytes.length - 2) + 1;
+      const tornRow = JSON.parse(
+        new TextDecoder().decode(bytes.subarray(lastStart, bytes.length - 1)),
+      );
+      await Deno.writeFile(ledger, bytes.subarray(0, bytes.length - 21));
+
+      // Without --resume the ledger is refused; with a wrong plan hash the plan is refused.
+      const refused = await cli(runArgs);
+      equal(refused.code, 2);
+      match(refused.stderr, /already holds rows; pass --resume/);
+      const wrongPlan = await cli([...runArgs, "--resume", "--plan-sha256", "0".repeat(64)]);
+      equal(wrongPlan.code, 2);
+      match(wrongPlan.stderr, /its SHA-256 is "[0-9a-f]{64}", expected "0{64}"/);
+
+      const resumed = await cli([...runArgs, "--resume"]);
+      equal(resumed.code, 0, resumed.stderr);
+      match(resumed.stderr, /ended in a torn line .*moved to/);
+      match(resumed.stdout, /torn final line \(\d+ bytes\) moved to/);
+
+      const final = await readLedger(ledger); // strict: schema, duplicates, hash chain
+      equal(final.valid_rows, 6);
+      const expected = ["a", "b"].flatMap((agent) =>
+        suite.manifest.tasks.map((t) => `${runId}/${agent}/${t.task_id}/1`)
+      );
+      deepEqual(final.rows.map((r) => r.episode_id).sort(), expected.sort());
+      const rerun = final.rows.find((r) => r.episode_id === tornRow.episode_id)!;
+      match(rerun.notes, /re-run after its torn ledger line was moved to/);
+      const sidecar = (await Deno.readTextFile(`${ledger}.torn.jsonl`)).trim().split("\n").map((
+        l,
+      ) => JSON.parse(l));
+      equal(sidecar.length, 1);
+      equal(sidecar[0].episode_id, tornRow.episode_id);
+      notEqual(sidecar[0].text.length, 0);
+      // Containers left by the killed runner were removed; the resumed run removed its own.
+      deepEqual(containersOf(runId), []);
+    } finally {
+      for (const id of containersOf(runId)) {
+        new Deno.Command("docker", { args: ["rm", "-f", id], stdout: "null", stderr: "null" })
+          .outputSync();
+      }
+      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
