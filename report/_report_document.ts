@@ -483,11 +483,14 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
   if (notes.length > 0) {
     blocks.push({ kind: "paragraph", text: "Replay notes:" }, { kind: "list", items: notes });
   }
+  const cal = s.calibration;
   blocks.push({
     kind: "paragraph",
-    text: "Exact operating characteristic of these parameters (dynamic programming over the " +
-      "walk's states, not simulation): the probability of each final decision, the expected " +
-      "number of valid results and the probability of using the whole budget.",
+    text: "Operating characteristic of these parameters, exact (dynamic programming over the " +
+      "walk's states) at seed 002's true rates, with a seeded Monte Carlo of the same walk " +
+      `(${int(cal.trials)} runs per rate, seed ${code(String(cal.seed))}) as a cross-check: ` +
+      `largest |z| ${cal.max_abs_z === null ? "undefined" : cal.max_abs_z.toFixed(2)} ` +
+      `(agreement within ${cal.tolerance_z} standard errors: ${cal.agrees ? "yes" : "no"}).`,
   });
   blocks.push({
     kind: "table",
@@ -499,18 +502,21 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
       "P(cap-drop)",
       "E[valid results]",
       "P(budget exhausted)",
+      "Monte Carlo max |z|",
     ],
-    align: ["right", "right", "right", "right", "right", "right", "right"],
-    rows: s.operating_characteristic.map((oc) => [
-      String(oc.p_true),
-      pct(oc.decisions.adopt),
-      pct(oc.decisions.drop),
-      pct(oc.decisions["cap-adopt"]),
-      pct(oc.decisions["cap-drop"]),
-      dec(oc.expected_sample_size, 1),
-      pct(oc.budget_exhausted),
+    align: ["right", "right", "right", "right", "right", "right", "right", "right"],
+    rows: cal.rows.map((row) => [
+      row.p_true.toFixed(2),
+      pct(row.exact.decisions.adopt),
+      pct(row.exact.decisions.drop),
+      pct(row.exact.decisions["cap-adopt"]),
+      pct(row.exact.decisions["cap-drop"]),
+      dec(row.exact.expected_sample_size, 1),
+      pct(row.exact.budget_exhausted),
+      row.max_abs_z === null ? "-" : row.max_abs_z.toFixed(2),
     ]),
   });
+  blocks.push(...figureOf(figures, "sprt_calibration"));
   for (const figure of figures.filter((f) => f.name.startsWith("sprt_path_"))) {
     blocks.push(...figureOf(figures, figure.name));
   }

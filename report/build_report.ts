@@ -35,15 +35,14 @@ import {
 } from "../analysis/schema.ts";
 import { type SprtBoundaries, sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
+import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_characteristic.ts";
 import {
-  sprtOperatingCharacteristic,
-  type SprtOperatingPoint,
-} from "../analysis/sprt/sprt_operating_characteristic.ts";
+  calibrateSprt,
+  SEED_002_RATES,
+  type SprtCalibration,
+} from "../analysis/sprt/calibrate_sprt.ts";
+import { sprtCalibrationPlot } from "../analysis/figures/sprt_calibration_plot.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
-import {
-  type SprtReachability,
-  unreachableDecisions,
-} from "../analysis/sprt/unreachable_decisions.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import { ledgerValidator, type ValidationReport } from "../analysis/validate_ledger.ts";
 import { wilsonInterval } from "../analysis/wilson_interval.ts";
@@ -87,6 +86,10 @@ export interface BuildReportOptions {
   maxFindingsPerCode?: number;
   /** Zoom from SVG to PNG pixels for the rendered figures; default 2. */
   pngScale?: number;
+  /** Monte Carlo runs per true rate of the SPRT calibration; default 20,000. */
+  calibrationTrials?: number;
+  /** Seed of the SPRT calibration's Monte Carlo; default 7. */
+  calibrationSeed?: number | string;
 }
 
 /** Where a parameter came from. */
@@ -156,10 +159,11 @@ export interface SprtSection {
   /** Always `"planned"`: the plan's task order. */
   order: "planned";
   agents: SprtAgentResult[];
-  /** Exact operating characteristic at p_drop, their midpoint and p_adopt. */
-  operating_characteristic: SprtOperatingPoint[];
-  /** Decision branches that can never occur with these parameters. */
-  reachability: SprtReachability;
+  /**
+   * Exact operating characteristic at seed 002's true rates 0.3 to 0.7 beside a seeded
+   * Monte Carlo of the same walk, and the decision branches that can never occur.
+   */
+  calibration: SprtCalibration;
 }
 
 /** A figure as recorded in the summary. */
@@ -193,6 +197,10 @@ export interface ReportSummary {
     censoring_policy: CensoringPolicy & { source: ParameterSource };
     lane_weights: Record<string, number> | null;
     sprt: SprtParams | null;
+    /** The SPRT calibration's settings; null without an SPRT plan. */
+    sprt_calibration:
+      | { rates: number[]; trials: number; seed: number | string; grid_steps: number }
+      | null;
     max_findings_per_code: number;
     figures: { png_scale: number; font_family: string };
   };
@@ -229,6 +237,9 @@ export interface Report {
   /** The document both `report.md` and `report.html` are rendered from. */
   blocks: Block[];
 }
+
+/** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
+const CALIBRATION_GRID_STEPS = 100;
 
 /** The font family the figures ask for and resvg falls back to. */
 const FONT_FAMILY = "DejaVu Sans";
@@ -571,11 +582,12 @@ function censoringClaim(row: CensoringRow, policy: CensoringPolicy, source: stri
       topic: "censoring",
       rule: `seed-003 policy "${row.claim}"`,
       stated: true,
-      text: `Whole run: censoring rate ${pct(row.censoring_rate)} (${int(row.censored)} of ${
-        int(row.scored)
-      } scored episodes stopped before completing${censoredBreakdown(row)}), in the policy's "${
-        CLAIM_SHORT_WORDS[row.claim]
-      }" band (${policyText(policy)}; ${source}); each agent's claims follow its own rate`,
+      text:
+        `Whole run: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
+          int(row.scored)
+        } scored episodes stopped before completing${censoredBreakdown(row)}; that is the ` +
+        `policy's "${CLAIM_SHORT_WORDS[row.claim]}" band (${policyText(policy)}; ${source}), ` +
+        "and each agent's claims follow its own rate",
     };
   }
   return {
@@ -794,6 +806,20 @@ function figureSpecs(
     });
   }
   if (summary.sprt !== null) {
+    const { params, calibration } = summary.sprt;
+    const curve = Array.from(
+      { length: CALIBRATION_GRID_STEPS + 1 },
+      (_, i) => sprtOperatingCharacteristic(params, i / CALIBRATION_GRID_STEPS),
+    );
+    out.push({
+      name: "sprt_calibration",
+      title: "SPRT operating characteristic and expected sample size",
+      caption: "Exact probability of each final decision and of using the whole budget, and " +
+        "the expected number of valid results, across true pass rates for the plan's " +
+        `parameters; points: a seeded Monte Carlo (${int(calibration.trials)} runs per rate, ` +
+        `seed ${calibration.seed}) drawn over the exact curves.`,
+      spec: sprtCalibrationPlot(curve, calibration),
+    });
     const names = slugs(replays.map((r) => r.agent_id));
     for (const replay of replays.filter((r) => statedAgents.has(r.agent_id))) {
       out.push({
@@ -862,6 +888,8 @@ function figureSpecs(
 export function buildReport(inputs: ReportInputs, options: BuildReportOptions = {}): Report {
   const maxFindings = options.maxFindingsPerCode ?? 20;
   const pngScale = options.pngScale ?? 2;
+  const calibrationTrials = options.calibrationTrials ?? 20_000;
+  const calibrationSeed = options.calibrationSeed ?? 7;
   if (!(Number.isInteger(maxFindings) && maxFindings >= 0)) {
     throw new RangeError(
       `Cannot build report: "maxFindingsPerCode" must be an integer ≥ 0, got ${maxFindings}`,
@@ -931,20 +959,16 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     for (const a of agents) {
       replays.push(replaySprt(rows, sprtParams, { agentId: a.agent_id, order }));
     }
-    const rates = [
-      ...new Set([
-        sprtParams.p_drop,
-        (sprtParams.p_drop + sprtParams.p_adopt) / 2,
-        sprtParams.p_adopt,
-      ]),
-    ];
     sprt = {
       params: sprtParams,
       boundaries: sprtBoundaries(sprtParams),
       order: "planned",
       agents: replays.map(sprtAgent),
-      operating_characteristic: rates.map((p) => sprtOperatingCharacteristic(sprtParams, p)),
-      reachability: unreachableDecisions(sprtParams),
+      calibration: calibrateSprt(sprtParams, {
+        trials: calibrationTrials,
+        seed: calibrationSeed,
+        rates: SEED_002_RATES,
+      }),
     };
   }
 
@@ -995,7 +1019,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       const why = withheld.get(agent.agent_id) ?? null;
       claims.push(sprtClaim(agent, sprt.boundaries, sprt.params, why));
     }
-    sprt.reachability.warnings.forEach((warning, i) => {
+    sprt.calibration.reachability.warnings.forEach((warning, i) => {
       claims.push({
         id: `sprt-reachability:${i + 1}`,
         topic: "sprt",
@@ -1039,6 +1063,12 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       censoring_policy: { ...policy, source },
       lane_weights: laneWeights,
       sprt: sprtParams,
+      sprt_calibration: sprtParams === null ? null : {
+        rates: [...SEED_002_RATES],
+        trials: calibrationTrials,
+        seed: calibrationSeed,
+        grid_steps: CALIBRATION_GRID_STEPS,
+      },
       max_findings_per_code: maxFindings,
       figures: { png_scale: pngScale, font_family: FONT_FAMILY },
     },

@@ -244,6 +244,7 @@ Deno.test("buildReport() replays the plan's SPRT per agent in the planned order"
   }
   const report = buildReport(
     inputsOf(rows, { plan: { path: "plan.json", sha256: "4".repeat(64), value: plan } }),
+    { calibrationTrials: 2000, calibrationSeed: 11 },
   );
   ok(report.summary.citable, "tasks after the decision are not reached, an info finding");
   const sprt = report.summary.sprt!;
@@ -255,13 +256,22 @@ Deno.test("buildReport() replays the plan's SPRT per agent in the planned order"
   ]]);
   near(sprt.agents[0].llr, 6 * Math.log(1.5), 1e-12, "LLR");
   near(sprt.boundaries.upper, Math.log(9), 1e-12, "upper boundary");
-  // Exact OC at p = 0.5 with seed 002's defaults: P(N = 60) = 0.16655797081 (sprt tests).
-  near(sprt.operating_characteristic[1].budget_exhausted, 0.16655797081, 1e-10, "exhausted");
-  deepEqual(sprt.reachability.unreachable, ["cap-adopt"]);
+  // Exact OC at p = 0.5 (seed 002's grid 0.3..0.7) with the defaults: P(N = 60) =
+  // 0.16655797081 (pinned in sprt_operating_characteristic_test.ts).
+  deepEqual(sprt.calibration.rows.map((r) => r.p_true), [0.3, 0.4, 0.5, 0.6, 0.7]);
+  near(sprt.calibration.rows[2].exact.budget_exhausted, 0.16655797081, 1e-10, "exhausted");
+  ok(sprt.calibration.agrees, "Monte Carlo within tolerance of the exact values");
+  deepEqual(sprt.calibration.reachability.unreachable, ["cap-adopt"]);
+  deepEqual(report.summary.parameters.sprt_calibration, {
+    rates: [0.3, 0.4, 0.5, 0.6, 0.7],
+    trials: 2000,
+    seed: 11,
+    grid_steps: 100,
+  });
   ok(claim(report, "sprt:a").text.startsWith('"a": adopt after 6 valid results'));
   deepEqual(
-    report.summary.figures.filter((f) => f.name.startsWith("sprt_path_")).map((f) => f.name),
-    ["sprt_path_a", "sprt_path_b"],
+    report.summary.figures.filter((f) => f.name.startsWith("sprt_")).map((f) => f.name),
+    ["sprt_calibration", "sprt_path_a", "sprt_path_b"],
   );
 });
 

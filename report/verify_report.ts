@@ -189,6 +189,17 @@ export async function verifyReport(
     "max_findings_per_code",
   ]);
   const pngScale = recordedNumber(recorded, summaryPath, ["parameters", "figures", "png_scale"]);
+  const calibration = (recorded.parameters as Record<string, unknown>).sprt_calibration as
+    | { trials?: unknown; seed?: unknown }
+    | null
+    | undefined;
+  const calibrationTrials = typeof calibration?.trials === "number"
+    ? calibration.trials
+    : undefined;
+  const calibrationSeed =
+    typeof calibration?.seed === "number" || typeof calibration?.seed === "string"
+      ? calibration.seed
+      : undefined;
 
   const differences: ReportDifference[] = [];
   const notes: string[] = [];
@@ -253,7 +264,12 @@ export async function verifyReport(
 
   let report;
   try {
-    report = buildReport(reportInputs, { maxFindingsPerCode, pngScale });
+    report = buildReport(reportInputs, {
+      maxFindingsPerCode,
+      pngScale,
+      calibrationTrials,
+      calibrationSeed,
+    });
   } catch (error) {
     if (!(error instanceof LedgerError) || differences.length === 0) throw error;
     differences.push({
