@@ -1,5 +1,16 @@
 import assert from "node:assert/strict";
+import { censoringSummary } from "../analysis/censoring.ts";
+import { comparisonMatrix } from "../analysis/compare_agents.ts";
 import { exampleFigures } from "../analysis/figures/_example_inputs.ts";
+import { row } from "../analysis/figures/_test_helpers.ts";
+import {
+  costFrontierPlot,
+  efficiencyPlot,
+  forestPlot,
+  sprtPathPlot,
+  stopReasonsPlot,
+} from "../analysis/figures/mod.ts";
+import { replaySprt } from "../analysis/sprt/replay_sprt.ts";
 import { dejaVuTextWidth, renderFigure, renderSvg, svgToPng } from "./render_figure.ts";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -39,6 +50,26 @@ Deno.test("renderFigure() renders every figure of the seed-001 sample, twice ide
     assert.deepEqual(first.png, second.png, `${name}: two PNG renders differ`);
     // Scale 1: the PNG has the SVG's pixel size.
     assert.deepEqual(pngSize(first.png), svgSize(first.svg), `${name}: PNG size`);
+  }
+});
+
+Deno.test("renderFigure() renders the builders' empty and degenerate cases without warnings", async () => {
+  const invalid = { status: "invalid", resolved: null, invalid_reason: "provider_fault" };
+  const nothing = { agent_id: "x", scored: 3, resolved: 0, tpr: null, spr: null };
+  const specs = {
+    "agent with nothing scored": forestPlot(comparisonMatrix([
+      { ...nothing, scored: 0 },
+      { agent_id: "y", scored: 3, resolved: 1, tpr: 5, spr: 1 },
+    ])),
+    "no tokens per resolved at all": efficiencyPlot([nothing]),
+    "no cost per resolved at all": costFrontierPlot([{ ...nothing, resolved_rate: 0, cost: null }]),
+    "SPRT replay without rows": sprtPathPlot(replaySprt([row({})], {}, { agentId: "nobody" })),
+    "only invalid attempts": stopReasonsPlot(censoringSummary([row(invalid)])),
+  };
+  for (const [name, spec] of Object.entries(specs)) {
+    const { warnings, svg } = await renderFigure(spec, { scale: 1 });
+    assert.deepEqual(warnings, [], name);
+    assert.ok(svg.startsWith("<svg"), name);
   }
 });
 

@@ -115,6 +115,8 @@ export function costFrontierPlot(
       text: `${a.agent_id}: ${percent(a.resolved_rate!)} at ${show(cost)}`,
     };
   });
+  const costs = points.map((p) => p.cost);
+  const costTop = costs.length > 0 && Math.max(...costs) > 0 ? Math.max(...costs) * 1.05 : 1;
   const staircase = frontier.map((a) => ({ cost: costOf(a, measure.kind), rate: a.resolved_rate }));
   const statuses = [FRONTIER, DOMINATED];
   const subtitle = [
@@ -154,7 +156,8 @@ export function costFrontierPlot(
           x: {
             field: "cost",
             type: "quantitative",
-            scale: { zero: true, nice: true },
+            // An explicit domain: an empty plot (nothing resolved) still has an axis.
+            scale: { domain: [0, costTop], nice: true },
             axis: { title: measure.title, tickCount: 6 },
           },
           y: {

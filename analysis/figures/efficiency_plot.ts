@@ -115,7 +115,7 @@ function panel(
         x: {
           field: "value",
           type: "quantitative",
-          scale: { domainMin: 0, domainMax: top * 1.12, nice: false },
+          scale: { domain: [0, top * 1.12], nice: false },
           axis: { title, tickCount: 5 },
         },
         shape: {
