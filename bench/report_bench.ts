@@ -1,0 +1,207 @@
+/**
+ * Benchmark: `ledgerbench report` on a generated 100,000-episode ledger
+ * (issue 4): wall time and peak memory, with the share spent reading the
+ * ledger, in analysis (`buildReport`: summaries, intervals, comparisons,
+ * censoring, validation, SPRT replay and calibration, figure specs) and in
+ * rendering (`renderReport`: vega SVG, resvg PNG, HTML, canonical JSON).
+ *
+ * The ledger is streamed to a temporary directory by the seeded generator of
+ * `tools/synthetic_ledger.ts` (4 agents, seed 7, hash-chained), with its plan
+ * (switched to SPRT stopping, so the tail tasks the row limit cuts off are
+ * "not reached" rather than missing, and the report has every figure) and a
+ * price table. Each measurement runs this file as a worker in a fresh
+ * subprocess, so its peak resident memory (VmHWM at exit) is its own.
+ *
+ * Worker usage: `deno run -A bench/report_bench.ts LEDGER PLAN PRICE_TABLE OUT_DIR`
+ * prints one JSON line of phase timings (`-A`: Deno 2 lets a process read its
+ * own `/proc/self/status` only with every permission).
+ *
+ * @module
+ */
+import { Plan, PriceTable } from "../analysis/schema.ts";
+import { buildReport } from "../report/build_report.ts";
+import { loadReportInputs } from "../report/load_report_inputs.ts";
+import { renderReport } from "../report/render_report.ts";
+import { writeReport } from "../report/write_report.ts";
+import { syntheticLedgerPlan, writeSyntheticLedger } from "../tools/synthetic_ledger.ts";
+import { type BenchResult, peakRssKib } from "./_measure.ts";
+
+/** Options for {@link reportBench}. */
+export interface ReportBenchOptions {
+  /** Directory for the generated inputs and the report (created and removed by the caller). */
+  dir: string;
+  /** Ledger rows; default 100,000. */
+  rows?: number;
+  /** Agents; default 4. */
+  agents?: number;
+  /** Worker runs; the fastest counts, the highest peak memory is reported. Default 2. */
+  repetitions?: number;
+}
+
+/** What one worker run measured, in milliseconds and KiB. */
+export interface ReportPhases {
+  rows: number;
+  /** `loadReportInputs`: streaming read, schema, hash chain, SHA-256 of every input. */
+  load_ms: number;
+  /** `buildReport`: every number, claim and figure spec. */
+  analysis_ms: number;
+  /** `renderReport`: SVG and PNG of each figure, HTML, Markdown and JSON bytes. */
+  render_ms: number;
+  /** `writeReport`. */
+  write_ms: number;
+  total_ms: number;
+  /** Process CPU time (user + system) at exit. */
+  cpu_ms: number;
+  figures: number;
+  /** Bytes of every file written. */
+  bytes: number;
+  citable: boolean;
+  peak_rss_kib: number | null;
+}
+
+const SELF = new URL(import.meta.url).pathname;
+const ROOT = new URL("..", import.meta.url).pathname;
+
+/** The price table the generated rows name. */
+function priceTable(id: string): PriceTable {
+  return PriceTable.parse({
+    price_table_id: id,
+    currency: "USD",
+    default_rate: { prompt_per_million: 3, completion_per_million: 15 },
+  });
+}
+
+async function runWorker(ledger: string, plan: string, table: string, out: string) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      // Deno 2 grants reading /proc/self/status (VmHWM) only with --allow-all.
+      "--allow-all",
+      "--config",
+      `${ROOT}deno.json`,
+      SELF,
+      ledger,
+      plan,
+      table,
+      out,
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (output.code !== 0) {
+    throw new Error(
+      `Report worker failed: ${new TextDecoder().decode(output.stderr).slice(0, 2000)}`,
+    );
+  }
+  const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]) as ReportPhases;
+}
+
+/**
+ * Generates the inputs, then runs the whole report (load, analysis, render,
+ * write) in fresh subprocesses and reports the fastest run with its phase
+ * shares. No assertion on time: the numbers are returned.
+ *
+ * @param options directory, ledger size, repetitions
+ * @returns the total time against the load phase as baseline, with the shares in `notes`
+ * @throws {Error} when a worker fails or reads another number of rows
+ */
+export async function reportBench(options: ReportBenchOptions): Promise<BenchResult> {
+  const rows = options.rows ?? 100_000;
+  const agents = options.agents ?? 4;
+  const repetitions = options.repetitions ?? 2;
+  const generator = { rows, agents, seed: 7, chained: true };
+  const ledger = `${options.dir}/report_ledger_${rows}.jsonl`;
+  const planPath = `${options.dir}/report_plan_${rows}.json`;
+  const tablePath = `${options.dir}/report_price_table.json`;
+  const started = performance.now();
+  const written = await writeSyntheticLedger(ledger, generator);
+  const generateMs = performance.now() - started;
+  const plan = syntheticLedgerPlan(generator);
+  const sprtPlan = Plan.parse({ ...plan, stopping: { kind: "sprt", params: {} } });
+  await Deno.writeTextFile(planPath, JSON.stringify(sprtPlan));
+  await Deno.writeTextFile(
+    tablePath,
+    JSON.stringify(priceTable(plan.price_table_id ?? "synth-usd")),
+  );
+  let best: ReportPhases | null = null;
+  let peak = 0;
+  for (let i = 0; i < repetitions; i++) {
+    const result = await runWorker(ledger, planPath, tablePath, `${options.dir}/report_out`);
+    if (result.rows !== rows) throw new Error(`Report worker read ${result.rows} rows`);
+    peak = Math.max(peak, result.peak_rss_kib ?? 0);
+    if (best === null || result.total_ms < best.total_ms) best = result;
+  }
+  const r = best!;
+  const share = (ms: number) => `${((100 * ms) / r.total_ms).toFixed(0)}%`;
+  return {
+    name: "report",
+    workload: `ledgerbench report on ${rows.toLocaleString("en")} rows ` +
+      `(${(written.bytes / 1e6).toFixed(0)} MB, ${agents} agents, hash-chained), plan with ` +
+      `SPRT, price table: ${r.figures} figures`,
+    ms: r.total_ms,
+    baseline: { name: "reading the ledger alone (loadReportInputs)", ms: r.load_ms },
+    ratio: r.total_ms / r.load_ms,
+    target: null,
+    peak_rss_mib: peak === 0 ? null : peak / 1024,
+    notes: [
+      `load ${r.load_ms.toFixed(0)} ms (${share(r.load_ms)}), analysis ${
+        r.analysis_ms.toFixed(0)
+      } ms (${share(r.analysis_ms)}), rendering ${r.render_ms.toFixed(0)} ms (${
+        share(r.render_ms)
+      }), writing ${r.write_ms.toFixed(0)} ms (${share(r.write_ms)})`,
+      `analysis vs rendering: ${
+        ((100 * r.analysis_ms) / (r.analysis_ms + r.render_ms)).toFixed(0)
+      }% vs ${((100 * r.render_ms) / (r.analysis_ms + r.render_ms)).toFixed(0)}%`,
+      `CPU time ${r.cpu_ms.toFixed(0)} ms; ${(r.bytes / 1e6).toFixed(1)} MB written; ` +
+      `citable: ${r.citable}`,
+      `ledger generated in ${(generateMs / 1000).toFixed(1)} s by tools/synthetic_ledger.ts ` +
+      "(seed 7)",
+      `best of ${repetitions} runs, each in a fresh process; peak memory is the highest VmHWM`,
+    ],
+  };
+}
+
+/** CPU time of this process (user + system) in ms, from /proc/self/stat; 0 when unavailable. */
+function cpuMs(): number {
+  try {
+    const stat = Deno.readTextFileSync("/proc/self/stat");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 of stat (utime, stime), counted from the state field (3): indices 11, 12.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+async function worker(ledger: string, plan: string, table: string, out: string): Promise<void> {
+  const t0 = performance.now();
+  const inputs = await loadReportInputs({ ledger, plan, priceTable: table });
+  const t1 = performance.now();
+  const report = buildReport(inputs);
+  const t2 = performance.now();
+  const rendered = await renderReport(report);
+  const t3 = performance.now();
+  await writeReport(out, rendered.files);
+  const t4 = performance.now();
+  const phases: ReportPhases = {
+    rows: inputs.ledger.valid_rows,
+    load_ms: t1 - t0,
+    analysis_ms: t2 - t1,
+    render_ms: t3 - t2,
+    write_ms: t4 - t3,
+    total_ms: t4 - t0,
+    cpu_ms: cpuMs(),
+    figures: report.figures.length,
+    bytes: rendered.files.reduce((sum, file) => sum + file.bytes.length, 0),
+    citable: report.summary.citable,
+    peak_rss_kib: peakRssKib(),
+  };
+  console.log(JSON.stringify(phases));
+}
+
+if (import.meta.main) {
+  const [ledger, plan, table, out] = Deno.args;
+  await worker(ledger, plan, table, out);
+}
