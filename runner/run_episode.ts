@@ -121,6 +121,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       plan_sha256: options.planSha256,
     });
     const upstream = options.upstream(agent);
+    const notes = [...context.notes];
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
     let forwarder: Forwarder | null = null;
@@ -145,7 +146,17 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         forbiddenValues: [upstream.key],
         wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
         onStarted: async (pid) => {
-          forwarder = await startForwarder({ pid, socketPath, port });
+          try {
+            forwarder = await startForwarder({ pid, socketPath, port });
+          } catch (error) {
+            // A candidate that exits at once (e.g. without any model call) can be
+            // gone before nsenter enters its namespace: nothing to forward then.
+            if (!(await processExists(pid))) {
+              notes.push("the candidate exited before the relay forwarder started");
+              return;
+            }
+            throw error;
+          }
         },
         signal: context.signal,
         labels: { [RUN_LABEL]: episode.run_id, "ledgerbench.episode": episode.episode_id },
@@ -157,7 +168,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       const records = relay === null ? null : relay.records();
       return harnessFailureRow(
         base,
-        context.notes,
+        notes,
         records,
         error,
         performance.now() - clock,
@@ -170,7 +181,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     return await classifyEpisode({
       base,
       plan: options.plan,
-      notes: context.notes,
+      notes,
       records: relay.records(),
       relayStop: relay.stopReason(),
       expectedModelIds: upstream.expectedModelIds,
@@ -204,6 +215,16 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       },
     });
   };
+}
+
+/** Whether a host process still exists (`/proc/<pid>` is present). */
+async function processExists(pid: number): Promise<boolean> {
+  try {
+    await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function closeQuietly(forwarder: Forwarder | null, relay: Relay | null): Promise<void> {
