@@ -17,9 +17,11 @@ import type { TopLevelSpec } from "vega-lite";
 import { renderSvg } from "../report/render_figure.ts";
 
 /**
- * The MIME type of the vega-lite bundle. JupyterLab and nteract render
- * `application/vnd.vegalite.v5+json`; the specs are compiled by vega-lite 6
- * (their `$schema` says so) and use nothing v5 lacks.
+ * The MIME type of the vega-lite bundle: the newest one Jupyter frontends
+ * register a renderer for (JupyterLab, nteract, VS Code). The specs are
+ * written for vega-lite 6 (their `$schema` says so); a frontend whose renderer
+ * is older may draw them differently, and the SVG beside them is the
+ * rendering the report uses.
  */
 export const VEGA_LITE_MIME = "application/vnd.vegalite.v5+json";
 

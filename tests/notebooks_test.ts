@@ -109,16 +109,37 @@ async function run(
   }
 }
 
+/**
+ * The kernel the tests execute with: a private kernelspec, in a temporary
+ * JUPYTER_PATH entry, that starts the very deno running the tests
+ * (`Deno.execPath()`), so that a kernelspec registered from another checkout
+ * cannot make the tests run stale code. `.ci/install_jupyter.sh` registers the
+ * user-facing "deno" kernel the notebooks name in their metadata.
+ */
+const KERNEL_NAME = "ledgerbench-deno-test";
+const JUPYTER_PATH = await Deno.makeTempDir({ prefix: "ledgerbench_jupyter_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(JUPYTER_PATH, { recursive: true }));
+await Deno.mkdir(`${JUPYTER_PATH}/kernels/${KERNEL_NAME}`, { recursive: true });
+await Deno.writeTextFile(
+  `${JUPYTER_PATH}/kernels/${KERNEL_NAME}/kernel.json`,
+  JSON.stringify({
+    argv: [Deno.execPath(), "jupyter", "--kernel", "--conn", "{connection_file}"],
+    display_name: "Deno (ledgerbench tests)",
+    language: "typescript",
+  }),
+);
+const JUPYTER_ENV = { JUPYTER_PATH };
+
 /** Why the notebooks cannot be executed here, or null when they can. */
 async function jupyterMissing(): Promise<string | null> {
   const nbconvert = await run("jupyter", ["nbconvert", "--version"]);
   if (nbconvert.code !== 0) {
     return `"jupyter nbconvert" is not available (${nbconvert.text.trim()})`;
   }
-  const specs = await run("jupyter", ["kernelspec", "list", "--json"]);
+  const specs = await run("jupyter", ["kernelspec", "list", "--json"], { env: JUPYTER_ENV });
   if (specs.code !== 0) return `"jupyter kernelspec list" failed: ${specs.text.trim()}`;
   const listed = JSON.parse(specs.text.slice(specs.text.indexOf("{"))).kernelspecs ?? {};
-  if (!("deno" in listed)) return 'the Deno kernel is not registered (no kernelspec "deno")';
+  if (!(KERNEL_NAME in listed)) return `jupyter does not find the test kernelspec "${KERNEL_NAME}"`;
   return null;
 }
 
@@ -156,11 +177,6 @@ if (missing !== null && !required) {
   );
 }
 
-interface Executed {
-  dir: string;
-  notebook: Notebook;
-}
-
 /** At most this many kernels at once (the machine has two cores). */
 const PARALLEL = 2;
 let running = 0;
@@ -179,32 +195,35 @@ async function withSlot<T>(task: () => Promise<T>): Promise<T> {
 
 /**
  * Executes a notebook with nbconvert into a fresh temporary directory and
- * returns the executed copy; fails on a non-zero exit (nbconvert stops at the
+ * returns the executed copy (the directory is removed); fails on a non-zero exit (nbconvert stops at the
  * first cell error) or a timeout, quoting nbconvert's output.
  */
-async function execute(name: string, env: Record<string, string> = {}): Promise<Executed> {
+async function execute(name: string, env: Record<string, string> = {}): Promise<Notebook> {
   if (missing !== null) {
     throw new Error(
       `Cannot execute notebooks: ${missing}: run "bash .ci/install_jupyter.sh" (CI installs it)`,
     );
   }
   const dir = await Deno.makeTempDir({ prefix: `ledgerbench_nb_${name}_` });
-  const result = await run("jupyter", [
-    "nbconvert",
-    "--to",
-    "notebook",
-    "--execute",
-    "--ExecutePreprocessor.kernel_name=deno",
-    `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
-    "--output-dir",
-    dir,
-    `notebooks/${name}.ipynb`,
-  ], { env, timeoutMs: 4 * CELL_TIMEOUT_S * 1000 });
-  const cellError = result.text.indexOf("An error occurred while executing the following cell");
-  const detail = cellError >= 0 ? result.text.slice(cellError) : result.text.slice(-6000);
-  assert.equal(result.code, 0, `nbconvert failed on ${name}.ipynb:\n${detail}`);
-  const notebook = JSON.parse(await Deno.readTextFile(`${dir}/${name}.ipynb`));
-  return { dir, notebook };
+  try {
+    const result = await run("jupyter", [
+      "nbconvert",
+      "--to",
+      "notebook",
+      "--execute",
+      `--ExecutePreprocessor.kernel_name=${KERNEL_NAME}`,
+      `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
+      "--output-dir",
+      dir,
+      `notebooks/${name}.ipynb`,
+    ], { env: { ...JUPYTER_ENV, ...env }, timeoutMs: 4 * CELL_TIMEOUT_S * 1000 });
+    const cellError = result.text.indexOf("An error occurred while executing the following cell");
+    const detail = cellError >= 0 ? result.text.slice(cellError) : result.text.slice(-6000);
+    assert.equal(result.code, 0, `nbconvert failed on ${name}.ipynb:\n${detail}`);
+    return JSON.parse(await Deno.readTextFile(`${dir}/${name}.ipynb`));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 type Output = {
@@ -304,13 +323,9 @@ for (const name of notebookNames) {
     ...executionTest,
     name: `${name}.ipynb executes headless on the Deno kernel without a cell error`,
     fn: async () => {
-      const { dir, notebook } = await job<Executed>(name);
-      try {
-        const figures = checkExecuted(name, notebook);
-        if (name in FIGURES) assert.equal(figures, FIGURES[name], `${name}: figures shown`);
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
+      const notebook = await job<Notebook>(name);
+      const figures = checkExecuted(name, notebook);
+      if (name in FIGURES) assert.equal(figures, FIGURES[name], `${name}: figures shown`);
     },
   });
 }
@@ -320,16 +335,12 @@ Deno.test({
   name: "explore_ledger.ipynb reads the ledger its LEDGER parameter names",
   fn: async () => {
     const expected = await readLedger(SAMPLE);
-    const { dir, notebook } = await job<Executed>("explore_ledger:sample");
-    try {
-      checkExecuted("explore_ledger", notebook);
-      const text = outputsOf(notebook).map(({ o }) => plainText(o)).join("\n");
-      assert.ok(text.includes(expected.sha256), "the sample ledger's SHA-256 is not shown");
-      // Seed 001's sample: 8 lines, 8 rows (agents a and b, 4 tasks each).
-      assert.match(text, /lines \/ rows\s+8 \/ 8/);
-      assert.match(text, /No plan given: validation skipped/);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const notebook = await job<Notebook>("explore_ledger:sample");
+    checkExecuted("explore_ledger", notebook);
+    const text = outputsOf(notebook).map(({ o }) => plainText(o)).join("\n");
+    assert.ok(text.includes(expected.sha256), "the sample ledger's SHA-256 is not shown");
+    // Seed 001's sample: 8 lines, 8 rows (agents a and b, 4 tasks each).
+    assert.match(text, /lines \/ rows\s+8 \/ 8/);
+    assert.match(text, /No plan given: validation skipped/);
   },
 });
