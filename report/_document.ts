@@ -14,12 +14,22 @@
 const CODE_OPEN = "\u0001";
 const CODE_CLOSE = "\u0002";
 
-/** A code span inside block text (`` `x` `` in Markdown, `<code>x</code>` in HTML). */
+/**
+ * Marks a code span inside block text (`` `x` `` in Markdown, `<code>x</code>` in HTML).
+ *
+ * @param text the code (marker characters inside it are dropped)
+ * @returns the text between the two private markers
+ */
 export function code(text: string): string {
   return CODE_OPEN + text.replaceAll(CODE_OPEN, "").replaceAll(CODE_CLOSE, "") + CODE_CLOSE;
 }
 
-/** Block text without code-span markers, for JSON and plain-text output. */
+/**
+ * Block text without code-span markers, for JSON and plain-text output.
+ *
+ * @param text block text
+ * @returns the text with the markers removed
+ */
 export function plainText(text: string): string {
   return text.replaceAll(CODE_OPEN, "").replaceAll(CODE_CLOSE, "");
 }
@@ -46,7 +56,13 @@ export type Block =
   | { kind: "code"; text: string }
   | FigureBlock;
 
-/** Path of a figure file relative to the report directory. */
+/**
+ * Path of a figure file relative to the report directory.
+ *
+ * @param name the figure's file stem
+ * @param ext `svg` or `png`
+ * @returns `figures/<name>.<ext>`
+ */
 export function figurePath(name: string, ext: "svg" | "png"): string {
   return `figures/${name}.${ext}`;
 }
@@ -81,7 +97,11 @@ function mdCell(text: string): string {
 
 /**
  * Renders blocks as GitHub-flavoured Markdown; figures link their SVG (shown
- * inline by code hosts) and their PNG. Ends with one newline.
+ * inline by code hosts) and their PNG. Text outside code spans has
+ * `\ * _ [ ] < > |` escaped. O(size of the text).
+ *
+ * @param blocks the document
+ * @returns the Markdown, blocks separated by a blank line, ending with one newline
  */
 export function toMarkdown(blocks: readonly Block[]): string {
   const parts = blocks.map((block) => {
@@ -114,7 +134,12 @@ export function toMarkdown(blocks: readonly Block[]): string {
 
 // ---------------------------------------------------------------- HTML
 
-/** Escapes text for HTML element content and double-quoted attributes. */
+/**
+ * Escapes text for HTML element content and double-quoted attributes.
+ *
+ * @param text any text
+ * @returns the text with `& < > "` as entities
+ */
 export function htmlEscape(text: string): string {
   return text.replace(
     /[&<>"]/g,
@@ -135,7 +160,12 @@ function htmlInline(text: string): string {
   }
 }
 
-/** A lower-case anchor from heading text: letters and digits joined by `-`. */
+/**
+ * A lower-case anchor from heading text: runs of letters and digits joined by `-`.
+ *
+ * @param text heading text
+ * @returns the anchor, without leading or trailing `-`
+ */
 export function anchor(text: string): string {
   return plainText(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
 }
@@ -143,7 +173,12 @@ export function anchor(text: string): string {
 /**
  * Prefixes every `id` of an SVG document, and every reference to one
  * (`url(#id)`, `href="#id"`), so several SVGs can sit in one HTML page without
- * their clip paths and gradients colliding.
+ * their clip paths and gradients colliding. References to ids the document
+ * does not define are left alone. O(size of the SVG).
+ *
+ * @param svg an SVG document
+ * @param prefix prepended to each id (e.g. `forest-`)
+ * @returns the document with scoped ids
  */
 export function scopeSvgIds(svg: string, prefix: string): string {
   const ids = new Set([...svg.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));

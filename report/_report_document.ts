@@ -563,6 +563,12 @@ function shellWord(word: string): string {
  * The report's blocks, in reading order: title, summary (stated and withheld
  * claims), inputs and parameters, validation, errata, per-agent results,
  * comparisons, censoring, invalid attempts, cost, SPRT, and how to reproduce.
+ * Every sentence is a claim of the summary or fixed text naming a rule; every
+ * number is read from the summary. O(size of the summary).
+ *
+ * @param summary the computed summary (claims included)
+ * @param figures the figures in reading order (numbers already assigned)
+ * @returns the blocks for `toMarkdown` and `toHtml`
  */
 export function reportDocument(
   summary: ReportSummary,

@@ -80,6 +80,14 @@ async function readConfig<T>(
  * @param paths the ledger and the optional plan, errata and price table
  * @returns the inputs for `buildReport`
  * @throws {LedgerError} on the first problem in any file (codes as the readers give them)
+ * @example
+ * ```ts
+ * import { loadReportInputs } from "./load_report_inputs.ts";
+ * const ledger = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
+ * const inputs = await loadReportInputs({ ledger });
+ * // Seed 001's sample: 8 rows on lines 1..8, no plan, errata or price table.
+ * if (inputs.ledger.rows.length !== 8 || inputs.ledger.row_lines[7] !== 8) throw new Error();
+ * ```
  */
 export async function loadReportInputs(paths: ReportPaths): Promise<ReportInputs> {
   const ledger = await readLedgerWithLines(paths.ledger);
