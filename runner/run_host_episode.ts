@@ -243,6 +243,7 @@ async function runHostVerifier(
   const hidden = `${temp}/hidden`;
   const scratch = `${temp}/scratch`;
   const frozen = (await digestTree(verifierDir)).digest;
+  await Deno.mkdir(temp, { recursive: true });
   await copyTree(verifierDir, hidden, { mode: "readonly" });
   await Deno.mkdir(scratch, { recursive: true });
   const env = {

@@ -499,3 +499,126 @@ Deno.test({
     }
   },
 });
+
+const HOST_AGENT =
+  `// A host agent for --unsandboxed runs: the solver's contract, rooted at the working directory.
+const prompt = await Deno.readTextFile(Deno.env.get("LEDGERBENCH_TASK_FILE")!);
+const response = await fetch(Deno.env.get("OPENAI_BASE_URL") + "/chat/completions", {
+  method: "POST",
+  headers: { "content-type": "application/json", authorization: "Bearer " + Deno.env.get("OPENAI_API_KEY") },
+  body: JSON.stringify({ model: Deno.env.get("LEDGERBENCH_MODEL"), messages: [{ role: "user", content: prompt }] }),
+});
+const body = await response.json();
+for (const m of body.choices[0].message.content.matchAll(/\`\`\`file:([^\\n\`]+)\\n([\\s\\S]*?)\\n?\`\`\`/g)) {
+  await Deno.writeTextFile(m[1].trim(), m[2]);
+}
+console.log(JSON.stringify({ tool_calls: 2 }));
+`;
+
+Deno.test("runner: --unsandboxed runs host processes only when asked, and every row says so", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-unsandboxed-" });
+  const digest = `sha256:${"0".repeat(64)}`;
+  try {
+    const suite = await generateSuite(one(c2FilterSum, a1Locate), SEED, { dir: `${dir}/suite` });
+    const frozen = await writePlan(
+      `${dir}/plan.json`,
+      freezePlan(suite, {
+        plan_id: "host",
+        created_at: new Date().toISOString(),
+        agents: [{ agent_id: "h", image: null, image_digest: digest }],
+        order_seed: 1,
+        price_table_id: "test",
+        runner_version: await runnerVersion(),
+        verifier_image: "none",
+        verifier_image_digest: digest,
+      }),
+    );
+    await Deno.writeTextFile(`${dir}/agent.ts`, HOST_AGENT);
+    await Deno.writeTextFile(
+      `${dir}/script.json`,
+      JSON.stringify(await suiteProviderScript(suite, { model: "m-h" })),
+    );
+    const common = [
+      "run",
+      "--plan",
+      frozen.path,
+      "--suite",
+      suite.dir,
+      "--ledger",
+      `${dir}/ledger.jsonl`,
+      "--provider-script",
+      `${dir}/script.json`,
+    ];
+    const agent =
+      `h=${Deno.execPath()} run --allow-read --allow-write=. --allow-env --allow-net=127.0.0.1 ${dir}/agent.ts`;
+    const refused = await cli([...common, "--agent-command", agent]);
+    equal(refused.code, 1);
+    match(refused.stderr, /Option "--agent-command" needs "--unsandboxed"/);
+    const ran = await cli([...common, "--unsandboxed", "--agent-command", agent]);
+    equal(ran.code, 0, ran.stderr + (await Deno.readTextFile(`${dir}/ledger.jsonl`)));
+    const rows = (await readLedger(`${dir}/ledger.jsonl`)).rows;
+    equal(rows.length, 2);
+    for (const row of rows) {
+      deepEqual([row.status, row.resolved, row.model_calls, row.tool_calls], [
+        "scored",
+        true,
+        1,
+        2,
+      ]);
+      deepEqual(row.environment, {
+        agent_image_digest: null,
+        verifier_image_digest: null,
+        runner_version: await runnerVersion(),
+        sandbox: "unsandboxed",
+        plan_sha256: frozen.sha256,
+      });
+      match(row.notes, /^UNSANDBOXED: the candidate and the verifier ran as host processes/);
+      equal(row.evidence?.server_model_id, "m-h");
+    }
+  } finally {
+    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runner: without a Docker engine, run refuses clearly and demo falls back to the example ledgers", async () => {
+  const env = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
+  const command = (args: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}cli/main.ts`, ...args],
+      cwd: ROOT,
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const decoder = new TextDecoder();
+  const run = await command([
+    "run",
+    "--plan",
+    "p.json",
+    "--suite",
+    "s",
+    "--ledger",
+    "l.jsonl",
+    "--upstream",
+    "http://x/v1",
+  ]);
+  equal(run.code, 3);
+  match(
+    decoder.decode(run.stderr),
+    /No Docker engine is reachable: No Docker socket at "\/nonexistent\/docker.sock"/,
+  );
+  match(
+    decoder.decode(run.stderr),
+    /Nothing was run: candidates only run sandboxed, unless --unsandboxed/,
+  );
+  const demo = await command(["demo"]);
+  equal(demo.code, 0, decoder.decode(demo.stderr));
+  match(
+    decoder.decode(demo.stderr),
+    /No episode was run .*\n.*Falling back to the analysis of the shipped example ledger/,
+  );
+  const stdout = decoder.decode(demo.stdout);
+  match(stdout, /== summarize ledgers\/examples\/synthetic_ledger.jsonl/);
+  match(stdout, /== compare ledgers\/examples\/synthetic_ledger.jsonl/);
+});
