@@ -1,0 +1,94 @@
+import { deepEqual, equal, rejects } from "node:assert/strict";
+import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";
+import {
+  checkEnvironment,
+  EnvironmentMismatchError,
+  imageDriftCheck,
+} from "./environment_check.ts";
+import { freezePlan } from "./freeze_plan.ts";
+import { generateSuite } from "./generate_suite.ts";
+
+const A = `sha256:${"a".repeat(64)}`;
+const B = `sha256:${"b".repeat(64)}`;
+const V = `sha256:${"c".repeat(64)}`;
+
+async function setup() {
+  const dir = await Deno.makeTempDir();
+  const suite = await generateSuite(MINI_SUITE, DEMO_SEED, { dir: `${dir}/suite` });
+  const plan = freezePlan(suite, {
+    plan_id: "p",
+    created_at: "2026-11-30T00:00:00.000Z",
+    agents: [{ agent_id: "solver", image: "img/solver:1", image_digest: A }],
+    order_seed: 1,
+    price_table_id: "x",
+    runner_version: "0.1.0+src.frozen",
+    verifier_image: "img/verifier:1",
+    verifier_image_digest: V,
+  });
+  return { dir, suite, plan };
+}
+
+Deno.test("checkEnvironment() lists every mismatch with the frozen plan before refusing", async () => {
+  const { dir, suite, plan } = await setup();
+  const images: Record<string, string | null> = { "img/solver:1": B, "img/verifier:1": null };
+  await Deno.writeTextFile(`${suite.dir}/tasks/a1-locate/verifier/expected.txt`, "changed\n");
+  await rejects(
+    checkEnvironment(plan, {
+      suiteDir: `${dir}/suite`,
+      runnerVersion: "0.1.0+src.other",
+      resolveImage: (ref) => Promise.resolve(images[ref] ?? null),
+    }),
+    (error: unknown) => {
+      if (!(error instanceof EnvironmentMismatchError)) return false;
+      equal(error.mismatches.length, 4);
+      deepEqual(
+        error.mismatches[0],
+        'runner version is "0.1.0+src.other", the plan froze "0.1.0+src.frozen"',
+      );
+      equal(error.mismatches[1].startsWith(`suite "${suite.dir}" hashes to "`), true);
+      equal(
+        error.mismatches[2],
+        `agent "solver" image "img/solver:1" resolves to "${B}", the plan froze "${A}"`,
+      );
+      equal(
+        error.mismatches[3],
+        `verifier image "img/verifier:1" is not present (the plan froze "${V}")`,
+      );
+      return true;
+    },
+  );
+});
+
+Deno.test("checkEnvironment() resolves a matching environment; imageDriftCheck() catches a later re-tag", async () => {
+  const { dir, plan } = await setup();
+  const images: Record<string, string> = { "img/solver:1": A, "img/verifier:1": V };
+  const resolveImage = (ref: string) => Promise.resolve(images[ref] ?? null);
+  const resolved = await checkEnvironment(plan, {
+    suiteDir: `${dir}/suite`,
+    runnerVersion: "0.1.0+src.frozen",
+    resolveImage,
+  });
+  deepEqual(resolved.agentImages, { solver: A });
+  equal(resolved.verifierImage, V);
+  deepEqual(Object.keys(resolved.verifierDigests).sort(), [
+    "a1-locate",
+    "b2-column",
+    "c2-filter-sum",
+  ]);
+  const check = imageDriftCheck(plan, { resolveImage });
+  const episode = {
+    run_id: "p",
+    agent_id: "solver",
+    task_id: "a1-locate",
+    lane: "A",
+    position: 0,
+    attempt: 1,
+    episode_id: "p/solver/a1-locate/1",
+  };
+  equal(await check(episode), null);
+  images["img/verifier:1"] = B;
+  equal(
+    await check(episode),
+    `verifier image "img/verifier:1" resolves to "${B}", the plan froze "${V}"`,
+  );
+});
