@@ -20,6 +20,7 @@ import { scanLedger } from "../analysis/read_ledger.ts";
 import { validateLedger } from "../analysis/validate_ledger.ts";
 import { Plan } from "../analysis/schema.ts";
 import { peakRssKib } from "./_measure.ts";
+import process from "node:process";
 
 const NEWLINE = 10;
 
@@ -85,8 +86,11 @@ async function measure(mode: string, path: string, planPath?: string): Promise<n
 
 if (import.meta.main) {
   const [mode, path, planPath] = Deno.args;
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   const rows = await measure(mode, path, planPath);
   const ms = performance.now() - start;
-  console.log(JSON.stringify({ mode, rows, ms, peak_rss_kib: peakRssKib() }));
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  console.log(JSON.stringify({ mode, rows, ms, cpu_ms: cpuMs, peak_rss_kib: peakRssKib() }));
 }
