@@ -139,6 +139,8 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
         const found = /"tokens": (\d+)/.exec(text)!;
         const tampered = text.replace(found[0], `"tokens": ${Number(found[1]) + 1}`);
         await Deno.writeTextFile(path, tampered);
+        // And a figure file the report does not write.
+        await Deno.writeTextFile(`${work}/two/figures/extra.svg`, "<svg/>");
         const run = await ledgerbench(work, "verify-report", "two");
         equal(run.code, 1, run.stdout + run.stderr);
         ok(
@@ -150,6 +152,8 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
           run.stdout,
         );
         match(run.stdout, /summary\.json: bytes differ from line \d+/);
+        match(run.stdout, /figures\/extra\.svg: not a file this report writes/);
+        match(run.stdout, /MISMATCH: two: 3 differences/);
         match(run.stdout, /ledger: inputs\/synthetic_ledger\.jsonl \(SHA-256 matches\)/);
         match(run.stderr, /^error: Report "two" does not match its inputs/);
       },
