@@ -8,7 +8,6 @@
 import { createHash } from "node:crypto";
 import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
-import { renderReport } from "../report/render_report.ts";
 import { writeReport } from "../report/write_report.ts";
 import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
@@ -84,6 +83,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     priceTable: stringOption(values, "price-table"),
   });
   const report = buildReport(inputs, { maxFindingsPerCode, pngScale });
+  // Loaded here, not at the top: the renderer loads resvg's native addon (--allow-ffi), which
+  // "ledgerbench --help" must not need.
+  const { renderReport } = await import("../report/render_report.ts");
   const rendered = await renderReport(report);
   const removed = await writeReport(out, rendered.files);
   for (const warning of rendered.warnings) io.stderr(`warning: ${warning}\n`);

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { verifyReport } from "../report/verify_report.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
@@ -48,6 +47,9 @@ const OPTIONS = { base: { type: "string" } } as const;
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["DIR"] });
   const dir = positionals[0];
+  // Loaded here, not at the top: the renderer loads resvg's native addon (--allow-ffi), which
+  // "ledgerbench --help" must not need.
+  const { verifyReport } = await import("../report/verify_report.ts");
   const result = await verifyReport(dir, { base: stringOption(values, "base") });
   emit(io, values.json === true, { command: "verify-report", ...result }, () => {
     let text = "";
