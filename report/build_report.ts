@@ -9,19 +9,9 @@ import { createHash } from "node:crypto";
 import type { TopLevelSpec } from "vega-lite";
 import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import {
-  type CensoringClaim,
-  type CensoringRow,
-  type CensoringSummary,
-  censoringSummary,
-} from "../analysis/censoring.ts";
+import { type CensoringSummary, censoringSummary } from "../analysis/censoring.ts";
 import { type Comparison, comparisonMatrix } from "../analysis/compare_agents.ts";
 import { type AppliedErratum, applyErrata, type ErrataFile } from "../analysis/errata.ts";
-import { costFrontierPlot } from "../analysis/figures/cost_frontier_plot.ts";
-import { efficiencyPlot } from "../analysis/figures/efficiency_plot.ts";
-import { forestPlot } from "../analysis/figures/forest_plot.ts";
-import { sprtPathPlot } from "../analysis/figures/sprt_path_plot.ts";
-import { stopReasonsPlot } from "../analysis/figures/stop_reasons_plot.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
 import type { LedgerScan } from "../analysis/read_ledger.ts";
 import {
@@ -31,24 +21,32 @@ import {
   type Plan,
   type PriceTable,
   type SprtParams,
-  type StopReason,
 } from "../analysis/schema.ts";
-import { type SprtBoundaries, sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
-import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
-import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_characteristic.ts";
 import {
   calibrateSprt,
   SEED_002_RATES,
   type SprtCalibration,
 } from "../analysis/sprt/calibrate_sprt.ts";
-import { sprtCalibrationPlot } from "../analysis/figures/sprt_calibration_plot.ts";
+import { type SprtBoundaries, sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
+import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import { ledgerValidator, type ValidationReport } from "../analysis/validate_ledger.ts";
 import { wilsonInterval } from "../analysis/wilson_interval.ts";
+import {
+  agentClaim,
+  censoringClaim,
+  comparisonClaim,
+  errataClaims,
+  errataValidationClaim,
+  invalidClaim,
+  sprtClaim,
+  validationClaim,
+  withheldBecause,
+} from "./_claims.ts";
 import { type Block, type FigureBlock, toMarkdown } from "./_document.ts";
+import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
 import { reportDocument } from "./_report_document.ts";
-import { int, pct, pctInterval, plural, quotedList } from "./_format.ts";
 
 /** The format tag written into every `summary.json`; bumped when its layout changes. */
 export const REPORT_FORMAT = "ledgerbench-report/1";
@@ -238,29 +236,11 @@ export interface Report {
   blocks: Block[];
 }
 
-/** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
-const CALIBRATION_GRID_STEPS = 100;
-
 /** The font family the figures ask for and resvg falls back to. */
 const FONT_FAMILY = "DejaVu Sans";
 
 function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
-}
-
-/** `agent-01` → `agent-01`; other characters become `-`; ids that collide get `-2`, `-3`... */
-function slugs(ids: readonly string[]): Map<string, string> {
-  const used = new Set<string>();
-  const out = new Map<string, string>();
-  for (const id of ids) {
-    const base = id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") ||
-      "agent";
-    let slug = base;
-    for (let k = 2; used.has(slug); k++) slug = `${base}-${k}`;
-    used.add(slug);
-    out.set(id, slug);
-  }
-  return out;
 }
 
 function checkPriceTable(rows: readonly Episode[], table: ReportConfig<PriceTable>): void {
@@ -327,511 +307,6 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
     repeated_tasks: replay.repeated_tasks,
     notes: replay.notes,
   };
-}
-
-// ---------------------------------------------------------------- claims
-
-const CLAIM_WORDS: Record<CensoringClaim, string> = {
-  headline: "a headline score may be stated",
-  both_labelled: "both scores must be stated, labelled",
-  budget_adequacy_only: "only budget adequacy may be discussed, no capability headline",
-};
-
-const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
-  headline: "headline",
-  both_labelled: "both scores, labelled",
-  budget_adequacy_only: "budget adequacy only",
-};
-
-function censoredBreakdown(row: CensoringRow): string {
-  const parts = (Object.entries(row.stop_reasons) as [StopReason, number][])
-    .filter(([reason, n]) => reason !== "completed" && n > 0)
-    .map(([reason, n]) => `${reason} ${n}`);
-  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
-}
-
-function policyText(policy: CensoringPolicy): string {
-  return `headline under ${pct(policy.headline_max, 0)}, both scores labelled up to ` +
-    `${pct(policy.labelled_max, 0)}, above that budget adequacy only`;
-}
-
-/** Why an agent's capability numbers may not be stated, and the rule that says so. */
-interface Withheld {
-  reason: string;
-  rule: string;
-}
-
-/** Why an agent's capability numbers may not be stated, or null when they may. */
-function withheldBecause(
-  row: CensoringRow | undefined,
-  citable: boolean,
-  planId: string | null,
-  policy: CensoringPolicy,
-): Withheld | null {
-  if (!citable) {
-    return {
-      reason: `the ledger does not validate against plan "${planId}"`,
-      rule: "seed-003 validation",
-    };
-  }
-  if (row === undefined || row.claim === null) {
-    return { reason: "nothing was scored", rule: "seeds 000 and 001: only scored rows count" };
-  }
-  if (row.claim === "budget_adequacy_only") {
-    return {
-      reason: `its censoring rate ${pct(row.censoring_rate)} is above ${
-        pct(policy.labelled_max, 0)
-      }, so only budget adequacy may be stated`,
-      rule: `seed-003 policy "budget_adequacy_only"`,
-    };
-  }
-  return null;
-}
-
-/** Finding codes that `validateLedger` lists for information only. */
-const INFO_CODES = new Set(["invalid_attempt", "not_reached"]);
-
-function validationClaim(report: ValidationReport | null, plan: Plan | null): ReportClaim {
-  if (report === null || plan === null) {
-    return {
-      id: "validation",
-      topic: "validation",
-      rule: "seed-003 validation",
-      stated: true,
-      text: "No plan given: the ledger is not validated against a frozen plan (row count, caps " +
-        "and lanes unchecked), and the bootstrap, tie band and censoring thresholds are the " +
-        "defaults, not pre-registered values",
-    };
-  }
-  const counts = Object.entries(report.finding_counts) as [string, number][];
-  const severity = (code: string) =>
-    report.findings.find((f) => f.code === code)?.severity ??
-      (INFO_CODES.has(code) ? "info" : "error");
-  const errors = counts.filter(([code]) => severity(code) !== "info");
-  const infos = counts.filter(([code]) => severity(code) === "info");
-  const infoText = infos.length === 0
-    ? ""
-    : `; listed for information: ${infos.map(([code, n]) => `${code} ${n}`).join(", ")}`;
-  if (report.ok) {
-    return {
-      id: "validation",
-      topic: "validation",
-      rule: "seed-003 validation",
-      stated: true,
-      text:
-        `The ledger as recorded matches plan "${plan.plan_id}": ${
-          int(report.scored)
-        } scored rows ` +
-        `(${report.stopping === "sprt" ? "at most " : ""}${int(report.planned_scored)} planned), ${
-          plural(report.invalid, "invalid attempt")
-        }, no error finding${infoText}`,
-    };
-  }
-  const total = errors.reduce((sum, [, n]) => sum + n, 0);
-  return {
-    id: "validation",
-    topic: "validation",
-    rule: "seed-003 validation",
-    stated: true,
-    text:
-      `The ledger as recorded does not match plan "${plan.plan_id}": ${
-        plural(total, "error finding")
-      } (${
-        errors.map(([code, n]) => `${code} ${n}`).join(", ")
-      }); no capability claim is stated until they are resolved (seed 003: validate before ` +
-      `anyone reads a mean)`,
-  };
-}
-
-function findingKey(f: { code: string; line: number | null; message: string }): string {
-  return `${f.code}|${f.line}|${f.message}`;
-}
-
-function errataValidationClaim(before: ValidationReport, after: ValidationReport): ReportClaim {
-  const known = new Set(before.findings.map(findingKey));
-  const fresh = after.findings.filter((f) => f.severity === "error" && !known.has(findingKey(f)));
-  const base = { id: "validation:errata", topic: "validation" as const, stated: true };
-  if (fresh.length === 0) {
-    return {
-      ...base,
-      rule: "seed-003 validation after seed-000 errata",
-      text: "After the errata the rows still match the plan: no new error finding",
-    };
-  }
-  const shown = fresh.slice(0, 5).map((f) => f.message);
-  const more = fresh.length > shown.length ? `; and ${fresh.length - shown.length} more` : "";
-  return {
-    ...base,
-    rule: "seed-003 validation after seed-000 errata",
-    text:
-      `After the errata, ${plural(fresh.length, "new finding")} against the plan: ${
-        shown.join("; ")
-      }${more}; every score below is over the corrected rows, so an agent with such a task is ` +
-      "scored over fewer tasks than planned",
-  };
-}
-
-function verdictText(
-  v: { status: string; resolved: boolean | null; invalid_reason: string | null },
-) {
-  if (v.status === "invalid") return `invalid (${v.invalid_reason})`;
-  return v.resolved ? "resolved" : "not resolved";
-}
-
-function errataClaims(errata: ErrataFile, applied: AppliedErratum[]): ReportClaim[] {
-  const explanation = new Map(errata.entries.map((e) => [e.erratum.erratum_id, e.erratum]));
-  const claims: ReportClaim[] = applied.map((a) => ({
-    id: `errata:${a.erratum_id}`,
-    topic: "errata",
-    rule: "seed-000 errata",
-    stated: true,
-    text: `Erratum "${a.erratum_id}" (line ${a.line}) ${
-      a.kind === "rescore_episode" ? "rescores" : "invalidates"
-    } episode "${a.episode_id}": ${verdictText(a.before)} → ${verdictText(a.after)}: ${
-      explanation.get(a.erratum_id)?.explanation ?? ""
-    }`,
-  }));
-  for (const { line, erratum } of errata.entries) {
-    if (erratum.kind !== "void_summary") continue;
-    claims.push({
-      id: `errata:${erratum.erratum_id}`,
-      topic: "errata",
-      rule: "seed-000 errata",
-      stated: true,
-      text: `Erratum "${erratum.erratum_id}" (line ${line}) voids the summary with SHA-256 ` +
-        `${erratum.summary_sha256}, which is kept, not rewritten: ${erratum.explanation}`,
-    });
-  }
-  if (claims.length === 0) {
-    claims.push({
-      id: "errata:none",
-      topic: "errata",
-      rule: "seed-000 errata",
-      stated: true,
-      text: `The errata file "${errata.file}" holds no correction`,
-    });
-  }
-  return claims;
-}
-
-function agentClaim(
-  agent: AgentSummary,
-  interval: AgentInterval,
-  row: CensoringRow,
-  withheld: Withheld | null,
-): ReportClaim {
-  const id = `agent:${agent.agent_id}`;
-  const rule = `seed-003 policy "${row.claim ?? "none"}"`;
-  if (withheld !== null) {
-    return {
-      id,
-      topic: "agent",
-      rule: withheld.rule,
-      stated: false,
-      text: `"${agent.agent_id}": resolved rate not stated: ${withheld.reason}`,
-    };
-  }
-  const boot = interval.bootstrap!;
-  const ci = interval.wilson === null
-    ? `95% bootstrap interval ${pctInterval(boot)}`
-    : `bootstrap interval collapsed at ${pct(boot.lower)}; Wilson 95% ${
-      pctInterval(interval.wilson)
-    }`;
-  if (row.claim === "headline") {
-    return {
-      id,
-      topic: "agent",
-      rule,
-      stated: true,
-      text: `"${agent.agent_id}": resolved rate ${pct(agent.resolved_rate)} (${
-        int(agent.resolved)
-      } of ${int(agent.scored)} scored episodes, ${ci}); censoring ${
-        pct(row.censoring_rate)
-      }, so this is a headline`,
-    };
-  }
-  return {
-    id,
-    topic: "agent",
-    rule,
-    stated: true,
-    text: `"${agent.agent_id}": score over all tasks ${pct(row.score_all_tasks)} (a lower bound; ${
-      int(row.passed)
-    } of ${int(row.scored)} scored episodes, ${ci}) and score over completed tasks only ${
-      pct(row.score_completed_only)
-    } (${int(row.passed_completed)} of ${int(row.completed)}); censoring ${
-      pct(row.censoring_rate)
-    }, so both are stated, labelled`,
-  };
-}
-
-function censoringClaim(row: CensoringRow, policy: CensoringPolicy, source: string): ReportClaim {
-  const who = row.agent_id === "*" ? "Whole run" : `"${row.agent_id}"`;
-  if (row.claim === null || row.censoring_rate === null) {
-    return {
-      id: `censoring:${row.agent_id}`,
-      topic: "censoring",
-      rule: "seed-003 policy",
-      stated: true,
-      text: `${who}: nothing scored, no censoring rate`,
-    };
-  }
-  if (row.agent_id === "*") {
-    return {
-      id: "censoring:*",
-      topic: "censoring",
-      rule: `seed-003 policy "${row.claim}"`,
-      stated: true,
-      text:
-        `Whole run: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
-          int(row.scored)
-        } scored episodes stopped before completing${censoredBreakdown(row)}; that is the ` +
-        `policy's "${CLAIM_SHORT_WORDS[row.claim]}" band (${policyText(policy)}; ${source}), ` +
-        "and each agent's claims follow its own rate",
-    };
-  }
-  return {
-    id: `censoring:${row.agent_id}`,
-    topic: "censoring",
-    rule: `seed-003 policy "${row.claim}"`,
-    stated: true,
-    text: `${who}: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
-      int(row.scored)
-    } scored episodes stopped before completing${censoredBreakdown(row)}; ${
-      CLAIM_WORDS[row.claim]
-    }`,
-  };
-}
-
-function invalidClaim(row: InvalidRow): ReportClaim {
-  const reasons = (Object.entries(row.reasons) as [string, number][])
-    .filter(([, n]) => n > 0)
-    .map(([reason, n]) => `${reason} ${n}`);
-  const text = row.invalid === 0
-    ? `"${row.agent_id}": no invalid attempt (0 of ${int(row.attempts)})`
-    : `"${row.agent_id}": ${int(row.invalid)} of ${int(row.attempts)} attempts invalid (${
-      pct(row.invalid_rate)
-    }: ${reasons.join(", ")}); invalid attempts are neither passes nor failures and are left ` +
-      "out of every score";
-  return {
-    id: `invalid:${row.agent_id}`,
-    topic: "invalid",
-    rule: "seeds 000 and 002: invalid is not scored",
-    stated: true,
-    text,
-  };
-}
-
-function relative(d: number | null): string {
-  return d === null ? "infinitely" : pct(d);
-}
-
-function pairSentence(c: Comparison): string {
-  const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
-  const band = pct(c.band, 0);
-  switch (c.rule) {
-    case "no_resolved":
-      return `${pair}: ${quotedList(c.failed)} resolved nothing, so there is no tokens per ` +
-        "resolved and no ranking; the failure is reported";
-    case "rate_interval":
-      return `${pair}: the 95% intervals ${pctInterval(c.a.interval)} and ${
-        pctInterval(c.b.interval)
-      } are separated: "${c.winner}" has the higher resolved rate`;
-    case "tpr":
-      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
-        `resolved ${int(c.a.tpr)} vs ${int(c.b.tpr)} differ by ${
-          relative(c.tpr_relative_difference)
-        }, more than the ${band} band: "${c.winner}" wins on tokens per resolved`;
-    case "spr":
-      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
-        `resolved are within ${band} (${relative(c.tpr_relative_difference)}); seconds per ` +
-        `resolved ${c.a.spr!.toFixed(1)} vs ${c.b.spr!.toFixed(1)} differ by ${
-          relative(c.spr_relative_difference)
-        }: "${c.winner}" wins on seconds per resolved`;
-    case "tie":
-      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
-        `resolved (${relative(c.tpr_relative_difference)}) and seconds per resolved (${
-          relative(c.spr_relative_difference)
-        }) are both within ${band}: a tie`;
-  }
-}
-
-function comparisonClaim(
-  c: Comparison,
-  withheld: Map<string, Withheld | null>,
-  labelled: Set<string>,
-): ReportClaim {
-  const id = `pair:${c.a.agent_id}:${c.b.agent_id}`;
-  const rule = `seed-001 rule "${c.rule}"`;
-  const blocked = [c.a.agent_id, c.b.agent_id]
-    .map((agent) => [agent, withheld.get(agent) ?? null] as const)
-    .filter((entry): entry is readonly [string, Withheld] => entry[1] !== null);
-  if (blocked.length > 0) {
-    return {
-      id,
-      topic: "comparison",
-      rule: [...new Set(blocked.map(([, w]) => w.rule))].join("; "),
-      stated: false,
-      text: `${c.a.agent_id} vs ${c.b.agent_id}: no ranking stated: ${
-        blocked.map(([agent, w]) => `"${agent}": ${w.reason}`).join("; ")
-      }`,
-    };
-  }
-  const lower = [c.a.agent_id, c.b.agent_id].some((agent) => labelled.has(agent))
-    ? " (rates are scores over all tasks: lower bounds)"
-    : "";
-  return { id, topic: "comparison", rule, stated: true, text: pairSentence(c) + lower };
-}
-
-function sprtClaim(
-  agent: SprtAgentResult,
-  boundaries: SprtBoundaries,
-  params: SprtParams,
-  withheld: Withheld | null,
-): ReportClaim {
-  const id = `sprt:${agent.agent_id}`;
-  const rule = `seed-002 SPRT "${agent.verdict}"`;
-  if (withheld !== null) {
-    return {
-      id,
-      topic: "sprt",
-      rule: withheld.rule,
-      stated: false,
-      text: `"${agent.agent_id}": SPRT decision not stated: ${withheld.reason}`,
-    };
-  }
-  const at = `after ${plural(agent.n, "valid result")} (${plural(agent.attempts, "attempt")}, ${
-    int(agent.invalid_count)
-  } invalid${agent.invalid_rate === null ? "" : `, ${pct(agent.invalid_rate)}`})`;
-  const llr = agent.llr.toFixed(3);
-  let text: string;
-  switch (agent.verdict) {
-    case "adopt":
-      text = `adopt ${at}: LLR ${llr} reached the adopt boundary ${boundaries.upper.toFixed(3)}`;
-      break;
-    case "drop":
-      text = `drop ${at}: LLR ${llr} reached the drop boundary ${boundaries.lower.toFixed(3)}`;
-      break;
-    case "cap-adopt":
-    case "cap-drop":
-      text = `${agent.verdict} ${at}: the cap of ${params.n_cap} valid results was reached ` +
-        `undecided and the point estimate ${agent.passes}/${agent.n} ${
-          agent.verdict === "cap-adopt" ? "≥" : "<"
-        } p_adopt ${params.p_adopt} decided`;
-      break;
-    case "continue":
-      text = `no decision: the ledger ends ${at} before either boundary or the cap of ` +
-        `${params.n_cap}`;
-      break;
-  }
-  return { id, topic: "sprt", rule, stated: true, text: `"${agent.agent_id}": ${text}` };
-}
-
-// ---------------------------------------------------------------- figures
-
-/**
- * The censoring summary with the two scores blanked for agents whose numbers
- * may not be stated, so the stop-reasons figure shows their budget adequacy
- * (bars, censoring rate, claim) and no capability number.
- */
-function withoutWithheldScores(
-  censoring: CensoringSummary,
-  statedAgents: ReadonlySet<string>,
-): CensoringSummary {
-  return {
-    ...censoring,
-    agents: censoring.agents.map((row) =>
-      statedAgents.has(row.agent_id)
-        ? row
-        : { ...row, score_all_tasks: null, score_completed_only: null }
-    ),
-  };
-}
-
-function figureSpecs(
-  summary: Omit<ReportSummary, "figures">,
-  replays: SprtReplay[],
-  statedAgents: ReadonlySet<string>,
-): { name: string; title: string; caption: string; spec: TopLevelSpec }[] {
-  const out: { name: string; title: string; caption: string; spec: TopLevelSpec }[] = [];
-  const agents = summary.agents.filter((a) => statedAgents.has(a.agent_id));
-  const left = summary.agents.filter((a) => !statedAgents.has(a.agent_id)).map((a) => a.agent_id);
-  const leftOut = left.length === 0
-    ? ""
-    : ` Left out, because their numbers may not be stated: ${quotedList(left)}.`;
-  const pairs = summary.comparisons.filter((c) =>
-    statedAgents.has(c.a.agent_id) && statedAgents.has(c.b.agent_id)
-  );
-  if (pairs.length > 0) {
-    out.push({
-      name: "forest",
-      title: "Resolved rate per agent with its 95% interval",
-      caption: "Each point is an agent's resolved rate over its scored episodes; each bar its " +
-        "percentile bootstrap 95% interval. The matrix marks every pair: overlapping " +
-        "intervals give no rate winner; the tie-breaks of seed 001 then decide." + leftOut,
-      spec: forestPlot(pairs),
-    });
-  }
-  if (agents.some((a) => a.resolved > 0)) {
-    out.push({
-      name: "efficiency",
-      title: "Tokens and seconds per resolved task",
-      caption:
-        `Lower is better. The shaded band reaches ${
-          pct(summary.parameters.tie_band.value, 0)
-        } above the lowest value: values inside it tie on that measure.` + leftOut,
-      spec: efficiencyPlot(agents, { band: summary.parameters.tie_band.value }),
-    });
-  }
-  if (summary.censoring.agents.length > 0) {
-    out.push({
-      name: "stop_reasons",
-      title: "Stop reasons and censoring per agent",
-      caption: "Scored episodes per agent by stop reason; everything but completed is " +
-        "censored. Beside each bar: the censoring rate and the claim the policy allows.",
-      spec: stopReasonsPlot(withoutWithheldScores(summary.censoring, statedAgents)),
-    });
-  }
-  if (agents.length > 0) {
-    out.push({
-      name: "cost_frontier",
-      title: "Cost per resolved against resolved rate",
-      caption: summary.inputs.price_table === null
-        ? "No price table given: cost is tokens per resolved. Filled points lie on the " +
-          "Pareto frontier (no other agent is cheaper and at least as good)." + leftOut
-        : `Cost from the frozen price table "${summary.inputs.price_table.price_table_id}". ` +
-          "Filled points lie on the Pareto frontier (no other agent is cheaper and at least " +
-          "as good)." + leftOut,
-      spec: costFrontierPlot(agents),
-    });
-  }
-  if (summary.sprt !== null) {
-    const { params, calibration } = summary.sprt;
-    const curve = Array.from(
-      { length: CALIBRATION_GRID_STEPS + 1 },
-      (_, i) => sprtOperatingCharacteristic(params, i / CALIBRATION_GRID_STEPS),
-    );
-    out.push({
-      name: "sprt_calibration",
-      title: "SPRT operating characteristic and expected sample size",
-      caption: "Exact probability of each final decision and of using the whole budget, and " +
-        "the expected number of valid results, across true pass rates for the plan's " +
-        `parameters; points: a seeded Monte Carlo (${int(calibration.trials)} runs per rate, ` +
-        `seed ${calibration.seed}) drawn over the exact curves.`,
-      spec: sprtCalibrationPlot(curve, calibration),
-    });
-    const names = slugs(replays.map((r) => r.agent_id));
-    for (const replay of replays.filter((r) => statedAgents.has(r.agent_id))) {
-      out.push({
-        name: `sprt_path_${names.get(replay.agent_id)}`,
-        title: `SPRT path of "${replay.agent_id}"`,
-        caption: "Cumulative log-likelihood ratio after each attempt in the plan's task " +
-          "order, against the adopt and drop boundaries; invalid attempts leave it unchanged.",
-        spec: sprtPathPlot(replay),
-      });
-    }
-  }
-  return out;
 }
 
 /**
@@ -975,10 +450,11 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   // Claims.
   const censoringRows = new Map(censoring.agents.map((row) => [row.agent_id, row]));
   const planId = plan?.plan_id ?? null;
+  const policySource = source === "plan" ? "from the plan" : "the defaults";
   const withheld = new Map(
     agents.map((
       a,
-    ) => [a.agent_id, withheldBecause(censoringRows.get(a.agent_id), citable, planId, policy)]),
+    ) => [a.agent_id, withheldBecause(censoringRows.get(a.agent_id), { citable, planId, policy })]),
   );
   const labelled = new Set(
     censoring.agents.filter((row) => row.claim === "both_labelled").map((row) => row.agent_id),
@@ -999,25 +475,26 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       text: "The ledger holds no rows: nothing to report",
     });
   } else {
-    claims.push(
-      censoringClaim(
-        censoring.overall,
-        policy,
-        source === "plan" ? "from the plan" : "the defaults",
-      ),
-    );
+    claims.push(censoringClaim(censoring.overall, { ...policy, source: policySource }));
   }
   agents.forEach((agent, i) => {
     const row = censoringRows.get(agent.agent_id)!;
-    claims.push(censoringClaim(row, policy, source));
-    claims.push(agentClaim(agent, intervals[i], row, withheld.get(agent.agent_id) ?? null));
+    claims.push(censoringClaim(row, { ...policy, source: policySource }));
+    claims.push(agentClaim(agent, {
+      interval: intervals[i],
+      row,
+      withheld: withheld.get(agent.agent_id) ?? null,
+    }));
   });
   for (const row of invalid.agents) claims.push(invalidClaim(row));
-  for (const c of comparisons) claims.push(comparisonClaim(c, withheld, labelled));
+  for (const c of comparisons) claims.push(comparisonClaim(c, { withheld, labelled }));
   if (sprt !== null) {
     for (const agent of sprt.agents) {
-      const why = withheld.get(agent.agent_id) ?? null;
-      claims.push(sprtClaim(agent, sprt.boundaries, sprt.params, why));
+      claims.push(sprtClaim(agent, {
+        boundaries: sprt.boundaries,
+        params: sprt.params,
+        withheld: withheld.get(agent.agent_id) ?? null,
+      }));
     }
     sprt.calibration.reachability.warnings.forEach((warning, i) => {
       claims.push({
@@ -1089,7 +566,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   const statedAgents = new Set(
     agents.filter((a) => withheld.get(a.agent_id) === null).map((a) => a.agent_id),
   );
-  const figures: ReportFigure[] = figureSpecs(base, replays, statedAgents).map((f, i) => ({
+  const figures: ReportFigure[] = figureSpecs(base, { replays, statedAgents }).map((f, i) => ({
     kind: "figure",
     name: f.name,
     number: i + 1,

@@ -1,0 +1,519 @@
+/**
+ * The claims of a report: one sentence per statement, each with the rule of
+ * the seed documents that allows it or withholds it (seed 001's comparison
+ * rule, seed 003's validation and censoring policy, seeds 000 and 002 on
+ * invalid attempts and errata, seed 002's SPRT). Pure functions of computed
+ * results; they never recompute a number.
+ *
+ * Private to `report/`.
+ *
+ * @module
+ */
+import type { CensoringClaim, CensoringRow } from "../analysis/censoring.ts";
+import type { Comparison } from "../analysis/compare_agents.ts";
+import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
+import type { CensoringPolicy, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
+import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
+import type { AgentSummary } from "../analysis/summarize_agents.ts";
+import type { ValidationReport } from "../analysis/validate_ledger.ts";
+import { int, pct, pctInterval, plural, quotedList } from "./_format.ts";
+import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./build_report.ts";
+
+const CLAIM_WORDS: Record<CensoringClaim, string> = {
+  headline: "a headline score may be stated",
+  both_labelled: "both scores must be stated, labelled",
+  budget_adequacy_only: "only budget adequacy may be discussed, no capability headline",
+};
+
+const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
+  headline: "headline",
+  both_labelled: "both scores, labelled",
+  budget_adequacy_only: "budget adequacy only",
+};
+
+function censoredBreakdown(row: CensoringRow): string {
+  const parts = (Object.entries(row.stop_reasons) as [StopReason, number][])
+    .filter(([reason, n]) => reason !== "completed" && n > 0)
+    .map(([reason, n]) => `${reason} ${n}`);
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}
+
+function policyText(policy: CensoringPolicy): string {
+  return `headline under ${pct(policy.headline_max, 0)}, both scores labelled up to ` +
+    `${pct(policy.labelled_max, 0)}, above that budget adequacy only`;
+}
+
+/** Why an agent's capability numbers may not be stated, and the rule that says so. */
+export interface Withheld {
+  reason: string;
+  rule: string;
+}
+
+/** What decides whether capability numbers may be stated at all. */
+export interface ClaimGate {
+  /** Whether the ledger as recorded validates against its plan (true without a plan). */
+  citable: boolean;
+  /** The plan's id, for the message; null without a plan. */
+  planId: string | null;
+  /** The censoring policy in force. */
+  policy: CensoringPolicy;
+}
+
+/**
+ * Why an agent's capability numbers (rates, rankings, SPRT decisions) may not
+ * be stated, in order: the ledger fails validation (seed 003: validate before
+ * anyone reads a mean); nothing was scored; the agent's censoring rate is
+ * above `labelled_max` (seed 003: budget adequacy only, no capability headline).
+ *
+ * @param row the agent's censoring row (undefined: no row at all)
+ * @param gate validation verdict, plan id and policy
+ * @returns the reason and the rule, or null when the numbers may be stated
+ */
+export function withheldBecause(row: CensoringRow | undefined, gate: ClaimGate): Withheld | null {
+  const { citable, planId, policy } = gate;
+  if (!citable) {
+    return {
+      reason: `the ledger does not validate against plan "${planId}"`,
+      rule: "seed-003 validation",
+    };
+  }
+  if (row === undefined || row.claim === null) {
+    return { reason: "nothing was scored", rule: "seeds 000 and 001: only scored rows count" };
+  }
+  if (row.claim === "budget_adequacy_only") {
+    return {
+      reason: `its censoring rate ${pct(row.censoring_rate)} is above ${
+        pct(policy.labelled_max, 0)
+      }, so only budget adequacy may be stated`,
+      rule: `seed-003 policy "budget_adequacy_only"`,
+    };
+  }
+  return null;
+}
+
+/** Finding codes that `validateLedger` lists for information only. */
+const INFO_CODES = new Set(["invalid_attempt", "not_reached"]);
+
+/**
+ * The validation claim (seed 003): no plan given, the ledger as recorded
+ * matches its plan, or it does not (with the error findings by code).
+ *
+ * @param report the validation of the ledger as recorded; null without a plan
+ * @param plan the plan; null without one
+ * @returns the claim with id `validation`
+ */
+export function validationClaim(report: ValidationReport | null, plan: Plan | null): ReportClaim {
+  if (report === null || plan === null) {
+    return {
+      id: "validation",
+      topic: "validation",
+      rule: "seed-003 validation",
+      stated: true,
+      text: "No plan given: the ledger is not validated against a frozen plan (row count, caps " +
+        "and lanes unchecked), and the bootstrap, tie band and censoring thresholds are the " +
+        "defaults, not pre-registered values",
+    };
+  }
+  const counts = Object.entries(report.finding_counts) as [string, number][];
+  const severity = (code: string) =>
+    report.findings.find((f) => f.code === code)?.severity ??
+      (INFO_CODES.has(code) ? "info" : "error");
+  const errors = counts.filter(([code]) => severity(code) !== "info");
+  const infos = counts.filter(([code]) => severity(code) === "info");
+  const infoText = infos.length === 0
+    ? ""
+    : `; listed for information: ${infos.map(([code, n]) => `${code} ${n}`).join(", ")}`;
+  if (report.ok) {
+    return {
+      id: "validation",
+      topic: "validation",
+      rule: "seed-003 validation",
+      stated: true,
+      text:
+        `The ledger as recorded matches plan "${plan.plan_id}": ${
+          int(report.scored)
+        } scored rows ` +
+        `(${report.stopping === "sprt" ? "at most " : ""}${int(report.planned_scored)} planned), ${
+          plural(report.invalid, "invalid attempt")
+        }, no error finding${infoText}`,
+    };
+  }
+  const total = errors.reduce((sum, [, n]) => sum + n, 0);
+  return {
+    id: "validation",
+    topic: "validation",
+    rule: "seed-003 validation",
+    stated: true,
+    text:
+      `The ledger as recorded does not match plan "${plan.plan_id}": ${
+        plural(total, "error finding")
+      } (${
+        errors.map(([code, n]) => `${code} ${n}`).join(", ")
+      }); no capability claim is stated until they are resolved (seed 003: validate before ` +
+      `anyone reads a mean)`,
+  };
+}
+
+function findingKey(f: { code: string; line: number | null; message: string }): string {
+  return `${f.code}|${f.line}|${f.message}`;
+}
+
+/**
+ * What the errata changed against the plan: the error findings of the
+ * corrected rows that the ledger as recorded did not have.
+ *
+ * @param before validation of the ledger as recorded
+ * @param after validation of the rows after the errata
+ * @returns the claim with id `validation:errata`
+ */
+export function errataValidationClaim(
+  before: ValidationReport,
+  after: ValidationReport,
+): ReportClaim {
+  const known = new Set(before.findings.map(findingKey));
+  const fresh = after.findings.filter((f) => f.severity === "error" && !known.has(findingKey(f)));
+  const base = { id: "validation:errata", topic: "validation" as const, stated: true };
+  if (fresh.length === 0) {
+    return {
+      ...base,
+      rule: "seed-003 validation after seed-000 errata",
+      text: "After the errata the rows still match the plan: no new error finding",
+    };
+  }
+  const shown = fresh.slice(0, 5).map((f) => f.message);
+  const more = fresh.length > shown.length ? `; and ${fresh.length - shown.length} more` : "";
+  return {
+    ...base,
+    rule: "seed-003 validation after seed-000 errata",
+    text:
+      `After the errata, ${plural(fresh.length, "new finding")} against the plan: ${
+        shown.join("; ")
+      }${more}; every score below is over the corrected rows, so an agent with such a task is ` +
+      "scored over fewer tasks than planned",
+  };
+}
+
+function verdictText(
+  v: { status: string; resolved: boolean | null; invalid_reason: string | null },
+) {
+  if (v.status === "invalid") return `invalid (${v.invalid_reason})`;
+  return v.resolved ? "resolved" : "not resolved";
+}
+
+/**
+ * One claim per applied episode erratum (before → after, with its
+ * explanation) and per voided summary (seed 000), or one saying the file holds
+ * no correction.
+ *
+ * @param errata the errata file
+ * @param applied what `applyErrata` changed
+ * @returns the claims, ids `errata:<erratum_id>`
+ */
+export function errataClaims(errata: ErrataFile, applied: AppliedErratum[]): ReportClaim[] {
+  const explanation = new Map(errata.entries.map((e) => [e.erratum.erratum_id, e.erratum]));
+  const claims: ReportClaim[] = applied.map((a) => ({
+    id: `errata:${a.erratum_id}`,
+    topic: "errata",
+    rule: "seed-000 errata",
+    stated: true,
+    text: `Erratum "${a.erratum_id}" (line ${a.line}) ${
+      a.kind === "rescore_episode" ? "rescores" : "invalidates"
+    } episode "${a.episode_id}": ${verdictText(a.before)} → ${verdictText(a.after)}: ${
+      explanation.get(a.erratum_id)?.explanation ?? ""
+    }`,
+  }));
+  for (const { line, erratum } of errata.entries) {
+    if (erratum.kind !== "void_summary") continue;
+    claims.push({
+      id: `errata:${erratum.erratum_id}`,
+      topic: "errata",
+      rule: "seed-000 errata",
+      stated: true,
+      text: `Erratum "${erratum.erratum_id}" (line ${line}) voids the summary with SHA-256 ` +
+        `${erratum.summary_sha256}, which is kept, not rewritten: ${erratum.explanation}`,
+    });
+  }
+  if (claims.length === 0) {
+    claims.push({
+      id: "errata:none",
+      topic: "errata",
+      rule: "seed-000 errata",
+      stated: true,
+      text: `The errata file "${errata.file}" holds no correction`,
+    });
+  }
+  return claims;
+}
+
+/** The results an agent's claim is written from. */
+export interface AgentClaimContext {
+  /** The agent's rate interval. */
+  interval: AgentInterval;
+  /** The agent's censoring row (its claim decides the wording). */
+  row: CensoringRow;
+  /** Why the numbers may not be stated, or null. */
+  withheld: Withheld | null;
+}
+
+/**
+ * An agent's capability claim under seed 003's policy: a headline resolved
+ * rate with its interval (under `headline_max`), or both scores labelled
+ * (lower bound over all tasks, and completed tasks only), or a withheld claim
+ * naming the rule.
+ *
+ * @param agent the agent's summary
+ * @param context its interval, censoring row and withholding reason
+ * @returns the claim with id `agent:<agent_id>`
+ */
+export function agentClaim(agent: AgentSummary, context: AgentClaimContext): ReportClaim {
+  const { interval, row, withheld } = context;
+  const id = `agent:${agent.agent_id}`;
+  const rule = `seed-003 policy "${row.claim ?? "none"}"`;
+  if (withheld !== null) {
+    return {
+      id,
+      topic: "agent",
+      rule: withheld.rule,
+      stated: false,
+      text: `"${agent.agent_id}": resolved rate not stated: ${withheld.reason}`,
+    };
+  }
+  const boot = interval.bootstrap!;
+  const ci = interval.wilson === null
+    ? `95% bootstrap interval ${pctInterval(boot)}`
+    : `bootstrap interval collapsed at ${pct(boot.lower)}; Wilson 95% ${
+      pctInterval(interval.wilson)
+    }`;
+  if (row.claim === "headline") {
+    return {
+      id,
+      topic: "agent",
+      rule,
+      stated: true,
+      text: `"${agent.agent_id}": resolved rate ${pct(agent.resolved_rate)} (${
+        int(agent.resolved)
+      } of ${int(agent.scored)} scored episodes, ${ci}); censoring ${
+        pct(row.censoring_rate)
+      }, so this is a headline`,
+    };
+  }
+  return {
+    id,
+    topic: "agent",
+    rule,
+    stated: true,
+    text: `"${agent.agent_id}": score over all tasks ${pct(row.score_all_tasks)} (a lower bound; ${
+      int(row.passed)
+    } of ${int(row.scored)} scored episodes, ${ci}) and score over completed tasks only ${
+      pct(row.score_completed_only)
+    } (${int(row.passed_completed)} of ${int(row.completed)}); censoring ${
+      pct(row.censoring_rate)
+    }, so both are stated, labelled`,
+  };
+}
+
+/**
+ * The censoring claim of one agent, or of the whole run (`agent_id` `"*"`):
+ * the rate, the censored episodes by stop reason, and the claim the policy
+ * allows (seed 003's table).
+ *
+ * @param row the censoring row
+ * @param policy the thresholds and where they come from (`source`, e.g. "from the plan")
+ * @returns the claim with id `censoring:<agent_id>`
+ */
+export function censoringClaim(
+  row: CensoringRow,
+  policy: CensoringPolicy & { source: string },
+): ReportClaim {
+  const source = policy.source;
+  const who = row.agent_id === "*" ? "Whole run" : `"${row.agent_id}"`;
+  if (row.claim === null || row.censoring_rate === null) {
+    return {
+      id: `censoring:${row.agent_id}`,
+      topic: "censoring",
+      rule: "seed-003 policy",
+      stated: true,
+      text: `${who}: nothing scored, no censoring rate`,
+    };
+  }
+  if (row.agent_id === "*") {
+    return {
+      id: "censoring:*",
+      topic: "censoring",
+      rule: `seed-003 policy "${row.claim}"`,
+      stated: true,
+      text:
+        `Whole run: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
+          int(row.scored)
+        } scored episodes stopped before completing${censoredBreakdown(row)}; that is the ` +
+        `policy's "${CLAIM_SHORT_WORDS[row.claim]}" band (${policyText(policy)}; ${source}), ` +
+        "and each agent's claims follow its own rate",
+    };
+  }
+  return {
+    id: `censoring:${row.agent_id}`,
+    topic: "censoring",
+    rule: `seed-003 policy "${row.claim}"`,
+    stated: true,
+    text: `${who}: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
+      int(row.scored)
+    } scored episodes stopped before completing${censoredBreakdown(row)}; ${
+      CLAIM_WORDS[row.claim]
+    }`,
+  };
+}
+
+/**
+ * An agent's invalid attempts by reason (seeds 000 and 002: counted, never scored).
+ *
+ * @param row the agent's invalid tally
+ * @returns the claim with id `invalid:<agent_id>`
+ */
+export function invalidClaim(row: InvalidRow): ReportClaim {
+  const reasons = (Object.entries(row.reasons) as [string, number][])
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`);
+  const text = row.invalid === 0
+    ? `"${row.agent_id}": no invalid attempt (0 of ${int(row.attempts)})`
+    : `"${row.agent_id}": ${int(row.invalid)} of ${int(row.attempts)} attempts invalid (${
+      pct(row.invalid_rate)
+    }: ${reasons.join(", ")}); invalid attempts are neither passes nor failures and are left ` +
+      "out of every score";
+  return {
+    id: `invalid:${row.agent_id}`,
+    topic: "invalid",
+    rule: "seeds 000 and 002: invalid is not scored",
+    stated: true,
+    text,
+  };
+}
+
+function relative(d: number | null): string {
+  return d === null ? "infinitely" : pct(d);
+}
+
+function pairSentence(c: Comparison): string {
+  const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
+  const band = pct(c.band, 0);
+  switch (c.rule) {
+    case "no_resolved":
+      return `${pair}: ${quotedList(c.failed)} resolved nothing, so there is no tokens per ` +
+        "resolved and no ranking; the failure is reported";
+    case "rate_interval":
+      return `${pair}: the 95% intervals ${pctInterval(c.a.interval)} and ${
+        pctInterval(c.b.interval)
+      } are separated: "${c.winner}" has the higher resolved rate`;
+    case "tpr":
+      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
+        `resolved ${int(c.a.tpr)} vs ${int(c.b.tpr)} differ by ${
+          relative(c.tpr_relative_difference)
+        }, more than the ${band} band: "${c.winner}" wins on tokens per resolved`;
+    case "spr":
+      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
+        `resolved are within ${band} (${relative(c.tpr_relative_difference)}); seconds per ` +
+        `resolved ${c.a.spr!.toFixed(1)} vs ${c.b.spr!.toFixed(1)} differ by ${
+          relative(c.spr_relative_difference)
+        }: "${c.winner}" wins on seconds per resolved`;
+    case "tie":
+      return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
+        `resolved (${relative(c.tpr_relative_difference)}) and seconds per resolved (${
+          relative(c.spr_relative_difference)
+        }) are both within ${band}: a tie`;
+  }
+}
+
+/** What a pair's claim needs besides the comparison. */
+export interface ComparisonClaimContext {
+  /** Why each agent's numbers may not be stated, or null. */
+  withheld: ReadonlyMap<string, Withheld | null>;
+  /** Agents in the "both scores, labelled" band (their rates are lower bounds). */
+  labelled: ReadonlySet<string>;
+}
+
+/**
+ * A pair's verdict under seed 001's rule, in words naming the step that
+ * fired; withheld when either agent's numbers may not be stated.
+ *
+ * @param c the comparison
+ * @param context withholding reasons and labelled agents
+ * @returns the claim with id `pair:<a>:<b>`
+ */
+export function comparisonClaim(c: Comparison, context: ComparisonClaimContext): ReportClaim {
+  const { withheld, labelled } = context;
+  const id = `pair:${c.a.agent_id}:${c.b.agent_id}`;
+  const rule = `seed-001 rule "${c.rule}"`;
+  const blocked = [c.a.agent_id, c.b.agent_id]
+    .map((agent) => [agent, withheld.get(agent) ?? null] as const)
+    .filter((entry): entry is readonly [string, Withheld] => entry[1] !== null);
+  if (blocked.length > 0) {
+    return {
+      id,
+      topic: "comparison",
+      rule: [...new Set(blocked.map(([, w]) => w.rule))].join("; "),
+      stated: false,
+      text: `${c.a.agent_id} vs ${c.b.agent_id}: no ranking stated: ${
+        blocked.map(([agent, w]) => `"${agent}": ${w.reason}`).join("; ")
+      }`,
+    };
+  }
+  const lower = [c.a.agent_id, c.b.agent_id].some((agent) => labelled.has(agent))
+    ? " (rates are scores over all tasks: lower bounds)"
+    : "";
+  return { id, topic: "comparison", rule, stated: true, text: pairSentence(c) + lower };
+}
+
+/** What an SPRT claim needs besides the agent's replay. */
+export interface SprtClaimContext {
+  boundaries: SprtBoundaries;
+  params: SprtParams;
+  /** Why the agent's numbers may not be stated, or null. */
+  withheld: Withheld | null;
+}
+
+/**
+ * An agent's SPRT decision (seed 002): adopt or drop at a boundary, the cap's
+ * point-estimate fallback, or no decision yet; withheld like the agent's rate.
+ *
+ * @param agent the agent's replay
+ * @param context boundaries, parameters and withholding reason
+ * @returns the claim with id `sprt:<agent_id>`
+ */
+export function sprtClaim(agent: SprtAgentResult, context: SprtClaimContext): ReportClaim {
+  const { boundaries, params, withheld } = context;
+  const id = `sprt:${agent.agent_id}`;
+  const rule = `seed-002 SPRT "${agent.verdict}"`;
+  if (withheld !== null) {
+    return {
+      id,
+      topic: "sprt",
+      rule: withheld.rule,
+      stated: false,
+      text: `"${agent.agent_id}": SPRT decision not stated: ${withheld.reason}`,
+    };
+  }
+  const at = `after ${plural(agent.n, "valid result")} (${plural(agent.attempts, "attempt")}, ${
+    int(agent.invalid_count)
+  } invalid${agent.invalid_rate === null ? "" : `, ${pct(agent.invalid_rate)}`})`;
+  const llr = agent.llr.toFixed(3);
+  let text: string;
+  switch (agent.verdict) {
+    case "adopt":
+      text = `adopt ${at}: LLR ${llr} reached the adopt boundary ${boundaries.upper.toFixed(3)}`;
+      break;
+    case "drop":
+      text = `drop ${at}: LLR ${llr} reached the drop boundary ${boundaries.lower.toFixed(3)}`;
+      break;
+    case "cap-adopt":
+    case "cap-drop":
+      text = `${agent.verdict} ${at}: the cap of ${params.n_cap} valid results was reached ` +
+        `undecided and the point estimate ${agent.passes}/${agent.n} ${
+          agent.verdict === "cap-adopt" ? "≥" : "<"
+        } p_adopt ${params.p_adopt} decided`;
+      break;
+    case "continue":
+      text = `no decision: the ledger ends ${at} before either boundary or the cap of ` +
+        `${params.n_cap}`;
+      break;
+  }
+  return { id, topic: "sprt", rule, stated: true, text: `"${agent.agent_id}": ${text}` };
+}
