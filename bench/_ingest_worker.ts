@@ -11,7 +11,9 @@
  * - `validate`: `validateLedger` against the generator's plan: everything
  *   `scan` does plus seed 003's plan checks.
  *
- * Usage: `deno run --allow-read bench/_ingest_worker.ts MODE LEDGER [PLAN_JSON]`
+ * Usage: `deno run -A bench/_ingest_worker.ts MODE LEDGER [PLAN_JSON]` (`-A`:
+ * Deno 2 lets a process read its own `/proc/self/status` only with every
+ * permission).
  *
  * @module
  */

@@ -41,7 +41,8 @@ const ROOT = new URL("..", import.meta.url).pathname;
 
 async function runWorker(mode: string, ledger: string, plan: string): Promise<WorkerResult> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", WORKER, mode, ledger, plan],
+    // -A: Deno 2 lets a process read its own /proc/self/status (VmHWM) only with every permission
+    args: ["run", "-A", WORKER, mode, ledger, plan],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",

@@ -1,6 +1,6 @@
 /**
  * Runs the real `ledgerbench` CLI as a subprocess (the same `deno run`
- * permissions as the `ledgerbench` task) and captures stdout, stderr and the
+ * permissions as the `ledgerbench` task in deno.json) and captures stdout, stderr and the
  * exit status, for the CLI integration tests.
  *
  * @module
@@ -18,12 +18,12 @@ export interface CliResult {
 }
 
 /**
- * Runs `deno run --allow-read --allow-write cli/main.ts ...args` from the
- * repository root.
+ * Runs `deno run --allow-all cli/main.ts ...args` from the repository root,
+ * as the `ledgerbench` task does (the runner's commands drive Docker).
  */
 export async function cli(...args: string[]): Promise<CliResult> {
   const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", "cli/main.ts", ...args],
+    args: ["run", "--allow-all", "cli/main.ts", ...args],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",

@@ -1,0 +1,272 @@
+/**
+ * `deno task bench`: every benchmark of the project, each beside a plain
+ * baseline measured in the same run, printed as a table and written as JSON
+ * to `bench/out/bench_results.json` (gitignored). Benchmarks assert nothing:
+ * they report.
+ *
+ * Analysis (issue 2): ingest and validation of a generated 1,000,000-row
+ * ledger against a bare `JSON.parse` loop (target ≤ 2×, peak < 600 MiB), the
+ * bootstrap of 4 agents × 100,000 episodes × 10,000 rounds, the exact SPRT
+ * over 101 true rates, the Monte Carlo calibration of 20,000 trials × 5
+ * rates. Then, when their files are present, the runner's benchmarks (relay
+ * overhead; per-episode overhead and throughput, which need a Docker engine
+ * and are skipped without one) and the report benchmark.
+ *
+ * Usage:
+ *   deno task bench [--rows N] [--quick] [--only NAME,...] [--no-runner]
+ *
+ * `--quick` shrinks every workload (100,000 rows, 1,000 rounds...) for a
+ * smoke run; `--only` picks benchmarks by name (ingest, bootstrap, sprt,
+ * relay, runner, report).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { type BenchResult, peakRssKib } from "./_measure.ts";
+import { bootstrapBench } from "./bootstrap_bench.ts";
+import { ingestBench } from "./ingest_bench.ts";
+import { sprtExactBench, sprtMonteCarloBench } from "./sprt_bench.ts";
+
+const BENCHES = ["ingest", "bootstrap", "sprt", "relay", "runner", "report"] as const;
+type BenchName = typeof BENCHES[number];
+
+/** A benchmark that did not run, and why. */
+interface Skipped {
+  name: string;
+  reason: string;
+}
+
+const HERE = new URL(".", import.meta.url);
+
+async function exists(relative: string): Promise<boolean> {
+  try {
+    await Deno.stat(new URL(relative, HERE));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Imports a sibling benchmark module by a computed specifier, so that this
+ * file neither fails to type-check nor to load while that module is absent.
+ */
+async function importOptional<T>(relative: string): Promise<T | null> {
+  if (!(await exists(relative))) return null;
+  const specifier = new URL(relative, HERE).href;
+  return await import(specifier) as T;
+}
+
+interface RelayModule {
+  measureRelayOverhead(options?: { calls?: number }): Promise<{
+    calls: number;
+    direct_ms_median: number;
+    relay_ms_median: number;
+    forwarder_ms_median: number | null;
+    relay_added_ms: number;
+    forwarder_added_ms: number | null;
+  }>;
+}
+interface RunnerModule {
+  measureRunnerOverhead(options?: { repetitions?: number }): Promise<{ results: BenchResult[] }>;
+}
+interface ReportModule {
+  reportBench(options: { dir: string; rows?: number }): Promise<BenchResult>;
+}
+interface DockerModule {
+  dockerAvailable(): Promise<{ available: boolean; reason?: string }>;
+}
+
+function table(results: BenchResult[]): string {
+  const rows = results.map((r) => [
+    r.name,
+    formatMs(r.ms),
+    formatMs(r.baseline.ms),
+    r.ratio >= 0.01 ? `${r.ratio.toFixed(2)}x` : `${r.ratio.toExponential(1)}x`,
+    r.target ?? "",
+    r.peak_rss_mib === null ? "" : `${r.peak_rss_mib.toFixed(0)} MiB`,
+  ]);
+  const header = ["benchmark", "time", "baseline", "ratio", "target", "peak RSS"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => i === 0 || i === 4 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
+      .join("  ").trimEnd();
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+function formatMs(ms: number): string {
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms >= 100) return `${ms.toFixed(0)} ms`;
+  if (ms >= 1) return `${ms.toFixed(2)} ms`;
+  return `${(ms * 1000).toFixed(1)} µs`;
+}
+
+function describe(result: BenchResult): string {
+  let text = `${result.name}: ${result.workload}\n`;
+  text += `  ${formatMs(result.ms)} vs ${result.baseline.name}: ${formatMs(result.baseline.ms)}` +
+    ` (ratio ${result.ratio.toPrecision(3)})\n`;
+  for (const note of result.notes) text += `  ${note}\n`;
+  return text;
+}
+
+async function machine(): Promise<Record<string, unknown>> {
+  let cpu = "unknown";
+  try {
+    const info = await Deno.readTextFile("/proc/cpuinfo");
+    cpu = /^model name\s*:\s*(.*)$/m.exec(info)?.[1] ?? cpu;
+  } catch { /* not Linux */ }
+  return {
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    os: Deno.build.os,
+    arch: Deno.build.arch,
+    cpu,
+    cores: navigator.hardwareConcurrency,
+    load_average: Deno.loadavg(),
+  };
+}
+
+/** Runs the benchmarks named in `args` (all by default); returns the exit status. */
+export async function main(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      rows: { type: "string" },
+      quick: { type: "boolean" },
+      only: { type: "string" },
+      "no-runner": { type: "boolean" },
+    },
+  });
+  const quick = values.quick === true;
+  const rows = values.rows !== undefined ? Number(values.rows) : quick ? 100_000 : 1_000_000;
+  const only = values.only === undefined
+    ? [...BENCHES]
+    : values.only.split(",").map((name) => name.trim()) as BenchName[];
+  for (const name of only) {
+    if (!BENCHES.includes(name)) throw new Error(`Unknown benchmark: "${name}"`);
+  }
+  const wanted = (name: BenchName) =>
+    only.includes(name) && !(values["no-runner"] && (name === "relay" || name === "runner"));
+
+  const started = new Date().toISOString();
+  const results: BenchResult[] = [];
+  const skipped: Skipped[] = [];
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench_bench_" });
+  const run = async (name: string, body: () => Promise<BenchResult | BenchResult[]>) => {
+    console.error(`running ${name}...`);
+    try {
+      const out = await body();
+      for (const result of Array.isArray(out) ? out : [out]) {
+        results.push(result);
+        console.error(describe(result));
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      skipped.push({ name, reason });
+      console.error(`  skipped: ${reason}`);
+    }
+  };
+  try {
+    if (wanted("ingest")) {
+      for (const chained of [false, true]) {
+        await run(
+          `ingest (${chained ? "hash-chained" : "unchained"})`,
+          () => ingestBench({ dir, rows, chained, repetitions: 2 }),
+        );
+        for (const entry of Deno.readDirSync(dir)) await Deno.remove(`${dir}/${entry.name}`);
+      }
+    }
+    if (wanted("bootstrap")) {
+      await run(
+        "bootstrap",
+        () => bootstrapBench(quick ? { episodes: 10_000, rounds: 1000, baselineRounds: 10 } : {}),
+      );
+    }
+    if (wanted("sprt")) {
+      await run("sprt exact", () => sprtExactBench(101));
+      await run("sprt monte carlo", () => sprtMonteCarloBench(quick ? 2000 : 20_000));
+    }
+    if (wanted("relay")) {
+      const relay = await importOptional<RelayModule>("./relay_overhead.ts");
+      if (relay === null) {
+        skipped.push({ name: "relay", reason: "bench/relay_overhead.ts is absent" });
+      } else {
+        await run("relay", async () => {
+          const f = await relay.measureRelayOverhead({ calls: quick ? 50 : 200 });
+          return {
+            name: "relay overhead",
+            workload: `median of ${f.calls} small chat completions through the relay's unix socket`,
+            ms: f.relay_ms_median,
+            baseline: { name: "the scripted provider called directly", ms: f.direct_ms_median },
+            ratio: f.relay_ms_median / f.direct_ms_median,
+            target: "≤ 2 ms added",
+            peak_rss_mib: null,
+            notes: [
+              `relay adds ${f.relay_added_ms} ms at the median`,
+              f.forwarder_added_ms === null
+                ? "forwarder path skipped"
+                : `forwarder + relay add ${f.forwarder_added_ms} ms (median ${f.forwarder_ms_median} ms)`,
+            ],
+          };
+        });
+      }
+    }
+    if (wanted("runner")) {
+      const runner = await importOptional<RunnerModule>("./runner_overhead.ts");
+      const docker = await importOptional<DockerModule>("../runner/docker/docker_available.ts");
+      if (runner === null || docker === null) {
+        skipped.push({ name: "runner", reason: "bench/runner_overhead.ts is absent" });
+      } else {
+        const engine = await docker.dockerAvailable();
+        if (!engine.available) {
+          skipped.push({
+            name: "runner",
+            reason: `no Docker engine: ${engine.reason ?? "unavailable"}`,
+          });
+        } else {
+          await run(
+            "runner",
+            async () =>
+              (await runner.measureRunnerOverhead({ repetitions: quick ? 2 : 5 })).results,
+          );
+        }
+      }
+    }
+    if (wanted("report")) {
+      const report = await importOptional<ReportModule>("./report_bench.ts");
+      if (report === null) {
+        skipped.push({ name: "report", reason: "bench/report_bench.ts is absent" });
+      } else {
+        await run("report", () => report.reportBench({ dir, rows: quick ? 20_000 : 100_000 }));
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+
+  const peakRss = peakRssKib();
+  console.log(table(results));
+  for (const s of skipped) console.log(`skipped ${s.name}: ${s.reason}`);
+  const out = new URL("./out/", HERE);
+  await Deno.mkdir(out, { recursive: true });
+  const file = new URL("bench_results.json", out);
+  await Deno.writeTextFile(
+    file,
+    canonicalJson({
+      started,
+      finished: new Date().toISOString(),
+      parameters: { rows, quick, only },
+      machine: await machine(),
+      results,
+      skipped,
+      bench_process_peak_rss_mib: peakRss === null ? null : peakRss / 1024,
+    }),
+  );
+  console.log(`\nwritten: ${file.pathname}`);
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}
