@@ -292,7 +292,7 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       stated: true,
       text: `"${agent.agent_id}": resolved rate ${pct(agent.resolved_rate)} (${
         int(agent.resolved)
-      } of ${int(agent.scored)} scored episodes, ${ci}); censoring ${
+      } of ${plural(agent.scored, "scored episode")}, ${ci}); censoring ${
         pct(row.censoring_rate)
       }, so this is a headline`,
     };
@@ -304,7 +304,7 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     stated: true,
     text: `"${agent.agent_id}": score over all tasks ${pct(row.score_all_tasks)} (a lower bound; ${
       int(row.passed)
-    } of ${int(row.scored)} scored episodes, ${ci}) and score over completed tasks only ${
+    } of ${plural(row.scored, "scored episode")}, ${ci}) and score over completed tasks only ${
       pct(row.score_completed_only)
     } (${int(row.passed_completed)} of ${int(row.completed)}); censoring ${
       pct(row.censoring_rate)
@@ -397,8 +397,8 @@ function pairSentence(c: Comparison): string {
   const band = pct(c.band, 0);
   switch (c.rule) {
     case "no_resolved":
-      return `${pair}: ${quotedList(c.failed)} resolved nothing, so there is no tokens per ` +
-        "resolved and no ranking; the failure is reported";
+      return `${pair}: ${quotedList(c.failed)} resolved nothing: no tokens per resolved, so ` +
+        "no ranking; the failure is reported";
     case "rate_interval":
       return `${pair}: the 95% intervals ${pctInterval(c.a.interval)} and ${
         pctInterval(c.b.interval)
