@@ -252,12 +252,25 @@ function jupyter(): typeof Deno.jupyter | null {
 }
 
 /**
+ * Milliseconds {@link display} waits after handing a bundle to the kernel.
+ *
+ * Deno 2.9's kernel evaluates cells on a REPL thread and forwards
+ * `display_data` messages to the iopub socket from a queue that the kernel
+ * thread drains concurrently with replying "idle"; a client such as
+ * `jupyter nbconvert --execute` stops collecting a cell's outputs at "idle",
+ * so a display issued just before a cell ends was occasionally lost (seen in
+ * about one headless run in three). Waiting lets the queue drain first.
+ */
+export const DISPLAY_SETTLE_MS = 30;
+
+/**
  * Displays a MIME bundle as the output of the current cell
- * (`Deno.jupyter.display(bundle, {raw: true})`); outside the kernel, prints
- * its `text/plain` part to stdout.
+ * (`Deno.jupyter.display(bundle, {raw: true})`, then a pause of
+ * {@link DISPLAY_SETTLE_MS}); outside the kernel, prints its `text/plain`
+ * part to stdout.
  *
  * @param bundle the bundle to display
- * @returns when the kernel has sent it
+ * @returns when the kernel has had time to publish it
  */
 export async function display(bundle: MediaBundle): Promise<void> {
   const kernel = jupyter();
@@ -266,6 +279,7 @@ export async function display(bundle: MediaBundle): Promise<void> {
     return;
   }
   await kernel.display(bundle, { raw: true });
+  await new Promise((resolve) => setTimeout(resolve, DISPLAY_SETTLE_MS));
 }
 
 /**

@@ -247,6 +247,10 @@ const plainText = (o: Output) => {
 function checkExecuted(name: string, notebook: Notebook): number {
   for (const [i, cell] of codeCells(notebook).entries()) {
     assert.equal(typeof cell.execution_count, "number", `${name}: code cell ${i} did not run`);
+    // A cell that shows something must have an output (a display lost on the way fails here).
+    if (/\bshow(Figure|Table|Frame|Markdown)\(/.test(source(cell))) {
+      assert.ok((cell.outputs as unknown[]).length > 0, `${name}: code cell ${i} shows nothing`);
+    }
   }
   let figures = 0;
   for (const { cell, o } of outputsOf(notebook)) {
