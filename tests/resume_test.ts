@@ -11,11 +11,11 @@
 import { deepEqual, equal, match, notEqual, ok } from "node:assert/strict";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
-import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
 import { loadSuite } from "../runner/load_suite.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 
-const ENGINE = await dockerAvailable();
+const ENGINE = await requireDockerEngine("tests/resume_test.ts");
 const ROOT = new URL("..", import.meta.url).pathname;
 const SEED = "7e5e7e5e".repeat(8);
 

@@ -16,7 +16,7 @@ import { applyErrata, readErrata } from "../analysis/errata.ts";
 import { readLedger } from "../analysis/read_ledger.ts";
 import type { Episode, PlannedAgent } from "../analysis/schema.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
-import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import {
   type FreezeOptions,
@@ -38,7 +38,7 @@ import { b3Report } from "../suites/templates/b3_report.ts";
 import { c1Counts } from "../suites/templates/c1_counts.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
 
-const ENGINE = await dockerAvailable();
+const ENGINE = await requireDockerEngine("tests/runner_test.ts");
 const ignore = !ENGINE.available;
 const SEED = "5eed0000".repeat(8);
 const ROOT = new URL("..", import.meta.url).pathname;

@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
 import { dockerClient } from "../runner/docker/docker_client.ts";
 import { startForwarder } from "../runner/relay/start_forwarder.ts";
 import {
@@ -24,12 +25,7 @@ import {
   type VerifierOutcome,
 } from "../runner/sandbox/mod.ts";
 
-const engine = await dockerAvailable({ timeoutMs: 5000 });
-if (!engine.available) {
-  // A missing Deno permission is a misconfigured test run, not an absent engine: fail.
-  if (engine.code === "no_permission") throw new Error(engine.reason);
-  console.warn(`tests/sandbox_test.ts skipped: no Docker engine: ${engine.reason}`);
-}
+const engine = await requireDockerEngine("tests/sandbox_test.ts");
 const images = engine.available ? await buildImages() : null;
 /** nsenter needs root; the owner of a fresh temp dir is this process's uid (no --allow-sys). */
 const isRoot = await (async () => {
