@@ -5,6 +5,8 @@
  * weak scripted model), runs the batch in Docker against scripted providers,
  * writes `ledgers/demo/` and prints the summary and the comparison. Without a
  * Docker engine it says so and analyses the shipped example ledgers instead.
+ * Either way it ends by writing the replayable report of the shipped example
+ * ledger (and of the demo ledger when one was run) under `out/`.
  *
  * @module
  */
@@ -35,7 +37,10 @@ evaluation uses a private seed kept outside git), freeze a plan for two agents
 (the solver agent backed by a strong and by a weak scripted model), run the
 batch in Docker against scripted providers on loopback, write the plan, the
 ledger, the errata file and a price table to ledgers/demo/, and print the
-summary and the comparison.
+summary and the comparison. It ends by writing the replayable report
+(report.md, report.html, figures, summary.json) of the shipped example
+ledger to out/report-example/ and, after a run, of the demo ledger to
+out/report-demo/; check either with "ledgerbench verify-report DIR".
 
 Without a reachable Docker engine the demo says so and analyses the shipped
 example ledger (ledgers/examples/) instead; it never runs a candidate
@@ -102,12 +107,8 @@ export async function run(args: string[], io: Io): Promise<number> {
         `demo: Falling back to the analysis of the shipped example ledger ` +
         `ledgers/examples/synthetic_ledger.jsonl.\n\n`,
     );
-    return await analyse(io, {
-      ledger: "ledgers/examples/synthetic_ledger.jsonl",
-      plan: "ledgers/examples/synthetic_plan.json",
-      errata: "ledgers/examples/synthetic_errata.jsonl",
-      priceTable: "ledgers/examples/price_table.json",
-    });
+    const status = await analyse(io, EXAMPLE_FILES);
+    return firstFailure(status, await writeReport(io, EXAMPLE_FILES, "out/report-example"));
   }
 
   io.stderr(`demo: Docker engine ${engine.serverVersion} on ${engine.socketPath}\n`);
@@ -206,20 +207,60 @@ export async function run(args: string[], io: Io): Promise<number> {
   io.stderr(
     `demo: wrote ${out}/{plan.json,plan.json.sha256,ledger.jsonl,errata.jsonl,price_table.json}\n\n`,
   );
-  const status = await analyse(io, {
+  const demoFiles = {
     ledger: `${out}/ledger.jsonl`,
     plan: `${out}/plan.json`,
     errata: `${out}/errata.jsonl`,
     priceTable: `${out}/price_table.json`,
-  });
+  };
+  const status = firstFailure(
+    await analyse(io, demoFiles),
+    await writeReport(io, demoFiles, "out/report-demo"),
+    await writeReport(io, EXAMPLE_FILES, "out/report-example"),
+  );
   return halted ? ExitCode.refused : status;
 }
 
+/** The shipped example: ledger, plan, errata and price table. */
+const EXAMPLE_FILES: AnalysedFiles = {
+  ledger: "ledgers/examples/synthetic_ledger.jsonl",
+  plan: "ledgers/examples/synthetic_plan.json",
+  errata: "ledgers/examples/synthetic_errata.jsonl",
+  priceTable: "ledgers/examples/price_table.json",
+};
+
+/** The files one analysis reads. */
+interface AnalysedFiles {
+  ledger: string;
+  plan: string;
+  errata: string;
+  priceTable: string;
+}
+
+/** The first non-zero exit status, or 0. */
+function firstFailure(...statuses: number[]): number {
+  return statuses.find((status) => status !== ExitCode.ok) ?? ExitCode.ok;
+}
+
+/** Writes the replayable report of one ledger through the CLI's own `report` command. */
+async function writeReport(io: Io, files: AnalysedFiles, dir: string): Promise<number> {
+  const report = await import("./report.ts");
+  io.stdout(`\n== report ${files.ledger} -> ${dir}/report.md\n`);
+  return await report.run([
+    files.ledger,
+    "--plan",
+    files.plan,
+    "--errata",
+    files.errata,
+    "--price-table",
+    files.priceTable,
+    "--out",
+    dir,
+  ], io);
+}
+
 /** Prints `summarize` then `compare` of one ledger, through the CLI's own commands. */
-async function analyse(
-  io: Io,
-  files: { ledger: string; plan: string; errata: string; priceTable: string },
-): Promise<number> {
+async function analyse(io: Io, files: AnalysedFiles): Promise<number> {
   const summarize = await import("./summarize.ts");
   const compare = await import("./compare.ts");
   io.stdout(`== summarize ${files.ledger}\n`);
