@@ -1,15 +1,15 @@
 /**
  * Which figures a report shows and the vega-lite spec of each, built by the
  * builders of `analysis/figures/` from the computed summary. Agents whose
- * numbers a rule withholds are left out of the capability figures, and their
- * scores are blanked beside their stop-reason bar.
+ * numbers a rule withholds are left out of the capability figures; beside
+ * each stop-reason bar the builder itself prints only the scores the
+ * censoring policy allows.
  *
  * Private to `report/`.
  *
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { CensoringSummary } from "../analysis/censoring.ts";
 import { costFrontierPlot } from "../analysis/figures/cost_frontier_plot.ts";
 import { efficiencyPlot } from "../analysis/figures/efficiency_plot.ts";
 import { forestPlot } from "../analysis/figures/forest_plot.ts";
@@ -39,25 +39,6 @@ function slugs(ids: readonly string[]): Map<string, string> {
   return out;
 }
 
-/**
- * The censoring summary with the two scores blanked for agents whose numbers
- * may not be stated, so the stop-reasons figure shows their budget adequacy
- * (bars, censoring rate, claim) and no capability number.
- */
-function withoutWithheldScores(
-  censoring: CensoringSummary,
-  statedAgents: ReadonlySet<string>,
-): CensoringSummary {
-  return {
-    ...censoring,
-    agents: censoring.agents.map((row) =>
-      statedAgents.has(row.agent_id)
-        ? row
-        : { ...row, score_all_tasks: null, score_completed_only: null }
-    ),
-  };
-}
-
 /** A figure chosen for the report, before it is numbered. */
 export interface FigureChoice {
   /** File stem under `figures/`. */
@@ -78,8 +59,9 @@ export interface FigureContext {
 /**
  * The report's figures, in reading order: forest plot of the pairs whose
  * agents may both be stated (issue 4's figure 1), tokens and seconds per
- * resolved (2), stop reasons of every agent (3, scores blanked where
- * withheld), cost against resolved rate (7), and with an SPRT plan the exact
+ * resolved (2), stop reasons of every agent (3, with the scores its
+ * censoring claim allows, none when the ledger fails validation), cost
+ * against resolved rate (7), and with an SPRT plan the exact
  * operating characteristic with the seeded Monte Carlo (5) and each stated
  * agent's SPRT path (4). Figures with nothing to draw are left out.
  *
@@ -127,8 +109,12 @@ export function figureSpecs(
       name: "stop_reasons",
       title: "Stop reasons and censoring per agent",
       caption: "Scored episodes per agent by stop reason; everything but completed is " +
-        "censored. Beside each bar: the censoring rate and the claim the policy allows.",
-      spec: stopReasonsPlot(withoutWithheldScores(summary.censoring, statedAgents)),
+        "censored. Beside each bar: the censoring rate, the claim the policy allows and the " +
+        "scores that claim lets the report state.",
+      spec: stopReasonsPlot(
+        summary.censoring,
+        summary.citable ? {} : { scoresWithheld: "the ledger does not validate against its plan" },
+      ),
     });
   }
   if (agents.length > 0) {

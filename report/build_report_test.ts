@@ -59,6 +59,20 @@ function inputsOf(rows: Episode[], extra: Partial<ReportInputs> = {}): ReportInp
   };
 }
 
+/** The scores line beside each agent's stop-reason bar, by agent id. */
+function stopNotes(report: ReturnType<typeof buildReport>): Record<string, string> {
+  const spec = report.figures.find((f) => f.name === "stop_reasons")!.spec as {
+    layer: { data: { values: Record<string, unknown>[] } }[];
+  };
+  const notes = spec.layer.flatMap((l) => l.data.values).filter((v) => Object.hasOwn(v, "end"));
+  return Object.fromEntries(
+    notes.map((n) => [
+      (n.agent as string).split(" ")[0],
+      (n.text as string).split("\n")[1],
+    ]),
+  );
+}
+
 function claim(report: ReturnType<typeof buildReport>, id: string) {
   const found = report.summary.claims.find((c) => c.id === id);
   if (found === undefined) throw new Error(`claim "${id}" missing`);
@@ -144,6 +158,12 @@ Deno.test("buildReport() withholds an agent's numbers above the censoring policy
   // b's completed-only score would be 8/17 = 47.1% (t1–t3 censored; odd t5..t19 resolved).
   equal(report.summary.censoring.agents[1].score_completed_only, 8 / 17);
   ok(!stops.includes("47.1%"), "b's completed-only score is not in the figure");
+  // The builder prints what each claim allows: a's headline (10/20), c's two labelled
+  // scores (10/20 and 10/19), and for b the policy's limit instead of a score.
+  const notes = stopNotes(report);
+  equal(notes.a, "headline score 50.0% over all tasks");
+  equal(notes.b, "scores not stated (censoring > 10%)");
+  equal(notes.c, "score 50.0% over all tasks (lower bound), 52.6% over completed only");
   ok(report.markdown.includes("| b | 20 | 0 | 20 | 10 | budget adequacy only | not stated |"));
 });
 
@@ -174,6 +194,9 @@ Deno.test("buildReport() withholds every capability claim when the ledger does n
     equal(c.rule, "seed-003 validation", id);
   }
   deepEqual(report.summary.figures.map((f) => f.name), ["stop_reasons"]);
+  // Both agents are censored 0% (headline), yet no score is printed beside their bars.
+  const reason = "scores not stated (the ledger does not validate against its plan)";
+  deepEqual(stopNotes(report), { a: reason, b: reason });
   ok(report.markdown.includes("> The ledger as recorded does not match plan"));
 });
 

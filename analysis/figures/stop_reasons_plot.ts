@@ -6,8 +6,8 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { CensoringClaim, CensoringRow, CensoringSummary } from "../censoring.ts";
-import { StopReason } from "../schema.ts";
-import { percent } from "./_format.ts";
+import { type CensoringPolicy, StopReason } from "../schema.ts";
+import { percent, percentExact } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link stopReasonsPlot}. */
@@ -16,6 +16,13 @@ export interface StopReasonsPlotOptions {
   title?: string;
   /** Width of the bar panel in pixels; default 460. */
   width?: number;
+  /**
+   * A reason that withholds every agent's scores whatever its censoring rate,
+   * printed as `scores not stated (<reason>)`. The report passes one when the
+   * ledger fails validation against its plan (seed 003: validate before anyone
+   * reads a mean); the censoring policy's own limit needs no option.
+   */
+  scoresWithheld?: string;
 }
 
 /** The claim each policy band allows, in the words of seed 003's table. */
@@ -43,18 +50,38 @@ function label(row: CensoringRow): string {
   return `${row.agent_id} (${row.scored} scored)`;
 }
 
-function note(row: CensoringRow): string {
+/**
+ * The scores the policy lets the figure print for an agent (seed 003's table):
+ * the headline score (over all tasks) under `headline_max`; both scores,
+ * labelled, up to `labelled_max`; none above it.
+ */
+function scores(row: CensoringRow, policy: CensoringPolicy, withheld?: string): string {
+  if (withheld !== undefined) return `scores not stated (${withheld})`;
+  const all = row.score_all_tasks === null ? "n/a" : percent(row.score_all_tasks);
+  switch (row.claim) {
+    case "headline":
+      return `headline score ${all} over all tasks`;
+    case "both_labelled": {
+      const completed = row.score_completed_only === null
+        ? "n/a"
+        : percent(row.score_completed_only);
+      return `score ${all} over all tasks (lower bound), ${completed} over completed only`;
+    }
+    default: // "budget_adequacy_only": no capability number at all
+      return `scores not stated (censoring > ${percentExact(policy.labelled_max)})`;
+  }
+}
+
+function note(row: CensoringRow, policy: CensoringPolicy, withheld?: string): string {
   const invalid = row.invalid > 0 ? `; ${row.invalid} invalid, not scored` : "";
   if (row.censoring_rate === null || row.claim === null) {
     return `nothing scored${invalid}`;
   }
-  const all = row.score_all_tasks === null ? "n/a" : percent(row.score_all_tasks);
-  const completed = row.score_completed_only === null ? "n/a" : percent(row.score_completed_only);
   // The censored counts by reason, spelled out so the bar reads without colour.
   const reasons = StopReason.options.filter((r) => r !== "completed" && row.stop_reasons[r] > 0)
     .map((r) => `${row.stop_reasons[r]} ${r}`);
   return `censored ${percent(row.censoring_rate)}: ${CLAIM_TEXT[row.claim]}${invalid}\n` +
-    `score ${all} over all tasks, ${completed} over completed only` +
+    scores(row, policy, withheld) +
     (reasons.length > 0 ? `\ncensored: ${reasons.join(", ")}` : "");
 }
 
@@ -65,19 +92,23 @@ function note(row: CensoringRow): string {
  * What it shows: one bar per agent (sorted by id) over its scored episodes,
  * split by stop reason in the schema's order (completed first; every other
  * reason is censoring). Beside each bar: the censoring rate (censored /
- * scored), the claim the policy allows for it, the score over all tasks (a
- * lower bound) and over completed tasks only, the count of invalid attempts
- * (never scored, so not in the bar), and the censored counts by reason, so the
- * bar reads without colour. The subtitle states the policy
- * thresholds and the whole run's verdict. All numbers come from
- * `censoringSummary`.
+ * scored), the claim the policy allows for it, the scores that claim lets
+ * the figure state, the count of invalid attempts (never scored, so not in
+ * the bar), and the censored counts by reason, so the bar reads without
+ * colour. The scores follow the agent's claim: `"headline"` prints the
+ * headline score (over all tasks); `"both_labelled"` prints both, labelled
+ * (over all tasks, a lower bound, and over completed tasks only);
+ * `"budget_adequacy_only"` prints `scores not stated (censoring > 10%)`,
+ * with the policy's own `labelled_max`, and no score at all. The subtitle
+ * states the policy thresholds and the whole run's verdict. All numbers come
+ * from `censoringSummary`.
  *
  * Seed rule visualised: seed 003, "A policy for deciding when a number may
  * ship": under 2% censored a headline, 2% to 10% both scores labelled, above
- * 10% budget adequacy only (thresholds from the plan).
+ * 10% budget adequacy only, no capability headline (thresholds from the plan).
  *
  * @param summary the output of `censoringSummary`
- * @param options title, panel width
+ * @param options title, panel width, a reason withholding every score
  * @returns a vega-lite spec with inlined data and fixed sizes
  * @throws {RangeError} when the summary has no agents
  * @example
@@ -91,7 +122,8 @@ function note(row: CensoringRow): string {
  *   Episode.parse({ ...base, task_id: "t2", resolved: false, stop_reason: "token_cap" }),
  * ];
  * const spec = stopReasonsPlot(censoringSummary(rows));
- * if (!JSON.stringify(spec).includes("budget adequacy only")) throw new Error("claim missing");
+ * // 1 of 2 censored (50% > 10%): budget adequacy only, and no score beside the bar.
+ * if (!JSON.stringify(spec).includes("scores not stated (censoring > 10%)")) throw new Error();
  * ```
  */
 export function stopReasonsPlot(
@@ -128,7 +160,7 @@ export function stopReasonsPlot(
   const notes = summary.agents.map((row) => ({
     agent: label(row),
     end: row.scored,
-    text: note(row),
+    text: note(row, summary.policy, options.scoresWithheld),
   }));
   const labels = summary.agents.map(label);
   const { policy, overall } = summary;
@@ -143,9 +175,9 @@ export function stopReasonsPlot(
     title: titleBlock(options.title ?? "Stop reasons and censoring per agent", [
       "Censored: a scored episode that stopped on a cap, a rate limit or an error. " +
       "Invalid attempts are not scored.",
-      `Policy fixed before the run (seed 003): under ${percent(policy.headline_max, 0)} ` +
-      `censored, headline; ${percent(policy.headline_max, 0)} to ${
-        percent(policy.labelled_max, 0)
+      `Policy fixed before the run (seed 003): under ${percentExact(policy.headline_max)} ` +
+      `censored, headline; ${percentExact(policy.headline_max)} to ${
+        percentExact(policy.labelled_max)
       }, both scores labelled; above, budget adequacy only.`,
       runVerdict,
     ]),

@@ -43,11 +43,16 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
     "censored 30.0%: budget adequacy only; 1 invalid, not scored",
     "censored 0.0%: headline score allowed",
   ]);
-  // Score over all tasks 7/10 = 70%, over completed only 7/7 = 100% (agent b).
-  assert.equal(
-    (notes[1].text as string).split("\n")[1],
-    "score 70.0% over all tasks, 100.0% over completed only",
-  );
+  // The scores each claim allows (seed 003's table), second line of each note.
+  assert.deepEqual(notes.map((n) => (n.text as string).split("\n")[1]), [
+    // a, both labelled: 49/50 = 98% over all tasks (a lower bound), 49/49 over completed only.
+    "score 98.0% over all tasks (lower bound), 100.0% over completed only",
+    // b, budget adequacy only: no score; its 7/10 = 70% and 7/7 = 100% must not appear.
+    "scores not stated (censoring > 10%)",
+    // c, headline: the score over all tasks, 60/60.
+    "headline score 100.0% over all tasks",
+  ]);
+  assert.ok(!/70\.0%|100\.0%/.test(notes[1].text as string), notes[1].text as string);
   // The censored counts by reason, so the bar reads without colour.
   assert.equal((notes[1].text as string).split("\n")[2], "censored: 2 step_cap, 1 error");
   assert.equal((notes[2].text as string).split("\n").length, 2); // c: nothing censored
@@ -57,6 +62,39 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
     /Whole run: 4 of 120 scored episodes censored \(3\.3%\): both scores, labelled\./,
   );
   assert.match(subtitle(spec), /under 2% censored, headline; 2% to 10%, both scores labelled/);
+});
+
+Deno.test("stopReasonsPlot() states the policy's own thresholds and a reason withholding all scores", () => {
+  // A plan's policy of 5% / 12.5%. a: 1 of 10 censored = 10% (5% ≤ 10% ≤ 12.5%: both
+  // labelled); b: 2 of 10 = 20% (> 12.5%: budget adequacy only).
+  const policy = { headline_max: 0.05, labelled_max: 0.125 };
+  const rows = ["a", "b"].flatMap((agent) =>
+    Array.from({ length: 10 }, (_, i) =>
+      row({
+        agent_id: agent,
+        task_id: `t${i}`,
+        resolved: i % 2 === 0,
+        stop_reason: i < (agent === "a" ? 1 : 2) ? "wall_cap" : "completed",
+      }))
+  );
+  const summary = censoringSummary(rows, { policy });
+  const second = (spec: ReturnType<typeof stopReasonsPlot>) =>
+    rowsWith(spec, "agent", "end", "text")[0].map((n) => (n.text as string).split("\n")[1]);
+  // a: t0 censored (resolved, so it counts in the lower bound): 5/10 = 50% over all
+  // tasks; completed t1..t9 resolve t2, t4, t6, t8: 4/9 = 44.4%.
+  assert.deepEqual(second(stopReasonsPlot(summary)), [
+    "score 50.0% over all tasks (lower bound), 44.4% over completed only",
+    "scores not stated (censoring > 12.5%)",
+  ]);
+  // The subtitle says 12.5%, not a rounded 13%.
+  assert.match(subtitle(stopReasonsPlot(summary)), /under 5% censored, headline; 5% to 12\.5%,/);
+  // A reason from outside the policy (a ledger that fails validation) withholds every score.
+  const withheld = stopReasonsPlot(summary, { scoresWithheld: "ledger fails validation" });
+  assert.deepEqual(second(withheld), [
+    "scores not stated (ledger fails validation)",
+    "scores not stated (ledger fails validation)",
+  ]);
+  assert.ok(!JSON.stringify(withheld).includes("over all tasks"));
 });
 
 Deno.test("stopReasonsPlot() refuses a summary without agents", () => {
