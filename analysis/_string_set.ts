@@ -29,10 +29,10 @@ function hashOf(text: string): number {
  */
 export class StringSet {
   /** Pairs (entry index + 1, hash); 0 marks an empty slot. Load factor ≤ 1/2. */
-  #table = new Int32Array(2 << 12);
-  #starts = new Int32Array(1 << 11);
-  #lengths = new Int32Array(1 << 11);
-  #units = new Uint16Array(1 << 16);
+  #table = new Int32Array(2 << 14);
+  #starts = new Int32Array(1 << 13);
+  #lengths = new Int32Array(1 << 13);
+  #units = new Uint16Array(1 << 18);
   #used = 0;
   #size = 0;
 
@@ -42,22 +42,41 @@ export class StringSet {
   }
 
   /**
-   * Adds `text`.
+   * Adds `text`. Its code units are copied to the end of the store while
+   * hashing (one pass over the string), and kept only when it is new.
    *
    * @returns true when it was not in the set yet
    */
   add(text: string): boolean {
-    const hash = hashOf(text);
+    const length = text.length;
+    if (this.#used + length > this.#units.length) this.#reserve(length);
+    const units = this.#units;
+    const start = this.#used;
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < length; i++) {
+      const unit = text.charCodeAt(i);
+      units[start + i] = unit;
+      hash = Math.imul(hash ^ unit, 0x01000193);
+    }
+    hash |= 0;
     const table = this.#table;
     const mask = (table.length >> 1) - 1;
     let slot = hash & mask;
     for (;;) {
       const entry = table[2 * slot];
       if (entry === 0) break;
-      if (table[2 * slot + 1] === hash && this.#equals(entry - 1, text)) return false;
+      if (table[2 * slot + 1] === hash && this.#sameAsPending(entry - 1, length)) return false;
       slot = (slot + 1) & mask;
     }
-    const index = this.#store(text);
+    const index = this.#size;
+    if (index === this.#starts.length) {
+      this.#starts = grow(this.#starts, new Int32Array(index * 2));
+      this.#lengths = grow(this.#lengths, new Int32Array(index * 2));
+    }
+    this.#starts[index] = start;
+    this.#lengths[index] = length;
+    this.#used = start + length;
+    this.#size = index + 1;
     table[2 * slot] = index + 1;
     table[2 * slot + 1] = hash;
     if (this.#size * 4 > table.length) this.#rehash();
@@ -88,26 +107,23 @@ export class StringSet {
     return true;
   }
 
-  /** Appends the code units of `text`; returns the new entry's index. */
-  #store(text: string): number {
-    const index = this.#size;
-    if (index === this.#starts.length) {
-      this.#starts = grow(this.#starts, new Int32Array(index * 2));
-      this.#lengths = grow(this.#lengths, new Int32Array(index * 2));
-    }
-    if (this.#used + text.length > this.#units.length) {
-      let capacity = this.#units.length * 2;
-      while (capacity < this.#used + text.length) capacity *= 2;
-      this.#units = grow(this.#units, new Uint16Array(capacity));
-    }
+  /** Whether entry `index` equals the `length` code units pending at the end of the store. */
+  #sameAsPending(index: number, length: number): boolean {
+    if (this.#lengths[index] !== length) return false;
     const units = this.#units;
-    const start = this.#used;
-    for (let i = 0; i < text.length; i++) units[start + i] = text.charCodeAt(i);
-    this.#starts[index] = start;
-    this.#lengths[index] = text.length;
-    this.#used += text.length;
-    this.#size = index + 1;
-    return index;
+    const start = this.#starts[index];
+    const pending = this.#used;
+    for (let i = 0; i < length; i++) {
+      if (units[start + i] !== units[pending + i]) return false;
+    }
+    return true;
+  }
+
+  /** Grows the store so that `length` more code units fit. */
+  #reserve(length: number): void {
+    let capacity = this.#units.length * 2;
+    while (capacity < this.#used + length) capacity *= 2;
+    this.#units = grow(this.#units, new Uint16Array(capacity));
   }
 
   /** Doubles the table, re-placing every pair by its stored hash. */
