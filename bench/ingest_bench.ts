@@ -33,7 +33,12 @@ interface WorkerResult {
   rows: number;
   ms: number;
   cpu_ms: number;
+  main_thread_cpu_ms: number | null;
   peak_rss_kib: number | null;
+}
+
+function minOrNull(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : Math.min(a, b);
 }
 
 const WORKER = new URL("./_ingest_worker.ts", import.meta.url).pathname;
@@ -85,6 +90,7 @@ export async function ingestBench(options: IngestBenchOptions): Promise<BenchRes
         ...result,
         ms: Math.min(previous.ms, result.ms),
         cpu_ms: Math.min(previous.cpu_ms, result.cpu_ms),
+        main_thread_cpu_ms: minOrNull(previous.main_thread_cpu_ms, result.main_thread_cpu_ms),
         peak_rss_kib: Math.max(previous.peak_rss_kib ?? 0, result.peak_rss_kib ?? 0),
       };
     }
@@ -112,6 +118,12 @@ export async function ingestBench(options: IngestBenchOptions): Promise<BenchRes
       peak_rss_mib: mib(r.peak_rss_kib),
       notes: [
         `CPU time: ${r.cpu_ms.toFixed(0)} ms, ratio ${(r.cpu_ms / base.cpu_ms).toFixed(2)}`,
+        r.main_thread_cpu_ms === null || base.main_thread_cpu_ms === null
+          ? "main-thread CPU time not available"
+          : `main-thread CPU time: ${r.main_thread_cpu_ms.toFixed(0)} ms vs ` +
+            `${base.main_thread_cpu_ms.toFixed(0)} ms, ratio ${
+              (r.main_thread_cpu_ms / base.main_thread_cpu_ms).toFixed(2)
+            }`,
         ...common,
       ],
     };

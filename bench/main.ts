@@ -172,7 +172,7 @@ export async function main(args: string[]): Promise<number> {
       for (const chained of [false, true]) {
         await run(
           `ingest (${chained ? "hash-chained" : "unchained"})`,
-          () => ingestBench({ dir, rows, chained, repetitions: 2 }),
+          () => ingestBench({ dir, rows, chained, repetitions: quick ? 2 : 3 }),
         );
         for (const entry of Deno.readDirSync(dir)) await Deno.remove(`${dir}/${entry.name}`);
       }

@@ -549,3 +549,49 @@ Deno.test("summarize prices through a frozen table and refuses a table of anothe
   assertEquals(refused.stdout, "");
   assertStringIncludes(refused.stderr, 'is not the frozen table "march"');
 });
+
+Deno.test("a plan supplies the defaults (bootstrap, tie band, lane weights, censoring); flags override, sources recorded", async () => {
+  const dir = await Deno.makeTempDir();
+  const plan = `${dir}/plan.json`;
+  await Deno.writeTextFile(
+    plan,
+    JSON.stringify({
+      plan_id: "sample-plan",
+      tasks: [1, 2, 3, 4].map((i) => ({ task_id: `t${i}` })),
+      lane_weights: { default: 4 },
+      bootstrap: { rounds: 500, seed: 11 },
+      tie_band: 0.2,
+      censoring: { headline_max: 0.05, labelled_max: 0.2 },
+    }),
+  );
+  const summary = JSON.parse((await cli("summarize", SAMPLE, "--plan", plan, "--json")).stdout);
+  assertEquals(summary.plan.plan_id, "sample-plan");
+  assertEquals(summary.plan.sha256, await fileSha256(plan));
+  assertEquals(summary.parameters.bootstrap, {
+    rounds: 500,
+    rounds_source: "plan",
+    seed: 11,
+    seed_source: "plan",
+  });
+  assertEquals(summary.agents[0].interval.rounds, 500);
+  // seed 000's lane score: 4 x 3/4 = 3 for a, 4 x 2/4 = 2 for b, out of 4
+  assertEquals(summary.agents.map((a: { lane_score: { score: number } }) => a.lane_score.score), [
+    3,
+    2,
+  ]);
+  const compare = JSON.parse((await cli("compare", SAMPLE, "--plan", plan, "--json")).stdout);
+  assertEquals([compare.parameters.band, compare.parameters.band_source], [0.2, "plan"]);
+  assertEquals(compare.comparisons[0].rounds, 500);
+  const override = JSON.parse(
+    (await cli("compare", SAMPLE, "--plan", plan, "--band", "0.3", "--json")).stdout,
+  );
+  assertEquals([override.parameters.band, override.parameters.band_source], [0.3, "flag"]);
+  const text = await cli("compare", SAMPLE, "--plan", plan, "--band", "0.3");
+  assertStringIncludes(
+    text.stdout,
+    "band 30.0% (flag); bootstrap 500 rounds (plan), seed 11 (plan)",
+  );
+  const censoring = JSON.parse((await cli("censoring", SAMPLE, "--plan", plan, "--json")).stdout);
+  assertEquals(censoring.parameters.headline_max, 0.05);
+  assertEquals(censoring.parameters.headline_max_source, "plan");
+});
