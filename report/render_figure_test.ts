@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { censoringSummary } from "../analysis/censoring.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
 import { exampleFigures } from "../analysis/figures/_example_inputs.ts";
+import { textWidth } from "../analysis/figures/_style.ts";
 import { row } from "../analysis/figures/_test_helpers.ts";
 import {
   costFrontierPlot,
@@ -117,4 +118,25 @@ Deno.test("dejaVuTextWidth() sums DejaVu Sans advance widths", () => {
   // Characters outside the table count as a digit's width (0.64 em).
   assert.ok(Math.abs(dejaVuTextWidth("\u00e9", 10) - 6.4) < 1e-9);
   assert.equal(dejaVuTextWidth("", 12), 0);
+});
+
+Deno.test("dejaVuTextWidth() never exceeds the width the figures lay their labels out with", async () => {
+  // The cost frontier places its labels with analysis/figures' textWidth before vega
+  // measures them with dejaVuTextWidth: the estimate must not be narrower, or a label
+  // placed clear of the frontier could still touch it.
+  const labels = (await exampleFigures()).flatMap((example) =>
+    example.figures.filter((f) => f.builder === "costFrontierPlot").flatMap((f) =>
+      JSON.stringify(f.spec).match(/"text":"[^"]*"/g)!.map((t) => JSON.parse(`{${t}}`).text)
+    )
+  );
+  assert.ok(labels.includes("agent-beta: 56.0% at 0.033 USD"), labels.join("; "));
+  for (const text of [...labels, "Zz: 100.0% at 1,234,567 tokens", "\u2212WM%", ""]) {
+    const exact = dejaVuTextWidth(text, 11);
+    const estimate = textWidth(text, 11);
+    assert.ok(estimate >= exact - 1e-9, `"${text}": estimate ${estimate} < ${exact}`);
+    // Lowercase, digits and punctuation use the font's own widths: within 10% for labels.
+    if (labels.includes(text)) assert.ok(estimate <= exact * 1.1, `"${text}": ${estimate}`);
+  }
+  // Hand value: "10%" = (0.636 + 0.636 + 0.950) em × 11 px = 24.442 px.
+  assert.ok(Math.abs(textWidth("10%", 11) - 24.442) < 1e-9);
 });

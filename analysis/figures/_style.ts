@@ -97,3 +97,97 @@ export function titleBlock(
 ): TitleParams {
   return { text, subtitle: subtitle.flatMap((line) => wrap(line, maxChars)) };
 }
+
+/**
+ * Advance widths of DejaVu Sans (regular), in em, for capitals A–Z and for
+ * lowercase a–z, from the font's `hmtx` table (Debian fonts-dejavu-core 2.37,
+ * 2048 units per em, rounded to thousandths).
+ */
+const UPPERCASE_EM = [
+  0.684,
+  0.686,
+  0.698,
+  0.77,
+  0.632,
+  0.575,
+  0.775,
+  0.752,
+  0.295,
+  0.295,
+  0.656,
+  0.557,
+  0.863,
+  0.748,
+  0.787,
+  0.603,
+  0.787,
+  0.695,
+  0.635,
+  0.611,
+  0.732,
+  0.684,
+  0.989,
+  0.685,
+  0.611,
+  0.685,
+];
+const LOWERCASE_EM = [
+  0.613,
+  0.635,
+  0.55,
+  0.635,
+  0.615,
+  0.352,
+  0.635,
+  0.634,
+  0.278,
+  0.278,
+  0.579,
+  0.278,
+  0.974,
+  0.634,
+  0.612,
+  0.635,
+  0.635,
+  0.411,
+  0.521,
+  0.392,
+  0.634,
+  0.592,
+  0.818,
+  0.592,
+  0.592,
+  0.525,
+];
+
+/** Widths in em of the other characters labels use; anything else counts as 1 em. */
+const OTHER_EM: Record<string, number> = {
+  " ": 0.318,
+  ".": 0.318,
+  ",": 0.318,
+  ":": 0.337,
+  "-": 0.361,
+  "(": 0.39,
+  ")": 0.39,
+  "%": 0.95,
+  '"': 0.46,
+};
+
+/**
+ * The width in pixels of one line of regular DejaVu Sans text, for laying out
+ * labels before vega measures them: letters, digits (0.636 em) and the common
+ * punctuation from the font's metrics, every other character 1 em (no
+ * printable ASCII character is wider), so a label never needs more room than
+ * this gives it. O(length).
+ */
+export function textWidth(text: string, fontSize: number): number {
+  let em = 0;
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    if (code >= 48 && code <= 57) em += 0.636;
+    else if (code >= 65 && code <= 90) em += UPPERCASE_EM[code - 65];
+    else if (code >= 97 && code <= 122) em += LOWERCASE_EM[code - 97];
+    else em += OTHER_EM[ch] ?? 1;
+  }
+  return em * fontSize;
+}

@@ -7,7 +7,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { paretoFrontier } from "../pareto_frontier.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import { compact, grouped, percent, quoted } from "./_format.ts";
-import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
 export type CostAgent = Pick<
@@ -60,6 +60,102 @@ function costOf(agent: CostAgent, kind: "money" | "tokens"): number | null {
 }
 
 /**
+ * The top of the cost axis: `value` rounded up to a multiple of a 1, 2 or 5
+ * step near a tenth of it (d3's `nice` with its default ten ticks), fixed here
+ * so the labels can be laid out in pixels.
+ */
+function niceTop(value: number): number {
+  const raw = value / 10;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw * (1 - 1e-12))!;
+  return Number((Math.ceil(value / step - 1e-9) * step).toPrecision(12));
+}
+
+/** A label position relative to its point: text anchor and offset in pixels. */
+interface Placement {
+  name: string;
+  align: "left" | "right" | "center";
+  baseline: "bottom" | "top" | "middle";
+  dx: number;
+  dy: number;
+}
+
+/** Label positions in order of preference (right and above the point first). */
+const PLACEMENTS: readonly Placement[] = [
+  { name: "right-above", align: "left", baseline: "bottom", dx: 9, dy: -5 },
+  { name: "right-below", align: "left", baseline: "top", dx: 9, dy: 5 },
+  { name: "left-above", align: "right", baseline: "bottom", dx: -9, dy: -5 },
+  { name: "left-below", align: "right", baseline: "top", dx: -9, dy: 5 },
+  { name: "above", align: "center", baseline: "bottom", dx: 0, dy: -11 },
+  { name: "below", align: "center", baseline: "top", dx: 0, dy: 11 },
+  { name: "right", align: "left", baseline: "middle", dx: 12, dy: 0 },
+  { name: "left", align: "right", baseline: "middle", dx: -12, dy: 0 },
+];
+
+const LABEL_FONT_SIZE = 11;
+/** Half the side of the box a point (size 140, stroke 2) covers, in pixels. */
+const POINT_HALF = 8;
+
+/** An axis-aligned box in pixels: left, top, right, bottom. */
+type Box = [number, number, number, number];
+
+function overlaps(a: Box, b: Box, pad = 0): boolean {
+  return a[0] - pad < b[2] && b[0] < a[2] + pad && a[1] - pad < b[3] && b[1] < a[3] + pad;
+}
+
+function labelBox(x: number, y: number, width: number, p: Placement): Box {
+  const height = LABEL_FONT_SIZE * 1.25;
+  const left = p.align === "left"
+    ? x + p.dx
+    : p.align === "right"
+    ? x + p.dx - width
+    : x - width / 2;
+  const top = p.baseline === "bottom"
+    ? y + p.dy - height
+    : p.baseline === "top"
+    ? y + p.dy
+    : y - height / 2;
+  return [left, top, left + width, top + height];
+}
+
+/**
+ * Chooses a position for each label, in input order: the first of
+ * {@link PLACEMENTS} with the lowest penalty, where crossing a frontier
+ * segment, covering a point or an earlier label costs 100 each and leaving
+ * the plot area 60. Deterministic; O(labels × (segments + labels)).
+ */
+function placeLabels(
+  labels: readonly { x: number; y: number; text: string }[],
+  segments: readonly Box[],
+  size: { width: number; height: number },
+): Placement[] {
+  const taken: Box[] = [];
+  const points: Box[] = labels.map(({ x, y }) => [
+    x - POINT_HALF,
+    y - POINT_HALF,
+    x + POINT_HALF,
+    y + POINT_HALF,
+  ]);
+  return labels.map(({ x, y, text }) => {
+    const width = textWidth(text, LABEL_FONT_SIZE);
+    let best = PLACEMENTS[0];
+    let bestBox = labelBox(x, y, width, best);
+    let bestCost = Infinity;
+    PLACEMENTS.forEach((placement, rank) => {
+      const box = labelBox(x, y, width, placement);
+      let cost = rank * 0.01;
+      for (const segment of segments) if (overlaps(box, segment, 2)) cost += 100;
+      for (const point of points) if (overlaps(box, point)) cost += 100;
+      for (const label of taken) if (overlaps(box, label, 1)) cost += 100;
+      if (box[0] < 0 || box[1] < 0 || box[2] > size.width || box[3] > size.height) cost += 60;
+      if (cost < bestCost) [best, bestBox, bestCost] = [placement, box, cost];
+    });
+    taken.push(bestBox);
+    return best;
+  });
+}
+
+/**
  * Cost per resolved against resolved rate, one point per agent, with the
  * Pareto frontier (lower cost, higher rate) drawn as a staircase.
  *
@@ -69,7 +165,13 @@ function costOf(agent: CostAgent, kind: "money" | "tokens"): number | null {
  * on the frontier ({@link paretoFrontier}: no other agent has a lower or equal
  * cost and a higher or equal rate, one strictly) are filled diamonds joined by
  * a dashed staircase; dominated agents are open circles. Agents that resolved
- * nothing have no cost per resolved and are named in the subtitle.
+ * nothing have no cost per resolved and are named in the subtitle. Each point
+ * carries its label (rate and cost), placed deterministically: of eight
+ * positions around the point (right and above first), the one that crosses
+ * no frontier segment, covers no point or earlier label and stays inside the
+ * plot, judged in pixels from the fixed size, the axis domains (the cost axis
+ * ends at a round value above the dearest agent) and the font's metrics.
+ * Each label row records its `placement`.
  *
  * Seed rule visualised: seed 001, "按单位成功成本排序，而不是只看通过率" (rank
  * by cost per resolved, money only through a frozen price table).
@@ -116,8 +218,58 @@ export function costFrontierPlot(
     };
   });
   const costs = points.map((p) => p.cost);
-  const costTop = costs.length > 0 && Math.max(...costs) > 0 ? Math.max(...costs) * 1.05 : 1;
-  const staircase = frontier.map((a) => ({ cost: costOf(a, measure.kind), rate: a.resolved_rate }));
+  const costTop = niceTop(
+    costs.length > 0 && Math.max(...costs) > 0 ? Math.max(...costs) * 1.05 : 1,
+  );
+  const staircase = frontier.map((a) => ({
+    cost: costOf(a, measure.kind)!,
+    rate: a.resolved_rate!,
+  }));
+  // Pixel geometry of the plot, to keep the labels off the frontier, the points and each other.
+  const width = options.width ?? 520;
+  const height = options.height ?? 340;
+  const px = (cost: number) => (cost / costTop) * width;
+  const py = (rate: number) => (1 - rate) * height;
+  // The staircase steps after each point: across at its rate, then up to the next one.
+  const segments: Box[] = staircase.slice(1).flatMap((next, i) => {
+    const here = staircase[i];
+    const [x0, y0, x1, y1] = [px(here.cost), py(here.rate), px(next.cost), py(next.rate)];
+    return [
+      [Math.min(x0, x1), y0, Math.max(x0, x1), y0],
+      [x1, Math.min(y0, y1), x1, Math.max(y0, y1)],
+    ] as Box[];
+  });
+  const placements = placeLabels(
+    points.map((p) => ({ x: px(p.cost), y: py(p.rate!), text: p.text })),
+    segments,
+    { width, height },
+  );
+  const labels = points.map((p, i) => ({
+    agent: p.agent,
+    cost: p.cost,
+    rate: p.rate,
+    text: p.text,
+    placement: placements[i].name,
+  }));
+  const labelLayers = PLACEMENTS.filter((placement) =>
+    labels.some((l) => l.placement === placement.name)
+  ).map(({ name, align, baseline, dx, dy }) => ({
+    data: { values: labels.filter((l) => l.placement === name) },
+    mark: {
+      type: "text" as const,
+      align,
+      baseline,
+      dx,
+      dy,
+      fontSize: LABEL_FONT_SIZE,
+      color: PALETTE.black,
+    },
+    encoding: {
+      x: { field: "cost", type: "quantitative" as const },
+      y: { field: "rate", type: "quantitative" as const },
+      text: { field: "text", type: "nominal" as const },
+    },
+  }));
   const statuses = [FRONTIER, DOMINATED];
   const subtitle = [
     "Pareto frontier: agents no other agent beats on both cost per resolved (lower) and " +
@@ -132,8 +284,8 @@ export function costFrontierPlot(
     $schema: VEGA_LITE_SCHEMA,
     title: titleBlock(options.title ?? "Cost per resolved against resolved rate", subtitle),
     config: baseConfig(),
-    width: options.width ?? 520,
-    height: options.height ?? 340,
+    width,
+    height,
     layer: [
       {
         data: { values: staircase },
@@ -157,7 +309,7 @@ export function costFrontierPlot(
             field: "cost",
             type: "quantitative",
             // An explicit domain: an empty plot (nothing resolved) still has an axis.
-            scale: { domain: [0, costTop], nice: true },
+            scale: { domain: [0, costTop], nice: false },
             axis: { title: measure.title, tickCount: 6 },
           },
           y: {
@@ -186,15 +338,7 @@ export function costFrontierPlot(
           },
         },
       },
-      {
-        data: { values: points },
-        mark: { type: "text", align: "left", dx: 10, dy: -10, fontSize: 11, color: PALETTE.black },
-        encoding: {
-          x: { field: "cost", type: "quantitative" },
-          y: { field: "rate", type: "quantitative" },
-          text: { field: "text", type: "nominal" },
-        },
-      },
+      ...labelLayers,
     ],
   };
 }

@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { costFrontierPlot } from "./cost_frontier_plot.ts";
-import { row, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+import { nodes, row, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
 
 const FRONTIER = "on the Pareto frontier";
+
+/** The label placement chosen for each agent, from the label layers' rows. */
+function placements(spec: ReturnType<typeof costFrontierPlot>): Record<string, unknown> {
+  return Object.fromEntries(
+    rowsWith(spec, "agent", "text", "placement").flat().map((l) => [l.agent, l.placement]),
+  );
+}
 
 Deno.test("costFrontierPlot() puts both seed-001 agents on the frontier, in tokens", async () => {
   const spec = costFrontierPlot(summarizeAgents(await sampleRows()));
@@ -18,6 +25,9 @@ Deno.test("costFrontierPlot() puts both seed-001 agents on the frontier, in toke
   assert.deepEqual(stairs.map((s) => s.rate), [0.5, 0.75]);
   assert.match(JSON.stringify(spec), /Tokens per resolved \(no price table/);
   assert.match(subtitle(spec), /Frontier: "b", "a"\./);
+  // a sits at x 449 px of 520 (7766.67 of an axis ending at 9000): its label goes left,
+  // above the step up from b; b's label has the room above the step across.
+  assert.deepEqual(placements(spec), { a: "left-above", b: "right-above" });
 });
 
 Deno.test("costFrontierPlot() marks a dominated agent and uses money with a price table", () => {
@@ -51,4 +61,57 @@ Deno.test("costFrontierPlot() marks a dominated agent and uses money with a pric
   assert.throws(() => costFrontierPlot([]), {
     message: "Cannot build cost frontier plot: no agents",
   });
+});
+
+Deno.test("costFrontierPlot() keeps labels off the frontier line and inside the plot", () => {
+  // The synthetic example's geometry, in tokens: beta (33, 56%) and alpha (46, 66.7%) on
+  // the frontier, delta (43, 32.5%) and gamma (831, 47.6%) dominated. Axis 0..900
+  // (831 × 1.05 = 872.6, rounded up to a step of 100), plot 520 × 340 px.
+  const agent = (agent_id: string, tpr: number, resolved: number, scored: number) => ({
+    agent_id,
+    scored,
+    resolved,
+    resolved_rate: resolved / scored,
+    tpr,
+    cost: null,
+  });
+  const spec = costFrontierPlot([
+    agent("alpha", 46, 56, 84),
+    agent("beta", 33, 47, 84),
+    agent("delta", 43, 27, 83),
+    agent("gamma", 831, 40, 84),
+  ]);
+  assert.equal(rowsWith(spec, "agent", "cost", "rate", "status")[0].length, 4);
+  assert.match(JSON.stringify(spec), /"domain":\[0,900\]/);
+  assert.deepEqual(placements(spec), {
+    // Nothing above and right of alpha (x 26.6 px, y 113.3 px): the first choice.
+    alpha: "right-above",
+    // Above right of beta (x 19.1 px, y 149.6 px) the label would start at x 28.1 px,
+    // within 2 px of the frontier's vertical step at alpha's x (26.6 px) between
+    // y 113.3 and 149.6: below right clears it, and the step across at y 149.6.
+    beta: "right-below",
+    delta: "right-above",
+    // Right of gamma (x 480 px) its label ("gamma: 47.6% at 831 tokens", about 160 px)
+    // would run past the plot's right edge (520 px): it goes to the left.
+    gamma: "left-above",
+  });
+  // One text layer per placement used, each anchored to match its name.
+  const marks = nodes(spec).map((n) => n.mark as Record<string, unknown> | undefined)
+    .filter((m) => m?.type === "text") as Record<string, unknown>[];
+  assert.deepEqual(marks.map((m) => [m.align, m.baseline, Math.sign(m.dx as number)]), [
+    ["left", "bottom", 1],
+    ["left", "top", 1],
+    ["right", "bottom", -1],
+  ]);
+});
+
+Deno.test("costFrontierPlot() moves a label at the top right corner below and left", () => {
+  // One agent at 100% and 100 tokens per resolved: the axis ends at 120 (105 rounded up
+  // to a step of 20), so the point sits at x 433 px, y 0: a label above would leave
+  // the plot at the top, one to the right at the right edge.
+  const spec = costFrontierPlot([
+    { agent_id: "a", scored: 4, resolved: 4, resolved_rate: 1, tpr: 100, cost: null },
+  ]);
+  assert.match(JSON.stringify(spec), /"domain":\[0,120\]/);
+  assert.deepEqual(placements(spec), { a: "left-below" });
 });
