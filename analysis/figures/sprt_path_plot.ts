@@ -55,8 +55,9 @@ function verdictText(replay: SprtReplay): string {
 /**
  * The walk of seed 002's SPRT over one agent's ledger rows, as replayed.
  *
- * What it shows: x = attempt number in the pre-registered order (every walked
- * row, invalid attempts included); y = cumulative LLR after the attempt
+ * What it shows: x = attempt number in the pre-registered order, the plan's
+ * task order (or ledger file order without a plan, as the axis title then
+ * says), every walked row, invalid attempts included; y = cumulative LLR after the attempt
  * (`steps[i].llr` from `replaySprt`), starting at 0. Passes step up by
  * ln(p_adopt/p_drop), fails step down by ln((1 − p_adopt)/(1 − p_drop)),
  * invalid attempts (crosses) leave it unchanged. Dashed horizontal lines: the
@@ -128,7 +129,9 @@ export function sprtPathPlot(
     type: "quantitative" as const,
     scale: { domain: [0, lastX] },
     axis: {
-      title: "Attempt in pre-registered order (count, invalid attempts included)",
+      title: `Attempt in ${
+        replay.order === "planned" ? "the plan's task order" : "ledger file order"
+      } (count, invalid attempts included)`,
       tickMinStep: 1,
       format: "d",
     },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { replaySprt } from "../sprt/replay_sprt.ts";
 import { sprtPathPlot } from "./sprt_path_plot.ts";
-import { row, rowsWith, subtitle } from "./_test_helpers.ts";
+import { type Node, nodes, row, rowsWith, subtitle } from "./_test_helpers.ts";
 
 const LN9 = Math.log(9); // seed 002: ln((1 − 0.1) / 0.1) = 2.1972245773
 
@@ -53,4 +53,24 @@ Deno.test("sprtPathPlot() follows the plan's parameters", () => {
   const [lines] = rowsWith(spec, "name", "llr", "text");
   assert.ok(Math.abs((lines[0].llr as number) - Math.log(19)) < 1e-12);
   assert.deepEqual(lines.map((l) => l.text), ["adopt: LLR ≥ 2.944", "drop: LLR ≤ −2.944"]);
+});
+
+Deno.test("sprtPathPlot() names the order the attempts were walked in on the x axis", () => {
+  const rows = [row({ task_id: "t2" }), row({ task_id: "t1", resolved: false })];
+  const xTitles = (spec: ReturnType<typeof sprtPathPlot>) => [
+    ...new Set(
+      nodes(spec).map((n) =>
+        ((n.encoding as Node | undefined)?.x as Node | undefined)?.axis as Node | undefined
+      ).filter((axis) => axis?.title !== undefined).map((axis) => axis!.title),
+    ),
+  ];
+  // Without a plan replaySprt walks the file order; with one, the plan's task order.
+  assert.deepEqual(xTitles(sprtPathPlot(replaySprt(rows, {}, { agentId: "a" }))), [
+    "Attempt in ledger file order (count, invalid attempts included)",
+  ]);
+  const planned = replaySprt(rows, {}, { agentId: "a", order: ["t1", "t2"] });
+  assert.equal(planned.order, "planned");
+  assert.deepEqual(xTitles(sprtPathPlot(planned)), [
+    "Attempt in the plan's task order (count, invalid attempts included)",
+  ]);
 });
