@@ -125,6 +125,13 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
     let forwarder: Forwarder | null = null;
+    let closing: Promise<void> | null = null;
+    // Once the agent has gone: close the forwarder, then the relay, and drop the socket's directory.
+    const close = () =>
+      closing ??= (async () => {
+        await closeQuietly(forwarder, relay);
+        await Deno.remove(temp, { recursive: true }).catch(() => {});
+      })();
     let candidate: CandidateResult;
     const startedAt = new Date().toISOString();
     const clock = performance.now();
@@ -158,13 +165,13 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
             throw error;
           }
         },
+        onExited: close,
         signal: context.signal,
         labels: { [RUN_LABEL]: episode.run_id, "ledgerbench.episode": episode.episode_id },
         tempDir: options.tempDir,
       });
     } catch (error) {
-      await closeQuietly(forwarder, relay);
-      await Deno.remove(temp, { recursive: true }).catch(() => {});
+      await close();
       const records = relay === null ? null : relay.records();
       return harnessFailureRow(
         base,
@@ -175,8 +182,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         startedAt,
       );
     }
-    await closeQuietly(forwarder, relay);
-    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    await close();
     const artifact = candidate.artifact;
     return await classifyEpisode({
       base,

@@ -1,6 +1,7 @@
 /**
  * Private: the container lifecycle shared by the candidate and the verifier
- * runs (create → start → hook → wall cap → wait → inspect → logs → remove).
+ * runs (create → start → hook → wall cap → wait → inspect ‖ logs → remove),
+ * with an exit hook that runs concurrently with the teardown.
  *
  * @module
  */
@@ -16,6 +17,16 @@ export interface RunContainerOptions {
   onStarted?: (pid: number, containerId: string) => void | Promise<void>;
   /** Kills the container when aborted. */
   signal?: AbortSignal;
+  /**
+   * Called once the wait has ended (the container's init has exited, so no
+   * process of the container is left), concurrently with the final inspect,
+   * the log read and the removal: work on the container's bind-mounted
+   * files (storing a workspace, closing the relay) overlaps the engine's
+   * teardown instead of following it. `runContainer` resolves only after
+   * both the hook and the removal have finished; the hook's error is
+   * rethrown as is, after the removal. Not called when the wait fails.
+   */
+  onExited?: () => Promise<void>;
 }
 
 /** What happened to one container. */
@@ -48,13 +59,19 @@ export interface ContainerRun {
 }
 
 /**
- * Creates, starts and waits for one container, always removing it.
+ * Creates, starts and waits for one container, always removing it (the
+ * removal is awaited before this resolves or throws).
+ *
+ * Cost: four engine round trips besides the wait (create, start, inspect,
+ * and inspect ‖ logs after the exit) plus the removal, which overlaps
+ * `onExited`.
  *
  * @param docker the client
  * @param create the create request (image ID, command, host config)
- * @param options wall cap, started hook, abort signal
+ * @param options wall cap, started and exited hooks, abort signal
  * @returns what happened
- * @throws {SandboxError} `engine_error` when the engine fails; `hook_failed` when the hook throws
+ * @throws {SandboxError} `engine_error` when the engine fails; `hook_failed` when the started hook throws
+ * @throws {unknown} the exited hook's own error
  */
 export async function runContainer(
   docker: Docker,
@@ -74,6 +91,10 @@ export async function runContainer(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let sampler: ReturnType<typeof setInterval> | undefined;
   let onAbort: (() => void) | undefined;
+  let removal: Promise<void> | null = null;
+  const removeOnce = () =>
+    removal ??= container.remove({ force: true, v: true }).then(() => {}, () => {});
+  let exitedHook: Promise<void> | null = null;
   try {
     // The kill request is remembered so that its outcome is known before the
     // result is read (the wait may end before the kill request returns).
@@ -151,9 +172,23 @@ export async function runContainer(
     clearInterval(sampler);
     const killed = killing.done ? await killing.done : false;
 
-    const done = await container.inspect();
-    const raw = await container.logs({ stdout: true, stderr: true, follow: false });
+    if (options.onExited) {
+      exitedHook = options.onExited();
+      exitedHook.catch(() => {}); // awaited below, after the removal
+    }
+    let done: Docker.ContainerInspectInfo;
+    let raw: Uint8Array;
+    try {
+      [done, raw] = await Promise.all([
+        container.inspect(),
+        container.logs({ stdout: true, stderr: true, follow: false }),
+      ]);
+    } finally {
+      removeOnce();
+    }
     const { stdout, stderr } = demuxLogs(new Uint8Array(raw));
+    await removeOnce();
+    await exitedHook;
     return {
       containerId: container.id,
       pid,
@@ -172,7 +207,8 @@ export async function runContainer(
     clearTimeout(timer);
     clearInterval(sampler);
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
-    await container.remove({ force: true, v: true }).catch(() => {});
+    await removeOnce();
+    await exitedHook?.catch(() => {});
   }
 }
 

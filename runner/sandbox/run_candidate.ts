@@ -59,6 +59,13 @@ export interface RunCandidateOptions {
    * killed and `SandboxError` `hook_failed` is thrown.
    */
   onStarted?: (pid: number, containerId: string) => void | Promise<void>;
+  /**
+   * Called once the candidate has exited (no process of it is left), while
+   * the engine removes the container and the workspace is being stored; the
+   * runner closes the relay here. `runCandidate` resolves after it; if it
+   * throws, `runCandidate` throws that error (after the removal).
+   */
+  onExited?: () => Promise<void>;
   /** Kills the container when aborted (result `aborted: true`, stop reason `error`). */
   signal?: AbortSignal;
   /** Command replacing the image's `CMD` (tests and benchmarks); default the image's. */
@@ -131,9 +138,12 @@ export interface CandidateResult {
  * runner's environment, the key (checked against `forbiddenValues`) or any
  * hidden verifier file. The wall-clock cap is enforced by the runner (kill),
  * the container is always removed, and the workspace is stored as a
- * content-addressed artifact afterwards.
+ * content-addressed artifact once the candidate has exited (concurrently with
+ * the container's removal, which the result still waits for).
  *
- * Cost: about 0.3 s of harness time per episode on top of the agent's own.
+ * Cost: besides the engine's own container start and removal, a few engine
+ * round trips, one workspace copy and the artifact store (tens of ms for a
+ * small workspace).
  *
  * @param image image reference (name:tag or `sha256:` ID); never pulled
  * @param workspace the task's workspace directory (copied, never modified)
@@ -180,6 +190,20 @@ export async function runCandidate(
       }
     }
     const tailBytes = options.tailBytes ?? 65536;
+    let artifact: Artifact | null = null;
+    let artifactError: string | null = null;
+    // Runs once the candidate has exited, while the engine removes the container.
+    const store = async () => {
+      try {
+        artifact = await storeArtifact(copy, options.artifactsRoot, {
+          maxBytes: options.maxArtifactBytes,
+        });
+      } catch (error) {
+        if (!(error instanceof SandboxError && error.code === "too_large")) throw error;
+        artifactError = error.message;
+      }
+      await removeTree(temp);
+    };
     const run = await runContainer(docker, {
       Image: imageId,
       ...(options.command ? { Cmd: options.command } : {}),
@@ -207,19 +231,12 @@ export async function runCandidate(
     }, {
       wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
       onStarted: options.onStarted,
+      onExited: async () => {
+        const settled = await Promise.allSettled([store(), options.onExited?.()]);
+        for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
+      },
       signal: options.signal,
     });
-
-    let artifact: Artifact | null = null;
-    let artifactError: string | null = null;
-    try {
-      artifact = await storeArtifact(copy, options.artifactsRoot, {
-        maxBytes: options.maxArtifactBytes,
-      });
-    } catch (error) {
-      if (!(error instanceof SandboxError && error.code === "too_large")) throw error;
-      artifactError = error.message;
-    }
     const stopReason = run.wallCapHit
       ? "wall_cap"
       : run.aborted || run.oomKilled || run.exitCode !== 0
