@@ -4,9 +4,11 @@
  * 1. a per-episode host relay on a unix socket, holding the upstream key and
  *    the episode's token and step caps (runner/relay);
  * 2. the candidate container with seed 000's flags and a writable copy of the
- *    task workspace; as soon as it starts, a forwarder is started inside its
- *    network namespace (`nsenter`), so `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1`
- *    reaches the relay and nothing else (runner/sandbox, runner/relay);
+ *    task workspace; as soon as it starts, a forwarder listens inside its
+ *    network namespace (opened in-process with `setns(2)`, or an `nsenter`
+ *    process when FFI is unavailable), so
+ *    `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` reaches the relay and
+ *    nothing else (runner/sandbox, runner/relay);
  * 3. the evidence gate over the relay's call records (tokens and calls always
  *    come from the relay, never from the agent);
  * 4. the workspace stored as a content-addressed artifact; the verifier in its
@@ -50,7 +52,8 @@ import { classifyEpisode, harnessFailureRow, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
-import { type Forwarder, startForwarder } from "./relay/start_forwarder.ts";
+import { startForwarder } from "./relay/start_forwarder.ts";
+import { forwardInNamespace, forwardInNamespaceAvailable } from "./relay/forward_in_namespace.ts";
 import { type CandidateResult, runCandidate } from "./sandbox/run_candidate.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
 
@@ -92,8 +95,9 @@ export interface DockerExecutorOptions {
 /**
  * Creates the executor that runs episodes in Docker.
  *
- * Cost: one relay, one forwarder process, two containers and two tree copies
- * per episode (about 1–2 s of harness time on top of the agent).
+ * Cost: one relay, one in-namespace listener (a Deno process only without
+ * FFI), two containers and two tree copies per episode; the engine's
+ * container start and removal dominate the harness's own share.
  *
  * @param options plan, suite, stores, upstreams, frozen digests
  * @returns the executor for `runBatch`
@@ -124,7 +128,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     const notes = [...context.notes];
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
-    let forwarder: Forwarder | null = null;
+    let forwarder: { close(): Promise<void> } | null = null;
     let closing: Promise<void> | null = null;
     // Once the agent has gone: close the forwarder, then the relay, and drop the socket's directory.
     const close = () =>
@@ -154,7 +158,11 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
         onStarted: async (pid) => {
           try {
-            forwarder = await startForwarder({ pid, socketPath, port });
+            // In-process listener in the container's namespace when FFI is
+            // available (no process launch); else the nsenter forwarder process.
+            forwarder = forwardInNamespaceAvailable()
+              ? forwardInNamespace({ pid, socketPath, port })
+              : await startForwarder({ pid, socketPath, port });
           } catch (error) {
             // A candidate that exits at once (e.g. without any model call) can be
             // gone before nsenter enters its namespace: nothing to forward then.
@@ -233,7 +241,10 @@ async function processExists(pid: number): Promise<boolean> {
   }
 }
 
-async function closeQuietly(forwarder: Forwarder | null, relay: Relay | null): Promise<void> {
+async function closeQuietly(
+  forwarder: { close(): Promise<void> } | null,
+  relay: Relay | null,
+): Promise<void> {
   await forwarder?.close().catch(() => {});
   await relay?.close().catch(() => {});
 }

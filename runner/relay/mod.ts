@@ -5,8 +5,12 @@
  *
  * - {@linkcode startRelay}: OpenAI-compatible relay on a host unix socket,
  *   with token and step caps, per-call evidence records and key redaction.
- * - {@linkcode startForwarder}: `nsenter -n` into the container's network
- *   namespace, listen on 127.0.0.1:<port> there, pipe to the relay socket.
+ * - {@linkcode forwardInNamespace}: a listener on 127.0.0.1:<port> inside
+ *   the container's network namespace, opened by the runner itself
+ *   (`setns(2)` through FFI), piping to the relay socket; the runner's
+ *   default when {@linkcode forwardInNamespaceAvailable}.
+ * - {@linkcode startForwarder}: the same as a separate process started with
+ *   `nsenter -n` (no FFI needed; one Deno launch per episode).
  * - {@linkcode evidenceGate}: seed 000's gate over the call records
  *   (`evidence_missing`, zero calls = scored failure, `provider_fault`).
  * - {@linkcode relayStopReason}: `completed`, `step_cap`, `token_cap` or
@@ -15,7 +19,7 @@
  *   server for tests and the demo, scripted with {@linkcode ProviderScript}.
  *
  * An episode, in order: start the relay on a fresh socket; start the
- * candidate container; start the forwarder into its pid's network
+ * candidate container; open the forwarder in its pid's network
  * namespace; let the agent run; close the forwarder, then the relay; read
  * `records()`, `stopReason()` and `evidenceGate(records)`.
  *
@@ -33,6 +37,8 @@ export {
   combineFingerprints,
   requestFingerprint,
 } from "./request_fingerprint.ts";
+export { forwardInNamespace, forwardInNamespaceAvailable } from "./forward_in_namespace.ts";
+export type { ForwardInNamespaceOptions, NamespaceForwarder } from "./forward_in_namespace.ts";
 export { startForwarder } from "./start_forwarder.ts";
 export type { Forwarder, ForwarderOptions } from "./start_forwarder.ts";
 export { startScriptedProvider } from "./scripted_provider.ts";
