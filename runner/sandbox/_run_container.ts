@@ -7,6 +7,7 @@
  */
 import type Docker from "dockerode";
 import { demuxLogs } from "../docker/demux_logs.ts";
+import { networkIsolationProblem } from "./network_isolation_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
 /** Options of {@linkcode runContainer}. */
@@ -130,6 +131,13 @@ export async function runContainer(
 
     const running = await container.inspect();
     const pid = running.State.Pid;
+    const problem = pid > 0 ? networkIsolationProblem(pid) : null;
+    if (problem !== null) {
+      throw new SandboxError(
+        "isolation_failed",
+        `Container "${container.id.slice(0, 12)}" is not network-isolated: ${problem}`,
+      );
+    }
     let pidsLimitHits: number | null = null;
     const eventsFile = pid > 0 ? await pidsEventsFile(pid) : null;
     if (eventsFile) {

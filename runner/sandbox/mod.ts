@@ -23,3 +23,4 @@ export * from "./tail_text.ts";
 export * from "./artifact_store.ts";
 export * from "./run_candidate.ts";
 export * from "./run_verifier.ts";
+export * from "./network_isolation_problem.ts";

@@ -122,7 +122,9 @@ const STAGE = "::ledgerbench-stage::";
  * candidate has exited, into a fresh read-only directory mounted at
  * `/verifier`; their digest is checked against `expectedVerifierDigest` and
  * against the copy before the run, and again after it; the artifact is
- * mounted read-only at `/workspace` and checked the same way.
+ * mounted read-only at `/workspace` and checked the same way. As for the
+ * candidate, `NetworkDisabled` spares the engine's libnetwork sandbox, and the
+ * started container is checked to be alone in its own network namespace.
  *
  * The verdict is the last non-empty stdout line, parsed with `Verdict`, and is
  * accepted only after exit code 0. Everything else is a fault (see
@@ -208,6 +210,8 @@ export async function runVerifier(
       AttachStdin: false,
       OpenStdin: false,
       Tty: false,
+      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace.
+      NetworkDisabled: true,
       HostConfig: {
         NetworkMode: "none",
         ReadonlyRootfs: true,

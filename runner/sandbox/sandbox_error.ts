@@ -12,14 +12,18 @@
  * - `hook_failed`: the `onStarted` hook (the relay forwarder) threw;
  * - `too_large`: a tree exceeded its byte budget (a candidate that fills its
  *   workspace; the episode is the candidate's failure, not the harness's);
- * - `engine_error`: the Docker engine refused or failed a request.
+ * - `engine_error`: the Docker engine refused or failed a request;
+ * - `isolation_failed`: a started container was not alone in its own network
+ *   namespace with only loopback (it shared the runner's, or had another
+ *   interface), so it was killed.
  */
 export type SandboxErrorCode =
   | "image_missing"
   | "forbidden_value"
   | "hook_failed"
   | "too_large"
-  | "engine_error";
+  | "engine_error"
+  | "isolation_failed";
 
 /**
  * A harness-side failure of the sandbox layer (the runner records it as an

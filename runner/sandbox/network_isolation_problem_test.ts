@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { networkIsolationProblem } from "./network_isolation_problem.ts";
+
+// `unshare -n` and `ip link add` need root, as the runner's nsenter/setns forwarder does.
+const ignore = Deno.build.os !== "linux" || Deno.uid() !== 0;
+
+/** A process in a fresh network namespace (loopback only), after running `setup` there. */
+async function processInNewNamespace(
+  setup: string,
+): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = new Deno.Command("unshare", {
+    args: ["-n", "sh", "-c", `${setup} && echo ready && exec sleep 120`],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.equal((await reader.read()).value, "ready\n");
+  return {
+    pid: child.pid,
+    stop: async () => {
+      child.kill("SIGKILL");
+      await child.status;
+      await reader.cancel();
+    },
+  };
+}
+
+Deno.test({
+  name: "networkIsolationProblem() accepts a namespace of its own with only loopback",
+  ignore,
+  async fn() {
+    const isolated = await processInNewNamespace("ip link set lo up");
+    try {
+      assert.equal(networkIsolationProblem(isolated.pid), null);
+    } finally {
+      await isolated.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "networkIsolationProblem() names the runner's own namespace and extra interfaces",
+  ignore,
+  async fn() {
+    // The test process shares the runner's namespace by definition.
+    assert.equal(networkIsolationProblem(Deno.pid), "it shares the runner's network namespace");
+    // A veth pair inside the new namespace: two interfaces besides lo, in /proc/net/dev order.
+    const wired = await processInNewNamespace("ip link add v0 type veth peer name v1");
+    try {
+      assert.match(
+        networkIsolationProblem(wired.pid) ?? "",
+        /^its network namespace has interfaces besides "lo": "v[01]", "v[01]"$/,
+      );
+    } finally {
+      await wired.stop();
+    }
+    // pid 2^22 + 1 is above Linux's largest pid_max: a process that is gone has nothing to check.
+    assert.equal(networkIsolationProblem(4_194_305), null);
+  },
+});
