@@ -18,6 +18,12 @@ export interface BenchResult {
   baseline: { name: string; ms: number };
   /** ms / baseline.ms. */
   ratio: number;
+  /**
+   * CPU time of the measured process over the baseline's, when both ran as
+   * processes of their own: steadier than the wall-time ratio on a shared
+   * machine. Absent when not measured.
+   */
+  cpu_ratio?: number;
   /** The target the issue sets for the ratio, when there is one (e.g. `"≤ 2"`). */
   target: string | null;
   /** Peak resident memory in MiB, when measured (VmHWM of a fresh process). */

@@ -114,6 +114,7 @@ export async function ingestBench(options: IngestBenchOptions): Promise<BenchRes
       ms: r.ms,
       baseline: { name: "bare line loop: chunked read, decode, JSON.parse", ms: base.ms },
       ratio: r.ms / base.ms,
+      cpu_ratio: r.cpu_ms / base.cpu_ms,
       target: "≤ 2, peak < 600 MiB",
       peak_rss_mib: mib(r.peak_rss_kib),
       notes: [

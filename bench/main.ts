@@ -84,13 +84,14 @@ function table(results: BenchResult[]): string {
     formatMs(r.ms),
     formatMs(r.baseline.ms),
     r.ratio >= 0.01 ? `${r.ratio.toFixed(2)}x` : `${r.ratio.toExponential(1)}x`,
+    r.cpu_ratio === undefined ? "" : `${r.cpu_ratio.toFixed(2)}x`,
     r.target ?? "",
     r.peak_rss_mib === null ? "" : `${r.peak_rss_mib.toFixed(0)} MiB`,
   ]);
-  const header = ["benchmark", "time", "baseline", "ratio", "target", "peak RSS"];
+  const header = ["benchmark", "time", "baseline", "ratio", "CPU ratio", "target", "peak RSS"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => i === 0 || i === 4 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
+    cells.map((cell, i) => i === 0 || i === 5 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
       .join("  ").trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }

@@ -8,7 +8,7 @@
  */
 import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
 import { numberListOption, numberOption, parseCommandArgs, stringOption } from "./_args.ts";
-import { ExitCode, type Io } from "./_command.ts";
+import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, fileLine, wrap } from "./_output.ts";
 import { fixed, integer, percent, renderPairs, renderTable, signedFixed } from "./_table.ts";
 import {
@@ -66,6 +66,12 @@ export async function run(args: string[], io: Io): Promise<number> {
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
   const { params, source } = resolveSprtParams(values, plan);
+  if (plan !== null && source !== "plan") {
+    throw new UsageError(
+      `Plan "${plan.path}" has stopping rule "${plan.value.stopping.kind}", not "sprt": ` +
+        `give the SPRT parameters as options instead`,
+    );
+  }
   const rates = numberListOption(values, "rates", [...SEED_002_RATES], { min: 0, max: 1 });
   const trials = numberOption(values, "trials", 20_000, { integer: true, min: 2 });
   const seed = stringOption(values, "seed") ?? 7;

@@ -594,4 +594,10 @@ Deno.test("a plan supplies the defaults (bootstrap, tie band, lane weights, cens
   const censoring = JSON.parse((await cli("censoring", SAMPLE, "--plan", plan, "--json")).stdout);
   assertEquals(censoring.parameters.headline_max, 0.05);
   assertEquals(censoring.parameters.headline_max_source, "plan");
+  // the plan's stopping rule is "fixed" (the default): it holds no SPRT parameters to calibrate
+  const calibrate = await cli("calibrate", "--plan", plan);
+  assertEquals(calibrate.code, 1);
+  assert(
+    calibrate.stderr.startsWith(`error: Plan "${plan}" has stopping rule "fixed", not "sprt"`),
+  );
 });
