@@ -40,11 +40,18 @@ export interface RunnerOverhead {
   bare_docker_run_ms: number;
   /**
    * Median of one runner episode of the same agent: relay, forwarder
-   * (nsenter), candidate with seed 000's flags, workspace copy, artifact
+   * (listener in the container's namespace), candidate with seed 000's
+   * flags, network isolation check, workspace copy, artifact
    * store, evidence gate and row (the agent makes no call, so no verifier).
    */
   episode_ms: number;
-  /** episode_ms / bare_docker_run_ms (goal ≤ 1.5). */
+  /**
+   * episode_ms / bare_docker_run_ms (goal ≤ 1.5). It can be below 1: the
+   * runner creates the candidate with the Engine API's `NetworkDisabled`
+   * beside `--network none` (runc's own empty namespace, no libnetwork
+   * sandbox), while the bare run's default network still gets a libnetwork
+   * sandbox from the engine; the bare command itself is left as it is.
+   */
   overhead_ratio: number;
   /** Median of a full solver episode: one model call and the verifier container. */
   full_episode_ms: number;
