@@ -16,9 +16,9 @@
  * -t <pid> -n`) minus one Deno process per episode: no process launch (about
  * 40 ms of CPU on our machines), no startup latency, no exit to wait for.
  *
- * Needs `--allow-ffi` (and `--allow-read=/proc`), glibc's `libc.so.6` and the
- * same privilege as `nsenter` (CAP_SYS_ADMIN, i.e. root); see
- * {@linkcode forwardInNamespaceAvailable}.
+ * Needs `--allow-all` (FFI, and Deno 2 grants `/proc/thread-self/…` only
+ * then), glibc's `libc.so.6` and the same privilege as `nsenter`
+ * (CAP_SYS_ADMIN, i.e. root); see {@linkcode forwardInNamespaceAvailable}.
  *
  * @module
  */
@@ -64,6 +64,7 @@ function loadLibc(): Libc | null {
     ) {
       libc = null;
     } else {
+      Deno.readLinkSync("/proc/thread-self/ns/net"); // readable only under --allow-all
       libc = Deno.dlopen("libc.so.6", {
         open: { parameters: ["buffer", "i32"], result: "i32" },
         setns: { parameters: ["i32", "i32"], result: "i32" },
@@ -78,7 +79,8 @@ function loadLibc(): Libc | null {
 
 /**
  * Whether {@linkcode forwardInNamespace} can run in this process: Linux,
- * `--allow-ffi` granted and glibc's `libc.so.6` loadable. Privilege is not
+ * `--allow-ffi` granted, `/proc/thread-self/ns/net` readable (Deno 2:
+ * `--allow-all`) and glibc's `libc.so.6` loadable; probed once. Privilege is not
  * checked here (a missing CAP_SYS_ADMIN makes `forwardInNamespace` throw, as
  * it makes `nsenter` fail). When false, use {@linkcode startForwarder}.
  *

@@ -7,7 +7,7 @@
  */
 import type Docker from "dockerode";
 import { demuxLogs } from "../docker/demux_logs.ts";
-import { networkIsolationProblem } from "./network_isolation_problem.ts";
+import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
 /** Options of {@linkcode runContainer}. */
@@ -131,7 +131,7 @@ export async function runContainer(
 
     const running = await container.inspect();
     const pid = running.State.Pid;
-    const problem = pid > 0 ? networkIsolationProblem(pid) : null;
+    const problem = pid > 0 && networkIsolationCheckable() ? networkIsolationProblem(pid) : null;
     if (problem !== null) {
       throw new SandboxError(
         "isolation_failed",

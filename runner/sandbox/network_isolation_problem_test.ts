@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { networkIsolationProblem } from "./network_isolation_problem.ts";
+import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 
 // `unshare -n` and `ip link add` need root, as the runner's nsenter/setns forwarder does.
 const ignore = Deno.build.os !== "linux" || Deno.uid() !== 0;
@@ -29,6 +29,8 @@ Deno.test({
   name: "networkIsolationProblem() accepts a namespace of its own with only loopback",
   ignore,
   async fn() {
+    // The tests run with --allow-all, under which Deno lets /proc/<pid> be read.
+    assert.equal(networkIsolationCheckable(), true);
     const isolated = await processInNewNamespace("ip link set lo up");
     try {
       assert.equal(networkIsolationProblem(isolated.pid), null);

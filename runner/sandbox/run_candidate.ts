@@ -10,6 +10,7 @@ import { imageDigest } from "../docker/image_digest.ts";
 import { type Artifact, storeArtifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
+import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 import { ownerOf } from "./_owner_of.ts";
 import { runContainer } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
@@ -148,7 +149,9 @@ export interface CandidateResult {
  * re-executes the dockerd binary on every start (about 0.25 s per container
  * on our machines). Whatever the engine does, every started container is
  * checked to be alone in its own network namespace with only `lo`
- * (`isolation_failed` otherwise).
+ * (`isolation_failed` otherwise). Both need `/proc/<pid>` access, which Deno
+ * grants only under `--allow-all` (see `networkIsolationCheckable`); without
+ * it the container gets plain `--network none` and no check, as before.
  *
  * Cost: besides the engine's own container start and removal, a few engine
  * round trips, one workspace copy and the artifact store (tens of ms for a
@@ -224,8 +227,9 @@ export async function runCandidate(
       AttachStdin: false,
       OpenStdin: false,
       Tty: false,
-      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace (see above).
-      NetworkDisabled: true,
+      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace (see
+      // above); only when each container's namespace can be checked.
+      NetworkDisabled: networkIsolationCheckable(),
       HostConfig: {
         NetworkMode: "none",
         ReadonlyRootfs: true,

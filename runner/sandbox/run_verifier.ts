@@ -12,6 +12,7 @@ import type { Artifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
+import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 import { ownerOf } from "./_owner_of.ts";
 import { runContainer } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
@@ -123,8 +124,9 @@ const STAGE = "::ledgerbench-stage::";
  * `/verifier`; their digest is checked against `expectedVerifierDigest` and
  * against the copy before the run, and again after it; the artifact is
  * mounted read-only at `/workspace` and checked the same way. As for the
- * candidate, `NetworkDisabled` spares the engine's libnetwork sandbox, and the
- * started container is checked to be alone in its own network namespace.
+ * candidate (under `--allow-all`), `NetworkDisabled` spares the engine's
+ * libnetwork sandbox, and the started container is checked to be alone in
+ * its own network namespace.
  *
  * The verdict is the last non-empty stdout line, parsed with `Verdict`, and is
  * accepted only after exit code 0. Everything else is a fault (see
@@ -210,8 +212,9 @@ export async function runVerifier(
       AttachStdin: false,
       OpenStdin: false,
       Tty: false,
-      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace.
-      NetworkDisabled: true,
+      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace;
+      // only when each container's namespace can be checked.
+      NetworkDisabled: networkIsolationCheckable(),
       HostConfig: {
         NetworkMode: "none",
         ReadonlyRootfs: true,
