@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { randomIndex, seededRandom } from "../analysis/seeded_random.ts";
+import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import {
   type Caps,
   type CensoringPolicy,
@@ -20,35 +20,6 @@ import {
   type StoppingRule,
 } from "../analysis/schema.ts";
 import type { Suite } from "./suite_manifest.ts";
-
-/**
- * Shuffles tasks once with a seeded Fisher–Yates shuffle (seed 002: "只打乱一次
- * 顺序，公开随机种子").
- *
- * Rule: start from the given order; for i = n − 1 down to 1, draw
- * j = randomIndex(random, i + 1) from `seededRandom(seed)` and swap items i
- * and j. Same seed and input, same order. O(n).
- *
- * @param items the tasks in suite order
- * @param seed the order seed (stringified by `seededRandom`)
- * @returns a shuffled copy
- * @example
- * ```ts
- * import { shuffleOnce } from "./freeze_plan.ts";
- * const a = shuffleOnce([1, 2, 3, 4, 5], 20261107);
- * const b = shuffleOnce([1, 2, 3, 4, 5], "20261107");
- * if (a.join() !== b.join()) throw new Error("seeds are stringified");
- * ```
- */
-export function shuffleOnce<T>(items: readonly T[], seed: number | string): T[] {
-  const out = [...items];
-  const random = seededRandom(seed);
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = randomIndex(random, i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
 
 /** What {@link freezePlan} needs besides the suite. */
 export interface FreezeOptions {

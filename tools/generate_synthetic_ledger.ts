@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { erratumLine } from "../analysis/errata.ts";
-import { seededRandom } from "../analysis/seeded_random.ts";
+import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import type { PlannedTask } from "../analysis/schema.ts";
 import {
   SEED_000_LANES,
@@ -72,7 +72,7 @@ export const EXAMPLE_AGENTS: readonly SyntheticAgent[] = [
   },
 ];
 
-/** Seed 000's lanes × 3, ids like `B07`, shuffled once with {@link EXAMPLE_ORDER_SEED} (Fisher-Yates). */
+/** Seed 000's lanes × 3, ids like `B07`, shuffled once with {@link EXAMPLE_ORDER_SEED} (`shuffleOnce`). */
 export function exampleTasks(): PlannedTask[] {
   const tasks: PlannedTask[] = SEED_000_LANES.flatMap(({ lane, tasks }) =>
     Array.from({ length: tasks * LANE_SCALE }, (_, i) => ({
@@ -80,12 +80,7 @@ export function exampleTasks(): PlannedTask[] {
       lane,
     }))
   );
-  const random = seededRandom(EXAMPLE_ORDER_SEED);
-  for (let i = tasks.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [tasks[i], tasks[j]] = [tasks[j], tasks[i]];
-  }
-  return tasks;
+  return shuffleOnce(tasks, EXAMPLE_ORDER_SEED);
 }
 
 function exampleConfig(planSha256: string): SyntheticConfig {
