@@ -21,6 +21,7 @@ export * from "./ledger_error.ts";
 export * from "./jsonl.ts";
 export * from "./read_ledger.ts";
 export * from "./canonical_json.ts";
+export * from "./sha256_hex.ts";
 export * from "./seeded_random.ts";
 export * from "./shuffle_once.ts";
 // Classification, censoring, errata, validation, pilot estimate, config reading, JSON Schemas (seeds 000, 003).

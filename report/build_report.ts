@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { TopLevelSpec } from "vega-lite";
 import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
@@ -238,10 +239,6 @@ export interface Report {
 
 /** The font family the figures ask for and resvg falls back to. */
 const FONT_FAMILY = "DejaVu Sans";
-
-function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 function checkPriceTable(rows: readonly Episode[], table: ReportConfig<PriceTable>): void {
   const other = rows.find((row) => row.price_table_id !== table.value.price_table_id);

@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readErrata } from "../analysis/errata.ts";
 import { openBytes } from "../analysis/jsonl.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
@@ -41,7 +42,7 @@ export async function fileSha256(path: string): Promise<string> {
   } catch (error) {
     throw ioError(path, error);
   }
-  return createHash("sha256").update(bytes).digest("hex");
+  return sha256Hex(bytes);
 }
 
 async function readLedgerWithLines(path: string): Promise<ReportLedger> {

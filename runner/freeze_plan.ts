@@ -9,6 +9,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import {
@@ -115,7 +116,7 @@ export interface FrozenPlan {
  */
 export async function writePlan(path: string, plan: Plan): Promise<FrozenPlan> {
   const text = canonicalJson(plan);
-  const sha256 = createHash("sha256").update(text).digest("hex");
+  const sha256 = sha256Hex(text);
   try {
     await Deno.writeTextFile(path, text, { createNew: true });
   } catch (error) {
@@ -151,7 +152,7 @@ export async function loadPlan(
   } catch (error) {
     throw new Error(`Cannot read plan "${path}": ${(error as Error).message}`);
   }
-  const sha256 = createHash("sha256").update(text).digest("hex");
+  const sha256 = sha256Hex(text);
   let expected = options.expectedSha256;
   if (expected === undefined) {
     try {

@@ -8,6 +8,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { SuiteDefinition, TemplateOptions } from "../suites/_template.ts";
@@ -74,7 +75,7 @@ export async function generateSuite(
   const manifest = SuiteManifest.parse({
     schema_version: 1,
     suite_id: definition.suite_id,
-    seed_sha256: createHash("sha256").update(seed).digest("hex"),
+    seed_sha256: sha256Hex(seed),
     public_seed: options.publicSeed ?? false,
     lane_weights: definition.lane_weights,
     tasks,

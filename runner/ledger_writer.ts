@@ -16,6 +16,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { lineSha256, scanLedger } from "../analysis/read_ledger.ts";
 import { Episode, EpisodeInput } from "../analysis/schema.ts";
 import type { z } from "zod";
@@ -210,7 +211,7 @@ async function moveTornTail(
 ): Promise<TornTail> {
   const tail = bytes.subarray(offset);
   const text = new TextDecoder().decode(tail);
-  const sha256 = createHash("sha256").update(tail).digest("hex");
+  const sha256 = sha256Hex(tail);
   const id = /"episode_id":"((?:[^"\\]|\\.)*)"/.exec(text);
   const sidecar = `${path}.torn.jsonl`;
   const record = {

@@ -5,6 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { fileURLToPath } from "node:url";
 
 /** The release line of the runner. */
@@ -34,7 +35,7 @@ export async function runnerVersion(): Promise<string> {
   const hash = createHash("sha256");
   for (const path of files) {
     const bytes = await Deno.readFile(`${root}/${path}`);
-    hash.update(`${path}\n${createHash("sha256").update(bytes).digest("hex")}\n`);
+    hash.update(`${path}\n${sha256Hex(bytes)}\n`);
   }
   return `${RUNNER_RELEASE}+src.${hash.digest("hex").slice(0, 12)}`;
 }

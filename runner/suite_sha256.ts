@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 
 /** One file of a directory listing. */
 export interface FileDigest {
@@ -36,7 +37,7 @@ export async function listFileDigests(dir: string, prefix = ""): Promise<FileDig
       out.push(...await listFileDigests(`${dir}/${entry.name}`, path));
     } else if (entry.isFile) {
       const bytes = await Deno.readFile(`${dir}/${entry.name}`);
-      out.push({ path, sha256: createHash("sha256").update(bytes).digest("hex") });
+      out.push({ path, sha256: sha256Hex(bytes) });
     } else {
       throw new Error(
         `Cannot hash suite: "${dir}/${entry.name}" is not a regular file or directory`,
@@ -60,5 +61,5 @@ export async function listFileDigests(dir: string, prefix = ""): Promise<FileDig
  */
 export async function suiteSha256(dir: string): Promise<string> {
   const listing = (await listFileDigests(dir)).map((f) => `${f.sha256}  ${f.path}\n`).join("");
-  return createHash("sha256").update(listing).digest("hex");
+  return sha256Hex(listing);
 }

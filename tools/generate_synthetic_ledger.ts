@@ -11,11 +11,11 @@
 import { parseArgs } from "node:util";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { erratumLine } from "../analysis/errata.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import type { PlannedTask } from "../analysis/schema.ts";
 import {
   SEED_000_LANES,
-  sha256Hex,
   SYNTHETIC_CAPS,
   type SyntheticAgent,
   type SyntheticConfig,

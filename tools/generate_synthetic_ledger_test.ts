@@ -1,6 +1,7 @@
 import { deepEqual, equal, fail, ok } from "node:assert/strict";
 import { EXAMPLE_AGENTS, writeExampleFiles } from "./generate_synthetic_ledger.ts";
-import { SEED_000_LANES, sha256Hex } from "./synthetic_ledger.ts";
+import { SEED_000_LANES } from "./synthetic_ledger.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { readPlan, readPriceTable } from "../analysis/read_config.ts";
 import { applyErrata, readErrata } from "../analysis/errata.ts";

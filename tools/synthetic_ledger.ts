@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { hash } from "node:crypto";
 import { type Random, seededRandom } from "../analysis/seeded_random.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import {
   type Caps,
   type InvalidReason,
@@ -105,11 +105,6 @@ const CENSORED: readonly [StopReason, number][] = [
 const MAX_INVALID_ATTEMPTS = 2;
 /** Probability that a completed scored episode made zero model calls (seed 000: a scored failure). */
 const ZERO_CALL_RATE = 0.004;
-
-/** Lower-case hex of a SHA-256 digest of `text`. */
-export function sha256Hex(text: string): string {
-  return hash("sha256", text, "hex");
-}
 
 function randomHex(random: Random): string {
   let out = "";

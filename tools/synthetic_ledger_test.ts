@@ -2,12 +2,12 @@ import { deepEqual, equal, notEqual, ok, throws } from "node:assert/strict";
 import {
   generateSyntheticLedger,
   SEED_000_LANES,
-  sha256Hex,
   SYNTHETIC_CAPS,
   syntheticLedgerPlan,
   writeSyntheticLedger,
 } from "./synthetic_ledger.ts";
 import { type Episode, InvalidReason, StopReason } from "../analysis/schema.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { scanLedger } from "../analysis/read_ledger.ts";
 import { overCap } from "../analysis/classify_episode.ts";
 import { ledgerValidator } from "../analysis/validate_ledger.ts";

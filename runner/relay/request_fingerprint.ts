@@ -7,6 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../../analysis/sha256_hex.ts";
 
 /**
  * The canonical text of a parsed JSON request body: compact JSON with object
@@ -50,7 +51,7 @@ export function canonicalRequest(body: unknown): string {
  * ```
  */
 export function requestFingerprint(body: unknown): string {
-  return createHash("sha256").update(canonicalRequest(body), "utf8").digest("hex");
+  return sha256Hex(canonicalRequest(body));
 }
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
 /** One entry of a tree manifest. Paths are relative, `/`-separated. */
@@ -100,7 +101,7 @@ export async function digestTree(
   await visit(dir.replace(/\/+$/, "") || "/", "");
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const manifest = entries.map((e) => JSON.stringify(e) + "\n").join("");
-  const digest = `sha256:${createHash("sha256").update(manifest).digest("hex")}`;
+  const digest = `sha256:${sha256Hex(manifest)}`;
   return { digest, entries, manifest, files, bytes, skipped };
 }
 

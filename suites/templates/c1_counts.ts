@@ -6,6 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { Random } from "../../analysis/seeded_random.ts";
 import type { GeneratedTask, TaskTemplate } from "../_template.ts";
 import { drawDistinct, drawInt, WORDS } from "./_draw.ts";
@@ -28,7 +29,7 @@ function generate(random: Random): GeneratedTask {
   // then it drops the last line, so it is always wrong.
   let wrong = table(byWord);
   if (wrong === expected) wrong = table(byWord.slice(0, -1));
-  const dataSha = createHash("sha256").update(data).digest("hex");
+  const dataSha = sha256Hex(data);
   const prompt = `# Task c1-counts
 
 ledgerbench-task: c1-counts
