@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { TopLevelSpec } from "vega-lite";
 import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readErrata } from "../analysis/errata.ts";
 import { openBytes } from "../analysis/jsonl.ts";

@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { shuffleOnce } from "../analysis/shuffle_once.ts";

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 
 /** One file of a directory listing. */

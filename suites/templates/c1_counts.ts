@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { Random } from "../../analysis/seeded_random.ts";
 import type { GeneratedTask, TaskTemplate } from "../_template.ts";
