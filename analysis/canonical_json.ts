@@ -1,7 +1,10 @@
 /**
  * Deterministic JSON for every output meant for replay (house style rule 4):
- * object keys sorted, non-integer numbers written with 12 significant digits,
- * two-space indentation, trailing newline. Same value, same bytes.
+ * object keys sorted, non-integer numbers written with 12 significant digits.
+ * Files (summaries, plans, manifests) get two-space indentation and a
+ * trailing newline ({@linkcode canonicalJson}); ledger and errata rows get
+ * one line without whitespace ({@linkcode canonicalJsonLine}). Same value,
+ * same bytes.
  *
  * @module
  */
@@ -23,6 +26,29 @@
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(normalise(value, "$"), null, 2) + "\n";
+}
+
+/**
+ * Serialises `value` canonically on one line: the rule of
+ * {@linkcode canonicalJson} (keys sorted, integers as JavaScript writes them,
+ * other numbers rounded to 12 significant digits, `undefined` members
+ * omitted) without any whitespace or newline. This is the form of every
+ * ledger row the runner appends (the next row's `prev_sha256` hashes these
+ * bytes) and of every erratum. O(size of the value).
+ *
+ * @param value a JSON-serialisable record
+ * @returns the line, with no `\n` inside
+ * @throws {TypeError} on NaN or infinite numbers
+ * @example
+ * ```ts
+ * import { canonicalJsonLine } from "./canonical_json.ts";
+ * if (canonicalJsonLine({ b: 1, a: { d: [1 / 3], c: "x" } }) !== '{"a":{"c":"x","d":[0.333333333333]},"b":1}') {
+ *   throw new Error("not canonical");
+ * }
+ * ```
+ */
+export function canonicalJsonLine(value: unknown): string {
+  return JSON.stringify(normalise(value, "$"));
 }
 
 function normalise(value: unknown, path: string): unknown {

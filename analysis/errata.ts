@@ -7,6 +7,7 @@
  * @module
  */
 import type { z } from "zod";
+import { canonicalJsonLine } from "./canonical_json.ts";
 import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
 import { type Episode, type EpisodeStatus, Erratum, type InvalidReason } from "./schema.ts";
@@ -86,8 +87,9 @@ export async function readErrata(path: string, options: ErrataOptions = {}): Pro
 
 /**
  * The one line an erratum is stored as: the schema-parsed record (defaults
- * filled in) as canonical JSON on a single line, keys sorted, no trailing
- * newline. Used by the errata writer and the example generator, so the same
+ * filled in) as canonical JSON on a single line ({@link canonicalJsonLine}:
+ * keys sorted, no whitespace, no trailing newline), the form the ledger's rows
+ * take too. Used by the errata writer and the example generator, so the same
  * erratum always has the same bytes.
  *
  * @param erratum a record to store (fields with a default may be omitted)
@@ -104,19 +106,7 @@ export async function readErrata(path: string, options: ErrataOptions = {}): Pro
  * ```
  */
 export function erratumLine(erratum: z.input<typeof Erratum>): string {
-  return JSON.stringify(sortKeys(Erratum.parse(erratum)));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    }
-    return out;
-  }
-  return value;
+  return canonicalJsonLine(Erratum.parse(erratum));
 }
 
 /** The verdict-bearing fields of a row, before or after an erratum. */

@@ -1,8 +1,9 @@
 /**
  * The ledger as it is written (issue 3, "The ledger as it is written"):
- * append-only, one canonical single-line JSON row per attempt (invalid ones
- * included), written then fsynced row by row, hash-chained (`prev_sha256` is
- * `lineSha256` of the previous line's bytes; null on the first row).
+ * append-only, one canonical single-line JSON row (`canonicalJsonLine`) per
+ * attempt (invalid ones included), written then fsynced row by row,
+ * hash-chained (`prev_sha256` is `lineSha256` of the previous line's bytes;
+ * null on the first row).
  *
  * Resuming reads the existing ledger strictly (analysis/read_ledger.ts). A
  * torn final line (a write cut short: the file does not end with `\n`) is
@@ -15,12 +16,11 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { canonicalJsonLine } from "../analysis/canonical_json.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { lineSha256, scanLedger } from "../analysis/read_ledger.ts";
 import { Episode, EpisodeInput } from "../analysis/schema.ts";
 import type { z } from "zod";
-import { ledgerLine } from "./ledger_line.ts";
 
 /** A row as the runner hands it to the writer: everything but the chain link. */
 export type EpisodeDraft = Omit<z.input<typeof EpisodeInput>, "prev_sha256">;
@@ -173,7 +173,7 @@ export class LedgerWriter {
         `Cannot append to ledger "${this.path}": duplicate episode "${row.episode_id}"`,
       );
     }
-    const line = encoder.encode(ledgerLine(row));
+    const line = encoder.encode(canonicalJsonLine(row));
     const bytes = new Uint8Array(line.length + 1);
     bytes.set(line);
     bytes[line.length] = NEWLINE;
@@ -225,7 +225,7 @@ async function moveTornTail(
   };
   const side = await Deno.open(sidecar, { append: true, create: true });
   try {
-    await writeAll(side, encoder.encode(ledgerLine(record) + "\n"));
+    await writeAll(side, encoder.encode(canonicalJsonLine(record) + "\n"));
     await side.syncData();
   } finally {
     side.close();
