@@ -344,10 +344,12 @@ export type Erratum = z.infer<typeof Erratum>;
 export const Verdict = z.object({
   schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
   resolved: z.boolean(),
-  checks: z.array(z.object({
-    name: Id,
-    passed: z.boolean(),
-    detail: z.string().default(""),
-  }).strict()).default([]),
+  checks: z.array(
+    z.object({
+      name: Id,
+      passed: z.boolean(),
+      detail: z.string().default(""),
+    }).strict(),
+  ).default([]),
 }).strict();
 export type Verdict = z.infer<typeof Verdict>;
