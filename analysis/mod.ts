@@ -22,6 +22,7 @@ export * from "./jsonl.ts";
 export * from "./read_ledger.ts";
 export * from "./canonical_json.ts";
 export * from "./sha256_hex.ts";
+export * from "./format_number.ts";
 export * from "./seeded_random.ts";
 export * from "./shuffle_once.ts";
 // Classification, censoring, errata, validation, pilot estimate, config reading, JSON Schemas (seeds 000, 003).

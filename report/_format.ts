@@ -3,20 +3,22 @@
  * that the same results give the same bytes on every machine (no
  * `toLocaleString`, no `Intl`).
  *
- * Private to `report/`.
+ * Private to `report/`. The arithmetic is analysis/format_number.ts's, shared
+ * with the figures; this module adds `"-"` for missing values.
  *
  * @module
  */
+import { formatGrouped, formatPercent } from "../analysis/format_number.ts";
 
 /**
  * A rate as a percentage with fixed decimals (`0.75` → `"75.0%"`).
  *
  * @param x the rate; null or undefined gives `"-"`
  * @param digits decimals (default 1)
- * @returns `toFixed` of 100 x, with a percent sign
+ * @returns `toFixed` of 100 x, with a percent sign ({@link formatPercent})
  */
 export function pct(x: number | null | undefined, digits = 1): string {
-  return x === null || x === undefined ? "-" : `${(100 * x).toFixed(digits)}%`;
+  return x === null || x === undefined ? "-" : formatPercent(x, digits);
 }
 
 /**
@@ -38,18 +40,10 @@ export function pctInterval(
  * A count with comma grouping (`1234567.4` → `"1,234,567"`), rounded to an integer.
  *
  * @param x the number; null or undefined gives `"-"`
- * @returns the grouped digits, with a leading `-` when negative
+ * @returns the grouped digits, with a leading `-` when negative ({@link formatGrouped})
  */
 export function int(x: number | null | undefined): string {
-  if (x === null || x === undefined) return "-";
-  const rounded = Math.round(x);
-  const digits = String(Math.abs(rounded));
-  let out = "";
-  for (let i = 0; i < digits.length; i++) {
-    if (i > 0 && (digits.length - i) % 3 === 0) out += ",";
-    out += digits[i];
-  }
-  return (rounded < 0 ? "-" : "") + out;
+  return x === null || x === undefined ? "-" : formatGrouped(x);
 }
 
 /**
@@ -57,14 +51,10 @@ export function int(x: number | null | undefined): string {
  *
  * @param x the number; null or undefined gives `"-"`
  * @param digits decimals (default 2)
- * @returns `toFixed(digits)` with comma grouping
+ * @returns `toFixed(digits)` with comma grouping ({@link formatGrouped})
  */
 export function dec(x: number | null | undefined, digits = 2): string {
-  if (x === null || x === undefined) return "-";
-  const fixed = Math.abs(x).toFixed(digits);
-  const [whole, fraction] = fixed.split(".");
-  const sign = x < 0 && Number(fixed) !== 0 ? "-" : "";
-  return sign + int(Number(whole)) + (fraction === undefined ? "" : `.${fraction}`);
+  return x === null || x === undefined ? "-" : formatGrouped(x, { digits });
 }
 
 /**

@@ -1,15 +1,20 @@
 /**
  * Fixed, locale-free number formatting for figure labels, so that the same
- * results give the same spec bytes on every machine (no `toLocaleString`).
+ * results give the same spec bytes on every machine (no `toLocaleString`); the
+ * arithmetic is analysis/format_number.ts's, shared with the report.
  *
  * Private to `analysis/figures/`.
  *
  * @module
  */
+import { formatGrouped, formatPercent } from "../format_number.ts";
 
-/** `x` as a percentage with `digits` decimals: `0.75` → `"75.0%"`. */
+/** The true minus sign the figures write (U+2212). */
+const MINUS = "\u2212";
+
+/** `x` as a percentage with `digits` decimals: `0.75` → `"75.0%"` ({@link formatPercent}). */
 export function percent(x: number, digits = 1): string {
-  return `${(100 * x).toFixed(digits)}%`;
+  return formatPercent(x, digits);
 }
 
 /**
@@ -24,23 +29,12 @@ export function percentExact(x: number, maxDigits = 2): string {
 
 /** An integer with comma grouping and a true minus sign (U+2212): `1234567.4` → `"1,234,567"`. */
 export function grouped(x: number): string {
-  const rounded = Math.round(x);
-  const sign = rounded < 0 ? "\u2212" : "";
-  const digits = String(Math.abs(rounded));
-  let out = "";
-  for (let i = 0; i < digits.length; i++) {
-    if (i > 0 && (digits.length - i) % 3 === 0) out += ",";
-    out += digits[i];
-  }
-  return sign + out;
+  return formatGrouped(x, { minus: MINUS });
 }
 
 /** `x` with `digits` decimals and comma grouping of the integer part: `1234.5` → `"1,234.50"`. */
 export function decimal(x: number, digits: number): string {
-  const fixed = Math.abs(x).toFixed(digits);
-  const [whole, fraction] = fixed.split(".");
-  const sign = x < 0 && Number(fixed) !== 0 ? "\u2212" : "";
-  return sign + grouped(Number(whole)) + (fraction === undefined ? "" : `.${fraction}`);
+  return formatGrouped(x, { digits, minus: MINUS });
 }
 
 /** A value with up to three significant decimals for small magnitudes, grouped for large ones. */
