@@ -22,13 +22,12 @@
  *
  * @module
  */
+import { closeQuietly, pipeToSocket } from "./_pipe_to_socket.ts";
 
 /** `O_RDONLY | O_CLOEXEC` on Linux. */
 const O_RDONLY_CLOEXEC = 0o2000000;
 /** `CLONE_NEWNET`: `setns(2)` must find a network namespace. */
 const CLONE_NEWNET = 0x40000000;
-/** Read buffer of each direction of a connection. */
-const BUFFER_BYTES = 64 * 1024;
 
 /** Options of {@linkcode forwardInNamespace}. */
 export interface ForwardInNamespaceOptions {
@@ -134,7 +133,7 @@ export function forwardInNamespace(options: ForwardInNamespaceOptions): Namespac
     const pumps = new Set<Promise<void>>();
     try {
       for await (const tcp of listener) {
-        const pump = serveConnection(tcp, options.socketPath, open);
+        const pump = pipeToSocket(tcp, options.socketPath, { open });
         pumps.add(pump);
         pump.finally(() => pumps.delete(pump));
       }
@@ -207,53 +206,5 @@ function returnHome(c: Libc, home: number, homeLink: string): void {
   if (!back) {
     console.error("forwardInNamespace: cannot return to the runner's network namespace: exiting");
     Deno.exit(70);
-  }
-}
-
-async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buffer = new Uint8Array(BUFFER_BYTES);
-  while (true) {
-    const read = await from.read(buffer);
-    if (read === null) break;
-    let written = 0;
-    while (written < read) written += await to.write(buffer.subarray(written, read));
-  }
-  await to.closeWrite();
-}
-
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed
-  }
-}
-
-async function serveConnection(
-  tcp: Deno.Conn,
-  socketPath: string,
-  open: Set<Deno.Conn>,
-): Promise<void> {
-  open.add(tcp);
-  let unix: Deno.Conn | null = null;
-  try {
-    try {
-      unix = await Deno.connect({ transport: "unix", path: socketPath });
-    } catch {
-      return; // the relay is gone: the agent sees a closed connection
-    }
-    open.add(unix);
-    const both = [tcp, unix];
-    // A pump that fails leaves the other one blocked on a read: closing both
-    // connections as soon as one direction fails unblocks it.
-    const fail = () => both.forEach(closeQuietly);
-    await Promise.all([pump(tcp, unix).catch(fail), pump(unix, tcp).catch(fail)]);
-  } finally {
-    closeQuietly(tcp);
-    open.delete(tcp);
-    if (unix !== null) {
-      closeQuietly(unix);
-      open.delete(unix);
-    }
   }
 }

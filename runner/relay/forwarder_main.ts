@@ -11,52 +11,13 @@
  * --allow-write=<socket> forwarder_main.ts <socket path> <port>` (Deno 2.9 asks
  * for all three on a unix socket). Prints `ready <port>` on stdout
  * once listening (port 0 picks a free one), and exits when its stdin closes,
- * so it cannot outlive the runner that started it. No imports, so it starts
- * fast and needs no module cache.
+ * so it cannot outlive the runner that started it. Its only import is the
+ * pipe it shares with `forwardInNamespace` (`_pipe_to_socket.ts`, itself
+ * without imports), so it starts fast and needs no module cache.
  *
  * @module
  */
-
-const BUFFER_BYTES = 64 * 1024;
-
-async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buffer = new Uint8Array(BUFFER_BYTES);
-  while (true) {
-    const read = await from.read(buffer);
-    if (read === null) break;
-    let written = 0;
-    while (written < read) written += await to.write(buffer.subarray(written, read));
-  }
-  await to.closeWrite();
-}
-
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed
-  }
-}
-
-async function serveConnection(tcp: Deno.Conn, socketPath: string): Promise<void> {
-  // A pump that fails leaves the other one blocked on a read: closing both
-  // connections as soon as one direction fails unblocks it.
-  let unix: Deno.Conn;
-  try {
-    unix = await Deno.connect({ transport: "unix", path: socketPath });
-  } catch (error) {
-    console.error(`forwarder: cannot reach relay socket "${socketPath}": ${error}`);
-    closeQuietly(tcp);
-    return;
-  }
-  const fail = () => {
-    closeQuietly(tcp);
-    closeQuietly(unix);
-  };
-  await Promise.all([pump(tcp, unix).catch(fail), pump(unix, tcp).catch(fail)]);
-  closeQuietly(tcp);
-  closeQuietly(unix);
-}
+import { pipeToSocket } from "./_pipe_to_socket.ts";
 
 async function main(args: string[]): Promise<void> {
   const [socketPath, portText] = args;
@@ -74,7 +35,10 @@ async function main(args: string[]): Promise<void> {
     Deno.exit(0);
   })();
   for await (const tcp of listener) {
-    serveConnection(tcp, socketPath);
+    pipeToSocket(tcp, socketPath, {
+      onUnreachable: (error) =>
+        console.error(`forwarder: cannot reach relay socket "${socketPath}": ${error}`),
+    });
   }
 }
 
