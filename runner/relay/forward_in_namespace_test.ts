@@ -3,30 +3,12 @@ import { forwardInNamespace, forwardInNamespaceAvailable } from "./forward_in_na
 import { startRelay } from "./relay.ts";
 import { startScriptedProvider } from "./scripted_provider.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
+import { processInNewNamespace } from "../sandbox/_namespace_process_for_test.ts";
 
 const KEY = "sk-namespace-forwarder-test";
 
 // Root (CAP_SYS_ADMIN for setns), FFI and util-linux's unshare: as on the CI machines.
 const ignore = Deno.build.os !== "linux" || Deno.uid() !== 0 || !forwardInNamespaceAvailable();
-
-/** A process alone in a fresh network namespace with loopback up (as `--network none` gives). */
-async function isolatedProcess(): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = new Deno.Command("unshare", {
-    args: ["-n", "sh", "-c", "ip link set lo up && echo up && exec sleep 120"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  assert.equal((await reader.read()).value, "up\n");
-  return {
-    pid: child.pid,
-    stop: async () => {
-      child.kill("SIGKILL");
-      await child.status;
-      await reader.cancel();
-    },
-  };
-}
 
 /** Runs a fetch from inside the namespace of `pid` (a client as the sandboxed agent would be). */
 async function fetchInside(pid: number, url: string, body: unknown): Promise<string> {
@@ -55,7 +37,7 @@ Deno.test({
       upstreamBaseUrl: provider.baseUrl,
       upstreamKey: KEY,
     });
-    const isolated = await isolatedProcess();
+    const isolated = await processInNewNamespace("ip link set lo up");
     // A host listener holds the port in the runner's namespace: a bind there would fail,
     // so a forwarder on the same port proves the listener lives in the other namespace.
     const host = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -1,29 +1,9 @@
 import assert from "node:assert/strict";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
+import { processInNewNamespace } from "./_namespace_process_for_test.ts";
 
 // `unshare -n` and `ip link add` need root, as the runner's nsenter/setns forwarder does.
 const ignore = Deno.build.os !== "linux" || Deno.uid() !== 0;
-
-/** A process in a fresh network namespace (loopback only), after running `setup` there. */
-async function processInNewNamespace(
-  setup: string,
-): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = new Deno.Command("unshare", {
-    args: ["-n", "sh", "-c", `${setup} && echo ready && exec sleep 120`],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  assert.equal((await reader.read()).value, "ready\n");
-  return {
-    pid: child.pid,
-    stop: async () => {
-      child.kill("SIGKILL");
-      await child.status;
-      await reader.cancel();
-    },
-  };
-}
 
 Deno.test({
   name: "networkIsolationProblem() accepts a namespace of its own with only loopback",
