@@ -1,7 +1,8 @@
 /**
- * Private: the container lifecycle shared by the candidate and the verifier
- * runs (create → start → hook → wall cap → wait → inspect ‖ logs → remove),
- * with an exit hook that runs concurrently with the teardown.
+ * Private: what the candidate and the verifier runs share: the sandbox's
+ * create request (seed 000's isolation flags) and the container lifecycle
+ * (create → start → hook → wall cap → wait → inspect ‖ logs → remove), with
+ * an exit hook that runs concurrently with the teardown.
  *
  * @module
  */
@@ -9,6 +10,79 @@ import type Docker from "dockerode";
 import { demuxLogs } from "../docker/demux_logs.ts";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
+
+/** What differs between the candidate's and the verifier's sandbox. */
+export interface SandboxSpec {
+  /** Image ID (resolved before create; never pulled). */
+  image: string;
+  /** Command replacing the image's `CMD`; absent keeps the image's. */
+  command?: string[];
+  /** The container's whole environment beyond the image's `ENV`. */
+  env: Record<string, string>;
+  /** `user[:group]` inside the container. */
+  user: string;
+  workingDir: string;
+  /** `ledgerbench.role` (candidate or verifier) plus the caller's labels. */
+  labels: Record<string, string>;
+  /** `--pids-limit`. */
+  pidsLimit: number;
+  /** `--memory`; swap is set equal, so no swap. */
+  memoryBytes: number;
+  /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
+  tmpfsBytes: number;
+  /** `--cpus` in units of 1e-9 CPUs; absent sets no CPU limit. */
+  nanoCpus?: number;
+  /** Bind mounts, `host:container:rw|ro`. */
+  binds: string[];
+}
+
+/**
+ * The create request of one sandbox, with seed 000's isolation flags for
+ * both the candidate and the verifier: `--network none --read-only --cap-drop
+ * ALL --security-opt no-new-privileges:true`, the spec's pids limit, memory
+ * (swap equal to memory) and optional CPU limit, a `nosuid,nodev` tmpfs at
+ * `/tmp`, bounded json-file logs, no auto-removal (the runner removes it),
+ * never privileged, no stdin or TTY.
+ *
+ * The Engine API's `NetworkDisabled` is set beside `NetworkMode: "none"`
+ * when every started container's namespace can be checked
+ * (`networkIsolationCheckable`): the engine then leaves the network
+ * namespace to runc (a fresh one holding only loopback) instead of building
+ * a libnetwork sandbox, whose prestart hook re-executes dockerd on every
+ * start (about 0.25 s per container on our machines).
+ *
+ * @param spec image, command, environment, user, labels, limits and mounts
+ * @returns the request for `docker.createContainer`
+ */
+export function sandboxCreateOptions(spec: SandboxSpec): Docker.ContainerCreateOptions {
+  return {
+    Image: spec.image,
+    ...(spec.command ? { Cmd: spec.command } : {}),
+    Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+    User: spec.user,
+    WorkingDir: spec.workingDir,
+    Labels: spec.labels,
+    AttachStdin: false,
+    OpenStdin: false,
+    Tty: false,
+    NetworkDisabled: networkIsolationCheckable(),
+    HostConfig: {
+      NetworkMode: "none",
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges:true"],
+      PidsLimit: spec.pidsLimit,
+      Memory: spec.memoryBytes,
+      MemorySwap: spec.memoryBytes,
+      ...(spec.nanoCpus === undefined ? {} : { NanoCpus: spec.nanoCpus }),
+      Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${spec.tmpfsBytes}` },
+      Binds: spec.binds,
+      LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
+      AutoRemove: false,
+      Privileged: false,
+    },
+  };
+}
 
 /** Options of {@linkcode runContainer}. */
 export interface RunContainerOptions {

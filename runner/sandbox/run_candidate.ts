@@ -10,9 +10,8 @@ import { imageDigest } from "../docker/image_digest.ts";
 import { type Artifact, storeArtifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
-import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 import { ownerOf } from "./_owner_of.ts";
-import { runContainer } from "./_run_container.ts";
+import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 
@@ -217,42 +216,30 @@ export async function runCandidate(
       }
       await removeTree(temp);
     };
-    const run = await runContainer(docker, {
-      Image: imageId,
-      ...(options.command ? { Cmd: options.command } : {}),
-      Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      User: options.user ?? await ownerOf(temp),
-      WorkingDir: "/workspace",
-      Labels: { "ledgerbench.role": "candidate", ...options.labels },
-      AttachStdin: false,
-      OpenStdin: false,
-      Tty: false,
-      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace (see
-      // above); only when each container's namespace can be checked.
-      NetworkDisabled: networkIsolationCheckable(),
-      HostConfig: {
-        NetworkMode: "none",
-        ReadonlyRootfs: true,
-        CapDrop: ["ALL"],
-        SecurityOpt: ["no-new-privileges:true"],
-        PidsLimit: CANDIDATE_LIMITS.pidsLimit,
-        Memory: CANDIDATE_LIMITS.memoryBytes,
-        MemorySwap: CANDIDATE_LIMITS.memoryBytes,
-        Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${CANDIDATE_LIMITS.tmpfsBytes}` },
-        Binds: [`${copy}:/workspace:rw`],
-        LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
-        AutoRemove: false,
-        Privileged: false,
+    const run = await runContainer(
+      docker,
+      sandboxCreateOptions({
+        image: imageId,
+        command: options.command,
+        env,
+        user: options.user ?? await ownerOf(temp),
+        workingDir: "/workspace",
+        labels: { "ledgerbench.role": "candidate", ...options.labels },
+        pidsLimit: CANDIDATE_LIMITS.pidsLimit,
+        memoryBytes: CANDIDATE_LIMITS.memoryBytes,
+        tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
+        binds: [`${copy}:/workspace:rw`],
+      }),
+      {
+        wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
+        onStarted: options.onStarted,
+        onExited: async () => {
+          const settled = await Promise.allSettled([store(), options.onExited?.()]);
+          for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
+        },
+        signal: options.signal,
       },
-    }, {
-      wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
-      onStarted: options.onStarted,
-      onExited: async () => {
-        const settled = await Promise.allSettled([store(), options.onExited?.()]);
-        for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
-      },
-      signal: options.signal,
-    });
+    );
     const stopReason = run.wallCapHit
       ? "wall_cap"
       : run.aborted || run.oomKilled || run.exitCode !== 0

@@ -12,9 +12,8 @@ import type { Artifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
-import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 import { ownerOf } from "./_owner_of.ts";
-import { runContainer } from "./_run_container.ts";
+import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 
@@ -203,34 +202,22 @@ export async function runVerifier(
       );
     }
 
-    const run = await runContainer(docker, {
-      Image: imageId,
-      Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
-      User: options.user ?? await ownerOf(temp),
-      WorkingDir: "/tmp",
-      Labels: { "ledgerbench.role": "verifier", ...options.labels },
-      AttachStdin: false,
-      OpenStdin: false,
-      Tty: false,
-      // With NetworkMode "none": no libnetwork sandbox, runc's own empty namespace;
-      // only when each container's namespace can be checked.
-      NetworkDisabled: networkIsolationCheckable(),
-      HostConfig: {
-        NetworkMode: "none",
-        ReadonlyRootfs: true,
-        CapDrop: ["ALL"],
-        SecurityOpt: ["no-new-privileges:true"],
-        PidsLimit: VERIFIER_LIMITS.pidsLimit,
-        Memory: VERIFIER_LIMITS.memoryBytes,
-        MemorySwap: VERIFIER_LIMITS.memoryBytes,
-        NanoCpus: VERIFIER_LIMITS.nanoCpus,
-        Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${VERIFIER_LIMITS.tmpfsBytes}` },
-        Binds: [`${hidden}:/verifier:ro`, `${workspace}:/workspace:ro`],
-        LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
-        AutoRemove: false,
-        Privileged: false,
-      },
-    }, { wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal });
+    const run = await runContainer(
+      docker,
+      sandboxCreateOptions({
+        image: imageId,
+        env: options.env ?? {},
+        user: options.user ?? await ownerOf(temp),
+        workingDir: "/tmp",
+        labels: { "ledgerbench.role": "verifier", ...options.labels },
+        pidsLimit: VERIFIER_LIMITS.pidsLimit,
+        memoryBytes: VERIFIER_LIMITS.memoryBytes,
+        nanoCpus: VERIFIER_LIMITS.nanoCpus,
+        tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
+        binds: [`${hidden}:/verifier:ro`, `${workspace}:/workspace:ro`],
+      }),
+      { wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal },
+    );
     info.containerId = run.containerId;
     info.exitCode = run.exitCode;
     info.wallMs = run.wallMs;
