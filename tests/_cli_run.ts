@@ -17,19 +17,31 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Options of {@linkcode cliCommand}. */
+export interface CliOptions {
+  /** Variables added to the inherited environment (after `NO_COLOR=1`). */
+  env?: Record<string, string>;
+}
+
 /**
- * Runs `deno run --allow-all cli/main.ts ...args` from the repository root,
- * as the `ledgerbench` task does (the runner's commands drive Docker).
+ * The command `deno run --allow-all cli/main.ts ...args` from the repository
+ * root, as the `ledgerbench` task runs it (the runner's commands drive
+ * Docker), with piped stdout and stderr and `NO_COLOR=1`: to spawn (and
+ * signal) the CLI, or to run it with a changed environment.
  */
-export async function cli(...args: string[]): Promise<CliResult> {
-  const command = new Deno.Command(Deno.execPath(), {
+export function cliCommand(args: readonly string[], options: CliOptions = {}): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "cli/main.ts", ...args],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...options.env },
   });
-  const output = await command.output();
+}
+
+/** Runs {@linkcode cliCommand} to its end and decodes stdout and stderr. */
+export async function cli(...args: string[]): Promise<CliResult> {
+  const output = await cliCommand(args).output();
   const decoder = new TextDecoder();
   return {
     code: output.code,

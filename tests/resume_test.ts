@@ -12,27 +12,12 @@ import { deepEqual, equal, match, notEqual, ok } from "node:assert/strict";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { cli, cliCommand } from "./_cli_run.ts";
 import { loadSuite } from "../runner/load_suite.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 
 const ENGINE = await requireDockerEngine("tests/resume_test.ts");
-const ROOT = new URL("..", import.meta.url).pathname;
 const SEED = "7e5e7e5e".repeat(8);
-
-function cliCommand(args: string[]): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}cli/main.ts`, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  });
-}
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await cliCommand(args).output();
-  const decoder = new TextDecoder();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
 
 async function completeLines(path: string): Promise<number> {
   try {
@@ -61,7 +46,7 @@ Deno.test({
     const runId = `resume-${crypto.randomUUID().slice(0, 8)}`;
     try {
       await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
-      const freeze = await cli([
+      const freeze = await cli(
         "freeze",
         "--generate",
         "mini",
@@ -79,7 +64,7 @@ Deno.test({
         "a=ledgerbench/agent-solver:latest",
         "--agent",
         "b=ledgerbench/agent-solver:latest",
-      ]);
+      );
       equal(freeze.code, 0, freeze.stderr);
       const suite = await loadSuite(`${dir}/suite`);
       await Deno.writeTextFile(
@@ -129,14 +114,14 @@ Deno.test({
       await Deno.writeFile(ledger, bytes.subarray(0, bytes.length - 21));
 
       // Without --resume the ledger is refused; with a wrong plan hash the plan is refused.
-      const refused = await cli(runArgs);
+      const refused = await cli(...runArgs);
       equal(refused.code, 2);
       match(refused.stderr, /already holds rows; pass --resume/);
-      const wrongPlan = await cli([...runArgs, "--resume", "--plan-sha256", "0".repeat(64)]);
+      const wrongPlan = await cli(...runArgs, "--resume", "--plan-sha256", "0".repeat(64));
       equal(wrongPlan.code, 2);
       match(wrongPlan.stderr, /its SHA-256 is "[0-9a-f]{64}", expected "0{64}"/);
 
-      const resumed = await cli([...runArgs, "--resume"]);
+      const resumed = await cli(...runArgs, "--resume");
       equal(resumed.code, 0, resumed.stderr);
       match(resumed.stderr, /ended in a torn line .*moved to/);
       match(resumed.stdout, /torn final line \(\d+ bytes\) moved to/);

@@ -17,6 +17,7 @@ import { readLedger } from "../analysis/read_ledger.ts";
 import type { Episode, PlannedAgent } from "../analysis/schema.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { cli, cliCommand } from "./_cli_run.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import {
   type FreezeOptions,
@@ -41,7 +42,6 @@ import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
 const ENGINE = await requireDockerEngine("tests/runner_test.ts");
 const ignore = !ENGINE.available;
 const SEED = "5eed0000".repeat(8);
-const ROOT = new URL("..", import.meta.url).pathname;
 let built: Promise<Record<ImageName, string>> | null = null;
 const images = () => (built ??= buildImages());
 
@@ -272,17 +272,6 @@ Deno.test({
   },
 });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}cli/main.ts`, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
-
 Deno.test({
   name:
     "runner: seed 000's 89-point incident end to end through the CLI: setup fault → invalid, fixed verifier → reverify → errata",
@@ -301,7 +290,7 @@ Deno.test({
         const script = await suiteProviderScript(faulty, { model: `m-${agent}` });
         await Deno.writeTextFile(`${dir}/${agent}.json`, JSON.stringify(script));
       }
-      const freeze = await cli([
+      const freeze = await cli(
         "freeze",
         "--suite",
         faulty.dir,
@@ -313,11 +302,11 @@ Deno.test({
         "deepseek=ledgerbench/agent-solver:latest",
         "--agent",
         "glm=ledgerbench/agent-solver:latest",
-      ]);
+      );
       equal(freeze.code, 0, freeze.stderr);
       const ledger = `${dir}/run/ledger.jsonl`;
       await Deno.mkdir(`${dir}/run`);
-      const run = await cli([
+      const run = await cli(
         "run",
         "--plan",
         `${dir}/plan.json`,
@@ -331,7 +320,7 @@ Deno.test({
         `deepseek=${dir}/deepseek.json`,
         "--provider-script",
         `glm=${dir}/glm.json`,
-      ]);
+      );
       // Halted: an invalid episode under policy halt; never counted as the models' failure.
       equal(run.code, 3, run.stderr);
       match(run.stdout, /halted: .*\(verifier_fault\)/);
@@ -351,7 +340,7 @@ Deno.test({
       // The fix is one line (chmod -R u+rwX); tasks, weights and expected outputs are unchanged.
       const fixed = await generateSuite(definition, SEED, { dir: `${dir}/suite-fixed` });
       const errata = `${dir}/run/errata.jsonl`;
-      const reverify = await cli([
+      const reverify = await cli(
         "reverify",
         ledger,
         "--errata",
@@ -360,7 +349,7 @@ Deno.test({
         fixed.dir,
         "--reason",
         "verifier setup fix (chmod -R u+rwX)",
-      ]);
+      );
       equal(reverify.code, 0, reverify.stderr);
       match(reverify.stdout, /2 errata appended .*zero model calls/);
       const entries = (await readErrata(errata)).entries.map((e) => e.erratum);
@@ -382,7 +371,7 @@ Deno.test({
         true,
       ]]);
       // The same fixed verifier again appends nothing.
-      const again = await cli(["reverify", ledger, "--errata", errata, "--suite", fixed.dir]);
+      const again = await cli("reverify", ledger, "--errata", errata, "--suite", fixed.dir);
       equal(again.code, 0, again.stderr);
       match(again.stdout, /0 errata appended/);
       equal((await readErrata(errata)).entries.length, 2);
@@ -551,10 +540,10 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
     ];
     const agent =
       `h=${Deno.execPath()} run --allow-read --allow-write=. --allow-env --allow-net=127.0.0.1 ${dir}/agent.ts`;
-    const refused = await cli([...common, "--agent-command", agent]);
+    const refused = await cli(...common, "--agent-command", agent);
     equal(refused.code, 1);
     match(refused.stderr, /Option "--agent-command" needs "--unsandboxed"/);
-    const ran = await cli([...common, "--unsandboxed", "--agent-command", agent]);
+    const ran = await cli(...common, "--unsandboxed", "--agent-command", agent);
     equal(ran.code, 0, ran.stderr + (await Deno.readTextFile(`${dir}/ledger.jsonl`)));
     const rows = (await readLedger(`${dir}/ledger.jsonl`)).rows;
     equal(rows.length, 2);
@@ -583,14 +572,7 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
 
 Deno.test("runner: without a Docker engine, run refuses clearly and demo falls back to the example ledgers", async () => {
   const env = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
-  const command = (args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}cli/main.ts`, ...args],
-      cwd: ROOT,
-      env,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+  const command = (args: string[]) => cliCommand(args, { env }).output();
   const decoder = new TextDecoder();
   const run = await command([
     "run",
