@@ -77,6 +77,15 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
     ? options.ledger.slice(0, options.ledger.lastIndexOf("/"))
     : ".";
   const artifacts = options.artifacts ?? `${ledgerDir}/artifacts`;
+  const batch = {
+    runId,
+    ledger: options.ledger,
+    resume: options.resume,
+    parallel: options.parallel,
+    progress: options.progress,
+    signal: options.signal,
+    hardSignal: options.hardSignal,
+  };
   let outcome: BatchOutcome;
   if (options.unsandboxed !== undefined) {
     const suite = await loadSuite(options.suite);
@@ -98,13 +107,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
       throw new Error(`Cannot run the plan unsandboxed: ${mismatches.join("; ")}`);
     }
     outcome = await runBatch(plan, {
-      runId,
-      ledger: options.ledger,
-      resume: options.resume,
-      parallel: options.parallel,
-      progress: options.progress,
-      signal: options.signal,
-      hardSignal: options.hardSignal,
+      ...batch,
       execute: createHostExecutor({
         plan,
         planSha256: frozen.sha256,
@@ -131,13 +134,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
       resolveImage: options.resolveImage,
     });
     outcome = await runBatch(plan, {
-      runId,
-      ledger: options.ledger,
-      resume: options.resume,
-      parallel: options.parallel,
-      progress: options.progress,
-      signal: options.signal,
-      hardSignal: options.hardSignal,
+      ...batch,
       beforeEpisode: imageDriftCheck(plan, { resolveImage: options.resolveImage }),
       execute: createDockerExecutor({
         plan,
