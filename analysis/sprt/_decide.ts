@@ -67,3 +67,33 @@ export function decisionCode(c: SprtConstants, passes: number, fails: number): n
   if (n >= c.nCap) return passes / n >= c.pAdopt ? CAP_ADOPT : CAP_DROP;
   return CONTINUE;
 }
+
+/**
+ * The decision shares of a walk from totals per final decision code
+ * (`totals[code]`, e.g. a `Float64Array(5)`; index 0, continue, is unused):
+ * each final decision, adopt + cap-adopt, drop + cap-drop and cap-adopt +
+ * cap-drop, each passed through `share` (identity for exact probabilities;
+ * count / trials, or its standard error, for a simulation). Keys in the order
+ * the operating points list them. O(1).
+ */
+export function decisionShares(
+  totals: ArrayLike<number>,
+  share: (total: number) => number,
+): {
+  decisions: { adopt: number; drop: number; "cap-adopt": number; "cap-drop": number };
+  final_adopt: number;
+  final_drop: number;
+  cap_decision: number;
+} {
+  return {
+    decisions: {
+      adopt: share(totals[ADOPT]),
+      drop: share(totals[DROP]),
+      "cap-adopt": share(totals[CAP_ADOPT]),
+      "cap-drop": share(totals[CAP_DROP]),
+    },
+    final_adopt: share(totals[ADOPT] + totals[CAP_ADOPT]),
+    final_drop: share(totals[DROP] + totals[CAP_DROP]),
+    cap_decision: share(totals[CAP_ADOPT] + totals[CAP_DROP]),
+  };
+}

@@ -9,6 +9,7 @@ import {
   CAP_DROP,
   CONTINUE,
   decisionCode,
+  decisionShares,
   DROP,
   sprtConstants,
 } from "./_decide.ts";
@@ -135,7 +136,8 @@ export function sprtMonteCarlo(
   const c = sprtConstants(parseSprtParams(params));
   const random = options.random ?? seededRandom(options.seed ?? 7);
   const nCap = c.nCap;
-  let adopt = 0, drop = 0, capAdopt = 0, capDrop = 0, exhausted = 0;
+  const ended = new Float64Array(5); // trials per final decision code
+  let exhausted = 0;
   let sumN = 0, sumN2 = 0;
   for (let t = 0; t < trials; t++) {
     let passes = 0, fails = 0, code = CONTINUE;
@@ -145,10 +147,7 @@ export function sprtMonteCarlo(
       code = decisionCode(c, passes, fails);
     }
     const n = passes + fails;
-    if (code === ADOPT) adopt++;
-    else if (code === DROP) drop++;
-    else if (code === CAP_ADOPT) capAdopt++;
-    else if (code === CAP_DROP) capDrop++;
+    ended[code]++;
     if (n >= nCap) exhausted++;
     sumN += n;
     sumN2 += n * n;
@@ -161,36 +160,26 @@ export function sprtMonteCarlo(
     const f = k / trials;
     return Math.sqrt(f * (1 - f) / trials);
   };
+  const errors = decisionShares(ended, se);
   return {
     p_true: pTrue,
     trials,
     counts: {
-      adopt,
-      drop,
-      "cap-adopt": capAdopt,
-      "cap-drop": capDrop,
+      adopt: ended[ADOPT],
+      drop: ended[DROP],
+      "cap-adopt": ended[CAP_ADOPT],
+      "cap-drop": ended[CAP_DROP],
       budget_exhausted: exhausted,
     },
-    decisions: {
-      adopt: freq(adopt),
-      drop: freq(drop),
-      "cap-adopt": freq(capAdopt),
-      "cap-drop": freq(capDrop),
-    },
-    final_adopt: freq(adopt + capAdopt),
-    final_drop: freq(drop + capDrop),
-    cap_decision: freq(capAdopt + capDrop),
+    ...decisionShares(ended, freq),
     budget_exhausted: freq(exhausted),
     expected_sample_size: mean,
     sample_size_sd: sd,
     se: {
-      adopt: se(adopt),
-      drop: se(drop),
-      "cap-adopt": se(capAdopt),
-      "cap-drop": se(capDrop),
-      final_adopt: se(adopt + capAdopt),
-      final_drop: se(drop + capDrop),
-      cap_decision: se(capAdopt + capDrop),
+      ...errors.decisions,
+      final_adopt: errors.final_adopt,
+      final_drop: errors.final_drop,
+      cap_decision: errors.cap_decision,
       budget_exhausted: se(exhausted),
       expected_sample_size: sd / Math.sqrt(trials),
     },

@@ -3,15 +3,7 @@
  *
  * @module
  */
-import {
-  ADOPT,
-  CAP_ADOPT,
-  CAP_DROP,
-  CONTINUE,
-  decisionCode,
-  DROP,
-  sprtConstants,
-} from "./_decide.ts";
+import { CONTINUE, decisionCode, decisionShares, sprtConstants } from "./_decide.ts";
 import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { checkRate } from "./_counts.ts";
 
@@ -108,7 +100,7 @@ export function sprtOperatingCharacteristic(
   const mass = new Float64Array(nCap + 2);
   mass[0] = 1;
   const stop = options.stoppingDistribution ? new Float64Array(nCap + 1) : null;
-  let adopt = 0, drop = 0, capAdopt = 0, capDrop = 0;
+  const absorbed = new Float64Array(5); // probability mass per final decision code
   let sumN = 0, sumN2 = 0, exhausted = 0;
   let lo = 0, hi = 0; // alive passes lie in [lo, hi] at step n − 1
   for (let n = 1; n <= nCap; n++) {
@@ -128,10 +120,7 @@ export function sprtOperatingCharacteristic(
         newHi = s;
         continue;
       }
-      if (code === ADOPT) adopt += m;
-      else if (code === DROP) drop += m;
-      else if (code === CAP_ADOPT) capAdopt += m;
-      else if (code === CAP_DROP) capDrop += m;
+      absorbed[code] += m;
       sumN += n * m;
       sumN2 += n * n * m;
       if (stop !== null) stop[n] += m;
@@ -144,10 +133,7 @@ export function sprtOperatingCharacteristic(
   const variance = Math.max(0, sumN2 - sumN * sumN);
   const point: SprtOperatingPoint = {
     p_true: pTrue,
-    decisions: { adopt, drop, "cap-adopt": capAdopt, "cap-drop": capDrop },
-    final_adopt: adopt + capAdopt,
-    final_drop: drop + capDrop,
-    cap_decision: capAdopt + capDrop,
+    ...decisionShares(absorbed, (p) => p),
     budget_exhausted: exhausted,
     expected_sample_size: sumN,
     sample_size_sd: Math.sqrt(variance),
