@@ -218,8 +218,24 @@ function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
   };
 }
 
-/** |x − y| / min(x, y); 0 when equal; null (infinite) when the minimum is 0. */
-function relativeDifference(x: number, y: number): number | null {
+/**
+ * The relative difference seed 001's tie band is tested on ("10% 以内"):
+ * d = |x − y| / min(x, y); 0 when x = y; null (d = ∞) when the minimum is 0
+ * and the other is not. Two values tie on a measure when d is not null and
+ * d ≤ band. O(1).
+ *
+ * @param x one agent's value (tokens or seconds per resolved), non-negative
+ * @param y the other agent's value, non-negative
+ * @returns d, or null when it is infinite
+ * @example
+ * ```ts
+ * import { relativeDifference } from "./compare_agents.ts";
+ * // 7,767 vs 3,750 tokens per resolved: (7767 − 3750) / 3750 ≈ 1.071, outside a 10% band.
+ * if (Math.abs(relativeDifference(7767, 3750)! - 1.0712) > 1e-4) throw new Error();
+ * if (relativeDifference(0, 5) !== null || relativeDifference(0, 0) !== 0) throw new Error();
+ * ```
+ */
+export function relativeDifference(x: number, y: number): number | null {
   if (x === y) return 0;
   const min = Math.min(x, y);
   return min === 0 ? null : Math.abs(x - y) / min;

@@ -5,6 +5,7 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
+import { relativeDifference } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import { compact, grouped, percent } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
@@ -62,8 +63,9 @@ function panel(
     if (v === null || lowest === null) {
       return { agent: label(a), value: null, status: null, text: null };
     }
-    // The rule's relative difference to the lowest value: (v − lowest) / lowest ≤ band.
-    const within = lowest === 0 ? v === 0 : (v - lowest) / lowest <= band;
+    // Seed 001's tie test against the lowest value, as compareAgents applies it.
+    const difference = relativeDifference(v, lowest);
+    const within = difference !== null && difference <= band;
     const status = v === lowest ? LOWEST : within ? WITHIN : OUTSIDE;
     return { agent: label(a), value: v, status, text: show(v) };
   });
