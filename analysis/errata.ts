@@ -8,7 +8,7 @@
  */
 import type { z } from "zod";
 import { canonicalJsonLine } from "./canonical_json.ts";
-import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
+import { ioError, LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
 import { type Episode, type EpisodeStatus, Erratum, type InvalidReason } from "./schema.ts";
 
@@ -56,8 +56,7 @@ export async function readErrata(path: string, options: ErrataOptions = {}): Pro
   try {
     chunks = await openBytes(path);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+    throw ioError(path, error);
   }
   const entries: ErratumEntry[] = [];
   const problems: LedgerProblem[] = [];

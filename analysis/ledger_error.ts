@@ -61,3 +61,25 @@ export class LedgerError extends Error {
     this.problems = problems;
   }
 }
+
+/**
+ * The error for a file that cannot be opened or read at all: one problem with
+ * code `io_error`, line 0 (the whole file), no field, and the system's
+ * message (`Cannot read a.jsonl: No such file or directory (os error 2)...`).
+ *
+ * @param file the path as given
+ * @param error what the read threw (its message, or its string form)
+ * @returns the error to throw
+ * @example
+ * ```ts
+ * import { ioError } from "./ledger_error.ts";
+ * const error = ioError("a.jsonl", new Error("denied"));
+ * if (error.problems[0].code !== "io_error" || error.message !== "Cannot read a.jsonl: denied") {
+ *   throw new Error(error.message);
+ * }
+ * ```
+ */
+export function ioError(file: string, error: unknown): LedgerError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new LedgerError([{ code: "io_error", file, line: 0, field: "", message }]);
+}

@@ -6,15 +6,14 @@
  * @module
  */
 import type { z } from "zod";
-import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
+import { ioError, LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { Plan, PriceTable } from "./schema.ts";
 
 async function readText(path: string): Promise<string> {
   try {
     return await Deno.readTextFile(path);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+    throw ioError(path, error);
   }
 }
 

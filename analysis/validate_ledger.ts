@@ -10,7 +10,7 @@ import { type CapExcess, overCap } from "./classify_episode.ts";
 import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
 import { type LedgerScan, scanLedger } from "./read_ledger.ts";
 import { openBytes } from "./jsonl.ts";
-import { LedgerError } from "./ledger_error.ts";
+import { ioError } from "./ledger_error.ts";
 import { type Caps, type Episode, type Plan, StopReason } from "./schema.ts";
 
 /** What a validation finding is about. */
@@ -510,8 +510,7 @@ export async function validateLedger(
   try {
     chunks = await openBytes(path);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+    throw ioError(path, error);
   }
   const validator = ledgerValidator(plan, options);
   const scan = await scanLedger(chunks, path, validator.add, { lenient: true });

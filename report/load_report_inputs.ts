@@ -8,7 +8,7 @@
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readErrata } from "../analysis/errata.ts";
 import { openBytes } from "../analysis/jsonl.ts";
-import { LedgerError } from "../analysis/ledger_error.ts";
+import { ioError } from "../analysis/ledger_error.ts";
 import { readPlan, readPriceTable } from "../analysis/read_config.ts";
 import { scanLedger } from "../analysis/read_ledger.ts";
 import type { Episode } from "../analysis/schema.ts";
@@ -20,11 +20,6 @@ export interface ReportPaths {
   plan?: string | null;
   errata?: string | null;
   priceTable?: string | null;
-}
-
-function ioError(path: string, error: unknown): LedgerError {
-  const message = error instanceof Error ? error.message : String(error);
-  return new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
 }
 
 /**

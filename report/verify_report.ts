@@ -6,7 +6,7 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
+import { formatProblem, ioError, LedgerError } from "../analysis/ledger_error.ts";
 import { buildReport, REPORT_FORMAT, type ReportInputs } from "./build_report.ts";
 import { diffJson } from "./diff_json.ts";
 import { fileSha256, loadReportInputs } from "./load_report_inputs.ts";
@@ -167,8 +167,7 @@ export async function verifyReport(
   try {
     summaryText = await Deno.readTextFile(summaryPath);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: summaryPath, line: 0, field: "", message }]);
+    throw ioError(summaryPath, error);
   }
   let recorded: Record<string, unknown>;
   try {

@@ -6,7 +6,7 @@
  */
 import { type ErratumEntry, erratumLine, readErrata } from "../analysis/errata.ts";
 import { parseLine } from "../analysis/jsonl.ts";
-import { LedgerError } from "../analysis/ledger_error.ts";
+import { ioError, LedgerError } from "../analysis/ledger_error.ts";
 import { Erratum } from "../analysis/schema.ts";
 
 /** Options for {@link appendErratum}. */
@@ -50,8 +50,7 @@ export async function appendErratum(
     existing = await Deno.readFile(path);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+      throw ioError(path, error);
     }
   }
   const errata = existing === null
@@ -89,8 +88,7 @@ export async function appendErratum(
   try {
     file = await Deno.open(path, { append: true, create: true });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+    throw ioError(path, error);
   }
   try {
     const bytes = encoder.encode(text);
