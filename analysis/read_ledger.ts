@@ -11,6 +11,7 @@ import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
 import { fastEpisode } from "./_fast_episode.ts";
 import { StringSet } from "./_string_set.ts";
+import { LineHashes, OFF_THREAD_FROM_BYTES } from "./_line_hashes.ts";
 
 /** Common rows skip zod (same result, see `_fast_episode.ts`); zod decides the rest. */
 const FAST = { fast: fastEpisode };
@@ -22,6 +23,13 @@ export interface ReadLedgerOptions {
    * problem are then listed in `problems` and left out of `rows`.
    */
   lenient?: boolean;
+  /**
+   * Bytes read before the SHA-256 of each line of a hash-chained ledger is
+   * computed by a worker, ahead of the parsing, instead of inline (default
+   * 4 MiB; `Infinity`: never). The results are the same either way; a
+   * worker is used only when the process may read its module file.
+   */
+  offThreadHashingFrom?: number;
 }
 
 /** What a scan of a ledger found, apart from the rows themselves. */
@@ -79,11 +87,18 @@ export async function scanLedger(
     if (!options.lenient) throw new LedgerError([problem]);
     problems.push(problem);
   };
-  const summary = await scanJsonl(chunks, (bytes, line) => {
+  let visited = 0;
+  const hashes = new LineHashes(
+    options.offThreadHashingFrom ?? OFF_THREAD_FROM_BYTES,
+    () => chained,
+    () => visited,
+  );
+  const summary = await scanJsonl(hashes.chunks(chunks), (bytes, line) => {
+    visited = line;
     const result = parseLine(Episode, bytes, file, line, FAST);
     if (line === 1 && result.ok) chained = "prev_sha256" in result.raw;
     const expected = previousHash;
-    if (chained) previousHash = lineSha256(bytes);
+    if (chained) previousHash = hashes.of(bytes, line);
     if (!result.ok) return report(result.problem);
     const row = result.value;
     const chainProblem = checkChain(row.prev_sha256, expected, chained, line);
