@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type CapExcess, overCap } from "./classify_episode.ts";
+import { type CapExcess, episodeSteps, episodeTokens, overCap } from "./classify_episode.ts";
 import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
 import { type LedgerScan, scanLedger } from "./read_ledger.ts";
 import { openBytes } from "./jsonl.ts";
@@ -120,6 +120,8 @@ const SEVERITY: Record<FindingCode, Severity> = {
   row_count: "error",
 };
 
+const CAP_KEYS = ["token_cap", "step_cap", "wall_ms_cap"] as const;
+
 const CAP_SPEND: Record<keyof Caps, string> = {
   token_cap: "tokens",
   step_cap: "steps",
@@ -196,6 +198,13 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
   let rows = 0;
   let scored = 0;
   let invalid = 0;
+  const planTokenCap = plan.caps.token_cap;
+  const planStepCap = plan.caps.step_cap;
+  const planWallCap = plan.caps.wall_ms_cap;
+  const anyPlannedCap = planTokenCap !== null || planStepCap !== null || planWallCap !== null;
+  const maxAttempts = plan.max_attempts;
+  const planPriceTable = plan.price_table_id;
+  const plannedLanes = plan.tasks.map((task) => task.lane);
 
   const push = (list: Finding[], finding: Omit<Finding, "severity">) => {
     const n = (counts[finding.code] ?? 0) + 1;
@@ -245,7 +254,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
         `invalid attempt ${row.attempt} of task "${row.task_id}": "${row.invalid_reason}"`,
       );
     }
-    if (row.attempt > plan.max_attempts) {
+    if (row.attempt > maxAttempts) {
       atRow(
         row,
         line,
@@ -262,7 +271,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
       }
     } else {
       if (index > agent.lastIndex) agent.lastIndex = index;
-      const plannedLane = plan.tasks[index].lane;
+      const plannedLane = plannedLanes[index];
       if (row.lane !== plannedLane) {
         atRow(
           row,
@@ -287,7 +296,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
         agent.invalidAt[index]++;
       }
     }
-    if (plan.price_table_id !== null && row.price_table_id !== plan.price_table_id) {
+    if (planPriceTable !== null && row.price_table_id !== planPriceTable) {
       atRow(
         row,
         line,
@@ -296,21 +305,35 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
         `price table "${row.price_table_id}" differs from the plan's "${plan.price_table_id}"`,
       );
     }
-    for (const cap of ["token_cap", "step_cap", "wall_ms_cap"] as const) {
-      const planned = plan.caps[cap];
-      const recorded = row.caps[cap];
-      if (planned !== null && recorded !== null && planned !== recorded) {
-        atRow(
-          row,
-          line,
-          "caps_mismatch",
-          `caps.${cap}`,
-          `recorded ${cap} ${recorded} differs from the plan's ${planned}`,
-        );
+    const rowCaps = row.caps;
+    if (anyPlannedCap) {
+      for (const cap of CAP_KEYS) {
+        const planned = plan.caps[cap];
+        const recorded = rowCaps[cap];
+        if (planned !== null && recorded !== null && planned !== recorded) {
+          atRow(
+            row,
+            line,
+            "caps_mismatch",
+            `caps.${cap}`,
+            `recorded ${cap} ${recorded} differs from the plan's ${planned}`,
+          );
+        }
       }
     }
-    for (const excess of overCap(row, effectiveCaps(plan.caps, row.caps))) {
-      atRow(row, line, "over_cap", capField(excess), overCapMessage(excess));
+    // the effective caps (effectiveCaps), checked without allocating; overCap lists the excesses
+    // only for a row that has one, so a row within its caps costs three comparisons
+    const tokenCap = planTokenCap ?? rowCaps.token_cap;
+    const stepCap = planStepCap ?? rowCaps.step_cap;
+    const wallCap = planWallCap ?? rowCaps.wall_ms_cap;
+    if (
+      (tokenCap !== null && episodeTokens(row) > tokenCap) ||
+      (stepCap !== null && episodeSteps(row) > stepCap) ||
+      (wallCap !== null && row.wall_ms > wallCap)
+    ) {
+      for (const excess of overCap(row, effectiveCaps(plan.caps, rowCaps))) {
+        atRow(row, line, "over_cap", capField(excess), overCapMessage(excess));
+      }
     }
   }
 
