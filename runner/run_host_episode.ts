@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { type Plan, type PlannedAgent, Verdict } from "../analysis/schema.ts";
+import type { Plan, PlannedAgent } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import {
@@ -39,6 +39,7 @@ import type { Upstream } from "./run_episode.ts";
 import { storeArtifact } from "./sandbox/artifact_store.ts";
 import { copyTree } from "./sandbox/copy_tree.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
+import { parseVerdictLine } from "./sandbox/parse_verdict_line.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
 
 /** Options of {@link createHostExecutor}. */
@@ -297,26 +298,12 @@ async function runHostVerifier(
         }`,
       };
     }
-    const last = run.stdout.split("\n").filter((line) => line.trim() !== "").at(-1);
-    if (last === undefined) return { kind: "fault", fault: "verdict_missing", detail: "no stdout" };
-    let raw: unknown;
-    try {
-      raw = JSON.parse(last);
-    } catch {
-      return {
-        kind: "fault",
-        fault: "verdict_malformed",
-        detail: `not JSON: "${last.slice(0, 200)}"`,
-      };
-    }
-    const verdict = Verdict.safeParse(raw);
-    if (!verdict.success) {
-      return { kind: "fault", fault: "verdict_malformed", detail: verdict.error.issues[0].message };
-    }
+    const parsed = parseVerdictLine(run.stdout);
+    if (parsed.kind === "fault") return parsed;
     return {
       kind: "verdict",
-      resolved: verdict.data.resolved,
-      failedChecks: verdict.data.checks.filter((c) => !c.passed).map((c) => c.name),
+      resolved: parsed.verdict.resolved,
+      failedChecks: parsed.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
     };
   } finally {
     await Deno.chmod(hidden, 0o700).catch(() => {});

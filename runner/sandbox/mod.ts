@@ -23,4 +23,5 @@ export * from "./tail_text.ts";
 export * from "./artifact_store.ts";
 export * from "./run_candidate.ts";
 export * from "./run_verifier.ts";
+export * from "./parse_verdict_line.ts";
 export * from "./network_isolation_problem.ts";

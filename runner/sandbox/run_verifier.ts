@@ -5,7 +5,7 @@
  * @module
  */
 import type Docker from "dockerode";
-import { Verdict } from "../../analysis/schema.ts";
+import type { Verdict } from "../../analysis/schema.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
 import type { Artifact } from "./artifact_store.ts";
@@ -13,6 +13,7 @@ import { copyTree } from "./copy_tree.ts";
 import { digestTree } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
+import { parseVerdictLine } from "./parse_verdict_line.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
@@ -287,27 +288,9 @@ function classify(
       `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
     );
   }
-  const lines = new TextDecoder().decode(run.stdout).split("\n").filter((l) => l.trim() !== "");
-  const last = lines.at(-1);
-  if (last === undefined) return fault("verdict_missing", "The verifier printed nothing on stdout");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(last);
-  } catch {
-    return fault(
-      "verdict_malformed",
-      `The verifier's last stdout line is not JSON: "${last.slice(0, 200)}"`,
-    );
-  }
-  const verdict = Verdict.safeParse(parsed);
-  if (!verdict.success) {
-    const issue = verdict.error.issues[0];
-    return fault(
-      "verdict_malformed",
-      `The verifier's verdict is invalid: field "${issue.path.join(".")}": ${issue.message}`,
-    );
-  }
-  return { kind: "verdict", verdict: verdict.data, ...info };
+  const parsed = parseVerdictLine(new TextDecoder().decode(run.stdout));
+  if (parsed.kind === "fault") return fault(parsed.fault, parsed.detail);
+  return { kind: "verdict", verdict: parsed.verdict, ...info };
 }
 
 function escape(text: string): string {
