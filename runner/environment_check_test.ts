@@ -7,13 +7,15 @@ import {
 } from "./environment_check.ts";
 import { freezePlan } from "./freeze_plan.ts";
 import { generateSuite } from "./generate_suite.ts";
+import { tempDir } from "./_temp_dir_for_test.ts";
 
 const A = `sha256:${"a".repeat(64)}`;
 const B = `sha256:${"b".repeat(64)}`;
 const V = `sha256:${"c".repeat(64)}`;
 
 async function setup() {
-  const dir = await Deno.makeTempDir();
+  const temp = await tempDir();
+  const dir = temp.path;
   const suite = await generateSuite(MINI_SUITE, DEMO_SEED, { dir: `${dir}/suite` });
   const plan = freezePlan(suite, {
     plan_id: "p",
@@ -25,11 +27,12 @@ async function setup() {
     verifier_image: "img/verifier:1",
     verifier_image_digest: V,
   });
-  return { dir, suite, plan };
+  return { dir, suite, plan, [Symbol.asyncDispose]: () => temp[Symbol.asyncDispose]() };
 }
 
 Deno.test("checkEnvironment() lists every mismatch with the frozen plan before refusing", async () => {
-  const { dir, suite, plan } = await setup();
+  await using fixture = await setup();
+  const { dir, suite, plan } = fixture;
   const images: Record<string, string | null> = { "img/solver:1": B, "img/verifier:1": null };
   await Deno.writeTextFile(`${suite.dir}/tasks/a1-locate/verifier/expected.txt`, "changed\n");
   await rejects(
@@ -60,7 +63,8 @@ Deno.test("checkEnvironment() lists every mismatch with the frozen plan before r
 });
 
 Deno.test("checkEnvironment() resolves a matching environment; imageDriftCheck() catches a later re-tag", async () => {
-  const { dir, plan } = await setup();
+  await using fixture = await setup();
+  const { dir, plan } = fixture;
   const images: Record<string, string> = { "img/solver:1": A, "img/verifier:1": V };
   const resolveImage = (ref: string) => Promise.resolve(images[ref] ?? null);
   const resolved = await checkEnvironment(plan, {

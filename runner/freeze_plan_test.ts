@@ -4,11 +4,13 @@ import { generateSuite } from "./generate_suite.ts";
 import { freezePlan, loadPlan, writePlan } from "./freeze_plan.ts";
 import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
+import { tempDir } from "./_temp_dir_for_test.ts";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 
 Deno.test("freezePlan() records the suite hash, the shuffled order and every frozen choice", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
     dir: `${dir}/suite`,
     publicSeed: true,
@@ -90,7 +92,8 @@ function baseOptions() {
 }
 
 Deno.test("loadPlan() asks for the published hash when no sidecar is beside the plan", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   await Deno.writeTextFile(`${dir}/plan.json`, "{}");
   await rejects(loadPlan(`${dir}/plan.json`), (error: Error) => {
     match(

@@ -4,6 +4,7 @@ import { loadSuite } from "./load_suite.ts";
 import { listFileDigests, suiteSha256 } from "./suite_sha256.ts";
 import { checkSeed, createSeedFile, readSeedFile } from "./suite_seed.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
+import { tempDir } from "./_temp_dir_for_test.ts";
 
 const OTHER_SEED = "0123456789abcdef".repeat(4);
 
@@ -15,7 +16,8 @@ const OTHER_SEED = "0123456789abcdef".repeat(4);
 const DEMO_SUITE_SHA256 = "af365c3323c866445c66dfc9d9a767a97776d3df4921cee6fcaf5c91b1217a90";
 
 Deno.test("generateSuite() is byte-identical for one seed (seed 000) and pinned for the demo seed", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const a = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/a`, publicSeed: true });
   const b = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/b`, publicSeed: true });
   equal(a.sha256, b.sha256);
@@ -25,7 +27,8 @@ Deno.test("generateSuite() is byte-identical for one seed (seed 000) and pinned 
 });
 
 Deno.test("generateSuite() changes every task's variant with another seed", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const a = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/a` });
   const b = await generateSuite(DEMO_SUITE, OTHER_SEED, { dir: `${dir}/b` });
   for (const task of a.manifest.tasks) {
@@ -42,7 +45,8 @@ Deno.test("generateSuite() changes every task's variant with another seed", asyn
 });
 
 Deno.test("generateSuite() writes weights, limits and owner-only files, and refuses a non-empty directory", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/s` });
   // Seed 000's lane weights A 8, B 24, C 12 over 2, 3 and 2 tasks.
   deepEqual(
@@ -73,7 +77,8 @@ Deno.test("generateSuite() writes weights, limits and owner-only files, and refu
 });
 
 Deno.test("faultyVerifierSetup drops exactly seed 000's chmod line from b3-report's setup", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const fixed = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/fixed` });
   const faulty = await generateSuite(DEMO_SUITE, DEMO_SEED, {
     dir: `${dir}/faulty`,
@@ -92,7 +97,8 @@ Deno.test("faultyVerifierSetup drops exactly seed 000's chmod line from b3-repor
 });
 
 Deno.test("Seed files hold 64 hex digits, are created 0600 and never overwritten", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const seed = await createSeedFile(`${dir}/seed`);
   equal(checkSeed(seed, "test"), seed);
   equal(await readSeedFile(`${dir}/seed`), seed);

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
 import { type EpisodeDraft, LedgerWriter } from "./ledger_writer.ts";
+import { tempDir } from "./_temp_dir_for_test.ts";
 
 function draft(task: string, fields: Partial<EpisodeDraft> = {}): EpisodeDraft {
   return {
@@ -39,7 +40,8 @@ async function lines(path: string): Promise<Uint8Array[]> {
 }
 
 Deno.test("LedgerWriter.open() chains rows by the SHA-256 of the previous line", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
   const { writer, rows, torn } = await LedgerWriter.open(path);
   equal(rows.length, 0);
@@ -62,7 +64,8 @@ Deno.test("LedgerWriter.open() chains rows by the SHA-256 of the previous line",
 });
 
 Deno.test("LedgerWriter writes one canonical single-line row with every default explicit", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
   const { writer } = await LedgerWriter.open(path);
   await writer.append(draft("t1"));
@@ -79,7 +82,8 @@ Deno.test("LedgerWriter writes one canonical single-line row with every default 
 });
 
 Deno.test("LedgerWriter refuses an existing ledger without resume, a duplicate and a bad row", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
   const first = await LedgerWriter.open(path);
   await first.writer.append(draft("t1"));
@@ -96,7 +100,8 @@ Deno.test("LedgerWriter refuses an existing ledger without resume, a duplicate a
 });
 
 Deno.test("LedgerWriter resumes a ledger and keeps the chain intact", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
   const first = await LedgerWriter.open(path);
   await first.writer.append(draft("t1"));
@@ -114,7 +119,8 @@ Deno.test("LedgerWriter resumes a ledger and keeps the chain intact", async () =
 });
 
 Deno.test("LedgerWriter moves a torn final line to the sidecar, loudly, and reports its episode", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
   const first = await LedgerWriter.open(path);
   await first.writer.append(draft("t1"));
@@ -155,7 +161,8 @@ Deno.test("LedgerWriter moves a torn final line to the sidecar, loudly, and repo
 });
 
 Deno.test("LedgerWriter refuses to resume a ledger that fails the strict read or has no chain", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const broken = `${dir}/broken.jsonl`;
   await Deno.writeTextFile(broken, '{"not":"a row"}\n');
   await rejects(LedgerWriter.open(broken, { resume: true }), LedgerError);
@@ -168,7 +175,8 @@ Deno.test("LedgerWriter refuses to resume a ledger that fails the strict read or
 });
 
 Deno.test("LedgerWriter serialises concurrent appends into one valid chain", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
   const { writer } = await LedgerWriter.open(path);
   await Promise.all(Array.from({ length: 20 }, (_, i) => writer.append(draft(`t${i}`))));

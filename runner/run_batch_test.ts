@@ -5,6 +5,7 @@ import { seededRandom } from "../analysis/seeded_random.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { BatchHaltedError, type EpisodeExecutor, runBatch } from "./run_batch.ts";
+import { tempDir } from "./_temp_dir_for_test.ts";
 
 const PLAN = Plan.parse({
   plan_id: "p",
@@ -54,7 +55,8 @@ function essence(row: Record<string, unknown>): string {
 }
 
 Deno.test("runBatch() gives the same set of rows at --parallel 1 and 4", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const one = await runBatch(PLAN, {
     runId: "r",
     ledger: `${dir}/one.jsonl`,
@@ -82,7 +84,8 @@ Deno.test("runBatch() gives the same set of rows at --parallel 1 and 4", async (
 });
 
 Deno.test("runBatch() stops starting on the signal and resumes without losing or repeating an episode", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const ledger = `${dir}/ledger.jsonl`;
   const controller = new AbortController();
   let seen = 0;
@@ -118,7 +121,8 @@ Deno.test("runBatch() stops starting on the signal and resumes without losing or
 });
 
 Deno.test("runBatch() records an executor that throws as an invalid harness_error row", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const outcome = await runBatch(PLAN, {
     runId: "r",
     ledger: `${dir}/ledger.jsonl`,
@@ -135,7 +139,8 @@ Deno.test("runBatch() records an executor that throws as an invalid harness_erro
 });
 
 Deno.test("runBatch() halts before an episode whose environment changed, and refuses to resume a halted batch", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const ledger = `${dir}/ledger.jsonl`;
   const outcome = await runBatch(PLAN, {
     runId: "r",
@@ -173,7 +178,8 @@ Deno.test("runBatch() halts before an episode whose environment changed, and ref
 });
 
 Deno.test("runBatch() reruns invalid attempts under rerun-task and notes why", async () => {
-  const dir = await Deno.makeTempDir();
+  await using temp = await tempDir();
+  const dir = temp.path;
   const plan = Plan.parse({ ...PLAN, invalid_policy: "rerun-task" });
   const outcome = await runBatch(plan, {
     runId: "r",

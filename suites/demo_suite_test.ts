@@ -5,14 +5,15 @@ import { taskPaths } from "../runner/suite_manifest.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
 import { Verdict } from "../analysis/schema.ts";
 import { DEMO_SEED, DEMO_SUITE } from "./demo_suite.ts";
+import { tempDir } from "../runner/_temp_dir_for_test.ts";
 
 /**
  * Runs a task's verifier with the host's `sh` (the scripts honour
  * LEDGERBENCH_ARTIFACT/HIDDEN/SCRATCH): setup.sh when present, then verify.sh;
  * returns the verdict of the last stdout line.
  */
-async function verifyOnHost(verifierDir: string, artifact: string): Promise<Verdict> {
-  const scratch = await Deno.makeTempDir();
+async function verifyOnHost(verifierDir: string, artifact: string, temp: string): Promise<Verdict> {
+  const scratch = await Deno.makeTempDir({ dir: temp });
   const env = {
     LEDGERBENCH_ARTIFACT: artifact,
     LEDGERBENCH_HIDDEN: verifierDir,
@@ -36,9 +37,13 @@ async function verifyOnHost(verifierDir: string, artifact: string): Promise<Verd
   throw new Error("no verify.sh");
 }
 
-/** A read-only snapshot of the workspace after applying a model answer's file blocks. */
-async function workspaceWith(workspace: string, answer: string | null): Promise<string> {
-  const dir = `${await Deno.makeTempDir()}/ws`;
+/** A read-only snapshot (under `temp`) of the workspace after applying a model answer's file blocks. */
+async function workspaceWith(
+  workspace: string,
+  answer: string | null,
+  temp: string,
+): Promise<string> {
+  const dir = `${await Deno.makeTempDir({ dir: temp })}/ws`;
   await copyTree(workspace, dir, { mode: "writable" });
   for (const block of answer === null ? [] : fileBlocks(answer)) {
     await Deno.writeTextFile(`${dir}/${block.path}`, block.content);
@@ -49,8 +54,9 @@ async function workspaceWith(workspace: string, answer: string | null): Promise<
 }
 
 Deno.test("Every demo task: its answer passes, its wrong answer and the untouched workspace fail", async () => {
+  await using temp = await tempDir();
   const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
-    dir: `${await Deno.makeTempDir()}/s`,
+    dir: `${temp.path}/s`,
     publicSeed: true,
   });
   const results: Record<string, [boolean, boolean, boolean]> = {};
@@ -60,7 +66,11 @@ Deno.test("Every demo task: its answer passes, its wrong answer and the untouche
     for (const answer of [paths.answer, paths.wrong_answer, null]) {
       const text = answer === null ? null : await Deno.readTextFile(answer);
       verdicts.push(
-        (await verifyOnHost(paths.verifier, await workspaceWith(paths.workspace, text))).resolved,
+        (await verifyOnHost(
+          paths.verifier,
+          await workspaceWith(paths.workspace, text, temp.path),
+          temp.path,
+        )).resolved,
       );
     }
     results[task.task_id] = verdicts as [boolean, boolean, boolean];
@@ -78,8 +88,9 @@ Deno.test("Every demo task: its answer passes, its wrong answer and the untouche
 });
 
 Deno.test("The wrong answers fail for the stated reason (named failing checks)", async () => {
+  await using temp = await tempDir();
   const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
-    dir: `${await Deno.makeTempDir()}/s`,
+    dir: `${temp.path}/s`,
     publicSeed: true,
   });
   const failing = async (taskId: string) => {
@@ -87,10 +98,10 @@ Deno.test("The wrong answers fail for the stated reason (named failing checks)",
     const artifact = await workspaceWith(
       paths.workspace,
       await Deno.readTextFile(paths.wrong_answer),
+      temp.path,
     );
-    return (await verifyOnHost(paths.verifier, artifact)).checks.filter((c) => !c.passed).map((c) =>
-      c.name
-    );
+    return (await verifyOnHost(paths.verifier, artifact, temp.path)).checks.filter((c) => !c.passed)
+      .map((c) => c.name);
   };
   // b3-report's wrong generator counts every row as active: seed 000's inconsistent totalActive.
   deepEqual(await failing("b3-report"), ["report_matches", "total_consistent"]);
