@@ -15,7 +15,10 @@
  * Rule: keys sorted by UTF-16 code unit; integers as JavaScript writes them;
  * other finite numbers rounded to 12 significant digits (`Number(x.toPrecision(12))`);
  * non-finite numbers are refused; `undefined` members are omitted.
+ * O(size of the value).
  *
+ * @param value a JSON-serialisable value (summary, plan, manifest, figure spec)
+ * @returns the text, two-space indented, with a trailing newline
  * @throws {TypeError} on NaN or infinite numbers
  * @example
  * ```ts

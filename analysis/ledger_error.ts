@@ -30,8 +30,12 @@ export interface LedgerProblem {
 }
 
 /**
- * Formats a problem as one sentence-case line naming file, line and field.
+ * Formats a problem as one sentence-case line naming file, line and field:
+ * `<file>:<line>: field "<field>": <message>`, the line left out when it is 0
+ * (the whole file) and the field when it is empty.
  *
+ * @param problem the problem
+ * @returns the line, without a final period
  * @example
  * ```ts
  * import { formatProblem } from "./ledger_error.ts";

@@ -75,6 +75,10 @@ export function decisionCode(c: SprtConstants, passes: number, fails: number): n
  * cap-drop, each passed through `share` (identity for exact probabilities;
  * count / trials, or its standard error, for a simulation). Keys in the order
  * the operating points list them. O(1).
+ *
+ * @param totals mass or trials per decision code
+ * @param share what to report for a total
+ * @returns the four decisions and the three sums, through `share`
  */
 export function decisionShares(
   totals: ArrayLike<number>,
