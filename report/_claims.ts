@@ -38,7 +38,14 @@ function censoredBreakdown(row: CensoringRow): string {
   return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
 }
 
-function policyText(policy: CensoringPolicy): string {
+/**
+ * Seed 003's censoring policy in words, e.g. `headline under 2%, both scores
+ * labelled up to 10%, above that budget adequacy only`.
+ *
+ * @param policy the thresholds
+ * @returns the phrase, without a final period
+ */
+export function policyText(policy: CensoringPolicy): string {
   return `headline under ${pct(policy.headline_max, 0)}, both scores labelled up to ` +
     `${pct(policy.labelled_max, 0)}, above that budget adequacy only`;
 }

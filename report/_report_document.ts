@@ -12,6 +12,7 @@ import { StopReason } from "../analysis/schema.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
 import { dec, int, money, pct, pctInterval, plural } from "./_format.ts";
+import { policyText } from "./_claims.ts";
 import type { ReportClaim, ReportSummary } from "./build_report.ts";
 
 const CLAIM_SHORT: Record<CensoringClaim, string> = {
@@ -134,10 +135,7 @@ function inputsSection(summary: ReportSummary): Block[] {
         `Tie band for tokens and seconds per resolved: ${pct(p.tie_band.value, 0)} (${
           sourceText(p.tie_band.source)
         }).`,
-        `Censoring policy: headline under ${pct(policy.headline_max, 0)}, both scores labelled ` +
-        `up to ${pct(policy.labelled_max, 0)}, above that budget adequacy only (${
-          sourceText(policy.source)
-        }; seed 003).`,
+        `Censoring policy: ${policyText(policy)} (${sourceText(policy.source)}; seed 003).`,
         `Lane weights: ${weights}.`,
         `Sequential stopping: ${sprt}.`,
         `Validation findings listed: at most ${p.max_findings_per_code} per code (counts are complete).`,
