@@ -47,7 +47,13 @@ interface Message {
   chunk: Uint8Array;
 }
 
-self.onmessage = (event: MessageEvent<Message>) => {
+/** The worker's global scope, typed for the two members this file uses. */
+const scope = self as unknown as {
+  onmessage: (event: MessageEvent<Message>) => void;
+  postMessage: (hexes: string) => void;
+};
+
+scope.onmessage = (event) => {
   if (event.data.carry !== undefined && event.data.carry.length > 0) carry = event.data.carry;
-  self.postMessage(hashLines(event.data.chunk));
+  scope.postMessage(hashLines(event.data.chunk));
 };
