@@ -11,7 +11,8 @@ import { type AppliedErratum, applyErrata, readErrata } from "../analysis/errata
 import { readPlan, readPriceTable } from "../analysis/read_config.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import type { Episode, Plan, PriceTable } from "../analysis/schema.ts";
-import { type FileRef, sha256Hex } from "./_output.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
+import type { FileRef } from "./_output.ts";
 
 /** A ledger with errata applied, and the record of what was read. */
 export interface LoadedLedger {
@@ -72,7 +73,7 @@ export async function loadLedger(
 
 async function fileSha256(path: string): Promise<string> {
   try {
-    return await sha256Hex(await Deno.readFile(path));
+    return sha256Hex(await Deno.readFile(path));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);

@@ -28,12 +28,6 @@ export function fileLine(label: string, file: FileRef | null): string {
   return file === null ? "" : `${label}: ${file.path} (sha256 ${file.sha256})\n`;
 }
 
-/** Hex SHA-256 of some bytes. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Wraps `text` at `width` columns, indenting continuation lines by `indent`. */
 export function wrap(text: string, width = 78, indent = ""): string {
   const words = text.split(/\s+/).filter((word) => word !== "");

@@ -8,10 +8,11 @@
 import { readErrata } from "../analysis/errata.ts";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { InvalidReason } from "../analysis/schema.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { appendErratum } from "../runner/errata_file.ts";
 import { choiceOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
-import { emit, sha256Hex, wrap } from "./_output.ts";
+import { emit, wrap } from "./_output.ts";
 import { renderPairs } from "./_table.ts";
 
 /** One line for `ledgerbench --help`. */
@@ -132,7 +133,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     episodes = new Set(ledger.rows.map((row) => row.episode_id));
   }
   const entry = await appendErratum(path, record, { episodes });
-  const sha256 = await sha256Hex(await Deno.readFile(path));
+  const sha256 = sha256Hex(await Deno.readFile(path));
   const payload = {
     command: "errata append",
     errata: { path, sha256, line: entry.line },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
 import { writeReport } from "../report/write_report.ts";
@@ -92,7 +92,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const files = rendered.files.map((file) => ({
     path: file.path,
     bytes: file.bytes.length,
-    sha256: createHash("sha256").update(file.bytes).digest("hex"),
+    sha256: sha256Hex(file.bytes),
   }));
   const s = report.summary;
   emit(io, values.json === true, {
