@@ -9,7 +9,7 @@
 import { readLedger } from "../analysis/read_ledger.ts";
 import { type AppliedErratum, applyErrata, readErrata } from "../analysis/errata.ts";
 import { readPlan, readPriceTable } from "../analysis/read_config.ts";
-import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
+import { ioError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import type { Episode, Plan, PriceTable } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { FileRef } from "./_output.ts";
@@ -75,8 +75,7 @@ async function fileSha256(path: string): Promise<string> {
   try {
     return sha256Hex(await Deno.readFile(path));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+    throw ioError(path, error);
   }
 }
 
