@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { formatGrouped, formatPercent } from "../analysis/format_number.ts";
 
 /** One column: its header and alignment (numbers right, text left). */
 export interface Column {
@@ -55,9 +56,12 @@ export function fixed(x: number | null | undefined, digits = 2): string {
   return x === null || x === undefined ? "-" : x.toFixed(digits);
 }
 
-/** `x` as a percentage with `digits` decimals (`0.75` → `"75.0%"`), or `"-"`. */
+/**
+ * `x` as a percentage with `digits` decimals (`0.75` → `"75.0%"`), or `"-"`:
+ * `formatPercent` (analysis/format_number.ts) for a number.
+ */
 export function percent(x: number | null | undefined, digits = 1): string {
-  return x === null || x === undefined ? "-" : `${(x * 100).toFixed(digits)}%`;
+  return x === null || x === undefined ? "-" : formatPercent(x, digits);
 }
 
 /** An interval as `[lo, hi]` of percentages, or `"-"`. */
@@ -72,10 +76,12 @@ export function percentInterval(
   return `[${percent(lo, digits)}, ${percent(hi, digits)}]`;
 }
 
-/** An integer with thousands separators (`1234567` → `"1,234,567"`), or `"-"`. */
+/**
+ * `x` rounded to an integer with thousands separators (`1234567` →
+ * `"1,234,567"`), or `"-"`: `formatGrouped` (analysis/format_number.ts) for a number.
+ */
 export function integer(x: number | null | undefined): string {
-  if (x === null || x === undefined) return "-";
-  return Math.round(x).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return x === null || x === undefined ? "-" : formatGrouped(x);
 }
 
 /**
