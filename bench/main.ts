@@ -26,6 +26,7 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { type BenchResult, peakRssKib } from "./_measure.ts";
 import { bootstrapBench } from "./bootstrap_bench.ts";
 import { ingestBench } from "./ingest_bench.ts";
+import type { RelayOverhead } from "./relay_overhead.ts";
 import { sprtExactBench, sprtMonteCarloBench } from "./sprt_bench.ts";
 
 const BENCHES = ["ingest", "bootstrap", "sprt", "relay", "runner", "report"] as const;
@@ -50,7 +51,8 @@ async function exists(relative: string): Promise<boolean> {
 
 /**
  * Imports a sibling benchmark module by a computed specifier, so that this
- * file neither fails to type-check nor to load while that module is absent.
+ * file does not fail to load while that module is absent (a type-only import,
+ * such as `RelayOverhead`, is erased and does not load its module).
  */
 async function importOptional<T>(relative: string): Promise<T | null> {
   if (!(await exists(relative))) return null;
@@ -59,14 +61,7 @@ async function importOptional<T>(relative: string): Promise<T | null> {
 }
 
 interface RelayModule {
-  measureRelayOverhead(options?: { calls?: number }): Promise<{
-    calls: number;
-    direct_ms_median: number;
-    relay_ms_median: number;
-    forwarder_ms_median: number | null;
-    relay_added_ms: number;
-    forwarder_added_ms: number | null;
-  }>;
+  measureRelayOverhead(options?: { calls?: number }): Promise<RelayOverhead>;
 }
 interface RunnerModule {
   measureRunnerOverhead(options?: { repetitions?: number }): Promise<{ results: BenchResult[] }>;
