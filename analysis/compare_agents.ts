@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { bootstrapRate, type RateInterval } from "./bootstrap_rate.ts";
 import type { AgentSummary } from "./summarize_agents.ts";
-import { wilsonInterval } from "./wilson_interval.ts";
+import { rateIntervalWithFallback } from "./rate_interval_with_fallback.ts";
 
 /** The columns of an {@link AgentSummary} the rule reads. */
 export type ComparableAgent = Pick<
@@ -83,7 +82,7 @@ export interface Comparison {
  * 1. `no_resolved`: either agent resolved nothing → it has no TPR; report the
  *    failure (`failed`), no ranking, `winner` null.
  * 2. `rate_interval`: the two percentile bootstrap 95% intervals of the
- *    resolved rate (see {@link bootstrapRate}; each agent resampled from a
+ *    resolved rate (see `bootstrapRate`; each agent resampled from a
  *    fresh `seededRandom(seed)`) are separated, i.e. not
  *    overlap = !(a.upper < b.lower || b.upper < a.lower): the higher interval wins.
  * 3. `tpr`: intervals overlap (no rate winner); the relative difference of
@@ -95,7 +94,7 @@ export interface Comparison {
  * 5. `tie`: otherwise.
  *
  * When a rate is 0% or 100%, its bootstrap interval collapses to a point; the
- * side then also carries a Wilson 95% interval ({@link wilsonInterval}) and
+ * side then also carries a Wilson 95% interval ({@link rateIntervalWithFallback}) and
  * `collapsed` is true. The rule itself uses the bootstrap intervals, as seed 001
  * does. Cost: two bootstraps, O(n + R log n) each.
  *
@@ -196,16 +195,11 @@ function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
         `with 0 <= resolved <= scored, got ${resolved} and ${scored}`,
     );
   }
-  let interval: ComparisonSide["interval"] = null;
-  let wilson: ComparisonSide["wilson"] = null;
-  if (agent.scored > 0) {
-    const boot: RateInterval = bootstrapRate(agent.resolved, agent.scored, settings);
-    interval = { lower: boot.lower, upper: boot.upper, collapsed: boot.collapsed };
-    if (boot.collapsed) {
-      const w = wilsonInterval(agent.resolved, agent.scored);
-      wilson = { lower: w.lower, upper: w.upper };
-    }
-  }
+  const { bootstrap: boot, wilson: w } = rateIntervalWithFallback(resolved, scored, settings);
+  const interval: ComparisonSide["interval"] = boot === null
+    ? null
+    : { lower: boot.lower, upper: boot.upper, collapsed: boot.collapsed };
+  const wilson: ComparisonSide["wilson"] = w === null ? null : { lower: w.lower, upper: w.upper };
   return {
     agent_id: agent.agent_id,
     scored: agent.scored,

@@ -11,6 +11,7 @@ export * from "./binomial_pmf.ts";
 export * from "./binomial_inverse_cdf.ts";
 export * from "./bootstrap_rate.ts";
 export * from "./wilson_interval.ts";
+export * from "./rate_interval_with_fallback.ts";
 export * from "./episode_cost.ts";
 export * from "./summarize_agents.ts";
 export * from "./compare_agents.ts";

@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";
+import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
-import { type WilsonInterval, wilsonInterval } from "../analysis/wilson_interval.ts";
+import type { WilsonInterval } from "../analysis/wilson_interval.ts";
+import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
 import { numberOption, parseCommandArgs, seedOption, stringOption } from "./_args.ts";
 import type { Io } from "./_command.ts";
 import {
@@ -99,13 +100,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     priceTable: prices?.value,
     laneWeights,
   }).map((agent) => {
-    const interval = agent.scored === 0 ? null : bootstrapRate(agent.resolved, agent.scored, {
-      rounds: roundsParam.value,
-      seed: seedParam.value,
-    });
-    const wilson = interval !== null && interval.collapsed
-      ? wilsonInterval(agent.resolved, agent.scored)
-      : null;
+    const { bootstrap: interval, wilson } = rateIntervalWithFallback(
+      agent.resolved,
+      agent.scored,
+      { rounds: roundsParam.value, seed: seedParam.value },
+    );
     return { ...agent, interval, wilson };
   });
   const payload = {

@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { TopLevelSpec } from "vega-lite";
-import { bootstrapRate, type RateInterval } from "../analysis/bootstrap_rate.ts";
+import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { type CensoringSummary, censoringSummary } from "../analysis/censoring.ts";
 import { type Comparison, comparisonMatrix } from "../analysis/compare_agents.ts";
@@ -32,7 +32,7 @@ import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import { ledgerValidator, type ValidationReport } from "../analysis/validate_ledger.ts";
-import { wilsonInterval } from "../analysis/wilson_interval.ts";
+import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
 import {
   agentClaim,
   censoringClaim,
@@ -275,13 +275,11 @@ function invalidRow(agentId: string, rows: Iterable<Episode>): InvalidRow {
 }
 
 function agentInterval(agent: AgentSummary, rounds: number, seed: number | string): AgentInterval {
-  if (agent.scored === 0) return { agent_id: agent.agent_id, bootstrap: null, wilson: null };
-  const bootstrap = bootstrapRate(agent.resolved, agent.scored, { rounds, seed });
-  let wilson = null;
-  if (bootstrap.collapsed) {
-    const w = wilsonInterval(agent.resolved, agent.scored);
-    wilson = { lower: w.lower, upper: w.upper };
-  }
+  const { bootstrap, wilson: w } = rateIntervalWithFallback(agent.resolved, agent.scored, {
+    rounds,
+    seed,
+  });
+  const wilson = w === null ? null : { lower: w.lower, upper: w.upper };
   return { agent_id: agent.agent_id, bootstrap, wilson };
 }
 
