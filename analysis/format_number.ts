@@ -69,3 +69,56 @@ export function formatGrouped(x: number, options: FormatGroupedOptions = {}): st
 export function formatPercent(x: number, digits = 1): string {
   return `${(100 * x).toFixed(digits)}%`;
 }
+
+/** Options for {@link formatPercentExact}. */
+export interface FormatPercentExactOptions {
+  /** Fewest decimals written (trailing zeros kept up to here); default 0. */
+  minDigits?: number;
+  /** Most decimals written; default 4. */
+  maxDigits?: number;
+}
+
+/**
+ * A setting (tie band, censoring threshold) as a percentage that reads
+ * exactly as set: as many decimals as the value needs, at least `minDigits`
+ * and at most `maxDigits`, no float noise (`0.1` → `"10%"`, `0.125` →
+ * `"12.5%"`, where `formatPercent(0.125, 0)` says `"13%"`; `0.07` → `"7%"`,
+ * not `"7.000000000000001%"`).
+ *
+ * Rule: `toFixed(maxDigits)` of 100 x (which rounds away the noise of the
+ * multiplication), then trailing zeros of the decimals removed while more
+ * than `minDigits` decimals remain, and the point removed when none remain.
+ * With `minDigits` 1, `0.1` → `"10.0%"` and `0.1225` → `"12.25%"`. O(1).
+ *
+ * @param x the setting as a proportion (1 = 100%), finite
+ * @param options `minDigits` (default 0) and `maxDigits` (default 4)
+ * @returns the percentage text
+ * @throws {RangeError} when the digit counts are not integers with
+ *   0 ≤ minDigits ≤ maxDigits ≤ 20
+ * @example
+ * ```ts
+ * import { formatPercentExact } from "./format_number.ts";
+ * if (formatPercentExact(0.125) !== "12.5%" || formatPercentExact(0.1) !== "10%") throw new Error();
+ * ```
+ */
+export function formatPercentExact(x: number, options: FormatPercentExactOptions = {}): string {
+  const minDigits = options.minDigits ?? 0;
+  const maxDigits = options.maxDigits ?? 4;
+  if (
+    !(Number.isInteger(minDigits) && Number.isInteger(maxDigits) && 0 <= minDigits &&
+      minDigits <= maxDigits && maxDigits <= 20)
+  ) {
+    throw new RangeError(
+      `Cannot format a percentage: need integers 0 <= "minDigits" <= "maxDigits" <= 20, got ` +
+        `${minDigits} and ${maxDigits}`,
+    );
+  }
+  let text = (100 * x).toFixed(maxDigits);
+  let decimals = maxDigits;
+  while (decimals > minDigits && text.endsWith("0")) {
+    text = text.slice(0, -1);
+    decimals--;
+  }
+  if (decimals === 0 && text.endsWith(".")) text = text.slice(0, -1);
+  return `${text}%`;
+}

@@ -6,6 +6,7 @@
  * @module
  */
 import { type CensoringRow, censoringSummary } from "../analysis/censoring.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
 import { CensoringPolicy } from "../analysis/schema.ts";
 import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
@@ -102,8 +103,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   emit(io, values.json === true, payload, () => {
     let text = "Censoring (seed 003)\n\n";
     text += describeInputs(loaded, [["plan", plan]]);
-    text += `policy: headline below ${percent(policy.headline_max)} (${headlineParam.source}), ` +
-      `both scores labelled up to ${percent(policy.labelled_max)} (${labelledParam.source}), ` +
+    text +=
+      `policy: headline below ${
+        formatPercentExact(policy.headline_max, { minDigits: 1 })
+      } (${headlineParam.source}), ` +
+      `both scores labelled up to ${
+        formatPercentExact(policy.labelled_max, { minDigits: 1 })
+      } (${labelledParam.source}), ` +
       `above: budget adequacy only\n\n`;
     const rows = [...result.agents, result.overall];
     text += renderTable(

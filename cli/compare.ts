@@ -6,6 +6,7 @@
  * @module
  */
 import { compareAgents, type Comparison, comparisonMatrix } from "../analysis/compare_agents.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
 import {
   type PairedComparison,
   pairedComparison,
@@ -137,7 +138,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     const names = agents.map((agent) => agent.agent_id).join(", ");
     let text = `Seed-001 comparison of ${names}\n\n`;
     text += describeInputs(loaded, [["plan", plan]]);
-    text += `band ${percent(bandParam.value)} (${bandParam.source}); bootstrap ` +
+    text +=
+      `band ${
+        formatPercentExact(bandParam.value, { minDigits: 1 })
+      } (${bandParam.source}); bootstrap ` +
       `${roundsParam.value} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
       `(${seedParam.source})\n\n`;
     text += sideTable(comparisons);
@@ -223,14 +227,14 @@ function explain(c: Comparison): string {
   text += `  95% intervals overlap: no rate winner\n`;
   text += `  TPR: ${a.agent_id} ${fixed(a.tpr)} vs ${b.agent_id} ${fixed(b.tpr)}, relative ` +
     `difference ${relative(c.tpr_relative_difference)} ${c.rule === "tpr" ? ">" : "<="} band ${
-      percent(c.band)
+      formatPercentExact(c.band, { minDigits: 1 })
     }\n`;
   if (c.rule === "tpr") {
     return text + `  verdict: ${c.winner} wins on tokens per resolved (rule "tpr")\n`;
   }
   text += `  SPR: ${a.agent_id} ${fixed(a.spr)} s vs ${b.agent_id} ${fixed(b.spr)} s, relative ` +
     `difference ${relative(c.spr_relative_difference)} ${c.rule === "spr" ? ">" : "<="} band ${
-      percent(c.band)
+      formatPercentExact(c.band, { minDigits: 1 })
     }\n`;
   if (c.rule === "spr") {
     return text + `  verdict: ${c.winner} wins on seconds per resolved (rule "spr")\n`;

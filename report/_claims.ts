@@ -16,6 +16,7 @@ import type { CensoringPolicy, Plan, SprtParams, StopReason } from "../analysis/
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
 import { int, pct, pctInterval, plural, quotedList } from "./_format.ts";
 import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./build_report.ts";
 
@@ -46,8 +47,8 @@ function censoredBreakdown(row: CensoringRow): string {
  * @returns the phrase, without a final period
  */
 export function policyText(policy: CensoringPolicy): string {
-  return `headline under ${pct(policy.headline_max, 0)}, both scores labelled up to ` +
-    `${pct(policy.labelled_max, 0)}, above that budget adequacy only`;
+  return `headline under ${formatPercentExact(policy.headline_max)}, both scores labelled up to ` +
+    `${formatPercentExact(policy.labelled_max)}, above that budget adequacy only`;
 }
 
 /** Why an agent's capability numbers may not be stated, and the rule that says so. */
@@ -90,7 +91,7 @@ export function withheldBecause(row: CensoringRow | undefined, gate: ClaimGate):
   if (row.claim === "budget_adequacy_only") {
     return {
       reason: `its censoring rate ${pct(row.censoring_rate)} is above ${
-        pct(policy.labelled_max, 0)
+        formatPercentExact(policy.labelled_max)
       }, so only budget adequacy may be stated`,
       rule: `seed-003 policy "budget_adequacy_only"`,
     };
@@ -401,7 +402,7 @@ function relative(d: number | null): string {
 
 function pairSentence(c: Comparison): string {
   const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
-  const band = pct(c.band, 0);
+  const band = formatPercentExact(c.band);
   switch (c.rule) {
     case "no_resolved":
       return `${pair}: ${quotedList(c.failed)} resolved nothing: no tokens per resolved, so ` +

@@ -18,7 +18,8 @@ import { sprtPathPlot } from "../analysis/figures/sprt_path_plot.ts";
 import { stopReasonsPlot } from "../analysis/figures/stop_reasons_plot.ts";
 import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_characteristic.ts";
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
-import { int, pct, quotedList } from "./_format.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
+import { int, quotedList } from "./_format.ts";
 import type { ReportSummary } from "./build_report.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
@@ -99,7 +100,7 @@ export function figureSpecs(
       title: "Tokens and seconds per resolved task",
       caption:
         `Lower is better. The shaded band reaches ${
-          pct(summary.parameters.tie_band.value, 0)
+          formatPercentExact(summary.parameters.tie_band.value)
         } above the lowest value: values inside it tie on that measure.` + leftOut,
       spec: efficiencyPlot(agents, { band: summary.parameters.tie_band.value }),
     });

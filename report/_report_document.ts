@@ -11,6 +11,7 @@ import type { CensoringClaim } from "../analysis/censoring.ts";
 import { StopReason } from "../analysis/schema.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
 import { dec, int, money, pct, pctInterval, plural } from "./_format.ts";
 import { policyText } from "./_claims.ts";
 import type { ReportClaim, ReportSummary } from "./build_report.ts";
@@ -132,7 +133,7 @@ function inputsSection(summary: ReportSummary): Block[] {
         `Bootstrap: ${int(p.bootstrap.rounds)} rounds, seed ${code(String(p.bootstrap.seed))} (${
           sourceText(p.bootstrap.source)
         }); percentile interval at indices floor(0.025 R) and floor(0.975 R) (seed 001).`,
-        `Tie band for tokens and seconds per resolved: ${pct(p.tie_band.value, 0)} (${
+        `Tie band for tokens and seconds per resolved: ${formatPercentExact(p.tie_band.value)} (${
           sourceText(p.tie_band.source)
         }).`,
         `Censoring policy: ${policyText(policy)} (${sourceText(policy.source)}; seed 003).`,
@@ -301,7 +302,7 @@ function comparisonsSection(summary: ReportSummary, figures: readonly FigureBloc
     });
     return blocks;
   }
-  const band = pct(summary.parameters.tie_band.value, 0);
+  const band = formatPercentExact(summary.parameters.tie_band.value);
   blocks.push({
     kind: "paragraph",
     text: "Rule, in order: an agent that resolved nothing has no tokens per resolved and is " +

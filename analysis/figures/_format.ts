@@ -17,16 +17,6 @@ export function percent(x: number, digits = 1): string {
   return formatPercent(x, digits);
 }
 
-/**
- * `x` as a percentage with at most `maxDigits` decimals and no trailing zeros,
- * for thresholds that must read exactly as set: `0.1` → `"10%"`, `0.125` →
- * `"12.5%"` (where `percent(0.125, 0)` would say `"13%"`).
- */
-export function percentExact(x: number, maxDigits = 2): string {
-  const fixed = (100 * x).toFixed(maxDigits);
-  return `${fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed}%`;
-}
-
 /** An integer with comma grouping and a true minus sign (U+2212): `1234567.4` → `"1,234,567"`. */
 export function grouped(x: number): string {
   return formatGrouped(x, { minus: MINUS });

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Comparison, ComparisonRule } from "../compare_agents.ts";
+import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped, percent } from "./_format.ts";
 
 /** The short name of the step that decided, for cell labels. */
@@ -35,7 +36,7 @@ function values(c: Comparison, field: "tpr" | "spr", unit: string): string {
  */
 export function verdictSentence(c: Comparison): string {
   const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
-  const band = percent(c.band, 0);
+  const band = formatPercentExact(c.band);
   switch (c.rule) {
     case "no_resolved":
       return `${pair}: ${

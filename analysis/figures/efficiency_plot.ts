@@ -7,7 +7,8 @@
 import type { TopLevelSpec } from "vega-lite";
 import { relativeDifference } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
-import { compact, grouped, percent } from "./_format.ts";
+import { formatPercentExact } from "../format_number.ts";
+import { compact, grouped } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
@@ -56,7 +57,7 @@ function panel(
 ): Panel {
   const values = agents.map((a) => a[field]).filter((v): v is number => v !== null);
   const lowest = values.length === 0 ? null : Math.min(...values);
-  const bandName = `band: lowest to lowest + ${percent(band, 0)}`;
+  const bandName = `band: lowest to lowest + ${formatPercentExact(band)}`;
   const show = (v: number) => field === "tpr" ? grouped(v) : compact(v);
   const points = agents.map((a) => {
     const v = a[field];
@@ -218,9 +219,9 @@ export function efficiencyPlot(
     $schema: VEGA_LITE_SCHEMA,
     title: titleBlock(options.title ?? "Tokens and seconds per resolved task", [
       "Seed-001 tie-break when rate intervals overlap: fewer tokens per resolved wins unless " +
-      `within ${percent(band, 0)};`,
+      `within ${formatPercentExact(band)};`,
       `then seconds per resolved with the same band; else a tie. Shaded: within ${
-        percent(band, 0)
+        formatPercentExact(band)
       } of the lowest value.`,
       "Failed attempts count in the numerators; invalid attempts do not. Lower is better.",
     ]),

@@ -6,6 +6,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { Comparison, ComparisonSide } from "../compare_agents.ts";
+import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { RULE_SHORT, verdictSentence, verdictSummary } from "./_verdict.ts";
@@ -277,7 +278,7 @@ export function forestPlot(
       `Point: resolved rate; bar: percentile bootstrap 95% interval (R = ${first.rounds}, ` +
       `seed ${first.seed}).`,
       "Seed-001 rule: overlapping intervals give no rate winner; then tokens per resolved, " +
-      `seconds per resolved (band ${percent(first.band, 0)}), else a tie.`,
+      `seconds per resolved (band ${formatPercentExact(first.band)}), else a tie.`,
       ...verdicts.map((v) => `${v}.`),
     ]),
     config: baseConfig(),

@@ -7,7 +7,8 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { CensoringClaim, CensoringRow, CensoringSummary } from "../censoring.ts";
 import { type CensoringPolicy, StopReason } from "../schema.ts";
-import { percent, percentExact } from "./_format.ts";
+import { formatPercentExact } from "../format_number.ts";
+import { percent } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link stopReasonsPlot}. */
@@ -68,7 +69,7 @@ function scores(row: CensoringRow, policy: CensoringPolicy, withheld?: string): 
       return `score ${all} over all tasks (lower bound), ${completed} over completed only`;
     }
     default: // "budget_adequacy_only": no capability number at all
-      return `scores not stated (censoring > ${percentExact(policy.labelled_max)})`;
+      return `scores not stated (censoring > ${formatPercentExact(policy.labelled_max)})`;
   }
 }
 
@@ -175,9 +176,9 @@ export function stopReasonsPlot(
     title: titleBlock(options.title ?? "Stop reasons and censoring per agent", [
       "Censored: a scored episode that stopped on a cap, a rate limit or an error. " +
       "Invalid attempts are not scored.",
-      `Policy fixed before the run (seed 003): under ${percentExact(policy.headline_max)} ` +
-      `censored, headline; ${percentExact(policy.headline_max)} to ${
-        percentExact(policy.labelled_max)
+      `Policy fixed before the run (seed 003): under ${formatPercentExact(policy.headline_max)} ` +
+      `censored, headline; ${formatPercentExact(policy.headline_max)} to ${
+        formatPercentExact(policy.labelled_max)
       }, both scores labelled; above, budget adequacy only.`,
       runVerdict,
     ]),
