@@ -32,14 +32,14 @@ export type RowBase = Pick<
  * @param plan the plan (seed field and price table)
  * @param episode the scheduled episode
  * @param caps the episode's effective caps
- * @param environment what it runs on
+ * @param environment what it runs on; null when the harness failed before knowing
  * @returns the base fields
  */
 export function rowBase(
   plan: Plan,
   episode: PlannedEpisode,
   caps: Caps,
-  environment: Environment,
+  environment: Environment | null,
 ): RowBase {
   return {
     run_id: episode.run_id,

@@ -16,6 +16,7 @@ import type { Episode, Plan } from "../analysis/schema.ts";
 import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
 import { BatchState, type HaltReason, type PlannedEpisode } from "./batch_state.ts";
 import { type EpisodeDraft, LedgerWriter, type TornTail } from "./ledger_writer.ts";
+import { rowBase } from "./episode_row.ts";
 import type { ProgressSink, ProgressSnapshot } from "./progress.ts";
 
 /** What the executor receives besides the episode. */
@@ -178,7 +179,7 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
         draft = await options.execute(episode, { notes, signal: hard });
         checkIdentity(draft, episode, options.runId);
       } catch (error) {
-        draft = harnessErrorRow(plan, options.runId, episode, error, notes);
+        draft = harnessErrorRow(plan, episode, error, notes);
       }
       const row = await writer.append(draft);
       appended.push(row);
@@ -248,20 +249,13 @@ function checkIdentity(draft: EpisodeDraft, episode: PlannedEpisode, runId: stri
  */
 function harnessErrorRow(
   plan: Plan,
-  runId: string,
   episode: PlannedEpisode,
   error: unknown,
   notes: string[],
 ): EpisodeDraft {
   const message = error instanceof Error ? error.message : String(error);
   return {
-    run_id: runId,
-    agent_id: episode.agent_id,
-    task_id: episode.task_id,
-    seed: plan.order_seed ?? "unseeded",
-    episode_id: episode.episode_id,
-    attempt: episode.attempt,
-    lane: episode.lane,
+    ...rowBase(plan, episode, plan.caps, null),
     status: "invalid",
     resolved: null,
     invalid_reason: "harness_error",
@@ -271,8 +265,6 @@ function harnessErrorRow(
     tool_calls: 0,
     model_calls: null,
     wall_ms: 0,
-    caps: plan.caps,
-    price_table_id: plan.price_table_id ?? "none",
     notes: [...notes, `harness error: ${message}`].join("; "),
   };
 }
