@@ -30,13 +30,8 @@ if ! command -v jupyter >/dev/null 2>&1 || ! jupyter nbconvert --version >/dev/n
   sudo_if_needed apt-get install -y -qq jupyter-client jupyter-nbconvert python3-ipykernel >/dev/null
 fi
 
-DENO="$(pwd)/node_modules/deno/deno"
-if [ ! -x "$DENO" ]; then
-  echo "install_jupyter: error: no deno binary at '$DENO': run npm ci first" >&2
-  exit 1
-fi
-
-"$DENO" jupyter --install --force --name "$KERNEL_NAME" --display "Deno (ledgerbench)" >&2
+# tools/deno execs the pinned binary, so the kernelspec records its real path.
+tools/deno jupyter --install --force --name "$KERNEL_NAME" --display "Deno (ledgerbench)" >&2
 
 spec_dir="$(jupyter kernelspec list --json | /usr/bin/python3 -c \
   "import json,sys; print(json.load(sys.stdin)['kernelspecs'].get('$KERNEL_NAME', {}).get('resource_dir', ''))")"
