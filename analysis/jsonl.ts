@@ -65,10 +65,37 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Opens a file as a byte stream for {@link scanJsonl}. */
+/** Bytes per read of {@link openBytes}. */
+export const READ_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Opens a file as a byte stream for {@link scanJsonl}: chunks of up to
+ * {@link READ_CHUNK_BYTES} (a file's `readable` yields 64 KiB chunks, and
+ * every chunk costs a round trip to the line-hashing worker), each a fresh
+ * buffer the consumer may keep. The file is closed when the stream ends or
+ * its consumer stops early.
+ */
 export async function openBytes(path: string): Promise<AsyncIterable<Uint8Array>> {
   const file = await Deno.open(path, { read: true });
-  return file.readable;
+  return readChunks(file);
+}
+
+async function* readChunks(file: Deno.FsFile): AsyncGenerator<Uint8Array> {
+  try {
+    for (;;) {
+      const buffer = new Uint8Array(READ_CHUNK_BYTES);
+      let filled = 0;
+      while (filled < buffer.length) {
+        const read = await file.read(buffer.subarray(filled));
+        if (read === null) break;
+        filled += read;
+      }
+      if (filled > 0) yield filled === buffer.length ? buffer : buffer.subarray(0, filled);
+      if (filled < buffer.length) return;
+    }
+  } finally {
+    file.close();
+  }
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });

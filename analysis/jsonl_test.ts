@@ -1,0 +1,78 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { openBytes, READ_CHUNK_BYTES, scanJsonl } from "./jsonl.ts";
+
+/** A file of `lines` JSON lines of varying length, larger than two read chunks. */
+async function writeLines(lines: number): Promise<{ path: string; bytes: Uint8Array }> {
+  const text = Array.from(
+    { length: lines },
+    (_, i) => JSON.stringify({ i, pad: "x".repeat((i * 7919) % 300) }),
+  ).join("\n") + "\n";
+  const bytes = new TextEncoder().encode(text);
+  const path = await Deno.makeTempFile({ suffix: ".jsonl" });
+  await Deno.writeFile(path, bytes);
+  return { path, bytes };
+}
+
+Deno.test("openBytes() yields the file's bytes in chunks of at most READ_CHUNK_BYTES", async () => {
+  const { path, bytes } = await writeLines(15_000);
+  try {
+    ok(bytes.length > 2 * READ_CHUNK_BYTES, "the file spans more than two chunks");
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of await openBytes(path)) chunks.push(chunk);
+    equal(chunks.length, Math.ceil(bytes.length / READ_CHUNK_BYTES));
+    ok(chunks.every((chunk) => chunk.length <= READ_CHUNK_BYTES));
+    const joined = new Uint8Array(bytes.length);
+    let at = 0;
+    for (const chunk of chunks) {
+      joined.set(chunk, at);
+      at += chunk.length;
+    }
+    equal(at, bytes.length);
+    deepEqual(joined, bytes);
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("scanJsonl() over openBytes() visits every line, also across chunk borders", async () => {
+  const { path, bytes } = await writeLines(15_000);
+  try {
+    const seen: number[] = [];
+    const summary = await scanJsonl(await openBytes(path), (line, number) => {
+      const row = JSON.parse(new TextDecoder().decode(line));
+      equal(row.i, number - 1);
+      seen.push(number);
+    });
+    equal(summary.lines, 15_000);
+    equal(seen.length, 15_000);
+    equal(summary.sha256, createHash("sha256").update(bytes).digest("hex"));
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
+/** Descriptors of this process open on `path` (Linux: /proc/self/fd). */
+function descriptorsOn(path: string): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc/self/fd")) {
+    try {
+      if (Deno.readLinkSync(`/proc/self/fd/${entry.name}`) === path) count++;
+    } catch {
+      // the descriptor closed while listing (the listing's own, for one)
+    }
+  }
+  return count;
+}
+
+Deno.test("openBytes() closes the file at the end and when its consumer stops early", async () => {
+  const { path } = await writeLines(15_000);
+  try {
+    for await (const _ of await openBytes(path)) break;
+    equal(descriptorsOn(path), 0, "stopped early");
+    for await (const _ of await openBytes(path)) { /* read to the end */ }
+    equal(descriptorsOn(path), 0, "read to the end");
+  } finally {
+    await Deno.remove(path);
+  }
+});
