@@ -621,8 +621,14 @@ function withUsageRequested(body: Record<string, unknown>): Uint8Array<ArrayBuff
 }
 
 function agentClosedNote(end: StreamEnd): string {
-  return `Agent closed the stream after ${eventCount(end.agentClosedAfter ?? 0)} passed back; ` +
-    `the relay read all ${eventCount(end.events)} of the upstream stream for the evidence`;
+  const passed = `Agent closed the stream after ${
+    eventCount(end.agentClosedAfter ?? 0)
+  } passed back`;
+  return end.error === null
+    ? `${passed}; the relay read all ${
+      eventCount(end.events)
+    } of the upstream stream for the evidence`
+    : `${passed}; the relay went on reading the upstream stream for the evidence`;
 }
 
 function eventCount(n: number): string {
