@@ -55,11 +55,13 @@ export interface EvidenceGateResult {
  *
  * Rule, in the seed's order (evidence first, then call count, then call
  * success):
- * 1. Every successful forwarded call (upstream status 2xx) must carry a
- *    server-reported model id and usage (prompt and completion tokens); with
- *    `expectedModelIds`, the id must be one of them. Any miss: `invalid`,
- *    `evidence_missing`. Calls that failed (429, 5xx) carry no model output
- *    and need no evidence; refused calls never reached the model.
+ * 1. Every successful forwarded call (upstream status 2xx and no fault) must
+ *    carry a server-reported model id and usage (prompt and completion
+ *    tokens); with `expectedModelIds`, the id must be one of them. Any miss:
+ *    `invalid`, `evidence_missing`. Calls that failed (429, 5xx, or a
+ *    streamed call whose 2xx stream failed midway or was cut off by the relay
+ *    closing) need no evidence: the failure is judged in 3; refused calls
+ *    never reached the model.
  * 2. Zero forwarded calls: `scored` with `zero_calls` true, a scored failure,
  *    not an invalid one (seed 000: "A zero-call Candidate ... is a scored
  *    Candidate failure").
@@ -133,7 +135,7 @@ export function evidenceGate(
       });
     }
     const ok = call.upstream_status !== null && call.upstream_status >= 200 &&
-      call.upstream_status < 300;
+      call.upstream_status < 300 && call.fault === null;
     if (!ok) continue;
     if (call.server_model_id === null) {
       evidenceProblems.push({

@@ -51,9 +51,7 @@ Deno.test("evidenceGate() makes a response without a model id evidence_missing",
 });
 
 Deno.test("evidenceGate() makes zero calls a scored failure, not an invalid one", () => {
-  for (
-    const records of [[], [refusedRecord(1, "stream_unsupported"), refusedRecord(2, "bad_request")]]
-  ) {
+  for (const records of [[], [refusedRecord(1, "bad_request"), refusedRecord(2, "bad_request")]]) {
     const gate = evidenceGate(records);
     assert.equal(gate.status, "scored");
     assert.equal(gate.invalid_reason, null);
@@ -124,4 +122,22 @@ Deno.test("evidenceGate() does not invalidate a rate-limited call", () => {
   assert.equal(gate.status, "scored");
   assert.equal(gate.model_calls, 2);
   assert.equal(gate.evidence.usage_source, "server");
+});
+
+Deno.test("evidenceGate() judges a stream that failed or was cut off by its fault", () => {
+  // A streamed call's upstream answered 200, then its stream failed (or the relay closed):
+  // its evidence is incomplete because of the fault, which is what the gate reports.
+  const streamed = { status: 200, upstream_status: 200, usage: null, first_byte_ms: 3 };
+  const failed = callRecord(2, { ...streamed, fault: "provider_fault", detail: "timed out" });
+  const gate = evidenceGate([callRecord(1), failed]);
+  assert.equal(gate.invalid_reason, "provider_fault");
+  assert.deepEqual(gate.problems.map((p) => p.code), ["provider_fault"]);
+  assert.equal(gate.evidence.usage_source, "server");
+  const cut = evidenceGate([callRecord(1), callRecord(2, { ...streamed, fault: "aborted" })]);
+  assert.equal(cut.status, "scored");
+  assert.deepEqual(cut.problems.map((p) => p.code), ["aborted"]);
+  // The same stream without a fault but without usage is missing evidence.
+  const bare = evidenceGate([callRecord(1), callRecord(2, streamed)]);
+  assert.equal(bare.invalid_reason, "evidence_missing");
+  assert.deepEqual(bare.problems.map((p) => p.code), ["usage_missing"]);
 });

@@ -4,7 +4,9 @@
  * the upstream key and the evidence of each call live.
  *
  * - {@linkcode startRelay}: OpenAI-compatible relay on a host unix socket,
- *   with token and step caps, per-call evidence records and key redaction.
+ *   with token and step caps, per-call evidence records and key redaction;
+ *   streamed calls are passed back event by event, their usage requested
+ *   with `stream_options.include_usage`.
  * - {@linkcode forwardInNamespace}: a listener on 127.0.0.1:<port> inside
  *   the container's network namespace, opened by the runner itself
  *   (`setns(2)` through FFI), piping to the relay socket; the runner's

@@ -4,6 +4,8 @@
  * exposes the OpenAI-compatible surface, forwards to any OpenAI-compatible
  * upstream with the upstream key (which lives nowhere else), records the
  * evidence of every call and enforces the episode's token and step caps.
+ * Streamed calls (`"stream": true`) are relayed event by event, with the
+ * same evidence recorded.
  *
  * One relay serves one episode: its records, totals and stop reason are the
  * episode's.
@@ -14,6 +16,8 @@ import type { StopReason } from "../../analysis/schema.ts";
 import type { RelayCallRecord, RelayRefusal, RelayUsage } from "./relay_call_record.ts";
 import { relayStopReason } from "./relay_stop_reason.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
+import type { SseEvent } from "./_sse_splitter.ts";
+import { streamBack, type StreamEnd, type StreamError } from "./_stream_back.ts";
 
 /** Endpoints whose POSTs are model calls: recorded, capped and fingerprinted. */
 export const MODEL_CALL_PATHS: readonly string[] = ["/v1/chat/completions", "/v1/completions"];
@@ -28,7 +32,11 @@ export interface RelayOptions {
   tokenCap?: number | null;
   /** Number of forwarded model calls allowed; null or absent: no cap. */
   stepCap?: number | null;
-  /** Upstream round-trip limit per call in ms (default 300000); past it the call is a provider fault. */
+  /**
+   * Upstream limit per call in ms (default 300000), from sending the request
+   * to the end of the response body (of the whole event stream for streamed
+   * calls); past it the call is a provider fault.
+   */
   upstreamTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default 33554432, 32 MiB). */
   maxBodyBytes?: number;
@@ -38,7 +46,7 @@ export interface RelayOptions {
 export interface RelayTotals {
   /** Forwarded model calls (the episode's `model_calls`). */
   model_calls: number;
-  /** Model-call requests the relay answered itself (caps, streaming, bad bodies). */
+  /** Model-call requests the relay answered itself (caps, bad bodies). */
   refused_calls: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -49,7 +57,10 @@ export interface RelayTotals {
   rate_limited_calls: number;
   /** Forwarded calls that got an upstream 5xx, a connection failure or a timeout. */
   provider_faults: number;
-  /** Forwarded calls cut off by `close()` before the upstream answered (usage unknown). */
+  /**
+   * Forwarded calls cut off by `close()` before the upstream answered or
+   * finished its stream (usage unknown unless the stream had delivered it).
+   */
   aborted_calls: number;
   /** Non-model requests forwarded (`GET /v1/models` and the like). */
   other_requests: number;
@@ -61,15 +72,26 @@ export interface Relay {
   socketPath: string;
   /** A copy of the call records, in the order the calls finished. */
   records(): RelayCallRecord[];
+  /**
+   * A copy of the records of forwarded calls that have not finished yet
+   * (waiting for the upstream, or still streaming), in arrival order, with
+   * what has been seen so far: a stream's model, usage and tool calls as its
+   * events arrive, and in `detail` whether the agent has closed it. `status`
+   * stays 502 (what the agent gets if the upstream never answers) until the
+   * upstream's status is known.
+   */
+  inFlight(): RelayCallRecord[];
   /** Sums over the records. */
   totals(): RelayTotals;
   /** {@linkcode relayStopReason} of the records under this relay's token cap. */
   stopReason(): StopReason;
   /**
    * Stops listening and removes the socket file. Calls still waiting for the
-   * upstream are cut off and recorded with fault `aborted` (their usage is
-   * unknown and not counted): the runner closes the relay after the agent
-   * has gone, so nobody is waiting for those answers.
+   * upstream, or still streaming from it, are cut off and recorded with fault
+   * `aborted` (their usage is unknown and not counted, unless a stream had
+   * already delivered it): the runner closes the relay after the agent has
+   * gone, so nobody is waiting for those answers. Resolves once every
+   * call's record is in `records()`.
    */
   close(): Promise<void>;
 }
@@ -92,9 +114,8 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  * gets 404. The path after `/v1` is appended to `upstreamBaseUrl`.
  *
  * For each model call, in order:
- * 1. A body that is not a JSON object gets 400 (`bad_request`); `"stream":
- *    true` gets 400 (`stream_unsupported`: this relay does not stream, the
- *    agent must ask for a whole response).
+ * 1. A body that is not a JSON object gets 400 (`bad_request`), one over
+ *    `maxBodyBytes` gets 413 (`bad_request`).
  * 2. Step cap: once `stepCap` calls have been forwarded, further calls get
  *    403 with error code `step_cap`.
  * 3. Token cap: once the prompt + completion tokens of finished calls reach
@@ -102,10 +123,18 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    that crosses the cap is forwarded and answered normally: its size cannot
  *    be known in advance and its spend is real, so the recorded total may
  *    exceed the cap by at most that call (plus any calls already in flight),
- *    and {@linkcode relayStopReason} then reports `token_cap`.
- * 4. Forward the body bytes unchanged with `Content-Type`, `Accept` and
+ *    and {@linkcode relayStopReason} then reports `token_cap`. A streamed
+ *    call finishes, and its usage counts, when its stream ends.
+ * 4. Forward the body with `Content-Type`, `Accept` and
  *    `Authorization: Bearer <upstreamKey>` only; the agent's own
- *    `Authorization` and other headers are dropped.
+ *    `Authorization` and other headers are dropped. The body bytes go
+ *    unchanged, except for a streamed call (`"stream": true`): there the
+ *    relay sets `stream_options.include_usage` to true (keeping the agent's
+ *    other `stream_options` members) and re-serializes the JSON, because
+ *    seed 000's evidence gate needs server-reported usage and an OpenAI
+ *    stream carries usage only when asked to. This is the only change the
+ *    relay ever makes to a request; the fingerprint is that of the agent's
+ *    request as received.
  * 5. Record status, latency, `model`, `usage`, tool calls and the request
  *    fingerprint. Upstream 429 is passed through (with `Retry-After`) and
  *    marked `rate_limited`; upstream 5xx and 401/403 (the relay's key was
@@ -114,9 +143,30 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    relay never retries.
  * 6. Any occurrence of the upstream key in the response body is replaced by
  *    `[redacted]` before the agent sees it.
- *
- * 7. When {@linkcode Relay.close} is called, calls still waiting for the
- *    upstream are aborted and recorded with fault `aborted`.
+ * 7. A streamed call whose upstream answers 2xx with `text/event-stream` is
+ *    passed back event by event as the events arrive (each complete event,
+ *    up to its blank line, redacted as in 6). The relay reads every `data:`
+ *    JSON event: the first non-empty `model` is the server model id (a later
+ *    different one is noted in `detail`), the last `usage` with integer
+ *    prompt and completion tokens is the usage, and tool calls are the
+ *    distinct `choices[i].delta.tool_calls[j]` entries carrying an `id`;
+ *    `data: [DONE]` ends the stream. The usage-only chunk (`"choices": []`)
+ *    that the relay's `include_usage` adds is withheld from an agent that did
+ *    not ask for it itself, so that it sees the stream it asked for. The call
+ *    is recorded when the stream ends: `latency_ms` to the end,
+ *    `first_byte_ms` to the first body bytes. An agent that closes the
+ *    stream early gets nothing more, but the relay reads the upstream to its
+ *    end for the usage (the spend is real and counts toward the token cap,
+ *    exactly as for a non-streamed call the agent stopped waiting for), and
+ *    `detail` says after how many events the agent left. A stream that fails
+ *    midway (timeout, reset, an upstream `error` event) is a
+ *    `provider_fault`; the agent gets a last `data: {"error": ...}` event.
+ *    A stream without usage leaves `usage` null, which the evidence gate
+ *    makes `evidence_missing`. Any other answer to a streamed call (non-2xx,
+ *    or a body that is not an event stream) is handled as in 5 and 6.
+ * 8. When {@linkcode Relay.close} is called, calls still waiting for the
+ *    upstream or still streaming are aborted and recorded with fault
+ *    `aborted` (a cut-off stream ends with an `aborted` error event).
  *
  * Refusal bodies are OpenAI-style: `{"error":{"message","type","param","code"}}`.
  *
@@ -163,6 +213,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const upstreamConfig: Upstream = { base, key, timeoutMs, closing: closing.signal };
 
   const records: RelayCallRecord[] = [];
+  const inFlight = new Map<number, RelayCallRecord>();
   let arrivals = 0;
   let admitted = 0;
   let usedTokens = 0;
@@ -228,16 +279,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       );
     }
     const fingerprint = requestFingerprint(body);
-    if ((body as { stream?: unknown }).stream === true) {
-      return refuse(
-        index,
-        endpoint,
-        "stream_unsupported",
-        400,
-        fingerprint,
-        'Streaming is not supported by the ledgerbench relay: set "stream" to false',
-      );
-    }
+    const streamed = (body as { stream?: unknown }).stream === true;
     if (stepCap !== null && admitted >= stepCap) {
       return refuse(
         index,
@@ -274,24 +316,36 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       latency_ms: 0,
       detail: "",
     };
+    inFlight.set(index, record);
+    const forwardedBytes = streamed ? withUsageRequested(body as Record<string, unknown>) : bytes;
     const started = performance.now();
-    let upstream: { status: number; headers: Headers; body: Uint8Array<ArrayBuffer> };
+    let upstream: WholeResponse;
     try {
-      upstream = await send(upstreamConfig, endpoint + search, "POST", request.headers, bytes);
+      const response = await open(
+        upstreamConfig,
+        endpoint + search,
+        "POST",
+        request.headers,
+        forwardedBytes,
+      );
+      if (streamed && response.ok && isEventStream(response.headers)) {
+        return relayStream(response, record, started, asksForUsage(body));
+      }
+      upstream = await readWhole(response);
     } catch (error) {
       record.latency_ms = roundMs(performance.now() - started);
       if (closing.signal.aborted) {
         record.status = 503;
         record.fault = "aborted";
         record.detail = "Aborted: the relay closed before the upstream answered";
-        records.push(record);
+        finish(record);
         return Response.json(errorBody(record.detail, "upstream_error", "aborted"), {
           status: 503,
         });
       }
       record.fault = "provider_fault";
       record.detail = `Upstream unreachable: ${describe(error)}`;
-      records.push(record);
+      finish(record);
       return Response.json(errorBody(record.detail, "upstream_error", "provider_fault"), {
         status: 502,
       });
@@ -315,11 +369,79 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       record.fault = "provider_fault";
       record.detail = `Upstream rejected the relay's key: status ${upstream.status}`;
     }
+    finish(record);
+    return passBack(upstream, key);
+  };
+
+  /** Pushes a finished call's record and counts its usage toward the token cap. */
+  const finish = (record: RelayCallRecord): void => {
     if (record.usage !== null) {
       usedTokens += record.usage.prompt_tokens + record.usage.completion_tokens;
     }
+    inFlight.delete(record.index);
     records.push(record);
-    return passBack(upstream, key);
+  };
+
+  /** Streams still being read; `close()` waits for their records. */
+  const streams = new Set<Promise<void>>();
+
+  const relayStream = (
+    response: Response,
+    record: RelayCallRecord,
+    started: number,
+    agentAskedForUsage: boolean,
+  ): Response => {
+    record.status = response.status;
+    record.upstream_status = response.status;
+    const seen = new StreamEvidence();
+    const { response: toAgent, finished } = streamBack(response, {
+      headers: passedHeaders(response.headers),
+      key,
+      onEvent: (event) => {
+        const pass = seen.add(event) || agentAskedForUsage;
+        record.server_model_id = seen.model;
+        record.usage = seen.usage;
+        record.tool_calls = seen.toolCalls.size;
+        return pass;
+      },
+      onAgentClosed: (passed) => {
+        record.detail = `Agent closed the stream after ${eventCount(passed)} passed back; ` +
+          "the relay reads the rest of the upstream stream for the evidence";
+      },
+      onEnd: (end) => {
+        record.latency_ms = roundMs(performance.now() - started);
+        record.first_byte_ms = end.firstByteAt === null ? null : roundMs(end.firstByteAt - started);
+        record.server_model_id = seen.model;
+        record.usage = seen.usage;
+        record.tool_calls = seen.toolCalls.size;
+        const notes: string[] = [];
+        let last: StreamError | null = null;
+        if (end.error !== null && closing.signal.aborted) {
+          record.fault = "aborted";
+          notes.push(
+            `Aborted: the relay closed after ${eventCount(end.events)} of the upstream stream`,
+          );
+          last = errorBody(notes[0], "upstream_error", "aborted").error;
+        } else if (end.error !== null) {
+          record.fault = "provider_fault";
+          notes.push(
+            `Upstream stream failed after ${eventCount(end.events)}: ${describe(end.error)}`,
+          );
+          last = errorBody(notes[0], "upstream_error", "provider_fault").error;
+        } else if (seen.upstreamError !== null) {
+          record.fault = "provider_fault";
+          notes.push(`Upstream sent an error event: "${seen.upstreamError}"`);
+        }
+        if (end.agentClosedAfter !== null) notes.push(agentClosedNote(end));
+        notes.push(...seen.notes(end));
+        record.detail = notes.join("; ");
+        finish(record);
+        return end.agentClosedAfter === null ? last : null;
+      },
+    });
+    streams.add(finished);
+    finished.finally(() => streams.delete(finished)).catch(() => {});
+    return toAgent;
   };
 
   const handler = async (request: Request): Promise<Response> => {
@@ -340,12 +462,8 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       ? null
       : new Uint8Array(await request.arrayBuffer());
     try {
-      const upstream = await send(
-        upstreamConfig,
-        path + url.search,
-        request.method,
-        request.headers,
-        bytes,
+      const upstream = await readWhole(
+        await open(upstreamConfig, path + url.search, request.method, request.headers, bytes),
       );
       return passBack(upstream, key);
     } catch (error) {
@@ -365,10 +483,12 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   return {
     socketPath,
     records: () => records.map((record) => structuredClone(record)),
+    inFlight: () => [...inFlight.values()].map((record) => structuredClone(record)),
     totals: () => totalsOf(records, otherRequests),
     stopReason: () => relayStopReason(records, { tokenCap }),
     close: async () => {
       closing.abort();
+      await Promise.allSettled([...streams]);
       await server.shutdown();
       await Deno.remove(socketPath).catch(() => {});
     },
@@ -410,13 +530,21 @@ interface Upstream {
   closing: AbortSignal;
 }
 
-async function send(
+/** An upstream response read to its end. */
+interface WholeResponse {
+  status: number;
+  headers: Headers;
+  body: Uint8Array<ArrayBuffer>;
+}
+
+/** Sends a request upstream; resolves when the response headers arrive. */
+function open(
   upstream: Upstream,
   pathAndSearch: string,
   method: string,
   incoming: Headers,
   body: Uint8Array<ArrayBuffer> | null,
-): Promise<{ status: number; headers: Headers; body: Uint8Array<ArrayBuffer> }> {
+): Promise<Response> {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = incoming.get(name);
@@ -427,13 +555,16 @@ async function send(
   }
   headers.set("authorization", `Bearer ${upstream.key}`);
   const signal = AbortSignal.any([AbortSignal.timeout(upstream.timeoutMs), upstream.closing]);
-  const response = await fetch(`${upstream.base}${pathAndSearch.slice("/v1".length)}`, {
+  return fetch(`${upstream.base}${pathAndSearch.slice("/v1".length)}`, {
     method,
     headers,
     body: body === null ? undefined : body,
     signal,
     redirect: "manual",
   });
+}
+
+async function readWhole(response: Response): Promise<WholeResponse> {
   return {
     status: response.status,
     headers: response.headers,
@@ -441,21 +572,131 @@ async function send(
   };
 }
 
-function passBack(
-  upstream: { status: number; headers: Headers; body: Uint8Array<ArrayBuffer> },
-  key: string,
-): Response {
+function passedHeaders(upstream: Headers): Headers {
   const headers = new Headers();
-  for (const [name, value] of upstream.headers) {
+  for (const [name, value] of upstream) {
     if (FORWARDED_RESPONSE_HEADERS.includes(name) || name.startsWith("x-ratelimit-")) {
       headers.set(name, value);
     }
   }
+  return headers;
+}
+
+function passBack(upstream: WholeResponse, key: string): Response {
   let body: Uint8Array<ArrayBuffer> | string = upstream.body;
   const text = new TextDecoder().decode(upstream.body);
   if (text.includes(key)) body = text.replaceAll(key, "[redacted]");
   const nullBody = upstream.status === 204 || upstream.status === 304;
-  return new Response(nullBody ? null : body, { status: upstream.status, headers });
+  return new Response(nullBody ? null : body, {
+    status: upstream.status,
+    headers: passedHeaders(upstream.headers),
+  });
+}
+
+function isEventStream(headers: Headers): boolean {
+  const type = headers.get("content-type") ?? "";
+  return type.split(";")[0].trim().toLowerCase() === "text/event-stream";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** True when the agent itself set `stream_options.include_usage` to true. */
+function asksForUsage(body: unknown): boolean {
+  const options = (body as { stream_options?: unknown }).stream_options;
+  return isRecord(options) && options.include_usage === true;
+}
+
+/**
+ * The body forwarded for a streamed call: the agent's, with
+ * `stream_options.include_usage` set to true and its other `stream_options`
+ * members kept (a `stream_options` that is not an object is replaced), as
+ * compact JSON. Numbers are rewritten in their shortest round-trip form.
+ */
+function withUsageRequested(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
+  const kept = isRecord(body.stream_options) ? body.stream_options : {};
+  const forwarded = { ...body, stream_options: { ...kept, include_usage: true } };
+  return new TextEncoder().encode(JSON.stringify(forwarded));
+}
+
+function agentClosedNote(end: StreamEnd): string {
+  const passed = `Agent closed the stream after ${
+    eventCount(end.agentClosedAfter ?? 0)
+  } passed back`;
+  return end.error === null
+    ? `${passed}; the relay read all ${
+      eventCount(end.events)
+    } of the upstream stream for the evidence`
+    : `${passed}; the relay went on reading the upstream stream for the evidence`;
+}
+
+function eventCount(n: number): string {
+  return n === 1 ? "1 event" : `${n} events`;
+}
+
+/** The evidence a chat (or text) completion stream carries, gathered event by event. */
+class StreamEvidence {
+  model: string | null = null;
+  usage: RelayUsage | null = null;
+  /** `<choice index> <id>` of each tool call delta that carried an id. */
+  toolCalls = new Set<string>();
+  /** The message of the first `{"error": ...}` event, if any. */
+  upstreamError: string | null = null;
+  #otherModel: string | null = null;
+  #notJson = 0;
+
+  /**
+   * Reads one event; returns false for a usage-only chunk (`"choices": []`
+   * with usage), true for every other event.
+   */
+  add(event: SseEvent): boolean {
+    if (event.data === null || event.data === "[DONE]") return true;
+    const chunk = parseJson(new TextEncoder().encode(event.data));
+    if (chunk === undefined) {
+      this.#notJson += 1;
+      return true;
+    }
+    if (!isRecord(chunk)) return true;
+    const id = modelId(chunk);
+    if (id !== null) {
+      if (this.model === null) this.model = id;
+      else if (id !== this.model) this.#otherModel ??= id;
+    }
+    const usage = usageOf(chunk);
+    if (usage !== null) this.usage = usage;
+    if (this.upstreamError === null && isRecord(chunk.error)) {
+      const message = chunk.error.message;
+      this.upstreamError = typeof message === "string" ? message : JSON.stringify(chunk.error);
+    }
+    if (Array.isArray(chunk.choices)) {
+      for (const [i, choice] of chunk.choices.entries()) {
+        if (!isRecord(choice) || !isRecord(choice.delta)) continue;
+        const calls = choice.delta.tool_calls;
+        if (!Array.isArray(calls)) continue;
+        const at = typeof choice.index === "number" ? choice.index : i;
+        for (const call of calls) {
+          if (isRecord(call) && typeof call.id === "string" && call.id !== "") {
+            this.toolCalls.add(`${at} ${call.id}`);
+          }
+        }
+      }
+    }
+    return !(usage !== null && Array.isArray(chunk.choices) && chunk.choices.length === 0);
+  }
+
+  /** Remarks for the record's `detail`. */
+  notes(end: StreamEnd): string[] {
+    const notes: string[] = [];
+    if (this.#otherModel !== null) {
+      notes.push(
+        `Chunks disagree on the model: first "${this.model}", later "${this.#otherModel}"`,
+      );
+    }
+    if (this.#notJson > 0) notes.push(`${this.#notJson} upstream events are not JSON`);
+    if (end.error === null && !end.done) notes.push("Upstream stream ended without [DONE]");
+    return notes;
+  }
 }
 
 function parseJson(bytes: Uint8Array): unknown {

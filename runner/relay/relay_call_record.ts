@@ -16,18 +16,19 @@ const Count = z.number().int().nonnegative();
 
 /**
  * Why the relay answered a model call itself instead of forwarding it:
- * `bad_request` (body not a JSON object), `stream_unsupported` (`"stream":
- * true`), `step_cap`, `token_cap`.
+ * `bad_request` (body not a JSON object, or too large), `step_cap`,
+ * `token_cap`. (Streamed calls are relayed, not refused.)
  */
-export const RelayRefusal = z.enum(["bad_request", "stream_unsupported", "step_cap", "token_cap"]);
+export const RelayRefusal = z.enum(["bad_request", "step_cap", "token_cap"]);
 export type RelayRefusal = z.infer<typeof RelayRefusal>;
 
 /**
  * How a forwarded call failed: `rate_limited` (upstream 429, passed through),
  * `provider_fault` (upstream 5xx, upstream 401/403 rejecting the relay's key,
- * connection failure or timeout), or `aborted` (the relay was closed, i.e.
- * the runner ended the episode, before the upstream answered; the call's
- * usage is unknown).
+ * connection failure or timeout, or a stream that failed midway or carried an
+ * `error` event), or `aborted` (the relay was closed, i.e. the runner ended
+ * the episode, before the upstream answered or finished its stream; the
+ * call's usage is unknown unless the stream had already delivered it).
  */
 export const RelayFault = z.enum(["rate_limited", "provider_fault", "aborted"]);
 export type RelayFault = z.infer<typeof RelayFault>;
@@ -49,18 +50,41 @@ export const RelayCallRecord = z.object({
   status: z.number().int().min(100).max(599),
   /** Status the upstream sent; null when not forwarded or when no response came. */
   upstream_status: z.number().int().min(100).max(599).nullable(),
-  /** `model` of the upstream's JSON response, when a non-empty string. */
+  /**
+   * `model` of the upstream's JSON response, when a non-empty string; for a
+   * streamed call, the first non-empty `model` of its chunks.
+   */
   server_model_id: z.string().min(1).nullable(),
-  /** `usage` of the upstream's JSON response, when both counts are non-negative integers. */
+  /**
+   * `usage` of the upstream's JSON response, when both counts are
+   * non-negative integers; for a streamed call, that of the last chunk
+   * carrying one (normally the final chunk, with empty `choices`).
+   */
   usage: RelayUsage.nullable(),
-  /** Number of `tool_calls` the response's choices asked for. */
+  /**
+   * Number of `tool_calls` the response's choices asked for; for a streamed
+   * call, the distinct tool-call deltas carrying an `id`.
+   */
   tool_calls: Count,
   /** {@linkcode requestFingerprint} of the body; null when it was not JSON. */
   fingerprint: Sha256.nullable(),
   fault: RelayFault.nullable(),
-  /** Upstream round trip including reading the body; 0 for refused calls. */
+  /**
+   * Upstream round trip including reading the body (for a streamed call: to
+   * the end of the stream); 0 for refused calls.
+   */
   latency_ms: z.number().nonnegative(),
-  /** Short explanation for refusals and faults; empty otherwise. */
+  /**
+   * Calls answered with an event stream only: ms from sending the request to
+   * the first bytes of the stream (null when none came); absent for other
+   * calls. Optional, so records written before streaming was relayed still
+   * parse.
+   */
+  first_byte_ms: z.number().nonnegative().nullable().optional(),
+  /**
+   * Short explanation for refusals and faults, and remarks on a stream (the
+   * agent closed it early, chunks disagreed on the model); empty otherwise.
+   */
   detail: z.string(),
 }).strict();
 export type RelayCallRecord = z.infer<typeof RelayCallRecord>;

@@ -24,8 +24,8 @@ export interface RelayStopReasonOptions {
  * gives `token_cap` even when the agent then stopped on its own, because the
  * call that crosses the cap is forwarded and its spend is real. Spending
  * exactly the cap and stopping is `completed`. Faults and refusals for other
- * reasons (`provider_fault`, `bad_request`, `stream_unsupported`) are not
- * stop reasons here: the evidence gate handles provider faults.
+ * reasons (`provider_fault`, `aborted`, `bad_request`) are not stop reasons
+ * here: the evidence gate handles provider faults.
  *
  * The runner overrides the result with `wall_cap` or `error` when the
  * container was killed or crashed. O(number of records).

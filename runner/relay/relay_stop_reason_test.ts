@@ -48,7 +48,13 @@ Deno.test("relayStopReason() ignores provider faults and non-budget refusals", (
   assert.equal(
     relayStopReason([
       fault,
-      refusedRecord(2, "stream_unsupported"),
+      callRecord(2, {
+        status: 503,
+        upstream_status: null,
+        usage: null,
+        server_model_id: null,
+        fault: "aborted",
+      }),
       refusedRecord(3, "bad_request"),
     ]),
     "completed",

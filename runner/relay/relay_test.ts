@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { type Relay, type RelayOptions, startRelay } from "./relay.ts";
-import { type ScriptedProvider, startScriptedProvider } from "./scripted_provider.ts";
+import {
+  type ScriptedProvider,
+  type ScriptedProviderOptions,
+  startScriptedProvider,
+} from "./scripted_provider.ts";
 import type { ProviderScriptInput } from "./provider_script.ts";
 import { evidenceGate } from "./evidence_gate.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
+import { RelayCallRecord } from "./relay_call_record.ts";
 
 const KEY = "sk-upstream-7f3c-secret";
 
@@ -14,6 +19,8 @@ interface Rig {
   chat(content: string, extra?: Record<string, unknown>): Promise<Answer>;
   /** Sends raw body text to a relay path. */
   send(path: string, init?: RequestInit): Promise<Answer>;
+  /** POSTs `body` to the chat endpoint and returns the response unread. */
+  post(body: Record<string, unknown>): Promise<Response>;
 }
 
 interface Answer {
@@ -26,8 +33,9 @@ async function withRig(
   script: ProviderScriptInput,
   options: Omit<RelayOptions, "upstreamBaseUrl" | "upstreamKey">,
   run: (rig: Rig) => Promise<void>,
+  providerOptions: Omit<ScriptedProviderOptions, "apiKey"> = {},
 ): Promise<void> {
-  const provider = await startScriptedProvider(script, { apiKey: KEY });
+  const provider = await startScriptedProvider(script, { apiKey: KEY, ...providerOptions });
   const dir = await Deno.makeTempDir({ prefix: "relay_test_" });
   const relay = await startRelay(`${dir}/relay.sock`, {
     upstreamBaseUrl: provider.baseUrl,
@@ -45,8 +53,15 @@ async function withRig(
       headers: { "content-type": "application/json", authorization: "Bearer agent-made-this-up" },
       body: JSON.stringify({ model: "any", messages: [{ role: "user", content }], ...extra }),
     });
+  const post = (body: Record<string, unknown>) =>
+    fetch("http://relay/v1/chat/completions", {
+      client,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   try {
-    await run({ provider, relay, chat, send });
+    await run({ provider, relay, chat, send, post });
   } finally {
     client.close();
     await relay.close();
@@ -244,17 +259,15 @@ Deno.test("startRelay() fingerprints the same request alike whatever its key ord
   });
 });
 
-Deno.test("startRelay() refuses streaming and malformed bodies without forwarding", async () => {
-  await withRig({}, {}, async ({ provider, relay, chat, send }) => {
-    const stream = await chat("s", { stream: true });
-    assert.equal(stream.status, 400);
-    assert.equal(JSON.parse(stream.text).error.code, "stream_unsupported");
+Deno.test("startRelay() refuses malformed bodies without forwarding", async () => {
+  await withRig({}, {}, async ({ provider, relay, send }) => {
     const bad = await send("/v1/chat/completions", { method: "POST", body: "{not json" });
     assert.equal(bad.status, 400);
+    assert.equal(JSON.parse(bad.text).error.code, "bad_request");
     const unknown = await send("/admin", { method: "POST", body: "{}" });
     assert.equal(unknown.status, 404);
     assert.equal(provider.requests().length, 0);
-    assert.deepEqual(relay.records().map((r) => r.refusal), ["stream_unsupported", "bad_request"]);
+    assert.deepEqual(relay.records().map((r) => r.refusal), ["bad_request"]);
     assert.equal(relay.stopReason(), "completed");
     assert.equal(evidenceGate(relay.records()).zero_calls, true);
   });
@@ -377,4 +390,475 @@ Deno.test("startRelay() refuses an empty key, a bad URL, a long path and a path 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+// ---- Streamed calls ----
+
+/** The agent's side of a streamed answer: complete events (`\n\n`-separated), read as they come. */
+class AgentStream {
+  #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+  /** Everything received so far. */
+  raw = "";
+
+  constructor(response: Response) {
+    this.#reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** The next complete event's `data` (parsed unless `[DONE]`), or null at the end. */
+  async next(): Promise<unknown> {
+    for (;;) {
+      const end = this.#buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const event = this.#buffer.slice(0, end);
+        this.#buffer = this.#buffer.slice(end + 2);
+        assert.equal(event.startsWith("data: "), true, event);
+        const data = event.slice("data: ".length);
+        return data === "[DONE]" ? data : JSON.parse(data);
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) {
+        assert.equal(this.#buffer, "");
+        return null;
+      }
+      this.#buffer += value;
+      this.raw += value;
+    }
+  }
+
+  /** All remaining events. */
+  async rest(): Promise<unknown[]> {
+    const events = [];
+    for (let event = await this.next(); event !== null; event = await this.next()) {
+      events.push(event);
+    }
+    return events;
+  }
+
+  cancel(): Promise<void> {
+    return this.#reader.cancel();
+  }
+}
+
+type Chunk = { choices: Array<{ delta?: { content?: string } }>; usage?: unknown };
+
+/** The content an OpenAI client assembles from the chunks' deltas. */
+function assembled(events: unknown[]): string {
+  return events.filter((e): e is Chunk => e !== "[DONE]")
+    .map((e) => e.choices.map((c) => c.delta?.content ?? "").join("")).join("");
+}
+
+/** Waits (without any timing assertion) until `ready()` holds; fails after 20 s. */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  const give_up = Date.now() + 20_000;
+  while (!ready()) {
+    if (Date.now() > give_up) throw new Error(`Gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** A promise the scripted provider's beforeStreamEvent hook can wait on. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return { wait: promise, open: resolve };
+}
+
+Deno.test("startRelay() relays a streamed call event by event and records its evidence", async () => {
+  await withRig(
+    {
+      model: "m-7",
+      default: {
+        content: "alpha beta gamma",
+        tool_calls: [{ name: "shell", arguments: '{"cmd":"ls"}' }],
+      },
+    },
+    {},
+    async ({ provider, relay, chat, post }) => {
+      const whole = JSON.parse((await chat("0123456789")).text);
+      const body = {
+        model: "any",
+        messages: [{ role: "user", content: "0123456789" }],
+        stream: true,
+        stream_options: { include_obfuscation: false },
+      };
+      const response = await post(body);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("content-type"), "text/event-stream");
+      const events = await new AgentStream(response).rest();
+      // The provider's chunks in order (role, "alpha ", "beta ", "gamma", tool call id + name,
+      // its arguments, finish), then [DONE]; the usage chunk the relay asked for is withheld
+      // from this agent, which did not ask for it.
+      assert.equal(events.length, 8);
+      assert.equal(events.at(-1), "[DONE]");
+      assert.deepEqual(
+        events.slice(1, 4).map((e) => (e as Chunk).choices[0].delta?.content),
+        ["alpha ", "beta ", "gamma"],
+      );
+      assert.equal(assembled(events), whole.choices[0].message.content);
+      assert.equal(events.some((e) => e !== "[DONE]" && (e as Chunk).choices.length === 0), false);
+
+      const [, record] = relay.records();
+      assert.ok(record.latency_ms >= record.first_byte_ms!);
+      assert.deepEqual({ ...record, latency_ms: 0, first_byte_ms: 0 }, {
+        index: 2,
+        endpoint: "/v1/chat/completions",
+        forwarded: true,
+        refusal: null,
+        status: 200,
+        upstream_status: 200,
+        server_model_id: "m-7",
+        // The same usage as the whole answer's (derived: 10 prompt bytes -> 3; 16 content
+        // bytes + "shell" 5 + '{"cmd":"ls"}' 12 = 33 -> 9).
+        usage: { prompt_tokens: 3, completion_tokens: 9 },
+        tool_calls: 1,
+        // Over the agent's request as received, not the forwarded one.
+        fingerprint: requestFingerprint(body),
+        fault: null,
+        latency_ms: 0,
+        first_byte_ms: 0,
+        detail: "",
+      });
+      assert.deepEqual(whole.usage, { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 });
+      assert.notEqual(record.fingerprint, relay.records()[0].fingerprint);
+      // The one change to the request: include_usage set, the agent's other member kept.
+      assert.deepEqual(provider.requests()[1].body, {
+        ...body,
+        stream_options: { include_obfuscation: false, include_usage: true },
+      });
+      assert.deepEqual(relay.inFlight(), []);
+      // Both records, the streamed one with its first_byte_ms, parse with the record schema.
+      for (const r of relay.records()) assert.equal(RelayCallRecord.safeParse(r).success, true);
+      assert.equal(relay.totals().tool_calls, 2);
+      assert.equal(evidenceGate(relay.records()).status, "scored");
+    },
+  );
+});
+
+Deno.test("startRelay() passes the usage chunk to an agent that asked for it", async () => {
+  await withRig({ default: { content: "a b" } }, {}, async ({ provider, relay, post }) => {
+    const body = {
+      messages: [{ role: "user", content: "q" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const events = await new AgentStream(await post(body)).rest();
+    // Role, "a ", "b", finish, usage, [DONE]; usage derived: "q" 1 byte -> 1, "a b" 3 -> 1.
+    assert.equal(events.length, 6);
+    assert.deepEqual((events[4] as Chunk).choices, []);
+    assert.deepEqual((events[4] as Chunk).usage, {
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      total_tokens: 2,
+    });
+    assert.deepEqual(provider.requests()[0].body, body);
+    assert.deepEqual(relay.records()[0].usage, { prompt_tokens: 1, completion_tokens: 1 });
+  });
+});
+
+Deno.test("startRelay() redacts the key from a streamed answer", async () => {
+  await withRig(
+    { default: { echo_authorization: true } },
+    {},
+    async ({ relay, post }) => {
+      const agent = new AgentStream(await post({ stream: true, messages: [] }));
+      const events = await agent.rest();
+      // The provider streams "Bearer " then the key as its own content chunk.
+      assert.equal(assembled(events), "Bearer [redacted]");
+      assert.equal(agent.raw.includes(KEY), false);
+      assert.equal(agent.raw.includes("sk-upstream"), false);
+      assert.notEqual(relay.records()[0].usage, null);
+    },
+  );
+});
+
+Deno.test("startRelay() counts a streamed call's usage toward the token cap", async () => {
+  // Usage 40 + 10 = 50 tokens against a cap of 40: the first call crosses it, the second is refused.
+  await withRig(
+    { default: { content: "x", usage: { prompt_tokens: 40, completion_tokens: 10 } } },
+    { tokenCap: 40 },
+    async ({ provider, relay, post }) => {
+      const first = await new AgentStream(await post({ stream: true, messages: [] })).rest();
+      assert.equal(first.at(-1), "[DONE]");
+      const second = await post({ stream: true, messages: [] });
+      assert.equal(second.status, 403);
+      const refused = await second.json();
+      assert.equal(refused.error.code, "token_cap");
+      assert.equal(refused.error.message, "Token cap reached: 50 tokens used of 40 allowed");
+      assert.equal(provider.requests().length, 1);
+      assert.equal(relay.totals().total_tokens, 50);
+      assert.equal(relay.stopReason(), "token_cap");
+    },
+  );
+});
+
+Deno.test("startRelay() records a stream without usage, which the gate makes evidence_missing", async () => {
+  await withRig({ default: { content: "x y", usage: null } }, {}, async ({ relay, post }) => {
+    const events = await new AgentStream(await post({ stream: true, messages: [] })).rest();
+    assert.equal(assembled(events), "x y");
+    const [record] = relay.records();
+    assert.equal(record.status, 200);
+    assert.equal(record.server_model_id, "scripted-model-1");
+    assert.equal(record.usage, null);
+    assert.equal(record.fault, null);
+    const gate = evidenceGate(relay.records());
+    assert.equal(gate.status, "invalid");
+    assert.equal(gate.invalid_reason, "evidence_missing");
+    assert.deepEqual(gate.problems.map((p) => p.code), ["usage_missing"]);
+  });
+});
+
+Deno.test("startRelay() passes each event on before the upstream sends the next", async () => {
+  const held = gate();
+  await withRig(
+    { model: "m-1", default: { content: "first second" } },
+    {},
+    async ({ relay, post }) => {
+      const agent = new AgentStream(await post({ stream: true, messages: [] }));
+      // The provider holds event 2 ("second"): the agent can only get events 0 and 1 if the
+      // relay passes them on as they arrive.
+      const role = await agent.next();
+      assert.deepEqual((role as Chunk).choices[0].delta, { role: "assistant", content: "" });
+      assert.equal(assembled([await agent.next()]), "first ");
+      const [live] = relay.inFlight();
+      assert.equal(live.index, 1);
+      assert.equal(live.server_model_id, "m-1");
+      assert.equal(live.usage, null);
+      assert.deepEqual(relay.records(), []);
+      held.open();
+      const rest = await agent.rest();
+      assert.equal(assembled(rest), "second");
+      assert.equal(rest.at(-1), "[DONE]");
+      assert.equal(relay.records().length, 1);
+    },
+    { beforeStreamEvent: (_call, event) => event === 2 ? held.wait : undefined },
+  );
+});
+
+Deno.test("startRelay() reads a stream the agent closed to its end, and serves the next call", async () => {
+  const held = gate();
+  await withRig(
+    { default: { content: "a b" } },
+    {},
+    async ({ relay, post, chat }) => {
+      const agent = new AgentStream(await post({ stream: true, messages: [] }));
+      await agent.next();
+      await agent.cancel();
+      // The provider holds event 1 until the relay has seen the agent go.
+      await until(
+        () => relay.inFlight()[0]?.detail.startsWith("Agent closed the stream") ?? false,
+        "the relay to notice the agent closing",
+      );
+      held.open();
+      await until(() => relay.records().length === 1, "the streamed call's record");
+      const [record] = relay.records();
+      // Upstream events: role, "a ", "b", finish, usage (asked for by the relay), [DONE].
+      assert.equal(
+        record.detail,
+        "Agent closed the stream after 1 event passed back; " +
+          "the relay read all 6 events of the upstream stream for the evidence",
+      );
+      assert.equal(record.fault, null);
+      // The whole call's usage, seen after the agent left: [] -> 1 token, "a b" -> 1 token.
+      assert.deepEqual(record.usage, { prompt_tokens: 1, completion_tokens: 1 });
+      const next = await chat("again");
+      assert.equal(next.status, 200);
+      assert.equal(relay.records().length, 2);
+      assert.equal(evidenceGate(relay.records()).status, "scored");
+    },
+    { beforeStreamEvent: (call, event) => call === 1 && event === 1 ? held.wait : undefined },
+  );
+});
+
+Deno.test("startRelay() close() cuts off a stream: aborted, with a last error event", async () => {
+  const held = gate();
+  await withRig(
+    { default: { content: "a b" } },
+    {},
+    async ({ relay, post }) => {
+      const agent = new AgentStream(await post({ stream: true, messages: [] }));
+      await agent.next();
+      const rest = agent.rest();
+      await relay.close();
+      held.open();
+      const events = await rest;
+      assert.equal(events.length, 1);
+      assert.equal((events[0] as { error: { code: string } }).error.code, "aborted");
+      const [record] = relay.records();
+      assert.equal(record.fault, "aborted");
+      assert.equal(record.upstream_status, 200);
+      assert.equal(record.usage, null);
+      assert.equal(record.detail, "Aborted: the relay closed after 1 event of the upstream stream");
+      // As for a non-streamed call cut off by close(): listed, not invalidating.
+      const gate_ = evidenceGate(relay.records());
+      assert.equal(gate_.status, "scored");
+      assert.deepEqual(gate_.problems.map((p) => p.code), ["aborted"]);
+      assert.equal(relay.totals().aborted_calls, 1);
+    },
+    { beforeStreamEvent: (_call, event) => event === 1 ? held.wait : undefined },
+  );
+});
+
+Deno.test("startRelay() makes a stream that outlives the upstream timeout a provider fault", async () => {
+  const held = gate();
+  await withRig(
+    { default: { content: "a b" } },
+    { upstreamTimeoutMs: 1000 },
+    async ({ relay, post }) => {
+      const agent = new AgentStream(await post({ stream: true, messages: [] }));
+      const events = await agent.rest();
+      held.open();
+      assert.equal(events.length, 2);
+      const [record] = relay.records();
+      assert.equal(record.fault, "provider_fault");
+      assert.equal(record.detail, "Upstream stream failed after 1 event: timed out");
+      assert.deepEqual((events[1] as { error: unknown }).error, {
+        message: record.detail,
+        type: "upstream_error",
+        param: null,
+        code: "provider_fault",
+      });
+      // A failed stream is judged as a provider fault, not as missing evidence.
+      const gate_ = evidenceGate(relay.records());
+      assert.equal(gate_.invalid_reason, "provider_fault");
+    },
+    { beforeStreamEvent: (_call, event) => event === 1 ? held.wait : undefined },
+  );
+});
+
+Deno.test("startRelay() handles a streamed call's 429 and 500 as whole answers", async () => {
+  await withRig(
+    {
+      calls: [{ call: 1, reply: { status: 429, retry_after_s: 4 } }, {
+        call: 2,
+        reply: { status: 500 },
+      }],
+    },
+    {},
+    async ({ relay, post }) => {
+      const limited = await post({ stream: true, messages: [] });
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers.get("retry-after"), "4");
+      assert.equal((await limited.json()).error.type, "rate_limit_error");
+      const fault = await post({ stream: true, messages: [] });
+      assert.equal(fault.status, 500);
+      await fault.body?.cancel();
+      assert.deepEqual(relay.records().map((r) => [r.fault, r.first_byte_ms]), [
+        ["rate_limited", undefined],
+        ["provider_fault", undefined],
+      ]);
+      assert.equal(relay.stopReason(), "rate_limited");
+    },
+  );
+});
+
+/** Runs a relay in front of a hand-written upstream. */
+async function withUpstream(
+  answer: (request: Request) => Response,
+  run: (post: (body: Record<string, unknown>) => Promise<Response>, relay: Relay) => Promise<void>,
+): Promise<void> {
+  const { promise: listening, resolve } = Promise.withResolvers<number>();
+  const upstream = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: ({ port }) => resolve(port) },
+    answer,
+  );
+  const dir = await Deno.makeTempDir({ prefix: "relay_test_" });
+  const relay = await startRelay(`${dir}/relay.sock`, {
+    upstreamBaseUrl: `http://127.0.0.1:${await listening}/v1`,
+    upstreamKey: KEY,
+  });
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: relay.socketPath } });
+  const post = (body: Record<string, unknown>) =>
+    fetch("http://relay/v1/chat/completions", {
+      client,
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+  try {
+    await run(post, relay);
+  } finally {
+    client.close();
+    await relay.close();
+    await upstream.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("startRelay() reads the evidence of any OpenAI-compatible stream", async () => {
+  // Two choices, CRLF line ends, a comment, a non-JSON event, models that disagree, usage
+  // repeated (the last one counts), no [DONE].
+  const body = [
+    ": keep-alive",
+    "",
+    'data: {"model":"m-a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1"}]}},' +
+    '{"index":1,"delta":{"tool_calls":[{"index":0,"id":"t1"}]}}]}',
+    "",
+    'data: {"model":"m-b","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1",' +
+    '"function":{"arguments":"{}"}},{"index":1,"id":"t2"},{"index":2}]}}]}',
+    "",
+    "data: not json",
+    "",
+    'data: {"model":"m-a","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}',
+    "",
+    'data: {"model":"m-a","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}',
+    "",
+    "",
+  ].join("\r\n");
+  await withUpstream(
+    () => new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } }),
+    async (post, relay) => {
+      const response = await post({ stream: true, messages: [] });
+      // The agent asked for no usage: the two usage-only chunks are withheld, the rest passed.
+      const text = await response.text();
+      assert.equal(text, body.split("\r\n\r\n").slice(0, 4).join("\r\n\r\n") + "\r\n\r\n");
+      const [record] = relay.records();
+      // Tool calls: (choice 0, t1), (choice 1, t1), (choice 0, t2); the id-less delta is no call.
+      assert.equal(record.tool_calls, 3);
+      assert.equal(record.server_model_id, "m-a");
+      assert.deepEqual(record.usage, { prompt_tokens: 5, completion_tokens: 2 });
+      assert.equal(
+        record.detail,
+        'Chunks disagree on the model: first "m-a", later "m-b"; 1 upstream events are not JSON; ' +
+          "Upstream stream ended without [DONE]",
+      );
+    },
+  );
+});
+
+Deno.test("startRelay() handles a whole JSON answer to a streamed call as a whole answer", async () => {
+  await withUpstream(
+    () =>
+      Response.json({
+        model: "m-j",
+        choices: [{ message: { content: "whole" } }],
+        usage: { prompt_tokens: 2, completion_tokens: 3 },
+      }),
+    async (post, relay) => {
+      const response = await post({ stream: true, messages: [] });
+      assert.equal((await response.json()).choices[0].message.content, "whole");
+      const [record] = relay.records();
+      assert.equal(record.server_model_id, "m-j");
+      assert.deepEqual(record.usage, { prompt_tokens: 2, completion_tokens: 3 });
+      assert.equal(record.first_byte_ms, undefined);
+    },
+  );
+});
+
+Deno.test("startRelay() makes an upstream error event a provider fault", async () => {
+  const body = 'data: {"model":"m","choices":[{"index":0,"delta":{"content":"x"}}]}\n\n' +
+    'data: {"error":{"message":"overloaded","type":"server_error"}}\n\n';
+  await withUpstream(
+    () => new Response(body, { headers: { "content-type": "text/event-stream" } }),
+    async (post, relay) => {
+      const response = await post({ stream: true, messages: [] });
+      // Passed through as sent; the relay adds nothing after an upstream error event.
+      assert.equal(await response.text(), body);
+      const [record] = relay.records();
+      assert.equal(record.fault, "provider_fault");
+      assert.equal(
+        record.detail,
+        'Upstream sent an error event: "overloaded"; Upstream stream ended without [DONE]',
+      );
+      assert.equal(evidenceGate(relay.records()).invalid_reason, "provider_fault");
+    },
+  );
 });

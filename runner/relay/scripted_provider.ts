@@ -13,6 +13,7 @@ import {
   type ProviderReply,
   ProviderScript,
   type ProviderScriptInput,
+  type ProviderUsage,
 } from "./provider_script.ts";
 
 /** One request the scripted provider received, in arrival order. */
@@ -50,6 +51,12 @@ export interface ScriptedProviderOptions {
   apiKey: string;
   /** Port on 127.0.0.1; 0 (default) lets the system choose. */
   port?: number;
+  /**
+   * Test hook: awaited before each event of a streamed reply is sent, with
+   * the call's number and the event's 0-based position (`data: [DONE]`
+   * included), so that a test can hold a stream open at a known point.
+   */
+  beforeStreamEvent?: (call: number, event: number) => Promise<void> | void;
 }
 
 /**
@@ -59,11 +66,21 @@ export interface ScriptedProviderOptions {
  * /v1/chat/completions` answers from the script (see {@linkcode ProviderScript}
  * for the matching order; rules look at the last message whose role is
  * `user`). A missing or wrong bearer token gets 401 without echoing what was
- * sent; `stream: true` gets 400 (the scripted provider does not stream);
- * other paths get 404. Every request is recorded, answered or not.
+ * sent; other paths get 404. Every request is recorded, answered or not.
  *
  * Responses are deterministic: `id` is `chatcmpl-scripted-<call>`, `created`
  * is 0, and usage is the script's or {@linkcode derivedUsage}.
+ *
+ * A request with `"stream": true` gets, for a status-200 reply, a
+ * `text/event-stream` of `chat.completion.chunk` events, as OpenAI sends
+ * them: a first delta with the role, the content split after each run of
+ * whitespace (`"a b  c"` gives `"a "`, `"b  "`, `"c"`), for each tool call a
+ * delta with its `id`, type and name and then one with its arguments, a
+ * last choice chunk with `finish_reason`; then, only when the request has
+ * `stream_options.include_usage` true, a chunk with `"choices": []` and the
+ * same usage the whole reply would carry (none for a `usage: null` reply;
+ * the other chunks then carry `"usage": null`); then `data: [DONE]`. Error
+ * replies (429, 500...) stay whole JSON bodies.
  *
  * @param script The script (parsed with the zod schema; defaults applied).
  * @param options The accepted key and the port.
@@ -140,14 +157,9 @@ export async function startScriptedProvider(
     if (body === null || typeof body !== "object") {
       return answer(400, errorBody("Request body must be a JSON object", "invalid_request_error"));
     }
-    const request_ = body as { messages?: unknown; stream?: unknown };
-    if (request_.stream === true) {
-      return answer(
-        400,
-        errorBody("Streaming is not supported by the scripted provider", "invalid_request_error"),
-      );
-    }
-    const [matched, reply] = pickReply(plan, calls, lastUserText(request_.messages));
+    const call = calls;
+    const request_ = body as { messages?: unknown; stream?: unknown; stream_options?: unknown };
+    const [matched, reply] = pickReply(plan, call, lastUserText(request_.messages));
     entry.matched = matched;
     if (reply.delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, reply.delay_ms));
     if (reply.status !== 200) {
@@ -161,7 +173,22 @@ export async function startScriptedProvider(
         headers,
       );
     }
-    return answer(200, completion(plan, calls, reply, request_.messages, authorization));
+    const parts = replyParts(plan, call, reply, request_.messages, authorization);
+    if (request_.stream === true) {
+      const options_ = request_.stream_options;
+      const includeUsage = options_ !== null && typeof options_ === "object" &&
+        (options_ as { include_usage?: unknown }).include_usage === true;
+      entry.status = 200;
+      const hook = options.beforeStreamEvent;
+      return new Response(
+        eventStream(streamEvents(call, parts, includeUsage), (i) => hook?.(call, i)),
+        {
+          status: 200,
+          headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+        },
+      );
+    }
+    return answer(200, completion(call, parts));
   };
 
   const { promise: listening, resolve } = Promise.withResolvers<number>();
@@ -206,45 +233,122 @@ function lastUserText(messages: unknown): string {
   return "";
 }
 
-function completion(
+/** What a status-200 reply says, shared by the whole and the streamed answer. */
+interface ReplyParts {
+  content: string;
+  toolCalls: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+  /** null: the response has no `model` field. */
+  model: string | null;
+  /** null: the response has no `usage` field. */
+  usage: Required<ProviderUsage> | null;
+  finishReason: "stop" | "tool_calls";
+}
+
+function replyParts(
   plan: ProviderScript,
   call: number,
   reply: ProviderReply,
   messages: unknown,
   authorization: string | null,
-): Record<string, unknown> {
+): ReplyParts {
   const content = reply.echo_authorization ? authorization ?? "" : reply.content;
   const toolCalls = reply.tool_calls.map((tool, i) => ({
     id: `call_${call}_${i}`,
-    type: "function",
+    type: "function" as const,
     function: { name: tool.name, arguments: tool.arguments },
   }));
+  let usage: Required<ProviderUsage> | null = null;
+  if (reply.usage !== null) {
+    const given = reply.usage ?? derivedUsage(messages, { ...reply, content });
+    usage = {
+      prompt_tokens: given.prompt_tokens,
+      completion_tokens: given.completion_tokens,
+      total_tokens: given.total_tokens ?? given.prompt_tokens + given.completion_tokens,
+    };
+  }
+  return {
+    content,
+    toolCalls,
+    model: reply.model === undefined ? plan.model : reply.model,
+    usage,
+    finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+  };
+}
+
+function completion(call: number, parts: ReplyParts): Record<string, unknown> {
   const message: Record<string, unknown> = {
     role: "assistant",
-    content: content === "" && toolCalls.length > 0 ? null : content,
+    content: parts.content === "" && parts.toolCalls.length > 0 ? null : parts.content,
   };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (parts.toolCalls.length > 0) message.tool_calls = parts.toolCalls;
   const out: Record<string, unknown> = {
     id: `chatcmpl-scripted-${call}`,
     object: "chat.completion",
     created: 0,
   };
-  const model = reply.model === undefined ? plan.model : reply.model;
-  if (model !== null) out.model = model;
-  out.choices = [{
-    index: 0,
-    message,
-    finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
-  }];
-  if (reply.usage !== null) {
-    const usage = reply.usage ?? derivedUsage(messages, { ...reply, content });
-    out.usage = {
-      prompt_tokens: usage.prompt_tokens,
-      completion_tokens: usage.completion_tokens,
-      total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
-    };
-  }
+  if (parts.model !== null) out.model = parts.model;
+  out.choices = [{ index: 0, message, finish_reason: parts.finishReason }];
+  if (parts.usage !== null) out.usage = parts.usage;
   return out;
+}
+
+/** The events of a streamed reply, each a complete `data: ...` event with its blank line. */
+function streamEvents(call: number, parts: ReplyParts, includeUsage: boolean): string[] {
+  const head: Record<string, unknown> = {
+    id: `chatcmpl-scripted-${call}`,
+    object: "chat.completion.chunk",
+    created: 0,
+  };
+  if (parts.model !== null) head.model = parts.model;
+  const chunks: Record<string, unknown>[] = [];
+  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => {
+    const chunk = { ...head, choices: [{ index: 0, delta: value, finish_reason: finishReason }] };
+    chunks.push(includeUsage ? { ...chunk, usage: null } : chunk);
+  };
+  delta({ role: "assistant", content: "" });
+  for (const piece of parts.content.split(/(?<=\s)(?=\S)/)) {
+    if (piece !== "") delta({ content: piece });
+  }
+  for (const [i, tool] of parts.toolCalls.entries()) {
+    delta({
+      tool_calls: [{
+        index: i,
+        id: tool.id,
+        type: tool.type,
+        function: { ...tool.function, arguments: "" },
+      }],
+    });
+    if (tool.function.arguments !== "") {
+      delta({ tool_calls: [{ index: i, function: { arguments: tool.function.arguments } }] });
+    }
+  }
+  delta({}, parts.finishReason);
+  if (includeUsage && parts.usage !== null) {
+    chunks.push({ ...head, choices: [], usage: parts.usage });
+  }
+  return [...chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`), "data: [DONE]\n\n"];
+}
+
+/** A body sending `events` one at a time, awaiting `before(i)` before event i. */
+function eventStream(
+  events: readonly string[],
+  before: (event: number) => Promise<void> | void,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let next = 0;
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      await before(next);
+      if (cancelled) return;
+      controller.enqueue(encoder.encode(events[next]));
+      next += 1;
+      if (next === events.length) controller.close();
+    },
+    cancel: () => {
+      cancelled = true;
+    },
+  });
 }
 
 function errorBody(message: string, type: string): { error: Record<string, unknown> } {

@@ -173,15 +173,8 @@ Deno.test("startScriptedProvider() refuses a wrong key without echoing it, and r
   });
 });
 
-Deno.test("startScriptedProvider() refuses streaming and unknown paths", async () => {
+Deno.test("startScriptedProvider() refuses unknown paths", async () => {
   await withProvider({}, async (baseUrl) => {
-    const stream = await fetch(`${baseUrl}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}` },
-      body: JSON.stringify({ stream: true, messages: [] }),
-    });
-    assert.equal(stream.status, 400);
-    await stream.body?.cancel();
     const unknown = await fetch(`${baseUrl}/embeddings`, {
       method: "POST",
       headers: { authorization: `Bearer ${KEY}` },
@@ -192,12 +185,191 @@ Deno.test("startScriptedProvider() refuses streaming and unknown paths", async (
   });
 });
 
+Deno.test("startScriptedProvider() streams a reply as chunks, with usage last when asked", async () => {
+  await withProvider({ model: "m-1", default: { content: "one two  three" } }, async (baseUrl) => {
+    const whole = await chat(baseUrl, "0123456789");
+    const streamed = await streamChat(baseUrl, "0123456789", { include_usage: true });
+    assert.equal(streamed.status, 200);
+    assert.equal(streamed.contentType, "text/event-stream");
+    const head = { id: "chatcmpl-scripted-2", object: "chat.completion.chunk", created: 0 };
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      ...head,
+      model: "m-1",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      usage: null,
+    });
+    // Content split after each run of whitespace; usage ceil(10/4) = 3 and ceil(14/4) = 4,
+    // the whole reply's usage.
+    assert.deepEqual(streamed.events, [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: "one " }),
+      chunk({ content: "two  " }),
+      chunk({ content: "three" }),
+      chunk({}, "stop"),
+      {
+        ...head,
+        model: "m-1",
+        choices: [],
+        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+      },
+      "[DONE]",
+    ]);
+    assert.deepEqual(whole.body.usage, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    // Seven events, each ended by a blank line.
+    assert.equal(streamed.raw.split("\n\n").length, 8);
+    assert.equal(streamed.raw.endsWith("data: [DONE]\n\n"), true);
+  });
+});
+
+Deno.test("startScriptedProvider() streams no usage chunk unless asked, nor for a no-usage reply", async () => {
+  await withProvider({
+    rules: [{ equals: "no usage", reply: { content: "a b", usage: null } }],
+    default: { content: "a b" },
+  }, async (baseUrl) => {
+    for (
+      const [content, options] of [
+        ["hi", undefined],
+        ["hi", { include_usage: false }],
+        ["no usage", { include_usage: true }],
+      ] as const
+    ) {
+      const { events } = await streamChat(baseUrl, content, options);
+      assert.equal(events.at(-1), "[DONE]");
+      const chunks = events.slice(0, -1) as Array<Record<string, unknown>>;
+      // First delta, "a ", "b", the finish chunk: no chunk with empty choices.
+      assert.equal(chunks.length, 4);
+      assert.equal(chunks.every((c) => (c.choices as unknown[]).length === 1), true);
+      assert.equal(chunks.every((c) => c.usage === undefined || c.usage === null), true);
+    }
+  });
+});
+
+Deno.test("startScriptedProvider() streams tool calls as deltas", async () => {
+  await withProvider({
+    default: { tool_calls: [{ name: "shell", arguments: '{"cmd":"ls"}' }, { name: "done" }] },
+  }, async (baseUrl) => {
+    const { events } = await streamChat(baseUrl, "x");
+    const deltas = (events.slice(0, -1) as Array<{ choices: Array<Record<string, unknown>> }>)
+      .map((c) => [c.choices[0].delta, c.choices[0].finish_reason]);
+    assert.deepEqual(deltas, [
+      [{ role: "assistant", content: "" }, null],
+      [{
+        tool_calls: [{
+          index: 0,
+          id: "call_1_0",
+          type: "function",
+          function: { name: "shell", arguments: "" },
+        }],
+      }, null],
+      [{ tool_calls: [{ index: 0, function: { arguments: '{"cmd":"ls"}' } }] }, null],
+      [{
+        tool_calls: [{
+          index: 1,
+          id: "call_1_1",
+          type: "function",
+          function: { name: "done", arguments: "" },
+        }],
+      }, null],
+      [{ tool_calls: [{ index: 1, function: { arguments: "{}" } }] }, null],
+      [{}, "tool_calls"],
+    ]);
+  });
+});
+
+Deno.test("startScriptedProvider() answers a streamed request's 429 and 500 with whole JSON", async () => {
+  await withProvider({
+    calls: [
+      { call: 1, reply: { status: 429, retry_after_s: 2 } },
+      { call: 2, reply: { status: 500 } },
+    ],
+  }, async (baseUrl) => {
+    for (const [status, type] of [[429, "rate_limit_error"], [500, "server_error"]] as const) {
+      const response = await fetch(`${baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "x" }] }),
+      });
+      assert.equal(response.status, status);
+      assert.match(response.headers.get("content-type")!, /^application\/json/);
+      assert.equal((await response.json()).error.type, type);
+    }
+  });
+});
+
+Deno.test("startScriptedProvider() awaits beforeStreamEvent before each streamed event", async () => {
+  const seen: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  const provider = await startScriptedProvider({ default: { content: "a b" } }, {
+    apiKey: KEY,
+    beforeStreamEvent: async (call, event) => {
+      seen.push(`${call}:${event}`);
+      if (event === 1) await held;
+    },
+  });
+  try {
+    const response = await fetch(`${provider.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ stream: true, messages: [] }),
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    // The provider holds event 1, so the first read can only hold event 0.
+    const first = await reader.read();
+    assert.match(first.value!, /^data: \{.*"role":"assistant".*\}\n\n$/);
+    assert.equal(seen.includes("1:2"), false);
+    release();
+    let rest = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += value;
+    }
+    assert.equal(rest.endsWith("data: [DONE]\n\n"), true);
+    // Events: role, "a ", "b", finish, [DONE] (no usage chunk: not asked for).
+    assert.deepEqual(seen, ["1:0", "1:1", "1:2", "1:3", "1:4"]);
+  } finally {
+    await provider.close();
+  }
+});
+
 Deno.test("startScriptedProvider() names the bad field of a script", async () => {
   await assert.rejects(
     () => startScriptedProvider({ default: { status: 99 } }, { apiKey: KEY }),
     /^Error: Invalid provider script: "default.status" /,
   );
 });
+
+/** POSTs a streamed chat completion and parses its `data:` events. */
+async function streamChat(
+  baseUrl: string,
+  content: string,
+  streamOptions?: Record<string, unknown>,
+): Promise<{ status: number; contentType: string | null; raw: string; events: unknown[] }> {
+  const body: Record<string, unknown> = {
+    model: "any",
+    stream: true,
+    messages: [{ role: "user", content }],
+  };
+  if (streamOptions !== undefined) body.stream_options = streamOptions;
+  const response = await fetch(`${baseUrl}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const raw = await response.text();
+  const events = raw.split("\n\n").filter((event) => event !== "").map((event) => {
+    assert.equal(event.startsWith("data: "), true);
+    const data = event.slice("data: ".length);
+    return data === "[DONE]" ? data : JSON.parse(data);
+  });
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    raw,
+    events,
+  };
+}
 
 function messageOf(answer: { body: Record<string, unknown> }): unknown {
   return (answer.body.choices as Array<{ message: { content: unknown } }>)[0].message.content;

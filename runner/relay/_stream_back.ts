@@ -1,0 +1,148 @@
+/**
+ * Private to the relay: passes an upstream `text/event-stream` body back to
+ * the agent event by event, as the events arrive, with the upstream key
+ * redacted, while the relay inspects every event for its evidence.
+ *
+ * @module
+ */
+import { type SseEvent, SseSplitter } from "./_sse_splitter.ts";
+
+/** How the upstream stream ended, handed to {@linkcode StreamBackOptions.onEnd}. */
+export interface StreamEnd {
+  /** Why reading the upstream failed (timeout, abort, reset); null when it ended normally. */
+  error: unknown;
+  /** True when the stream ended with `data: [DONE]`. */
+  done: boolean;
+  /** `performance.now()` when the first body bytes arrived; null when none did. */
+  firstByteAt: number | null;
+  /** Events seen from the upstream, withheld ones included. */
+  events: number;
+  /**
+   * Events passed back before the agent closed the stream (the rest were
+   * read and inspected but not sent); null while the agent is still reading.
+   */
+  agentClosedAfter: number | null;
+}
+
+/** An OpenAI-style error object, sent to the agent as a last `data:` event. */
+export interface StreamError {
+  message: string;
+  type: string;
+  param: null;
+  code: string | null;
+}
+
+/** Options of {@linkcode streamBack}. */
+export interface StreamBackOptions {
+  /** Headers of the response to the agent. */
+  headers: Headers;
+  /** Replaced by `[redacted]` wherever it occurs in an event. */
+  key: string;
+  /** Sees every complete event, in order; returns false to withhold it from the agent. */
+  onEvent(event: SseEvent): boolean;
+  /** Called once if the agent closes the stream before its end, with the events passed back. */
+  onAgentClosed?(passed: number): void;
+  /**
+   * Called once when the upstream stream ended, failed or was cut off; may
+   * return an error to send the agent as the stream's last event.
+   */
+  onEnd(end: StreamEnd): StreamError | null;
+}
+
+/**
+ * Relays an upstream event stream to the agent.
+ *
+ * The upstream is read to its end whatever the agent does: an agent that
+ * closes the stream early stops receiving events, but the relay keeps
+ * reading (bounded by the upstream request's own timeout and abort signal)
+ * so that the call's usage, sent last, is still seen. Reading stops after
+ * `data: [DONE]`. Events are decoded as UTF-8, split with
+ * {@linkcode SseSplitter} and re-encoded; no event is held back once it is
+ * complete. Memory: the events the agent has not read yet.
+ *
+ * @param upstream The upstream's 2xx event-stream response.
+ * @param options Headers, key and the inspection callbacks.
+ * @returns The response for the agent and a promise settled after `onEnd` ran.
+ */
+export function streamBack(
+  upstream: Response,
+  options: StreamBackOptions,
+): { response: Response; finished: Promise<void> } {
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let agentOpen = true;
+  let passed = 0;
+  let agentClosedAfter: number | null = null;
+  const agentGone = () => {
+    if (!agentOpen) return;
+    agentOpen = false;
+    agentClosedAfter = passed;
+    options.onAgentClosed?.(passed);
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+    cancel: agentGone,
+  });
+  const send = (text: string): void => {
+    if (!agentOpen) return;
+    try {
+      controller.enqueue(encoder.encode(text.replaceAll(options.key, "[redacted]")));
+      passed += 1;
+    } catch {
+      agentGone();
+    }
+  };
+
+  const finished = (async () => {
+    const decoder = new TextDecoder();
+    const splitter = new SseSplitter();
+    const reader = upstream.body?.getReader();
+    let error: unknown = null;
+    let done = false;
+    let firstByteAt: number | null = null;
+    let events = 0;
+    const take = (complete: SseEvent[]) => {
+      for (const event of complete) {
+        if (done) return;
+        events += 1;
+        if (options.onEvent(event)) send(event.raw);
+        if (event.data === "[DONE]") done = true;
+      }
+    };
+    try {
+      while (reader !== undefined && !done) {
+        const { value, done: ended } = await reader.read();
+        if (ended) {
+          take(splitter.end(decoder.decode()));
+          break;
+        }
+        firstByteAt ??= performance.now();
+        take(splitter.push(decoder.decode(value, { stream: true })));
+      }
+    } catch (caught) {
+      error = caught;
+    }
+    if (done) await reader?.cancel().catch(() => {});
+    let last: StreamError | null = null;
+    try {
+      last = options.onEnd({ error, done, firstByteAt, events, agentClosedAfter });
+    } finally {
+      if (last !== null) send(`data: ${JSON.stringify({ error: last })}\n\n`);
+      if (agentOpen) {
+        // From here on the call is recorded: a late cancel changes nothing.
+        agentOpen = false;
+        try {
+          controller.close();
+        } catch {
+          // The agent left just now; the stream is cancelled already.
+        }
+      }
+    }
+  })();
+  return {
+    response: new Response(body, { status: upstream.status, headers: options.headers }),
+    finished,
+  };
+}
