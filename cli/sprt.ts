@@ -83,7 +83,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     throw new UsageError(`Agent "${agentId}" is not in the ledger: its agents are ${list}`);
   }
   const order = plan === null ? undefined : plan.value.tasks.map((task) => task.task_id);
-  const replay = replaySprt(loaded.rows, params, { agentId, order });
+  const replay = replaySprt(loaded.rows, { agentId, params, order });
   const payload = {
     command: "sprt",
     ledger: loaded.ledger,

@@ -321,7 +321,7 @@ export class BatchState {
     for (let p = 0; p < track.firstOpen; p++) {
       if (track.resolved[p]) passes++;
       else fails++;
-      const decision = sprtDecision(this.plan.stopping.params, passes, fails);
+      const decision = sprtDecision(this.plan.stopping.params, { passes, fails });
       if (decision !== "continue") {
         track.decision = decision;
         return;
