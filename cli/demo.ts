@@ -128,7 +128,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     }… ` +
       `(suites/demo_suite.ts; a real run uses a private seed)\n`,
   );
-  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
     dir: `${work}/suite`,
     publicSeed: true,
   });

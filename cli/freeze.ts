@@ -198,7 +198,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const seed = seedFile !== undefined
       ? await readSeedFile(seedFile)
       : await createSeedFile(newSeedFile!);
-    await generateSuite(definition, seed, { dir: suiteDir });
+    await generateSuite(definition, { seed, dir: suiteDir });
     io.stderr(
       `generated suite "${suiteDir}" from template set "${template}" (seed kept in "${
         seedFile ?? newSeedFile
