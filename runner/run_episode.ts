@@ -151,8 +151,10 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         stepCap: caps.step_cap,
       });
       const socketPath = relay.socketPath;
-      candidate = await runCandidate(image, paths.workspace, {
+      candidate = await runCandidate(image, {
+        workspace: paths.workspace,
         artifactsRoot: options.artifactsRoot,
+      }, {
         env: {
           OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
           OPENAI_API_KEY: "sandbox",
