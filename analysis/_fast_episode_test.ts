@@ -250,8 +250,8 @@ Deno.test("readLedger() with the fast path keeps zod's rows and messages, invali
   }]);
   // parseLine with and without the fast path: same value, same problem
   for (const bytes of [replacement, invalid, line({ attempt: 0 }), line({ bogus: 1 })]) {
-    const slow = parseLine(Episode, bytes, "f", 1);
-    const fast = parseLine(Episode, bytes, "f", 1, { fast: fastEpisode });
+    const slow = parseLine(Episode, { bytes, file: "f", line: 1 });
+    const fast = parseLine(Episode, { bytes, file: "f", line: 1 }, { fast: fastEpisode });
     assert.equal(JSON.stringify(fast), JSON.stringify(slow));
   }
 });

@@ -53,13 +53,13 @@ export class LineHashes {
 
   /**
    * @param from bytes to read before the worker may start (Infinity: never)
-   * @param wanted whether line digests are needed (the ledger is chained); asked between chunks
-   * @param visited how many lines the reader has visited so far
+   * @param reader what the reader knows: `wanted`, whether line digests are needed (the
+   *   ledger is chained), asked between chunks; `visited`, how many lines it has visited so far
    */
-  constructor(from: number, wanted: () => boolean, visited: () => number) {
+  constructor(from: number, reader: { wanted: () => boolean; visited: () => number }) {
     this.#from = from;
-    this.#wanted = wanted;
-    this.#visited = visited;
+    this.#wanted = reader.wanted;
+    this.#visited = reader.visited;
   }
 
   /** Hex SHA-256 of line `line`, whose bytes (without `\n`) are `bytes`. */

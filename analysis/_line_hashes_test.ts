@@ -38,7 +38,7 @@ async function* chunked(text: string, size: number): AsyncGenerator<Uint8Array> 
 
 async function scan(text: string, size: number, from: number, lenient = true) {
   const rows: [number, Episode][] = [];
-  const result = await scanLedger(chunked(text, size), "x.jsonl", (row, line) => {
+  const result = await scanLedger({ chunks: chunked(text, size), file: "x.jsonl" }, (row, line) => {
     rows.push([line, row]);
   }, { lenient, offThreadHashingFrom: from });
   return { result, rows };

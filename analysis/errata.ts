@@ -66,7 +66,7 @@ export async function readErrata(path: string, options: ErrataOptions = {}): Pro
     problems.push(problem);
   };
   const summary = await scanJsonl(chunks, (bytes, line) => {
-    const result = parseLine(Erratum, bytes, path, line);
+    const result = parseLine(Erratum, { bytes, file: path, line });
     if (!result.ok) return report(result.problem);
     const erratum = result.value;
     if (seen.has(erratum.erratum_id)) {

@@ -118,6 +118,16 @@ export type LineResult<T> = { ok: true; value: T; raw: Record<string, unknown> }
   problem: LedgerProblem;
 };
 
+/** One line of a JSONL file, as {@link parseLine} takes it. */
+export interface JsonlLine {
+  /** The line's bytes, without the `\n`. */
+  bytes: Uint8Array;
+  /** The file the line comes from, named in problems. */
+  file: string;
+  /** The line's 1-based number, named in problems. */
+  line: number;
+}
+
 /** Options for {@link parseLine}. */
 export interface ParseLineOptions<T> {
   /**
@@ -131,14 +141,18 @@ export interface ParseLineOptions<T> {
 /**
  * Decodes one JSONL line and parses it through a zod schema, turning any
  * failure into a {@link LedgerProblem} naming file, line and field.
+ *
+ * @param schema the zod schema every line must fit
+ * @param input the line's `bytes` (without the `\n`), its `file` and 1-based `line` number
+ * @param options an optional `fast` path tried before the schema
+ * @returns the parsed value and the raw object, or the problem
  */
 export function parseLine<S extends z.ZodType>(
   schema: S,
-  bytes: Uint8Array,
-  file: string,
-  line: number,
+  input: JsonlLine,
   options: ParseLineOptions<z.output<S>> = {},
 ): LineResult<z.output<S>> {
+  const { bytes, file, line } = input;
   if (bytes.length === 0 || (bytes.length === 1 && bytes[0] === 13)) {
     return {
       ok: false,

@@ -32,6 +32,14 @@ export interface ReadLedgerOptions {
   offThreadHashingFrom?: number;
 }
 
+/** What {@link scanLedger} reads: a byte stream and the file its problems name. */
+export interface LedgerSource {
+  /** The ledger's bytes, e.g. `await openBytes(path)`. */
+  chunks: AsyncIterable<Uint8Array>;
+  /** The file named in problems and in the scan's `file`. */
+  file: string;
+}
+
 /** What a scan of a ledger found, apart from the rows themselves. */
 export interface LedgerScan {
   file: string;
@@ -70,14 +78,18 @@ export function lineSha256(bytes: Uint8Array): string {
  * line's bytes; null on the first row; a ledger whose first row lacks the
  * field is unchained and no later row may carry it).
  *
+ * @param source the ledger's byte stream (`chunks`) and the `file` its problems name
+ * @param visit called with each valid row and its 1-based line number, in file order
+ * @param options `lenient` and `offThreadHashingFrom`
+ * @returns the file's hash, line and row counts, whether it is chained, and the problems
  * @throws {LedgerError} on the first problem unless `options.lenient`
  */
 export async function scanLedger(
-  chunks: AsyncIterable<Uint8Array>,
-  file: string,
+  source: LedgerSource,
   visit: (row: Episode, line: number) => void,
   options: ReadLedgerOptions = {},
 ): Promise<LedgerScan> {
+  const { chunks, file } = source;
   const problems: LedgerProblem[] = [];
   const seen = new StringSet();
   let chained = false;
@@ -88,14 +100,13 @@ export async function scanLedger(
     problems.push(problem);
   };
   let visited = 0;
-  const hashes = new LineHashes(
-    options.offThreadHashingFrom ?? OFF_THREAD_FROM_BYTES,
-    () => chained,
-    () => visited,
-  );
+  const hashes = new LineHashes(options.offThreadHashingFrom ?? OFF_THREAD_FROM_BYTES, {
+    wanted: () => chained,
+    visited: () => visited,
+  });
   const summary = await scanJsonl(hashes.chunks(chunks), (bytes, line) => {
     visited = line;
-    const result = parseLine(Episode, bytes, file, line, FAST);
+    const result = parseLine(Episode, { bytes, file, line }, FAST);
     if (line === 1 && result.ok) chained = "prev_sha256" in result.raw;
     const expected = previousHash;
     if (chained) previousHash = hashes.of(bytes, line);
@@ -165,6 +176,6 @@ export async function readLedger(path: string, options: ReadLedgerOptions = {}):
     const message = error instanceof Error ? error.message : String(error);
     throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
   }
-  const scan = await scanLedger(chunks, path, (row) => rows.push(row), options);
+  const scan = await scanLedger({ chunks, file: path }, (row) => rows.push(row), options);
   return { ...scan, rows };
 }

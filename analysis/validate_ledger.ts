@@ -536,6 +536,6 @@ export async function validateLedger(
     throw ioError(path, error);
   }
   const validator = ledgerValidator(plan, options);
-  const scan = await scanLedger(chunks, path, validator.add, { lenient: true });
+  const scan = await scanLedger({ chunks, file: path }, validator.add, { lenient: true });
   return validator.finish(scan);
 }

@@ -85,7 +85,7 @@ async function measure(mode: string, path: string, planPath?: string): Promise<n
   if (mode === "baseline") return await baseline(path);
   if (mode === "scan") {
     let rows = 0;
-    const scan = await scanLedger(await openBytes(path), path, () => rows++);
+    const scan = await scanLedger({ chunks: await openBytes(path), file: path }, () => rows++);
     if (scan.valid_rows !== rows) throw new Error("Row count mismatch");
     return rows;
   }

@@ -96,7 +96,10 @@ export async function measureRunnerOverhead(
   const images = await buildImages();
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-bench-" });
   const key = crypto.randomUUID();
-  const suite = await generateSuite(MINI_SUITE, "be7c4".padEnd(64, "0"), { dir: `${dir}/suite` });
+  const suite = await generateSuite(MINI_SUITE, {
+    seed: "be7c4".padEnd(64, "0"),
+    dir: `${dir}/suite`,
+  });
   const provider = await startScriptedProvider(await suiteProviderScript(suite), { apiKey: key });
   try {
     const version = await runnerVersion();

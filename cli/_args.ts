@@ -106,41 +106,53 @@ export function parseNumber(text: string, name: string, bounds: NumberBounds = {
   return value;
 }
 
+/** Options of {@link numberOption} and {@link numberListOption}: a fallback and bounds. */
+export interface NumberOptionOptions<F> extends NumberBounds {
+  /** What is returned when the option is absent; default `undefined`. */
+  fallback?: F;
+}
+
 /**
- * Reads a numeric option, or returns `fallback` when it is absent.
+ * Reads a numeric option, or returns `options.fallback` when it is absent.
  *
+ * @param values the parsed options
+ * @param name the option's name, without `--`
+ * @param options the `fallback` and the bounds (`min`, `max`, `above`, `below`, `integer`)
+ * @returns the value, or the fallback
  * @throws {UsageError} when the value is malformed or out of bounds
  */
-export function numberOption<F extends number | undefined>(
+export function numberOption<F extends number | undefined = undefined>(
   values: ParsedArgs["values"],
   name: string,
-  fallback: F,
-  bounds: NumberBounds = {},
+  options: NumberOptionOptions<F> = {},
 ): number | F {
   const text = values[name];
-  if (text === undefined) return fallback;
-  return parseNumber(String(text), name, bounds);
+  if (text === undefined) return options.fallback as F;
+  return parseNumber(String(text), name, options);
 }
 
 /**
  * Reads a comma-separated list of numbers (`--rates 0.3,0.5`), or returns
- * `fallback` when the option is absent.
+ * `options.fallback` when the option is absent.
  *
+ * @param values the parsed options
+ * @param name the option's name, without `--`
+ * @param options the `fallback` and the bounds every item must meet
+ * @returns the values, or the fallback
  * @throws {UsageError} when the list is empty or an item is malformed
  */
-export function numberListOption<F extends number[] | undefined>(
+export function numberListOption<F extends number[] | undefined = undefined>(
   values: ParsedArgs["values"],
   name: string,
-  fallback: F,
-  bounds: NumberBounds = {},
+  options: NumberOptionOptions<F> = {},
 ): number[] | F {
   const text = values[name];
-  if (text === undefined) return fallback;
+  if (text === undefined) return options.fallback as F;
   const items = String(text).split(",").map((item) => item.trim());
   if (items.length === 0 || items.some((item) => item === "")) {
     throw new UsageError(`Option "--${name}" must be a comma-separated list of numbers: "${text}"`);
   }
-  return items.map((item) => parseNumber(item, name, bounds));
+  return items.map((item) => parseNumber(item, name, options));
 }
 
 /**
@@ -164,17 +176,30 @@ export function stringOption(values: ParsedArgs["values"], name: string): string
   return value === undefined ? undefined : String(value);
 }
 
+/** The option {@link choiceOption} reads: its name, the values it allows and its fallback. */
+export interface ChoiceOptionSpec<C extends string> {
+  /** The option's name, without `--`. */
+  name: string;
+  /** The values allowed. */
+  choices: readonly C[];
+  /** What is returned when the option is absent. */
+  fallback: C;
+}
+
 /**
- * Reads an option whose value must be one of `choices`.
+ * Reads an option whose value must be one of `spec.choices`, or returns
+ * `spec.fallback` when it is absent.
  *
+ * @param values the parsed options
+ * @param spec the option's `name`, its `choices` and its `fallback`
+ * @returns the value, or the fallback
  * @throws {UsageError} on any other value
  */
 export function choiceOption<C extends string>(
   values: ParsedArgs["values"],
-  name: string,
-  choices: readonly C[],
-  fallback: C,
+  spec: ChoiceOptionSpec<C>,
 ): C {
+  const { name, choices, fallback } = spec;
   const value = values[name];
   if (value === undefined) return fallback;
   if (!choices.includes(value as C)) {

@@ -110,15 +110,24 @@ export function configRef<T>(
 /** Where a parameter's value came from. */
 export type ParamSource = "flag" | "plan" | "default";
 
+/** A parameter's given values, by source: see {@link pick}. */
+export interface GivenValues<T> {
+  /** The flag's value, when the flag is given. */
+  flag?: T;
+  /** The plan's value, when a plan is given. */
+  plan?: T;
+}
+
 /**
  * A parameter's value: the flag when given, else the plan's value when a plan
  * is given, else the default (issue 2: the plan supplies the defaults).
+ *
+ * @param given the `flag`'s and the `plan`'s values, each possibly undefined
+ * @param fallback the default
+ * @returns the value and where it came from
  */
-export function pick<T>(
-  flag: T | undefined,
-  plan: T | undefined,
-  fallback: T,
-): { value: T; source: ParamSource } {
+export function pick<T>(given: GivenValues<T>, fallback: T): { value: T; source: ParamSource } {
+  const { flag, plan } = given;
   if (flag !== undefined) return { value: flag, source: "flag" };
   if (plan !== undefined) return { value: plan, source: "plan" };
   return { value: fallback, source: "default" };

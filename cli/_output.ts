@@ -9,12 +9,26 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { ExitCode, type Io } from "./_command.ts";
 
+/** A command's result in both forms: see {@link emit}. */
+export interface CommandOutput {
+  /** Whether `--json` was given. */
+  json: boolean;
+  /** The result, written as canonical JSON under `--json`. */
+  payload: unknown;
+  /** The text report otherwise; called only then. */
+  render: () => string;
+}
+
 /**
- * Writes `payload` as canonical JSON (sorted keys, 12 significant digits,
- * trailing newline) when `json` is set, else the text `render()` returns.
+ * Writes `output.payload` as canonical JSON (sorted keys, 12 significant
+ * digits, trailing newline) when `output.json` is set, else the text
+ * `output.render()` returns.
+ *
+ * @param io where the output goes
+ * @param output the `json` flag, the `payload` and the text `render`er
  */
-export function emit(io: Io, json: boolean, payload: unknown, render: () => string): void {
-  io.stdout(json ? canonicalJson(payload) : render());
+export function emit(io: Io, output: CommandOutput): void {
+  io.stdout(output.json ? canonicalJson(output.payload) : output.render());
 }
 
 /** A file an output depends on, as recorded in the JSON: its path as given and its SHA-256. */

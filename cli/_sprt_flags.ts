@@ -54,11 +54,11 @@ export function resolveSprtParams(
     return { params: parseSprtParams(plan.value.stopping.params), source: "plan" };
   }
   const input: Record<string, number> = {};
-  const pAdopt = numberOption(values, "p-adopt", undefined, { above: 0, below: 1 });
-  const pDrop = numberOption(values, "p-drop", undefined, { above: 0, below: 1 });
-  const alpha = numberOption(values, "alpha", undefined, { above: 0, below: 1 });
-  const beta = numberOption(values, "beta", undefined, { above: 0, below: 1 });
-  const nCap = numberOption(values, "n-cap", undefined, { min: 1, integer: true });
+  const pAdopt = numberOption(values, "p-adopt", { above: 0, below: 1 });
+  const pDrop = numberOption(values, "p-drop", { above: 0, below: 1 });
+  const alpha = numberOption(values, "alpha", { above: 0, below: 1 });
+  const beta = numberOption(values, "beta", { above: 0, below: 1 });
+  const nCap = numberOption(values, "n-cap", { min: 1, integer: true });
   if (pAdopt !== undefined) input.p_adopt = pAdopt;
   if (pDrop !== undefined) input.p_drop = pDrop;
   if (alpha !== undefined) input.alpha = alpha;

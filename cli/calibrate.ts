@@ -72,10 +72,14 @@ export async function run(args: string[], io: Io): Promise<number> {
         `give the SPRT parameters as options instead`,
     );
   }
-  const rates = numberListOption(values, "rates", [...SEED_002_RATES], { min: 0, max: 1 });
-  const trials = numberOption(values, "trials", 20_000, { integer: true, min: 2 });
+  const rates = numberListOption(values, "rates", {
+    fallback: [...SEED_002_RATES],
+    min: 0,
+    max: 1,
+  });
+  const trials = numberOption(values, "trials", { fallback: 20_000, integer: true, min: 2 });
   const seed = stringOption(values, "seed") ?? 7;
-  const toleranceZ = numberOption(values, "tolerance-z", 4, { above: 0 });
+  const toleranceZ = numberOption(values, "tolerance-z", { fallback: 4, above: 0 });
   const calibration = calibrateSprt(params, { rates, trials, seed, toleranceZ });
   const payload = {
     command: "calibrate",
@@ -85,74 +89,81 @@ export async function run(args: string[], io: Io): Promise<number> {
     parameters: { sprt: params, source, rates, trials, seed, tolerance_z: toleranceZ },
     calibration,
   };
-  emit(io, values.json === true, payload, () => {
-    let text = "SPRT calibration (seed 002): exact dynamic programming beside Monte Carlo\n\n";
-    text += fileLine("plan", plan);
-    const b = calibration.boundaries;
-    text += renderPairs([
-      ["parameters", `${describeSprtParams(params)} (${source})`],
-      ["boundaries", `adopt at LLR >= ${b.upper.toFixed(4)}, drop at LLR <= ${b.lower.toFixed(4)}`],
-      ["llr steps", `pass ${signedFixed(b.llr_per_pass)}, fail ${signedFixed(b.llr_per_fail)}`],
-      ["monte carlo", `${integer(trials)} trials per rate, seed ${seed} (seedrandom alea)`],
-    ]);
-    text += "\nExact:\n";
-    text += renderTable(
-      [
-        { header: "p_true", align: "right" },
-        { header: "adopt", align: "right" },
-        { header: "drop", align: "right" },
-        { header: "cap-adopt", align: "right" },
-        { header: "cap-drop", align: "right" },
-        { header: "final adopt", align: "right" },
-        { header: "P(N = cap)", align: "right" },
-        { header: "E[N]", align: "right" },
-        { header: "sd(N)", align: "right" },
-      ],
-      calibration.rows.map(({ p_true, exact }) => [
-        fixed(p_true, 2),
-        percent(exact.decisions.adopt, 2),
-        percent(exact.decisions.drop, 2),
-        percent(exact.decisions["cap-adopt"], 2),
-        percent(exact.decisions["cap-drop"], 2),
-        percent(exact.final_adopt, 2),
-        percent(exact.budget_exhausted, 2),
-        fixed(exact.expected_sample_size, 2),
-        fixed(exact.sample_size_sd, 2),
-      ]),
-    );
-    text += "\nMonte Carlo (± one standard error):\n";
-    text += renderTable(
-      [
-        { header: "p_true", align: "right" },
-        { header: "adopt", align: "right" },
-        { header: "drop", align: "right" },
-        { header: "cap-adopt", align: "right" },
-        { header: "cap-drop", align: "right" },
-        { header: "P(N = cap)", align: "right" },
-        { header: "mean N", align: "right" },
-        { header: "max |z|", align: "right" },
-      ],
-      calibration.rows.map(({ p_true, monte_carlo: mc, max_abs_z }) => [
-        fixed(p_true, 2),
-        `${percent(mc.decisions.adopt, 2)} ± ${percent(mc.se.adopt, 2)}`,
-        `${percent(mc.decisions.drop, 2)} ± ${percent(mc.se.drop, 2)}`,
-        `${percent(mc.decisions["cap-adopt"], 2)} ± ${percent(mc.se["cap-adopt"], 2)}`,
-        `${percent(mc.decisions["cap-drop"], 2)} ± ${percent(mc.se["cap-drop"], 2)}`,
-        `${percent(mc.budget_exhausted, 2)} ± ${percent(mc.se.budget_exhausted, 2)}`,
-        `${fixed(mc.expected_sample_size, 2)} ± ${fixed(mc.se.expected_sample_size, 2)}`,
-        max_abs_z === null ? "inf" : fixed(max_abs_z, 2),
-      ]),
-    );
-    text += "\n";
-    text += calibration.agrees
-      ? `Exact and Monte Carlo agree: every |z| <= ${toleranceZ} (largest ${
-        fixed(calibration.max_abs_z, 2)
-      })\n`
-      : `Exact and Monte Carlo DISAGREE: largest |z| ${
-        calibration.max_abs_z === null ? "inf" : fixed(calibration.max_abs_z, 2)
-      } > ${toleranceZ}\n`;
-    for (const warning of calibration.warnings) text += wrap(`warning: ${warning}`, 78, "  ");
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = "SPRT calibration (seed 002): exact dynamic programming beside Monte Carlo\n\n";
+      text += fileLine("plan", plan);
+      const b = calibration.boundaries;
+      text += renderPairs([
+        ["parameters", `${describeSprtParams(params)} (${source})`],
+        [
+          "boundaries",
+          `adopt at LLR >= ${b.upper.toFixed(4)}, drop at LLR <= ${b.lower.toFixed(4)}`,
+        ],
+        ["llr steps", `pass ${signedFixed(b.llr_per_pass)}, fail ${signedFixed(b.llr_per_fail)}`],
+        ["monte carlo", `${integer(trials)} trials per rate, seed ${seed} (seedrandom alea)`],
+      ]);
+      text += "\nExact:\n";
+      text += renderTable(
+        [
+          { header: "p_true", align: "right" },
+          { header: "adopt", align: "right" },
+          { header: "drop", align: "right" },
+          { header: "cap-adopt", align: "right" },
+          { header: "cap-drop", align: "right" },
+          { header: "final adopt", align: "right" },
+          { header: "P(N = cap)", align: "right" },
+          { header: "E[N]", align: "right" },
+          { header: "sd(N)", align: "right" },
+        ],
+        calibration.rows.map(({ p_true, exact }) => [
+          fixed(p_true, 2),
+          percent(exact.decisions.adopt, 2),
+          percent(exact.decisions.drop, 2),
+          percent(exact.decisions["cap-adopt"], 2),
+          percent(exact.decisions["cap-drop"], 2),
+          percent(exact.final_adopt, 2),
+          percent(exact.budget_exhausted, 2),
+          fixed(exact.expected_sample_size, 2),
+          fixed(exact.sample_size_sd, 2),
+        ]),
+      );
+      text += "\nMonte Carlo (± one standard error):\n";
+      text += renderTable(
+        [
+          { header: "p_true", align: "right" },
+          { header: "adopt", align: "right" },
+          { header: "drop", align: "right" },
+          { header: "cap-adopt", align: "right" },
+          { header: "cap-drop", align: "right" },
+          { header: "P(N = cap)", align: "right" },
+          { header: "mean N", align: "right" },
+          { header: "max |z|", align: "right" },
+        ],
+        calibration.rows.map(({ p_true, monte_carlo: mc, max_abs_z }) => [
+          fixed(p_true, 2),
+          `${percent(mc.decisions.adopt, 2)} ± ${percent(mc.se.adopt, 2)}`,
+          `${percent(mc.decisions.drop, 2)} ± ${percent(mc.se.drop, 2)}`,
+          `${percent(mc.decisions["cap-adopt"], 2)} ± ${percent(mc.se["cap-adopt"], 2)}`,
+          `${percent(mc.decisions["cap-drop"], 2)} ± ${percent(mc.se["cap-drop"], 2)}`,
+          `${percent(mc.budget_exhausted, 2)} ± ${percent(mc.se.budget_exhausted, 2)}`,
+          `${fixed(mc.expected_sample_size, 2)} ± ${fixed(mc.se.expected_sample_size, 2)}`,
+          max_abs_z === null ? "inf" : fixed(max_abs_z, 2),
+        ]),
+      );
+      text += "\n";
+      text += calibration.agrees
+        ? `Exact and Monte Carlo agree: every |z| <= ${toleranceZ} (largest ${
+          fixed(calibration.max_abs_z, 2)
+        })\n`
+        : `Exact and Monte Carlo DISAGREE: largest |z| ${
+          calibration.max_abs_z === null ? "inf" : fixed(calibration.max_abs_z, 2)
+        } > ${toleranceZ}\n`;
+      for (const warning of calibration.warnings) text += wrap(`warning: ${warning}`, 78, "  ");
+      return text;
+    },
   });
   return ExitCode.ok;
 }

@@ -62,8 +62,8 @@ const CLAIMS: Record<string, string> = {
 /** Runs `censoring`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
-  const headline = numberOption(values, "headline-max", undefined, { min: 0, max: 1 });
-  const labelled = numberOption(values, "labelled-max", undefined, { min: 0, max: 1 });
+  const headline = numberOption(values, "headline-max", { min: 0, max: 1 });
+  const labelled = numberOption(values, "labelled-max", { min: 0, max: 1 });
   const lenient = values.lenient === true;
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
@@ -71,8 +71,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const headlineParam = pick(headline, plan?.value.censoring.headline_max, 0.02);
-  const labelledParam = pick(labelled, plan?.value.censoring.labelled_max, 0.10);
+  const headlineParam = pick({ flag: headline, plan: plan?.value.censoring.headline_max }, 0.02);
+  const labelledParam = pick({ flag: labelled, plan: plan?.value.censoring.labelled_max }, 0.10);
   const parsed = CensoringPolicy.safeParse({
     headline_max: headlineParam.value,
     labelled_max: labelledParam.value,
@@ -100,53 +100,57 @@ export async function run(args: string[], io: Io): Promise<number> {
     problems: loaded.problems,
     censoring: result,
   };
-  emit(io, values.json === true, payload, () => {
-    let text = "Censoring (seed 003)\n\n";
-    text += describeInputs(loaded, [["plan", plan]]);
-    text +=
-      `policy: headline below ${
-        formatPercentExact(policy.headline_max, { minDigits: 1 })
-      } (${headlineParam.source}), ` +
-      `both scores labelled up to ${
-        formatPercentExact(policy.labelled_max, { minDigits: 1 })
-      } (${labelledParam.source}), ` +
-      `above: budget adequacy only\n\n`;
-    const rows = [...result.agents, result.overall];
-    text += renderTable(
-      [
-        { header: "agent" },
-        { header: "scored", align: "right" },
-        { header: "invalid", align: "right" },
-        { header: "completed", align: "right" },
-        { header: "censored", align: "right" },
-        { header: "score (all)", align: "right" },
-        { header: "score (completed)", align: "right" },
-        { header: "censoring", align: "right" },
-        { header: "tokens/success", align: "right" },
-        { header: "claim" },
-      ],
-      rows.map((r) => [
-        r.agent_id === "*" ? "(all)" : r.agent_id,
-        String(r.scored),
-        String(r.invalid),
-        String(r.completed),
-        String(r.censored),
-        percent(r.score_all_tasks),
-        percent(r.score_completed_only),
-        percent(r.censoring_rate, 2),
-        r.tokens_per_success === null ? "-" : integer(r.tokens_per_success),
-        r.claim ?? "-",
-      ]),
-    );
-    text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
-    text += "\nWhat each may claim:\n";
-    for (const r of rows) {
-      const name = r.agent_id === "*" ? "all agents pooled" : `agent "${r.agent_id}"`;
-      text += `  ${name}: ${r.claim === null ? "nothing scored" : CLAIMS[r.claim]}` +
-        `${claimDetail(r)}\n`;
-    }
-    text += describeProblems(loaded.problems);
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = "Censoring (seed 003)\n\n";
+      text += describeInputs(loaded, [["plan", plan]]);
+      text +=
+        `policy: headline below ${
+          formatPercentExact(policy.headline_max, { minDigits: 1 })
+        } (${headlineParam.source}), ` +
+        `both scores labelled up to ${
+          formatPercentExact(policy.labelled_max, { minDigits: 1 })
+        } (${labelledParam.source}), ` +
+        `above: budget adequacy only\n\n`;
+      const rows = [...result.agents, result.overall];
+      text += renderTable(
+        [
+          { header: "agent" },
+          { header: "scored", align: "right" },
+          { header: "invalid", align: "right" },
+          { header: "completed", align: "right" },
+          { header: "censored", align: "right" },
+          { header: "score (all)", align: "right" },
+          { header: "score (completed)", align: "right" },
+          { header: "censoring", align: "right" },
+          { header: "tokens/success", align: "right" },
+          { header: "claim" },
+        ],
+        rows.map((r) => [
+          r.agent_id === "*" ? "(all)" : r.agent_id,
+          String(r.scored),
+          String(r.invalid),
+          String(r.completed),
+          String(r.censored),
+          percent(r.score_all_tasks),
+          percent(r.score_completed_only),
+          percent(r.censoring_rate, 2),
+          r.tokens_per_success === null ? "-" : integer(r.tokens_per_success),
+          r.claim ?? "-",
+        ]),
+      );
+      text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
+      text += "\nWhat each may claim:\n";
+      for (const r of rows) {
+        const name = r.agent_id === "*" ? "all agents pooled" : `agent "${r.agent_id}"`;
+        text += `  ${name}: ${r.claim === null ? "nothing scored" : CLAIMS[r.claim]}` +
+          `${claimDetail(r)}\n`;
+      }
+      text += describeProblems(loaded.problems);
+      return text;
+    },
   });
   return finish(io, loaded.problems);
 }

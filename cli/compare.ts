@@ -82,10 +82,14 @@ const OPTIONS = {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const wanted = nameListOption(values, "agents");
-  const band = numberOption(values, "band", undefined, { min: 0 });
-  const rounds = numberOption(values, "rounds", undefined, { integer: true, min: 1 });
+  const band = numberOption(values, "band", { min: 0 });
+  const rounds = numberOption(values, "rounds", { integer: true, min: 1 });
   const seed = seedOption(values);
-  const taskRule = choiceOption<TaskRule>(values, "task-rule", ["majority", "any"], "majority");
+  const taskRule = choiceOption<TaskRule>(values, {
+    name: "task-rule",
+    choices: ["majority", "any"],
+    fallback: "majority",
+  });
   const lenient = values.lenient === true;
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
@@ -93,9 +97,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const bandParam = pick(band, plan?.value.tie_band, 0.10);
-  const roundsParam = pick(rounds, plan?.value.bootstrap.rounds, 2000);
-  const seedParam = pick(seed, plan?.value.bootstrap.seed, 7);
+  const bandParam = pick({ flag: band, plan: plan?.value.tie_band }, 0.10);
+  const roundsParam = pick({ flag: rounds, plan: plan?.value.bootstrap.rounds }, 2000);
+  const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, 7);
   const settings = { band: bandParam.value, rounds: roundsParam.value, seed: seedParam.value };
 
   const all = summarizeAgents(loaded.rows);
@@ -134,22 +138,26 @@ export async function run(args: string[], io: Io): Promise<number> {
     comparisons,
     paired,
   };
-  emit(io, values.json === true, payload, () => {
-    const names = agents.map((agent) => agent.agent_id).join(", ");
-    let text = `Seed-001 comparison of ${names}\n\n`;
-    text += describeInputs(loaded, [["plan", plan]]);
-    text +=
-      `band ${
-        formatPercentExact(bandParam.value, { minDigits: 1 })
-      } (${bandParam.source}); bootstrap ` +
-      `${roundsParam.value} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
-      `(${seedParam.source})\n\n`;
-    text += sideTable(comparisons);
-    for (const c of comparisons) text += "\n" + explain(c);
-    if (comparisons.length > 1) text += "\n" + matrixTable(comparisons);
-    if (paired !== null) { for (const p of paired) text += "\n" + explainPaired(p); }
-    text += describeProblems(loaded.problems);
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      const names = agents.map((agent) => agent.agent_id).join(", ");
+      let text = `Seed-001 comparison of ${names}\n\n`;
+      text += describeInputs(loaded, [["plan", plan]]);
+      text +=
+        `band ${
+          formatPercentExact(bandParam.value, { minDigits: 1 })
+        } (${bandParam.source}); bootstrap ` +
+        `${roundsParam.value} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
+        `(${seedParam.source})\n\n`;
+      text += sideTable(comparisons);
+      for (const c of comparisons) text += "\n" + explain(c);
+      if (comparisons.length > 1) text += "\n" + matrixTable(comparisons);
+      if (paired !== null) { for (const p of paired) text += "\n" + explainPaired(p); }
+      text += describeProblems(loaded.problems);
+      return text;
+    },
   });
   return finish(io, loaded.problems);
 }

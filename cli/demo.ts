@@ -95,7 +95,7 @@ export const DEMO_PRICE_TABLE = {
 /** Runs `demo`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
-  const parallel = numberOption(values, "parallel", 2, { integer: true, min: 1 });
+  const parallel = numberOption(values, "parallel", { fallback: 2, integer: true, min: 1 });
   const out = stringOption(values, "out") ?? "ledgers/demo";
   const work = stringOption(values, "work") ?? "out/demo";
 
@@ -128,7 +128,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     }… ` +
       `(suites/demo_suite.ts; a real run uses a private seed)\n`,
   );
-  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
     dir: `${work}/suite`,
     publicSeed: true,
   });

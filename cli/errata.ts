@@ -93,7 +93,11 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const path = positionals[1];
   if (values.kind === undefined) throw new UsageError('Missing option: "--kind"');
-  const kind = choiceOption(values, "kind", KINDS, "invalidate_episode");
+  const kind = choiceOption(values, {
+    name: "kind",
+    choices: KINDS,
+    fallback: "invalidate_episode",
+  });
   for (const flag of Object.values(KIND_FLAGS).flat()) {
     if (values[flag] !== undefined && !KIND_FLAGS[kind].includes(flag)) {
       throw new UsageError(`Option "--${flag}" does not apply to kind "${kind}"`);
@@ -109,10 +113,18 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (kind === "invalidate_episode") {
     record.episode_id = required("episode");
     required("reason");
-    record.invalid_reason = choiceOption(values, "reason", InvalidReason.options, "harness_error");
+    record.invalid_reason = choiceOption(values, {
+      name: "reason",
+      choices: InvalidReason.options,
+      fallback: "harness_error",
+    });
   } else if (kind === "rescore_episode") {
     record.episode_id = required("episode");
-    const resolved = choiceOption(values, "resolved", ["true", "false", "null"] as const, "null");
+    const resolved = choiceOption(values, {
+      name: "resolved",
+      choices: ["true", "false", "null"] as const,
+      fallback: "null",
+    });
     required("resolved");
     record.resolved = resolved === "null" ? null : resolved === "true";
     const verifier = stringOption(values, "verifier-image-digest");
@@ -140,29 +152,35 @@ export async function run(args: string[], io: Io): Promise<number> {
     erratum: entry.erratum,
     checked_against_ledger: ledgerPath ?? null,
   };
-  emit(io, values.json === true, payload, () => {
-    const e = entry.erratum;
-    const target = e.kind === "void_summary" ? `summary ${e.summary_sha256}` : `"${e.episode_id}"`;
-    let text = `appended erratum "${e.erratum_id}" to ${path}, line ${entry.line}\n\n`;
-    text += renderPairs([
-      ["kind", e.kind],
-      ["target", target],
-      ...(e.kind === "invalidate_episode"
-        ? [["reason", e.invalid_reason] as [string, string]]
-        : []),
-      ...(e.kind === "rescore_episode"
-        ? [["resolved", String(e.resolved)] as [string, string]]
-        : []),
-      ["created at", e.created_at],
-      ["errata sha256", sha256],
-      [
-        "checked",
-        ledgerPath === undefined ? "episode not checked (no --ledger)" : `against ${ledgerPath}`,
-      ],
-    ]);
-    text += wrap(`explanation: ${e.explanation}`, 78, "  ");
-    text += "the ledger was not modified; apply the errata with --errata " + path + "\n";
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      const e = entry.erratum;
+      const target = e.kind === "void_summary"
+        ? `summary ${e.summary_sha256}`
+        : `"${e.episode_id}"`;
+      let text = `appended erratum "${e.erratum_id}" to ${path}, line ${entry.line}\n\n`;
+      text += renderPairs([
+        ["kind", e.kind],
+        ["target", target],
+        ...(e.kind === "invalidate_episode"
+          ? [["reason", e.invalid_reason] as [string, string]]
+          : []),
+        ...(e.kind === "rescore_episode"
+          ? [["resolved", String(e.resolved)] as [string, string]]
+          : []),
+        ["created at", e.created_at],
+        ["errata sha256", sha256],
+        [
+          "checked",
+          ledgerPath === undefined ? "episode not checked (no --ledger)" : `against ${ledgerPath}`,
+        ],
+      ]);
+      text += wrap(`explanation: ${e.explanation}`, 78, "  ");
+      text += "the ledger was not modified; apply the errata with --errata " + path + "\n";
+      return text;
+    },
   });
   return ExitCode.ok;
 }

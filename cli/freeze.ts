@@ -147,24 +147,22 @@ export async function run(args: string[], io: Io): Promise<number> {
       throw new UsageError(`Option "--model" names "${id}", which is not an --agent`);
     }
   }
-  const cap = (name: string) =>
-    numberOption(values, name, undefined, { integer: true, min: 0 }) ?? null;
+  const cap = (name: string) => numberOption(values, name, { integer: true, min: 0 }) ?? null;
   const caps = {
     token_cap: cap("token-cap"),
     step_cap: cap("step-cap"),
     wall_ms_cap: cap("wall-ms"),
   };
-  const invalidPolicy = choiceOption(
-    values,
-    "invalid-policy",
-    ["halt", "rerun-task"] as const,
-    "halt",
-  );
-  const maxAttempts = numberOption(values, "max-attempts", 3, { integer: true, min: 1 });
-  const headlineMax = numberOption(values, "headline-max", 0.02, { min: 0, max: 1 });
-  const labelledMax = numberOption(values, "labelled-max", 0.10, { min: 0, max: 1 });
-  const rounds = numberOption(values, "rounds", 2000, { integer: true, min: 1 });
-  const tieBand = numberOption(values, "tie-band", 0.10, { min: 0, max: 1 });
+  const invalidPolicy = choiceOption(values, {
+    name: "invalid-policy",
+    choices: ["halt", "rerun-task"] as const,
+    fallback: "halt",
+  });
+  const maxAttempts = numberOption(values, "max-attempts", { fallback: 3, integer: true, min: 1 });
+  const headlineMax = numberOption(values, "headline-max", { fallback: 0.02, min: 0, max: 1 });
+  const labelledMax = numberOption(values, "labelled-max", { fallback: 0.10, min: 0, max: 1 });
+  const rounds = numberOption(values, "rounds", { fallback: 2000, integer: true, min: 1 });
+  const tieBand = numberOption(values, "tie-band", { fallback: 0.10, min: 0, max: 1 });
   const bootstrapSeed = seedValue(stringOption(values, "bootstrap-seed") ?? "7");
   const orderSeedText = stringOption(values, "order-seed");
   const orderSeed = orderSeedText === undefined
@@ -198,7 +196,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const seed = seedFile !== undefined
       ? await readSeedFile(seedFile)
       : await createSeedFile(newSeedFile!);
-    await generateSuite(definition, seed, { dir: suiteDir });
+    await generateSuite(definition, { seed, dir: suiteDir });
     io.stderr(
       `generated suite "${suiteDir}" from template set "${template}" (seed kept in "${
         seedFile ?? newSeedFile
@@ -252,11 +250,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     verifier_image_digest: verifierDigest,
   });
   const frozen = await writePlan(out, plan);
-  emit(
-    io,
-    values.json === true,
-    { plan: frozen.plan, plan_sha256: frozen.sha256, path: out },
-    () =>
+  emit(io, {
+    json: values.json === true,
+    payload: { plan: frozen.plan, plan_sha256: frozen.sha256, path: out },
+    render: () =>
       [
         `plan: ${out} (sha256 ${frozen.sha256})`,
         `suite: ${suite.manifest.suite_id} ${suite.dir} (sha256 ${suite.sha256})`,
@@ -273,7 +270,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         `runner: ${plan.environment.runner_version}`,
         "",
       ].join("\n"),
-  );
+  });
   return ExitCode.ok;
 }
 

@@ -75,16 +75,20 @@ function tokens(x: number): string {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
   const pilotPath = stringOption(values, "pilot");
-  const spendList = numberListOption(values, "spend", undefined, { min: 0 });
+  const spendList = numberListOption(values, "spend", { min: 0 });
   if ((pilotPath === undefined) === (spendList === undefined)) {
     throw new UsageError('Give exactly one of "--pilot" and "--spend"');
   }
-  const tasks = numberOption(values, "tasks", undefined, { integer: true, min: 1 });
+  const tasks = numberOption(values, "tasks", { integer: true, min: 1 });
   if (tasks === undefined) throw new UsageError('Missing option: "--tasks"');
-  const budget = numberOption(values, "budget", undefined, { min: 0 });
+  const budget = numberOption(values, "budget", { min: 0 });
   if (budget === undefined) throw new UsageError('Missing option: "--budget"');
-  const central = choiceOption(values, "central", ["max", "mean"] as const, "max");
-  const safety = numberOption(values, "safety", 1.25, { above: 0 });
+  const central = choiceOption(values, {
+    name: "central",
+    choices: ["max", "mean"] as const,
+    fallback: "max",
+  });
+  const safety = numberOption(values, "safety", { fallback: 1.25, above: 0 });
 
   let spend: number[];
   let pilot: Record<string, unknown>;
@@ -117,30 +121,34 @@ export async function run(args: string[], io: Io): Promise<number> {
     estimate,
     verdict: estimate.fits ? "fits" : "refused",
   };
-  emit(io, values.json === true, payload, () => {
-    let text = "Pilot estimate (seed 003)\n\n";
-    if (pilotPath !== undefined) {
-      const ledger = pilot.ledger as { path: string; sha256: string };
-      text += fileLine("pilot", ledger);
-      text += `pilot episodes: ${pilot.episodes} (${pilot.invalid_excluded} invalid left out)\n`;
-    } else {
-      text += `pilot: ${spend.length} episodes from --spend\n`;
-    }
-    text += "\n" + renderPairs([
-      ["unit", `${tokens(estimate.unit_tokens)} tokens (pilot ${central})`],
-      [
-        "projected",
-        `${tokens(estimate.unit_tokens)} x ${tasks} x ${safety} = ` +
-        `${tokens(estimate.projected_tokens)} tokens`,
-      ],
-      ["budget", `${tokens(budget)} tokens`],
-      ["headroom", `${tokens(estimate.headroom)} tokens`],
-    ]);
-    text += estimate.fits
-      ? "\nverdict: the plan fits the budget\n"
-      : "\nverdict: REFUSED: the projected spend exceeds the budget; shrink the task set or " +
-        "the per-task cap rather than run and truncate\n";
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = "Pilot estimate (seed 003)\n\n";
+      if (pilotPath !== undefined) {
+        const ledger = pilot.ledger as { path: string; sha256: string };
+        text += fileLine("pilot", ledger);
+        text += `pilot episodes: ${pilot.episodes} (${pilot.invalid_excluded} invalid left out)\n`;
+      } else {
+        text += `pilot: ${spend.length} episodes from --spend\n`;
+      }
+      text += "\n" + renderPairs([
+        ["unit", `${tokens(estimate.unit_tokens)} tokens (pilot ${central})`],
+        [
+          "projected",
+          `${tokens(estimate.unit_tokens)} x ${tasks} x ${safety} = ` +
+          `${tokens(estimate.projected_tokens)} tokens`,
+        ],
+        ["budget", `${tokens(budget)} tokens`],
+        ["headroom", `${tokens(estimate.headroom)} tokens`],
+      ]);
+      text += estimate.fits
+        ? "\nverdict: the plan fits the budget\n"
+        : "\nverdict: REFUSED: the projected spend exceeds the budget; shrink the task set or " +
+          "the per-task cap rather than run and truncate\n";
+      return text;
+    },
   });
   return estimate.fits ? ExitCode.ok : ExitCode.refused;
 }

@@ -74,8 +74,12 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
-  const maxFindingsPerCode = numberOption(values, "max-findings", 20, { integer: true, min: 0 });
-  const pngScale = numberOption(values, "png-scale", 2, { above: 0, max: 8 });
+  const maxFindingsPerCode = numberOption(values, "max-findings", {
+    fallback: 20,
+    integer: true,
+    min: 0,
+  });
+  const pngScale = numberOption(values, "png-scale", { fallback: 2, above: 0, max: 8 });
   const inputs = await loadReportInputs({
     ledger: positionals[0],
     plan: stringOption(values, "plan"),
@@ -95,26 +99,30 @@ export async function run(args: string[], io: Io): Promise<number> {
     sha256: sha256Hex(file.bytes),
   }));
   const s = report.summary;
-  emit(io, values.json === true, {
-    command: "report",
-    out,
-    citable: s.citable,
-    files,
-    removed,
-  }, () => {
-    let text = `Wrote ${out}: summary.json, report.md, report.html and ` +
-      `${s.figures.length} figure${s.figures.length === 1 ? "" : "s"} (SVG and PNG)\n`;
-    for (const path of removed) text += `  removed stale ${path}\n`;
-    text += `\n${s.title}\n`;
-    const stated = s.claims.filter((c) => c.stated);
-    const withheld = s.claims.filter((c) => !c.stated);
-    text += `\nStated (${stated.length}):\n`;
-    for (const c of stated) text += wrap(`- ${c.text}`, 78, "  ");
-    if (withheld.length > 0) {
-      text += `\nWithheld (${withheld.length}):\n`;
-      for (const c of withheld) text += wrap(`- ${c.text} (${c.rule})`, 78, "  ");
-    }
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload: {
+      command: "report",
+      out,
+      citable: s.citable,
+      files,
+      removed,
+    },
+    render: () => {
+      let text = `Wrote ${out}: summary.json, report.md, report.html and ` +
+        `${s.figures.length} figure${s.figures.length === 1 ? "" : "s"} (SVG and PNG)\n`;
+      for (const path of removed) text += `  removed stale ${path}\n`;
+      text += `\n${s.title}\n`;
+      const stated = s.claims.filter((c) => c.stated);
+      const withheld = s.claims.filter((c) => !c.stated);
+      text += `\nStated (${stated.length}):\n`;
+      for (const c of stated) text += wrap(`- ${c.text}`, 78, "  ");
+      if (withheld.length > 0) {
+        text += `\nWithheld (${withheld.length}):\n`;
+        for (const c of withheld) text += wrap(`- ${c.text} (${c.rule})`, 78, "  ");
+      }
+      return text;
+    },
   });
   return ExitCode.ok;
 }

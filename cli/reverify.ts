@@ -86,21 +86,25 @@ export async function run(args: string[], io: Io): Promise<number> {
       }
     },
   });
-  emit(io, values.json === true, {
-    ledger,
-    errata,
-    appended: outcome.appended,
-    skipped: outcome.skipped,
-  }, () =>
-    [
-      `reverify ${ledger}: ${outcome.appended.length} errata appended to ${errata}, zero model calls`,
-      ...outcome.appended.map((e) =>
-        e.kind === "rescore_episode"
-          ? `  ${e.episode_id}: resolved ${e.resolved}`
-          : `  ${e.erratum_id}`
-      ),
-      ...outcome.skipped.map((s) => `  skipped ${s.episode_id}: ${s.reason}`),
-      "",
-    ].join("\n"));
+  emit(io, {
+    json: values.json === true,
+    payload: {
+      ledger,
+      errata,
+      appended: outcome.appended,
+      skipped: outcome.skipped,
+    },
+    render: () =>
+      [
+        `reverify ${ledger}: ${outcome.appended.length} errata appended to ${errata}, zero model calls`,
+        ...outcome.appended.map((e) =>
+          e.kind === "rescore_episode"
+            ? `  ${e.episode_id}: resolved ${e.resolved}`
+            : `  ${e.erratum_id}`
+        ),
+        ...outcome.skipped.map((s) => `  skipped ${s.episode_id}: ${s.reason}`),
+        "",
+      ].join("\n"),
+  });
   return ExitCode.ok;
 }

@@ -131,7 +131,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (plan === undefined) throw new UsageError('Missing option: "--plan"');
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
-  const parallel = numberOption(values, "parallel", 1, { integer: true, min: 1 });
+  const parallel = numberOption(values, "parallel", { fallback: 1, integer: true, min: 1 });
   const upstreams = perAgent(values.upstream as unknown as string[] | undefined);
   const scripts = perAgent(values["provider-script"] as unknown as string[] | undefined);
   const usesUpstream = upstreams.all !== null || upstreams.byAgent.size > 0;
@@ -256,34 +256,38 @@ export async function run(args: string[], io: Io): Promise<number> {
       : outcome.interrupted
       ? INTERRUPTED
       : ExitCode.ok;
-    emit(io, values.json === true, {
-      run_id: outcome.runId,
-      plan_sha256: outcome.plan.sha256,
-      ledger,
-      replayed: outcome.replayed,
-      appended: outcome.appended.length,
-      complete: outcome.complete,
-      interrupted: outcome.interrupted,
-      halted: outcome.halted,
-      decisions: outcome.decisions,
-      torn: outcome.torn,
-    }, () =>
-      [
-        `run ${outcome.runId}: plan ${outcome.plan.path} (sha256 ${outcome.plan.sha256})`,
-        `ledger ${ledger}: ${outcome.replayed} rows before, ${outcome.appended.length} appended`,
-        ...(outcome.torn === null ? [] : [
-          `torn final line (${outcome.torn.length} bytes) moved to ${outcome.torn.sidecar}`,
-        ]),
-        ...Object.entries(outcome.decisions).filter(([, d]) => d !== null).map(([agent, d]) =>
-          `SPRT ${agent}: ${d}`
-        ),
-        outcome.halted !== null
-          ? `halted: ${describeHalt(outcome.halted)}`
-          : outcome.interrupted
-          ? "interrupted: resume with --resume"
-          : "complete",
-        "",
-      ].join("\n"));
+    emit(io, {
+      json: values.json === true,
+      payload: {
+        run_id: outcome.runId,
+        plan_sha256: outcome.plan.sha256,
+        ledger,
+        replayed: outcome.replayed,
+        appended: outcome.appended.length,
+        complete: outcome.complete,
+        interrupted: outcome.interrupted,
+        halted: outcome.halted,
+        decisions: outcome.decisions,
+        torn: outcome.torn,
+      },
+      render: () =>
+        [
+          `run ${outcome.runId}: plan ${outcome.plan.path} (sha256 ${outcome.plan.sha256})`,
+          `ledger ${ledger}: ${outcome.replayed} rows before, ${outcome.appended.length} appended`,
+          ...(outcome.torn === null ? [] : [
+            `torn final line (${outcome.torn.length} bytes) moved to ${outcome.torn.sidecar}`,
+          ]),
+          ...Object.entries(outcome.decisions).filter(([, d]) => d !== null).map(([agent, d]) =>
+            `SPRT ${agent}: ${d}`
+          ),
+          outcome.halted !== null
+            ? `halted: ${describeHalt(outcome.halted)}`
+            : outcome.interrupted
+            ? "interrupted: resume with --resume"
+            : "complete",
+          "",
+        ].join("\n"),
+    });
     return status;
   } catch (error) {
     if (error instanceof EnvironmentMismatchError || error instanceof BatchHaltedError) {

@@ -83,7 +83,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     throw new UsageError(`Agent "${agentId}" is not in the ledger: its agents are ${list}`);
   }
   const order = plan === null ? undefined : plan.value.tasks.map((task) => task.task_id);
-  const replay = replaySprt(loaded.rows, params, { agentId, order });
+  const replay = replaySprt(loaded.rows, { agentId, params, order });
   const payload = {
     command: "sprt",
     ledger: loaded.ledger,
@@ -93,26 +93,33 @@ export async function run(args: string[], io: Io): Promise<number> {
     problems: loaded.problems,
     replay,
   };
-  emit(io, values.json === true, payload, () => {
-    let text = `SPRT replay of agent "${agentId}" (seed 002)\n\n`;
-    text += describeInputs(loaded, [["plan", plan]]);
-    const b = replay.boundaries;
-    text += renderPairs([
-      ["parameters", `${describeSprtParams(params)} (${source})`],
-      ["boundaries", `adopt at LLR >= ${b.upper.toFixed(4)}, drop at LLR <= ${b.lower.toFixed(4)}`],
-      [
-        "order",
-        replay.order === "planned"
-          ? `pre-registered: the plan's ${order?.length} tasks`
-          : "file order (no plan given: the pre-registered order cannot be checked)",
-      ],
-    ]);
-    text += "\n" + stepTable(replay);
-    text += "\n" + verdictLine(replay);
-    text += unusedRows(replay);
-    for (const note of replay.notes) text += wrap(`note: ${note}`, 78, "  ");
-    text += describeProblems(loaded.problems);
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = `SPRT replay of agent "${agentId}" (seed 002)\n\n`;
+      text += describeInputs(loaded, [["plan", plan]]);
+      const b = replay.boundaries;
+      text += renderPairs([
+        ["parameters", `${describeSprtParams(params)} (${source})`],
+        [
+          "boundaries",
+          `adopt at LLR >= ${b.upper.toFixed(4)}, drop at LLR <= ${b.lower.toFixed(4)}`,
+        ],
+        [
+          "order",
+          replay.order === "planned"
+            ? `pre-registered: the plan's ${order?.length} tasks`
+            : "file order (no plan given: the pre-registered order cannot be checked)",
+        ],
+      ]);
+      text += "\n" + stepTable(replay);
+      text += "\n" + verdictLine(replay);
+      text += unusedRows(replay);
+      for (const note of replay.notes) text += wrap(`note: ${note}`, 78, "  ");
+      text += describeProblems(loaded.problems);
+      return text;
+    },
   });
   return finish(io, loaded.problems);
 }

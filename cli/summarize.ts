@@ -78,7 +78,7 @@ export interface SummarizedAgent extends AgentSummary {
 /** Runs `summarize`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
-  const rounds = numberOption(values, "rounds", undefined, { integer: true, min: 1 });
+  const rounds = numberOption(values, "rounds", { integer: true, min: 1 });
   const seed = seedOption(values);
   const lenient = values.lenient === true;
   const planPath = stringOption(values, "plan");
@@ -91,8 +91,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const roundsParam = pick(rounds, plan?.value.bootstrap.rounds, 2000);
-  const seedParam = pick(seed, plan?.value.bootstrap.seed, 7);
+  const roundsParam = pick({ flag: rounds, plan: plan?.value.bootstrap.rounds }, 2000);
+  const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, 7);
   const laneWeights = plan !== null && Object.keys(plan.value.lane_weights).length > 0
     ? plan.value.lane_weights
     : undefined;
@@ -126,19 +126,23 @@ export async function run(args: string[], io: Io): Promise<number> {
     problems: loaded.problems,
     agents,
   };
-  emit(io, values.json === true, payload, () => {
-    let text = "Per-agent summary (seed 001)\n\n";
-    text += describeInputs(loaded, [["plan", plan], ["price table", prices]]);
-    const r = roundsParam.value;
-    text += `bootstrap: ${r} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
-      `(${seedParam.source}); 95% percentile interval, sorted indices ` +
-      `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n\n`;
-    text += agentTable(agents);
-    if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
-    if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
-    text += notes(agents);
-    text += describeProblems(loaded.problems);
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = "Per-agent summary (seed 001)\n\n";
+      text += describeInputs(loaded, [["plan", plan], ["price table", prices]]);
+      const r = roundsParam.value;
+      text += `bootstrap: ${r} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
+        `(${seedParam.source}); 95% percentile interval, sorted indices ` +
+        `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n\n`;
+      text += agentTable(agents);
+      if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
+      if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
+      text += notes(agents);
+      text += describeProblems(loaded.problems);
+      return text;
+    },
   });
   return finish(io, loaded.problems);
 }

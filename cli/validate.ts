@@ -68,7 +68,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const planPath = stringOption(values, "plan");
   if (planPath === undefined) throw new UsageError('Missing option: "--plan"');
-  const maxFindings = numberOption(values, "max-findings", undefined, { integer: true, min: 0 });
+  const maxFindings = numberOption(values, "max-findings", { integer: true, min: 0 });
   const lenient = values.lenient === true;
   const plan = await loadPlan(planPath);
   const path = positionals[0];
@@ -93,45 +93,49 @@ export async function run(args: string[], io: Io): Promise<number> {
     parameters: { lenient, max_findings_per_code: maxFindings ?? null },
     validation: report,
   };
-  emit(io, values.json === true, payload, () => {
-    let text = `Validation against plan "${report.plan_id}" (seed 003)\n\n`;
-    text += fileLine("ledger", { path, sha256: report.sha256 });
-    text += fileLine("plan", plan);
-    text += "\n" + renderPairs([
-      ["lines", `${report.lines} (hash chain: ${report.chained ? "yes" : "no"})`],
-      ["rows read", `${report.rows} (scored ${report.scored}, invalid ${report.invalid})`],
-      ["planned", `${report.planned_scored} scored rows (stopping: ${report.stopping})`],
-      [
-        "stop reasons",
-        Object.entries(report.stop_reasons).map(([reason, n]) => `${reason} ${n}`).join(", "),
-      ],
-    ]);
-    text += "\n" + renderTable(
-      [
-        { header: "agent" },
-        { header: "planned" },
-        { header: "rows", align: "right" },
-        { header: "scored", align: "right" },
-        { header: "invalid", align: "right" },
-        { header: "tasks scored", align: "right" },
-        { header: "tasks without score", align: "right" },
-      ],
-      report.agents.map((a) => [
-        a.agent_id,
-        a.planned ? "yes" : "NO",
-        String(a.rows),
-        String(a.scored),
-        String(a.invalid),
-        String(a.tasks_scored),
-        String(a.tasks_without_score),
-      ]),
-    );
-    text += "\n" + describeFindings(report.findings, report.finding_counts);
-    text += report.ok
-      ? "\nverdict: the ledger fits the plan\n"
-      : `\nverdict: the ledger does NOT fit the plan (${errorCount(report.findings)} ` +
-        `error finding${errorCount(report.findings) === 1 ? "" : "s"} listed)\n`;
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = `Validation against plan "${report.plan_id}" (seed 003)\n\n`;
+      text += fileLine("ledger", { path, sha256: report.sha256 });
+      text += fileLine("plan", plan);
+      text += "\n" + renderPairs([
+        ["lines", `${report.lines} (hash chain: ${report.chained ? "yes" : "no"})`],
+        ["rows read", `${report.rows} (scored ${report.scored}, invalid ${report.invalid})`],
+        ["planned", `${report.planned_scored} scored rows (stopping: ${report.stopping})`],
+        [
+          "stop reasons",
+          Object.entries(report.stop_reasons).map(([reason, n]) => `${reason} ${n}`).join(", "),
+        ],
+      ]);
+      text += "\n" + renderTable(
+        [
+          { header: "agent" },
+          { header: "planned" },
+          { header: "rows", align: "right" },
+          { header: "scored", align: "right" },
+          { header: "invalid", align: "right" },
+          { header: "tasks scored", align: "right" },
+          { header: "tasks without score", align: "right" },
+        ],
+        report.agents.map((a) => [
+          a.agent_id,
+          a.planned ? "yes" : "NO",
+          String(a.rows),
+          String(a.scored),
+          String(a.invalid),
+          String(a.tasks_scored),
+          String(a.tasks_without_score),
+        ]),
+      );
+      text += "\n" + describeFindings(report.findings, report.finding_counts);
+      text += report.ok
+        ? "\nverdict: the ledger fits the plan\n"
+        : `\nverdict: the ledger does NOT fit the plan (${errorCount(report.findings)} ` +
+          `error finding${errorCount(report.findings) === 1 ? "" : "s"} listed)\n`;
+      return text;
+    },
   });
   if (readerProblems.length > 0) {
     io.stderr(readerProblems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));

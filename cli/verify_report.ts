@@ -51,26 +51,30 @@ export async function run(args: string[], io: Io): Promise<number> {
   // "ledgerbench --help" must not need.
   const { verifyReport } = await import("../report/verify_report.ts");
   const result = await verifyReport(dir, { base: stringOption(values, "base") });
-  emit(io, values.json === true, { command: "verify-report", ...result }, () => {
-    let text = "";
-    for (const input of result.inputs) {
-      const state = input.actual_sha256 === null
-        ? "cannot be read"
-        : input.actual_sha256 === input.recorded_sha256
-        ? "SHA-256 matches"
-        : "SHA-256 DIFFERS";
-      text += `${input.role}: ${input.path} (${state})\n`;
-    }
-    if (result.ok) {
-      return text + `OK: ${dir} matches its inputs: ${result.compared.length} files identical\n`;
-    }
-    text += `MISMATCH: ${dir}: ${result.differences.length} difference` +
-      `${result.differences.length === 1 ? "" : "s"}\n`;
-    for (const d of result.differences) {
-      text += `  ${d.file}${d.key === null ? "" : ` ${d.key}`}: ${d.message}\n`;
-    }
-    for (const note of result.notes) text += `note: ${note}\n`;
-    return text;
+  emit(io, {
+    json: values.json === true,
+    payload: { command: "verify-report", ...result },
+    render: () => {
+      let text = "";
+      for (const input of result.inputs) {
+        const state = input.actual_sha256 === null
+          ? "cannot be read"
+          : input.actual_sha256 === input.recorded_sha256
+          ? "SHA-256 matches"
+          : "SHA-256 DIFFERS";
+        text += `${input.role}: ${input.path} (${state})\n`;
+      }
+      if (result.ok) {
+        return text + `OK: ${dir} matches its inputs: ${result.compared.length} files identical\n`;
+      }
+      text += `MISMATCH: ${dir}: ${result.differences.length} difference` +
+        `${result.differences.length === 1 ? "" : "s"}\n`;
+      for (const d of result.differences) {
+        text += `  ${d.file}${d.key === null ? "" : ` ${d.key}`}: ${d.message}\n`;
+      }
+      for (const note of result.notes) text += `note: ${note}\n`;
+      return text;
+    },
   });
   if (result.ok) return ExitCode.ok;
   io.stderr(`error: Report "${dir}" does not match its inputs: see the differences listed\n`);

@@ -210,6 +210,14 @@ figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 0.9em; margin-top: 0.4em; }
 `.trim();
 
+/** What {@link toHtml} needs besides the blocks. */
+export interface HtmlPage {
+  /** The page title. */
+  title: string;
+  /** SVG text per figure name. */
+  svgs: Readonly<Record<string, string>>;
+}
+
 /**
  * Renders blocks as one self-contained HTML page: inline CSS, every figure's
  * SVG inlined (ids scoped per figure), no script, no external resource. A
@@ -217,15 +225,12 @@ figcaption { font-size: 0.9em; margin-top: 0.4em; }
  * fetch the page might still attempt.
  *
  * @param blocks the document
- * @param title the page title
- * @param svgs SVG text per figure name; every figure block must have one
+ * @param page the page `title` and `svgs`, the SVG text per figure name (every figure block
+ *   must have one)
  * @throws {Error} when a figure has no SVG
  */
-export function toHtml(
-  blocks: readonly Block[],
-  title: string,
-  svgs: Readonly<Record<string, string>>,
-): string {
+export function toHtml(blocks: readonly Block[], page: HtmlPage): string {
+  const { title, svgs } = page;
   const body = blocks.map((block) => {
     switch (block.kind) {
       case "heading":

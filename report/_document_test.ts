@@ -17,6 +17,6 @@ Deno.test("toMarkdown() and toHtml() render code spans and escape the rest", () 
     { kind: "paragraph" as const, text: `stop ${code("token_cap")} <b> & a_b` },
   ];
   equal(toMarkdown(blocks), "stop `token_cap` \\<b\\> & a\\_b\n");
-  const html = toHtml(blocks, "T", {});
+  const html = toHtml(blocks, { title: "T", svgs: {} });
   equal(html.includes("<p>stop <code>token_cap</code> &lt;b&gt; &amp; a_b</p>"), true);
 });

@@ -426,7 +426,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   if (sprtParams !== null && plan !== null) {
     const order = plan.tasks.map((task) => task.task_id);
     for (const a of agents) {
-      replays.push(replaySprt(rows, sprtParams, { agentId: a.agent_id, order }));
+      replays.push(replaySprt(rows, { agentId: a.agent_id, params: sprtParams, order }));
     }
     sprt = {
       params: sprtParams,

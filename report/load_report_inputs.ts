@@ -48,7 +48,7 @@ async function readLedgerWithLines(path: string): Promise<ReportLedger> {
   }
   const rows: Episode[] = [];
   const rowLines: number[] = [];
-  const scan = await scanLedger(chunks, path, (row, line) => {
+  const scan = await scanLedger({ chunks, file: path }, (row, line) => {
     rows.push(row);
     rowLines.push(line);
   });

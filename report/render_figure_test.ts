@@ -64,7 +64,7 @@ Deno.test("renderFigure() renders the builders' empty and degenerate cases witho
     ])),
     "no tokens per resolved at all": efficiencyPlot([nothing]),
     "no cost per resolved at all": costFrontierPlot([{ ...nothing, resolved_rate: 0, cost: null }]),
-    "SPRT replay without rows": sprtPathPlot(replaySprt([row({})], {}, { agentId: "nobody" })),
+    "SPRT replay without rows": sprtPathPlot(replaySprt([row({})], { agentId: "nobody" })),
     "only invalid attempts": stopReasonsPlot(censoringSummary([row(invalid)])),
   };
   for (const [name, spec] of Object.entries(specs)) {

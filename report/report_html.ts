@@ -35,5 +35,5 @@ import type { Report } from "./build_report.ts";
  * ```
  */
 export function reportHtml(report: Report, svgs: Readonly<Record<string, string>>): string {
-  return toHtml(report.blocks, report.summary.title, svgs);
+  return toHtml(report.blocks, { title: report.summary.title, svgs });
 }

@@ -53,17 +53,26 @@ export interface BatchTally {
   tokens: number;
 }
 
+/** What names an episode: see {@link episodeId}. */
+export interface EpisodeKey {
+  /** The run. */
+  runId: string;
+  /** The agent. */
+  agentId: string;
+  /** The task. */
+  taskId: string;
+  /** The attempt, from 1. */
+  attempt: number;
+}
+
 /**
  * The deterministic episode id.
  *
- * @param runId the run
- * @param agentId the agent
- * @param taskId the task
- * @param attempt the attempt, from 1
+ * @param key the `runId`, `agentId`, `taskId` and `attempt` (from 1)
  * @returns `<run_id>/<agent_id>/<task_id>/<attempt>`
  */
-export function episodeId(runId: string, agentId: string, taskId: string, attempt: number): string {
-  return `${runId}/${agentId}/${taskId}/${attempt}`;
+export function episodeId(key: EpisodeKey): string {
+  return `${key.runId}/${key.agentId}/${key.taskId}/${key.attempt}`;
 }
 
 interface AgentTrack {
@@ -258,7 +267,12 @@ export class BatchState {
         `Cannot resume: ${where}: agent "${track.agent_id}" had already reached its SPRT decision`,
       );
     }
-    const id = episodeId(this.runId, row.agent_id, row.task_id, row.attempt);
+    const id = episodeId({
+      runId: this.runId,
+      agentId: row.agent_id,
+      taskId: row.task_id,
+      attempt: row.attempt,
+    });
     if (row.episode_id !== id) {
       throw new Error(
         `Cannot resume: ${where}: field "episode_id" is "${row.episode_id}", expected "${id}"`,
@@ -321,7 +335,7 @@ export class BatchState {
     for (let p = 0; p < track.firstOpen; p++) {
       if (track.resolved[p]) passes++;
       else fails++;
-      const decision = sprtDecision(this.plan.stopping.params, passes, fails);
+      const decision = sprtDecision(this.plan.stopping.params, { passes, fails });
       if (decision !== "continue") {
         track.decision = decision;
         return;
@@ -351,7 +365,12 @@ export class BatchState {
       lane: task.lane,
       position,
       attempt,
-      episode_id: episodeId(this.runId, track.agent_id, task.task_id, attempt),
+      episode_id: episodeId({
+        runId: this.runId,
+        agentId: track.agent_id,
+        taskId: task.task_id,
+        attempt,
+      }),
     };
   }
 }

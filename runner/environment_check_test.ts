@@ -16,7 +16,7 @@ const V = `sha256:${"c".repeat(64)}`;
 async function setup() {
   const temp = await tempDir();
   const dir = temp.path;
-  const suite = await generateSuite(MINI_SUITE, DEMO_SEED, { dir: `${dir}/suite` });
+  const suite = await generateSuite(MINI_SUITE, { seed: DEMO_SEED, dir: `${dir}/suite` });
   const plan = freezePlan(suite, {
     plan_id: "p",
     created_at: "2026-11-30T00:00:00.000Z",

@@ -26,21 +26,25 @@ export type RowBase = Pick<
   | "environment"
 >;
 
+/** The frozen context of a row: what {@link rowBase} takes besides the episode. */
+export interface RowContext {
+  /** The plan (seed field and price table). */
+  plan: Plan;
+  /** The episode's effective caps. */
+  caps: Caps;
+  /** What it runs on; null when the harness failed before knowing. */
+  environment: Environment | null;
+}
+
 /**
  * The identity part of a row.
  *
- * @param plan the plan (seed field and price table)
  * @param episode the scheduled episode
- * @param caps the episode's effective caps
- * @param environment what it runs on; null when the harness failed before knowing
+ * @param context the `plan`, the episode's effective `caps` and its `environment`
  * @returns the base fields
  */
-export function rowBase(
-  plan: Plan,
-  episode: PlannedEpisode,
-  caps: Caps,
-  environment: Environment | null,
-): RowBase {
+export function rowBase(episode: PlannedEpisode, context: RowContext): RowBase {
+  const { plan, caps, environment } = context;
   return {
     run_id: episode.run_id,
     agent_id: episode.agent_id,
@@ -163,27 +167,32 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
   );
 }
 
+/** What {@link harnessFailureRow} records of an episode the harness could not carry out. */
+export interface HarnessFailure {
+  /** Notes so far. */
+  notes: string[];
+  /** The relay's records, or null when no relay ran. */
+  records: readonly RelayCallRecord[] | null;
+  /** What failed. */
+  error: unknown;
+  /** Time spent, in milliseconds. */
+  wallMs: number;
+  /** ISO start. */
+  startedAt: string;
+}
+
 /**
  * The row of an episode the harness could not carry out (engine, relay or
  * forwarder failure): invalid, `harness_error`, stop reason `error`, with
  * whatever the relay had recorded by then.
  *
  * @param base identity fields
- * @param notes notes so far
- * @param records the relay's records, or null when no relay ran
- * @param error what failed
- * @param wallMs time spent
- * @param startedAt ISO start
+ * @param failure the `notes` so far, the relay's `records` (null when no relay ran), the
+ *   `error`, the time spent (`wallMs`) and the ISO start (`startedAt`)
  * @returns the row draft
  */
-export function harnessFailureRow(
-  base: RowBase,
-  notes: string[],
-  records: readonly RelayCallRecord[] | null,
-  error: unknown,
-  wallMs: number,
-  startedAt: string,
-): EpisodeDraft {
+export function harnessFailureRow(base: RowBase, failure: HarnessFailure): EpisodeDraft {
+  const { notes, records, error, wallMs, startedAt } = failure;
   const gate = evidenceGate(records ?? []);
   return {
     ...base,

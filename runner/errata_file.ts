@@ -57,7 +57,11 @@ export async function appendErratum(
     ? { entries: [] as ErratumEntry[], lines: 0 }
     : await readErrata(path);
   const line = errata.lines + 1;
-  const parsed = parseLine(Erratum, encoder.encode(JSON.stringify(erratum ?? null)), path, line);
+  const parsed = parseLine(Erratum, {
+    bytes: encoder.encode(JSON.stringify(erratum ?? null)),
+    file: path,
+    line,
+  });
   if (!parsed.ok) throw new LedgerError([parsed.problem]);
   const record = parsed.value;
   const clash = errata.entries.find((entry) => entry.erratum.erratum_id === record.erratum_id);

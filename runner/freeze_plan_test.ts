@@ -11,7 +11,8 @@ const DIGEST = `sha256:${"ab".repeat(32)}`;
 Deno.test("freezePlan() records the suite hash, the shuffled order and every frozen choice", async () => {
   await using temp = await tempDir();
   const dir = temp.path;
-  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
     dir: `${dir}/suite`,
     publicSeed: true,
   });

@@ -17,29 +17,33 @@ import { suiteSha256 } from "./suite_sha256.ts";
 
 /** Options of {@link generateSuite}. */
 export interface GenerateSuiteOptions extends TemplateOptions {
+  /** The suite seed, 64 lower-case hex digits. */
+  seed: string;
+  /** Where the suite is written: a directory that does not exist or is empty. */
+  dir: string;
   /** True when the seed is published on purpose (the demo); recorded in the manifest. */
   publicSeed?: boolean;
 }
 
 /**
- * Writes the suite generated from `definition` and `seed` into `dir`.
+ * Writes the suite generated from `definition` and `options.seed` into `options.dir`.
  *
  * Rule: task order is the definition's; a task's weight is its lane's weight
  * divided by the number of tasks in that lane; `TASK.md` is the prompt, put
  * in the workspace. O(size of the generated files).
  *
  * @param definition the templates and lane weights
- * @param seed 64 hex digits
- * @param options `dir` (must not exist or be empty), `publicSeed`, template options
+ * @param options `seed` (64 hex digits), `dir` (must not exist or be empty), `publicSeed`,
+ *   template options
  * @returns the loaded suite with its hash
  * @throws {Error} when the seed is malformed, `dir` is not empty, a lane has
  *   no weight, or two templates share a task id
  */
 export async function generateSuite(
   definition: SuiteDefinition,
-  seed: string,
-  options: GenerateSuiteOptions & { dir: string },
+  options: GenerateSuiteOptions,
 ): Promise<Suite> {
+  const seed = options.seed;
   checkSeed(seed, "the generator's argument");
   const dir = await prepareDir(options.dir);
   const laneCounts = new Map<string, number>();

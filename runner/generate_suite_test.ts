@@ -18,8 +18,8 @@ const DEMO_SUITE_SHA256 = "af365c3323c866445c66dfc9d9a767a97776d3df4921cee6fcaf5
 Deno.test("generateSuite() is byte-identical for one seed (seed 000) and pinned for the demo seed", async () => {
   await using temp = await tempDir();
   const dir = temp.path;
-  const a = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/a`, publicSeed: true });
-  const b = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/b`, publicSeed: true });
+  const a = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/a`, publicSeed: true });
+  const b = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/b`, publicSeed: true });
   equal(a.sha256, b.sha256);
   deepEqual(await listFileDigests(a.dir), await listFileDigests(b.dir));
   equal(a.sha256, DEMO_SUITE_SHA256);
@@ -29,8 +29,8 @@ Deno.test("generateSuite() is byte-identical for one seed (seed 000) and pinned 
 Deno.test("generateSuite() changes every task's variant with another seed", async () => {
   await using temp = await tempDir();
   const dir = temp.path;
-  const a = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/a` });
-  const b = await generateSuite(DEMO_SUITE, OTHER_SEED, { dir: `${dir}/b` });
+  const a = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/a` });
+  const b = await generateSuite(DEMO_SUITE, { seed: OTHER_SEED, dir: `${dir}/b` });
   for (const task of a.manifest.tasks) {
     const left = await suiteSha256(`${a.dir}/tasks/${task.task_id}/workspace`);
     const right = await suiteSha256(`${b.dir}/tasks/${task.task_id}/workspace`);
@@ -47,7 +47,7 @@ Deno.test("generateSuite() changes every task's variant with another seed", asyn
 Deno.test("generateSuite() writes weights, limits and owner-only files, and refuses a non-empty directory", async () => {
   await using temp = await tempDir();
   const dir = temp.path;
-  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/s` });
+  const suite = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/s` });
   // Seed 000's lane weights A 8, B 24, C 12 over 2, 3 and 2 tasks.
   deepEqual(
     suite.manifest.tasks.map((t) => [t.task_id, t.lane, t.weight]),
@@ -69,9 +69,9 @@ Deno.test("generateSuite() writes weights, limits and owner-only files, and refu
       "ledgerbench-task: b3-report\n",
     ),
   );
-  await rejects(generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/s` }), /is not empty/);
+  await rejects(generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/s` }), /is not empty/);
   await rejects(
-    generateSuite(DEMO_SUITE, "abc", { dir: `${dir}/t` }),
+    generateSuite(DEMO_SUITE, { seed: "abc", dir: `${dir}/t` }),
     /must be 64 lower-case hex digits/,
   );
 });
@@ -79,8 +79,9 @@ Deno.test("generateSuite() writes weights, limits and owner-only files, and refu
 Deno.test("faultyVerifierSetup drops exactly seed 000's chmod line from b3-report's setup", async () => {
   await using temp = await tempDir();
   const dir = temp.path;
-  const fixed = await generateSuite(DEMO_SUITE, DEMO_SEED, { dir: `${dir}/fixed` });
-  const faulty = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+  const fixed = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/fixed` });
+  const faulty = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
     dir: `${dir}/faulty`,
     faultyVerifierSetup: true,
   });

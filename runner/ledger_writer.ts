@@ -118,7 +118,7 @@ export class LedgerWriter {
     }
     const rows: Episode[] = [];
     let previous: string | null = null;
-    const scan = await scanLedger(once(bytes), path, (row) => rows.push(row));
+    const scan = await scanLedger({ chunks: once(bytes), file: path }, (row) => rows.push(row));
     if (rows.length > 0) {
       if (!scan.chained) {
         throw new Error(

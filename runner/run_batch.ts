@@ -255,7 +255,7 @@ function harnessErrorRow(
 ): EpisodeDraft {
   const message = error instanceof Error ? error.message : String(error);
   return {
-    ...rowBase(plan, episode, plan.caps, null),
+    ...rowBase(episode, { plan, caps: plan.caps, environment: null }),
     status: "invalid",
     resolved: null,
     invalid_reason: "harness_error",

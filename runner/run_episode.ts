@@ -117,12 +117,16 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     const caps = effectiveCaps(options.plan.caps, task.limits);
     const paths = taskPaths(options.suite.dir, task.task_id);
     const image = options.agentImages[agent.agent_id];
-    const base = rowBase(options.plan, episode, caps, {
-      agent_image_digest: image,
-      verifier_image_digest: options.verifierImage,
-      runner_version: options.runnerVersion,
-      sandbox: "docker",
-      plan_sha256: options.planSha256,
+    const base = rowBase(episode, {
+      plan: options.plan,
+      caps,
+      environment: {
+        agent_image_digest: image,
+        verifier_image_digest: options.verifierImage,
+        runner_version: options.runnerVersion,
+        sandbox: "docker",
+        plan_sha256: options.planSha256,
+      },
     });
     const upstream = options.upstream(agent);
     const notes = [...context.notes];
@@ -147,8 +151,10 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         stepCap: caps.step_cap,
       });
       const socketPath = relay.socketPath;
-      candidate = await runCandidate(image, paths.workspace, {
+      candidate = await runCandidate(image, {
+        workspace: paths.workspace,
         artifactsRoot: options.artifactsRoot,
+      }, {
         env: {
           OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
           OPENAI_API_KEY: "sandbox",
@@ -181,14 +187,8 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     } catch (error) {
       await close();
       const records = relay === null ? null : relay.records();
-      return harnessFailureRow(
-        base,
-        notes,
-        records,
-        error,
-        performance.now() - clock,
-        startedAt,
-      );
+      const wallMs = performance.now() - clock;
+      return harnessFailureRow(base, { notes, records, error, wallMs, startedAt });
     }
     await close();
     const artifact = candidate.artifact;

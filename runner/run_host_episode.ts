@@ -79,12 +79,16 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
     const command = options.commands[agent.agent_id];
     const caps = effectiveCaps(options.plan.caps, task.limits);
     const paths = taskPaths(options.suite.dir, task.task_id);
-    const base = rowBase(options.plan, episode, caps, {
-      agent_image_digest: null,
-      verifier_image_digest: null,
-      runner_version: options.runnerVersion,
-      sandbox: "unsandboxed",
-      plan_sha256: options.planSha256,
+    const base = rowBase(episode, {
+      plan: options.plan,
+      caps,
+      environment: {
+        agent_image_digest: null,
+        verifier_image_digest: null,
+        runner_version: options.runnerVersion,
+        sandbox: "unsandboxed",
+        plan_sha256: options.planSha256,
+      },
     });
     const notes = [UNSANDBOXED_NOTE, ...context.notes];
     const upstream = options.upstream(agent);
@@ -144,7 +148,8 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
       });
     } catch (error) {
       const records = relay === null ? null : relay.records();
-      return harnessFailureRow(base, notes, records, error, performance.now() - clock, startedAt);
+      const wallMs = performance.now() - clock;
+      return harnessFailureRow(base, { notes, records, error, wallMs, startedAt });
     } finally {
       await forwarder?.close().catch(() => {});
       await relay?.close().catch(() => {});

@@ -55,7 +55,8 @@ async function workspaceWith(
 
 Deno.test("Every demo task: its answer passes, its wrong answer and the untouched workspace fail", async () => {
   await using temp = await tempDir();
-  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
     dir: `${temp.path}/s`,
     publicSeed: true,
   });
@@ -89,7 +90,8 @@ Deno.test("Every demo task: its answer passes, its wrong answer and the untouche
 
 Deno.test("The wrong answers fail for the stated reason (named failing checks)", async () => {
   await using temp = await tempDir();
-  const suite = await generateSuite(DEMO_SUITE, DEMO_SEED, {
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
     dir: `${temp.path}/s`,
     publicSeed: true,
   });

@@ -75,13 +75,11 @@ export function row(overrides: Record<string, unknown>): Record<string, unknown>
   };
 }
 
-/** Writes rows (objects or raw lines) as a JSONL file and returns its path. */
+/** Writes rows (objects or raw lines) as the JSONL file `path` and returns `path`. */
 export async function writeJsonl(
-  dir: string,
-  name: string,
+  path: string,
   rows: (Record<string, unknown> | string)[],
 ): Promise<string> {
-  const path = `${dir}/${name}`;
   const text = rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r)) + "\n").join("");
   await Deno.writeTextFile(path, text);
   return path;

@@ -86,7 +86,7 @@ Deno.test("compare gives the pairwise matrix for three agents and names the rule
   const sample = (await Deno.readTextFile(SAMPLE)).trim().split("\n");
   // agent c resolves nothing: no TPR, no ranking against anyone (seed 001)
   const c = [1, 2, 3, 4].map((i) => row({ agent_id: "c", task_id: `t${i}`, resolved: false }));
-  const path = await writeJsonl(dir, "three.jsonl", [...sample, ...c]);
+  const path = await writeJsonl(`${dir}/three.jsonl`, [...sample, ...c]);
   const result = await cli("compare", path, "--band", "0.2", "--json");
   assertEquals(result.code, 0);
   const out = JSON.parse(result.stdout);
@@ -178,7 +178,7 @@ Deno.test("bad ledger lines exit 2 with file:line:field on stderr", async () => 
   // each case through two of the four ledger-reading commands, every command twice
   const commands = ["summarize", "compare", "censoring", "sprt"];
   for (const [i, [name, rows, message]] of cases.entries()) {
-    const path = await writeJsonl(dir, name, rows);
+    const path = await writeJsonl(`${dir}/${name}`, rows);
     for (const command of [commands[i % 4], commands[(i + 1) % 4]]) {
       const result = await cli(command, path);
       assertEquals(result.code, 2, `${command} ${name}`);
@@ -196,7 +196,7 @@ Deno.test("bad ledger lines exit 2 with file:line:field on stderr", async () => 
 
 Deno.test("--lenient lists every bad line, summarizes the rest, and still exits 2", async () => {
   const dir = await Deno.makeTempDir();
-  const path = await writeJsonl(dir, "mixed.jsonl", [
+  const path = await writeJsonl(`${dir}/mixed.jsonl`, [
     row({ task_id: "t1" }),
     "{oops",
     row({ task_id: "t2", resolved: false }),
@@ -299,7 +299,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
 
 Deno.test("an erratum naming an unknown episode exits 2 naming the errata file and line", async () => {
   const dir = await Deno.makeTempDir();
-  const errata = await writeJsonl(dir, "errata.jsonl", [{
+  const errata = await writeJsonl(`${dir}/errata.jsonl`, [{
     kind: "invalidate_episode",
     erratum_id: "e1",
     created_at: "2026-09-05T09:00:00Z",
@@ -311,7 +311,7 @@ Deno.test("an erratum naming an unknown episode exits 2 naming the errata file a
   assertEquals(result.code, 2);
   // the errata file is read first in full: line 2 misses required fields
   assert(result.stderr.startsWith(`error: ${errata}:2: field "`), result.stderr);
-  const one = await writeJsonl(dir, "one.jsonl", [{
+  const one = await writeJsonl(`${dir}/one.jsonl`, [{
     kind: "invalidate_episode",
     erratum_id: "e1",
     created_at: "2026-09-05T09:00:00Z",
@@ -365,7 +365,7 @@ Deno.test("sprt replays in the plan's order, skips and counts invalid attempts, 
     invalid_reason: "provider_fault",
   }));
   rows.push(row({ task_id: "t8", attempt: 2, resolved: true }));
-  const ledger = await writeJsonl(dir, "sprt.jsonl", rows);
+  const ledger = await writeJsonl(`${dir}/sprt.jsonl`, rows);
   const plan = `${dir}/plan.json`;
   await Deno.writeTextFile(
     plan,
@@ -410,7 +410,7 @@ Deno.test("censoring states the claim the policy allows (exactly 2% must label b
       resolved: i % 2 === 0,
       stop_reason: i === 0 ? "token_cap" : "completed",
     }));
-  const ledger = await writeJsonl(dir, "censored.jsonl", rows);
+  const ledger = await writeJsonl(`${dir}/censored.jsonl`, rows);
   const result = await cli("censoring", ledger);
   assertEquals(result.code, 0);
   assertStringIncludes(
@@ -472,7 +472,7 @@ Deno.test("plan projects the pilot spend and refuses an infeasible budget with e
 
 Deno.test("validate exits 0 on a ledger that fits its plan, 3 on missing and unexpected tasks", async () => {
   const dir = await Deno.makeTempDir();
-  const ledger = await writeJsonl(dir, "l.jsonl", [
+  const ledger = await writeJsonl(`${dir}/l.jsonl`, [
     row({ task_id: "t1" }),
     row({ task_id: "t2", resolved: false, stop_reason: "step_cap" }),
   ]);
@@ -505,7 +505,7 @@ Deno.test("validate exits 0 on a ledger that fits its plan, 3 on missing and une
   assertEquals(schema.code, 2);
   assert(schema.stderr.startsWith(`error: ${broken}: field "tasks":`), schema.stderr);
   // a ledger line that cannot be read: strict stops with exit 2, --lenient lists it
-  const damaged = await writeJsonl(dir, "damaged.jsonl", [
+  const damaged = await writeJsonl(`${dir}/damaged.jsonl`, [
     row({ task_id: "t1" }),
     "{",
     row({ task_id: "t2" }),

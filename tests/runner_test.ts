@@ -77,7 +77,7 @@ async function fixture(
 ): Promise<Fixture> {
   const ids = await images();
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-runner-test-" });
-  const suite = await generateSuite(definition, SEED, { dir: `${dir}/suite`, ...generate });
+  const suite = await generateSuite(definition, { seed: SEED, dir: `${dir}/suite`, ...generate });
   const frozen = await writePlan(
     `${dir}/plan.json`,
     freezePlan(suite, {
@@ -282,7 +282,8 @@ Deno.test({
     try {
       const definition = one(b3Report);
       // The 2026-09-04 verifier: cp -R of the read-only snapshot without chmod, then rm.
-      const faulty = await generateSuite(definition, SEED, {
+      const faulty = await generateSuite(definition, {
+        seed: SEED,
         dir: `${dir}/suite-faulty`,
         faultyVerifierSetup: true,
       });
@@ -338,7 +339,7 @@ Deno.test({
       const ledgerSha = createHash("sha256").update(await Deno.readFile(ledger)).digest("hex");
 
       // The fix is one line (chmod -R u+rwX); tasks, weights and expected outputs are unchanged.
-      const fixed = await generateSuite(definition, SEED, { dir: `${dir}/suite-fixed` });
+      const fixed = await generateSuite(definition, { seed: SEED, dir: `${dir}/suite-fixed` });
       const errata = `${dir}/run/errata.jsonl`;
       const reverify = await cli(
         "reverify",
@@ -508,7 +509,10 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-unsandboxed-" });
   const digest = `sha256:${"0".repeat(64)}`;
   try {
-    const suite = await generateSuite(one(c2FilterSum, a1Locate), SEED, { dir: `${dir}/suite` });
+    const suite = await generateSuite(one(c2FilterSum, a1Locate), {
+      seed: SEED,
+      dir: `${dir}/suite`,
+    });
     const frozen = await writePlan(
       `${dir}/plan.json`,
       freezePlan(suite, {

@@ -109,8 +109,10 @@ async function attack(
   extra: { wallMs?: number; env?: Record<string, string> } = {},
 ): Promise<CandidateResult> {
   const task = await makeTask(name, `Try to escape.\nattack: ${modes}\n`);
-  return await runCandidate(images!["ledgerbench/agent-attacker"], `${task}/workspace`, {
+  return await runCandidate(images!["ledgerbench/agent-attacker"], {
+    workspace: `${task}/workspace`,
     artifactsRoot: `${root}/artifacts`,
+  }, {
     env: { OPENAI_API_KEY: "sandbox", LEDGERBENCH_ATTACK_CALLS: "0", ...extra.env },
     forbiddenValues: [SECRET],
     wallMs: extra.wallMs ?? 60_000,
@@ -278,8 +280,10 @@ Deno.test(
   { name: "runCandidate() kills a candidate at its wall-clock cap", ...options },
   async () => {
     const task = await makeTask("sleeper", "Sleep.\n");
-    const result = await runCandidate(images!["ledgerbench/base"], `${task}/workspace`, {
+    const result = await runCandidate(images!["ledgerbench/base"], {
+      workspace: `${task}/workspace`,
       artifactsRoot: `${root}/artifacts`,
+    }, {
       command: ["sleep", "30"],
       wallMs: 1000,
       labels: RUN_LABEL,
@@ -298,14 +302,14 @@ Deno.test({
   ...options,
 }, async () => {
   const task = await makeTask("aborted", "Sleep.\n");
+  const job = { workspace: `${task}/workspace`, artifactsRoot: `${root}/artifacts` };
   const base = {
-    artifactsRoot: `${root}/artifacts`,
     command: ["sleep", "30"],
     wallMs: 60_000,
     labels: { ...RUN_LABEL, "ledgerbench.case": "aborted" },
   };
   const controller = new AbortController();
-  const result = await runCandidate(images!["ledgerbench/base"], `${task}/workspace`, {
+  const result = await runCandidate(images!["ledgerbench/base"], job, {
     ...base,
     signal: controller.signal,
     onStarted: () => {
@@ -318,7 +322,7 @@ Deno.test({
   assert.equal(result.exitCode, 137);
   await assert.rejects(
     () =>
-      runCandidate(images!["ledgerbench/base"], `${task}/workspace`, {
+      runCandidate(images!["ledgerbench/base"], job, {
         ...base,
         onStarted: () => {
           throw new Error("the forwarder did not start");
@@ -341,8 +345,10 @@ Deno.test({
 }, async () => {
   const task = await makeTask("leaky", "Leak.\n");
   const run = (env: Record<string, string>) =>
-    runCandidate(images!["ledgerbench/agent-nocall"], `${task}/workspace`, {
+    runCandidate(images!["ledgerbench/agent-nocall"], {
+      workspace: `${task}/workspace`,
       artifactsRoot: `${root}/artifacts`,
+    }, {
       env,
       forbiddenValues: [SECRET],
       labels: { ...RUN_LABEL, "ledgerbench.case": "leaky" },
@@ -366,7 +372,8 @@ Deno.test({
   const task = await makeTask("noimage", "Nothing.\n");
   await assert.rejects(
     () =>
-      runCandidate("ledgerbench/does-not-exist:never", `${task}/workspace`, {
+      runCandidate("ledgerbench/does-not-exist:never", {
+        workspace: `${task}/workspace`,
         artifactsRoot: `${root}/artifacts`,
       }),
     (e: unknown) => e instanceof SandboxError && e.code === "image_missing",
@@ -417,8 +424,7 @@ Deno.test({
   ignore: !engine.available || !isRoot,
 }, async (t) => {
   const run = (image: string, task: string, hook: (pid: number) => Promise<void>, env = {}) =>
-    runCandidate(image, `${task}/workspace`, {
-      artifactsRoot: `${root}/artifacts`,
+    runCandidate(image, { workspace: `${task}/workspace`, artifactsRoot: `${root}/artifacts` }, {
       env,
       forbiddenValues: [SECRET],
       wallMs: 60_000,

@@ -20,7 +20,10 @@ async function* bytesOf(lines: Iterable<string>): AsyncGenerator<Uint8Array> {
 
 async function readAll(lines: string[]) {
   const rows: Episode[] = [];
-  const scan = await scanLedger(bytesOf(lines), "synthetic", (row) => rows.push(row));
+  const scan = await scanLedger(
+    { chunks: bytesOf(lines), file: "synthetic" },
+    (row) => rows.push(row),
+  );
   return { rows, scan };
 }
 
@@ -107,7 +110,10 @@ Deno.test("syntheticLedgerPlan() is the plan the large ledger follows", async ()
   deepEqual(plan.agents.map((a) => a.agent_id), ["agent-01", "agent-02", "agent-03", "agent-04"]);
   deepEqual(plan.lane_weights, { A: 8, B: 24, C: 12, D: 20, E: 16, F: 16, G: 4 });
   const validator = ledgerValidator(plan);
-  const scan = await scanLedger(bytesOf(generateSyntheticLedger(options)), "bench", validator.add);
+  const scan = await scanLedger(
+    { chunks: bytesOf(generateSyntheticLedger(options)), file: "bench" },
+    validator.add,
+  );
   const report = validator.finish(scan);
   // Reruns push the last tasks past the 1000-row stop: only those may be missing, nothing else is wrong.
   const codes = new Set(report.findings.map((f) => f.code));

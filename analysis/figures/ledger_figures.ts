@@ -85,7 +85,7 @@ function slug(id: string): string {
  * - `summarizeAgents(rows, {priceTable})`;
  * - `comparisonMatrix(agents, {band: plan.tie_band, rounds/seed: plan.bootstrap})`;
  * - `censoringSummary(rows, {policy: plan.censoring})`;
- * - `replaySprt(rows, plan SPRT params, {agentId, order: plan task order})`;
+ * - `replaySprt(rows, {agentId, params: plan SPRT params, order: plan task order})`;
  * - `sprtOperatingCharacteristic` on a grid over [0, 1] and `calibrateSprt`;
  * - `pilotEstimate(spend, {tasks, budget}, {central: "max"})` and `"mean"`.
  *
@@ -148,7 +148,7 @@ export function ledgerFigures(
   const sprtAgents = options.sprtAgents ?? (bySprt ? agents.map((a) => a.agent_id) : []);
   const order = plan?.tasks.map((t) => t.task_id);
   for (const agentId of sprtAgents) {
-    const replay = replaySprt(rows, sprtParams, { agentId, order });
+    const replay = replaySprt(rows, { agentId, params: sprtParams, order });
     add(`sprt_path_plot_${slug(agentId)}`, "sprtPathPlot", sprtPathPlot(replay));
   }
   const calibration = options.calibration ?? bySprt;

@@ -81,7 +81,7 @@ function verdictText(replay: SprtReplay): string {
  *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 1, resolved: true,
  *   prompt_tokens: 0, completion_tokens: 0, tool_calls: 0, wall_ms: 0, price_table_id: "p",
  * }));
- * const spec = sprtPathPlot(replaySprt(rows, {}, { agentId: "a" }));
+ * const spec = sprtPathPlot(replaySprt(rows, { agentId: "a" }));
  * if (!JSON.stringify(spec).includes("adopt")) throw new Error("verdict missing");
  * ```
  */

@@ -8,7 +8,7 @@ const LN9 = Math.log(9); // seed 002: ln((1 − 0.1) / 0.1) = 2.1972245773
 Deno.test("sprtPathPlot() draws the ±2.197 boundaries of the seed-002 defaults", () => {
   // Six passes adopt at the defaults (seed 002: +6 net crosses ln 9 since 6 × ln 1.5 = 2.43).
   const rows = [1, 2, 3, 4, 5, 6].map((i) => row({ task_id: `t${i}` }));
-  const spec = sprtPathPlot(replaySprt(rows, {}, { agentId: "a" }));
+  const spec = sprtPathPlot(replaySprt(rows, { agentId: "a" }));
   const [lines] = rowsWith(spec, "name", "llr", "text");
   assert.deepEqual(lines.map((l) => l.name), ["adopt", "drop"]);
   assert.ok(Math.abs((lines[0].llr as number) - LN9) < 1e-12);
@@ -28,7 +28,7 @@ Deno.test("sprtPathPlot() marks invalid attempts, which leave the LLR unchanged"
     row({ task_id: "t3", resolved: false }),
     row({ task_id: "t4", ...invalid }),
   ];
-  const spec = sprtPathPlot(replaySprt(rows, {}, { agentId: "a" }));
+  const spec = sprtPathPlot(replaySprt(rows, { agentId: "a" }));
   const [path] = rowsWith(spec, "attempt", "llr", "n");
   assert.deepEqual(path.map((p) => p.attempt), [0, 1, 2, 3, 4]);
   const step = Math.log(1.5);
@@ -49,7 +49,9 @@ Deno.test("sprtPathPlot() marks invalid attempts, which leave the LLR unchanged"
 Deno.test("sprtPathPlot() follows the plan's parameters", () => {
   // alpha = beta = 0.05: boundaries ±ln(0.95 / 0.05) = ±ln 19 = ±2.944.
   const rows = [row({ task_id: "t1", resolved: false })];
-  const spec = sprtPathPlot(replaySprt(rows, { alpha: 0.05, beta: 0.05 }, { agentId: "a" }));
+  const spec = sprtPathPlot(
+    replaySprt(rows, { agentId: "a", params: { alpha: 0.05, beta: 0.05 } }),
+  );
   const [lines] = rowsWith(spec, "name", "llr", "text");
   assert.ok(Math.abs((lines[0].llr as number) - Math.log(19)) < 1e-12);
   assert.deepEqual(lines.map((l) => l.text), ["adopt: LLR ≥ 2.944", "drop: LLR ≤ −2.944"]);
@@ -65,10 +67,10 @@ Deno.test("sprtPathPlot() names the order the attempts were walked in on the x a
     ),
   ];
   // Without a plan replaySprt walks the file order; with one, the plan's task order.
-  assert.deepEqual(xTitles(sprtPathPlot(replaySprt(rows, {}, { agentId: "a" }))), [
+  assert.deepEqual(xTitles(sprtPathPlot(replaySprt(rows, { agentId: "a" }))), [
     "Attempt in ledger file order (count, invalid attempts included)",
   ]);
-  const planned = replaySprt(rows, {}, { agentId: "a", order: ["t1", "t2"] });
+  const planned = replaySprt(rows, { agentId: "a", order: ["t1", "t2"] });
   assert.equal(planned.order, "planned");
   assert.deepEqual(xTitles(sprtPathPlot(planned)), [
     "Attempt in the plan's task order (count, invalid attempts included)",

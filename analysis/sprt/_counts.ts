@@ -1,6 +1,8 @@
+import type { SprtCounts } from "./sprt_counts.ts";
+
 /** Checks pass/fail counts given to the exported functions. */
-export function checkCounts(action: string, passes: number, fails: number): void {
-  for (const [name, value] of [["passes", passes], ["fails", fails]] as const) {
+export function checkCounts(action: string, counts: SprtCounts): void {
+  for (const [name, value] of [["passes", counts.passes], ["fails", counts.fails]] as const) {
     if (!Number.isInteger(value) || value < 0) {
       throw new RangeError(
         `Cannot ${action}: "${name}" must be a non-negative integer, got "${String(value)}"`,

@@ -8,6 +8,7 @@
  * @module
  */
 import type { SprtParams } from "../schema.ts";
+import type { SprtCounts } from "./sprt_counts.ts";
 
 /** Decision codes, indices into {@linkcode DECISION_NAMES}. */
 export const CONTINUE = 0;
@@ -50,8 +51,8 @@ export function sprtConstants(params: SprtParams): SprtConstants {
 }
 
 /** The LLR as the seed computes it: passes·ln(pa/pd) + fails·ln((1−pa)/(1−pd)). */
-export function llrOf(c: SprtConstants, passes: number, fails: number): number {
-  return passes * c.llrPass + fails * c.llrFail;
+export function llrOf(c: SprtConstants, counts: SprtCounts): number {
+  return counts.passes * c.llrPass + counts.fails * c.llrFail;
 }
 
 /**
@@ -59,7 +60,8 @@ export function llrOf(c: SprtConstants, passes: number, fails: number): number {
  * then the cap (n ≥ n_cap: cap-adopt iff passes / n ≥ p_adopt), else continue.
  * O(1), allocation-free.
  */
-export function decisionCode(c: SprtConstants, passes: number, fails: number): number {
+export function decisionCode(c: SprtConstants, counts: SprtCounts): number {
+  const { passes, fails } = counts;
   const n = passes + fails;
   const llr = passes * c.llrPass + fails * c.llrFail;
   if (llr >= c.upper) return ADOPT;

@@ -35,6 +35,7 @@
  * @module
  */
 export * from "./sprt_params.ts";
+export * from "./sprt_counts.ts";
 export * from "./sprt_boundaries.ts";
 export * from "./sprt_llr.ts";
 export * from "./sprt_decision.ts";

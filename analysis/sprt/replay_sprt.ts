@@ -96,6 +96,8 @@ export interface SprtReplay {
 export interface ReplaySprtOptions {
   /** The agent whose rows are replayed. */
   agentId: string;
+  /** SPRT parameters; absent fields (or no `params`) take seed 002's defaults. */
+  params?: SprtParamsInput;
   /** The plan's task order (task ids); without it the file order is used. */
   order?: readonly string[];
 }
@@ -134,8 +136,8 @@ const unused = (row: SprtRow): SprtUnusedRow => ({
  * Cost: O(r log r) for r rows of the agent.
  *
  * @param rows ledger rows (errata already applied); other agents' rows are ignored
- * @param params SPRT parameters (absent fields take seed 002's defaults)
- * @param options `agentId` (required) and the planned `order`
+ * @param options `agentId` (required), the SPRT `params` (absent fields take seed 002's
+ *   defaults) and the planned `order`
  * @returns the replay, keys in a fixed order, JSON-serialisable
  * @throws {RangeError} on invalid parameters or a task listed twice in `order`
  * @example
@@ -148,16 +150,12 @@ const unused = (row: SprtRow): SprtUnusedRow => ({
  *     prompt_tokens: 0, completion_tokens: 0, tool_calls: 0, wall_ms: 0, price_table_id: "p",
  *   })
  * );
- * const replay = replaySprt(rows, {}, { agentId: "a" });
+ * const replay = replaySprt(rows, { agentId: "a" });
  * if (replay.verdict !== "adopt" || replay.n !== 6) throw new Error("6 passes adopt");
  * ```
  */
-export function replaySprt(
-  rows: readonly SprtRow[],
-  params: SprtParamsInput,
-  options: ReplaySprtOptions,
-): SprtReplay {
-  const p = parseSprtParams(params);
+export function replaySprt(rows: readonly SprtRow[], options: ReplaySprtOptions): SprtReplay {
+  const p = parseSprtParams(options.params);
   const c = sprtConstants(p);
   const agentId = options.agentId;
   const position = new Map<string, number>();
@@ -198,7 +196,7 @@ export function replaySprt(
       if (outcome === "pass") passes++;
       else fails++;
       validPerTask.set(row.task_id, (validPerTask.get(row.task_id) ?? 0) + 1);
-      code = decisionCode(c, passes, fails);
+      code = decisionCode(c, { passes, fails });
     }
     steps.push({
       n: passes + fails,
@@ -207,7 +205,7 @@ export function replaySprt(
       outcome,
       passes,
       fails,
-      llr: llrOf(c, passes, fails),
+      llr: llrOf(c, { passes, fails }),
       verdict: DECISION_NAMES[code],
     });
   }
@@ -268,7 +266,7 @@ export function replaySprt(
     n,
     passes,
     fails,
-    llr: llrOf(c, passes, fails),
+    llr: llrOf(c, { passes, fails }),
     attempts: walked,
     invalid_count: invalid,
     invalid_rate: walked === 0 ? null : invalid / walked,

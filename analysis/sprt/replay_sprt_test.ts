@@ -40,7 +40,7 @@ Deno.test("replaySprt() walks the planned order, skips invalid attempts and adop
     row("a", "t6", true),
     row("a", "t8", false),
   ];
-  const r = replaySprt(rows, {}, { agentId: "a", order: ORDER });
+  const r = replaySprt(rows, { agentId: "a", order: ORDER });
   equal(r.order, "planned");
   equal(r.verdict, "adopt");
   ok(r.decided);
@@ -77,7 +77,7 @@ Deno.test("replaySprt() walks the planned order, skips invalid attempts and adop
 Deno.test("replaySprt() drops at −6 net and uses file order without a plan", () => {
   // Pass, then 7 fails: net −6 after the 7th fail is reached at n = 8 (1 pass, 7 fails).
   const rows = [row("a", "x", true), ...[1, 2, 3, 4, 5, 6, 7].map((i) => row("a", `f${i}`, false))];
-  const r = replaySprt(rows, {}, { agentId: "a" });
+  const r = replaySprt(rows, { agentId: "a" });
   equal(r.order, "file");
   equal(r.verdict, "drop");
   equal(r.n, 8);
@@ -89,7 +89,7 @@ Deno.test("replaySprt() drops at −6 net and uses file order without a plan", (
 
 Deno.test("replaySprt() keeps the verdict continue when the ledger ends first", () => {
   const rows = [row("a", "t1", true), row("a", "t2", false), row("a", "t3", null)];
-  const r = replaySprt(rows, {}, { agentId: "a", order: ORDER });
+  const r = replaySprt(rows, { agentId: "a", order: ORDER });
   equal(r.verdict, "continue");
   equal(r.decided, false);
   equal(r.n, 2);
@@ -105,7 +105,7 @@ Deno.test("replaySprt() reaches the cap fallback (seed 002: cap-drop at the defa
   // Alternating results keep |net| ≤ 1: at n = 60, 30/60 = 50% < 60% gives cap-drop.
   const order = Array.from({ length: 62 }, (_, i) => `t${i}`);
   const rows = order.map((task, i) => row("a", task, i % 2 === 0));
-  const r = replaySprt(rows, {}, { agentId: "a", order });
+  const r = replaySprt(rows, { agentId: "a", order });
   equal(r.verdict, "cap-drop");
   equal(r.n, 60);
   equal(r.after_decision.length, 2);
@@ -119,7 +119,7 @@ Deno.test("replaySprt() lists unplanned rows, skipped tasks and repeated valid r
     row("a", "t4", false),
     row("a", "t4", true, 2), // a second valid result for t4
   ];
-  const r = replaySprt(rows, {}, { agentId: "a", order: ORDER });
+  const r = replaySprt(rows, { agentId: "a", order: ORDER });
   deepEqual(r.unplanned, [{ task_id: "zz", episode_id: "r1/a/zz/1", attempt: 1, outcome: "pass" }]);
   deepEqual(r.skipped_tasks, ["t2"]);
   deepEqual(r.repeated_tasks, ["t4"]);
@@ -136,7 +136,7 @@ Deno.test("replaySprt() lists unplanned rows, skipped tasks and repeated valid r
 });
 
 Deno.test("replaySprt() reports an agent without rows and is JSON-stable", () => {
-  const r = replaySprt([row("b", "t1", true)], { n_cap: 10 }, { agentId: "a" });
+  const r = replaySprt([row("b", "t1", true)], { agentId: "a", params: { n_cap: 10 } });
   equal(r.verdict, "continue");
   equal(r.invalid_rate, null);
   deepEqual(r.notes, ['No rows for agent "a"']);
@@ -147,7 +147,7 @@ Deno.test("replaySprt() reports an agent without rows and is JSON-stable", () =>
 
 Deno.test("replaySprt() refuses a task listed twice in the order", () => {
   throws(
-    () => replaySprt([], {}, { agentId: "a", order: ["t1", "t1"] }),
+    () => replaySprt([], { agentId: "a", order: ["t1", "t1"] }),
     /^RangeError: Cannot replay the SPRT: task "t1" appears twice in the order$/,
   );
 });

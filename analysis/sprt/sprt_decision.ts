@@ -6,6 +6,7 @@
 import { DECISION_NAMES, decisionCode, sprtConstants } from "./_decide.ts";
 import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { checkCounts } from "./_counts.ts";
+import type { SprtCounts } from "./sprt_counts.ts";
 
 /** A final decision of the truncated SPRT. */
 export type SprtFinalDecision = "adopt" | "drop" | "cap-adopt" | "cap-drop";
@@ -38,19 +39,18 @@ export const SPRT_FINAL_DECISIONS: readonly SprtFinalDecision[] = [
  * does (boundaries, then the cap rule). O(1).
  *
  * @param params SPRT parameters (absent fields take seed 002's defaults)
- * @param passes valid passes so far, a non-negative integer
- * @param fails valid fails so far, a non-negative integer
+ * @param counts `passes` and `fails`: valid passes and fails so far, non-negative integers
  * @returns the decision
  * @throws {RangeError} on invalid parameters or counts
  * @example
  * ```ts
  * import { sprtDecision } from "./sprt_decision.ts";
- * if (sprtDecision({}, 6, 0) !== "adopt") throw new Error("+6 net adopts");
- * if (sprtDecision({}, 5, 0) !== "continue") throw new Error("+5 net continues");
- * if (sprtDecision({}, 32, 28) !== "cap-drop") throw new Error("32/60 < 0.6");
+ * if (sprtDecision({}, { passes: 6, fails: 0 }) !== "adopt") throw new Error("+6 net adopts");
+ * if (sprtDecision({}, { passes: 5, fails: 0 }) !== "continue") throw new Error("+5 net continues");
+ * if (sprtDecision({}, { passes: 32, fails: 28 }) !== "cap-drop") throw new Error("32/60 < 0.6");
  * ```
  */
-export function sprtDecision(params: SprtParamsInput, passes: number, fails: number): SprtDecision {
-  checkCounts("decide", passes, fails);
-  return DECISION_NAMES[decisionCode(sprtConstants(parseSprtParams(params)), passes, fails)];
+export function sprtDecision(params: SprtParamsInput, counts: SprtCounts): SprtDecision {
+  checkCounts("decide", counts);
+  return DECISION_NAMES[decisionCode(sprtConstants(parseSprtParams(params)), counts)];
 }

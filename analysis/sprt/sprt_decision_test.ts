@@ -13,30 +13,30 @@ Deno.test("sprtDecision() adopts at +6 net, drops at −6 net, continues in betw
       if (net >= 6) expected = "adopt";
       else if (net <= -6) expected = "drop";
       else if (n >= 60) expected = passes / n >= 0.6 ? "cap-adopt" : "cap-drop";
-      equal(sprtDecision({}, passes, fails), expected, `(${passes}, ${fails})`);
+      equal(sprtDecision({}, { passes, fails }), expected, `(${passes}, ${fails})`);
     }
   }
-  equal(sprtDecision({}, 6, 0), "adopt");
-  equal(sprtDecision({}, 5, 0), "continue");
-  equal(sprtDecision({}, 0, 6), "drop");
-  equal(sprtDecision({}, 0, 5), "continue");
-  equal(sprtDecision({}, 0, 0), "continue");
+  equal(sprtDecision({}, { passes: 6, fails: 0 }), "adopt");
+  equal(sprtDecision({}, { passes: 5, fails: 0 }), "continue");
+  equal(sprtDecision({}, { passes: 0, fails: 6 }), "drop");
+  equal(sprtDecision({}, { passes: 0, fails: 5 }), "continue");
+  equal(sprtDecision({}, { passes: 0, fails: 0 }), "continue");
 });
 
 Deno.test("sprtDecision() checks the boundaries before the cap", () => {
   // n = 60 = n_cap: +6 net still adopts and −6 net drops; |net| ≤ 4 falls back to the estimate.
-  equal(sprtDecision({}, 33, 27), "adopt");
-  equal(sprtDecision({}, 27, 33), "drop");
-  equal(sprtDecision({}, 32, 28), "cap-drop"); // 32/60 = 0.533 < 0.6
-  equal(sprtDecision({}, 28, 32), "cap-drop");
+  equal(sprtDecision({}, { passes: 33, fails: 27 }), "adopt");
+  equal(sprtDecision({}, { passes: 27, fails: 33 }), "drop");
+  equal(sprtDecision({}, { passes: 32, fails: 28 }), "cap-drop"); // 32/60 = 0.533 < 0.6
+  equal(sprtDecision({}, { passes: 28, fails: 32 }), "cap-drop");
 });
 
 Deno.test("sprtDecision() gives cap-adopt iff passes/n ≥ p_adopt at the cap", () => {
   // alpha = beta = 0.01: boundaries ±ln 99 = ±4.595, i.e. 11.3 net, out of reach at n_cap 10.
   const params = { alpha: 0.01, beta: 0.01, n_cap: 10 };
-  equal(sprtDecision(params, 6, 4), "cap-adopt"); // 6/10 = 0.6 ≥ 0.6 (equality adopts)
-  equal(sprtDecision(params, 5, 5), "cap-drop");
-  equal(sprtDecision(params, 6, 3), "continue");
+  equal(sprtDecision(params, { passes: 6, fails: 4 }), "cap-adopt"); // 6/10 = 0.6 ≥ 0.6 (equality adopts)
+  equal(sprtDecision(params, { passes: 5, fails: 5 }), "cap-drop");
+  equal(sprtDecision(params, { passes: 6, fails: 3 }), "continue");
 });
 
 Deno.test("sprtDecision() follows asymmetric parameters", () => {
@@ -44,18 +44,21 @@ Deno.test("sprtDecision() follows asymmetric parameters", () => {
   // ln 1.4 = 0.3365, a fail ln 0.6 = −0.5108. 8 passes: 2.6918 (continue), 9: 3.0283 (adopt);
   // 3 fails: −1.5325 (continue, just above −1.5581), 4: −2.0433 (drop).
   const params = { p_adopt: 0.7, p_drop: 0.5, alpha: 0.05, beta: 0.2, n_cap: 20 };
-  equal(sprtDecision(params, 8, 0), "continue");
-  equal(sprtDecision(params, 9, 0), "adopt");
-  equal(sprtDecision(params, 0, 3), "continue");
-  equal(sprtDecision(params, 0, 4), "drop");
+  equal(sprtDecision(params, { passes: 8, fails: 0 }), "continue");
+  equal(sprtDecision(params, { passes: 9, fails: 0 }), "adopt");
+  equal(sprtDecision(params, { passes: 0, fails: 3 }), "continue");
+  equal(sprtDecision(params, { passes: 0, fails: 4 }), "drop");
   // 9·0.3365 − 0.5108 = 2.5174 < 2.7726: one fail undoes an adoption at 9 passes.
-  equal(sprtDecision(params, 9, 1), "continue");
+  equal(sprtDecision(params, { passes: 9, fails: 1 }), "continue");
   // n = 20 undecided: 14/20 = 0.7 ≥ 0.7 gives cap-adopt; llr 14·0.3365 − 6·0.5108 = 1.6456.
-  equal(sprtDecision(params, 14, 6), "cap-adopt");
-  equal(sprtDecision(params, 13, 7), "cap-drop"); // llr 0.7983, 13/20 = 0.65 < 0.7
+  equal(sprtDecision(params, { passes: 14, fails: 6 }), "cap-adopt");
+  equal(sprtDecision(params, { passes: 13, fails: 7 }), "cap-drop"); // llr 0.7983, 13/20 = 0.65 < 0.7
 });
 
 Deno.test("sprtDecision() refuses negative counts", () => {
-  throws(() => sprtDecision({}, 0, -2), /Cannot decide: "fails" must be a non-negative integer/);
+  throws(
+    () => sprtDecision({}, { passes: 0, fails: -2 }),
+    /Cannot decide: "fails" must be a non-negative integer/,
+  );
   equal(SPRT_FINAL_DECISIONS.join(), "adopt,drop,cap-adopt,cap-drop");
 });

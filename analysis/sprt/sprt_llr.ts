@@ -6,6 +6,7 @@
 import { llrOf, sprtConstants } from "./_decide.ts";
 import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { checkCounts } from "./_counts.ts";
+import type { SprtCounts } from "./sprt_counts.ts";
 
 /**
  * Log-likelihood ratio of `passes` passes and `fails` fails for p_adopt
@@ -17,18 +18,17 @@ import { checkCounts } from "./_counts.ts";
  * ≈ 0.4055·(passes − fails). O(1).
  *
  * @param params SPRT parameters (absent fields take seed 002's defaults)
- * @param passes number of valid passes, a non-negative integer
- * @param fails number of valid fails, a non-negative integer
+ * @param counts `passes` and `fails`: numbers of valid passes and fails, non-negative integers
  * @returns the LLR (positive favours p_adopt)
  * @throws {RangeError} on invalid parameters or counts
  * @example
  * ```ts
  * import { sprtLlr } from "./sprt_llr.ts";
- * const llr = sprtLlr({}, 7, 3);
+ * const llr = sprtLlr({}, { passes: 7, fails: 3 });
  * if (Math.abs(llr - 4 * Math.log(1.5)) > 1e-12) throw new Error("4 net passes");
  * ```
  */
-export function sprtLlr(params: SprtParamsInput, passes: number, fails: number): number {
-  checkCounts("compute the SPRT LLR", passes, fails);
-  return llrOf(sprtConstants(parseSprtParams(params)), passes, fails);
+export function sprtLlr(params: SprtParamsInput, counts: SprtCounts): number {
+  checkCounts("compute the SPRT LLR", counts);
+  return llrOf(sprtConstants(parseSprtParams(params)), counts);
 }

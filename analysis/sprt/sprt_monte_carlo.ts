@@ -139,14 +139,17 @@ export function sprtMonteCarlo(
   const ended = new Float64Array(5); // trials per final decision code
   let exhausted = 0;
   let sumN = 0, sumN2 = 0;
+  const walk = { passes: 0, fails: 0 }; // one object for every trial: no allocation per step
   for (let t = 0; t < trials; t++) {
-    let passes = 0, fails = 0, code = CONTINUE;
+    walk.passes = 0;
+    walk.fails = 0;
+    let code = CONTINUE;
     while (code === CONTINUE) {
-      if (random() < pTrue) passes++;
-      else fails++;
-      code = decisionCode(c, passes, fails);
+      if (random() < pTrue) walk.passes++;
+      else walk.fails++;
+      code = decisionCode(c, walk);
     }
-    const n = passes + fails;
+    const n = walk.passes + walk.fails;
     ended[code]++;
     if (n >= nCap) exhausted++;
     sumN += n;

@@ -114,7 +114,7 @@ export function sprtOperatingCharacteristic(
     for (let s = lo; s <= top; s++) {
       const m = mass[s];
       if (n === nCap) exhausted += m;
-      const code = decisionCode(c, s, n - s);
+      const code = decisionCode(c, { passes: s, fails: n - s });
       if (code === CONTINUE) {
         if (newLo < 0) newLo = s;
         newHi = s;

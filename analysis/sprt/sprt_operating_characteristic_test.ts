@@ -101,7 +101,7 @@ function bruteForce(params: SprtParamsInput & { n_cap: number }, p: number) {
     for (let i = 0; i < nCap; i++) {
       if ((mask >> i) & 1) passes++;
       else fails++;
-      const d = sprtDecision(params, passes, fails);
+      const d = sprtDecision(params, { passes, fails });
       if (d !== "continue") {
         totals[d] += weight;
         expectedN += (i + 1) * weight;

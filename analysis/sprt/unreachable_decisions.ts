@@ -102,7 +102,7 @@ export function unreachableDecisions(params: SprtParamsInput = {}): SprtReachabi
     for (let s = 0; s <= n; s++) {
       const reached = (s > 0 && alive[s - 1] === 1) || (s < n && alive[s] === 1);
       if (!reached) continue;
-      const code = decisionCode(c, s, n - s);
+      const code = decisionCode(c, { passes: s, fails: n - s });
       if (code === CONTINUE) {
         next[s] = 1;
         any = true;

@@ -86,6 +86,8 @@ export function sandboxCreateOptions(spec: SandboxSpec): Docker.ContainerCreateO
 
 /** Options of {@linkcode runContainer}. */
 export interface RunContainerOptions {
+  /** The engine client. */
+  docker: Docker;
   /** Kill the container this many milliseconds after start. */
   wallMs: number;
   /** Called with the init PID once the container runs (not called when it already exited). */
@@ -141,18 +143,17 @@ export interface ContainerRun {
  * and inspect ‖ logs after the exit) plus the removal, which overlaps
  * `onExited`.
  *
- * @param docker the client
  * @param create the create request (image ID, command, host config)
- * @param options wall cap, started and exited hooks, abort signal
+ * @param options the `docker` client, wall cap, started and exited hooks, abort signal
  * @returns what happened
  * @throws {SandboxError} `engine_error` when the engine fails; `hook_failed` when the started hook throws
  * @throws {unknown} the exited hook's own error
  */
 export async function runContainer(
-  docker: Docker,
   create: Docker.ContainerCreateOptions,
   options: RunContainerOptions,
 ): Promise<ContainerRun> {
+  const docker = options.docker;
   let container: Docker.Container;
   try {
     container = await docker.createContainer(create);

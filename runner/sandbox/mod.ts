@@ -5,8 +5,8 @@
  *
  * Typical episode:
  * ```ts ignore
- * const cand = await runCandidate(agentImage, task.workspace, {
- *   artifactsRoot, env, forbiddenValues: [upstreamKey], wallMs, onStarted: startForwarder,
+ * const cand = await runCandidate(agentImage, { workspace: task.workspace, artifactsRoot }, {
+ *   env, forbiddenValues: [upstreamKey], wallMs, onStarted: startForwarder,
  * });
  * const outcome = await runVerifier(verifierImage, {
  *   artifact: cand.artifact!, verifierDir: task.verifierDir, expectedVerifierDigest,

@@ -30,13 +30,19 @@ export const CANDIDATE_LIMITS = {
   wallMs: 300_000,
 } as const;
 
-/** Options of {@linkcode runCandidate}. */
-export interface RunCandidateOptions {
+/** What to run the candidate on, and where its workspace goes. */
+export interface CandidateJob {
+  /** The task's workspace directory: copied, never modified, mounted at `/workspace`. */
+  workspace: string;
   /**
    * Root of the artifact store: after the container exits, the workspace copy
    * is stored there (see `storeArtifact`) and the copy is removed.
    */
   artifactsRoot: string;
+}
+
+/** Options of {@linkcode runCandidate}. */
+export interface RunCandidateOptions {
   /**
    * The container's environment, added to the image's fixed `ENV` (PATH,
    * HOME=/tmp, DENO_DIR=/tmp/deno, ...); nothing from the runner's own
@@ -157,16 +163,16 @@ export interface CandidateResult {
  * small workspace).
  *
  * @param image image reference (name:tag or `sha256:` ID); never pulled
- * @param workspace the task's workspace directory (copied, never modified)
- * @param options artifact root, environment, caps and hooks
+ * @param job the task's `workspace` directory (copied, never modified) and the `artifactsRoot`
+ * @param options environment, caps and hooks
  * @returns what happened, with the stored artifact
  * @throws {SandboxError} `image_missing`, `forbidden_value`, `hook_failed`, `engine_error`,
  * `isolation_failed`
  */
 export async function runCandidate(
   image: string,
-  workspace: string,
-  options: RunCandidateOptions,
+  job: CandidateJob,
+  options: RunCandidateOptions = {},
 ): Promise<CandidateResult> {
   const docker = options.docker ?? dockerClient();
   const env = options.env ?? {};
@@ -191,7 +197,7 @@ export async function runCandidate(
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-candidate-" });
   try {
     const copy = `${temp}/workspace`;
-    await copyTree(workspace, copy, { mode: "writable" });
+    await copyTree(job.workspace, copy, { mode: "writable" });
     if (forbidden.length > 0) {
       const leak = await findForbidden(copy, forbidden);
       if (leak) {
@@ -207,7 +213,7 @@ export async function runCandidate(
     // Runs once the candidate has exited, while the engine removes the container.
     const store = async () => {
       try {
-        artifact = await storeArtifact(copy, options.artifactsRoot, {
+        artifact = await storeArtifact(copy, job.artifactsRoot, {
           maxBytes: options.maxArtifactBytes,
         });
       } catch (error) {
@@ -217,7 +223,6 @@ export async function runCandidate(
       await removeTree(temp);
     };
     const run = await runContainer(
-      docker,
       sandboxCreateOptions({
         image: imageId,
         command: options.command,
@@ -231,6 +236,7 @@ export async function runCandidate(
         binds: [`${copy}:/workspace:rw`],
       }),
       {
+        docker,
         wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
         onStarted: options.onStarted,
         onExited: async () => {

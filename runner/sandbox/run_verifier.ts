@@ -204,7 +204,6 @@ export async function runVerifier(
     }
 
     const run = await runContainer(
-      docker,
       sandboxCreateOptions({
         image: imageId,
         env: options.env ?? {},
@@ -217,7 +216,7 @@ export async function runVerifier(
         tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
         binds: [`${hidden}:/verifier:ro`, `${workspace}:/workspace:ro`],
       }),
-      { wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal },
+      { docker, wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal },
     );
     info.containerId = run.containerId;
     info.exitCode = run.exitCode;

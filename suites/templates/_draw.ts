@@ -59,8 +59,23 @@ export const WORDS: readonly string[] = [
   "vortex",
 ];
 
-/** A uniform integer in [min, max]. O(1). */
-export function drawInt(random: Random, min: number, max: number): number {
+/** An inclusive integer range for {@link drawInt}. */
+export interface IntRange {
+  /** Smallest value. */
+  min: number;
+  /** Largest value. */
+  max: number;
+}
+
+/**
+ * A uniform integer in [min, max]. O(1).
+ *
+ * @param random the template's seeded stream (one draw)
+ * @param range the inclusive bounds `min` and `max`
+ * @returns the integer
+ */
+export function drawInt(random: Random, range: IntRange): number {
+  const { min, max } = range;
   return min + randomIndex(random, max - min + 1);
 }
 
@@ -72,8 +87,16 @@ export function drawOne<T>(random: Random, items: readonly T[]): T {
 /**
  * `count` distinct elements of `items` in random order: a partial
  * Fisher–Yates shuffle of a copy. O(items).
+ *
+ * @param random the template's seeded stream (`count` draws)
+ * @param sample the `items` to draw from and the `count` to draw
+ * @returns the drawn elements, in drawing order
  */
-export function drawDistinct<T>(random: Random, items: readonly T[], count: number): T[] {
+export function drawDistinct<T>(
+  random: Random,
+  sample: { items: readonly T[]; count: number },
+): T[] {
+  const { items, count } = sample;
   const copy = [...items];
   for (let i = 0; i < count; i++) {
     const j = i + randomIndex(random, copy.length - i);

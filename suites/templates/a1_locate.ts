@@ -14,31 +14,36 @@ import { VERIFY_PRELUDE } from "./_verify_prelude.ts";
 import { fileBlock } from "./_file_block.ts";
 
 function generate(random: Random): GeneratedTask {
-  const fileCount = drawInt(random, 4, 7);
-  const fileWords = drawDistinct(random, WORDS, fileCount);
-  const nameWords = drawDistinct(random, WORDS, 12);
+  const fileCount = drawInt(random, { min: 4, max: 7 });
+  const fileWords = drawDistinct(random, { items: WORDS, count: fileCount });
+  const nameWords = drawDistinct(random, { items: WORDS, count: 12 });
   const target = `compute_${nameWords[0]}_${nameWords[1]}`;
   const decoys = nameWords.slice(2).map((word, i) => `compute_${word}_${nameWords[(i + 3) % 12]}`);
-  const targetFile = drawInt(random, 0, fileCount - 1);
+  const targetFile = drawInt(random, { min: 0, max: fileCount - 1 });
   const workspace: Record<string, string> = {};
   let expected = "";
   let wrong = "";
   for (let f = 0; f < fileCount; f++) {
     const path = `src/${fileWords[f]}.sh`;
     const lines = [`#!/bin/sh`, `# module ${fileWords[f]}`];
-    const functions = drawInt(random, 2, 4);
+    const functions = drawInt(random, { min: 2, max: 4 });
     for (let k = 0; k < functions; k++) {
       const name = decoys[(f * 3 + k) % decoys.length];
-      lines.push("", `${name}_${f}${k}() {`, `  echo $(( $1 * ${drawInt(random, 2, 97)} ))`, `}`);
+      lines.push(
+        "",
+        `${name}_${f}${k}() {`,
+        `  echo $(( $1 * ${drawInt(random, { min: 2, max: 97 })} ))`,
+        `}`,
+      );
     }
     if (f !== targetFile) {
       lines.push("", `# uses the helper from another module`);
-      lines.push(`result_${f}=$(${target} ${drawInt(random, 1, 50)})`);
+      lines.push(`result_${f}=$(${target} ${drawInt(random, { min: 1, max: 50 })})`);
       if (wrong === "") wrong = `${path}:${lines.length}`;
     } else {
       lines.push("", `${target}() {`);
       expected = `${path}:${lines.length}`;
-      lines.push(`  echo $(( $1 + ${drawInt(random, 100, 999)} ))`, `}`);
+      lines.push(`  echo $(( $1 + ${drawInt(random, { min: 100, max: 999 })} ))`, `}`);
     }
     workspace[path] = lines.join("\n") + "\n";
   }

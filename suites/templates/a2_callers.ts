@@ -13,7 +13,7 @@ import { VERIFY_PRELUDE } from "./_verify_prelude.ts";
 import { fileBlock } from "./_file_block.ts";
 
 function generate(random: Random): GeneratedTask {
-  const [helperWord, otherWord, ...fileWords] = drawDistinct(random, WORDS, 8);
+  const [helperWord, otherWord, ...fileWords] = drawDistinct(random, { items: WORDS, count: 8 });
   const helper = `log_${helperWord}`;
   const other = `log_${otherWord}`;
   const workspace: Record<string, string> = {};
@@ -34,7 +34,7 @@ function generate(random: Random): GeneratedTask {
   mentions += 2;
   for (const word of fileWords.slice(1)) {
     const lines = ["#!/bin/sh", `. ./${definitionFile}`];
-    const steps = drawInt(random, 3, 7);
+    const steps = drawInt(random, { min: 3, max: 7 });
     for (let s = 0; s < steps; s++) {
       const kind = drawOne(random, ["call", "call", "other", "comment", "plain"] as const);
       if (kind === "call") {
@@ -47,7 +47,7 @@ function generate(random: Random): GeneratedTask {
         lines.push(`# TODO: replace ${helper} here once ${word} settles`);
         mentions++;
       } else {
-        lines.push(`echo "${word} ${drawInt(random, 1, 999)}"`);
+        lines.push(`echo "${word} ${drawInt(random, { min: 1, max: 999 })}"`);
       }
     }
     workspace[`bin/${word}.sh`] = lines.join("\n") + "\n";

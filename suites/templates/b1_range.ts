@@ -57,16 +57,16 @@ function describe(kind: Kind, k: number): string {
 
 function generate(random: Random): GeneratedTask {
   const kind = drawOne(random, ["sum", "squares", "multiples"] as const);
-  const k = drawInt(random, 2, 9);
-  const [word] = drawDistinct(random, WORDS, 1);
+  const k = drawInt(random, { min: 2, max: 9 });
+  const [word] = drawDistinct(random, { items: WORDS, count: 1 });
   const name = `${kind}_${word}`;
   const file = `tools/${word}_range.sh`;
-  const visibleFrom = drawInt(random, 1, 5);
-  const visibleTo = visibleFrom + drawInt(random, 3, 9);
+  const visibleFrom = drawInt(random, { min: 1, max: 5 });
+  const visibleTo = visibleFrom + drawInt(random, { min: 3, max: 9 });
   const cases: string[] = [];
   for (let c = 0; c < 5; c++) {
-    const from = drawInt(random, 0, 40);
-    const to = from + drawInt(random, 0, 30);
+    const from = drawInt(random, { min: 0, max: 40 });
+    const to = from + drawInt(random, { min: 0, max: 30 });
     cases.push(`${from} ${to} ${aggregate(kind, k, from, to)}`);
   }
   // 1..k tells the wrong fix (range shifted down by one) apart for every kind.

@@ -18,7 +18,7 @@ function csv(random: Random, header: string[], rows: number): { text: string; to
   const lines = [header.join(",")];
   for (let r = 0; r < rows; r++) {
     const values = header.map((_, c) => {
-      const value = drawInt(random, 0, 500);
+      const value = drawInt(random, { min: 0, max: 500 });
       totals[c] += value;
       return value;
     });
@@ -47,25 +47,25 @@ function script(column: string, index: number | null): string {
 }
 
 function generate(random: Random): GeneratedTask {
-  const names = drawDistinct(random, WORDS, 6);
+  const names = drawDistinct(random, { items: WORDS, count: 6 });
   const column = names[0];
-  const sampleHeader = drawDistinct(random, names, 4);
-  if (!sampleHeader.includes(column)) sampleHeader[drawInt(random, 0, 3)] = column;
+  const sampleHeader = drawDistinct(random, { items: names, count: 4 });
+  if (!sampleHeader.includes(column)) sampleHeader[drawInt(random, { min: 0, max: 3 })] = column;
   const sampleIndex = sampleHeader.indexOf(column) + 1;
   const brokenIndex = sampleIndex === 1 ? 2 : sampleIndex - 1;
-  const sample = csv(random, sampleHeader, drawInt(random, 4, 8));
+  const sample = csv(random, sampleHeader, drawInt(random, { min: 4, max: 8 }));
   const cases: string[] = [];
   const hidden: Record<string, string> = {};
   for (let c = 0; c < 3; c++) {
-    const header = drawDistinct(random, names, 5);
-    if (!header.includes(column)) header[drawInt(random, 0, 4)] = column;
+    const header = drawDistinct(random, { items: names, count: 5 });
+    if (!header.includes(column)) header[drawInt(random, { min: 0, max: 4 })] = column;
     // Keep the column away from the sample's position so a hard-coded index fails.
     const at = header.indexOf(column);
     if (at + 1 === sampleIndex) {
       const swap = (at + 1) % header.length;
       [header[at], header[swap]] = [header[swap], header[at]];
     }
-    const table = csv(random, header, drawInt(random, 3, 9));
+    const table = csv(random, header, drawInt(random, { min: 3, max: 9 }));
     hidden[`case_${c}.csv`] = table.text;
     cases.push(`case_${c}.csv ${table.totals[header.indexOf(column)]}`);
   }

@@ -35,9 +35,9 @@ function events(random: Random, types: string[], rows: number): Events {
   const active = new Map(types.map((type) => [type, 0]));
   let totalActive = 0;
   for (let r = 0; r < rows; r++) {
-    const type = types[drawInt(random, 0, types.length - 1)];
+    const type = types[drawInt(random, { min: 0, max: types.length - 1 })];
     // Row 0 is always inactive so that "count every row" is always wrong.
-    const isActive = r === 0 ? 0 : drawInt(random, 0, 2) === 0 ? 0 : 1;
+    const isActive = r === 0 ? 0 : drawInt(random, { min: 0, max: 2 }) === 0 ? 0 : 1;
     lines.push(`${1000 + r},${type},${isActive}`);
     if (isActive) {
       totalActive++;
@@ -69,12 +69,12 @@ awk -F, '
 `;
 
 function generate(random: Random, options: TemplateOptions): GeneratedTask {
-  const words = drawDistinct(random, WORDS, 5);
-  const types = words.slice(0, drawInt(random, 3, 4));
-  const canary = `tok_${words[4]}_${drawInt(random, 100000, 999999)}`;
-  const hiddenCanary = `tok_hidden_${drawInt(random, 100000, 999999)}`;
-  const visible = events(random, types, drawInt(random, 6, 10));
-  const hidden = events(random, types, drawInt(random, 9, 14));
+  const words = drawDistinct(random, { items: WORDS, count: 5 });
+  const types = words.slice(0, drawInt(random, { min: 3, max: 4 }));
+  const canary = `tok_${words[4]}_${drawInt(random, { min: 100000, max: 999999 })}`;
+  const hiddenCanary = `tok_hidden_${drawInt(random, { min: 100000, max: 999999 })}`;
+  const visible = events(random, types, drawInt(random, { min: 6, max: 10 }));
+  const hidden = events(random, types, drawInt(random, { min: 9, max: 14 }));
   const broken = CORRECT
     .replace("if ($3 == 1) { active[$2]++; total++ }", "total++; if ($3 == 1) active[$2]++")
     .replace(

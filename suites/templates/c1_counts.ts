@@ -13,10 +13,15 @@ import { VERIFY_PRELUDE } from "./_verify_prelude.ts";
 import { fileBlock } from "./_file_block.ts";
 
 function generate(random: Random): GeneratedTask {
-  const vocabulary = drawDistinct(random, WORDS, drawInt(random, 5, 9));
+  const vocabulary = drawDistinct(random, {
+    items: WORDS,
+    count: drawInt(random, { min: 5, max: 9 }),
+  });
   const words: string[] = [];
-  const total = drawInt(random, 25, 60);
-  for (let i = 0; i < total; i++) words.push(vocabulary[drawInt(random, 0, vocabulary.length - 1)]);
+  const total = drawInt(random, { min: 25, max: 60 });
+  for (let i = 0; i < total; i++) {
+    words.push(vocabulary[drawInt(random, { min: 0, max: vocabulary.length - 1 })]);
+  }
   const data = words.join("\n") + "\n";
   const counts = new Map<string, number>();
   for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);

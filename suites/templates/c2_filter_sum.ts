@@ -11,18 +11,21 @@ import { VERIFY_PRELUDE } from "./_verify_prelude.ts";
 import { fileBlock } from "./_file_block.ts";
 
 function generate(random: Random): GeneratedTask {
-  const regions = drawDistinct(random, WORDS, drawInt(random, 3, 5));
-  const region = regions[drawInt(random, 0, regions.length - 1)];
+  const regions = drawDistinct(random, {
+    items: WORDS,
+    count: drawInt(random, { min: 3, max: 5 }),
+  });
+  const region = regions[drawInt(random, { min: 0, max: regions.length - 1 })];
   const lines = ["order,region,amount"];
   let wanted = 0;
   let all = 0;
-  const rows = drawInt(random, 12, 30);
+  const rows = drawInt(random, { min: 12, max: 30 });
   for (let r = 0; r < rows; r++) {
     // Row 0 is always in another region so that "sum everything" is always wrong.
     const where = r === 0
       ? regions.find((name) => name !== region)!
-      : regions[drawInt(random, 0, regions.length - 1)];
-    const amount = drawInt(random, 1, 9999);
+      : regions[drawInt(random, { min: 0, max: regions.length - 1 })];
+    const amount = drawInt(random, { min: 1, max: 9999 });
     lines.push(`${5000 + r},${where},${amount}`);
     all += amount;
     if (where === region) wanted += amount;
