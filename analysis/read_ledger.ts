@@ -11,7 +11,7 @@ import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
 import { fastEpisode } from "./_fast_episode.ts";
 import { StringSet } from "./_string_set.ts";
-import { LineHashes, OFF_THREAD_FROM_BYTES } from "./_line_hashes.ts";
+import { type LineDigester, lineDigester } from "./_line_digester.ts";
 
 /** Common rows skip zod (same result, see `_fast_episode.ts`); zod decides the rest. */
 const FAST = { fast: fastEpisode };
@@ -23,13 +23,6 @@ export interface ReadLedgerOptions {
    * problem are then listed in `problems` and left out of `rows`.
    */
   lenient?: boolean;
-  /**
-   * Bytes read before the SHA-256 of each line of a hash-chained ledger is
-   * computed by a worker, ahead of the parsing, instead of inline (default
-   * 4 MiB; `Infinity`: never). The results are the same either way; a
-   * worker is used only when the process may read its module file.
-   */
-  offThreadHashingFrom?: number;
 }
 
 /** What {@link scanLedger} reads: a byte stream and the file its problems name. */
@@ -76,11 +69,13 @@ export function lineSha256(bytes: Uint8Array): string {
  * Checks per line: JSON syntax, the {@link Episode} schema, duplicate
  * `episode_id`, and the hash chain (`prev_sha256` = SHA-256 of the previous
  * line's bytes; null on the first row; a ledger whose first row lacks the
- * field is unchained and no later row may carry it).
+ * field is unchained and no later row may carry it). The line digests come
+ * from libcrypto through FFI where the process may use it, else from
+ * `node:crypto` (same digests; see `_line_digester.ts`).
  *
  * @param source the ledger's byte stream (`chunks`) and the `file` its problems name
  * @param visit called with each valid row and its 1-based line number, in file order
- * @param options `lenient` and `offThreadHashingFrom`
+ * @param options `lenient`
  * @returns the file's hash, line and row counts, whether it is chained, and the problems
  * @throws {LedgerError} on the first problem unless `options.lenient`
  */
@@ -93,26 +88,22 @@ export async function scanLedger(
   const problems: LedgerProblem[] = [];
   const seen = new StringSet();
   let chained = false;
-  let previousHash: string | null = null;
   let validRows = 0;
   const report = (problem: LedgerProblem) => {
     if (!options.lenient) throw new LedgerError([problem]);
     problems.push(problem);
   };
-  let visited = 0;
-  const hashes = new LineHashes(options.offThreadHashingFrom ?? OFF_THREAD_FROM_BYTES, {
-    wanted: () => chained,
-    visited: () => visited,
-  });
-  const summary = await scanJsonl(hashes.chunks(chunks), (bytes, line) => {
-    visited = line;
+  /** Holds the SHA-256 of the line before the current one. */
+  const previous = lineDigester();
+  const summary = await scanJsonl(chunks, (bytes, line) => {
     const result = parseLine(Episode, { bytes, file, line }, FAST);
     if (line === 1 && result.ok) chained = "prev_sha256" in result.raw;
-    const expected = previousHash;
-    if (chained) previousHash = hashes.of(bytes, line);
+    const chainProblem = result.ok
+      ? checkChain(result.value.prev_sha256, { chained, line, previous })
+      : null;
+    if (chained) previous.digest(bytes);
     if (!result.ok) return report(result.problem);
     const row = result.value;
-    const chainProblem = checkChain(row.prev_sha256, expected, chained, line);
     if (chainProblem !== null) {
       return report({
         code: "broken_hash_chain",
@@ -144,19 +135,24 @@ export async function scanLedger(
   };
 }
 
-function checkChain(
-  actual: string | null | undefined,
-  expected: string | null,
-  chained: boolean,
-  line: number,
-): string | null {
-  if (!chained) {
+/** Where a row stands in the chain: whether the ledger is chained, its line, the digest before it. */
+interface ChainPosition {
+  chained: boolean;
+  line: number;
+  /** Holds the SHA-256 of line `line - 1` (nothing on line 1). */
+  previous: LineDigester;
+}
+
+function checkChain(actual: string | null | undefined, at: ChainPosition): string | null {
+  if (!at.chained) {
     return actual === undefined ? null : "the first row carries no hash chain, so no later row may";
   }
   if (actual === undefined) return "missing in a hash-chained ledger";
-  if (line === 1) return actual === null ? null : "must be null on the first row";
-  if (actual !== expected) {
-    return `expected "${expected}" (SHA-256 of line ${line - 1}), found ${JSON.stringify(actual)}`;
+  if (at.line === 1) return actual === null ? null : "must be null on the first row";
+  if (actual === null || !at.previous.matches(actual)) {
+    return `expected "${at.previous.hex()}" (SHA-256 of line ${at.line - 1}), found ${
+      JSON.stringify(actual)
+    }`;
   }
   return null;
 }
