@@ -70,9 +70,9 @@ export const READ_CHUNK_BYTES = 1 << 20;
 
 /**
  * Opens a file as a byte stream for {@link scanJsonl}: chunks of up to
- * {@link READ_CHUNK_BYTES} (a file's `readable` yields 64 KiB chunks, and
- * every chunk costs a round trip to the line-hashing worker), each a fresh
- * buffer the consumer may keep. The file is closed when the stream ends or
+ * {@link READ_CHUNK_BYTES} (a file's `readable` yields 64 KiB chunks: 16
+ * times the async reads, stream steps and line carries over chunk borders),
+ * each a fresh buffer the consumer may keep. The file is closed when the stream ends or
  * its consumer stops early.
  */
 export async function openBytes(path: string): Promise<AsyncIterable<Uint8Array>> {
