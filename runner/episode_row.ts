@@ -95,7 +95,7 @@ export interface ClassifyInput {
 
 /**
  * Turns one finished episode into its row (rules in `run_episode.ts`): the
- * evidence gate first, then seed 002's rate-limit rule under `rerun-task`,
+ * evidence gate first (with the plan's `model_limits`, if any), then seed 002's rate-limit rule under `rerun-task`,
  * zero calls, a workspace too large to store, the verifier's verdict or
  * fault. Tokens and calls come from the relay's records only.
  *
@@ -104,7 +104,10 @@ export interface ClassifyInput {
  */
 export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraft> {
   const { candidate } = input;
-  const gate = evidenceGate(input.records, { expectedModelIds: input.expectedModelIds });
+  const gate = evidenceGate(input.records, {
+    expectedModelIds: input.expectedModelIds,
+    modelLimits: input.plan.model_limits,
+  });
   const notes = [...input.notes];
   if (candidate.oomKilled) notes.push("the memory limit killed a process of the candidate");
   if (candidate.exitCode !== 0) notes.push(`candidate exit code ${candidate.exitCode}`);

@@ -103,6 +103,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         upstreamKey: upstream.key,
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
+        maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
       });
       forwarder = await startForwarder({ pid: null, socketPath: relay.socketPath, port: 0 });
       const workspace = `${temp}/workspace`;

@@ -91,6 +91,8 @@ Deno.test("startRelay() forwards a call and records its evidence", async () => {
         model: "any",
         messages: [{ role: "user", content: "0123456789" }],
       }),
+      // The agent's request set no max_tokens / max_completion_tokens and no plan cap applies.
+      output_cap: null,
       fault: null,
       latency_ms: 0,
       detail: "",
@@ -513,6 +515,8 @@ Deno.test("startRelay() relays a streamed call event by event and records its ev
         tool_calls: 1,
         // Over the agent's request as received, not the forwarded one.
         fingerprint: requestFingerprint(body),
+        // No cap in the agent's request, no plan cap.
+        output_cap: null,
         fault: null,
         latency_ms: 0,
         first_byte_ms: 0,
