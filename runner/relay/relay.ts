@@ -644,7 +644,8 @@ function asksForUsage(body: unknown): boolean {
 }
 
 /**
- * The body forwarded for a streamed call: the agent's, with
+ * The body forwarded for a streamed call: the agent's (its output cap
+ * already brought within the plan's, if any), with
  * `stream_options.include_usage` set to true and its other `stream_options`
  * members kept (a `stream_options` that is not an object is replaced), as
  * compact JSON. Numbers are rewritten in their shortest round-trip form.
