@@ -182,6 +182,11 @@ export interface HarnessFailure {
   wallMs: number;
   /** ISO start. */
   startedAt: string;
+  /**
+   * The plan's `model_limits`, so that the row's evidence records them as any
+   * other row of the plan does; absent: none.
+   */
+  modelLimits?: Plan["model_limits"];
 }
 
 /**
@@ -191,12 +196,13 @@ export interface HarnessFailure {
  *
  * @param base identity fields
  * @param failure the `notes` so far, the relay's `records` (null when no relay ran), the
- *   `error`, the time spent (`wallMs`) and the ISO start (`startedAt`)
+ *   `error`, the time spent (`wallMs`), the ISO start (`startedAt`) and the plan's
+ *   `modelLimits`
  * @returns the row draft
  */
 export function harnessFailureRow(base: RowBase, failure: HarnessFailure): EpisodeDraft {
   const { notes, records, error, wallMs, startedAt } = failure;
-  const gate = evidenceGate(records ?? []);
+  const gate = evidenceGate(records ?? [], { modelLimits: failure.modelLimits });
   return {
     ...base,
     status: "invalid",

@@ -191,7 +191,14 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       await close();
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      return harnessFailureRow(base, { notes, records, error, wallMs, startedAt });
+      return harnessFailureRow(base, {
+        notes,
+        records,
+        error,
+        wallMs,
+        startedAt,
+        modelLimits: options.plan.model_limits,
+      });
     }
     await close();
     const artifact = candidate.artifact;

@@ -150,7 +150,14 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
     } catch (error) {
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      return harnessFailureRow(base, { notes, records, error, wallMs, startedAt });
+      return harnessFailureRow(base, {
+        notes,
+        records,
+        error,
+        wallMs,
+        startedAt,
+        modelLimits: options.plan.model_limits,
+      });
     } finally {
       await forwarder?.close().catch(() => {});
       await relay?.close().catch(() => {});
