@@ -115,6 +115,24 @@ const POOL: unknown[] = [
   { token_cap: 1, bogus: 2 },
   { server_model_id: "m", usage_source: "server", request_fingerprint: HEX },
   { server_model_id: null, usage_source: "absent", request_fingerprint: null, extra: 1 },
+  // evidence with seed 000's output policy and context limit (a valid one, a cap of 0, nulls)
+  {
+    server_model_id: "m",
+    usage_source: "server",
+    request_fingerprint: HEX,
+    max_output_tokens: 256,
+    context_limit_tokens: 4096,
+    max_call_tokens: 300,
+  },
+  { server_model_id: "m", usage_source: "server", request_fingerprint: HEX, max_output_tokens: 0 },
+  {
+    server_model_id: null,
+    usage_source: "server",
+    request_fingerprint: null,
+    max_output_tokens: null,
+    context_limit_tokens: 8,
+    max_call_tokens: null,
+  },
   {
     agent_image_digest: `sha256:${HEX}`,
     verifier_image_digest: null,
@@ -155,6 +173,37 @@ Deno.test("fastEpisode() agrees with zod on every single-field mutation of real 
   }
   // both verdicts occur often: the check is not vacuous
   assert.ok(accepted > 300 && rejected > 3000, `${accepted} accepted, ${rejected} rejected`);
+});
+
+Deno.test("fastEpisode() keeps the model-limit evidence fields exactly as zod does", async () => {
+  const text = await Deno.readTextFile(`${ROOT}/ledgers/demo/ledger.jsonl`);
+  const base = JSON.parse(text.split("\n")[0]);
+  const evidence = base.evidence as Record<string, unknown>;
+  // Absent (every committed row): stays absent, no default materialized.
+  const plain = fastEpisode(base)!;
+  assert.equal(crossCheck(base, "demo row"), true);
+  assert.equal("max_output_tokens" in plain.evidence!, false);
+  // Set by a plan with model limits (values as evidenceGate writes them).
+  const limited = {
+    ...base,
+    evidence: {
+      ...evidence,
+      max_output_tokens: 64,
+      context_limit_tokens: null,
+      max_call_tokens: 0,
+    },
+  };
+  assert.equal(crossCheck(limited, "limited row"), true);
+  assert.deepEqual(fastEpisode(limited)!.evidence, limited.evidence);
+  // Invalid values are rejected by both: a cap of 0, a negative or fractional count.
+  for (
+    const bad of [{ max_output_tokens: 0 }, { context_limit_tokens: -1 }, { max_call_tokens: 1.5 }]
+  ) {
+    assert.equal(
+      crossCheck({ ...base, evidence: { ...evidence, ...bad } }, JSON.stringify(bad)),
+      false,
+    );
+  }
 });
 
 Deno.test("fastEpisode() agrees with zod on every status / resolved / invalid_reason combination", () => {

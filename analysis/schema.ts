@@ -70,12 +70,29 @@ export type Caps = z.infer<typeof Caps>;
 /**
  * Evidence recorded by the host relay, never by the candidate (seed 000,
  * "证据门禁"): the model identity the server reported, where the token usage
- * came from, and a digest of the canonical requests.
+ * came from, a digest of the canonical requests and, when the plan declared
+ * `model_limits`, the output policy and context limit the episode was held
+ * to.
+ *
+ * The three limit fields are written only when the plan sets
+ * `model_limits` (at least one limit not null); they are absent from rows of
+ * plans without limits and from every row written before they existed, and
+ * stay absent when such rows are read (absent: no limits declared, nothing
+ * checked), so old ledgers load and re-serialize byte for byte.
+ *
+ * | field | meaning | when absent |
+ * |---|---|---|
+ * | `max_output_tokens` | the plan's output cap, which the relay put on every forwarded call (null: no output cap declared) | not recorded |
+ * | `context_limit_tokens` | the plan's declared context limit (null: none declared) | not recorded |
+ * | `max_call_tokens` | largest prompt + completion tokens the server reported for one successful call (null: no such call) | not recorded |
  */
 export const Evidence = z.object({
   server_model_id: z.string().nullable(),
   usage_source: z.enum(["server", "absent"]),
   request_fingerprint: Sha256.nullable(),
+  max_output_tokens: z.number().int().positive().nullable().optional(),
+  context_limit_tokens: z.number().int().positive().nullable().optional(),
+  max_call_tokens: Count.nullable().optional(),
 });
 export type Evidence = z.infer<typeof Evidence>;
 
@@ -234,6 +251,35 @@ export const PlannedAgent = z.object({
 export type PlannedAgent = z.infer<typeof PlannedAgent>;
 
 /**
+ * The model configuration an evaluation declares (seed 000's evidence kinds
+ * "输出策略" output policy and "上下文上限" context limit), frozen in the plan.
+ * Each limit is a positive integer number of tokens, or null for "not
+ * declared" (the default).
+ *
+ * - `max_output_tokens`: the output policy. The relay makes every forwarded
+ *   model call carry an output cap (`max_completion_tokens` or `max_tokens`)
+ *   of at most this value, and the evidence gate accepts a successful call
+ *   only when the server reported at most the cap it was sent with as
+ *   `completion_tokens`.
+ * - `context_limit_tokens`: the declared context window. The evidence gate
+ *   accepts a successful call only when the server reported at most this
+ *   many `prompt_tokens + completion_tokens` (a server that served more is
+ *   not the declared configuration). The relay does not change requests for
+ *   it.
+ */
+export const ModelLimits = z.object({
+  max_output_tokens: z.number().int().positive().nullable().default(null),
+  context_limit_tokens: z.number().int().positive().nullable().default(null),
+}).strict();
+export type ModelLimits = z.infer<typeof ModelLimits>;
+
+/** The limits of a plan without `model_limits`: none declared, nothing checked. */
+export const NO_MODEL_LIMITS: Readonly<ModelLimits> = Object.freeze({
+  max_output_tokens: null,
+  context_limit_tokens: null,
+});
+
+/**
  * The frozen plan, written before the first episode (seeds 002 and 003):
  * tasks in their shuffled order, agents and image digests, budgets, stopping
  * rule, invalid policy, censoring thresholds, bootstrap seed, tie band and
@@ -264,6 +310,14 @@ export const Plan = z.object({
     seed: z.union([z.number().int(), z.string()]).default(7),
   }).strict().default({ rounds: 2000, seed: 7 }),
   tie_band: z.number().min(0).max(1).default(0.10),
+  /**
+   * Seed 000's output policy and context limit ({@linkcode ModelLimits}).
+   * Absent means both null (no limits, nothing checked: exactly the
+   * behaviour of plans frozen before this field existed). It has no
+   * materialized default so that those plans, whose bytes are their
+   * identity, stay in the canonical form `loadPlan` checks.
+   */
+  model_limits: ModelLimits.optional(),
   environment: z.object({
     runner_version: z.string().nullable().default(null),
     verifier_image_digest: Digest.nullable().default(null),

@@ -67,6 +67,13 @@ PLAN:
   --step-cap N             Model calls per episode
   --wall-ms N              Wall clock per episode in ms (unset caps fall back to
                            each task's own limits)
+  --max-output-tokens N    Output policy (seed 000): the relay caps every model
+                           call's output at N tokens, and a call whose server
+                           reports more completion tokens than its cap is
+                           missing evidence (evidence_missing)
+  --context-limit-tokens N Declared context limit (seed 000): a call whose server
+                           reports more prompt + completion tokens is missing
+                           evidence (evidence_missing)
   --price-table-id ID      Frozen price table id (default "unpriced")
   --sprt                   Stop each agent by seed 002's SPRT (else: fixed list)
 ${SPRT_OPTIONS_HELP}
@@ -100,6 +107,8 @@ const OPTIONS = {
   "token-cap": { type: "string" },
   "step-cap": { type: "string" },
   "wall-ms": { type: "string" },
+  "max-output-tokens": { type: "string" },
+  "context-limit-tokens": { type: "string" },
   "price-table-id": { type: "string" },
   sprt: { type: "boolean" },
   ...SPRT_OPTIONS,
@@ -153,6 +162,13 @@ export async function run(args: string[], io: Io): Promise<number> {
     step_cap: cap("step-cap"),
     wall_ms_cap: cap("wall-ms"),
   };
+  const limit = (name: string) => numberOption(values, name, { integer: true, min: 1 }) ?? null;
+  const modelLimits = {
+    max_output_tokens: limit("max-output-tokens"),
+    context_limit_tokens: limit("context-limit-tokens"),
+  };
+  const anyLimit = modelLimits.max_output_tokens !== null ||
+    modelLimits.context_limit_tokens !== null;
   const invalidPolicy = choiceOption(values, {
     name: "invalid-policy",
     choices: ["halt", "rerun-task"] as const,
@@ -245,6 +261,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     censoring: { headline_max: headlineMax, labelled_max: labelledMax },
     bootstrap: { rounds, seed: bootstrapSeed },
     tie_band: tieBand,
+    ...(anyLimit ? { model_limits: modelLimits } : {}),
     runner_version: await runnerVersion(),
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
@@ -266,6 +283,13 @@ export async function run(args: string[], io: Io): Promise<number> {
         `caps: token ${caps.token_cap ?? "task"}, step ${caps.step_cap ?? "task"}, wall ms ${
           caps.wall_ms_cap ?? "task"
         }`,
+        ...(anyLimit
+          ? [
+            `model limits: output ${modelLimits.max_output_tokens ?? "none"}, context ${
+              modelLimits.context_limit_tokens ?? "none"
+            }`,
+          ]
+          : []),
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
         `runner: ${plan.environment.runner_version}`,
         "",

@@ -95,7 +95,7 @@ export interface ClassifyInput {
 
 /**
  * Turns one finished episode into its row (rules in `run_episode.ts`): the
- * evidence gate first, then seed 002's rate-limit rule under `rerun-task`,
+ * evidence gate first (with the plan's `model_limits`, if any), then seed 002's rate-limit rule under `rerun-task`,
  * zero calls, a workspace too large to store, the verifier's verdict or
  * fault. Tokens and calls come from the relay's records only.
  *
@@ -104,7 +104,10 @@ export interface ClassifyInput {
  */
 export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraft> {
   const { candidate } = input;
-  const gate = evidenceGate(input.records, { expectedModelIds: input.expectedModelIds });
+  const gate = evidenceGate(input.records, {
+    expectedModelIds: input.expectedModelIds,
+    modelLimits: input.plan.model_limits,
+  });
   const notes = [...input.notes];
   if (candidate.oomKilled) notes.push("the memory limit killed a process of the candidate");
   if (candidate.exitCode !== 0) notes.push(`candidate exit code ${candidate.exitCode}`);
@@ -179,6 +182,11 @@ export interface HarnessFailure {
   wallMs: number;
   /** ISO start. */
   startedAt: string;
+  /**
+   * The plan's `model_limits`, so that the row's evidence records them as any
+   * other row of the plan does; absent: none.
+   */
+  modelLimits?: Plan["model_limits"];
 }
 
 /**
@@ -188,12 +196,13 @@ export interface HarnessFailure {
  *
  * @param base identity fields
  * @param failure the `notes` so far, the relay's `records` (null when no relay ran), the
- *   `error`, the time spent (`wallMs`) and the ISO start (`startedAt`)
+ *   `error`, the time spent (`wallMs`), the ISO start (`startedAt`) and the plan's
+ *   `modelLimits`
  * @returns the row draft
  */
 export function harnessFailureRow(base: RowBase, failure: HarnessFailure): EpisodeDraft {
   const { notes, records, error, wallMs, startedAt } = failure;
-  const gate = evidenceGate(records ?? []);
+  const gate = evidenceGate(records ?? [], { modelLimits: failure.modelLimits });
   return {
     ...base,
     status: "invalid",

@@ -14,6 +14,7 @@ import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import {
   type Caps,
   type CensoringPolicy,
+  type ModelLimits,
   Plan,
   type PlannedAgent,
   type PlannedTask,
@@ -40,6 +41,11 @@ export interface FreezeOptions {
   censoring?: CensoringPolicy;
   bootstrap?: { rounds: number; seed: number | string };
   tie_band?: number;
+  /**
+   * Seed 000's output policy and context limit; an absent limit is null.
+   * Absent: the plan has no `model_limits` (nothing applied or checked).
+   */
+  model_limits?: Partial<ModelLimits>;
   runner_version: string;
   verifier_image: string;
   verifier_image_digest: string;
@@ -82,6 +88,13 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
     censoring: options.censoring ?? { headline_max: 0.02, labelled_max: 0.10 },
     bootstrap: options.bootstrap ?? { rounds: 2000, seed: 7 },
     tie_band: options.tie_band ?? 0.10,
+    ...(options.model_limits === undefined ? {} : {
+      model_limits: {
+        max_output_tokens: null,
+        context_limit_tokens: null,
+        ...options.model_limits,
+      },
+    }),
     environment: {
       runner_version: options.runner_version,
       verifier_image: options.verifier_image,

@@ -104,3 +104,31 @@ Deno.test("loadPlan() asks for the published hash when no sidecar is beside the 
     return true;
   });
 });
+
+Deno.test("freezePlan() records model_limits only when given, and loadPlan() keeps them", async () => {
+  await using temp = await tempDir();
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
+    dir: `${temp.path}/suite`,
+    publicSeed: true,
+  });
+  const agents = [{ agent_id: "solver", image: "i", image_digest: DIGEST }];
+  // Not given: no model_limits member, so the plan's bytes are what they were before it existed.
+  const plain = freezePlan(suite, { ...baseOptions(), agents });
+  equal(Object.hasOwn(plain, "model_limits"), false);
+  // Given in part: the other limit is null.
+  const limited = freezePlan(suite, {
+    ...baseOptions(),
+    agents,
+    model_limits: { max_output_tokens: 1024 },
+  });
+  deepEqual(limited.model_limits, { max_output_tokens: 1024, context_limit_tokens: null });
+  const path = `${temp.path}/plan.json`;
+  await writePlan(path, limited);
+  match(await Deno.readTextFile(path), /"model_limits": \{\n {4}"context_limit_tokens": null,/);
+  deepEqual((await loadPlan(path)).plan.model_limits, limited.model_limits);
+  throws(
+    () => freezePlan(suite, { ...baseOptions(), agents, model_limits: { max_output_tokens: 0 } }),
+    /field "model_limits.max_output_tokens": /,
+  );
+});

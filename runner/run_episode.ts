@@ -2,7 +2,9 @@
  * One episode on the real engine (issue 3, "One episode"; seed 000 §03–04):
  *
  * 1. a per-episode host relay on a unix socket, holding the upstream key and
- *    the episode's token and step caps (runner/relay);
+ *    the episode's token and step caps, and applying the plan's output cap
+ *    (`model_limits.max_output_tokens`) to every forwarded call
+ *    (runner/relay);
  * 2. the candidate container with seed 000's flags and a writable copy of the
  *    task workspace; as soon as it starts, a forwarder listens inside its
  *    network namespace (opened in-process with `setns(2)`, or an `nsenter`
@@ -20,7 +22,7 @@
  * | condition | status | invalid_reason | resolved |
  * |---|---|---|---|
  * | the harness failed (engine, relay, forwarder) | invalid | harness_error | null |
- * | missing server model id or usage on a successful call | invalid | evidence_missing | null |
+ * | a successful call without server model id or usage, or over the plan's `model_limits` (output cap, context limit) | invalid | evidence_missing | null |
  * | an upstream 5xx / key rejected / connection failure | invalid | provider_fault | null |
  * | upstream 429 under invalid policy `rerun-task` (seed 002: rate limits are invalid attempts, rerun) | invalid | provider_fault | null |
  * | zero forwarded model calls (seed 000) | scored | – | false (verifier not run) |
@@ -149,6 +151,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         upstreamKey: upstream.key,
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
+        maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
       });
       const socketPath = relay.socketPath;
       candidate = await runCandidate(image, {
@@ -188,7 +191,14 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       await close();
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      return harnessFailureRow(base, { notes, records, error, wallMs, startedAt });
+      return harnessFailureRow(base, {
+        notes,
+        records,
+        error,
+        wallMs,
+        startedAt,
+        modelLimits: options.plan.model_limits,
+      });
     }
     await close();
     const artifact = candidate.artifact;

@@ -103,6 +103,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         upstreamKey: upstream.key,
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
+        maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
       });
       forwarder = await startForwarder({ pid: null, socketPath: relay.socketPath, port: 0 });
       const workspace = `${temp}/workspace`;
@@ -149,7 +150,14 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
     } catch (error) {
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      return harnessFailureRow(base, { notes, records, error, wallMs, startedAt });
+      return harnessFailureRow(base, {
+        notes,
+        records,
+        error,
+        wallMs,
+        startedAt,
+        modelLimits: options.plan.model_limits,
+      });
     } finally {
       await forwarder?.close().catch(() => {});
       await relay?.close().catch(() => {});

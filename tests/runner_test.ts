@@ -2,7 +2,8 @@
  * The runner on the real Docker engine (issue 3, "Tests"): verifier setup
  * fault → invalid (seed 000's 89-point incident end to end, with reverify),
  * relay 429 → `rate_limited`, token cap → `token_cap`, response without usage
- * or model id → `evidence_missing`, zero calls → scored failure, a crash →
+ * or model id → `evidence_missing`, a server past the plan's `model_limits`
+ * (output cap, context limit) → `evidence_missing`, zero calls → scored failure, a crash →
  * `error`, rerun-task and SPRT batches, image digest changes (at start and
  * mid-run), and the same rows at --parallel 1 and 3.
  *
@@ -486,6 +487,68 @@ Deno.test({
       await f.close();
       new Deno.Command("docker", { args: ["rmi", tag], stdout: "null", stderr: "null" })
         .outputSync();
+    }
+  },
+});
+
+/** The suite's script with every rule's reply reporting `usage` (content unchanged). */
+function withUsage(usage: { prompt_tokens: number; completion_tokens: number }) {
+  return async (suite: Suite): Promise<ProviderScriptInput> => {
+    const script = await suiteProviderScript(suite);
+    return { ...script, rules: script.rules!.map((r) => ({ ...r, reply: { ...r.reply, usage } })) };
+  };
+}
+
+Deno.test({
+  name:
+    "runner: a plan's model_limits cap every call's output, and a server past them is evidence_missing",
+  ignore,
+  async fn() {
+    const f = await fixture(one(c2FilterSum), [
+      { agent_id: "within", image: "ledgerbench/agent-solver" },
+      // A server that ignores the relay's cap of 256 output tokens.
+      {
+        agent_id: "overcap",
+        image: "ledgerbench/agent-solver",
+        script: withUsage({ prompt_tokens: 10, completion_tokens: 300 }),
+      },
+      // A server that served more than the declared 100000-token context.
+      {
+        agent_id: "overcontext",
+        image: "ledgerbench/agent-solver",
+        script: withUsage({ prompt_tokens: 100000, completion_tokens: 1 }),
+      },
+    ], { model_limits: { max_output_tokens: 256, context_limit_tokens: 100000 } });
+    try {
+      await f.run({ parallel: 3 });
+      const row = byAgent((await readLedger(`${f.dir}/ledger.jsonl`)).rows);
+      // The solver agent sends no output cap: the relay added the plan's as max_tokens.
+      for (const agent of ["within", "overcap", "overcontext"]) {
+        const [request] = f.providers.get(agent)!.requests();
+        equal((request.body as { max_tokens?: unknown }).max_tokens, 256, agent);
+      }
+      deepEqual([row.within.status, row.within.resolved], ["scored", true]);
+      deepEqual(row.within.evidence, {
+        server_model_id: "m-within",
+        usage_source: "server",
+        request_fingerprint: row.within.evidence!.request_fingerprint,
+        max_output_tokens: 256,
+        context_limit_tokens: 100000,
+        // One call: the row's own token counts.
+        max_call_tokens: row.within.prompt_tokens + row.within.completion_tokens,
+      });
+      for (const agent of ["overcap", "overcontext"]) {
+        deepEqual([row[agent].status, row[agent].resolved, row[agent].invalid_reason], [
+          "invalid",
+          null,
+          "evidence_missing",
+        ]);
+      }
+      match(row.overcap.notes, /reports 300 completion tokens, over its output cap of 256/);
+      equal(row.overcap.evidence?.max_call_tokens, 310);
+      match(row.overcontext.notes, /100001 prompt \+ completion tokens, over the declared context/);
+    } finally {
+      await f.close();
     }
   },
 });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EpisodeStatus, Evidence, InvalidReason } from "../../analysis/schema.ts";
+import type { EpisodeStatus, Evidence, InvalidReason, ModelLimits } from "../../analysis/schema.ts";
 import type { RelayCallRecord } from "./relay_call_record.ts";
 import { combineFingerprints } from "./request_fingerprint.ts";
 
@@ -17,13 +17,25 @@ export interface EvidenceGateOptions {
    * unproven (`model_unexpected`, an evidence problem). Absent: any id counts.
    */
   expectedModelIds?: readonly string[];
+  /**
+   * The plan's `model_limits` (seed 000's output policy and context limit).
+   * Absent, or both limits null: neither is checked nor recorded.
+   */
+  modelLimits?: ModelLimits;
 }
 
 /** One reason the gate found, tied to the call it came from. */
 export interface EvidenceProblem {
   /** The call's `index` (arrival order). */
   index: number;
-  code: "model_missing" | "usage_missing" | "model_unexpected" | "provider_fault" | "aborted";
+  code:
+    | "model_missing"
+    | "usage_missing"
+    | "model_unexpected"
+    | "output_policy_unproven"
+    | "context_limit_unproven"
+    | "provider_fault"
+    | "aborted";
   message: string;
 }
 
@@ -57,8 +69,20 @@ export interface EvidenceGateResult {
  * success):
  * 1. Every successful forwarded call (upstream status 2xx and no fault) must
  *    carry a server-reported model id and usage (prompt and completion
- *    tokens); with `expectedModelIds`, the id must be one of them. Any miss:
- *    `invalid`, `evidence_missing`. Calls that failed (429, 5xx, or a
+ *    tokens); with `expectedModelIds`, the id must be one of them. With the
+ *    plan's `modelLimits`:
+ *    - output policy (`max_output_tokens` set): the call must have been
+ *      sent with an output cap (`output_cap`) of at most `max_output_tokens`
+ *      (the relay sees to that) and the server must report at most that
+ *      cap as `completion_tokens`; else `output_policy_unproven`;
+ *    - context limit (`context_limit_tokens` set): the server must report
+ *      at most `context_limit_tokens` as `prompt_tokens + completion_tokens`
+ *      (a server that served more is not the declared configuration); else
+ *      `context_limit_unproven`.
+ *
+ *    (A call without usage is `usage_missing` only: its token counts cannot
+ *    be checked against either limit.) Any miss: `invalid`,
+ *    `evidence_missing`. Calls that failed (429, 5xx, or a
  *    streamed call whose 2xx stream failed midway or was cut off by the relay
  *    closing) need no evidence: the failure is judged in 3; refused calls
  *    never reached the model.
@@ -84,13 +108,19 @@ export interface EvidenceGateResult {
  *   exact, nothing was sent).
  * - `request_fingerprint`: {@linkcode combineFingerprints} of the forwarded
  *   calls' fingerprints in arrival order; null for zero calls.
+ * - Only when `modelLimits` sets at least one limit (else these keys are
+ *   absent, and the evidence is exactly what it was before they existed):
+ *   `max_output_tokens` and `context_limit_tokens`, the plan's limits
+ *   (null: not declared); `max_call_tokens`, the largest
+ *   `prompt_tokens + completion_tokens` of a successful call with usage
+ *   (null when there is none).
  *
- * Seed 000 also lists output policy and context limit as evidence; the
- * schema's `Evidence` does not record them, so this gate does not check them.
+ * These are seed 000's five evidence kinds: server-reported model identity,
+ * token usage, output policy, context limit and request fingerprint.
  * O(n log n) in the number of records.
  *
  * @param records The relay's call records (any order; sorted by `index` here).
- * @param options The expected model ids, if any.
+ * @param options The expected model ids and the plan's model limits, if any.
  * @returns The decision, the evidence and the token sums.
  * @example
  * ```ts
@@ -107,6 +137,9 @@ export function evidenceGate(
   const expected = options.expectedModelIds === undefined
     ? null
     : new Set(options.expectedModelIds);
+  const outputLimit = options.modelLimits?.max_output_tokens ?? null;
+  const contextLimit = options.modelLimits?.context_limit_tokens ?? null;
+  let maxCallTokens: number | null = null;
   const evidenceProblems: EvidenceProblem[] = [];
   const faults: EvidenceProblem[] = [];
   const ids = new Set<string>();
@@ -162,12 +195,50 @@ export function evidenceGate(
         message: `Call ${call.index} has no server-reported "usage"`,
       });
     }
+    const served = call.usage === null
+      ? null
+      : call.usage.prompt_tokens + call.usage.completion_tokens;
+    if (served !== null && (maxCallTokens === null || served > maxCallTokens)) {
+      maxCallTokens = served;
+    }
+    if (outputLimit !== null) {
+      const cap = call.output_cap ?? null;
+      if (cap === null || cap > outputLimit) {
+        evidenceProblems.push({
+          index: call.index,
+          code: "output_policy_unproven",
+          message: cap === null
+            ? `Call ${call.index} was sent without an output cap; the plan's is ${outputLimit}`
+            : `Call ${call.index} was sent with output cap ${cap}, over the plan's ${outputLimit}`,
+        });
+      } else if (call.usage !== null && call.usage.completion_tokens > cap) {
+        evidenceProblems.push({
+          index: call.index,
+          code: "output_policy_unproven",
+          message:
+            `Call ${call.index} reports ${call.usage.completion_tokens} completion tokens, over its output cap of ${cap}`,
+        });
+      }
+    }
+    if (contextLimit !== null && served !== null && served > contextLimit) {
+      evidenceProblems.push({
+        index: call.index,
+        code: "context_limit_unproven",
+        message:
+          `Call ${call.index} reports ${served} prompt + completion tokens, over the declared context limit of ${contextLimit}`,
+      });
+    }
   }
   const evidence: Evidence = {
     server_model_id: ids.size === 0 ? null : [...ids].sort().join(","),
     usage_source: usageAbsent ? "absent" : "server",
     request_fingerprint: combineFingerprints(calls.map((call) => call.fingerprint ?? "")),
   };
+  if (outputLimit !== null || contextLimit !== null) {
+    evidence.max_output_tokens = outputLimit;
+    evidence.context_limit_tokens = contextLimit;
+    evidence.max_call_tokens = maxCallTokens;
+  }
   let status: EpisodeStatus = "scored";
   let invalidReason: InvalidReason | null = null;
   if (evidenceProblems.length > 0) {

@@ -141,3 +141,135 @@ Deno.test("evidenceGate() judges a stream that failed or was cut off by its faul
   assert.equal(bare.invalid_reason, "evidence_missing");
   assert.deepEqual(bare.problems.map((p) => p.code), ["usage_missing"]);
 });
+
+/** A plan's `model_limits`: output cap 8 tokens, context limit 20 tokens. */
+const LIMITS = { max_output_tokens: 8, context_limit_tokens: 20 };
+
+Deno.test("evidenceGate() scores calls within the plan's output cap and context limit", () => {
+  // callRecord: 10 prompt + 5 completion tokens; sent with the cap the relay applied (8), or a
+  // smaller one the agent chose (5, equal to the completion: the bound is inclusive).
+  const records = [
+    callRecord(1, { output_cap: 8 }),
+    callRecord(2, { output_cap: 5, usage: { prompt_tokens: 12, completion_tokens: 5 } }),
+  ];
+  const gate = evidenceGate(records, { modelLimits: LIMITS });
+  assert.equal(gate.status, "scored");
+  assert.equal(gate.invalid_reason, null);
+  assert.deepEqual(gate.problems, []);
+  assert.deepEqual(gate.evidence, {
+    ...evidenceGate(records).evidence,
+    max_output_tokens: 8,
+    context_limit_tokens: 20,
+    // max(10 + 5, 12 + 5); 17 <= 20 is also the context check's bound.
+    max_call_tokens: 17,
+  });
+  assert.equal(Evidence.safeParse(gate.evidence).success, true);
+});
+
+Deno.test("evidenceGate() makes completion tokens over the call's cap evidence_missing", () => {
+  const over = callRecord(2, { output_cap: 4 }); // 5 completion tokens against a cap of 4
+  const gate = evidenceGate([callRecord(1, { output_cap: 8 }), over], { modelLimits: LIMITS });
+  assert.equal(gate.status, "invalid");
+  assert.equal(gate.invalid_reason, "evidence_missing");
+  assert.deepEqual(gate.problems, [{
+    index: 2,
+    code: "output_policy_unproven",
+    message: "Call 2 reports 5 completion tokens, over its output cap of 4",
+  }]);
+  // The tokens still count, and the row still records what was served.
+  assert.equal(gate.completion_tokens, 10);
+  assert.equal(gate.evidence.max_call_tokens, 15);
+});
+
+Deno.test("evidenceGate() makes a call sent without the plan's cap, or with a larger one, unproven", () => {
+  const gate = evidenceGate([
+    callRecord(1), // a record without output_cap (written before it was recorded)
+    callRecord(2, { output_cap: null }),
+    callRecord(3, { output_cap: 9 }),
+  ], { modelLimits: { max_output_tokens: 8, context_limit_tokens: null } });
+  assert.equal(gate.invalid_reason, "evidence_missing");
+  assert.deepEqual(gate.problems.map((p) => p.message), [
+    "Call 1 was sent without an output cap; the plan's is 8",
+    "Call 2 was sent without an output cap; the plan's is 8",
+    "Call 3 was sent with output cap 9, over the plan's 8",
+  ]);
+  assert.deepEqual(gate.problems.map((p) => p.code), Array(3).fill("output_policy_unproven"));
+  assert.equal(gate.evidence.context_limit_tokens, null);
+});
+
+Deno.test("evidenceGate() makes prompt + completion over the context limit evidence_missing", () => {
+  // 16 + 5 = 21 tokens served against a declared 20-token context.
+  const over = callRecord(2, { output_cap: 8, usage: { prompt_tokens: 16, completion_tokens: 5 } });
+  const gate = evidenceGate([callRecord(1, { output_cap: 8 }), over], { modelLimits: LIMITS });
+  assert.equal(gate.status, "invalid");
+  assert.equal(gate.invalid_reason, "evidence_missing");
+  assert.deepEqual(gate.problems, [{
+    index: 2,
+    code: "context_limit_unproven",
+    message: "Call 2 reports 21 prompt + completion tokens, over the declared context limit of 20",
+  }]);
+  assert.equal(gate.evidence.max_call_tokens, 21);
+  // Without an output cap declared, only the context limit is checked (no cap needed on calls).
+  const contextOnly = evidenceGate([callRecord(1), over], {
+    modelLimits: { max_output_tokens: null, context_limit_tokens: 20 },
+  });
+  assert.deepEqual(contextOnly.problems.map((p) => p.code), ["context_limit_unproven"]);
+  assert.equal(contextOnly.evidence.max_output_tokens, null);
+});
+
+Deno.test("evidenceGate() checks limits on successful calls only, and reports missing usage alone", () => {
+  const failed = callRecord(2, {
+    status: 500,
+    upstream_status: 500,
+    usage: { prompt_tokens: 100, completion_tokens: 100 },
+    fault: "provider_fault",
+    detail: "Upstream answered 500",
+  });
+  const gate = evidenceGate([callRecord(1, { output_cap: 8 }), failed], { modelLimits: LIMITS });
+  assert.equal(gate.invalid_reason, "provider_fault");
+  assert.deepEqual(gate.problems.map((p) => p.code), ["provider_fault"]);
+  // Only successful calls count toward the largest call.
+  assert.equal(gate.evidence.max_call_tokens, 15);
+  const bare = evidenceGate([callRecord(1, { output_cap: 8, usage: null })], {
+    modelLimits: LIMITS,
+  });
+  assert.deepEqual(bare.problems.map((p) => p.code), ["usage_missing"]);
+  assert.equal(bare.evidence.max_call_tokens, null);
+});
+
+Deno.test("evidenceGate() records null for the largest call of a zero-call episode with limits", () => {
+  const gate = evidenceGate([], { modelLimits: LIMITS });
+  assert.equal(gate.status, "scored");
+  assert.equal(gate.zero_calls, true);
+  assert.deepEqual(gate.evidence, {
+    server_model_id: null,
+    usage_source: "server",
+    request_fingerprint: null,
+    max_output_tokens: 8,
+    context_limit_tokens: 20,
+    max_call_tokens: null,
+  });
+});
+
+Deno.test("evidenceGate() with null limits gives exactly today's result", () => {
+  // Calls that would break both limits, had any been declared.
+  const records = [
+    callRecord(1),
+    callRecord(2, { output_cap: 1, usage: { prompt_tokens: 5000, completion_tokens: 900 } }),
+    callRecord(3, { usage: null }),
+  ];
+  const today = evidenceGate(records);
+  for (
+    const modelLimits of [undefined, { max_output_tokens: null, context_limit_tokens: null }]
+  ) {
+    const gate = evidenceGate(records, { modelLimits });
+    assert.deepEqual(gate, today);
+    // Same bytes in the row: no limit keys in the evidence.
+    assert.equal(JSON.stringify(gate.evidence), JSON.stringify(today.evidence));
+  }
+  assert.deepEqual(Object.keys(today.evidence), [
+    "server_model_id",
+    "usage_source",
+    "request_fingerprint",
+  ]);
+});

@@ -4,7 +4,8 @@
  * the upstream key and the evidence of each call live.
  *
  * - {@linkcode startRelay}: OpenAI-compatible relay on a host unix socket,
- *   with token and step caps, per-call evidence records and key redaction;
+ *   with token and step caps, the plan's output cap on every forwarded call,
+ *   per-call evidence records and key redaction;
  *   streamed calls are passed back event by event, their usage requested
  *   with `stream_options.include_usage`.
  * - {@linkcode forwardInNamespace}: a listener on 127.0.0.1:<port> inside
@@ -13,8 +14,10 @@
  *   default when {@linkcode forwardInNamespaceAvailable}.
  * - {@linkcode startForwarder}: the same as a separate process started with
  *   `nsenter -n` (no FFI needed; one Deno launch per episode).
- * - {@linkcode evidenceGate}: seed 000's gate over the call records
- *   (`evidence_missing`, zero calls = scored failure, `provider_fault`).
+ * - {@linkcode evidenceGate}: seed 000's gate over the call records, its
+ *   five evidence kinds (model id, usage, output policy, context limit,
+ *   fingerprint): `evidence_missing`, zero calls = scored failure,
+ *   `provider_fault`.
  * - {@linkcode relayStopReason}: `completed`, `step_cap`, `token_cap` or
  *   `rate_limited` from the call records (seed 003).
  * - {@linkcode startScriptedProvider}: the deterministic OpenAI-compatible

@@ -33,6 +33,13 @@ export interface RelayOptions {
   /** Number of forwarded model calls allowed; null or absent: no cap. */
   stepCap?: number | null;
   /**
+   * The plan's output policy (`model_limits.max_output_tokens`, seed 000's
+   * "输出策略"): every forwarded model call is made to carry an output cap of
+   * at most this many tokens (see step 4 of {@linkcode startRelay}); null or
+   * absent: requests are not changed for it. A positive integer.
+   */
+  maxOutputTokens?: number | null;
+  /**
    * Upstream limit per call in ms (default 300000), from sending the request
    * to the end of the response body (of the whole event stream for streamed
    * calls); past it the call is a provider fault.
@@ -128,15 +135,26 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  * 4. Forward the body with `Content-Type`, `Accept` and
  *    `Authorization: Bearer <upstreamKey>` only; the agent's own
  *    `Authorization` and other headers are dropped. The body bytes go
- *    unchanged, except for a streamed call (`"stream": true`): there the
- *    relay sets `stream_options.include_usage` to true (keeping the agent's
- *    other `stream_options` members) and re-serializes the JSON, because
- *    seed 000's evidence gate needs server-reported usage and an OpenAI
- *    stream carries usage only when asked to. This is the only change the
- *    relay ever makes to a request; the fingerprint is that of the agent's
- *    request as received.
- * 5. Record status, latency, `model`, `usage`, tool calls and the request
- *    fingerprint. Upstream 429 is passed through (with `Retry-After`) and
+ *    unchanged, except in two cases, where the relay changes the JSON and
+ *    re-serializes it (compact; numbers in shortest round-trip form):
+ *    - a streamed call (`"stream": true`): the relay sets
+ *      `stream_options.include_usage` to true (keeping the agent's other
+ *      `stream_options` members), because seed 000's evidence gate needs
+ *      server-reported usage and an OpenAI stream carries usage only when
+ *      asked to;
+ *    - with `maxOutputTokens` (the plan's output policy): a request whose
+ *      output cap is absent or larger gets the plan's value. Each of
+ *      `max_completion_tokens` and `max_tokens` the agent set (null
+ *      included) that is not an integer at most `maxOutputTokens` is set to
+ *      it; when the agent set neither, the relay sets `max_tokens`, the
+ *      field every OpenAI-compatible server accepts. A request already
+ *      capped at or below the value goes unchanged.
+ *
+ *    These are the only changes the relay ever makes to a request; the
+ *    fingerprint is that of the agent's request as received.
+ * 5. Record status, latency, `model`, `usage`, tool calls, the request
+ *    fingerprint and the output cap the forwarded request carried
+ *    (`max_completion_tokens` ?? `max_tokens` ?? null). Upstream 429 is passed through (with `Retry-After`) and
  *    marked `rate_limited`; upstream 5xx and 401/403 (the relay's key was
  *    rejected, a harness problem) are passed through and a connection failure
  *    or timeout is answered 502, all marked `provider_fault`. The
@@ -173,8 +191,8 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  * @param socketPath Where to listen (at most 107 bytes); a stale socket file there is replaced.
  * @param options Upstream, key and caps.
  * @returns The running relay, once it listens.
- * @throws {Error} when the key is empty, the base URL is not http(s), the socket path is too long,
- * or the path exists and is not a socket
+ * @throws {Error} when the key is empty, the base URL is not http(s), `maxOutputTokens` is not a
+ * positive integer, the socket path is too long, or the path exists and is not a socket
  * @example
  * ```ts
  * import { startRelay } from "./relay.ts";
@@ -204,6 +222,14 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     );
   }
   const base = parseBaseUrl(options.upstreamBaseUrl);
+  const maxOutputTokens = options.maxOutputTokens ?? null;
+  if (
+    maxOutputTokens !== null && !(Number.isSafeInteger(maxOutputTokens) && maxOutputTokens > 0)
+  ) {
+    throw new Error(
+      `Cannot start relay: the output cap "maxOutputTokens" must be a positive integer, not ${maxOutputTokens}`,
+    );
+  }
   const tokenCap = options.tokenCap ?? null;
   const stepCap = options.stepCap ?? null;
   const timeoutMs = options.upstreamTimeoutMs ?? 300_000;
@@ -301,6 +327,10 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       );
     }
     admitted += 1;
+    const capped = maxOutputTokens === null
+      ? null
+      : withOutputCap(body as Record<string, unknown>, maxOutputTokens);
+    const sent = (capped ?? body) as Record<string, unknown>;
     const record: RelayCallRecord = {
       index,
       endpoint,
@@ -312,12 +342,17 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       usage: null,
       tool_calls: 0,
       fingerprint,
+      output_cap: outputCapOf(sent),
       fault: null,
       latency_ms: 0,
       detail: "",
     };
     inFlight.set(index, record);
-    const forwardedBytes = streamed ? withUsageRequested(body as Record<string, unknown>) : bytes;
+    const forwardedBytes = streamed
+      ? withUsageRequested(sent)
+      : capped === null
+      ? bytes
+      : new TextEncoder().encode(JSON.stringify(capped));
     const started = performance.now();
     let upstream: WholeResponse;
     try {
@@ -609,7 +644,8 @@ function asksForUsage(body: unknown): boolean {
 }
 
 /**
- * The body forwarded for a streamed call: the agent's, with
+ * The body forwarded for a streamed call: the agent's (its output cap
+ * already brought within the plan's, if any), with
  * `stream_options.include_usage` set to true and its other `stream_options`
  * members kept (a `stream_options` that is not an object is replaced), as
  * compact JSON. Numbers are rewritten in their shortest round-trip form.
@@ -618,6 +654,35 @@ function withUsageRequested(body: Record<string, unknown>): Uint8Array<ArrayBuff
   const kept = isRecord(body.stream_options) ? body.stream_options : {};
   const forwarded = { ...body, stream_options: { ...kept, include_usage: true } };
   return new TextEncoder().encode(JSON.stringify(forwarded));
+}
+
+/** The request fields that cap a call's output, in the order the recorded cap reads them. */
+const OUTPUT_CAP_FIELDS = ["max_completion_tokens", "max_tokens"] as const;
+
+/** `max_completion_tokens` ?? `max_tokens` of a request, counting only non-negative integers. */
+function outputCapOf(body: Record<string, unknown>): number | null {
+  for (const field of OUTPUT_CAP_FIELDS) {
+    const value = body[field];
+    if (isCount(value)) return value;
+  }
+  return null;
+}
+
+/**
+ * The request with its output cap brought to at most `cap` (step 4 of
+ * `startRelay`): each cap field the agent set that is not an integer at most
+ * `cap` is set to `cap`; with neither field set, `max_tokens` is. Null when
+ * the request needs no change.
+ */
+function withOutputCap(
+  body: Record<string, unknown>,
+  cap: number,
+): Record<string, unknown> | null {
+  const used = OUTPUT_CAP_FIELDS.filter((field) => Object.hasOwn(body, field));
+  if (used.length === 0) return { ...body, max_tokens: cap };
+  const over = used.filter((field) => !(isCount(body[field]) && body[field] <= cap));
+  if (over.length === 0) return null;
+  return { ...body, ...Object.fromEntries(over.map((field) => [field, cap])) };
 }
 
 function agentClosedNote(end: StreamEnd): string {

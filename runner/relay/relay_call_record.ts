@@ -68,6 +68,15 @@ export const RelayCallRecord = z.object({
   tool_calls: Count,
   /** {@linkcode requestFingerprint} of the body; null when it was not JSON. */
   fingerprint: Sha256.nullable(),
+  /**
+   * Forwarded calls only: the output cap the forwarded request carried,
+   * `max_completion_tokens` ?? `max_tokens` (when a non-negative integer),
+   * else null (the request set no cap). With a plan output policy
+   * (`RelayOptions.maxOutputTokens`) this is the cap after the relay applied
+   * the policy. Absent for refused calls, and in records written before it
+   * was recorded (optional, so they still parse).
+   */
+  output_cap: Count.nullable().optional(),
   fault: RelayFault.nullable(),
   /**
    * Upstream round trip including reading the body (for a streamed call: to

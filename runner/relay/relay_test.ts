@@ -91,6 +91,8 @@ Deno.test("startRelay() forwards a call and records its evidence", async () => {
         model: "any",
         messages: [{ role: "user", content: "0123456789" }],
       }),
+      // The agent's request set no max_tokens / max_completion_tokens and no plan cap applies.
+      output_cap: null,
       fault: null,
       latency_ms: 0,
       detail: "",
@@ -513,6 +515,8 @@ Deno.test("startRelay() relays a streamed call event by event and records its ev
         tool_calls: 1,
         // Over the agent's request as received, not the forwarded one.
         fingerprint: requestFingerprint(body),
+        // No cap in the agent's request, no plan cap.
+        output_cap: null,
         fault: null,
         latency_ms: 0,
         first_byte_ms: 0,
@@ -861,4 +865,153 @@ Deno.test("startRelay() makes an upstream error event a provider fault", async (
       assert.equal(evidenceGate(relay.records()).invalid_reason, "provider_fault");
     },
   );
+});
+
+Deno.test("startRelay() puts the plan's output cap on every forwarded call, keeping the agent's field", async () => {
+  await withRig({ model: "m-7", default: { content: "ok" } }, { maxOutputTokens: 64 }, async ({
+    provider,
+    relay,
+    post,
+  }) => {
+    const messages = [{ role: "user", content: "0123456789" }];
+    const bodies: Record<string, unknown>[] = [
+      { model: "any", messages }, // no cap: max_tokens 64 is added
+      { model: "any", messages, max_tokens: 500 }, // larger: lowered to 64
+      { model: "any", messages, max_completion_tokens: 1000 }, // larger, newer field: kept, lowered
+      { model: "any", messages, max_tokens: 16 }, // smaller: unchanged
+      { model: "any", messages, max_completion_tokens: 32, max_tokens: null }, // null: set to 64
+    ];
+    for (const body of bodies) {
+      const response = await post(body);
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    }
+    assert.deepEqual(provider.requests().map((r) => r.body), [
+      { ...bodies[0], max_tokens: 64 },
+      { ...bodies[1], max_tokens: 64 },
+      { ...bodies[2], max_completion_tokens: 64 },
+      bodies[3],
+      { ...bodies[4], max_tokens: 64 },
+    ]);
+    const records = relay.records();
+    // max_completion_tokens ?? max_tokens of what was forwarded.
+    assert.deepEqual(records.map((r) => r.output_cap), [64, 64, 64, 16, 32]);
+    // The fingerprint stays that of the agent's request as received.
+    assert.deepEqual(records.map((r) => r.fingerprint), bodies.map((b) => requestFingerprint(b)));
+    for (const r of records) assert.equal(RelayCallRecord.safeParse(r).success, true);
+    // Derived usage: 10 prompt bytes -> 3, "ok" -> 1 completion token, within every cap.
+    const gate = evidenceGate(records, {
+      modelLimits: { max_output_tokens: 64, context_limit_tokens: 4 },
+    });
+    assert.equal(gate.status, "scored");
+    assert.deepEqual(gate.problems, []);
+    assert.equal(gate.evidence.max_call_tokens, 4);
+  });
+});
+
+Deno.test("startRelay() caps a streamed call's output too, beside include_usage", async () => {
+  await withRig(
+    { model: "m-7", default: { content: "alpha beta" } },
+    { maxOutputTokens: 64 },
+    async ({
+      provider,
+      relay,
+      post,
+    }) => {
+      const body = {
+        model: "any",
+        messages: [{ role: "user", content: "0123456789" }],
+        stream: true,
+        max_completion_tokens: 4096,
+      };
+      const response = await post(body);
+      assert.equal(response.status, 200);
+      const events = await new AgentStream(response).rest();
+      assert.equal(events.at(-1), "[DONE]");
+      // Both changes, and no other: include_usage set, the agent's field lowered to the plan's cap.
+      assert.deepEqual(provider.requests()[0].body, {
+        ...body,
+        max_completion_tokens: 64,
+        stream_options: { include_usage: true },
+      });
+      const [record] = relay.records();
+      assert.equal(record.output_cap, 64);
+      assert.equal(record.fingerprint, requestFingerprint(body));
+      // Derived: 10 prompt bytes -> 3; "alpha beta" 10 bytes -> 3.
+      assert.deepEqual(record.usage, { prompt_tokens: 3, completion_tokens: 3 });
+      const gate = evidenceGate(relay.records(), {
+        modelLimits: { max_output_tokens: 64, context_limit_tokens: null },
+      });
+      assert.equal(gate.status, "scored");
+      assert.equal(gate.evidence.max_output_tokens, 64);
+    },
+  );
+});
+
+Deno.test("startRelay() without an output policy forwards the body unchanged and records the agent's cap", async () => {
+  await withRig({ default: { content: "ok" } }, {}, async ({ provider, relay, post }) => {
+    const messages = [{ role: "user", content: "hi" }];
+    const bodies: Record<string, unknown>[] = [
+      { model: "any", messages, max_tokens: 500 },
+      { model: "any", messages, max_completion_tokens: 7, max_tokens: 500 },
+      { model: "any", messages, max_tokens: "many" },
+    ];
+    for (const body of bodies) await (await post(body)).body?.cancel();
+    assert.deepEqual(provider.requests().map((r) => r.body), bodies);
+    // max_completion_tokens ?? max_tokens, non-negative integers only.
+    assert.deepEqual(relay.records().map((r) => r.output_cap), [500, 7, null]);
+  });
+});
+
+Deno.test("startRelay() calls served past the plan's limits leave the gate's evidence unproven", async () => {
+  await withRig(
+    {
+      model: "m-7",
+      calls: [
+        // A server that ignores the cap: 100 completion tokens against the relay's 64.
+        { call: 1, reply: { content: "x", usage: { prompt_tokens: 10, completion_tokens: 100 } } },
+        // Within the cap, but 5000 + 20 tokens served over a declared 4096-token context.
+        { call: 2, reply: { content: "x", usage: { prompt_tokens: 5000, completion_tokens: 20 } } },
+      ],
+    },
+    { maxOutputTokens: 64 },
+    async ({ relay, chat }) => {
+      assert.equal((await chat("a")).status, 200);
+      assert.equal((await chat("b")).status, 200);
+      const gate = evidenceGate(relay.records(), {
+        modelLimits: { max_output_tokens: 64, context_limit_tokens: 4096 },
+      });
+      assert.equal(gate.status, "invalid");
+      assert.equal(gate.invalid_reason, "evidence_missing");
+      assert.deepEqual(gate.problems.map((p) => [p.index, p.code]), [
+        [1, "output_policy_unproven"],
+        [2, "context_limit_unproven"],
+      ]);
+      // max(10 + 100, 5000 + 20)
+      assert.equal(gate.evidence.max_call_tokens, 5020);
+    },
+  );
+});
+
+Deno.test("startRelay() refuses an output cap that is not a positive integer", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "relay_test_" });
+  try {
+    for (const cap of [0, -1, 1.5]) {
+      await assert.rejects(
+        () =>
+          startRelay(`${dir}/a.sock`, {
+            upstreamBaseUrl: "http://127.0.0.1:9/v1",
+            upstreamKey: "k",
+            maxOutputTokens: cap,
+          }),
+        new RegExp(
+          `^Error: Cannot start relay: the output cap "maxOutputTokens" must be a positive integer, not ${
+            String(cap).replace(".", "\\.")
+          }$`,
+        ),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { canonicalJson, canonicalJsonLine } from "./canonical_json.ts";
+import { Episode, Evidence, ModelLimits, NO_MODEL_LIMITS, Plan } from "./schema.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const HEX = "ab".repeat(32);
+
+async function lines(path: string): Promise<string[]> {
+  return (await Deno.readTextFile(`${ROOT}/${path}`)).split("\n").filter((line) => line !== "");
+}
+
+Deno.test("Episode loads committed rows unchanged: no model-limit evidence appears", async () => {
+  // The demo ledger is written by the runner in canonical JSON with every field, so parsing and
+  // re-serializing must give each line back byte for byte (the hash chain depends on it).
+  const demo = await lines("ledgers/demo/ledger.jsonl");
+  assert.ok(demo.length > 0);
+  for (const line of demo) assert.equal(canonicalJsonLine(Episode.parse(JSON.parse(line))), line);
+  // Every committed row with evidence keeps exactly its evidence object.
+  let withEvidence = 0;
+  for (
+    const path of [
+      "ledgers/demo/ledger.jsonl",
+      "ledgers/examples/sample_ledger.jsonl",
+      "ledgers/examples/synthetic_ledger.jsonl",
+    ]
+  ) {
+    for (const line of await lines(path)) {
+      const raw = JSON.parse(line);
+      const row = Episode.parse(raw);
+      if (raw.evidence === undefined) {
+        assert.equal(row.evidence, null);
+        continue;
+      }
+      withEvidence++;
+      assert.deepEqual(row.evidence, raw.evidence, `${path}: ${row.episode_id}`);
+    }
+  }
+  assert.ok(withEvidence > 0);
+});
+
+Deno.test("Evidence takes the model-limit fields as optional positive caps and counts", () => {
+  const base = { server_model_id: "m", usage_source: "server", request_fingerprint: HEX };
+  // Absent: stays absent (not recorded), not defaulted.
+  assert.deepEqual(Evidence.parse(base), base);
+  const limited = {
+    ...base,
+    max_output_tokens: 256,
+    context_limit_tokens: null,
+    max_call_tokens: 0,
+  };
+  assert.deepEqual(Evidence.parse(limited), limited);
+  for (
+    const bad of [{ max_output_tokens: 0 }, { context_limit_tokens: 0 }, { max_call_tokens: -1 }]
+  ) {
+    const result = Evidence.safeParse({ ...base, ...bad });
+    assert.equal(result.success, false, JSON.stringify(bad));
+    assert.deepEqual(result.error!.issues[0].path, Object.keys(bad));
+  }
+});
+
+Deno.test("Plan without model_limits loads without one and stays in its canonical form", async () => {
+  // loadPlan requires canonicalJson(parsed) to equal the file: a materialized default would break
+  // every plan frozen before model_limits existed.
+  for (const path of ["ledgers/demo/plan.json", "ledgers/examples/synthetic_plan.json"]) {
+    const text = await Deno.readTextFile(`${ROOT}/${path}`);
+    const plan = Plan.parse(JSON.parse(text));
+    assert.equal(Object.hasOwn(plan, "model_limits"), false, path);
+    if (path.startsWith("ledgers/demo/")) assert.equal(canonicalJson(plan), text);
+  }
+  const minimal = Plan.parse({ plan_id: "p", tasks: [{ task_id: "t" }] });
+  assert.equal(minimal.model_limits, undefined);
+  // Absent means both null: the same as NO_MODEL_LIMITS.
+  assert.deepEqual(minimal.model_limits ?? NO_MODEL_LIMITS, {
+    max_output_tokens: null,
+    context_limit_tokens: null,
+  });
+});
+
+Deno.test("ModelLimits defaults each limit to null and refuses non-positive or unknown limits", () => {
+  assert.deepEqual(ModelLimits.parse({}), NO_MODEL_LIMITS);
+  assert.deepEqual(ModelLimits.parse({ max_output_tokens: 512 }), {
+    max_output_tokens: 512,
+    context_limit_tokens: null,
+  });
+  const plan = Plan.parse({
+    plan_id: "p",
+    tasks: [{ task_id: "t" }],
+    model_limits: { context_limit_tokens: 8192 },
+  });
+  assert.deepEqual(plan.model_limits, { max_output_tokens: null, context_limit_tokens: 8192 });
+  for (
+    const [bad, path] of [
+      [{ max_output_tokens: 0 }, ["model_limits", "max_output_tokens"]],
+      [{ context_limit_tokens: 1.5 }, ["model_limits", "context_limit_tokens"]],
+      [{ max_tokens: 5 }, ["model_limits"]],
+    ] as const
+  ) {
+    const result = Plan.safeParse({ plan_id: "p", tasks: [{ task_id: "t" }], model_limits: bad });
+    assert.equal(result.success, false, JSON.stringify(bad));
+    assert.deepEqual(result.error!.issues[0].path, path);
+  }
+});

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { Plan } from "../analysis/schema.ts";
+import {
+  type CandidateFacts,
+  classifyEpisode,
+  harnessFailureRow,
+  type RowBase,
+} from "./episode_row.ts";
+import { callRecord } from "./relay/_call_record_for_test.ts";
+
+const BASE: RowBase = {
+  run_id: "r",
+  agent_id: "a",
+  task_id: "t",
+  seed: 1,
+  episode_id: "r/a/t/1",
+  attempt: 1,
+  lane: "A",
+  caps: { token_cap: null, step_cap: null, wall_ms_cap: null },
+  price_table_id: "p",
+  environment: null,
+};
+
+const CANDIDATE: CandidateFacts = {
+  stopReason: "completed",
+  exitCode: 0,
+  oomKilled: false,
+  wallMs: 10,
+  startedAt: "2026-11-30T00:00:00.000Z",
+  finishedAt: "2026-11-30T00:00:01.000Z",
+  stdoutTail: "",
+  artifactDigest: `sha256:${"cd".repeat(32)}`,
+  artifactError: null,
+};
+
+function plan(modelLimits?: Record<string, number | null>): Plan {
+  return Plan.parse({
+    plan_id: "p",
+    tasks: [{ task_id: "t" }],
+    ...(modelLimits === undefined ? {} : { model_limits: modelLimits }),
+  });
+}
+
+Deno.test("classifyEpisode() applies the plan's model_limits before running the verifier", async () => {
+  let verified = 0;
+  const verify = () => {
+    verified++;
+    return Promise.resolve({ kind: "verdict" as const, resolved: true, failedChecks: [] });
+  };
+  // callRecord: 10 prompt + 5 completion tokens; sent with a cap of 4, so 5 is over it.
+  const records = [callRecord(1, { output_cap: 4 })];
+  const common = { base: BASE, notes: [], records, relayStop: "completed" as const, verify };
+  const limited = await classifyEpisode({
+    ...common,
+    plan: plan({ max_output_tokens: 4 }),
+    candidate: CANDIDATE,
+  });
+  assert.deepEqual([limited.status, limited.resolved, limited.invalid_reason], [
+    "invalid",
+    null,
+    "evidence_missing",
+  ]);
+  assert.equal(limited.notes, "Call 1 reports 5 completion tokens, over its output cap of 4");
+  assert.deepEqual(
+    [
+      limited.evidence?.max_output_tokens,
+      limited.evidence?.context_limit_tokens,
+      limited.evidence?.max_call_tokens,
+    ],
+    [4, null, 15],
+  );
+  assert.equal(verified, 0);
+  // The same call under a plan without limits is scored as today, with today's evidence keys.
+  const plain = await classifyEpisode({ ...common, plan: plan(), candidate: CANDIDATE });
+  assert.deepEqual([plain.status, plain.resolved], ["scored", true]);
+  assert.deepEqual(Object.keys(plain.evidence!), [
+    "server_model_id",
+    "usage_source",
+    "request_fingerprint",
+  ]);
+  assert.equal(verified, 1);
+});
+
+Deno.test("harnessFailureRow() records the plan's model_limits in the evidence it has", () => {
+  const row = harnessFailureRow(BASE, {
+    notes: [],
+    records: [callRecord(1, { output_cap: 8 })],
+    error: new Error("engine gone"),
+    wallMs: 5,
+    startedAt: "2026-11-30T00:00:00.000Z",
+    modelLimits: { max_output_tokens: 8, context_limit_tokens: 100 },
+  });
+  assert.deepEqual([row.status, row.invalid_reason], ["invalid", "harness_error"]);
+  // 10 + 5 tokens from callRecord's usage.
+  assert.deepEqual(
+    [
+      row.evidence?.max_output_tokens,
+      row.evidence?.context_limit_tokens,
+      row.evidence?.max_call_tokens,
+    ],
+    [8, 100, 15],
+  );
+});
