@@ -9,7 +9,7 @@ async function lines(path: string): Promise<string[]> {
   return (await Deno.readTextFile(`${ROOT}/${path}`)).split("\n").filter((line) => line !== "");
 }
 
-Deno.test("Episode loads committed rows unchanged: no model-limit evidence appears", async () => {
+Deno.test("Episode loads committed rows unchanged, their evidence included", async () => {
   // The demo ledger is written by the runner in canonical JSON with every field, so parsing and
   // re-serializing must give each line back byte for byte (the hash chain depends on it).
   const demo = await lines("ledgers/demo/ledger.jsonl");
@@ -58,15 +58,16 @@ Deno.test("Evidence takes the model-limit fields as optional positive caps and c
   }
 });
 
-Deno.test("Plan without model_limits loads without one and stays in its canonical form", async () => {
+Deno.test("Plan loads with or without model_limits and stays in its canonical form", async () => {
   // loadPlan requires canonicalJson(parsed) to equal the file: a materialized default would break
   // every plan frozen before model_limits existed.
-  for (const path of ["ledgers/demo/plan.json", "ledgers/examples/synthetic_plan.json"]) {
-    const text = await Deno.readTextFile(`${ROOT}/${path}`);
-    const plan = Plan.parse(JSON.parse(text));
-    assert.equal(Object.hasOwn(plan, "model_limits"), false, path);
-    if (path.startsWith("ledgers/demo/")) assert.equal(canonicalJson(plan), text);
-  }
+  const synthetic = await Deno.readTextFile(`${ROOT}/ledgers/examples/synthetic_plan.json`);
+  assert.equal(Object.hasOwn(Plan.parse(JSON.parse(synthetic)), "model_limits"), false);
+  // The demo plan declares limits (cli/demo.ts: 512 output tokens, 8192 context tokens).
+  const demo = await Deno.readTextFile(`${ROOT}/ledgers/demo/plan.json`);
+  const plan = Plan.parse(JSON.parse(demo));
+  assert.deepEqual(plan.model_limits, { max_output_tokens: 512, context_limit_tokens: 8192 });
+  assert.equal(canonicalJson(plan), demo);
   const minimal = Plan.parse({ plan_id: "p", tasks: [{ task_id: "t" }] });
   assert.equal(minimal.model_limits, undefined);
   // Absent means both null: the same as NO_MODEL_LIMITS.

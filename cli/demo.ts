@@ -153,6 +153,9 @@ export async function run(args: string[], io: Io): Promise<number> {
       },
     ],
     order_seed: 20261107,
+    // seed 000's output policy and context limit: the relay caps every call's
+    // output at 512 tokens and the gate checks both against server usage
+    model_limits: { max_output_tokens: 512, context_limit_tokens: 8192 },
     price_table_id: DEMO_PRICE_TABLE.price_table_id,
     runner_version: await runnerVersion(),
     verifier_image: "ledgerbench/verifier:latest",
