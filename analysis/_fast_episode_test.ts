@@ -177,9 +177,12 @@ Deno.test("fastEpisode() agrees with zod on every single-field mutation of real 
 
 Deno.test("fastEpisode() keeps the model-limit evidence fields exactly as zod does", async () => {
   const text = await Deno.readTextFile(`${ROOT}/ledgers/demo/ledger.jsonl`);
-  const base = JSON.parse(text.split("\n")[0]);
-  const evidence = base.evidence as Record<string, unknown>;
-  // Absent (every committed row): stays absent, no default materialized.
+  const row = JSON.parse(text.split("\n")[0]);
+  // the runner's evidence without the model-limit fields (a plan without model_limits)
+  const { max_output_tokens: _o, context_limit_tokens: _c, max_call_tokens: _m, ...evidence } = row
+    .evidence as Record<string, unknown>;
+  const base = { ...row, evidence };
+  // Absent: stays absent, no default materialized.
   const plain = fastEpisode(base)!;
   assert.equal(crossCheck(base, "demo row"), true);
   assert.equal("max_output_tokens" in plain.evidence!, false);
