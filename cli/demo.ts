@@ -50,7 +50,8 @@ Run the demo:
   deno task demo
 
 Four episodes at once, outputs elsewhere:
-  deno task ledgerbench demo --parallel 4 --out /tmp/demo --work /tmp/demo-work
+  deno task ledgerbench demo --parallel 4 --out /tmp/demo --work /tmp/demo-work \
+    --reports /tmp/demo-reports
 
 USAGE:
   deno task ledgerbench demo [OPTIONS]
@@ -60,6 +61,7 @@ OPTIONS:
   --out DIR        Where the plan, ledger, errata and price table go
                    (default ledgers/demo; its previous demo files are replaced)
   --work DIR       Suite and artifact store (default out/demo; replaced)
+  --reports DIR    Where report-demo/ and report-example/ go (default out)
   -h, --help       This help
 
 EXIT STATUS:
@@ -71,6 +73,7 @@ const OPTIONS = {
   parallel: { type: "string" },
   out: { type: "string" },
   work: { type: "string" },
+  reports: { type: "string" },
 } as const;
 
 /** The files the demo writes into `--out`. */
@@ -98,6 +101,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const parallel = numberOption(values, "parallel", { fallback: 2, integer: true, min: 1 });
   const out = stringOption(values, "out") ?? "ledgers/demo";
   const work = stringOption(values, "work") ?? "out/demo";
+  const reports = stringOption(values, "reports") ?? "out";
 
   const engine = await dockerAvailable();
   if (!engine.available) {
@@ -108,7 +112,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         `ledgers/examples/synthetic_ledger.jsonl.\n\n`,
     );
     const status = await analyse(io, EXAMPLE_FILES);
-    return firstFailure(status, await writeReport(io, EXAMPLE_FILES, "out/report-example"));
+    return firstFailure(status, await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`));
   }
 
   io.stderr(`demo: Docker engine ${engine.serverVersion} on ${engine.socketPath}\n`);
@@ -219,8 +223,8 @@ export async function run(args: string[], io: Io): Promise<number> {
   };
   const status = firstFailure(
     await analyse(io, demoFiles),
-    await writeReport(io, demoFiles, "out/report-demo"),
-    await writeReport(io, EXAMPLE_FILES, "out/report-example"),
+    await writeReport(io, demoFiles, `${reports}/report-demo`),
+    await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
   );
   return halted ? ExitCode.refused : status;
 }

@@ -5,7 +5,8 @@
  * or model id → `evidence_missing`, a server past the plan's `model_limits`
  * (output cap, context limit) → `evidence_missing`, zero calls → scored failure, a crash →
  * `error`, rerun-task and SPRT batches, image digest changes (at start and
- * mid-run), and the same rows at --parallel 1 and 3.
+ * mid-run), the same rows at --parallel 1 and 3, and the README's main job
+ * (`demo`) end to end with its reports verified.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
@@ -15,7 +16,9 @@ import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { applyErrata, readErrata } from "../analysis/errata.ts";
 import { readLedger } from "../analysis/read_ledger.ts";
-import type { Episode, PlannedAgent } from "../analysis/schema.ts";
+import { type Episode, Plan, type PlannedAgent } from "../analysis/schema.ts";
+import { summarizeAgents } from "../analysis/summarize_agents.ts";
+import { validateLedger } from "../analysis/validate_ledger.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, cliCommand } from "./_cli_run.ts";
@@ -670,4 +673,54 @@ Deno.test("runner: without a Docker engine, run refuses clearly and demo falls b
   const stdout = decoder.decode(demo.stdout);
   match(stdout, /== summarize ledgers\/examples\/synthetic_ledger.jsonl/);
   match(stdout, /== compare ledgers\/examples\/synthetic_ledger.jsonl/);
+});
+
+Deno.test({
+  name:
+    "runner: the README's main job (demo) on the engine writes a valid ledger and verified reports",
+  ignore,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "demo_test_" });
+    try {
+      const run = await cli(
+        "demo",
+        "--out",
+        `${dir}/ledger`,
+        "--work",
+        `${dir}/work`,
+        "--reports",
+        `${dir}/reports`,
+      );
+      equal(run.code, 0, run.stderr);
+      match(run.stderr, /batch: 14 rows, pass 12 fail 2 invalid 0/);
+      const ledger = await readLedger(`${dir}/ledger/ledger.jsonl`);
+      ok(ledger.chained);
+      const plan = Plan.parse(JSON.parse(await Deno.readTextFile(`${dir}/ledger/plan.json`)));
+      const report = await validateLedger(`${dir}/ledger/ledger.jsonl`, plan);
+      ok(report.ok, JSON.stringify(report.findings.slice(0, 3)));
+      // cli/demo.ts: the strong scripted model answers every task, the weak one (correctRate
+      // 0.5, seed "demo-weak") two of the seven wrongly, the same draw on every machine
+      const summary = summarizeAgents(ledger.rows);
+      deepEqual(
+        summary.map((agent) => [agent.agent_id, agent.episodes, agent.invalid, agent.resolved]),
+        [["solver-strong", 7, 0, 7], ["solver-weak", 7, 0, 5]],
+      );
+      // all five of seed 000's evidence kinds on every row (plan model_limits 512 / 8192)
+      for (const row of ledger.rows) {
+        equal(row.evidence?.usage_source, "server");
+        match(row.evidence?.server_model_id ?? "", /^demo-(strong|weak)-1$/);
+        match(row.evidence?.request_fingerprint ?? "", /^[0-9a-f]{64}$/);
+        equal(row.evidence?.max_output_tokens, 512);
+        equal(row.evidence?.context_limit_tokens, 8192);
+        ok((row.evidence?.max_call_tokens ?? Infinity) <= 8192);
+      }
+      for (const name of ["report-demo", "report-example"]) {
+        const verified = await cli("verify-report", `${dir}/reports/${name}`);
+        equal(verified.code, 0, `${name}: ${verified.stdout}${verified.stderr}`);
+      }
+    } finally {
+      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
