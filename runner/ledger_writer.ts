@@ -18,6 +18,7 @@
  */
 import { canonicalJsonLine } from "../analysis/canonical_json.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { openBytes } from "../analysis/jsonl.ts";
 import { lineSha256, scanLedger } from "../analysis/read_ledger.ts";
 import { Episode, EpisodeInput } from "../analysis/schema.ts";
 import type { z } from "zod";
@@ -50,12 +51,18 @@ export interface OpenLedgerOptions {
   now?: () => Date;
   /** Where warnings go; defaults to stderr. */
   warn?: (message: string) => void;
+  /**
+   * Called with each row already in the ledger (resume), in file order, as
+   * the strict read reaches it; the rows are not kept.
+   */
+  replay?: (row: Episode, line: number) => void;
 }
 
-/** An opened ledger: the writer, the rows already there, and any torn tail. */
+/** An opened ledger: the writer, how many rows were already there, and any torn tail. */
 export interface OpenedLedger {
   writer: LedgerWriter;
-  rows: Episode[];
+  /** Rows already in the ledger (each passed to `replay`). */
+  existing: number;
   torn: TornTail | null;
 }
 
@@ -81,57 +88,64 @@ export class LedgerWriter {
   /**
    * Opens `path` for appending, creating it when absent.
    *
-   * With `resume`, an existing ledger is read strictly (schema, duplicate
-   * ids, hash chain) after moving a torn final line to the sidecar; without
-   * it, an existing non-empty ledger is refused. O(ledger size).
+   * With `resume`, an existing ledger is streamed through the strict reader
+   * (schema, duplicate ids, hash chain) after moving a torn final line to
+   * the sidecar, each row handed to `options.replay` and then dropped;
+   * without it, an existing non-empty ledger is refused. O(ledger size)
+   * time; memory O(episode ids) plus the longest line.
    *
    * @param path the ledger file
-   * @param options resume, clock and warning sink
-   * @returns the writer, the existing rows and the torn tail (if any)
+   * @param options resume, replay, clock and warning sink
+   * @returns the writer, the number of existing rows and the torn tail (if any)
    * @throws {Error} when the ledger exists without `resume`, or holds rows but
    *   no hash chain (not written by this runner)
    * @throws {LedgerError} when an existing line fails the strict read
+   * @throws whatever `options.replay` throws (the read stops there)
    */
   static async open(path: string, options: OpenLedgerOptions = {}): Promise<OpenedLedger> {
     const warn = options.warn ?? ((message: string) => console.error(message));
-    let bytes: Uint8Array = new Uint8Array(0);
+    let size = 0;
     try {
-      bytes = await Deno.readFile(path);
+      size = (await Deno.stat(path)).size;
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    if (bytes.length > 0 && !options.resume) {
+    if (size > 0 && !options.resume) {
       throw new Error(
         `Cannot start a run in ledger "${path}": it already holds rows; pass --resume to continue that run, or choose a new ledger path`,
       );
     }
     let torn: TornTail | null = null;
-    if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) {
-      const offset = bytes.lastIndexOf(NEWLINE) + 1;
-      torn = await moveTornTail(path, bytes, offset, options.now ?? (() => new Date()));
-      bytes = bytes.subarray(0, offset);
-      warn(
-        `warning: ledger "${path}" ended in a torn line (${torn.length} bytes at offset ${torn.offset}, ` +
-          `episode ${torn.episode_id === null ? "unknown" : `"${torn.episode_id}"`}); ` +
-          `the bytes were moved to "${torn.sidecar}" and the ledger cut back to its last complete row`,
-      );
-    }
-    const rows: Episode[] = [];
     let previous: string | null = null;
-    const scan = await scanLedger({ chunks: once(bytes), file: path }, (row) => rows.push(row));
-    if (rows.length > 0) {
-      if (!scan.chained) {
-        throw new Error(
-          `Cannot resume ledger "${path}": its rows carry no hash chain ("prev_sha256"), so it was not written by the runner`,
+    const ids = new Set<string>();
+    let existing = 0;
+    if (size > 0) {
+      const tail = await lineEndingAt(path, size);
+      if (tail.bytes.length > 0) {
+        torn = await moveTornTail(path, tail, options.now ?? (() => new Date()));
+        size = tail.start;
+        warn(
+          `warning: ledger "${path}" ended in a torn line (${torn.length} bytes at offset ${torn.offset}, ` +
+            `episode ${torn.episode_id === null ? "unknown" : `"${torn.episode_id}"`}); ` +
+            `the bytes were moved to "${torn.sidecar}" and the ledger cut back to its last complete row`,
         );
       }
-      const end = bytes.length - 1;
-      const start = bytes.lastIndexOf(NEWLINE, end - 1) + 1;
-      previous = lineSha256(bytes.subarray(start, end));
+      const scan = await scanLedger({ chunks: await openBytes(path), file: path }, (row, line) => {
+        ids.add(row.episode_id);
+        existing++;
+        options.replay?.(row, line);
+      });
+      if (existing > 0) {
+        if (!scan.chained) {
+          throw new Error(
+            `Cannot resume ledger "${path}": its rows carry no hash chain ("prev_sha256"), so it was not written by the runner`,
+          );
+        }
+        previous = lineSha256((await lineEndingAt(path, size - 1)).bytes);
+      }
     }
     const file = await Deno.open(path, { append: true, create: true });
-    const ids = new Set(rows.map((row) => row.episode_id));
-    return { writer: new LedgerWriter(path, file, previous, ids), rows, torn };
+    return { writer: new LedgerWriter(path, file, previous, ids), existing, torn };
   }
 
   /** Number of distinct episodes in the ledger, existing and appended. */
@@ -199,26 +213,84 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   while (written < bytes.length) written += await file.write(bytes.subarray(written));
 }
 
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  if (bytes.length > 0) yield bytes;
+/** The bytes of one line of a file and where they lie: `[start, end)`, without the `\n`. */
+interface LineAt {
+  start: number;
+  end: number;
+  bytes: Uint8Array;
 }
 
-async function moveTornTail(
-  path: string,
-  bytes: Uint8Array,
+/** Bytes read per step when {@link lineEndingAt} walks back through a file. */
+const BACKWARD_BLOCK_BYTES = 1 << 16;
+
+/**
+ * The line of `path` that ends at offset `end`: the bytes from just after the
+ * last `\n` before `end` (or from the file's start) up to `end`. At the file
+ * size this is the torn tail (empty when the file ends in `\n`); at the
+ * offset of the final `\n`, the last complete line. Reads backwards in
+ * 64 KiB blocks: O(line length) time and memory.
+ */
+async function lineEndingAt(path: string, end: number): Promise<LineAt> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const blocks: Uint8Array[] = [];
+    let start = end;
+    while (start > 0) {
+      const from = Math.max(0, start - BACKWARD_BLOCK_BYTES);
+      const block = await readAt(file, from, start - from, path);
+      const newline = block.lastIndexOf(NEWLINE);
+      blocks.unshift(newline === -1 ? block : block.subarray(newline + 1));
+      if (newline !== -1) {
+        start = from + newline + 1;
+        break;
+      }
+      start = from;
+    }
+    const bytes = new Uint8Array(end - start);
+    let at = 0;
+    for (const block of blocks) {
+      bytes.set(block, at);
+      at += block.length;
+    }
+    return { start, end, bytes };
+  } finally {
+    file.close();
+  }
+}
+
+/** `length` bytes of `file` from `offset`. */
+async function readAt(
+  file: Deno.FsFile,
   offset: number,
-  now: () => Date,
-): Promise<TornTail> {
-  const tail = bytes.subarray(offset);
-  const text = new TextDecoder().decode(tail);
-  const sha256 = sha256Hex(tail);
+  length: number,
+  path: string,
+): Promise<Uint8Array> {
+  const block = new Uint8Array(length);
+  await file.seek(offset, Deno.SeekMode.Start);
+  let filled = 0;
+  while (filled < length) {
+    const read = await file.read(block.subarray(filled));
+    if (read === null) throw new Error(`Cannot read ledger "${path}": it shrank while being read`);
+    filled += read;
+  }
+  return block;
+}
+
+/**
+ * Moves a torn final line (`tail`, the bytes after the ledger's last `\n`)
+ * into the sidecar and cuts the ledger back to `tail.start`.
+ */
+async function moveTornTail(path: string, tail: LineAt, now: () => Date): Promise<TornTail> {
+  const offset = tail.start;
+  const text = new TextDecoder().decode(tail.bytes);
+  const sha256 = sha256Hex(tail.bytes);
   const id = /"episode_id":"((?:[^"\\]|\\.)*)"/.exec(text);
   const sidecar = `${path}.torn.jsonl`;
   const record = {
     detected_at: now().toISOString(),
     ledger: path,
     offset,
-    length: tail.length,
+    length: tail.bytes.length,
     sha256,
     text,
     episode_id: id === null ? null : JSON.parse(`"${id[1]}"`) as string,
@@ -237,5 +309,5 @@ async function moveTornTail(
   } finally {
     ledger.close();
   }
-  return { offset, length: tail.length, sha256, sidecar, episode_id: record.episode_id };
+  return { offset, length: tail.bytes.length, sha256, sidecar, episode_id: record.episode_id };
 }

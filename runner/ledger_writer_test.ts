@@ -43,8 +43,8 @@ Deno.test("LedgerWriter.open() chains rows by the SHA-256 of the previous line",
   await using temp = await tempDir();
   const dir = temp.path;
   const path = `${dir}/ledger.jsonl`;
-  const { writer, rows, torn } = await LedgerWriter.open(path);
-  equal(rows.length, 0);
+  const { writer, existing, torn } = await LedgerWriter.open(path);
+  equal(existing, 0);
   equal(torn, null);
   await writer.append(draft("t1"));
   await writer.append(draft("t2", { resolved: false }));
@@ -107,8 +107,13 @@ Deno.test("LedgerWriter resumes a ledger and keeps the chain intact", async () =
   await first.writer.append(draft("t1"));
   await first.writer.append(draft("t2"));
   await first.writer.close();
-  const second = await LedgerWriter.open(path, { resume: true });
-  deepEqual(second.rows.map((r) => r.task_id), ["t1", "t2"]);
+  const replayed: [string, number][] = [];
+  const second = await LedgerWriter.open(path, {
+    resume: true,
+    replay: (row, line) => replayed.push([row.task_id, line]),
+  });
+  equal(second.existing, 2);
+  deepEqual(replayed, [["t1", 1], ["t2", 2]]);
   await rejects(second.writer.append(draft("t2")), /duplicate episode/);
   await second.writer.append(draft("t3"));
   await second.writer.close();
@@ -138,7 +143,7 @@ Deno.test("LedgerWriter moves a torn final line to the sidecar, loudly, and repo
     now: () => new Date("2026-11-07T00:00:00Z"),
     warn: (m) => warnings.push(m),
   });
-  equal(resumed.rows.length, 1);
+  equal(resumed.existing, 1);
   deepEqual(resumed.torn, {
     offset: secondLineStart,
     length: tail.length,
@@ -184,4 +189,59 @@ Deno.test("LedgerWriter serialises concurrent appends into one valid chain", asy
   const ledger = await readLedger(path);
   equal(ledger.valid_rows, 20);
   equal(new Set(ledger.rows.map((r) => r.episode_id)).size, 20);
+});
+
+Deno.test("LedgerWriter resumes past lines longer than its 64 KiB backward reads", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  // Notes of 150,000 characters: each line spans three 64 KiB blocks read from the end.
+  const long = (task: string) => draft(task, { notes: `${task}:${"x".repeat(150_000)}` });
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(long("t1"));
+  await first.writer.append(long("t2"));
+  await first.writer.close();
+  // Resume after a clean end: the chain continues from the long last line.
+  const second = await LedgerWriter.open(path, { resume: true });
+  equal(second.existing, 2);
+  equal(second.torn, null);
+  await second.writer.append(long("t3"));
+  await second.writer.close();
+  const [, l2, l3] = await lines(path);
+  equal(JSON.parse(new TextDecoder().decode(l3)).prev_sha256, sha256(l2));
+  // Resume after a torn long line: the whole 100,000-byte tail goes to the sidecar.
+  const whole = await Deno.readFile(path);
+  const thirdStart = whole.length - l3.length - 1;
+  await Deno.writeFile(path, whole.subarray(0, thirdStart + 100_000));
+  const third = await LedgerWriter.open(path, { resume: true, warn: () => {} });
+  equal(third.existing, 2);
+  deepEqual(
+    { offset: third.torn?.offset, length: third.torn?.length },
+    { offset: thirdStart, length: 100_000 },
+  );
+  equal(third.torn?.sha256, sha256(whole.subarray(thirdStart, thirdStart + 100_000)));
+  await third.writer.append(long("t3"));
+  await third.writer.close();
+  const ledger = await readLedger(path);
+  equal(ledger.valid_rows, 3);
+  deepEqual(await Deno.readFile(path), whole);
+});
+
+Deno.test("LedgerWriter resumes a ledger that holds only a torn first line", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.close();
+  const whole = await Deno.readFile(path);
+  await Deno.writeFile(path, whole.subarray(0, 40));
+  const resumed = await LedgerWriter.open(path, { resume: true, warn: () => {} });
+  equal(resumed.existing, 0);
+  deepEqual({ offset: resumed.torn?.offset, length: resumed.torn?.length }, {
+    offset: 0,
+    length: 40,
+  });
+  await resumed.writer.append(draft("t1"));
+  await resumed.writer.close();
+  // The same row again, first in the chain (prev_sha256 null): the same bytes as before the cut.
+  deepEqual(await Deno.readFile(path), whole);
 });

@@ -137,10 +137,10 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
   const opened = await LedgerWriter.open(options.ledger, {
     resume: options.resume,
     warn: options.progress ? (m) => options.progress!.note(m) : undefined,
+    replay: (row, line) => state.replay(row, line),
   });
   const { writer, torn } = opened;
   try {
-    opened.rows.forEach((row, i) => state.replay(row, i + 1));
     if (state.halted !== null) throw new BatchHaltedError(state.halted);
     const hard = options.hardSignal ?? new AbortController().signal;
     const appended: Episode[] = [];
@@ -209,7 +209,7 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
     if (state.halted !== null) options.progress?.note(`halted: ${describeHalt(state.halted)}`);
     options.progress?.finish(snapshot());
     return {
-      replayed: opened.rows.length,
+      replayed: opened.existing,
       appended,
       halted: state.halted,
       decisions: state.decisions(),
