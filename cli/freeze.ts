@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Digest } from "../analysis/schema.ts";
 import { imageDigest } from "../runner/docker/image_digest.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -57,6 +58,13 @@ AGENTS AND ENVIRONMENT:
                            The image is resolved to its digest now (never pulled)
   --model ID=MODEL         The model name agent ID requests (LEDGERBENCH_MODEL)
   --verifier-image REF     Verifier image (default ledgerbench/verifier:latest)
+  --image-digest REF=DIGEST
+                           The digest (sha256:<64 hex>, the image id "docker
+                           image inspect" reports, as containers/build_images.sh
+                           prints it) of image REF, taken as given instead of
+                           asking the engine; repeat for each image. With a
+                           digest for every image, no Docker engine is needed
+                           ("run" still checks each digest against its engine)
 
 PLAN:
   --out PLAN               Plan file to write (refused if it exists)
@@ -90,7 +98,8 @@ ${SPRT_OPTIONS_HELP}
 
 EXIT STATUS:
   0 plan written; 1 usage error; 2 bad input (suite, seed, existing plan, an
-  image that is not present); 3 no Docker engine to resolve image digests
+  image that is not present); 3 no Docker engine to resolve the image digests
+  not given with --image-digest
 `;
 
 const OPTIONS = {
@@ -101,6 +110,7 @@ const OPTIONS = {
   agent: { type: "string", multiple: true },
   model: { type: "string", multiple: true },
   "verifier-image": { type: "string" },
+  "image-digest": { type: "string", multiple: true },
   out: { type: "string" },
   "plan-id": { type: "string" },
   "order-seed": { type: "string" },
@@ -139,6 +149,24 @@ export function pairsOption(values: Record<string, unknown>, name: string): Map<
     out.set(id, item.slice(at + 1));
   }
   return out;
+}
+
+/**
+ * The `--image-digest REF=DIGEST` options: image reference to digest, each
+ * digest checked against the schema's `sha256:<64 hex>` form.
+ *
+ * @throws {UsageError} on a malformed item, a repeated reference or a malformed digest
+ */
+function givenDigests(values: Record<string, unknown>): Map<string, string> {
+  const given = pairsOption(values, "image-digest");
+  for (const [image, digest] of given) {
+    if (!Digest.safeParse(digest).success) {
+      throw new UsageError(
+        `Option "--image-digest" for image "${image}": digest must look like "sha256:<64 hex>", got "${digest}"`,
+      );
+    }
+  }
+  return given;
 }
 
 /** Runs `freeze`; see {@link help}. */
@@ -221,14 +249,30 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const suite = await loadSuite(suiteDir);
 
-  const engine = await dockerAvailable();
-  if (!engine.available) {
-    io.stderr(`error: Cannot resolve image digests: ${engine.reason}\n`);
-    return ExitCode.refused;
+  const verifierImage = stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest";
+  const given = givenDigests(values);
+  const needed = [...agents.values(), verifierImage].filter((image) => !given.has(image));
+  for (const image of given.keys()) {
+    if (![...agents.values(), verifierImage].includes(image)) {
+      throw new UsageError(
+        `Option "--image-digest" names image "${image}", which no agent nor the verifier uses`,
+      );
+    }
   }
+  if (needed.length > 0) {
+    const engine = await dockerAvailable();
+    if (!engine.available) {
+      io.stderr(
+        `error: Cannot resolve image digests: ${engine.reason} ` +
+          `(or give each with --image-digest: ${needed.map((i) => `"${i}"`).join(", ")})\n`,
+      );
+      return ExitCode.refused;
+    }
+  }
+  const digestOf = async (image: string) => given.get(image) ?? await imageDigest(image);
   const resolved = [];
   for (const [agentId, image] of agents) {
-    const digest = await imageDigest(image);
+    const digest = await digestOf(image);
     if (digest === null) {
       throw new InputError(
         `Cannot freeze plan: image "${image}" of agent "${agentId}" is not present (images are never pulled; run containers/build_images.sh)`,
@@ -241,8 +285,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       model: models.get(agentId) ?? null,
     });
   }
-  const verifierImage = stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest";
-  const verifierDigest = await imageDigest(verifierImage);
+  const verifierDigest = await digestOf(verifierImage);
   if (verifierDigest === null) {
     throw new InputError(`Cannot freeze plan: verifier image "${verifierImage}" is not present`);
   }

@@ -1,0 +1,83 @@
+/**
+ * `ledgerbench freeze` without a Docker engine: every image digest given with
+ * `--image-digest` (as containers/build_images.sh prints them) freezes the
+ * plan offline; a missing one is refused, naming the image.
+ *
+ * @module
+ */
+import { deepEqual, equal, match } from "node:assert/strict";
+import { Plan } from "../analysis/schema.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
+import { cliCommand } from "./_cli_run.ts";
+
+const NO_ENGINE = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
+const SOLVER = "ledgerbench/agent-solver:latest";
+const VERIFIER = "ledgerbench/verifier:latest";
+const SOLVER_DIGEST = `sha256:${"a1".repeat(32)}`;
+const VERIFIER_DIGEST = `sha256:${"b2".repeat(32)}`;
+
+async function freeze(args: string[]): Promise<{ code: number; stderr: string }> {
+  const output = await cliCommand(["freeze", ...args], { env: NO_ENGINE }).output();
+  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+}
+
+Deno.test("freeze takes every image digest from --image-digest without a Docker engine", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "freeze_offline_" });
+  try {
+    const suite = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/suite` });
+    const common = ["--suite", suite.dir, "--order-seed", "7", "--agent", `solver=${SOLVER}`];
+
+    const written = await freeze([
+      ...common,
+      "--out",
+      `${dir}/plan.json`,
+      "--image-digest",
+      `${SOLVER}=${SOLVER_DIGEST}`,
+      "--image-digest",
+      `${VERIFIER}=${VERIFIER_DIGEST}`,
+    ]);
+    equal(written.code, 0, written.stderr);
+    const plan = Plan.parse(JSON.parse(await Deno.readTextFile(`${dir}/plan.json`)));
+    deepEqual(plan.agents.map((a) => [a.agent_id, a.image, a.image_digest]), [
+      ["solver", SOLVER, SOLVER_DIGEST],
+    ]);
+    equal(plan.environment.verifier_image_digest, VERIFIER_DIGEST);
+
+    // The verifier's digest missing: the engine is needed, and there is none (exit 3).
+    const missing = await freeze([
+      ...common,
+      "--out",
+      `${dir}/plan2.json`,
+      "--image-digest",
+      `${SOLVER}=${SOLVER_DIGEST}`,
+    ]);
+    equal(missing.code, 3, missing.stderr);
+    match(
+      missing.stderr,
+      /Cannot resolve image digests: .*give each with --image-digest: "ledgerbench\/verifier:latest"/,
+    );
+
+    // Usage errors (exit 1): a malformed digest, a digest for an image nobody uses.
+    const malformed = await freeze([
+      ...common,
+      "--out",
+      `${dir}/plan3.json`,
+      "--image-digest",
+      `${SOLVER}=sha256:xyz`,
+    ]);
+    equal(malformed.code, 1, malformed.stderr);
+    match(malformed.stderr, /digest must look like "sha256:<64 hex>", got "sha256:xyz"/);
+    const unused = await freeze([
+      ...common,
+      "--out",
+      `${dir}/plan4.json`,
+      "--image-digest",
+      `other:latest=${SOLVER_DIGEST}`,
+    ]);
+    equal(unused.code, 1, unused.stderr);
+    match(unused.stderr, /names image "other:latest", which no agent nor the verifier uses/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
