@@ -65,8 +65,8 @@ export async function readErrata(path: string, options: ErrataOptions = {}): Pro
     if (!options.lenient) throw new LedgerError([problem]);
     problems.push(problem);
   };
-  const summary = await scanJsonl(chunks, (bytes, line) => {
-    const result = parseLine(Erratum, { bytes, file: path, line });
+  const summary = await scanJsonl(chunks, (bytes, line, text) => {
+    const result = parseLine(Erratum, { bytes, file: path, line, text });
     if (!result.ok) return report(result.problem);
     const erratum = result.value;
     if (seen.has(erratum.erratum_id)) {

@@ -76,3 +76,26 @@ Deno.test("openBytes() closes the file at the end and when its consumer stops ea
     await Deno.remove(path);
   }
 });
+
+Deno.test("scanJsonl() hands over the text of lines in ASCII chunks, and no text elsewhere", async () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  async function* chunks() {
+    yield encode('{"a":1}\n{"b":2}\n{"c":'); // ASCII: two whole lines and the start of a third
+    yield encode('3}\n{"d":"é"}\n'); // the carried line, then a line with a two-byte character
+    yield Uint8Array.from([...encode('{"e":"'), 0x80, ...encode('"}\n')]); // an invalid byte
+    yield encode('{"f":"\\uFFFD"}\n'); // an escaped U+FFFD is plain ASCII
+  }
+  const seen: [number, string, string | undefined][] = [];
+  const summary = await scanJsonl(chunks(), (bytes, line, text) => {
+    seen.push([line, new TextDecoder().decode(bytes), text]);
+  });
+  equal(summary.lines, 6);
+  deepEqual(seen, [
+    [1, '{"a":1}', '{"a":1}'],
+    [2, '{"b":2}', '{"b":2}'],
+    [3, '{"c":3}', undefined], // spans two chunks: decoded by the caller
+    [4, '{"d":"é"}', undefined], // its chunk is not ASCII
+    [5, '{"e":"\uFFFD"}', undefined], // its chunk holds an invalid byte
+    [6, '{"f":"\\uFFFD"}', '{"f":"\\uFFFD"}'],
+  ]);
+});

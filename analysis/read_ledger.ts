@@ -95,8 +95,8 @@ export async function scanLedger(
   };
   /** Holds the SHA-256 of the line before the current one. */
   const previous = lineDigester();
-  const summary = await scanJsonl(chunks, (bytes, line) => {
-    const result = parseLine(Episode, { bytes, file, line }, FAST);
+  const summary = await scanJsonl(chunks, (bytes, line, text) => {
+    const result = parseLine(Episode, { bytes, file, line, text }, FAST);
     if (line === 1 && result.ok) chained = "prev_sha256" in result.raw;
     const chainProblem = result.ok
       ? checkChain(result.value.prev_sha256, { chained, line, previous })
