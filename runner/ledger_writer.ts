@@ -130,19 +130,18 @@ export class LedgerWriter {
             `the bytes were moved to "${torn.sidecar}" and the ledger cut back to its last complete row`,
         );
       }
-      const scan = await scanLedger({ chunks: await openBytes(path), file: path }, (row, line) => {
-        ids.add(row.episode_id);
-        existing++;
-        options.replay?.(row, line);
-      });
-      if (existing > 0) {
-        if (!scan.chained) {
+      await scanLedger({ chunks: await openBytes(path), file: path }, (row, line) => {
+        // the first row decides whether the ledger is chained (read_ledger.ts): refuse before any replay
+        if (line === 1 && row.prev_sha256 === undefined) {
           throw new Error(
             `Cannot resume ledger "${path}": its rows carry no hash chain ("prev_sha256"), so it was not written by the runner`,
           );
         }
-        previous = lineSha256((await lineEndingAt(path, size - 1)).bytes);
-      }
+        ids.add(row.episode_id);
+        existing++;
+        options.replay?.(row, line);
+      });
+      if (existing > 0) previous = lineSha256((await lineEndingAt(path, size - 1)).bytes);
     }
     const file = await Deno.open(path, { append: true, create: true });
     return { writer: new LedgerWriter(path, file, previous, ids), existing, torn };
