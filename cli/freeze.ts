@@ -251,9 +251,10 @@ export async function run(args: string[], io: Io): Promise<number> {
 
   const verifierImage = stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest";
   const given = givenDigests(values);
-  const needed = [...agents.values(), verifierImage].filter((image) => !given.has(image));
+  const images = new Set([...agents.values(), verifierImage]);
+  const needed = [...images].filter((image) => !given.has(image));
   for (const image of given.keys()) {
-    if (![...agents.values(), verifierImage].includes(image)) {
+    if (!images.has(image)) {
       throw new UsageError(
         `Option "--image-digest" names image "${image}", which no agent nor the verifier uses`,
       );
