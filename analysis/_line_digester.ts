@@ -7,12 +7,12 @@
  * one reused digest context, uses the CPU's SHA instructions and costs about
  * a quarter of that. So the native path is used when the process may load
  * libraries (`--allow-ffi`) and libcrypto 3 is present; otherwise the same
- * digests come from `node:crypto`. Both paths are cross-checked in
+ * digests come from `node:crypto` (`sha256Hex`). Both paths are cross-checked in
  * `_line_digester_test.ts`.
  *
  * @module
  */
-import { hash } from "node:crypto";
+import { sha256Hex } from "./sha256_hex.ts";
 
 /** The digest of the last line given to {@link LineDigester.digest}. */
 export interface LineDigester {
@@ -53,7 +53,7 @@ class NodeDigester implements LineDigester {
   #hex = "";
 
   digest(bytes: Uint8Array): void {
-    this.#hex = hash("sha256", bytes, "hex");
+    this.#hex = sha256Hex(bytes);
   }
 
   matches(hex: string): boolean {

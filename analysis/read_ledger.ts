@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { hash } from "node:crypto";
 import { Episode } from "./schema.ts";
+import { sha256Hex } from "./sha256_hex.ts";
 import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
 import { fastEpisode } from "./_fast_episode.ts";
@@ -55,11 +55,11 @@ export interface Ledger extends LedgerScan {
 
 /**
  * Hex SHA-256 of one line's bytes, as the next row's `prev_sha256` records it
- * (the line without its trailing `\n`).
+ * (the line without its trailing `\n`). The reader itself digests through
+ * `_line_digester.ts` (same digests, faster where FFI is allowed).
  */
 export function lineSha256(bytes: Uint8Array): string {
-  // the one-shot form: same digest, about a third cheaper per call than createHash
-  return hash("sha256", bytes, "hex");
+  return sha256Hex(bytes);
 }
 
 /**
