@@ -51,3 +51,25 @@ Deno.test("copyTree() makes a writable copy and leaves the source untouched", as
     await removeTree(dir);
   }
 });
+
+Deno.test("copyTree() makes an owner-only copy and rewrites link targets on request", async () => {
+  const dir = await source();
+  try {
+    const seen: string[] = [];
+    await copyTree(`${dir}/src`, `${dir}/copy`, {
+      mode: "private",
+      linkTarget: (path, target) => {
+        seen.push(`${path} -> ${target}`);
+        return "/dev/null/x";
+      },
+    });
+    // Modes: 0400 for plain files, 0500 for executables and directories.
+    assert.equal(await mode(`${dir}/copy/plain.txt`), 0o400);
+    assert.equal(await mode(`${dir}/copy/nested/tool.sh`), 0o500);
+    assert.equal(await mode(`${dir}/copy/nested`), 0o500);
+    assert.deepEqual(seen, [`escape -> ${dir}/host-secret.txt`]);
+    assert.equal(await Deno.readLink(`${dir}/copy/escape`), "/dev/null/x");
+  } finally {
+    await removeTree(dir);
+  }
+});

@@ -100,9 +100,22 @@ export async function digestTree(
 
   await visit(dir.replace(/\/+$/, "") || "/", "");
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { ...treeManifest(entries), entries, files, bytes, skipped };
+}
+
+/**
+ * The canonical manifest of tree entries already sorted by path, and its
+ * digest, as {@linkcode digestTree} computes them: one JSON line per entry,
+ * `sha256:<hex>` of the whole. Lets a caller state the digest a changed view
+ * of a tree must have (the verifier's view of an artifact, whose escaping
+ * links are neutralised) without a tree on disk.
+ *
+ * @param entries the entries, sorted by path
+ * @returns the manifest and its digest
+ */
+export function treeManifest(entries: readonly TreeEntry[]): { manifest: string; digest: string } {
   const manifest = entries.map((e) => JSON.stringify(e) + "\n").join("");
-  const digest = `sha256:${sha256Hex(manifest)}`;
-  return { digest, entries, manifest, files, bytes, skipped };
+  return { manifest, digest: `sha256:${sha256Hex(manifest)}` };
 }
 
 async function sha256File(path: string): Promise<string> {
