@@ -178,10 +178,11 @@ done
 
 tag="$({
   echo "$BASE_TAG"
-  cat "$HERE/verifier/driver.sh"
+  cat "$HERE/verifier/driver.sh" "$HERE/verifier/as_candidate.sh"
 } | sha256sum | cut -c1-16)"
 derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' \
-  "$HERE/verifier/driver.sh:/opt/ledgerbench/verifier/driver.sh"
+  "$HERE/verifier/driver.sh:/opt/ledgerbench/verifier/driver.sh" \
+  "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
 names=(base "${AGENTS[@]/#/agent-}" verifier)

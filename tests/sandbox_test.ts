@@ -600,7 +600,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "runVerifier() runs with a read-only workspace, no capabilities and seed 000's limits",
+  name: "runVerifier() runs with a read-only workspace, seed 000's limits and candidate code as nobody",
   ...options,
 }, async () => {
   const outcome = await verify(
@@ -612,7 +612,12 @@ Deno.test({
   const checks = Object.fromEntries(outcome.verdict.checks.map((c) => [c.name, c]));
   assert.equal(checks.workspace_read_only.passed, true);
   assert.equal(checks.root_read_only.passed, true);
-  assert.equal(checks.cap_eff.detail, "0000000000000000");
+  // The verifier keeps CAP_SETGID (bit 6) and CAP_SETUID (bit 7) only, to run candidate code
+  // as nobody, who has none and cannot read the hidden files.
+  assert.equal(checks.cap_eff.detail, "00000000000000c0");
+  assert.equal(checks.candidate_uid.detail, "65534");
+  assert.equal(checks.candidate_cap_eff.detail, "0000000000000000");
+  assert.equal(checks.candidate_reads_hidden.passed, false);
   assert.equal(checks.interfaces.detail, "lo");
   // 256 MiB = 268435456 bytes; half a CPU = a 50000 µs quota per 100000 µs period.
   assert.equal(checks.memory_limit.detail, "268435456");

@@ -3,23 +3,40 @@
 # its own container, network none, 256 MB, half a CPU; hidden files are copied
 # in only after the candidate exits).
 #
-# Contract with runner/sandbox/run_verifier.ts:
-#   /verifier   the task's hidden verifier files, a fresh read-only copy:
+# Contract with runner/sandbox/run_verifier.ts (the verifier runs as root with
+# no capability but SETUID and SETGID, which it needs only to run candidate
+# code as another user):
+#   /verifier   the task's hidden verifier files, a fresh owner-only copy:
 #               setup.sh (optional), then verify.sh or verify.ts (required)
-#   /workspace  the candidate's stored artifact, read-only (copy it to /tmp to
-#               modify it; /tmp is a small writable tmpfs)
-#   stdout      the last non-empty line must be the JSON verdict
-#               {"resolved": true|false, "checks": [...]}
-#   stderr      stage markers "::ledgerbench-stage::<stage>" let the runner
-#               tell a setup fault from a crash of the checks
+#   /workspace  the candidate's stored artifact, read-only; a link in it that
+#               leaves the workspace points below /dev/null (never followed)
+#   /tmp        the verifier's own scratch (owner-only tmpfs)
+#   /scratch    scratch for candidate code (a tmpfs anyone may write)
+#   /ledgerbench/channel
+#               owner-only, the runner reads it after the exit: `verify.out`
+#               (the verifier's stdout, whose last non-empty line must be the
+#               JSON verdict {"resolved": true|false, "checks": [...]}) and
+#               `stages` (one stage marker per line)
+#   stdout, stderr
+#               diagnostics only: never parsed for a verdict or a stage
+#
+# Candidate code is run only through $LEDGERBENCH_AS_CANDIDATE (as_candidate.sh),
+# which runs it as user nobody, who can read none of the hidden files and
+# write nothing the runner reads.
 #
 # A failing setup.sh exits 97 and a missing entry exits 98: both are verifier
 # faults (invalid evaluation), never a candidate failure.
-stage() { echo "::ledgerbench-stage::$*" >&2; }
+CHANNEL=/ledgerbench/channel
+stage() { echo "$*" >>"$CHANNEL/stages"; }
+export LEDGERBENCH_AS_CANDIDATE=/opt/ledgerbench/verifier/as_candidate.sh
+export LEDGERBENCH_CANDIDATE_SCRATCH=/scratch
+umask 077
+# The engine gives /tmp the image's mode 1777; the verifier's scratch is its own.
+chmod 700 /tmp
 
 if [ -f /verifier/setup.sh ]; then
   stage setup
-  # Setup output goes to stderr so that it can never be taken for the verdict.
+  # Setup output goes to stderr (diagnostics).
   sh /verifier/setup.sh 1>&2 </dev/null
   code=$?
   if [ "$code" -ne 0 ]; then
@@ -30,13 +47,17 @@ fi
 
 if [ -f /verifier/verify.sh ]; then
   stage verify
-  exec sh /verifier/verify.sh </dev/null
+  sh /verifier/verify.sh </dev/null >"$CHANNEL/verify.out"
 elif [ -f /verifier/verify.ts ]; then
   stage verify
-  exec deno run --quiet --no-config --no-remote --no-npm --no-lock \
-    --allow-read --allow-write=/tmp --allow-env --allow-run \
-    /verifier/verify.ts </dev/null
+  deno run --quiet --no-config --no-remote --no-npm --no-lock \
+    --allow-read --allow-write=/tmp,/scratch --allow-env --allow-run \
+    /verifier/verify.ts </dev/null >"$CHANNEL/verify.out"
+else
+  stage "missing-entry"
+  echo "driver: /verifier holds neither verify.sh nor verify.ts" >&2
+  exit 98
 fi
-stage "missing-entry"
-echo "driver: /verifier holds neither verify.sh nor verify.ts" >&2
-exit 98
+code=$?
+stage "verify-exited $code"
+exit "$code"

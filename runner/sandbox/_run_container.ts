@@ -30,6 +30,16 @@ export interface SandboxSpec {
   memoryBytes: number;
   /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
   tmpfsBytes: number;
+  /**
+   * Further tmpfs mounts, path → size in bytes and mode (counted in the
+   * memory limit); unlike `/tmp` they allow executables.
+   */
+  extraTmpfs?: Record<string, { bytes: number; mode: string }>;
+  /**
+   * Capabilities kept after `--cap-drop ALL`; default none. The verifier
+   * keeps `SETUID` and `SETGID` to run candidate code as another user.
+   */
+  capAdd?: string[];
   /** `--cpus` in units of 1e-9 CPUs; absent sets no CPU limit. */
   nanoCpus?: number;
   /** Bind mounts, `host:container:rw|ro`. */
@@ -39,10 +49,11 @@ export interface SandboxSpec {
 /**
  * The create request of one sandbox, with seed 000's isolation flags for
  * both the candidate and the verifier: `--network none --read-only --cap-drop
- * ALL --security-opt no-new-privileges:true`, the spec's pids limit, memory
- * (swap equal to memory) and optional CPU limit, a `nosuid,nodev` tmpfs at
- * `/tmp`, bounded json-file logs, no auto-removal (the runner removes it),
- * never privileged, no stdin or TTY.
+ * ALL --security-opt no-new-privileges:true` (plus the spec's `capAdd`, if
+ * any), the spec's pids limit, memory (swap equal to memory) and optional CPU
+ * limit, a `nosuid,nodev` tmpfs at `/tmp` (and the spec's further tmpfs),
+ * bounded json-file logs, no auto-removal (the runner removes it), never
+ * privileged, no stdin or TTY.
  *
  * The Engine API's `NetworkDisabled` is set beside `NetworkMode: "none"`
  * when every started container's namespace can be checked
@@ -70,12 +81,20 @@ export function sandboxCreateOptions(spec: SandboxSpec): Docker.ContainerCreateO
       NetworkMode: "none",
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
+      ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
       SecurityOpt: ["no-new-privileges:true"],
       PidsLimit: spec.pidsLimit,
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes,
       ...(spec.nanoCpus === undefined ? {} : { NanoCpus: spec.nanoCpus }),
-      Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${spec.tmpfsBytes}` },
+      Tmpfs: {
+        "/tmp": `rw,nosuid,nodev,size=${spec.tmpfsBytes}`,
+        ...Object.fromEntries(
+          Object.entries(spec.extraTmpfs ?? {}).map((
+            [path, { bytes, mode }],
+          ) => [path, `rw,nosuid,nodev,exec,size=${bytes},mode=${mode}`]),
+        ),
+      },
       Binds: spec.binds,
       LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
       AutoRemove: false,

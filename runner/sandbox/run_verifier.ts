@@ -9,10 +9,10 @@ import type { Verdict } from "../../analysis/schema.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
 import type { Artifact } from "./artifact_store.ts";
+import { confinedEntries, escapingLinks } from "./confine_links.ts";
 import { copyTree } from "./copy_tree.ts";
-import { digestTree } from "./digest_tree.ts";
+import { digestTree, treeManifest } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
-import { ownerOf } from "./_owner_of.ts";
 import { parseVerdictLine } from "./parse_verdict_line.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
@@ -25,8 +25,10 @@ export const VERIFIER_LIMITS = {
   /** Half a CPU. */
   nanoCpus: 500_000_000,
   pidsLimit: 64,
-  /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
+  /** Size of the verifier's own tmpfs at `/tmp` (counted in the memory limit). */
   tmpfsBytes: 64 * 1024 ** 2,
+  /** Size of `/scratch`, the tmpfs candidate code run by the verifier may write (counted too). */
+  scratchBytes: 64 * 1024 ** 2,
   /** Default wall-clock cap of one verification. */
   wallMs: 120_000,
 } as const;
@@ -51,8 +53,6 @@ export interface RunVerifierOptions {
   wallMs?: number;
   /** Extra environment (no secrets: the verifier never needs a key). */
   env?: Record<string, string>;
-  /** `user[:group]` inside the container; default the runner's own uid:gid. */
-  user?: string;
   /** Bytes kept from the end of stdout and of stderr; default 65536. */
   tailBytes?: number;
   /** Labels added to the container. */
@@ -80,6 +80,9 @@ export interface RunVerifierOptions {
  * - `timeout`: the wall cap (or an abort) killed it;
  * - `verdict_missing`: exit 0 but no last stdout line;
  * - `verdict_malformed`: the last stdout line is not a valid `Verdict`.
+ *
+ * Each is read from the verdict channel, which candidate code cannot write
+ * (see {@linkcode runVerifier}).
  */
 export type VerifierFaultCode =
   | "hidden_files_changed"
@@ -114,22 +117,44 @@ export type VerifierOutcome =
   | ({ kind: "verdict"; verdict: Verdict } & VerifierRunInfo)
   | ({ kind: "fault"; fault: VerifierFaultCode; detail: string } & VerifierRunInfo);
 
-const STAGE = "::ledgerbench-stage::";
+/** Bytes kept from the end of the verifier's stdout in the verdict channel. */
+const VERDICT_TAIL_BYTES = 65536;
 
 /**
  * Verifies a stored artifact in a separate container: network none, read-only
- * root, all capabilities dropped, no-new-privileges, 256 MB (no swap), half a
- * CPU, a pids limit. The hidden verifier files are copied only now, after the
- * candidate has exited, into a fresh read-only directory mounted at
- * `/verifier`; their digest is checked against `expectedVerifierDigest` and
- * against the copy before the run, and again after it; the artifact is
- * mounted read-only at `/workspace` and checked the same way. As for the
- * candidate (under `--allow-all`), `NetworkDisabled` spares the engine's
- * libnetwork sandbox, and the started container is checked to be alone in
- * its own network namespace.
+ * root, no-new-privileges, 256 MB (no swap), half a CPU, a pids limit. The
+ * hidden verifier files are copied only now, after the candidate has exited,
+ * into a fresh owner-only directory mounted at `/verifier`; their digest is
+ * checked against `expectedVerifierDigest` and against the copy before the
+ * run, and again after it. As for the candidate (under `--allow-all`),
+ * `NetworkDisabled` spares the engine's libnetwork sandbox, and the started
+ * container is checked to be alone in its own network namespace.
  *
- * The verdict is the last non-empty stdout line, parsed with `Verdict`, and is
- * accepted only after exit code 0. Everything else is a fault (see
+ * Nothing the candidate wrote can reach the hidden files, the verdict or the
+ * question of whether the attempt counts (issue 7, items 1 and 2):
+ * - the artifact is mounted read-only at `/workspace` as a view in which
+ *   every link that leaves the workspace is neutralised (see
+ *   `escapingLinks`: it points below `/dev/null`, so following it fails and
+ *   `readlink` shows what it was); the view's digest is checked against the
+ *   artifact's, with those links retargeted, before and after the run;
+ * - the verifier runs as root with every capability dropped except `SETUID`
+ *   and `SETGID`, which `as_candidate.sh` uses to run candidate code as user
+ *   nobody: that code cannot read `/verifier` (owner-only), write the
+ *   verifier's `/tmp` or the verdict channel, open the verifier's
+ *   descriptors or outlive its call (containers/verifier/as_candidate.sh);
+ *   it writes only `/scratch`, a tmpfs of its own;
+ * - the verdict and the stage markers travel through the channel, a host
+ *   directory writable by the verifier's user alone, mounted at
+ *   `/ledgerbench/channel` (containers/verifier/driver.sh); the container's
+ *   stdout and stderr are diagnostics, never parsed, and no row quotes them
+ *   except a verifier fault's last stderr lines (written by the verifier,
+ *   which candidate code cannot write to).
+ *
+ * The verdict is the last non-empty line of the verifier's stdout as the
+ * channel holds it, parsed with `Verdict`, and is accepted only after exit
+ * code 0 (also when the kernel's OOM killer ended some process: candidate
+ * code the verifier ran may have been that one, and the verdict says what
+ * it made of it). Everything else is a fault (see
  * {@linkcode VerifierFaultCode}): seed 000's old runner counted the
  * verifier's exit code 1 in its setup phase as the model's failure, which
  * cost 11 points of a 100-point score.
@@ -179,14 +204,29 @@ export async function runVerifier(
         `the plan froze "${job.expectedVerifierDigest}"`,
     );
   }
+  const stored = await digestTree(job.artifact.dir);
+  if (stored.digest !== job.artifact.digest) {
+    return fault(
+      "artifact_changed",
+      `The stored artifact "${job.artifact.digest}" has digest "${stored.digest}"`,
+    );
+  }
+  const escaping = escapingLinks(stored.entries);
+  const viewDigest = treeManifest(confinedEntries(stored.entries)).digest;
 
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-verifier-" });
   try {
     // Copied only now: the hidden files never existed anywhere the candidate could see.
     const hidden = `${temp}/verifier`;
     const workspace = `${temp}/workspace`;
-    await copyTree(job.verifierDir, hidden, { mode: "readonly" });
-    await copyTree(job.artifact.dir, workspace, { mode: "readonly" });
+    const channel = `${temp}/channel`;
+    await copyTree(job.verifierDir, hidden, { mode: "private" });
+    await copyTree(job.artifact.dir, workspace, {
+      mode: "readonly",
+      linkTarget: (path, target) => escaping.get(path) ?? target,
+    });
+    await Deno.mkdir(channel, { mode: 0o700 });
+    await Deno.chmod(channel, 0o700);
     const hiddenBefore = (await digestTree(hidden)).digest;
     if (hiddenBefore !== verifierDigest) {
       return fault(
@@ -196,10 +236,11 @@ export async function runVerifier(
       );
     }
     const workspaceBefore = (await digestTree(workspace)).digest;
-    if (workspaceBefore !== job.artifact.digest) {
+    if (workspaceBefore !== viewDigest) {
       return fault(
         "artifact_changed",
-        `The copy of artifact "${job.artifact.digest}" has digest "${workspaceBefore}"`,
+        `The verifier's view of artifact "${job.artifact.digest}" has digest ` +
+          `"${workspaceBefore}", expected "${viewDigest}"`,
       );
     }
 
@@ -207,14 +248,20 @@ export async function runVerifier(
       sandboxCreateOptions({
         image: imageId,
         env: options.env ?? {},
-        user: options.user ?? await ownerOf(temp),
+        user: "0:0",
+        capAdd: ["SETUID", "SETGID"],
         workingDir: "/tmp",
         labels: { "ledgerbench.role": "verifier", ...options.labels },
         pidsLimit: VERIFIER_LIMITS.pidsLimit,
         memoryBytes: VERIFIER_LIMITS.memoryBytes,
         nanoCpus: VERIFIER_LIMITS.nanoCpus,
         tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
-        binds: [`${hidden}:/verifier:ro`, `${workspace}:/workspace:ro`],
+        extraTmpfs: { "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" } },
+        binds: [
+          `${hidden}:/verifier:ro`,
+          `${workspace}:/workspace:ro`,
+          `${channel}:/ledgerbench/channel:rw`,
+        ],
       }),
       { docker, wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal },
     );
@@ -233,17 +280,36 @@ export async function runVerifier(
       );
     }
     const workspaceAfter = (await digestTree(workspace)).digest;
-    if (workspaceAfter !== job.artifact.digest) {
+    if (workspaceAfter !== viewDigest) {
       return fault(
         "artifact_changed",
-        `The artifact changed during the run: "${job.artifact.digest}" before, ` +
+        `The artifact changed during the run: "${viewDigest}" before, ` +
           `"${workspaceAfter}" after`,
       );
     }
-    return classify(run, fault, info);
+    return classify(run, await readChannel(channel), fault, info);
   } finally {
     await removeTree(temp);
   }
+}
+
+/** What the verifier wrote to its channel: its stage markers and the tail of its stdout. */
+interface Channel {
+  stages: string[];
+  verifyOut: string;
+}
+
+async function readChannel(dir: string): Promise<Channel> {
+  const read = async (name: string) => {
+    try {
+      return tailText(await Deno.readFile(`${dir}/${name}`), VERDICT_TAIL_BYTES);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return "";
+      throw error;
+    }
+  };
+  const stages = (await read("stages")).split("\n").filter((line) => line !== "");
+  return { stages, verifyOut: await read("verify.out") };
 }
 
 function classify(
@@ -252,24 +318,19 @@ function classify(
     oomKilled: boolean;
     wallCapHit: boolean;
     aborted: boolean;
-    stdout: Uint8Array;
     stderr: Uint8Array;
   },
+  channel: Channel,
   fault: (code: VerifierFaultCode, detail: string) => VerifierOutcome,
   info: VerifierRunInfo,
 ): VerifierOutcome {
-  const stderr = new TextDecoder().decode(run.stderr);
   const lastLines = (n: number) =>
-    stderr.split("\n").filter((l) => l.trim() !== "" && !l.startsWith(STAGE)).slice(-n).join(
-      " | ",
-    );
+    new TextDecoder().decode(run.stderr).split("\n").filter((l) => l.trim() !== "").slice(-n)
+      .join(" | ");
   if (run.wallCapHit || run.aborted) {
     return fault("timeout", `The verifier was killed at its wall-clock cap: ${lastLines(3)}`);
   }
-  if (run.oomKilled) {
-    return fault("out_of_memory", "The verifier was killed by its 256 MB memory limit");
-  }
-  const setup = new RegExp(`^${escape(STAGE)}setup-failed (\\d+)$`, "m").exec(stderr);
+  const setup = channel.stages.map((line) => /^setup-failed (\d+)$/.exec(line)).find(Boolean);
   if (setup) {
     return fault(
       "setup_failed",
@@ -278,20 +339,19 @@ function classify(
       }`,
     );
   }
-  if (stderr.includes(`${STAGE}missing-entry`)) {
+  if (channel.stages.includes("missing-entry")) {
     return fault("entry_missing", "The hidden verifier files hold neither verify.sh nor verify.ts");
   }
-  if (run.exitCode !== 0) {
-    return fault(
-      "crashed",
-      `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
-    );
+  const parsed = parseVerdictLine(channel.verifyOut);
+  if (run.exitCode === 0) {
+    if (parsed.kind === "verdict") return { kind: "verdict", verdict: parsed.verdict, ...info };
+    if (!run.oomKilled) return fault(parsed.fault, parsed.detail);
   }
-  const parsed = parseVerdictLine(new TextDecoder().decode(run.stdout));
-  if (parsed.kind === "fault") return fault(parsed.fault, parsed.detail);
-  return { kind: "verdict", verdict: parsed.verdict, ...info };
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  if (run.oomKilled) {
+    return fault("out_of_memory", "The verifier was killed by its 256 MB memory limit");
+  }
+  return fault(
+    "crashed",
+    `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
+  );
 }
