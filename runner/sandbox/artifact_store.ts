@@ -31,6 +31,12 @@ export interface Artifact {
 export interface StoreArtifactOptions {
   /** Refuse workspaces larger than this; default 1 GiB. */
   maxBytes?: number;
+  /** Refuse workspaces with an entry nested deeper (see `digestTree`); default unlimited. */
+  maxDepth?: number;
+  /** Refuse workspaces with a longer relative path, in UTF-8 bytes; default unlimited. */
+  maxPathBytes?: number;
+  /** Stops storing (rejecting with the signal's reason) once aborted: a deadline. */
+  signal?: AbortSignal;
 }
 
 /** One gibibyte. */
@@ -41,23 +47,34 @@ const GIB = 1024 ** 3;
  * to a staging directory as a read-only snapshot, checks that the copy has
  * the same digest, and moves it to `<root>/sha256/<hex>`. Storing the same
  * content again returns the existing artifact (same content → same digest →
- * same directory). Fifos, sockets and devices are not stored.
+ * same directory). Fifos, sockets and devices are not stored. A workspace
+ * `digestTree` refuses (over `maxBytes`, a name that is not UTF-8, deeper
+ * than `maxDepth`, a path longer than `maxPathBytes`) is refused before
+ * anything is written.
  *
  * Cost: reads the workspace twice and writes it once.
  *
  * @param workspace the directory to store (never modified)
  * @param root the store's root directory (created when missing)
- * @param options size budget
+ * @param options size, depth and path budgets, abort signal
  * @returns the artifact
- * @throws {SandboxError} `too_large` when the workspace exceeds `maxBytes`
+ * @throws {SandboxError} `too_large` when the workspace exceeds `maxBytes`; `unstorable`
+ *   (see `digestTree`)
  * @throws {Error} when the workspace changes while it is being stored
+ * @throws {unknown} the signal's reason once `signal` is aborted (nothing is left staged)
  */
 export async function storeArtifact(
   workspace: string,
   root: string,
   options: StoreArtifactOptions = {},
 ): Promise<Artifact> {
-  const source = await digestTree(workspace, { maxBytes: options.maxBytes ?? GIB });
+  const { signal } = options;
+  const source = await digestTree(workspace, {
+    maxBytes: options.maxBytes ?? GIB,
+    maxDepth: options.maxDepth,
+    maxPathBytes: options.maxPathBytes,
+    signal,
+  });
   const hex = source.digest.slice("sha256:".length);
   const shelf = `${root}/sha256`;
   const dir = `${shelf}/${hex}`;
@@ -66,8 +83,8 @@ export async function storeArtifact(
 
   const staging = `${root}/.staging-${crypto.randomUUID()}`;
   try {
-    await copyTree(workspace, staging, { mode: "readonly" });
-    const staged = await digestTree(staging);
+    await copyTree(workspace, staging, { mode: "readonly", signal });
+    const staged = await digestTree(staging, { signal });
     if (staged.digest !== source.digest) {
       throw new Error(
         `Cannot store the workspace "${workspace}": it changed while being copied ` +

@@ -71,3 +71,26 @@ Deno.test("storeArtifact() refuses a workspace over its byte budget", async () =
     await removeTree(root);
   }
 });
+
+Deno.test("storeArtifact() refuses an unstorable workspace and stops at its deadline, staging nothing", async () => {
+  const root = await Deno.makeTempDir({ prefix: "artifact-store-test-" });
+  try {
+    const dir = await workspace(root, "a", "42\n");
+    // out/answer.txt is at depth 2.
+    await assert.rejects(
+      () => storeArtifact(dir, `${root}/store`, { maxDepth: 1 }),
+      (error) =>
+        error instanceof SandboxError && error.code === "unstorable" &&
+        /"out\/answer.txt" is nested deeper than 1 levels/.test(error.message),
+    );
+    const controller = new AbortController();
+    controller.abort(new Error("the deadline passed"));
+    await assert.rejects(
+      () => storeArtifact(dir, `${root}/store`, { signal: controller.signal }),
+      /the deadline passed/,
+    );
+    await assert.rejects(() => Deno.stat(`${root}/store`), Deno.errors.NotFound);
+  } finally {
+    await removeTree(root);
+  }
+});

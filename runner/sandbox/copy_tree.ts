@@ -22,6 +22,8 @@ export interface CopyTreeOptions {
    * links that leave the workspace (see `confinedLinkTargets`).
    */
   linkTarget?: (path: string, target: string) => string;
+  /** Stops the copy (rejecting with the signal's reason) once aborted: a deadline. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -34,9 +36,10 @@ export interface CopyTreeOptions {
  *
  * @param source the tree to copy (never modified)
  * @param target the directory to create; it must not exist
- * @param options permissions of the copy
+ * @param options permissions of the copy, link targets, abort signal (checked before each entry)
  * @returns the number of regular files copied
  * @throws {Deno.errors.AlreadyExists} when `target` exists
+ * @throws {unknown} the signal's reason once `signal` is aborted (the partial copy is left)
  */
 export async function copyTree(
   source: string,
@@ -52,6 +55,7 @@ export async function copyTree(
   async function copyDir(from: string, to: string, rel: string): Promise<void> {
     await Deno.mkdir(to, { mode: 0o700 });
     for await (const entry of Deno.readDir(from)) {
+      options.signal?.throwIfAborted();
       const src = `${from}/${entry.name}`;
       const dst = `${to}/${entry.name}`;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;

@@ -73,3 +73,19 @@ Deno.test("copyTree() makes an owner-only copy and rewrites link targets on requ
     await removeTree(dir);
   }
 });
+
+Deno.test("copyTree() stops with the reason of an aborted signal", async () => {
+  const dir = await source();
+  try {
+    const controller = new AbortController();
+    controller.abort(new Error("the deadline passed"));
+    await assert.rejects(
+      () => copyTree(`${dir}/src`, `${dir}/copy`, { signal: controller.signal }),
+      /the deadline passed/,
+    );
+    // Checked before each entry: the target directory exists, nothing was copied into it.
+    assert.deepEqual([...Deno.readDirSync(`${dir}/copy`)], []);
+  } finally {
+    await removeTree(dir);
+  }
+});

@@ -33,7 +33,19 @@ export interface TreeDigest {
 export interface DigestTreeOptions {
   /** Refuse trees whose regular files exceed this many bytes in total; default unlimited. */
   maxBytes?: number;
+  /**
+   * Refuse trees with an entry nested deeper than this (an entry directly in
+   * `dir` has depth 1); default unlimited.
+   */
+  maxDepth?: number;
+  /** Refuse trees with a relative path longer than this many UTF-8 bytes; default unlimited. */
+  maxPathBytes?: number;
+  /** Stops the walk (rejecting with the signal's reason) once aborted: a deadline. */
+  signal?: AbortSignal;
 }
+
+/** U+FFFD, the character Deno puts in place of bytes of a name that are not UTF-8. */
+const REPLACEMENT = "\uFFFD";
 
 /**
  * Computes a content digest of a directory tree that is independent of
@@ -46,36 +58,70 @@ export interface DigestTreeOptions {
  * Same content gives the same digest on any machine (seed 000: artifacts and
  * hidden verifier files are identified and checked by digest).
  *
+ * A tree is refused as `unstorable` when a name or a link target contains
+ * U+FFFD: `Deno.readDir` and `Deno.readLink` decode names lossily, putting
+ * U+FFFD for bytes that are not UTF-8, so such an entry cannot be opened,
+ * digested or copied by the name we read (a real U+FFFD is refused too, as
+ * the two cannot be told apart). It is also refused past `maxDepth` or
+ * `maxPathBytes`, checked before the kernel's PATH_MAX (4096 bytes) is
+ * reached, so a deep tree is refused by rule rather than by an error of
+ * whichever call first meets a long path.
+ *
  * Cost: reads every regular file once, O(total bytes).
  *
  * @param dir the root directory (itself not an entry)
- * @param options byte budget
+ * @param options byte, depth and path budgets, and an abort signal (a deadline)
  * @returns the digest, sorted entries and manifest
- * @throws {SandboxError} `too_large` when the files exceed `maxBytes`
+ * @throws {SandboxError} `too_large` when the files exceed `maxBytes`; `unstorable` for a
+ *   name that is not UTF-8, or a path deeper than `maxDepth` or longer than `maxPathBytes`
+ * @throws {unknown} the signal's reason once `signal` is aborted
  */
 export async function digestTree(
   dir: string,
   options: DigestTreeOptions = {},
 ): Promise<TreeDigest> {
   const maxBytes = options.maxBytes ?? Infinity;
+  const maxDepth = options.maxDepth ?? Infinity;
+  const maxPathBytes = options.maxPathBytes ?? Infinity;
+  const signal = options.signal;
+  const encoder = new TextEncoder();
+  const refuse = (why: string): never => {
+    throw new SandboxError("unstorable", `Cannot digest "${dir}": ${why}`);
+  };
   const entries: TreeEntry[] = [];
   const skipped: string[] = [];
   let bytes = 0;
   let files = 0;
 
-  async function visit(abs: string, rel: string): Promise<void> {
+  async function visit(abs: string, rel: string, depth: number): Promise<void> {
     const children: string[] = [];
     for await (const child of Deno.readDir(abs)) children.push(child.name);
     children.sort();
     for (const name of children) {
-      const childAbs = `${abs}/${name}`;
+      signal?.throwIfAborted();
       const childRel = rel === "" ? name : `${rel}/${name}`;
+      if (name.includes(REPLACEMENT)) {
+        refuse(`the name of "${childRel}" is not valid UTF-8 (or holds U+FFFD)`);
+      }
+      if (depth > maxDepth) refuse(`"${childRel}" is nested deeper than ${maxDepth} levels`);
+      if (encoder.encode(childRel).length > maxPathBytes) {
+        refuse(`the path "${childRel.slice(0, 64)}..." is longer than ${maxPathBytes} bytes`);
+      }
+      const childAbs = `${abs}/${name}`;
       const info = await Deno.lstat(childAbs);
       if (info.isSymlink) {
-        entries.push({ path: childRel, type: "symlink", target: await Deno.readLink(childAbs) });
+        const target = await Deno.readLink(childAbs).catch((error) => {
+          // Deno refuses a target that is not UTF-8 instead of decoding it lossily.
+          if (error instanceof Deno.errors.InvalidData) return REPLACEMENT;
+          throw error;
+        });
+        if (target.includes(REPLACEMENT)) {
+          refuse(`the target of link "${childRel}" is not valid UTF-8 (or holds U+FFFD)`);
+        }
+        entries.push({ path: childRel, type: "symlink", target });
       } else if (info.isDirectory) {
         entries.push({ path: childRel, type: "dir" });
-        await visit(childAbs, childRel);
+        await visit(childAbs, childRel, depth + 1);
       } else if (info.isFile) {
         bytes += info.size;
         files += 1;
@@ -90,7 +136,7 @@ export async function digestTree(
           type: "file",
           exec: ((info.mode ?? 0) & 0o111) !== 0,
           size: info.size,
-          sha256: await sha256File(childAbs),
+          sha256: await sha256File(childAbs, signal),
         });
       } else {
         skipped.push(childRel);
@@ -98,7 +144,7 @@ export async function digestTree(
     }
   }
 
-  await visit(dir.replace(/\/+$/, "") || "/", "");
+  await visit(dir.replace(/\/+$/, "") || "/", "", 1);
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { ...treeManifest(entries), entries, files, bytes, skipped };
 }
@@ -118,12 +164,13 @@ export function treeManifest(entries: readonly TreeEntry[]): { manifest: string;
   return { manifest, digest: `sha256:${sha256Hex(manifest)}` };
 }
 
-async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string, signal: AbortSignal | undefined): Promise<string> {
   const hash = createHash("sha256");
   const file = await Deno.open(path, { read: true });
   try {
     const buffer = new Uint8Array(1 << 16);
     for (;;) {
+      signal?.throwIfAborted();
       const n = await file.read(buffer);
       if (n === null) break;
       hash.update(buffer.subarray(0, n));

@@ -94,3 +94,80 @@ Deno.test("digestTree() refuses trees over the byte budget", async () => {
     await removeTree(dir);
   }
 });
+
+/** Runs a shell script on `dir` (names that are not UTF-8 cannot be made through Deno's strings). */
+async function sh(script: string, dir: string): Promise<void> {
+  const out = await new Deno.Command("sh", { args: ["-c", script, "sh", dir] }).output();
+  assert.equal(out.success, true, new TextDecoder().decode(out.stderr));
+}
+
+Deno.test("digestTree() refuses a name or a link target that is not UTF-8", async () => {
+  const dir = await makeTree("forward");
+  try {
+    // Byte 0xff is never UTF-8; Deno.readDir reports it as U+FFFD, a name no call can open.
+    await sh(`touch "$1/bad$(printf '\\377')name"`, dir);
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    assert.deepEqual(names, ["a.txt", "bad\uFFFDname", "link", "sub"]);
+    await assert.rejects(
+      () => digestTree(dir),
+      (error) =>
+        error instanceof SandboxError && error.code === "unstorable" &&
+        error.message.endsWith('the name of "bad\uFFFDname" is not valid UTF-8 (or holds U+FFFD)'),
+    );
+    await sh(`rm "$1"/bad*name && ln -s "x$(printf '\\377')" "$1/sub/odd"`, dir);
+    await assert.rejects(
+      () => digestTree(dir),
+      (error) =>
+        error instanceof SandboxError && error.code === "unstorable" &&
+        /the target of link "sub\/odd" is not valid UTF-8/.test(error.message),
+    );
+  } finally {
+    await removeTree(dir);
+  }
+});
+
+Deno.test("digestTree() refuses paths deeper or longer than their budget", async () => {
+  const dir = await makeTree("forward");
+  try {
+    // Deepest entry: sub/run.sh at depth 2; longest path: "sub/run.sh", 10 bytes.
+    assert.equal((await digestTree(dir, { maxDepth: 2, maxPathBytes: 10 })).files, 2);
+    await assert.rejects(
+      () => digestTree(dir, { maxDepth: 1 }),
+      (error) =>
+        error instanceof SandboxError && error.code === "unstorable" &&
+        error.message.endsWith('"sub/run.sh" is nested deeper than 1 levels'),
+    );
+    await assert.rejects(
+      () => digestTree(dir, { maxPathBytes: 9 }),
+      (error) =>
+        error instanceof SandboxError && error.code === "unstorable" &&
+        /the path "sub\/run.sh\.\.\." is longer than 9 bytes/.test(error.message),
+    );
+    // 100 nested directories: refused by rule at level 65 (tests/filler_test.ts nests 2,100).
+    await Deno.mkdir(`${dir}/${Array(100).fill("d").join("/")}`, { recursive: true });
+    await assert.rejects(
+      () => digestTree(dir, { maxDepth: 64 }),
+      (error) =>
+        error instanceof SandboxError && error.code === "unstorable" &&
+        error.message.endsWith(
+          `"${Array(65).fill("d").join("/")}" is nested deeper than 64 levels`,
+        ),
+    );
+  } finally {
+    await removeTree(dir);
+  }
+});
+
+Deno.test("digestTree() stops with the reason of an aborted signal", async () => {
+  const dir = await makeTree("forward");
+  try {
+    const controller = new AbortController();
+    controller.abort(new Error("the deadline passed"));
+    await assert.rejects(
+      () => digestTree(dir, { signal: controller.signal }),
+      /the deadline passed/,
+    );
+  } finally {
+    await removeTree(dir);
+  }
+});

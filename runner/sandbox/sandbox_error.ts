@@ -12,6 +12,12 @@
  * - `hook_failed`: the `onStarted` hook (the relay forwarder) threw;
  * - `too_large`: a tree exceeded its byte budget (a candidate that fills its
  *   workspace; the episode is the candidate's failure, not the harness's);
+ * - `unstorable`: a tree holds a name that is not UTF-8, or a path deeper or
+ *   longer than its budget (what the candidate wrote: its failure too);
+ * - `workspace_failed`: the runner could not mount the candidate's
+ *   size-limited workspace, or the container did not get it;
+ * - `store_deadline`: storing a workspace within the limits took longer than
+ *   its deadline (the harness's fault);
  * - `engine_error`: the Docker engine refused or failed a request;
  * - `isolation_failed`: a started container was not alone in its own network
  *   namespace with only loopback (it shared the runner's, or had another
@@ -22,12 +28,16 @@ export type SandboxErrorCode =
   | "forbidden_value"
   | "hook_failed"
   | "too_large"
+  | "unstorable"
+  | "workspace_failed"
+  | "store_deadline"
   | "engine_error"
   | "isolation_failed";
 
 /**
  * A harness-side failure of the sandbox layer (the runner records it as an
- * invalid `harness_error` episode, except `too_large`, see the codes). The
+ * invalid `harness_error` episode, except `too_large` and `unstorable`, see
+ * the codes). The
  * error is data: `code` for programs, `message` for people.
  */
 export class SandboxError extends Error {
