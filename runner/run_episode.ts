@@ -6,8 +6,9 @@
  *    (`model_limits.max_output_tokens`) to every forwarded call
  *    (runner/relay);
  * 2. the candidate container with seed 000's flags and a writable copy of the
- *    task workspace; as soon as it starts, a forwarder listens inside its
- *    network namespace (opened in-process with `setns(2)`, or an `nsenter`
+ *    task workspace on its own size-limited file system; as soon as it
+ *    starts, and before the candidate's own code runs, a forwarder listens
+ *    inside its network namespace (opened in-process with `setns(2)`, or an `nsenter`
  *    process when FFI is unavailable), so
  *    `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` reaches the relay and
  *    nothing else (runner/sandbox, runner/relay);
@@ -26,7 +27,7 @@
  * | an upstream 5xx / key rejected / connection failure | invalid | provider_fault | null |
  * | upstream 429 under invalid policy `rerun-task` (seed 002: rate limits are invalid attempts, rerun) | invalid | provider_fault | null |
  * | zero forwarded model calls (seed 000) | scored | – | false (verifier not run) |
- * | the workspace grew past the artifact budget (the agent's doing) | scored | – | false |
+ * | the workspace cannot be stored: past the artifact budget, a name that is not UTF-8, too deep or too long a path (the agent's doing) | scored | – | false |
  * | the verifier faulted (setup, crash, no verdict, changed files) | invalid | verifier_fault | null |
  * | otherwise | scored | – | the verdict's `resolved` |
  *
@@ -165,22 +166,14 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         },
         forbiddenValues: [upstream.key],
         wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
+        // The candidate's code waits at its gate until this returns, so the
+        // forwarder holds its port first and cannot miss the candidate.
         onStarted: async (pid) => {
-          try {
-            // In-process listener in the container's namespace when FFI is
-            // available (no process launch); else the nsenter forwarder process.
-            forwarder = forwardInNamespaceAvailable()
-              ? forwardInNamespace({ pid, socketPath, port })
-              : await startForwarder({ pid, socketPath, port });
-          } catch (error) {
-            // A candidate that exits at once (e.g. without any model call) can be
-            // gone before nsenter enters its namespace: nothing to forward then.
-            if (!(await processExists(pid))) {
-              notes.push("the candidate exited before the relay forwarder started");
-              return;
-            }
-            throw error;
-          }
+          // In-process listener in the container's namespace when FFI is
+          // available (no process launch); else the nsenter forwarder process.
+          forwarder = forwardInNamespaceAvailable()
+            ? forwardInNamespace({ pid, socketPath, port })
+            : await startForwarder({ pid, socketPath, port });
         },
         onExited: close,
         signal: context.signal,
@@ -239,16 +232,6 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       },
     });
   };
-}
-
-/** Whether a host process still exists (`/proc/<pid>` is present). */
-async function processExists(pid: number): Promise<boolean> {
-  try {
-    await Deno.stat(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function closeQuietly(

@@ -111,6 +111,16 @@ export interface RunContainerOptions {
   wallMs: number;
   /** Called with the init PID once the container runs (not called when it already exited). */
   onStarted?: (pid: number, containerId: string) => void | Promise<void>;
+  /**
+   * Called with the init PID (0 when it could not be read) after the started
+   * hook has returned and the isolation check has passed, to let the
+   * container's own command run (the candidate's gate, see `runCandidate`).
+   * When given, `startedAt`, `wallMs` and the wall cap count from its
+   * return; before it, the wall cap counted from the start request bounds
+   * the harness's own setup. If it throws, the container is killed and the
+   * error is rethrown (a `SandboxError` as is, anything else as `hook_failed`).
+   */
+  openGate?: (pid: number) => void | Promise<void>;
   /** Kills the container when aborted. */
   signal?: AbortSignal;
   /**
@@ -138,9 +148,12 @@ export interface ContainerRun {
   wallCapHit: boolean;
   /** The runner killed the container because `signal` was aborted. */
   aborted: boolean;
-  /** Milliseconds from the start request to the end of the wait, measured on the host. */
+  /**
+   * Milliseconds from the start request (with `openGate`: from the gate's
+   * opening) to the end of the wait, measured on the host.
+   */
   wallMs: number;
-  /** ISO time of the start request. */
+  /** ISO time of the start request (with `openGate`: of the gate's opening). */
   startedAt: string;
   /** ISO time at which the wait ended. */
   finishedAt: string;
@@ -203,8 +216,8 @@ export async function runContainer(
       killing.done = container.kill({ signal: "SIGKILL" }).then(() => true, () => false);
     };
 
-    const startedAt = new Date().toISOString();
-    const t0 = performance.now();
+    let startedAt = new Date().toISOString();
+    let t0 = performance.now();
     try {
       await container.start();
     } catch (error) {
@@ -256,6 +269,23 @@ export async function runContainer(
           { cause: error },
         );
       }
+    }
+
+    if (options.openGate) {
+      try {
+        await options.openGate(pid);
+      } catch (error) {
+        if (error instanceof SandboxError) throw error;
+        throw new SandboxError(
+          "hook_failed",
+          `Cannot open the gate of container "${container.id.slice(0, 12)}": ${message(error)}`,
+          { cause: error },
+        );
+      }
+      startedAt = new Date().toISOString();
+      t0 = performance.now();
+      clearTimeout(timer);
+      timer = setTimeout(() => killOnce("wall"), options.wallMs);
     }
 
     let exitCode: number;

@@ -14,18 +14,55 @@ import { ownerOf } from "./_owner_of.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
+import { createGate, type Gate, imageArgv } from "./_gate.ts";
+import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 
-/** One gibibyte. */
-const GIB = 1024 ** 3;
+/** One mebibyte. */
+const MIB = 1024 ** 2;
 
-/** The candidate sandbox's fixed limits (seed 000's `docker run` flags). */
+/**
+ * The candidate sandbox's fixed limits: seed 000's `docker run` flags, and
+ * issue 7's workspace limits, enforced while the candidate runs (item 3) and
+ * checked when it is stored (item 4).
+ */
 export const CANDIDATE_LIMITS = {
   /** `--memory 1g`; swap is set equal, so no swap. */
-  memoryBytes: GIB,
+  memoryBytes: 1024 * MIB,
   /** `--pids-limit 128`. */
   pidsLimit: 128,
   /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
-  tmpfsBytes: 256 * 1024 ** 2,
+  tmpfsBytes: 256 * MIB,
+  /**
+   * Bytes of file data in `/workspace`: its own tmpfs (`size=`), mounted by
+   * the runner on the host, so a write past it fails with ENOSPC inside the
+   * sandbox and nothing reaches the host's disk. What the candidate writes
+   * there is charged to its memory limit, like `/tmp`: 512 MiB + 256 MiB
+   * full still leaves 256 MiB of the 1 GiB for its processes. Also the
+   * largest workspace stored (a sparse or hard-linked file can exceed it in
+   * apparent size: `too_large`, the candidate's scored failure).
+   */
+  workspaceBytes: 512 * MIB,
+  /**
+   * Inodes of `/workspace`'s tmpfs (`nr_inodes=`): every file, directory,
+   * symlink and hard link, the tmpfs root and the workspace directory
+   * included; one past it fails with ENOSPC. It bounds the harness's work
+   * after the candidate exits: storing 10,000 empty files takes about 3 s on
+   * our 2-core machine (200,000 took 305-457 s before the limit).
+   */
+  workspaceInodes: 10_000,
+  /**
+   * Deepest entry stored (one directly in `/workspace` has depth 1); deeper is
+   * an unstorable workspace, refused by rule long before PATH_MAX (4096 bytes).
+   */
+  workspaceDepth: 64,
+  /** Longest relative path stored, in UTF-8 bytes; longer is an unstorable workspace. */
+  workspacePathBytes: 1024,
+  /**
+   * Deadline for storing a workspace within the limits (digest, copy,
+   * digest of the copy): about 20 times the cost of the largest one. Missed,
+   * it is a harness fault (`store_deadline`), never the candidate's.
+   */
+  storeDeadlineMs: 60_000,
   /** Seed 002's per-task wall clock, 300 s. */
   wallMs: 300_000,
 } as const;
@@ -60,8 +97,8 @@ export interface RunCandidateOptions {
   /**
    * Called right after start with the container's init PID on the host, so
    * that the relay forwarder can `nsenter -t <pid> -n` into its network
-   * namespace; the wall clock runs meanwhile. Not called when the container
-   * exited before its PID could be read. If it throws, the container is
+   * namespace. The candidate's own code has not run yet (it waits at the
+   * gate) and its wall clock has not started. If it throws, the container is
    * killed and `SandboxError` `hook_failed` is thrown.
    */
   onStarted?: (pid: number, containerId: string) => void | Promise<void>;
@@ -74,7 +111,10 @@ export interface RunCandidateOptions {
   onExited?: () => Promise<void>;
   /** Kills the container when aborted (result `aborted: true`, stop reason `error`). */
   signal?: AbortSignal;
-  /** Command replacing the image's `CMD` (tests and benchmarks); default the image's. */
+  /**
+   * Command replacing the image's `CMD` (tests and benchmarks), after the
+   * image's `ENTRYPOINT` as in `docker run`; default the image's.
+   */
   command?: string[];
   /**
    * `user[:group]` inside the container; default the runner's own uid:gid, so
@@ -84,7 +124,10 @@ export interface RunCandidateOptions {
   user?: string;
   /** Bytes kept from the end of stdout and of stderr; default 65536. */
   tailBytes?: number;
-  /** Largest workspace that is stored; default 1 GiB (see `artifactError`). */
+  /**
+   * Largest workspace that is stored, in bytes of regular files; default
+   * `CANDIDATE_LIMITS.workspaceBytes` (see `artifactError`).
+   */
   maxArtifactBytes?: number;
   /** Labels added to the container (e.g. run and episode ids). */
   labels?: Record<string, string>;
@@ -116,9 +159,13 @@ export interface CandidateResult {
    * merged by the runner.
    */
   stopReason: "completed" | "wall_cap" | "error";
-  /** Milliseconds from start to exit, measured on the host. */
+  /**
+   * Milliseconds from the gate's opening (the moment the candidate's own code
+   * may first run, after the forwarder listens) to its exit, measured on the
+   * host; the wall cap counts from the same moment.
+   */
   wallMs: number;
-  /** ISO times of start and end. */
+  /** ISO times of the gate's opening and of the exit. */
   startedAt: string;
   finishedAt: string;
   /** Bounded tails of the container's stdout and stderr. */
@@ -129,8 +176,11 @@ export interface CandidateResult {
   /** The stored workspace, or null when it could not be stored (see `artifactError`). */
   artifact: Artifact | null;
   /**
-   * Why the workspace was not stored: the candidate filled it beyond
-   * `maxArtifactBytes` (its own doing: a scored failure, not a harness fault).
+   * Why the workspace was not stored, all of it the candidate's own doing (a
+   * scored failure, not a harness fault): files beyond `maxArtifactBytes` in
+   * apparent size, a name that is not UTF-8, an entry deeper than
+   * `CANDIDATE_LIMITS.workspaceDepth` or a path longer than
+   * `workspacePathBytes`. Paths in it are relative to `/workspace`.
    */
   artifactError: string | null;
 }
@@ -145,7 +195,20 @@ export interface CandidateResult {
  * hidden verifier file. The wall-clock cap is enforced by the runner (kill),
  * the container is always removed, and the workspace is stored as a
  * content-addressed artifact once the candidate has exited (concurrently with
- * the container's removal, which the result still waits for).
+ * the container's removal, which the result still waits for), under
+ * `CANDIDATE_LIMITS.storeDeadlineMs`.
+ *
+ * The workspace copy lives on its own tmpfs, mounted on the host with
+ * `CANDIDATE_LIMITS.workspaceBytes` and `workspaceInodes` before the
+ * container starts and unmounted once it is stored (needs root, as the
+ * forwarder does); the container's `/workspace` is checked to be that tmpfs.
+ *
+ * The candidate's own code runs only after `onStarted` has returned: the
+ * container's entrypoint is the host's static busybox (bind-mounted
+ * read-only; nothing from the image runs first), blocked on a fifo until the
+ * runner opens the gate, then exec'ing the image's entrypoint and command
+ * (or `command`). So a relay forwarder started in `onStarted` holds its port
+ * before the candidate can bind it, and the wall clock starts at the gate.
  *
  * The create request also sets the Engine API's `NetworkDisabled`: the
  * engine then leaves the container's network namespace to runc (a fresh one
@@ -167,7 +230,7 @@ export interface CandidateResult {
  * @param options environment, caps and hooks
  * @returns what happened, with the stored artifact
  * @throws {SandboxError} `image_missing`, `forbidden_value`, `hook_failed`, `engine_error`,
- * `isolation_failed`
+ * `isolation_failed`, `workspace_failed`, `store_deadline`
  */
 export async function runCandidate(
   image: string,
@@ -194,9 +257,32 @@ export async function runCandidate(
     );
   }
 
-  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-candidate-" });
+  let argv: string[];
   try {
-    const copy = `${temp}/workspace`;
+    argv = imageArgv((await docker.getImage(imageId).inspect()).Config, options.command);
+  } catch (error) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot run the candidate image "${image}": ${
+        error instanceof Error ? error.message : error
+      }`,
+      { cause: error },
+    );
+  }
+
+  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-candidate-" });
+  const quota = `${temp}/quota`;
+  let mounted = false;
+  let gate: Gate | null = null;
+  try {
+    const owner = await ownerOf(temp);
+    await Deno.mkdir(quota);
+    await mountQuota(quota, {
+      bytes: CANDIDATE_LIMITS.workspaceBytes,
+      inodes: CANDIDATE_LIMITS.workspaceInodes,
+    }, owner);
+    mounted = true;
+    const copy = `${quota}/workspace`;
     await copyTree(job.workspace, copy, { mode: "writable" });
     if (forbidden.length > 0) {
       const leak = await findForbidden(copy, forbidden);
@@ -212,33 +298,59 @@ export async function runCandidate(
     let artifactError: string | null = null;
     // Runs once the candidate has exited, while the engine removes the container.
     const store = async () => {
+      const deadline = AbortSignal.timeout(CANDIDATE_LIMITS.storeDeadlineMs);
       try {
         artifact = await storeArtifact(copy, job.artifactsRoot, {
-          maxBytes: options.maxArtifactBytes,
+          maxBytes: options.maxArtifactBytes ?? CANDIDATE_LIMITS.workspaceBytes,
+          maxDepth: CANDIDATE_LIMITS.workspaceDepth,
+          maxPathBytes: CANDIDATE_LIMITS.workspacePathBytes,
+          signal: deadline,
         });
       } catch (error) {
-        if (!(error instanceof SandboxError && error.code === "too_large")) throw error;
-        artifactError = error.message;
+        if (deadline.aborted) {
+          throw new SandboxError(
+            "store_deadline",
+            `Cannot store the candidate's workspace within ${CANDIDATE_LIMITS.storeDeadlineMs} ms`,
+            { cause: error },
+          );
+        }
+        if (!(error instanceof SandboxError && unstorable.has(error.code))) throw error;
+        artifactError = error.message.replaceAll(`"${copy}"`, '"/workspace"');
       }
+      mounted = false;
+      await unmountQuota(quota);
       await removeTree(temp);
     };
+    gate = await createGate(await mkdirIn(temp, "gate"));
+    const opened = gate;
+    const create = sandboxCreateOptions({
+      image: imageId,
+      command: argv,
+      env,
+      user: options.user ?? owner,
+      workingDir: "/workspace",
+      labels: { "ledgerbench.role": "candidate", ...options.labels },
+      pidsLimit: CANDIDATE_LIMITS.pidsLimit,
+      memoryBytes: CANDIDATE_LIMITS.memoryBytes,
+      tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
+      binds: [`${copy}:/workspace:rw`, ...opened.binds],
+    });
     const run = await runContainer(
-      sandboxCreateOptions({
-        image: imageId,
-        command: options.command,
-        env,
-        user: options.user ?? await ownerOf(temp),
-        workingDir: "/workspace",
-        labels: { "ledgerbench.role": "candidate", ...options.labels },
-        pidsLimit: CANDIDATE_LIMITS.pidsLimit,
-        memoryBytes: CANDIDATE_LIMITS.memoryBytes,
-        tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
-        binds: [`${copy}:/workspace:rw`],
-      }),
+      { ...create, Entrypoint: opened.entrypoint },
       {
         docker,
         wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
         onStarted: options.onStarted,
+        openGate: async (pid) => {
+          // The gate holds the candidate, so its init can only be gone by a harness fault.
+          const problem = pid > 0 && await processExists(pid)
+            ? await workspaceMountProblem(pid)
+            : "the container exited before its gate opened";
+          if (problem !== null) {
+            throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
+          }
+          await opened.open();
+        },
         onExited: async () => {
           const settled = await Promise.allSettled([store(), options.onExited?.()]);
           for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
@@ -270,7 +382,28 @@ export async function runCandidate(
       artifactError,
     };
   } finally {
+    gate?.close();
+    if (mounted) await unmountQuota(quota).catch(() => {});
     await removeTree(temp);
+  }
+}
+
+/** The store's refusals that are the candidate's doing (see `artifactError`). */
+const unstorable = new Set(["too_large", "unstorable"]);
+
+/** Creates `<dir>/<name>` and returns its path. */
+async function mkdirIn(dir: string, name: string): Promise<string> {
+  await Deno.mkdir(`${dir}/${name}`);
+  return `${dir}/${name}`;
+}
+
+/** Whether a host process still exists (`/proc/<pid>` is present). */
+async function processExists(pid: number): Promise<boolean> {
+  try {
+    await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
   }
 }
 
