@@ -158,9 +158,11 @@ Deno.test({
         OPENAI_BASE_URL: "http://127.0.0.1:18080/v1",
         LEDGERBENCH_MODEL: "squatter",
       },
-      onStarted: (pid) => {
+      // A forwarder slow to start (an nsenter process on a loaded machine): without
+      // the gate the squatter, already running, would hold 18080 by then.
+      onStarted: async (pid) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
         forwarder = forwardInNamespace({ pid, socketPath, port: 18080 });
-        return Promise.resolve();
       },
     });
     const report = reportOf(result);
