@@ -1,7 +1,8 @@
 /**
  * The host relay (seed 000 §04 "宿主中转", issue 3 "One episode" 2): the only
  * way an agent reaches a model. It listens on a unix socket on the host,
- * exposes the OpenAI-compatible surface, forwards to any OpenAI-compatible
+ * exposes an allow-list of the OpenAI-compatible surface (model calls and
+ * the model list; everything else is refused locally), forwards to any OpenAI-compatible
  * upstream with the upstream key (which lives nowhere else), records the
  * evidence of every call and enforces the episode's token and step caps.
  * Streamed calls (`"stream": true`) are relayed event by event, with the
@@ -18,9 +19,11 @@ import { relayStopReason } from "./relay_stop_reason.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
 import type { SseEvent } from "./_sse_splitter.ts";
 import { streamBack, type StreamEnd, type StreamError } from "./_stream_back.ts";
+import { readBody } from "./_read_body.ts";
+import { rawTarget, routeRequest } from "./relay_surface.ts";
+import { type Ticket, TokenBudget } from "./token_budget.ts";
 
-/** Endpoints whose POSTs are model calls: recorded, capped and fingerprinted. */
-export const MODEL_CALL_PATHS: readonly string[] = ["/v1/chat/completions", "/v1/completions"];
+export { MODEL_CALL_PATHS } from "./relay_surface.ts";
 
 /** Options of {@linkcode startRelay}. */
 export interface RelayOptions {
@@ -35,7 +38,7 @@ export interface RelayOptions {
   /**
    * The plan's output policy (`model_limits.max_output_tokens`, seed 000's
    * "输出策略"): every forwarded model call is made to carry an output cap of
-   * at most this many tokens (see step 4 of {@linkcode startRelay}); null or
+   * at most this many tokens (see step 5 of {@linkcode startRelay}); null or
    * absent: requests are not changed for it. A positive integer.
    */
   maxOutputTokens?: number | null;
@@ -47,13 +50,23 @@ export interface RelayOptions {
   upstreamTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default 33554432, 32 MiB). */
   maxBodyBytes?: number;
+  /** Time allowed to receive a model call's body once its headers arrived, in ms (default 30000). */
+  bodyDeadlineMs?: number;
+  /** Requests served at once; more are answered 429 locally (default 64). */
+  maxConcurrentRequests?: number;
+  /**
+   * The plan's agent model (`PlannedAgent.model`): a model call whose
+   * `model` is anything else is refused 403 `model_not_allowed` and never
+   * forwarded. Null or absent: any model the agent names is forwarded.
+   */
+  pinnedModel?: string | null;
 }
 
 /** Sums over an episode's call records. */
 export interface RelayTotals {
   /** Forwarded model calls (the episode's `model_calls`). */
   model_calls: number;
-  /** Model-call requests the relay answered itself (caps, bad bodies). */
+  /** Model-call requests the relay answered itself (caps, bad bodies, another model). */
   refused_calls: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -69,8 +82,14 @@ export interface RelayTotals {
    * finished its stream (usage unknown unless the stream had delivered it).
    */
   aborted_calls: number;
-  /** Non-model requests forwarded (`GET /v1/models` and the like). */
+  /** Non-model requests forwarded (`GET /v1/models` and `GET /v1/models/<id>`). */
   other_requests: number;
+  /**
+   * Requests answered locally and never forwarded because they are outside
+   * the relay's surface (not canonical, unknown path, wrong method) or over
+   * its concurrency limit; not model calls, so not in `refused_calls`.
+   */
+  denied_requests: number;
 }
 
 /** A running relay. */
@@ -114,25 +133,50 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
 /**
  * Starts a relay on a unix socket.
  *
- * Surface: `POST /v1/chat/completions` and `POST /v1/completions` are model
- * calls; other `/v1/...` requests (e.g. `GET /v1/models`) are forwarded
- * without being counted as calls; `GET /relay/health` answers `{"ok":true}`
- * locally (a readiness probe that never reaches the upstream); anything else
- * gets 404. The path after `/v1` is appended to `upstreamBaseUrl`.
+ * Surface, an explicit allow-list ({@linkcode routeRequest}): the request
+ * target must be in canonical form (no `%` encoding, no `//`, no trailing
+ * slash, no `.`/`..` segment, no query); then `POST` to a path of
+ * {@linkcode MODEL_CALL_PATHS} is a model call, `GET /v1/models` and
+ * `GET /v1/models/<id>` are forwarded without a body and counted in
+ * `other_requests`, and `GET /relay/health` answers `{"ok":true}` locally (a
+ * readiness probe that never reaches the upstream). Everything else (other
+ * paths and methods, non-canonical variants of the model paths) is answered
+ * locally, 400, 404 or 405, its body unread, and counted in
+ * `denied_requests`: nothing outside the allow-list is ever forwarded. At most
+ * `maxConcurrentRequests` requests are served at once; more get 429
+ * (`concurrency_limit`), also counted in `denied_requests`. The path after
+ * `/v1` is appended to `upstreamBaseUrl`.
  *
  * For each model call, in order:
- * 1. A body that is not a JSON object gets 400 (`bad_request`), one over
- *    `maxBodyBytes` gets 413 (`bad_request`).
- * 2. Step cap: once `stepCap` calls have been forwarded, further calls get
+ * 1. The body is read incrementally: one whose `Content-Length` or bytes so
+ *    far pass `maxBodyBytes` gets 413 at once (the rest is never read), one
+ *    not received within `bodyDeadlineMs` gets 408, one that is not a JSON
+ *    object 400, all `bad_request`.
+ * 2. A `stream` present and not a boolean, or an `n` or `best_of` present
+ *    and not null or 1, gets 400 (`bad_request`): one call forwards one
+ *    choice, so the output policy and the token reservation below hold per
+ *    call. With `pinnedModel`, a `model` other than it gets 403
+ *    (`model_not_allowed`).
+ * 3. Step cap: once `stepCap` calls have been forwarded, further calls get
  *    403 with error code `step_cap`.
- * 3. Token cap: once the prompt + completion tokens of finished calls reach
- *    `tokenCap`, further calls get 403 with error code `token_cap`. The call
- *    that crosses the cap is forwarded and answered normally: its size cannot
- *    be known in advance and its spend is real, so the recorded total may
- *    exceed the cap by at most that call (plus any calls already in flight),
- *    and {@linkcode relayStopReason} then reports `token_cap`. A streamed
- *    call finishes, and its usage counts, when its stream ends.
- * 4. Forward the body with `Content-Type`, `Accept` and
+ * 4. Token cap ({@linkcode TokenBudget}): the call's largest possible output
+ *    is its output cap as forwarded (`max_completion_tokens` ??
+ *    `max_tokens`, after the plan's `maxOutputTokens` of step 5; null when
+ *    neither is known). With `used` the prompt + completion tokens of
+ *    finished calls and `reserved` the output caps of calls in flight, the
+ *    call is refused 403 `token_cap` when `used >= tokenCap` or `used + cap
+ *    > tokenCap`; it is held (in arrival order) while `used + reserved + cap
+ *    > tokenCap`; a call with no known cap is held while any call is in
+ *    flight, and holds every later call while it is; otherwise it is
+ *    forwarded with its cap reserved. A finished call releases its
+ *    reservation and adds its server-reported usage (a streamed call
+ *    finishes when its stream ends). So completion tokens never take the
+ *    total past the cap; what is left is the prompt: its size is unknown
+ *    until the server reports it, and the recorded total may exceed the cap
+ *    by the prompt tokens of the calls in flight together (or by the one
+ *    call with no known cap), after which {@linkcode relayStopReason}
+ *    reports `token_cap`.
+ * 5. Forward the body with `Content-Type`, `Accept` and
  *    `Authorization: Bearer <upstreamKey>` only; the agent's own
  *    `Authorization` and other headers are dropped. The body bytes go
  *    unchanged, except in two cases, where the relay changes the JSON and
@@ -152,18 +196,18 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *
  *    These are the only changes the relay ever makes to a request; the
  *    fingerprint is that of the agent's request as received.
- * 5. Record status, latency, `model`, `usage`, tool calls, the request
+ * 6. Record status, latency, `model`, `usage`, tool calls, the request
  *    fingerprint and the output cap the forwarded request carried
  *    (`max_completion_tokens` ?? `max_tokens` ?? null). Upstream 429 is passed through (with `Retry-After`) and
  *    marked `rate_limited`; upstream 5xx and 401/403 (the relay's key was
  *    rejected, a harness problem) are passed through and a connection failure
  *    or timeout is answered 502, all marked `provider_fault`. The
  *    relay never retries.
- * 6. Any occurrence of the upstream key in the response body is replaced by
+ * 7. Any occurrence of the upstream key in the response body is replaced by
  *    `[redacted]` before the agent sees it.
- * 7. A streamed call whose upstream answers 2xx with `text/event-stream` is
+ * 8. A streamed call whose upstream answers 2xx with `text/event-stream` is
  *    passed back event by event as the events arrive (each complete event,
- *    up to its blank line, redacted as in 6). The relay reads every `data:`
+ *    up to its blank line, redacted as in 7). The relay reads every `data:`
  *    JSON event: the first non-empty `model` is the server model id (a later
  *    different one is noted in `detail`), the last `usage` with integer
  *    prompt and completion tokens is the usage, and tool calls are the
@@ -181,10 +225,11 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    `provider_fault`; the agent gets a last `data: {"error": ...}` event.
  *    A stream without usage leaves `usage` null, which the evidence gate
  *    makes `evidence_missing`. Any other answer to a streamed call (non-2xx,
- *    or a body that is not an event stream) is handled as in 5 and 6.
- * 8. When {@linkcode Relay.close} is called, calls still waiting for the
+ *    or a body that is not an event stream) is handled as in 6 and 7.
+ * 9. When {@linkcode Relay.close} is called, calls still waiting for the
  *    upstream or still streaming are aborted and recorded with fault
- *    `aborted` (a cut-off stream ends with an `aborted` error event).
+ *    `aborted` (a cut-off stream ends with an `aborted` error event); calls
+ *    still held for the token cap are refused `token_cap`.
  *
  * Refusal bodies are OpenAI-style: `{"error":{"message","type","param","code"}}`.
  *
@@ -234,6 +279,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const stepCap = options.stepCap ?? null;
   const timeoutMs = options.upstreamTimeoutMs ?? 300_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
+  const bodyDeadlineMs = options.bodyDeadlineMs ?? 30_000;
+  const maxConcurrentRequests = options.maxConcurrentRequests ?? 64;
+  const pinnedModel = options.pinnedModel ?? null;
   const key = options.upstreamKey;
   const closing = new AbortController();
   const upstreamConfig: Upstream = { base, key, timeoutMs, closing: closing.signal };
@@ -242,8 +290,11 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const inFlight = new Map<number, RelayCallRecord>();
   let arrivals = 0;
   let admitted = 0;
-  let usedTokens = 0;
   let otherRequests = 0;
+  let deniedRequests = 0;
+  let active = 0;
+  const budget = tokenCap === null ? null : new TokenBudget(tokenCap);
+  const tickets = new Map<number, Ticket>();
 
   const refuse = (
     index: number,
@@ -274,20 +325,32 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     return Response.json(errorBody(message, type, refusal), { status });
   };
 
-  const modelCall = async (request: Request, endpoint: string, search: string) => {
+  const modelCall = async (request: Request, endpoint: string) => {
     arrivals += 1;
     const index = arrivals;
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.length > maxBodyBytes) {
+    const read = await readBody(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs });
+    if (read.kind === "too_large") {
       return refuse(
         index,
         endpoint,
         "bad_request",
         413,
         null,
-        `Request body too large: ${bytes.length} bytes exceeds the relay limit of ${maxBodyBytes}`,
+        `Request body too large: over the relay limit of ${maxBodyBytes} bytes ` +
+          `(refused after reading ${read.bytesRead})`,
       );
     }
+    if (read.kind === "timed_out") {
+      return refuse(
+        index,
+        endpoint,
+        "bad_request",
+        408,
+        null,
+        `Request body not received within ${bodyDeadlineMs} ms (${read.bytesRead} bytes read)`,
+      );
+    }
+    const bytes = read.bytes;
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder().decode(bytes));
@@ -305,9 +368,13 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       );
     }
     const fingerprint = requestFingerprint(body);
+    const problem = requestProblem(body as Record<string, unknown>, pinnedModel);
+    if (problem !== null) {
+      return refuse(index, endpoint, problem.refusal, problem.status, fingerprint, problem.message);
+    }
     const streamed = (body as { stream?: unknown }).stream === true;
-    if (stepCap !== null && admitted >= stepCap) {
-      return refuse(
+    const stepRefusal = () =>
+      refuse(
         index,
         endpoint,
         "step_cap",
@@ -315,22 +382,24 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         fingerprint,
         `Step cap reached: ${admitted} model calls of ${stepCap} allowed`,
       );
-    }
-    if (tokenCap !== null && usedTokens >= tokenCap) {
-      return refuse(
-        index,
-        endpoint,
-        "token_cap",
-        403,
-        fingerprint,
-        `Token cap reached: ${usedTokens} tokens used of ${tokenCap} allowed`,
-      );
-    }
-    admitted += 1;
+    if (stepCap !== null && admitted >= stepCap) return stepRefusal();
     const capped = maxOutputTokens === null
       ? null
       : withOutputCap(body as Record<string, unknown>, maxOutputTokens);
     const sent = (capped ?? body) as Record<string, unknown>;
+    let ticket: Ticket | null = null;
+    if (budget !== null) {
+      const admission = await budget.admit(outputCapOf(sent));
+      if (admission.kind === "refused") {
+        return refuse(index, endpoint, "token_cap", 403, fingerprint, admission.message);
+      }
+      ticket = admission.ticket;
+      if (stepCap !== null && admitted >= stepCap) {
+        budget.settle(ticket, 0);
+        return stepRefusal();
+      }
+    }
+    admitted += 1;
     const record: RelayCallRecord = {
       index,
       endpoint,
@@ -348,6 +417,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       detail: "",
     };
     inFlight.set(index, record);
+    if (ticket !== null) tickets.set(index, ticket);
     const forwardedBytes = streamed
       ? withUsageRequested(sent)
       : capped === null
@@ -358,7 +428,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     try {
       const response = await open(
         upstreamConfig,
-        endpoint + search,
+        endpoint,
         "POST",
         request.headers,
         forwardedBytes,
@@ -408,10 +478,16 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     return passBack(upstream, key);
   };
 
-  /** Pushes a finished call's record and counts its usage toward the token cap. */
+  /**
+   * Pushes a finished call's record, releases its reservation and counts its
+   * usage toward the token cap.
+   */
   const finish = (record: RelayCallRecord): void => {
-    if (record.usage !== null) {
-      usedTokens += record.usage.prompt_tokens + record.usage.completion_tokens;
+    const ticket = tickets.get(record.index);
+    if (ticket !== undefined && budget !== null) {
+      tickets.delete(record.index);
+      const usage = record.usage;
+      budget.settle(ticket, usage === null ? 0 : usage.prompt_tokens + usage.completion_tokens);
     }
     inFlight.delete(record.index);
     records.push(record);
@@ -479,33 +555,44 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     return toAgent;
   };
 
+  const deny = (status: number, message: string, code: string): Response => {
+    deniedRequests += 1;
+    return Response.json(errorBody(message, "invalid_request_error", code), { status });
+  };
+
   const handler = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    const path = url.pathname;
-    if (request.method === "GET" && path === "/relay/health") return Response.json({ ok: true });
-    if (request.method === "POST" && MODEL_CALL_PATHS.includes(path)) {
-      return await modelCall(request, path, url.search);
+    const route = routeRequest(request.method, rawTarget(request.url));
+    if (route.kind === "health") return Response.json({ ok: true });
+    if (route.kind === "denied") {
+      await request.body?.cancel().catch(() => {});
+      const code = route.status === 405 ? "method_not_allowed" : "not_found";
+      return deny(route.status, route.message, route.status === 400 ? "bad_request" : code);
     }
-    if (!path.startsWith("/v1/")) {
-      return Response.json(
-        errorBody(`Not exposed by the relay: "${request.method} ${path}"`, "not_found", null),
-        { status: 404 },
+    if (active >= maxConcurrentRequests) {
+      await request.body?.cancel().catch(() => {});
+      return deny(
+        429,
+        `Too many concurrent requests: the relay serves at most ${maxConcurrentRequests} at once`,
+        "concurrency_limit",
       );
     }
-    otherRequests += 1;
-    const bytes = request.method === "GET" || request.method === "HEAD"
-      ? null
-      : new Uint8Array(await request.arrayBuffer());
+    active += 1;
     try {
-      const upstream = await readWhole(
-        await open(upstreamConfig, path + url.search, request.method, request.headers, bytes),
-      );
-      return passBack(upstream, key);
-    } catch (error) {
-      return Response.json(
-        errorBody(`Upstream unreachable: ${describe(error)}`, "upstream_error", "provider_fault"),
-        { status: 502 },
-      );
+      if (route.kind === "model_call") return await modelCall(request, route.path);
+      otherRequests += 1;
+      try {
+        const upstream = await readWhole(
+          await open(upstreamConfig, route.path, "GET", request.headers, null),
+        );
+        return passBack(upstream, key);
+      } catch (error) {
+        return Response.json(
+          errorBody(`Upstream unreachable: ${describe(error)}`, "upstream_error", "provider_fault"),
+          { status: 502 },
+        );
+      }
+    } finally {
+      active -= 1;
     }
   };
 
@@ -519,10 +606,11 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     socketPath,
     records: () => records.map((record) => structuredClone(record)),
     inFlight: () => [...inFlight.values()].map((record) => structuredClone(record)),
-    totals: () => totalsOf(records, otherRequests),
+    totals: () => totalsOf(records, otherRequests, deniedRequests),
     stopReason: () => relayStopReason(records, { tokenCap }),
     close: async () => {
       closing.abort();
+      budget?.refuseHeld("Token cap: the call was held for calls in flight until the relay closed");
       await Promise.allSettled([...streams]);
       await server.shutdown();
       await Deno.remove(socketPath).catch(() => {});
@@ -656,6 +744,53 @@ function withUsageRequested(body: Record<string, unknown>): Uint8Array<ArrayBuff
   return new TextEncoder().encode(JSON.stringify(forwarded));
 }
 
+/** Why {@linkcode requestProblem} refuses a model call. */
+interface RequestProblem {
+  refusal: RelayRefusal;
+  status: number;
+  message: string;
+}
+
+/**
+ * A model call the relay must not forward (step 2 of `startRelay`): a
+ * `stream` present and not a boolean; an `n` or `best_of` present and not
+ * null or 1 (each choice would be another output under the output and token
+ * caps); with `pinned`, a `model` that is not exactly it. Null when none.
+ */
+function requestProblem(
+  body: Record<string, unknown>,
+  pinned: string | null,
+): RequestProblem | null {
+  if (Object.hasOwn(body, "stream") && typeof body.stream !== "boolean") {
+    return {
+      refusal: "bad_request",
+      status: 400,
+      message: `Field "stream" must be a boolean, not ${JSON.stringify(body.stream)}`,
+    };
+  }
+  for (const field of ["n", "best_of"]) {
+    const value = body[field];
+    if (value !== undefined && value !== null && value !== 1) {
+      return {
+        refusal: "bad_request",
+        status: 400,
+        message: `Field "${field}" must be 1 when given, not ${JSON.stringify(value)}: ` +
+          "the relay forwards one choice per call",
+      };
+    }
+  }
+  if (pinned !== null && body.model !== pinned) {
+    return {
+      refusal: "model_not_allowed",
+      status: 403,
+      message: `Model not allowed: ${
+        JSON.stringify(body.model ?? null)
+      }; this episode's model is "${pinned}"`,
+    };
+  }
+  return null;
+}
+
 /** The request fields that cap a call's output, in the order the recorded cap reads them. */
 const OUTPUT_CAP_FIELDS = ["max_completion_tokens", "max_tokens"] as const;
 
@@ -669,7 +804,7 @@ function outputCapOf(body: Record<string, unknown>): number | null {
 }
 
 /**
- * The request with its output cap brought to at most `cap` (step 4 of
+ * The request with its output cap brought to at most `cap` (step 5 of
  * `startRelay`): each cap field the agent set that is not an integer at most
  * `cap` is set to `cap`; with neither field set, `max_tokens` is. Null when
  * the request needs no change.
@@ -803,7 +938,11 @@ function toolCallCount(response: unknown): number {
   return count;
 }
 
-function totalsOf(records: readonly RelayCallRecord[], otherRequests: number): RelayTotals {
+function totalsOf(
+  records: readonly RelayCallRecord[],
+  otherRequests: number,
+  deniedRequests: number,
+): RelayTotals {
   const totals: RelayTotals = {
     model_calls: 0,
     refused_calls: 0,
@@ -815,6 +954,7 @@ function totalsOf(records: readonly RelayCallRecord[], otherRequests: number): R
     provider_faults: 0,
     aborted_calls: 0,
     other_requests: otherRequests,
+    denied_requests: deniedRequests,
   };
   for (const record of records) {
     if (record.forwarded) totals.model_calls += 1;

@@ -16,10 +16,12 @@ const Count = z.number().int().nonnegative();
 
 /**
  * Why the relay answered a model call itself instead of forwarding it:
- * `bad_request` (body not a JSON object, or too large), `step_cap`,
- * `token_cap`. (Streamed calls are relayed, not refused.)
+ * `bad_request` (body not a JSON object, too large or too slow to arrive,
+ * `stream` not a boolean, `n` or `best_of` other than 1), `model_not_allowed`
+ * (a `model` other than the plan's), `step_cap`, `token_cap` (including a
+ * call whose output cap could cross what is left of it).
  */
-export const RelayRefusal = z.enum(["bad_request", "step_cap", "token_cap"]);
+export const RelayRefusal = z.enum(["bad_request", "model_not_allowed", "step_cap", "token_cap"]);
 export type RelayRefusal = z.infer<typeof RelayRefusal>;
 
 /**

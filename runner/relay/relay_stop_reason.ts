@@ -22,7 +22,8 @@ export interface RelayStopReasonOptions {
  * retry succeeded (a quota error must never look like an ordinary outcome,
  * seed 003); cumulative prompt + completion tokens going above `tokenCap`
  * gives `token_cap` even when the agent then stopped on its own, because the
- * call that crosses the cap is forwarded and its spend is real. Spending
+ * spend is real (the relay reserves each call's output cap, but a prompt's
+ * size is known only once the server reports it). Spending
  * exactly the cap and stopping is `completed`. Faults and refusals for other
  * reasons (`provider_fault`, `aborted`, `bad_request`) are not stop reasons
  * here: the evidence gate handles provider faults.

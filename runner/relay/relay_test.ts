@@ -148,7 +148,8 @@ Deno.test("startRelay() passes an upstream 429 through and stops as rate_limited
   );
 });
 
-Deno.test("startRelay() forwards the call that crosses the token cap, then refuses", async () => {
+Deno.test("startRelay() forwards an uncapped call that crosses the token cap, then refuses", async () => {
+  // No output cap is known, so each call goes alone (nothing else in flight).
   // Each call: given usage 40 + 10 = 50 tokens; cap 120 -> calls 1..3 forwarded (0, 50, 100 < 120),
   // call 3 brings the total to 150, call 4 is refused.
   await withRig(
@@ -181,6 +182,7 @@ Deno.test("startRelay() forwards the call that crosses the token cap, then refus
           provider_faults: 0,
           aborted_calls: 0,
           other_requests: 0,
+          denied_requests: 0,
         },
       );
     },

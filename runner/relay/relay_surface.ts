@@ -1,0 +1,95 @@
+/**
+ * The relay's surface as an explicit allow-list (issue 7, "default deny"):
+ * which requests an agent may make, decided from the raw request target
+ * before anything is read or forwarded.
+ *
+ * @module
+ */
+
+/**
+ * Endpoints whose POSTs are model calls: recorded, capped, metered and
+ * fingerprinted. The single source of the metered surface: adding a metered
+ * path (e.g. `/v1/responses`) is adding it here.
+ */
+export const MODEL_CALL_PATHS: readonly string[] = ["/v1/chat/completions", "/v1/completions"];
+
+/** Where {@linkcode routeRequest} sends a request. */
+export type Route =
+  | { kind: "health" }
+  | { kind: "model_call"; path: string }
+  /** `GET /v1/models` or `GET /v1/models/<id>`: forwarded without a body, not metered. */
+  | { kind: "models"; path: string }
+  /** Answered locally with `status`, never forwarded. */
+  | { kind: "denied"; status: 400 | 404 | 405; message: string };
+
+/** One path segment in canonical form: no `%`, no `.`/`..`, nothing outside this set. */
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
+
+/**
+ * Routes one request by its method and raw request target (as received,
+ * before any URL normalization).
+ *
+ * Rule: the target must be in canonical form, i.e. a path of `/`-separated
+ * segments each matching `[A-Za-z0-9_][A-Za-z0-9._:-]*` (so no `%`
+ * encoding, no empty segment from `//` or a trailing slash, no `.` or `..`
+ * segment, no `?` query, no `#`, no absolute-form URL); anything else is
+ * denied 400. Then, by exact match: `GET /relay/health`; `POST` to a path in
+ * {@linkcode MODEL_CALL_PATHS}; `GET /v1/models` and `GET /v1/models/<id>`.
+ * One of those paths with another method is denied 405; every other path
+ * 404. Denied requests are never forwarded.
+ *
+ * @param method the request method
+ * @param target the raw request target, e.g. `/v1/chat/completions`
+ * @returns the route
+ * @example
+ * ```ts
+ * import { routeRequest } from "./relay_surface.ts";
+ * if (routeRequest("POST", "/v1//chat/completions").kind !== "denied") throw new Error("not canonical");
+ * if (routeRequest("POST", "/v1/chat/completions").kind !== "model_call") throw new Error("a model call");
+ * ```
+ */
+export function routeRequest(method: string, target: string): Route {
+  const segments = target.startsWith("/") ? target.slice(1).split("/") : [];
+  if (segments.length === 0 || !segments.every((segment) => SEGMENT.test(segment))) {
+    return {
+      kind: "denied",
+      status: 400,
+      message: `Request path not in canonical form: "${target.slice(0, 200)}"`,
+    };
+  }
+  const allowed = (want: string) =>
+    method === want ? null : {
+      kind: "denied" as const,
+      status: 405 as const,
+      message: `Method not allowed by the relay: "${method} ${target}" (allowed: ${want})`,
+    };
+  if (target === "/relay/health") return allowed("GET") ?? { kind: "health" };
+  if (MODEL_CALL_PATHS.includes(target)) {
+    return allowed("POST") ?? { kind: "model_call", path: target };
+  }
+  if (target === "/v1/models" || (segments.length === 3 && target.startsWith("/v1/models/"))) {
+    return allowed("GET") ?? { kind: "models", path: target };
+  }
+  return {
+    kind: "denied",
+    status: 404,
+    message: `Not exposed by the relay: "${method} ${target}"`,
+  };
+}
+
+/**
+ * The raw request target of a request received on the relay's unix socket,
+ * without its origin. `Deno.serve` keeps the target as sent in
+ * `request.url`: after `http+unix://<Host header>` for an origin-form target
+ * (`http+unix://relay/v1//x` for `/v1//x`), or whole for an absolute-form one
+ * (`http://relay/v1/x`, as proxy-style clients send it). The origin is
+ * dropped either way (the relay forwards to its own upstream only); the rest
+ * is returned exactly as sent.
+ *
+ * @param url `request.url`
+ * @returns the target's path and anything after it, e.g. `/v1/models?x=1`
+ */
+export function rawTarget(url: string): string {
+  const origin = /^(?:http\+unix|https?):\/\/[^/?#]*/i.exec(url);
+  return origin === null ? url : url.slice(origin[0].length);
+}

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { MODEL_CALL_PATHS, rawTarget, routeRequest } from "./relay_surface.ts";
+
+Deno.test("routeRequest() allows the model calls, the model list and the health probe only", () => {
+  for (const path of MODEL_CALL_PATHS) {
+    assert.deepEqual(routeRequest("POST", path), { kind: "model_call", path });
+  }
+  assert.deepEqual(routeRequest("GET", "/v1/models"), { kind: "models", path: "/v1/models" });
+  assert.deepEqual(routeRequest("GET", "/v1/models/gpt-4o-mini"), {
+    kind: "models",
+    path: "/v1/models/gpt-4o-mini",
+  });
+  assert.deepEqual(routeRequest("GET", "/relay/health"), { kind: "health" });
+});
+
+Deno.test("routeRequest() denies every path and method outside the allow-list", () => {
+  const denied = (method: string, target: string) => {
+    const route = routeRequest(method, target);
+    assert.equal(route.kind, "denied", `${method} ${target}`);
+    return route.kind === "denied" ? route.status : 0;
+  };
+  assert.equal(denied("DELETE", "/v1/files/file-abc"), 404);
+  assert.equal(denied("POST", "/v1/files"), 404);
+  assert.equal(denied("GET", "/v1/organization/api_keys"), 404);
+  assert.equal(denied("POST", "/v1/embeddings"), 404);
+  assert.equal(denied("GET", "/v1/models/a/b"), 404);
+  assert.equal(denied("GET", "/v1/chat/completions"), 405);
+  assert.equal(denied("DELETE", "/v1/models/m"), 405);
+  assert.equal(denied("POST", "/v1/models"), 405);
+  assert.equal(denied("POST", "/relay/health"), 405);
+});
+
+Deno.test("routeRequest() denies every non-canonical variant of a model path with 400", () => {
+  for (
+    const target of [
+      "/v1/chat%2Fcompletions",
+      "/v1/%63hat/completions",
+      "/v1//chat/completions",
+      "//v1/chat/completions",
+      "/v1/chat/completions/",
+      "/v1/./chat/completions",
+      "/v1/models/../chat/completions",
+      "/v1/chat/completions?stream=true",
+      "/v1/chat/completions?",
+      "/v1/chat/completions#x",
+      "/v1/chat/completions;x",
+      "/v1/models\\x",
+      "v1/chat/completions",
+      "*",
+      "",
+    ]
+  ) {
+    const route = routeRequest("POST", target);
+    assert.equal(route.kind === "denied" && route.status, 400, target);
+  }
+});
+
+Deno.test("rawTarget() drops the origin and keeps the target exactly as sent", () => {
+  assert.equal(rawTarget("http+unix://relay/v1//chat/completions"), "/v1//chat/completions");
+  assert.equal(rawTarget("http://relay/v1/models/../x?y"), "/v1/models/../x?y");
+  assert.equal(rawTarget("http+unix://127.0.0.1:18080/v1/%2e%2e/x"), "/v1/%2e%2e/x");
+  assert.equal(rawTarget("*"), "*");
+});
