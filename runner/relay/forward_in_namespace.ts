@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { closeQuietly, pipeToSocket } from "./_pipe_to_socket.ts";
+import { closeQuietly, MAX_CONNECTIONS, pipeToSocket } from "./_pipe_to_socket.ts";
 
 /** `O_RDONLY | O_CLOEXEC` on Linux. */
 const O_RDONLY_CLOEXEC = 0o2000000;
@@ -37,6 +37,13 @@ export interface ForwardInNamespaceOptions {
   socketPath: string;
   /** Port on 127.0.0.1 inside the namespace; 0 picks a free one. */
   port: number;
+  /**
+   * Agent connections served at once (default 64, `MAX_CONNECTIONS`); one
+   * more is closed at once, unread.
+   */
+  maxConnections?: number;
+  /** Time an agent has to send a request's headers, in ms (default 10000). */
+  headerDeadlineMs?: number;
 }
 
 /** A listener inside a container's network namespace, piping to the relay. */
@@ -105,8 +112,13 @@ function cString(text: string): Uint8Array<ArrayBuffer> {
  * home, the process exits at once (status 70): any later connection it
  * opened (to a local upstream, say) could otherwise land in the sandbox.
  *
+ * Connections are bounded per episode (`maxConnections` open at once, a
+ * header deadline on each request; see `pipeToSocket`), so that idle or
+ * half-sent requests from the sandbox cost the runner a bounded amount.
+ *
  * Cost: two `open`s, two `setns`, one `listen`; then two 64 KiB buffers and
- * one unix connection per accepted TCP connection.
+ * one unix connection per accepted TCP connection, at most `maxConnections`
+ * at once.
  *
  * @param options The container's pid, the relay socket and the port.
  * @returns The forwarder; close it after the container has exited.
@@ -129,11 +141,16 @@ export function forwardInNamespace(options: ForwardInNamespaceOptions): Namespac
   const listener = listenIn(c, options.pid, options.port);
   const port = listener.addr.port;
   const open = new Set<Deno.Conn>();
+  const slots = { used: 0, max: options.maxConnections ?? MAX_CONNECTIONS };
   const serving = (async () => {
     const pumps = new Set<Promise<void>>();
     try {
       for await (const tcp of listener) {
-        const pump = pipeToSocket(tcp, options.socketPath, { open });
+        const pump = pipeToSocket(tcp, options.socketPath, {
+          open,
+          slots,
+          headerDeadlineMs: options.headerDeadlineMs,
+        });
         pumps.add(pump);
         pump.finally(() => pumps.delete(pump));
       }

@@ -11,13 +11,15 @@
  * --allow-write=<socket> forwarder_main.ts <socket path> <port>` (Deno 2.9 asks
  * for all three on a unix socket). Prints `ready <port>` on stdout
  * once listening (port 0 picks a free one), and exits when its stdin closes,
- * so it cannot outlive the runner that started it. Its only import is the
+ * so it cannot outlive the runner that started it. It serves at most
+ * `MAX_CONNECTIONS` agent connections at once, each under the header
+ * deadline of `pipeToSocket`. Its only import is the
  * pipe it shares with `forwardInNamespace` (`_pipe_to_socket.ts`, itself
  * without imports), so it starts fast and needs no module cache.
  *
  * @module
  */
-import { pipeToSocket } from "./_pipe_to_socket.ts";
+import { MAX_CONNECTIONS, pipeToSocket } from "./_pipe_to_socket.ts";
 
 async function main(args: string[]): Promise<void> {
   const [socketPath, portText] = args;
@@ -34,8 +36,10 @@ async function main(args: string[]): Promise<void> {
     }
     Deno.exit(0);
   })();
+  const slots = { used: 0, max: MAX_CONNECTIONS };
   for await (const tcp of listener) {
     pipeToSocket(tcp, socketPath, {
+      slots,
       onUnreachable: (error) =>
         console.error(`forwarder: cannot reach relay socket "${socketPath}": ${error}`),
     });
