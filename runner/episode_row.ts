@@ -96,8 +96,12 @@ export interface ClassifyInput {
 /**
  * Turns one finished episode into its row (rules in `run_episode.ts`): the
  * evidence gate first (with the plan's `model_limits`, if any), then seed 002's rate-limit rule under `rerun-task`,
- * zero calls, a workspace too large to store, the verifier's verdict or
- * fault. Tokens and calls come from the relay's records only.
+ * a prompt alone over the declared context limit (the agent's doing: a
+ * scored failure, verifier not run, note `prompt_over_context_limit`), zero
+ * calls, a workspace too large to store, the verifier's verdict or fault.
+ * Tokens, calls and `tool_calls` (the larger of the forwarded calls and the
+ * tool calls the responses asked for) come from the relay's records only,
+ * never from the agent's output.
  *
  * @param input the episode's facts
  * @returns the row draft
@@ -116,11 +120,7 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
     stop_reason: input.relayStop !== "completed" ? input.relayStop : candidate.stopReason,
     prompt_tokens: gate.prompt_tokens,
     completion_tokens: gate.completion_tokens,
-    tool_calls: Math.max(
-      gate.model_calls,
-      gate.tool_calls,
-      reportedToolCalls(candidate.stdoutTail),
-    ),
+    tool_calls: Math.max(gate.model_calls, gate.tool_calls),
     model_calls: gate.model_calls,
     wall_ms: Math.round(candidate.wallMs),
     evidence: gate.evidence,
@@ -149,6 +149,14 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
     return invalid(
       "provider_fault",
       'the upstream answered 429; under invalid policy "rerun-task" a rate limit is an invalid attempt (seed 002)',
+    );
+  }
+  if (gate.agent_over_limit.length > 0) {
+    return scored(
+      false,
+      `prompt_over_context_limit: ${
+        gate.agent_over_limit.map((p) => p.message).join(" / ")
+      }: the agent sent a prompt the declared configuration would refuse, a scored failure`,
     );
   }
   if (gate.zero_calls) return scored(false, "zero model calls: a scored failure (seed 000)");
@@ -219,23 +227,6 @@ export function harnessFailureRow(base: RowBase, failure: HarnessFailure): Episo
     finished_at: new Date().toISOString(),
     notes: [...notes, `harness error: ${describeError(error)}`].join("; "),
   };
-}
-
-/**
- * The `tool_calls` an agent reports: an integer member `tool_calls` of a JSON
- * object on the last non-empty line of its stdout; 0 otherwise.
- */
-export function reportedToolCalls(stdoutTail: string): number {
-  const last = stdoutTail.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(
-    -1,
-  );
-  if (last === undefined) return 0;
-  try {
-    const value = (JSON.parse(last) as { tool_calls?: unknown }).tool_calls;
-    return Number.isInteger(value) && (value as number) >= 0 ? value as number : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /** The message of an error, or its string form. */

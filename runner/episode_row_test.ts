@@ -101,3 +101,44 @@ Deno.test("harnessFailureRow() records the plan's model_limits in the evidence i
     [8, 100, 15],
   );
 });
+
+Deno.test("classifyEpisode() makes a prompt alone over the context limit the agent's scored failure", async () => {
+  let verified = 0;
+  const verify = () => {
+    verified++;
+    return Promise.resolve({ kind: "verdict" as const, resolved: true, failedChecks: [] });
+  };
+  // 9000 prompt tokens against a declared 8192-token context, sent with the plan's cap of 512.
+  const records = [
+    callRecord(1, { output_cap: 512, usage: { prompt_tokens: 9000, completion_tokens: 1 } }),
+  ];
+  const row = await classifyEpisode({
+    base: BASE,
+    notes: [],
+    records,
+    relayStop: "completed",
+    verify,
+    plan: plan({ max_output_tokens: 512, context_limit_tokens: 8192 }),
+    candidate: CANDIDATE,
+  });
+  assert.deepEqual([row.status, row.resolved, row.invalid_reason], ["scored", false, null]);
+  assert.equal(verified, 0);
+  assert.equal(
+    row.notes,
+    "prompt_over_context_limit: Call 1 sent a prompt of 9000 tokens, over the declared context limit of 8192: the agent sent a prompt the declared configuration would refuse, a scored failure",
+  );
+  assert.equal(row.prompt_tokens, 9000);
+});
+
+Deno.test("classifyEpisode() takes tool_calls from the relay's records, never from the agent's stdout", async () => {
+  const row = await classifyEpisode({
+    base: BASE,
+    notes: [],
+    records: [callRecord(1, { tool_calls: 2 })],
+    relayStop: "completed",
+    verify: () => Promise.resolve({ kind: "verdict", resolved: true, failedChecks: [] }),
+    plan: plan(),
+    candidate: { ...CANDIDATE, stdoutTail: '{"tool_calls": 999}\n' },
+  });
+  assert.equal(row.tool_calls, 2);
+});

@@ -26,6 +26,7 @@
  * | a successful call without server model id or usage, or over the plan's `model_limits` (output cap, context limit) | invalid | evidence_missing | null |
  * | an upstream 5xx / key rejected / connection failure | invalid | provider_fault | null |
  * | upstream 429 under invalid policy `rerun-task` (seed 002: rate limits are invalid attempts, rerun) | invalid | provider_fault | null |
+ * | a call's prompt alone over the plan's declared context limit (the agent's doing) | scored | – | false (verifier not run) |
  * | zero forwarded model calls (seed 000) | scored | – | false (verifier not run) |
  * | the workspace cannot be stored: past the artifact budget, a name that is not UTF-8, too deep or too long a path (the agent's doing) | scored | – | false |
  * | the verifier faulted (setup, crash, no verdict, changed files) | invalid | verifier_fault | null |
@@ -39,10 +40,13 @@
  * has one, else the sandbox's (`wall_cap`; `error` for a crash, an OOM kill
  * or a non-zero exit), else `completed`; a harness failure is `error`.
  *
- * `tool_calls` is the largest of: the forwarded model calls, the tool calls
- * the model's responses asked for (relay count), and a `tool_calls` integer
- * the agent may print in a JSON object on its last stdout line. It is
- * informational; tokens and model calls never come from the agent.
+ * `tool_calls` is the larger of the forwarded model calls and the tool calls
+ * the model's responses asked for, both from the relay's records; nothing
+ * in a row comes from the agent's own output.
+ *
+ * The relay is pinned to the model the runner names to the agent
+ * (`LEDGERBENCH_MODEL`: the plan's `agent.model`, or `default` when the plan
+ * names none): a call naming another model is refused, never forwarded.
  *
  * @module
  */
@@ -153,6 +157,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
         maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
+        pinnedModel: agent.model ?? "default",
       });
       const socketPath = relay.socketPath;
       candidate = await runCandidate(image, {

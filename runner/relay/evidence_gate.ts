@@ -34,6 +34,7 @@ export interface EvidenceProblem {
     | "model_unexpected"
     | "output_policy_unproven"
     | "context_limit_unproven"
+    | "prompt_over_context_limit"
     | "provider_fault"
     | "aborted";
   message: string;
@@ -60,6 +61,14 @@ export interface EvidenceGateResult {
   tool_calls: number;
   /** Everything the gate found, evidence problems first, then faults, each in call order. */
   problems: EvidenceProblem[];
+  /**
+   * Calls whose server-reported `prompt_tokens` alone passed the plan's
+   * declared context limit (`prompt_over_context_limit`): the agent sent a
+   * prompt the declared configuration would refuse. Not evidence problems
+   * (they do not make the episode invalid); the episode is the agent's
+   * scored failure (`classifyEpisode`). Empty without a context limit.
+   */
+  agent_over_limit: EvidenceProblem[];
 }
 
 /**
@@ -75,10 +84,15 @@ export interface EvidenceGateResult {
  *      sent with an output cap (`output_cap`) of at most `max_output_tokens`
  *      (the relay sees to that) and the server must report at most that
  *      cap as `completion_tokens`; else `output_policy_unproven`;
- *    - context limit (`context_limit_tokens` set): the server must report
- *      at most `context_limit_tokens` as `prompt_tokens + completion_tokens`
- *      (a server that served more is not the declared configuration); else
- *      `context_limit_unproven`.
+ *    - context limit (`context_limit_tokens` set): a call whose server
+ *      reports more `prompt_tokens` alone than `context_limit_tokens` is the
+ *      agent's doing (it sent a prompt the declared configuration would
+ *      refuse, and a lenient server must not let a candidate turn its own
+ *      attempt invalid): listed in `agent_over_limit` as
+ *      `prompt_over_context_limit`, not an evidence problem. Otherwise the
+ *      server must report at most `context_limit_tokens` as `prompt_tokens +
+ *      completion_tokens` (a server that served more is not the declared
+ *      configuration); else `context_limit_unproven`.
  *
  *    (A call without usage is `usage_missing` only: its token counts cannot
  *    be checked against either limit.) Any miss: `invalid`,
@@ -142,6 +156,7 @@ export function evidenceGate(
   let maxCallTokens: number | null = null;
   const evidenceProblems: EvidenceProblem[] = [];
   const faults: EvidenceProblem[] = [];
+  const agentOverLimit: EvidenceProblem[] = [];
   const ids = new Set<string>();
   let usageAbsent = false;
   let promptTokens = 0;
@@ -220,7 +235,14 @@ export function evidenceGate(
         });
       }
     }
-    if (contextLimit !== null && served !== null && served > contextLimit) {
+    if (contextLimit !== null && call.usage !== null && call.usage.prompt_tokens > contextLimit) {
+      agentOverLimit.push({
+        index: call.index,
+        code: "prompt_over_context_limit",
+        message:
+          `Call ${call.index} sent a prompt of ${call.usage.prompt_tokens} tokens, over the declared context limit of ${contextLimit}`,
+      });
+    } else if (contextLimit !== null && served !== null && served > contextLimit) {
       evidenceProblems.push({
         index: call.index,
         code: "context_limit_unproven",
@@ -258,5 +280,6 @@ export function evidenceGate(
     completion_tokens: completionTokens,
     tool_calls: toolCalls,
     problems: [...evidenceProblems, ...faults],
+    agent_over_limit: agentOverLimit,
   };
 }

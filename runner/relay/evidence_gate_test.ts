@@ -217,6 +217,32 @@ Deno.test("evidenceGate() makes prompt + completion over the context limit evide
   assert.equal(contextOnly.evidence.max_output_tokens, null);
 });
 
+Deno.test("evidenceGate() leaves a prompt alone over the context limit to the agent, not invalid", () => {
+  // 21 prompt tokens against a declared 20-token context: the agent's doing, not missing evidence.
+  const huge = callRecord(2, { output_cap: 8, usage: { prompt_tokens: 21, completion_tokens: 1 } });
+  const gate = evidenceGate([callRecord(1, { output_cap: 8 }), huge], { modelLimits: LIMITS });
+  assert.equal(gate.status, "scored");
+  assert.equal(gate.invalid_reason, null);
+  assert.deepEqual(gate.problems, []);
+  assert.deepEqual(gate.agent_over_limit, [{
+    index: 2,
+    code: "prompt_over_context_limit",
+    message: "Call 2 sent a prompt of 21 tokens, over the declared context limit of 20",
+  }]);
+  assert.equal(gate.evidence.max_call_tokens, 22);
+  // Another call's missing evidence still makes the episode invalid.
+  const mixed = evidenceGate([callRecord(1, { output_cap: 8, server_model_id: null }), huge], {
+    modelLimits: LIMITS,
+  });
+  assert.equal(mixed.invalid_reason, "evidence_missing");
+  assert.deepEqual(mixed.problems.map((p) => p.code), ["model_missing"]);
+  // Exactly at the limit is within it: 20 prompt + 1 completion is the server's excess.
+  const edge = callRecord(1, { output_cap: 8, usage: { prompt_tokens: 20, completion_tokens: 1 } });
+  const atLimit = evidenceGate([edge], { modelLimits: LIMITS });
+  assert.deepEqual(atLimit.problems.map((p) => p.code), ["context_limit_unproven"]);
+  assert.deepEqual(atLimit.agent_over_limit, []);
+});
+
 Deno.test("evidenceGate() checks limits on successful calls only, and reports missing usage alone", () => {
   const failed = callRecord(2, {
     status: 500,
