@@ -25,7 +25,7 @@ ROOT="$(dirname "$HERE")"
 DENO="${LEDGERBENCH_DENO:-$ROOT/node_modules/@deno/linux-x64-glibc/deno}"
 BUSYBOX="${LEDGERBENCH_BUSYBOX:-/usr/bin/busybox}"
 BUILD="$HERE/.build"
-AGENTS=(solver looper nocall crasher attacker filler)
+AGENTS=(solver looper nocall crasher attacker forger filler)
 
 log() { echo "build_images: $*" >&2; }
 die() {
@@ -169,7 +169,8 @@ for agent in "${AGENTS[@]}"; do
     cat "$HERE/agents/_model.ts" "$src"
   } | sha256sum | cut -c1-16)"
   perms="$AGENT_PERMS"
-  case "$agent" in attacker | filler) perms='"--allow-all"' ;; esac
+  # The hostile agents need what an unconstrained agent would have.
+  case "$agent" in attacker | forger | filler) perms='"--allow-all"' ;; esac
   derive "agent-$agent" "$tag" "[$DENO_RUN, $perms, \"/opt/ledgerbench/agents/$agent.ts\"]" \
     "$HERE/agents/_model.ts:/opt/ledgerbench/agents/_model.ts" \
     "$src:/opt/ledgerbench/agents/$agent.ts"

@@ -10,10 +10,11 @@ const OTHER_SEED = "0123456789abcdef".repeat(4);
 
 /**
  * Pinned: the demo suite generated from the public DEMO_SEED (computed when
- * the templates were written, 2026-11-30). Byte-identical generation on
- * every machine keeps it; editing a template changes it, on purpose.
+ * the verifiers were rewritten to run and read candidate output with the
+ * candidate's rights, 2026-12-01). Byte-identical generation on every
+ * machine keeps it; editing a template changes it, on purpose.
  */
-const DEMO_SUITE_SHA256 = "af365c3323c866445c66dfc9d9a767a97776d3df4921cee6fcaf5c91b1217a90";
+const DEMO_SUITE_SHA256 = "8d7143a838dd5121fcdea559656c1bc628ff2b118cf8d8b8f910a50212949bd9";
 
 Deno.test("generateSuite() is byte-identical for one seed (seed 000) and pinned for the demo seed", async () => {
   await using temp = await tempDir();

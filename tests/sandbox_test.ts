@@ -612,9 +612,9 @@ Deno.test({
   const checks = Object.fromEntries(outcome.verdict.checks.map((c) => [c.name, c]));
   assert.equal(checks.workspace_read_only.passed, true);
   assert.equal(checks.root_read_only.passed, true);
-  // The verifier keeps CAP_SETGID (bit 6) and CAP_SETUID (bit 7) only, to run candidate code
-  // as nobody, who has none and cannot read the hidden files.
-  assert.equal(checks.cap_eff.detail, "00000000000000c0");
+  // The verifier keeps CAP_KILL (bit 5), CAP_SETGID (bit 6) and CAP_SETUID (bit 7) only, to run
+  // candidate code as nobody and stop it; nobody has none and cannot read the hidden files.
+  assert.equal(checks.cap_eff.detail, "00000000000000e0");
   assert.equal(checks.candidate_uid.detail, "65534");
   assert.equal(checks.candidate_cap_eff.detail, "0000000000000000");
   assert.equal(checks.candidate_reads_hidden.passed, false);

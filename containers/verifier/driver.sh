@@ -4,8 +4,8 @@
 # in only after the candidate exits).
 #
 # Contract with runner/sandbox/run_verifier.ts (the verifier runs as root with
-# no capability but SETUID and SETGID, which it needs only to run candidate
-# code as another user):
+# no capability but SETUID, SETGID and KILL, which it needs only to run
+# candidate code as another user and to stop it):
 #   /verifier   the task's hidden verifier files, a fresh owner-only copy:
 #               setup.sh (optional), then verify.sh or verify.ts (required)
 #   /workspace  the candidate's stored artifact, read-only; a link in it that

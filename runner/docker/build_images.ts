@@ -13,6 +13,7 @@ export const IMAGE_NAMES = [
   "ledgerbench/agent-nocall",
   "ledgerbench/agent-crasher",
   "ledgerbench/agent-attacker",
+  "ledgerbench/agent-forger",
   "ledgerbench/agent-filler",
   "ledgerbench/verifier",
 ] as const;

@@ -137,9 +137,9 @@ const VERDICT_TAIL_BYTES = 65536;
  *   `escapingLinks`: it points below `/dev/null`, so following it fails and
  *   `readlink` shows what it was); the view's digest is checked against the
  *   artifact's, with those links retargeted, before and after the run;
- * - the verifier runs as root with every capability dropped except `SETUID`
- *   and `SETGID`, which `as_candidate.sh` uses to run candidate code as user
- *   nobody: that code cannot read `/verifier` (owner-only), write the
+ * - the verifier runs as root with every capability dropped except `SETUID`,
+ *   `SETGID` and `KILL`, which `as_candidate.sh` uses to run candidate code as
+ *   user nobody and to kill it at its time limit: that code cannot read `/verifier` (owner-only), write the
  *   verifier's `/tmp` or the verdict channel, open the verifier's
  *   descriptors or outlive its call (containers/verifier/as_candidate.sh);
  *   it writes only `/scratch`, a tmpfs of its own;
@@ -249,7 +249,7 @@ export async function runVerifier(
         image: imageId,
         env: options.env ?? {},
         user: "0:0",
-        capAdd: ["SETUID", "SETGID"],
+        capAdd: ["SETUID", "SETGID", "KILL"],
         workingDir: "/tmp",
         labels: { "ledgerbench.role": "verifier", ...options.labels },
         pidsLimit: VERIFIER_LIMITS.pidsLimit,

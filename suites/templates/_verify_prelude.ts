@@ -8,9 +8,19 @@
  * Paths: `$LEDGERBENCH_ARTIFACT` is the candidate's finished workspace as a
  * read-only snapshot (default `/workspace`), `$LEDGERBENCH_HIDDEN` the hidden
  * verifier files (default: the script's own directory, `/verifier`),
- * `$LEDGERBENCH_SCRATCH` a writable scratch directory shared by `setup.sh`
- * and `verify.sh` (default `/tmp/ledgerbench-scratch`). The variables let the
- * scripts run on a host too.
+ * `$LEDGERBENCH_SCRATCH` the verifier's own scratch directory shared by
+ * `setup.sh` and `verify.sh` (default `/tmp/ledgerbench-scratch`),
+ * `$LEDGERBENCH_CANDIDATE_SCRATCH` where candidate code may write (default
+ * `$SCRATCH/candidate`; the verifier image sets `/scratch`). The variables
+ * let the scripts run on a host too.
+ *
+ * Nothing the candidate wrote is trusted (issue 7): candidate code runs only
+ * through `as_candidate` (as user nobody in the verifier image, who cannot
+ * read the hidden files), and candidate files are read only through
+ * `from_candidate` (with the candidate's rights, so a link it planted to a
+ * hidden file yields nothing). Outside the image (the `--unsandboxed` host
+ * executor) both run with the verifier's own rights: there is no isolation
+ * there to keep.
  *
  * @module
  */
@@ -27,6 +37,35 @@ set -eu
 ARTIFACT="\${LEDGERBENCH_ARTIFACT:-/workspace}"
 HIDDEN="\${LEDGERBENCH_HIDDEN:-$(cd "$(dirname "$0")" && pwd)}"
 SCRATCH="\${LEDGERBENCH_SCRATCH:-/tmp/ledgerbench-scratch}"
+CANDIDATE_SCRATCH="\${LEDGERBENCH_CANDIDATE_SCRATCH:-$SCRATCH/candidate}"
+mkdir -p "$SCRATCH" "$CANDIDATE_SCRATCH"
+# as_candidate CMD [ARG...]: runs candidate code without the verifier's rights
+# (containers/verifier/as_candidate.sh); its stdout is the output to check.
+as_candidate() {
+  if [ -n "\${LEDGERBENCH_AS_CANDIDATE:-}" ]; then
+    "$LEDGERBENCH_AS_CANDIDATE" "$@"
+  else
+    "$@" </dev/null 2>/dev/null
+  fi
+}
+# from_candidate FILE: the content of a file the candidate wrote, read with its rights.
+from_candidate() {
+  as_candidate cat "$1" || true
+}
+# share_with_candidate FILE...: copies hidden inputs that candidate code must
+# read (and only those: never an expected answer) into $SHARED, a directory
+# the verifier made before any candidate code ran and that it alone can write.
+SHARED=""
+share_with_candidate() {
+  if [ -z "$SHARED" ]; then
+    SHARED="$(mktemp -d "$CANDIDATE_SCRATCH/shared.XXXXXX")"
+    chmod 755 "$SHARED"
+  fi
+  for _file in "$@"; do
+    cp "$_file" "$SHARED/"
+    chmod 644 "$SHARED/$(basename "$_file")"
+  done
+}
 `;
 
 /**
@@ -49,8 +88,8 @@ check() {
 verdict() {
   printf '{"schema_version":1,"resolved":%s,"checks":[%s]}\\n' "$RESOLVED" "$CHECKS"
 }
-# first_line FILE: the file's first line without trailing blanks, or "" when absent.
+# first_line: the first line of stdin without trailing blanks ("" when empty).
 first_line() {
-  if [ -f "$1" ]; then head -n 1 "$1" | tr -d '\\r' | sed 's/[[:space:]]*$//'; fi
+  head -n 1 | tr -d '\\r' | sed 's/[[:space:]]*$//'
 }
 `;

@@ -60,8 +60,8 @@ form \`<path>:<line>\`, where \`<path>\` is relative to the workspace root and
 (\`${target}() {\`).
 `;
   const verify = `${VERIFY_PRELUDE}
-expected=$(first_line "$HIDDEN/expected.txt")
-actual=$(first_line "$ARTIFACT/answer.txt")
+expected=$(first_line < "$HIDDEN/expected.txt")
+actual=$(from_candidate "$ARTIFACT/answer.txt" | first_line)
 if [ -z "$actual" ]; then
   check answer_present false "answer.txt is missing or empty"
 else

@@ -63,8 +63,8 @@ mention it.
 Write the number to \`answer.txt\` in the workspace root (one line, digits only).
 `;
   const verify = `${VERIFY_PRELUDE}
-expected=$(first_line "$HIDDEN/expected.txt")
-actual=$(first_line "$ARTIFACT/answer.txt")
+expected=$(first_line < "$HIDDEN/expected.txt")
+actual=$(from_candidate "$ARTIFACT/answer.txt" | first_line)
 case "$actual" in
   ''|*[!0-9]*) check answer_is_number false "got '$actual'" ;;
   *) check answer_is_number true "" ;;

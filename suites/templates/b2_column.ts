@@ -85,8 +85,10 @@ if [ ! -f "$ARTIFACT/col_total.sh" ]; then
   exit 0
 fi
 check script_present true ""
+# The input tables, never the totals, are what the candidate's script may read.
+share_with_candidate "$HIDDEN"/case_*.csv
 while read -r file want; do
-  got=$(sh "$ARTIFACT/col_total.sh" "$HIDDEN/$file" 2>/dev/null || true)
+  got=$(as_candidate sh "$ARTIFACT/col_total.sh" "$SHARED/$file" || true)
   if [ "$got" = "$want" ]; then
     check "total_$file" true ""
   else

@@ -43,12 +43,13 @@ workspace root: one line \`<count> <word>\` per distinct word, most frequent
 first, words with equal counts in byte order. Do not modify \`data/\`.
 `;
   const verify = `${VERIFY_PRELUDE}
-if [ -f "$ARTIFACT/counts.txt" ] && cmp -s "$ARTIFACT/counts.txt" "$HIDDEN/expected.txt"; then
+from_candidate "$ARTIFACT/counts.txt" > "$SCRATCH/counts.txt"
+if cmp -s "$SCRATCH/counts.txt" "$HIDDEN/expected.txt"; then
   check counts_match true ""
 else
   check counts_match false "counts.txt is missing or differs"
 fi
-actual_sha=$(sha256sum "$ARTIFACT/data/words.txt" 2>/dev/null | cut -d' ' -f1 || true)
+actual_sha=$(from_candidate "$ARTIFACT/data/words.txt" | sha256sum | cut -d' ' -f1)
 if [ "$actual_sha" = "$(cat "$HIDDEN/data.sha256")" ]; then
   check input_unchanged true ""
 else

@@ -39,8 +39,8 @@ the workspace root: the sum of \`amount\` over the rows whose region is
 \`${region}\`, as one integer on one line.
 `;
   const verify = `${VERIFY_PRELUDE}
-expected=$(first_line "$HIDDEN/expected.txt")
-actual=$(first_line "$ARTIFACT/total.txt")
+expected=$(first_line < "$HIDDEN/expected.txt")
+actual=$(from_candidate "$ARTIFACT/total.txt" | first_line)
 if [ "$actual" = "$expected" ]; then
   check total_matches true ""
 else
