@@ -35,10 +35,11 @@ import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/sc
 import type { Upstream } from "../runner/run_episode.ts";
 import { runPlan, type RunPlanOptions } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
-import type { Suite } from "../runner/suite_manifest.ts";
+import { type Suite, taskPaths } from "../runner/suite_manifest.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import type { SuiteDefinition, TemplateOptions } from "../suites/_template.ts";
 import { a1Locate } from "../suites/templates/a1_locate.ts";
+import { b1Range } from "../suites/templates/b1_range.ts";
 import { b3Report } from "../suites/templates/b3_report.ts";
 import { c1Counts } from "../suites/templates/c1_counts.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
@@ -226,6 +227,44 @@ Deno.test({
       ok(again.complete);
       const serial = (await readLedger(`${f.dir}/ledger-serial.jsonl`)).rows;
       deepEqual(serial.map(essence).sort(), rows.map(essence).sort());
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "runner: the forger's links and hostile scripts are scored failures, and the batch goes on",
+  ignore,
+  async fn() {
+    // Issue 7: a link to /verifier/expected.txt passed a1; a script reading /verifier/cases.txt
+    // passed b1; a stage marker written to /proc/1/fd/2 turned the row invalid under halt.
+    const f = await fixture(one(a1Locate, b1Range, b3Report), [
+      { agent_id: "forger", image: "ledgerbench/agent-forger" },
+    ]);
+    try {
+      const outcome = await f.run({ parallel: 2 });
+      ok(outcome.complete);
+      equal(outcome.halted, null);
+      const rows = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      deepEqual(
+        rows.map((r) => [r.task_id, r.status, r.resolved, r.model_calls]).sort(),
+        [["a1-locate", "scored", false, 1], ["b1-range", "scored", false, 1], [
+          "b3-report",
+          "scored",
+          false,
+          1,
+        ]],
+      );
+      // No hidden file's content is in any row.
+      for (const row of rows) {
+        const verifier = taskPaths(f.suite.dir, row.task_id).verifier;
+        for await (const entry of Deno.readDir(verifier)) {
+          if (entry.name.endsWith(".sh")) continue;
+          const hidden = (await Deno.readTextFile(`${verifier}/${entry.name}`)).trim();
+          equal(JSON.stringify(row).includes(hidden), false, `${row.task_id}: ${entry.name}`);
+        }
+      }
     } finally {
       await f.close();
     }
