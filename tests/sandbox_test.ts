@@ -592,6 +592,26 @@ Deno.test({
 });
 
 Deno.test({
+  name: "runVerifier() copies and digests under a deadline, and missing it is a harness error",
+  ...options,
+}, async () => {
+  // 300 files: the walk is past its first await long after a 1 ms deadline has fired.
+  const dir = await Deno.makeTempDir({ dir: root, prefix: "many-" });
+  for (let i = 0; i < 300; i++) await Deno.writeTextFile(`${dir}/f${i}.txt`, `${i}\n`);
+  const artifact = await storeArtifact(dir, `${root}/artifacts`);
+  await assert.rejects(
+    () =>
+      runVerifier(images!["ledgerbench/verifier"], {
+        artifact,
+        verifierDir: `${TESTDATA}incident_89/verifier_fixed`,
+      }, { labels: RUN_LABEL, filesDeadlineMs: 1 }),
+    (error: unknown) =>
+      error instanceof SandboxError && error.code === "store_deadline" &&
+      /within 1 ms/.test(error.message),
+  );
+});
+
+Deno.test({
   name: "runVerifier() faults a verifier killed by its 256 MB limit",
   ...options,
 }, async () => {
@@ -600,7 +620,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "runVerifier() runs with a read-only workspace, seed 000's limits and candidate code as nobody",
+  name:
+    "runVerifier() runs with a read-only workspace, seed 000's limits and candidate code as nobody",
   ...options,
 }, async () => {
   const outcome = await verify(

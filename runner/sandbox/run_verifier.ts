@@ -31,6 +31,13 @@ export const VERIFIER_LIMITS = {
   scratchBytes: 64 * 1024 ** 2,
   /** Default wall-clock cap of one verification. */
   wallMs: 120_000,
+  /**
+   * Deadline of the verifier's file work on each side of the run (digests and
+   * copies of the hidden files and of the artifact, which is within the
+   * candidate's workspace limits): missing it is the harness's fault
+   * (`store_deadline`), never the candidate's.
+   */
+  filesDeadlineMs: 60_000,
 } as const;
 
 /** What to verify. */
@@ -51,6 +58,8 @@ export interface VerifierJob {
 export interface RunVerifierOptions {
   /** Wall-clock cap in milliseconds; default 120000. */
   wallMs?: number;
+  /** Deadline of the file work on each side of the run; default `VERIFIER_LIMITS.filesDeadlineMs`. */
+  filesDeadlineMs?: number;
   /** Extra environment (no secrets: the verifier never needs a key). */
   env?: Record<string, string>;
   /** Bytes kept from the end of stdout and of stderr; default 65536. */
@@ -163,13 +172,39 @@ const VERDICT_TAIL_BYTES = 65536;
  * @param job the artifact, the hidden verifier directory and its frozen digest
  * @param options caps and environment
  * @returns a verdict or a fault, with the run's facts
- * @throws {SandboxError} `image_missing` or `engine_error`: harness failures, not verifier faults
+ * @throws {SandboxError} `image_missing`, `engine_error` or `store_deadline`: harness failures,
+ * not verifier faults
  */
 export async function runVerifier(
   image: string,
   job: VerifierJob,
   options: RunVerifierOptions = {},
 ): Promise<VerifierOutcome> {
+  const deadlineMs = options.filesDeadlineMs ?? VERIFIER_LIMITS.filesDeadlineMs;
+  const deadlines: AbortSignal[] = [];
+  const deadline = () => {
+    deadlines.push(AbortSignal.timeout(deadlineMs));
+    return deadlines.at(-1)!;
+  };
+  try {
+    return await verify(image, job, options, deadline);
+  } catch (error) {
+    if (!deadlines.some((signal) => signal.aborted)) throw error;
+    throw new SandboxError(
+      "store_deadline",
+      `Cannot copy and digest the verifier's files within ${deadlineMs} ms`,
+      { cause: error },
+    );
+  }
+}
+
+async function verify(
+  image: string,
+  job: VerifierJob,
+  options: RunVerifierOptions,
+  deadline: () => AbortSignal,
+): Promise<VerifierOutcome> {
+  const before = deadline();
   const docker = options.docker ?? dockerClient();
   const imageId = await imageDigest(image, { docker });
   if (imageId === null) {
@@ -180,7 +215,7 @@ export async function runVerifier(
     );
   }
   const tailBytes = options.tailBytes ?? 65536;
-  const verifierDigest = (await digestTree(job.verifierDir)).digest;
+  const verifierDigest = (await digestTree(job.verifierDir, { signal: before })).digest;
   const info: VerifierRunInfo = {
     imageId,
     containerId: null,
@@ -204,7 +239,7 @@ export async function runVerifier(
         `the plan froze "${job.expectedVerifierDigest}"`,
     );
   }
-  const stored = await digestTree(job.artifact.dir);
+  const stored = await digestTree(job.artifact.dir, { signal: before });
   if (stored.digest !== job.artifact.digest) {
     return fault(
       "artifact_changed",
@@ -220,14 +255,15 @@ export async function runVerifier(
     const hidden = `${temp}/verifier`;
     const workspace = `${temp}/workspace`;
     const channel = `${temp}/channel`;
-    await copyTree(job.verifierDir, hidden, { mode: "private" });
+    await copyTree(job.verifierDir, hidden, { mode: "private", signal: before });
     await copyTree(job.artifact.dir, workspace, {
       mode: "readonly",
       linkTarget: (path, target) => escaping.get(path) ?? target,
+      signal: before,
     });
     await Deno.mkdir(channel, { mode: 0o700 });
     await Deno.chmod(channel, 0o700);
-    const hiddenBefore = (await digestTree(hidden)).digest;
+    const hiddenBefore = (await digestTree(hidden, { signal: before })).digest;
     if (hiddenBefore !== verifierDigest) {
       return fault(
         "hidden_files_changed",
@@ -235,7 +271,7 @@ export async function runVerifier(
           `the source has "${verifierDigest}"`,
       );
     }
-    const workspaceBefore = (await digestTree(workspace)).digest;
+    const workspaceBefore = (await digestTree(workspace, { signal: before })).digest;
     if (workspaceBefore !== viewDigest) {
       return fault(
         "artifact_changed",
@@ -271,7 +307,8 @@ export async function runVerifier(
     info.stdoutTail = tailText(run.stdout, tailBytes);
     info.stderrTail = tailText(run.stderr, tailBytes);
 
-    const hiddenAfter = (await digestTree(hidden)).digest;
+    const after = deadline();
+    const hiddenAfter = (await digestTree(hidden, { signal: after })).digest;
     if (hiddenAfter !== verifierDigest) {
       return fault(
         "hidden_files_changed",
@@ -279,7 +316,7 @@ export async function runVerifier(
           `"${hiddenAfter}" after`,
       );
     }
-    const workspaceAfter = (await digestTree(workspace)).digest;
+    const workspaceAfter = (await digestTree(workspace, { signal: after })).digest;
     if (workspaceAfter !== viewDigest) {
       return fault(
         "artifact_changed",
