@@ -3,7 +3,9 @@
  * Builds the images offline, generates the demo suite from its public seed,
  * freezes a plan for two agents (the solver agent backed by a strong and by a
  * weak scripted model), runs the batch in Docker against scripted providers,
- * writes `ledgers/demo/` and prints the summary and the comparison. Without a
+ * writes `out/ledger-demo/` and prints the summary and the comparison (the
+ * committed `ledgers/demo/` is one such run, written with `--out ledgers/demo`,
+ * so that running the demo never changes a tracked file). Without a
  * Docker engine it says so and analyses the shipped example ledgers instead.
  * Either way it ends by writing the replayable report of the shipped example
  * ledger (and of the demo ledger when one was run) under `out/`.
@@ -36,7 +38,7 @@ from its PUBLIC demo seed (written in suites/demo_suite.ts on purpose; a real
 evaluation uses a private seed kept outside git), freeze a plan for two agents
 (the solver agent backed by a strong and by a weak scripted model), run the
 batch in Docker against scripted providers on loopback, write the plan, the
-ledger, the errata file and a price table to ledgers/demo/, and print the
+ledger, the errata file and a price table to out/ledger-demo/, and print the
 summary and the comparison. It ends by writing the replayable report
 (report.md, report.html, figures, summary.json) of the shipped example
 ledger to out/report-example/ and, after a run, of the demo ledger to
@@ -59,7 +61,9 @@ USAGE:
 OPTIONS:
   --parallel N     Episodes at once (default 2)
   --out DIR        Where the plan, ledger, errata and price table go
-                   (default ledgers/demo; its previous demo files are replaced)
+                   (default out/ledger-demo; its previous demo files are
+                   replaced; the committed ledgers/demo/ was written with
+                   --out ledgers/demo)
   --work DIR       Suite and artifact store (default out/demo; replaced)
   --reports DIR    Where report-demo/ and report-example/ go (default out)
   -h, --help       This help
@@ -99,7 +103,7 @@ export const DEMO_PRICE_TABLE = {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
   const parallel = numberOption(values, "parallel", { fallback: 2, integer: true, min: 1 });
-  const out = stringOption(values, "out") ?? "ledgers/demo";
+  const out = stringOption(values, "out") ?? "out/ledger-demo";
   const work = stringOption(values, "work") ?? "out/demo";
   const reports = stringOption(values, "reports") ?? "out";
 
