@@ -25,7 +25,7 @@ ROOT="$(dirname "$HERE")"
 DENO="${LEDGERBENCH_DENO:-$ROOT/node_modules/@deno/linux-x64-glibc/deno}"
 BUSYBOX="${LEDGERBENCH_BUSYBOX:-/usr/bin/busybox}"
 BUILD="$HERE/.build"
-AGENTS=(solver looper nocall crasher attacker forger filler)
+AGENTS=(solver looper nocall crasher attacker forger filler relay_attacker)
 
 log() { echo "build_images: $*" >&2; }
 die() {

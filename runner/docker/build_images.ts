@@ -15,6 +15,7 @@ export const IMAGE_NAMES = [
   "ledgerbench/agent-attacker",
   "ledgerbench/agent-forger",
   "ledgerbench/agent-filler",
+  "ledgerbench/agent-relay_attacker",
   "ledgerbench/verifier",
 ] as const;
 

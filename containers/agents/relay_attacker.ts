@@ -1,0 +1,220 @@
+/**
+ * Scripted agent `agent-relay_attacker`: attacks the host relay from inside
+ * the sandbox (issue 7: runner memory, default deny, the token cap under
+ * concurrency, the pinned model, `stream` and `n`, a prompt over the declared
+ * context limit, a self-reported `tool_calls`) and writes what it observed to
+ * `/workspace/relay_attack_report.json`.
+ *
+ * Attacks, selected by `LEDGERBENCH_ATTACK` (comma list), else by the model
+ * name the runner gives it (`LEDGERBENCH_MODEL` of the form
+ * `relay-attack:<list>`, so that one plan can hold one agent per attack),
+ * else by a line `attack: <list>` in the task prompt:
+ * - `big-body`: POSTs a 64 MiB body, produced lazily in 64 KiB chunks, to
+ *   the chat endpoint; reports the status and how many bytes it had
+ *   produced when the answer came (`offered_at_answer`: what the relay read
+ *   before answering, plus what buffers on the way hold);
+ * - `paths`: requests outside the model surface (`DELETE /v1/files/...`, an
+ *   8 MiB `POST /v1/files`, an admin endpoint) and non-canonical variants of
+ *   the model path (`%2F`, `//`, a trailing slash, a query); reports each
+ *   status;
+ * - `idle`: opens 200 connections, sends half a request's headers on each,
+ *   and counts how many the other side closes within 30 s;
+ * - `concurrent`: 30 concurrent calls with `max_tokens` 1000; reports the
+ *   statuses;
+ * - `shape`: a call naming another model, one with `"stream": "true"`, one
+ *   with `n` 4; reports the statuses;
+ * - `huge-prompt`: one call whose prompt says `HUGE PROMPT` (a test's
+ *   scripted upstream reports a prompt over the declared context limit).
+ *
+ * Then it makes one ordinary call (so the episode is not a zero-call one)
+ * and prints `{"tool_calls": 999}` as its last stdout line, a self-report the
+ * runner must ignore.
+ *
+ * @module
+ */
+import { chat, readTask, WORKSPACE } from "./_model.ts";
+
+const REPORT = `${WORKSPACE}/relay_attack_report.json`;
+const report: Record<string, unknown> = { agent: "relay_attacker" };
+
+function base(): string {
+  const url = Deno.env.get("OPENAI_BASE_URL");
+  if (!url) throw new Error('Cannot attack: "OPENAI_BASE_URL" is not set');
+  return url.replace(/\/+$/, "");
+}
+
+function origin(): URL {
+  return new URL(base());
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function chatBody(extra: Record<string, unknown> = {}, content = "attack"): string {
+  return JSON.stringify({
+    model: Deno.env.get("LEDGERBENCH_MODEL") ?? "scripted",
+    messages: [{ role: "user", content }],
+    ...extra,
+  });
+}
+
+/** A request with its status, or the error it met. */
+async function attempt(path: string, init: RequestInit): Promise<number | string> {
+  try {
+    const response = await fetch(`${origin().origin}${path}`, init);
+    await response.body?.cancel();
+    return response.status;
+  } catch (error) {
+    return errorText(error);
+  }
+}
+
+async function bigBody(): Promise<void> {
+  const total = 64 * 1024 * 1024;
+  let offered = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offered >= total) return controller.close();
+      offered += 65_536;
+      controller.enqueue(new Uint8Array(65_536).fill(32));
+    },
+  }, { highWaterMark: 0 });
+  let offeredAtAnswer = -1;
+  let status: number | string;
+  try {
+    const response = await fetch(`${origin().origin}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    offeredAtAnswer = offered;
+    status = response.status;
+    await response.body?.cancel();
+  } catch (error) {
+    status = errorText(error);
+  }
+  report["big-body"] = { status, offered_at_answer: offeredAtAnswer, body_bytes: total };
+}
+
+async function paths(): Promise<void> {
+  const json = { "content-type": "application/json" };
+  const tries: Array<[string, string, string | undefined]> = [
+    ["DELETE", "/v1/files/file-abc123", undefined],
+    ["POST", "/v1/files", "x".repeat(8 * 1024 * 1024)],
+    ["GET", "/v1/organization/admin_api_keys", undefined],
+    ["POST", "/v1/chat%2Fcompletions", chatBody()],
+    ["POST", "/v1//chat/completions", chatBody()],
+    ["POST", "/v1/chat/completions/", chatBody()],
+    ["POST", "/v1/chat/completions?x=1", chatBody()],
+  ];
+  const statuses: Record<string, number | string> = {};
+  for (const [method, path, body] of tries) {
+    statuses[`${method} ${path}`] = await attempt(path, { method, headers: json, body });
+  }
+  report.paths = statuses;
+}
+
+async function idle(): Promise<void> {
+  const { hostname, port } = origin();
+  const conns: Deno.Conn[] = [];
+  for (let i = 0; i < 200; i++) {
+    let conn: Deno.Conn;
+    try {
+      conn = await Deno.connect({ hostname, port: Number(port) });
+    } catch {
+      break;
+    }
+    conns.push(conn);
+    // A connection the forwarder already closed may refuse the write: it still counts.
+    await conn.write(new TextEncoder().encode("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"))
+      .catch(() => 0);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<"open">((resolve) => timer = setTimeout(() => resolve("open"), 30_000));
+  const ends = conns.map(async (conn) => {
+    const buffer = new Uint8Array(1024);
+    try {
+      while ((await conn.read(buffer)) !== null) {
+        // answers are not expected; only the close matters
+      }
+    } catch {
+      // a reset counts as closed
+    }
+    return "closed" as const;
+  });
+  const outcomes = await Promise.all(ends.map((end) => Promise.race([end, limit])));
+  clearTimeout(timer);
+  for (const conn of conns) {
+    try {
+      conn.close();
+    } catch {
+      // closed by the other side
+    }
+  }
+  report.idle = {
+    opened: conns.length,
+    closed_by_relay: outcomes.filter((o) => o === "closed").length,
+  };
+}
+
+async function post(extra: Record<string, unknown>, content = "attack"): Promise<number | string> {
+  return await attempt("/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: chatBody(extra, content),
+  });
+}
+
+async function concurrent(): Promise<void> {
+  const statuses = await Promise.all(Array.from({ length: 30 }, () => post({ max_tokens: 1000 })));
+  report.concurrent = { statuses };
+}
+
+async function shape(): Promise<void> {
+  report.shape = {
+    other_model: await post({ model: "gpt-4o-expensive" }),
+    stream_string: await post({ stream: "true" }),
+    n_4: await post({ n: 4 }),
+  };
+}
+
+async function hugePrompt(): Promise<void> {
+  report["huge-prompt"] = { status: await post({}, "HUGE PROMPT") };
+}
+
+const ATTACKS: Record<string, () => Promise<void>> = {
+  "big-body": bigBody,
+  paths,
+  idle,
+  concurrent,
+  shape,
+  "huge-prompt": hugePrompt,
+};
+
+async function selected(): Promise<string[]> {
+  const fromEnv = Deno.env.get("LEDGERBENCH_ATTACK");
+  const model = Deno.env.get("LEDGERBENCH_MODEL") ?? "";
+  const fromPrompt = /^attack:\s*(.+)$/m.exec(await readTask())?.[1];
+  const list = fromEnv ??
+    (model.startsWith("relay-attack:") ? model.slice("relay-attack:".length) : fromPrompt) ?? "";
+  return list.split(",").map((name) => name.trim()).filter((name) => name in ATTACKS);
+}
+
+const modes = await selected();
+report.modes = modes;
+for (const mode of modes) {
+  try {
+    await ATTACKS[mode]();
+  } catch (error) {
+    report[mode] = { error: errorText(error) };
+  }
+  await Deno.writeTextFile(REPORT, JSON.stringify(report, null, 2) + "\n");
+}
+try {
+  report.final_call = (await chat([{ role: "user", content: "final" }])).status;
+} catch (error) {
+  report.final_call = errorText(error);
+}
+await Deno.writeTextFile(REPORT, JSON.stringify(report, null, 2) + "\n");
+console.log(JSON.stringify({ tool_calls: 999 }));

@@ -1,0 +1,223 @@
+/**
+ * Issue 7's relay attacks on the real Docker engine: a hostile agent
+ * (`containers/agents/relay_attacker.ts`) inside the sandbox, the runner's
+ * own path (`runPlan` → Docker executor → relay → in-namespace forwarder),
+ * one agent per attack in one plan (token cap 2000; `model_limits` of 1000
+ * output and 8192 context tokens), each with its own scripted upstream, so
+ * that what reached the upstream is known per attack.
+ *
+ * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
+ *
+ * @module
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { readLedger } from "../analysis/read_ledger.ts";
+import type { Episode, PlannedAgent } from "../analysis/schema.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
+import type { Upstream } from "../runner/run_episode.ts";
+import { runPlan } from "../runner/run_plan.ts";
+import { runnerVersion } from "../runner/runner_version.ts";
+import { openArtifact } from "../runner/sandbox/artifact_store.ts";
+import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+
+const ENGINE = await requireDockerEngine("tests/relay_attacks_test.ts");
+const SEED = "7e1a7000".repeat(8);
+const IMAGE = "ledgerbench/agent-relay_attacker";
+
+/** One attack: the agent's name, its upstream's script. */
+const ATTACKS: Record<string, ProviderScriptInput> = {
+  "big-body": {},
+  paths: {},
+  idle: {},
+  // Each answer reports 25 prompt + 1000 completion tokens, after 300 ms (so calls overlap).
+  concurrent: {
+    default: { content: "x", usage: { prompt_tokens: 25, completion_tokens: 1000 }, delay_ms: 300 },
+  },
+  shape: {},
+  // The prompt "HUGE PROMPT" is reported as 9000 prompt tokens, over the declared 8192.
+  "huge-prompt": {
+    rules: [{
+      contains: "HUGE PROMPT",
+      reply: { content: "x", usage: { prompt_tokens: 9000, completion_tokens: 1 } },
+    }],
+  },
+};
+
+interface Outcome {
+  rows: Record<string, Episode>;
+  reports: Record<string, Record<string, unknown>>;
+  upstream: Record<string, ScriptedProvider>;
+}
+
+let ran: Promise<Outcome> | null = null;
+/** Runs every attack once (the tests below read the one outcome). */
+function attacks(): Promise<Outcome> {
+  ran ??= (async () => {
+    const ids = await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-relay-attacks-" });
+    const suite = await generateSuite({
+      suite_id: "relay-attacks",
+      lane_weights: { A: 8, B: 24, C: 12 },
+      templates: [c2FilterSum],
+    }, { seed: SEED, dir: `${dir}/suite` });
+    const names = Object.keys(ATTACKS);
+    const frozen = await writePlan(
+      `${dir}/plan.json`,
+      freezePlan(suite, {
+        plan_id: "relay-attacks",
+        created_at: new Date().toISOString(),
+        agents: names.map((name) => ({
+          agent_id: name,
+          image: `${IMAGE}:latest`,
+          image_digest: ids[IMAGE],
+          model: `relay-attack:${name}`,
+        })),
+        order_seed: 1,
+        caps: { token_cap: 2000, wall_ms_cap: 120_000 },
+        model_limits: { max_output_tokens: 1000, context_limit_tokens: 8192 },
+        price_table_id: "test",
+        runner_version: await runnerVersion(),
+        verifier_image: "ledgerbench/verifier:latest",
+        verifier_image_digest: ids["ledgerbench/verifier"],
+      }),
+    );
+    const upstream: Record<string, ScriptedProvider> = {};
+    const upstreams: Record<string, Upstream> = {};
+    for (const name of names) {
+      const key = `sk-relay-attacks-${crypto.randomUUID()}`;
+      upstream[name] = await startScriptedProvider(ATTACKS[name], { apiKey: key });
+      upstreams[name] = { baseUrl: upstream[name].baseUrl, key };
+    }
+    await runPlan({
+      plan: frozen.path,
+      suite: suite.dir,
+      ledger: `${dir}/ledger.jsonl`,
+      artifacts: `${dir}/artifacts`,
+      parallel: 2,
+      upstream: (agent: PlannedAgent) => upstreams[agent.agent_id],
+    });
+    const rows: Record<string, Episode> = {};
+    const reports: Record<string, Record<string, unknown>> = {};
+    for (const row of (await readLedger(`${dir}/ledger.jsonl`)).rows) {
+      rows[row.agent_id] = row;
+      const artifact = await openArtifact(`${dir}/artifacts`, row.artifact_digest!);
+      reports[row.agent_id] = JSON.parse(
+        await Deno.readTextFile(`${artifact.dir}/relay_attack_report.json`),
+      );
+    }
+    for (const provider of Object.values(upstream)) await provider.close();
+    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+    await Deno.remove(dir, { recursive: true });
+    return { rows, reports, upstream };
+  })();
+  return ran;
+}
+
+/** `METHOD path` of every request an upstream received. */
+const received = (provider: ScriptedProvider) =>
+  provider.requests().map((r) => `${r.method} ${r.path}`);
+
+const engineTest = (name: string, fn: () => Promise<void>) =>
+  Deno.test({ name, ignore: !ENGINE.available, sanitizeResources: false, sanitizeOps: false, fn });
+
+engineTest(
+  "relay attack big-body: a 64 MiB body is refused 413 after at most 32 MiB and buffers",
+  async () => {
+    const { reports, upstream, rows } = await attacks();
+    const report = reports["big-body"]["big-body"] as Record<string, number>;
+    equal(report.status, 413);
+    equal(report.body_bytes, 64 * 1024 * 1024);
+    // The answer came after the relay's 32 MiB limit plus what buffers on the way hold; old
+    // relay: only after reading the whole body (offered_at_answer 67108864).
+    ok(
+      report.offered_at_answer > 32 * 1024 * 1024 && report.offered_at_answer < 40 * 1024 * 1024,
+      `the answer came after ${report.offered_at_answer} bytes`,
+    );
+    // Only the final ordinary call reached the upstream.
+    deepEqual(received(upstream["big-body"]), ["POST /v1/chat/completions"]);
+    equal(rows["big-body"].model_calls, 1);
+  },
+);
+
+engineTest("relay attack paths: nothing outside the allow-list reaches the upstream", async () => {
+  const { reports, upstream } = await attacks();
+  deepEqual(reports.paths.paths, {
+    "DELETE /v1/files/file-abc123": 404,
+    "POST /v1/files": 404,
+    "GET /v1/organization/admin_api_keys": 404,
+    "POST /v1/chat%2Fcompletions": 400,
+    "POST /v1//chat/completions": 400,
+    "POST /v1/chat/completions/": 400,
+    "POST /v1/chat/completions?x=1": 400,
+  });
+  // Old relay: all seven were forwarded with the key (the upstream answered them 404 or 200).
+  deepEqual(received(upstream.paths), ["POST /v1/chat/completions"]);
+});
+
+engineTest(
+  "relay attack idle: 200 half-sent requests are all closed, and the relay still serves",
+  async () => {
+    const { reports } = await attacks();
+    // 136 beyond the 64-connection bound at once, the other 64 at the 10 s header deadline.
+    // Old forwarder: none closed within the agent's 30 s wait.
+    deepEqual(reports.idle.idle, { opened: 200, closed_by_relay: 200 });
+    equal(reports.idle.final_call, 200);
+  },
+);
+
+engineTest(
+  "relay attack concurrent: 30 calls at max_tokens 1000 under a 2000-token cap forward 2",
+  async () => {
+    const { reports, upstream, rows } = await attacks();
+    const statuses = (reports.concurrent.concurrent as { statuses: number[] }).statuses;
+    equal(statuses.filter((s) => s === 200).length, 2);
+    equal(statuses.filter((s) => s === 403).length, 28);
+    // Old relay: 30 forwarded, 30 x 1025 = 30750 tokens spent.
+    equal(upstream.concurrent.requests().length, 2);
+    const row = rows.concurrent;
+    deepEqual([row.model_calls, row.completion_tokens, row.prompt_tokens], [2, 2000, 50]);
+    equal(row.stop_reason, "token_cap");
+    equal(row.status, "scored");
+  },
+);
+
+engineTest(
+  "relay attack shape: another model, a string stream and n 4 are refused locally",
+  async () => {
+    const { reports, upstream, rows } = await attacks();
+    deepEqual(reports.shape.shape, { other_model: 403, stream_string: 400, n_4: 400 });
+    // Old relay: all three were forwarded (the upstream saw "gpt-4o-expensive", "true" and n 4).
+    deepEqual(upstream.shape.requests().map((r) => (r.body as { model: string }).model), [
+      "relay-attack:shape",
+    ]);
+    equal(rows.shape.evidence?.server_model_id, "scripted-model-1");
+  },
+);
+
+engineTest(
+  "relay attack huge-prompt: a prompt over the declared context is the agent's scored failure",
+  async () => {
+    const { rows } = await attacks();
+    const row = rows["huge-prompt"];
+    // Old gate: invalid, evidence_missing (context_limit_unproven), so the candidate chose invalid.
+    deepEqual([row.status, row.resolved, row.invalid_reason], ["scored", false, null]);
+    ok(
+      row.notes.includes("prompt_over_context_limit: Call 1 sent a prompt of 9000 tokens"),
+      row.notes,
+    );
+  },
+);
+
+engineTest("relay attacker's self-reported tool_calls 999 never reach a row", async () => {
+  const { rows } = await attacks();
+  for (const row of Object.values(rows)) {
+    // Old row: max(model calls, relay tool calls, 999) = 999.
+    equal(row.tool_calls, row.model_calls, row.agent_id);
+  }
+  equal(Object.keys(rows).length, 6);
+});
