@@ -972,8 +972,9 @@ Deno.test("startRelay() calls served past the plan's limits leave the gate's evi
       calls: [
         // A server that ignores the cap: 100 completion tokens against the relay's 64.
         { call: 1, reply: { content: "x", usage: { prompt_tokens: 10, completion_tokens: 100 } } },
-        // Within the cap, but 5000 + 20 tokens served over a declared 4096-token context.
-        { call: 2, reply: { content: "x", usage: { prompt_tokens: 5000, completion_tokens: 20 } } },
+        // Within the cap, but 4090 + 20 tokens served over a declared 4096-token context (a
+        // prompt alone over it would be the agent's doing, not missing evidence).
+        { call: 2, reply: { content: "x", usage: { prompt_tokens: 4090, completion_tokens: 20 } } },
       ],
     },
     { maxOutputTokens: 64 },
@@ -989,8 +990,8 @@ Deno.test("startRelay() calls served past the plan's limits leave the gate's evi
         [1, "output_policy_unproven"],
         [2, "context_limit_unproven"],
       ]);
-      // max(10 + 100, 5000 + 20)
-      assert.equal(gate.evidence.max_call_tokens, 5020);
+      // max(10 + 100, 4090 + 20)
+      assert.equal(gate.evidence.max_call_tokens, 4110);
     },
   );
 });

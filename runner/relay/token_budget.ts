@@ -90,7 +90,9 @@ export class TokenBudget {
    * const budget = new TokenBudget(2000);
    * const first = await budget.admit(1000);
    * if (first.kind !== "admitted") throw new Error("1000 of 2000 fits");
-   * if ((await budget.admit(1500)).kind !== "refused") throw new Error("1500 more cannot fit");
+   * const second = budget.admit(1500); // held: 1000 reserved + 1500 > 2000
+   * budget.settle(first.ticket, 1020); // used 1020, and 1020 + 1500 > 2000
+   * if ((await second).kind !== "refused") throw new Error("1500 more cannot fit");
    * ```
    */
   admit(bound: number | null): Promise<Admission> {
