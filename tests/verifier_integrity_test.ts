@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import { taskPaths } from "../runner/suite_manifest.ts";
+import { type Suite, taskPaths } from "../runner/suite_manifest.ts";
 import { runCandidate } from "../runner/sandbox/run_candidate.ts";
 import { runVerifier, type VerifierOutcome } from "../runner/sandbox/run_verifier.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
@@ -61,10 +61,10 @@ async function forgeAndVerify(
   }, { labels: LABELS, env: verifierEnv });
 }
 
-Deno.test({
-  name: "every demo template: the forger's links, code and channels get it resolved false",
-  ...options,
-}, async (t) => {
+/** Runs `fn` on the images and a fresh demo suite (public seed) in a temporary directory. */
+async function withDemoSuite(
+  fn: (fixture: { images: Record<string, string>; root: string; suite: Suite }) => Promise<void>,
+): Promise<void> {
   const images = await buildImages();
   const root = await Deno.makeTempDir({ prefix: "ledgerbench-integrity-test-" });
   try {
@@ -73,6 +73,17 @@ Deno.test({
       dir: `${root}/suite`,
       publicSeed: true,
     });
+    await fn({ images, root, suite });
+  } finally {
+    await removeTree(root);
+  }
+}
+
+Deno.test({
+  name: "every demo template: the forger's links, code and channels get it resolved false",
+  ...options,
+}, async (t) => {
+  await withDemoSuite(async ({ images, root, suite }) => {
     for (const { task_id } of suite.manifest.tasks) {
       await t.step(task_id, async () => {
         const paths = taskPaths(suite.dir, task_id);
@@ -89,23 +100,14 @@ Deno.test({
         assert.equal(recorded.includes('"resolved":true'), false);
       });
     }
-  } finally {
-    await removeTree(root);
-  }
+  });
 });
 
 Deno.test({
   name: "a candidate script that lingers and spins is killed, and the verifier still decides",
   ...options,
 }, async (t) => {
-  const images = await buildImages();
-  const root = await Deno.makeTempDir({ prefix: "ledgerbench-integrity-test-" });
-  try {
-    const suite = await generateSuite(DEMO_SUITE, {
-      seed: DEMO_SEED,
-      dir: `${root}/suite`,
-      publicSeed: true,
-    });
+  await withDemoSuite(async ({ images, root, suite }) => {
     // The templates whose verifiers run candidate code.
     for (const task_id of ["b1-range", "b2-column", "b3-report"]) {
       await t.step(task_id, async () => {
@@ -118,7 +120,5 @@ Deno.test({
         if (outcome.kind === "verdict") assert.equal(outcome.verdict.resolved, false);
       });
     }
-  } finally {
-    await removeTree(root);
-  }
+  });
 });
