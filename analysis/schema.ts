@@ -126,6 +126,7 @@ export type Environment = z.infer<typeof Environment>;
  * | `caps` | all null (no cap recorded) |
  * | `model_calls` | null (not recorded) |
  * | `evidence`, `environment`, `artifact_digest` | null (not recorded) |
+ * | `episode_log_digest` | absent: no episode log was stored |
  * | `started_at`, `finished_at` | null |
  * | `prev_sha256` | absent: the ledger is not hash-chained |
  * | `notes` | `""` |
@@ -156,6 +157,13 @@ export const EpisodeInput = z.object({
   evidence: Evidence.nullable().default(null),
   environment: Environment.nullable().default(null),
   artifact_digest: Digest.nullable().default(null),
+  /**
+   * `sha256:<hex>` of the episode's stored log (the candidate's output tails
+   * and the relay's calls, `runner/episode_log_store.ts`), stored beside the
+   * workspace artifact; absent (never defaulted, so older rows load and
+   * re-serialise byte for byte) when none was stored (issue 8).
+   */
+  episode_log_digest: Digest.optional(),
   started_at: z.iso.datetime().nullable().default(null),
   finished_at: z.iso.datetime().nullable().default(null),
   prev_sha256: Sha256.nullable().optional(),
