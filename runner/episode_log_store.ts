@@ -1,0 +1,191 @@
+/**
+ * The content-addressed store of episode logs (issue 8, "See what happened in
+ * an episode"): what a row's numbers cannot say about an attempt, kept as
+ * evidence beside its workspace artifact. One log per episode holds the
+ * candidate's bounded stdout and stderr tails and the relay's call records
+ * (model, usage, status, latency, refusal, fault of each call).
+ *
+ * Layout, under the artifact store's root (`runner/sandbox/artifact_store.ts`):
+ * `<root>/sha256/<hex>.episode-log.json`, the log as canonical JSON
+ * (`canonicalJson`), read-only, whose SHA-256 is `<hex>`; the row names it as
+ * `episode_log_digest: "sha256:<hex>"`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { RelayCallRecord } from "./relay/relay_call_record.ts";
+import { tailText } from "./sandbox/tail_text.ts";
+
+/** The format tag of every stored log; bumped when its layout changes. */
+export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
+
+/** What replaces a redacted value (the relay's own marker). */
+const REDACTED = "[redacted]";
+
+/** An episode's log as stored. */
+export const EpisodeLog = z.object({
+  format: z.literal(EPISODE_LOG_FORMAT),
+  episode_id: z.string().min(1),
+  /** The candidate's stdout tail; null when the candidate's output was never captured. */
+  stdout_tail: z.string().nullable(),
+  /** The candidate's stderr tail; null when the candidate's output was never captured. */
+  stderr_tail: z.string().nullable(),
+  /** The relay's call records, in the order the calls finished; empty when no relay ran. */
+  calls: z.array(RelayCallRecord),
+  /** Records left out past the store's `maxCalls` (the last ones). */
+  calls_omitted: z.number().int().nonnegative(),
+}).strict();
+export type EpisodeLog = z.infer<typeof EpisodeLog>;
+
+/** What {@linkcode storeEpisodeLog} stores of one episode. */
+export interface EpisodeLogInput {
+  episode_id: string;
+  /** The candidate's stdout tail (null: not captured). */
+  stdoutTail: string | null;
+  /** The candidate's stderr tail (null: not captured). */
+  stderrTail: string | null;
+  /** The relay's call records (null or empty: no relay ran, or no call). */
+  records: readonly RelayCallRecord[] | null;
+}
+
+/** Options of {@linkcode storeEpisodeLog}. */
+export interface StoreEpisodeLogOptions {
+  /** Bytes kept of each tail (its end); default 65536, the sandbox's own tail. */
+  maxTailBytes?: number;
+  /** Call records kept (the first ones); default 1000. */
+  maxCalls?: number;
+  /** Values replaced by `[redacted]` in every stored string (the upstream key). */
+  redact?: readonly string[];
+}
+
+/** A stored log: its digest and file. */
+export interface StoredEpisodeLog {
+  /** `sha256:<hex>` of the file's bytes. */
+  digest: string;
+  path: string;
+}
+
+/**
+ * Stores an episode's log: bounds it (each tail to its last `maxTailBytes`
+ * bytes, marked as `tailText` marks a cut; at most `maxCalls` records, the
+ * rest counted in `calls_omitted`), replaces every `redact` value by
+ * `[redacted]` in every string, writes it as canonical JSON to
+ * `<root>/sha256/<hex>.episode-log.json` (read-only, through a staging file
+ * and a rename) and returns its digest. The same log stored twice is one
+ * file (same bytes, same digest).
+ *
+ * Cost: linear in the log's size; one file written.
+ *
+ * @param root the artifact store's root (created when missing)
+ * @param input the episode's id, tails and call records
+ * @param options bounds and values to redact
+ * @returns the digest (for the row's `episode_log_digest`) and the file
+ * @throws {Deno.errors.PermissionDenied} and other I/O errors when the file cannot be written
+ * @example
+ * ```ts
+ * import { openEpisodeLog, storeEpisodeLog } from "./episode_log_store.ts";
+ * const root = await Deno.makeTempDir();
+ * const input = { episode_id: "r/a/t/1", stdoutTail: "", stderrTail: "boom\n", records: [] };
+ * const stored = await storeEpisodeLog(root, input);
+ * const log = await openEpisodeLog(root, stored.digest);
+ * if (log.stderr_tail !== "boom\n") throw new Error("round trip failed");
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export async function storeEpisodeLog(
+  root: string,
+  input: EpisodeLogInput,
+  options: StoreEpisodeLogOptions = {},
+): Promise<StoredEpisodeLog> {
+  const maxTailBytes = options.maxTailBytes ?? 65536;
+  const maxCalls = options.maxCalls ?? 1000;
+  const records = input.records ?? [];
+  const encoder = new TextEncoder();
+  const tail = (text: string | null) =>
+    text === null ? null : tailText(encoder.encode(text), maxTailBytes);
+  const log: EpisodeLog = {
+    format: EPISODE_LOG_FORMAT,
+    episode_id: input.episode_id,
+    stdout_tail: tail(input.stdoutTail),
+    stderr_tail: tail(input.stderrTail),
+    calls: records.slice(0, maxCalls),
+    calls_omitted: Math.max(0, records.length - maxCalls),
+  };
+  const secrets = (options.redact ?? []).filter((value) => value.length > 0);
+  const text = canonicalJson(redactStrings(log, secrets));
+  const hex = sha256Hex(text);
+  const shelf = `${root}/sha256`;
+  const path = `${shelf}/${hex}.episode-log.json`;
+  await Deno.mkdir(shelf, { recursive: true });
+  const staging = `${shelf}/.staging-${crypto.randomUUID()}.episode-log.json`;
+  try {
+    await Deno.writeTextFile(staging, text, { mode: 0o444 });
+    await Deno.rename(staging, path);
+  } finally {
+    await Deno.remove(staging).catch(() => {});
+  }
+  return { digest: `sha256:${hex}`, path };
+}
+
+/**
+ * Opens a stored log by the digest its row records, checking the file's
+ * bytes against the digest before reading them.
+ *
+ * @param root the artifact store's root
+ * @param digest `sha256:<hex>`, the row's `episode_log_digest`
+ * @returns the log
+ * @throws {Error} when the digest is malformed, the log is not in `root`, its
+ *   bytes no longer match the digest, or it is not an episode log
+ */
+export async function openEpisodeLog(root: string, digest: string): Promise<EpisodeLog> {
+  const match = /^sha256:([0-9a-f]{64})$/.exec(digest);
+  if (!match) {
+    throw new Error(`Cannot open episode log: digest "${digest}" is not "sha256:<64 hex>"`);
+  }
+  const path = `${root}/sha256/${match[1]}.episode-log.json`;
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`Cannot open episode log "${digest}": not in "${root}"`);
+    }
+    throw error;
+  }
+  const found = `sha256:${sha256Hex(bytes)}`;
+  if (found !== digest) {
+    throw new Error(`Cannot open episode log "${digest}": "${path}" has digest "${found}"`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new Error(`Cannot open episode log "${digest}": "${path}" is not JSON`);
+  }
+  const parsed = EpisodeLog.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `Cannot open episode log "${digest}": field "${issue.path.join(".")}": ${issue.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A copy of `value` with every occurrence of each secret in its strings replaced. */
+function redactStrings<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const walk = (item: unknown): unknown => {
+    if (typeof item === "string") {
+      return secrets.reduce((text, secret) => text.replaceAll(secret, REDACTED), item);
+    }
+    if (Array.isArray(item)) return item.map(walk);
+    if (item !== null && typeof item === "object") {
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+    }
+    return item;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { tempDir } from "./_temp_dir_for_test.ts";
+import { openEpisodeLog, storeEpisodeLog } from "./episode_log_store.ts";
+import { callRecord, refusedRecord } from "./relay/_call_record_for_test.ts";
+
+const INPUT = {
+  episode_id: "r1/crasher/t1/1",
+  stdoutTail: "working\n",
+  stderrTail: "crashing on purpose\n",
+  records: [callRecord(1), refusedRecord(2, "step_cap")],
+};
+
+Deno.test("storeEpisodeLog() round-trips the tails and the records", async () => {
+  await using dir = await tempDir();
+  const stored = await storeEpisodeLog(dir.path, INPUT);
+  const log = await openEpisodeLog(dir.path, stored.digest);
+  assert.deepEqual(log, {
+    format: "ledgerbench-episode-log/1",
+    episode_id: "r1/crasher/t1/1",
+    stdout_tail: "working\n",
+    stderr_tail: "crashing on purpose\n",
+    calls: INPUT.records,
+    calls_omitted: 0,
+  });
+});
+
+Deno.test("storeEpisodeLog() names the file by the SHA-256 of its bytes, read-only", async () => {
+  await using dir = await tempDir();
+  const stored = await storeEpisodeLog(dir.path, INPUT);
+  const bytes = await Deno.readFile(stored.path);
+  // Digest computed independently of the project's sha256Hex.
+  const hex = createHash("sha256").update(bytes).digest("hex");
+  assert.equal(stored.digest, `sha256:${hex}`);
+  assert.equal(stored.path, `${dir.path}/sha256/${hex}.episode-log.json`);
+  assert.equal((await Deno.stat(stored.path)).mode! & 0o777, 0o444);
+  // Canonical JSON: sorted keys, two-space indent, final newline.
+  const text = new TextDecoder().decode(bytes);
+  assert.ok(text.startsWith('{\n  "calls": [\n'));
+  assert.ok(text.endsWith('  "stdout_tail": "working\\n"\n}\n'));
+  // The same log again is the same file.
+  assert.deepEqual(await storeEpisodeLog(dir.path, INPUT), stored);
+  assert.deepEqual([...Deno.readDirSync(`${dir.path}/sha256`)].map((e) => e.name), [
+    `${hex}.episode-log.json`,
+  ]);
+});
+
+Deno.test("openEpisodeLog() refuses an altered, missing or malformed log", async () => {
+  await using dir = await tempDir();
+  const stored = await storeEpisodeLog(dir.path, INPUT);
+  const text = await Deno.readTextFile(stored.path);
+  await Deno.chmod(stored.path, 0o644);
+  await Deno.writeTextFile(stored.path, text.replace("crashing", "finished"));
+  const altered = createHash("sha256").update(await Deno.readFile(stored.path)).digest("hex");
+  await assert.rejects(
+    openEpisodeLog(dir.path, stored.digest),
+    {
+      message: `Cannot open episode log "${stored.digest}": "${stored.path}" has digest ` +
+        `"sha256:${altered}"`,
+    },
+  );
+  await Deno.remove(stored.path);
+  await assert.rejects(openEpisodeLog(dir.path, stored.digest), {
+    message: `Cannot open episode log "${stored.digest}": not in "${dir.path}"`,
+  });
+  await assert.rejects(openEpisodeLog(dir.path, "sha256:abc"), {
+    message: 'Cannot open episode log: digest "sha256:abc" is not "sha256:<64 hex>"',
+  });
+  // Bytes that match their name but are not a log.
+  const other = '{"format":"something-else"}';
+  const hex = createHash("sha256").update(other).digest("hex");
+  await Deno.writeTextFile(`${dir.path}/sha256/${hex}.episode-log.json`, other);
+  await assert.rejects(openEpisodeLog(dir.path, `sha256:${hex}`), {
+    message: `Cannot open episode log "sha256:${hex}": field "format": ` +
+      'Invalid input: expected "ledgerbench-episode-log/1"',
+  });
+});
+
+Deno.test("storeEpisodeLog() bounds the tails and the records", async () => {
+  await using dir = await tempDir();
+  const stored = await storeEpisodeLog(dir.path, {
+    episode_id: "r1/a/t1/1",
+    stdoutTail: "0123456789",
+    stderrTail: "é".repeat(3), // 6 UTF-8 bytes
+    records: [callRecord(1), callRecord(2), callRecord(3)],
+  }, { maxTailBytes: 4, maxCalls: 2 });
+  const log = await openEpisodeLog(dir.path, stored.digest);
+  assert.equal(log.stdout_tail, "[… 6 earlier bytes omitted]\n6789");
+  assert.equal(log.stderr_tail, "[… 2 earlier bytes omitted]\néé");
+  assert.deepEqual(log.calls.map((c) => c.index), [1, 2]);
+  assert.equal(log.calls_omitted, 1);
+});
+
+Deno.test("storeEpisodeLog() redacts the given values in every string", async () => {
+  await using dir = await tempDir();
+  const key = "sk-upstream-secret";
+  const stored = await storeEpisodeLog(dir.path, {
+    episode_id: "r1/a/t1/1",
+    stdoutTail: `key=${key}\n`,
+    stderrTail: null,
+    records: [callRecord(1, { detail: `upstream said ${key}` })],
+  }, { redact: [key, ""] });
+  const text = await Deno.readTextFile(stored.path);
+  assert.ok(!text.includes(key));
+  const log = await openEpisodeLog(dir.path, stored.digest);
+  assert.equal(log.stdout_tail, "key=[redacted]\n");
+  assert.equal(log.stderr_tail, null);
+  assert.equal(log.calls[0].detail, "upstream said [redacted]");
+});
