@@ -16,7 +16,9 @@
  *    come from the relay, never from the agent);
  * 4. the workspace stored as a content-addressed artifact; the verifier in its
  *    own container, hidden files copied in only now, digests checked;
- * 5. one row.
+ * 5. one row, pointing at the episode's log (the candidate's output tails
+ *    and the relay's call records) stored beside the artifact, also when the
+ *    harness failed (`with_episode_log.ts`).
  *
  * Classification, in this order:
  *
@@ -55,6 +57,7 @@ import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { RUN_LABEL } from "./remove_orphans.ts";
+import { withEpisodeLog } from "./with_episode_log.ts";
 import { classifyEpisode, harnessFailureRow, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
@@ -137,6 +140,12 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     });
     const upstream = options.upstream(agent);
     const notes = [...context.notes];
+    // The episode's log goes beside its artifact, whatever the outcome (issue 8).
+    const logSource = {
+      root: options.artifactsRoot,
+      episode_id: episode.episode_id,
+      redact: [upstream.key],
+    };
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
     let forwarder: { close(): Promise<void> } | null = null;
@@ -189,7 +198,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       await close();
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      return harnessFailureRow(base, {
+      const row = harnessFailureRow(base, {
         notes,
         records,
         error,
@@ -197,10 +206,16 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         startedAt,
         modelLimits: options.plan.model_limits,
       });
+      return await withEpisodeLog(row, {
+        ...logSource,
+        stdoutTail: null,
+        stderrTail: null,
+        records,
+      });
     }
     await close();
     const artifact = candidate.artifact;
-    return await classifyEpisode({
+    const row = await classifyEpisode({
       base,
       plan: options.plan,
       notes,
@@ -235,6 +250,12 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
           }
           : { kind: "fault", fault: outcome.fault, detail: outcome.detail };
       },
+    });
+    return await withEpisodeLog(row, {
+      ...logSource,
+      stdoutTail: candidate.stdoutTail,
+      stderrTail: candidate.stderrTail,
+      records: relay.records(),
     });
   };
 }

@@ -9,7 +9,9 @@
  * endpoint), the agent's environment is cleared to a fixed list without the
  * key, the workspace is a copy stored as a content-addressed artifact, the
  * hidden verifier files are copied only after the candidate exits and are
- * digested before and after, and the same classification rules apply. What
+ * digested before and after, the same classification rules apply, and the
+ * episode's log (output tails, call records) is stored beside the artifact
+ * (`with_episode_log.ts`). What
  * does not: no network isolation, no read-only root, no capability drop, no
  * pids or memory limit; the verifier (`setup.sh`, `verify.sh` with `sh`)
  * runs on the host too.
@@ -41,6 +43,7 @@ import { copyTree } from "./sandbox/copy_tree.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { parseVerdictLine } from "./sandbox/parse_verdict_line.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { withEpisodeLog } from "./with_episode_log.ts";
 
 /** Options of {@link createHostExecutor}. */
 export interface HostExecutorOptions {
@@ -92,6 +95,16 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
     });
     const notes = [UNSANDBOXED_NOTE, ...context.notes];
     const upstream = options.upstream(agent);
+    // The episode's log goes beside its artifact, whatever the outcome (issue 8).
+    const logSource = {
+      root: options.artifactsRoot,
+      episode_id: episode.episode_id,
+      redact: [upstream.key],
+    };
+    let tails: { stdoutTail: string | null; stderrTail: string | null } = {
+      stdoutTail: null,
+      stderrTail: null,
+    };
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-host-" });
     let relay: Relay | null = null;
     let forwarder: Forwarder | null = null;
@@ -125,6 +138,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
         context.signal,
       );
+      tails = { stdoutTail: facts.stdoutTail, stderrTail: facts.stderrTail };
       await forwarder.close();
       forwarder = null;
       const artifact = await storeArtifact(workspace, options.artifactsRoot);
@@ -132,7 +146,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
       const records = relay.records();
       const relayStop = relay.stopReason();
       relay = null;
-      return await classifyEpisode({
+      const row = await classifyEpisode({
         base,
         plan: options.plan,
         notes,
@@ -148,10 +162,11 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
             options.verifierWallMs ?? 120_000,
           ),
       });
+      return await withEpisodeLog(row, { ...logSource, ...tails, records });
     } catch (error) {
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      return harnessFailureRow(base, {
+      const row = harnessFailureRow(base, {
         notes,
         records,
         error,
@@ -159,6 +174,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         startedAt,
         modelLimits: options.plan.model_limits,
       });
+      return await withEpisodeLog(row, { ...logSource, ...tails, records });
     } finally {
       await forwarder?.close().catch(() => {});
       await relay?.close().catch(() => {});
@@ -227,7 +243,7 @@ async function runHostCandidate(
   env: Record<string, string>,
   wallMs: number,
   signal: AbortSignal,
-): Promise<Omit<CandidateFacts, "artifactDigest" | "artifactError">> {
+): Promise<Omit<CandidateFacts, "artifactDigest" | "artifactError"> & { stderrTail: string }> {
   const run = await runHost(argv, workspace, env, wallMs, signal);
   return {
     stopReason: run.killed && !signal.aborted
@@ -241,6 +257,7 @@ async function runHostCandidate(
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
     stdoutTail: run.stdout,
+    stderrTail: run.stderr,
   };
 }
 
