@@ -42,6 +42,9 @@ export type StopReason = z.infer<typeof StopReason>;
 /**
  * Why an attempt is invalid: a failure of the harness or of the measurement,
  * never of the agent (seed 000, "评测无效"; seed 002, invalid attempts).
+ * `unsupported_api`: the agent made no metered model call and the relay
+ * refused requests it cannot meter (a model API the harness does not speak):
+ * a harness limitation, never a scored failure (issue 8).
  */
 export const InvalidReason = z.enum([
   "verifier_fault",
@@ -49,6 +52,7 @@ export const InvalidReason = z.enum([
   "harness_error",
   "workspace_tampered",
   "provider_fault",
+  "unsupported_api",
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
@@ -85,6 +89,8 @@ export type Caps = z.infer<typeof Caps>;
  * | `max_output_tokens` | the plan's output cap, which the relay put on every forwarded call (null: no output cap declared) | not recorded |
  * | `context_limit_tokens` | the plan's declared context limit (null: none declared) | not recorded |
  * | `max_call_tokens` | largest prompt + completion tokens the server reported for one successful call (null: no such call) | not recorded |
+ * | `unmetered_requests` | requests the relay refused without forwarding because it cannot meter them (a path, method or API outside its surface, a model call it cannot parse) | not recorded (rows written before issue 8) |
+ * | `read_requests` | harmless reads the relay forwarded without metering them (`GET /v1/models`) | not recorded |
  */
 export const Evidence = z.object({
   server_model_id: z.string().nullable(),
@@ -93,6 +99,8 @@ export const Evidence = z.object({
   max_output_tokens: z.number().int().positive().nullable().optional(),
   context_limit_tokens: z.number().int().positive().nullable().optional(),
   max_call_tokens: Count.nullable().optional(),
+  unmetered_requests: Count.optional(),
+  read_requests: Count.optional(),
 });
 export type Evidence = z.infer<typeof Evidence>;
 

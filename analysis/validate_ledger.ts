@@ -12,6 +12,7 @@ import { type LedgerScan, scanLedger } from "./read_ledger.ts";
 import { openBytes } from "./jsonl.ts";
 import { ioError } from "./ledger_error.ts";
 import { type Caps, type Episode, type Plan, StopReason } from "./schema.ts";
+import { spendEvidenceFlags } from "./spend_evidence.ts";
 
 /** What a validation finding is about. */
 export type FindingCode =
@@ -22,6 +23,8 @@ export type FindingCode =
   | "price_table_mismatch"
   | "caps_mismatch"
   | "over_cap"
+  | "resolved_without_spend"
+  | "unmetered_requests"
   | "invalid_attempt"
   | "duplicate_scored_attempt"
   | "attempts_exceeded"
@@ -111,6 +114,8 @@ const SEVERITY: Record<FindingCode, Severity> = {
   price_table_mismatch: "error",
   caps_mismatch: "error",
   over_cap: "error",
+  resolved_without_spend: "error",
+  unmetered_requests: "warning",
   invalid_attempt: "info",
   duplicate_scored_attempt: "error",
   attempts_exceeded: "error",
@@ -222,6 +227,13 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
       message,
     });
 
+  // Issue 8: how an unmetered model API shows in a ledger.
+  function checkSpendEvidence(row: Episode, line: number): void {
+    for (const flag of spendEvidenceFlags(row)) {
+      atRow(row, line, flag.code, flag.field, flag.message);
+    }
+  }
+
   function add(row: Episode, line: number): void {
     rows++;
     stopReasons[row.stop_reason]++;
@@ -240,6 +252,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
       }
     }
     agent.rows++;
+    checkSpendEvidence(row, line);
     if (row.status === "scored") {
       scored++;
       agent.scored++;

@@ -242,3 +242,37 @@ Deno.test("validateLedger() passes the committed synthetic ledger against its pl
   deepEqual(report.finding_counts, { invalid_attempt: invalidLines });
   ok(report.findings.every((f) => f.code === "invalid_attempt" && f.line !== null));
 });
+
+Deno.test("validateLedger() flags a resolved row without spend and a row with unmetered requests", async () => {
+  // Issue 8: a Codex on the Responses API "resolved" tasks with 0 calls and 0 tokens recorded.
+  const evidence = (unmetered: number) => ({
+    server_model_id: "m",
+    usage_source: "server",
+    request_fingerprint: null,
+    unmetered_requests: unmetered,
+    read_requests: 0,
+  });
+  const text = chained([
+    episode("a", "t1", { model_calls: 0, prompt_tokens: 0, completion_tokens: 0 }), // 1
+    episode("a", "t2", { prompt_tokens: 0, completion_tokens: 0 }), // 2: calls, no tokens
+    episode("a", "t3", { resolved: false, model_calls: 0, prompt_tokens: 0, completion_tokens: 0 }), // 3
+    episode("b", "t1", { evidence: evidence(4) }), // 4
+    episode("b", "t2", { evidence: evidence(0) }), // 5
+    episode("b", "t3"), // 6
+  ]);
+  const { report } = await validateText(text, PLAN);
+  const spend = report.findings.filter((f) =>
+    f.code === "resolved_without_spend" || f.code === "unmetered_requests"
+  );
+  deepEqual(brief(spend), [
+    ["resolved_without_spend", 1, "a", "t1", "error"],
+    ["resolved_without_spend", 2, "a", "t2", "error"],
+    ["unmetered_requests", 4, "b", "t1", "warning"],
+  ]);
+  deepEqual(spend.map((f) => f.field), [
+    "model_calls",
+    "prompt_tokens",
+    "evidence.unmetered_requests",
+  ]);
+  equal(report.ok, false);
+});

@@ -12,7 +12,8 @@
 import type { CensoringClaim, CensoringRow } from "../analysis/censoring.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
-import type { CensoringPolicy, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
+import type { CensoringPolicy, Episode, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
+import { spendEvidenceFlags, type SpendFlag } from "../analysis/spend_evidence.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
@@ -97,6 +98,42 @@ export function withheldBecause(row: CensoringRow | undefined, gate: ClaimGate):
     };
   }
   return null;
+}
+
+/** What each spend-evidence flag says of its rows. */
+const SPEND_FLAG_TEXT: Record<SpendFlag["code"], string> = {
+  resolved_without_spend: "resolved with zero model calls or zero tokens (spend not metered)",
+  unmetered_requests: "with requests the relay refused because it cannot meter them",
+};
+
+/**
+ * The spend-evidence claim (issue 8): rows whose spend cannot be right,
+ * whatever the plan says (`spendEvidenceFlags`), counted by flag with the
+ * first three episode ids of each; null when no row is flagged.
+ *
+ * @param rows the rows the report summarizes (after errata)
+ * @returns the claim with id `spend-evidence`, or null
+ */
+export function spendEvidenceClaim(rows: readonly Episode[]): ReportClaim | null {
+  const flagged = new Map<string, string[]>();
+  for (const row of rows) {
+    for (const flag of spendEvidenceFlags(row)) {
+      flagged.set(flag.code, [...(flagged.get(flag.code) ?? []), row.episode_id]);
+    }
+  }
+  if (flagged.size === 0) return null;
+  const parts = [...flagged].map(([code, ids]) =>
+    `${plural(ids.length, "row")} ${SPEND_FLAG_TEXT[code as SpendFlag["code"]]} (${
+      ids.slice(0, 3).map((id) => `"${id}"`).join(", ")
+    }${ids.length > 3 ? ", ..." : ""})`
+  );
+  return {
+    id: "spend-evidence",
+    topic: "validation",
+    rule: "issue-8 spend evidence",
+    stated: true,
+    text: `Flagged: ${parts.join("; ")}`,
+  };
 }
 
 /** Finding codes that `validateLedger` lists for information only. */

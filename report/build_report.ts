@@ -40,6 +40,7 @@ import {
   errataClaims,
   errataValidationClaim,
   invalidClaim,
+  spendEvidenceClaim,
   sprtClaim,
   validationClaim,
   withheldBecause,
@@ -457,6 +458,8 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   if (validation !== null && validationAfterErrata !== null) {
     claims.push(errataValidationClaim(validation, validationAfterErrata));
   }
+  const spend = spendEvidenceClaim(rows);
+  if (spend !== null) claims.push(spend);
   if (errata !== null && application !== null) {
     claims.push(...errataClaims(errata, application.applied));
   }

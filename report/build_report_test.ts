@@ -386,3 +386,28 @@ Deno.test("buildReport() on the shipped example agrees with a plain count of its
   const plain = report.markdown.replaceAll("\\", "");
   for (const c of report.summary.claims) ok(plain.includes(c.text), c.id);
 });
+
+Deno.test("buildReport() flags resolved rows without spend and rows with unmetered requests", () => {
+  // Issue 8: an agent on an API the relay did not meter "resolved" tasks with 0 calls, 0 tokens.
+  const evidence = (unmetered: number) => ({
+    server_model_id: "m",
+    usage_source: "server",
+    request_fingerprint: null,
+    unmetered_requests: unmetered,
+    read_requests: 0,
+  });
+  const report = buildReport(inputsOf([
+    episode("codex", "t1", true, { model_calls: 0, prompt_tokens: 0, completion_tokens: 0 }),
+    episode("codex", "t2", true, { model_calls: 0, prompt_tokens: 0, completion_tokens: 0 }),
+    episode("chat", "t1", true, { model_calls: 2, evidence: evidence(3) }),
+    episode("chat", "t2", false, { model_calls: 1, evidence: evidence(0) }),
+  ]));
+  equal(
+    claim(report, "spend-evidence").text,
+    'Flagged: 2 rows resolved with zero model calls or zero tokens (spend not metered) ("r/codex/t1/1", "r/codex/t2/1"); ' +
+      '1 row with requests the relay refused because it cannot meter them ("r/chat/t1/1")',
+  );
+  // A ledger with plausible spend everywhere has no such claim.
+  const clean = buildReport(inputsOf([episode("chat", "t1", true, { model_calls: 1 })]));
+  equal(clean.summary.claims.some((c) => c.id === "spend-evidence"), false);
+});

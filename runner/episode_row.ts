@@ -10,6 +10,7 @@ import type { PlannedEpisode } from "./batch_state.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { evidenceGate } from "./relay/evidence_gate.ts";
 import type { RelayCallRecord } from "./relay/relay_call_record.ts";
+import type { RelayTotals } from "./relay/relay.ts";
 
 /** The identity and frozen context of a row. */
 export type RowBase = Pick<
@@ -80,6 +81,21 @@ export type VerifyResult =
   | { kind: "verdict"; resolved: boolean; failedChecks: string[] }
   | { kind: "fault"; fault: string; detail: string };
 
+/**
+ * The relay's totals that the row records besides its calls (issue 8):
+ * `unmeteredRequests`, the requests it refused without forwarding because
+ * it cannot meter them (a path, method or API outside its surface), and
+ * `readRequests`, the harmless reads it forwarded unmetered (`GET /v1/models`).
+ * Requests refused for other reasons (caps, the concurrency limit) are not
+ * unmetered: the harness speaks their API.
+ *
+ * @param totals the episode relay's totals
+ * @returns the two counts {@linkcode classifyEpisode} records
+ */
+export function relaySurface(totals: RelayTotals): ClassifyInput["surface"] {
+  return { unmeteredRequests: totals.denied_requests, readRequests: totals.other_requests };
+}
+
 /** Inputs of {@link classifyEpisode}. */
 export interface ClassifyInput {
   base: RowBase;
@@ -87,6 +103,12 @@ export interface ClassifyInput {
   notes: string[];
   records: readonly RelayCallRecord[];
   relayStop: StopReason;
+  /**
+   * What the relay answered or passed without metering (its totals): requests
+   * it cannot meter, refused and never forwarded, and harmless reads it
+   * forwarded (`GET /v1/models`). Recorded in the row's evidence.
+   */
+  surface: { unmeteredRequests: number; readRequests: number };
   expectedModelIds?: readonly string[];
   candidate: CandidateFacts;
   /** Runs the verifier; called only when the episode is to be verified. */
@@ -98,7 +120,11 @@ export interface ClassifyInput {
  * evidence gate first (with the plan's `model_limits`, if any), then seed 002's rate-limit rule under `rerun-task`,
  * a prompt alone over the declared context limit (the agent's doing: a
  * scored failure, verifier not run, note `prompt_over_context_limit`), zero
- * calls, a workspace too large to store, the verifier's verdict or fault.
+ * calls with requests the relay cannot meter (`unsupported_api`: the
+ * harness does not speak the agent's API, issue 8; with metered calls those
+ * refusals are only noted, so a stray request cannot turn an attempt
+ * invalid), zero calls, a workspace too large to store, the verifier's
+ * verdict or fault.
  * Tokens, calls and `tool_calls` (the larger of the forwarded calls and the
  * tool calls the responses asked for) come from the relay's records only,
  * never from the agent's output.
@@ -123,7 +149,11 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
     tool_calls: Math.max(gate.model_calls, gate.tool_calls),
     model_calls: gate.model_calls,
     wall_ms: Math.round(candidate.wallMs),
-    evidence: gate.evidence,
+    evidence: gate.evidence === null ? null : {
+      ...gate.evidence,
+      unmetered_requests: input.surface.unmeteredRequests,
+      read_requests: input.surface.readRequests,
+    },
     artifact_digest: candidate.artifactDigest,
     started_at: candidate.startedAt,
     finished_at: candidate.finishedAt,
@@ -158,6 +188,18 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
         gate.agent_over_limit.map((p) => p.message).join(" / ")
       }: the agent sent a prompt the declared configuration would refuse, a scored failure`,
     );
+  }
+  const unmetered = input.surface.unmeteredRequests;
+  if (gate.zero_calls && unmetered > 0) {
+    return invalid(
+      "unsupported_api",
+      `zero metered model calls and ${unmetered} request(s) the relay cannot meter, refused and ` +
+        "never forwarded: the harness does not speak the agent's API, a harness limitation " +
+        "(issue 8), not a scored failure",
+    );
+  }
+  if (unmetered > 0) {
+    notes.push(`${unmetered} request(s) the relay cannot meter were refused, never forwarded`);
   }
   if (gate.zero_calls) return scored(false, "zero model calls: a scored failure (seed 000)");
   if (candidate.artifactDigest === null) {

@@ -33,6 +33,9 @@ const CANDIDATE: CandidateFacts = {
   artifactError: null,
 };
 
+/** A relay that refused nothing it cannot meter and passed no reads. */
+const NO_SURFACE = { unmeteredRequests: 0, readRequests: 0 };
+
 function plan(modelLimits?: Record<string, number | null>): Plan {
   return Plan.parse({
     plan_id: "p",
@@ -49,7 +52,14 @@ Deno.test("classifyEpisode() applies the plan's model_limits before running the 
   };
   // callRecord: 10 prompt + 5 completion tokens; sent with a cap of 4, so 5 is over it.
   const records = [callRecord(1, { output_cap: 4 })];
-  const common = { base: BASE, notes: [], records, relayStop: "completed" as const, verify };
+  const common = {
+    base: BASE,
+    notes: [],
+    records,
+    relayStop: "completed" as const,
+    surface: NO_SURFACE,
+    verify,
+  };
   const limited = await classifyEpisode({
     ...common,
     plan: plan({ max_output_tokens: 4 }),
@@ -70,13 +80,15 @@ Deno.test("classifyEpisode() applies the plan's model_limits before running the 
     [4, null, 15],
   );
   assert.equal(verified, 0);
-  // The same call under a plan without limits is scored as today, with today's evidence keys.
+  // The same call under a plan without limits is scored as today, without the limit keys.
   const plain = await classifyEpisode({ ...common, plan: plan(), candidate: CANDIDATE });
   assert.deepEqual([plain.status, plain.resolved], ["scored", true]);
   assert.deepEqual(Object.keys(plain.evidence!), [
     "server_model_id",
     "usage_source",
     "request_fingerprint",
+    "unmetered_requests",
+    "read_requests",
   ]);
   assert.equal(verified, 1);
 });
@@ -117,6 +129,7 @@ Deno.test("classifyEpisode() makes a prompt alone over the context limit the age
     notes: [],
     records,
     relayStop: "completed",
+    surface: NO_SURFACE,
     verify,
     plan: plan({ max_output_tokens: 512, context_limit_tokens: 8192 }),
     candidate: CANDIDATE,
@@ -136,9 +149,57 @@ Deno.test("classifyEpisode() takes tool_calls from the relay's records, never fr
     notes: [],
     records: [callRecord(1, { tool_calls: 2 })],
     relayStop: "completed",
+    surface: NO_SURFACE,
     verify: () => Promise.resolve({ kind: "verdict", resolved: true, failedChecks: [] }),
     plan: plan(),
     candidate: { ...CANDIDATE, stdoutTail: '{"tool_calls": 999}\n' },
   });
   assert.equal(row.tool_calls, 2);
+});
+
+Deno.test("classifyEpisode() makes zero metered calls with unmeterable requests unsupported_api", async () => {
+  let verified = 0;
+  const verify = () => {
+    verified++;
+    return Promise.resolve({ kind: "verdict" as const, resolved: true, failedChecks: [] });
+  };
+  const common = { base: BASE, notes: [], relayStop: "completed" as const, verify, plan: plan() };
+  // Issue 8: an agent on an API the relay does not meter had every request refused.
+  const refused = await classifyEpisode({
+    ...common,
+    records: [],
+    surface: { unmeteredRequests: 6, readRequests: 1 },
+    candidate: CANDIDATE,
+  });
+  assert.deepEqual([refused.status, refused.resolved, refused.invalid_reason], [
+    "invalid",
+    null,
+    "unsupported_api",
+  ]);
+  assert.match(
+    refused.notes ?? "",
+    /^zero metered model calls and 6 request\(s\) the relay cannot meter/,
+  );
+  assert.deepEqual(
+    [refused.evidence?.unmetered_requests, refused.evidence?.read_requests, refused.model_calls],
+    [6, 1, 0],
+  );
+  // Zero calls and nothing refused stays seed 000's scored failure.
+  const silent = await classifyEpisode({
+    ...common,
+    records: [],
+    surface: NO_SURFACE,
+    candidate: CANDIDATE,
+  });
+  assert.deepEqual([silent.status, silent.resolved], ["scored", false]);
+  // With a metered call, a stray refused request is only noted: it cannot make the attempt invalid.
+  const stray = await classifyEpisode({
+    ...common,
+    records: [callRecord(1)],
+    surface: { unmeteredRequests: 2, readRequests: 0 },
+    candidate: CANDIDATE,
+  });
+  assert.deepEqual([stray.status, stray.resolved], ["scored", true]);
+  assert.match(stray.notes ?? "", /2 request\(s\) the relay cannot meter were refused, never forwarded/);
+  assert.equal(verified, 1);
 });

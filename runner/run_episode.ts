@@ -58,7 +58,7 @@ import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { RUN_LABEL } from "./remove_orphans.ts";
 import { withEpisodeLog } from "./with_episode_log.ts";
-import { classifyEpisode, harnessFailureRow, rowBase } from "./episode_row.ts";
+import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
@@ -221,6 +221,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       notes,
       records: relay.records(),
       relayStop: relay.stopReason(),
+      surface: relaySurface(relay.totals()),
       expectedModelIds: upstream.expectedModelIds,
       candidate: {
         stopReason: candidate.stopReason,

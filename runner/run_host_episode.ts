@@ -30,6 +30,7 @@ import {
   type CandidateFacts,
   classifyEpisode,
   harnessFailureRow,
+  relaySurface,
   rowBase,
   type VerifyResult,
 } from "./episode_row.ts";
@@ -145,6 +146,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
       await relay.close();
       const records = relay.records();
       const relayStop = relay.stopReason();
+      const surface = relaySurface(relay.totals());
       relay = null;
       const row = await classifyEpisode({
         base,
@@ -152,6 +154,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         notes,
         records,
         relayStop,
+        surface,
         expectedModelIds: upstream.expectedModelIds,
         candidate: { ...facts, artifactDigest: artifact.digest, artifactError: null },
         verify: () =>
