@@ -31,6 +31,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   freeze: () => import("./freeze.ts"),
   run: () => import("./run.ts"),
   reverify: () => import("./reverify.ts"),
+  show: () => import("./show.ts"),
   demo: () => import("./demo.ts"),
   report: () => import("./report.ts"),
   "verify-report": () => import("./verify_report.ts"),

@@ -1,0 +1,193 @@
+/**
+ * `ledgerbench show`: what happened in one episode (issue 8): its ledger row,
+ * each model call the relay recorded and the candidate's output tails, read
+ * from the episode log the row's `episode_log_digest` names and checked
+ * against it (`runner/episode_log_store.ts`).
+ *
+ * @module
+ */
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { openBytes } from "../analysis/jsonl.ts";
+import { ioError } from "../analysis/ledger_error.ts";
+import { scanLedger } from "../analysis/read_ledger.ts";
+import type { Episode } from "../analysis/schema.ts";
+import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import { parseCommandArgs, stringOption } from "./_args.ts";
+import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
+import { integer, renderTable } from "./_table.ts";
+import { terminalJson, terminalText } from "./_untrusted_text.ts";
+
+/** One line for `ledgerbench --help`. */
+export const summary = "Show one episode: its row, each model call and the output tails";
+
+/** Help text, an example first. */
+export const help = `Print what happened in one episode: its ledger row, each model call the
+relay recorded (model, usage, latency, status, refusal or fault) and the
+candidate's stdout and stderr tails. They come from the episode log the runner
+stores beside the workspace artifact; the log is read by the row's
+episode_log_digest and its bytes are checked against it.
+
+Show a failed episode of a run:
+  deno task ledgerbench show r1/solver/b3-report/1 --ledger runs/r1/ledger.jsonl
+
+The same with the artifact store elsewhere, as canonical JSON:
+  deno task ledgerbench show r1/solver/b3-report/1 --ledger runs/r1/ledger.jsonl \\
+    --artifacts /srv/ledgerbench/artifacts --json
+
+USAGE:
+  deno task ledgerbench show EPISODE_ID --ledger FILE [OPTIONS]
+
+OPTIONS:
+  --ledger FILE        The ledger holding the episode's row (read strictly)
+  --artifacts DIR      Artifact store holding the log (default: artifacts/
+                       beside the ledger, where run stores it)
+  --json               Print the row and the log as canonical JSON
+  -h, --help           This help
+
+A row without episode_log_digest (written before logs were stored, or whose
+log could not be stored: see its notes) is printed with "no stored log".
+Strings from the ledger and the log are untrusted: control characters (ESC
+and CR included), C1 controls and bidirectional overrides are printed as
+\\xHH or \\uHHHH escapes.
+
+EXIT STATUS:
+  0 printed; 1 usage error; 2 bad input (the ledger unreadable, no row with
+  EPISODE_ID, the log missing from the store or altered)
+`;
+
+const OPTIONS = {
+  ledger: { type: "string" },
+  artifacts: { type: "string" },
+} as const;
+
+/** Runs `show`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["EPISODE_ID"] });
+  const episodeId = positionals[0];
+  const ledger = stringOption(values, "ledger");
+  if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
+  const dir = ledger.includes("/") ? ledger.slice(0, ledger.lastIndexOf("/")) : ".";
+  const artifacts = stringOption(values, "artifacts") ?? `${dir}/artifacts`;
+
+  const found = await findRow(ledger, episodeId);
+  const digest = found.row.episode_log_digest;
+  let log: EpisodeLog | null = null;
+  if (digest !== undefined) {
+    try {
+      log = await openEpisodeLog(artifacts, digest);
+    } catch (error) {
+      throw new InputError(
+        `${ledger}:${found.line}: field "episode_log_digest": ${(error as Error).message}`,
+      );
+    }
+  }
+  if (values.json === true) {
+    io.stdout(terminalJson(canonicalJson({
+      ledger: { path: ledger, sha256: found.sha256 },
+      line: found.line,
+      artifacts,
+      episode: found.row,
+      episode_log: log,
+    })));
+    return ExitCode.ok;
+  }
+  io.stdout(terminalText(render(found, ledger, artifacts, log)));
+  return ExitCode.ok;
+}
+
+interface FoundRow {
+  row: Episode;
+  line: number;
+  sha256: string;
+}
+
+/** The row of `episodeId` in the ledger, read strictly (a bad ledger is exit 2). */
+async function findRow(ledger: string, episodeId: string): Promise<FoundRow> {
+  let chunks: AsyncIterable<Uint8Array>;
+  try {
+    chunks = await openBytes(ledger);
+  } catch (error) {
+    throw ioError(ledger, error);
+  }
+  const matches: { row: Episode; line: number }[] = [];
+  const scan = await scanLedger({ chunks, file: ledger }, (row, line) => {
+    if (row.episode_id === episodeId) matches.push({ row, line });
+  });
+  if (matches.length === 0) {
+    throw new InputError(`${ledger}: no row has episode_id "${episodeId}"`);
+  }
+  return { ...matches[0], sha256: scan.sha256 };
+}
+
+/** The text report; every untrusted string is escaped by the caller. */
+function render(found: FoundRow, ledger: string, artifacts: string, log: EpisodeLog | null) {
+  const { row } = found;
+  let text = `ledger: ${ledger} (sha256 ${found.sha256}), line ${found.line}\n`;
+  text += `episode: ${row.episode_id}\n`;
+  text += `outcome: ${outcome(row)}, stop reason ${row.stop_reason}\n`;
+  if (row.notes !== "") text += `notes: ${row.notes}\n`;
+  text += `\nrow:\n${indent(canonicalJson(row), "  ")}`;
+  if (log === null) {
+    text += `\nepisode log: no stored log (the row has no episode_log_digest)\n`;
+    return text;
+  }
+  text += `\nepisode log: ${row.episode_log_digest} in ${artifacts} (content checked)\n`;
+  text += `\ncalls: ${log.calls.length}` +
+    (log.calls_omitted === 0 ? "" : `, ${log.calls_omitted} more not stored`) + "\n";
+  if (log.calls.length > 0) text += callTable(log.calls);
+  const details = log.calls.filter((call) => call.detail !== "");
+  for (const call of details) text += `  #${call.index} ${call.detail}\n`;
+  text += `\nstdout tail:\n${tail(log.stdout_tail)}`;
+  text += `\nstderr tail:\n${tail(log.stderr_tail)}`;
+  return text;
+}
+
+function outcome(row: Episode): string {
+  if (row.status === "invalid") return `invalid (${row.invalid_reason})`;
+  return row.resolved ? "resolved" : "not resolved";
+}
+
+function callTable(calls: readonly RelayCallRecord[]): string {
+  return renderTable(
+    [
+      { header: "#", align: "right" },
+      { header: "endpoint" },
+      { header: "status", align: "right" },
+      { header: "model" },
+      { header: "prompt", align: "right" },
+      { header: "completion", align: "right" },
+      { header: "tools", align: "right" },
+      { header: "latency ms", align: "right" },
+      { header: "outcome" },
+    ],
+    calls.map((call) => [
+      String(call.index),
+      call.endpoint,
+      String(call.status),
+      call.server_model_id ?? "-",
+      integer(call.usage?.prompt_tokens),
+      integer(call.usage?.completion_tokens),
+      String(call.tool_calls),
+      String(Math.round(call.latency_ms)),
+      call.refusal !== null
+        ? `refused: ${call.refusal}`
+        : call.fault !== null
+        ? `fault: ${call.fault}`
+        : call.forwarded
+        ? "forwarded"
+        : "not forwarded",
+    ]),
+  );
+}
+
+/** A tail as quoted lines, or what stands in for it. */
+function tail(text: string | null): string {
+  if (text === null) return "  (not captured: the harness failed before the candidate's output)\n";
+  if (text === "") return "  (empty)\n";
+  return indent(text.endsWith("\n") ? text : `${text}\n`, "  | ");
+}
+
+function indent(text: string, prefix: string): string {
+  return text.split("\n").slice(0, -1).map((line) => `${prefix}${line}\n`).join("");
+}

@@ -1,0 +1,187 @@
+/**
+ * `ledgerbench show` as a subprocess: a row with a stored episode log, a row
+ * without one, a missing or altered log, an unknown episode id, escaping.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "../runner/_temp_dir_for_test.ts";
+import { storeEpisodeLog } from "../runner/episode_log_store.ts";
+import { callRecord, refusedRecord } from "../runner/relay/_call_record_for_test.ts";
+import { cli, fileSha256, row, writeJsonl } from "./_cli_run.ts";
+
+const RECORDS = [
+  callRecord(1, { server_model_id: "demo-weak-1", latency_ms: 12.4 }),
+  refusedRecord(2, "step_cap"),
+];
+
+/** A ledger of two rows, the first with a stored log (in `<dir>/artifacts`), the second without. */
+async function fixture(dir: string, stderrTail = "Traceback: crashed on purpose\n") {
+  const stored = await storeEpisodeLog(`${dir}/artifacts`, {
+    episode_id: "r1/crasher/t1/1",
+    stdoutTail: "reading TASK.md\n",
+    stderrTail,
+    records: [{ ...RECORDS[1], detail: "step cap 1 reached" }, RECORDS[0]],
+  });
+  const ledger = await writeJsonl(`${dir}/ledger.jsonl`, [
+    row({
+      agent_id: "crasher",
+      resolved: false,
+      episode_log_digest: stored.digest,
+      notes: "candidate exit code 70",
+    }),
+    row({ agent_id: "old", resolved: true }),
+  ]);
+  return { ledger, stored };
+}
+
+Deno.test("show prints the row, each call and the output tails of a stored log", async () => {
+  await using dir = await tempDir();
+  const { ledger, stored } = await fixture(dir.path);
+  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  assert.equal(result.stderr, "");
+  assert.equal(result.code, 0);
+  const sha = await fileSha256(ledger);
+  assert.equal(
+    result.stdout,
+    `ledger: ${ledger} (sha256 ${sha}), line 1
+episode: r1/crasher/t1/1
+outcome: not resolved, stop reason completed
+notes: candidate exit code 70
+
+row:
+  {
+    "agent_id": "crasher",
+    "artifact_digest": null,
+    "attempt": 1,
+    "caps": {
+      "step_cap": null,
+      "token_cap": null,
+      "wall_ms_cap": null
+    },
+    "completion_tokens": 50,
+    "environment": null,
+    "episode_id": "r1/crasher/t1/1",
+    "episode_log_digest": "${stored.digest}",
+    "evidence": null,
+    "finished_at": null,
+    "invalid_reason": null,
+    "lane": "default",
+    "model_calls": null,
+    "notes": "candidate exit code 70",
+    "price_table_id": "local-0",
+    "prompt_tokens": 100,
+    "resolved": false,
+    "run_id": "r1",
+    "schema_version": 1,
+    "seed": 7,
+    "started_at": null,
+    "status": "scored",
+    "stop_reason": "completed",
+    "task_id": "t1",
+    "tool_calls": 1,
+    "wall_ms": 1000
+  }
+
+episode log: ${stored.digest} in ${dir.path}/artifacts (content checked)
+
+calls: 2
+#  endpoint              status  model        prompt  completion  tools  latency ms  outcome
+-  --------------------  ------  -----------  ------  ----------  -----  ----------  -----------------
+2  /v1/chat/completions     403  -                 -           -      0           0  refused: step_cap
+1  /v1/chat/completions     200  demo-weak-1      10           5      0          12  forwarded
+  #2 step cap 1 reached
+
+stdout tail:
+  | reading TASK.md
+
+stderr tail:
+  | Traceback: crashed on purpose
+`,
+  );
+});
+
+Deno.test("show --json prints the row and the stored log as canonical JSON", async () => {
+  await using dir = await tempDir();
+  const { ledger, stored } = await fixture(dir.path);
+  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--json");
+  assert.equal(result.code, 0);
+  const payload = JSON.parse(result.stdout);
+  assert.deepEqual(Object.keys(payload), ["artifacts", "episode", "episode_log", "ledger", "line"]);
+  assert.equal(payload.artifacts, `${dir.path}/artifacts`);
+  assert.equal(payload.episode.episode_log_digest, stored.digest);
+  assert.equal(payload.episode_log.stderr_tail, "Traceback: crashed on purpose\n");
+  assert.deepEqual(payload.episode_log.calls.map((c: { index: number }) => c.index), [2, 1]);
+  assert.deepEqual(payload.ledger, { path: ledger, sha256: await fileSha256(ledger) });
+  assert.equal(payload.line, 1);
+});
+
+Deno.test("show prints a row without a stored log and says so", async () => {
+  await using dir = await tempDir();
+  const { ledger } = await fixture(dir.path);
+  const result = await cli("show", "r1/old/t1/1", "--ledger", ledger);
+  assert.equal(result.code, 0);
+  assert.match(result.stdout, /^ledger: .*, line 2\nepisode: r1\/old\/t1\/1\noutcome: resolved,/);
+  assert.ok(
+    result.stdout.endsWith(
+      "\nepisode log: no stored log (the row has no episode_log_digest)\n",
+    ),
+  );
+});
+
+Deno.test("show refuses a missing or altered log and an unknown episode id (exit 2, one line)", async () => {
+  await using dir = await tempDir();
+  const { ledger, stored } = await fixture(dir.path);
+  const missing = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--artifacts", dir.path);
+  assert.deepEqual(missing, {
+    code: 2,
+    stdout: "",
+    stderr: `error: ${ledger}:1: field "episode_log_digest": Cannot open episode log ` +
+      `"${stored.digest}": not in "${dir.path}"\n`,
+  });
+
+  await Deno.chmod(stored.path, 0o644);
+  await Deno.writeTextFile(stored.path, "{}\n");
+  const tampered = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  assert.equal(tampered.code, 2);
+  assert.equal(tampered.stdout, "");
+  assert.equal(
+    tampered.stderr,
+    `error: ${ledger}:1: field "episode_log_digest": Cannot open episode log "${stored.digest}": ` +
+      `"${stored.path}" has digest ` +
+      // sha256("{}\n"), `printf '{}\n' | sha256sum`
+      `"sha256:ca3d163bab055381827226140568f3bef7eaac187cebd76878e0b63e9e442356"\n`,
+  );
+
+  const unknown = await cli("show", "r1/nobody/t1/1", "--ledger", ledger);
+  assert.deepEqual(unknown, {
+    code: 2,
+    stdout: "",
+    stderr: `error: ${ledger}: no row has episode_id "r1/nobody/t1/1"\n`,
+  });
+});
+
+Deno.test("show escapes control characters from the log and the ledger", async () => {
+  await using dir = await tempDir();
+  const { ledger } = await fixture(dir.path, "\x1b[2J\x1b]0;owned\x07fake\rline \u202eevil\n");
+  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  assert.equal(result.code, 0);
+  assert.ok(!["\x1b", "\x07", "\r", "\u202e"].some((c) => result.stdout.includes(c)));
+  assert.ok(
+    result.stdout.endsWith(
+      "stderr tail:\n  | \\x1b[2J\\x1b]0;owned\\x07fake\\x0dline \\u202eevil\n",
+    ),
+  );
+  const json = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--json");
+  assert.ok(!["\x1b", "\x07", "\r", "\u202e"].some((c) => json.stdout.includes(c)));
+  assert.equal(
+    JSON.parse(json.stdout).episode_log.stderr_tail,
+    "\x1b[2J\x1b]0;owned\x07fake\rline \u202eevil\n",
+  );
+});
+
+Deno.test("show without --ledger is a usage error (exit 1)", async () => {
+  const result = await cli("show", "r1/a/t1/1");
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /^error: Missing option: "--ledger"\n\nPrint what happened/);
+});
