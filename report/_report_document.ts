@@ -14,6 +14,7 @@ import { code } from "./_document.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { dec, int, money, pct, pctInterval, plural } from "./_format.ts";
 import { policyText } from "./_claims.ts";
+import { shellQuote } from "./_shell_quote.ts";
 import type { ReportClaim, ReportSummary } from "./build_report.ts";
 
 const CLAIM_SHORT: Record<CensoringClaim, string> = {
@@ -409,6 +410,44 @@ function invalidSection(summary: ReportSummary): Block[] {
   return blocks;
 }
 
+/**
+ * Every failed and invalid episode with the exact `ledgerbench show` command
+ * that prints its row, its model calls and its output tails (issue 8); the
+ * episode id and the ledger path are shell-quoted, so the command can be
+ * pasted whatever they hold.
+ */
+function inspectSection(summary: ReportSummary): Block[] {
+  const blocks: Block[] = [{ kind: "heading", level: 2, text: "Failed and invalid episodes" }];
+  const episodes = summary.episodes_to_inspect;
+  if (episodes.length === 0) {
+    blocks.push({ kind: "paragraph", text: "No attempt failed or was invalid." });
+    return blocks;
+  }
+  blocks.push({
+    kind: "paragraph",
+    text: `Each command prints the episode's row, each model call the relay recorded (model, ` +
+      `usage, latency, status, refusal or fault) and the candidate's stdout and stderr tails, ` +
+      `read from the episode log stored beside its workspace artifact and checked against the ` +
+      `row's digest; add ${code("--artifacts DIR")} when the artifact store is not ` +
+      `${code("artifacts/")} beside the ledger. A row without a stored log (written before logs ` +
+      `were stored) is printed with "no stored log".`,
+  });
+  const ledger = shellQuote(summary.inputs.ledger.path);
+  blocks.push({
+    kind: "table",
+    header: ["episode", "outcome", "stop reason", "log", "command"],
+    align: ["left", "left", "left", "left", "left"],
+    rows: episodes.map((e) => [
+      code(e.episode_id),
+      e.outcome === "invalid" ? `invalid (${code(e.invalid_reason ?? "")})` : "failed",
+      code(e.stop_reason),
+      e.episode_log_digest === null ? "none" : "stored",
+      code(`deno task ledgerbench show ${shellQuote(e.episode_id)} --ledger ${ledger}`),
+    ]),
+  });
+  return blocks;
+}
+
 function costSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
   const figure = figureOf(figures, "cost_frontier");
   if (figure.length === 0) return [];
@@ -548,20 +587,16 @@ function reproduceSection(summary: ReportSummary): Block[] {
   ];
 }
 
-/** Quotes a word for a POSIX shell when it holds anything but safe characters. */
+/** A word of the reproduce command: the fixed words as they are, the paths shell-quoted. */
 function shellWord(word: string): string {
-  if (
-    /^[A-Za-z0-9_./=:@%+-]+$/.test(word) || word.startsWith("deno task") || word === "--out DIR"
-  ) {
-    return word;
-  }
-  return `'${word.replaceAll("'", `'\\''`)}'`;
+  return word.startsWith("deno task") || word === "--out DIR" ? word : shellQuote(word);
 }
 
 /**
  * The report's blocks, in reading order: title, summary (stated and withheld
  * claims), inputs and parameters, validation, errata, per-agent results,
- * comparisons, censoring, invalid attempts, cost, SPRT, and how to reproduce.
+ * comparisons, censoring, invalid attempts, failed and invalid episodes (each
+ * with its `ledgerbench show` command), cost, SPRT, and how to reproduce.
  * Every sentence is a claim of the summary or fixed text naming a rule; every
  * number is read from the summary. O(size of the summary).
  *
@@ -590,6 +625,7 @@ export function reportDocument(
     ...comparisonsSection(summary, figures),
     ...censoringSection(summary, figures),
     ...invalidSection(summary),
+    ...inspectSection(summary),
     ...costSection(summary, figures),
     ...sprtSection(summary, figures),
     ...reproduceSection(summary),

@@ -48,9 +48,10 @@ import {
 import { type Block, type FigureBlock, toMarkdown } from "./_document.ts";
 import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
 import { reportDocument } from "./_report_document.ts";
+import { episodesToInspect, type EpisodeToInspect } from "./episodes_to_inspect.ts";
 
 /** The format tag written into every `summary.json`; bumped when its layout changes. */
-export const REPORT_FORMAT = "ledgerbench-report/1";
+export const REPORT_FORMAT = "ledgerbench-report/2";
 
 /** A ledger as the report reads it: the scan record, the rows and each row's line. */
 export interface ReportLedger extends LedgerScan {
@@ -213,6 +214,8 @@ export interface ReportSummary {
   agents: AgentSummary[];
   intervals: AgentInterval[];
   invalid: { agents: InvalidRow[]; overall: InvalidRow };
+  /** Every failed and invalid episode after errata, in ledger order (`ledgerbench show` opens each). */
+  episodes_to_inspect: EpisodeToInspect[];
   censoring: CensoringSummary;
   comparisons: Comparison[];
   sprt: SprtSection | null;
@@ -326,6 +329,8 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  * - seeds 000 and 002: invalid attempts are counted per agent and reason and
  *   never scored; errata are applied on top of the ledger (never rewriting it)
  *   and each correction and voided summary is stated;
+ * - issue 8: every failed and invalid episode (after errata) is listed with
+ *   the `ledgerbench show` command that opens its row and stored log;
  * - seed 002 SPRT, when the plan's stopping rule is `sprt`: each agent's rows
  *   replayed in the plan's task order, with the exact operating
  *   characteristic at p_drop, the midpoint and p_adopt, and the unreachable
@@ -555,6 +560,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     agents,
     intervals,
     invalid,
+    episodes_to_inspect: episodesToInspect(rows),
     censoring,
     comparisons,
     sprt,

@@ -6,12 +6,13 @@
  * @module
  */
 import { type SseEvent, SseSplitter } from "./_sse_splitter.ts";
+import type { EventVerdict } from "./api/model_api.ts";
 
 /** How the upstream stream ended, handed to {@linkcode StreamBackOptions.onEnd}. */
 export interface StreamEnd {
   /** Why reading the upstream failed (timeout, abort, reset); null when it ended normally. */
   error: unknown;
-  /** True when the stream ended with `data: [DONE]`. */
+  /** True when the stream ended with the API's last event (e.g. `data: [DONE]`). */
   done: boolean;
   /** `performance.now()` when the first body bytes arrived; null when none did. */
   firstByteAt: number | null;
@@ -24,29 +25,27 @@ export interface StreamEnd {
   agentClosedAfter: number | null;
 }
 
-/** An OpenAI-style error object, sent to the agent as a last `data:` event. */
-export interface StreamError {
-  message: string;
-  type: string;
-  param: null;
-  code: string | null;
-}
-
 /** Options of {@linkcode streamBack}. */
 export interface StreamBackOptions {
   /** Headers of the response to the agent. */
   headers: Headers;
   /** Replaced by `[redacted]` wherever it occurs in an event. */
   key: string;
-  /** Sees every complete event, in order; returns false to withhold it from the agent. */
-  onEvent(event: SseEvent): boolean;
+  /**
+   * Sees every complete event, in order, and says whether to pass it to the
+   * agent and whether it is the stream's last.
+   */
+  onEvent(event: SseEvent): EventVerdict;
+  /** Sees the text of every event passed to the agent (redacted), in order. */
+  onSent(text: string): void;
   /** Called once if the agent closes the stream before its end, with the events passed back. */
   onAgentClosed?(passed: number): void;
   /**
    * Called once when the upstream stream ended, failed or was cut off; may
-   * return an error to send the agent as the stream's last event.
+   * return the raw text of an error event to send the agent as the stream's
+   * last.
    */
-  onEnd(end: StreamEnd): StreamError | null;
+  onEnd(end: StreamEnd): string | null;
 }
 
 /**
@@ -56,7 +55,7 @@ export interface StreamBackOptions {
  * closes the stream early stops receiving events, but the relay keeps
  * reading (bounded by the upstream request's own timeout and abort signal)
  * so that the call's usage, sent last, is still seen. Reading stops after
- * `data: [DONE]`. Events are decoded as UTF-8, split with
+ * the event `onEvent` says is the last. Events are decoded as UTF-8, split with
  * {@linkcode SseSplitter} and re-encoded; no event is held back once it is
  * complete. Memory: the events the agent has not read yet.
  *
@@ -87,9 +86,11 @@ export function streamBack(
   });
   const send = (text: string): void => {
     if (!agentOpen) return;
+    const redacted = text.replaceAll(options.key, "[redacted]");
     try {
-      controller.enqueue(encoder.encode(text.replaceAll(options.key, "[redacted]")));
+      controller.enqueue(encoder.encode(redacted));
       passed += 1;
+      options.onSent(redacted);
     } catch {
       agentGone();
     }
@@ -107,8 +108,9 @@ export function streamBack(
       for (const event of complete) {
         if (done) return;
         events += 1;
-        if (options.onEvent(event)) send(event.raw);
-        if (event.data === "[DONE]") done = true;
+        const verdict = options.onEvent(event);
+        if (verdict.pass) send(event.raw);
+        if (verdict.end) done = true;
       }
     };
     try {
@@ -125,11 +127,11 @@ export function streamBack(
       error = caught;
     }
     if (done) await reader?.cancel().catch(() => {});
-    let last: StreamError | null = null;
+    let last: string | null = null;
     try {
       last = options.onEnd({ error, done, firstByteAt, events, agentClosedAfter });
     } finally {
-      if (last !== null) send(`data: ${JSON.stringify({ error: last })}\n\n`);
+      if (last !== null) send(last);
       if (agentOpen) {
         // From here on the call is recorded: a late cancel changes nothing.
         agentOpen = false;

@@ -3,11 +3,12 @@
  * an agent in a `--network none` sandbox reaches a model, and the only place
  * the upstream key and the evidence of each call live.
  *
- * - {@linkcode startRelay}: OpenAI-compatible relay on a host unix socket,
- *   with token and step caps, the plan's output cap on every forwarded call,
- *   per-call evidence records and key redaction;
- *   streamed calls are passed back event by event, their usage requested
- *   with `stream_options.include_usage`.
+ * - {@linkcode startRelay}: the relay on a host unix socket, metering Chat
+ *   Completions, Completions, Responses ({@linkcode UpstreamKind} `openai`)
+ *   or Messages (`anthropic`) calls, whole and streamed (one module per API
+ *   in `api/`, listed in {@linkcode MODEL_APIS}), with token and step caps,
+ *   the plan's output cap on every forwarded call, per-call evidence
+ *   records and bodies ({@linkcode CallBodies}), and key redaction.
  * - {@linkcode forwardInNamespace}: a listener on 127.0.0.1:<port> inside
  *   the container's network namespace, opened by the runner itself
  *   (`setns(2)` through FFI), piping to the relay socket; the runner's
@@ -34,7 +35,18 @@ export { evidenceGate } from "./evidence_gate.ts";
 export type { EvidenceGateOptions, EvidenceGateResult, EvidenceProblem } from "./evidence_gate.ts";
 export { MODEL_CALL_PATHS, startRelay } from "./relay.ts";
 export type { Relay, RelayOptions, RelayTotals } from "./relay.ts";
-export { RelayCallRecord, RelayFault, RelayRefusal, RelayUsage } from "./relay_call_record.ts";
+export type { BodyExcerpt, CallBodies, CallBodyLimits } from "./call_bodies.ts";
+export { MODEL_APIS } from "./api/model_apis.ts";
+export type { ModelApi } from "./api/model_api.ts";
+export { UPSTREAM_KINDS } from "./api/upstream_kind.ts";
+export type { UpstreamKind } from "./api/upstream_kind.ts";
+export {
+  RelayCallRecord,
+  RelayFault,
+  RelayRefusal,
+  RelayUsage,
+  RelayUsageDetail,
+} from "./relay_call_record.ts";
 export { relayStopReason } from "./relay_stop_reason.ts";
 export type { RelayStopReasonOptions } from "./relay_stop_reason.ts";
 export {

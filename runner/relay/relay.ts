@@ -1,12 +1,14 @@
 /**
- * The host relay (seed 000 §04 "宿主中转", issue 3 "One episode" 2): the only
- * way an agent reaches a model. It listens on a unix socket on the host,
- * exposes an allow-list of the OpenAI-compatible surface (model calls and
- * the model list; everything else is refused locally), forwards to any OpenAI-compatible
- * upstream with the upstream key (which lives nowhere else), records the
- * evidence of every call and enforces the episode's token and step caps.
- * Streamed calls (`"stream": true`) are relayed event by event, with the
- * same evidence recorded.
+ * The host relay (seed 000 §04 "宿主中转", issue 3 "One episode" 2, issue 8):
+ * the only way an agent reaches a model. It listens on a unix socket on the
+ * host, exposes an allow-list (model calls of the APIs it meters, the model
+ * list; everything else is refused locally), forwards to an OpenAI or an
+ * Anthropic upstream with the upstream key (which lives nowhere else),
+ * records the evidence of every call and enforces the episode's token and
+ * step caps. Streamed calls (`"stream": true`) are relayed event by event,
+ * with the same evidence recorded. What each API's requests, responses and
+ * streams look like is in its module under `api/` ({@linkcode ModelApi});
+ * this file knows no API's field names.
  *
  * One relay serves one episode: its records, totals and stop reason are the
  * episode's.
@@ -14,22 +16,47 @@
  * @module
  */
 import type { StopReason } from "../../analysis/schema.ts";
-import type { RelayCallRecord, RelayRefusal, RelayUsage } from "./relay_call_record.ts";
+import type { RelayCallRecord, RelayRefusal } from "./relay_call_record.ts";
 import { relayStopReason } from "./relay_stop_reason.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
-import type { SseEvent } from "./_sse_splitter.ts";
-import { streamBack, type StreamEnd, type StreamError } from "./_stream_back.ts";
+import { streamBack, type StreamEnd } from "./_stream_back.ts";
 import { readBody } from "./_read_body.ts";
 import { rawTarget, routeRequest } from "./relay_surface.ts";
 import { type Ticket, TokenBudget } from "./token_budget.ts";
+import { type CallBodies, type CallBodyLimits, CallBodyLog } from "./call_bodies.ts";
+import {
+  isCount,
+  isRecord,
+  type ModelApi,
+  type RelayError,
+  type StreamReader,
+} from "./api/model_api.ts";
+import {
+  errorBody as kindErrorBody,
+  upstreamHeaders,
+  type UpstreamKind,
+} from "./api/upstream_kind.ts";
 
 export { MODEL_CALL_PATHS } from "./relay_surface.ts";
 
 /** Options of {@linkcode startRelay}. */
 export interface RelayOptions {
-  /** Base URL of any OpenAI-compatible upstream, e.g. `https://api.openai.com/v1`. */
+  /**
+   * Base URL of the upstream, ending in its `/v1`, e.g.
+   * `https://api.openai.com/v1` or `https://api.anthropic.com/v1`.
+   */
   upstreamBaseUrl: string;
-  /** The upstream key: sent upstream as `Authorization: Bearer <key>`, nowhere else. */
+  /**
+   * Which APIs the upstream serves (default `openai`): only model calls of
+   * its kind's APIs are forwarded; one of another kind is refused
+   * `unsupported` (an agent speaks one vendor's API).
+   */
+  upstreamKind?: UpstreamKind;
+  /**
+   * The upstream key, sent upstream only, where the kind expects it:
+   * `Authorization: Bearer <key>` (openai) or `x-api-key: <key>`
+   * (anthropic).
+   */
   upstreamKey: string;
   /** Prompt + completion tokens after which calls are refused; null or absent: no cap. */
   tokenCap?: number | null;
@@ -60,13 +87,18 @@ export interface RelayOptions {
    * forwarded. Null or absent: any model the agent names is forwarded.
    */
   pinnedModel?: string | null;
+  /** Bounds of the per-call bodies kept for the evidence ({@linkcode Relay.callBodies}). */
+  callBodyLimits?: Partial<CallBodyLimits>;
 }
 
 /** Sums over an episode's call records. */
 export interface RelayTotals {
   /** Forwarded model calls (the episode's `model_calls`). */
   model_calls: number;
-  /** Model-call requests the relay answered itself (caps, bad bodies, another model). */
+  /**
+   * Model-call requests the relay answered itself (caps, bad bodies, another
+   * model, an API its upstream does not serve).
+   */
   refused_calls: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -90,6 +122,20 @@ export interface RelayTotals {
    * its concurrency limit; not model calls, so not in `refused_calls`.
    */
   denied_requests: number;
+  /**
+   * Requests refused because the relay does not speak or meter what the
+   * agent asked (issue 8: a harness limitation, not the agent's failure):
+   * the `denied_requests` outside the surface (not canonical, unknown path,
+   * wrong method; not those over the concurrency limit), plus the model-call
+   * requests refused `unsupported` (a body that is not a JSON object, a
+   * model call of an API the upstream's kind does not serve, e.g.
+   * `/v1/messages` with an OpenAI upstream), which are also in
+   * `refused_calls`. Never forwarded. Refusals for caps, another model,
+   * a body too large or too slow, or a request the relay understood and
+   * will not forward (`stream` not a boolean, `n` 4, a background response)
+   * are not in it.
+   */
+  unsupported_requests: number;
 }
 
 /** A running relay. */
@@ -109,6 +155,15 @@ export interface Relay {
   inFlight(): RelayCallRecord[];
   /** Sums over the records. */
   totals(): RelayTotals;
+  /**
+   * The bodies of the model-call requests so far, in index order (one per
+   * record with a logged body, same `index`): each request as the agent
+   * sent it and the response as the agent received it (streams: the events
+   * passed back, concatenated), the upstream key redacted, each kept up to
+   * 64 KiB with its whole length, and at most 8 MiB and 2048 calls per
+   * episode ({@linkcode CallBodyLimits}, `callBodyLimits`); copies.
+   */
+  callBodies(): CallBodies[];
   /** {@linkcode relayStopReason} of the records under this relay's token cap. */
   stopReason(): StopReason;
   /**
@@ -125,10 +180,8 @@ export interface Relay {
 /** Longest unix socket path Linux accepts (`sun_path` is 108 bytes with its final NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
 
-/** Request headers passed upstream; everything else, `Authorization` included, is dropped. */
-const FORWARDED_REQUEST_HEADERS = ["content-type", "accept"];
-/** Response headers passed back to the agent. */
-const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id"];
+/** Response headers passed back to the agent (and any `x-ratelimit-*`, `anthropic-ratelimit-*`). */
+const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id", "request-id"];
 
 /**
  * Starts a relay on a unix socket.
@@ -136,69 +189,82 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  * Surface, an explicit allow-list ({@linkcode routeRequest}): the request
  * target must be in canonical form (no `%` encoding, no `//`, no trailing
  * slash, no `.`/`..` segment, no query); then `POST` to a path of
- * {@linkcode MODEL_CALL_PATHS} is a model call, `GET /v1/models` and
- * `GET /v1/models/<id>` are forwarded without a body and counted in
- * `other_requests`, and `GET /relay/health` answers `{"ok":true}` locally (a
- * readiness probe that never reaches the upstream). Everything else (other
- * paths and methods, non-canonical variants of the model paths) is answered
- * locally, 400, 404 or 405, its body unread, and counted in
- * `denied_requests`: nothing outside the allow-list is ever forwarded. At most
- * `maxConcurrentRequests` requests are served at once; more get 429
- * (`concurrency_limit`), also counted in `denied_requests`. The path after
+ * {@linkcode MODEL_CALL_PATHS} is a model call of that path's API,
+ * `GET /v1/models` and `GET /v1/models/<id>` are forwarded without a body
+ * and counted in `other_requests`, and `GET /relay/health` answers
+ * `{"ok":true}` locally (a readiness probe that never reaches the
+ * upstream). Everything else (other paths and methods, non-canonical
+ * variants of the model paths) is answered locally, 400, 404 or 405, its
+ * body unread, and counted in `denied_requests` and
+ * `unsupported_requests`: nothing outside the allow-list is ever forwarded.
+ * At most `maxConcurrentRequests` requests are served at once; more get 429
+ * (`concurrency_limit`), counted in `denied_requests` only. The path after
  * `/v1` is appended to `upstreamBaseUrl`.
  *
- * For each model call, in order:
+ * For each model call, in order (field names are each API's, from its
+ * {@linkcode ModelApi} module: Chat Completions, Responses, Messages):
+ * 0. A model call of an API that the upstream's kind (`upstreamKind`) does
+ *    not serve (e.g. `/v1/messages` with an OpenAI upstream) gets 404
+ *    (`unsupported`), its body unread.
  * 1. The body is read incrementally: one whose `Content-Length` or bytes so
  *    far pass `maxBodyBytes` gets 413 at once (the rest is never read), one
- *    not received within `bodyDeadlineMs` gets 408, one that is not a JSON
- *    object 400, all `bad_request`.
+ *    not received within `bodyDeadlineMs` gets 408 (both `bad_request`),
+ *    one that is not a JSON object 400 (`unsupported`: nothing the relay
+ *    cannot parse is forwarded).
  * 2. A `stream` present and not a boolean, or an `n` or `best_of` present
  *    and not null or 1, gets 400 (`bad_request`): one call forwards one
  *    choice, so the output policy and the token reservation below hold per
- *    call. With `pinnedModel`, a `model` other than it gets 403
- *    (`model_not_allowed`).
+ *    call; so does a request the API's module cannot meter (a Responses
+ *    call with `"background": true`). With `pinnedModel`, a `model` other
+ *    than it gets 403 (`model_not_allowed`).
  * 3. Step cap: once `stepCap` calls have been forwarded, further calls get
  *    403 with error code `step_cap`.
  * 4. Token cap ({@linkcode TokenBudget}): the call's largest possible output
- *    is its output cap as forwarded (`max_completion_tokens` ??
- *    `max_tokens`, after the plan's `maxOutputTokens` of step 5; null when
- *    neither is known). With `used` the prompt + completion tokens of
- *    finished calls and `reserved` the output caps of calls in flight, the
- *    call is refused 403 `token_cap` when `used >= tokenCap` or `used + cap
- *    > tokenCap`; it is held (in arrival order) while `used + reserved + cap
- *    > tokenCap`; a call with no known cap is held while any call is in
- *    flight, and holds every later call while it is; otherwise it is
- *    forwarded with its cap reserved. A finished call releases its
- *    reservation and adds its server-reported usage (a streamed call
- *    finishes when its stream ends). So completion tokens never take the
- *    total past the cap; what is left is the prompt: its size is unknown
- *    until the server reports it, and the recorded total may exceed the cap
- *    by the prompt tokens of the calls in flight together (or by the one
- *    call with no known cap), after which {@linkcode relayStopReason}
- *    reports `token_cap`.
- * 5. Forward the body with `Content-Type`, `Accept` and
- *    `Authorization: Bearer <upstreamKey>` only; the agent's own
- *    `Authorization` and other headers are dropped. The body bytes go
+ *    is its output cap as forwarded (the first integer of the API's output
+ *    cap fields: Chat Completions `max_completion_tokens` ?? `max_tokens`,
+ *    Responses `max_output_tokens`, Messages `max_tokens`; after the plan's
+ *    `maxOutputTokens` of step 5; null when none is known). With `used` the
+ *    prompt + completion tokens of finished calls and `reserved` the output
+ *    caps of calls in flight, the call is refused 403 `token_cap` when
+ *    `used >= tokenCap` or `used + cap > tokenCap`; it is held (in arrival
+ *    order) while `used + reserved + cap > tokenCap`; a call with no known
+ *    cap is held while any call is in flight, and holds every later call
+ *    while it is; otherwise it is forwarded with its cap reserved. A
+ *    finished call releases its reservation and adds its server-reported
+ *    usage (a streamed call finishes when its stream ends). So completion
+ *    tokens never take the total past the cap; what is left is the prompt:
+ *    its size is unknown until the server reports it, and the recorded total
+ *    may exceed the cap by the prompt tokens of the calls in flight together
+ *    (or by the one call with no known cap), after which
+ *    {@linkcode relayStopReason} reports `token_cap`.
+ * 5. Forward the body with the headers of {@linkcode upstreamHeaders}: the
+ *    agent's `Content-Type` and `Accept` (and for an Anthropic upstream its
+ *    `anthropic-version` and `anthropic-beta`), and the key where the kind
+ *    expects it (`Authorization: Bearer <upstreamKey>` or
+ *    `x-api-key: <upstreamKey>`); the agent's own `Authorization`,
+ *    `x-api-key` and other headers are dropped. The body bytes go
  *    unchanged, except in two cases, where the relay changes the JSON and
  *    re-serializes it (compact; numbers in shortest round-trip form):
- *    - a streamed call (`"stream": true`): the relay sets
- *      `stream_options.include_usage` to true (keeping the agent's other
- *      `stream_options` members), because seed 000's evidence gate needs
- *      server-reported usage and an OpenAI stream carries usage only when
- *      asked to;
+ *    - a streamed call (`"stream": true`) of an API whose streams carry
+ *      usage only when asked (Chat Completions: `stream_options.include_usage`
+ *      set to true, the agent's other `stream_options` members kept),
+ *      because seed 000's evidence gate needs server-reported usage;
+ *      Responses and Messages streams carry usage unasked and go unchanged;
  *    - with `maxOutputTokens` (the plan's output policy): a request whose
- *      output cap is absent or larger gets the plan's value. Each of
- *      `max_completion_tokens` and `max_tokens` the agent set (null
- *      included) that is not an integer at most `maxOutputTokens` is set to
- *      it; when the agent set neither, the relay sets `max_tokens`, the
- *      field every OpenAI-compatible server accepts. A request already
- *      capped at or below the value goes unchanged.
+ *      output cap is absent or larger gets the plan's value. Each of the
+ *      API's output cap fields the agent set (null included) that is not an
+ *      integer at most `maxOutputTokens` is set to it; when the agent set
+ *      none, the relay sets the API's own (`max_tokens` for Chat
+ *      Completions, the field every OpenAI-compatible server accepts;
+ *      `max_output_tokens` for Responses; `max_tokens`, which the API
+ *      requires, for Messages). A request already capped at or below the
+ *      value goes unchanged.
  *
  *    These are the only changes the relay ever makes to a request; the
  *    fingerprint is that of the agent's request as received.
- * 6. Record status, latency, `model`, `usage`, tool calls, the request
- *    fingerprint and the output cap the forwarded request carried
- *    (`max_completion_tokens` ?? `max_tokens` ?? null). Upstream 429 is passed through (with `Retry-After`) and
+ * 6. Record status, latency, `model`, `usage` (and the API's own counts in
+ *    `usage_detail`), tool calls, the request fingerprint and the output
+ *    cap the forwarded request carried. Upstream 429 is passed through (with `Retry-After`) and
  *    marked `rate_limited`; upstream 5xx and 401/403 (the relay's key was
  *    rejected, a harness problem) are passed through and a connection failure
  *    or timeout is answered 502, all marked `provider_fault`. The
@@ -207,13 +273,12 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    `[redacted]` before the agent sees it.
  * 8. A streamed call whose upstream answers 2xx with `text/event-stream` is
  *    passed back event by event as the events arrive (each complete event,
- *    up to its blank line, redacted as in 7). The relay reads every `data:`
- *    JSON event: the first non-empty `model` is the server model id (a later
- *    different one is noted in `detail`), the last `usage` with integer
- *    prompt and completion tokens is the usage, and tool calls are the
- *    distinct `choices[i].delta.tool_calls[j]` entries carrying an `id`;
- *    `data: [DONE]` ends the stream. The usage-only chunk (`"choices": []`)
- *    that the relay's `include_usage` adds is withheld from an agent that did
+ *    up to its blank line, redacted as in 7). The API's stream reader reads
+ *    every event for the server model id (the first; a later different one
+ *    is noted in `detail`), the usage and the tool calls, and says which
+ *    event is the last (`data: [DONE]`, `response.completed`,
+ *    `message_stop`). The usage-only chunk that the relay's `include_usage`
+ *    adds to a Chat Completions stream is withheld from an agent that did
  *    not ask for it itself, so that it sees the stream it asked for. The call
  *    is recorded when the stream ends: `latency_ms` to the end,
  *    `first_byte_ms` to the first body bytes. An agent that closes the
@@ -221,8 +286,8 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    end for the usage (the spend is real and counts toward the token cap,
  *    exactly as for a non-streamed call the agent stopped waiting for), and
  *    `detail` says after how many events the agent left. A stream that fails
- *    midway (timeout, reset, an upstream `error` event) is a
- *    `provider_fault`; the agent gets a last `data: {"error": ...}` event.
+ *    midway (timeout, reset, an upstream error event) is a
+ *    `provider_fault`; the agent gets a last error event in the API's form.
  *    A stream without usage leaves `usage` null, which the evidence gate
  *    makes `evidence_missing`. Any other answer to a streamed call (non-2xx,
  *    or a body that is not an event stream) is handled as in 6 and 7.
@@ -231,7 +296,10 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    `aborted` (a cut-off stream ends with an `aborted` error event); calls
  *    still held for the token cap are refused `token_cap`.
  *
- * Refusal bodies are OpenAI-style: `{"error":{"message","type","param","code"}}`.
+ * Refusal bodies are in the error form of the API the agent called
+ * ({@linkcode kindErrorBody}): OpenAI's `{"error":{"message","type","param","code"}}`,
+ * Anthropic's `{"type":"error","error":{"type","message","details":{"error_code"}}}`;
+ * requests outside the surface get the upstream kind's form.
  *
  * @param socketPath Where to listen (at most 107 bytes); a stale socket file there is replaced.
  * @param options Upstream, key and caps.
@@ -282,31 +350,46 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const bodyDeadlineMs = options.bodyDeadlineMs ?? 30_000;
   const maxConcurrentRequests = options.maxConcurrentRequests ?? 64;
   const pinnedModel = options.pinnedModel ?? null;
+  const upstreamKind = options.upstreamKind ?? "openai";
   const key = options.upstreamKey;
   const closing = new AbortController();
-  const upstreamConfig: Upstream = { base, key, timeoutMs, closing: closing.signal };
+  const upstreamConfig: Upstream = {
+    base,
+    kind: upstreamKind,
+    key,
+    timeoutMs,
+    closing: closing.signal,
+  };
 
   const records: RelayCallRecord[] = [];
   const inFlight = new Map<number, RelayCallRecord>();
+  const bodies = new CallBodyLog(key, options.callBodyLimits);
   let arrivals = 0;
   let admitted = 0;
   let otherRequests = 0;
   let deniedRequests = 0;
+  let deniedUnsupported = 0;
   let active = 0;
   const budget = tokenCap === null ? null : new TokenBudget(tokenCap);
   const tickets = new Map<number, Ticket>();
 
+  /** The answer to a model call the relay words itself, its body logged. */
+  const answer = (index: number, api: ModelApi, status: number, error: RelayError) => {
+    const text = JSON.stringify(kindErrorBody(api.kind, error));
+    bodies.append(index, text);
+    return new Response(text, { status, headers: { "content-type": "application/json" } });
+  };
+
   const refuse = (
-    index: number,
-    endpoint: string,
+    call: { index: number; endpoint: string; api: ModelApi },
     refusal: RelayRefusal,
     status: number,
     fingerprint: string | null,
     message: string,
   ): Response => {
     records.push({
-      index,
-      endpoint,
+      index: call.index,
+      endpoint: call.endpoint,
       forwarded: false,
       refusal,
       status,
@@ -322,17 +405,30 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     const type = refusal === "step_cap" || refusal === "token_cap"
       ? "budget_exhausted"
       : "invalid_request_error";
-    return Response.json(errorBody(message, type, refusal), { status });
+    return answer(call.index, call.api, status, { message, type, code: refusal });
   };
 
-  const modelCall = async (request: Request, endpoint: string) => {
+  const modelCall = async (request: Request, endpoint: string, api: ModelApi) => {
     arrivals += 1;
-    const index = arrivals;
+    const call = { index: arrivals, endpoint, api };
+    const index = call.index;
+    if (api.kind !== upstreamKind) {
+      await request.body?.cancel().catch(() => {});
+      bodies.open(index, endpoint, "", Number(request.headers.get("content-length")) || 0);
+      return refuse(
+        call,
+        "unsupported",
+        404,
+        null,
+        `Not served by this relay: "POST ${endpoint}" is the ${api.name} API, and this ` +
+          `episode's upstream serves the "${upstreamKind}" APIs only`,
+      );
+    }
     const read = await readBody(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs });
     if (read.kind === "too_large") {
+      bodies.open(index, endpoint, "", read.bytesRead);
       return refuse(
-        index,
-        endpoint,
+        call,
         "bad_request",
         413,
         null,
@@ -341,9 +437,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       );
     }
     if (read.kind === "timed_out") {
+      bodies.open(index, endpoint, "", read.bytesRead);
       return refuse(
-        index,
-        endpoint,
+        call,
         "bad_request",
         408,
         null,
@@ -351,47 +447,46 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       );
     }
     const bytes = read.bytes;
-    let body: unknown;
+    const text = new TextDecoder().decode(bytes);
+    bodies.open(index, endpoint, text, bytes.length);
+    let parsed: unknown;
     try {
-      body = JSON.parse(new TextDecoder().decode(bytes));
+      parsed = JSON.parse(text);
     } catch {
-      body = undefined;
+      parsed = undefined;
     }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    if (!isRecord(parsed)) {
       return refuse(
-        index,
-        endpoint,
-        "bad_request",
+        call,
+        "unsupported",
         400,
         null,
-        "Request body must be a JSON object",
+        "Request body must be a JSON object: the relay forwards nothing it cannot meter",
       );
     }
+    const body = parsed;
     const fingerprint = requestFingerprint(body);
-    const problem = requestProblem(body as Record<string, unknown>, pinnedModel);
+    const problem = requestProblem(body, pinnedModel, api);
     if (problem !== null) {
-      return refuse(index, endpoint, problem.refusal, problem.status, fingerprint, problem.message);
+      return refuse(call, problem.refusal, problem.status, fingerprint, problem.message);
     }
-    const streamed = (body as { stream?: unknown }).stream === true;
+    const streamed = body.stream === true;
     const stepRefusal = () =>
       refuse(
-        index,
-        endpoint,
+        call,
         "step_cap",
         403,
         fingerprint,
         `Step cap reached: ${admitted} model calls of ${stepCap} allowed`,
       );
     if (stepCap !== null && admitted >= stepCap) return stepRefusal();
-    const capped = maxOutputTokens === null
-      ? null
-      : withOutputCap(body as Record<string, unknown>, maxOutputTokens);
-    const sent = (capped ?? body) as Record<string, unknown>;
+    const capped = maxOutputTokens === null ? null : withOutputCap(api, body, maxOutputTokens);
+    const sent = capped ?? body;
     let ticket: Ticket | null = null;
     if (budget !== null) {
-      const admission = await budget.admit(outputCapOf(sent));
+      const admission = await budget.admit(outputCapOf(api, sent));
       if (admission.kind === "refused") {
-        return refuse(index, endpoint, "token_cap", 403, fingerprint, admission.message);
+        return refuse(call, "token_cap", 403, fingerprint, admission.message);
       }
       ticket = admission.ticket;
       if (stepCap !== null && admitted >= stepCap) {
@@ -411,18 +506,17 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       usage: null,
       tool_calls: 0,
       fingerprint,
-      output_cap: outputCapOf(sent),
+      output_cap: outputCapOf(api, sent),
       fault: null,
       latency_ms: 0,
       detail: "",
     };
     inFlight.set(index, record);
     if (ticket !== null) tickets.set(index, ticket);
-    const forwardedBytes = streamed
-      ? withUsageRequested(sent)
-      : capped === null
+    const changed = streamed ? api.streamedRequest(sent) ?? capped : capped;
+    const forwardedBytes = changed === null
       ? bytes
-      : new TextEncoder().encode(JSON.stringify(capped));
+      : new TextEncoder().encode(JSON.stringify(changed));
     const started = performance.now();
     let upstream: WholeResponse;
     try {
@@ -434,7 +528,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         forwardedBytes,
       );
       if (streamed && response.ok && isEventStream(response.headers)) {
-        return relayStream(response, record, started, asksForUsage(body));
+        return relayStream(response, record, started, api.streamReader(body), api);
       }
       upstream = await readWhole(response);
     } catch (error) {
@@ -444,26 +538,32 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         record.fault = "aborted";
         record.detail = "Aborted: the relay closed before the upstream answered";
         finish(record);
-        return Response.json(errorBody(record.detail, "upstream_error", "aborted"), {
-          status: 503,
+        return answer(index, api, 503, {
+          message: record.detail,
+          type: "upstream_error",
+          code: "aborted",
         });
       }
       record.fault = "provider_fault";
       record.detail = `Upstream unreachable: ${describe(error)}`;
       finish(record);
-      return Response.json(errorBody(record.detail, "upstream_error", "provider_fault"), {
-        status: 502,
+      return answer(index, api, 502, {
+        message: record.detail,
+        type: "upstream_error",
+        code: "provider_fault",
       });
     }
     record.latency_ms = roundMs(performance.now() - started);
     record.status = upstream.status;
     record.upstream_status = upstream.status;
-    const parsed = parseJson(upstream.body);
     if (upstream.status >= 200 && upstream.status < 300) {
-      record.server_model_id = modelId(parsed);
-      record.usage = usageOf(parsed);
-      record.tool_calls = toolCallCount(parsed);
-      if (parsed === undefined) record.detail = "Upstream response is not JSON";
+      const response = parseJson(upstream.body);
+      const evidence = api.wholeEvidence(response);
+      record.server_model_id = evidence.model;
+      record.usage = evidence.usage;
+      if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
+      record.tool_calls = evidence.toolCalls;
+      if (response === undefined) record.detail = "Upstream response is not JSON";
     } else if (upstream.status === 429) {
       record.fault = "rate_limited";
       record.detail = "Upstream answered 429";
@@ -475,7 +575,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       record.detail = `Upstream rejected the relay's key: status ${upstream.status}`;
     }
     finish(record);
-    return passBack(upstream, key);
+    const back = passBack(upstream, key);
+    bodies.append(index, back.text);
+    return back.response;
   };
 
   /**
@@ -500,21 +602,27 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     response: Response,
     record: RelayCallRecord,
     started: number,
-    agentAskedForUsage: boolean,
+    seen: StreamReader,
+    api: ModelApi,
   ): Response => {
     record.status = response.status;
     record.upstream_status = response.status;
-    const seen = new StreamEvidence();
+    const take = () => {
+      const evidence = seen.evidence();
+      record.server_model_id = evidence.model;
+      record.usage = evidence.usage;
+      if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
+      record.tool_calls = evidence.toolCalls;
+    };
     const { response: toAgent, finished } = streamBack(response, {
       headers: passedHeaders(response.headers),
       key,
       onEvent: (event) => {
-        const pass = seen.add(event) || agentAskedForUsage;
-        record.server_model_id = seen.model;
-        record.usage = seen.usage;
-        record.tool_calls = seen.toolCalls.size;
-        return pass;
+        const verdict = seen.add(event);
+        take();
+        return verdict;
       },
+      onSent: (text) => bodies.append(record.index, text),
       onAgentClosed: (passed) => {
         record.detail = `Agent closed the stream after ${eventCount(passed)} passed back; ` +
           "the relay reads the rest of the upstream stream for the evidence";
@@ -522,29 +630,35 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       onEnd: (end) => {
         record.latency_ms = roundMs(performance.now() - started);
         record.first_byte_ms = end.firstByteAt === null ? null : roundMs(end.firstByteAt - started);
-        record.server_model_id = seen.model;
-        record.usage = seen.usage;
-        record.tool_calls = seen.toolCalls.size;
+        take();
         const notes: string[] = [];
-        let last: StreamError | null = null;
+        let last: string | null = null;
         if (end.error !== null && closing.signal.aborted) {
           record.fault = "aborted";
           notes.push(
             `Aborted: the relay closed after ${eventCount(end.events)} of the upstream stream`,
           );
-          last = errorBody(notes[0], "upstream_error", "aborted").error;
+          last = api.streamErrorEvent({
+            message: notes[0],
+            type: "upstream_error",
+            code: "aborted",
+          });
         } else if (end.error !== null) {
           record.fault = "provider_fault";
           notes.push(
             `Upstream stream failed after ${eventCount(end.events)}: ${describe(end.error)}`,
           );
-          last = errorBody(notes[0], "upstream_error", "provider_fault").error;
-        } else if (seen.upstreamError !== null) {
+          last = api.streamErrorEvent({
+            message: notes[0],
+            type: "upstream_error",
+            code: "provider_fault",
+          });
+        } else if (seen.upstreamError() !== null) {
           record.fault = "provider_fault";
-          notes.push(`Upstream sent an error event: "${seen.upstreamError}"`);
+          notes.push(`Upstream sent an error event: "${seen.upstreamError()}"`);
         }
         if (end.agentClosedAfter !== null) notes.push(agentClosedNote(end));
-        notes.push(...seen.notes(end));
+        notes.push(...seen.notes(end.done || end.error !== null));
         record.detail = notes.join("; ");
         finish(record);
         return end.agentClosedAfter === null ? last : null;
@@ -555,9 +669,18 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     return toAgent;
   };
 
-  const deny = (status: number, message: string, code: string): Response => {
+  const deny = (
+    status: number,
+    message: string,
+    code: string,
+    unsupported: boolean,
+  ): Response => {
     deniedRequests += 1;
-    return Response.json(errorBody(message, "invalid_request_error", code), { status });
+    if (unsupported) deniedUnsupported += 1;
+    return Response.json(
+      kindErrorBody(upstreamKind, { message, type: "invalid_request_error", code }),
+      { status },
+    );
   };
 
   const handler = async (request: Request): Promise<Response> => {
@@ -566,7 +689,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     if (route.kind === "denied") {
       await request.body?.cancel().catch(() => {});
       const code = route.status === 405 ? "method_not_allowed" : "not_found";
-      return deny(route.status, route.message, route.status === 400 ? "bad_request" : code);
+      return deny(route.status, route.message, route.status === 400 ? "bad_request" : code, true);
     }
     if (active >= maxConcurrentRequests) {
       await request.body?.cancel().catch(() => {});
@@ -574,20 +697,25 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         429,
         `Too many concurrent requests: the relay serves at most ${maxConcurrentRequests} at once`,
         "concurrency_limit",
+        false,
       );
     }
     active += 1;
     try {
-      if (route.kind === "model_call") return await modelCall(request, route.path);
+      if (route.kind === "model_call") return await modelCall(request, route.path, route.api);
       otherRequests += 1;
       try {
         const upstream = await readWhole(
           await open(upstreamConfig, route.path, "GET", request.headers, null),
         );
-        return passBack(upstream, key);
+        return passBack(upstream, key).response;
       } catch (error) {
         return Response.json(
-          errorBody(`Upstream unreachable: ${describe(error)}`, "upstream_error", "provider_fault"),
+          kindErrorBody(upstreamKind, {
+            message: `Upstream unreachable: ${describe(error)}`,
+            type: "upstream_error",
+            code: "provider_fault",
+          }),
           { status: 502 },
         );
       }
@@ -606,7 +734,8 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     socketPath,
     records: () => records.map((record) => structuredClone(record)),
     inFlight: () => [...inFlight.values()].map((record) => structuredClone(record)),
-    totals: () => totalsOf(records, otherRequests, deniedRequests),
+    totals: () => totalsOf(records, { otherRequests, deniedRequests, deniedUnsupported }),
+    callBodies: () => bodies.list(),
     stopReason: () => relayStopReason(records, { tokenCap }),
     close: async () => {
       closing.abort();
@@ -647,6 +776,7 @@ async function clearStaleSocket(path: string): Promise<void> {
 
 interface Upstream {
   base: string;
+  kind: UpstreamKind;
   key: string;
   timeoutMs: number;
   /** Aborted by `close()`: cuts off calls still waiting for the upstream. */
@@ -668,15 +798,11 @@ function open(
   incoming: Headers,
   body: Uint8Array<ArrayBuffer> | null,
 ): Promise<Response> {
-  const headers = new Headers();
-  for (const name of FORWARDED_REQUEST_HEADERS) {
-    const value = incoming.get(name);
-    if (value !== null) headers.set(name, value);
-  }
-  if (body !== null && !headers.has("content-type")) {
-    headers.set("content-type", "application/json");
-  }
-  headers.set("authorization", `Bearer ${upstream.key}`);
+  const headers = upstreamHeaders(upstream.kind, {
+    key: upstream.key,
+    incoming,
+    withBody: body !== null,
+  });
   const signal = AbortSignal.any([AbortSignal.timeout(upstream.timeoutMs), upstream.closing]);
   return fetch(`${upstream.base}${pathAndSearch.slice("/v1".length)}`, {
     method,
@@ -698,50 +824,32 @@ async function readWhole(response: Response): Promise<WholeResponse> {
 function passedHeaders(upstream: Headers): Headers {
   const headers = new Headers();
   for (const [name, value] of upstream) {
-    if (FORWARDED_RESPONSE_HEADERS.includes(name) || name.startsWith("x-ratelimit-")) {
+    if (
+      FORWARDED_RESPONSE_HEADERS.includes(name) || name.startsWith("x-ratelimit-") ||
+      name.startsWith("anthropic-ratelimit-")
+    ) {
       headers.set(name, value);
     }
   }
   return headers;
 }
 
-function passBack(upstream: WholeResponse, key: string): Response {
+/** The agent's response to a whole upstream answer, and its body as text (redacted). */
+function passBack(upstream: WholeResponse, key: string): { response: Response; text: string } {
   let body: Uint8Array<ArrayBuffer> | string = upstream.body;
-  const text = new TextDecoder().decode(upstream.body);
-  if (text.includes(key)) body = text.replaceAll(key, "[redacted]");
+  let text = new TextDecoder().decode(upstream.body);
+  if (text.includes(key)) body = text = text.replaceAll(key, "[redacted]");
   const nullBody = upstream.status === 204 || upstream.status === 304;
-  return new Response(nullBody ? null : body, {
+  const response = new Response(nullBody ? null : body, {
     status: upstream.status,
     headers: passedHeaders(upstream.headers),
   });
+  return { response, text: nullBody ? "" : text };
 }
 
 function isEventStream(headers: Headers): boolean {
   const type = headers.get("content-type") ?? "";
   return type.split(";")[0].trim().toLowerCase() === "text/event-stream";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** True when the agent itself set `stream_options.include_usage` to true. */
-function asksForUsage(body: unknown): boolean {
-  const options = (body as { stream_options?: unknown }).stream_options;
-  return isRecord(options) && options.include_usage === true;
-}
-
-/**
- * The body forwarded for a streamed call: the agent's (its output cap
- * already brought within the plan's, if any), with
- * `stream_options.include_usage` set to true and its other `stream_options`
- * members kept (a `stream_options` that is not an object is replaced), as
- * compact JSON. Numbers are rewritten in their shortest round-trip form.
- */
-function withUsageRequested(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
-  const kept = isRecord(body.stream_options) ? body.stream_options : {};
-  const forwarded = { ...body, stream_options: { ...kept, include_usage: true } };
-  return new TextEncoder().encode(JSON.stringify(forwarded));
 }
 
 /** Why {@linkcode requestProblem} refuses a model call. */
@@ -755,11 +863,13 @@ interface RequestProblem {
  * A model call the relay must not forward (step 2 of `startRelay`): a
  * `stream` present and not a boolean; an `n` or `best_of` present and not
  * null or 1 (each choice would be another output under the output and token
- * caps); with `pinned`, a `model` that is not exactly it. Null when none.
+ * caps); a request the API's module cannot meter; with `pinned`, a `model`
+ * that is not exactly it. Null when none.
  */
 function requestProblem(
   body: Record<string, unknown>,
   pinned: string | null,
+  api: ModelApi,
 ): RequestProblem | null {
   if (Object.hasOwn(body, "stream") && typeof body.stream !== "boolean") {
     return {
@@ -779,6 +889,8 @@ function requestProblem(
       };
     }
   }
+  const unmetered = api.requestProblem(body);
+  if (unmetered !== null) return { refusal: "bad_request", status: 400, message: unmetered };
   if (pinned !== null && body.model !== pinned) {
     return {
       refusal: "model_not_allowed",
@@ -791,12 +903,9 @@ function requestProblem(
   return null;
 }
 
-/** The request fields that cap a call's output, in the order the recorded cap reads them. */
-const OUTPUT_CAP_FIELDS = ["max_completion_tokens", "max_tokens"] as const;
-
-/** `max_completion_tokens` ?? `max_tokens` of a request, counting only non-negative integers. */
-function outputCapOf(body: Record<string, unknown>): number | null {
-  for (const field of OUTPUT_CAP_FIELDS) {
+/** The first of the API's output cap fields that is a non-negative integer, or null. */
+function outputCapOf(api: ModelApi, body: Record<string, unknown>): number | null {
+  for (const field of api.outputCapFields) {
     const value = body[field];
     if (isCount(value)) return value;
   }
@@ -805,16 +914,17 @@ function outputCapOf(body: Record<string, unknown>): number | null {
 
 /**
  * The request with its output cap brought to at most `cap` (step 5 of
- * `startRelay`): each cap field the agent set that is not an integer at most
- * `cap` is set to `cap`; with neither field set, `max_tokens` is. Null when
- * the request needs no change.
+ * `startRelay`): each of the API's cap fields the agent set that is not an
+ * integer at most `cap` is set to `cap`; with none set, the API's default
+ * field is. Null when the request needs no change.
  */
 function withOutputCap(
+  api: ModelApi,
   body: Record<string, unknown>,
   cap: number,
 ): Record<string, unknown> | null {
-  const used = OUTPUT_CAP_FIELDS.filter((field) => Object.hasOwn(body, field));
-  if (used.length === 0) return { ...body, max_tokens: cap };
+  const used = api.outputCapFields.filter((field) => Object.hasOwn(body, field));
+  if (used.length === 0) return { ...body, [api.defaultOutputCapField]: cap };
   const over = used.filter((field) => !(isCount(body[field]) && body[field] <= cap));
   if (over.length === 0) return null;
   return { ...body, ...Object.fromEntries(over.map((field) => [field, cap])) };
@@ -835,70 +945,6 @@ function eventCount(n: number): string {
   return n === 1 ? "1 event" : `${n} events`;
 }
 
-/** The evidence a chat (or text) completion stream carries, gathered event by event. */
-class StreamEvidence {
-  model: string | null = null;
-  usage: RelayUsage | null = null;
-  /** `<choice index> <id>` of each tool call delta that carried an id. */
-  toolCalls = new Set<string>();
-  /** The message of the first `{"error": ...}` event, if any. */
-  upstreamError: string | null = null;
-  #otherModel: string | null = null;
-  #notJson = 0;
-
-  /**
-   * Reads one event; returns false for a usage-only chunk (`"choices": []`
-   * with usage), true for every other event.
-   */
-  add(event: SseEvent): boolean {
-    if (event.data === null || event.data === "[DONE]") return true;
-    const chunk = parseJson(new TextEncoder().encode(event.data));
-    if (chunk === undefined) {
-      this.#notJson += 1;
-      return true;
-    }
-    if (!isRecord(chunk)) return true;
-    const id = modelId(chunk);
-    if (id !== null) {
-      if (this.model === null) this.model = id;
-      else if (id !== this.model) this.#otherModel ??= id;
-    }
-    const usage = usageOf(chunk);
-    if (usage !== null) this.usage = usage;
-    if (this.upstreamError === null && isRecord(chunk.error)) {
-      const message = chunk.error.message;
-      this.upstreamError = typeof message === "string" ? message : JSON.stringify(chunk.error);
-    }
-    if (Array.isArray(chunk.choices)) {
-      for (const [i, choice] of chunk.choices.entries()) {
-        if (!isRecord(choice) || !isRecord(choice.delta)) continue;
-        const calls = choice.delta.tool_calls;
-        if (!Array.isArray(calls)) continue;
-        const at = typeof choice.index === "number" ? choice.index : i;
-        for (const call of calls) {
-          if (isRecord(call) && typeof call.id === "string" && call.id !== "") {
-            this.toolCalls.add(`${at} ${call.id}`);
-          }
-        }
-      }
-    }
-    return !(usage !== null && Array.isArray(chunk.choices) && chunk.choices.length === 0);
-  }
-
-  /** Remarks for the record's `detail`. */
-  notes(end: StreamEnd): string[] {
-    const notes: string[] = [];
-    if (this.#otherModel !== null) {
-      notes.push(
-        `Chunks disagree on the model: first "${this.model}", later "${this.#otherModel}"`,
-      );
-    }
-    if (this.#notJson > 0) notes.push(`${this.#notJson} upstream events are not JSON`);
-    if (end.error === null && !end.done) notes.push("Upstream stream ended without [DONE]");
-    return notes;
-  }
-}
-
 function parseJson(bytes: Uint8Array): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
@@ -907,41 +953,9 @@ function parseJson(bytes: Uint8Array): unknown {
   }
 }
 
-function modelId(response: unknown): string | null {
-  if (response === null || typeof response !== "object") return null;
-  const model = (response as { model?: unknown }).model;
-  return typeof model === "string" && model !== "" ? model : null;
-}
-
-function usageOf(response: unknown): RelayUsage | null {
-  if (response === null || typeof response !== "object") return null;
-  const usage = (response as { usage?: unknown }).usage;
-  if (usage === null || typeof usage !== "object") return null;
-  const { prompt_tokens, completion_tokens } = usage as Record<string, unknown>;
-  if (!isCount(prompt_tokens) || !isCount(completion_tokens)) return null;
-  return { prompt_tokens, completion_tokens };
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0;
-}
-
-function toolCallCount(response: unknown): number {
-  if (response === null || typeof response !== "object") return 0;
-  const choices = (response as { choices?: unknown }).choices;
-  if (!Array.isArray(choices)) return 0;
-  let count = 0;
-  for (const choice of choices) {
-    const calls = choice?.message?.tool_calls;
-    if (Array.isArray(calls)) count += calls.length;
-  }
-  return count;
-}
-
 function totalsOf(
   records: readonly RelayCallRecord[],
-  otherRequests: number,
-  deniedRequests: number,
+  counts: { otherRequests: number; deniedRequests: number; deniedUnsupported: number },
 ): RelayTotals {
   const totals: RelayTotals = {
     model_calls: 0,
@@ -953,12 +967,14 @@ function totalsOf(
     rate_limited_calls: 0,
     provider_faults: 0,
     aborted_calls: 0,
-    other_requests: otherRequests,
-    denied_requests: deniedRequests,
+    other_requests: counts.otherRequests,
+    denied_requests: counts.deniedRequests,
+    unsupported_requests: counts.deniedUnsupported,
   };
   for (const record of records) {
     if (record.forwarded) totals.model_calls += 1;
     else totals.refused_calls += 1;
+    if (record.refusal === "unsupported") totals.unsupported_requests += 1;
     if (record.usage !== null) {
       totals.prompt_tokens += record.usage.prompt_tokens;
       totals.completion_tokens += record.usage.completion_tokens;
@@ -970,10 +986,6 @@ function totalsOf(
   }
   totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
   return totals;
-}
-
-function errorBody(message: string, type: string, code: string | null) {
-  return { error: { message, type, param: null, code } };
 }
 
 function roundMs(ms: number): number {

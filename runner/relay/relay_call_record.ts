@@ -16,12 +16,23 @@ const Count = z.number().int().nonnegative();
 
 /**
  * Why the relay answered a model call itself instead of forwarding it:
- * `bad_request` (body not a JSON object, too large or too slow to arrive,
- * `stream` not a boolean, `n` or `best_of` other than 1), `model_not_allowed`
- * (a `model` other than the plan's), `step_cap`, `token_cap` (including a
- * call whose output cap could cross what is left of it).
+ * `bad_request` (body too large or too slow to arrive, `stream` not a
+ * boolean, `n` or `best_of` other than 1, a request of the API that could
+ * not be metered such as a Responses call in the background),
+ * `model_not_allowed` (a `model` other than the plan's), `step_cap`,
+ * `token_cap` (including a call whose output cap could cross what is left
+ * of it), `unsupported` (the relay does not speak what the agent sent: a
+ * body that is not a JSON object, or a model call of an API its upstream
+ * does not serve, e.g. `/v1/messages` with an OpenAI upstream; counted in
+ * `RelayTotals.unsupported_requests`).
  */
-export const RelayRefusal = z.enum(["bad_request", "model_not_allowed", "step_cap", "token_cap"]);
+export const RelayRefusal = z.enum([
+  "bad_request",
+  "model_not_allowed",
+  "step_cap",
+  "token_cap",
+  "unsupported",
+]);
 export type RelayRefusal = z.infer<typeof RelayRefusal>;
 
 /**
@@ -39,6 +50,16 @@ export type RelayFault = z.infer<typeof RelayFault>;
 export const RelayUsage = z.object({ prompt_tokens: Count, completion_tokens: Count }).strict();
 export type RelayUsage = z.infer<typeof RelayUsage>;
 
+/**
+ * The API's own usage counts as the server reported them, by their field
+ * names: Responses `input_tokens`, `output_tokens`, `cached_tokens`,
+ * `cache_write_tokens`, `reasoning_tokens`; Messages `input_tokens`,
+ * `output_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`
+ * (how each maps to {@linkcode RelayUsage}: `runner/relay/api/`).
+ */
+export const RelayUsageDetail = z.record(z.string(), Count);
+export type RelayUsageDetail = z.infer<typeof RelayUsageDetail>;
+
 /** One model call as the relay saw it. */
 export const RelayCallRecord = z.object({
   /** 1-based arrival order among the episode's model-call requests. */
@@ -54,26 +75,41 @@ export const RelayCallRecord = z.object({
   upstream_status: z.number().int().min(100).max(599).nullable(),
   /**
    * `model` of the upstream's JSON response, when a non-empty string; for a
-   * streamed call, the first non-empty `model` of its chunks.
+   * streamed call, the first non-empty `model` of its chunks (Responses:
+   * of the events' `response`; Messages: of `message_start`'s `message`).
    */
   server_model_id: z.string().min(1).nullable(),
   /**
-   * `usage` of the upstream's JSON response, when both counts are
-   * non-negative integers; for a streamed call, that of the last chunk
-   * carrying one (normally the final chunk, with empty `choices`).
+   * The server-reported usage as prompt and completion tokens, when the
+   * API's counts are non-negative integers. Chat Completions: `usage` of
+   * the response, or of the last chunk carrying one (normally the final
+   * chunk, with empty `choices`). Responses: `input_tokens` and
+   * `output_tokens` (of the final event's response in a stream). Messages:
+   * `input_tokens` + `cache_creation_input_tokens` +
+   * `cache_read_input_tokens` as prompt (all billed input), `output_tokens`
+   * as completion (in a stream, once `message_delta` reported them).
    */
   usage: RelayUsage.nullable(),
   /**
-   * Number of `tool_calls` the response's choices asked for; for a streamed
-   * call, the distinct tool-call deltas carrying an `id`.
+   * Responses and Messages calls with usage only: the API's own counts
+   * behind `usage` ({@linkcode RelayUsageDetail}); absent for Chat
+   * Completions and in records written before it was recorded.
+   */
+  usage_detail: RelayUsageDetail.optional(),
+  /**
+   * Tool calls the response asked the agent to run: Chat Completions, the
+   * `tool_calls` of its choices (streamed: the distinct tool-call deltas
+   * carrying an `id`); Responses, its tool-call output items such as
+   * `function_call`; Messages, its `tool_use` content blocks.
    */
   tool_calls: Count,
   /** {@linkcode requestFingerprint} of the body; null when it was not JSON. */
   fingerprint: Sha256.nullable(),
   /**
-   * Forwarded calls only: the output cap the forwarded request carried,
-   * `max_completion_tokens` ?? `max_tokens` (when a non-negative integer),
-   * else null (the request set no cap). With a plan output policy
+   * Forwarded calls only: the output cap the forwarded request carried, in
+   * the API's field (Chat Completions `max_completion_tokens` ??
+   * `max_tokens`, Responses `max_output_tokens`, Messages `max_tokens`)
+   * when a non-negative integer, else null (the request set no cap). With a plan output policy
    * (`RelayOptions.maxOutputTokens`) this is the cap after the relay applied
    * the policy. Absent for refused calls, and in records written before it
    * was recorded (optional, so they still parse).

@@ -90,6 +90,8 @@ Deno.test("startRelay() forwards nothing outside its allow-list and counts what 
     assert.equal(models.status, 200);
     assert.deepEqual(provider.requests().map((r) => `${r.method} ${r.path}`), ["GET /v1/models"]);
     assert.equal(relay.totals().denied_requests, 8);
+    // every one of them is outside what the relay speaks
+    assert.equal(relay.totals().unsupported_requests, 8);
     assert.equal(relay.totals().other_requests, 1);
     assert.deepEqual(relay.records(), []);
   });
@@ -195,6 +197,8 @@ Deno.test("startRelay() answers 429 past its concurrency limit", async () => {
       assert.deepEqual([third.status, third.code], [429, "concurrency_limit"]);
       assert.deepEqual((await Promise.all(slow)).map((a) => a.status), [200, 200]);
       assert.equal(relay.totals().denied_requests, 1);
+      // the relay speaks the call's API: over the limit is not unsupported
+      assert.equal(relay.totals().unsupported_requests, 0);
       assert.equal(provider.requests().length, 2);
     },
   );

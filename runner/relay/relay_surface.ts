@@ -6,17 +6,22 @@
  * @module
  */
 
+import type { ModelApi } from "./api/model_api.ts";
+import { MODEL_APIS, modelApiFor } from "./api/model_apis.ts";
+
 /**
  * Endpoints whose POSTs are model calls: recorded, capped, metered and
- * fingerprinted. The single source of the metered surface: adding a metered
- * path (e.g. `/v1/responses`) is adding it here.
+ * fingerprinted: the paths of the metered APIs (`MODEL_APIS` in
+ * `api/model_apis.ts`, the single source; adding an API adds its paths
+ * here). Which of them a relay forwards depends on its upstream's kind.
  */
-export const MODEL_CALL_PATHS: readonly string[] = ["/v1/chat/completions", "/v1/completions"];
+export const MODEL_CALL_PATHS: readonly string[] = MODEL_APIS.flatMap((api) => api.paths);
 
 /** Where {@linkcode routeRequest} sends a request. */
 export type Route =
   | { kind: "health" }
-  | { kind: "model_call"; path: string }
+  /** A POST to a path of `api`, whichever upstream kind the relay has. */
+  | { kind: "model_call"; path: string; api: ModelApi }
   /** `GET /v1/models` or `GET /v1/models/<id>`: forwarded without a body, not metered. */
   | { kind: "models"; path: string }
   /** Answered locally with `status`, never forwarded. */
@@ -64,9 +69,8 @@ export function routeRequest(method: string, target: string): Route {
       message: `Method not allowed by the relay: "${method} ${target}" (allowed: ${want})`,
     };
   if (target === "/relay/health") return allowed("GET") ?? { kind: "health" };
-  if (MODEL_CALL_PATHS.includes(target)) {
-    return allowed("POST") ?? { kind: "model_call", path: target };
-  }
+  const api = modelApiFor(target);
+  if (api !== null) return allowed("POST") ?? { kind: "model_call", path: target, api };
   if (target === "/v1/models" || (segments.length === 3 && target.startsWith("/v1/models/"))) {
     return allowed("GET") ?? { kind: "models", path: target };
   }

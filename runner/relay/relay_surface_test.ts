@@ -2,8 +2,20 @@ import assert from "node:assert/strict";
 import { MODEL_CALL_PATHS, rawTarget, routeRequest } from "./relay_surface.ts";
 
 Deno.test("routeRequest() allows the model calls, the model list and the health probe only", () => {
+  assert.deepEqual(MODEL_CALL_PATHS, [
+    "/v1/chat/completions",
+    "/v1/completions",
+    "/v1/responses",
+    "/v1/messages",
+  ]);
   for (const path of MODEL_CALL_PATHS) {
-    assert.deepEqual(routeRequest("POST", path), { kind: "model_call", path });
+    const route = routeRequest("POST", path);
+    assert.equal(route.kind === "model_call" && route.api.paths.includes(path), true, path);
+  }
+  for (
+    const path of ["/v1/responses/resp_1", "/v1/messages/count_tokens", "/v1/messages/batches"]
+  ) {
+    assert.equal(routeRequest("POST", path).kind, "denied", path);
   }
   assert.deepEqual(routeRequest("GET", "/v1/models"), { kind: "models", path: "/v1/models" });
   assert.deepEqual(routeRequest("GET", "/v1/models/gpt-4o-mini"), {

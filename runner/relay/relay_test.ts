@@ -183,6 +183,7 @@ Deno.test("startRelay() forwards an uncapped call that crosses the token cap, th
           aborted_calls: 0,
           other_requests: 0,
           denied_requests: 0,
+          unsupported_requests: 0,
         },
       );
     },
@@ -267,11 +268,17 @@ Deno.test("startRelay() refuses malformed bodies without forwarding", async () =
   await withRig({}, {}, async ({ provider, relay, send }) => {
     const bad = await send("/v1/chat/completions", { method: "POST", body: "{not json" });
     assert.equal(bad.status, 400);
-    assert.equal(JSON.parse(bad.text).error.code, "bad_request");
+    assert.equal(JSON.parse(bad.text).error.code, "unsupported");
     const unknown = await send("/admin", { method: "POST", body: "{}" });
     assert.equal(unknown.status, 404);
     assert.equal(provider.requests().length, 0);
-    assert.deepEqual(relay.records().map((r) => r.refusal), ["bad_request"]);
+    assert.deepEqual(relay.records().map((r) => r.refusal), ["unsupported"]);
+    // the unparseable body (a refused call) and the unknown path (denied): both unsupported
+    assert.deepEqual(
+      [relay.totals().refused_calls, relay.totals().denied_requests],
+      [1, 1],
+    );
+    assert.equal(relay.totals().unsupported_requests, 2);
     assert.equal(relay.stopReason(), "completed");
     assert.equal(evidenceGate(relay.records()).zero_calls, true);
   });

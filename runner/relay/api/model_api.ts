@@ -1,0 +1,209 @@
+/**
+ * The one interface behind which the relay meters each model API (issue 8,
+ * "The relay meters every model API"): what a request of the API looks like
+ * (its output cap fields, what a stream needs), what its responses and
+ * stream events carry (server model id, usage, tool calls) and how its
+ * errors are worded. `relay.ts` dispatches on a {@linkcode ModelApi} and
+ * knows no API's field names; adding an API is one module implementing this
+ * interface plus one line in `model_apis.ts`.
+ *
+ * @module
+ */
+import type { RelayUsage, RelayUsageDetail } from "../relay_call_record.ts";
+import type { SseEvent } from "../_sse_splitter.ts";
+import type { UpstreamKind } from "./upstream_kind.ts";
+
+/** What the relay reads from one call's response (whole or streamed). */
+export interface CallEvidence {
+  /** The server-reported model id; null when none was reported. */
+  model: string | null;
+  /**
+   * Usage in the relay's terms: `prompt_tokens` every billed input token,
+   * `completion_tokens` every output token (each API module documents its
+   * mapping); null unless the server reported it whole.
+   */
+  usage: RelayUsage | null;
+  /** The API's own usage counts as reported (recorded as `usage_detail`); null when none. */
+  usageDetail: RelayUsageDetail | null;
+  /** Tool calls the response asked the agent to run. */
+  toolCalls: number;
+}
+
+/** An error the relay words itself: `message`, a `type` and a machine-readable `code`. */
+export interface RelayError {
+  message: string;
+  type: string;
+  code: string | null;
+}
+
+/** What {@linkcode StreamReader.add} decided for one event. */
+export interface EventVerdict {
+  /** False: withhold the event from the agent (it is still read for the evidence). */
+  pass: boolean;
+  /** True: the API's last event of a stream; the relay reads no further. */
+  end: boolean;
+}
+
+/** Reads one streamed call's events, in order, for its evidence. */
+export interface StreamReader {
+  /** Reads one complete event. */
+  add(event: SseEvent): EventVerdict;
+  /** The evidence seen so far. */
+  evidence(): CallEvidence;
+  /** The message of the first error the stream carried (an error event); null when none. */
+  upstreamError(): string | null;
+  /**
+   * Remarks for the record's `detail` (models disagreeing, events that are
+   * not JSON, a stream that ended without its last event).
+   *
+   * @param ended false only for a stream that ended without error and without the API's last event
+   */
+  notes(ended: boolean): string[];
+}
+
+/** One model API the relay meters. */
+export interface ModelApi {
+  /** Short name used in messages, e.g. `Responses`. */
+  readonly name: string;
+  /** Which upstream kind serves it: the relay forwards only its upstream kind's APIs. */
+  readonly kind: UpstreamKind;
+  /** The canonical request paths of its model calls, e.g. `/v1/responses`. */
+  readonly paths: readonly string[];
+  /** Request fields that cap the output, in the order the recorded `output_cap` reads them. */
+  readonly outputCapFields: readonly string[];
+  /** The field the relay sets to the plan's output cap when the agent set none. */
+  readonly defaultOutputCapField: string;
+  /**
+   * Why a request of this API cannot be metered if forwarded (e.g. a
+   * Responses call run in the background), or null.
+   *
+   * @param body the agent's request
+   */
+  requestProblem(body: Record<string, unknown>): string | null;
+  /**
+   * The request to forward for a streamed call, when the API needs a change
+   * to report usage in a stream; null when the request goes as it is.
+   *
+   * @param body the request as it will be forwarded otherwise (output policy applied)
+   */
+  streamedRequest(body: Record<string, unknown>): Record<string, unknown> | null;
+  /**
+   * The evidence of a 2xx whole response.
+   *
+   * @param response the parsed response body (undefined when not JSON)
+   */
+  wholeEvidence(response: unknown): CallEvidence;
+  /**
+   * A reader for one 2xx event stream.
+   *
+   * @param request the agent's request as received
+   */
+  streamReader(request: Record<string, unknown>): StreamReader;
+  /**
+   * The raw text of the event the relay sends as a stream's last when the
+   * stream failed, in the form the API's clients read as an error.
+   *
+   * @param error what to report
+   */
+  streamErrorEvent(error: RelayError): string;
+}
+
+/**
+ * True for a plain JSON object (not null, not an array).
+ *
+ * @param value any value
+ * @returns whether it is an object with string keys
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * True for a token count: a non-negative integer.
+ *
+ * @param value any value
+ * @returns whether it counts tokens
+ */
+export function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * The server model id of a parsed JSON object: its `model` when a non-empty
+ * string, else null.
+ *
+ * @param value a parsed response or event payload
+ * @returns the id or null
+ */
+export function modelOf(value: unknown): string | null {
+  if (!isRecord(value)) return null;
+  return typeof value.model === "string" && value.model !== "" ? value.model : null;
+}
+
+/**
+ * Parses one event's `data` as JSON.
+ *
+ * @param text the event's data
+ * @returns the value, or undefined when it is not JSON
+ */
+export function parseEventData(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What every stream reader tracks alike: the first model id (and whether a
+ * later event named another) and the events that are not JSON.
+ */
+export class StreamTally {
+  /** The first non-empty model id seen. */
+  model: string | null = null;
+  #otherModel: string | null = null;
+  #notJson = 0;
+
+  /**
+   * Parses an event's data, counting it when it is not JSON.
+   *
+   * @param data the event's data
+   * @returns the parsed value, or undefined when not JSON
+   */
+  parse(data: string): unknown {
+    const value = parseEventData(data);
+    if (value === undefined) this.#notJson += 1;
+    return value;
+  }
+
+  /**
+   * Notes a model id an event carried (null: none).
+   *
+   * @param id the id
+   */
+  seeModel(id: string | null): void {
+    if (id === null) return;
+    if (this.model === null) this.model = id;
+    else if (id !== this.model) this.#otherModel ??= id;
+  }
+
+  /**
+   * The shared remarks, then `missingEnd` when the stream ended without its
+   * last event.
+   *
+   * @param ended false only for a stream that ended without error and without its last event
+   * @param missingEnd the remark for a stream without its last event
+   * @returns the remarks
+   */
+  notes(ended: boolean, missingEnd: string): string[] {
+    const notes: string[] = [];
+    if (this.#otherModel !== null) {
+      notes.push(
+        `Chunks disagree on the model: first "${this.model}", later "${this.#otherModel}"`,
+      );
+    }
+    if (this.#notJson > 0) notes.push(`${this.#notJson} upstream events are not JSON`);
+    if (!ended) notes.push(missingEnd);
+    return notes;
+  }
+}
