@@ -413,8 +413,9 @@ function invalidSection(summary: ReportSummary): Block[] {
 /**
  * Every failed and invalid episode with the exact `ledgerbench show` command
  * that prints its row, its model calls and its output tails (issue 8); the
- * episode id and the ledger path are shell-quoted, so the command can be
- * pasted whatever they hold.
+ * episode id (in both columns) and the ledger path are shell-quoted, so the
+ * command can be pasted whatever they hold and no control or bidirectional
+ * character reaches the page.
  */
 function inspectSection(summary: ReportSummary): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Failed and invalid episodes" }];
@@ -438,7 +439,7 @@ function inspectSection(summary: ReportSummary): Block[] {
     header: ["episode", "outcome", "stop reason", "log", "command"],
     align: ["left", "left", "left", "left", "left"],
     rows: episodes.map((e) => [
-      code(e.episode_id),
+      code(shellQuote(e.episode_id)),
       e.outcome === "invalid" ? `invalid (${code(e.invalid_reason ?? "")})` : "failed",
       code(e.stop_reason),
       e.episode_log_digest === null ? "none" : "stored",

@@ -1,0 +1,48 @@
+/**
+ * Shell words for the commands a report prints, so that a reader can paste
+ * them: untrusted text (an episode id, a path) must reach the command as one
+ * word and can never run as code.
+ *
+ * Private to `report/`.
+ *
+ * @module
+ */
+
+/** Characters that stay unquoted. */
+const SAFE = /^[A-Za-z0-9_./=:@%+-]+$/;
+
+/** Controls and bidirectional overrides, which a reader could not see or would see reordered. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * One word for a POSIX shell (POSIX.1-2024, XCU 2.2): as is when it holds only
+ * `A-Z a-z 0-9 _ . / = : @ % + -`; in single quotes otherwise (a `'` as
+ * `'\''`); and, when it holds a control or bidirectional character, in
+ * dollar-single-quotes with those characters' UTF-8 bytes as three-digit
+ * octal escapes (`\033`), so the printed command shows every byte it runs
+ * with. O(length).
+ *
+ * @param word any text
+ * @returns the word, quoted when needed
+ * @example
+ * ```ts
+ * import { shellQuote } from "./_shell_quote.ts";
+ * if (shellQuote("r1/a/t1/1") !== "r1/a/t1/1") throw new Error();
+ * if (shellQuote("$(id)'") !== "'$(id)'\\'''") throw new Error();
+ * if (shellQuote("a\u001bb") !== "$'a\\033b'") throw new Error();
+ * ```
+ */
+export function shellQuote(word: string): string {
+  if (SAFE.test(word)) return word;
+  if (!INVISIBLE.test(word)) return `'${word.replaceAll("'", `'\\''`)}'`;
+  const encoder = new TextEncoder();
+  let body = "";
+  for (const char of word) {
+    if (char === "\\" || char === "'") body += `\\${char}`;
+    else if (INVISIBLE.test(char)) {
+      body += [...encoder.encode(char)].map((b) => `\\${b.toString(8).padStart(3, "0")}`).join("");
+    } else body += char;
+  }
+  return `$'${body}'`;
+}
