@@ -23,7 +23,8 @@ export const summary = "Show one episode: its row, each model call and the outpu
 
 /** Help text, an example first. */
 export const help = `Print what happened in one episode: its ledger row, each model call the
-relay recorded (model, usage, latency, status, refusal or fault) and the
+relay recorded (model, usage, latency, status, refusal or fault, the size of
+its request and response bodies; --json prints the bodies) and the
 candidate's stdout and stderr tails. They come from the episode log the runner
 stores beside the workspace artifact; the log is read by the row's
 episode_log_digest and its bytes are checked against it.
@@ -138,9 +139,23 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   if (log.calls.length > 0) text += callTable(log.calls);
   const details = log.calls.filter((call) => call.detail !== "");
   for (const call of details) text += `  #${call.index} ${call.detail}\n`;
+  if (log.bodies.length > 0) {
+    text += `\nbodies (--json prints what was kept of each):\n`;
+    for (const body of log.bodies) {
+      text += `  #${body.index} ${body.endpoint}: request ${size(body.request)}, ` +
+        `response ${size(body.response)}\n`;
+    }
+  }
+  if (log.bodies_omitted > 0) text += `  ${log.bodies_omitted} more not stored\n`;
   text += `\nstdout tail:\n${tail(log.stdout_tail)}`;
   text += `\nstderr tail:\n${tail(log.stderr_tail)}`;
   return text;
+}
+
+/** A body's size, and how much of it was kept when not all. */
+function size(body: { text: string; bytes: number; truncated: boolean }): string {
+  const kept = new TextEncoder().encode(body.text).length;
+  return `${body.bytes} bytes` + (body.truncated ? ` (first ${kept} kept)` : "");
 }
 
 function outcome(row: Episode): string {

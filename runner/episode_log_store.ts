@@ -2,8 +2,10 @@
  * The content-addressed store of episode logs (issue 8, "See what happened in
  * an episode"): what a row's numbers cannot say about an attempt, kept as
  * evidence beside its workspace artifact. One log per episode holds the
- * candidate's bounded stdout and stderr tails and the relay's call records
- * (model, usage, status, latency, refusal, fault of each call).
+ * candidate's bounded stdout and stderr tails, the relay's call records
+ * (model, usage, status, latency, refusal, fault of each call) and each
+ * call's request and response bodies as the relay kept them (bounded, the
+ * key redacted: `Relay.callBodies()`).
  *
  * Layout, under the artifact store's root (`runner/sandbox/artifact_store.ts`):
  * `<root>/sha256/<hex>.episode-log.json`, the log as canonical JSON
@@ -15,6 +17,7 @@
 import { z } from "zod";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
+import type { CallBodies } from "./relay/call_bodies.ts";
 import { RelayCallRecord } from "./relay/relay_call_record.ts";
 import { tailText } from "./sandbox/tail_text.ts";
 
@@ -23,6 +26,21 @@ export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
 
 /** What replaces a redacted value (the relay's own marker). */
 const REDACTED = "[redacted]";
+
+/** The head of one body as the relay kept it (`BodyExcerpt`). */
+const BodyExcerpt = z.object({
+  text: z.string(),
+  bytes: z.number().int().nonnegative(),
+  truncated: z.boolean(),
+}).strict();
+
+/** One call's bodies as the relay kept them; tied to `CallBodies`, so the two cannot drift. */
+const StoredCallBodies = z.object({
+  index: z.number().int().positive(),
+  endpoint: z.string().min(1),
+  request: BodyExcerpt,
+  response: BodyExcerpt,
+}).strict() satisfies z.ZodType<CallBodies>;
 
 /** An episode's log as stored. */
 export const EpisodeLog = z.object({
@@ -36,6 +54,10 @@ export const EpisodeLog = z.object({
   calls: z.array(RelayCallRecord),
   /** Records left out past the store's `maxCalls` (the last ones). */
   calls_omitted: z.number().int().nonnegative(),
+  /** Each call's request and response bodies, in index order; empty when no relay ran. */
+  bodies: z.array(StoredCallBodies),
+  /** Bodies left out past the store's `maxCalls` (the last ones). */
+  bodies_omitted: z.number().int().nonnegative(),
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
 
@@ -48,13 +70,15 @@ export interface EpisodeLogInput {
   stderrTail: string | null;
   /** The relay's call records (null or empty: no relay ran, or no call). */
   records: readonly RelayCallRecord[] | null;
+  /** The relay's call bodies (`Relay.callBodies()`, already bounded; null: no relay ran). */
+  bodies: readonly CallBodies[] | null;
 }
 
 /** Options of {@linkcode storeEpisodeLog}. */
 export interface StoreEpisodeLogOptions {
   /** Bytes kept of each tail (its end); default 65536, the sandbox's own tail. */
   maxTailBytes?: number;
-  /** Call records kept (the first ones); default 1000. */
+  /** Call records kept, and call bodies kept (the first ones of each); default 1000. */
   maxCalls?: number;
   /** Values replaced by `[redacted]` in every stored string (the upstream key). */
   redact?: readonly string[];
@@ -69,8 +93,9 @@ export interface StoredEpisodeLog {
 
 /**
  * Stores an episode's log: bounds it (each tail to its last `maxTailBytes`
- * bytes, marked as `tailText` marks a cut; at most `maxCalls` records, the
- * rest counted in `calls_omitted`), replaces every `redact` value by
+ * bytes, marked as `tailText` marks a cut; at most `maxCalls` records and
+ * `maxCalls` bodies, the rest counted in `calls_omitted` and
+ * `bodies_omitted`; each body comes bounded by the relay), replaces every `redact` value by
  * `[redacted]` in every string, writes it as canonical JSON to
  * `<root>/sha256/<hex>.episode-log.json` (read-only, through a staging file
  * and a rename) and returns its digest. The same log stored twice is one
@@ -87,7 +112,13 @@ export interface StoredEpisodeLog {
  * ```ts
  * import { openEpisodeLog, storeEpisodeLog } from "./episode_log_store.ts";
  * const root = await Deno.makeTempDir();
- * const input = { episode_id: "r/a/t/1", stdoutTail: "", stderrTail: "boom\n", records: [] };
+ * const input = {
+ *   episode_id: "r/a/t/1",
+ *   stdoutTail: "",
+ *   stderrTail: "boom\n",
+ *   records: [],
+ *   bodies: [],
+ * };
  * const stored = await storeEpisodeLog(root, input);
  * const log = await openEpisodeLog(root, stored.digest);
  * if (log.stderr_tail !== "boom\n") throw new Error("round trip failed");
@@ -102,6 +133,7 @@ export async function storeEpisodeLog(
   const maxTailBytes = options.maxTailBytes ?? 65536;
   const maxCalls = options.maxCalls ?? 1000;
   const records = input.records ?? [];
+  const bodies = input.bodies ?? [];
   const encoder = new TextEncoder();
   const tail = (text: string | null) =>
     text === null ? null : tailText(encoder.encode(text), maxTailBytes);
@@ -112,6 +144,8 @@ export async function storeEpisodeLog(
     stderr_tail: tail(input.stderrTail),
     calls: records.slice(0, maxCalls),
     calls_omitted: Math.max(0, records.length - maxCalls),
+    bodies: bodies.slice(0, maxCalls),
+    bodies_omitted: Math.max(0, bodies.length - maxCalls),
   };
   const secrets = (options.redact ?? []).filter((value) => value.length > 0);
   const text = canonicalJson(redactStrings(log, secrets));

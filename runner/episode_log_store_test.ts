@@ -9,6 +9,12 @@ const INPUT = {
   stdoutTail: "working\n",
   stderrTail: "crashing on purpose\n",
   records: [callRecord(1), refusedRecord(2, "step_cap")],
+  bodies: [{
+    index: 1,
+    endpoint: "/v1/chat/completions",
+    request: { text: '{"model":"m-1"}', bytes: 15, truncated: false },
+    response: { text: '{"model":"m-1","usage"', bytes: 90, truncated: true },
+  }],
 };
 
 Deno.test("storeEpisodeLog() round-trips the tails and the records", async () => {
@@ -22,6 +28,8 @@ Deno.test("storeEpisodeLog() round-trips the tails and the records", async () =>
     stderr_tail: "crashing on purpose\n",
     calls: INPUT.records,
     calls_omitted: 0,
+    bodies: INPUT.bodies,
+    bodies_omitted: 0,
   });
 });
 
@@ -36,7 +44,7 @@ Deno.test("storeEpisodeLog() names the file by the SHA-256 of its bytes, read-on
   assert.equal((await Deno.stat(stored.path)).mode! & 0o777, 0o444);
   // Canonical JSON: sorted keys, two-space indent, final newline.
   const text = new TextDecoder().decode(bytes);
-  assert.ok(text.startsWith('{\n  "calls": [\n'));
+  assert.ok(text.startsWith('{\n  "bodies": [\n'));
   assert.ok(text.endsWith('  "stdout_tail": "working\\n"\n}\n'));
   // The same log again is the same file.
   assert.deepEqual(await storeEpisodeLog(dir.path, INPUT), stored);
@@ -83,12 +91,15 @@ Deno.test("storeEpisodeLog() bounds the tails and the records", async () => {
     stdoutTail: "0123456789",
     stderrTail: "é".repeat(3), // 6 UTF-8 bytes
     records: [callRecord(1), callRecord(2), callRecord(3)],
+    bodies: [1, 2, 3].map((index) => ({ ...INPUT.bodies[0], index })),
   }, { maxTailBytes: 4, maxCalls: 2 });
   const log = await openEpisodeLog(dir.path, stored.digest);
   assert.equal(log.stdout_tail, "[… 6 earlier bytes omitted]\n6789");
   assert.equal(log.stderr_tail, "[… 2 earlier bytes omitted]\néé");
   assert.deepEqual(log.calls.map((c) => c.index), [1, 2]);
   assert.equal(log.calls_omitted, 1);
+  assert.deepEqual(log.bodies.map((b) => b.index), [1, 2]);
+  assert.equal(log.bodies_omitted, 1);
 });
 
 Deno.test("storeEpisodeLog() redacts the given values in every string", async () => {
@@ -99,6 +110,10 @@ Deno.test("storeEpisodeLog() redacts the given values in every string", async ()
     stdoutTail: `key=${key}\n`,
     stderrTail: null,
     records: [callRecord(1, { detail: `upstream said ${key}` })],
+    bodies: [{
+      ...INPUT.bodies[0],
+      response: { text: `{"echo":"Bearer ${key}"}`, bytes: 40, truncated: false },
+    }],
   }, { redact: [key, ""] });
   const text = await Deno.readTextFile(stored.path);
   assert.ok(!text.includes(key));
@@ -106,4 +121,5 @@ Deno.test("storeEpisodeLog() redacts the given values in every string", async ()
   assert.equal(log.stdout_tail, "key=[redacted]\n");
   assert.equal(log.stderr_tail, null);
   assert.equal(log.calls[0].detail, "upstream said [redacted]");
+  assert.equal(log.bodies[0].response.text, '{"echo":"Bearer [redacted]"}');
 });

@@ -16,8 +16,8 @@
  *    come from the relay, never from the agent);
  * 4. the workspace stored as a content-addressed artifact; the verifier in its
  *    own container, hidden files copied in only now, digests checked;
- * 5. one row, pointing at the episode's log (the candidate's output tails
- *    and the relay's call records) stored beside the artifact, also when the
+ * 5. one row, pointing at the episode's log (the candidate's output tails,
+ *    the relay's call records and bodies) stored beside the artifact, also when the
  *    harness failed (`with_episode_log.ts`).
  *
  * Classification, in this order:
@@ -211,6 +211,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         stdoutTail: null,
         stderrTail: null,
         records,
+        bodies: relay === null ? null : relay.callBodies(),
       });
     }
     await close();
@@ -257,6 +258,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
       stdoutTail: candidate.stdoutTail,
       stderrTail: candidate.stderrTail,
       records: relay.records(),
+      bodies: relay.callBodies(),
     });
   };
 }

@@ -10,7 +10,7 @@
  * key, the workspace is a copy stored as a content-addressed artifact, the
  * hidden verifier files are copied only after the candidate exits and are
  * digested before and after, the same classification rules apply, and the
- * episode's log (output tails, call records) is stored beside the artifact
+ * episode's log (output tails, call records and bodies) is stored beside the artifact
  * (`with_episode_log.ts`). What
  * does not: no network isolation, no read-only root, no capability drop, no
  * pids or memory limit; the verifier (`setup.sh`, `verify.sh` with `sh`)
@@ -145,6 +145,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
       const artifact = await storeArtifact(workspace, options.artifactsRoot);
       await relay.close();
       const records = relay.records();
+      const bodies = relay.callBodies();
       const relayStop = relay.stopReason();
       const surface = relaySurface(relay.totals());
       relay = null;
@@ -165,7 +166,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
             options.verifierWallMs ?? 120_000,
           ),
       });
-      return await withEpisodeLog(row, { ...logSource, ...tails, records });
+      return await withEpisodeLog(row, { ...logSource, ...tails, records, bodies });
     } catch (error) {
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
@@ -177,7 +178,8 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         startedAt,
         modelLimits: options.plan.model_limits,
       });
-      return await withEpisodeLog(row, { ...logSource, ...tails, records });
+      const bodies = relay === null ? null : relay.callBodies();
+      return await withEpisodeLog(row, { ...logSource, ...tails, records, bodies });
     } finally {
       await forwarder?.close().catch(() => {});
       await relay?.close().catch(() => {});

@@ -29,6 +29,7 @@ Deno.test("withEpisodeLog() stores the log and names its digest in the row", asy
     stdoutTail: "",
     stderrTail: "sk-key crashed\n",
     records: [callRecord(1)],
+    bodies: [],
   });
   assert.deepEqual({ ...row, episode_log_digest: undefined }, {
     ...DRAFT,
@@ -50,6 +51,7 @@ Deno.test("withEpisodeLog() keeps the row and notes why when the log cannot be s
     stdoutTail: null,
     stderrTail: null,
     records: null,
+    bodies: null,
   });
   assert.equal(row.episode_log_digest, undefined);
   assert.match(row.notes!, /^candidate exit code 70; episode log not stored: Not a directory/);

@@ -22,6 +22,20 @@ async function fixture(dir: string, stderrTail = "Traceback: crashed on purpose\
     stdoutTail: "reading TASK.md\n",
     stderrTail,
     records: [{ ...RECORDS[1], detail: "step cap 1 reached" }, RECORDS[0]],
+    bodies: [
+      {
+        index: 1,
+        endpoint: "/v1/chat/completions",
+        request: { text: '{"model":"demo-weak-1"}', bytes: 23, truncated: false },
+        response: { text: '{"model":"demo-weak-1",', bytes: 180, truncated: true },
+      },
+      {
+        index: 2,
+        endpoint: "/v1/chat/completions",
+        request: { text: '{"model":"demo-weak-1"}', bytes: 23, truncated: false },
+        response: { text: '{"error":{"code":"step_cap"}}', bytes: 29, truncated: false },
+      },
+    ],
   });
   const ledger = await writeJsonl(`${dir}/ledger.jsonl`, [
     row({
@@ -92,6 +106,10 @@ calls: 2
 1  /v1/chat/completions     200  demo-weak-1      10           5      0          12  forwarded
   #2 step cap 1 reached
 
+bodies (--json prints what was kept of each):
+  #1 /v1/chat/completions: request 23 bytes, response 180 bytes (first 23 kept)
+  #2 /v1/chat/completions: request 23 bytes, response 29 bytes
+
 stdout tail:
   | reading TASK.md
 
@@ -112,6 +130,7 @@ Deno.test("show --json prints the row and the stored log as canonical JSON", asy
   assert.equal(payload.episode.episode_log_digest, stored.digest);
   assert.equal(payload.episode_log.stderr_tail, "Traceback: crashed on purpose\n");
   assert.deepEqual(payload.episode_log.calls.map((c: { index: number }) => c.index), [2, 1]);
+  assert.equal(payload.episode_log.bodies[1].response.text, '{"error":{"code":"step_cap"}}');
   assert.deepEqual(payload.ledger, { path: ledger, sha256: await fileSha256(ledger) });
   assert.equal(payload.line, 1);
 });
