@@ -5,7 +5,8 @@
  * or model id → `evidence_missing`, a server past the plan's `model_limits`
  * (output cap, context limit) → `evidence_missing`, zero calls → scored failure, a crash →
  * `error`, rerun-task and SPRT batches, image digest changes (at start and
- * mid-run), the same rows at --parallel 1 and 3, and the README's main job
+ * mid-run), the same rows at --parallel 1 and 3, a crashed episode's stored
+ * log as `show` prints it, and the README's main job
  * (`demo`) end to end with its reports verified.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
@@ -227,6 +228,59 @@ Deno.test({
       ok(again.complete);
       const serial = (await readLedger(`${f.dir}/ledger-serial.jsonl`)).rows;
       deepEqual(serial.map(essence).sort(), rows.map(essence).sort());
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "runner: a crashed episode's row points at its stored log, and show prints it",
+  ignore,
+  async fn() {
+    // Issue 8: a failed row said only "candidate exit code 70"; its stderr and its call are evidence.
+    const f = await fixture(one(a1Locate), [
+      { agent_id: "crasher", image: "ledgerbench/agent-crasher" },
+    ]);
+    try {
+      ok((await f.run()).complete);
+      const [row] = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      deepEqual([row.status, row.resolved, row.stop_reason, row.model_calls], [
+        "scored",
+        false,
+        "error",
+        1,
+      ]);
+      match(row.episode_log_digest ?? "", /^sha256:[0-9a-f]{64}$/);
+      // The log sits in the run's artifact store (artifacts/ beside the ledger), named by its hash.
+      const hex = row.episode_log_digest!.slice("sha256:".length);
+      const file = `${f.dir}/artifacts/sha256/${hex}.episode-log.json`;
+      equal(createHash("sha256").update(await Deno.readFile(file)).digest("hex"), hex);
+
+      const shown = await cli("show", row.episode_id, "--ledger", `${f.dir}/ledger.jsonl`);
+      equal(shown.stderr, "");
+      equal(shown.code, 0);
+      ok(shown.stdout.includes(`\nnotes: ${row.notes}\n`), shown.stdout);
+      // The call: its server-reported model and usage (the scripted provider's for this
+      // task), as the row counts them; the latency is the only value that varies.
+      deepEqual([row.prompt_tokens, row.completion_tokens], [106, 11]);
+      match(
+        shown.stdout,
+        /\n1 {2}\/v1\/chat\/completions {5}200 {2}m-crasher {5}106 {10}11 {6}0 +\d+ {2}forwarded\n/,
+      );
+      match(
+        shown.stdout,
+        /\n {2}#1 \/v1\/chat\/completions: request \d+ bytes, response \d+ bytes\n/,
+      );
+      ok(
+        shown.stdout.endsWith(
+          "stderr tail:\n  | crasher: call 1 answered HTTP 200\n  | crasher: crashing on purpose\n",
+        ),
+        shown.stdout,
+      );
+      // The key never reaches the log.
+      const key = f.upstream({ agent_id: "crasher" } as PlannedAgent).key;
+      ok(!(await Deno.readTextFile(file)).includes(key));
     } finally {
       await f.close();
     }
