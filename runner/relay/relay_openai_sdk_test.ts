@@ -4,7 +4,8 @@
  * forwarder would present it on 127.0.0.1). Pins that a whole answer, a
  * stream, a stream with the agent's own usage request, tool calls and a
  * refusal all parse in the SDK, and that the relay's records carry the
- * evidence.
+ * evidence, for Chat Completions and for the Responses API
+ * (`responses.create`, whole and `stream: true`).
  */
 import assert from "node:assert/strict";
 import OpenAI from "openai";
@@ -13,6 +14,13 @@ import { startRelay } from "./relay.ts";
 import { startScriptedProvider } from "./scripted_provider.ts";
 import type { ProviderScriptInput } from "./provider_script.ts";
 import type { Relay, RelayOptions } from "./relay.ts";
+import {
+  type RelayRig,
+  responsesBody,
+  responsesStream,
+  RIG_KEY,
+  withRelayRig,
+} from "./_api_fakes_for_test.ts";
 
 const KEY = "sk-upstream-only-the-relay-holds-this";
 
@@ -153,4 +161,87 @@ Deno.test("startRelay() refuses over the step cap with an error the openai SDK r
     assert.equal(relay.totals().model_calls, 1);
     assert.equal(relay.stopReason(), "step_cap");
   }, { stepCap: 1 });
+});
+
+/** The openai SDK on the rig's relay (Responses API tests, inline fake upstream). */
+function sdkOn(rig: RelayRig): OpenAI {
+  return new OpenAI({
+    apiKey: "sandbox",
+    baseURL: "http://relay/v1",
+    maxRetries: 0,
+    fetch: (input: string | URL | Request, init?: RequestInit) =>
+      fetch(input, { ...init, client: rig.client }),
+  });
+}
+
+const RESPONSE = {
+  model: "gpt-x-2026",
+  text: "patched",
+  tools: [{ name: "shell", arguments: '{"cmd":["ls"]}' }],
+  usage: {
+    input_tokens: 120,
+    input_tokens_details: { cached_tokens: 100 },
+    output_tokens: 30,
+    output_tokens_details: { reasoning_tokens: 20 },
+    total_tokens: 150,
+  },
+};
+
+Deno.test("startRelay() serves the openai SDK's responses.create whole, metered", async () => {
+  await withRelayRig("openai", () => Response.json(responsesBody(RESPONSE)), {}, async (rig) => {
+    const answer = await sdkOn(rig).responses.create({ model: "m", input: "fix it" });
+    assert.equal(answer.output_text, "patched");
+    assert.equal(answer.usage?.input_tokens_details.cached_tokens, 100);
+    assert.equal(rig.upstream.requests[0].headers.get("authorization"), `Bearer ${RIG_KEY}`);
+    const [record] = rig.relay.records();
+    assert.deepEqual(
+      [record.server_model_id, record.usage, record.tool_calls],
+      ["gpt-x-2026", { prompt_tokens: 120, completion_tokens: 30 }, 1],
+    );
+    assert.equal(evidenceGate(rig.relay.records()).status, "scored");
+  });
+});
+
+Deno.test("startRelay() streams responses.create to the openai SDK, usage from response.completed", async () => {
+  await withRelayRig("openai", () => responsesStream(RESPONSE), {}, async (rig) => {
+    const stream = await sdkOn(rig).responses.create({ model: "m", input: "fix it", stream: true });
+    const types: string[] = [];
+    let text = "";
+    let calls: string[] = [];
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.completed") {
+        calls = event.response.output.flatMap((item) =>
+          item.type === "function_call" ? [item.name] : []
+        );
+      }
+    }
+    assert.equal(types.at(-1), "response.completed");
+    assert.equal(text, "patched");
+    assert.deepEqual(calls, ["shell"]);
+    const [record] = rig.relay.records();
+    assert.deepEqual(record.usage, { prompt_tokens: 120, completion_tokens: 30 });
+    assert.equal(record.tool_calls, 1);
+    assert.equal(evidenceGate(rig.relay.records()).status, "scored");
+  });
+});
+
+Deno.test("startRelay() refuses a Responses call over the token cap with an error the openai SDK reads", async () => {
+  await withRelayRig(
+    "openai",
+    () => Response.json(responsesBody(RESPONSE)),
+    { tokenCap: 100 },
+    async (rig) => {
+      const refused = await sdkOn(rig).responses.create({
+        model: "m",
+        input: "fix it",
+        max_output_tokens: 500,
+        stream: true,
+      }).then(() => null, (error: unknown) => error);
+      assert.ok(refused instanceof OpenAI.APIError, String(refused));
+      assert.deepEqual([refused.status, refused.code], [403, "token_cap"]);
+      assert.equal(rig.upstream.requests.length, 0);
+    },
+  );
 });
