@@ -101,3 +101,27 @@ Deno.test("ModelLimits defaults each limit to null and refuses non-positive or u
     assert.deepEqual(result.error!.issues[0].path, path);
   }
 });
+
+Deno.test("Episode keeps episode_log_digest when given, never adds it, and refuses a malformed one", () => {
+  const minimal = {
+    run_id: "r1",
+    agent_id: "a",
+    task_id: "t1",
+    seed: 7,
+    resolved: false,
+    prompt_tokens: 100,
+    completion_tokens: 50,
+    tool_calls: 1,
+    wall_ms: 1000,
+    price_table_id: "p",
+  };
+  // Absent: stays absent, so a row written before the field re-serialises byte for byte.
+  assert.equal("episode_log_digest" in Episode.parse(minimal), false);
+  const logged = Episode.parse({ ...minimal, episode_log_digest: `sha256:${HEX}` });
+  assert.equal(logged.episode_log_digest, `sha256:${HEX}`);
+  for (const bad of [HEX, `sha256:${HEX.toUpperCase()}`, null]) {
+    const result = Episode.safeParse({ ...minimal, episode_log_digest: bad });
+    assert.equal(result.success, false, String(bad));
+    assert.deepEqual(result.error!.issues[0].path, ["episode_log_digest"]);
+  }
+});
