@@ -10,8 +10,11 @@
  *    starts, and before the candidate's own code runs, a forwarder listens
  *    inside its network namespace (opened in-process with `setns(2)`, or an `nsenter`
  *    process when FFI is unavailable), so
- *    `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` reaches the relay and
- *    nothing else (runner/sandbox, runner/relay);
+ *    `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` (and
+ *    `ANTHROPIC_BASE_URL=http://127.0.0.1:<port>`, without `/v1` as the
+ *    Anthropic SDK expects) reaches the relay and nothing else, with
+ *    placeholder keys `OPENAI_API_KEY` and `ANTHROPIC_API_KEY`
+ *    (runner/sandbox, runner/relay);
  * 3. the evidence gate over the relay's call records (tokens and calls always
  *    come from the relay, never from the agent);
  * 4. the workspace stored as a content-addressed artifact; the verifier in its
@@ -62,6 +65,7 @@ import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./epi
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
+import type { UpstreamKind } from "./relay/api/upstream_kind.ts";
 import { startForwarder } from "./relay/start_forwarder.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "./relay/forward_in_namespace.ts";
 import { type CandidateResult, runCandidate } from "./sandbox/run_candidate.ts";
@@ -69,8 +73,13 @@ import { runVerifier } from "./sandbox/run_verifier.ts";
 
 /** Where one agent's model calls go. */
 export interface Upstream {
-  /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:4000/v1`. */
+  /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:4000/v1` or `https://api.anthropic.com/v1`. */
   baseUrl: string;
+  /**
+   * Which vendor's APIs it serves (`RelayOptions.upstreamKind`; absent:
+   * `openai`): the relay meters and forwards model calls of that kind only.
+   */
+  kind?: UpstreamKind;
   /** The upstream key; lives in the relay only. */
   key: string;
   /** When given, a call served by another model id is missing evidence. */
@@ -162,6 +171,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
     try {
       relay = await startRelay(`${temp}/relay.sock`, {
         upstreamBaseUrl: upstream.baseUrl,
+        upstreamKind: upstream.kind,
         upstreamKey: upstream.key,
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
@@ -176,6 +186,8 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         env: {
           OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
           OPENAI_API_KEY: "sandbox",
+          ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+          ANTHROPIC_API_KEY: "sandbox",
           LEDGERBENCH_MODEL: agent.model ?? "default",
         },
         forbiddenValues: [upstream.key],

@@ -18,7 +18,9 @@
  *
  * Agent contract on the host: the command runs with the workspace copy as
  * its working directory and `LEDGERBENCH_WORKSPACE`, `LEDGERBENCH_TASK_FILE`,
- * `OPENAI_BASE_URL`, `OPENAI_API_KEY` (a dummy), `LEDGERBENCH_MODEL`, `PATH`
+ * `OPENAI_BASE_URL`, `OPENAI_API_KEY` (a dummy), `ANTHROPIC_BASE_URL` (the
+ * same forwarder without `/v1`), `ANTHROPIC_API_KEY` (a dummy),
+ * `LEDGERBENCH_MODEL`, `PATH`
  * and `HOME` (a temporary directory) in its environment.
  *
  * @module
@@ -114,6 +116,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
     try {
       relay = await startRelay(`${temp}/relay.sock`, {
         upstreamBaseUrl: upstream.baseUrl,
+        upstreamKind: upstream.kind,
         upstreamKey: upstream.key,
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
@@ -132,6 +135,8 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
           HOME: `${temp}/home`,
           OPENAI_BASE_URL: `http://127.0.0.1:${forwarder.port}/v1`,
           OPENAI_API_KEY: "sandbox",
+          ANTHROPIC_BASE_URL: `http://127.0.0.1:${forwarder.port}`,
+          ANTHROPIC_API_KEY: "sandbox",
           LEDGERBENCH_MODEL: agent.model ?? "default",
           LEDGERBENCH_WORKSPACE: workspace,
           LEDGERBENCH_TASK_FILE: `${workspace}/TASK.md`,
