@@ -31,6 +31,7 @@ import {
   writePlan,
 } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
 import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
 import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import type { Upstream } from "../runner/run_episode.ts";
@@ -727,6 +728,11 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
       });
       match(row.notes, /^UNSANDBOXED: the candidate and the verifier ran as host processes/);
       equal(row.evidence?.server_model_id, "m-h");
+      // Its log too: the host process's output and the relay's call, beside the artifacts.
+      const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
+      deepEqual([log.stdout_tail, log.stderr_tail], ['{"tool_calls":2}\n', ""]);
+      deepEqual(log.calls.map((c) => [c.server_model_id, c.status]), [["m-h", 200]]);
+      deepEqual(log.bodies.map((b) => b.index), [1]);
     }
   } finally {
     await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
