@@ -289,6 +289,48 @@ Deno.test({
 });
 
 Deno.test({
+  name: "runner: a harness failure's invalid row points at its stored log too",
+  ignore,
+  async fn() {
+    const f = await fixture(one(a1Locate), [
+      { agent_id: "crasher", image: "ledgerbench/agent-crasher" },
+    ]);
+    try {
+      // A temporary directory too deep for the relay's unix socket (108 bytes): the relay cannot start.
+      const deep = `${f.dir}/${"d".repeat(120)}`;
+      await Deno.mkdir(deep);
+      await f.run({ tempDir: deep });
+      const [row] = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      deepEqual([row.status, row.invalid_reason, row.model_calls], [
+        "invalid",
+        "harness_error",
+        null,
+      ]);
+      const log = await openEpisodeLog(`${f.dir}/artifacts`, row.episode_log_digest!);
+      // Nothing ran: no output was captured and no relay recorded a call.
+      deepEqual(log, {
+        format: "ledgerbench-episode-log/1",
+        episode_id: row.episode_id,
+        stdout_tail: null,
+        stderr_tail: null,
+        calls: [],
+        calls_omitted: 0,
+        bodies: [],
+        bodies_omitted: 0,
+      });
+      const shown = await cli("show", row.episode_id, "--ledger", `${f.dir}/ledger.jsonl`);
+      equal(shown.code, 0);
+      ok(shown.stdout.includes("\ncalls: 0\n"), shown.stdout);
+      ok(shown.stdout.endsWith(
+        "stderr tail:\n  (not captured: the harness failed before the candidate's output)\n",
+      ));
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+Deno.test({
   name: "runner: the forger's links and hostile scripts are scored failures, and the batch goes on",
   ignore,
   async fn() {
