@@ -10,6 +10,7 @@ import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import type { Upstream } from "../runner/run_episode.ts";
+import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { createProgress } from "../runner/progress.ts";
 import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
@@ -42,6 +43,13 @@ Resume it after a crash or a kill (no episode lost or duplicated):
   deno task ledgerbench run --plan plan.json --suite ~/.ledgerbench/suite \\
     --ledger runs/r1/ledger.jsonl --upstream https://api.example.com/v1 --resume
 
+An Anthropic upstream for agent claude (Messages API, key sent as x-api-key),
+an OpenAI one for the others:
+  LEDGERBENCH_UPSTREAM_KEY=... deno task ledgerbench run --plan plan.json \\
+    --suite ~/.ledgerbench/suite --ledger runs/r2/ledger.jsonl \\
+    --upstream https://api.openai.com/v1 \\
+    --upstream claude=anthropic+https://api.anthropic.com/v1
+
 Against scripted providers (tests, demos), one script per agent:
   deno task ledgerbench run --plan plan.json --suite suite --ledger l.jsonl \\
     --provider-script solver=solver_script.json --provider-script looper=looper.json
@@ -50,12 +58,18 @@ USAGE:
   deno task ledgerbench run --plan PLAN --suite DIR --ledger FILE UPSTREAM [OPTIONS]
 
 UPSTREAM (one of):
-  --upstream [ID=]URL        OpenAI-compatible base URL, for every agent or for
-                             agent ID (repeat); the key is read from the
+  --upstream [ID=][KIND+]URL  Upstream base URL ending in /v1, for every agent
+                             or for agent ID (repeat). KIND is openai (the
+                             default: Chat Completions, Completions, Responses;
+                             key sent as Authorization: Bearer) or anthropic
+                             (Messages; key sent as x-api-key): the relay
+                             meters and forwards that kind's model calls only
+                             and refuses the other's. The key is read from the
                              environment variable LEDGERBENCH_UPSTREAM_KEY and
                              lives in the relay only
-  --provider-script [ID=]FILE  Start a scripted provider answering from FILE (a
-                             ProviderScript JSON), for every agent or agent ID
+  --provider-script [ID=][KIND+]FILE  Start a scripted provider answering from
+                             FILE (a ProviderScript JSON), for every agent or
+                             agent ID, its kind as for --upstream
   --expect-model ID          Evidence gate: calls must be served by this model id
 
 OPTIONS:
@@ -115,11 +129,27 @@ function perAgent(
   const byAgent = new Map<string, string>();
   for (const item of items ?? []) {
     const match = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(item);
-    if (match !== null && !/^[a-z]+:\/\//.test(item)) byAgent.set(match[1], match[2]);
+    if (match !== null && !/^[a-z+]+:\/\//.test(item)) byAgent.set(match[1], match[2]);
     else if (all === null) all = item;
     else throw new UsageError(`Two defaults given for one option: "${all}" and "${item}"`);
   }
   return { all, byAgent };
+}
+
+/**
+ * Splits an upstream value `[KIND+]TARGET` (`anthropic+https://...`) into
+ * its kind (default `openai`) and target; only a known kind is a prefix.
+ *
+ * @param value the option value after any `ID=`
+ * @returns the kind and the URL or file
+ */
+export function upstreamKindOf(value: string): { kind: UpstreamKind; target: string } {
+  const plus = value.indexOf("+");
+  const prefix = value.slice(0, plus) as UpstreamKind;
+  if (plus > 0 && UPSTREAM_KINDS.includes(prefix)) {
+    return { kind: prefix, target: value.slice(plus + 1) };
+  }
+  return { kind: "openai", target: value };
 }
 
 /** Runs `run`; see {@link help}. */
@@ -163,9 +193,10 @@ export async function run(args: string[], io: Io): Promise<number> {
 
   const providers: ScriptedProvider[] = [];
   const started = new Map<string, Upstream>();
-  const scriptUpstream = async (file: string): Promise<Upstream> => {
+  const scriptUpstream = async (value: string): Promise<Upstream> => {
+    const { kind, target: file } = upstreamKindOf(value);
     const cached = started.get(file);
-    if (cached) return cached;
+    if (cached) return { ...cached, kind };
     let script;
     try {
       script = ProviderScript.parse(JSON.parse(await Deno.readTextFile(file)));
@@ -177,7 +208,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     providers.push(provider);
     const upstream = { baseUrl: provider.baseUrl, key };
     started.set(file, upstream);
-    return upstream;
+    return { ...upstream, kind };
   };
   const key = Deno.env.get("LEDGERBENCH_UPSTREAM_KEY") ?? "";
   if (usesUpstream && key === "") {
@@ -220,10 +251,12 @@ export async function run(args: string[], io: Io): Promise<number> {
         if (file === null) throw new UsageError(`No --provider-script for agent "${agent_id}"`);
         resolved.set(agent_id, await scriptUpstream(file));
       } else {
-        const url = upstreams.byAgent.get(agent_id) ?? upstreams.all;
-        if (url === null) throw new UsageError(`No --upstream for agent "${agent_id}"`);
+        const value = upstreams.byAgent.get(agent_id) ?? upstreams.all;
+        if (value === null) throw new UsageError(`No --upstream for agent "${agent_id}"`);
+        const { kind, target: url } = upstreamKindOf(value);
         resolved.set(agent_id, {
           baseUrl: url,
+          kind,
           key,
           expectedModelIds: expected.length > 0 ? expected : undefined,
         });
