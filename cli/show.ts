@@ -75,12 +75,17 @@ export async function run(args: string[], io: Io): Promise<number> {
   const digest = found.row.episode_log_digest;
   let log: EpisodeLog | null = null;
   if (digest !== undefined) {
+    const where = `${ledger}:${found.line}: field "episode_log_digest"`;
+    if (!(await isDirectory(artifacts))) {
+      const hint = values.artifacts === undefined
+        ? " (the default, artifacts/ beside the ledger): name the run's store with --artifacts DIR"
+        : "";
+      throw new InputError(`${where}: No artifact store at "${artifacts}"${hint}`);
+    }
     try {
       log = await openEpisodeLog(artifacts, digest);
     } catch (error) {
-      throw new InputError(
-        `${ledger}:${found.line}: field "episode_log_digest": ${(error as Error).message}`,
-      );
+      throw new InputError(`${where}: ${(error as Error).message}`);
     }
   }
   if (values.json === true) {
@@ -95,6 +100,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   io.stdout(terminalText(render(found, ledger, artifacts, log)));
   return ExitCode.ok;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
 }
 
 interface FoundRow {

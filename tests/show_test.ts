@@ -148,7 +148,7 @@ Deno.test("show prints a row without a stored log and says so", async () => {
   );
 });
 
-Deno.test("show refuses a missing or altered log and an unknown episode id (exit 2, one line)", async () => {
+Deno.test("show refuses a missing store or log, an altered log and an unknown id (exit 2, one line)", async () => {
   await using dir = await tempDir();
   const { ledger, stored } = await fixture(dir.path);
   const missing = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--artifacts", dir.path);
@@ -171,6 +171,17 @@ Deno.test("show refuses a missing or altered log and an unknown episode id (exit
       // sha256("{}\n"), `printf '{}\n' | sha256sum`
       `"sha256:ca3d163bab055381827226140568f3bef7eaac187cebd76878e0b63e9e442356"\n`,
   );
+
+  // No store where the default points (the log is elsewhere): the error says how to name it.
+  await Deno.rename(`${dir.path}/artifacts`, `${dir.path}/elsewhere`);
+  const nowhere = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  assert.deepEqual(nowhere, {
+    code: 2,
+    stdout: "",
+    stderr: `error: ${ledger}:1: field "episode_log_digest": No artifact store at ` +
+      `"${dir.path}/artifacts" (the default, artifacts/ beside the ledger): name the run's ` +
+      "store with --artifacts DIR\n",
+  });
 
   const unknown = await cli("show", "r1/nobody/t1/1", "--ledger", ledger);
   assert.deepEqual(unknown, {
