@@ -67,7 +67,8 @@ EXIT STATUS:
   0  success, or --help
   1  usage error (unknown option, missing or malformed argument); help on stderr
   2  bad input: a ledger, errata, plan, price-table or pilot file could not be
-     read; one line per problem: error: <file>:<line>: field "<f>": <message>
+     read, or an episode log is missing or altered (show); one line per
+     problem: error: <file>:<line>: field "<f>": <message>
      (or error: <message> when the analysis refuses the data, e.g. rows that
      mix price tables)
   3  the check ran and said no (validate: ledger inconsistent with its plan;
