@@ -9,7 +9,7 @@
  * bootstrap of 4 agents × 100,000 episodes × 10,000 rounds, the exact SPRT
  * over 101 true rates, the Monte Carlo calibration of 20,000 trials × 5
  * rates. Then, when their files are present, the runner's benchmarks (relay
- * overhead; per-episode overhead and throughput, which need a Docker engine
+ * overhead for Chat Completions, Responses and Messages calls; per-episode overhead and throughput, which need a Docker engine
  * and are skipped without one) and the report benchmark.
  *
  * Usage:
@@ -26,7 +26,7 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { type BenchResult, peakRssKib } from "./_measure.ts";
 import { bootstrapBench } from "./bootstrap_bench.ts";
 import { ingestBench } from "./ingest_bench.ts";
-import type { RelayOverhead } from "./relay_overhead.ts";
+import type { BenchApi, RelayOverhead } from "./relay_overhead.ts";
 import { sprtExactBench, sprtMonteCarloBench } from "./sprt_bench.ts";
 
 const BENCHES = ["ingest", "bootstrap", "sprt", "relay", "runner", "report"] as const;
@@ -61,8 +61,15 @@ async function importOptional<T>(relative: string): Promise<T | null> {
 }
 
 interface RelayModule {
-  measureRelayOverhead(options?: { calls?: number }): Promise<RelayOverhead>;
+  measureRelayOverhead(options?: { api?: BenchApi; calls?: number }): Promise<RelayOverhead>;
 }
+
+/** The relay benchmark's APIs: name, what is called, and the upstream of the direct path. */
+const RELAY_APIS: ReadonlyArray<readonly [BenchApi, string, string]> = [
+  ["chat", "chat completions", "the scripted provider"],
+  ["responses", "whole Responses API calls", "a fixed Responses upstream"],
+  ["messages", "whole Messages API calls", "a fixed Messages upstream"],
+];
 interface RunnerModule {
   measureRunnerOverhead(options?: { repetitions?: number }): Promise<{ results: BenchResult[] }>;
 }
@@ -189,22 +196,26 @@ export async function main(args: string[]): Promise<number> {
         skipped.push({ name: "relay", reason: "bench/relay_overhead.ts is absent" });
       } else {
         await run("relay", async () => {
-          const f = await relay.measureRelayOverhead({ calls: quick ? 50 : 200 });
-          return {
-            name: "relay overhead",
-            workload: `median of ${f.calls} small chat completions through the relay's unix socket`,
-            ms: f.relay_ms_median,
-            baseline: { name: "the scripted provider called directly", ms: f.direct_ms_median },
-            ratio: f.relay_ms_median / f.direct_ms_median,
-            target: "≤ 2 ms added",
-            peak_rss_mib: null,
-            notes: [
-              `relay adds ${f.relay_added_ms} ms at the median`,
-              f.forwarder_added_ms === null
-                ? "forwarder path skipped"
-                : `forwarder + relay add ${f.forwarder_added_ms} ms (median ${f.forwarder_ms_median} ms)`,
-            ],
-          };
+          const results: BenchResult[] = [];
+          for (const [api, what, upstream] of RELAY_APIS) {
+            const f = await relay.measureRelayOverhead({ api, calls: quick ? 50 : 200 });
+            results.push({
+              name: api === "chat" ? "relay overhead" : `relay overhead (${api})`,
+              workload: `median of ${f.calls} small ${what} through the relay's unix socket`,
+              ms: f.relay_ms_median,
+              baseline: { name: `${upstream} called directly`, ms: f.direct_ms_median },
+              ratio: f.relay_ms_median / f.direct_ms_median,
+              target: "≤ 2 ms added",
+              peak_rss_mib: null,
+              notes: [
+                `relay adds ${f.relay_added_ms} ms at the median`,
+                f.forwarder_added_ms === null
+                  ? "forwarder path skipped"
+                  : `forwarder + relay add ${f.forwarder_added_ms} ms (median ${f.forwarder_ms_median} ms)`,
+              ],
+            });
+          }
+          return results;
         });
       }
     }

@@ -1,19 +1,31 @@
 /**
  * Relay overhead micro-benchmark (issue 3, "Benchmarks": "relay overhead per
  * call against calling the scripted provider directly (goal: at most 2 ms
- * added at the median)").
+ * added at the median)"; issue 8: the same for the Responses and Messages
+ * APIs).
  *
- * Run alone: `deno run -A bench/relay_overhead.ts [calls]` prints the figures
- * as JSON.
+ * Run alone: `deno run -A bench/relay_overhead.ts [calls] [api]` prints the
+ * figures as JSON (`api`: `chat`, `responses` or `messages`).
  *
  * @module
  */
 import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
+import type { UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { startRelay } from "../runner/relay/relay.ts";
 import { type Forwarder, startForwarder } from "../runner/relay/start_forwarder.ts";
 
+/** The APIs the benchmark can call. */
+export type BenchApi = "chat" | "responses" | "messages";
+
 /** Options of {@linkcode measureRelayOverhead}. */
 export interface RelayOverheadOptions {
+  /**
+   * Which API to call (default `chat`): a small chat completion from the
+   * scripted provider, or a small whole Responses / Messages answer from a
+   * fixed inline upstream (its handler only returns prepared bytes, so the
+   * direct path measures loopback HTTP alone).
+   */
+  api?: BenchApi;
   /** Timed calls per path (default 200). */
   calls?: number;
   /** Untimed calls per path first, to warm connections and JIT (default 20). */
@@ -24,8 +36,9 @@ export interface RelayOverheadOptions {
 
 /** Median per-call latencies in milliseconds, rounded to 1 µs. */
 export interface RelayOverhead {
+  api: BenchApi;
   calls: number;
-  /** Client → scripted provider over loopback TCP. */
+  /** Client → upstream (scripted provider, or the fixed inline upstream) over loopback TCP. */
   direct_ms_median: number;
   /** Client → relay (unix socket) → scripted provider. */
   relay_ms_median: number;
@@ -38,9 +51,9 @@ export interface RelayOverhead {
 }
 
 /**
- * Measures the median latency of one small chat completion three ways, the
- * paths interleaved call by call so that drift hits them alike: directly to
- * the scripted provider, through the relay's unix socket, and through the
+ * Measures the median latency of one small model call of `api` three ways,
+ * the paths interleaved call by call so that drift hits them alike: directly
+ * to the upstream, through the relay's unix socket, and through the
  * forwarder (run in the host's network namespace: the namespace does not
  * change loopback cost, and no container is needed) into the relay.
  *
@@ -63,12 +76,14 @@ export async function measureRelayOverhead(
 ): Promise<RelayOverhead> {
   const calls = options.calls ?? 200;
   const warmup = options.warmup ?? 20;
+  const api = options.api ?? "chat";
   const key = "sk-bench-upstream";
-  const provider = await startScriptedProvider({ default: { content: "ok" } }, { apiKey: key });
+  const upstream = await startBenchUpstream(api, key);
   const dir = await Deno.makeTempDir({ prefix: "relay_bench_" });
   const relay = await startRelay(`${dir}/relay.sock`, {
-    upstreamBaseUrl: provider.baseUrl,
+    upstreamBaseUrl: upstream.baseUrl,
     upstreamKey: key,
+    upstreamKind: upstream.kind,
   });
   const unixClient = Deno.createHttpClient({
     proxy: { transport: "unix", path: relay.socketPath },
@@ -78,10 +93,7 @@ export async function measureRelayOverhead(
     if (options.forwarder ?? true) {
       forwarder = await startForwarder({ pid: null, socketPath: relay.socketPath, port: 0 });
     }
-    const body = JSON.stringify({
-      model: "bench",
-      messages: [{ role: "user", content: "Reply with ok." }],
-    });
+    const body = JSON.stringify(upstream.request);
     const call = async (
       url: string,
       init: RequestInit & { client?: Deno.HttpClient },
@@ -97,21 +109,15 @@ export async function measureRelayOverhead(
     };
     const paths: Array<() => Promise<number>> = [
       () =>
-        call(`${provider.baseUrl}/chat/completions`, {
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        call(`${upstream.baseUrl}${upstream.path.slice("/v1".length)}`, {
+          headers: { ...upstream.keyHeader, ...upstream.headers },
         }),
-      () =>
-        call("http://relay/v1/chat/completions", {
-          client: unixClient,
-          headers: { "content-type": "application/json" },
-        }),
+      () => call(`http://relay${upstream.path}`, { client: unixClient, headers: upstream.headers }),
     ];
     if (forwarder !== null) {
       const port = forwarder.port;
       paths.push(() =>
-        call(`http://127.0.0.1:${port}/v1/chat/completions`, {
-          headers: { "content-type": "application/json" },
-        })
+        call(`http://127.0.0.1:${port}${upstream.path}`, { headers: upstream.headers })
       );
     }
     const samples: number[][] = paths.map(() => []);
@@ -121,8 +127,12 @@ export async function measureRelayOverhead(
         if (i >= warmup) samples[p].push(ms);
       }
     }
+    if (relay.records().some((record) => record.usage === null)) {
+      throw new Error(`Relay benchmark: a "${api}" call was not metered`);
+    }
     const [direct, viaRelay, viaForwarder] = samples.map(median);
     return {
+      api,
       calls,
       direct_ms_median: round(direct),
       relay_ms_median: round(viaRelay),
@@ -134,9 +144,102 @@ export async function measureRelayOverhead(
     await forwarder?.close();
     unixClient.close();
     await relay.close();
-    await provider.close();
+    await upstream.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** An upstream to benchmark against, and the call to make. */
+interface BenchUpstream {
+  baseUrl: string;
+  kind: UpstreamKind;
+  /** The model-call path, e.g. `/v1/responses`. */
+  path: string;
+  request: Record<string, unknown>;
+  /** Headers the agent sends (the relay adds the key). */
+  headers: Record<string, string>;
+  /** The key header of a direct call. */
+  keyHeader: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A small whole answer of each fixed-upstream API, in the API reference's shape. */
+const FIXED_ANSWERS = {
+  responses: {
+    id: "resp_1",
+    object: "response",
+    status: "completed",
+    model: "bench",
+    output: [{
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      content: [{ type: "output_text", text: "ok", annotations: [] }],
+    }],
+    usage: {
+      input_tokens: 12,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 1,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 13,
+    },
+  },
+  messages: {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "bench",
+    content: [{ type: "text", text: "ok" }],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 12, output_tokens: 1 },
+  },
+};
+
+async function startBenchUpstream(api: BenchApi, key: string): Promise<BenchUpstream> {
+  const json = { "content-type": "application/json" };
+  const prompt = [{ role: "user", content: "Reply with ok." }];
+  if (api === "chat") {
+    const provider = await startScriptedProvider({ default: { content: "ok" } }, { apiKey: key });
+    return {
+      baseUrl: provider.baseUrl,
+      kind: "openai",
+      path: "/v1/chat/completions",
+      request: { model: "bench", messages: prompt },
+      headers: json,
+      keyHeader: { authorization: `Bearer ${key}` },
+      close: () => provider.close(),
+    };
+  }
+  const answer = new TextEncoder().encode(JSON.stringify(FIXED_ANSWERS[api]));
+  const { promise, resolve } = Promise.withResolvers<number>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: ({ port }) => resolve(port) },
+    async (request) => {
+      await request.arrayBuffer();
+      return new Response(answer, { headers: json });
+    },
+  );
+  const baseUrl = `http://127.0.0.1:${await promise}/v1`;
+  const close = () => server.shutdown();
+  return api === "responses"
+    ? {
+      baseUrl,
+      kind: "openai",
+      path: "/v1/responses",
+      request: { model: "bench", input: "Reply with ok." },
+      headers: json,
+      keyHeader: { authorization: `Bearer ${key}` },
+      close,
+    }
+    : {
+      baseUrl,
+      kind: "anthropic",
+      path: "/v1/messages",
+      request: { model: "bench", max_tokens: 16, messages: prompt },
+      headers: { ...json, "anthropic-version": "2023-06-01" },
+      keyHeader: { "x-api-key": key },
+      close,
+    };
 }
 
 function median(values: number[]): number {
@@ -151,5 +254,6 @@ function round(ms: number): number {
 
 if (import.meta.main) {
   const calls = Deno.args[0] === undefined ? undefined : Number(Deno.args[0]);
-  console.log(JSON.stringify(await measureRelayOverhead({ calls }), null, 2));
+  const api = Deno.args[1] as BenchApi | undefined;
+  console.log(JSON.stringify(await measureRelayOverhead({ calls, api }), null, 2));
 }

@@ -25,3 +25,12 @@ Deno.test("measureRelayOverhead() returns medians for all three paths", async ()
   assert.equal(noForwarder.forwarder_ms_median, null);
   assert.equal(noForwarder.forwarder_added_ms, null);
 });
+
+Deno.test("measureRelayOverhead() meters Responses and Messages calls against a direct call", async () => {
+  for (const api of ["responses", "messages"] as const) {
+    const figures = await measureRelayOverhead({ api, calls: 2, warmup: 0, forwarder: false });
+    assert.equal(figures.api, api);
+    assert.ok(Number.isFinite(figures.relay_ms_median) && figures.relay_ms_median > 0);
+    assert.ok(Number.isFinite(figures.direct_ms_median) && figures.direct_ms_median > 0);
+  }
+});
