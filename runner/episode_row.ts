@@ -86,14 +86,15 @@ export type VerifyResult =
  * `unmeteredRequests`, the requests it refused without forwarding because
  * it cannot meter them (a path, method or API outside its surface), and
  * `readRequests`, the harmless reads it forwarded unmetered (`GET /v1/models`).
- * Requests refused for other reasons (caps, the concurrency limit) are not
- * unmetered: the harness speaks their API.
+ * Requests refused for other reasons (caps, the concurrency limit, a body
+ * too large) are not unmetered: the harness speaks their API (see
+ * `RelayTotals.unsupported_requests`).
  *
  * @param totals the episode relay's totals
  * @returns the two counts {@linkcode classifyEpisode} records
  */
 export function relaySurface(totals: RelayTotals): ClassifyInput["surface"] {
-  return { unmeteredRequests: totals.denied_requests, readRequests: totals.other_requests };
+  return { unmeteredRequests: totals.unsupported_requests, readRequests: totals.other_requests };
 }
 
 /** Inputs of {@link classifyEpisode}. */
