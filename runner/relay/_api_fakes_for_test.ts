@@ -14,6 +14,8 @@ import type { UpstreamKind } from "./api/upstream_kind.ts";
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The whole URL received. */
+  url: string;
   headers: Headers;
   /** The body parsed as JSON, or null without a body. */
   body: Record<string, unknown> | null;
@@ -46,6 +48,7 @@ export async function startFakeUpstream(
       const seen: SeenRequest = {
         method: request.method,
         path: new URL(request.url).pathname,
+        url: request.url,
         headers: request.headers,
         body: text === "" ? null : JSON.parse(text),
       };

@@ -188,7 +188,8 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *
  * Surface, an explicit allow-list ({@linkcode routeRequest}): the request
  * target must be in canonical form (no `%` encoding, no `//`, no trailing
- * slash, no `.`/`..` segment, no query); then `POST` to a path of
+ * slash, no `.`/`..` segment, no query but an API's own, such as Messages'
+ * `?beta=true`, forwarded as it is); then `POST` to a path of
  * {@linkcode MODEL_CALL_PATHS} is a model call of that path's API,
  * `GET /v1/models` and `GET /v1/models/<id>` are forwarded without a body
  * and counted in `other_requests`, and `GET /relay/health` answers
@@ -408,7 +409,10 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     return answer(call.index, call.api, status, { message, type, code: refusal });
   };
 
-  const modelCall = async (request: Request, endpoint: string, api: ModelApi) => {
+  const modelCall = async (
+    request: Request,
+    { path: endpoint, target, api }: { path: string; target: string; api: ModelApi },
+  ) => {
     arrivals += 1;
     const call = { index: arrivals, endpoint, api };
     const index = call.index;
@@ -522,7 +526,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     try {
       const response = await open(
         upstreamConfig,
-        endpoint,
+        target,
         "POST",
         request.headers,
         forwardedBytes,
@@ -702,7 +706,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     }
     active += 1;
     try {
-      if (route.kind === "model_call") return await modelCall(request, route.path, route.api);
+      if (route.kind === "model_call") return await modelCall(request, route);
       otherRequests += 1;
       try {
         const upstream = await readWhole(

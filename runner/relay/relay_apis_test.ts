@@ -198,6 +198,17 @@ Deno.test("startRelay() reads a Messages stream's usage from message_start and m
   });
 });
 
+Deno.test("startRelay() forwards Claude Code's /v1/messages?beta=true with its query", async () => {
+  await withRelayRig("anthropic", () => Response.json(messagesBody(MESSAGE)), {}, async (rig) => {
+    const answer = await rig.send("/v1/messages?beta=true", {
+      body: { model: "m", max_tokens: 10, messages: [] },
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(new URL(rig.upstream.requests[0].url).search, "?beta=true");
+    assert.equal(rig.relay.records()[0].endpoint, "/v1/messages");
+  });
+});
+
 Deno.test("startRelay() sets max_tokens on a Messages call under the plan's output cap", async () => {
   await withRelayRig(
     "anthropic",

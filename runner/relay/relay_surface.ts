@@ -20,8 +20,12 @@ export const MODEL_CALL_PATHS: readonly string[] = MODEL_APIS.flatMap((api) => a
 /** Where {@linkcode routeRequest} sends a request. */
 export type Route =
   | { kind: "health" }
-  /** A POST to a path of `api`, whichever upstream kind the relay has. */
-  | { kind: "model_call"; path: string; api: ModelApi }
+  /**
+   * A POST to a path of `api`, whichever upstream kind the relay has;
+   * `target` is what is forwarded: the path, with the query if the API
+   * allows it.
+   */
+  | { kind: "model_call"; path: string; target: string; api: ModelApi }
   /** `GET /v1/models` or `GET /v1/models/<id>`: forwarded without a body, not metered. */
   | { kind: "models"; path: string }
   /** Answered locally with `status`, never forwarded. */
@@ -37,8 +41,10 @@ const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
  * Rule: the target must be in canonical form, i.e. a path of `/`-separated
  * segments each matching `[A-Za-z0-9_][A-Za-z0-9._:-]*` (so no `%`
  * encoding, no empty segment from `//` or a trailing slash, no `.` or `..`
- * segment, no `?` query, no `#`, no absolute-form URL); anything else is
- * denied 400. Then, by exact match: `GET /relay/health`; `POST` to a path in
+ * segment, no `?` query, no `#`, no absolute-form URL), except that a model
+ * call's path may carry one of its API's exact `queries` (Messages'
+ * `?beta=true`, which Claude Code sends); anything else is denied 400. Then,
+ * by exact match: `GET /relay/health`; `POST` to a path in
  * {@linkcode MODEL_CALL_PATHS}; `GET /v1/models` and `GET /v1/models/<id>`.
  * One of those paths with another method is denied 405; every other path
  * 404. Denied requests are never forwarded.
@@ -54,23 +60,31 @@ const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
  * ```
  */
 export function routeRequest(method: string, target: string): Route {
-  const segments = target.startsWith("/") ? target.slice(1).split("/") : [];
-  if (segments.length === 0 || !segments.every((segment) => SEGMENT.test(segment))) {
-    return {
-      kind: "denied",
-      status: 400,
-      message: `Request path not in canonical form: "${target.slice(0, 200)}"`,
-    };
-  }
+  const notCanonical = {
+    kind: "denied" as const,
+    status: 400 as const,
+    message: `Request path not in canonical form: "${target.slice(0, 200)}"`,
+  };
   const allowed = (want: string) =>
     method === want ? null : {
       kind: "denied" as const,
       status: 405 as const,
       message: `Method not allowed by the relay: "${method} ${target}" (allowed: ${want})`,
     };
+  const query = target.indexOf("?");
+  if (query >= 0) {
+    const path = target.slice(0, query);
+    const api = modelApiFor(path);
+    if (api === null || !api.queries.includes(target.slice(query + 1))) return notCanonical;
+    return allowed("POST") ?? { kind: "model_call", path, target, api };
+  }
+  const segments = target.startsWith("/") ? target.slice(1).split("/") : [];
+  if (segments.length === 0 || !segments.every((segment) => SEGMENT.test(segment))) {
+    return notCanonical;
+  }
   if (target === "/relay/health") return allowed("GET") ?? { kind: "health" };
   const api = modelApiFor(target);
-  if (api !== null) return allowed("POST") ?? { kind: "model_call", path: target, api };
+  if (api !== null) return allowed("POST") ?? { kind: "model_call", path: target, target, api };
   if (target === "/v1/models" || (segments.length === 3 && target.startsWith("/v1/models/"))) {
     return allowed("GET") ?? { kind: "models", path: target };
   }

@@ -12,6 +12,23 @@ Deno.test("routeRequest() allows the model calls, the model list and the health 
     const route = routeRequest("POST", path);
     assert.equal(route.kind === "model_call" && route.api.paths.includes(path), true, path);
   }
+  const beta = routeRequest("POST", "/v1/messages?beta=true");
+  assert.deepEqual(
+    beta.kind === "model_call" ? [beta.path, beta.target, beta.api.name] : beta,
+    ["/v1/messages", "/v1/messages?beta=true", "Messages"],
+  );
+  for (
+    const target of [
+      "/v1/messages?beta=false",
+      "/v1/messages?beta=true&x=1",
+      "/v1/responses?beta=true",
+      "/v1/messages/?beta=true",
+    ]
+  ) {
+    const route = routeRequest("POST", target);
+    assert.equal(route.kind === "denied" && route.status, 400, target);
+  }
+  assert.equal(routeRequest("GET", "/v1/messages?beta=true").kind, "denied");
   for (
     const path of ["/v1/responses/resp_1", "/v1/messages/count_tokens", "/v1/messages/batches"]
   ) {

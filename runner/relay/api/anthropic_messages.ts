@@ -4,6 +4,8 @@
  * `@anthropic-ai/sdk` SDK's `resources/messages/messages.ts` `Usage` and its
  * `MessageStream`, which merges `message_delta` usage the same way).
  *
+ * - Path: `/v1/messages`, also with the query `?beta=true` that Claude Code
+ *   sends (forwarded as it is).
  * - Output cap: `max_tokens`, which the API requires; the relay sets it to
  *   the plan's output cap when the agent's is absent or larger.
  * - Usage: `prompt_tokens` = `input_tokens` + `cache_creation_input_tokens`
@@ -152,6 +154,7 @@ export const anthropicMessages: ModelApi = {
   name: "Messages",
   kind: "anthropic",
   paths: ["/v1/messages"],
+  queries: ["beta=true"],
   outputCapFields: ["max_tokens"],
   defaultOutputCapField: "max_tokens",
   requestProblem: () => null,

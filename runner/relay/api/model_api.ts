@@ -69,6 +69,11 @@ export interface ModelApi {
   readonly kind: UpstreamKind;
   /** The canonical request paths of its model calls, e.g. `/v1/responses`. */
   readonly paths: readonly string[];
+  /**
+   * Exact query strings a model call's path may carry, forwarded as they
+   * are (e.g. Messages' `beta=true`); any other query is refused.
+   */
+  readonly queries: readonly string[];
   /** Request fields that cap the output, in the order the recorded `output_cap` reads them. */
   readonly outputCapFields: readonly string[];
   /** The field the relay sets to the plan's output cap when the agent set none. */

@@ -132,6 +132,7 @@ export const openaiChat: ModelApi = {
   name: "Chat Completions",
   kind: "openai",
   paths: ["/v1/chat/completions", "/v1/completions"],
+  queries: [],
   outputCapFields: ["max_completion_tokens", "max_tokens"],
   defaultOutputCapField: "max_tokens",
   requestProblem: () => null,

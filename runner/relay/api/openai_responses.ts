@@ -173,6 +173,7 @@ export const openaiResponses: ModelApi = {
   name: "Responses",
   kind: "openai",
   paths: ["/v1/responses"],
+  queries: [],
   outputCapFields: ["max_output_tokens"],
   defaultOutputCapField: "max_output_tokens",
   requestProblem: (body) =>
