@@ -12,6 +12,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { readLedger } from "../analysis/read_ledger.ts";
+import { spendEvidenceFlags } from "../analysis/spend_evidence.ts";
 import type { Episode, PlannedAgent } from "../analysis/schema.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -46,6 +47,7 @@ const ATTACKS: Record<string, ProviderScriptInput> = {
       reply: { content: "x", usage: { prompt_tokens: 9000, completion_tokens: 1 } },
     }],
   },
+  "foreign-api": {},
 };
 
 interface Outcome {
@@ -145,7 +147,7 @@ engineTest(
 );
 
 engineTest("relay attack paths: nothing outside the allow-list reaches the upstream", async () => {
-  const { reports, upstream } = await attacks();
+  const { reports, upstream, rows } = await attacks();
   deepEqual(reports.paths.paths, {
     "DELETE /v1/files/file-abc123": 404,
     "POST /v1/files": 404,
@@ -157,7 +159,28 @@ engineTest("relay attack paths: nothing outside the allow-list reaches the upstr
   });
   // Old relay: all seven were forwarded with the key (the upstream answered them 404 or 200).
   deepEqual(received(upstream.paths), ["POST /v1/chat/completions"]);
+  // Issue 8: with a metered call beside them, the refusals are counted and flagged, but the
+  // attempt stays scored (a stray request cannot make it invalid).
+  const row = rows.paths;
+  deepEqual([row.status, row.evidence?.unmetered_requests], ["scored", 7]);
+  deepEqual(spendEvidenceFlags(row).map((f) => f.code), ["unmetered_requests"]);
 });
+
+engineTest(
+  "relay attack foreign-api: an agent on APIs the relay does not meter is unsupported_api",
+  async () => {
+    const { reports, upstream, rows } = await attacks();
+    // Issue 8: a Codex on the Responses API had every request refused and was scored a failure.
+    deepEqual(reports["foreign-api"]["foreign-api"], { embeddings: 404, messages: 404 });
+    deepEqual(received(upstream["foreign-api"]), []);
+    const row = rows["foreign-api"];
+    deepEqual(
+      [row.status, row.resolved, row.invalid_reason, row.model_calls],
+      ["invalid", null, "unsupported_api", 0],
+    );
+    equal(row.evidence?.unmetered_requests, 2);
+  },
+);
 
 engineTest(
   "relay attack idle: 200 half-sent requests are all closed, and the relay still serves",
@@ -219,5 +242,5 @@ engineTest("relay attacker's self-reported tool_calls 999 never reach a row", as
     // Old row: max(model calls, relay tool calls, 999) = 999.
     equal(row.tool_calls, row.model_calls, row.agent_id);
   }
-  equal(Object.keys(rows).length, 6);
+  equal(Object.keys(rows).length, 7);
 });

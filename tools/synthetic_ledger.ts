@@ -84,7 +84,12 @@ export interface SyntheticConfig {
   plan_sha256?: string | null;
 }
 
-const INVALID_REASONS: readonly InvalidReason[] = [
+/**
+ * The invalid reasons the generator draws from. `unsupported_api` (issue 8)
+ * is not drawn: every analysis counts invalid reasons alike, and drawing it
+ * would reshuffle every later draw, hence every committed example file.
+ */
+export const DRAWN_INVALID_REASONS: readonly InvalidReason[] = [
   "verifier_fault",
   "evidence_missing",
   "harness_error",
@@ -177,6 +182,7 @@ const INVALID_STOP: Record<InvalidReason, StopReason | "provider"> = {
   workspace_tampered: "completed",
   harness_error: "error",
   provider_fault: "provider",
+  unsupported_api: "completed",
 };
 
 const INVALID_NOTE: Record<InvalidReason, string> = {
@@ -185,6 +191,8 @@ const INVALID_NOTE: Record<InvalidReason, string> = {
   harness_error: "runner failed to copy the task workspace into the container",
   workspace_tampered: "workspace digest changed before the candidate started",
   provider_fault: "provider returned 429 after retries were exhausted",
+  unsupported_api:
+    "relay refused every request: the agent speaks an API the harness does not meter",
 };
 
 /**
@@ -227,7 +235,7 @@ export function* syntheticLedgerLines(config: SyntheticConfig): Generator<string
         let resolved: boolean | null;
         let zeroCalls = false;
         if (invalid) {
-          reason = INVALID_REASONS[Math.floor(random() * INVALID_REASONS.length)];
+          reason = DRAWN_INVALID_REASONS[Math.floor(random() * DRAWN_INVALID_REASONS.length)];
           const mapped = INVALID_STOP[reason];
           stop = mapped === "provider" ? (random() < 0.5 ? "rate_limited" : "error") : mapped;
           resolved = null;

@@ -24,9 +24,12 @@
  * - `shape`: a call naming another model, one with `"stream": "true"`, one
  *   with `n` 4; reports the statuses;
  * - `huge-prompt`: one call whose prompt says `HUGE PROMPT` (a test's
- *   scripted upstream reports a prompt over the declared context limit).
+ *   scripted upstream reports a prompt over the declared context limit);
+ * - `foreign-api` (issue 8): an agent that speaks only APIs the relay does
+ *   not meter here (`POST /v1/embeddings`, and `/v1/messages` against an
+ *   OpenAI upstream), and makes no other call.
  *
- * Then it makes one ordinary call (so the episode is not a zero-call one)
+ * Then, unless `foreign-api` ran, it makes one ordinary call (so the episode is not a zero-call one)
  * and prints `{"tool_calls": 999}` as its last stdout line, a self-report the
  * runner must ignore.
  *
@@ -183,6 +186,23 @@ async function hugePrompt(): Promise<void> {
   report["huge-prompt"] = { status: await post({}, "HUGE PROMPT") };
 }
 
+/** Set by `foreign-api`: the agent speaks only what the relay does not meter. */
+let skipFinalCall = false;
+
+async function foreignApi(): Promise<void> {
+  const json = { "content-type": "application/json" };
+  const body = JSON.stringify({ model: "m", input: "attack" });
+  report["foreign-api"] = {
+    embeddings: await attempt("/v1/embeddings", { method: "POST", headers: json, body }),
+    messages: await attempt("/v1/messages", {
+      method: "POST",
+      headers: { ...json, "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "m", max_tokens: 5, messages: [] }),
+    }),
+  };
+  skipFinalCall = true;
+}
+
 const ATTACKS: Record<string, () => Promise<void>> = {
   "big-body": bigBody,
   paths,
@@ -190,6 +210,7 @@ const ATTACKS: Record<string, () => Promise<void>> = {
   concurrent,
   shape,
   "huge-prompt": hugePrompt,
+  "foreign-api": foreignApi,
 };
 
 async function selected(): Promise<string[]> {
@@ -212,7 +233,9 @@ for (const mode of modes) {
   await Deno.writeTextFile(REPORT, JSON.stringify(report, null, 2) + "\n");
 }
 try {
-  report.final_call = (await chat([{ role: "user", content: "final" }])).status;
+  if (!skipFinalCall) {
+    report.final_call = (await chat([{ role: "user", content: "final" }])).status;
+  }
 } catch (error) {
   report.final_call = errorText(error);
 }
