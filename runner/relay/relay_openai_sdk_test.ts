@@ -245,3 +245,26 @@ Deno.test("startRelay() refuses a Responses call over the token cap with an erro
     },
   );
 });
+
+Deno.test("startRelay() ends a failed Responses stream with an error event the openai SDK throws", async () => {
+  const whole = await responsesStream(RESPONSE).text();
+  const failing = () =>
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(whole.slice(0, whole.indexOf("\n\n") + 2)));
+          setTimeout(() => controller.error(new Error("connection reset")), 20);
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  await withRelayRig("openai", failing, {}, async (rig) => {
+    const stream = await sdkOn(rig).responses.create({ model: "m", input: "x", stream: true });
+    const thrown = await (async () => {
+      for await (const _ of stream) { /* read to the end */ }
+    })().then(() => null, (error: unknown) => error);
+    assert.ok(thrown instanceof OpenAI.APIError, String(thrown));
+    assert.equal(thrown.code, "provider_fault");
+    assert.equal(rig.relay.records()[0].fault, "provider_fault");
+  });
+});
