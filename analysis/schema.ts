@@ -255,6 +255,38 @@ export const PlannedTask = z.object({
 }).strict();
 export type PlannedTask = z.infer<typeof PlannedTask>;
 
+/**
+ * The environment variables the runner sets in every candidate container
+ * (runner/run_episode.ts): the relay's base URLs, the placeholder keys and
+ * the pinned model. A plan's agent `env` may not name them, nor any other
+ * name starting with `LEDGERBENCH_` (reserved for the runner).
+ */
+export const RUNNER_ENV_NAMES = [
+  "OPENAI_BASE_URL",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "LEDGERBENCH_MODEL",
+] as const;
+export type RunnerEnvName = typeof RUNNER_ENV_NAMES[number];
+
+/**
+ * A plan's agent environment: each name in POSIX form
+ * (`[A-Za-z_][A-Za-z0-9_]*`) and not the runner's, each value without NUL.
+ */
+const AgentEnv = z.record(z.string(), z.string()).superRefine((env, ctx) => {
+  for (const [name, value] of Object.entries(env)) {
+    const problem = !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+      ? "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
+      : name.startsWith("LEDGERBENCH_") || (RUNNER_ENV_NAMES as readonly string[]).includes(name)
+      ? "is set by the runner (RUNNER_ENV_NAMES and LEDGERBENCH_*), not by a plan"
+      : value.includes("\0")
+      ? "must not contain a NUL character"
+      : null;
+    if (problem !== null) ctx.addIssue({ code: "custom", path: [name], message: problem });
+  }
+});
+
 /** One agent under evaluation and the image it must run from. */
 export const PlannedAgent = z.object({
   agent_id: Id,
@@ -263,6 +295,22 @@ export const PlannedAgent = z.object({
   image: z.string().min(1).nullable().default(null),
   /** The model name the agent requests through the relay (`LEDGERBENCH_MODEL`). */
   model: z.string().min(1).nullable().default(null),
+  /**
+   * Environment variables added to the agent's container (issue 8: one image,
+   * several configurations), beside the image's `ENV` and the runner's own
+   * ({@linkcode RUNNER_ENV_NAMES}, which it may not name). A value holding the
+   * upstream key is refused at run time. Absent: none; like `command`, it has
+   * no materialized default, so plans frozen before it existed keep their
+   * bytes and hash.
+   */
+  env: AgentEnv.optional(),
+  /**
+   * The command replacing the image's `CMD` (after its `ENTRYPOINT`, as in
+   * `docker run IMAGE COMMAND...`; a name without a slash is looked up in the
+   * image's `PATH`). Absent: the image's own. An argument holding the
+   * upstream key is refused at run time.
+   */
+  command: z.array(z.string()).min(1).optional(),
 }).strict();
 export type PlannedAgent = z.infer<typeof PlannedAgent>;
 

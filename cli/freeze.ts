@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Digest } from "../analysis/schema.ts";
+import { Digest, PlannedAgent } from "../analysis/schema.ts";
 import { imageDigest } from "../runner/docker/image_digest.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -37,6 +37,15 @@ plan for two agents:
     --agent solver=ledgerbench/agent-solver:latest \\
     --agent looper=ledgerbench/agent-looper:latest --token-cap 20000
 
+One image, two configurations: the Codex CLI image as is, and with a command
+(a JSON array replacing the image's CMD) and an environment variable of its
+own; both are frozen into the plan and its hash:
+  deno task ledgerbench freeze --suite ~/.ledgerbench/suite --out plan.json \\
+    --agent codex=ledgerbench/agent-codex:latest \\
+    --agent codex-low=ledgerbench/agent-codex:latest \\
+    --agent-command 'codex-low=["codex-agent", "-c", "model_reasoning_effort=\\"low\\""]' \\
+    --agent-env codex-low:RUST_LOG=warn
+
 Freeze an SPRT plan over an existing suite, rerunning invalid attempts:
   deno task ledgerbench freeze --suite ~/.ledgerbench/suite --out plan.json \\
     --agent solver=ledgerbench/agent-solver:latest --sprt --invalid-policy rerun-task
@@ -57,6 +66,16 @@ AGENTS AND ENVIRONMENT:
   --agent ID=IMAGE         An agent and its image reference; repeat for each agent.
                            The image is resolved to its digest now (never pulled)
   --model ID=MODEL         The model name agent ID requests (LEDGERBENCH_MODEL)
+  --agent-env ID:NAME=VALUE
+                           An environment variable for agent ID's container;
+                           repeat for each. NAME may not be one the runner sets
+                           (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
+                           ANTHROPIC_API_KEY, LEDGERBENCH_*); "run" refuses a
+                           value holding the upstream key
+  --agent-command ID=JSON  The command replacing the CMD of agent ID's image, a
+                           JSON array of strings (a name without a slash is
+                           found in the image's PATH); "run" refuses an
+                           argument holding the upstream key
   --verifier-image REF     Verifier image (default ledgerbench/verifier:latest)
   --image-digest REF=DIGEST
                            The digest (sha256:<64 hex>, the image id "docker
@@ -109,6 +128,8 @@ const OPTIONS = {
   "new-seed-file": { type: "string" },
   agent: { type: "string", multiple: true },
   model: { type: "string", multiple: true },
+  "agent-env": { type: "string", multiple: true },
+  "agent-command": { type: "string", multiple: true },
   "verifier-image": { type: "string" },
   "image-digest": { type: "string", multiple: true },
   out: { type: "string" },
@@ -169,6 +190,87 @@ function givenDigests(values: Record<string, unknown>): Map<string, string> {
   return given;
 }
 
+/**
+ * The `--agent-env ID:NAME=VALUE` options: agent id to its environment, each
+ * map checked against the plan schema's agent `env` (no name the runner
+ * sets). The id ends at the last `:` before the first `=` (names hold
+ * neither), so the value may contain both.
+ *
+ * @param values the parsed options
+ * @param agents the `--agent` ids
+ * @returns agent id → environment, only for agents given one
+ * @throws {UsageError} on a malformed item, an unknown agent, a repeated name or a refused name
+ */
+export function agentEnvOption(
+  values: Record<string, unknown>,
+  agents: ReadonlySet<string>,
+): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  for (const item of (values["agent-env"] as string[] | undefined) ?? []) {
+    const eq = item.indexOf("=");
+    const colon = eq < 0 ? -1 : item.lastIndexOf(":", eq);
+    if (colon <= 0 || eq === colon + 1) {
+      throw new UsageError(`Option "--agent-env" must look like ID:NAME=VALUE: "${item}"`);
+    }
+    const id = item.slice(0, colon);
+    const name = item.slice(colon + 1, eq);
+    if (!agents.has(id)) {
+      throw new UsageError(`Option "--agent-env" names "${id}", which is not an --agent`);
+    }
+    const env = out.get(id) ?? {};
+    if (Object.hasOwn(env, name)) {
+      throw new UsageError(`Option "--agent-env" sets "${name}" of agent "${id}" twice`);
+    }
+    env[name] = item.slice(eq + 1);
+    out.set(id, env);
+  }
+  for (const [id, env] of out) {
+    const parsed = PlannedAgent.shape.env.unwrap().safeParse(env);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(
+        `Option "--agent-env" for agent "${id}": "${issue.path.join(".")}" ${issue.message}`,
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * The `--agent-command ID=JSON` options: agent id to its command, a JSON
+ * array of at least one string (the plan schema's agent `command`).
+ *
+ * @param values the parsed options
+ * @param agents the `--agent` ids
+ * @returns agent id → command, only for agents given one
+ * @throws {UsageError} on a malformed item, an unknown or repeated agent, or JSON that is not such an array
+ */
+export function agentCommandOption(
+  values: Record<string, unknown>,
+  agents: ReadonlySet<string>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [id, text] of pairsOption(values, "agent-command")) {
+    if (!agents.has(id)) {
+      throw new UsageError(`Option "--agent-command" names "${id}", which is not an --agent`);
+    }
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // Not JSON: refused below like any other value that is not such an array.
+    }
+    const parsed = PlannedAgent.shape.command.unwrap().safeParse(json);
+    if (!parsed.success) {
+      throw new UsageError(
+        `Option "--agent-command" for agent "${id}" must be a JSON array of at least one string: "${text}"`,
+      );
+    }
+    out.set(id, parsed.data);
+  }
+  return out;
+}
+
 /** Runs `freeze`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
@@ -184,6 +286,9 @@ export async function run(args: string[], io: Io): Promise<number> {
       throw new UsageError(`Option "--model" names "${id}", which is not an --agent`);
     }
   }
+  const agentIds = new Set(agents.keys());
+  const envs = agentEnvOption(values, agentIds);
+  const commands = agentCommandOption(values, agentIds);
   const cap = (name: string) => numberOption(values, name, { integer: true, min: 0 }) ?? null;
   const caps = {
     token_cap: cap("token-cap"),
@@ -284,6 +389,8 @@ export async function run(args: string[], io: Io): Promise<number> {
       image,
       image_digest: digest,
       model: models.get(agentId) ?? null,
+      ...(envs.has(agentId) ? { env: envs.get(agentId) } : {}),
+      ...(commands.has(agentId) ? { command: commands.get(agentId) } : {}),
     });
   }
   const verifierDigest = await digestOf(verifierImage);
@@ -320,9 +427,15 @@ export async function run(args: string[], io: Io): Promise<number> {
         `suite: ${suite.manifest.suite_id} ${suite.dir} (sha256 ${suite.sha256})`,
         `order seed: ${orderSeed}`,
         `task order: ${plan.tasks.map((task) => task.task_id).join(", ")}`,
-        ...plan.agents.map((agent) =>
-          `agent ${agent.agent_id}: ${agent.image} ${agent.image_digest}`
-        ),
+        ...plan.agents.flatMap((agent) => [
+          `agent ${agent.agent_id}: ${agent.image} ${agent.image_digest}`,
+          ...(agent.env === undefined ? [] : [
+            `  env: ${Object.keys(agent.env).sort().join(", ")}`,
+          ]),
+          ...(agent.command === undefined ? [] : [
+            `  command: ${JSON.stringify(agent.command)}`,
+          ]),
+        ]),
         `verifier: ${verifierImage} ${verifierDigest}`,
         `caps: token ${caps.token_cap ?? "task"}, step ${caps.step_cap ?? "task"}, wall ms ${
           caps.wall_ms_cap ?? "task"

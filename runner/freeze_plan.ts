@@ -1,10 +1,10 @@
 /**
  * Freezing a plan before the first episode (seeds 002 and 003): the suite
- * hash, the task order shuffled once by a recorded seed, the agents and their
- * image digests, caps, price table, stopping rule, invalid policy, censoring
- * thresholds, bootstrap seed, runner version and verifier image. The plan
- * file is canonical JSON; its SHA-256 is the plan's identity, written beside
- * it and recorded in every ledger row.
+ * hash, the task order shuffled once by a recorded seed, the agents (image
+ * digests, models, environments, commands), caps, price table, stopping rule,
+ * invalid policy, censoring thresholds, bootstrap seed, runner version and
+ * verifier image. The plan file is canonical JSON; its SHA-256 is the plan's
+ * identity, written beside it and recorded in every ledger row.
  *
  * @module
  */
@@ -27,9 +27,13 @@ export interface FreezeOptions {
   plan_id: string;
   /** ISO time the plan was frozen. */
   created_at: string;
-  /** Agents in the order they are listed; each with the image reference and its ID. */
+  /**
+   * Agents in the order they are listed; each with the image reference and its
+   * ID, and optionally its model, environment and command.
+   */
   agents: Array<
-    Pick<PlannedAgent, "agent_id" | "image" | "image_digest"> & { model?: string | null }
+    & Pick<PlannedAgent, "agent_id" | "image" | "image_digest">
+    & Partial<Pick<PlannedAgent, "model" | "env" | "command">>
   >;
   order_seed: number | string;
   /** Plan-wide caps; a null field falls back to each task's own limit at run time. */

@@ -132,3 +132,64 @@ Deno.test("freezePlan() records model_limits only when given, and loadPlan() kee
     /field "model_limits.max_output_tokens": /,
   );
 });
+
+Deno.test("freezePlan() records an agent's env and command only when given, and loadPlan() keeps them", async () => {
+  await using temp = await tempDir();
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
+    dir: `${temp.path}/suite`,
+    publicSeed: true,
+  });
+  const codex = {
+    agent_id: "codex",
+    image: "ledgerbench/agent-codex:latest",
+    image_digest: DIGEST,
+  };
+  // Not given: no env or command member, so the plan's bytes are what they were before they existed.
+  const plain = freezePlan(suite, { ...baseOptions(), agents: [codex] });
+  deepEqual(Object.keys(plain.agents[0]).sort(), ["agent_id", "image", "image_digest", "model"]);
+  const configured = freezePlan(suite, {
+    ...baseOptions(),
+    agents: [codex, {
+      ...codex,
+      agent_id: "codex-low",
+      env: { RUST_LOG: "warn", CODEX_NOTE: "a=b:c" },
+      command: ["codex-agent", "-c", 'model_reasoning_effort="low"'],
+    }],
+  });
+  const path = `${temp.path}/plan.json`;
+  const written = await writePlan(path, configured);
+  match(
+    await Deno.readTextFile(path),
+    /"command": \[\n {8}"codex-agent",\n {8}"-c",\n {8}"model_reasoning_effort=\\"low\\""\n {6}\],\n {6}"env": \{\n {8}"CODEX_NOTE": "a=b:c",\n {8}"RUST_LOG": "warn"\n {6}\},/,
+  );
+  const loaded = await loadPlan(path);
+  equal(loaded.sha256, written.sha256);
+  deepEqual(loaded.plan.agents, configured.agents);
+  // The runner's own variables and its LEDGERBENCH_ prefix are refused, naming the field.
+  for (
+    const name of ["OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "LEDGERBENCH_MODEL", "LEDGERBENCH_X"]
+  ) {
+    throws(
+      () => freezePlan(suite, { ...baseOptions(), agents: [{ ...codex, env: { [name]: "x" } }] }),
+      new RegExp(`field "agents\\.0\\.env\\.${name}": is set by the runner`),
+    );
+  }
+  throws(
+    () => freezePlan(suite, { ...baseOptions(), agents: [{ ...codex, env: { "A-B": "x" } }] }),
+    /field "agents\.0\.env\.A-B": must be an environment variable name/,
+  );
+  throws(
+    () => freezePlan(suite, { ...baseOptions(), agents: [{ ...codex, command: [] }] }),
+    /field "agents\.0\.command": /,
+  );
+});
+
+Deno.test("loadPlan() still loads the committed demo plan, frozen before env and command existed, byte for byte", async () => {
+  const path = new URL("../ledgers/demo/plan.json", import.meta.url).pathname;
+  // loadPlan() checks the sidecar hash and that the bytes are the canonical form of the parse.
+  const { plan } = await loadPlan(path);
+  for (const agent of plan.agents) {
+    equal(Object.hasOwn(agent, "env") || Object.hasOwn(agent, "command"), false);
+  }
+});

@@ -49,13 +49,19 @@
  * the model's responses asked for, both from the relay's records; nothing
  * in a row comes from the agent's own output.
  *
+ * The container gets the plan's agent `env` beside the runner's own
+ * variables (`RUNNER_ENV_NAMES`, which a plan cannot name) and runs the
+ * plan's agent `command` instead of the image's `CMD` when it names one; a
+ * value or argument holding the upstream key is refused (`forbidden_value`,
+ * a harness error row).
+ *
  * The relay is pinned to the model the runner names to the agent
  * (`LEDGERBENCH_MODEL`: the plan's `agent.model`, or `default` when the plan
  * names none): a call naming another model is refused, never forwarded.
  *
  * @module
  */
-import type { Plan, PlannedAgent } from "../analysis/schema.ts";
+import type { Plan, PlannedAgent, RunnerEnvName } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
@@ -70,6 +76,7 @@ import { startForwarder } from "./relay/start_forwarder.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "./relay/forward_in_namespace.ts";
 import { type CandidateResult, runCandidate } from "./sandbox/run_candidate.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
+import { SandboxError } from "./sandbox/sandbox_error.ts";
 
 /** Where one agent's model calls go. */
 export interface Upstream {
@@ -179,17 +186,28 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         pinnedModel: agent.model ?? "default",
       });
       const socketPath = relay.socketPath;
+      if (upstream.key !== "" && agent.command?.some((arg) => arg.includes(upstream.key))) {
+        throw new SandboxError(
+          "forbidden_value",
+          `Refusing to start the candidate: the plan's command of agent "${agent.agent_id}" contains a forbidden value`,
+        );
+      }
       candidate = await runCandidate(image, {
         workspace: paths.workspace,
         artifactsRoot: options.artifactsRoot,
       }, {
+        // The plan's agent env cannot name the runner's variables (the schema refuses them).
         env: {
-          OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
-          OPENAI_API_KEY: "sandbox",
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-          ANTHROPIC_API_KEY: "sandbox",
-          LEDGERBENCH_MODEL: agent.model ?? "default",
+          ...agent.env,
+          ...{
+            OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+            OPENAI_API_KEY: "sandbox",
+            ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+            ANTHROPIC_API_KEY: "sandbox",
+            LEDGERBENCH_MODEL: agent.model ?? "default",
+          } satisfies Record<RunnerEnvName, string>,
         },
+        command: agent.command,
         forbiddenValues: [upstream.key],
         wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
         // The candidate's code waits at its gate until this returns, so the

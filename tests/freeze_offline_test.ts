@@ -1,7 +1,8 @@
 /**
  * `ledgerbench freeze` without a Docker engine: every image digest given with
  * `--image-digest` (as containers/build_images.sh prints them) freezes the
- * plan offline; a missing one is refused, naming the image.
+ * plan offline; a missing one is refused, naming the image. `--agent-env` and
+ * `--agent-command` give one image several configurations in the plan.
  *
  * @module
  */
@@ -77,6 +78,68 @@ Deno.test("freeze takes every image digest from --image-digest without a Docker 
     ]);
     equal(unused.code, 1, unused.stderr);
     match(unused.stderr, /names image "other:latest", which no agent nor the verifier uses/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("freeze --agent-env and --agent-command put one image's configurations in the plan", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "freeze_offline_" });
+  try {
+    const suite = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/suite` });
+    const codex = "ledgerbench/agent-codex:latest";
+    const common = [
+      "--suite",
+      suite.dir,
+      "--order-seed",
+      "7",
+      "--agent",
+      `codex=${codex}`,
+      "--agent",
+      `codex-low=${codex}`,
+      "--image-digest",
+      `${codex}=${SOLVER_DIGEST}`,
+      "--image-digest",
+      `${VERIFIER}=${VERIFIER_DIGEST}`,
+    ];
+    const written = await freeze([
+      ...common,
+      "--out",
+      `${dir}/plan.json`,
+      "--agent-command",
+      'codex-low=["codex-agent", "-c", "model_reasoning_effort=\\"low\\""]',
+      "--agent-env",
+      "codex-low:RUST_LOG=warn",
+      "--agent-env",
+      "codex-low:NOTE=a:b=c",
+    ]);
+    equal(written.code, 0, written.stderr);
+    const plan = Plan.parse(JSON.parse(await Deno.readTextFile(`${dir}/plan.json`)));
+    deepEqual(plan.agents.map((a) => [a.agent_id, a.env, a.command]), [
+      ["codex", undefined, undefined],
+      ["codex-low", { NOTE: "a:b=c", RUST_LOG: "warn" }, [
+        "codex-agent",
+        "-c",
+        'model_reasoning_effort="low"',
+      ]],
+    ]);
+
+    // Usage errors (exit 1), each naming the option and what is wrong.
+    const refused: Array<[string[], RegExp]> = [
+      [["--agent-env", "codex:OPENAI_BASE_URL=http://x"], /"OPENAI_BASE_URL" is set by the runner/],
+      [["--agent-env", "codex:LEDGERBENCH_MODEL=m"], /"LEDGERBENCH_MODEL" is set by the runner/],
+      [["--agent-env", "other:A=1"], /"--agent-env" names "other", which is not an --agent/],
+      [["--agent-env", "codex=A"], /"--agent-env" must look like ID:NAME=VALUE: "codex=A"/],
+      [["--agent-env", "codex:A=1", "--agent-env", "codex:A=2"], /sets "A" of agent "codex" twice/],
+      [["--agent-command", "codex=codex-agent"], /must be a JSON array of at least one string/],
+      [["--agent-command", "codex=[]"], /must be a JSON array of at least one string: "\[\]"/],
+      [["--agent-command", 'other=["x"]'], /"--agent-command" names "other", which is not/],
+    ];
+    for (const [i, [args, expected]] of refused.entries()) {
+      const result = await freeze([...common, "--out", `${dir}/refused${i}.json`, ...args]);
+      equal(result.code, 1, result.stderr);
+      match(result.stderr, expected);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
