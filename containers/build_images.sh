@@ -16,6 +16,11 @@
 # Output: JSON `{ "<name>": "sha256:<image id>", ... }` on stdout, also written
 # to containers/.build/images.json (machine-specific: not committed).
 #
+# The one download: agent-codex's OpenAI Codex CLI, fetched once with npm on
+# the host (the registry, never from inside a container) into .build, pinned
+# by version and integrity (CODEX_VERSION, CODEX_INTEGRITY below; recipe in
+# containers/agents/codex.sh).
+#
 # Environment: LEDGERBENCH_DENO (default node_modules/@deno/linux-x64-glibc/deno),
 # LEDGERBENCH_BUSYBOX (default /usr/bin/busybox, must be static).
 set -euo pipefail
@@ -177,6 +182,40 @@ for agent in "${AGENTS[@]}"; do
   docker tag "ledgerbench/agent-$agent:$tag" "ledgerbench/agent-$agent:latest"
 done
 
+# agent-codex: npm's platform package of the Codex CLI holds a static musl
+# binary (`codex`) and the `rg` it runs; see containers/agents/codex.sh.
+CODEX_VERSION=0.171.0
+CODEX_INTEGRITY="sha512-l66NZkQgdk2C3pbcfULDz42yEUB581MVA6I+Y43Wp4OIqEy73HCdmZ0GTjeAHY2ycuH4N00d9VsLrwT1jxshTw=="
+CODEX_VENDOR="package/vendor/x86_64-unknown-linux-musl"
+CODEX_DIR="$BUILD/codex-$CODEX_VERSION"
+if [ ! -x "$CODEX_DIR/codex" ] || [ ! -x "$CODEX_DIR/rg" ]; then
+  log "fetching @openai/codex@$CODEX_VERSION-linux-x64 with npm"
+  fetch="$(mktemp -d "$BUILD/codex-fetch.XXXXXX")"
+  (cd "$fetch" && npm pack --silent "@openai/codex@$CODEX_VERSION-linux-x64" >/dev/null) ||
+    die "cannot fetch @openai/codex@$CODEX_VERSION-linux-x64 with npm (the npm registry must be reachable once)"
+  tgz="$fetch/openai-codex-$CODEX_VERSION-linux-x64.tgz"
+  got="$(node -e 'const { createHash } = require("node:crypto");
+    const hash = createHash("sha512").update(require("node:fs").readFileSync(process.argv[1]));
+    console.log("sha512-" + hash.digest("base64"));' "$tgz")"
+  [ "$got" = "$CODEX_INTEGRITY" ] ||
+    die "@openai/codex@$CODEX_VERSION-linux-x64 has integrity \"$got\", expected \"$CODEX_INTEGRITY\""
+  tar -xzf "$tgz" -C "$fetch" "$CODEX_VENDOR/bin/codex" "$CODEX_VENDOR/codex-path/rg"
+  mkdir -p "$fetch/out"
+  mv "$fetch/$CODEX_VENDOR/bin/codex" "$fetch/$CODEX_VENDOR/codex-path/rg" "$fetch/out/"
+  rm -rf "$CODEX_DIR"
+  mv "$fetch/out" "$CODEX_DIR"
+  rm -rf "$fetch"
+fi
+tag="$({
+  echo "$BASE_TAG $CODEX_VERSION $CODEX_INTEGRITY"
+  cat "$HERE/agents/codex.sh"
+} | sha256sum | cut -c1-16)"
+derive agent-codex "$tag" '["codex-agent"]' \
+  "$CODEX_DIR/codex:/usr/local/bin/codex" \
+  "$CODEX_DIR/rg:/usr/local/bin/rg" \
+  "$HERE/agents/codex.sh:/usr/local/bin/codex-agent"
+docker tag "ledgerbench/agent-codex:$tag" ledgerbench/agent-codex:latest
+
 tag="$({
   echo "$BASE_TAG"
   cat "$HERE/verifier/driver.sh" "$HERE/verifier/as_candidate.sh"
@@ -186,7 +225,7 @@ derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' \
   "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
-names=(base "${AGENTS[@]/#/agent-}" verifier)
+names=(base "${AGENTS[@]/#/agent-}" agent-codex verifier)
 refs=()
 for name in "${names[@]}"; do refs+=("ledgerbench/$name:latest"); done
 mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")
