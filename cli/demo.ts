@@ -60,11 +60,13 @@ USAGE:
 
 OPTIONS:
   --parallel N     Episodes at once (default 2)
-  --out DIR        Where the plan, ledger, errata and price table go
-                   (default out/ledger-demo; its previous demo files are
-                   replaced; the committed ledgers/demo/ was written with
-                   --out ledgers/demo)
-  --work DIR       Suite and artifact store (default out/demo; replaced)
+  --out DIR        Where the plan, ledger, errata, price table and the
+                   artifact store (artifacts/: workspaces and episode logs,
+                   which "ledgerbench show" reads) go (default
+                   out/ledger-demo; its previous demo files are replaced;
+                   the committed ledgers/demo/ was written with
+                   --out ledgers/demo, its artifacts/ is not committed)
+  --work DIR       The generated suite (default out/demo; replaced)
   --reports DIR    Where report-demo/ and report-example/ go (default out)
   -h, --help       This help
 
@@ -124,10 +126,10 @@ export async function run(args: string[], io: Io): Promise<number> {
   const images = await buildImages();
   await Deno.mkdir(out, { recursive: true });
   for (const file of DEMO_FILES) await Deno.remove(`${out}/${file}`).catch(() => {});
-  await Deno.remove(work, { recursive: true }).catch(async () => {
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", work] }).output().catch(() => {});
-    await Deno.remove(work, { recursive: true }).catch(() => {});
-  });
+  // Beside the ledger, where `show` looks for the episode logs the report points at.
+  const artifacts = `${out}/artifacts`;
+  await removeSnapshots(artifacts);
+  await removeSnapshots(work);
   await Deno.mkdir(work, { recursive: true });
 
   io.stderr(
@@ -203,7 +205,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       plan: frozen.path,
       suite: suite.dir,
       ledger: `${out}/ledger.jsonl`,
-      artifacts: `${work}/artifacts`,
+      artifacts,
       parallel,
       upstream: (agent) => upstreams[agent.agent_id],
       progress: createProgress(),
@@ -231,6 +233,14 @@ export async function run(args: string[], io: Io): Promise<number> {
     await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
   );
   return halted ? ExitCode.refused : status;
+}
+
+/** Removes a directory that may hold read-only snapshots (artifacts); nothing when absent. */
+async function removeSnapshots(dir: string): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch(async () => {
+    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output().catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  });
 }
 
 /** The shipped example: ledger, plan, errata and price table. */
