@@ -1,30 +1,38 @@
 /**
- * A deterministic OpenAI-compatible server on loopback that answers from a
+ * A deterministic model server on loopback that answers from a
  * {@linkcode ProviderScript} (issue 3: "a scripted provider ... serves tests
- * and the demo"). It demands `Authorization: Bearer <apiKey>`, so a test that
- * gets an answer through the relay proves the relay, not the agent, holds the
- * key.
+ * and the demo"; issue 8: it "must serve all four APIs (whole and streamed)").
+ * It demands the upstream key where each API carries it (`Authorization:
+ * Bearer <apiKey>`, `x-api-key` for the Messages API), so a test that gets an
+ * answer through the relay proves the relay, not the agent, holds the key.
  *
  * @module
  */
-import {
-  derivedUsage,
-  messageText,
-  type ProviderReply,
-  ProviderScript,
-  type ProviderScriptInput,
-  type ProviderUsage,
-} from "./provider_script.ts";
+import { type Conversation, type ProviderApi, readConversation } from "./provider_conversation.ts";
+import { pickReply } from "./pick_provider_reply.ts";
+import { parseProviderScript, type ProviderScriptInput } from "./provider_script.ts";
+import { chatWire, openAiError } from "./scripted_chat_wire.ts";
+import { completionsWire } from "./scripted_completions_wire.ts";
+import { anthropicError, messagesWire } from "./scripted_messages_wire.ts";
+import { replyParts } from "./scripted_reply_parts.ts";
+import { responsesWire } from "./scripted_responses_wire.ts";
+import type { ScriptedWire } from "./scripted_wire.ts";
 
 /** One request the scripted provider received, in arrival order. */
 export interface ProviderRequest {
-  /** 1-based number among authenticated chat completion requests; null otherwise. */
+  /** 1-based number among authenticated model calls (any of the four APIs); null otherwise. */
   call: number | null;
+  /** Which model API the request was sent to; null for other paths. */
+  api: ProviderApi | null;
+  /** The conversation's turn index (see {@linkcode readConversation}); null when no reply was picked. */
+  turn: number | null;
   method: string;
   /** URL path, e.g. `/v1/chat/completions`. */
   path: string;
   /** The `Authorization` header as received, or null. */
   authorization: string | null;
+  /** The `x-api-key` header as received, or null. */
+  xApiKey: string | null;
   /** The parsed JSON body, or null when there was none or it was not JSON. */
   body: unknown;
   /** Which part of the script answered: `call`, `rule <i>` (0-based), `default`, or null. */
@@ -47,40 +55,50 @@ export interface ScriptedProvider {
 
 /** Options of {@linkcode startScriptedProvider}. */
 export interface ScriptedProviderOptions {
-  /** The only bearer token accepted (the "upstream key"). */
+  /** The only key accepted (the "upstream key"), as a bearer token or as `x-api-key`. */
   apiKey: string;
   /** Port on 127.0.0.1; 0 (default) lets the system choose. */
   port?: number;
   /**
    * Test hook: awaited before each event of a streamed reply is sent, with
-   * the call's number and the event's 0-based position (`data: [DONE]`
-   * included), so that a test can hold a stream open at a known point.
+   * the call's number and the event's 0-based position (chat's
+   * `data: [DONE]` included), so that a test can hold a stream open at a
+   * known point.
    */
   beforeStreamEvent?: (call: number, event: number) => Promise<void> | void;
 }
 
+/** The model APIs by path: which conversation reader and which wire each uses. */
+const MODEL_APIS: Record<string, { api: ProviderApi; wire: ScriptedWire }> = {
+  "/v1/chat/completions": { api: "chat", wire: chatWire },
+  "/v1/completions": { api: "completions", wire: completionsWire },
+  "/v1/responses": { api: "responses", wire: responsesWire },
+  "/v1/messages": { api: "messages", wire: messagesWire },
+};
+
 /**
  * Starts the scripted provider on 127.0.0.1.
  *
- * Endpoints: `GET /v1/models` lists the script's model; `POST
- * /v1/chat/completions` answers from the script (see {@linkcode ProviderScript}
- * for the matching order; rules look at the last message whose role is
- * `user`). A missing or wrong bearer token gets 401 without echoing what was
- * sent; other paths get 404. Every request is recorded, answered or not.
+ * Endpoints: `GET /v1/models` lists the script's model. `POST
+ * /v1/chat/completions`, `/v1/completions`, `/v1/responses` (OpenAI) and
+ * `/v1/messages` (Anthropic) are model calls: each is numbered (1-based,
+ * across the four), its conversation is read (see
+ * {@linkcode readConversation}: turn index, last message, texts) and it is
+ * answered from the script (see {@linkcode pickReply} for the order) in that
+ * API's wire format, whole or, with `"stream": true`, as that API streams
+ * (see `chatWire`, `completionsWire`, `responsesWire`, `messagesWire`).
+ * Every request is recorded, answered or not.
  *
- * Responses are deterministic: `id` is `chatcmpl-scripted-<call>`, `created`
- * is 0, and usage is the script's or {@linkcode derivedUsage}.
+ * Refusals: an OpenAI path without `Authorization: Bearer <apiKey>`, or
+ * `/v1/messages` without `x-api-key: <apiKey>`, gets 401 in that API's error
+ * shape, without echoing what was sent; `/v1/messages` without an
+ * `anthropic-version` header gets 400; a body that is not a JSON object gets
+ * 400; other paths get 404. A reply with a status other than 200 gets that
+ * API's error body (whole JSON, also for a streamed request), with
+ * `Retry-After` for 429.
  *
- * A request with `"stream": true` gets, for a status-200 reply, a
- * `text/event-stream` of `chat.completion.chunk` events, as OpenAI sends
- * them: a first delta with the role, the content split after each run of
- * whitespace (`"a b  c"` gives `"a "`, `"b  "`, `"c"`), for each tool call a
- * delta with its `id`, type and name and then one with its arguments, a
- * last choice chunk with `finish_reason`; then, only when the request has
- * `stream_options.include_usage` true, a chunk with `"choices": []` and the
- * same usage the whole reply would carry (none for a `usage: null` reply;
- * the other chunks then carry `"usage": null`); then `data: [DONE]`. Error
- * replies (429, 500...) stay whole JSON bodies.
+ * Responses are deterministic: ids carry the call's number, timestamps are
+ * 0, usage is the script's or `derivedUsage`.
  *
  * @param script The script (parsed with the zod schema; defaults applied).
  * @param options The accepted key and the port.
@@ -104,18 +122,14 @@ export async function startScriptedProvider(
   script: ProviderScriptInput,
   options: ScriptedProviderOptions,
 ): Promise<ScriptedProvider> {
-  const parsed = ProviderScript.safeParse(script);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`Invalid provider script: "${issue.path.join(".")}" ${issue.message}`);
-  }
-  const plan = parsed.data;
+  const plan = parseProviderScript(script);
   const log: ProviderRequest[] = [];
   let calls = 0;
 
   const handler = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
     const authorization = request.headers.get("authorization");
+    const xApiKey = request.headers.get("x-api-key");
     const text = request.method === "POST" ? await request.text() : "";
     let body: unknown = null;
     if (text !== "") {
@@ -125,11 +139,15 @@ export async function startScriptedProvider(
         body = null;
       }
     }
+    const route = request.method === "POST" ? MODEL_APIS[path] : undefined;
     const entry: ProviderRequest = {
       call: null,
+      api: route?.api ?? null,
+      turn: null,
       method: request.method,
       path,
       authorization,
+      xApiKey,
       body,
       matched: null,
       status: 0,
@@ -140,8 +158,12 @@ export async function startScriptedProvider(
       return Response.json(payload, { status, headers });
     };
 
-    if (authorization !== `Bearer ${options.apiKey}`) {
-      return answer(401, errorBody("Incorrect API key provided", "invalid_request_error"));
+    if (route?.api === "messages") {
+      if (xApiKey !== options.apiKey) {
+        return answer(401, anthropicError("authentication", 401, "invalid x-api-key"));
+      }
+    } else if (authorization !== `Bearer ${options.apiKey}`) {
+      return answer(401, openAiError("authentication", 401, "Incorrect API key provided"));
     }
     if (request.method === "GET" && path === "/v1/models") {
       return answer(200, {
@@ -149,46 +171,62 @@ export async function startScriptedProvider(
         data: [{ id: plan.model, object: "model", created: 0, owned_by: "ledgerbench" }],
       });
     }
-    if (request.method !== "POST" || path !== "/v1/chat/completions") {
-      return answer(404, errorBody(`Unknown endpoint: "${request.method} ${path}"`, "not_found"));
+    if (route === undefined) {
+      return answer(404, {
+        error: {
+          message: `Unknown endpoint: "${request.method} ${path}"`,
+          type: "not_found",
+          param: null,
+          code: null,
+        },
+      });
     }
+    const { api, wire } = route;
     calls += 1;
-    entry.call = calls;
-    if (body === null || typeof body !== "object") {
-      return answer(400, errorBody("Request body must be a JSON object", "invalid_request_error"));
-    }
     const call = calls;
-    const request_ = body as { messages?: unknown; stream?: unknown; stream_options?: unknown };
-    const [matched, reply] = pickReply(plan, call, lastUserText(request_.messages));
+    entry.call = call;
+    if (api === "messages" && request.headers.get("anthropic-version") === null) {
+      return answer(
+        400,
+        wire.error("invalid_request", 400, "anthropic-version: header is required"),
+      );
+    }
+    if (body === null || typeof body !== "object") {
+      return answer(400, wire.error("invalid_request", 400, "Request body must be a JSON object"));
+    }
+    const request_ = body as Record<string, unknown>;
+    const conversation: Conversation = readConversation(api, request_);
+    entry.turn = conversation.turn;
+    const { matched, reply } = pickReply(plan, call, conversation);
     entry.matched = matched;
     if (reply.delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, reply.delay_ms));
     if (reply.status !== 200) {
       const headers: Record<string, string> = reply.status === 429
         ? { "retry-after": String(reply.retry_after_s) }
         : {};
-      const type = reply.status === 429 ? "rate_limit_error" : "server_error";
       return answer(
         reply.status,
-        errorBody(`Scripted error: status ${reply.status}`, type),
+        wire.error("scripted", reply.status, `Scripted error: status ${reply.status}`),
         headers,
       );
     }
-    const parts = replyParts(plan, call, reply, request_.messages, authorization);
+    const parts = replyParts(plan, call, reply, {
+      promptText: conversation.promptText,
+      credential: api === "messages" ? xApiKey : authorization,
+      withoutToolCalls: api === "completions",
+    });
     if (request_.stream === true) {
-      const options_ = request_.stream_options;
-      const includeUsage = options_ !== null && typeof options_ === "object" &&
-        (options_ as { include_usage?: unknown }).include_usage === true;
       entry.status = 200;
       const hook = options.beforeStreamEvent;
       return new Response(
-        eventStream(streamEvents(call, parts, includeUsage), (i) => hook?.(call, i)),
+        eventStream(wire.events(parts, request_), (i) => hook?.(call, i)),
         {
           status: 200,
           headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
         },
       );
     }
-    return answer(200, completion(call, parts));
+    return answer(200, wire.body(parts, request_));
   };
 
   const { promise: listening, resolve } = Promise.withResolvers<number>();
@@ -204,129 +242,6 @@ export async function startScriptedProvider(
     requests: () => log.map((entry) => ({ ...entry })),
     close: () => server.shutdown(),
   };
-}
-
-function pickReply(
-  plan: ProviderScript,
-  call: number,
-  lastUser: string,
-): [string, ProviderReply] {
-  const override = plan.calls.find((entry) => entry.call === call);
-  if (override !== undefined) return ["call", override.reply];
-  for (const [i, rule] of plan.rules.entries()) {
-    const hit = rule.contains !== undefined
-      ? lastUser.includes(rule.contains)
-      : lastUser === rule.equals;
-    if (hit) return [`rule ${i}`, rule.reply];
-  }
-  return ["default", plan.default];
-}
-
-function lastUserText(messages: unknown): string {
-  if (!Array.isArray(messages)) return "";
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message !== null && typeof message === "object" && message.role === "user") {
-      return messageText(message);
-    }
-  }
-  return "";
-}
-
-/** What a status-200 reply says, shared by the whole and the streamed answer. */
-interface ReplyParts {
-  content: string;
-  toolCalls: { id: string; type: "function"; function: { name: string; arguments: string } }[];
-  /** null: the response has no `model` field. */
-  model: string | null;
-  /** null: the response has no `usage` field. */
-  usage: Required<ProviderUsage> | null;
-  finishReason: "stop" | "tool_calls";
-}
-
-function replyParts(
-  plan: ProviderScript,
-  call: number,
-  reply: ProviderReply,
-  messages: unknown,
-  authorization: string | null,
-): ReplyParts {
-  const content = reply.echo_authorization ? authorization ?? "" : reply.content;
-  const toolCalls = reply.tool_calls.map((tool, i) => ({
-    id: `call_${call}_${i}`,
-    type: "function" as const,
-    function: { name: tool.name, arguments: tool.arguments },
-  }));
-  let usage: Required<ProviderUsage> | null = null;
-  if (reply.usage !== null) {
-    const given = reply.usage ?? derivedUsage(messages, { ...reply, content });
-    usage = {
-      prompt_tokens: given.prompt_tokens,
-      completion_tokens: given.completion_tokens,
-      total_tokens: given.total_tokens ?? given.prompt_tokens + given.completion_tokens,
-    };
-  }
-  return {
-    content,
-    toolCalls,
-    model: reply.model === undefined ? plan.model : reply.model,
-    usage,
-    finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-  };
-}
-
-function completion(call: number, parts: ReplyParts): Record<string, unknown> {
-  const message: Record<string, unknown> = {
-    role: "assistant",
-    content: parts.content === "" && parts.toolCalls.length > 0 ? null : parts.content,
-  };
-  if (parts.toolCalls.length > 0) message.tool_calls = parts.toolCalls;
-  const out: Record<string, unknown> = {
-    id: `chatcmpl-scripted-${call}`,
-    object: "chat.completion",
-    created: 0,
-  };
-  if (parts.model !== null) out.model = parts.model;
-  out.choices = [{ index: 0, message, finish_reason: parts.finishReason }];
-  if (parts.usage !== null) out.usage = parts.usage;
-  return out;
-}
-
-/** The events of a streamed reply, each a complete `data: ...` event with its blank line. */
-function streamEvents(call: number, parts: ReplyParts, includeUsage: boolean): string[] {
-  const head: Record<string, unknown> = {
-    id: `chatcmpl-scripted-${call}`,
-    object: "chat.completion.chunk",
-    created: 0,
-  };
-  if (parts.model !== null) head.model = parts.model;
-  const chunks: Record<string, unknown>[] = [];
-  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => {
-    const chunk = { ...head, choices: [{ index: 0, delta: value, finish_reason: finishReason }] };
-    chunks.push(includeUsage ? { ...chunk, usage: null } : chunk);
-  };
-  delta({ role: "assistant", content: "" });
-  for (const piece of parts.content.split(/(?<=\s)(?=\S)/)) {
-    if (piece !== "") delta({ content: piece });
-  }
-  for (const [i, tool] of parts.toolCalls.entries()) {
-    delta({
-      tool_calls: [{
-        index: i,
-        id: tool.id,
-        type: tool.type,
-        function: { ...tool.function, arguments: "" },
-      }],
-    });
-    if (tool.function.arguments !== "") {
-      delta({ tool_calls: [{ index: i, function: { arguments: tool.function.arguments } }] });
-    }
-  }
-  delta({}, parts.finishReason);
-  if (includeUsage && parts.usage !== null) {
-    chunks.push({ ...head, choices: [], usage: parts.usage });
-  }
-  return [...chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`), "data: [DONE]\n\n"];
 }
 
 /** A body sending `events` one at a time, awaiting `before(i)` before event i. */
@@ -349,8 +264,4 @@ function eventStream(
       cancelled = true;
     },
   });
-}
-
-function errorBody(message: string, type: string): { error: Record<string, unknown> } {
-  return { error: { message, type, param: null, code: null } };
 }
