@@ -112,7 +112,7 @@ export const ProviderReply = z.object({
   delay_ms: Count.default(0),
   /**
    * Test hook: the reply content becomes the credential header the provider
-   * received (`Authorization`; `x-api-key` for Messages), so a test can prove
+   * received (`Authorization`; for Messages `x-api-key` when sent), so a test can prove
    * the relay redacts the key.
    */
   echo_authorization: z.boolean().default(false),

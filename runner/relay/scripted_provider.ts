@@ -3,7 +3,8 @@
  * {@linkcode ProviderScript} (issue 3: "a scripted provider ... serves tests
  * and the demo"; issue 8: it "must serve all four APIs (whole and streamed)").
  * It demands the upstream key where each API carries it (`Authorization:
- * Bearer <apiKey>`, `x-api-key` for the Messages API), so a test that gets an
+ * Bearer <apiKey>`; for the Messages API `x-api-key`, or the bearer token
+ * the current Anthropic SDK sends), so a test that gets an
  * answer through the relay proves the relay, not the agent, holds the key.
  *
  * @module
@@ -90,8 +91,11 @@ const MODEL_APIS: Record<string, { api: ProviderApi; wire: ScriptedWire }> = {
  * Every request is recorded, answered or not.
  *
  * Refusals: an OpenAI path without `Authorization: Bearer <apiKey>`, or
- * `/v1/messages` without `x-api-key: <apiKey>`, gets 401 in that API's error
- * shape, without echoing what was sent; `/v1/messages` without an
+ * `/v1/messages` with neither `x-api-key: <apiKey>` (the Messages API
+ * reference, and `@anthropic-ai/sdk` up to 0.120) nor `Authorization: Bearer
+ * <apiKey>` (what `@anthropic-ai/sdk` 1.10.0 sends for an `apiKey`, see its
+ * `apiKeyAuth`), gets 401 in that API's error shape, without echoing what was
+ * sent; `/v1/messages` without an
  * `anthropic-version` header gets 400; a body that is not a JSON object gets
  * 400; other paths get 404. A reply with a status other than 200 gets that
  * API's error body (whole JSON, also for a streamed request), with
@@ -158,11 +162,12 @@ export async function startScriptedProvider(
       return Response.json(payload, { status, headers });
     };
 
+    const bearer = authorization === `Bearer ${options.apiKey}`;
     if (route?.api === "messages") {
-      if (xApiKey !== options.apiKey) {
+      if (xApiKey !== options.apiKey && !bearer) {
         return answer(401, anthropicError("authentication", 401, "invalid x-api-key"));
       }
-    } else if (authorization !== `Bearer ${options.apiKey}`) {
+    } else if (!bearer) {
       return answer(401, openAiError("authentication", 401, "Incorrect API key provided"));
     }
     if (request.method === "GET" && path === "/v1/models") {
@@ -212,7 +217,7 @@ export async function startScriptedProvider(
     }
     const parts = replyParts(plan, call, reply, {
       promptText: conversation.promptText,
-      credential: api === "messages" ? xApiKey : authorization,
+      credential: api === "messages" && xApiKey !== null ? xApiKey : authorization,
       withoutToolCalls: api === "completions",
     });
     if (request_.stream === true) {
