@@ -1,0 +1,207 @@
+/**
+ * The OpenAI Codex CLI (`ledgerbench/agent-codex`, containers/agents/codex.sh)
+ * in the sandbox on the real engine (issue 8, "Bring your own agent"),
+ * against the scripted provider through the relay: on a demo task (c2, a
+ * sum over a CSV) the script asks for one `exec_command` tool call that
+ * writes the answer, then finishes; Codex runs the command with busybox
+ * `sh`, the row is resolved with both Responses calls, their tokens and
+ * evidence recorded; the plan's agent `env` reaches the tool's shell and its
+ * `command` Codex's options. With a step cap of 1 the second call is refused
+ * and the row says `step_cap`.
+ *
+ * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
+ *
+ * @module
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { readLedger } from "../analysis/read_ledger.ts";
+import type { Episode } from "../analysis/schema.ts";
+import { fileBlocks } from "../containers/agents/_model.ts";
+import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
+import { type FreezeOptions, freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import { type ProviderRequest, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
+import { runPlan } from "../runner/run_plan.ts";
+import { runnerVersion } from "../runner/runner_version.ts";
+import { taskPaths } from "../runner/suite_manifest.ts";
+import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+
+const ENGINE = await requireDockerEngine("tests/codex_test.ts");
+const ignore = !ENGINE.available;
+const SEED = "5eed0000".repeat(8);
+const MODEL = "m-codex";
+const TASK = "c2-filter-sum";
+let built: Promise<Record<ImageName, string>> | null = null;
+const images = () => (built ??= buildImages());
+
+/**
+ * The shell command that writes each file block of `answer` (busybox `sh`:
+ * `base64 -d`, so no content needs quoting).
+ */
+function writeCommand(answer: string): string {
+  return fileBlocks(answer).map((block) => {
+    const b64 = Buffer.from(block.content, "utf8").toString("base64");
+    return `mkdir -p "$(dirname '${block.path}')" && echo '${b64}' | base64 -d > '${block.path}'`;
+  }).join(" && ");
+}
+
+/**
+ * One Codex episode on the c2 task, with the plan's `caps` and agent `env`
+ * and `command` as given; the tool command writes the answer, then echoes
+ * `$CODEX_TEST_NOTE`. Returns the row, what the provider received and the
+ * tool command.
+ */
+async function codexEpisode(
+  plan: Pick<FreezeOptions, "caps"> & Pick<FreezeOptions["agents"][number], "env" | "command">,
+): Promise<{ row: Episode; requests: ProviderRequest[]; cmd: string }> {
+  const ids = await images();
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-codex-test-" });
+  const key = crypto.randomUUID();
+  try {
+    const suite = await generateSuite({
+      suite_id: "codex-test",
+      lane_weights: { A: 8, B: 24, C: 12 },
+      templates: [c2FilterSum],
+    }, { seed: SEED, dir: `${dir}/suite` });
+    const answer = await Deno.readTextFile(taskPaths(suite.dir, TASK).answer);
+    const cmd = `${writeCommand(answer)} && echo "note=$CODEX_TEST_NOTE"`;
+    const frozen = await writePlan(
+      `${dir}/plan.json`,
+      freezePlan(suite, {
+        plan_id: "codex",
+        created_at: new Date().toISOString(),
+        agents: [{
+          agent_id: "codex",
+          image: "ledgerbench/agent-codex:latest",
+          image_digest: ids["ledgerbench/agent-codex"],
+          model: MODEL,
+          ...(plan.env === undefined ? {} : { env: plan.env }),
+          ...(plan.command === undefined ? {} : { command: plan.command }),
+        }],
+        order_seed: 1,
+        caps: plan.caps,
+        price_table_id: "test",
+        runner_version: await runnerVersion(),
+        verifier_image: "ledgerbench/verifier:latest",
+        verifier_image_digest: ids["ledgerbench/verifier"],
+      }),
+    );
+    const script: ProviderScriptInput = {
+      model: MODEL,
+      rules: [
+        {
+          turn: 0,
+          contains: `ledgerbench-task: ${TASK}\n`,
+          reply: {
+            tool_calls: [{ name: "exec_command", arguments: JSON.stringify({ cmd }) }],
+            usage: { prompt_tokens: 1200, completion_tokens: 30 },
+          },
+        },
+        {
+          turn: 1,
+          last: "tool_result",
+          reply: { content: "Done.", usage: { prompt_tokens: 1300, completion_tokens: 5 } },
+        },
+      ],
+      default: { content: "" },
+    };
+    const provider = await startScriptedProvider(script, { apiKey: key });
+    try {
+      await runPlan({
+        plan: frozen.path,
+        suite: suite.dir,
+        ledger: `${dir}/ledger.jsonl`,
+        upstream: () => ({ baseUrl: provider.baseUrl, key }),
+      });
+    } finally {
+      await provider.close();
+    }
+    const { rows } = await readLedger(`${dir}/ledger.jsonl`);
+    equal(rows.length, 1);
+    return { row: rows[0], requests: provider.requests(), cmd };
+  } finally {
+    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test({
+  name:
+    "agent-codex solves a demo task through the relay: two Responses calls, tokens, evidence; the plan's env and command reach it",
+  ignore,
+  async fn() {
+    const { row, requests, cmd } = await codexEpisode({
+      env: { CODEX_TEST_NOTE: "from-the-plan" },
+      command: ["codex-agent", "-c", 'model_reasoning_effort="low"'],
+    });
+    equal(row.status, "scored", row.notes);
+    equal(row.resolved, true, row.notes);
+    equal(row.stop_reason, "completed");
+    equal(row.model_calls, 2);
+    // Both calls forwarded; the one tool call is within them (tool_calls = max of the two).
+    equal(row.tool_calls, 2);
+    // The script's usage: 1200 + 1300 prompt, 30 + 5 completion tokens.
+    equal(row.prompt_tokens, 2500);
+    equal(row.completion_tokens, 35);
+    equal(row.evidence?.server_model_id, MODEL);
+    equal(row.evidence?.usage_source, "server");
+    match(row.evidence?.request_fingerprint ?? "", /^[0-9a-f]{64}$/);
+    equal(row.evidence?.unmetered_requests, 0);
+    ok(row.artifact_digest !== null);
+
+    // What Codex sent: two streamed Responses calls for the pinned model, the
+    // second carrying the tool call and its output (busybox sh ran it: exit 0).
+    deepEqual(
+      requests.map((r) => [r.method, r.path, r.api, r.turn, r.matched, r.status]),
+      [
+        ["POST", "/v1/responses", "responses", 0, "rule 0", 200],
+        ["POST", "/v1/responses", "responses", 1, "rule 1", 200],
+      ],
+    );
+    const bodies = requests.map((r) => r.body as Record<string, unknown>);
+    for (const body of bodies) {
+      equal(body.model, MODEL);
+      equal(body.stream, true);
+      ok(
+        (body.tools as Array<{ name?: string }>).some((tool) => tool.name === "exec_command"),
+        "Codex offers its exec_command tool",
+      );
+    }
+    const second = bodies[1].input as Array<Record<string, unknown>>;
+    const call = second.find((item) => item.type === "function_call");
+    const output = second.find((item) => item.type === "function_call_output");
+    equal(call?.name, "exec_command");
+    equal(JSON.parse(call?.arguments as string).cmd, cmd);
+    equal(output?.call_id, call?.call_id);
+    match(output?.output as string, /Process exited with code 0/);
+    // The plan's env reached the tool's shell, and its command Codex's options.
+    match(output?.output as string, /note=from-the-plan/);
+    for (const body of bodies) equal((body.reasoning as { effort?: string }).effort, "low");
+  },
+});
+
+Deno.test({
+  name: "agent-codex under a step cap of 1: the second call is refused, the row says step_cap",
+  ignore,
+  async fn() {
+    // The image's own command (no plan command): Codex's default reasoning settings.
+    const { row, requests } = await codexEpisode({ caps: { step_cap: 1 } });
+    equal((requests[0].body as { reasoning?: { effort?: string } }).reasoning?.effort, undefined);
+    equal(row.stop_reason, "step_cap", row.notes);
+    // The one forwarded call's tool command already wrote the answer: the
+    // stored workspace is verified like any other, and it passes.
+    equal(row.status, "scored", row.notes);
+    equal(row.resolved, true, row.notes);
+    equal(row.model_calls, 1);
+    equal(row.prompt_tokens, 1200);
+    equal(row.completion_tokens, 30);
+    equal(row.caps.step_cap, 1);
+    // Only the first call reached the upstream; Codex does not retry the refusal.
+    equal(requests.length, 1);
+    equal(requests[0].turn, 0);
+    match(row.notes ?? "", /candidate exit code 1/);
+  },
+});
