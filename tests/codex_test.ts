@@ -7,7 +7,8 @@
  * `sh`, the row is resolved with both Responses calls, their tokens and
  * evidence recorded; the plan's agent `env` reaches the tool's shell and its
  * `command` Codex's options. With a step cap of 1 the second call is refused
- * and the row says `step_cap`.
+ * and the row says `step_cap`. A plan whose agent env or command holds the
+ * upstream key is a harness error before any container starts.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
@@ -48,18 +49,24 @@ function writeCommand(answer: string): string {
   }).join(" && ");
 }
 
+/** What a test freezes into the plan: caps, and the agent's env and command. */
+type PlanChoices =
+  & Pick<FreezeOptions, "caps">
+  & Pick<FreezeOptions["agents"][number], "env" | "command">;
+
 /**
  * One Codex episode on the c2 task, with the plan's `caps` and agent `env`
- * and `command` as given; the tool command writes the answer, then echoes
- * `$CODEX_TEST_NOTE`. Returns the row, what the provider received and the
- * tool command.
+ * and `command` as `choose` gives them for the episode's upstream key; the
+ * tool command writes the answer, then echoes `$CODEX_TEST_NOTE`. Returns
+ * the row, what the provider received and the tool command.
  */
 async function codexEpisode(
-  plan: Pick<FreezeOptions, "caps"> & Pick<FreezeOptions["agents"][number], "env" | "command">,
+  choose: (key: string) => PlanChoices,
 ): Promise<{ row: Episode; requests: ProviderRequest[]; cmd: string }> {
   const ids = await images();
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-codex-test-" });
   const key = crypto.randomUUID();
+  const plan = choose(key);
   try {
     const suite = await generateSuite({
       suite_id: "codex-test",
@@ -133,10 +140,10 @@ Deno.test({
     "agent-codex solves a demo task through the relay: two Responses calls, tokens, evidence; the plan's env and command reach it",
   ignore,
   async fn() {
-    const { row, requests, cmd } = await codexEpisode({
+    const { row, requests, cmd } = await codexEpisode(() => ({
       env: { CODEX_TEST_NOTE: "from-the-plan" },
       command: ["codex-agent", "-c", 'model_reasoning_effort="low"'],
-    });
+    }));
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
     equal(row.stop_reason, "completed");
@@ -188,7 +195,7 @@ Deno.test({
   ignore,
   async fn() {
     // The image's own command (no plan command): Codex's default reasoning settings.
-    const { row, requests } = await codexEpisode({ caps: { step_cap: 1 } });
+    const { row, requests } = await codexEpisode(() => ({ caps: { step_cap: 1 } }));
     equal((requests[0].body as { reasoning?: { effort?: string } }).reasoning?.effort, undefined);
     equal(row.stop_reason, "step_cap", row.notes);
     // The one forwarded call's tool command already wrote the answer: the
@@ -203,5 +210,25 @@ Deno.test({
     equal(requests.length, 1);
     equal(requests[0].turn, 0);
     match(row.notes ?? "", /candidate exit code 1/);
+  },
+});
+
+Deno.test({
+  name: "a plan whose agent env or command holds the upstream key never starts the sandbox",
+  ignore,
+  async fn() {
+    for (
+      const choose of [
+        (key: string) => ({ env: { CODEX_TEST_NOTE: `k=${key}` } }),
+        (key: string) => ({ command: ["codex-agent", "-c", `model_provider="${key}"`] }),
+      ]
+    ) {
+      const { row, requests } = await codexEpisode(choose);
+      equal(row.status, "invalid");
+      equal(row.invalid_reason, "harness_error");
+      match(row.notes ?? "", /Refusing to start the candidate: .* contains a forbidden value/);
+      equal(row.model_calls, 0);
+      equal(requests.length, 0);
+    }
   },
 });
