@@ -21,8 +21,10 @@
  *   `provider_fault`.
  * - {@linkcode relayStopReason}: `completed`, `step_cap`, `token_cap` or
  *   `rate_limited` from the call records (seed 003).
- * - {@linkcode startScriptedProvider}: the deterministic OpenAI-compatible
- *   server for tests and the demo, scripted with {@linkcode ProviderScript}.
+ * - {@linkcode startScriptedProvider}: the deterministic model server for
+ *   tests and the demo, speaking the same four APIs, whole and streamed,
+ *   scripted with {@linkcode ProviderScript} (rules on the request's turn
+ *   index, last message kind and text, see {@linkcode readConversation}).
  *
  * An episode, in order: start the relay on a fresh socket; start the
  * candidate container; open the forwarder in its pid's network
@@ -64,9 +66,15 @@ export type {
   ScriptedProvider,
   ScriptedProviderOptions,
 } from "./scripted_provider.ts";
+export { readConversation } from "./provider_conversation.ts";
+export type { Conversation, MessageKind, ProviderApi } from "./provider_conversation.ts";
+export { pickReply } from "./pick_provider_reply.ts";
 export {
+  contentText,
   derivedUsage,
   messageText,
+  parseProviderScript,
+  ProviderLastKind,
   ProviderReply,
   ProviderRule,
   ProviderScript,
