@@ -234,3 +234,15 @@ Deno.test("messagesWire parses in the @anthropic-ai/sdk: create, stream: true an
     assert.equal(final.usage.output_tokens, 5);
   });
 });
+
+Deno.test("messagesWire echoes the x-api-key it received for echo_authorization, else the bearer token", async () => {
+  await withProvider({ default: { echo_authorization: true } }, async (provider) => {
+    const text = async (headers: Record<string, string>) =>
+      JSON.parse((await post(provider.baseUrl, "messages", REQUEST, headers)).text).content[0].text;
+    assert.equal(await text(HEADERS), TEST_KEY);
+    assert.equal(
+      await text({ authorization: `Bearer ${TEST_KEY}`, "anthropic-version": "2023-06-01" }),
+      `Bearer ${TEST_KEY}`,
+    );
+  });
+});
