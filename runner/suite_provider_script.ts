@@ -34,7 +34,9 @@ export interface SuiteProviderScriptOptions {
  * Rule: one rule per task, matching the line `ledgerbench-task: <task_id>`
  * every generated prompt carries; its reply is `answer.md` when the task's
  * draw `random() < correctRate`, else `wrong_answer.md`; unmatched prompts
- * get an empty answer. O(tasks).
+ * get an empty answer. The rules name no `turn` or `last`, so they read the
+ * last user message and give the same answer on every turn of a
+ * conversation. O(tasks).
  *
  * @param suite the generated suite
  * @param options model id, correct rate and seed, overrides
