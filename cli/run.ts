@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ProviderScript } from "../runner/relay/provider_script.ts";
+import { parseProviderScript } from "../runner/relay/provider_script.ts";
 import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
@@ -197,12 +197,13 @@ export async function run(args: string[], io: Io): Promise<number> {
     const { kind, target: file } = upstreamKindOf(value);
     const cached = started.get(file);
     if (cached) return { ...cached, kind };
-    let script;
+    let text: unknown;
     try {
-      script = ProviderScript.parse(JSON.parse(await Deno.readTextFile(file)));
+      text = JSON.parse(await Deno.readTextFile(file));
     } catch (error) {
       throw new Error(`Cannot read provider script "${file}": ${(error as Error).message}`);
     }
+    const script = parseProviderScript(text, file);
     const key = crypto.randomUUID();
     const provider = await startScriptedProvider(script, { apiKey: key });
     providers.push(provider);
