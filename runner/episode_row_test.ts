@@ -200,6 +200,9 @@ Deno.test("classifyEpisode() makes zero metered calls with unmeterable requests 
     candidate: CANDIDATE,
   });
   assert.deepEqual([stray.status, stray.resolved], ["scored", true]);
-  assert.match(stray.notes ?? "", /2 request\(s\) the relay cannot meter were refused, never forwarded/);
+  assert.match(
+    stray.notes ?? "",
+    /2 request\(s\) the relay cannot meter were refused, never forwarded/,
+  );
   assert.equal(verified, 1);
 });
