@@ -30,6 +30,8 @@ import {
 } from "./schema.ts";
 
 const FAIL: unique symbol = Symbol("fail");
+/** Spread in place of an absent optional key: adds nothing. */
+const NONE = {};
 type Parse = (value: unknown) => unknown;
 
 const Id = z.string().min(1);
@@ -207,6 +209,7 @@ const EXPECTED_KEYS = [
   "evidence",
   "environment",
   "artifact_digest",
+  "episode_log_digest",
   "started_at",
   "finished_at",
   "prev_sha256",
@@ -253,6 +256,7 @@ const {
   evidence: pEvidence,
   environment: pEnvironment,
   artifact_digest: pArtifactDigest,
+  episode_log_digest: pEpisodeLogDigest,
   started_at: pStartedAt,
   finished_at: pFinishedAt,
   prev_sha256: pPrevSha256,
@@ -303,6 +307,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
   const vEvidence = raw.evidence;
   const vEnvironment = raw.environment;
   const vArtifactDigest = raw.artifact_digest;
+  const vEpisodeLogDigest = raw.episode_log_digest;
   const vStartedAt = raw.started_at;
   const vFinishedAt = raw.finished_at;
   const vPrevSha256 = raw.prev_sha256;
@@ -329,6 +334,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
     (vEvidence === undefined ? 0 : 1) +
     (vEnvironment === undefined ? 0 : 1) +
     (vArtifactDigest === undefined ? 0 : 1) +
+    (vEpisodeLogDigest === undefined ? 0 : 1) +
     (vStartedAt === undefined ? 0 : 1) +
     (vFinishedAt === undefined ? 0 : 1) +
     (vPrevSha256 === undefined ? 0 : 1) +
@@ -356,6 +362,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
   const evidence = pEvidence(vEvidence);
   const environment = pEnvironment(vEnvironment);
   const artifact_digest = pArtifactDigest(vArtifactDigest);
+  const episodeLogDigest = pEpisodeLogDigest(vEpisodeLogDigest);
   const started_at = pStartedAt(vStartedAt);
   const finished_at = pFinishedAt(vFinishedAt);
   const prevSha256 = pPrevSha256(vPrevSha256);
@@ -367,6 +374,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
     prompt_tokens === FAIL || completion_tokens === FAIL || tool_calls === FAIL ||
     model_calls === FAIL || wall_ms === FAIL || caps === FAIL || price_table_id === FAIL ||
     evidence === FAIL || environment === FAIL || artifact_digest === FAIL ||
+    episodeLogDigest === FAIL ||
     started_at === FAIL || finished_at === FAIL || prevSha256 === FAIL || notes === FAIL
   ) {
     return undefined;
@@ -376,7 +384,8 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
   // join builds a flat string (a template literal builds a rope), which the
   // reader's episode-id set then hashes and copies faster; same characters
   const derivedId = [run_id, agent_id, task_id, attempt].join("/");
-  // zod's key order: the schema's; an absent optional key stays absent, and
+  // zod's key order: the schema's; an absent optional key stays absent (spreading NONE adds no
+  // key), and
   // the derived episode_id is appended last (Episode's transform spreads the row first).
   if (episodeId === undefined) {
     if (prevSha256 === undefined) {
@@ -402,6 +411,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
         evidence,
         environment,
         artifact_digest,
+        ...(episodeLogDigest === undefined ? NONE : { episode_log_digest: episodeLogDigest }),
         started_at,
         finished_at,
         notes,
@@ -430,6 +440,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
       evidence,
       environment,
       artifact_digest,
+      ...(episodeLogDigest === undefined ? NONE : { episode_log_digest: episodeLogDigest }),
       started_at,
       finished_at,
       prev_sha256: prevSha256,
@@ -461,6 +472,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
       evidence,
       environment,
       artifact_digest,
+      ...(episodeLogDigest === undefined ? NONE : { episode_log_digest: episodeLogDigest }),
       started_at,
       finished_at,
       notes,
@@ -489,6 +501,7 @@ export function fastEpisode(raw: Record<string, unknown>): Episode | undefined {
     evidence,
     environment,
     artifact_digest,
+    ...(episodeLogDigest === undefined ? NONE : { episode_log_digest: episodeLogDigest }),
     started_at,
     finished_at,
     prev_sha256: prevSha256,

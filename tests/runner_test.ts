@@ -139,9 +139,17 @@ async function fixture(
 
 const byAgent = (rows: Episode[]) => Object.fromEntries(rows.map((row) => [row.agent_id, row]));
 
-/** What must not depend on scheduling: everything but times, wall clock and the chain link. */
+/** What must not depend on scheduling: everything but times, wall clock, the log and the chain link. */
 function essence(row: Episode): string {
-  const { prev_sha256: _p, started_at: _s, finished_at: _f, wall_ms: _w, ...rest } = row;
+  // The episode log records latencies, so its digest is a time too.
+  const {
+    prev_sha256: _p,
+    started_at: _s,
+    finished_at: _f,
+    wall_ms: _w,
+    episode_log_digest: _l,
+    ...rest
+  } = row;
   return JSON.stringify(rest);
 }
 
@@ -675,6 +683,8 @@ Deno.test({
         context_limit_tokens: 100000,
         // One call: the row's own token counts.
         max_call_tokens: row.within.prompt_tokens + row.within.completion_tokens,
+        unmetered_requests: 0,
+        read_requests: 0,
       });
       for (const agent of ["overcap", "overcontext"]) {
         deepEqual([row[agent].status, row[agent].resolved, row[agent].invalid_reason], [
