@@ -28,19 +28,58 @@ export function networkIsolationCheckable(): boolean {
   return checkable;
 }
 
+/** How {@linkcode networkIsolationProblem} reads `/proc`; tests inject their own. */
+export interface ProcReader {
+  /** `readlink` of a path (`Deno.readLinkSync` by default) */
+  readLink(path: string): string;
+  /** the text of a file (`Deno.readTextFileSync` by default) */
+  readText(path: string): string;
+}
+
+const PROC: ProcReader = {
+  readLink: (path) => Deno.readLinkSync(path),
+  readText: (path) => Deno.readTextFileSync(path),
+};
+
+/**
+ * Who `/proc/<pid>/stat` says the process is: its start time (field 22, in
+ * clock ticks since boot) and whether it is still alive (field 3 is neither
+ * `Z` zombie nor `X` dead), or null when the entry is gone or unreadable.
+ * The fields are counted after the last `)`, since the command name in
+ * field 2 may hold spaces and parentheses (proc(5)).
+ */
+function processIdentity(
+  read: ProcReader,
+  pid: number,
+): { start: string; alive: boolean } | null {
+  try {
+    const stat = read.readText(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields.length > 19 ? { start: fields[19], alive: !/^[ZX]$/.test(fields[0]) } : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Why a process is not alone in a network namespace of its own holding only
  * loopback, or null when it is. Rule: `/proc/<pid>/ns/net` must differ from
  * the runner's own `/proc/self/ns/net`, and `/proc/<pid>/net/dev` (two header
  * lines, then one `<name>: <counters>` line per interface) must list `lo`
  * and nothing else. A process that is already gone gives null: nothing of it
- * is left to reach a network. Any other failure to read is a problem: an
- * isolation that cannot be seen is not assumed.
+ * is left to reach a network. A read that fails otherwise (`EACCES` from
+ * `readlink` on an exiting process under load, `ESRCH`, ...) is checked
+ * again against `/proc/<pid>/stat`, read before the check: when the entry is
+ * now gone, names another start time (the pid was reused) or a zombie or dead
+ * process, the process exited during the check and the answer is null (issue
+ * 9, item 6); when it is still the same live process, the failure is a
+ * problem: an isolation that cannot be seen is not assumed.
  *
- * Cost: one `readlink` and one small `/proc` read each side (synchronous,
- * well under a millisecond).
+ * Cost: one `readlink` and one small `/proc` read each side, plus one `stat`
+ * read (two when a read fails); synchronous, well under a millisecond.
  *
  * @param pid a host process id (a container's init, as `docker inspect` reports it)
+ * @param options `read`: how `/proc` is read (the real one by default)
  * @returns the problem in words, or null
  * @example
  * ```ts ignore
@@ -48,16 +87,25 @@ export function networkIsolationCheckable(): boolean {
  * networkIsolationProblem(Deno.pid); // "it shares the runner's network namespace"
  * ```
  */
-export function networkIsolationProblem(pid: number): string | null {
+export function networkIsolationProblem(
+  pid: number,
+  options: { read?: ProcReader } = {},
+): string | null {
+  const read = options.read ?? PROC;
+  const before = processIdentity(read, pid);
   let namespace: string;
   let devices: string;
   let own: string;
   try {
-    namespace = Deno.readLinkSync(`/proc/${pid}/ns/net`);
-    devices = Deno.readTextFileSync(`/proc/${pid}/net/dev`);
-    own = Deno.readLinkSync("/proc/self/ns/net");
+    namespace = read.readLink(`/proc/${pid}/ns/net`);
+    devices = read.readText(`/proc/${pid}/net/dev`);
+    own = read.readLink("/proc/self/ns/net");
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
+    const after = processIdentity(read, pid);
+    if (after === null || !after.alive || (before !== null && after.start !== before.start)) {
+      return null;
+    }
     return `its network namespace cannot be read: ${
       error instanceof Error ? error.message : String(error)
     }`;

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
+import {
+  networkIsolationCheckable,
+  networkIsolationProblem,
+  type ProcReader,
+} from "./network_isolation_problem.ts";
 import { processInNewNamespace } from "./_namespace_process_for_test.ts";
 
 // `unshare -n` and `ip link add` need root, as the runner's nsenter/setns forwarder does.
@@ -39,4 +43,65 @@ Deno.test({
     // pid 2^22 + 1 is above Linux's largest pid_max: a process that is gone has nothing to check.
     assert.equal(networkIsolationProblem(4_194_305), null);
   },
+});
+
+/** A `/proc` whose `stat` answers are taken in turn and whose `ns/net` read of pid 42 fails. */
+function procWith(stats: (string | null)[], failure: Error): ProcReader {
+  return {
+    readLink(path) {
+      if (path === "/proc/self/ns/net") return "net:[4026531840]";
+      throw failure;
+    },
+    readText(path) {
+      assert.equal(path, "/proc/42/stat");
+      const stat = stats.shift();
+      if (stat === undefined) throw new Error(`unexpected read of ${path}`);
+      if (stat === null) throw new Deno.errors.NotFound(`No such file or directory: ${path}`);
+      return stat;
+    },
+  };
+}
+
+// proc(5) layout: pid (comm) state, then fields 4..; field 22 (starttime) is 539248 or 539999.
+// The command name holds ") " to show that fields are counted after the last ")".
+const stat = (state: string, start: number) =>
+  `42 (sh) x) ${state} 1 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 ${start} 3133440 407 0`;
+const denied = new Deno.errors.PermissionDenied(
+  "Permission denied (os error 13): readlink '/proc/42/ns/net'",
+);
+
+Deno.test("networkIsolationProblem() calls a denied read of a process that exited meanwhile no problem", () => {
+  // The entry is gone after the failed read.
+  assert.equal(
+    networkIsolationProblem(42, { read: procWith([stat("S", 539248), null], denied) }),
+    null,
+  );
+  // The process is a zombie after it.
+  assert.equal(
+    networkIsolationProblem(42, { read: procWith([stat("S", 539248), stat("Z", 539248)], denied) }),
+    null,
+  );
+  // The pid now names another process (another start time).
+  assert.equal(
+    networkIsolationProblem(42, { read: procWith([stat("S", 539248), stat("S", 539999)], denied) }),
+    null,
+  );
+  // ESRCH has no Deno error class; any failure other than NotFound is re-checked alike.
+  const esrch = Object.assign(new Error("No such process (os error 3)"), { code: "ESRCH" });
+  assert.equal(
+    networkIsolationProblem(42, { read: procWith([stat("R", 539248), null], esrch) }),
+    null,
+  );
+});
+
+Deno.test("networkIsolationProblem() names a denied read of the same live process", () => {
+  assert.equal(
+    networkIsolationProblem(42, { read: procWith([stat("S", 539248), stat("S", 539248)], denied) }),
+    "its network namespace cannot be read: Permission denied (os error 13): readlink '/proc/42/ns/net'",
+  );
+  // A stat unreadable before but readable and live after is no proof of exit either.
+  assert.equal(
+    networkIsolationProblem(42, { read: procWith([null, stat("S", 539248)], denied) }),
+    "its network namespace cannot be read: Permission denied (os error 13): readlink '/proc/42/ns/net'",
+  );
 });
