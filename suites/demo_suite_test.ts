@@ -6,6 +6,7 @@ import { copyTree } from "../runner/sandbox/copy_tree.ts";
 import { Verdict } from "../analysis/schema.ts";
 import { DEMO_SEED, DEMO_SUITE } from "./demo_suite.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 
 /**
  * Runs a task's verifier with the host's `sh` (the scripts honour
@@ -53,14 +54,14 @@ async function workspaceWith(
   return snapshot;
 }
 
-Deno.test("Every demo task: its answer passes, its wrong answer and the untouched workspace fail", async () => {
-  await using temp = await tempDir();
+/** For each task of the suite generated from `seed`: [answer, wrong answer, untouched] resolved. */
+async function groundTruth(seed: string, temp: string): Promise<Record<string, boolean[]>> {
   const suite = await generateSuite(DEMO_SUITE, {
-    seed: DEMO_SEED,
-    dir: `${temp.path}/s`,
+    seed,
+    dir: await Deno.makeTempDir({ dir: temp }),
     publicSeed: true,
   });
-  const results: Record<string, [boolean, boolean, boolean]> = {};
+  const results: Record<string, boolean[]> = {};
   for (const task of suite.manifest.tasks) {
     const paths = taskPaths(suite.dir, task.task_id);
     const verdicts = [];
@@ -69,23 +70,43 @@ Deno.test("Every demo task: its answer passes, its wrong answer and the untouche
       verdicts.push(
         (await verifyOnHost(
           paths.verifier,
-          await workspaceWith(paths.workspace, text, temp.path),
-          temp.path,
+          await workspaceWith(paths.workspace, text, temp),
+          temp,
         )).resolved,
       );
     }
-    results[task.task_id] = verdicts as [boolean, boolean, boolean];
+    results[task.task_id] = verdicts;
   }
-  // Ground truth by construction: answer.md solves, wrong_answer.md and doing nothing do not.
-  deepEqual(results, {
-    "a1-locate": [true, false, false],
-    "a2-callers": [true, false, false],
-    "b1-range": [true, false, false],
-    "b2-column": [true, false, false],
-    "b3-report": [true, false, false],
-    "c1-counts": [true, false, false],
-    "c2-filter-sum": [true, false, false],
-  });
+  return results;
+}
+
+/** Ground truth by construction: answer.md solves, wrong_answer.md and doing nothing do not. */
+const SOLVED_BY_THE_ANSWER_ONLY = {
+  "a1-locate": [true, false, false],
+  "a2-callers": [true, false, false],
+  "b1-range": [true, false, false],
+  "b2-column": [true, false, false],
+  "b3-report": [true, false, false],
+  "c1-counts": [true, false, false],
+  "c2-filter-sum": [true, false, false],
+};
+
+Deno.test("Every demo task: its answer passes, its wrong answer and the untouched workspace fail", async () => {
+  await using temp = await tempDir();
+  deepEqual(await groundTruth(DEMO_SEED, temp.path), SOLVED_BY_THE_ANSWER_ONLY);
+});
+
+Deno.test("Every template, over 16 seeds: only the answer passes, never the untouched workspace", async () => {
+  // Issue 9: a b2-column variant put every hidden case's column where the shipped broken script
+  // reads it, so an untouched workspace passed. Seeds: SHA-256 of "ledgerbench-property-<i>".
+  await using temp = await tempDir();
+  for (let i = 0; i < 16; i++) {
+    const seed = sha256Hex(`ledgerbench-property-${i}`);
+    deepEqual(
+      { seed, ...await groundTruth(seed, temp.path) },
+      { seed, ...SOLVED_BY_THE_ANSWER_ONLY },
+    );
+  }
 });
 
 Deno.test("The wrong answers fail for the stated reason (named failing checks)", async () => {

@@ -1,9 +1,10 @@
 /**
  * Template `b2-column` (lane B, software repair): `col_total.sh FILE` must
  * print the total of the CSV column named in its header, but it reads a
- * hard-coded column index. The hidden cases put the column elsewhere, so the
- * wrong answer (a different hard-coded index that happens to fit the sample)
- * passes the visible example and fails verification.
+ * hard-coded column index. The hidden cases put the column away from both
+ * hard-coded indexes, so the untouched script and the wrong answer (a
+ * different hard-coded index that happens to fit the sample, which it
+ * passes) both fail verification.
  *
  * @module
  */
@@ -59,11 +60,14 @@ function generate(random: Random): GeneratedTask {
   for (let c = 0; c < 3; c++) {
     const header = drawDistinct(random, { items: names, count: 5 });
     if (!header.includes(column)) header[drawInt(random, { min: 0, max: 4 })] = column;
-    // Keep the column away from the sample's position so a hard-coded index fails.
-    const at = header.indexOf(column);
-    if (at + 1 === sampleIndex) {
+    // Keep the column away from both hard-coded positions, the wrong answer's (the sample's)
+    // and the shipped broken script's, so that neither passes (issue 9: the untouched
+    // workspace passed when every case put the column where the broken script reads).
+    let at = header.indexOf(column);
+    while (at + 1 === sampleIndex || at + 1 === brokenIndex) {
       const swap = (at + 1) % header.length;
       [header[at], header[swap]] = [header[swap], header[at]];
+      at = swap;
     }
     const table = csv(random, header, drawInt(random, { min: 3, max: 9 }));
     hidden[`case_${c}.csv`] = table.text;
