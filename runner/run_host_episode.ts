@@ -7,7 +7,8 @@
  * What still holds: the relay on a unix socket holds the key and records
  * the evidence (a forwarder on the host's loopback gives the agent a TCP
  * endpoint), the agent's environment is cleared to a fixed list without the
- * key, the workspace is a copy stored as a content-addressed artifact, the
+ * key (plus the plan's agent `env`; the plan's `command` is the image's and
+ * plays no part here), the workspace is a copy stored as a content-addressed artifact, the
  * hidden verifier files are copied only after the candidate exits and are
  * digested before and after, the same classification rules apply, and the
  * episode's log (output tails, call records and bodies) is stored beside the artifact
@@ -127,10 +128,19 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
       const workspace = `${temp}/workspace`;
       await copyTree(paths.workspace, workspace, { mode: "writable" });
       await Deno.mkdir(`${temp}/home`);
+      if (
+        upstream.key !== "" && Object.values(agent.env ?? {}).some((v) => v.includes(upstream.key))
+      ) {
+        throw new Error(
+          `Refusing to start agent "${agent.agent_id}": its plan env holds the upstream key`,
+        );
+      }
       const facts = await runHostCandidate(
         command,
         workspace,
         {
+          // The plan's agent env first: the runner's own variables below always win.
+          ...agent.env,
           PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
           HOME: `${temp}/home`,
           OPENAI_BASE_URL: `http://127.0.0.1:${forwarder.port}/v1`,

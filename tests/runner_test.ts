@@ -715,6 +715,7 @@ for (const m of body.choices[0].message.content.matchAll(/\`\`\`file:([^\\n\`]+)
   await Deno.writeTextFile(m[1].trim(), m[2]);
 }
 console.log(JSON.stringify({ tool_calls: 2 }));
+console.error(Deno.env.get("HOST_NOTE") ?? "no HOST_NOTE");
 `;
 
 Deno.test("runner: --unsandboxed runs host processes only when asked, and every row says so", async () => {
@@ -730,7 +731,12 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
       freezePlan(suite, {
         plan_id: "host",
         created_at: new Date().toISOString(),
-        agents: [{ agent_id: "h", image: null, image_digest: digest }],
+        agents: [{
+          agent_id: "h",
+          image: null,
+          image_digest: digest,
+          env: { HOST_NOTE: "from the plan" },
+        }],
         order_seed: 1,
         price_table_id: "test",
         runner_version: await runnerVersion(),
@@ -780,9 +786,10 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
       });
       match(row.notes, /^UNSANDBOXED: the candidate and the verifier ran as host processes/);
       equal(row.evidence?.server_model_id, "m-h");
-      // Its log too: the host process's output and the relay's call, beside the artifacts.
+      // Its log too: the host process's output (stderr: the plan's agent env reached it) and
+      // the relay's call, beside the artifacts.
       const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
-      deepEqual([log.stdout_tail, log.stderr_tail], ['{"tool_calls":2}\n', ""]);
+      deepEqual([log.stdout_tail, log.stderr_tail], ['{"tool_calls":2}\n', "from the plan\n"]);
       deepEqual(log.calls.map((c) => [c.server_model_id, c.status]), [["m-h", 200]]);
       deepEqual(log.bodies.map((b) => b.index), [1]);
     }
