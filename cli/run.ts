@@ -9,6 +9,7 @@ import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/sc
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
+import { LedgerLockedError } from "../runner/ledger_lock.ts";
 import type { Upstream } from "../runner/run_episode.ts";
 import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { runPlan } from "../runner/run_plan.ts";
@@ -77,7 +78,9 @@ OPTIONS:
   --plan-sha256 HEX    The published plan hash, instead of FILE.sha256
   --suite DIR          The suite the plan was frozen on (its hash is checked)
   --ledger FILE        The ledger to append to (refused if it holds rows,
-                       unless --resume)
+                       unless --resume); its directory must exist. A run
+                       holds FILE.lock while it runs: a second runner on the
+                       same ledger is refused, naming the holder
   --run-id ID          Run id, the first part of every episode id (default:
                        the plan id); a run redone after a halt needs a new one
   --resume             Continue the ledger of an interrupted run; a torn final
@@ -100,9 +103,10 @@ later); a second Ctrl-C kills them (they are not recorded and will be re-run).
 EXIT STATUS:
   0 the batch is complete (every task, or every agent's SPRT decision);
   1 usage error; 2 bad input (plan hash, plan, suite or ledger unreadable,
-  ledger of another run); 3 refused or halted (no Docker engine, environment
-  differs from the plan, the batch halted under its invalid policy or on an
-  image change); 130 interrupted
+  ledger directory missing, ledger of another run); 3 refused or halted (no
+  Docker engine, another runner holds the ledger's lock, environment differs
+  from the plan, the batch halted under its invalid policy or on an image
+  change); 130 interrupted
 `;
 
 const OPTIONS = {
@@ -324,7 +328,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     });
     return status;
   } catch (error) {
-    if (error instanceof EnvironmentMismatchError || error instanceof BatchHaltedError) {
+    if (
+      error instanceof EnvironmentMismatchError || error instanceof BatchHaltedError ||
+      error instanceof LedgerLockedError
+    ) {
       io.stderr(`error: ${error.message}\n`);
       return ExitCode.refused;
     }

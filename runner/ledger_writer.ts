@@ -14,6 +14,13 @@
  * episode's id (when readable) so that the row written for its re-run can say
  * so in `notes`.
  *
+ * A write that fails (issue 9, item 5: a short-lived full disk left a
+ * 393-byte partial row with the next full row appended right after it)
+ * never leaves a partial line for the next row to follow: the ledger is cut
+ * back to its last complete line before the append rejects. When even that
+ * fails, the writer refuses every later append, and the torn tail is moved
+ * aside on resume as above.
+ *
  * @module
  */
 import { canonicalJsonLine } from "../analysis/canonical_json.ts";
@@ -77,12 +84,23 @@ export class LedgerWriter {
   #ids: Set<string>;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** Bytes of complete lines in the file. */
+  #size: number;
+  /** Why appending is no longer possible (a failed write could not be undone), or null. */
+  #broken: string | null = null;
 
-  private constructor(path: string, file: Deno.FsFile, previous: string | null, ids: Set<string>) {
+  private constructor(
+    path: string,
+    file: Deno.FsFile,
+    previous: string | null,
+    ids: Set<string>,
+    size: number,
+  ) {
     this.path = path;
     this.#file = file;
     this.#previous = previous;
     this.#ids = ids;
+    this.#size = size;
   }
 
   /**
@@ -144,7 +162,7 @@ export class LedgerWriter {
       if (existing > 0) previous = lineSha256((await lineEndingAt(path, size - 1)).bytes);
     }
     const file = await Deno.open(path, { append: true, create: true });
-    return { writer: new LedgerWriter(path, file, previous, ids), existing, torn };
+    return { writer: new LedgerWriter(path, file, previous, ids, size), existing, torn };
   }
 
   /** Number of distinct episodes in the ledger, existing and appended. */
@@ -161,7 +179,9 @@ export class LedgerWriter {
    * @param draft the row without `prev_sha256`
    * @returns the row exactly as written
    * @throws {Error} when the row fails the schema or repeats an `episode_id`
-   *   (nothing is written then)
+   *   (nothing is written then); when the write or fsync fails (the ledger is
+   *   cut back to its last complete line, or, if that fails too, the writer
+   *   refuses every later append)
    */
   append(draft: EpisodeDraft): Promise<Episode> {
     const next = this.#queue.then(() => this.#write(draft));
@@ -172,6 +192,9 @@ export class LedgerWriter {
   async #write(draft: EpisodeDraft): Promise<Episode> {
     if (this.#closed) {
       throw new Error(`Cannot append to ledger "${this.path}": the writer is closed`);
+    }
+    if (this.#broken !== null) {
+      throw new Error(`Cannot append to ledger "${this.path}": ${this.#broken}`);
     }
     const parsed = Episode.safeParse({ ...draft, prev_sha256: this.#previous });
     if (!parsed.success) {
@@ -190,11 +213,39 @@ export class LedgerWriter {
     const bytes = new Uint8Array(line.length + 1);
     bytes.set(line);
     bytes[line.length] = NEWLINE;
-    await writeAll(this.#file, bytes);
-    await this.#file.syncData();
+    try {
+      await writeAll(this.#file, bytes);
+      await this.#file.syncData();
+    } catch (error) {
+      throw await this.#cutBack(error);
+    }
+    this.#size += bytes.length;
     this.#previous = lineSha256(line);
     this.#ids.add(row.episode_id);
     return row;
+  }
+
+  /**
+   * After a failed write: truncates the file back to its last complete line
+   * and fsyncs, so that no later row follows a partial one.
+   *
+   * @returns the error the append rejects with
+   */
+  async #cutBack(error: unknown): Promise<Error> {
+    const cause = error instanceof Error ? error.message : String(error);
+    try {
+      await this.#file.truncate(this.#size);
+      await this.#file.syncData();
+    } catch (second) {
+      this.#broken = `a write failed (${cause}) and the ledger could not be cut back to its last ` +
+        `complete row (${(second as Error).message}); resume with --resume`;
+      return new Error(`Cannot append to ledger "${this.path}": ${this.#broken}`, { cause: error });
+    }
+    return new Error(
+      `Cannot append to ledger "${this.path}": ${cause}; ` +
+        `the ledger was cut back to its last complete row at byte ${this.#size}`,
+      { cause: error },
+    );
   }
 
   /** Waits for pending appends, then closes the file. */

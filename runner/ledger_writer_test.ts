@@ -245,3 +245,63 @@ Deno.test("LedgerWriter resumes a ledger that holds only a torn first line", asy
   // The same row again, first in the chain (prev_sha256 null): the same bytes as before the cut.
   deepEqual(await Deno.readFile(path), whole);
 });
+
+Deno.test({
+  name:
+    "LedgerWriter.append() on a full disk cuts the ledger back to its last row; later rows and resume are intact",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    await using temp = await tempDir();
+    const fs = `${temp.path}/fs`;
+    await Deno.mkdir(fs);
+    const mount = await new Deno.Command("mount", {
+      args: ["-t", "tmpfs", "-o", "size=64k", "ledgerbench-test-full", fs],
+    }).output();
+    equal(mount.code, 0, new TextDecoder().decode(mount.stderr));
+    try {
+      const path = `${fs}/ledger.jsonl`;
+      const { writer } = await LedgerWriter.open(path);
+      await writer.append(draft("t1"));
+      const oneRow = (await Deno.stat(path)).size;
+      // Fill every other page of the file system: the ledger's last page keeps 4096 - oneRow bytes.
+      const filler = await Deno.open(`${fs}/filler`, { write: true, create: true });
+      try {
+        for (;;) await filler.write(new Uint8Array(4096));
+      } catch (error) {
+        ok(error instanceof Error && /No space left/.test(error.message), String(error));
+      }
+      filler.close();
+      // A row longer than the page's rest: the write is cut short, then fails (ENOSPC).
+      const long = "n".repeat(6000);
+      await rejects(
+        writer.append(draft("t2", { notes: long })),
+        (error: Error) => {
+          match(
+            error.message,
+            new RegExp(
+              `^Cannot append to ledger "${path}": No space left on device.*; ` +
+                `the ledger was cut back to its last complete row at byte ${oneRow}$`,
+            ),
+          );
+          return true;
+        },
+      );
+      equal((await Deno.stat(path)).size, oneRow);
+      await Deno.remove(`${fs}/filler`);
+      await writer.append(draft("t2", { notes: long }));
+      await writer.append(draft("t3"));
+      await writer.close();
+      const bytes = await Deno.readFile(path);
+      equal(bytes[bytes.length - 1], 10);
+      const ledger = await readLedger(path);
+      equal(ledger.valid_rows, 3);
+      deepEqual(ledger.rows.map((row) => row.episode_id), ["r1/a/t1/1", "r1/a/t2/1", "r1/a/t3/1"]);
+      const resumed = await LedgerWriter.open(path, { resume: true });
+      equal(resumed.existing, 3);
+      equal(resumed.torn, null);
+      await resumed.writer.close();
+    } finally {
+      await new Deno.Command("umount", { args: ["--lazy", fs] }).output();
+    }
+  },
+});

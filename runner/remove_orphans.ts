@@ -3,18 +3,45 @@
  * the runner labels every candidate and verifier container with
  * `ledgerbench.run=<run id>`, and a resumed run removes that run's leftovers
  * before it starts, so an orphaned agent cannot keep spending or writing
- * while its episode is re-run.
+ * while its episode is re-run. Each container also carries its runner
+ * (`ledgerbench.runner=<host>/<pid>/<start>`, runner_identity.ts), and only
+ * a container whose runner is gone is removed: a live run's never is, even
+ * one of the same run id on another ledger (issue 9, item 4).
  *
  * @module
  */
 import type Docker from "dockerode";
 import { dockerClient } from "./docker/docker_client.ts";
+import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "./runner_identity.ts";
 
 /** The label carrying the run id. */
 export const RUN_LABEL = "ledgerbench.run";
 
+/** The label carrying the runner process (`runnerLabel`). */
+export const RUNNER_LABEL = "ledgerbench.runner";
+
 /**
- * Force-removes every container (running or not) labelled with `runId`.
+ * The labels of an episode's containers: its run, the episode and this
+ * runner process.
+ *
+ * @param episode the episode's run and episode ids
+ * @returns the labels
+ */
+export function episodeLabels(
+  episode: { run_id: string; episode_id: string },
+): Record<string, string> {
+  return {
+    [RUN_LABEL]: episode.run_id,
+    "ledgerbench.episode": episode.episode_id,
+    [RUNNER_LABEL]: runnerLabel(currentRunner()),
+  };
+}
+
+/**
+ * Force-removes every container (running or not) labelled with `runId`
+ * whose runner is gone: its `ledgerbench.runner` label names a process that
+ * is no longer running, or it has none (written before the label existed;
+ * the caller holds the ledger's lock).
  *
  * @param runId the run whose containers to remove
  * @param options the client (default the shared one)
@@ -32,6 +59,9 @@ export async function removeOrphans(
   });
   const removed: string[] = [];
   for (const info of found) {
+    const label = info.Labels?.[RUNNER_LABEL];
+    const runner = label === undefined ? null : parseRunnerLabel(label);
+    if (label !== undefined && (runner === null || runnerAlive(runner))) continue;
     try {
       await docker.getContainer(info.Id).remove({ force: true });
       removed.push(info.Id);

@@ -65,7 +65,7 @@ import type { Plan, PlannedAgent, RunnerEnvName } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
-import { RUN_LABEL } from "./remove_orphans.ts";
+import { episodeLabels } from "./remove_orphans.ts";
 import { withEpisodeLog } from "./with_episode_log.ts";
 import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
@@ -221,7 +221,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         },
         onExited: close,
         signal: context.signal,
-        labels: { [RUN_LABEL]: episode.run_id, "ledgerbench.episode": episode.episode_id },
+        labels: episodeLabels(episode),
         tempDir: options.tempDir,
       });
     } catch (error) {
@@ -272,7 +272,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
           expectedVerifierDigest: options.verifierDigests[task.task_id],
         }, {
           tempDir: options.tempDir,
-          labels: { [RUN_LABEL]: episode.run_id, "ledgerbench.episode": episode.episode_id },
+          labels: episodeLabels(episode),
         });
         return outcome.kind === "verdict"
           ? {

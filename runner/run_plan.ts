@@ -16,6 +16,8 @@ import type { ProgressSink } from "./progress.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { loadSuite } from "./load_suite.ts";
 import { removeOrphans } from "./remove_orphans.ts";
+import { acquireLedgerLock } from "./ledger_lock.ts";
+import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 
 /** Options of {@link runPlan}. */
 export interface RunPlanOptions {
@@ -49,7 +51,10 @@ export interface RunPlanOptions {
   unsandboxed?: Record<string, string[]>;
   /** Image lookup (tests); default the engine's. */
   resolveImage?: ImageResolver;
-  /** Directory for per-episode temporary files. */
+  /**
+   * Where this runner's temporary directory goes (per-episode directories
+   * are made inside it); default `TMPDIR` or `/tmp`.
+   */
   tempDir?: string;
 }
 
@@ -60,15 +65,32 @@ export interface RunPlanOutcome extends BatchOutcome {
 }
 
 /**
- * Loads, checks and runs a frozen plan.
+ * Loads, checks and runs a frozen plan, holding the ledger's lock
+ * (ledger_lock.ts) throughout; first removes what runners that are gone left
+ * in the temporary directory (run_temp_dir.ts).
  *
  * @param options plan, suite, ledger, upstreams and run settings
  * @returns how the batch ended
- * @throws {Error} when the plan's hash does not match, the environment differs
- *   from the plan (`EnvironmentMismatchError`), the ledger belongs to another
- *   run, or a resumed batch had halted (`BatchHaltedError`)
+ * @throws {LedgerLockedError} when another runner holds the ledger's lock
+ * @throws {Error} when the ledger's directory does not exist, the plan's hash
+ *   does not match, the environment differs from the plan
+ *   (`EnvironmentMismatchError`), the ledger belongs to another run, or a
+ *   resumed batch had halted (`BatchHaltedError`)
  */
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> {
+  await using _lock = await acquireLedgerLock(options.ledger);
+  const swept = await removeDeadRunnerTempDirs(options.tempDir);
+  if (swept.length > 0) {
+    options.progress?.note(
+      `removed ${swept.length} temporary director${
+        swept.length === 1 ? "y" : "ies"
+      } left by runners that are gone`,
+    );
+  }
+  await using temp = await createRunTempDir(
+    options.tempDir,
+    options.progress ? (m) => options.progress!.note(m) : undefined,
+  );
   const frozen = await loadPlan(options.plan, { expectedSha256: options.planSha256 });
   const plan = frozen.plan;
   const version = await runnerVersion();
@@ -116,7 +138,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
         upstream: options.upstream,
         runnerVersion: version,
         commands: options.unsandboxed,
-        tempDir: options.tempDir,
+        tempDir: temp.path,
       }),
     });
   } else {
@@ -146,7 +168,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
         agentImages: environment.agentImages,
         verifierImage: environment.verifierImage,
         verifierDigests: environment.verifierDigests,
-        tempDir: options.tempDir,
+        tempDir: temp.path,
       }),
     });
   }

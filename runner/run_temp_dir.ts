@@ -1,0 +1,115 @@
+/**
+ * One temporary directory per runner (issue 9, item 7: 83 directories leaked
+ * over 32 kills, some holding relay sockets and the verifier's hidden files
+ * and expected answers). Every per-episode directory (`ledgerbench-episode-`,
+ * `ledgerbench-candidate-` with its workspace tmpfs, `ledgerbench-verifier-`,
+ * `ledgerbench-host-`) is made inside `ledgerbench-run-<pid>-<start>-*`,
+ * named after the runner process (runner_identity.ts). A run removes its own
+ * at its end, and every run first removes those of runners that are gone
+ * (unmounting what a killed runner left mounted below them), never a live
+ * runner's.
+ *
+ * @module
+ */
+import { currentRunner, runnerAlive } from "./runner_identity.ts";
+import { removeTree } from "./sandbox/remove_tree.ts";
+
+const PREFIX = "ledgerbench-run-";
+const NAME = /^ledgerbench-run-(\d+)-(\d+)-/;
+
+/** The directory temporary directories go to by default (`TMPDIR`, else `/tmp`). */
+function defaultBase(): string {
+  return Deno.env.get("TMPDIR") || "/tmp";
+}
+
+/** This runner's directory; `await using` removes it (see {@link removeRunTempDir}). */
+export interface RunTempDir extends AsyncDisposable {
+  path: string;
+}
+
+/**
+ * Creates this runner's directory under `base`. Disposing it removes it; a
+ * failure to do so is reported through `warn` and left to the next run's
+ * {@link removeDeadRunnerTempDirs} (the name outlives this process).
+ *
+ * @param base where to create it; default `TMPDIR` or `/tmp`
+ * @param warn where a failed removal is reported; default stderr
+ * @returns the directory
+ */
+export async function createRunTempDir(
+  base?: string,
+  warn: (message: string) => void = (message) => console.error(message),
+): Promise<RunTempDir> {
+  const self = currentRunner();
+  const path = await Deno.makeTempDir({
+    dir: base ?? defaultBase(),
+    prefix: `${PREFIX}${self.pid}-${self.start}-`,
+  });
+  return {
+    path,
+    [Symbol.asyncDispose]: () =>
+      removeRunTempDir(path).catch((error) =>
+        warn(`warning: cannot remove the run's temporary directory "${path}": ${error.message}`)
+      ),
+  };
+}
+
+/**
+ * Removes a runner directory: lazily unmounts every file system mounted
+ * below it (deepest first; a killed runner leaves its candidates' workspace
+ * tmpfs mounted), then the tree.
+ *
+ * @param dir the runner directory
+ * @throws {Error} when a mount or the tree cannot be removed
+ */
+export async function removeRunTempDir(dir: string): Promise<void> {
+  for (const point of await mountsBelow(dir)) {
+    const out = await new Deno.Command("umount", { args: ["--lazy", point], stderr: "piped" })
+      .output();
+    if (!out.success) {
+      throw new Error(
+        `Cannot unmount "${point}" left by a runner: ${
+          new TextDecoder().decode(out.stderr).trim()
+        }`,
+      );
+    }
+  }
+  await removeTree(dir);
+}
+
+/**
+ * Removes the runner directories under `base` whose runner is gone (its pid
+ * no longer runs with the start time in the name).
+ *
+ * @param base where runner directories are made; default `TMPDIR` or `/tmp`
+ * @returns the directories removed
+ * @throws {Error} when one cannot be removed
+ */
+export async function removeDeadRunnerTempDirs(base?: string): Promise<string[]> {
+  const root = base ?? defaultBase();
+  const host = Deno.hostname();
+  const removed: string[] = [];
+  for await (const entry of Deno.readDir(root)) {
+    const match = NAME.exec(entry.name);
+    if (!entry.isDirectory || match === null) continue;
+    if (runnerAlive({ host, pid: Number(match[1]), start: Number(match[2]) })) continue;
+    await removeRunTempDir(`${root}/${entry.name}`);
+    removed.push(`${root}/${entry.name}`);
+  }
+  return removed.sort();
+}
+
+/** Mount points strictly below `dir`, deepest first (`/proc/self/mountinfo`, field 5). */
+async function mountsBelow(dir: string): Promise<string[]> {
+  const text = await Deno.readTextFile("/proc/self/mountinfo");
+  const prefix = `${dir.replace(/\/+$/, "")}/`;
+  return text.split("\n")
+    .map((line) => line.split(" ")[4])
+    .filter((point): point is string => point !== undefined)
+    // proc(5): spaces, tabs, newlines and backslashes are octal escapes
+    .map((point) =>
+      point.replace(/\\([0-7]{3})/g, (_, code) => String.fromCharCode(parseInt(code, 8)))
+    )
+    .filter((point) => point.startsWith(prefix))
+    .sort((a, b) => b.length - a.length);
+}

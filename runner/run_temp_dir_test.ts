@@ -1,0 +1,56 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
+import { currentRunner } from "./runner_identity.ts";
+import { tempDir } from "./_temp_dir_for_test.ts";
+
+const isRoot = Deno.uid() === 0;
+
+async function mounted(point: string): Promise<boolean> {
+  const text = await Deno.readTextFile("/proc/self/mountinfo");
+  return text.split("\n").some((line) => line.split(" ")[4] === point);
+}
+
+Deno.test({
+  name:
+    "removeDeadRunnerTempDirs() removes a gone runner's directory and unmounts its tmpfs, never a live runner's",
+  ignore: !isRoot,
+  async fn() {
+    await using base = await tempDir();
+    const self = currentRunner();
+    await using run = await createRunTempDir(base.path);
+    const live = run.path;
+    ok(live.startsWith(`${base.path}/ledgerbench-run-${self.pid}-${self.start}-`), live);
+    await Deno.mkdir(`${live}/ledgerbench-verifier-x/verifier`, { recursive: true });
+    // A runner that is gone: this pid with another start time (a reused pid), and a pid that exited.
+    const child = new Deno.Command("true").spawn();
+    await child.status;
+    const reused = `${base.path}/ledgerbench-run-${self.pid}-${self.start + 1}-aaaa`;
+    const exited = `${base.path}/ledgerbench-run-${child.pid}-12345-bbbb`;
+    const quota = `${exited}/ledgerbench-candidate-y/quota`;
+    await Deno.mkdir(`${reused}/ledgerbench-episode-z`, { recursive: true });
+    await Deno.writeTextFile(`${reused}/ledgerbench-episode-z/relay.sock`, "");
+    await Deno.mkdir(quota, { recursive: true });
+    const mount = await new Deno.Command("mount", {
+      args: ["-t", "tmpfs", "-o", "size=64k", "ledgerbench-workspace", quota],
+    }).output();
+    equal(mount.code, 0);
+    await Deno.writeTextFile(`${quota}/expected.txt`, "hidden");
+    await Deno.mkdir(`${base.path}/ledgerbench-episode-unrelated`);
+
+    deepEqual(await removeDeadRunnerTempDirs(base.path), [reused, exited].sort());
+    equal(await mounted(quota), false);
+    const left = [];
+    for await (const entry of Deno.readDir(base.path)) left.push(entry.name);
+    deepEqual(
+      left.sort(),
+      [live.slice(base.path.length + 1), "ledgerbench-episode-unrelated"].sort(),
+    );
+    ok((await Deno.stat(`${live}/ledgerbench-verifier-x/verifier`)).isDirectory);
+    deepEqual(await removeDeadRunnerTempDirs(base.path), []);
+    await run[Symbol.asyncDispose]();
+    await Deno.stat(live).then(
+      () => ok(false, "still there"),
+      (e) => ok(e instanceof Deno.errors.NotFound),
+    );
+  },
+});
