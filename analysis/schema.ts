@@ -344,6 +344,13 @@ export const NO_MODEL_LIMITS: Readonly<ModelLimits> = Object.freeze({
 });
 
 /**
+ * The relay's upstream timeout per model call when a plan sets no
+ * `upstream_timeout_ms`: 300 s, the relay's limit before it was a plan
+ * parameter.
+ */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
+
+/**
  * The frozen plan, written before the first episode (seeds 002 and 003):
  * tasks in their shuffled order, agents and image digests, budgets, stopping
  * rule, invalid policy, censoring thresholds, bootstrap seed, tie band and
@@ -382,6 +389,18 @@ export const Plan = z.object({
    * identity, stay in the canonical form `loadPlan` checks.
    */
   model_limits: ModelLimits.optional(),
+  /**
+   * How long the relay waits for the upstream per model call, in ms, from
+   * sending the request to the end of the response (of the whole event
+   * stream for a streamed call); past it the call is a `provider_fault`
+   * (issue 9, item 3: a call the upstream never answered is the provider's
+   * fault whatever the wall clock says). `freeze` refuses a value that is
+   * not below every episode's wall cap, so the timeout fires first. Absent:
+   * {@linkcode DEFAULT_UPSTREAM_TIMEOUT_MS}, the behaviour of plans frozen
+   * before this field existed; no materialized default, so those plans keep
+   * their bytes and hash.
+   */
+  upstream_timeout_ms: z.number().int().positive().optional(),
   environment: z.object({
     runner_version: z.string().nullable().default(null),
     verifier_image_digest: Digest.nullable().default(null),

@@ -101,6 +101,9 @@ PLAN:
   --context-limit-tokens N Declared context limit (seed 000): a call whose server
                            reports more prompt + completion tokens is missing
                            evidence (evidence_missing)
+  --upstream-timeout-ms N  The relay's wait for the upstream per model call
+                           (default 300000); must be below every episode's wall
+                           cap, so that a call never answered is a provider_fault
   --price-table-id ID      Frozen price table id (default "unpriced")
   --sprt                   Stop each agent by seed 002's SPRT (else: fixed list)
 ${SPRT_OPTIONS_HELP}
@@ -139,6 +142,7 @@ const OPTIONS = {
   "step-cap": { type: "string" },
   "wall-ms": { type: "string" },
   "max-output-tokens": { type: "string" },
+  "upstream-timeout-ms": { type: "string" },
   "context-limit-tokens": { type: "string" },
   "price-table-id": { type: "string" },
   sprt: { type: "boolean" },
@@ -302,6 +306,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   };
   const anyLimit = modelLimits.max_output_tokens !== null ||
     modelLimits.context_limit_tokens !== null;
+  const upstreamTimeoutMs = numberOption(values, "upstream-timeout-ms", { integer: true, min: 1 });
   const invalidPolicy = choiceOption(values, {
     name: "invalid-policy",
     choices: ["halt", "rerun-task"] as const,
@@ -413,6 +418,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     bootstrap: { rounds, seed: bootstrapSeed },
     tie_band: tieBand,
     ...(anyLimit ? { model_limits: modelLimits } : {}),
+    ...(upstreamTimeoutMs === undefined ? {} : { upstream_timeout_ms: upstreamTimeoutMs }),
     runner_version: await runnerVersion(),
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
@@ -447,6 +453,9 @@ export async function run(args: string[], io: Io): Promise<number> {
             }`,
           ]
           : []),
+        ...(plan.upstream_timeout_ms === undefined
+          ? []
+          : [`upstream timeout: ${plan.upstream_timeout_ms} ms`]),
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
         `runner: ${plan.environment.runner_version}`,
         "",

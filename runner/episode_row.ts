@@ -118,7 +118,9 @@ export interface ClassifyInput {
 
 /**
  * Turns one finished episode into its row (rules in `run_episode.ts`): the
- * evidence gate first (with the plan's `model_limits`, if any), then seed 002's rate-limit rule under `rerun-task`,
+ * evidence gate first (with the plan's `model_limits`, if any, and its
+ * `upstream_timeout_ms`: a call cut off by the wall cap after waiting that
+ * long unanswered is a `provider_fault`, issue 9 item 3), then seed 002's rate-limit rule under `rerun-task`,
  * a prompt alone over the declared context limit (the agent's doing: a
  * scored failure, verifier not run, note `prompt_over_context_limit`), zero
  * calls with requests the relay cannot meter (`unsupported_api`: the
@@ -138,6 +140,7 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
   const gate = evidenceGate(input.records, {
     expectedModelIds: input.expectedModelIds,
     modelLimits: input.plan.model_limits,
+    upstreamTimeoutMs: input.plan.upstream_timeout_ms,
   });
   const notes = [...input.notes];
   if (candidate.oomKilled) notes.push("the memory limit killed a process of the candidate");

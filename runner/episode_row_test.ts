@@ -206,3 +206,50 @@ Deno.test("classifyEpisode() makes zero metered calls with unmeterable requests 
   );
   assert.equal(verified, 1);
 });
+
+Deno.test("classifyEpisode() makes a wall cap over a call unanswered past the plan's upstream timeout a provider fault", async () => {
+  let verified = 0;
+  const verify = () => {
+    verified++;
+    return Promise.resolve({ kind: "verdict" as const, resolved: false, failedChecks: [] });
+  };
+  // The issue's episode: one call the upstream accepted and never answered, cut off by
+  // close() once the wall cap killed the candidate (exit 137), 0 tokens.
+  const cut = (latency_ms: number) =>
+    callRecord(1, {
+      status: 503,
+      upstream_status: null,
+      server_model_id: null,
+      usage: null,
+      fault: "aborted",
+      latency_ms,
+      detail: "Aborted: the relay closed before the upstream answered",
+    });
+  const capped: CandidateFacts = { ...CANDIDATE, stopReason: "wall_cap", exitCode: 137 };
+  const timed = Plan.parse({ plan_id: "p", tasks: [{ task_id: "t" }], upstream_timeout_ms: 1000 });
+  const common = {
+    base: BASE,
+    notes: [],
+    relayStop: "completed" as const,
+    surface: NO_SURFACE,
+    candidate: capped,
+    verify,
+  };
+  const row = await classifyEpisode({ ...common, plan: timed, records: [cut(1500)] });
+  assert.deepEqual(
+    [row.status, row.resolved, row.invalid_reason, row.stop_reason, row.prompt_tokens],
+    ["invalid", null, "provider_fault", "wall_cap", 0],
+  );
+  assert.equal(
+    row.notes,
+    "candidate exit code 137; Call 1 got no answer within the upstream timeout of 1000 ms (cut off after 1500 ms)",
+  );
+  assert.equal(verified, 0);
+  // Before: the same episode under the default 300000 ms timeout is the agent's scored failure.
+  const before = await classifyEpisode({ ...common, plan: plan(), records: [cut(1500)] });
+  assert.deepEqual(
+    [before.status, before.resolved, before.invalid_reason, before.stop_reason],
+    ["scored", false, null, "wall_cap"],
+  );
+  assert.equal(verified, 1);
+});

@@ -22,6 +22,9 @@ import {
 } from "../analysis/schema.ts";
 import type { Suite } from "./suite_manifest.ts";
 
+/** The runner's wall cap when neither the plan nor the task sets one (seed 002; `run_episode.ts`). */
+const RUNNER_WALL_MS = 300_000;
+
 /** What {@link freezePlan} needs besides the suite. */
 export interface FreezeOptions {
   plan_id: string;
@@ -50,6 +53,12 @@ export interface FreezeOptions {
    * Absent: the plan has no `model_limits` (nothing applied or checked).
    */
   model_limits?: Partial<ModelLimits>;
+  /**
+   * The relay's upstream timeout per model call in ms; must be below every
+   * episode's wall cap. Absent: the plan has no `upstream_timeout_ms` (the
+   * relay's default, `DEFAULT_UPSTREAM_TIMEOUT_MS`).
+   */
+  upstream_timeout_ms?: number;
   runner_version: string;
   verifier_image: string;
   verifier_image_digest: string;
@@ -58,12 +67,31 @@ export interface FreezeOptions {
 /**
  * Builds the frozen plan for `suite`.
  *
+ * Rule for `upstream_timeout_ms` (issue 9, item 3): it must be below the
+ * smallest wall cap an episode of the plan can have (per task, the plan's
+ * `wall_ms_cap`, else the task's, else the runner's 300000 ms), so that a
+ * call the upstream never answers ends as the provider's fault before the
+ * wall cap can end the episode as the agent's.
+ *
  * @param suite the loaded suite (its hash is recorded)
  * @param options agents, seeds, caps, rules and environment
  * @returns the plan, parsed through the `Plan` schema (defaults filled in)
- * @throws {Error} on an invalid field (named) or a duplicate agent id
+ * @throws {Error} on an invalid field (named), a duplicate agent id, or an
+ *   upstream timeout not below a wall cap
  */
 export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
+  const timeout = options.upstream_timeout_ms;
+  if (timeout !== undefined) {
+    const wallCaps = suite.manifest.tasks.map((task) =>
+      options.caps?.wall_ms_cap ?? task.limits.wall_ms_cap ?? RUNNER_WALL_MS
+    );
+    const smallest = Math.min(...wallCaps);
+    if (!(timeout < smallest)) {
+      throw new Error(
+        `Cannot freeze plan: the upstream timeout of ${timeout} ms must be below the smallest wall cap, ${smallest} ms`,
+      );
+    }
+  }
   const ids = new Set<string>();
   for (const agent of options.agents) {
     if (ids.has(agent.agent_id)) {
@@ -99,6 +127,7 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
         ...options.model_limits,
       },
     }),
+    ...(timeout === undefined ? {} : { upstream_timeout_ms: timeout }),
     environment: {
       runner_version: options.runner_version,
       verifier_image: options.verifier_image,

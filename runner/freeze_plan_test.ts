@@ -133,6 +133,43 @@ Deno.test("freezePlan() records model_limits only when given, and loadPlan() kee
   );
 });
 
+Deno.test("freezePlan() records upstream_timeout_ms only when given, below every wall cap", async () => {
+  await using temp = await tempDir();
+  const suite = await generateSuite(DEMO_SUITE, {
+    seed: DEMO_SEED,
+    dir: `${temp.path}/suite`,
+    publicSeed: true,
+  });
+  const agents = [{ agent_id: "solver", image: "i", image_digest: DIGEST }];
+  // Not given: no member, so the plan's bytes are what they were before it existed.
+  equal(
+    Object.hasOwn(freezePlan(suite, { ...baseOptions(), agents }), "upstream_timeout_ms"),
+    false,
+  );
+  // The demo tasks' own wall caps are 60000 ms (a1, a2, c1, c2) and 90000 ms (b1, b2, b3).
+  const timed = freezePlan(suite, { ...baseOptions(), agents, upstream_timeout_ms: 59_999 });
+  equal(timed.upstream_timeout_ms, 59_999);
+  const path = `${temp.path}/plan.json`;
+  await writePlan(path, timed);
+  match(await Deno.readTextFile(path), /\n {2}"upstream_timeout_ms": 59999\n/);
+  equal((await loadPlan(path)).plan.upstream_timeout_ms, 59_999);
+  throws(
+    () => freezePlan(suite, { ...baseOptions(), agents, upstream_timeout_ms: 60_000 }),
+    /^Error: Cannot freeze plan: the upstream timeout of 60000 ms must be below the smallest wall cap, 60000 ms$/,
+  );
+  // The plan's wall cap replaces every task's.
+  const capped = { ...baseOptions(), agents, caps: { wall_ms_cap: 5000 } };
+  equal(freezePlan(suite, { ...capped, upstream_timeout_ms: 4999 }).upstream_timeout_ms, 4999);
+  throws(
+    () => freezePlan(suite, { ...capped, upstream_timeout_ms: 5000 }),
+    /must be below the smallest wall cap, 5000 ms$/,
+  );
+  throws(
+    () => freezePlan(suite, { ...baseOptions(), agents, upstream_timeout_ms: 0.5 }),
+    /field "upstream_timeout_ms": /,
+  );
+});
+
 Deno.test("freezePlan() records an agent's env and command only when given, and loadPlan() keeps them", async () => {
   await using temp = await tempDir();
   const suite = await generateSuite(DEMO_SUITE, {

@@ -29,7 +29,7 @@
  * |---|---|---|---|
  * | the harness failed (engine, relay, forwarder) | invalid | harness_error | null |
  * | a successful call without server model id or usage, or over the plan's `model_limits` (output cap, context limit) | invalid | evidence_missing | null |
- * | an upstream 5xx / key rejected / connection failure | invalid | provider_fault | null |
+ * | an upstream 5xx / key rejected / connection failure / no answer within the plan's `upstream_timeout_ms` (also a call the wall cap cut off after waiting that long) | invalid | provider_fault | null |
  * | upstream 429 under invalid policy `rerun-task` (seed 002: rate limits are invalid attempts, rerun) | invalid | provider_fault | null |
  * | a call's prompt alone over the plan's declared context limit (the agent's doing) | scored | – | false (verifier not run) |
  * | zero forwarded model calls (seed 000) | scored | – | false (verifier not run) |
@@ -183,6 +183,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
         maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
+        upstreamTimeoutMs: options.plan.upstream_timeout_ms,
         pinnedModel: agent.model ?? "default",
       });
       const socketPath = relay.socketPath;

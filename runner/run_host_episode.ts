@@ -122,6 +122,7 @@ export function createHostExecutor(options: HostExecutorOptions): EpisodeExecuto
         tokenCap: caps.token_cap,
         stepCap: caps.step_cap,
         maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
+        upstreamTimeoutMs: options.plan.upstream_timeout_ms,
         pinnedModel: agent.model ?? "default",
       });
       forwarder = await startForwarder({ pid: null, socketPath: relay.socketPath, port: 0 });

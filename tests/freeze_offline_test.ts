@@ -144,3 +144,50 @@ Deno.test("freeze --agent-env and --agent-command put one image's configurations
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("freeze --upstream-timeout-ms records a timeout below every wall cap and refuses one that is not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "freeze_offline_" });
+  try {
+    const suite = await generateSuite(DEMO_SUITE, { seed: DEMO_SEED, dir: `${dir}/suite` });
+    const common = [
+      ...["--suite", suite.dir, "--order-seed", "7", "--agent", `solver=${SOLVER}`],
+      ...["--image-digest", `${SOLVER}=${SOLVER_DIGEST}`],
+      ...["--image-digest", `${VERIFIER}=${VERIFIER_DIGEST}`],
+    ];
+    const written = await freeze([
+      ...common,
+      ...["--out", `${dir}/plan.json`, "--wall-ms", "10000", "--upstream-timeout-ms", "5000"],
+    ]);
+    equal(written.code, 0, written.stderr);
+    const plan = Plan.parse(JSON.parse(await Deno.readTextFile(`${dir}/plan.json`)));
+    equal(plan.upstream_timeout_ms, 5000);
+    // Not below the plan's wall cap: bad input (exit 2), one line, nothing written.
+    const refused = await freeze([
+      ...common,
+      ...["--out", `${dir}/plan2.json`, "--wall-ms", "10000", "--upstream-timeout-ms", "10000"],
+    ]);
+    equal(refused.code, 2, refused.stderr);
+    equal(
+      refused.stderr,
+      "error: Cannot freeze plan: the upstream timeout of 10000 ms must be below the smallest wall cap, 10000 ms\n",
+    );
+    equal(await Deno.stat(`${dir}/plan2.json`).then(() => true, () => false), false);
+    // Without --wall-ms the demo tasks' own caps apply, the smallest 60000 ms.
+    const tasks = await freeze([
+      ...common,
+      ...["--out", `${dir}/plan3.json`, "--upstream-timeout-ms", "60000"],
+    ]);
+    equal(tasks.code, 2, tasks.stderr);
+    match(tasks.stderr, /must be below the smallest wall cap, 60000 ms\n$/);
+    const zero = await freeze([
+      ...common,
+      "--out",
+      `${dir}/plan4.json`,
+      "--upstream-timeout-ms",
+      "0",
+    ]);
+    equal(zero.code, 1, zero.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

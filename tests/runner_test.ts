@@ -883,3 +883,67 @@ Deno.test({
     }
   },
 });
+
+/**
+ * An upstream that accepts connections and never answers (issue 9, item 3): a
+ * TCP listener on loopback that reads nothing and writes nothing until closed.
+ */
+function silentUpstream(): { baseUrl: string; close(): void } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const conn of listener) held.push(conn);
+  })().catch(() => {});
+  return {
+    baseUrl: `http://127.0.0.1:${listener.addr.port}/v1`,
+    close() {
+      listener.close();
+      for (const conn of held) conn.close();
+    },
+  };
+}
+
+Deno.test({
+  name:
+    "runner: a call an upstream never answers is a provider_fault under the plan's upstream timeout and halts the batch",
+  ignore,
+  async fn() {
+    const silent = silentUpstream();
+    const upstream = () => ({ baseUrl: silent.baseUrl, key: "up-key" });
+    const agents: AgentSpec[] = [{ agent_id: "solver", image: "ledgerbench/agent-solver" }];
+    // The plan's timeout (1500 ms) below the wall cap (8000 ms): the relay gives up first.
+    const timed = await fixture(one(c2FilterSum, a1Locate), agents, {
+      caps: { wall_ms_cap: 8000 },
+      upstream_timeout_ms: 1500,
+    });
+    // Before: a plan without the field keeps the relay's 300000 ms, which no 3000 ms wall cap outlasts.
+    const untimed = await fixture(one(c2FilterSum, a1Locate), agents, {
+      caps: { wall_ms_cap: 3000 },
+    });
+    try {
+      const outcome = await timed.run({ upstream });
+      equal(outcome.halted?.kind, "invalid_episode");
+      const rows = (await readLedger(`${timed.dir}/ledger.jsonl`)).rows;
+      // Halted after the first episode (of two) under invalid policy "halt".
+      equal(rows.length, 1);
+      deepEqual(
+        [rows[0].status, rows[0].resolved, rows[0].invalid_reason, rows[0].model_calls],
+        ["invalid", null, "provider_fault", 1],
+      );
+      deepEqual([rows[0].prompt_tokens, rows[0].completion_tokens], [0, 0]);
+      match(rows[0].notes, /Call 1 failed at the provider: Upstream unreachable: /);
+
+      const before = await untimed.run({ upstream });
+      equal(before.halted, null);
+      const scored = (await readLedger(`${untimed.dir}/ledger.jsonl`)).rows;
+      deepEqual(
+        scored.map((row) => [row.status, row.resolved, row.stop_reason, row.prompt_tokens]),
+        [["scored", false, "wall_cap", 0], ["scored", false, "wall_cap", 0]],
+      );
+    } finally {
+      silent.close();
+      await timed.close();
+      await untimed.close();
+    }
+  },
+});

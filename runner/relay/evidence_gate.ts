@@ -5,7 +5,13 @@
  *
  * @module
  */
-import type { EpisodeStatus, Evidence, InvalidReason, ModelLimits } from "../../analysis/schema.ts";
+import {
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  type EpisodeStatus,
+  type Evidence,
+  type InvalidReason,
+  type ModelLimits,
+} from "../../analysis/schema.ts";
 import type { RelayCallRecord } from "./relay_call_record.ts";
 import { combineFingerprints } from "./request_fingerprint.ts";
 
@@ -22,6 +28,13 @@ export interface EvidenceGateOptions {
    * Absent, or both limits null: neither is checked nor recorded.
    */
   modelLimits?: ModelLimits;
+  /**
+   * The relay's upstream timeout per call in ms (the plan's
+   * `upstream_timeout_ms`); absent: `DEFAULT_UPSTREAM_TIMEOUT_MS`. A call cut
+   * off by the relay closing after waiting at least this long was never
+   * answered in time: a provider fault (rule 3 of {@linkcode evidenceGate}).
+   */
+  upstreamTimeoutMs?: number;
 }
 
 /** One reason the gate found, tied to the call it came from. */
@@ -111,6 +124,12 @@ export interface EvidenceGateResult {
  *    A call cut off by the relay closing (`aborted`: the runner ended the
  *    episode, whose stop reason is then `wall_cap` or `error`) is listed in
  *    `problems` but does not invalidate; its unknown usage is not counted.
+ *    Except: an `aborted` call whose `latency_ms` (from sending it to the
+ *    cut) is at least `upstreamTimeoutMs` had waited out the upstream
+ *    timeout unanswered (the relay's timer lost the race with `close()`):
+ *    it is a `provider_fault` like a call the timeout ended (issue 9,
+ *    item 3). An agent cannot turn its own wall-cap failure invalid by a
+ *    call just before the cap: a call cut off sooner stays `aborted`.
  * 4. Otherwise `scored`.
  *
  * Evidence recorded (schema `Evidence`):
@@ -153,6 +172,7 @@ export function evidenceGate(
     : new Set(options.expectedModelIds);
   const outputLimit = options.modelLimits?.max_output_tokens ?? null;
   const contextLimit = options.modelLimits?.context_limit_tokens ?? null;
+  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   let maxCallTokens: number | null = null;
   const evidenceProblems: EvidenceProblem[] = [];
   const faults: EvidenceProblem[] = [];
@@ -168,7 +188,14 @@ export function evidenceGate(
       promptTokens += call.usage.prompt_tokens;
       completionTokens += call.usage.completion_tokens;
     }
-    if (call.fault === "aborted") {
+    if (call.fault === "aborted" && call.latency_ms >= timeoutMs) {
+      faults.push({
+        index: call.index,
+        code: "provider_fault",
+        message:
+          `Call ${call.index} got no answer within the upstream timeout of ${timeoutMs} ms (cut off after ${call.latency_ms} ms)`,
+      });
+    } else if (call.fault === "aborted") {
       faults.push({
         index: call.index,
         code: "aborted",

@@ -142,6 +142,38 @@ Deno.test("evidenceGate() judges a stream that failed or was cut off by its faul
   assert.deepEqual(bare.problems.map((p) => p.code), ["usage_missing"]);
 });
 
+Deno.test("evidenceGate() makes a call cut off after the upstream timeout a provider fault", () => {
+  // What the relay records for a whole call the upstream never answered when close() cut it.
+  const unanswered = (latency_ms: number) =>
+    callRecord(2, {
+      status: 503,
+      upstream_status: null,
+      server_model_id: null,
+      usage: null,
+      fault: "aborted",
+      latency_ms,
+      detail: "Aborted: the relay closed before the upstream answered",
+    });
+  // Waited 2000 ms, the plan's timeout 2000 ms: at the timeout is past it.
+  const waited = evidenceGate([callRecord(1), unanswered(2000)], { upstreamTimeoutMs: 2000 });
+  assert.equal(waited.status, "invalid");
+  assert.equal(waited.invalid_reason, "provider_fault");
+  assert.deepEqual(waited.problems, [{
+    index: 2,
+    code: "provider_fault",
+    message: "Call 2 got no answer within the upstream timeout of 2000 ms (cut off after 2000 ms)",
+  }]);
+  // Tokens are those of call 1 only: the cut-off call's usage is unknown.
+  assert.deepEqual([waited.prompt_tokens, waited.completion_tokens], [10, 5]);
+  // Cut off 1 ms sooner: the agent's wall cap fell first; listed, not invalidating.
+  const sooner = evidenceGate([callRecord(1), unanswered(1999)], { upstreamTimeoutMs: 2000 });
+  assert.equal(sooner.status, "scored");
+  assert.deepEqual(sooner.problems.map((p) => p.code), ["aborted"]);
+  // Without a plan timeout the relay's default of 300000 ms applies.
+  assert.equal(evidenceGate([unanswered(299_999)]).status, "scored");
+  assert.equal(evidenceGate([unanswered(300_000)]).invalid_reason, "provider_fault");
+});
+
 /** A plan's `model_limits`: output cap 8 tokens, context limit 20 tokens. */
 const LIMITS = { max_output_tokens: 8, context_limit_tokens: 20 };
 

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { StopReason } from "../../analysis/schema.ts";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, type StopReason } from "../../analysis/schema.ts";
 import type { RelayCallRecord, RelayRefusal } from "./relay_call_record.ts";
 import { relayStopReason } from "./relay_stop_reason.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
@@ -70,9 +70,10 @@ export interface RelayOptions {
    */
   maxOutputTokens?: number | null;
   /**
-   * Upstream limit per call in ms (default 300000), from sending the request
-   * to the end of the response body (of the whole event stream for streamed
-   * calls); past it the call is a provider fault.
+   * Upstream limit per call in ms (the plan's `upstream_timeout_ms`; default
+   * `DEFAULT_UPSTREAM_TIMEOUT_MS`, 300000), from sending the request to the
+   * end of the response body (of the whole event stream for streamed calls);
+   * past it the call is a provider fault.
    */
   upstreamTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default 33554432, 32 MiB). */
@@ -346,7 +347,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   }
   const tokenCap = options.tokenCap ?? null;
   const stepCap = options.stepCap ?? null;
-  const timeoutMs = options.upstreamTimeoutMs ?? 300_000;
+  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const bodyDeadlineMs = options.bodyDeadlineMs ?? 30_000;
   const maxConcurrentRequests = options.maxConcurrentRequests ?? 64;
