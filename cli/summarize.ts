@@ -6,6 +6,7 @@
  * @module
  */
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
+import { censoringSummary } from "../analysis/censoring.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { WilsonInterval } from "../analysis/wilson_interval.ts";
 import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
@@ -21,7 +22,7 @@ import {
 } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, integer, percent, percentInterval, renderTable } from "./_table.ts";
-import type { Plan, PriceTable } from "../analysis/schema.ts";
+import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
 
 /** One line for `ledgerbench --help`. */
 export const summary = "Per-agent rates, intervals, tokens/seconds/cost per resolved";
@@ -31,7 +32,10 @@ export const help = `Summarize a ledger per agent (seed 001): episodes, invalid 
 rate with its 95% percentile bootstrap interval, tokens per resolved (TPR, all
 tokens of scored attempts, failed ones included), seconds per resolved (SPR),
 cost per resolved through a frozen price table, and seed 000's lane-weighted
-score when the plan gives lane weights.
+score when the plan gives lane weights. Beside the resolved rate, how many
+scored episodes are censored (seed 003: stopped by rate_limited, a cap or an
+error, not completed); the rate counts them as the ledger scores them, and
+"censoring" gives the score over completed episodes only.
 
 Summarize the seed-001 sample:
   deno task ledgerbench summarize ledgers/examples/sample_ledger.jsonl
@@ -73,6 +77,15 @@ export interface SummarizedAgent extends AgentSummary {
   interval: RateInterval | null;
   /** Wilson 95% interval, only beside a collapsed bootstrap interval. */
   wilson: WilsonInterval | null;
+  /**
+   * Scored episodes whose stop reason is not `completed` (seed 003's
+   * censored rows, `censoringSummary`): in `scored` and the resolved rate as
+   * the ledger scores them (issue 9, item 10: 429s under `halt` read as
+   * plain failures otherwise).
+   */
+  censored: number;
+  /** `censored` per stop reason, only the reasons that occur, in the enum's order. */
+  censored_stop_reasons: Partial<Record<StopReason, number>>;
 }
 
 /** Runs `summarize`; see {@link help}. */
@@ -96,6 +109,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const laneWeights = plan !== null && Object.keys(plan.value.lane_weights).length > 0
     ? plan.value.lane_weights
     : undefined;
+  const censoring = new Map(
+    censoringSummary(loaded.rows).agents.map((row) => [row.agent_id, row]),
+  );
   const agents: SummarizedAgent[] = summarizeAgents(loaded.rows, {
     priceTable: prices?.value,
     laneWeights,
@@ -105,7 +121,17 @@ export async function run(args: string[], io: Io): Promise<number> {
       agent.scored,
       { rounds: roundsParam.value, seed: seedParam.value },
     );
-    return { ...agent, interval, wilson };
+    const stops = censoring.get(agent.agent_id)!.stop_reasons;
+    const censoredStops = Object.fromEntries(
+      Object.entries(stops).filter(([reason, count]) => reason !== "completed" && count > 0),
+    );
+    return {
+      ...agent,
+      interval,
+      wilson,
+      censored: censoring.get(agent.agent_id)!.censored,
+      censored_stop_reasons: censoredStops,
+    };
   });
   const payload = {
     command: "summarize",
@@ -156,6 +182,7 @@ function agentTable(agents: SummarizedAgent[]): string {
       { header: "resolved", align: "right" },
       { header: "rate", align: "right" },
       { header: "95% interval", align: "right" },
+      { header: "censored", align: "right" },
       { header: "tokens", align: "right" },
       { header: "TPR", align: "right" },
       { header: "SPR (s)", align: "right" },
@@ -167,6 +194,7 @@ function agentTable(agents: SummarizedAgent[]): string {
       `${a.resolved}/${a.scored}`,
       percent(a.resolved_rate),
       a.interval === null ? "-" : percentInterval([a.interval.lower, a.interval.upper]),
+      String(a.censored),
       integer(a.tokens),
       fixed(a.tpr),
       fixed(a.spr),
@@ -239,6 +267,13 @@ function notes(agents: SummarizedAgent[]): string {
     }
     if (a.scored === 0) {
       text += `note: agent "${a.agent_id}" has no scored episode (all ${a.invalid} invalid)\n`;
+    }
+    if (a.censored > 0) {
+      const reasons = Object.entries(a.censored_stop_reasons)
+        .map(([reason, count]) => `${reason} ${count}`).join(", ");
+      text += `note: agent "${a.agent_id}": ${a.censored} of ${a.scored} scored episodes are ` +
+        `censored (${reasons}): the resolved rate counts them as scored; "censoring" gives the ` +
+        `score over completed episodes and the claim allowed (seed 003)\n`;
     }
     if (a.wilson !== null) {
       text += `note: agent "${a.agent_id}": the bootstrap interval collapsed to a point ` +

@@ -601,3 +601,51 @@ Deno.test("a plan supplies the defaults (bootstrap, tie band, lane weights, cens
     calibrate.stderr.startsWith(`error: Plan "${plan}" has stopping rule "fixed", not "sprt"`),
   );
 });
+
+Deno.test("summarize says how many of an agent's scored episodes are censored, beside its rate", async () => {
+  const dir = await Deno.makeTempDir();
+  // Issue 9, item 10: three 429s under "halt" are scored, resolved false, stop reason rate_limited.
+  const limited = [1, 2, 3].map((i) =>
+    row({ task_id: `t${i}`, resolved: false, status: "scored", stop_reason: "rate_limited" })
+  );
+  const b = [
+    row({ agent_id: "b", task_id: "t1", stop_reason: "completed" }),
+    row({ agent_id: "b", task_id: "t2", resolved: false, stop_reason: "wall_cap" }),
+    row({ agent_id: "b", task_id: "t3", resolved: false, stop_reason: "completed" }),
+  ];
+  const path = await writeJsonl(`${dir}/censored.jsonl`, [...limited, ...b]);
+  const text = await cli("summarize", path);
+  assertEquals(text.code, 0);
+  // Every number as before: a 0/3 (0.0%), b 1/3 (33.3%); the censored column beside the interval.
+  assertMatch(
+    text.stdout,
+    /^agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
+  );
+  assertMatch(text.stdout, /^a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +-$/m);
+  assertMatch(text.stdout, /^b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00$/m);
+  assertStringIncludes(
+    text.stdout,
+    'note: agent "a": 3 of 3 scored episodes are censored (rate_limited 3): the resolved rate ' +
+      'counts them as scored; "censoring" gives the score over completed episodes and the claim ' +
+      "allowed (seed 003)\n",
+  );
+  assertStringIncludes(
+    text.stdout,
+    'note: agent "b": 1 of 3 scored episodes are censored (wall_cap 1)',
+  );
+  const json = JSON.parse((await cli("summarize", path, "--json")).stdout);
+  const [a, bSummary] = json.agents;
+  assertEquals([a.resolved, a.scored, a.resolved_rate, a.censored], [0, 3, 0, 3]);
+  assertEquals(a.censored_stop_reasons, { rate_limited: 3 });
+  assertEquals([bSummary.censored, bSummary.censored_stop_reasons], [1, { wall_cap: 1 }]);
+  // The same count as `censoring` gives.
+  const censoring = JSON.parse((await cli("censoring", path, "--json")).stdout);
+  assertEquals(
+    censoring.censoring.agents.map((r: { agent_id: string; censored: number }) => [
+      r.agent_id,
+      r.censored,
+    ]),
+    [["a", 3], ["b", 1]],
+  );
+  await Deno.remove(dir, { recursive: true });
+});
