@@ -67,16 +67,17 @@ function processIdentity(
  * the runner's own `/proc/self/ns/net`, and `/proc/<pid>/net/dev` (two header
  * lines, then one `<name>: <counters>` line per interface) must list `lo`
  * and nothing else. A process that is already gone gives null: nothing of it
- * is left to reach a network. A read that fails otherwise (`EACCES` from
- * `readlink` on an exiting process under load, `ESRCH`, ...) is checked
- * again against `/proc/<pid>/stat`, read before the check: when the entry is
- * now gone, names another start time (the pid was reused) or a zombie or dead
- * process, the process exited during the check and the answer is null (issue
- * 9, item 6); when it is still the same live process, the failure is a
- * problem: an isolation that cannot be seen is not assumed.
+ * is left to reach a network. Any problem found (a read that fails
+ * otherwise, such as `EACCES` from `readlink` on an exiting process under
+ * load or `ESRCH`, or a namespace that is not alone) is checked again against
+ * `/proc/<pid>/stat`, read before the check: when the entry is now gone,
+ * names another start time (the pid was reused) or a zombie or dead process,
+ * the process exited during the check and the answer is null (issue 9,
+ * item 6); when it is still the same live process, the problem stands: an
+ * isolation that cannot be seen is not assumed.
  *
  * Cost: one `readlink` and one small `/proc` read each side, plus one `stat`
- * read (two when a read fails); synchronous, well under a millisecond.
+ * read (two when a problem is found); synchronous, well under a millisecond.
  *
  * @param pid a host process id (a container's init, as `docker inspect` reports it)
  * @param options `read`: how `/proc` is read (the real one by default)
@@ -93,6 +94,16 @@ export function networkIsolationProblem(
 ): string | null {
   const read = options.read ?? PROC;
   const before = processIdentity(read, pid);
+  const problem = observedProblem(read, pid);
+  if (problem === null) return null;
+  const after = processIdentity(read, pid);
+  const exited = after === null || !after.alive ||
+    (before !== null && after.start !== before.start);
+  return exited ? null : problem;
+}
+
+/** What `/proc` shows of the process's network namespace, before the re-check. */
+function observedProblem(read: ProcReader, pid: number): string | null {
   let namespace: string;
   let devices: string;
   let own: string;
@@ -102,10 +113,6 @@ export function networkIsolationProblem(
     own = read.readLink("/proc/self/ns/net");
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
-    const after = processIdentity(read, pid);
-    if (after === null || !after.alive || (before !== null && after.start !== before.start)) {
-      return null;
-    }
     return `its network namespace cannot be read: ${
       error instanceof Error ? error.message : String(error)
     }`;

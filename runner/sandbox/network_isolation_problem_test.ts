@@ -105,3 +105,19 @@ Deno.test("networkIsolationProblem() names a denied read of the same live proces
     "its network namespace cannot be read: Permission denied (os error 13): readlink '/proc/42/ns/net'",
   );
 });
+
+Deno.test("networkIsolationProblem() re-checks a shared namespace found as the process exited", () => {
+  // ns/net readable and equal to the runner's own: a pid reused by a host process meanwhile.
+  const shared = (stats: string[]): ProcReader => ({
+    readLink: () => "net:[4026531840]",
+    readText: (path) => path.endsWith("/stat") ? stats.shift()! : "h1\nh2\n    lo: 0 0\n",
+  });
+  assert.equal(
+    networkIsolationProblem(42, { read: shared([stat("S", 539248), stat("S", 539999)]) }),
+    null,
+  );
+  assert.equal(
+    networkIsolationProblem(42, { read: shared([stat("S", 539248), stat("S", 539248)]) }),
+    "it shares the runner's network namespace",
+  );
+});
