@@ -931,7 +931,10 @@ Deno.test({
         ["invalid", null, "provider_fault", 1],
       );
       deepEqual([rows[0].prompt_tokens, rows[0].completion_tokens], [0, 0]);
-      match(rows[0].notes, /Call 1 failed at the provider: Upstream unreachable: /);
+      match(
+        rows[0].notes,
+        /Call 1 failed at the provider: No answer from the upstream within the upstream timeout of 1500 ms/,
+      );
 
       const before = await untimed.run({ upstream });
       equal(before.halted, null);

@@ -550,7 +550,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         });
       }
       record.fault = "provider_fault";
-      record.detail = `Upstream unreachable: ${describe(error)}`;
+      record.detail = error instanceof DOMException && error.name === "TimeoutError"
+        ? `No answer from the upstream within the upstream timeout of ${timeoutMs} ms`
+        : `Upstream unreachable: ${describe(error)}`;
       finish(record);
       return answer(index, api, 502, {
         message: record.detail,

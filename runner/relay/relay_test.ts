@@ -1025,3 +1025,48 @@ Deno.test("startRelay() refuses an output cap that is not a positive integer", a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("startRelay() makes a call an upstream accepts and never answers a provider fault at the timeout", async () => {
+  // Issue 9, item 3: an upstream that accepts the connection and never writes a byte.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })().catch(() => {});
+  const dir = await Deno.makeTempDir({ prefix: "relay_test_" });
+  const relay = await startRelay(`${dir}/relay.sock`, {
+    upstreamBaseUrl: `http://127.0.0.1:${listener.addr.port}/v1`,
+    upstreamKey: KEY,
+    upstreamTimeoutMs: 200,
+  });
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: relay.socketPath } });
+  try {
+    const response = await fetch("http://relay/v1/chat/completions", {
+      client,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [] }),
+    });
+    assert.equal(response.status, 502);
+    const body = await response.json();
+    const [record] = relay.records();
+    assert.deepEqual([record.fault, record.upstream_status, record.usage], [
+      "provider_fault",
+      null,
+      null,
+    ]);
+    assert.equal(
+      record.detail,
+      "No answer from the upstream within the upstream timeout of 200 ms",
+    );
+    assert.equal(body.error.message, record.detail);
+    assert.equal(evidenceGate(relay.records()).invalid_reason, "provider_fault");
+  } finally {
+    client.close();
+    await relay.close();
+    listener.close();
+    for (const conn of held) conn.close();
+    await accepting;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
