@@ -102,8 +102,9 @@ PLAN:
                            reports more prompt + completion tokens is missing
                            evidence (evidence_missing)
   --upstream-timeout-ms N  The relay's wait for the upstream per model call
-                           (default 300000); must be below every episode's wall
-                           cap, so that a call never answered is a provider_fault
+                           (default 90% of the smallest wall cap, at most
+                           300000); must be below every episode's wall cap, so
+                           that a call never answered is a provider_fault
   --price-table-id ID      Frozen price table id (default "unpriced")
   --sprt                   Stop each agent by seed 002's SPRT (else: fixed list)
 ${SPRT_OPTIONS_HELP}

@@ -14,6 +14,7 @@ import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import {
   type Caps,
   type CensoringPolicy,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
   type ModelLimits,
   Plan,
   type PlannedAgent,
@@ -55,8 +56,8 @@ export interface FreezeOptions {
   model_limits?: Partial<ModelLimits>;
   /**
    * The relay's upstream timeout per model call in ms; must be below every
-   * episode's wall cap. Absent: the plan has no `upstream_timeout_ms` (the
-   * relay's default, `DEFAULT_UPSTREAM_TIMEOUT_MS`).
+   * episode's wall cap. Absent: 90% of the smallest wall cap, at most
+   * `DEFAULT_UPSTREAM_TIMEOUT_MS` (see {@linkcode freezePlan}).
    */
   upstream_timeout_ms?: number;
   runner_version: string;
@@ -71,7 +72,9 @@ export interface FreezeOptions {
  * smallest wall cap an episode of the plan can have (per task, the plan's
  * `wall_ms_cap`, else the task's, else the runner's 300000 ms), so that a
  * call the upstream never answers ends as the provider's fault before the
- * wall cap can end the episode as the agent's.
+ * wall cap can end the episode as the agent's. When not given, the plan
+ * records 90% of that smallest wall cap, at most `DEFAULT_UPSTREAM_TIMEOUT_MS`
+ * (a call still unanswered then leaves the agent no time to finish anyway).
  *
  * @param suite the loaded suite (its hash is recorded)
  * @param options agents, seeds, caps, rules and environment
@@ -80,17 +83,17 @@ export interface FreezeOptions {
  *   upstream timeout not below a wall cap
  */
 export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
-  const timeout = options.upstream_timeout_ms;
-  if (timeout !== undefined) {
-    const wallCaps = suite.manifest.tasks.map((task) =>
+  const smallest = Math.min(
+    ...suite.manifest.tasks.map((task) =>
       options.caps?.wall_ms_cap ?? task.limits.wall_ms_cap ?? RUNNER_WALL_MS
+    ),
+  );
+  const timeout = options.upstream_timeout_ms ??
+    Math.min(DEFAULT_UPSTREAM_TIMEOUT_MS, Math.floor(smallest * 0.9));
+  if (!(timeout < smallest)) {
+    throw new Error(
+      `Cannot freeze plan: the upstream timeout of ${timeout} ms must be below the smallest wall cap, ${smallest} ms`,
     );
-    const smallest = Math.min(...wallCaps);
-    if (!(timeout < smallest)) {
-      throw new Error(
-        `Cannot freeze plan: the upstream timeout of ${timeout} ms must be below the smallest wall cap, ${smallest} ms`,
-      );
-    }
   }
   const ids = new Set<string>();
   for (const agent of options.agents) {
@@ -127,7 +130,7 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
         ...options.model_limits,
       },
     }),
-    ...(timeout === undefined ? {} : { upstream_timeout_ms: timeout }),
+    upstream_timeout_ms: timeout,
     environment: {
       runner_version: options.runner_version,
       verifier_image: options.verifier_image,

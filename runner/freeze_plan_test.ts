@@ -133,7 +133,7 @@ Deno.test("freezePlan() records model_limits only when given, and loadPlan() kee
   );
 });
 
-Deno.test("freezePlan() records upstream_timeout_ms only when given, below every wall cap", async () => {
+Deno.test("freezePlan() records upstream_timeout_ms below every wall cap, 90% of the smallest by default", async () => {
   await using temp = await tempDir();
   const suite = await generateSuite(DEMO_SUITE, {
     seed: DEMO_SEED,
@@ -141,12 +141,9 @@ Deno.test("freezePlan() records upstream_timeout_ms only when given, below every
     publicSeed: true,
   });
   const agents = [{ agent_id: "solver", image: "i", image_digest: DIGEST }];
-  // Not given: no member, so the plan's bytes are what they were before it existed.
-  equal(
-    Object.hasOwn(freezePlan(suite, { ...baseOptions(), agents }), "upstream_timeout_ms"),
-    false,
-  );
   // The demo tasks' own wall caps are 60000 ms (a1, a2, c1, c2) and 90000 ms (b1, b2, b3).
+  // Not given: 90% of the smallest, 0.9 x 60000 = 54000 ms.
+  equal(freezePlan(suite, { ...baseOptions(), agents }).upstream_timeout_ms, 54_000);
   const timed = freezePlan(suite, { ...baseOptions(), agents, upstream_timeout_ms: 59_999 });
   equal(timed.upstream_timeout_ms, 59_999);
   const path = `${temp.path}/plan.json`;
@@ -157,8 +154,11 @@ Deno.test("freezePlan() records upstream_timeout_ms only when given, below every
     () => freezePlan(suite, { ...baseOptions(), agents, upstream_timeout_ms: 60_000 }),
     /^Error: Cannot freeze plan: the upstream timeout of 60000 ms must be below the smallest wall cap, 60000 ms$/,
   );
-  // The plan's wall cap replaces every task's.
+  // The plan's wall cap replaces every task's; a large one is held to the relay's 300000 ms.
   const capped = { ...baseOptions(), agents, caps: { wall_ms_cap: 5000 } };
+  equal(freezePlan(suite, capped).upstream_timeout_ms, 4500);
+  const long = { ...baseOptions(), agents, caps: { wall_ms_cap: 3_600_000 } };
+  equal(freezePlan(suite, long).upstream_timeout_ms, 300_000);
   equal(freezePlan(suite, { ...capped, upstream_timeout_ms: 4999 }).upstream_timeout_ms, 4999);
   throws(
     () => freezePlan(suite, { ...capped, upstream_timeout_ms: 5000 }),

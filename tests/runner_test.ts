@@ -916,7 +916,9 @@ Deno.test({
       caps: { wall_ms_cap: 8000 },
       upstream_timeout_ms: 1500,
     });
-    // Before: a plan without the field keeps the relay's 300000 ms, which no 3000 ms wall cap outlasts.
+    // Not given, the timeout is 90% of the smallest wall cap (2700 ms here). Before, such a plan
+    // kept the relay's 300000 ms, which no 3000 ms wall cap outlasts: both rows were scored,
+    // resolved false, stop reason wall_cap, 0 tokens, and the batch went on.
     const untimed = await fixture(one(c2FilterSum, a1Locate), agents, {
       caps: { wall_ms_cap: 3000 },
     });
@@ -936,12 +938,13 @@ Deno.test({
         /Call 1 failed at the provider: No answer from the upstream within the upstream timeout of 1500 ms/,
       );
 
-      const before = await untimed.run({ upstream });
-      equal(before.halted, null);
-      const scored = (await readLedger(`${untimed.dir}/ledger.jsonl`)).rows;
+      equal(untimed.plan.plan.upstream_timeout_ms, 2700);
+      const defaulted = await untimed.run({ upstream });
+      equal(defaulted.halted?.kind, "invalid_episode");
+      const invalid = (await readLedger(`${untimed.dir}/ledger.jsonl`)).rows;
       deepEqual(
-        scored.map((row) => [row.status, row.resolved, row.stop_reason, row.prompt_tokens]),
-        [["scored", false, "wall_cap", 0], ["scored", false, "wall_cap", 0]],
+        invalid.map((row) => [row.status, row.invalid_reason, row.prompt_tokens]),
+        [["invalid", "provider_fault", 0]],
       );
     } finally {
       silent.close();
