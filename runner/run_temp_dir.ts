@@ -3,8 +3,9 @@
  * over 32 kills, some holding relay sockets and the verifier's hidden files
  * and expected answers). Every per-episode directory (`ledgerbench-episode-`,
  * `ledgerbench-candidate-` with its workspace tmpfs, `ledgerbench-verifier-`,
- * `ledgerbench-host-`) is made inside `ledgerbench-run-<pid>-<start>-*`,
- * named after the runner process (runner_identity.ts). A run removes its own
+ * `ledgerbench-host-`) is made inside `ledgerbench-run-<pid>-<start>-<n>`,
+ * named after the runner process (runner_identity.ts; `n` counts the runs of
+ * one process). A run removes its own
  * at its end, and every run first removes those of runners that are gone
  * (unmounting what a killed runner left mounted below them), never a live
  * runner's.
@@ -15,7 +16,10 @@ import { currentRunner, runnerAlive } from "./runner_identity.ts";
 import { removeTree } from "./sandbox/remove_tree.ts";
 
 const PREFIX = "ledgerbench-run-";
-const NAME = /^ledgerbench-run-(\d+)-(\d+)-/;
+const NAME = /^ledgerbench-run-(\d+)-(\d+)-\d+$/;
+
+/** Runner directories made by this process so far (the last part of their names). */
+let made = 0;
 
 /** The directory temporary directories go to by default (`TMPDIR`, else `/tmp`). */
 function defaultBase(): string {
@@ -41,17 +45,24 @@ export async function createRunTempDir(
   warn: (message: string) => void = (message) => console.error(message),
 ): Promise<RunTempDir> {
   const self = currentRunner();
-  const path = await Deno.makeTempDir({
-    dir: base ?? defaultBase(),
-    prefix: `${PREFIX}${self.pid}-${self.start}-`,
-  });
-  return {
-    path,
-    [Symbol.asyncDispose]: () =>
-      removeRunTempDir(path).catch((error) =>
-        warn(`warning: cannot remove the run's temporary directory "${path}": ${error.message}`)
-      ),
-  };
+  const root = base ?? defaultBase();
+  // No random suffix: the relay's socket lies two levels below, within 107 bytes.
+  for (;;) {
+    const path = `${root}/${PREFIX}${self.pid}-${self.start}-${++made}`;
+    try {
+      await Deno.mkdir(path, { mode: 0o700 });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) continue;
+      throw error;
+    }
+    return {
+      path,
+      [Symbol.asyncDispose]: () =>
+        removeRunTempDir(path).catch((error) =>
+          warn(`warning: cannot remove the run's temporary directory "${path}": ${error.message}`)
+        ),
+    };
+  }
 }
 
 /**

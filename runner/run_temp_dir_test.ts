@@ -19,13 +19,14 @@ Deno.test({
     const self = currentRunner();
     await using run = await createRunTempDir(base.path);
     const live = run.path;
+    ok(/^ledgerbench-run-\d+-\d+-\d+$/.test(live.slice(base.path.length + 1)), live);
     ok(live.startsWith(`${base.path}/ledgerbench-run-${self.pid}-${self.start}-`), live);
     await Deno.mkdir(`${live}/ledgerbench-verifier-x/verifier`, { recursive: true });
     // A runner that is gone: this pid with another start time (a reused pid), and a pid that exited.
     const child = new Deno.Command("true").spawn();
     await child.status;
-    const reused = `${base.path}/ledgerbench-run-${self.pid}-${self.start + 1}-aaaa`;
-    const exited = `${base.path}/ledgerbench-run-${child.pid}-12345-bbbb`;
+    const reused = `${base.path}/ledgerbench-run-${self.pid}-${self.start + 1}-1`;
+    const exited = `${base.path}/ledgerbench-run-${child.pid}-12345-1`;
     const quota = `${exited}/ledgerbench-candidate-y/quota`;
     await Deno.mkdir(`${reused}/ledgerbench-episode-z`, { recursive: true });
     await Deno.writeTextFile(`${reused}/ledgerbench-episode-z/relay.sock`, "");

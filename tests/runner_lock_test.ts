@@ -1,0 +1,236 @@
+/**
+ * Two runners on one ledger and what a killed runner leaves behind, on the
+ * real engine through the real CLI (issue 9, items 4 and 7): a second `run`
+ * (or `run --resume`) on a ledger whose runner is live is refused, naming
+ * the holder, and touches nothing of it; after a SIGKILL mid-episode,
+ * `run --resume` removes the dead runner's temporary directories, tmpfs
+ * workspace and containers, but not a live runner's directory.
+ *
+ * Skipped when no engine answers.
+ *
+ * @module
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { readLedger } from "../analysis/read_ledger.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { loadSuite } from "../runner/load_suite.ts";
+import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+import { currentRunner } from "../runner/runner_identity.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+import { cli, cliCommand } from "./_cli_run.ts";
+
+const ENGINE = await requireDockerEngine("tests/runner_lock_test.ts");
+const SEED = "10c410c4".repeat(8);
+
+function containersOf(runId: string): string[] {
+  const out = new Deno.Command("docker", {
+    args: ["ps", "-aq", "--filter", `label=ledgerbench.run=${runId}`],
+    stdout: "piped",
+  }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
+}
+
+/** Polls `ready` every 20 ms until it holds or 60 s pass (a wait, not a timing assertion). */
+async function waitFor(what: string, ready: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Entries of `dir` whose names match `pattern`, as paths, one level at a time. */
+async function find(dir: string, ...patterns: RegExp[]): Promise<string[]> {
+  let found = [dir];
+  for (const pattern of patterns) {
+    const next: string[] = [];
+    for (const parent of found) {
+      try {
+        for await (const entry of Deno.readDir(parent)) {
+          if (pattern.test(entry.name)) next.push(`${parent}/${entry.name}`);
+        }
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
+    found = next;
+  }
+  return found.sort();
+}
+
+async function mountsBelow(dir: string): Promise<string[]> {
+  const text = await Deno.readTextFile("/proc/self/mountinfo");
+  return text.split("\n").map((line) => line.split(" ")[4]).filter((point) =>
+    point?.startsWith(`${dir}/`)
+  );
+}
+
+/** A one-agent plan on the mini suite, its provider script and the run's arguments. */
+async function fixture(dir: string, runId: string) {
+  await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
+  const freeze = await cli(
+    "freeze",
+    "--generate",
+    "mini",
+    "--seed-file",
+    `${dir}/seed`,
+    "--suite",
+    `${dir}/suite`,
+    "--out",
+    `${dir}/plan.json`,
+    "--plan-id",
+    runId,
+    "--order-seed",
+    "5",
+    "--agent",
+    "a=ledgerbench/agent-solver:latest",
+  );
+  equal(freeze.code, 0, freeze.stderr);
+  const suite = await loadSuite(`${dir}/suite`);
+  await Deno.writeTextFile(
+    `${dir}/a.json`,
+    JSON.stringify(await suiteProviderScript(suite, { model: "m-a" })),
+  );
+  await Deno.mkdir(`${dir}/run`);
+  const ledger = `${dir}/run/ledger.jsonl`;
+  const args = [
+    "run",
+    "--plan",
+    `${dir}/plan.json`,
+    "--suite",
+    `${dir}/suite`,
+    "--ledger",
+    ledger,
+    "--provider-script",
+    `a=${dir}/a.json`,
+  ];
+  return { ledger, args, tasks: suite.manifest.tasks.length };
+}
+
+async function cleanUp(dir: string, runId: string): Promise<void> {
+  for (const id of containersOf(runId)) {
+    new Deno.Command("docker", { args: ["rm", "-f", id], stdout: "null", stderr: "null" })
+      .outputSync();
+  }
+  for (const point of await mountsBelow(dir)) {
+    await new Deno.Command("umount", { args: ["--lazy", point] }).output();
+  }
+  await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+  await Deno.remove(dir, { recursive: true });
+}
+
+Deno.test({
+  name:
+    "run: a second run and a --resume on a live runner's ledger are refused, naming it; the ledger stays whole",
+  ignore: !ENGINE.available,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-lock-" });
+    const runId = `lock-${crypto.randomUUID().slice(0, 8)}`;
+    try {
+      const { ledger, args, tasks } = await fixture(dir, runId);
+      // Each answer comes after 8 s: the first runner's candidate is live meanwhile.
+      const script = JSON.parse(await Deno.readTextFile(`${dir}/a.json`));
+      for (const rule of script.rules) rule.reply.delay_ms = 8_000;
+      await Deno.writeTextFile(`${dir}/a.json`, JSON.stringify(script));
+      const first = cliCommand(args).spawn();
+      let firstEnded = false;
+      first.status.then(() => firstEnded = true);
+      await waitFor(
+        "the first runner's container",
+        () => Promise.resolve(containersOf(runId).length > 0),
+      );
+      const live = containersOf(runId);
+      const [second, resumed] = await Promise.all([cli(...args), cli(...args, "--resume")]);
+      equal(firstEnded, false, "the first runner ended before the second was refused");
+      // The refused resume removed no "orphan": the live run's container is still there.
+      deepEqual(containersOf(runId).filter((id) => live.includes(id)), live);
+      const firstOut = await first.output();
+      const firstErr = new TextDecoder().decode(firstOut.stderr);
+      equal(firstOut.code, 0, firstErr);
+
+      const holder = new RegExp(
+        `^error: Cannot run on ledger "${ledger}": another runner holds its lock "${ledger}.lock" ` +
+          `\\(pid ${first.pid} on host "${Deno.hostname()}", since \\S+: ledgerbench run --plan `,
+      );
+      equal(second.code, 3, second.stderr);
+      match(second.stderr, holder);
+      equal(second.stderr.trim().split("\n").length, 1, second.stderr);
+      equal(second.stdout, "");
+      equal(resumed.code, 3, resumed.stderr);
+      match(resumed.stderr, holder);
+
+      // One row per task, no duplicate, the chain unbroken, and no row of the
+      // first run spoiled by the refused ones (a removed "orphan" would be a harness_error).
+      const read = await readLedger(ledger);
+      equal(read.valid_rows, tasks);
+      equal(new Set(read.rows.map((row) => row.episode_id)).size, tasks);
+      deepEqual(read.rows.filter((row) => row.status !== "scored").map((row) => row.notes), []);
+      // The lock is free again once the runner has ended.
+      const again = await cli(...args, "--resume");
+      equal(again.code, 0, again.stderr);
+      match(again.stdout, new RegExp(`ledger ${ledger}: ${tasks} rows before, 0 appended`));
+      deepEqual(containersOf(runId), []);
+    } finally {
+      await cleanUp(dir, runId);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "run --resume after a SIGKILL mid-episode removes the dead runner's temp dirs, tmpfs and containers, not a live runner's",
+  ignore: !ENGINE.available || Deno.uid() !== 0,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-leak-" });
+    const runId = `leak-${crypto.randomUUID().slice(0, 8)}`;
+    let tmp = "";
+    try {
+      const { ledger, args, tasks } = await fixture(dir, runId);
+      tmp = await Deno.makeTempDir({ prefix: "lbt-" }); // short: the relay socket lies 3 levels below
+      const env = { TMPDIR: tmp };
+      // The provider first answers after 50 s, so the first candidate waits on its model call.
+      const script = await Deno.readTextFile(`${dir}/a.json`);
+      const slow = JSON.parse(script);
+      for (const rule of slow.rules) rule.reply.delay_ms = 50_000;
+      await Deno.writeTextFile(`${dir}/a.json`, JSON.stringify(slow));
+      const child = cliCommand(args, { env }).spawn();
+      // Kill it while a candidate runs on its workspace tmpfs, its call in the relay.
+      await waitFor("a running candidate", async () => (await mountsBelow(tmp)).length > 0);
+      child.kill("SIGKILL");
+      equal((await child.status).signal, "SIGKILL");
+      const runDirs = await find(tmp, new RegExp(`^ledgerbench-run-${child.pid}-\\d+-`));
+      equal(runDirs.length, 1);
+      const leftovers = await find(runDirs[0], /^ledgerbench-(episode|candidate|verifier)-/);
+      ok(leftovers.some((path) => path.includes("/ledgerbench-candidate-")), String(leftovers));
+      equal((await find(runDirs[0], /^ledgerbench-episode-/, /^relay\.sock$/)).length, 1);
+      ok((await mountsBelow(tmp)).length >= 1);
+      // A live runner's directory (this test process is alive): never touched.
+      const self = currentRunner();
+      const live = `${tmp}/ledgerbench-run-${self.pid}-${self.start}-999`;
+      await Deno.mkdir(`${live}/ledgerbench-verifier-x/verifier`, { recursive: true });
+      await Deno.writeTextFile(`${live}/ledgerbench-verifier-x/verifier/expected.txt`, "42\n");
+
+      await Deno.writeTextFile(`${dir}/a.json`, script);
+      const resumed = await cliCommand([...args, "--resume"], { env }).output();
+      const stderr = new TextDecoder().decode(resumed.stderr);
+      equal(resumed.code, 0, stderr);
+      match(stderr, /removed 1 temporary directory left by runners that are gone/);
+      match(stderr, /resume: removed \d+ container\(s\) left behind by the interrupted run/);
+      deepEqual(await find(tmp, /./), [live]);
+      equal(
+        await Deno.readTextFile(`${live}/ledgerbench-verifier-x/verifier/expected.txt`),
+        "42\n",
+      );
+      deepEqual(await mountsBelow(tmp), []);
+      deepEqual(containersOf(runId), []);
+      const read = await readLedger(ledger);
+      equal(read.valid_rows, tasks);
+      equal(new Set(read.rows.map((row) => row.episode_id)).size, tasks);
+    } finally {
+      if (tmp !== "") await cleanUp(tmp, runId);
+      await cleanUp(dir, runId);
+    }
+  },
+});
