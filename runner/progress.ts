@@ -75,7 +75,9 @@ export function createProgress(options: ProgressOptions = {}): ProgressSink {
     episode(row, snapshot) {
       if (baseline === null) baseline = snapshot.tally.rows - 1;
       const total = snapshot.tally.rows + snapshot.remaining;
+      const cause = harnessCause(row);
       if (tty) {
+        if (cause !== null) write(`\r\x1b[2K${row.episode_id}: ${cause}\n`);
         const filled = total === 0 ? width : Math.round((snapshot.tally.rows / total) * width);
         const bar = "#".repeat(filled) + ".".repeat(Math.max(0, width - filled));
         write(
@@ -94,7 +96,8 @@ export function createProgress(options: ProgressOptions = {}): ProgressSink {
       write(
         `episode ${snapshot.tally.rows}/${total} ${row.episode_id}: ${verdict}, stop ${row.stop_reason}, ` +
           `${row.model_calls ?? "?"} calls, ${row.prompt_tokens + row.completion_tokens} tokens, ` +
-          `${(row.wall_ms / 1000).toFixed(1)}s; ${counts(snapshot)}; ETA ${eta(snapshot)}\n`,
+          `${(row.wall_ms / 1000).toFixed(1)}s; ${counts(snapshot)}; ETA ${eta(snapshot)}\n` +
+          (cause === null ? "" : `  ${cause}\n`),
       );
     },
     note(message) {
@@ -112,6 +115,23 @@ export function createProgress(options: ProgressOptions = {}): ProgressSink {
       );
     },
   };
+}
+
+/** Characters of a harness error's cause shown on the console (the row's notes keep it all). */
+const CAUSE_CHARS = 300;
+
+/**
+ * The cause of a `harness_error` row for the console (issue 9, item 10: a
+ * full artifact store said only `harness_error`): its notes from the last
+ * `harness error` on, control characters shown as `?`, cut at 300
+ * characters; null for any other row.
+ */
+function harnessCause(row: Episode): string | null {
+  if (row.invalid_reason !== "harness_error" || row.notes === "") return null;
+  const at = row.notes.lastIndexOf("harness error");
+  // deno-lint-ignore no-control-regex
+  const text = row.notes.slice(at === -1 ? 0 : at).replace(/[\x00-\x1f\x7f]/g, "?");
+  return text.length > CAUSE_CHARS ? `${text.slice(0, CAUSE_CHARS)}...` : text;
 }
 
 /** `1h02m`, `3m05s` or `12s`. */

@@ -65,3 +65,37 @@ Deno.test("createProgress() redraws one bar in place on a terminal", () => {
   equal(out[0], "\r\x1b[2K[###.......] 3/10 pass 2 fail 1 invalid 0 tokens 1.50M ETA 5m15s");
   deepEqual(out.slice(1), ["\n", "warning: something\n"]);
 });
+
+Deno.test("createProgress() shows a harness_error's cause from its notes, on and off a terminal", () => {
+  const failed = Episode.parse({
+    ...row(null, 0),
+    invalid_reason: "harness_error",
+    stop_reason: "error",
+    model_calls: null,
+    notes:
+      "attempt 2: rerun; harness error: Cannot store the workspace: No space left on device (os error 28)\n",
+  });
+  for (const tty of [false, true]) {
+    const out: string[] = [];
+    const progress = createProgress({ tty, write: (t) => out.push(t), clock: () => 0, width: 4 });
+    progress.episode(failed, snapshot(1, 0, 0, 1, 0, 0));
+    progress.episode(row(null, 0), snapshot(2, 0, 0, 2, 0, 0));
+    const cause =
+      "harness error: Cannot store the workspace: No space left on device (os error 28)?";
+    deepEqual(
+      out,
+      tty
+        ? [
+          `\r\x1b[2Kr/a/t/1: ${cause}\n`,
+          "\r\x1b[2K[####] 1/1 pass 0 fail 0 invalid 1 tokens 0 ETA 0s",
+          "\r\x1b[2K[####] 2/2 pass 0 fail 0 invalid 2 tokens 0 ETA 0s",
+        ]
+        : [
+          "episode 1/1 r/a/t/1: invalid (harness_error), stop error, ? calls, 0 tokens, 1.5s; " +
+          `pass 0 fail 0 invalid 1 tokens 0; ETA 0s\n  ${cause}\n`,
+          "episode 2/2 r/a/t/1: invalid (verifier_fault), stop completed, 1 calls, 0 tokens, 1.5s; " +
+          "pass 0 fail 0 invalid 2 tokens 0; ETA 0s\n",
+        ],
+    );
+  }
+});

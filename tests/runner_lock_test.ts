@@ -4,7 +4,9 @@
  * (or `run --resume`) on a ledger whose runner is live is refused, naming
  * the holder, and touches nothing of it; after a SIGKILL mid-episode,
  * `run --resume` removes the dead runner's temporary directories, tmpfs
- * workspace and containers, but not a live runner's directory.
+ * workspace and containers, but not a live runner's directory. And two
+ * console messages of item 10: a ledger in a missing directory, a full
+ * artifact store.
  *
  * Skipped when no engine answers.
  *
@@ -230,6 +232,44 @@ Deno.test({
       equal(new Set(read.rows.map((row) => row.episode_id)).size, tasks);
     } finally {
       if (tmp !== "") await cleanUp(tmp, runId);
+      await cleanUp(dir, runId);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "run: a ledger in a missing directory is one line, exit 2; a full artifact store's cause is on the console",
+  ignore: !ENGINE.available || Deno.uid() !== 0,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-console-" });
+    const runId = `console-${crypto.randomUUID().slice(0, 8)}`;
+    const store = `${dir}/store`;
+    try {
+      const { ledger, args } = await fixture(dir, runId);
+      const missing = `${dir}/missing/ledger.jsonl`;
+      const lost = await cli(...args.map((arg) => arg === ledger ? missing : arg));
+      equal(lost.code, 2, lost.stderr);
+      equal(
+        lost.stderr,
+        `error: Cannot open ledger "${missing}": its directory "${dir}/missing" does not exist\n`,
+      );
+
+      // An artifact store with room for one page: the workspace cannot be stored.
+      await Deno.mkdir(store);
+      const mount = await new Deno.Command("mount", {
+        args: ["-t", "tmpfs", "-o", "size=4k", "ledgerbench-test-store", store],
+      }).output();
+      equal(mount.code, 0);
+      const full = await cli(...args, "--artifacts", store);
+      equal(full.code, 3, full.stderr);
+      match(
+        full.stderr,
+        /: invalid \(harness_error\), stop error, [^\n]*\n {2}harness error: [^\n]*No space left on device/,
+      );
+    } finally {
+      await new Deno.Command("umount", { args: ["--lazy", store] }).output();
       await cleanUp(dir, runId);
     }
   },
