@@ -79,7 +79,8 @@ export interface RunPlanOutcome extends BatchOutcome {
  */
 export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> {
   await using _lock = await acquireLedgerLock(options.ledger);
-  const swept = await removeDeadRunnerTempDirs(options.tempDir);
+  const warn = options.progress ? (m: string) => options.progress!.note(m) : undefined;
+  const swept = await removeDeadRunnerTempDirs(options.tempDir, warn);
   if (swept.length > 0) {
     options.progress?.note(
       `removed ${swept.length} temporary director${

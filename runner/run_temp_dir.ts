@@ -90,13 +90,18 @@ export async function removeRunTempDir(dir: string): Promise<void> {
 
 /**
  * Removes the runner directories under `base` whose runner is gone (its pid
- * no longer runs with the start time in the name).
+ * no longer runs with the start time in the name). One that cannot be
+ * removed (another run removing it at the same time, a mount still busy) is
+ * reported through `warn` and left for a later run: it never stops this one.
  *
  * @param base where runner directories are made; default `TMPDIR` or `/tmp`
+ * @param warn where a failed removal is reported; default stderr
  * @returns the directories removed
- * @throws {Error} when one cannot be removed
  */
-export async function removeDeadRunnerTempDirs(base?: string): Promise<string[]> {
+export async function removeDeadRunnerTempDirs(
+  base?: string,
+  warn: (message: string) => void = (message) => console.error(message),
+): Promise<string[]> {
   const root = base ?? defaultBase();
   const host = Deno.hostname();
   const removed: string[] = [];
@@ -104,8 +109,17 @@ export async function removeDeadRunnerTempDirs(base?: string): Promise<string[]>
     const match = NAME.exec(entry.name);
     if (!entry.isDirectory || match === null) continue;
     if (runnerAlive({ host, pid: Number(match[1]), start: Number(match[2]) })) continue;
-    await removeRunTempDir(`${root}/${entry.name}`);
-    removed.push(`${root}/${entry.name}`);
+    const dir = `${root}/${entry.name}`;
+    try {
+      await removeRunTempDir(dir);
+      removed.push(dir);
+    } catch (error) {
+      warn(
+        `warning: cannot remove "${dir}", left by a runner that is gone: ${
+          (error as Error).message
+        }`,
+      );
+    }
   }
   return removed.sort();
 }

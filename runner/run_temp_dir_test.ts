@@ -55,3 +55,33 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: "removeDeadRunnerTempDirs() warns about a directory it cannot remove and goes on",
+  ignore: !isRoot,
+  async fn() {
+    await using base = await tempDir();
+    const stuck = `${base.path}/ledgerbench-run-999999999-1-1`;
+    const gone = `${base.path}/ledgerbench-run-999999999-1-2`;
+    await Deno.mkdir(stuck);
+    await Deno.mkdir(gone);
+    await Deno.writeTextFile(`${stuck}/relay.sock`, "");
+    // An immutable file: even root cannot remove it (chattr(1)).
+    const chattr = await new Deno.Command("chattr", { args: ["+i", `${stuck}/relay.sock`] })
+      .output();
+    equal(chattr.code, 0);
+    try {
+      const warnings: string[] = [];
+      deepEqual(await removeDeadRunnerTempDirs(base.path, (m) => warnings.push(m)), [gone]);
+      equal(warnings.length, 1);
+      ok(
+        warnings[0].startsWith(
+          `warning: cannot remove "${stuck}", left by a runner that is gone: `,
+        ),
+        warnings[0],
+      );
+    } finally {
+      await new Deno.Command("chattr", { args: ["-i", `${stuck}/relay.sock`] }).output();
+    }
+  },
+});
