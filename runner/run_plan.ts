@@ -88,10 +88,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
       } left by runners that are gone`,
     );
   }
-  await using temp = await createRunTempDir(
-    options.tempDir,
-    options.progress ? (m) => options.progress!.note(m) : undefined,
-  );
+  await using temp = await createRunTempDir(options.tempDir, warn);
   const frozen = await loadPlan(options.plan, { expectedSha256: options.planSha256 });
   const plan = frozen.plan;
   const version = await runnerVersion();
