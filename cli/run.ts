@@ -22,8 +22,11 @@ import { pairsOption } from "./freeze.ts";
 /** One line for `ledgerbench --help`. */
 export const summary = "Run or resume a frozen plan's batch in Docker, one ledger row per attempt";
 
-/** Exit status of a batch interrupted by the operator (128 + SIGINT). */
+/** Exit status of a batch interrupted by the operator with Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
+
+/** Exit status of a batch stopped by SIGTERM (128 + SIGTERM). */
+export const TERMINATED = 143;
 
 /** Help text, an example first. */
 export const help = `Run the batch of a frozen plan: every episode in a sandboxed container
@@ -97,8 +100,11 @@ OPTIONS:
   -h, --help           This help
 
 Progress goes to stderr: a bar on a terminal, one line per episode otherwise.
-Ctrl-C stops starting episodes (running ones finish and are recorded; resume
-later); a second Ctrl-C kills them (they are not recorded and will be re-run).
+Ctrl-C or SIGTERM stops starting episodes: running ones finish and are
+recorded, then the run exits (resume later). A second Ctrl-C or SIGTERM kills
+the running episodes: they are not recorded (nothing is written for them, not
+even a failure) and --resume runs them. A SIGKILL of the runner leaves their
+containers, which --resume removes before it runs them.
 
 EXIT STATUS:
   0 the batch is complete (every task, or every agent's SPRT decision);
@@ -106,7 +112,7 @@ EXIT STATUS:
   ledger directory missing, ledger of another run); 3 refused or halted (no
   Docker engine, another runner holds the ledger's lock, environment differs
   from the plan, the batch halted under its invalid policy or on an image
-  change); 130 interrupted
+  change); 130 interrupted by Ctrl-C; 143 stopped by SIGTERM
 `;
 
 const OPTIONS = {
@@ -228,20 +234,28 @@ export async function run(args: string[], io: Io): Promise<number> {
     return found;
   };
 
+  // SIGINT and SIGTERM alike: the first stops starting episodes, the second aborts the running ones.
   const controller = new AbortController();
   const hard = new AbortController();
-  const onSignal = () => {
+  let stoppedBy: Deno.Signal | null = null;
+  const onSignal = (name: Deno.Signal) => () => {
     if (controller.signal.aborted) {
-      io.stderr("interrupt: killing running episodes (they will be re-run on --resume)\n");
+      io.stderr(`${name}: killing running episodes (not recorded; --resume runs them)\n`);
       hard.abort();
     } else {
+      stoppedBy = name;
       io.stderr(
-        "interrupt: no new episode starts; running ones finish and are recorded (Ctrl-C again to kill them)\n",
+        `${name}: no new episode starts; running ones finish and are recorded ` +
+          `(Ctrl-C or SIGTERM again to kill them)\n`,
       );
       controller.abort();
     }
   };
-  Deno.addSignalListener("SIGINT", onSignal);
+  const listeners = (["SIGINT", "SIGTERM"] as const).map((name) => ({
+    name,
+    listener: onSignal(name),
+  }));
+  for (const { name, listener } of listeners) Deno.addSignalListener(name, listener);
   try {
     // The agents are only known once the plan is read: resolve upstreams lazily but fully.
     let planText: { agents?: { agent_id: string }[] };
@@ -292,7 +306,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const status = outcome.halted !== null
       ? ExitCode.refused
       : outcome.interrupted
-      ? INTERRUPTED
+      ? stoppedBy === "SIGTERM" ? TERMINATED : INTERRUPTED
       : ExitCode.ok;
     emit(io, {
       json: values.json === true,
@@ -304,6 +318,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         appended: outcome.appended.length,
         complete: outcome.complete,
         interrupted: outcome.interrupted,
+        aborted: outcome.aborted,
         halted: outcome.halted,
         decisions: outcome.decisions,
         torn: outcome.torn,
@@ -312,6 +327,10 @@ export async function run(args: string[], io: Io): Promise<number> {
         [
           `run ${outcome.runId}: plan ${outcome.plan.path} (sha256 ${outcome.plan.sha256})`,
           `ledger ${ledger}: ${outcome.replayed} rows before, ${outcome.appended.length} appended`,
+          ...(outcome.aborted.length === 0 ? [] : [
+            `${outcome.aborted.length} running episode(s) killed, not recorded ` +
+            `(--resume runs them): ${outcome.aborted.join(", ")}`,
+          ]),
           ...(outcome.torn === null ? [] : [
             `torn final line (${outcome.torn.length} bytes) moved to ${outcome.torn.sidecar}`,
           ]),
@@ -337,7 +356,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     }
     throw error;
   } finally {
-    Deno.removeSignalListener("SIGINT", onSignal);
+    for (const { name, listener } of listeners) Deno.removeSignalListener(name, listener);
     for (const provider of providers) await provider.close();
   }
 }

@@ -6,6 +6,11 @@
  * (invalid episode under `halt`, attempt cap under `rerun-task`, an image
  * digest that changed since the plan was frozen).
  *
+ * The operator stops a batch in two steps: `signal` stops starting episodes
+ * (running ones finish and are recorded), `hardSignal` aborts the running
+ * ones, whose rows are then never written: an aborted episode says nothing
+ * about the agent, so it stays unrun and a resume runs it (issue 9, item 2).
+ *
  * Resuming (`resume: true`) replays the existing ledger strictly into the
  * same state, so no episode is lost or duplicated; a batch that already
  * halted is refused, since the plan requires a new run.
@@ -23,7 +28,7 @@ import type { ProgressSink, ProgressSnapshot } from "./progress.ts";
 export interface EpisodeContext {
   /** Notes the runner wants in the row (rerun, torn-line re-run); the executor appends its own. */
   notes: string[];
-  /** Aborted when the operator insists on stopping now. */
+  /** Aborted when the operator insists on stopping now; the episode's row is then discarded. */
   signal: AbortSignal;
 }
 
@@ -59,7 +64,11 @@ export interface RunBatchOptions {
   progress?: ProgressSink;
   /** Stops starting new episodes; running ones finish and are recorded. */
   signal?: AbortSignal;
-  /** Aborts running episodes too (passed to the executor). */
+  /**
+   * Stops starting new episodes and aborts the running ones (passed to the
+   * executor): an episode still running when it is aborted is not recorded,
+   * whatever its executor returns, and stays to run on resume.
+   */
   hardSignal?: AbortSignal;
 }
 
@@ -74,8 +83,10 @@ export interface BatchOutcome {
   decisions: Record<string, SprtDecision | null>;
   /** True when nothing is left to run (not halted, not interrupted). */
   complete: boolean;
-  /** True when `signal` stopped the batch early. */
+  /** True when `signal` or `hardSignal` stopped the batch early. */
   interrupted: boolean;
+  /** Episodes `hardSignal` aborted: not recorded, run again on resume. */
+  aborted: string[];
   /** The torn final line moved aside on resume, if any. */
   torn: TornTail | null;
 }
@@ -144,6 +155,7 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
     if (state.halted !== null) throw new BatchHaltedError(state.halted);
     const hard = options.hardSignal ?? new AbortController().signal;
     const appended: Episode[] = [];
+    const aborted: string[] = [];
     const active = new Set<Promise<void>>();
     let fatal: unknown = null;
     const snapshot = (): ProgressSnapshot => ({
@@ -181,6 +193,11 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
       } catch (error) {
         draft = harnessErrorRow(plan, episode, error, notes);
       }
+      if (hard.aborted) {
+        state.cancel(episode);
+        aborted.push(episode.episode_id);
+        return;
+      }
       const row = await writer.append(draft);
       appended.push(row);
       state.record(row);
@@ -195,7 +212,9 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
     };
 
     for (;;) {
-      while (fatal === null && !options.signal?.aborted && active.size < parallel) {
+      while (
+        fatal === null && !options.signal?.aborted && !hard.aborted && active.size < parallel
+      ) {
         const episode = state.next();
         if (episode === null) break;
         launch(episode);
@@ -204,8 +223,8 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
       await Promise.race(active);
     }
     if (fatal !== null) throw fatal;
-    const interrupted = options.signal?.aborted === true && state.halted === null &&
-      state.remaining > 0;
+    const interrupted = (options.signal?.aborted === true || hard.aborted) &&
+      state.halted === null && state.remaining > 0;
     if (state.halted !== null) options.progress?.note(`halted: ${describeHalt(state.halted)}`);
     options.progress?.finish(snapshot());
     return {
@@ -215,6 +234,7 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
       decisions: state.decisions(),
       complete: state.halted === null && !interrupted,
       interrupted,
+      aborted,
       torn,
     };
   } finally {

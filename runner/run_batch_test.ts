@@ -120,6 +120,57 @@ Deno.test("runBatch() stops starting on the signal and resumes without losing or
   equal(new Set(rows.map((r) => r.episode_id)).size, 15);
 });
 
+Deno.test("runBatch() never records the episodes the hard signal aborts, and resume runs them", async () => {
+  await using temp = await tempDir();
+  const ledger = `${temp.path}/ledger.jsonl`;
+  const hard = new AbortController();
+  const plain = executor();
+  let started = 0;
+  // The fourth and fifth episodes hang until aborted, then return what a killed
+  // container gives (scored, resolved false); the third recorded row aborts.
+  const hanging: EpisodeExecutor = (episode, context) => {
+    if (++started < 4) return plain(episode, context);
+    return new Promise((resolve) => {
+      context.signal.addEventListener("abort", () => {
+        resolve(plain(episode, context).then((row) => ({ ...row, resolved: false })));
+      });
+    });
+  };
+  let recorded = 0;
+  const first = await runBatch(PLAN, {
+    runId: "r",
+    ledger,
+    parallel: 2,
+    execute: hanging,
+    progress: {
+      episode: () => {
+        if (++recorded === 3) setTimeout(() => hard.abort(), 20);
+      },
+      note: () => {},
+      finish: () => {},
+    },
+    hardSignal: hard.signal,
+  });
+  ok(first.interrupted);
+  ok(!first.complete);
+  equal(first.appended.length, 3);
+  equal(first.aborted.length, 2);
+  const kept = (await readLedger(ledger)).rows.map((r) => r.episode_id);
+  deepEqual(kept, first.appended.map((r) => r.episode_id));
+  ok(first.aborted.every((id) => !kept.includes(id)));
+
+  const second = await runBatch(PLAN, { runId: "r", ledger, resume: true, execute: executor() });
+  ok(second.complete);
+  equal(second.replayed, 3);
+  const rows = (await readLedger(ledger)).rows;
+  equal(rows.length, 15);
+  equal(new Set(rows.map((r) => r.episode_id)).size, 15);
+  for (const id of first.aborted) {
+    const row = rows.find((r) => r.episode_id === id)!;
+    equal(row.attempt, 1); // run once, on resume: the aborted run left no attempt behind
+  }
+});
+
 Deno.test("runBatch() records an executor that throws as an invalid harness_error row", async () => {
   await using temp = await tempDir();
   const dir = temp.path;

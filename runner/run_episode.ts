@@ -274,6 +274,7 @@ export function createDockerExecutor(options: DockerExecutorOptions): EpisodeExe
         }, {
           tempDir: options.tempDir,
           labels: episodeLabels(episode),
+          signal: context.signal,
         });
         return outcome.kind === "verdict"
           ? {

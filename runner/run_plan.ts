@@ -41,7 +41,7 @@ export interface RunPlanOptions {
   progress?: ProgressSink;
   /** Stops starting episodes (running ones finish and are recorded). */
   signal?: AbortSignal;
-  /** Kills running episodes too. */
+  /** Kills running episodes too; their rows are never written (a resume runs them). */
   hardSignal?: AbortSignal;
   /**
    * Run candidates as host processes instead of containers: only when the

@@ -5,6 +5,7 @@
  */
 import type Docker from "dockerode";
 import { dockerClient } from "./docker_client.ts";
+import { engineCall } from "./engine_call.ts";
 
 /** Options of {@linkcode imageDigest}. */
 export interface ImageDigestOptions {
@@ -22,6 +23,7 @@ export interface ImageDigestOptions {
  * @param options the client
  * @returns the image ID, or null when no such image exists locally (it is never pulled)
  * @throws {Error} when the engine fails for another reason than a missing image
+ * @throws {EngineDeadlineError} when the engine does not answer within `ENGINE_DEADLINE_MS`
  */
 export async function imageDigest(
   ref: string,
@@ -29,7 +31,10 @@ export async function imageDigest(
 ): Promise<string | null> {
   const docker = options.docker ?? dockerClient();
   try {
-    const info = await docker.getImage(ref).inspect();
+    const info = await engineCall(
+      `inspect image ${ref}`,
+      (abortSignal) => docker.getImage(ref).inspect({ abortSignal } as Docker.ImageInspectOptions),
+    );
     return info.Id;
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return null;

@@ -8,6 +8,7 @@
  */
 import type Docker from "dockerode";
 import { demuxLogs } from "../docker/demux_logs.ts";
+import { ENGINE_DEADLINE_MS, engineCall } from "../docker/engine_call.ts";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
@@ -133,6 +134,12 @@ export interface RunContainerOptions {
    * rethrown as is, after the removal. Not called when the wait fails.
    */
   onExited?: () => Promise<void>;
+  /**
+   * Deadline of each engine request, and the grace after a kill (at the
+   * wall cap or on `signal`) within which the engine must report the exit;
+   * default `ENGINE_DEADLINE_MS`. Missed, the engine is lost: `engine_error`.
+   */
+  engineDeadlineMs?: number;
 }
 
 /** What happened to one container. */
@@ -171,6 +178,14 @@ export interface ContainerRun {
  * Creates, starts and waits for one container, always removing it (the
  * removal is awaited before this resolves or throws).
  *
+ * Every engine request has a deadline (`engineDeadlineMs`), and so has the
+ * wait: the engine must report the exit within that grace of the kill at the
+ * wall cap (or on `signal`), so a run never outlasts its wall cap by more
+ * than a few deadlines, even when the engine is killed under it (issue 9,
+ * item 1: the wait on a killed engine was never answered). A missed deadline
+ * is `engine_error`, the harness's fault; a removal that misses it leaves the
+ * container to `removeOrphans`.
+ *
  * Cost: four engine round trips besides the wait (create, start, inspect,
  * and inspect ‖ logs after the exit) plus the removal, which overlaps
  * `onExited`.
@@ -178,7 +193,8 @@ export interface ContainerRun {
  * @param create the create request (image ID, command, host config)
  * @param options the `docker` client, wall cap, started and exited hooks, abort signal
  * @returns what happened
- * @throws {SandboxError} `engine_error` when the engine fails; `hook_failed` when the started hook throws
+ * @throws {SandboxError} `engine_error` when the engine fails or misses a deadline; `hook_failed`
+ *   when the started hook throws
  * @throws {unknown} the exited hook's own error
  */
 export async function runContainer(
@@ -186,9 +202,15 @@ export async function runContainer(
   options: RunContainerOptions,
 ): Promise<ContainerRun> {
   const docker = options.docker;
+  const deadlineMs = options.engineDeadlineMs ?? ENGINE_DEADLINE_MS;
+  const call = <T>(what: string, request: (abortSignal: AbortSignal) => Promise<T>) =>
+    engineCall(what, request, { deadlineMs });
   let container: Docker.Container;
   try {
-    container = await docker.createContainer(create);
+    container = await call(
+      `create a container from ${create.Image}`,
+      (abortSignal) => docker.createContainer({ ...create, abortSignal }),
+    );
   } catch (error) {
     throw new SandboxError(
       "engine_error",
@@ -199,9 +221,15 @@ export async function runContainer(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let sampler: ReturnType<typeof setInterval> | undefined;
   let onAbort: (() => void) | undefined;
+  let grace: ReturnType<typeof setTimeout> | undefined;
   let removal: Promise<void> | null = null;
+  const short = container.id.slice(0, 12);
   const removeOnce = () =>
-    removal ??= container.remove({ force: true, v: true }).then(() => {}, () => {});
+    removal ??= call(
+      `remove container ${short}`,
+      (abortSignal) =>
+        container.remove({ force: true, v: true, abortSignal } as Docker.ContainerRemoveOptions),
+    ).then(() => {}, () => {});
   let exitedHook: Promise<void> | null = null;
   try {
     // The kill request is remembered so that its outcome is known before the
@@ -210,16 +238,22 @@ export async function runContainer(
       by: null,
       done: null,
     };
+    // The wait's deadline: the engine must report the exit within the grace of the kill.
+    const waitDeadline = new AbortController();
     const killOnce = (by: "wall" | "abort") => {
       if (killing.done) return;
       killing.by = by;
-      killing.done = container.kill({ signal: "SIGKILL" }).then(() => true, () => false);
+      killing.done = call(
+        `kill container ${short}`,
+        (abortSignal) => container.kill({ signal: "SIGKILL", abortSignal }),
+      ).then(() => true, () => false);
+      grace = setTimeout(() => waitDeadline.abort(), deadlineMs);
     };
 
     let startedAt = new Date().toISOString();
     let t0 = performance.now();
     try {
-      await container.start();
+      await call(`start container ${short}`, (abortSignal) => container.start({ abortSignal }));
     } catch (error) {
       throw new SandboxError(
         "engine_error",
@@ -233,10 +267,14 @@ export async function runContainer(
       if (options.signal.aborted) onAbort();
       else options.signal.addEventListener("abort", onAbort, { once: true });
     }
-    const waiting = container.wait();
+    const waiting = engineCall(
+      `wait for container ${short} after its kill`,
+      (abortSignal) => container.wait({ abortSignal }),
+      { deadlineMs, deadline: waitDeadline.signal },
+    );
     waiting.catch(() => {}); // handled below; avoid an unhandled rejection meanwhile
 
-    const running = await container.inspect();
+    const running = await inspect(call, container);
     const pid = running.State.Pid;
     const problem = pid > 0 && networkIsolationCheckable() ? networkIsolationProblem(pid) : null;
     if (problem !== null) {
@@ -301,6 +339,7 @@ export async function runContainer(
     const wallMs = Math.round(performance.now() - t0);
     const finishedAt = new Date().toISOString();
     clearTimeout(timer);
+    clearTimeout(grace);
     clearInterval(sampler);
     const killed = killing.done ? await killing.done : false;
 
@@ -312,8 +351,12 @@ export async function runContainer(
     let raw: Uint8Array;
     try {
       [done, raw] = await Promise.all([
-        container.inspect(),
-        container.logs({ stdout: true, stderr: true, follow: false }),
+        inspect(call, container),
+        call(
+          `read the logs of container ${short}`,
+          (abortSignal) =>
+            container.logs({ stdout: true, stderr: true, follow: false, abortSignal }),
+        ),
       ]);
     } finally {
       removeOnce();
@@ -337,10 +380,30 @@ export async function runContainer(
     };
   } finally {
     clearTimeout(timer);
+    clearTimeout(grace);
     clearInterval(sampler);
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
     await removeOnce();
     await exitedHook?.catch(() => {});
+  }
+}
+
+/** Inspects a container under the engine deadline; a failure is `engine_error`. */
+async function inspect(
+  call: <T>(what: string, request: (abortSignal: AbortSignal) => Promise<T>) => Promise<T>,
+  container: Docker.Container,
+): Promise<Docker.ContainerInspectInfo> {
+  try {
+    return await call(
+      `inspect container ${container.id.slice(0, 12)}`,
+      (abortSignal) => container.inspect({ abortSignal }),
+    );
+  } catch (error) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot inspect container "${container.id.slice(0, 12)}": ${message(error)}`,
+      { cause: error },
+    );
   }
 }
 

@@ -7,6 +7,7 @@ import { Buffer } from "node:buffer";
 import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
+import { engineCall } from "../docker/engine_call.ts";
 import { type Artifact, storeArtifact } from "./artifact_store.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
@@ -259,7 +260,12 @@ export async function runCandidate(
 
   let argv: string[];
   try {
-    argv = imageArgv((await docker.getImage(imageId).inspect()).Config, options.command);
+    const info = await engineCall(
+      `inspect image ${imageId}`,
+      (abortSignal) =>
+        docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
+    );
+    argv = imageArgv(info.Config, options.command);
   } catch (error) {
     throw new SandboxError(
       "engine_error",
