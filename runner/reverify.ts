@@ -16,6 +16,7 @@ import { readLedger } from "../analysis/read_ledger.ts";
 import type { Episode, Erratum } from "../analysis/schema.ts";
 import { appendErratum } from "./errata_file.ts";
 import { loadSuite } from "./load_suite.ts";
+import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 import { openArtifact } from "./sandbox/artifact_store.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
 import { taskPaths } from "./suite_manifest.ts";
@@ -98,6 +99,9 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
   const now = options.now ?? (() => new Date());
   const appended: Erratum[] = [];
   const skipped: ReverifyOutcome["skipped"] = [];
+  // The hidden files' copies live in this process's runner directory (run_temp_dir.ts).
+  await removeDeadRunnerTempDirs();
+  await using temp = await createRunTempDir();
   for (const row of chosen) {
     if (row.artifact_digest === null) {
       skipped.push({ episode_id: row.episode_id, reason: "the row has no stored artifact" });
@@ -107,6 +111,7 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
     const verifierDir = taskPaths(suite.dir, row.task_id).verifier;
     const outcome = await runVerifier(options.verifierImage, { artifact, verifierDir }, {
       labels: { "ledgerbench.role": "reverifier", "ledgerbench.episode": row.episode_id },
+      tempDir: temp.path,
     });
     const erratumId = `rescore/${row.episode_id}/${outcome.verifierDigest.slice(7, 19)}`;
     if (existing.has(erratumId)) {
