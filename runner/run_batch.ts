@@ -176,6 +176,10 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
         });
         return;
       }
+      if (hard.aborted) { // killed while its environment was checked: it never ran
+        state.cancel(episode);
+        return;
+      }
       const notes: string[] = [];
       if (episode.attempt > 1) {
         notes.push(

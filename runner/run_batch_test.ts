@@ -171,6 +171,29 @@ Deno.test("runBatch() never records the episodes the hard signal aborts, and res
   }
 });
 
+Deno.test("runBatch() does not start an episode the hard signal aborted during its environment check", async () => {
+  await using temp = await tempDir();
+  const hard = new AbortController();
+  let executed = 0;
+  const outcome = await runBatch(PLAN, {
+    runId: "r",
+    ledger: `${temp.path}/ledger.jsonl`,
+    parallel: 2,
+    execute: (episode, context) => {
+      executed++;
+      return executor()(episode, context);
+    },
+    beforeEpisode: () => {
+      hard.abort();
+      return Promise.resolve(null);
+    },
+    hardSignal: hard.signal,
+  });
+  equal(executed, 0);
+  deepEqual([outcome.appended.length, outcome.aborted.length], [0, 0]);
+  ok(outcome.interrupted);
+});
+
 Deno.test("runBatch() records an executor that throws as an invalid harness_error row", async () => {
   await using temp = await tempDir();
   const dir = temp.path;
