@@ -18,7 +18,8 @@
  *   size-limited workspace, or the container did not get it;
  * - `store_deadline`: storing a workspace within the limits took longer than
  *   its deadline (the harness's fault);
- * - `engine_error`: the Docker engine refused or failed a request;
+ * - `engine_error`: the Docker engine refused or failed a request, or did
+ *   not answer it within its deadline (`engineCall`: a killed or stalled engine);
  * - `isolation_failed`: a started container was not alone in its own network
  *   namespace with only loopback (it shared the runner's, or had another
  *   interface), so it was killed.
