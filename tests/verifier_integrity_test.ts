@@ -21,6 +21,8 @@ import { type Suite, taskPaths } from "../runner/suite_manifest.ts";
 import { runCandidate } from "../runner/sandbox/run_candidate.ts";
 import { runVerifier, type VerifierOutcome } from "../runner/sandbox/run_verifier.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
+import { storeArtifact } from "../runner/sandbox/artifact_store.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 
@@ -121,4 +123,37 @@ Deno.test({
       });
     }
   });
+});
+
+Deno.test({
+  name: "over 6 seeds, no demo task's untouched workspace passes its verifier on the engine",
+  ...options,
+}, async () => {
+  // Issue 9: a b2-column variant passed untouched. suites/demo_suite_test.ts checks 16 seeds
+  // with the host's sh; this runs the first 6 in the verifier container.
+  const images = await buildImages();
+  const root = await Deno.makeTempDir({ prefix: "ledgerbench-untouched-test-" });
+  try {
+    const passed: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const seed = sha256Hex(`ledgerbench-property-${i}`);
+      const suite = await generateSuite(DEMO_SUITE, {
+        seed,
+        dir: `${root}/suite-${i}`,
+        publicSeed: true,
+      });
+      for (const { task_id } of suite.manifest.tasks) {
+        const paths = taskPaths(suite.dir, task_id);
+        const outcome = await runVerifier(images["ledgerbench/verifier"], {
+          artifact: await storeArtifact(paths.workspace, `${root}/artifacts`),
+          verifierDir: paths.verifier,
+        }, { labels: LABELS });
+        assert.equal(outcome.kind, "verdict", JSON.stringify(outcome));
+        if (outcome.kind === "verdict" && outcome.verdict.resolved) passed.push(`${i}:${task_id}`);
+      }
+    }
+    assert.deepEqual(passed, []);
+  } finally {
+    await removeTree(root);
+  }
 });
