@@ -12,6 +12,7 @@
  */
 import type Docker from "dockerode";
 import { dockerClient } from "./docker/docker_client.ts";
+import { engineCall } from "./docker/engine_call.ts";
 import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "./runner_identity.ts";
 
 /** The label carrying the run id. */
@@ -47,23 +48,32 @@ export function episodeLabels(
  * @param options the client (default the shared one)
  * @returns the ids of the containers removed
  * @throws {Error} when the engine refuses the listing
+ * @throws {EngineDeadlineError} when the engine does not answer a request within its deadline
  */
 export async function removeOrphans(
   runId: string,
   options: { docker?: Docker } = {},
 ): Promise<string[]> {
   const docker = options.docker ?? dockerClient();
-  const found = await docker.listContainers({
-    all: true,
-    filters: { label: [`${RUN_LABEL}=${runId}`] },
-  });
+  const found = await engineCall(
+    `list the containers of run "${runId}"`,
+    (abortSignal) =>
+      docker.listContainers({
+        all: true,
+        filters: { label: [`${RUN_LABEL}=${runId}`] },
+        abortSignal,
+      }),
+  );
   const removed: string[] = [];
   for (const info of found) {
     const label = info.Labels?.[RUNNER_LABEL];
     const runner = label === undefined ? null : parseRunnerLabel(label);
     if (label !== undefined && (runner === null || runnerAlive(runner))) continue;
     try {
-      await docker.getContainer(info.Id).remove({ force: true });
+      await engineCall(
+        `remove container "${info.Id.slice(0, 12)}"`,
+        (abortSignal) => docker.getContainer(info.Id).remove({ force: true, abortSignal }),
+      );
       removed.push(info.Id);
     } catch (error) {
       // Already gone (removed by its own runner on the way out) is fine.

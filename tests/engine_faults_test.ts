@@ -16,7 +16,8 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli, cliCommand } from "./_cli_run.ts";
+import { cliCommand } from "./_cli_run.ts";
+import { freezeMiniPlan, miniRunArgs } from "./_mini_plan.ts";
 import { docker, secondEngineSupported, startSecondEngine } from "./_second_engine.ts";
 import { dockerSocketPath } from "../runner/docker/docker_client.ts";
 
@@ -32,49 +33,33 @@ async function freezeSleepers(
   runId: string,
   options: { sleepS: number; wallMs: number },
 ): Promise<string[]> {
-  await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
   const command = JSON.stringify(["sleep", String(options.sleepS)]);
-  const freeze = await cli(
-    "freeze",
-    "--generate",
-    "mini",
-    "--seed-file",
-    `${dir}/seed`,
-    "--suite",
-    `${dir}/suite`,
-    "--out",
-    `${dir}/plan.json`,
-    "--plan-id",
+  await freezeMiniPlan(dir, {
+    seed: SEED,
     runId,
-    "--order-seed",
-    "5",
-    "--wall-ms",
-    String(options.wallMs),
-    "--agent",
-    `a=${SOLVER}`,
-    "--agent",
-    `b=${SOLVER}`,
-    "--agent-command",
-    `a=${command}`,
-    "--agent-command",
-    `b=${command}`,
-  );
-  equal(freeze.code, 0, freeze.stderr);
+    freezeArgs: [
+      "--order-seed",
+      "5",
+      "--wall-ms",
+      String(options.wallMs),
+      "--agent",
+      `a=${SOLVER}`,
+      "--agent",
+      `b=${SOLVER}`,
+      "--agent-command",
+      `a=${command}`,
+      "--agent-command",
+      `b=${command}`,
+    ],
+  });
   await Deno.writeTextFile(`${dir}/script.json`, JSON.stringify({ rules: [] }));
   await Deno.mkdir(`${dir}/run`);
-  return [
-    "run",
-    "--plan",
-    `${dir}/plan.json`,
-    "--suite",
-    `${dir}/suite`,
-    "--ledger",
-    `${dir}/run/ledger.jsonl`,
+  return miniRunArgs(dir, `${dir}/run/ledger.jsonl`, [
     "--parallel",
     "2",
     "--provider-script",
     `${dir}/script.json`,
-  ];
+  ]);
 }
 
 /** Ids of the containers of run `runId` on the engine at `host`, running ones only when asked. */

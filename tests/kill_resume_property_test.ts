@@ -17,23 +17,14 @@ import { deepEqual, equal } from "node:assert/strict";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
-import { loadSuite } from "../runner/load_suite.ts";
-import { suiteProviderScript } from "../runner/suite_provider_script.ts";
-import { cli, cliCommand } from "./_cli_run.ts";
+import { cliCommand } from "./_cli_run.ts";
+import { containersOf, freezeMiniPlan, miniRunArgs, twoSolverScripts } from "./_mini_plan.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 
 const ENGINE = await requireDockerEngine("tests/kill_resume_property_test.ts");
 const SEED = "4b111e55".repeat(8);
 const LEDGERS = 10;
 const KILLS_PER_LEDGER = 2;
-
-function containersOf(runId: string): string[] {
-  const out = new Deno.Command("docker", {
-    args: ["ps", "-aq", "--filter", `label=ledgerbench.run=${runId}`],
-    stdout: "piped",
-  }).outputSync();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
-}
 
 /** Complete lines of a ledger (0 when it does not exist yet). */
 async function completeRows(path: string): Promise<number> {
@@ -64,49 +55,23 @@ Deno.test({
     const env = { TMPDIR: tmp };
     const runId = `kills-${crypto.randomUUID().slice(0, 8)}`;
     try {
-      await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
-      const freeze = await cli(
-        "freeze",
-        "--generate",
-        "mini",
-        "--seed-file",
-        `${dir}/seed`,
-        "--suite",
-        `${dir}/suite`,
-        "--out",
-        `${dir}/plan.json`,
-        "--plan-id",
+      const suite = await freezeMiniPlan(dir, {
+        seed: SEED,
         runId,
-        "--agent",
-        "a=ledgerbench/agent-solver:latest",
-        "--agent",
-        "b=ledgerbench/agent-solver:latest",
-      );
-      equal(freeze.code, 0, freeze.stderr);
-      const suite = await loadSuite(`${dir}/suite`);
-      await Deno.writeTextFile(
-        `${dir}/a.json`,
-        JSON.stringify(await suiteProviderScript(suite, { model: "m-a" })),
-      );
-      await Deno.writeTextFile(
-        `${dir}/b.json`,
-        JSON.stringify(await suiteProviderScript(suite, { model: "m-b", correctRate: 0.5 })),
-      );
-      const runArgs = (ledger: string) => [
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        ledger,
-        "--parallel",
-        "2",
-        "--provider-script",
-        `a=${dir}/a.json`,
-        "--provider-script",
-        `b=${dir}/b.json`,
-      ];
+        freezeArgs: [
+          "--agent",
+          "a=ledgerbench/agent-solver:latest",
+          "--agent",
+          "b=ledgerbench/agent-solver:latest",
+        ],
+      });
+      const scripts = await twoSolverScripts(dir, suite);
+      const runArgs = (ledger: string) =>
+        miniRunArgs(dir, ledger, [
+          "--parallel",
+          "2",
+          ...scripts,
+        ]);
 
       // The reference: one uninterrupted run.
       const reference = `${dir}/reference.jsonl`;

@@ -13,8 +13,7 @@ import { readLedger } from "../analysis/read_ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, cliCommand } from "./_cli_run.ts";
-import { loadSuite } from "../runner/load_suite.ts";
-import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+import { containersOf, freezeMiniPlan, miniRunArgs, twoSolverScripts } from "./_mini_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/resume_test.ts");
 const SEED = "7e5e7e5e".repeat(8);
@@ -28,14 +27,6 @@ async function completeLines(path: string): Promise<number> {
   }
 }
 
-function containersOf(runId: string): string[] {
-  const out = new Deno.Command("docker", {
-    args: ["ps", "-aq", "--filter", `label=ledgerbench.run=${runId}`],
-    stdout: "piped",
-  }).outputSync();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
-}
-
 Deno.test({
   name:
     "run --resume after SIGKILL and a torn last line: every episode once, chain intact, torn bytes kept aside",
@@ -45,53 +36,26 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-resume-" });
     const runId = `resume-${crypto.randomUUID().slice(0, 8)}`;
     try {
-      await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
-      const freeze = await cli(
-        "freeze",
-        "--generate",
-        "mini",
-        "--seed-file",
-        `${dir}/seed`,
-        "--suite",
-        `${dir}/suite`,
-        "--out",
-        `${dir}/plan.json`,
-        "--plan-id",
+      const suite = await freezeMiniPlan(dir, {
+        seed: SEED,
         runId,
-        "--order-seed",
-        "3",
-        "--agent",
-        "a=ledgerbench/agent-solver:latest",
-        "--agent",
-        "b=ledgerbench/agent-solver:latest",
-      );
-      equal(freeze.code, 0, freeze.stderr);
-      const suite = await loadSuite(`${dir}/suite`);
-      await Deno.writeTextFile(
-        `${dir}/a.json`,
-        JSON.stringify(await suiteProviderScript(suite, { model: "m-a" })),
-      );
-      await Deno.writeTextFile(
-        `${dir}/b.json`,
-        JSON.stringify(await suiteProviderScript(suite, { model: "m-b", correctRate: 0.5 })),
-      );
+        freezeArgs: [
+          "--order-seed",
+          "3",
+          "--agent",
+          "a=ledgerbench/agent-solver:latest",
+          "--agent",
+          "b=ledgerbench/agent-solver:latest",
+        ],
+      });
+      const scripts = await twoSolverScripts(dir, suite);
       await Deno.mkdir(`${dir}/run`);
       const ledger = `${dir}/run/ledger.jsonl`;
-      const runArgs = [
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        ledger,
+      const runArgs = miniRunArgs(dir, ledger, [
         "--parallel",
         "2",
-        "--provider-script",
-        `a=${dir}/a.json`,
-        "--provider-script",
-        `b=${dir}/b.json`,
-      ];
+        ...scripts,
+      ]);
 
       // Kill the runner outright once two rows are on disk.
       const child = cliCommand(runArgs).spawn();

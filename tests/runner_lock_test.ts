@@ -15,22 +15,15 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { readLedger } from "../analysis/read_ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
-import { loadSuite } from "../runner/load_suite.ts";
+
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { currentRunner } from "../runner/runner_identity.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, cliCommand } from "./_cli_run.ts";
+import { containersOf, freezeMiniPlan, miniRunArgs } from "./_mini_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/runner_lock_test.ts");
 const SEED = "10c410c4".repeat(8);
-
-function containersOf(runId: string): string[] {
-  const out = new Deno.Command("docker", {
-    args: ["ps", "-aq", "--filter", `label=ledgerbench.run=${runId}`],
-    stdout: "piped",
-  }).outputSync();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
-}
 
 /** Polls `ready` every 20 ms until it holds or 60 s pass (a wait, not a timing assertion). */
 async function waitFor(what: string, ready: () => Promise<boolean>): Promise<void> {
@@ -69,43 +62,18 @@ async function mountsBelow(dir: string): Promise<string[]> {
 
 /** A one-agent plan on the mini suite, its provider script and the run's arguments. */
 async function fixture(dir: string, runId: string) {
-  await Deno.writeTextFile(`${dir}/seed`, SEED + "\n", { mode: 0o600 });
-  const freeze = await cli(
-    "freeze",
-    "--generate",
-    "mini",
-    "--seed-file",
-    `${dir}/seed`,
-    "--suite",
-    `${dir}/suite`,
-    "--out",
-    `${dir}/plan.json`,
-    "--plan-id",
+  const suite = await freezeMiniPlan(dir, {
+    seed: SEED,
     runId,
-    "--order-seed",
-    "5",
-    "--agent",
-    "a=ledgerbench/agent-solver:latest",
-  );
-  equal(freeze.code, 0, freeze.stderr);
-  const suite = await loadSuite(`${dir}/suite`);
+    freezeArgs: ["--order-seed", "5", "--agent", "a=ledgerbench/agent-solver:latest"],
+  });
   await Deno.writeTextFile(
     `${dir}/a.json`,
     JSON.stringify(await suiteProviderScript(suite, { model: "m-a" })),
   );
   await Deno.mkdir(`${dir}/run`);
   const ledger = `${dir}/run/ledger.jsonl`;
-  const args = [
-    "run",
-    "--plan",
-    `${dir}/plan.json`,
-    "--suite",
-    `${dir}/suite`,
-    "--ledger",
-    ledger,
-    "--provider-script",
-    `a=${dir}/a.json`,
-  ];
+  const args = miniRunArgs(dir, ledger, ["--provider-script", `a=${dir}/a.json`]);
   return { ledger, args, tasks: suite.manifest.tasks.length };
 }
 
