@@ -166,8 +166,12 @@ Deno.test({
       for (const rule of slow.rules) rule.reply.delay_ms = 50_000;
       await Deno.writeTextFile(`${dir}/a.json`, JSON.stringify(slow));
       const child = cliCommand(args, { env }).spawn();
-      // Kill it while a candidate runs on its workspace tmpfs, its call in the relay.
-      await waitFor("a running candidate", async () => (await mountsBelow(tmp)).length > 0);
+      // Kill it while a candidate runs on its workspace tmpfs, its call in the relay (the tmpfs
+      // is mounted before the container is created: wait for both).
+      await waitFor(
+        "a running candidate",
+        async () => (await mountsBelow(tmp)).length > 0 && containersOf(runId).length > 0,
+      );
       child.kill("SIGKILL");
       equal((await child.status).signal, "SIGKILL");
       const runDirs = await find(tmp, new RegExp(`^ledgerbench-run-${child.pid}-\\d+-`));
