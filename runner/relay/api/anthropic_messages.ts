@@ -80,7 +80,6 @@ class MessagesStreamReader implements StreamReader {
   #counts: RelayUsageDetail = {};
   #delta = false;
   #toolCalls = 0;
-  #error: string | null = null;
 
   add(event: SseEvent): EventVerdict {
     if (event.data === null) return { pass: true, end: false };
@@ -104,12 +103,11 @@ class MessagesStreamReader implements StreamReader {
       case "content_block_start":
         if (isToolUse(payload.content_block)) this.#toolCalls += 1;
         break;
-      case "error":
-        if (this.#error === null) {
-          const message = isRecord(payload.error) ? payload.error.message : undefined;
-          this.#error = typeof message === "string" ? message : JSON.stringify(payload);
-        }
+      case "error": {
+        const message = isRecord(payload.error) ? payload.error.message : undefined;
+        this.#tally.seeError(typeof message === "string" ? message : JSON.stringify(payload));
         break;
+      }
       case "message_stop":
         return { pass: true, end: true };
     }
@@ -127,7 +125,7 @@ class MessagesStreamReader implements StreamReader {
   }
 
   upstreamError(): string | null {
-    return this.#error;
+    return this.#tally.error;
   }
 
   notes(ended: boolean): string[] {

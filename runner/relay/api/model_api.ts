@@ -161,11 +161,14 @@ export function parseEventData(text: string): unknown {
 
 /**
  * What every stream reader tracks alike: the first model id (and whether a
- * later event named another) and the events that are not JSON.
+ * later event named another), the first upstream error reported, and the
+ * events that are not JSON.
  */
 export class StreamTally {
   /** The first non-empty model id seen. */
   model: string | null = null;
+  /** The first error an upstream event reported (the stream's failure); null: none. */
+  error: string | null = null;
   #otherModel: string | null = null;
   #notJson = 0;
 
@@ -190,6 +193,15 @@ export class StreamTally {
     if (id === null) return;
     if (this.model === null) this.model = id;
     else if (id !== this.model) this.#otherModel ??= id;
+  }
+
+  /**
+   * Notes an error an event reported; only the first is kept.
+   *
+   * @param message what the upstream said
+   */
+  seeError(message: string): void {
+    this.error ??= message;
   }
 
   /**

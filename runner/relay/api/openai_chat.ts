@@ -59,7 +59,6 @@ class ChatStreamReader implements StreamReader {
   #usage: RelayUsage | null = null;
   /** `<choice index> <id>` of each tool call delta that carried an id. */
   #toolCalls = new Set<string>();
-  #error: string | null = null;
   readonly #passUsage: boolean;
 
   constructor(passUsage: boolean) {
@@ -74,9 +73,9 @@ class ChatStreamReader implements StreamReader {
     this.#tally.seeModel(modelOf(chunk));
     const usage = usageOf(chunk);
     if (usage !== null) this.#usage = usage;
-    if (this.#error === null && isRecord(chunk.error)) {
+    if (isRecord(chunk.error)) {
       const message = chunk.error.message;
-      this.#error = typeof message === "string" ? message : JSON.stringify(chunk.error);
+      this.#tally.seeError(typeof message === "string" ? message : JSON.stringify(chunk.error));
     }
     if (Array.isArray(chunk.choices)) {
       for (const [i, choice] of chunk.choices.entries()) {
@@ -106,7 +105,7 @@ class ChatStreamReader implements StreamReader {
   }
 
   upstreamError(): string | null {
-    return this.#error;
+    return this.#tally.error;
   }
 
   notes(ended: boolean): string[] {

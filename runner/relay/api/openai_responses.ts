@@ -102,7 +102,6 @@ class ResponsesStreamReader implements StreamReader {
   #tally = new StreamTally();
   #usage: ReturnType<typeof usageOf> = null;
   #toolCalls = new Set<string>();
-  #error: string | null = null;
 
   add(event: SseEvent): EventVerdict {
     if (event.data === null) return { pass: true, end: false };
@@ -113,16 +112,20 @@ class ResponsesStreamReader implements StreamReader {
     if (type === "response.output_item.added" || type === "response.output_item.done") {
       this.#seeItem(payload.item);
     }
-    if (type === "error" && this.#error === null) {
-      this.#error = typeof payload.message === "string" ? payload.message : JSON.stringify(payload);
+    if (type === "error") {
+      this.#tally.seeError(
+        typeof payload.message === "string" ? payload.message : JSON.stringify(payload),
+      );
     }
     if (!LAST_EVENTS.has(type)) return { pass: true, end: false };
     const response = payload.response;
     this.#usage = usageOf(response) ?? this.#usage;
     for (const item of outputItems(response)) this.#seeItem(item);
-    if (type === "response.failed" && this.#error === null) {
+    if (type === "response.failed") {
       const failure = isRecord(response) && isRecord(response.error) ? response.error : null;
-      this.#error = typeof failure?.message === "string" ? failure.message : "response.failed";
+      this.#tally.seeError(
+        typeof failure?.message === "string" ? failure.message : "response.failed",
+      );
     }
     return { pass: true, end: true };
   }
@@ -142,7 +145,7 @@ class ResponsesStreamReader implements StreamReader {
   }
 
   upstreamError(): string | null {
-    return this.#error;
+    return this.#tally.error;
   }
 
   notes(ended: boolean): string[] {
