@@ -12,7 +12,7 @@
  * @module
  */
 import { copyTree } from "./copy_tree.ts";
-import { digestTree } from "./digest_tree.ts";
+import { digestTree, treeDigestOfManifest, type TreeEntry } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 
 /** A stored workspace. */
@@ -127,6 +127,33 @@ export async function openArtifact(root: string, digest: string): Promise<Artifa
     );
   }
   return { digest, dir, files: found.files, bytes: found.bytes };
+}
+
+/**
+ * The entries of a stored artifact, read from the canonical manifest stored
+ * beside it (`<dir>.manifest.jsonl`) instead of walking its files: the
+ * manifest's SHA-256 must be the artifact's digest. The files themselves are
+ * not read, so a caller that copies them checks the copy's digest against
+ * these entries (as the verifier does).
+ *
+ * Cost: reads the manifest, O(entries).
+ *
+ * @param artifact a stored artifact
+ * @returns its entries, sorted by path (see `digestTree`)
+ * @throws {Error} when the manifest is missing or its digest is not the artifact's
+ */
+export async function artifactEntries(artifact: Artifact): Promise<TreeEntry[]> {
+  const file = `${artifact.dir}.manifest.jsonl`;
+  const manifest = await Deno.readTextFile(file);
+  const digest = treeDigestOfManifest(manifest);
+  if (digest !== artifact.digest) {
+    throw new Error(
+      `Cannot read artifact "${artifact.digest}": its manifest "${file}" has digest "${digest}"`,
+    );
+  }
+  return manifest.split("\n").filter((line) => line !== "").map((line) =>
+    JSON.parse(line) as TreeEntry
+  );
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openArtifact, storeArtifact } from "./artifact_store.ts";
+import { artifactEntries, openArtifact, storeArtifact } from "./artifact_store.ts";
 import { digestTree } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
@@ -90,6 +90,24 @@ Deno.test("storeArtifact() refuses an unstorable workspace and stops at its dead
       /the deadline passed/,
     );
     await assert.rejects(() => Deno.stat(`${root}/store`), Deno.errors.NotFound);
+  } finally {
+    await removeTree(root);
+  }
+});
+
+Deno.test("artifactEntries() reads a stored artifact's entries from its manifest, checked", async () => {
+  const root = await Deno.makeTempDir({ prefix: "artifact-store-test-" });
+  try {
+    const source = await workspace(root, "a", "42\n");
+    await Deno.symlink("/verifier/expected.txt", `${source}/link`);
+    const stored = await storeArtifact(source, `${root}/store`);
+    // The same entries as a walk of the files, without reading them.
+    assert.deepEqual(await artifactEntries(stored), (await digestTree(stored.dir)).entries);
+    // A manifest that no longer hashes to the digest is refused.
+    const manifest = `${stored.dir}.manifest.jsonl`;
+    await Deno.chmod(manifest, 0o644);
+    await Deno.writeTextFile(manifest, '{"path":"x","type":"dir"}\n');
+    await assert.rejects(() => artifactEntries(stored), /its manifest ".*" has digest "sha256:/);
   } finally {
     await removeTree(root);
   }

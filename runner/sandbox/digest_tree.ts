@@ -161,7 +161,17 @@ export async function digestTree(
  */
 export function treeManifest(entries: readonly TreeEntry[]): { manifest: string; digest: string } {
   const manifest = entries.map((e) => JSON.stringify(e) + "\n").join("");
-  return { manifest, digest: `sha256:${sha256Hex(manifest)}` };
+  return { manifest, digest: treeDigestOfManifest(manifest) };
+}
+
+/**
+ * The tree digest of a canonical manifest's text: `sha256:<hex>` of its bytes.
+ *
+ * @param manifest the manifest, one JSON line per entry
+ * @returns the digest
+ */
+export function treeDigestOfManifest(manifest: string): string {
+  return `sha256:${sha256Hex(manifest)}`;
 }
 
 async function sha256File(path: string, signal: AbortSignal | undefined): Promise<string> {

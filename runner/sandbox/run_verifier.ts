@@ -8,10 +8,10 @@ import type Docker from "dockerode";
 import type { Verdict } from "../../analysis/schema.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
-import type { Artifact } from "./artifact_store.ts";
+import { type Artifact, artifactEntries } from "./artifact_store.ts";
 import { confinedEntries, escapingLinks } from "./confine_links.ts";
 import { copyTree } from "./copy_tree.ts";
-import { digestTree, treeManifest } from "./digest_tree.ts";
+import { digestTree, type TreeEntry, treeManifest } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { parseVerdictLine } from "./parse_verdict_line.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
@@ -80,8 +80,9 @@ export interface RunVerifierOptions {
  * incident):
  * - `hidden_files_changed`: the hidden verifier files differ from the frozen
  *   digest, or changed between before and after the run;
- * - `artifact_changed`: the workspace given to the verifier differs from the
- *   stored artifact's digest, before or after the run;
+ * - `artifact_changed`: the stored artifact's manifest does not hash to its
+ *   digest, or the workspace given to the verifier differs from the view
+ *   that manifest describes, before or after the run;
  * - `setup_failed`: the verifier's `setup.sh` exited non-zero;
  * - `entry_missing`: neither `verify.sh` nor `verify.ts` exists;
  * - `crashed`: the verifier exited non-zero;
@@ -239,15 +240,15 @@ async function verify(
         `the plan froze "${job.expectedVerifierDigest}"`,
     );
   }
-  const stored = await digestTree(job.artifact.dir, { signal: before });
-  if (stored.digest !== job.artifact.digest) {
-    return fault(
-      "artifact_changed",
-      `The stored artifact "${job.artifact.digest}" has digest "${stored.digest}"`,
-    );
+  let stored: TreeEntry[];
+  try {
+    stored = await artifactEntries(job.artifact);
+  } catch (error) {
+    return fault("artifact_changed", (error as Error).message);
   }
-  const escaping = escapingLinks(stored.entries);
-  const viewDigest = treeManifest(confinedEntries(stored.entries)).digest;
+  // The copy's digest, checked against this view, vouches for the stored files.
+  const escaping = escapingLinks(stored);
+  const viewDigest = treeManifest(confinedEntries(stored)).digest;
 
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-verifier-" });
   try {
