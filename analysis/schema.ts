@@ -12,6 +12,7 @@
  * @module
  */
 import { z } from "zod";
+import { DEFAULT_BOOTSTRAP, DEFAULT_CENSORING, DEFAULT_SPRT, DEFAULT_TIE_BAND } from "./defaults.ts";
 
 /** Version written into every record this code produces. */
 export const SCHEMA_VERSION = 1;
@@ -216,11 +217,11 @@ export type Episode = z.output<typeof Episode>;
 
 /** Seed 002's SPRT parameters; the defaults are the seed's. */
 export const SprtParams = z.object({
-  p_adopt: z.number().gt(0).lt(1).default(0.6),
-  p_drop: z.number().gt(0).lt(1).default(0.4),
-  alpha: z.number().gt(0).lt(1).default(0.1),
-  beta: z.number().gt(0).lt(1).default(0.1),
-  n_cap: z.number().int().positive().default(60),
+  p_adopt: z.number().gt(0).lt(1).default(DEFAULT_SPRT.p_adopt),
+  p_drop: z.number().gt(0).lt(1).default(DEFAULT_SPRT.p_drop),
+  alpha: z.number().gt(0).lt(1).default(DEFAULT_SPRT.alpha),
+  beta: z.number().gt(0).lt(1).default(DEFAULT_SPRT.beta),
+  n_cap: z.number().int().positive().default(DEFAULT_SPRT.n_cap),
 }).strict().refine((p) => p.p_drop < p.p_adopt, {
   message: '"p_drop" must be below "p_adopt"',
   path: ["p_drop"],
@@ -240,8 +241,8 @@ export type StoppingRule = z.infer<typeof StoppingRule>;
  * budget adequacy may be discussed.
  */
 export const CensoringPolicy = z.object({
-  headline_max: z.number().min(0).max(1).default(0.02),
-  labelled_max: z.number().min(0).max(1).default(0.10),
+  headline_max: z.number().min(0).max(1).default(DEFAULT_CENSORING.headline_max),
+  labelled_max: z.number().min(0).max(1).default(DEFAULT_CENSORING.labelled_max),
 }).strict().refine((p) => p.headline_max <= p.labelled_max, {
   message: '"headline_max" must not exceed "labelled_max"',
   path: ["headline_max"],
@@ -375,12 +376,12 @@ export const Plan = z.object({
    * when a task's last allowed attempt is invalid too.
    */
   max_attempts: z.number().int().positive().default(3),
-  censoring: CensoringPolicy.default({ headline_max: 0.02, labelled_max: 0.10 }),
+  censoring: CensoringPolicy.default({ ...DEFAULT_CENSORING }),
   bootstrap: z.object({
-    rounds: z.number().int().positive().default(2000),
-    seed: z.union([z.number().int(), z.string()]).default(7),
-  }).strict().default({ rounds: 2000, seed: 7 }),
-  tie_band: z.number().min(0).max(1).default(0.10),
+    rounds: z.number().int().positive().default(DEFAULT_BOOTSTRAP.rounds),
+    seed: z.union([z.number().int(), z.string()]).default(DEFAULT_BOOTSTRAP.seed),
+  }).strict().default({ ...DEFAULT_BOOTSTRAP }),
+  tie_band: z.number().min(0).max(1).default(DEFAULT_TIE_BAND),
   /**
    * Seed 000's output policy and context limit ({@linkcode ModelLimits}).
    * Absent means both null (no limits, nothing checked: exactly the

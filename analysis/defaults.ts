@@ -1,0 +1,39 @@
+/**
+ * The seeds' default parameters, defined once: the plan schema fills them
+ * in, and every command, the report and the notebooks read them from here
+ * (issue 10: about ten places restated them and could drift).
+ *
+ * @module
+ */
+
+/**
+ * Seed 001's bootstrap: 2000 percentile-bootstrap rounds with seed 7
+ * (`compare_agents.py`, `bootstrap_rate(..., rounds=2000, seed=7)`).
+ */
+export const DEFAULT_BOOTSTRAP = Object.freeze({ rounds: 2000, seed: 7 });
+
+/**
+ * Seed 001's relative tie band: cost-per-resolved figures within 10% of each
+ * other are a tie.
+ */
+export const DEFAULT_TIE_BAND = 0.10;
+
+/**
+ * Seed 003's censoring thresholds: up to 2% censored a headline may be
+ * stated; up to 10% both scores must be stated and labelled; above, only
+ * budget adequacy may be discussed.
+ */
+export const DEFAULT_CENSORING = Object.freeze({ headline_max: 0.02, labelled_max: 0.10 });
+
+/**
+ * Seed 002's SPRT parameters (`Plan` dataclass of `sprt.py`): adopt at a
+ * pass rate of 0.6, drop at 0.4, alpha = beta = 0.10, 60 valid results
+ * before the cap fallback.
+ */
+export const DEFAULT_SPRT = Object.freeze({
+  p_adopt: 0.6,
+  p_drop: 0.4,
+  alpha: 0.1,
+  beta: 0.1,
+  n_cap: 60,
+});
