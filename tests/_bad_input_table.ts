@@ -1,0 +1,89 @@
+/**
+ * The table-driven test of the CLI's answer to bad input (issue 10): each
+ * case runs the real CLI as a subprocess, in a fresh directory holding the
+ * files the case writes, and checks the exit status, that stderr matches,
+ * that no stack trace is printed and that every stderr line is one
+ * `error: ...` (or `warning: ...`) line before any help text.
+ *
+ * Each area keeps its cases in its own `tests/bad_inputs_<area>_test.ts`,
+ * which calls {@linkcode badInputTests}.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { ROOT } from "./_cli_run.ts";
+
+/** One bad input and the answer the CLI must give. */
+export interface BadInputCase {
+  /** What is wrong, as the test name. */
+  name: string;
+  /**
+   * Files written into the case's directory before the run, by name
+   * relative to it: text, or bytes for encodings.
+   */
+  files?: Record<string, string | Uint8Array>;
+  /**
+   * The arguments after `cli/main.ts`. `{dir}` stands for the case's
+   * directory; `{root}` for the repository root (e.g. `{root}/ledgers/...`).
+   */
+  args: string[];
+  /** The expected exit status (1 usage, 2 bad input, 3 check said no). */
+  code: 0 | 1 | 2 | 3;
+  /** What stderr must match (after `{dir}` is replaced in the pattern's source). */
+  stderr: RegExp;
+  /** What stdout must match, when it matters. */
+  stdout?: RegExp;
+}
+
+const STACK_LINE = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
+
+/** Replaces `{dir}` and `{root}` in one argument. */
+function expand(text: string, dir: string): string {
+  return text.replaceAll("{dir}", dir).replaceAll("{root}", ROOT.replace(/\/$/, ""));
+}
+
+/**
+ * Registers one `Deno.test` per case. The CLI runs from the repository root
+ * with `NO_COLOR=1`, as the `ledgerbench` task runs it.
+ *
+ * @param area the area's name, prefixed to every test name
+ * @param cases the table
+ */
+export function badInputTests(area: string, cases: readonly BadInputCase[]): void {
+  for (const testCase of cases) {
+    Deno.test(`bad input (${area}): ${testCase.name}`, async () => {
+      const dir = await Deno.makeTempDir({ prefix: "lb-bad-" });
+      try {
+        for (const [name, content] of Object.entries(testCase.files ?? {})) {
+          const path = `${dir}/${name}`;
+          await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+          if (typeof content === "string") await Deno.writeTextFile(path, content);
+          else await Deno.writeFile(path, content);
+        }
+        const output = await new Deno.Command(Deno.execPath(), {
+          args: ["run", "--allow-all", "cli/main.ts", ...testCase.args.map((a) => expand(a, dir))],
+          cwd: ROOT,
+          stdout: "piped",
+          stderr: "piped",
+          env: { NO_COLOR: "1" },
+        }).output();
+        const stderr = new TextDecoder().decode(output.stderr);
+        const stdout = new TextDecoder().decode(output.stdout);
+        const context = `\n--- stderr ---\n${stderr}--- stdout ---\n${stdout.slice(0, 2000)}`;
+        assert.ok(!STACK_LINE.test(stderr), `a stack trace was printed${context}`);
+        assert.equal(output.code, testCase.code, `exit status${context}`);
+        const pattern = new RegExp(expand(testCase.stderr.source, dir), testCase.stderr.flags);
+        assert.match(stderr, pattern, `stderr${context}`);
+        if (testCase.stdout !== undefined) {
+          assert.match(stdout, testCase.stdout, `stdout${context}`);
+        }
+        if (testCase.code !== 0) {
+          const first = stderr.split("\n")[0];
+          assert.match(first, /^(error|warning): \S/, `first stderr line${context}`);
+        }
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    });
+  }
+}
