@@ -10,14 +10,16 @@
  * over 101 true rates, the Monte Carlo calibration of 20,000 trials × 5
  * rates. Then, when their files are present, the runner's benchmarks (relay
  * overhead for Chat Completions, Responses and Messages calls; per-episode overhead and throughput, which need a Docker engine
- * and are skipped without one) and the report benchmark.
+ * and are skipped without one) and the report benchmark. Last, the CLI's
+ * start-up (issue 10): `ledgerbench --help` and `summarize` of the seed-001
+ * sample against `deno run` of an empty script (target ≤ 1.5×).
  *
  * Usage:
  *   deno task bench [--rows N] [--quick] [--only NAME,...] [--no-runner]
  *
  * `--quick` shrinks every workload (100,000 rows, 1,000 rounds...) for a
  * smoke run; `--only` picks benchmarks by name (ingest, bootstrap, sprt,
- * relay, runner, report).
+ * relay, runner, report, startup).
  *
  * @module
  */
@@ -25,11 +27,12 @@ import { parseArgs } from "node:util";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { type BenchResult, peakRssKib } from "./_measure.ts";
 import { bootstrapBench } from "./bootstrap_bench.ts";
+import { cliStartupBench } from "./cli_startup.ts";
 import { ingestBench } from "./ingest_bench.ts";
 import type { BenchApi, RelayOverhead } from "./relay_overhead.ts";
 import { sprtExactBench, sprtMonteCarloBench } from "./sprt_bench.ts";
 
-const BENCHES = ["ingest", "bootstrap", "sprt", "relay", "runner", "report"] as const;
+const BENCHES = ["ingest", "bootstrap", "sprt", "relay", "runner", "report", "startup"] as const;
 type BenchName = typeof BENCHES[number];
 
 /** A benchmark that did not run, and why. */
@@ -247,6 +250,9 @@ export async function main(args: string[]): Promise<number> {
       } else {
         await run("report", () => report.reportBench({ dir, rows: quick ? 20_000 : 100_000 }));
       }
+    }
+    if (wanted("startup")) {
+      await run("cli start-up", () => cliStartupBench({ dir, repetitions: quick ? 3 : 9 }));
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
