@@ -29,10 +29,11 @@ export interface Io {
   stderr(text: string): void;
 }
 
-/** A subcommand module: its help text and its entry point. */
+/**
+ * A subcommand module: its help text and its entry point (its one-line
+ * summary is registered in `main.ts`, so that `--help` loads no module).
+ */
 export interface CommandModule {
-  /** One line for the command list of `ledgerbench --help`. */
-  summary: string;
   /** Help text, an example first; printed by `--help`. */
   help: string;
   /**

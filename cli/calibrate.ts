@@ -19,9 +19,6 @@ import {
 } from "./_sprt_flags.ts";
 import { loadPlan } from "./_load.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Exact and Monte Carlo operating characteristic of the SPRT";
-
 /** Help text, an example first. */
 export const help = `Calibrate seed 002's truncated SPRT: for each true pass rate, the exact
 probability of each final decision (adopt, drop, cap-adopt, cap-drop), the

@@ -14,9 +14,6 @@ import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { integer, percent, renderTable } from "./_table.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Score over all vs completed tasks, censoring rate, allowed claim";
-
 /** Help text, an example first. */
 export const help = `Report seed 003's honest summary of a capped run, per agent and pooled: the
 score over all scored tasks (a lower bound), the score over completed tasks

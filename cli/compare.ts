@@ -26,9 +26,6 @@ import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, percent, percentInterval, renderTable } from "./_table.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Seed-001 comparison rule, pairwise matrix, paired comparison";
-
 /** Help text, an example first. */
 export const help = `Compare agents by seed 001's rule: an agent that resolved nothing has no TPR
 and is not ranked; separated 95% bootstrap intervals of the resolved rate give

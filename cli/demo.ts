@@ -28,9 +28,6 @@ import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, processIo } from "./_command.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Build images, run the demo suite for two agents in Docker, summarize";
-
 /** Help text, an example first. */
 export const help = `Run the whole pipeline on this machine: build the images offline
 (containers/build_images.sh, nothing is pulled), generate the 7-task demo suite

@@ -15,9 +15,6 @@ import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 import { renderPairs } from "./_table.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Append a correction to an errata file (never the ledger)";
-
 /** Help text, an example first. */
 export const help = `Append one correction to an append-only errata file. The ledger is never
 rewritten: summarize, compare, censoring and sprt apply the errata on top of it

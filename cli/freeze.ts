@@ -19,9 +19,6 @@ import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { resolveSprtParams, SPRT_OPTIONS, SPRT_OPTIONS_HELP } from "./_sprt_flags.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Freeze a plan (suite hash, order, images, caps, rules) before a run";
-
 /** Help text, an example first. */
 export const help = `Freeze the plan of a run before its first episode (seeds 002 and 003): the
 suite's hash, the task order shuffled once by a recorded seed, each agent's

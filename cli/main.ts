@@ -2,9 +2,10 @@
  * The `ledgerbench` command line: `deno task ledgerbench <command> [args]`.
  *
  * One file per subcommand (after denoland/deployctl); each exports `help` (an
- * example first) and `run`. Registering a command is one line in
- * {@link COMMANDS}; each module exports `summary`, `help` and `run`. Exit statuses are listed in `_command.ts` and in the help
- * text below.
+ * example first) and `run`. Registering a command is one entry in
+ * {@link COMMANDS}: its one-line summary and a lazy import of its module, so
+ * that a command's dependencies load only when it runs. Exit statuses are
+ * listed in `_command.ts` and in the help text below.
  *
  * @module
  */
@@ -18,32 +19,88 @@ import {
   UsageError,
 } from "./_command.ts";
 
-/** Every subcommand, in the order `--help` lists them: one line each. */
-export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  summarize: () => import("./summarize.ts"),
-  compare: () => import("./compare.ts"),
-  censoring: () => import("./censoring.ts"),
-  validate: () => import("./validate.ts"),
-  sprt: () => import("./sprt.ts"),
-  calibrate: () => import("./calibrate.ts"),
-  plan: () => import("./plan.ts"),
-  errata: () => import("./errata.ts"),
-  freeze: () => import("./freeze.ts"),
-  run: () => import("./run.ts"),
-  reverify: () => import("./reverify.ts"),
-  show: () => import("./show.ts"),
-  demo: () => import("./demo.ts"),
-  report: () => import("./report.ts"),
-  "verify-report": () => import("./verify_report.ts"),
+/** A registered subcommand: its line in the command list, and how to load it. */
+export interface CommandEntry {
+  /** One line for the command list of `ledgerbench --help`. */
+  summary: string;
+  /** Imports the command's module; only the command that runs is loaded. */
+  load: () => Promise<CommandModule>;
+}
+
+/**
+ * Every subcommand, in the order `--help` lists them, with its one-line
+ * summary: the one place the summaries live, so that `--help` loads no
+ * command module (issue 10: loading all of them took about 2 s).
+ */
+export const COMMANDS: Record<string, CommandEntry> = {
+  summarize: {
+    summary: "Per-agent rates, intervals, tokens/seconds/cost per resolved",
+    load: () => import("./summarize.ts"),
+  },
+  compare: {
+    summary: "Seed-001 comparison rule, pairwise matrix, paired comparison",
+    load: () => import("./compare.ts"),
+  },
+  censoring: {
+    summary: "Score over all vs completed tasks, censoring rate, allowed claim",
+    load: () => import("./censoring.ts"),
+  },
+  validate: {
+    summary: "Check a ledger against its plan: tasks, stop reasons, caps, chain",
+    load: () => import("./validate.ts"),
+  },
+  sprt: {
+    summary: "Replay a ledger through the pre-registered SPRT",
+    load: () => import("./sprt.ts"),
+  },
+  calibrate: {
+    summary: "Exact and Monte Carlo operating characteristic of the SPRT",
+    load: () => import("./calibrate.ts"),
+  },
+  plan: {
+    summary: "Project spend from a pilot and refuse an infeasible budget",
+    load: () => import("./plan.ts"),
+  },
+  errata: {
+    summary: "Append a correction to an errata file (never the ledger)",
+    load: () => import("./errata.ts"),
+  },
+  freeze: {
+    summary: "Freeze a plan (suite hash, order, images, caps, rules) before a run",
+    load: () => import("./freeze.ts"),
+  },
+  run: {
+    summary: "Run or resume a frozen plan's batch in Docker, one ledger row per attempt",
+    load: () => import("./run.ts"),
+  },
+  reverify: {
+    summary: "Re-verify stored artifacts with zero model calls; append errata",
+    load: () => import("./reverify.ts"),
+  },
+  show: {
+    summary: "Show one episode: its row, each model call and the output tails",
+    load: () => import("./show.ts"),
+  },
+  demo: {
+    summary: "Build images, run the demo suite for two agents in Docker, summarize",
+    load: () => import("./demo.ts"),
+  },
+  report: {
+    summary: "Replayable report: Markdown, HTML, figures and summary.json",
+    load: () => import("./report.ts"),
+  },
+  "verify-report": {
+    summary: "Check a report against the ledger it names (SHA-256, every byte)",
+    load: () => import("./verify_report.ts"),
+  },
 };
 
-/** Help for `ledgerbench` itself. */
-export async function mainHelp(): Promise<string> {
+/** Help for `ledgerbench` itself, built from {@link COMMANDS} without loading any command. */
+export function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  const lines = [];
-  for (const [name, load] of Object.entries(COMMANDS)) {
-    lines.push(`  ${name.padEnd(width)}  ${(await load()).summary}`);
-  }
+  const lines = Object.entries(COMMANDS).map(([name, entry]) =>
+    `  ${name.padEnd(width)}  ${entry.summary}`
+  );
   const list = lines.join("\n");
   return `ledgerbench: replayable analysis of agent evaluation ledgers.
 
@@ -85,19 +142,19 @@ EXIT STATUS:
 export async function main(args: string[], io: Io = processIo()): Promise<number> {
   const [name, ...rest] = args;
   if (name === undefined) {
-    io.stderr(`error: Missing command\n\n${await mainHelp()}`);
+    io.stderr(`error: Missing command\n\n${mainHelp()}`);
     return ExitCode.usage;
   }
   if (name === "--help" || name === "-h" || name === "help") {
-    io.stdout(await mainHelp());
+    io.stdout(mainHelp());
     return ExitCode.ok;
   }
-  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (load === undefined) {
-    io.stderr(`error: Unknown command: "${name}"\n\n${await mainHelp()}`);
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (entry === undefined) {
+    io.stderr(`error: Unknown command: "${name}"\n\n${mainHelp()}`);
     return ExitCode.usage;
   }
-  const command = await load();
+  const command = await entry.load();
   if (wantsHelp(rest)) {
     io.stdout(command.help);
     return ExitCode.ok;

@@ -19,9 +19,6 @@ import { loadLedger } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
 import { renderPairs } from "./_table.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Project spend from a pilot and refuse an infeasible budget";
-
 /** Help text, an example first. */
 export const help = `Project the spend of a planned matrix from a pilot (seed 003) and refuse a
 plan that cannot finish inside its budget: projected = unit x episodes x safety,

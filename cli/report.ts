@@ -13,9 +13,6 @@ import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Replayable report: Markdown, HTML, figures and summary.json";
-
 /** Help text, an example first. */
 export const help = `Write the replayable report of a ledger: report.md, a self-contained
 report.html (figures inline as SVG, no network), figures/*.svg and

@@ -11,9 +11,6 @@ import { nameListOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Re-verify stored artifacts with zero model calls; append errata";
-
 /** Help text, an example first. */
 export const help = `Re-run a (fixed) verifier over the stored artifacts of a ledger's episodes,
 with zero model calls: no relay and no candidate container is started, only

@@ -19,9 +19,6 @@ import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { pairsOption } from "./freeze.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Run or resume a frozen plan's batch in Docker, one ledger row per attempt";
-
 /** Exit status of a batch interrupted by the operator with Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
 

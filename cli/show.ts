@@ -18,9 +18,6 @@ import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { integer, renderTable } from "./_table.ts";
 import { terminalJson, terminalText } from "./_untrusted_text.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Show one episode: its row, each model call and the output tails";
-
 /** Help text, an example first. */
 export const help = `Print what happened in one episode: its ledger row, each model call the
 relay recorded (model, usage, latency, status, refusal or fault, the size of

@@ -18,9 +18,6 @@ import {
   SPRT_OPTIONS_HELP,
 } from "./_sprt_flags.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Replay a ledger through the pre-registered SPRT";
-
 /** Help text, an example first. */
 export const help = `Replay one agent's results through seed 002's sequential probability ratio
 test, in the pre-registered task order of the plan: after each valid result

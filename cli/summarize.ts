@@ -24,9 +24,6 @@ import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, integer, percent, percentInterval, renderTable } from "./_table.ts";
 import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Per-agent rates, intervals, tokens/seconds/cost per resolved";
-
 /** Help text, an example first. */
 export const help = `Summarize a ledger per agent (seed 001): episodes, invalid rate, resolved
 rate with its 95% percentile bootstrap interval, tokens per resolved (TPR, all

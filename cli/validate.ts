@@ -13,9 +13,6 @@ import { configRef, loadPlan } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
 import { renderPairs, renderTable } from "./_table.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Check a ledger against its plan: tasks, stop reasons, caps, chain";
-
 /** Help text, an example first. */
 export const help = `Validate a ledger against its frozen plan (seed 003): one scored row per
 planned agent and task (missing and unexpected tasks listed), known stop

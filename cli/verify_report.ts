@@ -8,9 +8,6 @@ import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
 
-/** One line for `ledgerbench --help`. */
-export const summary = "Check a report against the ledger it names (SHA-256, every byte)";
-
 /** Help text, an example first. */
 export const help = `Verify a report directory written by "ledgerbench report": re-read the
 ledger, plan, errata and price table named in its summary.json, check each
