@@ -11,8 +11,9 @@ import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
 import { type LedgerScan, scanLedger } from "./read_ledger.ts";
 import { openBytes } from "./jsonl.ts";
 import { ioError } from "./ledger_error.ts";
-import { type Caps, type Episode, type Plan, StopReason } from "./schema.ts";
+import { type Caps, type Episode, type Plan, type SprtParams, StopReason } from "./schema.ts";
 import { spendEvidenceFlags } from "./spend_evidence.ts";
+import { replaySprt, type SprtRow } from "./sprt/replay_sprt.ts";
 
 /** What a validation finding is about. */
 export type FindingCode =
@@ -142,11 +143,21 @@ interface AgentState {
   scoredAt: Uint32Array;
   /** Invalid rows per planned task index. */
   invalidAt: Uint32Array;
-  /** Highest planned task index with any row; -1 when none. */
-  lastIndex: number;
   unexpectedTasks: Set<string>;
   firstLine: number;
+  /** Under SPRT stopping, the agent's rows of planned tasks, for the walk; else empty. */
+  sprtRows: SprtRow[];
 }
+
+/** Where an agent's SPRT walk decided, in the plan's task order. */
+interface SprtReach {
+  /** Plan index of the task whose row decided; Infinity while undecided (or not SPRT). */
+  index: number;
+  /** Why tasks without a row are missing or not reached, for the messages. */
+  because: string;
+}
+
+const NO_SPRT: SprtReach = { index: Infinity, because: "" };
 
 /** A one-pass validator: feed rows in ledger order, then finish with the scan. */
 export interface LedgerValidator {
@@ -169,12 +180,28 @@ function effectiveCaps(plan: Caps, row: Caps): Caps {
 }
 
 /**
- * Creates a streaming validator for one plan (see {@link validateLedger} for
- * the checks). Memory: O(agents × planned tasks) counters plus the findings.
+ * Creates a streaming validator for one plan: seed 003's validation pass
+ * (rows against the plan, stop reasons, spend within the caps), with the
+ * findings {@link validateLedger} lists. Which planned tasks may lack a row:
+ *
+ * - under `fixed` stopping, none: each is `missing_task` [error];
+ * - under SPRT stopping (seed 002, "先登记规则，再看结果"), only the tasks after
+ *   the one whose row decided the agent's walk ({@link replaySprt} in the
+ *   plan's task order: adopt, drop, or the cap fallback) are `not_reached`
+ *   [info]; a gap before it, and every task of an agent whose walk is still
+ *   undecided (a truncated run), is `missing_task` [error]. With the seed's
+ *   defaults (LLR = ln 1.5 per net pass, boundaries ±ln 9) the earliest
+ *   decision is the sixth valid result;
+ * - a ledger with no readable rows never fits: `row_count` [error], whether
+ *   or not the plan lists its agents.
+ *
+ * Memory: O(agents × planned tasks) counters plus the findings; under SPRT
+ * stopping also a reference to every planned row, for the walk.
  *
  * @param plan the frozen plan
  * @param options a cap on listed findings per code
  * @returns an accumulator with `add(row, line)` and `finish(scan)`
+ * @throws {RangeError} under SPRT stopping, when the plan lists a task twice
  */
 export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): LedgerValidator {
   const limit = options.maxFindingsPerCode ?? Infinity;
@@ -191,9 +218,9 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
     invalid: 0,
     scoredAt: new Uint32Array(taskCount),
     invalidAt: new Uint32Array(taskCount),
-    lastIndex: -1,
     unexpectedTasks: new Set(),
     firstLine,
+    sprtRows: [],
   });
   for (const id of plannedAgents) agents.set(id, newAgent(true, 0));
   const stopReasons = {} as Record<StopReason, number>;
@@ -210,6 +237,8 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
   const maxAttempts = plan.max_attempts;
   const planPriceTable = plan.price_table_id;
   const plannedLanes = plan.tasks.map((task) => task.lane);
+  const sprtParams = plan.stopping.kind === "sprt" ? plan.stopping.params : null;
+  const taskOrder = plan.tasks.map((task) => task.task_id);
 
   const push = (list: Finding[], finding: Omit<Finding, "severity">) => {
     const n = (counts[finding.code] ?? 0) + 1;
@@ -283,7 +312,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
         atRow(row, line, "unexpected_task", "task_id", `task "${row.task_id}" is not in the plan`);
       }
     } else {
-      if (index > agent.lastIndex) agent.lastIndex = index;
+      if (sprtParams !== null) agent.sprtRows.push(row);
       const plannedLane = plannedLanes[index];
       if (row.lane !== plannedLane) {
         atRow(
@@ -355,7 +384,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
     for (const problem of scan.problems) push(readerFindings, problemFinding(problem));
     const lineFindings = mergeByLine(readerFindings, rowFindings);
     const endFindings: Finding[] = [];
-    const sprt = plan.stopping.kind === "sprt";
+    const sprt = sprtParams !== null;
     const order = [
       ...plannedAgents,
       ...[...agents.keys()].filter((id) => !plannedAgents.includes(id)).sort(),
@@ -368,6 +397,9 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
       const agent = agents.get(agentId)!;
       let tasksScored = 0;
       if (agent.planned) {
+        const reach = sprtParams === null
+          ? NO_SPRT
+          : sprtReach(agent.sprtRows, agentId, sprtParams, taskOrder);
         for (let i = 0; i < taskCount; i++) {
           const task = plan.tasks[i];
           scoredInPlan += agent.scoredAt[i];
@@ -392,18 +424,20 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
                 } invalid attempt(s) and no scored one ` +
                 `for agent "${agentId}"`,
             });
-          } else if (sprt && i > agent.lastIndex) {
+          } else if (i > reach.index) {
             push(endFindings, {
               ...where,
               code: "not_reached",
               message:
-                `task "${task.task_id}" was not reached by agent "${agentId}" (sequential stopping)`,
+                `task "${task.task_id}" was not reached by agent "${agentId}": ${reach.because}`,
             });
           } else {
             push(endFindings, {
               ...where,
               code: "missing_task",
-              message: `task "${task.task_id}" has no row for agent "${agentId}"`,
+              message: `task "${task.task_id}" has no row for agent "${agentId}"${
+                reach.because === "" ? "" : ` (${reach.because})`
+              }`,
             });
           }
         }
@@ -421,7 +455,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
       });
     }
     const countWrong = sprt ? scoredInPlan > plannedScored : scoredInPlan !== plannedScored;
-    if (countWrong) {
+    if (rows === 0 || countWrong) {
       push(endFindings, {
         code: "row_count",
         line: null,
@@ -429,10 +463,12 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
         episode_id: null,
         agent_id: null,
         task_id: null,
-        message: `${scoredInPlan} scored rows of planned agents and tasks, the plan calls for ` +
-          `${
-            sprt ? "at most " : ""
-          }${plannedScored} (${taskCount} tasks × ${plannedAgentCount} agents)`,
+        message: rows === 0
+          ? `the ledger has no readable rows, the plan calls for ${taskCount} task(s) per agent`
+          : `${scoredInPlan} scored rows of planned agents and tasks, the plan calls for ` +
+            `${
+              sprt ? "at most " : ""
+            }${plannedScored} (${taskCount} tasks × ${plannedAgentCount} agents)`,
       });
     }
     const findings = [...lineFindings, ...endFindings];
@@ -458,6 +494,31 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
   }
 
   return { add, finish };
+}
+
+/**
+ * Where one agent's SPRT walk decided (seed 002): {@link replaySprt} over the
+ * agent's rows in the plan's task order. Decided (adopt, drop or a cap
+ * fallback): the plan index of the deciding row's task, after which tasks are
+ * not reached. Undecided: Infinity, so every planned task without a row is
+ * missing. O(r log r) for the agent's r rows.
+ */
+function sprtReach(
+  rows: readonly SprtRow[],
+  agentId: string,
+  params: SprtParams,
+  order: readonly string[],
+): SprtReach {
+  const replay = replaySprt(rows, { agentId, params, order });
+  const results = `${replay.n} valid result${replay.n === 1 ? "" : "s"}`;
+  if (!replay.decided) {
+    return { index: Infinity, because: `the SPRT is undecided after ${results}` };
+  }
+  const decidingTask = replay.steps[replay.steps.length - 1].task_id;
+  return {
+    index: order.indexOf(decidingTask),
+    because: `the SPRT decided "${replay.verdict}" at task "${decidingTask}" after ${results}`,
+  };
 }
 
 function capField(excess: CapExcess): string {

@@ -1,8 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { lineSha256 } from "./read_ledger.ts";
 import { readPlan } from "./read_config.ts";
-import { type Finding, validateLedger } from "./validate_ledger.ts";
-import { Plan } from "./schema.ts";
+import { type Finding, ledgerValidator, validateLedger } from "./validate_ledger.ts";
+import { Episode, Plan } from "./schema.ts";
 
 const EXAMPLES = new URL("../ledgers/examples/", import.meta.url).pathname;
 const encoder = new TextEncoder();
@@ -162,12 +162,14 @@ Deno.test("validateLedger() lists every kind of finding in line order, then the 
 });
 
 Deno.test("validateLedger() tells a gap from tasks an SPRT run never reached", async () => {
-  const plan = Plan.parse({ ...PLAN, stopping: { kind: "sprt", params: {} } });
+  // n_cap 2: both walks decide at their second valid result (2 passes of 2 ≥ p_adopt 0.6:
+  // cap-adopt), a at t2 and b at t3.
+  const plan = Plan.parse({ ...PLAN, stopping: { kind: "sprt", params: { n_cap: 2 } } });
   const text = chained([
     episode("a", "t1"),
     episode("b", "t1"),
     episode("a", "t2"),
-    episode("b", "t3"), // b skipped t2: a gap before its last task
+    episode("b", "t3"), // b skipped t2: a gap before its deciding task
   ]);
   const { report } = await validateText(text, plan);
   deepEqual(brief(report.findings), [
@@ -275,4 +277,120 @@ Deno.test("validateLedger() flags a resolved row without spend and a row with un
     "evidence.unmetered_requests",
   ]);
   equal(report.ok, false);
+});
+
+/** Runs the pure validator over in-memory rows (lines 1..n, a clean unchained scan). */
+function validateRows(rows: Record<string, unknown>[], plan: Plan) {
+  const validator = ledgerValidator(plan);
+  rows.forEach((raw, i) => validator.add(Episode.parse(raw), i + 1));
+  return validator.finish({
+    file: "rows",
+    sha256: "0".repeat(64),
+    lines: rows.length,
+    valid_rows: rows.length,
+    chained: false,
+    problems: [],
+  });
+}
+
+const TEN_TASKS = Array.from({ length: 10 }, (_, i) => ({ task_id: `t${i + 1}` }));
+const tasks = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `t${from + i}`);
+
+Deno.test("ledgerValidator() calls tasks not reached only after the SPRT decided (seed 002 defaults)", () => {
+  // Seed 002's defaults: LLR = ln 1.5 × (passes − fails) = 0.405465 per net pass, boundaries
+  // ±ln 9 = ±2.197225; +5 net is 2.027326 (undecided), +6 net is 2.432790 (adopt).
+  const plan = Plan.parse({
+    plan_id: "sprt-defaults",
+    tasks: TEN_TASKS,
+    agents: [{ agent_id: "a" }, { agent_id: "b" }, { agent_id: "c" }],
+    stopping: { kind: "sprt", params: {} },
+  });
+  const rows = [
+    // a: five passes, then the ledger ends (truncated run): LLR 2.027 < 2.197, undecided
+    ...tasks(1, 5).map((t) => episode("a", t)),
+    // b: a fail then seven passes: net +6 first at t8, LLR 7 ln 1.5 + ln(2/3) = 2.433: adopt
+    episode("b", "t1", { resolved: false }),
+    ...tasks(2, 8).map((t) => episode("b", t)),
+    // c: six fails, LLR −6 ln 1.5 = −2.433 ≤ −2.197: drop at t6
+    ...tasks(1, 6).map((t) => episode("c", t, { resolved: false })),
+  ];
+  const report = validateRows(rows, plan);
+  deepEqual(brief(report.findings), [
+    ...tasks(6, 10).map((t) => ["missing_task", null, "a", t, "error"]),
+    ...tasks(9, 10).map((t) => ["not_reached", null, "b", t, "info"]),
+    ...tasks(7, 10).map((t) => ["not_reached", null, "c", t, "info"]),
+  ]);
+  equal(report.ok, false);
+  const message = (agent: string, task: string) =>
+    report.findings.find((f) => f.agent_id === agent && f.task_id === task)!.message;
+  equal(
+    message("a", "t6"),
+    'task "t6" has no row for agent "a" (the SPRT is undecided after 5 valid results)',
+  );
+  equal(
+    message("b", "t9"),
+    'task "t9" was not reached by agent "b": the SPRT decided "adopt" at task "t8" after 8 valid results',
+  );
+  equal(
+    message("c", "t7"),
+    'task "t7" was not reached by agent "c": the SPRT decided "drop" at task "t6" after 6 valid results',
+  );
+  // One more pass for a (t6) decides: the rest is not reached and the ledger fits.
+  const decided = validateRows([...rows, episode("a", "t6")], plan);
+  equal(decided.ok, true);
+  deepEqual(
+    decided.findings.filter((f) => f.agent_id === "a").map((f) => f.task_id),
+    tasks(7, 10),
+  );
+});
+
+Deno.test("ledgerValidator() counts the cap fallback as a decision and invalid attempts as none", () => {
+  // n_cap 3: pass, fail, pass is LLR ln 1.5 = 0.405 (inside ±ln 9) at n = 3 = n_cap; 2/3 ≥ 0.6 gives
+  // cap-adopt at t4 (t2's invalid attempt counts neither way, seed 002), so t5 is not reached.
+  const plan = Plan.parse({
+    plan_id: "sprt-cap",
+    tasks: TEN_TASKS.slice(0, 5),
+    agents: [{ agent_id: "a" }],
+    stopping: { kind: "sprt", params: { n_cap: 3 } },
+    invalid_policy: "rerun-task",
+  });
+  const report = validateRows([
+    episode("a", "t1"),
+    invalid("a", "t2", "provider_fault"),
+    episode("a", "t3", { resolved: false }),
+    episode("a", "t4"),
+  ], plan);
+  deepEqual(brief(report.findings), [
+    ["invalid_attempt", 2, "a", "t2", "info"],
+    ["no_scored_attempt", null, "a", "t2", "error"],
+    ["not_reached", null, "a", "t5", "info"],
+  ]);
+  equal(
+    report.findings.at(-1)!.message,
+    'task "t5" was not reached by agent "a": the SPRT decided "cap-adopt" at task "t4" after 3 valid results',
+  );
+});
+
+Deno.test("ledgerValidator() never lets a ledger without rows fit a plan", () => {
+  const empty = "the ledger has no readable rows, the plan calls for 10 task(s) per agent";
+  // A plan without agents takes the ledger's agents: none, so only the row count speaks.
+  const open = validateRows([], Plan.parse({ plan_id: "open", tasks: TEN_TASKS }));
+  equal(open.ok, false);
+  deepEqual(brief(open.findings), [["row_count", null, null, null, "error"]]);
+  equal(open.findings[0].message, empty);
+  // Under SPRT an empty ledger is undecided: every planned task is missing.
+  const sprt = validateRows(
+    [],
+    Plan.parse({
+      plan_id: "sprt",
+      tasks: TEN_TASKS,
+      agents: [{ agent_id: "a" }],
+      stopping: { kind: "sprt", params: {} },
+    }),
+  );
+  equal(sprt.ok, false);
+  equal(sprt.finding_counts.missing_task, 10);
+  equal(sprt.finding_counts.not_reached, undefined);
+  equal(sprt.findings.at(-1)!.message, empty);
 });
