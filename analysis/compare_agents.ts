@@ -215,8 +215,9 @@ function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
 /**
  * The relative difference seed 001's tie band is tested on ("10% 以内"):
  * d = |x − y| / min(x, y); 0 when x = y; null (d = ∞) when the minimum is 0
- * and the other is not. Two values tie on a measure when d is not null and
- * d ≤ band. O(1).
+ * and the other is not, or when the quotient overflows (a huge value over a
+ * tiny one), so that no infinite number reaches a verdict or its JSON. Two
+ * values tie on a measure when d is not null and d ≤ band. O(1).
  *
  * @param x one agent's value (tokens or seconds per resolved), non-negative
  * @param y the other agent's value, non-negative
@@ -232,7 +233,8 @@ function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
 export function relativeDifference(x: number, y: number): number | null {
   if (x === y) return 0;
   const min = Math.min(x, y);
-  return min === 0 ? null : Math.abs(x - y) / min;
+  const d = min === 0 ? Infinity : Math.abs(x - y) / min;
+  return Number.isFinite(d) ? d : null;
 }
 
 function decide(a: ComparisonSide, b: ComparisonSide, settings: Settings): Comparison {

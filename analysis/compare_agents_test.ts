@@ -1,6 +1,11 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
-import { type ComparableAgent, compareAgents, comparisonMatrix } from "./compare_agents.ts";
+import {
+  type ComparableAgent,
+  compareAgents,
+  comparisonMatrix,
+  relativeDifference,
+} from "./compare_agents.ts";
 import { readLedger } from "./read_ledger.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
@@ -188,4 +193,19 @@ Deno.test("compareAgents() and comparisonMatrix() refuse bad input", () => {
     RangeError,
     'Cannot compare agent "b": "tpr" must be a non-negative number when 2 episodes resolved, got null',
   );
+});
+
+Deno.test("relativeDifference() is null, never Infinity, when the quotient overflows", () => {
+  // |1e308 − 1e-10| / 1e-10 = 1e318 > Number.MAX_VALUE: infinitely apart, as when the minimum is 0.
+  equal(relativeDifference(1e308, 1e-10), null);
+  equal(relativeDifference(0, 1e308), null);
+  // The largest TPRs the schema allows stay finite: (2^54 − 2) / 1 ≈ 1.8e16.
+  equal(relativeDifference(18014398509481982, 1), 18014398509481981);
+  const verdict = compareAgents(
+    agent("a", 3, 4, 1e308, 1),
+    agent("b", 3, 4, 1e-10, 1),
+  );
+  // Same rate, so the intervals overlap; TPRs infinitely apart: b wins on TPR, and the JSON holds.
+  deepEqual([verdict.rule, verdict.winner, verdict.tpr_relative_difference], ["tpr", "b", null]);
+  ok(canonicalJson(verdict).includes('"tpr_relative_difference": null'));
 });

@@ -1,5 +1,5 @@
 import { equal, ok, throws } from "node:assert/strict";
-import { episodeCost } from "./episode_cost.ts";
+import { episodeCost, totalCost } from "./episode_cost.ts";
 import { Episode, PriceTable } from "./schema.ts";
 
 function throwsWith(fn: () => unknown, kind: ErrorConstructor, text: string): void {
@@ -75,3 +75,90 @@ Deno.test("episodeCost() refuses an agent without a rate when there is no defaul
   // Agent b still has its own rate.
   ok(episodeCost({ ...ROW, agent_id: "b" }, noDefault) > 0);
 });
+
+// A price table near Number.MAX_VALUE (1.7976931348623157e308): valid for the schema (a
+// non-negative finite number), but its products overflow to Infinity.
+const HUGE = PriceTable.parse({
+  price_table_id: "huge",
+  currency: "USD",
+  default_rate: { prompt_per_million: 1e308, completion_per_million: 0 },
+});
+
+Deno.test("episodeCost() refuses a cost that is not a finite number, naming table, agent and episode", () => {
+  const row = { ...ROW, price_table_id: "huge", prompt_tokens: 1, completion_tokens: 0 };
+  // 1 × 1e308 / 1e6 = 1e302: large but finite, so priced.
+  equal(episodeCost(row, HUGE), 1e302);
+  // 2 × 1e308 = Infinity before the division by 1e6.
+  throwsWith(
+    () => episodeCost({ ...row, prompt_tokens: 2 }, HUGE),
+    RangeError,
+    'Cannot price episode "r1/a/t1/1" for agent "a" under price table "huge": the cost is ' +
+      "Infinity, not a finite number (rates 1e+308 and 0 per million prompt and completion tokens)",
+  );
+  // A token total names the agent.
+  throwsWith(
+    () =>
+      episodeCost(
+        { agent_id: "a", price_table_id: "huge", prompt_tokens: 2, completion_tokens: 0 },
+        HUGE,
+      ),
+    RangeError,
+    'Cannot price the token totals of agent "a" under price table "huge"',
+  );
+});
+
+function pricedRow(i: number, prompt: number) {
+  return {
+    episode_id: `r/a/t${i}/1`,
+    agent_id: "a",
+    price_table_id: "huge",
+    prompt_tokens: prompt,
+    completion_tokens: 0,
+  };
+}
+
+Deno.test("totalCost() prices the summed tokens once, as episodeCost() prices a total", () => {
+  const rows = [1800, 1200].map((prompt, i) => ({
+    ...pricedRow(i + 1, prompt),
+    price_table_id: "p-2026-03",
+  }));
+  // (1800 + 1200) × 3 / 1e6 = 0.009, the same as pricing the total.
+  equal(
+    totalCost(rows, TABLE),
+    episodeCost({
+      agent_id: "a",
+      price_table_id: "p-2026-03",
+      prompt_tokens: 3000,
+      completion_tokens: 0,
+    }, TABLE),
+  );
+  equal(totalCost([], TABLE), 0);
+  throwsWith(() => totalCost(rows, HUGE), Error, 'is not the frozen table "huge"');
+});
+
+Deno.test("totalCost() refuses a sum of finite costs that overflows, at the episode where it does", () => {
+  const table = PriceTable.parse({
+    ...HUGE,
+    default_rate: { prompt_per_million: 1e300, completion_per_million: 0 },
+  });
+  // Each episode: 1e7 × 1e300 / 1e6 = 1e301. Running totals: 17 × 1e7 × 1e300 = 1.7e308 is
+  // below Number.MAX_VALUE (1.797e308); 18 × 1e7 × 1e300 = 1.8e308 overflows.
+  const rows = Array.from({ length: 20 }, (_, i) => pricedRow(i + 1, 1e7));
+  close(totalCost(rows.slice(0, 17), table), 1.7e302);
+  throwsWith(
+    () => totalCost(rows, table),
+    RangeError,
+    'Cannot price the episodes of agent "a" up to episode "r/a/t18/1" under price table ' +
+      '"huge": the cost is Infinity, not a finite number',
+  );
+  // One episode that overflows alone is named with its own cost.
+  throwsWith(
+    () => totalCost([pricedRow(1, 5), pricedRow(2, Number.MAX_SAFE_INTEGER)], table),
+    RangeError,
+    'Cannot price episode "r/a/t2/1" for agent "a" under price table "huge": the cost is Infinity',
+  );
+});
+
+function close(actual: number, expected: number): void {
+  ok(Math.abs(actual - expected) <= 1e-12 * expected, `got ${actual}, expected ${expected}`);
+}

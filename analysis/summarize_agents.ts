@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { episodeCost } from "./episode_cost.ts";
+import { totalCost } from "./episode_cost.ts";
 import type { Episode, PriceTable } from "./schema.ts";
 
 /** Options for {@link summarizeAgents}. */
@@ -105,6 +105,9 @@ interface Tally {
   invalidCompletion: number;
   wallMs: number;
   invalidWallMs: number;
+  /** The agent's scored and invalid rows, in ledger order, priced with a price table. */
+  scoredRows: Episode[];
+  invalidRows: Episode[];
   lanes: Map<string, { scored: number; resolved: number }>;
 }
 
@@ -120,10 +123,13 @@ interface Tally {
  *   tokens are reported apart as `invalid_tokens`
  * - TPR = tokens / resolved, SPR = (Σ wall_ms of scored rows / 1000) / resolved;
  *   both null when resolved = 0 (seed 001: "Agent 没有 TPR")
- * - cost (with `priceTable`, see {@link episodeCost}) = Σ prompt × prompt rate / 1e6
+ * - cost (with `priceTable`, see {@link totalCost}) = Σ prompt × prompt rate / 1e6
  *   + Σ completion × completion rate / 1e6 over scored rows (token totals priced
  *   once per agent); cost_per_resolved = cost / resolved (null when 0);
- *   `invalid_cost` likewise over invalid rows
+ *   `invalid_cost` likewise over invalid rows; a cost that is not a finite
+ *   number is refused (a price table near `Number.MAX_VALUE` per token)
+ * - counts are safe integers (the schema's `Count`), so token and wall-clock
+ *   sums stay finite (exact up to 2^53, rounded beyond) and so do TPR and SPR
  * - lane score (with `laneWeights`; seed 000's lanes carry weights, A 8, B 24, C 12,
  *   D 20, E 16, F 16, G 4 points of 100): score = Σ over lanes of weight × lane pass rate,
  *   where the pass rate = resolved / scored within the lane; the score is null, and the
@@ -138,6 +144,8 @@ interface Tally {
  * @returns one {@link AgentSummary} per agent, sorted by `agent_id`
  * @throws {Error} with a price table: when rows mix several `price_table_id`s,
  *   when their `price_table_id` is not the table's, or when an agent has no rate
+ * @throws {RangeError} with a price table, when a cost is not a finite number,
+ *   naming the price table, the agent and the episode where it overflows
  * @throws {RangeError} when a lane weight is negative or not finite
  * @example
  * ```ts
@@ -174,6 +182,8 @@ export function summarizeAgents(
         invalidCompletion: 0,
         wallMs: 0,
         invalidWallMs: 0,
+        scoredRows: [],
+        invalidRows: [],
         lanes: new Map(),
       };
       tallies.set(row.agent_id, tally);
@@ -184,12 +194,14 @@ export function summarizeAgents(
       tally.invalidPrompt += row.prompt_tokens;
       tally.invalidCompletion += row.completion_tokens;
       tally.invalidWallMs += row.wall_ms;
+      if (priceTable !== undefined) tally.invalidRows.push(row);
       continue;
     }
     tally.scored++;
     tally.prompt += row.prompt_tokens;
     tally.completion += row.completion_tokens;
     tally.wallMs += row.wall_ms;
+    if (priceTable !== undefined) tally.scoredRows.push(row);
     let lane = tally.lanes.get(row.lane);
     if (lane === undefined) {
       lane = { scored: 0, resolved: 0 };
@@ -220,7 +232,7 @@ export function summarizeAgents(
       invalid_wall_seconds: t.invalidWallMs / 1000,
       tpr: t.resolved === 0 ? null : tokens / t.resolved,
       spr: t.resolved === 0 ? null : wallSeconds / t.resolved,
-      cost: priceTable === undefined ? null : agentCost(agentId, t, priceTable),
+      cost: priceTable === undefined ? null : agentCost(t, priceTable),
       lane_score: laneWeights === undefined ? null : laneScore(t, laneWeights),
     };
   });
@@ -256,20 +268,13 @@ function checkWeights(weights: Record<string, number>): void {
   }
 }
 
-function agentCost(agentId: string, t: Tally, table: PriceTable): AgentCost {
-  const priced = (prompt: number, completion: number) =>
-    episodeCost({
-      agent_id: agentId,
-      price_table_id: table.price_table_id,
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-    }, table);
-  const cost = priced(t.prompt, t.completion);
+function agentCost(t: Tally, table: PriceTable): AgentCost {
+  const cost = totalCost(t.scoredRows, table);
   return {
     price_table_id: table.price_table_id,
     currency: table.currency,
     cost,
-    invalid_cost: priced(t.invalidPrompt, t.invalidCompletion),
+    invalid_cost: totalCost(t.invalidRows, table),
     cost_per_resolved: t.resolved === 0 ? null : cost / t.resolved,
   };
 }

@@ -288,3 +288,72 @@ Deno.test("summarizeAgents() names unweighted lanes and lets weight 0 exclude a 
     'weight of lane "A" must be a non-negative number, got -1',
   );
 });
+
+Deno.test("summarizeAgents() refuses a price table whose cost overflows, naming table, agent and episode", () => {
+  // Schema-valid (finite, non-negative) rates near Number.MAX_VALUE: 100 prompt tokens × 1e308
+  // is Infinity, which must never reach a table ("Infinity USD") or the JSON.
+  const huge = PriceTable.parse({
+    price_table_id: "huge",
+    currency: "USD",
+    default_rate: { prompt_per_million: 1e308, completion_per_million: 1e308 },
+  });
+  const rows = [row({ agent_id: "a", resolved: true, price_table_id: "huge" })];
+  throwsWith(
+    () => summarizeAgents(rows, { priceTable: huge }),
+    RangeError,
+    `Cannot price episode "r/a/${rows[0].task_id}/1" for agent "a" under price table "huge": ` +
+      "the cost is Infinity, not a finite number",
+  );
+  // Invalid rows are priced too (invalid_cost), and refused alike.
+  const invalidRows = [invalid({ agent_id: "b", price_table_id: "huge" })];
+  throwsWith(
+    () => summarizeAgents(invalidRows, { priceTable: huge }),
+    RangeError,
+    `episode "r/b/${invalidRows[0].task_id}/1" for agent "b" under price table "huge"`,
+  );
+  // Each episode finite, the agent's sum not: 1e300 per million, 1e7 + 0 tokens an episode,
+  // running totals 1.7e308 after 17 episodes, 1.8e308 > Number.MAX_VALUE after the 18th.
+  const table = PriceTable.parse({
+    ...huge,
+    default_rate: { prompt_per_million: 1e300, completion_per_million: 0 },
+  });
+  const many = Array.from(
+    { length: 18 },
+    () => row({ agent_id: "c", resolved: true, prompt_tokens: 1e7, price_table_id: "huge" }),
+  );
+  throwsWith(
+    () => summarizeAgents(many, { priceTable: table }),
+    RangeError,
+    `Cannot price the episodes of agent "c" up to episode "r/c/${many[17].task_id}/1" under ` +
+      'price table "huge"',
+  );
+  const [c] = summarizeAgents(many.slice(0, 17), { priceTable: table });
+  close(c.cost!.cost, 1.7e302, "17 episodes at 1e301");
+  close(c.cost!.cost_per_resolved, 1e301, "cost per resolved");
+});
+
+Deno.test("summarizeAgents() keeps TPR and SPR finite for the largest counts the schema allows", () => {
+  // Count is a safe integer (zod 4's int()): at most Number.MAX_SAFE_INTEGER = 2^53 − 1.
+  const max = Number.MAX_SAFE_INTEGER;
+  ok(
+    !Episode.safeParse({ ...row({ agent_id: "m", resolved: true }), prompt_tokens: 2 ** 53 })
+      .success,
+  );
+  const rows = [1, 2].map(() =>
+    row({
+      agent_id: "m",
+      resolved: true,
+      prompt_tokens: max,
+      completion_tokens: max,
+      wall_ms: max,
+    })
+  );
+  const [m] = summarizeAgents(rows);
+  // tokens = 4 × (2^53 − 1) = 2^55 − 4 = 36028797018963964, exact (the spacing there is 4);
+  // TPR = that / 2 resolved = 2^54 − 2 = 18014398509481982.
+  equal(m.tokens, 36028797018963964);
+  equal(m.tpr, 18014398509481982);
+  // SPR = 2 × (2^53 − 1) ms / 1000 / 2 = 9007199254740.991 s (rounded to a double).
+  close(m.spr, 9007199254740.991, "SPR");
+  ok(canonicalJson(m).includes('"tpr": 18014398509481982'));
+});
