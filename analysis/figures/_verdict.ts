@@ -9,6 +9,7 @@
 import type { Comparison, ComparisonRule } from "../compare_agents.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped, percent } from "./_format.ts";
+import { displayId } from "./untrusted_text.ts";
 
 /** The short name of the step that decided, for cell labels. */
 export const RULE_SHORT: Record<ComparisonRule, string> = {
@@ -35,23 +36,24 @@ function values(c: Comparison, field: "tpr" | "spr", unit: string): string {
  * tokens, 107.1% apart (band 10%): "b" wins`.
  */
 export function verdictSentence(c: Comparison): string {
-  const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
+  const pair = `${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}`;
   const band = formatPercentExact(c.band);
+  const winner = displayId(c.winner ?? "");
   switch (c.rule) {
     case "no_resolved":
       return `${pair}: ${
-        c.failed.map((id) => `"${id}"`).join(" and ")
+        c.failed.map((id) => `"${displayId(id)}"`).join(" and ")
       } resolved nothing, so no tokens per resolved and no ranking`;
     case "rate_interval":
-      return `${pair}: intervals separated: "${c.winner}" has the higher resolved rate`;
+      return `${pair}: intervals separated: "${winner}" has the higher resolved rate`;
     case "tpr":
       return `${pair}: intervals overlap, no rate winner; tokens per resolved ` +
         `${values(c, "tpr", "tokens")}, ${difference(c.tpr_relative_difference)} ` +
-        `(band ${band}): "${c.winner}" wins`;
+        `(band ${band}): "${winner}" wins`;
     case "spr":
       return `${pair}: intervals overlap, no rate winner; tokens per resolved within ${band}; ` +
         `seconds per resolved ${values(c, "spr", "s")}, ` +
-        `${difference(c.spr_relative_difference)}: "${c.winner}" wins`;
+        `${difference(c.spr_relative_difference)}: "${winner}" wins`;
     case "tie":
       return `${pair}: intervals overlap, no rate winner; tokens and seconds per resolved ` +
         `both within ${band}: tie`;

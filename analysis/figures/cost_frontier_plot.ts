@@ -7,6 +7,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { paretoFrontier } from "../pareto_frontier.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import { compact, grouped, percent, quoted } from "./_format.ts";
+import { displayId } from "./untrusted_text.ts";
 import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
@@ -199,7 +200,7 @@ export function costFrontierPlot(
   }
   const measure = costMeasure(agents);
   const placed = agents.filter((a) => costOf(a, measure.kind) !== null && a.resolved_rate !== null);
-  const unplaced = agents.filter((a) => !placed.includes(a)).map((a) => a.agent_id);
+  const unplaced = agents.filter((a) => !placed.includes(a)).map((a) => displayId(a.agent_id));
   const frontier = paretoFrontier(placed, {
     cost: (a) => costOf(a, measure.kind),
     benefit: (a) => a.resolved_rate,
@@ -210,11 +211,11 @@ export function costFrontierPlot(
   const points = placed.map((a) => {
     const cost = costOf(a, measure.kind)!;
     return {
-      agent: a.agent_id,
+      agent: displayId(a.agent_id),
       cost,
       rate: a.resolved_rate,
       status: frontier.includes(a) ? FRONTIER : DOMINATED,
-      text: `${a.agent_id}: ${percent(a.resolved_rate!)} at ${show(cost)}`,
+      text: `${displayId(a.agent_id)}: ${percent(a.resolved_rate!)} at ${show(cost)}`,
     };
   });
   const costs = points.map((p) => p.cost);
@@ -277,7 +278,7 @@ export function costFrontierPlot(
     measure.kind === "money"
       ? "Cost counts every scored attempt, failed ones included, priced through the frozen table."
       : "No frozen price table: cost is tokens, failed attempts included.",
-    `Frontier: ${quoted(frontier.map((a) => a.agent_id))}.` +
+    `Frontier: ${quoted(frontier.map((a) => displayId(a.agent_id)))}.` +
     (unplaced.length > 0 ? ` Not shown (nothing resolved): ${quoted(unplaced)}.` : ""),
   ];
   return {

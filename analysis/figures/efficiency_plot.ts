@@ -10,6 +10,7 @@ import type { AgentSummary } from "../summarize_agents.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+import { displayId } from "./untrusted_text.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
 export type EfficiencyAgent = Pick<
@@ -45,7 +46,7 @@ const COLOUR: Record<string, string> = {
 type Panel = Extract<TopLevelSpec, { hconcat: unknown }>["hconcat"][number];
 
 function label(agent: EfficiencyAgent): string {
-  return `${agent.agent_id} (${agent.resolved}/${agent.scored})`;
+  return `${displayId(agent.agent_id)} (${agent.resolved}/${agent.scored})`;
 }
 
 function panel(

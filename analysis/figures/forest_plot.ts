@@ -10,6 +10,7 @@ import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { RULE_SHORT, verdictSentence, verdictSummary } from "./_verdict.ts";
+import { displayId } from "./untrusted_text.ts";
 
 /** Options for {@link forestPlot}. */
 export interface ForestPlotOptions {
@@ -50,7 +51,7 @@ function sides(comparisons: readonly Comparison[]): ComparisonSide[] {
 }
 
 function agentLabel(s: ComparisonSide): string {
-  return `${s.agent_id} (${s.resolved}/${s.scored})`;
+  return `${displayId(s.agent_id)} (${s.resolved}/${s.scored})`;
 }
 
 function intervalRow(s: ComparisonSide) {
@@ -97,13 +98,13 @@ function cellRow(c: Comparison) {
     : UNRANKED;
   let lines: string[];
   if (c.rule === "no_resolved") {
-    lines = ["not ranked", c.failed.join(" and "), "resolved nothing"];
+    lines = ["not ranked", c.failed.map(displayId).join(" and "), "resolved nothing"];
   } else if (c.rule === "tie") {
     lines = ["overlap", "tie", "within the band"];
   } else {
     lines = [
       state === OVERLAP ? "overlap" : "separated",
-      `winner: ${c.winner}`,
+      `winner: ${displayId(c.winner ?? "")}`,
       `by ${RULE_SHORT[c.rule]}`,
     ];
   }

@@ -21,6 +21,7 @@ import { pilotProjectionPlot } from "./pilot_projection_plot.ts";
 import { sprtCalibrationPlot } from "./sprt_calibration_plot.ts";
 import { sprtPathPlot } from "./sprt_path_plot.ts";
 import { stopReasonsPlot } from "./stop_reasons_plot.ts";
+import { displayId } from "./untrusted_text.ts";
 
 /** The pilot projection's inputs (seed 003). */
 export interface LedgerFiguresPilot {
@@ -149,7 +150,7 @@ export function ledgerFigures(
   const order = plan?.tasks.map((t) => t.task_id);
   for (const agentId of sprtAgents) {
     const replay = replaySprt(rows, { agentId, params: sprtParams, order });
-    add(`sprt_path_plot_${slug(agentId)}`, "sprtPathPlot", sprtPathPlot(replay));
+    add(`sprt_path_plot_${slug(displayId(agentId))}`, "sprtPathPlot", sprtPathPlot(replay));
   }
   const calibration = options.calibration ?? bySprt;
   if (calibration !== false) {

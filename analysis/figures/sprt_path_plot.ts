@@ -7,6 +7,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { SprtOutcome, SprtReplay } from "../sprt/replay_sprt.ts";
 import { decimal, percent } from "./_format.ts";
+import { displayId, lineText } from "./untrusted_text.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link sprtPathPlot}. */
@@ -98,7 +99,7 @@ export function sprtPathPlot(
     attempt: i + 1,
     llr: s.llr,
     outcome: OUTCOME_NAME[s.outcome],
-    tooltip: `${s.task_id}: ${s.outcome}, n = ${s.n}, LLR ${decimal(s.llr, 3)}`,
+    tooltip: `${displayId(s.task_id)}: ${s.outcome}, n = ${s.n}, LLR ${decimal(s.llr, 3)}`,
   }));
   const present = (["pass", "fail", "invalid"] as const).filter((o) =>
     replay.steps.some((s) => s.outcome === o)
@@ -122,7 +123,7 @@ export function sprtPathPlot(
     `${verdictText(replay)}.`,
     `Invalid attempts count neither as pass nor fail: ${invalid}. ` +
     `Order: ${replay.order === "planned" ? "the plan's task order" : "ledger file order"}.`,
-    ...replay.notes.map((note) => `Note: ${note}.`),
+    ...replay.notes.map((note) => `Note: ${lineText(note)}.`),
   ];
   const x = {
     field: "attempt",
@@ -138,7 +139,7 @@ export function sprtPathPlot(
   };
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: titleBlock(options.title ?? `SPRT path of "${replay.agent_id}"`, subtitle),
+    title: titleBlock(options.title ?? `SPRT path of "${displayId(replay.agent_id)}"`, subtitle),
     config: baseConfig(),
     width: options.width ?? 560,
     height: options.height ?? 320,

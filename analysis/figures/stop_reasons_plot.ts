@@ -9,6 +9,7 @@ import type { CensoringClaim, CensoringRow, CensoringSummary } from "../censorin
 import { type CensoringPolicy, StopReason } from "../schema.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
+import { displayId } from "./untrusted_text.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link stopReasonsPlot}. */
@@ -48,7 +49,7 @@ const STYLE: Record<StopReason, { fill: string; ink: string }> = {
 };
 
 function label(row: CensoringRow): string {
-  return `${row.agent_id} (${row.scored} scored)`;
+  return `${displayId(row.agent_id)} (${row.scored} scored)`;
 }
 
 /**

@@ -1,0 +1,143 @@
+/**
+ * The one rule for showing a string that came from a ledger or a log (an
+ * agent wrote some of them): every character that could move the cursor,
+ * recolour, retitle, reorder or break the line of what a reader sees is shown
+ * as an escape, and a long id is shortened so it cannot blow up a figure or a
+ * table. The figures, `report.md`, `report.html` and every terminal table of
+ * the CLI show untrusted text through this module; JSON outputs keep the full
+ * value (`summary.json`, `--json`).
+ *
+ * Unsafe characters:
+ * - C0 controls (U+0000–U+001F), DEL (U+007F) and C1 controls
+ *   (U+0080–U+009F; CSI and NEL among them): Unicode's general category Cc;
+ * - the bidirectional formatting characters of Unicode Standard Annex #9
+ *   (UAX #9, "Unicode Bidirectional Algorithm", table 4): the embeddings and
+ *   overrides U+202A–U+202E, the isolates U+2066–U+2069, the marks U+200E,
+ *   U+200F and U+061C; the "Trojan Source" characters of CVE-2021-42574;
+ * - the line and paragraph separators U+2028 and U+2029 (Unicode's
+ *   categories Zl and Zp), which break a line as LF does.
+ *
+ * An escape is `\n` or `\t` for LF and tab, `\xHH` for the other characters
+ * below U+0100 and `\uHHHH` above. The shown text is for reading only: it is
+ * not reversible (a backslash is kept as it is), which is why the full values
+ * stay in the JSON.
+ *
+ * Lives beside the figures because they are its lowest user: `analysis/` may
+ * not import from `report/` or `cli/`, which both read it from here.
+ *
+ * @module
+ */
+import { sha256Hex } from "../sha256_hex.ts";
+
+/** UAX #9's bidirectional formatting characters, then U+2028 and U+2029 (see the module doc). */
+const BIDI_AND_SEPARATORS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029";
+/** Every unsafe character: Cc (C0, DEL, C1), then the above. */
+const UNSAFE_IN_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`, "g");
+/** The same but tab (U+0009) and LF (U+000A). */
+const UNSAFE_IN_TEXT = new RegExp(
+  `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`,
+  "g",
+);
+
+/** The longest id {@link displayId} shows whole, in UTF-16 code units. */
+export const ID_DISPLAY_LENGTH = 48;
+
+/** Hex digits of the id's SHA-256 that a shortened id ends with. */
+const ID_HASH_DIGITS = 8;
+
+/** The escape of one unsafe character (see the module doc). */
+function escapeChar(char: string): string {
+  if (char === "\n") return "\\n";
+  if (char === "\t") return "\\t";
+  const code = char.charCodeAt(0);
+  return code < 0x100
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Untrusted text for one line (a table cell, a heading, a label, a code span):
+ * every unsafe character of the module doc, LF and tab included, becomes its
+ * escape. O(length).
+ *
+ * @param text untrusted text
+ * @returns the text on one line, with unsafe characters escaped
+ * @example
+ * ```ts
+ * import { lineText } from "./untrusted_text.ts";
+ * if (lineText("a\u202eb\n# c") !== "a\\u202eb\\n# c") throw new Error();
+ * ```
+ */
+export function lineText(text: string): string {
+  return text.replace(UNSAFE_IN_LINE, escapeChar);
+}
+
+/**
+ * Untrusted text for a terminal, several lines kept (a log tail): as
+ * {@link lineText}, but LF and tab stay as they are. O(length).
+ *
+ * @param text untrusted text
+ * @returns the text with the other unsafe characters escaped
+ * @example
+ * ```ts
+ * import { terminalText } from "./untrusted_text.ts";
+ * if (terminalText("a\x1b[2Jb\r\n") !== "a\\x1b[2Jb\\x0d\n") throw new Error();
+ * ```
+ */
+export function terminalText(text: string): string {
+  return text.replace(UNSAFE_IN_TEXT, escapeChar);
+}
+
+/**
+ * JSON text for a terminal: the unsafe characters that `JSON.stringify`
+ * leaves as they are (DEL, C1, the bidirectional controls, U+2028 and
+ * U+2029; it already escapes the C0 controls) become `\uHHHH` escapes, which
+ * denote the same string (RFC 8259, section 7), so the JSON's value is
+ * unchanged. O(length).
+ *
+ * @param json text produced by `JSON.stringify` (e.g. `canonicalJson`)
+ * @returns the same JSON value, with those characters escaped
+ * @example
+ * ```ts
+ * import { terminalJson } from "./untrusted_text.ts";
+ * const json = terminalJson(JSON.stringify("a\u202eb"));
+ * if (json !== '"a\\u202eb"' || JSON.parse(json) !== "a\u202eb") throw new Error();
+ * ```
+ */
+export function terminalJson(json: string): string {
+  return json.replace(
+    UNSAFE_IN_LINE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * An id as figures, tables and `report.md` show it: {@link lineText} of the
+ * id when that is at most {@link ID_DISPLAY_LENGTH} (48) characters; else its
+ * first characters, an ellipsis and the first 8 hex digits of the full id's
+ * SHA-256, at most 48 characters in all, so two long ids that share a prefix stay
+ * distinct (and a figure's size stays bounded). The prefix never ends inside
+ * an escape or a surrogate pair. O(length).
+ *
+ * @param id an untrusted id (agent, task, episode, model)
+ * @returns the id to show
+ * @example
+ * ```ts
+ * import { displayId } from "./untrusted_text.ts";
+ * if (displayId("agent-a") !== "agent-a") throw new Error();
+ * const shown = displayId("x".repeat(10_000));
+ * if (shown.length !== 48 || !shown.startsWith("xxx") || shown.at(-9) !== "…") throw new Error();
+ * ```
+ */
+export function displayId(id: string): string {
+  const shown = lineText(id);
+  if (shown.length <= ID_DISPLAY_LENGTH) return shown;
+  const budget = ID_DISPLAY_LENGTH - 1 - ID_HASH_DIGITS;
+  let prefix = "";
+  for (const char of id) {
+    const piece = lineText(char);
+    if (prefix.length + piece.length > budget) break;
+    prefix += piece;
+  }
+  return `${prefix}…${sha256Hex(id).slice(0, ID_HASH_DIGITS)}`;
+}
