@@ -19,7 +19,7 @@ import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { int, pct, pctInterval, plural, quotedList } from "./_format.ts";
-import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./build_report.ts";
+import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./report_model.ts";
 
 const CLAIM_WORDS: Record<CensoringClaim, string> = {
   headline: "a headline score may be stated",

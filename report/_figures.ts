@@ -20,7 +20,7 @@ import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_cha
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { int, quotedList } from "./_format.ts";
-import type { ReportSummary } from "./build_report.ts";
+import type { ReportSummary } from "./report_model.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
 export const CALIBRATION_GRID_STEPS = 100;

@@ -15,7 +15,7 @@ import { formatPercentExact } from "../analysis/format_number.ts";
 import { dec, int, money, pct, pctInterval, plural } from "./_format.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
-import type { ReportClaim, ReportSummary } from "./build_report.ts";
+import type { ReportClaim, ReportSummary } from "./report_model.ts";
 
 const CLAIM_SHORT: Record<CensoringClaim, string> = {
   headline: "headline",

@@ -6,32 +6,22 @@
  * @module
  */
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import type { TopLevelSpec } from "vega-lite";
-import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { type CensoringSummary, censoringSummary } from "../analysis/censoring.ts";
-import { type Comparison, comparisonMatrix } from "../analysis/compare_agents.ts";
-import { type AppliedErratum, applyErrata, type ErrataFile } from "../analysis/errata.ts";
+import { censoringSummary } from "../analysis/censoring.ts";
+import { comparisonMatrix } from "../analysis/compare_agents.ts";
+import { applyErrata } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import type { LedgerScan } from "../analysis/read_ledger.ts";
 import {
   CensoringPolicy,
   type Episode,
   InvalidReason,
-  type Plan,
   type PriceTable,
-  type SprtParams,
 } from "../analysis/schema.ts";
-import {
-  calibrateSprt,
-  SEED_002_RATES,
-  type SprtCalibration,
-} from "../analysis/sprt/calibrate_sprt.ts";
-import { type SprtBoundaries, sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
-import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
+import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
+import { sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
-import { ledgerValidator, type ValidationReport } from "../analysis/validate_ledger.ts";
+import { ledgerValidator } from "../analysis/validate_ledger.ts";
 import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
 import {
   agentClaim,
@@ -45,40 +35,27 @@ import {
   validationClaim,
   withheldBecause,
 } from "./_claims.ts";
-import { type Block, type FigureBlock, toMarkdown } from "./_document.ts";
+import { toMarkdown } from "./_document.ts";
 import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
 import { reportDocument } from "./_report_document.ts";
-import { episodesToInspect, type EpisodeToInspect } from "./episodes_to_inspect.ts";
+import { episodesToInspect } from "./episodes_to_inspect.ts";
+import {
+  type AgentInterval,
+  type InvalidRow,
+  type ParameterSource,
+  type Report,
+  REPORT_FORMAT,
+  type ReportClaim,
+  type ReportConfig,
+  type ReportFigure,
+  type ReportInputs,
+  type ReportSummary,
+  type SprtAgentResult,
+  type SprtSection,
+} from "./report_model.ts";
 
-/** The format tag written into every `summary.json`; bumped when its layout changes. */
-export const REPORT_FORMAT = "ledgerbench-report/2";
-
-/** A ledger as the report reads it: the scan record, the rows and each row's line. */
-export interface ReportLedger extends LedgerScan {
-  /** Readable rows in file order, before errata. */
-  rows: Episode[];
-  /** 1-based ledger line of each entry of `rows` (validation findings name it). */
-  row_lines: number[];
-}
-
-/** A JSON configuration file: its path as given, its SHA-256 and its parsed value. */
-export interface ReportConfig<T> {
-  path: string;
-  sha256: string;
-  value: T;
-}
-
-/** Everything a report is computed from (see `loadReportInputs` for reading it). */
-export interface ReportInputs {
-  /** The ledger; its `file` is recorded as given (never made absolute). */
-  ledger: ReportLedger;
-  /** The errata file, applied on top of the rows; null or absent: none. */
-  errata?: ErrataFile | null;
-  /** The frozen plan: validation, bootstrap, tie band, censoring policy, lane weights, SPRT. */
-  plan?: ReportConfig<Plan> | null;
-  /** The frozen price table: money columns. */
-  priceTable?: ReportConfig<PriceTable> | null;
-}
+/** Until `load_report_inputs.ts` imports them from `report_model.ts`. */
+export type { ReportConfig, ReportInputs, ReportLedger } from "./report_model.ts";
 
 /** Options for {@link buildReport}; each is recorded in `summary.parameters`. */
 export interface BuildReportOptions {
@@ -90,154 +67,6 @@ export interface BuildReportOptions {
   calibrationTrials?: number;
   /** Seed of the SPRT calibration's Monte Carlo; default 7. */
   calibrationSeed?: number | string;
-}
-
-/** Where a parameter came from. */
-export type ParameterSource = "plan" | "default";
-
-/** One statement of the report, and the rule that allowed or withheld it. */
-export interface ReportClaim {
-  /** Stable id: `validation`, `errata:<id>`, `censoring:*`, `censoring:<agent>`, `agent:<agent>`,
-   * `invalid:<agent>`, `pair:<a>:<b>`, `sprt:<agent>`, `sprt-reachability:<n>`. */
-  id: string;
-  /** What the claim is about. */
-  topic: "validation" | "errata" | "censoring" | "agent" | "invalid" | "comparison" | "sprt";
-  /** The rule that decided it, e.g. `seed-001 rule "tpr"`, `seed-003 policy "both_labelled"`. */
-  rule: string;
-  /** False when a rule withholds the claim; `text` then says which rule and why. */
-  stated: boolean;
-  /** The sentence the report prints (no final period). */
-  text: string;
-}
-
-/** One agent's rate interval as the report states it. */
-export interface AgentInterval {
-  agent_id: string;
-  /** Seed 001's percentile bootstrap interval; null when nothing was scored. */
-  bootstrap: RateInterval | null;
-  /** Wilson 95% interval, given only when the bootstrap collapsed to a point. */
-  wilson: { lower: number; upper: number } | null;
-}
-
-/** Invalid attempts of one agent (or `"*"`: the whole run), by reason. */
-export interface InvalidRow {
-  agent_id: string;
-  /** Every attempt, scored or invalid. */
-  attempts: number;
-  invalid: number;
-  /** invalid / attempts; null without attempts. */
-  invalid_rate: number | null;
-  /** Invalid attempts per reason, every reason present (zero included), in schema order. */
-  reasons: Record<InvalidReason, number>;
-}
-
-/** One agent's SPRT replay without its step list (the path figure carries the steps). */
-export interface SprtAgentResult {
-  agent_id: string;
-  verdict: SprtDecision;
-  decided: boolean;
-  n: number;
-  passes: number;
-  fails: number;
-  llr: number;
-  attempts: number;
-  invalid_count: number;
-  invalid_rate: number | null;
-  /** Rows after the decision (not used). */
-  after_decision: number;
-  /** Rows of tasks absent from the plan's order (not used). */
-  unplanned: number;
-  skipped_tasks: string[];
-  repeated_tasks: string[];
-  notes: string[];
-}
-
-/** Seed 002's sequential rule as the plan pre-registered it, replayed per agent. */
-export interface SprtSection {
-  params: SprtParams;
-  boundaries: SprtBoundaries;
-  /** Always `"planned"`: the plan's task order. */
-  order: "planned";
-  agents: SprtAgentResult[];
-  /**
-   * Exact operating characteristic at seed 002's true rates 0.3 to 0.7 beside a seeded
-   * Monte Carlo of the same walk, and the decision branches that can never occur.
-   */
-  calibration: SprtCalibration;
-}
-
-/** A figure as recorded in the summary. */
-export interface ReportFigureRecord {
-  name: string;
-  number: number;
-  title: string;
-  /** Relative path of the SVG. */
-  svg: string;
-  /** Relative path of the PNG. */
-  png: string;
-  /** SHA-256 of the vega-lite spec as canonical JSON (the data the figure draws). */
-  spec_sha256: string;
-}
-
-/** The contents of `summary.json`: inputs, parameters, results and claims. */
-export interface ReportSummary {
-  format: typeof REPORT_FORMAT;
-  title: string;
-  inputs: {
-    ledger: { path: string; sha256: string; lines: number; rows: number; chained: boolean };
-    errata: { path: string; sha256: string; entries: number } | null;
-    plan: { path: string; sha256: string; plan_id: string } | null;
-    price_table:
-      | { path: string; sha256: string; price_table_id: string; currency: string }
-      | null;
-  };
-  parameters: {
-    bootstrap: { rounds: number; seed: number | string; source: ParameterSource };
-    tie_band: { value: number; source: ParameterSource };
-    censoring_policy: CensoringPolicy & { source: ParameterSource };
-    lane_weights: Record<string, number> | null;
-    sprt: SprtParams | null;
-    /** The SPRT calibration's settings; null without an SPRT plan. */
-    sprt_calibration:
-      | { rates: number[]; trials: number; seed: number | string; grid_steps: number }
-      | null;
-    max_findings_per_code: number;
-    figures: { png_scale: number; font_family: string };
-  };
-  /** False when the ledger fails validation against its plan: capability claims are withheld. */
-  citable: boolean;
-  /** Validation of the ledger as recorded: it decides `citable`. */
-  validation: ValidationReport | null;
-  /** Validation of the rows after the errata (null without a plan or without episode errata). */
-  validation_after_errata: ValidationReport | null;
-  errata: { applied: AppliedErratum[]; voided_summaries: string[] } | null;
-  agents: AgentSummary[];
-  intervals: AgentInterval[];
-  invalid: { agents: InvalidRow[]; overall: InvalidRow };
-  /** Every failed and invalid episode after errata, in ledger order (`ledgerbench show` opens each). */
-  episodes_to_inspect: EpisodeToInspect[];
-  censoring: CensoringSummary;
-  comparisons: Comparison[];
-  sprt: SprtSection | null;
-  claims: ReportClaim[];
-  figures: ReportFigureRecord[];
-}
-
-/** A figure of the report: where it goes and the vega-lite spec to render. */
-export interface ReportFigure extends FigureBlock {
-  spec: TopLevelSpec;
-}
-
-/** The report, computed: what `renderReport` turns into files. */
-export interface Report {
-  /** The contents of `summary.json` (write it with `canonicalJson`). */
-  summary: ReportSummary;
-  /** The contents of `report.md`. */
-  markdown: string;
-  /** The figure specs in reading order. */
-  figures: ReportFigure[];
-  /** The document both `report.md` and `report.html` are rendered from. */
-  blocks: Block[];
 }
 
 /** The font family the figures ask for and resvg falls back to. */

@@ -3,7 +3,8 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { ErrataFile } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
 import { Episode, Erratum, Plan, PriceTable } from "../analysis/schema.ts";
-import { buildReport, type ReportInputs } from "./build_report.ts";
+import { buildReport } from "./build_report.ts";
+import type { ReportInputs } from "./report_model.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;

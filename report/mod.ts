@@ -13,6 +13,7 @@
  *
  * @module
  */
+export * from "./report_model.ts";
 export * from "./build_report.ts";
 export * from "./report_html.ts";
 export * from "./render_report.ts";

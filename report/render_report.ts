@@ -5,7 +5,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { figurePath } from "./_document.ts";
-import type { Report } from "./build_report.ts";
+import type { Report } from "./report_model.ts";
 import { renderFigure } from "./render_figure.ts";
 import { reportHtml } from "./report_html.ts";
 

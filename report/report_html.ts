@@ -4,7 +4,7 @@
  * @module
  */
 import { toHtml } from "./_document.ts";
-import type { Report } from "./build_report.ts";
+import type { Report } from "./report_model.ts";
 
 /**
  * Renders a computed report as one self-contained HTML page: the same

@@ -7,7 +7,8 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, ioError, LedgerError } from "../analysis/ledger_error.ts";
-import { buildReport, REPORT_FORMAT, type ReportInputs } from "./build_report.ts";
+import { buildReport } from "./build_report.ts";
+import { REPORT_FORMAT, type ReportInputs } from "./report_model.ts";
 import { diffJson } from "./diff_json.ts";
 import { fileSha256, loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";

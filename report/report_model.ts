@@ -1,0 +1,208 @@
+/**
+ * The report's data model: what a report is computed from ({@link ReportInputs}),
+ * what `summary.json` holds ({@link ReportSummary}) and the computed report
+ * ({@link Report}) that `renderReport` turns into files. Types only, plus the
+ * format tag, so the modules that compute the report's parts import them from
+ * here and not from `build_report.ts`, which imports those modules.
+ *
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import type { RateInterval } from "../analysis/bootstrap_rate.ts";
+import type { CensoringSummary } from "../analysis/censoring.ts";
+import type { Comparison } from "../analysis/compare_agents.ts";
+import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
+import type { LedgerScan } from "../inputs/ledger.ts";
+import type {
+  CensoringPolicy,
+  Episode,
+  InvalidReason,
+  Plan,
+  PriceTable,
+  SprtParams,
+} from "../analysis/schema.ts";
+import type { SprtCalibration } from "../analysis/sprt/calibrate_sprt.ts";
+import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
+import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
+import type { AgentSummary } from "../analysis/summarize_agents.ts";
+import type { ValidationReport } from "../analysis/validate_ledger.ts";
+import type { Block, FigureBlock } from "./_document.ts";
+import type { EpisodeToInspect } from "./episodes_to_inspect.ts";
+
+/** The format tag written into every `summary.json`; bumped when its layout changes. */
+export const REPORT_FORMAT = "ledgerbench-report/2";
+
+/** A ledger as the report reads it: the scan record, the rows and each row's line. */
+export interface ReportLedger extends LedgerScan {
+  /** Readable rows in file order, before errata. */
+  rows: Episode[];
+  /** 1-based ledger line of each entry of `rows` (validation findings name it). */
+  row_lines: number[];
+}
+
+/** A JSON configuration file: its path as given, its SHA-256 and its parsed value. */
+export interface ReportConfig<T> {
+  path: string;
+  sha256: string;
+  value: T;
+}
+
+/** Everything a report is computed from (see `loadReportInputs` for reading it). */
+export interface ReportInputs {
+  /** The ledger; its `file` is recorded as given (never made absolute). */
+  ledger: ReportLedger;
+  /** The errata file, applied on top of the rows; null or absent: none. */
+  errata?: ErrataFile | null;
+  /** The frozen plan: validation, bootstrap, tie band, censoring policy, lane weights, SPRT. */
+  plan?: ReportConfig<Plan> | null;
+  /** The frozen price table: money columns. */
+  priceTable?: ReportConfig<PriceTable> | null;
+}
+
+/** Where a parameter came from. */
+export type ParameterSource = "plan" | "default";
+
+/** One statement of the report, and the rule that allowed or withheld it. */
+export interface ReportClaim {
+  /** Stable id: `validation`, `errata:<id>`, `censoring:*`, `censoring:<agent>`, `agent:<agent>`,
+   * `invalid:<agent>`, `pair:<a>:<b>`, `sprt:<agent>`, `sprt-reachability:<n>`. */
+  id: string;
+  /** What the claim is about. */
+  topic: "validation" | "errata" | "censoring" | "agent" | "invalid" | "comparison" | "sprt";
+  /** The rule that decided it, e.g. `seed-001 rule "tpr"`, `seed-003 policy "both_labelled"`. */
+  rule: string;
+  /** False when a rule withholds the claim; `text` then says which rule and why. */
+  stated: boolean;
+  /** The sentence the report prints (no final period). */
+  text: string;
+}
+
+/** One agent's rate interval as the report states it. */
+export interface AgentInterval {
+  agent_id: string;
+  /** Seed 001's percentile bootstrap interval; null when nothing was scored. */
+  bootstrap: RateInterval | null;
+  /** Wilson 95% interval, given only when the bootstrap collapsed to a point. */
+  wilson: { lower: number; upper: number } | null;
+}
+
+/** Invalid attempts of one agent (or `"*"`: the whole run), by reason. */
+export interface InvalidRow {
+  agent_id: string;
+  /** Every attempt, scored or invalid. */
+  attempts: number;
+  invalid: number;
+  /** invalid / attempts; null without attempts. */
+  invalid_rate: number | null;
+  /** Invalid attempts per reason, every reason present (zero included), in schema order. */
+  reasons: Record<InvalidReason, number>;
+}
+
+/** One agent's SPRT replay without its step list (the path figure carries the steps). */
+export interface SprtAgentResult {
+  agent_id: string;
+  verdict: SprtDecision;
+  decided: boolean;
+  n: number;
+  passes: number;
+  fails: number;
+  llr: number;
+  attempts: number;
+  invalid_count: number;
+  invalid_rate: number | null;
+  /** Rows after the decision (not used). */
+  after_decision: number;
+  /** Rows of tasks absent from the plan's order (not used). */
+  unplanned: number;
+  skipped_tasks: string[];
+  repeated_tasks: string[];
+  notes: string[];
+}
+
+/** Seed 002's sequential rule as the plan pre-registered it, replayed per agent. */
+export interface SprtSection {
+  params: SprtParams;
+  boundaries: SprtBoundaries;
+  /** Always `"planned"`: the plan's task order. */
+  order: "planned";
+  agents: SprtAgentResult[];
+  /**
+   * Exact operating characteristic at seed 002's true rates 0.3 to 0.7 beside a seeded
+   * Monte Carlo of the same walk, and the decision branches that can never occur.
+   */
+  calibration: SprtCalibration;
+}
+
+/** A figure as recorded in the summary. */
+export interface ReportFigureRecord {
+  name: string;
+  number: number;
+  title: string;
+  /** Relative path of the SVG. */
+  svg: string;
+  /** Relative path of the PNG. */
+  png: string;
+  /** SHA-256 of the vega-lite spec as canonical JSON (the data the figure draws). */
+  spec_sha256: string;
+}
+
+/** The contents of `summary.json`: inputs, parameters, results and claims. */
+export interface ReportSummary {
+  format: typeof REPORT_FORMAT;
+  title: string;
+  inputs: {
+    ledger: { path: string; sha256: string; lines: number; rows: number; chained: boolean };
+    errata: { path: string; sha256: string; entries: number } | null;
+    plan: { path: string; sha256: string; plan_id: string } | null;
+    price_table:
+      | { path: string; sha256: string; price_table_id: string; currency: string }
+      | null;
+  };
+  parameters: {
+    bootstrap: { rounds: number; seed: number | string; source: ParameterSource };
+    tie_band: { value: number; source: ParameterSource };
+    censoring_policy: CensoringPolicy & { source: ParameterSource };
+    lane_weights: Record<string, number> | null;
+    sprt: SprtParams | null;
+    /** The SPRT calibration's settings; null without an SPRT plan. */
+    sprt_calibration:
+      | { rates: number[]; trials: number; seed: number | string; grid_steps: number }
+      | null;
+    max_findings_per_code: number;
+    figures: { png_scale: number; font_family: string };
+  };
+  /** False when the ledger fails validation against its plan: capability claims are withheld. */
+  citable: boolean;
+  /** Validation of the ledger as recorded: it decides `citable`. */
+  validation: ValidationReport | null;
+  /** Validation of the rows after the errata (null without a plan or without episode errata). */
+  validation_after_errata: ValidationReport | null;
+  errata: { applied: AppliedErratum[]; voided_summaries: string[] } | null;
+  agents: AgentSummary[];
+  intervals: AgentInterval[];
+  invalid: { agents: InvalidRow[]; overall: InvalidRow };
+  /** Every failed and invalid episode after errata, in ledger order (`ledgerbench show` opens each). */
+  episodes_to_inspect: EpisodeToInspect[];
+  censoring: CensoringSummary;
+  comparisons: Comparison[];
+  sprt: SprtSection | null;
+  claims: ReportClaim[];
+  figures: ReportFigureRecord[];
+}
+
+/** A figure of the report: where it goes and the vega-lite spec to render. */
+export interface ReportFigure extends FigureBlock {
+  spec: TopLevelSpec;
+}
+
+/** The report, computed: what `renderReport` turns into files. */
+export interface Report {
+  /** The contents of `summary.json` (write it with `canonicalJson`). */
+  summary: ReportSummary;
+  /** The contents of `report.md`. */
+  markdown: string;
+  /** The figure specs in reading order. */
+  figures: ReportFigure[];
+  /** The document both `report.md` and `report.html` are rendered from. */
+  blocks: Block[];
+}
