@@ -18,7 +18,7 @@ import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { int, pct, pctInterval, plural, quotedList } from "./_format.ts";
+import { integer, percent, percentInterval, plural, quotedList } from "./format.ts";
 import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./report_model.ts";
 
 const CLAIM_WORDS: Record<CensoringClaim, string> = {
@@ -91,7 +91,7 @@ export function withheldBecause(row: CensoringRow | undefined, gate: ClaimGate):
   }
   if (row.claim === "budget_adequacy_only") {
     return {
-      reason: `its censoring rate ${pct(row.censoring_rate)} is above ${
+      reason: `its censoring rate ${percent(row.censoring_rate)} is above ${
         formatPercentExact(policy.labelled_max)
       }, so only budget adequacy may be stated`,
       rule: `seed-003 policy "budget_adequacy_only"`,
@@ -176,11 +176,11 @@ export function validationClaim(report: ValidationReport | null, plan: Plan | nu
       stated: true,
       text:
         `The ledger as recorded matches plan "${plan.plan_id}": ${
-          int(report.scored)
+          integer(report.scored)
         } scored rows ` +
-        `(${report.stopping === "sprt" ? "at most " : ""}${int(report.planned_scored)} planned), ${
-          plural(report.invalid, "invalid attempt")
-        }, no error finding${infoText}`,
+        `(${report.stopping === "sprt" ? "at most " : ""}${
+          integer(report.planned_scored)
+        } planned), ${plural(report.invalid, "invalid attempt")}, no error finding${infoText}`,
     };
   }
   const total = errors.reduce((sum, [, n]) => sum + n, 0);
@@ -325,9 +325,9 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
   }
   const boot = interval.bootstrap!;
   const ci = interval.wilson === null
-    ? `95% bootstrap interval ${pctInterval(boot)}`
-    : `bootstrap interval collapsed at ${pct(boot.lower)}; Wilson 95% ${
-      pctInterval(interval.wilson)
+    ? `95% bootstrap interval ${percentInterval(boot)}`
+    : `bootstrap interval collapsed at ${percent(boot.lower)}; Wilson 95% ${
+      percentInterval(interval.wilson)
     }`;
   if (row.claim === "headline") {
     return {
@@ -335,10 +335,10 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       topic: "agent",
       rule,
       stated: true,
-      text: `"${agent.agent_id}": resolved rate ${pct(agent.resolved_rate)} (${
-        int(agent.resolved)
+      text: `"${agent.agent_id}": resolved rate ${percent(agent.resolved_rate)} (${
+        integer(agent.resolved)
       } of ${plural(agent.scored, "scored episode")}, ${ci}); censoring ${
-        pct(row.censoring_rate)
+        percent(row.censoring_rate)
       }, so this is a headline`,
     };
   }
@@ -347,12 +347,14 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     topic: "agent",
     rule,
     stated: true,
-    text: `"${agent.agent_id}": score over all tasks ${pct(row.score_all_tasks)} (a lower bound; ${
-      int(row.passed)
-    } of ${plural(row.scored, "scored episode")}, ${ci}) and score over completed tasks only ${
-      pct(row.score_completed_only)
-    } (${int(row.passed_completed)} of ${int(row.completed)}); censoring ${
-      pct(row.censoring_rate)
+    text: `"${agent.agent_id}": score over all tasks ${
+      percent(row.score_all_tasks)
+    } (a lower bound; ${integer(row.passed)} of ${
+      plural(row.scored, "scored episode")
+    }, ${ci}) and score over completed tasks only ${percent(row.score_completed_only)} (${
+      integer(row.passed_completed)
+    } of ${integer(row.completed)}); censoring ${
+      percent(row.censoring_rate)
     }, so both are stated, labelled`,
   };
 }
@@ -388,8 +390,8 @@ export function censoringClaim(
       rule: `seed-003 policy "${row.claim}"`,
       stated: true,
       text:
-        `Whole run: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
-          int(row.scored)
+        `Whole run: censoring rate ${percent(row.censoring_rate)}: ${integer(row.censored)} of ${
+          integer(row.scored)
         } scored episodes stopped before completing${censoredBreakdown(row)}; that is the ` +
         `policy's "${CLAIM_SHORT_WORDS[row.claim]}" band (${policyText(policy)}; ${source}), ` +
         "and each agent's claims follow its own rate",
@@ -400,8 +402,8 @@ export function censoringClaim(
     topic: "censoring",
     rule: `seed-003 policy "${row.claim}"`,
     stated: true,
-    text: `${who}: censoring rate ${pct(row.censoring_rate)}: ${int(row.censored)} of ${
-      int(row.scored)
+    text: `${who}: censoring rate ${percent(row.censoring_rate)}: ${integer(row.censored)} of ${
+      integer(row.scored)
     } scored episodes stopped before completing${censoredBreakdown(row)}; ${
       CLAIM_WORDS[row.claim]
     }`,
@@ -419,9 +421,9 @@ export function invalidClaim(row: InvalidRow): ReportClaim {
     .filter(([, n]) => n > 0)
     .map(([reason, n]) => `${reason} ${n}`);
   const text = row.invalid === 0
-    ? `"${row.agent_id}": no invalid attempt (0 of ${int(row.attempts)})`
-    : `"${row.agent_id}": ${int(row.invalid)} of ${int(row.attempts)} attempts invalid (${
-      pct(row.invalid_rate)
+    ? `"${row.agent_id}": no invalid attempt (0 of ${integer(row.attempts)})`
+    : `"${row.agent_id}": ${integer(row.invalid)} of ${integer(row.attempts)} attempts invalid (${
+      percent(row.invalid_rate)
     }: ${reasons.join(", ")}); invalid attempts are neither passes nor failures and are left ` +
       "out of every score";
   return {
@@ -434,7 +436,7 @@ export function invalidClaim(row: InvalidRow): ReportClaim {
 }
 
 function relative(d: number | null): string {
-  return d === null ? "infinitely" : pct(d);
+  return d === null ? "infinitely" : percent(d);
 }
 
 function pairSentence(c: Comparison): string {
@@ -445,12 +447,12 @@ function pairSentence(c: Comparison): string {
       return `${pair}: ${quotedList(c.failed)} resolved nothing: no tokens per resolved, so ` +
         "no ranking; the failure is reported";
     case "rate_interval":
-      return `${pair}: the 95% intervals ${pctInterval(c.a.interval)} and ${
-        pctInterval(c.b.interval)
+      return `${pair}: the 95% intervals ${percentInterval(c.a.interval)} and ${
+        percentInterval(c.b.interval)
       } are separated: "${c.winner}" has the higher resolved rate`;
     case "tpr":
       return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
-        `resolved ${int(c.a.tpr)} vs ${int(c.b.tpr)} differ by ${
+        `resolved ${integer(c.a.tpr)} vs ${integer(c.b.tpr)} differ by ${
           relative(c.tpr_relative_difference)
         }, more than the ${band} band: "${c.winner}" wins on tokens per resolved`;
     case "spr":
@@ -537,8 +539,8 @@ export function sprtClaim(agent: SprtAgentResult, context: SprtClaimContext): Re
     };
   }
   const at = `after ${plural(agent.n, "valid result")} (${plural(agent.attempts, "attempt")}, ${
-    int(agent.invalid_count)
-  } invalid${agent.invalid_rate === null ? "" : `, ${pct(agent.invalid_rate)}`})`;
+    integer(agent.invalid_count)
+  } invalid${agent.invalid_rate === null ? "" : `, ${percent(agent.invalid_rate)}`})`;
   const llr = agent.llr.toFixed(3);
   let text: string;
   switch (agent.verdict) {

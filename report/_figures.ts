@@ -19,7 +19,7 @@ import { stopReasonsPlot } from "../analysis/figures/stop_reasons_plot.ts";
 import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_characteristic.ts";
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { int, quotedList } from "./_format.ts";
+import { integer, quotedList } from "./format.ts";
 import type { ReportSummary } from "./report_model.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
@@ -142,7 +142,7 @@ export function figureSpecs(
       title: "SPRT operating characteristic and expected sample size",
       caption: "Exact probability of each final decision and of using the whole budget, and " +
         "the expected number of valid results, across true pass rates for the plan's " +
-        `parameters; points: a seeded Monte Carlo (${int(calibration.trials)} runs per rate, ` +
+        `parameters; points: a seeded Monte Carlo (${integer(calibration.trials)} runs per rate, ` +
         `seed ${calibration.seed}) drawn over the exact curves.`,
       spec: sprtCalibrationPlot(curve, calibration),
     });

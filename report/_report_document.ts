@@ -12,7 +12,7 @@ import { StopReason } from "../analysis/schema.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { dec, int, money, pct, pctInterval, plural } from "./_format.ts";
+import { decimal, integer, money, percent, percentInterval, plural } from "./format.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
@@ -131,7 +131,9 @@ function inputsSection(summary: ReportSummary): Block[] {
     {
       kind: "list",
       items: [
-        `Bootstrap: ${int(p.bootstrap.rounds)} rounds, seed ${code(String(p.bootstrap.seed))} (${
+        `Bootstrap: ${integer(p.bootstrap.rounds)} rounds, seed ${
+          code(String(p.bootstrap.seed))
+        } (${
           sourceText(p.bootstrap.source)
         }); percentile interval at indices floor(0.025 R) and floor(0.975 R) (seed 001).`,
         `Tie band for tokens and seconds per resolved: ${formatPercentExact(p.tie_band.value)} (${
@@ -166,8 +168,8 @@ function validationSection(summary: ReportSummary): Block[] {
         return [
           code(findingCode),
           listed[0]?.severity ?? "-",
-          int(n),
-          int(listed.length),
+          integer(n),
+          integer(listed.length),
         ];
       }),
     });
@@ -239,14 +241,14 @@ function agentsSection(summary: ReportSummary): Block[] {
     const stated = claimById(summary, `agent:${a.agent_id}`)?.stated === true;
     const interval = intervals.get(a.agent_id)!;
     const ci = interval.wilson !== null
-      ? `Wilson ${pctInterval(interval.wilson)}`
-      : pctInterval(interval.bootstrap);
+      ? `Wilson ${percentInterval(interval.wilson)}`
+      : percentInterval(interval.bootstrap);
     const cells = [
       a.agent_id,
-      int(a.episodes),
-      int(a.invalid),
-      int(a.scored),
-      int(a.resolved),
+      integer(a.episodes),
+      integer(a.invalid),
+      integer(a.scored),
+      integer(a.resolved),
       c.claim === null ? "-" : CLAIM_SHORT[c.claim],
     ];
     if (!stated) {
@@ -257,10 +259,10 @@ function agentsSection(summary: ReportSummary): Block[] {
     }
     const lower = c.claim === "both_labelled" ? " (lower bound)" : "";
     cells.push(
-      `${pct(a.resolved_rate)}${lower} ${ci}`,
-      c.score_completed_only === null ? "-" : `${pct(c.score_completed_only)} (completed only)`,
-      a.tpr === null ? "none: nothing resolved" : int(a.tpr),
-      a.spr === null ? "none: nothing resolved" : dec(a.spr, 1),
+      `${percent(a.resolved_rate)}${lower} ${ci}`,
+      c.score_completed_only === null ? "-" : `${percent(c.score_completed_only)} (completed only)`,
+      a.tpr === null ? "none: nothing resolved" : integer(a.tpr),
+      a.spr === null ? "none: nothing resolved" : decimal(a.spr, 1),
     );
     if (priced) {
       cells.push(a.cost?.cost_per_resolved == null ? "none" : money(a.cost.cost_per_resolved));
@@ -272,7 +274,7 @@ function agentsSection(summary: ReportSummary): Block[] {
           ? "-"
           : ls.score === null
           ? `none: ${[...ls.missing_lanes, ...ls.unweighted_lanes].join(", ")} missing`
-          : `${dec(ls.score, 1)} of ${dec(ls.max_score, 0)}`,
+          : `${decimal(ls.score, 1)} of ${decimal(ls.max_score, 0)}`,
       );
     }
     return cells;
@@ -359,11 +361,11 @@ function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[
   ];
   const rows = [...censoring.agents, censoring.overall].map((r) => [
     r.agent_id === "*" ? "whole run" : r.agent_id,
-    int(r.scored),
-    int(r.completed),
-    ...reasons.map((reason) => int(r.stop_reasons[reason])),
-    int(r.censored),
-    pct(r.censoring_rate),
+    integer(r.scored),
+    integer(r.completed),
+    ...reasons.map((reason) => integer(r.stop_reasons[reason])),
+    integer(r.censored),
+    percent(r.censoring_rate),
     r.claim === null ? "-" : CLAIM_SHORT[r.claim],
   ]);
   blocks.push({
@@ -395,10 +397,10 @@ function invalidSection(summary: ReportSummary): Block[] {
     align: header.map((_, i) => i === 0 ? "left" : "right"),
     rows: [...invalid.agents, invalid.overall].map((r) => [
       r.agent_id === "*" ? "whole run" : r.agent_id,
-      int(r.attempts),
-      int(r.invalid),
-      pct(r.invalid_rate),
-      ...reasons.map((reason) => int(r.reasons[reason])),
+      integer(r.attempts),
+      integer(r.invalid),
+      percent(r.invalid_rate),
+      ...reasons.map((reason) => integer(r.reasons[reason])),
     ]),
   });
   blocks.push({ kind: "list", items: claimsOf(summary, "invalid").map((c) => `${c.text}.`) });
@@ -503,13 +505,13 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
         return [
           a.agent_id,
           stated ? code(a.verdict) : NOT_STATED,
-          int(a.n),
-          int(a.passes),
-          int(a.fails),
+          integer(a.n),
+          integer(a.passes),
+          integer(a.fails),
           a.llr.toFixed(3),
-          int(a.attempts),
-          pct(a.invalid_rate),
-          int(a.after_decision),
+          integer(a.attempts),
+          percent(a.invalid_rate),
+          integer(a.after_decision),
         ];
       }),
     },
@@ -527,7 +529,7 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
     kind: "paragraph",
     text: "Operating characteristic of these parameters, exact (dynamic programming over the " +
       "walk's states) at seed 002's true rates, with a seeded Monte Carlo of the same walk " +
-      `(${int(cal.trials)} runs per rate, seed ${code(String(cal.seed))}) as a cross-check: ` +
+      `(${integer(cal.trials)} runs per rate, seed ${code(String(cal.seed))}) as a cross-check: ` +
       `largest |z| ${cal.max_abs_z === null ? "undefined" : cal.max_abs_z.toFixed(2)} ` +
       `(agreement within ${cal.tolerance_z} standard errors: ${cal.agrees ? "yes" : "no"}).`,
   });
@@ -546,12 +548,12 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
     align: ["right", "right", "right", "right", "right", "right", "right", "right"],
     rows: cal.rows.map((row) => [
       row.p_true.toFixed(2),
-      pct(row.exact.decisions.adopt),
-      pct(row.exact.decisions.drop),
-      pct(row.exact.decisions["cap-adopt"]),
-      pct(row.exact.decisions["cap-drop"]),
-      dec(row.exact.expected_sample_size, 1),
-      pct(row.exact.budget_exhausted),
+      percent(row.exact.decisions.adopt),
+      percent(row.exact.decisions.drop),
+      percent(row.exact.decisions["cap-adopt"]),
+      percent(row.exact.decisions["cap-drop"]),
+      decimal(row.exact.expected_sample_size, 1),
+      percent(row.exact.budget_exhausted),
       row.max_abs_z === null ? "-" : row.max_abs_z.toFixed(2),
     ]),
   });
