@@ -21,7 +21,7 @@ import {
   pick,
 } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { fixed, integer, percent, percentInterval, renderTable } from "./_table.ts";
+import { fixed, integer, percent, percentInterval, renderTable } from "../report/format.ts";
 import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
 
 /** Help text, an example first. */
