@@ -10,7 +10,7 @@ import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.t
 import { numberListOption, numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, fileLine, wrap } from "./_output.ts";
-import { fixed, integer, percent, renderPairs, renderTable, signedFixed } from "./_table.ts";
+import { fixed, integer, percent, renderPairs, renderTable, signedFixed } from "../report/format.ts";
 import {
   describeSprtParams,
   resolveSprtParams,
