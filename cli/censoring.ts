@@ -12,7 +12,7 @@ import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { integer, percent, renderTable } from "./_table.ts";
+import { integer, percent, renderTable } from "../report/format.ts";
 
 /** Help text, an example first. */
 export const help = `Report seed 003's honest summary of a capped run, per agent and pooled: the
