@@ -24,7 +24,7 @@ import {
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { fixed, percent, percentInterval, renderTable } from "./_table.ts";
+import { fixed, percent, percentInterval, renderTable } from "../report/format.ts";
 
 /** Help text, an example first. */
 export const help = `Compare agents by seed 001's rule: an agent that resolved nothing has no TPR
