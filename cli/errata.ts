@@ -13,7 +13,7 @@ import { appendErratum } from "../runner/errata_file.ts";
 import { choiceOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
-import { renderPairs } from "./_table.ts";
+import { renderPairs } from "../report/format.ts";
 
 /** Help text, an example first. */
 export const help = `Append one correction to an append-only errata file. The ledger is never
