@@ -17,7 +17,7 @@ import {
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { loadLedger } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
-import { renderPairs } from "./_table.ts";
+import { renderPairs } from "../report/format.ts";
 
 /** Help text, an example first. */
 export const help = `Project the spend of a planned matrix from a pilot (seed 003) and refuse a
