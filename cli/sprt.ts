@@ -10,7 +10,7 @@ import { parseCommandArgs, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish, wrap } from "./_output.ts";
-import { percent, renderPairs, renderTable, signedFixed } from "./_table.ts";
+import { percent, renderPairs, renderTable, signedFixed } from "../report/format.ts";
 import {
   describeSprtParams,
   resolveSprtParams,
