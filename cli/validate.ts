@@ -11,7 +11,7 @@ import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { configRef, loadPlan } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
-import { renderPairs, renderTable } from "./_table.ts";
+import { renderPairs, renderTable } from "../report/format.ts";
 
 /** Help text, an example first. */
 export const help = `Validate a ledger against its frozen plan (seed 003): one scored row per
