@@ -15,8 +15,8 @@ import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts"
 import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
-import { integer, renderTable } from "./_table.ts";
-import { terminalJson, terminalText } from "./_untrusted_text.ts";
+import { integer, renderTable } from "../report/format.ts";
+import { terminalJson, terminalText } from "../analysis/figures/untrusted_text.ts";
 
 /** Help text, an example first. */
 export const help = `Print what happened in one episode: its ledger row, each model call the
