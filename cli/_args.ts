@@ -1,8 +1,9 @@
 /**
  * Argument parsing for every subcommand, on `node:util` `parseArgs` (strict):
- * unknown options, missing values and stray positionals become
- * {@link UsageError}s; numeric and list options are checked here so that the
- * commands receive typed values.
+ * unknown options, missing values, repeated options and stray positionals
+ * become {@link UsageError}s; numeric options are checked against a
+ * documented range, seeds read by one rule, and list options split here, so
+ * that the commands receive typed values.
  *
  * @module
  */
@@ -17,13 +18,19 @@ export const COMMON_OPTIONS = {
 
 /** Parsed arguments: option values keyed by long name, and positionals. */
 export interface ParsedArgs {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | string[] | boolean | undefined>;
   positionals: string[];
 }
 
 /**
  * Parses `args` strictly against `options` (plus {@link COMMON_OPTIONS}) and
- * checks the number of positionals.
+ * checks the number of positionals. Rules beyond `parseArgs`'s own:
+ *
+ * - an option given twice is a usage error unless it is declared
+ *   `multiple: true` (the last value used to win silently; issue 10);
+ * - a value that looks like a negative number (`--rounds -1`) is the
+ *   option's value, as `--rounds=-1` is, so that its range refuses it
+ *   instead of "needs a value".
  *
  * @param args the arguments after the command name
  * @param options the command's own options (all `type: "string"` or `"boolean"`)
@@ -36,17 +43,20 @@ export function parseCommandArgs(
   options: ParseArgsOptionsConfig,
   positionals: { required: string[]; optional?: number } = { required: [] },
 ): ParsedArgs {
+  const all = { ...COMMON_OPTIONS, ...options };
   let parsed;
   try {
     parsed = parseArgs({
-      args,
-      options: { ...COMMON_OPTIONS, ...options },
+      args: joinNegativeValues(args, all),
+      options: all,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
   } catch (error) {
     throw new UsageError(describeParseError(error));
   }
+  refuseRepeats(parsed.tokens, all);
   const given = parsed.positionals;
   const { required, optional = 0 } = positionals;
   if (given.length < required.length) {
@@ -57,6 +67,48 @@ export function parseCommandArgs(
     throw new UsageError(`Unexpected argument: "${extra[0]}"`);
   }
   return { values: parsed.values as ParsedArgs["values"], positionals: given };
+}
+
+/** A negative decimal number, as a value may be written: `-1`, `-0.5`, `-.5`, `-1e3`. */
+const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+
+/**
+ * Rewrites `--name -1` as `--name=-1` for every string option, before any
+ * `--` terminator, so that `parseArgs` reads the negative number as the value.
+ */
+function joinNegativeValues(args: string[], options: ParseArgsOptionsConfig): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") return [...out, ...args.slice(i)];
+    const name = arg.startsWith("--") ? arg.slice(2) : null;
+    const next = args[i + 1];
+    const takesValue = name !== null && Object.hasOwn(options, name) &&
+      options[name].type === "string";
+    if (takesValue && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/** Throws on the first option given more than once that is not declared `multiple`. */
+function refuseRepeats(
+  tokens: ReadonlyArray<{ kind: string; name?: string; rawName?: string }>,
+  options: ParseArgsOptionsConfig,
+): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined) continue;
+    if (options[token.name]?.multiple === true) continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`Option "--${token.name}" is given more than once`);
+    }
+    seen.add(token.name);
+  }
 }
 
 function describeParseError(error: unknown): string {
@@ -72,87 +124,169 @@ function describeParseError(error: unknown): string {
   return `Cannot parse arguments: ${message}`;
 }
 
-/** Bounds for {@link numberOption}. */
-export interface NumberBounds {
-  /** Inclusive minimum. */
-  min?: number;
-  /** Inclusive maximum. */
-  max?: number;
-  /** Exclusive minimum. */
-  above?: number;
-  /** Exclusive maximum. */
-  below?: number;
-  integer?: boolean;
+/** The lower end of a {@link NumberRange}: inclusive `min` or exclusive `above`. */
+export type LowerBound = { min: number; above?: never } | { above: number; min?: never };
+/** The upper end of a {@link NumberRange}: inclusive `max` or exclusive `below`. */
+export type UpperBound = { max: number; below?: never } | { below: number; max?: never };
+
+/**
+ * The documented range of a numeric option: both ends are required, so that
+ * every value the CLI accepts keeps a run finite and memory-safe (issue 10).
+ */
+export type NumberRange = LowerBound & UpperBound & { integer?: boolean };
+
+/**
+ * The range as help texts show it: `1..1000000` when both ends are
+ * inclusive, else e.g. `above 0, below 1`.
+ *
+ * @example
+ * ```ts
+ * import { rangeText } from "./_args.ts";
+ * if (rangeText({ min: 1, max: 1000, integer: true }) !== "1..1000") throw new Error();
+ * if (rangeText({ above: 0, below: 1 }) !== "above 0, below 1") throw new Error();
+ * ```
+ */
+export function rangeText(range: NumberRange): string {
+  if (range.min !== undefined && range.max !== undefined) return `${range.min}..${range.max}`;
+  const lower = range.min !== undefined ? `at least ${range.min}` : `above ${range.above}`;
+  const upper = range.max !== undefined ? `at most ${range.max}` : `below ${range.below}`;
+  return `${lower}, ${upper}`;
+}
+
+/** The checks of a zod 4 number schema, as its `_zod.bag` holds them. */
+interface NumberChecks {
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  format?: string;
+}
+
+/** A zod 4 schema, possibly wrapped (`.default()`, `.optional()`, `.nullable()`). */
+export interface SchemaLike {
+  _zod: { bag: object };
+  unwrap?: () => SchemaLike;
 }
 
 /**
- * Parses one number from option `name`, checking bounds.
+ * The range of a zod number schema (read from its checks, `_zod.bag`, after
+ * unwrapping defaults, optionals and nullables), so that an option mirroring
+ * a plan field takes exactly that field's range (issue 10: `compare --band 2`
+ * was accepted while a plan with `tie_band: 2` was refused). An integer
+ * schema's exclusive ends become inclusive ones (`positive()` → `min: 1`).
+ * `cap` lowers the upper end where the schema has none a run can afford
+ * (`bootstrap.rounds` is any positive integer in a plan).
  *
- * @throws {UsageError} when the text is not a finite number within bounds
+ * @param schema the plan schema's field, e.g. `Plan.shape.tie_band`
+ * @param cap an upper end the option adds below the schema's
+ * @returns the range, both ends set
  */
-export function parseNumber(text: string, name: string, bounds: NumberBounds = {}): number {
+export function schemaRange(schema: SchemaLike, cap?: { max: number }): NumberRange {
+  let inner = schema;
+  while (typeof inner.unwrap === "function") inner = inner.unwrap();
+  const bag = inner._zod.bag as NumberChecks;
+  const integer = bag.format !== undefined && /int/.test(bag.format);
+  const upper = upperEnd(bag, integer);
+  const capped = cap !== undefined && cap.max < (upper.max ?? upper.below!);
+  return { ...lowerEnd(bag, integer), ...(capped ? { max: cap.max } : upper), integer };
+}
+
+/** The tighter of a schema's inclusive and exclusive lower ends (an integer's becomes inclusive). */
+function lowerEnd(bag: NumberChecks, integer: boolean): LowerBound {
+  const min = bag.minimum ?? -Infinity;
+  const above = bag.exclusiveMinimum;
+  if (above !== undefined && above >= min) {
+    return integer ? { min: Math.floor(above) + 1 } : { above };
+  }
+  if (min === -Infinity) throw new Error("schemaRange: the schema has no lower end");
+  return { min };
+}
+
+/** The tighter of a schema's inclusive and exclusive upper ends (an integer's becomes inclusive). */
+function upperEnd(bag: NumberChecks, integer: boolean): UpperBound {
+  const max = bag.maximum ?? Infinity;
+  const below = bag.exclusiveMaximum;
+  if (below !== undefined && below <= max) {
+    return integer ? { max: Math.ceil(below) - 1 } : { below };
+  }
+  if (max === Infinity) throw new Error("schemaRange: the schema has no upper end");
+  return { max };
+}
+
+/**
+ * Parses one number from option `name` and checks it against `range`.
+ *
+ * @throws {UsageError} when the text is not a finite number within the range,
+ *   e.g. `Option "--rounds" must be an integer of at least 1: "-1"`
+ */
+export function parseNumber(text: string, name: string, range: NumberRange): number {
   const value = text.trim() === "" ? NaN : Number(text);
-  const kind = bounds.integer ? "an integer" : "a number";
-  if (!Number.isFinite(value) || (bounds.integer && !Number.isInteger(value))) {
+  const kind = range.integer ? "an integer" : "a number";
+  if (!Number.isFinite(value) || (range.integer && !Number.isInteger(value))) {
     throw new UsageError(`Option "--${name}" must be ${kind}: "${text}"`);
   }
   const fail = (rule: string) => {
     throw new UsageError(`Option "--${name}" must be ${kind} ${rule}: "${text}"`);
   };
-  if (bounds.min !== undefined && value < bounds.min) fail(`of at least ${bounds.min}`);
-  if (bounds.max !== undefined && value > bounds.max) fail(`of at most ${bounds.max}`);
-  if (bounds.above !== undefined && value <= bounds.above) fail(`above ${bounds.above}`);
-  if (bounds.below !== undefined && value >= bounds.below) fail(`below ${bounds.below}`);
+  if (range.min !== undefined && value < range.min) fail(`of at least ${range.min}`);
+  if (range.max !== undefined && value > range.max) fail(`of at most ${range.max}`);
+  if (range.above !== undefined && value <= range.above) fail(`above ${range.above}`);
+  if (range.below !== undefined && value >= range.below) fail(`below ${range.below}`);
   return value;
 }
 
-/** Options of {@link numberOption} and {@link numberListOption}: a fallback and bounds. */
-export interface NumberOptionOptions<F> extends NumberBounds {
-  /** What is returned when the option is absent; default `undefined`. */
-  fallback?: F;
+/** A numeric option: its name (without `--`) and its documented range. */
+export interface NumberOption {
+  name: string;
+  range: NumberRange;
+}
+
+/** The text of an option that takes one value; a `multiple` option is not one. */
+function singleValue(values: ParsedArgs["values"], name: string): string | undefined {
+  const value = values[name];
+  return value === undefined ? undefined : String(value);
 }
 
 /**
- * Reads a numeric option, or returns `options.fallback` when it is absent.
+ * Reads a numeric option checked against its range, or `undefined` when it
+ * is absent (the caller supplies the default, from `analysis/defaults.ts`
+ * or the plan).
  *
  * @param values the parsed options
- * @param name the option's name, without `--`
- * @param options the `fallback` and the bounds (`min`, `max`, `above`, `below`, `integer`)
- * @returns the value, or the fallback
- * @throws {UsageError} when the value is malformed or out of bounds
+ * @param option the option's `name` and `range`
+ * @returns the value, or undefined
+ * @throws {UsageError} when the value is malformed or out of range
  */
-export function numberOption<F extends number | undefined = undefined>(
+export function numberOption(
   values: ParsedArgs["values"],
-  name: string,
-  options: NumberOptionOptions<F> = {},
-): number | F {
-  const text = values[name];
-  if (text === undefined) return options.fallback as F;
-  return parseNumber(String(text), name, options);
+  option: NumberOption,
+): number | undefined {
+  const text = singleValue(values, option.name);
+  return text === undefined ? undefined : parseNumber(text, option.name, option.range);
 }
 
 /**
- * Reads a comma-separated list of numbers (`--rates 0.3,0.5`), or returns
- * `options.fallback` when the option is absent.
+ * Reads a comma-separated list of numbers (`--rates 0.3,0.5`), each checked
+ * against the option's range, or `undefined` when the option is absent.
  *
  * @param values the parsed options
- * @param name the option's name, without `--`
- * @param options the `fallback` and the bounds every item must meet
- * @returns the values, or the fallback
- * @throws {UsageError} when the list is empty or an item is malformed
+ * @param option the option's `name` and the `range` every item must lie in
+ * @returns the values, or undefined
+ * @throws {UsageError} when the list is empty or an item is malformed or out of range
  */
-export function numberListOption<F extends number[] | undefined = undefined>(
+export function numberListOption(
   values: ParsedArgs["values"],
-  name: string,
-  options: NumberOptionOptions<F> = {},
-): number[] | F {
-  const text = values[name];
-  if (text === undefined) return options.fallback as F;
-  const items = String(text).split(",").map((item) => item.trim());
-  if (items.length === 0 || items.some((item) => item === "")) {
-    throw new UsageError(`Option "--${name}" must be a comma-separated list of numbers: "${text}"`);
+  option: NumberOption,
+): number[] | undefined {
+  const text = singleValue(values, option.name);
+  if (text === undefined) return undefined;
+  const items = text.split(",").map((item) => item.trim());
+  if (items.some((item) => item === "")) {
+    throw new UsageError(
+      `Option "--${option.name}" must be a comma-separated list of numbers: "${text}"`,
+    );
   }
-  return items.map((item) => parseNumber(item, name, options));
+  return items.map((item) => parseNumber(item, option.name, option.range));
 }
 
 /**
@@ -210,16 +344,43 @@ export function choiceOption<C extends string>(
 }
 
 /**
- * Reads a seed option: an integer literal becomes a number (so `--seed 7`
- * records the same `7` as the default), anything else stays a string.
+ * The one rule for every seed the CLI reads (`--seed`, `--bootstrap-seed`,
+ * `--order-seed`, calibrate's `--seed`): a decimal integer (an optional
+ * minus sign and digits, leading zeros allowed) that is a safe integer is
+ * recorded as that number, so `7`, `007` and the default `7` are one seed
+ * and record the same bytes; any other text (`abc`, `1.5`,
+ * `99999999999999999999`) is recorded as the string given. Both forms fit
+ * the plan schema's `z.union([z.number().int(), z.string()])`; the
+ * generators seed with `String(seed)` (`analysis/seeded_random.ts`), so a
+ * number and its decimal string give the same stream.
+ *
+ * @param text the option's value
+ * @param name the option's name, without `--`
+ * @returns the seed to record
+ * @throws {UsageError} when the text is empty
+ * @example
+ * ```ts
+ * import { parseSeed } from "./_args.ts";
+ * if (parseSeed("007", "seed") !== 7 || parseSeed("7", "seed") !== 7) throw new Error();
+ * if (parseSeed("abc", "seed") !== "abc") throw new Error();
+ * ```
+ */
+export function parseSeed(text: string, name: string): number | string {
+  if (text === "") throw new UsageError(`Option "--${name}" must not be empty`);
+  const value = Number(text);
+  if (!/^-?[0-9]+$/.test(text) || !Number.isSafeInteger(value)) return text;
+  return value === 0 ? 0 : value;
+}
+
+/**
+ * Reads a seed option by {@link parseSeed}'s rule, or `undefined` when it is absent.
+ *
+ * @throws {UsageError} when the value is empty
  */
 export function seedOption(
   values: ParsedArgs["values"],
   name = "seed",
 ): number | string | undefined {
-  const value = values[name];
-  if (value === undefined) return undefined;
-  const text = String(value);
-  if (text === "") throw new UsageError(`Option "--${name}" must not be empty`);
-  return /^-?(0|[1-9][0-9]{0,14})$/.test(text) ? Number(text) : text;
+  const text = singleValue(values, name);
+  return text === undefined ? undefined : parseSeed(text, name);
 }

@@ -6,9 +6,16 @@
  * @module
  */
 import type { ParseArgsOptionsConfig } from "node:util";
+import { DEFAULT_SPRT } from "../analysis/defaults.ts";
 import { parseSprtParams } from "../analysis/sprt/sprt_params.ts";
-import type { Plan, SprtParams } from "../analysis/schema.ts";
-import { numberOption, type ParsedArgs } from "./_args.ts";
+import { type Plan, SprtParams } from "../analysis/schema.ts";
+import {
+  type NumberOption,
+  numberOption,
+  type ParsedArgs,
+  rangeText,
+  schemaRange,
+} from "./_args.ts";
 import { UsageError } from "./_command.ts";
 
 /** `--p-adopt`, `--p-drop`, `--alpha`, `--beta`, `--n-cap`. */
@@ -20,13 +27,40 @@ export const SPRT_OPTIONS = {
   "n-cap": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
-/** Help lines for {@link SPRT_OPTIONS}. */
-export const SPRT_OPTIONS_HELP =
-  `  --p-adopt P      Pass rate worth adopting (default 0.60, seed 002)
-  --p-drop P       Pass rate worth dropping (default 0.40)
-  --alpha A        P(adopt) allowed at p_drop (default 0.10)
-  --beta B         P(drop) allowed at p_adopt (default 0.10)
-  --n-cap N        Valid results before the cap fallback (default 60)`;
+/**
+ * Most valid results before the cap fallback an option takes: the exact
+ * operating characteristic costs O(n_cap^2) per rate and a simulated run up
+ * to n_cap steps; 10^9 never finished (issue 10). A plan may not say more
+ * than its `freeze` allowed.
+ */
+export const MAX_N_CAP = 10_000;
+
+/** Each SPRT flag, the plan field it sets and the schema's range (n_cap capped at {@link MAX_N_CAP}). */
+const SPRT_FLAGS: ReadonlyArray<readonly [keyof SprtParams, NumberOption]> = [
+  ["p_adopt", { name: "p-adopt", range: schemaRange(SprtParams.shape.p_adopt) }],
+  ["p_drop", { name: "p-drop", range: schemaRange(SprtParams.shape.p_drop) }],
+  ["alpha", { name: "alpha", range: schemaRange(SprtParams.shape.alpha) }],
+  ["beta", { name: "beta", range: schemaRange(SprtParams.shape.beta) }],
+  ["n_cap", {
+    name: "n-cap",
+    range: schemaRange(SprtParams.shape.n_cap, { max: MAX_N_CAP }),
+  }],
+];
+
+const range = (field: keyof SprtParams) =>
+  rangeText(SPRT_FLAGS.find(([name]) => name === field)![1].range);
+
+/** Help lines for {@link SPRT_OPTIONS}: ranges from the plan schema, defaults from seed 002. */
+export const SPRT_OPTIONS_HELP = `  --p-adopt P      Pass rate worth adopting, ${range("p_adopt")}
+                   (default ${DEFAULT_SPRT.p_adopt}, seed 002)
+  --p-drop P       Pass rate worth dropping, ${range("p_drop")}, below p_adopt
+                   (default ${DEFAULT_SPRT.p_drop})
+  --alpha A        P(adopt) allowed at p_drop, ${range("alpha")}
+                   (default ${DEFAULT_SPRT.alpha})
+  --beta B         P(drop) allowed at p_adopt, ${range("beta")}
+                   (default ${DEFAULT_SPRT.beta})
+  --n-cap N        Valid results before the cap fallback, ${range("n_cap")}
+                   (default ${DEFAULT_SPRT.n_cap})`;
 
 /** Where the SPRT parameters came from. */
 export type SprtParamsSource = "plan" | "flags" | "defaults";
@@ -53,17 +87,11 @@ export function resolveSprtParams(
     }
     return { params: parseSprtParams(plan.value.stopping.params), source: "plan" };
   }
-  const input: Record<string, number> = {};
-  const pAdopt = numberOption(values, "p-adopt", { above: 0, below: 1 });
-  const pDrop = numberOption(values, "p-drop", { above: 0, below: 1 });
-  const alpha = numberOption(values, "alpha", { above: 0, below: 1 });
-  const beta = numberOption(values, "beta", { above: 0, below: 1 });
-  const nCap = numberOption(values, "n-cap", { min: 1, integer: true });
-  if (pAdopt !== undefined) input.p_adopt = pAdopt;
-  if (pDrop !== undefined) input.p_drop = pDrop;
-  if (alpha !== undefined) input.alpha = alpha;
-  if (beta !== undefined) input.beta = beta;
-  if (nCap !== undefined) input.n_cap = nCap;
+  const input: Partial<Record<keyof SprtParams, number>> = {};
+  for (const [field, option] of SPRT_FLAGS) {
+    const value = numberOption(values, option);
+    if (value !== undefined) input[field] = value;
+  }
   try {
     return { params: parseSprtParams(input), source: given.length > 0 ? "flags" : "defaults" };
   } catch (error) {

@@ -6,8 +6,17 @@
  *
  * @module
  */
+import { DEFAULT_SPRT } from "../analysis/defaults.ts";
 import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
-import { numberListOption, numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import {
+  numberListOption,
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  seedOption,
+  stringOption,
+} from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, fileLine, wrap } from "./_output.ts";
 import { fixed, integer, percent, renderPairs, renderTable, signedFixed } from "../report/format.ts";
@@ -19,6 +28,18 @@ import {
 } from "./_sprt_flags.ts";
 import { loadPlan } from "./_load.ts";
 
+/** `--rates`: true pass rates, each 0..1. */
+const RATES: NumberOption = { name: "rates", range: { min: 0, max: 1 } };
+
+/**
+ * `--trials`: Monte Carlo trials per rate, 2..1000000 (a trial walks up to
+ * n_cap steps; 10^12 trials never finished, issue 10).
+ */
+const TRIALS: NumberOption = { name: "trials", range: { min: 2, max: 1_000_000, integer: true } };
+
+/** `--tolerance-z`: agreement threshold in standard errors, above 0, at most 100. */
+const TOLERANCE_Z: NumberOption = { name: "tolerance-z", range: { above: 0, max: 100 } };
+
 /** Help text, an example first. */
 export const help = `Calibrate seed 002's truncated SPRT: for each true pass rate, the exact
 probability of each final decision (adopt, drop, cap-adopt, cap-drop), the
@@ -26,8 +47,8 @@ expected number of valid results and the chance of exhausting the budget,
 beside a seeded Monte Carlo estimate and their agreement in standard errors.
 Warns about decisions that can never occur.
 
-With seed 002's defaults (p_adopt 0.6, p_drop 0.4, alpha = beta = 0.1,
-n_cap 60; rates 0.3 to 0.7; 20,000 trials; seed 7):
+With seed 002's defaults (${describeSprtParams(DEFAULT_SPRT)};
+rates ${SEED_002_RATES.join(", ")}; 20,000 trials; seed 7):
   deno task ledgerbench calibrate
 
 With a plan's pre-registered parameters, as JSON:
@@ -39,11 +60,13 @@ USAGE:
 OPTIONS:
   --plan FILE      Take the SPRT parameters from the plan's "stopping" rule
 ${SPRT_OPTIONS_HELP}
-  --rates LIST     True pass rates, comma-separated (default 0.3,0.4,0.5,0.6,0.7)
-  --trials N       Monte Carlo trials per rate (default 20000)
-  --seed S         Seed of the simulation (default 7); rate p uses "<S>/p_true=<p>"
-  --tolerance-z Z  |Monte Carlo - exact| in standard errors counted as agreement
-                   (default 4)
+  --rates LIST     True pass rates, comma-separated, each ${rangeText(RATES.range)}
+                   (default ${SEED_002_RATES.join(",")})
+  --trials N       Monte Carlo trials per rate, ${rangeText(TRIALS.range)} (default 20000)
+  --seed S         Seed of the simulation: an integer (007 is 7) or any other
+                   text (default 7); rate p uses "<S>/p_true=<p>"
+  --tolerance-z Z  |Monte Carlo - exact| in standard errors counted as agreement,
+                   ${rangeText(TOLERANCE_Z.range)} (default 4)
   --json           Canonical JSON instead of tables
   -h, --help       This help
 `;
@@ -69,15 +92,14 @@ export async function run(args: string[], io: Io): Promise<number> {
         `give the SPRT parameters as options instead`,
     );
   }
-  const rates = numberListOption(values, "rates", {
-    fallback: [...SEED_002_RATES],
-    min: 0,
-    max: 1,
+  const rates = numberListOption(values, RATES) ?? [...SEED_002_RATES];
+  const calibration = calibrateSprt(params, {
+    rates,
+    trials: numberOption(values, TRIALS),
+    seed: seedOption(values),
+    toleranceZ: numberOption(values, TOLERANCE_Z),
   });
-  const trials = numberOption(values, "trials", { fallback: 20_000, integer: true, min: 2 });
-  const seed = stringOption(values, "seed") ?? 7;
-  const toleranceZ = numberOption(values, "tolerance-z", { fallback: 4, above: 0 });
-  const calibration = calibrateSprt(params, { rates, trials, seed, toleranceZ });
+  const { trials, seed, tolerance_z: toleranceZ } = calibration;
   const payload = {
     command: "calibrate",
     plan: plan === null

@@ -8,11 +8,18 @@
 import { type CensoringRow, censoringSummary } from "../analysis/censoring.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { CensoringPolicy } from "../analysis/schema.ts";
-import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { DEFAULT_CENSORING } from "../analysis/defaults.ts";
+import { numberOption, parseCommandArgs, rangeText, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { integer, percent, renderTable } from "../report/format.ts";
+import { HEADLINE_MAX_RANGE, LABELLED_MAX_RANGE } from "./_option_ranges.ts";
+
+/** `--headline-max`: the plan's `censoring.headline_max` range. */
+const HEADLINE_MAX = { name: "headline-max", range: HEADLINE_MAX_RANGE };
+/** `--labelled-max`: the plan's `censoring.labelled_max` range. */
+const LABELLED_MAX = { name: "labelled-max", range: LABELLED_MAX_RANGE };
 
 /** Help text, an example first. */
 export const help = `Report seed 003's honest summary of a capped run, per agent and pooled: the
@@ -31,10 +38,12 @@ USAGE:
 
 OPTIONS:
   --plan FILE         Frozen plan: its "censoring" thresholds
-  --headline-max X    Highest censoring rate allowing a headline, exclusive
-                      (default: the plan's, else 0.02)
+  --headline-max X    Highest censoring rate allowing a headline, exclusive;
+                      ${rangeText(HEADLINE_MAX.range)}, at most --labelled-max
+                      (default: the plan's, else ${DEFAULT_CENSORING.headline_max})
   --labelled-max X    Highest censoring rate allowing both scores labelled,
-                      inclusive (default: the plan's, else 0.10)
+                      inclusive; ${rangeText(LABELLED_MAX.range)}
+                      (default: the plan's, else ${DEFAULT_CENSORING.labelled_max})
   --errata FILE       Apply the corrections of an errata file first
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
@@ -59,8 +68,8 @@ const CLAIMS: Record<string, string> = {
 /** Runs `censoring`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
-  const headline = numberOption(values, "headline-max", { min: 0, max: 1 });
-  const labelled = numberOption(values, "labelled-max", { min: 0, max: 1 });
+  const headline = numberOption(values, HEADLINE_MAX);
+  const labelled = numberOption(values, LABELLED_MAX);
   const lenient = values.lenient === true;
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
@@ -68,8 +77,14 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const headlineParam = pick({ flag: headline, plan: plan?.value.censoring.headline_max }, 0.02);
-  const labelledParam = pick({ flag: labelled, plan: plan?.value.censoring.labelled_max }, 0.10);
+  const headlineParam = pick(
+    { flag: headline, plan: plan?.value.censoring.headline_max },
+    DEFAULT_CENSORING.headline_max,
+  );
+  const labelledParam = pick(
+    { flag: labelled, plan: plan?.value.censoring.labelled_max },
+    DEFAULT_CENSORING.labelled_max,
+  );
   const parsed = CensoringPolicy.safeParse({
     headline_max: headlineParam.value,
     labelled_max: labelledParam.value,

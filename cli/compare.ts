@@ -13,11 +13,13 @@ import {
   type TaskRule,
 } from "../analysis/paired_comparison.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 import {
   choiceOption,
   nameListOption,
   numberOption,
   parseCommandArgs,
+  rangeText,
   seedOption,
   stringOption,
 } from "./_args.ts";
@@ -25,6 +27,12 @@ import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, percent, percentInterval, renderTable } from "../report/format.ts";
+import { BOOTSTRAP_ROUNDS_RANGE, TIE_BAND_RANGE } from "./_option_ranges.ts";
+
+/** `--band`: the plan's `tie_band` range. */
+const BAND = { name: "band", range: TIE_BAND_RANGE };
+/** `--rounds`: the plan's `bootstrap.rounds` range. */
+const ROUNDS = { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE };
 
 /** Help text, an example first. */
 export const help = `Compare agents by seed 001's rule: an agent that resolved nothing has no TPR
@@ -48,10 +56,12 @@ USAGE:
 
 OPTIONS:
   --agents A,B,...    Agents to compare (default: every agent in the ledger)
-  --band X            Relative tie band for TPR and SPR (default: the plan's
-                      "tie_band", else 0.10)
-  --rounds N          Bootstrap rounds (default: the plan's, else 2000)
-  --seed S            Bootstrap seed (default: the plan's, else 7)
+  --band X            Relative tie band for TPR and SPR, ${rangeText(BAND.range)} (default:
+                      the plan's "tie_band", else ${DEFAULT_TIE_BAND})
+  --rounds N          Bootstrap rounds, ${rangeText(ROUNDS.range)} (default: the
+                      plan's, else ${DEFAULT_BOOTSTRAP.rounds})
+  --seed S            Bootstrap seed: an integer (007 is 7) or any other text
+                      (default: the plan's, else ${DEFAULT_BOOTSTRAP.seed})
   --paired            Add the paired comparison of each pair
   --task-rule RULE    Paired McNemar verdict of a task with several attempts:
                       "majority" (default) or "any"
@@ -79,8 +89,8 @@ const OPTIONS = {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const wanted = nameListOption(values, "agents");
-  const band = numberOption(values, "band", { min: 0 });
-  const rounds = numberOption(values, "rounds", { integer: true, min: 1 });
+  const band = numberOption(values, BAND);
+  const rounds = numberOption(values, ROUNDS);
   const seed = seedOption(values);
   const taskRule = choiceOption<TaskRule>(values, {
     name: "task-rule",
@@ -94,9 +104,12 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const bandParam = pick({ flag: band, plan: plan?.value.tie_band }, 0.10);
-  const roundsParam = pick({ flag: rounds, plan: plan?.value.bootstrap.rounds }, 2000);
-  const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, 7);
+  const bandParam = pick({ flag: band, plan: plan?.value.tie_band }, DEFAULT_TIE_BAND);
+  const roundsParam = pick(
+    { flag: rounds, plan: plan?.value.bootstrap.rounds },
+    DEFAULT_BOOTSTRAP.rounds,
+  );
+  const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, DEFAULT_BOOTSTRAP.seed);
   const settings = { band: bandParam.value, rounds: roundsParam.value, seed: seedParam.value };
 
   const all = summarizeAgents(loaded.rows);

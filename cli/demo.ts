@@ -25,8 +25,20 @@ import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
-import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import {
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  stringOption,
+} from "./_args.ts";
 import { ExitCode, type Io, processIo } from "./_command.ts";
+import { PARALLEL_RANGE } from "./_option_ranges.ts";
+
+/** `--parallel`: episodes at once. */
+const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
+/** The demo's episodes at once: its two agents side by side. */
+const DEMO_PARALLEL = 2;
 
 /** Help text, an example first. */
 export const help = `Run the whole pipeline on this machine: build the images offline
@@ -56,7 +68,7 @@ USAGE:
   deno task ledgerbench demo [OPTIONS]
 
 OPTIONS:
-  --parallel N     Episodes at once (default 2)
+  --parallel N     Episodes at once, ${rangeText(PARALLEL.range)} (default ${DEMO_PARALLEL})
   --out DIR        Where the plan, ledger, errata, price table and the
                    artifact store (artifacts/: workspaces and episode logs,
                    which "ledgerbench show" reads) go (default
@@ -101,7 +113,7 @@ export const DEMO_PRICE_TABLE = {
 /** Runs `demo`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
-  const parallel = numberOption(values, "parallel", { fallback: 2, integer: true, min: 1 });
+  const parallel = numberOption(values, PARALLEL) ?? DEMO_PARALLEL;
   const out = stringOption(values, "out") ?? "out/ledger-demo";
   const work = stringOption(values, "work") ?? "out/demo";
   const reports = stringOption(values, "reports") ?? "out";

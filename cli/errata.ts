@@ -7,10 +7,10 @@
  */
 import { readErrata } from "../analysis/errata.ts";
 import { readLedger } from "../analysis/read_ledger.ts";
-import { InvalidReason } from "../analysis/schema.ts";
+import { Erratum, InvalidReason } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { appendErratum } from "../runner/errata_file.ts";
-import { choiceOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { choiceOption, parseCommandArgs, type ParsedArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 import { renderPairs } from "../report/format.ts";
@@ -49,7 +49,8 @@ OPTIONS:
   --explanation TEXT      Why (required)
   --ledger FILE           Refuse an episode id that is not in this ledger
   --id ID                 erratum_id (default "errata-NNNN", the next line number)
-  --created-at ISO        Timestamp (default: now, UTC)
+  --created-at ISO        Timestamp, an ISO 8601 UTC datetime such as
+                          2026-12-01T09:30:00Z (default: now)
   --json                  Print the stored record as canonical JSON
   -h, --help              This help
 
@@ -72,6 +73,40 @@ const OPTIONS = {
 } as const;
 
 const KINDS = ["invalidate_episode", "rescore_episode", "void_summary"] as const;
+
+/** The erratum field each text option sets, and the form its value must have. */
+const TEXT_FIELDS: Record<string, { field: string; form: string }> = {
+  episode: { field: "episode_id", form: "a non-empty episode id" },
+  "summary-sha256": { field: "summary_sha256", form: "a lower-case hex SHA-256 (64 digits)" },
+  "verifier-image-digest": { field: "verifier_image_digest", form: 'a digest "sha256:<64 hex>"' },
+  "artifact-digest": { field: "artifact_digest", form: 'a digest "sha256:<64 hex>"' },
+  explanation: { field: "explanation", form: "a non-empty text" },
+  id: { field: "erratum_id", form: "a non-empty id" },
+  "created-at": {
+    field: "created_at",
+    form: "an ISO 8601 UTC datetime such as 2026-12-01T09:30:00Z",
+  },
+};
+
+/**
+ * Checks each text option given against its field of the `Erratum` schema
+ * of `kind`, so that a malformed value is a usage error naming the option
+ * (issue 10: `--created-at yesterday` was blamed on line 1 of the errata
+ * file, which did not exist).
+ *
+ * @throws {UsageError} naming the first option whose value the schema refuses
+ */
+function checkTextOptions(values: ParsedArgs["values"], kind: typeof KINDS[number]): void {
+  const schema = Erratum.options.find((option) => option.shape.kind.value === kind)!;
+  const shape = schema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
+  for (const [flag, { field, form }] of Object.entries(TEXT_FIELDS)) {
+    const value = stringOption(values, flag);
+    if (value === undefined || !Object.hasOwn(shape, field)) continue;
+    if (!shape[field].safeParse(value).success) {
+      throw new UsageError(`Option "--${flag}" must be ${form}: "${value}"`);
+    }
+  }
+}
 
 /** Flags each kind accepts besides the common ones. */
 const KIND_FLAGS: Record<typeof KINDS[number], string[]> = {
@@ -100,6 +135,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       throw new UsageError(`Option "--${flag}" does not apply to kind "${kind}"`);
     }
   }
+  checkTextOptions(values, kind);
   const required = (flag: string): string => {
     const value = stringOption(values, flag);
     if (value === undefined) throw new UsageError(`Missing option: "--${flag}" (kind "${kind}")`);

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Digest, PlannedAgent } from "../analysis/schema.ts";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, Digest, Plan, PlannedAgent } from "../analysis/schema.ts";
 import { imageDigest } from "../runner/docker/image_digest.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -14,10 +14,54 @@ import { loadSuite } from "../runner/load_suite.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { createSeedFile, readSeedFile } from "../runner/suite_seed.ts";
 import { SUITES } from "../suites/demo_suite.ts";
-import { choiceOption, numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_CENSORING, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
+import {
+  choiceOption,
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  seedOption,
+  stringOption,
+} from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { resolveSprtParams, SPRT_OPTIONS, SPRT_OPTIONS_HELP } from "./_sprt_flags.ts";
+import {
+  BOOTSTRAP_ROUNDS_RANGE,
+  COUNT_CAP_RANGE,
+  HEADLINE_MAX_RANGE,
+  LABELLED_MAX_RANGE,
+  MAX_ATTEMPTS_RANGE,
+  MODEL_LIMIT_RANGE,
+  TIE_BAND_RANGE,
+  UPSTREAM_TIMEOUT_MS_RANGE,
+  WALL_MS_CAP_RANGE,
+} from "./_option_ranges.ts";
+
+/** `freeze`'s numeric options, each with the range of the plan field it sets. */
+const NUMBERS = {
+  tokenCap: { name: "token-cap", range: COUNT_CAP_RANGE },
+  stepCap: { name: "step-cap", range: COUNT_CAP_RANGE },
+  wallMs: { name: "wall-ms", range: WALL_MS_CAP_RANGE },
+  maxOutputTokens: { name: "max-output-tokens", range: MODEL_LIMIT_RANGE },
+  contextLimitTokens: { name: "context-limit-tokens", range: MODEL_LIMIT_RANGE },
+  upstreamTimeoutMs: { name: "upstream-timeout-ms", range: UPSTREAM_TIMEOUT_MS_RANGE },
+  maxAttempts: { name: "max-attempts", range: MAX_ATTEMPTS_RANGE },
+  headlineMax: { name: "headline-max", range: HEADLINE_MAX_RANGE },
+  labelledMax: { name: "labelled-max", range: LABELLED_MAX_RANGE },
+  rounds: { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE },
+  tieBand: { name: "tie-band", range: TIE_BAND_RANGE },
+} as const satisfies Record<string, NumberOption>;
+
+/** The range of one of {@link NUMBERS}, as the help text shows it. */
+const range = (key: keyof typeof NUMBERS) => rangeText(NUMBERS[key].range);
+
+/**
+ * The plan's default `max_attempts`, read from the schema (`Plan.parse`
+ * fills it in) rather than restated.
+ */
+const DEFAULT_MAX_ATTEMPTS: number = Plan.shape.max_attempts.parse(undefined);
 
 /** Help text, an example first. */
 export const help = `Freeze the plan of a run before its first episode (seeds 002 and 003): the
@@ -85,34 +129,41 @@ AGENTS AND ENVIRONMENT:
 PLAN:
   --out PLAN               Plan file to write (refused if it exists)
   --plan-id ID             Plan id (default: the file name without .json)
-  --order-seed S           Seed of the one-time task shuffle (default: a fresh
-                           random integer, recorded in the plan)
-  --token-cap N            Prompt + completion tokens per episode
-  --step-cap N             Model calls per episode
-  --wall-ms N              Wall clock per episode in ms (unset caps fall back to
-                           each task's own limits)
-  --max-output-tokens N    Output policy (seed 000): the relay caps every model
-                           call's output at N tokens, and a call whose server
-                           reports more completion tokens than its cap is
-                           missing evidence (evidence_missing)
-  --context-limit-tokens N Declared context limit (seed 000): a call whose server
-                           reports more prompt + completion tokens is missing
-                           evidence (evidence_missing)
-  --upstream-timeout-ms N  The relay's wait for the upstream per model call
-                           (default 90% of the smallest wall cap, at most
-                           300000); must be below every episode's wall cap, so
-                           that a call never answered is a provider_fault
+  --order-seed S           Seed of the one-time task shuffle: an integer (007 is
+                           7) or any other text (default: a fresh random
+                           integer, recorded in the plan)
+  --token-cap N            Prompt + completion tokens per episode, ${range("tokenCap")}
+  --step-cap N             Model calls per episode, ${range("stepCap")}
+  --wall-ms N              Wall clock per episode in ms, ${range("wallMs")} (unset
+                           caps fall back to each task's own limits)
+  --max-output-tokens N    Output policy (seed 000), ${range("maxOutputTokens")}: the
+                           relay caps every model call's output at N tokens, and a
+                           call whose server reports more completion tokens than
+                           its cap is missing evidence (evidence_missing)
+  --context-limit-tokens N Declared context limit (seed 000), ${range("contextLimitTokens")}:
+                           a call whose server reports more prompt + completion
+                           tokens is missing evidence (evidence_missing)
+  --upstream-timeout-ms N  The relay's wait for the upstream per model call,
+                           ${range("upstreamTimeoutMs")} (default 90% of the smallest wall cap, at
+                           most ${DEFAULT_UPSTREAM_TIMEOUT_MS}); must be below every episode's wall
+                           cap, so that a call never answered is a provider_fault
   --price-table-id ID      Frozen price table id (default "unpriced")
   --sprt                   Stop each agent by seed 002's SPRT (else: fixed list)
 ${SPRT_OPTIONS_HELP}
   --invalid-policy P       "halt" (default; seed 000: stop, redo the whole run) or
                            "rerun-task" (seed 002: rerun the task as a new attempt)
-  --max-attempts N         Attempts per task under rerun-task (default 3)
-  --headline-max X         Censoring below which a headline may be stated (0.02)
-  --labelled-max X         Censoring up to which both scores are stated (0.10)
-  --bootstrap-seed S       Bootstrap seed (default 7)
-  --rounds N               Bootstrap rounds (default 2000)
-  --tie-band X             Relative tie band of the comparison (default 0.10)
+  --max-attempts N         Attempts per task under rerun-task, ${range("maxAttempts")}
+                           (default ${DEFAULT_MAX_ATTEMPTS})
+  --headline-max X         Censoring below which a headline may be stated,
+                           ${range("headlineMax")} (default ${DEFAULT_CENSORING.headline_max})
+  --labelled-max X         Censoring up to which both scores are stated,
+                           ${range("labelledMax")} (default ${DEFAULT_CENSORING.labelled_max})
+  --bootstrap-seed S       Bootstrap seed: an integer (007 is 7) or any other text
+                           (default ${DEFAULT_BOOTSTRAP.seed})
+  --rounds N               Bootstrap rounds, ${range("rounds")}
+                           (default ${DEFAULT_BOOTSTRAP.rounds})
+  --tie-band X             Relative tie band of the comparison, ${range("tieBand")}
+                           (default ${DEFAULT_TIE_BAND})
   --json                   Print the plan and its hash as canonical JSON
   -h, --help               This help
 
@@ -291,35 +342,32 @@ export async function run(args: string[], io: Io): Promise<number> {
   const agentIds = new Set(agents.keys());
   const envs = agentEnvOption(values, agentIds);
   const commands = agentCommandOption(values, agentIds);
-  const cap = (name: string) => numberOption(values, name, { integer: true, min: 0 }) ?? null;
+  const number = (key: keyof typeof NUMBERS) => numberOption(values, NUMBERS[key]);
   const caps = {
-    token_cap: cap("token-cap"),
-    step_cap: cap("step-cap"),
-    wall_ms_cap: cap("wall-ms"),
+    token_cap: number("tokenCap") ?? null,
+    step_cap: number("stepCap") ?? null,
+    wall_ms_cap: number("wallMs") ?? null,
   };
-  const limit = (name: string) => numberOption(values, name, { integer: true, min: 1 }) ?? null;
   const modelLimits = {
-    max_output_tokens: limit("max-output-tokens"),
-    context_limit_tokens: limit("context-limit-tokens"),
+    max_output_tokens: number("maxOutputTokens") ?? null,
+    context_limit_tokens: number("contextLimitTokens") ?? null,
   };
   const anyLimit = modelLimits.max_output_tokens !== null ||
     modelLimits.context_limit_tokens !== null;
-  const upstreamTimeoutMs = numberOption(values, "upstream-timeout-ms", { integer: true, min: 1 });
+  const upstreamTimeoutMs = number("upstreamTimeoutMs");
   const invalidPolicy = choiceOption(values, {
     name: "invalid-policy",
     choices: ["halt", "rerun-task"] as const,
     fallback: "halt",
   });
-  const maxAttempts = numberOption(values, "max-attempts", { fallback: 3, integer: true, min: 1 });
-  const headlineMax = numberOption(values, "headline-max", { fallback: 0.02, min: 0, max: 1 });
-  const labelledMax = numberOption(values, "labelled-max", { fallback: 0.10, min: 0, max: 1 });
-  const rounds = numberOption(values, "rounds", { fallback: 2000, integer: true, min: 1 });
-  const tieBand = numberOption(values, "tie-band", { fallback: 0.10, min: 0, max: 1 });
-  const bootstrapSeed = seedValue(stringOption(values, "bootstrap-seed") ?? "7");
-  const orderSeedText = stringOption(values, "order-seed");
-  const orderSeed = orderSeedText === undefined
-    ? crypto.getRandomValues(new Uint32Array(1))[0]
-    : seedValue(orderSeedText);
+  const maxAttempts = number("maxAttempts") ?? DEFAULT_MAX_ATTEMPTS;
+  const headlineMax = number("headlineMax") ?? DEFAULT_CENSORING.headline_max;
+  const labelledMax = number("labelledMax") ?? DEFAULT_CENSORING.labelled_max;
+  const rounds = number("rounds") ?? DEFAULT_BOOTSTRAP.rounds;
+  const tieBand = number("tieBand") ?? DEFAULT_TIE_BAND;
+  const bootstrapSeed = seedOption(values, "bootstrap-seed") ?? DEFAULT_BOOTSTRAP.seed;
+  const orderSeed = seedOption(values, "order-seed") ??
+    crypto.getRandomValues(new Uint32Array(1))[0];
   const stopping = values.sprt === true
     ? { kind: "sprt" as const, params: resolveSprtParams(values, null).params }
     : { kind: "fixed" as const };
@@ -460,8 +508,4 @@ export async function run(args: string[], io: Io): Promise<number> {
       ].join("\n"),
   });
   return ExitCode.ok;
-}
-
-function seedValue(text: string): number | string {
-  return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
 }

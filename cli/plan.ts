@@ -10,14 +10,27 @@ import { episodeTokens, isScored } from "../analysis/classify_episode.ts";
 import {
   choiceOption,
   numberListOption,
+  type NumberOption,
   numberOption,
   parseCommandArgs,
+  rangeText,
   stringOption,
 } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { loadLedger } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
 import { renderPairs } from "../report/format.ts";
+
+/** Tokens are safe integers in the ledger; spend and budget are kept in that range. */
+const TOKENS = { min: 0, max: Number.MAX_SAFE_INTEGER };
+/** `--spend`: pilot tokens per episode. */
+const SPEND: NumberOption = { name: "spend", range: TOKENS };
+/** `--budget`: the budget in tokens. */
+const BUDGET: NumberOption = { name: "budget", range: TOKENS };
+/** `--tasks`: planned episodes, 1..1000000000. */
+const TASKS: NumberOption = { name: "tasks", range: { min: 1, max: 1e9, integer: true } };
+/** `--safety`: the multiplier on the projection, above 0, at most 100. */
+const SAFETY: NumberOption = { name: "safety", range: { above: 0, max: 100 } };
 
 /** Help text, an example first. */
 export const help = `Project the spend of a planned matrix from a pilot (seed 003) and refuse a
@@ -41,11 +54,13 @@ OPTIONS:
   --pilot FILE      A pilot ledger: the spend of each scored episode is its
                     prompt + completion tokens (invalid episodes are not usable
                     traces and are left out, and counted)
-  --spend LIST      Pilot spend per episode, comma-separated
-  --tasks N         Episodes the matrix will run (tasks x agents x attempts)
-  --budget B        Budget in the same unit (tokens)
+  --spend LIST      Pilot spend per episode, comma-separated, each
+                    ${rangeText(SPEND.range)}
+  --tasks N         Episodes the matrix will run (tasks x agents x attempts),
+                    ${rangeText(TASKS.range)}
+  --budget B        Budget in the same unit (tokens), ${rangeText(BUDGET.range)}
   --central C       "max" (default) or "mean"
-  --safety X        Safety factor (default 1.25)
+  --safety X        Safety factor, ${rangeText(SAFETY.range)} (default 1.25)
   --json            Canonical JSON instead of text
   -h, --help        This help
 
@@ -72,20 +87,19 @@ function tokens(x: number): string {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
   const pilotPath = stringOption(values, "pilot");
-  const spendList = numberListOption(values, "spend", { min: 0 });
+  const spendList = numberListOption(values, SPEND);
   if ((pilotPath === undefined) === (spendList === undefined)) {
     throw new UsageError('Give exactly one of "--pilot" and "--spend"');
   }
-  const tasks = numberOption(values, "tasks", { integer: true, min: 1 });
+  const tasks = numberOption(values, TASKS);
   if (tasks === undefined) throw new UsageError('Missing option: "--tasks"');
-  const budget = numberOption(values, "budget", { min: 0 });
+  const budget = numberOption(values, BUDGET);
   if (budget === undefined) throw new UsageError('Missing option: "--budget"');
   const central = choiceOption(values, {
     name: "central",
     choices: ["max", "mean"] as const,
     fallback: "max",
   });
-  const safety = numberOption(values, "safety", { fallback: 1.25, above: 0 });
 
   let spend: number[];
   let pilot: Record<string, unknown>;
@@ -110,7 +124,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     spend = spendList as number[];
     pilot = { source: "spend", spend };
   }
-  const estimate = pilotEstimate(spend, { tasks, budget }, { central, safety });
+  const estimate = pilotEstimate(spend, { tasks, budget }, {
+    central,
+    safety: numberOption(values, SAFETY),
+  });
+  const { safety } = estimate;
   const payload = {
     command: "plan",
     parameters: { tasks, budget, central, safety },

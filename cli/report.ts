@@ -9,9 +9,21 @@ import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
 import { writeReport } from "../report/write_report.ts";
-import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import {
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  stringOption,
+} from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
+import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
+
+/** `--max-findings`: validation findings listed per code. */
+const MAX_FINDINGS: NumberOption = { name: "max-findings", range: MAX_FINDINGS_RANGE };
+/** `--png-scale`: PNG pixels per SVG pixel, above 0, at most 8 (a figure stays a few MB). */
+const PNG_SCALE: NumberOption = { name: "png-scale", range: { above: 0, max: 8 } };
 
 /** Help text, an example first. */
 export const help = `Write the replayable report of a ledger: report.md, a self-contained
@@ -44,8 +56,9 @@ OPTIONS:
                       band, censoring thresholds, lane weights, SPRT
   --errata FILE       Corrections applied on top of the ledger
   --price-table FILE  Frozen price table: cost per resolved in money
-  --max-findings N    Validation findings listed per code (default 20)
-  --png-scale X       PNG pixels per SVG pixel (default 2)
+  --max-findings N    Validation findings listed per code, ${rangeText(MAX_FINDINGS.range)}
+                      (default 20)
+  --png-scale X       PNG pixels per SVG pixel, ${rangeText(PNG_SCALE.range)} (default 2)
   --json              Print the files written (path, bytes, SHA-256) as JSON
   -h, --help          This help
 
@@ -71,12 +84,8 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
-  const maxFindingsPerCode = numberOption(values, "max-findings", {
-    fallback: 20,
-    integer: true,
-    min: 0,
-  });
-  const pngScale = numberOption(values, "png-scale", { fallback: 2, above: 0, max: 8 });
+  const maxFindingsPerCode = numberOption(values, MAX_FINDINGS);
+  const pngScale = numberOption(values, PNG_SCALE);
   const inputs = await loadReportInputs({
     ledger: positionals[0],
     plan: stringOption(values, "plan"),

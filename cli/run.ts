@@ -14,10 +14,20 @@ import type { Upstream } from "../runner/run_episode.ts";
 import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { createProgress } from "../runner/progress.ts";
-import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import {
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  stringOption,
+} from "./_args.ts";
+import { PARALLEL_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { pairsOption } from "./freeze.ts";
+
+/** `--parallel`: episodes at once. */
+const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
 
 /** Exit status of a batch interrupted by the operator with Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
@@ -85,9 +95,9 @@ OPTIONS:
                        the plan id); a run redone after a halt needs a new one
   --resume             Continue the ledger of an interrupted run; a torn final
                        line is moved to FILE.torn.jsonl and reported
-  --parallel N         Episodes at once (default 1); rows are appended in
-                       completion order, episode ids stay deterministic; an
-                       SPRT agent keeps one episode in flight
+  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (default 1); rows
+                       are appended in completion order, episode ids stay
+                       deterministic; an SPRT agent keeps one episode in flight
   --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
   --unsandboxed        Run candidates as host processes: NOT isolated; only
                        with this flag, and every row records sandbox
@@ -168,7 +178,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (plan === undefined) throw new UsageError('Missing option: "--plan"');
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
-  const parallel = numberOption(values, "parallel", { fallback: 1, integer: true, min: 1 });
+  const parallel = numberOption(values, PARALLEL) ?? 1;
   const upstreams = perAgent(values.upstream as unknown as string[] | undefined);
   const scripts = perAgent(values["provider-script"] as unknown as string[] | undefined);
   const usesUpstream = upstreams.all !== null || upstreams.byAgent.size > 0;

@@ -10,7 +10,8 @@ import { censoringSummary } from "../analysis/censoring.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { WilsonInterval } from "../analysis/wilson_interval.ts";
 import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
-import { numberOption, parseCommandArgs, seedOption, stringOption } from "./_args.ts";
+import { DEFAULT_BOOTSTRAP } from "../analysis/defaults.ts";
+import { numberOption, parseCommandArgs, rangeText, seedOption, stringOption } from "./_args.ts";
 import type { Io } from "./_command.ts";
 import {
   configRef,
@@ -23,6 +24,10 @@ import {
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, integer, percent, percentInterval, renderTable } from "../report/format.ts";
 import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
+import { BOOTSTRAP_ROUNDS_RANGE } from "./_option_ranges.ts";
+
+/** `--rounds`: the plan's `bootstrap.rounds` range. */
+const ROUNDS = { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE };
 
 /** Help text, an example first. */
 export const help = `Summarize a ledger per agent (seed 001): episodes, invalid rate, resolved
@@ -51,8 +56,10 @@ OPTIONS:
                       never rewritten; the output lists every correction)
   --plan FILE         Frozen plan: lane weights and bootstrap defaults
   --price-table FILE  Frozen price table: cost and cost per resolved
-  --rounds N          Bootstrap rounds (default: the plan's, else 2000)
-  --seed S            Bootstrap seed (default: the plan's, else 7)
+  --rounds N          Bootstrap rounds, ${rangeText(ROUNDS.range)} (default: the
+                      plan's, else ${DEFAULT_BOOTSTRAP.rounds})
+  --seed S            Bootstrap seed: an integer (007 is 7) or any other text
+                      (default: the plan's, else ${DEFAULT_BOOTSTRAP.seed})
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
   --json              Canonical JSON instead of tables
@@ -88,7 +95,7 @@ export interface SummarizedAgent extends AgentSummary {
 /** Runs `summarize`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
-  const rounds = numberOption(values, "rounds", { integer: true, min: 1 });
+  const rounds = numberOption(values, ROUNDS);
   const seed = seedOption(values);
   const lenient = values.lenient === true;
   const planPath = stringOption(values, "plan");
@@ -101,8 +108,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const roundsParam = pick({ flag: rounds, plan: plan?.value.bootstrap.rounds }, 2000);
-  const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, 7);
+  const roundsParam = pick(
+    { flag: rounds, plan: plan?.value.bootstrap.rounds },
+    DEFAULT_BOOTSTRAP.rounds,
+  );
+  const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, DEFAULT_BOOTSTRAP.seed);
   const laneWeights = plan !== null && Object.keys(plan.value.lane_weights).length > 0
     ? plan.value.lane_weights
     : undefined;

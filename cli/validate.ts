@@ -7,11 +7,21 @@
  */
 import { type Finding, validateLedger } from "../analysis/validate_ledger.ts";
 import { formatProblem, type LedgerProblem, type ProblemCode } from "../analysis/ledger_error.ts";
-import { numberOption, parseCommandArgs, stringOption } from "./_args.ts";
+import {
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  stringOption,
+} from "./_args.ts";
+import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { configRef, loadPlan } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
 import { renderPairs, renderTable } from "../report/format.ts";
+
+/** `--max-findings`: findings listed per kind. */
+const MAX_FINDINGS: NumberOption = { name: "max-findings", range: MAX_FINDINGS_RANGE };
 
 /** Help text, an example first. */
 export const help = `Validate a ledger against its frozen plan (seed 003): one scored row per
@@ -34,7 +44,8 @@ OPTIONS:
   --lenient           Go on after a line that cannot be read (bad JSON, schema,
                       duplicate, hash chain): every such line is listed as an
                       error and left out; the exit status is then 2
-  --max-findings N    List at most N findings of each kind (counts stay complete)
+  --max-findings N    List at most N findings of each kind, ${rangeText(MAX_FINDINGS.range)}
+                      (counts stay complete; default: all)
   --json              Canonical JSON instead of tables
   -h, --help          This help
 
@@ -65,7 +76,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const planPath = stringOption(values, "plan");
   if (planPath === undefined) throw new UsageError('Missing option: "--plan"');
-  const maxFindings = numberOption(values, "max-findings", { integer: true, min: 0 });
+  const maxFindings = numberOption(values, MAX_FINDINGS);
   const lenient = values.lenient === true;
   const plan = await loadPlan(planPath);
   const path = positionals[0];
