@@ -131,15 +131,18 @@ export function quotedList(ids: readonly string[]): string {
 export interface Column {
   header: string;
   align?: "left" | "right";
+  /** The column holds ids (agent, task, episode, model): they are shown by `displayId`. */
+  id?: boolean;
 }
 
 /**
  * Renders rows under headers, columns padded to their widest cell and
  * separated by two spaces, with a dashed rule under the header. Every cell is
- * untrusted: it is shown by `displayId` (control, bidirectional and line
+ * untrusted: it is shown by `lineText` (control, bidirectional and line
  * separator characters escaped, so a cell stays on its line and in its
- * order; longer than 48 characters, shortened with a hash), so a row can
- * never be reordered, split or stretched by an id. O(cells).
+ * order), and a cell of an `id` column by `displayId` (also shortened past 48
+ * characters, with a hash), so no id can reorder, split or stretch a row.
+ * O(cells).
  *
  * @param columns the headers and alignments
  * @param rows the cells, one array per row
@@ -152,7 +155,9 @@ export interface Column {
  * ```
  */
 export function renderTable(columns: readonly Column[], rows: readonly string[][]): string {
-  const shown = rows.map((row) => row.map(displayId));
+  const shown = rows.map((row) =>
+    row.map((cell, i) => columns[i]?.id === true ? displayId(cell) : lineText(cell))
+  );
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...shown.map((row) => (row[i] ?? "").length))
   );
