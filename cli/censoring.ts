@@ -129,7 +129,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       const rows = [...result.agents, result.overall];
       text += renderTable(
         [
-          { header: "agent" },
+          { header: "agent", id: true },
           { header: "scored", align: "right" },
           { header: "invalid", align: "right" },
           { header: "completed", align: "right" },
@@ -177,7 +177,7 @@ function stopReasonTable(rows: CensoringRow[]): string {
   const reasons = Object.keys(rows[0].stop_reasons);
   return renderTable(
     [
-      { header: "agent" },
+      { header: "agent", id: true },
       ...reasons.map((reason) => ({ header: reason, align: "right" as const })),
     ],
     rows.map((r) => [
