@@ -183,7 +183,7 @@ export async function run(args: string[], io: Io): Promise<number> {
 function agentTable(agents: SummarizedAgent[]): string {
   return renderTable(
     [
-      { header: "agent" },
+      { header: "agent", id: true },
       { header: "episodes", align: "right" },
       { header: "invalid", align: "right" },
       { header: "resolved", align: "right" },
@@ -212,7 +212,7 @@ function agentTable(agents: SummarizedAgent[]): string {
 function costTable(agents: SummarizedAgent[]): string {
   return renderTable(
     [
-      { header: "agent" },
+      { header: "agent", id: true },
       { header: "price table" },
       { header: "cost", align: "right" },
       { header: "cost/resolved", align: "right" },
@@ -254,7 +254,7 @@ function laneTable(agents: SummarizedAgent[]): string {
   }
   return "Lane-weighted score (seed 000: sum of weight x lane pass rate):\n" + renderTable(
     [
-      { header: "agent" },
+      { header: "agent", id: true },
       { header: "lane" },
       { header: "weight", align: "right" },
       { header: "resolved", align: "right" },
