@@ -210,7 +210,7 @@ function sideTable(comparisons: Comparison[]): string {
   }
   return renderTable(
     [
-      { header: "agent" },
+      { header: "agent", id: true },
       { header: "resolved", align: "right" },
       { header: "rate", align: "right" },
       { header: "95% interval", align: "right" },
@@ -267,10 +267,10 @@ function relative(d: number | null): string {
 function matrixTable(comparisons: Comparison[]): string {
   return "Pairwise matrix:\n" + renderTable(
     [
-      { header: "a" },
-      { header: "b" },
+      { header: "a", id: true },
+      { header: "b", id: true },
       { header: "rule" },
-      { header: "winner" },
+      { header: "winner", id: true },
       { header: "overlap" },
       { header: "TPR diff", align: "right" },
       { header: "SPR diff", align: "right" },
