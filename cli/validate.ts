@@ -119,7 +119,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       ]);
       text += "\n" + renderTable(
         [
-          { header: "agent" },
+          { header: "agent", id: true },
           { header: "planned" },
           { header: "rows", align: "right" },
           { header: "scored", align: "right" },
