@@ -126,8 +126,8 @@ function stepTable(replay: SprtReplay): string {
   return renderTable(
     [
       { header: "n", align: "right" },
-      { header: "task" },
-      { header: "episode" },
+      { header: "task", id: true },
+      { header: "episode", id: true },
       { header: "outcome" },
       { header: "passes", align: "right" },
       { header: "fails", align: "right" },
