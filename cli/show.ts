@@ -179,7 +179,7 @@ function callTable(calls: readonly RelayCallRecord[]): string {
       { header: "#", align: "right" },
       { header: "endpoint" },
       { header: "status", align: "right" },
-      { header: "model" },
+      { header: "model", id: true },
       { header: "prompt", align: "right" },
       { header: "completion", align: "right" },
       { header: "tools", align: "right" },
