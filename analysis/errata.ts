@@ -8,11 +8,10 @@
  */
 import type { z } from "zod";
 import { canonicalJsonLine } from "./canonical_json.ts";
-import { ioError, LedgerError, type LedgerProblem } from "./ledger_error.ts";
-import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
+import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
 import { type Episode, type EpisodeStatus, Erratum, type InvalidReason } from "./schema.ts";
 
-/** Options for {@link readErrata} and {@link applyErrata}. */
+/** Options for {@link applyErrata} (and the errata reader, inputs/errata.ts). */
 export interface ErrataOptions {
   /** Collect every problem instead of throwing at the first. */
   lenient?: boolean;
@@ -36,52 +35,6 @@ export interface ErrataFile {
   entries: ErratumEntry[];
   /** Every problem found (empty unless `lenient`). */
   problems: LedgerProblem[];
-}
-
-/**
- * Reads an errata file, streaming, with the ledger reader's conventions:
- * each line must be one JSON object fitting the {@link Erratum} schema, and
- * `erratum_id` must not repeat (code `duplicate_erratum_id`). Problems name
- * file, line and field. Cost: O(file) time, O(errata) memory.
- *
- * @param path the errata file
- * @param options `lenient` lists problems instead of throwing (rows with a
- *   problem are then left out of `entries` and listed in `problems`)
- * @returns the errata in file order with the file's SHA-256
- * @throws {LedgerError} on the first problem unless `lenient`; an unreadable
- *   file throws code `io_error` even when lenient
- */
-export async function readErrata(path: string, options: ErrataOptions = {}): Promise<ErrataFile> {
-  let chunks: AsyncIterable<Uint8Array>;
-  try {
-    chunks = await openBytes(path);
-  } catch (error) {
-    throw ioError(path, error);
-  }
-  const entries: ErratumEntry[] = [];
-  const problems: LedgerProblem[] = [];
-  const seen = new Set<string>();
-  const report = (problem: LedgerProblem) => {
-    if (!options.lenient) throw new LedgerError([problem]);
-    problems.push(problem);
-  };
-  const summary = await scanJsonl(chunks, (bytes, line, text) => {
-    const result = parseLine(Erratum, { bytes, file: path, line, text });
-    if (!result.ok) return report(result.problem);
-    const erratum = result.value;
-    if (seen.has(erratum.erratum_id)) {
-      return report({
-        code: "duplicate_erratum_id",
-        file: path,
-        line,
-        field: "erratum_id",
-        message: `duplicate erratum "${erratum.erratum_id}"`,
-      });
-    }
-    seen.add(erratum.erratum_id);
-    entries.push({ line, erratum });
-  });
-  return { file: path, sha256: summary.sha256, lines: summary.lines, entries, problems };
 }
 
 /**
@@ -168,7 +121,7 @@ function stateOf(row: EpisodeVerdictState): EpisodeVerdictState {
  * Cost: O(rows + errata).
  *
  * @param rows the ledger rows (not modified)
- * @param errata an errata file from {@link readErrata}
+ * @param errata an errata file (`loadErrata` in inputs/errata.ts reads one)
  * @param options `lenient` lists errata that cannot apply instead of throwing
  * @returns corrected rows, what changed, and the voided summaries
  * @throws {LedgerError} code `unknown_episode` or `erratum_conflict` unless `lenient`

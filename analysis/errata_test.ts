@@ -8,9 +8,10 @@ import {
   strictEqual,
   throws,
 } from "node:assert/strict";
-import { applyErrata, type ErrataFile, erratumLine, readErrata } from "./errata.ts";
+import { applyErrata, type ErrataFile, erratumLine } from "./errata.ts";
+import { loadErrata } from "../inputs/errata.ts";
 import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
-import { readLedger } from "./read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 const AT = "2026-09-04T12:00:00Z";
@@ -56,18 +57,18 @@ function jsonl(...records: unknown[]): string {
 
 async function problemOf(path: string): Promise<LedgerProblem> {
   try {
-    await readErrata(path);
+    await loadErrata(path);
   } catch (e) {
     ok(e instanceof LedgerError);
     return e.problems[0];
   }
-  throw new Error("expected readErrata() to throw");
+  throw new Error("expected loadErrata() to throw");
 }
 
-Deno.test("readErrata() reads every kind in file order with the file's SHA-256", async () => {
+Deno.test("loadErrata() reads every kind in file order with the file's SHA-256", async () => {
   const text = jsonl(INVALIDATE, RESCORE, VOID);
   await withFile(text, async (path) => {
-    const errata = await readErrata(path);
+    const errata = await loadErrata(path);
     equal(errata.file, path);
     equal(errata.lines, 3);
     equal(errata.sha256, createHash("sha256").update(text).digest("hex"));
@@ -82,7 +83,7 @@ Deno.test("readErrata() reads every kind in file order with the file's SHA-256",
   });
 });
 
-Deno.test("readErrata() names file, line and field of each bad line", async () => {
+Deno.test("loadErrata() names file, line and field of each bad line", async () => {
   const cases: [string, Partial<LedgerProblem>][] = [
     [jsonl(INVALIDATE) + "{not json\n", { code: "malformed_json", line: 2, field: "" }],
     [jsonl(INVALIDATE) + "\n" + jsonl(RESCORE), { code: "blank_line", line: 2, field: "" }],
@@ -122,7 +123,7 @@ Deno.test("readErrata() names file, line and field of each bad line", async () =
       );
     });
   }
-  await rejects(readErrata("/nonexistent/errata.jsonl"), (error: unknown) => {
+  await rejects(loadErrata("/nonexistent/errata.jsonl"), (error: unknown) => {
     ok(error instanceof LedgerError);
     equal(error.problems[0].code, "io_error");
     equal(error.problems[0].file, "/nonexistent/errata.jsonl");
@@ -130,11 +131,11 @@ Deno.test("readErrata() names file, line and field of each bad line", async () =
   });
 });
 
-Deno.test("readErrata() in lenient mode lists every problem and keeps the good lines", async () => {
+Deno.test("loadErrata() in lenient mode lists every problem and keeps the good lines", async () => {
   const text = jsonl(INVALIDATE, { ...RESCORE, resolved: "yes" }, { ...VOID, erratum_id: "e-1" }) +
     "[]\n";
   await withFile(text, async (path) => {
-    const errata = await readErrata(path, { lenient: true });
+    const errata = await loadErrata(path, { lenient: true });
     deepEqual(errata.entries.map((entry) => entry.line), [1]);
     deepEqual(errata.problems.map((p) => [p.line, p.code, p.field]), [
       [2, "schema_violation", "resolved"],
@@ -147,11 +148,11 @@ Deno.test("readErrata() in lenient mode lists every problem and keeps the good l
 });
 
 function errataOf(...records: unknown[]): Promise<ErrataFile> {
-  return withFile(jsonl(...records), (path) => readErrata(path));
+  return withFile(jsonl(...records), (path) => loadErrata(path));
 }
 
 Deno.test("applyErrata() corrects copies, reports before/after and voided summaries", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const snapshot = structuredClone(rows);
   const errata = await errataOf(INVALIDATE, RESCORE, VOID, { ...VOID, erratum_id: "e-4" });
   const result = applyErrata(rows, errata);
@@ -198,7 +199,7 @@ Deno.test("applyErrata() corrects copies, reports before/after and voided summar
 });
 
 Deno.test("applyErrata() turns a null rescore into a verifier fault and chains errata", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const errata = await errataOf(
     { ...RESCORE, erratum_id: "x-1", episode_id: "r1/a/t1/1", resolved: null },
     // The episode is now invalid for verifier_fault, so a second rescore may repair it.
@@ -220,7 +221,7 @@ Deno.test("applyErrata() turns a null rescore into a verifier fault and chains e
 });
 
 Deno.test("applyErrata() refuses unknown episodes and unrepairable rescores", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const unknown = await errataOf(VOID, { ...INVALIDATE, episode_id: "r1/c/t1/1" });
   throws(() => applyErrata(rows, unknown), (error: unknown) => {
     ok(error instanceof LedgerError);

@@ -16,6 +16,11 @@ export type ProblemCode =
   | "unknown_episode"
   | "duplicate_erratum_id"
   | "erratum_conflict"
+  | "bad_encoding"
+  | "duplicate_key"
+  | "number_out_of_range"
+  | "empty_file"
+  | "hash_mismatch"
   | "io_error";
 
 /** One problem at one place in one file. */
@@ -84,6 +89,15 @@ export class LedgerError extends Error {
  * ```
  */
 export function ioError(file: string, error: unknown): LedgerError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? systemMessage(error.message) : String(error);
   return new LedgerError([{ code: "io_error", file, line: 0, field: "", message }]);
+}
+
+/**
+ * A system error's message without the call and path Deno appends (`No such
+ * file or directory (os error 2): stat '/abs/a.jsonl'` becomes `No such file
+ * or directory (os error 2)`): the problem already names the file as given.
+ */
+function systemMessage(message: string): string {
+  return message.replace(/: [a-z_]+ '[^']*'( -> '[^']*')?$/, "");
 }

@@ -1,7 +1,8 @@
 /**
  * ledgerbench's analysis: pure functions of ledger rows and parameters (no
- * Docker, no clock, randomness only through `seededRandom`), re-exported from
- * one entry point. Each helper module appends its own line below.
+ * file I/O, no Docker, no clock, randomness only through `seededRandom`),
+ * re-exported from one entry point. Reading files is the inputs layer's job
+ * (`inputs/mod.ts`). Each helper module appends its own line below.
  *
  * @module
  */
@@ -16,21 +17,19 @@ export * from "./episode_cost.ts";
 export * from "./summarize_agents.ts";
 export * from "./compare_agents.ts";
 export * from "./paired_comparison.ts";
-// The records, reading and determinism primitives everything else builds on.
+// The records, problems and determinism primitives everything else builds on.
 export * from "./schema.ts";
 export * from "./ledger_error.ts";
-export * from "./jsonl.ts";
-export * from "./read_ledger.ts";
 export * from "./canonical_json.ts";
 export * from "./sha256_hex.ts";
 export * from "./format_number.ts";
 export * from "./seeded_random.ts";
 export * from "./shuffle_once.ts";
-// Classification, censoring, errata, validation, pilot estimate, config reading, JSON Schemas (seeds 000, 003).
+// Classification, censoring, errata, validation, pilot estimate, JSON Schemas (seeds 000, 003).
+export * from "./defaults.ts";
 export * from "./classify_episode.ts";
 export * from "./censoring.ts";
 export * from "./errata.ts";
 export * from "./validate_ledger.ts";
 export * from "./pilot_estimate.ts";
-export * from "./read_config.ts";
 export * from "./json_schema.ts";

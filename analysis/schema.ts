@@ -402,13 +402,21 @@ export const Plan = z.object({
    * their bytes and hash.
    */
   upstream_timeout_ms: z.number().int().positive().optional(),
+  /**
+   * The program that generated a synthetic plan and its seed (the shipped
+   * example: `tools/generate_synthetic_ledger.ts`); absent in frozen plans.
+   */
+  generator: z.object({
+    script: z.string().min(1),
+    seed: z.union([z.number().int(), z.string()]),
+  }).strict().optional(),
   environment: z.object({
     runner_version: z.string().nullable().default(null),
     verifier_image_digest: Digest.nullable().default(null),
     /** The verifier image reference the runner resolves before each episode. */
     verifier_image: z.string().min(1).nullable().default(null),
   }).strict().default({ runner_version: null, verifier_image_digest: null, verifier_image: null }),
-}).passthrough();
+}).strict();
 export type Plan = z.infer<typeof Plan>;
 
 /** Per-million-token rates in one currency. */

@@ -17,9 +17,9 @@
  *
  * @module
  */
-import { openBytes } from "../analysis/jsonl.ts";
-import { scanLedger } from "../analysis/read_ledger.ts";
-import { validateLedger } from "../analysis/validate_ledger.ts";
+import { openInput } from "../inputs/input_file.ts";
+import { scanLedger } from "../inputs/ledger.ts";
+import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
 import { Plan } from "../analysis/schema.ts";
 import { peakRssKib } from "./_measure.ts";
 import process from "node:process";
@@ -49,7 +49,7 @@ async function baseline(path: string): Promise<number> {
     if (value !== null) sink++;
     lines++;
   };
-  for await (const chunk of await openBytes(path)) {
+  for await (const chunk of await openInput(path)) {
     let start = 0;
     let end = chunk.indexOf(NEWLINE, start);
     while (end !== -1) {
@@ -85,14 +85,14 @@ async function measure(mode: string, path: string, planPath?: string): Promise<n
   if (mode === "baseline") return await baseline(path);
   if (mode === "scan") {
     let rows = 0;
-    const scan = await scanLedger({ chunks: await openBytes(path), file: path }, () => rows++);
+    const scan = await scanLedger({ chunks: await openInput(path), file: path }, () => rows++);
     if (scan.valid_rows !== rows) throw new Error("Row count mismatch");
     return rows;
   }
   if (mode === "validate") {
     if (planPath === undefined) throw new Error('Mode "validate" needs a plan file');
     const plan = Plan.parse(JSON.parse(await Deno.readTextFile(planPath)));
-    const report = await validateLedger(path, plan, { maxFindingsPerCode: 10 });
+    const report = await validateLedgerFile(path, plan, { maxFindingsPerCode: 10 });
     return report.rows;
   }
   throw new Error(`Unknown mode: "${mode}"`);

@@ -207,7 +207,7 @@ export async function measureRunnerOverhead(
       );
       const t0 = performance.now();
       const outcome = await runPlan({
-        plan: frozen.path,
+        plan: frozen,
         suite: suite.dir,
         ledger: `${runDir}/ledger.jsonl`,
         parallel,

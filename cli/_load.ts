@@ -1,18 +1,22 @@
 /**
- * Loading what a command reads: the ledger (strict, or lenient with every
- * problem listed), the errata applied on top of it, the frozen plan and the
- * frozen price table. Each comes back with its path as given and its
- * SHA-256, which the JSON outputs record.
+ * What a command reads, through the inputs layer: the ledger (strict, or
+ * lenient with every problem listed) with the errata applied on top of it,
+ * the plan and the price table. Each comes back with its path as given and
+ * its SHA-256, which the JSON outputs record.
  *
  * @module
  */
-import { readLedger } from "../analysis/read_ledger.ts";
-import { type AppliedErratum, applyErrata, readErrata } from "../analysis/errata.ts";
-import { readPlan, readPriceTable } from "../analysis/read_config.ts";
-import { ioError, type LedgerProblem } from "../analysis/ledger_error.ts";
-import type { Episode, Plan, PriceTable } from "../analysis/schema.ts";
-import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { type AppliedErratum, applyErrata } from "../analysis/errata.ts";
+import type { LedgerProblem } from "../analysis/ledger_error.ts";
+import { priceTableMix } from "../analysis/price_table_mix.ts";
+import type { Episode } from "../analysis/schema.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import type { Loaded } from "../inputs/json_file.ts";
+import { loadLedger as loadLedgerFile } from "../inputs/ledger.ts";
 import type { FileRef } from "./_output.ts";
+
+export { loadPlan } from "../inputs/plan.ts";
+export { loadPriceTable } from "../inputs/price_table.ts";
 
 /** A ledger with errata applied, and the record of what was read. */
 export interface LoadedLedger {
@@ -23,30 +27,34 @@ export interface LoadedLedger {
   rows: Episode[];
   /** Problems found in lenient mode (ledger, then errata); empty when strict. */
   problems: LedgerProblem[];
+  /**
+   * What the command must say about the rows although it can go on: rows
+   * that name several price tables (`priceTableMix`). Printed as
+   * `warning: <file>: ...` lines by {@link finish} (cli/_output.ts).
+   */
+  warnings: string[];
 }
 
-/** A JSON configuration file with its hash. */
-export interface LoadedConfig<T> extends FileRef {
-  value: T;
-}
+/** A loaded JSON configuration file: its path as given, its hash and its value. */
+export type LoadedConfig<T> = Loaded<T>;
 
 /**
  * Reads a ledger and, when `errataPath` is given, applies the errata.
  *
  * @throws {LedgerError} on the first problem unless `lenient`; an unreadable
- *   file always throws
+ *   or zero-byte file always throws
  */
 export async function loadLedger(
   path: string,
   options: { errata?: string; lenient?: boolean } = {},
 ): Promise<LoadedLedger> {
   const lenient = options.lenient === true;
-  const ledger = await readLedger(path, { lenient });
+  const ledger = await loadLedgerFile(path, { lenient });
   const problems = [...ledger.problems];
   let rows = ledger.rows;
   let errata: LoadedLedger["errata"] = null;
   if (options.errata !== undefined) {
-    const file = await readErrata(options.errata, { lenient });
+    const file = await loadErrata(options.errata, { lenient });
     const application = applyErrata(rows, file, { lenient });
     rows = application.rows;
     problems.push(...file.problems, ...application.problems);
@@ -57,6 +65,7 @@ export async function loadLedger(
       voided_summaries: application.voided_summaries,
     };
   }
+  const mix = priceTableMix(rows);
   return {
     ledger: {
       path,
@@ -68,35 +77,8 @@ export async function loadLedger(
     errata,
     rows,
     problems,
+    warnings: mix === null ? [] : [`${path}: ${mix}`],
   };
-}
-
-async function fileSha256(path: string): Promise<string> {
-  try {
-    return sha256Hex(await Deno.readFile(path));
-  } catch (error) {
-    throw ioError(path, error);
-  }
-}
-
-/**
- * Reads a frozen plan through `readPlan` and hashes it.
- *
- * @throws {LedgerError} when the file cannot be read or does not fit the schema
- */
-export async function loadPlan(path: string): Promise<LoadedConfig<Plan>> {
-  const sha256 = await fileSha256(path);
-  return { path, sha256, value: await readPlan(path) };
-}
-
-/**
- * Reads a frozen price table through `readPriceTable` and hashes it.
- *
- * @throws {LedgerError} when the file cannot be read or does not fit the schema
- */
-export async function loadPriceTable(path: string): Promise<LoadedConfig<PriceTable>> {
-  const sha256 = await fileSha256(path);
-  return { path, sha256, value: await readPriceTable(path) };
 }
 
 /** The JSON record of a loaded config: `{path, sha256}` plus an id field, or null. */
@@ -106,7 +88,6 @@ export function configRef<T>(
 ): Record<string, unknown> | null {
   return config === null ? null : { path: config.path, sha256: config.sha256, ...id(config.value) };
 }
-
 /** Where a parameter's value came from. */
 export type ParamSource = "flag" | "plan" | "default";
 

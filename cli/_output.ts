@@ -122,12 +122,17 @@ export function describeProblems(problems: LedgerProblem[]): string {
 }
 
 /**
- * Ends a command that may have read leniently: with no problem, status 0;
- * otherwise each problem goes to stderr as `error: <file>:<line>: ...` and
- * the status is 2 (the input was bad, even though a report was printed).
+ * Ends a command that read a ledger: each warning goes to stderr as
+ * `warning: <message>` (rows that mix price tables, `LoadedLedger.warnings`);
+ * with no problem, status 0; otherwise each problem goes to stderr as
+ * `error: <file>:<line>: ...` and the status is 2 (the input was bad, even
+ * though a report was printed).
  */
-export function finish(io: Io, problems: LedgerProblem[]): number {
-  if (problems.length === 0) return ExitCode.ok;
-  io.stderr(problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));
+export function finish(io: Io, loaded: { problems: LedgerProblem[]; warnings: string[] }): number {
+  if (loaded.warnings.length > 0) {
+    io.stderr(loaded.warnings.map((warning) => `warning: ${warning}\n`).join(""));
+  }
+  if (loaded.problems.length === 0) return ExitCode.ok;
+  io.stderr(loaded.problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));
   return ExitCode.badInput;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { Episode } from "../analysis/schema.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { ledgerRecords } from "./ledger_records.ts";
@@ -61,7 +61,7 @@ Deno.test("ledgerRecords() classifies pass, fail, censored and invalid rows", ()
 });
 
 Deno.test("ledgerRecords() agrees with summarizeAgents() on the seed-001 sample", async () => {
-  const { rows } = await readLedger(
+  const { rows } = await loadLedger(
     decodeURIComponent(
       new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname,
     ),

@@ -10,7 +10,7 @@
 import type { Plan } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { imageDigest } from "./docker/image_digest.ts";
-import { loadSuite } from "./load_suite.ts";
+import { loadSuite } from "../inputs/suite.ts";
 import type { EnvironmentCheck } from "./run_batch.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";

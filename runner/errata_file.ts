@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { type ErratumEntry, erratumLine, readErrata } from "../analysis/errata.ts";
-import { parseLine } from "../analysis/jsonl.ts";
+import { type ErratumEntry, erratumLine } from "../analysis/errata.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import { parseLine } from "../inputs/jsonl.ts";
 import { ioError, LedgerError } from "../analysis/ledger_error.ts";
 import { Erratum } from "../analysis/schema.ts";
 
@@ -55,7 +56,7 @@ export async function appendErratum(
   }
   const errata = existing === null
     ? { entries: [] as ErratumEntry[], lines: 0 }
-    : await readErrata(path);
+    : await loadErrata(path);
   const line = errata.lines + 1;
   const parsed = parseLine(Erratum, {
     bytes: encoder.encode(JSON.stringify(erratum ?? null)),

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { appendErratum } from "./errata_file.ts";
-import { erratumLine, readErrata } from "../analysis/errata.ts";
+import { erratumLine } from "../analysis/errata.ts";
+import { loadErrata } from "../inputs/errata.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 
 const AT = "2026-09-04T12:00:00Z";
@@ -50,7 +51,7 @@ Deno.test("appendErratum() creates the file and appends canonical single-line ro
     equal(second.line, 2);
     // The bytes are exactly erratumLine() of each record, one per line.
     equal(await Deno.readTextFile(path), `${erratumLine(VOID)}\n${erratumLine(INVALIDATE)}\n`);
-    const errata = await readErrata(path);
+    const errata = await loadErrata(path);
     deepEqual(errata.entries.map((entry) => entry.erratum.erratum_id), ["e-1", "e-2"]);
   });
 });

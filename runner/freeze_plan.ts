@@ -22,6 +22,7 @@ import {
   type StoppingRule,
 } from "../analysis/schema.ts";
 import type { Suite } from "./suite_manifest.ts";
+import type { LoadedPlan } from "../inputs/plan.ts";
 
 /** The runner's wall cap when neither the plan nor the task sets one (seed 002; `run_episode.ts`). */
 const RUNNER_WALL_MS = 300_000;
@@ -144,13 +145,8 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
   return parsed.data;
 }
 
-/** A plan as stored: its bytes' SHA-256 and the file paths. */
-export interface FrozenPlan {
-  plan: Plan;
-  /** Hex SHA-256 of the plan file's bytes. */
-  sha256: string;
-  path: string;
-}
+/** A plan as stored: its path, its bytes' SHA-256 and the plan (as `loadPlan` in inputs/plan.ts returns it). */
+export type FrozenPlan = LoadedPlan;
 
 /**
  * Writes `plan` as canonical JSON to `path` and its SHA-256 to `<path>.sha256`
@@ -175,62 +171,5 @@ export async function writePlan(path: string, plan: Plan): Promise<FrozenPlan> {
   }
   const name = path.split("/").at(-1)!;
   await Deno.writeTextFile(`${path}.sha256`, `${sha256}  ${name}\n`);
-  return { plan, sha256, path };
-}
-
-/**
- * Reads a frozen plan and checks its hash: against `expectedSha256` when
- * given, else against the `<path>.sha256` file written by {@link writePlan}.
- * The bytes must also be the canonical form of the parsed plan (no hand edit
- * that keeps the meaning but changes the hash goes unnoticed either).
- *
- * @param path the plan file
- * @param options the expected hash, if published elsewhere
- * @returns the plan and its hash
- * @throws {Error} when the file is unreadable, fails the schema (naming the
- *   field), is not canonical, or its hash differs from the expected one
- */
-export async function loadPlan(
-  path: string,
-  options: { expectedSha256?: string } = {},
-): Promise<FrozenPlan> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    throw new Error(`Cannot read plan "${path}": ${(error as Error).message}`);
-  }
-  const sha256 = sha256Hex(text);
-  let expected = options.expectedSha256;
-  if (expected === undefined) {
-    try {
-      expected = (await Deno.readTextFile(`${path}.sha256`)).trim().split(/\s+/)[0];
-    } catch {
-      throw new Error(
-        `Cannot verify plan "${path}": no "${path}.sha256" beside it; pass the published hash with --plan-sha256`,
-      );
-    }
-  }
-  if (sha256 !== expected) {
-    throw new Error(
-      `Cannot use plan "${path}": its SHA-256 is "${sha256}", expected "${expected}"`,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`Cannot read plan "${path}": ${(error as Error).message}`);
-  }
-  const parsed = Plan.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `Cannot read plan "${path}": field "${issue.path.join(".")}": ${issue.message}`,
-    );
-  }
-  if (canonicalJson(parsed.data) !== text) {
-    throw new Error(`Cannot use plan "${path}": it is not in the canonical form freeze writes`);
-  }
-  return { plan: parsed.data, sha256, path };
+  return { path, sha256, value: plan };
 }

@@ -1,7 +1,8 @@
 import { deepEqual, equal, match, rejects, throws } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { generateSuite } from "./generate_suite.ts";
-import { freezePlan, loadPlan, writePlan } from "./freeze_plan.ts";
+import { freezePlan, writePlan } from "./freeze_plan.ts";
+import { loadPlan } from "../inputs/plan.ts";
 import { shuffleOnce } from "../analysis/shuffle_once.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";
@@ -65,19 +66,22 @@ Deno.test("freezePlan() records the suite hash, the shuffled order and every fro
   const text = await Deno.readTextFile(path);
   equal(written.sha256, createHash("sha256").update(text).digest("hex"));
   equal(await Deno.readTextFile(`${path}.sha256`), `${written.sha256}  plan.json\n`);
-  deepEqual((await loadPlan(path)).plan, plan);
+  deepEqual((await loadPlan(path, { frozen: true })).value, plan);
   await rejects(writePlan(path, plan), /a frozen plan is never rewritten/);
   await rejects(
-    loadPlan(path, { expectedSha256: "0".repeat(64) }),
-    /its SHA-256 is "[0-9a-f]{64}", expected "0{64}"/,
+    loadPlan(path, { frozen: true, expectedSha256: "0".repeat(64) }),
+    /its SHA-256 is [0-9a-f]{64}, but --plan-sha256 publishes 0{64}: the plan was changed after it was frozen/,
   );
   await Deno.writeTextFile(path, text.replace('"token_cap": 5000', '"token_cap": 9000'));
-  await rejects(loadPlan(path), /its SHA-256 is/);
+  await rejects(loadPlan(path, { frozen: true }), /its SHA-256 is/);
   // Same meaning, other bytes: refused even with a matching published hash.
   const reformatted = JSON.stringify(JSON.parse(text));
   await Deno.writeTextFile(path, reformatted);
   const hash = createHash("sha256").update(reformatted).digest("hex");
-  await rejects(loadPlan(path, { expectedSha256: hash }), /not in the canonical form/);
+  await rejects(
+    loadPlan(path, { frozen: true, expectedSha256: hash }),
+    /not in the canonical form/,
+  );
 });
 
 function baseOptions() {
@@ -96,10 +100,10 @@ Deno.test("loadPlan() asks for the published hash when no sidecar is beside the 
   await using temp = await tempDir();
   const dir = temp.path;
   await Deno.writeTextFile(`${dir}/plan.json`, "{}");
-  await rejects(loadPlan(`${dir}/plan.json`), (error: Error) => {
+  await rejects(loadPlan(`${dir}/plan.json`, { frozen: true }), (error: Error) => {
     match(
       error.message,
-      /no ".*plan.json.sha256" beside it; pass the published hash with --plan-sha256/,
+      /no ".*plan.json.sha256" beside it to check its hash; pass the published hash with --plan-sha256/,
     );
     return true;
   });
@@ -126,7 +130,7 @@ Deno.test("freezePlan() records model_limits only when given, and loadPlan() kee
   const path = `${temp.path}/plan.json`;
   await writePlan(path, limited);
   match(await Deno.readTextFile(path), /"model_limits": \{\n {4}"context_limit_tokens": null,/);
-  deepEqual((await loadPlan(path)).plan.model_limits, limited.model_limits);
+  deepEqual((await loadPlan(path, { frozen: true })).value.model_limits, limited.model_limits);
   throws(
     () => freezePlan(suite, { ...baseOptions(), agents, model_limits: { max_output_tokens: 0 } }),
     /field "model_limits.max_output_tokens": /,
@@ -149,7 +153,7 @@ Deno.test("freezePlan() records upstream_timeout_ms below every wall cap, 90% of
   const path = `${temp.path}/plan.json`;
   await writePlan(path, timed);
   match(await Deno.readTextFile(path), /\n {2}"upstream_timeout_ms": 59999\n/);
-  equal((await loadPlan(path)).plan.upstream_timeout_ms, 59_999);
+  equal((await loadPlan(path, { frozen: true })).value.upstream_timeout_ms, 59_999);
   throws(
     () => freezePlan(suite, { ...baseOptions(), agents, upstream_timeout_ms: 60_000 }),
     /^Error: Cannot freeze plan: the upstream timeout of 60000 ms must be below the smallest wall cap, 60000 ms$/,
@@ -200,9 +204,9 @@ Deno.test("freezePlan() records an agent's env and command only when given, and 
     await Deno.readTextFile(path),
     /"command": \[\n {8}"codex-agent",\n {8}"-c",\n {8}"model_reasoning_effort=\\"low\\""\n {6}\],\n {6}"env": \{\n {8}"CODEX_NOTE": "a=b:c",\n {8}"RUST_LOG": "warn"\n {6}\},/,
   );
-  const loaded = await loadPlan(path);
+  const loaded = await loadPlan(path, { frozen: true });
   equal(loaded.sha256, written.sha256);
-  deepEqual(loaded.plan.agents, configured.agents);
+  deepEqual(loaded.value.agents, configured.agents);
   // The runner's own variables and its LEDGERBENCH_ prefix are refused, naming the field.
   for (
     const name of ["OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "LEDGERBENCH_MODEL", "LEDGERBENCH_X"]
@@ -225,7 +229,7 @@ Deno.test("freezePlan() records an agent's env and command only when given, and 
 Deno.test("loadPlan() still loads the committed demo plan, frozen before env and command existed, byte for byte", async () => {
   const path = new URL("../ledgers/demo/plan.json", import.meta.url).pathname;
   // loadPlan() checks the sidecar hash and that the bytes are the canonical form of the parse.
-  const { plan } = await loadPlan(path);
+  const { value: plan } = await loadPlan(path, { frozen: true });
   for (const agent of plan.agents) {
     equal(Object.hasOwn(agent, "env") || Object.hasOwn(agent, "command"), false);
   }

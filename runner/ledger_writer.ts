@@ -25,8 +25,8 @@
  */
 import { canonicalJsonLine } from "../analysis/canonical_json.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import { openBytes } from "../analysis/jsonl.ts";
-import { lineSha256, scanLedger } from "../analysis/read_ledger.ts";
+import { openInput } from "../inputs/input_file.ts";
+import { lineSha256, scanLedger } from "../inputs/ledger.ts";
 import { Episode, EpisodeInput } from "../analysis/schema.ts";
 import type { z } from "zod";
 
@@ -148,7 +148,7 @@ export class LedgerWriter {
             `the bytes were moved to "${torn.sidecar}" and the ledger cut back to its last complete row`,
         );
       }
-      await scanLedger({ chunks: await openBytes(path), file: path }, (row, line) => {
+      await scanLedger({ chunks: await openInput(path), file: path }, (row, line) => {
         // the first row decides whether the ledger is chained (read_ledger.ts): refuse before any replay
         if (line === 1 && row.prev_sha256 === undefined) {
           throw new Error(

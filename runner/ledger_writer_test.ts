@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
 import { type EpisodeDraft, LedgerWriter } from "./ledger_writer.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";
@@ -57,7 +57,7 @@ Deno.test("LedgerWriter.open() chains rows by the SHA-256 of the previous line",
   equal(JSON.parse(new TextDecoder().decode(l1)).prev_sha256, null);
   equal(JSON.parse(new TextDecoder().decode(l2)).prev_sha256, sha256(l1));
   equal(JSON.parse(new TextDecoder().decode(l3)).prev_sha256, sha256(l2));
-  const ledger = await readLedger(path);
+  const ledger = await loadLedger(path);
   equal(ledger.valid_rows, 3);
   ok(ledger.chained);
   deepEqual(ledger.rows.map((r) => r.status), ["scored", "scored", "invalid"]);
@@ -117,7 +117,7 @@ Deno.test("LedgerWriter resumes a ledger and keeps the chain intact", async () =
   await rejects(second.writer.append(draft("t2")), /duplicate episode/);
   await second.writer.append(draft("t3"));
   await second.writer.close();
-  const ledger = await readLedger(path);
+  const ledger = await loadLedger(path);
   equal(ledger.valid_rows, 3);
   const [, l2, l3] = await lines(path);
   equal(JSON.parse(new TextDecoder().decode(l3)).prev_sha256, sha256(l2));
@@ -161,7 +161,7 @@ Deno.test("LedgerWriter moves a torn final line to the sidecar, loudly, and repo
   equal((await Deno.readFile(path)).length, secondLineStart);
   await resumed.writer.append(draft("t2", { notes: "re-run after torn line" }));
   await resumed.writer.close();
-  const ledger = await readLedger(path);
+  const ledger = await loadLedger(path);
   equal(ledger.valid_rows, 2);
 });
 
@@ -186,7 +186,7 @@ Deno.test("LedgerWriter serialises concurrent appends into one valid chain", asy
   const { writer } = await LedgerWriter.open(path);
   await Promise.all(Array.from({ length: 20 }, (_, i) => writer.append(draft(`t${i}`))));
   await writer.close();
-  const ledger = await readLedger(path);
+  const ledger = await loadLedger(path);
   equal(ledger.valid_rows, 20);
   equal(new Set(ledger.rows.map((r) => r.episode_id)).size, 20);
 });
@@ -221,7 +221,7 @@ Deno.test("LedgerWriter resumes past lines longer than its 64 KiB backward reads
   equal(third.torn?.sha256, sha256(whole.subarray(thirdStart, thirdStart + 100_000)));
   await third.writer.append(long("t3"));
   await third.writer.close();
-  const ledger = await readLedger(path);
+  const ledger = await loadLedger(path);
   equal(ledger.valid_rows, 3);
   deepEqual(await Deno.readFile(path), whole);
 });
@@ -293,7 +293,7 @@ Deno.test({
       await writer.close();
       const bytes = await Deno.readFile(path);
       equal(bytes[bytes.length - 1], 10);
-      const ledger = await readLedger(path);
+      const ledger = await loadLedger(path);
       equal(ledger.valid_rows, 3);
       deepEqual(ledger.rows.map((row) => row.episode_id), ["r1/a/t1/1", "r1/a/t2/1", "r1/a/t3/1"]);
       const resumed = await LedgerWriter.open(path, { resume: true });

@@ -11,11 +11,11 @@
  *
  * @module
  */
-import { readErrata } from "../analysis/errata.ts";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import type { Episode, Erratum } from "../analysis/schema.ts";
 import { appendErratum } from "./errata_file.ts";
-import { loadSuite } from "./load_suite.ts";
+import { loadSuite } from "../inputs/suite.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 import { openArtifact } from "./sandbox/artifact_store.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
@@ -72,7 +72,7 @@ export interface ReverifyOutcome {
  *   missing or altered
  */
 export async function reverify(ledger: string, options: ReverifyOptions): Promise<ReverifyOutcome> {
-  const { rows } = await readLedger(ledger);
+  const { rows } = await loadLedger(ledger);
   const suite = await loadSuite(options.suiteDir);
   const byId = new Map(rows.map((row) => [row.episode_id, row]));
   let chosen: Episode[];
@@ -91,7 +91,7 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
   }
   const existing = new Set<string>();
   if (await exists(options.errata)) {
-    for (const entry of (await readErrata(options.errata)).entries) {
+    for (const entry of (await loadErrata(options.errata)).entries) {
       existing.add(entry.erratum.erratum_id);
     }
   }

@@ -1,5 +1,5 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { Plan } from "../analysis/schema.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
@@ -71,8 +71,8 @@ Deno.test("runBatch() gives the same set of rows at --parallel 1 and 4", async (
   });
   ok(one.complete && four.complete);
   equal(one.appended.length, 15);
-  const a = (await readLedger(`${dir}/one.jsonl`)).rows.map(essence).sort();
-  const b = (await readLedger(`${dir}/four.jsonl`)).rows.map(essence).sort();
+  const a = (await loadLedger(`${dir}/one.jsonl`)).rows.map(essence).sort();
+  const b = (await loadLedger(`${dir}/four.jsonl`)).rows.map(essence).sort();
   deepEqual(a, b);
   // Parallel 1 appends in schedule order (task-major).
   deepEqual(one.appended.slice(0, 4).map((r) => r.episode_id), [
@@ -116,7 +116,7 @@ Deno.test("runBatch() stops starting on the signal and resumes without losing or
   });
   ok(second.complete);
   equal(second.replayed + second.appended.length, 15);
-  const rows = (await readLedger(ledger)).rows;
+  const rows = (await loadLedger(ledger)).rows;
   equal(new Set(rows.map((r) => r.episode_id)).size, 15);
 });
 
@@ -155,14 +155,14 @@ Deno.test("runBatch() never records the episodes the hard signal aborts, and res
   ok(!first.complete);
   equal(first.appended.length, 3);
   equal(first.aborted.length, 2);
-  const kept = (await readLedger(ledger)).rows.map((r) => r.episode_id);
+  const kept = (await loadLedger(ledger)).rows.map((r) => r.episode_id);
   deepEqual(kept, first.appended.map((r) => r.episode_id));
   ok(first.aborted.every((id) => !kept.includes(id)));
 
   const second = await runBatch(PLAN, { runId: "r", ledger, resume: true, execute: executor() });
   ok(second.complete);
   equal(second.replayed, 3);
-  const rows = (await readLedger(ledger)).rows;
+  const rows = (await loadLedger(ledger)).rows;
   equal(rows.length, 15);
   equal(new Set(rows.map((r) => r.episode_id)).size, 15);
   for (const id of first.aborted) {

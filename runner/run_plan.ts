@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type FrozenPlan, loadPlan } from "./freeze_plan.ts";
+import type { FrozenPlan } from "./freeze_plan.ts";
 import { checkEnvironment, imageDriftCheck, type ImageResolver } from "./environment_check.ts";
 import { type BatchOutcome, runBatch } from "./run_batch.ts";
 import { createDockerExecutor, type Upstream } from "./run_episode.ts";
@@ -14,17 +14,18 @@ import { createHostExecutor } from "./run_host_episode.ts";
 import type { PlannedAgent } from "../analysis/schema.ts";
 import type { ProgressSink } from "./progress.ts";
 import { runnerVersion } from "./runner_version.ts";
-import { loadSuite } from "./load_suite.ts";
+import { loadSuite } from "../inputs/suite.ts";
 import { removeOrphans } from "./remove_orphans.ts";
 import { acquireLedgerLock } from "./ledger_lock.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 
 /** Options of {@link runPlan}. */
 export interface RunPlanOptions {
-  /** The frozen plan file. */
-  plan: string;
-  /** The published plan hash; default: the `<plan>.sha256` file beside it. */
-  planSha256?: string;
+  /**
+   * The frozen plan, loaded once by the caller with its hash checked
+   * (`loadPlan(path, { frozen: true })` in inputs/plan.ts).
+   */
+  plan: FrozenPlan;
   /** The suite directory the plan was frozen on. */
   suite: string;
   /** The ledger file. */
@@ -72,8 +73,7 @@ export interface RunPlanOutcome extends BatchOutcome {
  * @param options plan, suite, ledger, upstreams and run settings
  * @returns how the batch ended
  * @throws {LedgerLockedError} when another runner holds the ledger's lock
- * @throws {Error} when the ledger's directory does not exist, the plan's hash
- *   does not match, the environment differs from the plan
+ * @throws {Error} when the ledger's directory does not exist, the environment differs from the plan
  *   (`EnvironmentMismatchError`), the ledger belongs to another run, or a
  *   resumed batch had halted (`BatchHaltedError`)
  */
@@ -89,8 +89,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
     );
   }
   await using temp = await createRunTempDir(options.tempDir, warn);
-  const frozen = await loadPlan(options.plan, { expectedSha256: options.planSha256 });
-  const plan = frozen.plan;
+  const frozen = options.plan;
+  const plan = frozen.value;
   const version = await runnerVersion();
   const runId = options.runId ?? plan.plan_id;
   const ledgerDir = options.ledger.includes("/")

@@ -7,7 +7,7 @@
  * @module
  */
 import { equal } from "node:assert/strict";
-import { loadSuite } from "../runner/load_suite.ts";
+import { loadSuite } from "../inputs/suite.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import type { Suite } from "../runner/suite_manifest.ts";
 import { cli } from "./_cli_run.ts";

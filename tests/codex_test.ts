@@ -16,7 +16,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import type { Episode } from "../analysis/schema.ts";
 import { fileBlocks } from "../containers/agents/_model.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
@@ -118,7 +118,7 @@ async function codexEpisode(
     const provider = await startScriptedProvider(script, { apiKey: key });
     try {
       await runPlan({
-        plan: frozen.path,
+        plan: frozen,
         suite: suite.dir,
         ledger: `${dir}/ledger.jsonl`,
         upstream: () => ({ baseUrl: provider.baseUrl, key }),
@@ -126,7 +126,7 @@ async function codexEpisode(
     } finally {
       await provider.close();
     }
-    const { rows } = await readLedger(`${dir}/ledger.jsonl`);
+    const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
     equal(rows.length, 1);
     return { row: rows[0], requests: provider.requests(), cmd };
   } finally {

@@ -13,7 +13,7 @@
  * @module
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cliCommand } from "./_cli_run.ts";
@@ -84,7 +84,7 @@ async function until(what: string, ms: number, done: () => boolean | Promise<boo
 
 async function rowsOf(ledger: string) {
   try {
-    return (await readLedger(ledger)).rows;
+    return (await loadLedger(ledger, { allowEmpty: true })).rows;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;

@@ -12,7 +12,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
@@ -224,7 +224,7 @@ Deno.test({
   const provider = await startScriptedProvider(await suiteProviderScript(suite), { apiKey: key });
   try {
     const outcome = await runPlan({
-      plan: plan.path,
+      plan,
       suite: suite.dir,
       ledger: `${dir}/ledger.jsonl`,
       parallel: 2,
@@ -233,7 +233,7 @@ Deno.test({
     // Under halt, one invalid row would have stopped the batch.
     assert.equal(outcome.complete, true);
     const rows = Object.fromEntries(
-      (await readLedger(`${dir}/ledger.jsonl`)).rows.map((row) => [row.task_id, row]),
+      (await loadLedger(`${dir}/ledger.jsonl`)).rows.map((row) => [row.task_id, row]),
     );
     for (const attack of attacks) {
       const row = rows[attack];

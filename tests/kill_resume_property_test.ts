@@ -14,7 +14,7 @@
  * @module
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { cliCommand } from "./_cli_run.ts";
@@ -37,7 +37,7 @@ async function completeRows(path: string): Promise<number> {
 
 /** `episode_id → resolved` of a ledger read strictly (schema, duplicates, hash chain). */
 async function verdicts(ledger: string): Promise<Record<string, boolean | null>> {
-  const { rows } = await readLedger(ledger);
+  const { rows } = await loadLedger(ledger);
   return Object.fromEntries(rows.map((row) => [row.episode_id, row.resolved]));
 }
 

@@ -10,7 +10,7 @@
  * suite).
  */
 import assert from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import {
   type Notebook,
   notebookText,
@@ -79,7 +79,7 @@ for (const name of notebookNames) {
     );
     assert.ok(match !== null, `first code cell does not define LEDGER:\n${source(first)}`);
     // The default path resolves from notebooks/ (the kernel's working directory).
-    const ledger = await readLedger(path(new URL(match[1], NOTEBOOK_DIR)));
+    const ledger = await loadLedger(path(new URL(match[1], NOTEBOOK_DIR)));
     assert.ok(ledger.rows.length > 0);
   });
 }
@@ -338,7 +338,7 @@ Deno.test({
   ...executionTest,
   name: "explore_ledger.ipynb reads the ledger its LEDGER parameter names",
   fn: async () => {
-    const expected = await readLedger(SAMPLE);
+    const expected = await loadLedger(SAMPLE);
     const notebook = await job<Notebook>("explore_ledger:sample");
     checkExecuted("explore_ledger", notebook);
     const text = outputsOf(notebook).map(({ o }) => plainText(o)).join("\n");

@@ -11,7 +11,7 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { spendEvidenceFlags } from "../analysis/spend_evidence.ts";
 import type { Episode, PlannedAgent } from "../analysis/schema.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
@@ -96,7 +96,7 @@ function attacks(): Promise<Outcome> {
       upstreams[name] = { baseUrl: upstream[name].baseUrl, key };
     }
     await runPlan({
-      plan: frozen.path,
+      plan: frozen,
       suite: suite.dir,
       ledger: `${dir}/ledger.jsonl`,
       artifacts: `${dir}/artifacts`,
@@ -105,7 +105,7 @@ function attacks(): Promise<Outcome> {
     });
     const rows: Record<string, Episode> = {};
     const reports: Record<string, Record<string, unknown>> = {};
-    for (const row of (await readLedger(`${dir}/ledger.jsonl`)).rows) {
+    for (const row of (await loadLedger(`${dir}/ledger.jsonl`)).rows) {
       rows[row.agent_id] = row;
       const artifact = await openArtifact(`${dir}/artifacts`, row.artifact_digest!);
       reports[row.agent_id] = JSON.parse(

@@ -15,11 +15,12 @@
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { applyErrata, readErrata } from "../analysis/errata.ts";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { applyErrata } from "../analysis/errata.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { type Episode, Plan, type PlannedAgent } from "../analysis/schema.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
-import { validateLedger } from "../analysis/validate_ledger.ts";
+import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, cliCommand } from "./_cli_run.ts";
@@ -123,7 +124,7 @@ async function fixture(
     upstream,
     run: (options = {}) =>
       runPlan({
-        plan: frozen.path,
+        plan: frozen,
         suite: suite.dir,
         ledger: `${dir}/ledger.jsonl`,
         upstream,
@@ -173,7 +174,7 @@ Deno.test({
     try {
       const outcome = await f.run({ parallel: 3 });
       ok(outcome.complete);
-      const rows = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      const rows = (await loadLedger(`${f.dir}/ledger.jsonl`)).rows;
       equal(rows.length, 5);
       const row = byAgent(rows);
       const ids = await images();
@@ -235,7 +236,7 @@ Deno.test({
       // The same plan at --parallel 1 writes the same set of rows.
       const again = await f.run({ parallel: 1, ledger: `${f.dir}/ledger-serial.jsonl` });
       ok(again.complete);
-      const serial = (await readLedger(`${f.dir}/ledger-serial.jsonl`)).rows;
+      const serial = (await loadLedger(`${f.dir}/ledger-serial.jsonl`)).rows;
       deepEqual(serial.map(essence).sort(), rows.map(essence).sort());
     } finally {
       await f.close();
@@ -253,7 +254,7 @@ Deno.test({
     ]);
     try {
       ok((await f.run()).complete);
-      const [row] = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      const [row] = (await loadLedger(`${f.dir}/ledger.jsonl`)).rows;
       deepEqual([row.status, row.resolved, row.stop_reason, row.model_calls], [
         "scored",
         false,
@@ -308,7 +309,7 @@ Deno.test({
       const deep = `${f.dir}/${"d".repeat(120)}`;
       await Deno.mkdir(deep);
       await f.run({ tempDir: deep });
-      const [row] = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      const [row] = (await loadLedger(`${f.dir}/ledger.jsonl`)).rows;
       deepEqual([row.status, row.invalid_reason, row.model_calls], [
         "invalid",
         "harness_error",
@@ -351,7 +352,7 @@ Deno.test({
       const outcome = await f.run({ parallel: 2 });
       ok(outcome.complete);
       equal(outcome.halted, null);
-      const rows = (await readLedger(`${f.dir}/ledger.jsonl`)).rows;
+      const rows = (await loadLedger(`${f.dir}/ledger.jsonl`)).rows;
       deepEqual(
         rows.map((r) => [r.task_id, r.status, r.resolved, r.model_calls]).sort(),
         [["a1-locate", "scored", false, 1], ["b1-range", "scored", false, 1], [
@@ -402,7 +403,7 @@ Deno.test({
     try {
       const outcome = await f.run({ parallel: 2 });
       equal(outcome.halted?.kind, "invalid_episode");
-      const row = byAgent((await readLedger(`${f.dir}/ledger.jsonl`)).rows);
+      const row = byAgent((await loadLedger(`${f.dir}/ledger.jsonl`)).rows);
       for (const agent of ["nousage", "nomodel"]) {
         deepEqual([row[agent].status, row[agent].resolved, row[agent].invalid_reason], [
           "invalid",
@@ -473,7 +474,7 @@ Deno.test({
       // Halted: an invalid episode under policy halt; never counted as the models' failure.
       equal(run.code, 3, run.stderr);
       match(run.stdout, /halted: .*\(verifier_fault\)/);
-      const rows = (await readLedger(ledger)).rows;
+      const rows = (await loadLedger(ledger)).rows;
       equal(rows.length, 2);
       for (const row of rows) {
         deepEqual([row.status, row.resolved, row.invalid_reason, row.model_calls], [
@@ -501,7 +502,7 @@ Deno.test({
       );
       equal(reverify.code, 0, reverify.stderr);
       match(reverify.stdout, /2 errata appended .*zero model calls/);
-      const entries = (await readErrata(errata)).entries.map((e) => e.erratum);
+      const entries = (await loadErrata(errata)).entries.map((e) => e.erratum);
       equal(entries.length, 2);
       for (const erratum of entries) {
         if (erratum.kind !== "rescore_episode") throw new Error("expected rescore_episode");
@@ -514,7 +515,7 @@ Deno.test({
       }
       // The ledger is untouched; the errata rescore both episodes.
       equal(createHash("sha256").update(await Deno.readFile(ledger)).digest("hex"), ledgerSha);
-      const applied = applyErrata(rows, await readErrata(errata));
+      const applied = applyErrata(rows, await loadErrata(errata));
       deepEqual(applied.rows.map((r) => [r.status, r.resolved]), [["scored", true], [
         "scored",
         true,
@@ -523,7 +524,7 @@ Deno.test({
       const again = await cli("reverify", ledger, "--errata", errata, "--suite", fixed.dir);
       equal(again.code, 0, again.stderr);
       match(again.stdout, /0 errata appended/);
-      equal((await readErrata(errata)).entries.length, 2);
+      equal((await loadErrata(errata)).entries.length, 2);
     } finally {
       await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
       await Deno.remove(dir, { recursive: true });
@@ -547,7 +548,7 @@ Deno.test({
     try {
       const outcome = await rerun.run();
       ok(outcome.complete);
-      const [first, second] = (await readLedger(`${rerun.dir}/ledger.jsonl`)).rows;
+      const [first, second] = (await loadLedger(`${rerun.dir}/ledger.jsonl`)).rows;
       deepEqual(
         [first.episode_id, first.status, first.invalid_reason, first.stop_reason],
         ["t/solver/c2-filter-sum/1", "invalid", "provider_fault", "rate_limited"],
@@ -575,7 +576,7 @@ Deno.test({
       const outcome = await sprt.run();
       ok(outcome.complete);
       deepEqual(outcome.decisions, { solver: "adopt" });
-      equal((await readLedger(`${sprt.dir}/ledger.jsonl`)).rows.length, 1);
+      equal((await loadLedger(`${sprt.dir}/ledger.jsonl`)).rows.length, 1);
     } finally {
       await sprt.close();
     }
@@ -626,10 +627,10 @@ Deno.test({
       equal(outcome.appended.length, 1);
       equal(outcome.halted?.kind, "environment_changed");
       if (outcome.halted?.kind === "environment_changed") {
-        equal(outcome.halted.episode_id, `t/solver/${f.plan.plan.tasks[1].task_id}/1`);
+        equal(outcome.halted.episode_id, `t/solver/${f.plan.value.tasks[1].task_id}/1`);
         match(outcome.halted.message, /resolves to "sha256:[0-9a-f]{64}", the plan froze/);
       }
-      equal((await readLedger(`${f.dir}/ledger.jsonl`)).rows.length, 1);
+      equal((await loadLedger(`${f.dir}/ledger.jsonl`)).rows.length, 1);
     } finally {
       await f.close();
       new Deno.Command("docker", { args: ["rmi", tag], stdout: "null", stderr: "null" })
@@ -668,7 +669,7 @@ Deno.test({
     ], { model_limits: { max_output_tokens: 256, context_limit_tokens: 100000 } });
     try {
       await f.run({ parallel: 3 });
-      const row = byAgent((await readLedger(`${f.dir}/ledger.jsonl`)).rows);
+      const row = byAgent((await loadLedger(`${f.dir}/ledger.jsonl`)).rows);
       // The solver agent sends no output cap: the relay added the plan's as max_tokens.
       for (const agent of ["within", "overcap", "overcontext"]) {
         const [request] = f.providers.get(agent)!.requests();
@@ -767,7 +768,7 @@ Deno.test("runner: --unsandboxed runs host processes only when asked, and every 
     match(refused.stderr, /Option "--agent-command" needs "--unsandboxed"/);
     const ran = await cli(...common, "--unsandboxed", "--agent-command", agent);
     equal(ran.code, 0, ran.stderr + (await Deno.readTextFile(`${dir}/ledger.jsonl`)));
-    const rows = (await readLedger(`${dir}/ledger.jsonl`)).rows;
+    const rows = (await loadLedger(`${dir}/ledger.jsonl`)).rows;
     equal(rows.length, 2);
     for (const row of rows) {
       // The agent prints {"tool_calls": 2}; the row's count is the relay's (1 call, no tool calls).
@@ -852,10 +853,10 @@ Deno.test({
       );
       equal(run.code, 0, run.stderr);
       match(run.stderr, /batch: 14 rows, pass 12 fail 2 invalid 0/);
-      const ledger = await readLedger(`${dir}/ledger/ledger.jsonl`);
+      const ledger = await loadLedger(`${dir}/ledger/ledger.jsonl`);
       ok(ledger.chained);
       const plan = Plan.parse(JSON.parse(await Deno.readTextFile(`${dir}/ledger/plan.json`)));
-      const report = await validateLedger(`${dir}/ledger/ledger.jsonl`, plan);
+      const report = await validateLedgerFile(`${dir}/ledger/ledger.jsonl`, plan);
       ok(report.ok, JSON.stringify(report.findings.slice(0, 3)));
       // cli/demo.ts: the strong scripted model answers every task, the weak one (correctRate
       // 0.5, seed "demo-weak") two of the seven wrongly, the same draw on every machine
@@ -925,7 +926,7 @@ Deno.test({
     try {
       const outcome = await timed.run({ upstream });
       equal(outcome.halted?.kind, "invalid_episode");
-      const rows = (await readLedger(`${timed.dir}/ledger.jsonl`)).rows;
+      const rows = (await loadLedger(`${timed.dir}/ledger.jsonl`)).rows;
       // Halted after the first episode (of two) under invalid policy "halt".
       equal(rows.length, 1);
       deepEqual(
@@ -938,10 +939,10 @@ Deno.test({
         /Call 1 failed at the provider: No answer from the upstream within the upstream timeout of 1500 ms/,
       );
 
-      equal(untimed.plan.plan.upstream_timeout_ms, 2700);
+      equal(untimed.plan.value.upstream_timeout_ms, 2700);
       const defaulted = await untimed.run({ upstream });
       equal(defaulted.halted?.kind, "invalid_episode");
-      const invalid = (await readLedger(`${untimed.dir}/ledger.jsonl`)).rows;
+      const invalid = (await loadLedger(`${untimed.dir}/ledger.jsonl`)).rows;
       deepEqual(
         invalid.map((row) => [row.status, row.invalid_reason, row.prompt_tokens]),
         [["invalid", "provider_fault", 0]],

@@ -2,9 +2,11 @@ import { deepEqual, equal, fail, ok } from "node:assert/strict";
 import { EXAMPLE_AGENTS, writeExampleFiles } from "./generate_synthetic_ledger.ts";
 import { SEED_000_LANES } from "./synthetic_ledger.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import { readLedger } from "../analysis/read_ledger.ts";
-import { readPlan, readPriceTable } from "../analysis/read_config.ts";
-import { applyErrata, readErrata } from "../analysis/errata.ts";
+import { loadLedger } from "../inputs/ledger.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { loadPriceTable } from "../inputs/price_table.ts";
+import { applyErrata } from "../analysis/errata.ts";
+import { loadErrata } from "../inputs/errata.ts";
 import { censoringSummary } from "../analysis/censoring.ts";
 import { InvalidReason, StopReason } from "../analysis/schema.ts";
 
@@ -50,8 +52,8 @@ Deno.test("writeExampleFiles() regenerates the committed examples byte for byte"
 });
 
 Deno.test("exampleFiles() gives a ledger with every case the analyses must handle", async () => {
-  const ledger = await readLedger(`${EXAMPLES}synthetic_ledger.jsonl`);
-  const plan = await readPlan(`${EXAMPLES}synthetic_plan.json`);
+  const ledger = await loadLedger(`${EXAMPLES}synthetic_ledger.jsonl`);
+  const plan = (await loadPlan(`${EXAMPLES}synthetic_plan.json`)).value;
   const rows = ledger.rows;
   equal(ledger.chained, true);
   ok(rows.length >= 300 && rows.length <= 600, `${rows.length} rows`);
@@ -81,14 +83,14 @@ Deno.test("exampleFiles() gives a ledger with every case the analyses must handl
   const planSha = sha256Hex(await Deno.readTextFile(`${EXAMPLES}synthetic_plan.json`));
   ok(rows.every((r) => r.environment?.plan_sha256 === planSha));
   // One frozen price table for the whole run, the one the plan names.
-  const table = await readPriceTable(`${EXAMPLES}price_table.json`);
+  const table = (await loadPriceTable(`${EXAMPLES}price_table.json`)).value;
   equal(table.price_table_id, plan.price_table_id);
   ok(rows.every((r) => r.price_table_id === table.price_table_id));
 });
 
 Deno.test("exampleFiles() errata apply cleanly: one of each kind", async () => {
-  const ledger = await readLedger(`${EXAMPLES}synthetic_ledger.jsonl`);
-  const errata = await readErrata(`${EXAMPLES}synthetic_errata.jsonl`);
+  const ledger = await loadLedger(`${EXAMPLES}synthetic_ledger.jsonl`);
+  const errata = await loadErrata(`${EXAMPLES}synthetic_errata.jsonl`);
   deepEqual(errata.entries.map((e) => e.erratum.kind), [
     "rescore_episode",
     "invalidate_episode",

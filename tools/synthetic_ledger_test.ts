@@ -8,7 +8,7 @@ import {
 } from "./synthetic_ledger.ts";
 import { type Episode, InvalidReason, StopReason } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import { scanLedger } from "../analysis/read_ledger.ts";
+import { scanLedger } from "../inputs/ledger.ts";
 import { overCap } from "../analysis/classify_episode.ts";
 import { ledgerValidator } from "../analysis/validate_ledger.ts";
 

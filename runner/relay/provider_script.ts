@@ -46,6 +46,7 @@
  * @module
  */
 import { z } from "zod";
+import { schemaProblem } from "../../inputs/schema_problems.ts";
 
 const Count = z.number().int().nonnegative();
 
@@ -186,8 +187,9 @@ export type ProviderScriptInput = z.input<typeof ProviderScript>;
  * @param value The script, e.g. the parsed JSON of a script file.
  * @param source Where it came from (a file name), quoted in the error; omitted: not named.
  * @returns The script with defaults applied.
- * @throws {Error} `Invalid provider script "<source>": "<path>" <message>`, e.g.
- * `Invalid provider script "s.json": "rules.1.turn" Invalid input: expected number, received string`
+ * @throws {Error} `Invalid provider script "<source>": "<path>" <message>` (the
+ * message worded by `schemaProblem`, inputs/schema_problems.ts), e.g.
+ * `Invalid provider script "s.json": "rules.1.turn" expected number, received string`
  * @example
  * ```ts
  * import { parseProviderScript } from "./provider_script.ts";
@@ -203,10 +205,9 @@ export type ProviderScriptInput = z.input<typeof ProviderScript>;
 export function parseProviderScript(value: unknown, source?: string): ProviderScript {
   const parsed = ProviderScript.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
+  const { field, message } = schemaProblem(parsed.error.issues[0], value);
   const where = source === undefined ? ":" : ` "${source}":`;
-  const message = issue.message.replaceAll("\n", " ");
-  throw new Error(`Invalid provider script${where} "${issue.path.join(".")}" ${message}`);
+  throw new Error(`Invalid provider script${where} "${field}" ${message}`);
 }
 
 const encoder = new TextEncoder();

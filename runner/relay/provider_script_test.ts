@@ -100,7 +100,7 @@ Deno.test("parseProviderScript() words the first problem on one line, naming fil
     ],
     [
       { rules: [{ last: "assistant", reply: {} }] },
-      'Invalid provider script "s.json": "rules.0.last" Invalid option: expected one of "user"|"tool_result"',
+      'Invalid provider script "s.json": "rules.0.last" must be one of "user", "tool_result"',
     ],
     [
       { rules: [{ matches: "(", reply: {} }] },
@@ -117,7 +117,7 @@ Deno.test("parseProviderScript() words the first problem on one line, naming fil
     ],
     [
       { rules: [{ turn: 1, reply: {}, when: 2 }] },
-      'Invalid provider script "s.json": "rules.0" Unrecognized key: "when"',
+      'Invalid provider script "s.json": "rules.0.when" unknown key; the schema has no such field',
     ],
   ];
   for (const [script, message] of cases) {

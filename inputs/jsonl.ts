@@ -7,7 +7,9 @@
  */
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import type { LedgerProblem } from "./ledger_error.ts";
+import type { LedgerProblem } from "../analysis/ledger_error.ts";
+import { parseJsonObject } from "./strict_json.ts";
+import { schemaProblem } from "./schema_problems.ts";
 
 const NEWLINE = 10;
 
@@ -32,7 +34,7 @@ export interface ScanSummary {
  * offsets are text offsets. Other lines come without text, for the caller
  * to decode.
  *
- * @param chunks the byte stream, e.g. `(await Deno.open(path)).readable`
+ * @param chunks the byte stream, e.g. `await openInput(path)` (input_file.ts)
  * @param visit called synchronously for each line
  * @returns the stream's SHA-256 and line count
  */
@@ -69,6 +71,9 @@ export async function scanJsonl(
   return { sha256: hash.digest("hex"), lines: line };
 }
 
+/** Decodes without consuming a byte-order mark, so that {@link parseLine} sees and refuses it. */
+const quickDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /** The text of `chunk` when every byte is ASCII (see {@link scanJsonl}); else null. */
 function asciiText(chunk: Uint8Array): string | null {
   const text = quickDecoder.decode(chunk);
@@ -80,53 +85,6 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a, 0);
   out.set(b, a.length);
   return out;
-}
-
-/** Bytes per read of {@link openBytes}. */
-export const READ_CHUNK_BYTES = 1 << 20;
-
-/**
- * Opens a file as a byte stream for {@link scanJsonl}: chunks of up to
- * {@link READ_CHUNK_BYTES} (a file's `readable` yields 64 KiB chunks: 16
- * times the async reads, stream steps and line carries over chunk borders),
- * each a fresh buffer the consumer may keep. The file is closed when the stream ends or
- * its consumer stops early.
- */
-export async function openBytes(path: string): Promise<AsyncIterable<Uint8Array>> {
-  const file = await Deno.open(path, { read: true });
-  return readChunks(file);
-}
-
-async function* readChunks(file: Deno.FsFile): AsyncGenerator<Uint8Array> {
-  try {
-    for (;;) {
-      const buffer = new Uint8Array(READ_CHUNK_BYTES);
-      let filled = 0;
-      while (filled < buffer.length) {
-        const read = await file.read(buffer.subarray(filled));
-        if (read === null) break;
-        filled += read;
-      }
-      if (filled > 0) yield filled === buffer.length ? buffer : buffer.subarray(0, filled);
-      if (filled < buffer.length) return;
-    }
-  } finally {
-    file.close();
-  }
-}
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
-/**
- * Deno's fatal decoder is several times slower than the replacing one, so
- * lines are decoded with the replacing decoder first; only a line whose text
- * holds U+FFFD (a replaced invalid sequence, or a genuine U+FFFD) is decoded
- * again strictly, which throws exactly as before on invalid UTF-8.
- */
-const quickDecoder = new TextDecoder("utf-8");
-
-function decodeStrict(bytes: Uint8Array): string {
-  const text = quickDecoder.decode(bytes);
-  return text.includes("\uFFFD") ? decoder.decode(bytes) : text;
 }
 
 /** The outcome of parsing one line against a schema. */
@@ -161,6 +119,12 @@ export interface ParseLineOptions<T> {
  * Decodes one JSONL line and parses it through a zod schema, turning any
  * failure into a {@link LedgerProblem} naming file, line and field.
  *
+ * Checks, in order: a blank line; the text ({@linkcode parseJsonObject}: a
+ * byte-order mark, bytes that are not UTF-8, JSON syntax, one object, no
+ * repeated key, no number beyond the double range); then the schema, whose
+ * first issue is worded by {@linkcode schemaProblem} (a missing field reads
+ * "missing").
+ *
  * @param schema the zod schema every line must fit
  * @param input the line's `bytes` (without the `\n`), its `file`, 1-based `line` number and,
  *   when already decoded, its `text`
@@ -179,45 +143,21 @@ export function parseLine<S extends z.ZodType>(
       problem: { code: "blank_line", file, line, field: "", message: "blank line inside the file" },
     };
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text ?? decodeStrict(bytes));
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      problem: {
-        code: "malformed_json",
-        file,
-        line,
-        field: "",
-        message: `not valid JSON: ${message}`,
-      },
-    };
+  const parsed = parseJsonObject(bytes, text);
+  if (!parsed.ok) {
+    const { code, field, message } = parsed.problem;
+    const wording = message === "must hold one JSON object"
+      ? "a line must hold one JSON object"
+      : message;
+    return { ok: false, problem: { code, file, line, field, message: wording } };
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return {
-      ok: false,
-      problem: {
-        code: "malformed_json",
-        file,
-        line,
-        field: "",
-        message: "a line must hold one JSON object",
-      },
-    };
-  }
+  const raw = parsed.value;
   if (options.fast !== undefined) {
-    const value = options.fast(raw as Record<string, unknown>);
-    if (value !== undefined) return { ok: true, value, raw: raw as Record<string, unknown> };
+    const value = options.fast(raw);
+    if (value !== undefined) return { ok: true, value, raw };
   }
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return { ok: true, value: parsed.data, raw: raw as Record<string, unknown> };
-  const issue = parsed.error.issues[0];
-  const keys = issue.code === "unrecognized_keys" ? (issue as { keys: string[] }).keys : [];
-  const path = [...issue.path, ...keys.slice(0, 1)].map(String).join(".");
-  return {
-    ok: false,
-    problem: { code: "schema_violation", file, line, field: path, message: issue.message },
-  };
+  const result = schema.safeParse(raw);
+  if (result.success) return { ok: true, value: result.data, raw };
+  const { field, message } = schemaProblem(result.error.issues[0], raw);
+  return { ok: false, problem: { code: "schema_violation", file, line, field, message } };
 }

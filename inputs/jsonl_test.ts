@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { openBytes, READ_CHUNK_BYTES, scanJsonl } from "./jsonl.ts";
+import { scanJsonl } from "./jsonl.ts";
+import { openInput, READ_CHUNK_BYTES } from "./input_file.ts";
 
 /** A file of `lines` JSON lines of varying length, larger than two read chunks. */
 async function writeLines(lines: number): Promise<{ path: string; bytes: Uint8Array }> {
@@ -14,12 +15,12 @@ async function writeLines(lines: number): Promise<{ path: string; bytes: Uint8Ar
   return { path, bytes };
 }
 
-Deno.test("openBytes() yields the file's bytes in chunks of at most READ_CHUNK_BYTES", async () => {
+Deno.test("openInput() yields the file's bytes in chunks of at most READ_CHUNK_BYTES", async () => {
   const { path, bytes } = await writeLines(15_000);
   try {
     ok(bytes.length > 2 * READ_CHUNK_BYTES, "the file spans more than two chunks");
     const chunks: Uint8Array[] = [];
-    for await (const chunk of await openBytes(path)) chunks.push(chunk);
+    for await (const chunk of await openInput(path)) chunks.push(chunk);
     equal(chunks.length, Math.ceil(bytes.length / READ_CHUNK_BYTES));
     ok(chunks.every((chunk) => chunk.length <= READ_CHUNK_BYTES));
     const joined = new Uint8Array(bytes.length);
@@ -35,11 +36,11 @@ Deno.test("openBytes() yields the file's bytes in chunks of at most READ_CHUNK_B
   }
 });
 
-Deno.test("scanJsonl() over openBytes() visits every line, also across chunk borders", async () => {
+Deno.test("scanJsonl() over openInput() visits every line, also across chunk borders", async () => {
   const { path, bytes } = await writeLines(15_000);
   try {
     const seen: number[] = [];
-    const summary = await scanJsonl(await openBytes(path), (line, number) => {
+    const summary = await scanJsonl(await openInput(path), (line, number) => {
       const row = JSON.parse(new TextDecoder().decode(line));
       equal(row.i, number - 1);
       seen.push(number);
@@ -65,12 +66,12 @@ function descriptorsOn(path: string): number {
   return count;
 }
 
-Deno.test("openBytes() closes the file at the end and when its consumer stops early", async () => {
+Deno.test("openInput() closes the file at the end and when its consumer stops early", async () => {
   const { path } = await writeLines(15_000);
   try {
-    for await (const _ of await openBytes(path)) break;
+    for await (const _ of await openInput(path)) break;
     equal(descriptorsOn(path), 0, "stopped early");
-    for await (const _ of await openBytes(path)) { /* read to the end */ }
+    for await (const _ of await openInput(path)) { /* read to the end */ }
     equal(descriptorsOn(path), 0, "read to the end");
   } finally {
     await Deno.remove(path);

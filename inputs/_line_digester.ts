@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { sha256Hex } from "./sha256_hex.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
 
 /** The digest of the last line given to {@link LineDigester.digest}. */
 export interface LineDigester {

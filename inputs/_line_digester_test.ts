@@ -1,6 +1,6 @@
 import { equal, ok } from "node:assert/strict";
 import { hash } from "node:crypto";
-import { seededRandom } from "./seeded_random.ts";
+import { seededRandom } from "../analysis/seeded_random.ts";
 import { lineDigester } from "./_line_digester.ts";
 
 /** Lines of every length class: empty, under a block, across the 55/56/64-byte padding edges, many blocks, UTF-8. */

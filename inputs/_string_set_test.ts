@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { StringSet } from "./_string_set.ts";
-import { seededRandom } from "./seeded_random.ts";
+import { seededRandom } from "../analysis/seeded_random.ts";
 
 Deno.test("StringSet answers like a native Set on seeded random strings with many repeats", () => {
   const random = seededRandom("string-set");

@@ -5,7 +5,7 @@
  * unchanged with the documented defaults.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { lineSha256, readLedger } from "../analysis/read_ledger.ts";
+import { lineSha256, loadLedger } from "./ledger.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
@@ -55,13 +55,13 @@ function strictProblem(
 ): Promise<{ path: string; problem: LedgerProblem; error: LedgerError }> {
   return withLedger(text, async (path) => {
     try {
-      await readLedger(path);
+      await loadLedger(path);
     } catch (error) {
       ok(error instanceof LedgerError, String(error));
       equal(error.problems.length, 1);
       return { path, problem: error.problems[0], error };
     }
-    throw new Error(`expected readLedger() to throw on:\n${text}`);
+    throw new Error(`expected loadLedger() to throw on:\n${text}`);
   });
 }
 
@@ -86,7 +86,7 @@ async function assertProblem(
 const jsonl = (...rows: Record<string, unknown>[]) =>
   rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
-Deno.test("readLedger() rejects a malformed JSON line, naming file and line", async () => {
+Deno.test("loadLedger() rejects a malformed JSON line, naming file and line", async () => {
   await assertProblem(jsonl(row("t1")) + '{"run_id": "r1",\n', {
     code: "malformed_json",
     line: 2,
@@ -99,19 +99,19 @@ Deno.test("readLedger() rejects a malformed JSON line, naming file and line", as
     field: "",
     message: /one JSON object/,
   });
-  // Invalid UTF-8 bytes cannot be a JSON line.
+  // Bytes that are not UTF-8 cannot be a JSON line: an encoding problem, not a syntax one.
   await withLedger("", async (path) => {
     await Deno.writeFile(
       path,
       new Uint8Array([...encoder.encode(jsonl(row("t1"))), 0xff, 0xfe, 10]),
     );
-    const error = await readLedger(path).then(() => null, (e) => e);
+    const error = await loadLedger(path).then(() => null, (e) => e);
     ok(error instanceof LedgerError);
-    deepEqual([error.problems[0].code, error.problems[0].line], ["malformed_json", 2]);
+    deepEqual([error.problems[0].code, error.problems[0].line], ["bad_encoding", 2]);
   });
 });
 
-Deno.test("readLedger() rejects a blank line anywhere, including before the end", async () => {
+Deno.test("loadLedger() rejects a blank line anywhere, including before the end", async () => {
   await assertProblem(jsonl(row("t1")) + "\n" + jsonl(row("t2")), {
     code: "blank_line",
     line: 2,
@@ -122,7 +122,7 @@ Deno.test("readLedger() rejects a blank line anywhere, including before the end"
   await assertProblem(jsonl(row("t1")) + "\r\n", { code: "blank_line", line: 2, field: "" });
 });
 
-Deno.test("readLedger() rejects schema violations, naming the field", async () => {
+Deno.test("loadLedger() rejects schema violations, naming the field", async () => {
   const cases: [Record<string, unknown>, string, RegExp?][] = [
     // Wrong type.
     [row("t2", { resolved: "yes" }), "resolved"],
@@ -159,7 +159,7 @@ Deno.test("readLedger() rejects schema violations, naming the field", async () =
   }
 });
 
-Deno.test("readLedger() rejects a duplicate episode_id, explicit or derived", async () => {
+Deno.test("loadLedger() rejects a duplicate episode_id, explicit or derived", async () => {
   // Derived: "<run_id>/<agent_id>/<task_id>/<attempt>" repeats on line 3.
   await assertProblem(jsonl(row("t1"), row("t2"), row("t1")), {
     code: "duplicate_episode_id",
@@ -178,12 +178,12 @@ Deno.test("readLedger() rejects a duplicate episode_id, explicit or derived", as
   );
 });
 
-Deno.test("readLedger() rejects every break of the hash chain", async () => {
+Deno.test("loadLedger() rejects every break of the hash chain", async () => {
   const rows = [row("t1"), row("t2"), row("t3"), row("t4")];
   const lines = chainedLines(rows);
   const ledger = (ls: string[]) => ls.join("\n") + "\n";
   // The intact chain reads.
-  await withLedger(ledger(lines), async (path) => equal((await readLedger(path)).rows.length, 4));
+  await withLedger(ledger(lines), async (path) => equal((await loadLedger(path)).rows.length, 4));
   // Tampered line 2 (resolved flipped): line 2 still fits, line 3 no longer holds its hash.
   const tampered = [...lines];
   tampered[1] = tampered[1].replace('"resolved":true', '"resolved":false');
@@ -238,8 +238,8 @@ Deno.test("readLedger() rejects every break of the hash chain", async () => {
   );
 });
 
-Deno.test("readLedger() names the file when it cannot be opened", async () => {
-  const error = await readLedger("/nonexistent/ledger.jsonl").then(() => null, (e) => e);
+Deno.test("loadLedger() names the file when it cannot be opened", async () => {
+  const error = await loadLedger("/nonexistent/ledger.jsonl").then(() => null, (e) => e);
   ok(error instanceof LedgerError);
   deepEqual(
     { code: error.problems[0].code, file: error.problems[0].file, line: error.problems[0].line },
@@ -247,7 +247,7 @@ Deno.test("readLedger() names the file when it cannot be opened", async () => {
   );
 });
 
-Deno.test("readLedger() in lenient mode lists every problem and accounts for every line", async () => {
+Deno.test("loadLedger() in lenient mode lists every problem and accounts for every line", async () => {
   const good = chainedLines([row("t1"), row("t2"), row("t3"), row("t4"), row("t5"), row("t6")]);
   const lines = [
     good[0], // 1 ok
@@ -258,7 +258,7 @@ Deno.test("readLedger() in lenient mode lists every problem and accounts for eve
     good[5], // 6 broken chain (line 5 was altered)
   ];
   await withLedger(lines.join("\n") + "\n", async (path) => {
-    const ledger = await readLedger(path, { lenient: true });
+    const ledger = await loadLedger(path, { lenient: true });
     deepEqual(ledger.problems.map((p) => [p.line, p.code, p.field, p.file === path]), [
       [2, "malformed_json", "", true],
       [3, "broken_hash_chain", "prev_sha256", true],
@@ -273,18 +273,18 @@ Deno.test("readLedger() in lenient mode lists every problem and accounts for eve
   });
   // A duplicate in lenient mode: the first occurrence is kept, the second listed.
   await withLedger(jsonl(row("t1"), row("t2"), row("t1", { resolved: false })), async (path) => {
-    const ledger = await readLedger(path, { lenient: true });
+    const ledger = await loadLedger(path, { lenient: true });
     deepEqual(ledger.rows.map((r) => r.resolved), [true, true]);
     deepEqual(ledger.problems.map((p) => [p.line, p.code]), [[3, "duplicate_episode_id"]]);
     equal(ledger.rows.length + ledger.problems.length, ledger.lines);
   });
 });
 
-Deno.test("readLedger() loads the seed-001 minimal rows unchanged with the documented defaults", async () => {
+Deno.test("loadLedger() loads the seed-001 minimal rows unchanged with the documented defaults", async () => {
   const raw = (await Deno.readTextFile(SAMPLE)).trimEnd().split("\n").map((line) =>
     JSON.parse(line)
   );
-  const ledger = await readLedger(SAMPLE);
+  const ledger = await loadLedger(SAMPLE);
   equal(ledger.chained, false);
   equal(ledger.rows.length, 8);
   deepEqual(ledger.problems, []);

@@ -5,19 +5,20 @@
  *
  * @module
  */
-import { Episode } from "./schema.ts";
-import { sha256Hex } from "./sha256_hex.ts";
-import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
-import { openBytes, parseLine, scanJsonl } from "./jsonl.ts";
-import { fastEpisode } from "./_fast_episode.ts";
+import { Episode } from "../analysis/schema.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
+import { fastEpisode } from "../analysis/_fast_episode.ts";
+import { parseLine, scanJsonl } from "./jsonl.ts";
+import { openInput } from "./input_file.ts";
 import { StringSet } from "./_string_set.ts";
 import { type LineDigester, lineDigester } from "./_line_digester.ts";
 
 /** Common rows skip zod (same result, see `_fast_episode.ts`); zod decides the rest. */
 const FAST = { fast: fastEpisode };
 
-/** Options for {@link scanLedger} and {@link readLedger}. */
-export interface ReadLedgerOptions {
+/** Options for {@link scanLedger}. */
+export interface ScanLedgerOptions {
   /**
    * Collect every problem instead of throwing at the first; rows with a
    * problem are then listed in `problems` and left out of `rows`.
@@ -25,9 +26,19 @@ export interface ReadLedgerOptions {
   lenient?: boolean;
 }
 
+/** Options for {@link scanLedgerFile} and {@link loadLedger}. */
+export interface LedgerFileOptions extends ScanLedgerOptions {
+  /**
+   * Accept a file of zero bytes (the runner's ledger before its first row);
+   * by default an empty ledger is refused, since every command would
+   * otherwise report on nothing and exit 0.
+   */
+  allowEmpty?: boolean;
+}
+
 /** What {@link scanLedger} reads: a byte stream and the file its problems name. */
 export interface LedgerSource {
-  /** The ledger's bytes, e.g. `await openBytes(path)`. */
+  /** The ledger's bytes, e.g. `await openInput(path)`. */
   chunks: AsyncIterable<Uint8Array>;
   /** The file named in problems and in the scan's `file`. */
   file: string;
@@ -82,7 +93,7 @@ export function lineSha256(bytes: Uint8Array): string {
 export async function scanLedger(
   source: LedgerSource,
   visit: (row: Episode, line: number) => void,
-  options: ReadLedgerOptions = {},
+  options: ScanLedgerOptions = {},
 ): Promise<LedgerScan> {
   const { chunks, file } = source;
   const problems: LedgerProblem[] = [];
@@ -158,20 +169,66 @@ function checkChain(actual: string | null | undefined, at: ChainPosition): strin
 }
 
 /**
- * Reads a whole ledger file into memory (see {@link scanLedger} for the
- * checks).
+ * Scans a ledger file (see {@link scanLedger} for the checks), refusing a
+ * zero-byte file unless `options.allowEmpty`.
  *
- * @throws {LedgerError} on the first problem unless `options.lenient`
+ * @param path the ledger file, as given (problems and the scan name it so)
+ * @param visit called with each valid row and its 1-based line number
+ * @param options `lenient`, `allowEmpty`
+ * @returns the scan
+ * @throws {LedgerError} code `io_error` when the file cannot be read,
+ *   `empty_file` for a zero-byte ledger (even when lenient), else on the
+ *   first problem unless `lenient`
  */
-export async function readLedger(path: string, options: ReadLedgerOptions = {}): Promise<Ledger> {
-  const rows: Episode[] = [];
-  let chunks: AsyncIterable<Uint8Array>;
-  try {
-    chunks = await openBytes(path);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{ code: "io_error", file: path, line: 0, field: "", message }]);
+export async function scanLedgerFile(
+  path: string,
+  visit: (row: Episode, line: number) => void,
+  options: LedgerFileOptions = {},
+): Promise<LedgerScan> {
+  const scan = await scanLedger({ chunks: await openInput(path), file: path }, visit, options);
+  if (scan.lines === 0 && !options.allowEmpty) {
+    throw new LedgerError([{
+      code: "empty_file",
+      file: path,
+      line: 0,
+      field: "",
+      message: "the ledger is empty (0 bytes): no episode was recorded",
+    }]);
   }
-  const scan = await scanLedger({ chunks, file: path }, (row) => rows.push(row), options);
-  return { ...scan, rows };
+  return scan;
+}
+
+/** A whole ledger in memory with each row's 1-based line ({@link loadLedger}). */
+export interface LedgerWithLines extends Ledger {
+  /** `row_lines[i]` is the line `rows[i]` was read from. */
+  row_lines: number[];
+}
+
+/**
+ * Reads a whole ledger file into memory, keeping each row's line for
+ * findings that name it (the report's validation).
+ *
+ * @param path the ledger file
+ * @param options `lenient`, `allowEmpty`
+ * @returns the rows, their lines and the scan
+ * @throws {LedgerError} as {@link scanLedgerFile}
+ * @example
+ * ```ts
+ * import { loadLedger } from "./ledger.ts";
+ * const ledger = await loadLedger(new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname);
+ * // Seed 001's sample: 8 rows on lines 1..8.
+ * if (ledger.rows.length !== 8 || ledger.row_lines[7] !== 8) throw new Error();
+ * ```
+ */
+export async function loadLedger(
+  path: string,
+  options: LedgerFileOptions = {},
+): Promise<LedgerWithLines> {
+  const rows: Episode[] = [];
+  const rowLines: number[] = [];
+  const scan = await scanLedgerFile(path, (row, line) => {
+    rows.push(row);
+    rowLines.push(line);
+  }, options);
+  return { ...scan, rows, row_lines: rowLines };
 }
