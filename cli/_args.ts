@@ -310,6 +310,43 @@ export function stringOption(values: ParsedArgs["values"], name: string): string
   return value === undefined ? undefined : String(value);
 }
 
+/** A schema that can check one value (any zod schema). */
+export interface Checker {
+  safeParse(value: unknown): { success: boolean };
+}
+
+/** A text option checked against the schema of the field it sets. */
+export interface TextOption {
+  /** The option's name, without `--`. */
+  name: string;
+  /** The schema of the field the value goes into, e.g. `Plan.shape.plan_id`. */
+  schema: Checker;
+  /** The form the schema wants, for the message: `an ISO 8601 UTC datetime such as ...`. */
+  form: string;
+}
+
+/**
+ * Reads a text option and checks it against the schema of the record field
+ * it sets, where the option is parsed, so that a malformed id, digest or
+ * date is a usage error naming the option (issue 10: `errata append
+ * --created-at yesterday` was blamed on line 1 of a file that did not exist).
+ *
+ * @param values the parsed options
+ * @param option the option's `name`, the field's `schema` and the `form` it wants
+ * @returns the value, or undefined when the option is absent
+ * @throws {UsageError} `Option "--<name>" must be <form>: "<value>"`
+ */
+export function textOption(
+  values: ParsedArgs["values"],
+  option: TextOption,
+): string | undefined {
+  const value = singleValue(values, option.name);
+  if (value !== undefined && !option.schema.safeParse(value).success) {
+    throw new UsageError(`Option "--${option.name}" must be ${option.form}: "${value}"`);
+  }
+  return value;
+}
+
 /** The option {@link choiceOption} reads: its name, the values it allows and its fallback. */
 export interface ChoiceOptionSpec<C extends string> {
   /** The option's name, without `--`. */

@@ -10,7 +10,14 @@ import { readLedger } from "../analysis/read_ledger.ts";
 import { Erratum, InvalidReason } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { appendErratum } from "../runner/errata_file.ts";
-import { choiceOption, parseCommandArgs, type ParsedArgs, stringOption } from "./_args.ts";
+import {
+  type Checker,
+  choiceOption,
+  parseCommandArgs,
+  type ParsedArgs,
+  stringOption,
+  textOption,
+} from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 import { renderPairs } from "../report/format.ts";
@@ -90,21 +97,15 @@ const TEXT_FIELDS: Record<string, { field: string; form: string }> = {
 
 /**
  * Checks each text option given against its field of the `Erratum` schema
- * of `kind`, so that a malformed value is a usage error naming the option
- * (issue 10: `--created-at yesterday` was blamed on line 1 of the errata
- * file, which did not exist).
+ * of `kind` ({@link textOption}), before anything is read or written.
  *
  * @throws {UsageError} naming the first option whose value the schema refuses
  */
 function checkTextOptions(values: ParsedArgs["values"], kind: typeof KINDS[number]): void {
   const schema = Erratum.options.find((option) => option.shape.kind.value === kind)!;
-  const shape = schema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
-  for (const [flag, { field, form }] of Object.entries(TEXT_FIELDS)) {
-    const value = stringOption(values, flag);
-    if (value === undefined || !Object.hasOwn(shape, field)) continue;
-    if (!shape[field].safeParse(value).success) {
-      throw new UsageError(`Option "--${flag}" must be ${form}: "${value}"`);
-    }
+  const shape: Record<string, Checker> = schema.shape;
+  for (const [name, { field, form }] of Object.entries(TEXT_FIELDS)) {
+    if (Object.hasOwn(shape, field)) textOption(values, { name, schema: shape[field], form });
   }
 }
 

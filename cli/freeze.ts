@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, Digest, Plan, PlannedAgent } from "../analysis/schema.ts";
+import {
+  CensoringPolicy,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  Digest,
+  Plan,
+  PlannedAgent,
+} from "../analysis/schema.ts";
 import { imageDigest } from "../runner/docker/image_digest.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -23,6 +29,8 @@ import {
   rangeText,
   seedOption,
   stringOption,
+  type TextOption,
+  textOption,
 } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
@@ -53,6 +61,21 @@ const NUMBERS = {
   rounds: { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE },
   tieBand: { name: "tie-band", range: TIE_BAND_RANGE },
 } as const satisfies Record<string, NumberOption>;
+
+/** `freeze`'s text options, each checked against the plan field it sets. */
+const TEXTS = {
+  planId: { name: "plan-id", schema: Plan.shape.plan_id, form: "a non-empty id" },
+  priceTableId: {
+    name: "price-table-id",
+    schema: Plan.shape.price_table_id,
+    form: "a non-empty id",
+  },
+  verifierImage: {
+    name: "verifier-image",
+    schema: Plan.shape.environment.unwrap().shape.verifier_image,
+    form: "a non-empty image reference",
+  },
+} as const satisfies Record<string, TextOption>;
 
 /** The range of one of {@link NUMBERS}, as the help text shows it. */
 const range = (key: keyof typeof NUMBERS) => rangeText(NUMBERS[key].range);
@@ -363,11 +386,21 @@ export async function run(args: string[], io: Io): Promise<number> {
   const maxAttempts = number("maxAttempts") ?? DEFAULT_MAX_ATTEMPTS;
   const headlineMax = number("headlineMax") ?? DEFAULT_CENSORING.headline_max;
   const labelledMax = number("labelledMax") ?? DEFAULT_CENSORING.labelled_max;
+  const censoring = { headline_max: headlineMax, labelled_max: labelledMax };
+  if (!CensoringPolicy.safeParse(censoring).success) {
+    throw new UsageError(
+      `Option "--headline-max" (${headlineMax}) must not exceed "--labelled-max" (${labelledMax})`,
+    );
+  }
   const rounds = number("rounds") ?? DEFAULT_BOOTSTRAP.rounds;
   const tieBand = number("tieBand") ?? DEFAULT_TIE_BAND;
   const bootstrapSeed = seedOption(values, "bootstrap-seed") ?? DEFAULT_BOOTSTRAP.seed;
   const orderSeed = seedOption(values, "order-seed") ??
     crypto.getRandomValues(new Uint32Array(1))[0];
+  const planId = textOption(values, TEXTS.planId) ??
+    out.split("/").at(-1)!.replace(/\.json$/, "");
+  const priceTableId = textOption(values, TEXTS.priceTableId) ?? "unpriced";
+  const verifierImage = textOption(values, TEXTS.verifierImage) ?? "ledgerbench/verifier:latest";
   const stopping = values.sprt === true
     ? { kind: "sprt" as const, params: resolveSprtParams(values, null).params }
     : { kind: "fixed" as const };
@@ -405,7 +438,6 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const suite = await loadSuite(suiteDir);
 
-  const verifierImage = stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest";
   const given = givenDigests(values);
   const images = new Set([...agents.values(), verifierImage]);
   const needed = [...images].filter((image) => !given.has(image));
@@ -449,18 +481,17 @@ export async function run(args: string[], io: Io): Promise<number> {
     throw new InputError(`Cannot freeze plan: verifier image "${verifierImage}" is not present`);
   }
 
-  const planId = stringOption(values, "plan-id") ?? out.split("/").at(-1)!.replace(/\.json$/, "");
   const plan = freezePlan(suite, {
     plan_id: planId,
     created_at: new Date().toISOString(),
     agents: resolved,
     order_seed: orderSeed,
     caps,
-    price_table_id: stringOption(values, "price-table-id") ?? "unpriced",
+    price_table_id: priceTableId,
     stopping,
     invalid_policy: invalidPolicy,
     max_attempts: maxAttempts,
-    censoring: { headline_max: headlineMax, labelled_max: labelledMax },
+    censoring,
     bootstrap: { rounds, seed: bootstrapSeed },
     tie_band: tieBand,
     ...(anyLimit ? { model_limits: modelLimits } : {}),

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { type Finding, validateLedger } from "../analysis/validate_ledger.ts";
+import type { Finding } from "../analysis/validate_ledger.ts";
+import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
 import { formatProblem, type LedgerProblem, type ProblemCode } from "../analysis/ledger_error.ts";
 import {
   type NumberOption,
@@ -64,6 +65,9 @@ const OPTIONS = {
 /** The finding codes that come from the ledger reader (the line itself is bad). */
 const READER_CODES: ReadonlySet<string> = new Set<ProblemCode>([
   "malformed_json",
+  "bad_encoding",
+  "duplicate_key",
+  "number_out_of_range",
   "blank_line",
   "schema_violation",
   "duplicate_episode_id",
@@ -80,7 +84,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const lenient = values.lenient === true;
   const plan = await loadPlan(planPath);
   const path = positionals[0];
-  const report = await validateLedger(path, plan.value, { maxFindingsPerCode: maxFindings });
+  const report = await validateLedgerFile(path, plan.value, { maxFindingsPerCode: maxFindings });
   const readerProblems: LedgerProblem[] = report.findings
     .filter((finding) => READER_CODES.has(finding.code))
     .map((finding) => ({
