@@ -8,7 +8,7 @@
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
-import { writeReport } from "../report/write_report.ts";
+import { checkReportDir, writeReport } from "../report/write_report.ts";
 import {
   type NumberOption,
   numberOption,
@@ -84,6 +84,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
+  await checkReportDir(out);
   const maxFindingsPerCode = numberOption(values, MAX_FINDINGS);
   const pngScale = numberOption(values, PNG_SCALE);
   const inputs = await loadReportInputs({
