@@ -19,6 +19,7 @@ import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, percent, percentInterval, plural, quotedList } from "./format.ts";
+import { displayId } from "../analysis/figures/untrusted_text.ts";
 import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./report_model.ts";
 
 const CLAIM_WORDS: Record<CensoringClaim, string> = {
@@ -263,7 +264,7 @@ export function errataClaims(errata: ErrataFile, applied: AppliedErratum[]): Rep
     stated: true,
     text: `Erratum "${a.erratum_id}" (line ${a.line}) ${
       a.kind === "rescore_episode" ? "rescores" : "invalidates"
-    } episode "${a.episode_id}": ${verdictText(a.before)} → ${verdictText(a.after)}: ${
+    } episode "${displayId(a.episode_id)}": ${verdictText(a.before)} → ${verdictText(a.after)}: ${
       explanation.get(a.erratum_id)?.explanation ?? ""
     }`,
   }));
@@ -320,7 +321,7 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       topic: "agent",
       rule: withheld.rule,
       stated: false,
-      text: `"${agent.agent_id}": resolved rate not stated: ${withheld.reason}`,
+      text: `"${displayId(agent.agent_id)}": resolved rate not stated: ${withheld.reason}`,
     };
   }
   const boot = interval.bootstrap!;
@@ -335,7 +336,7 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       topic: "agent",
       rule,
       stated: true,
-      text: `"${agent.agent_id}": resolved rate ${percent(agent.resolved_rate)} (${
+      text: `"${displayId(agent.agent_id)}": resolved rate ${percent(agent.resolved_rate)} (${
         integer(agent.resolved)
       } of ${plural(agent.scored, "scored episode")}, ${ci}); censoring ${
         percent(row.censoring_rate)
@@ -347,7 +348,7 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     topic: "agent",
     rule,
     stated: true,
-    text: `"${agent.agent_id}": score over all tasks ${
+    text: `"${displayId(agent.agent_id)}": score over all tasks ${
       percent(row.score_all_tasks)
     } (a lower bound; ${integer(row.passed)} of ${
       plural(row.scored, "scored episode")
@@ -373,7 +374,7 @@ export function censoringClaim(
   policy: CensoringPolicy & { source: string },
 ): ReportClaim {
   const source = policy.source;
-  const who = row.agent_id === "*" ? "Whole run" : `"${row.agent_id}"`;
+  const who = row.agent_id === "*" ? "Whole run" : `"${displayId(row.agent_id)}"`;
   if (row.claim === null || row.censoring_rate === null) {
     return {
       id: `censoring:${row.agent_id}`,
@@ -421,10 +422,12 @@ export function invalidClaim(row: InvalidRow): ReportClaim {
     .filter(([, n]) => n > 0)
     .map(([reason, n]) => `${reason} ${n}`);
   const text = row.invalid === 0
-    ? `"${row.agent_id}": no invalid attempt (0 of ${integer(row.attempts)})`
-    : `"${row.agent_id}": ${integer(row.invalid)} of ${integer(row.attempts)} attempts invalid (${
-      percent(row.invalid_rate)
-    }: ${reasons.join(", ")}); invalid attempts are neither passes nor failures and are left ` +
+    ? `"${displayId(row.agent_id)}": no invalid attempt (0 of ${integer(row.attempts)})`
+    : `"${displayId(row.agent_id)}": ${integer(row.invalid)} of ${
+      integer(row.attempts)
+    } attempts invalid (${percent(row.invalid_rate)}: ${
+      reasons.join(", ")
+    }); invalid attempts are neither passes nor failures and are left ` +
       "out of every score";
   return {
     id: `invalid:${row.agent_id}`,
@@ -440,8 +443,9 @@ function relative(d: number | null): string {
 }
 
 function pairSentence(c: Comparison): string {
-  const pair = `${c.a.agent_id} vs ${c.b.agent_id}`;
+  const pair = `${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}`;
   const band = formatPercentExact(c.band);
+  const winner = displayId(c.winner ?? "");
   switch (c.rule) {
     case "no_resolved":
       return `${pair}: ${quotedList(c.failed)} resolved nothing: no tokens per resolved, so ` +
@@ -449,18 +453,18 @@ function pairSentence(c: Comparison): string {
     case "rate_interval":
       return `${pair}: the 95% intervals ${percentInterval(c.a.interval)} and ${
         percentInterval(c.b.interval)
-      } are separated: "${c.winner}" has the higher resolved rate`;
+      } are separated: "${winner}" has the higher resolved rate`;
     case "tpr":
       return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
         `resolved ${integer(c.a.tpr)} vs ${integer(c.b.tpr)} differ by ${
           relative(c.tpr_relative_difference)
-        }, more than the ${band} band: "${c.winner}" wins on tokens per resolved`;
+        }, more than the ${band} band: "${winner}" wins on tokens per resolved`;
     case "spr":
       return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
         `resolved are within ${band} (${relative(c.tpr_relative_difference)}); seconds per ` +
         `resolved ${c.a.spr!.toFixed(1)} vs ${c.b.spr!.toFixed(1)} differ by ${
           relative(c.spr_relative_difference)
-        }: "${c.winner}" wins on seconds per resolved`;
+        }: "${winner}" wins on seconds per resolved`;
     case "tie":
       return `${pair}: the 95% intervals overlap, so there is no rate winner; tokens per ` +
         `resolved (${relative(c.tpr_relative_difference)}) and seconds per resolved (${
@@ -498,7 +502,7 @@ export function comparisonClaim(c: Comparison, context: ComparisonClaimContext):
       topic: "comparison",
       rule: [...new Set(blocked.map(([, w]) => w.rule))].join("; "),
       stated: false,
-      text: `${c.a.agent_id} vs ${c.b.agent_id}: no ranking stated: ${
+      text: `${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}: no ranking stated: ${
         blocked.map(([agent, w]) => `"${agent}": ${w.reason}`).join("; ")
       }`,
     };
@@ -535,7 +539,7 @@ export function sprtClaim(agent: SprtAgentResult, context: SprtClaimContext): Re
       topic: "sprt",
       rule: withheld.rule,
       stated: false,
-      text: `"${agent.agent_id}": SPRT decision not stated: ${withheld.reason}`,
+      text: `"${displayId(agent.agent_id)}": SPRT decision not stated: ${withheld.reason}`,
     };
   }
   const at = `after ${plural(agent.n, "valid result")} (${plural(agent.attempts, "attempt")}, ${
@@ -562,5 +566,5 @@ export function sprtClaim(agent: SprtAgentResult, context: SprtClaimContext): Re
         `${params.n_cap}`;
       break;
   }
-  return { id, topic: "sprt", rule, stated: true, text: `"${agent.agent_id}": ${text}` };
+  return { id, topic: "sprt", rule, stated: true, text: `"${displayId(agent.agent_id)}": ${text}` };
 }

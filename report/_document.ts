@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { lineText } from "../analysis/figures/untrusted_text.ts";
 
 const CODE_OPEN = "\u0001";
 const CODE_CLOSE = "\u0002";
@@ -69,14 +70,44 @@ export function figurePath(name: string, ext: "svg" | "png"): string {
 
 // ---------------------------------------------------------------- Markdown
 
+/**
+ * Plain Markdown text: untrusted characters escaped by `lineText` (so an id
+ * never breaks the line and starts a heading, a list or a fence), then every
+ * ASCII punctuation that could open inline syntax (`` \ ` * _ [ ] < > | ``)
+ * backslash-escaped (CommonMark 0.31.2, section 2.4).
+ */
 function mdEscape(text: string): string {
-  return text.replace(/[\\*_[\]<>|]/g, (c) => `\\${c}`);
+  return lineText(text).replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
 }
 
+/** The longest run of backticks in `text` (0 when none). */
+function longestBacktickRun(text: string): number {
+  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+}
+
+/**
+ * A code span (CommonMark 0.31.2, section 6.1): the text through `lineText`
+ * (one line, no control or bidirectional character), between fences one
+ * backtick longer than its longest backtick run, so nothing inside can close
+ * the span; padded with a space on each side when it starts or ends with a
+ * backtick, or with a space on both sides (the one space CommonMark strips).
+ */
 function mdCode(text: string): string {
-  const fence = text.includes("`") ? "``" : "`";
-  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  return `${fence}${pad}${text}${pad}${fence}`;
+  const shown = lineText(text);
+  const fence = "`".repeat(longestBacktickRun(shown) + 1);
+  const pad = /^`|`$/.test(shown) || (/^ .* $/.test(shown) && shown.trim() !== "") ? " " : "";
+  return `${fence}${pad}${shown}${pad}${fence}`;
+}
+
+/**
+ * A fenced code block (CommonMark 0.31.2, section 4.5): a backtick fence at
+ * least three long and longer than any backtick run of the content, so no
+ * line of the content can close it. The content is shell words from
+ * `shellQuote`, which never hold a raw line break or control character.
+ */
+function mdFence(text: string, info: string): string {
+  const fence = "`".repeat(Math.max(3, longestBacktickRun(text) + 1));
+  return `${fence}${info}\n${text}\n${fence}`;
 }
 
 function mdInline(text: string): string {
@@ -84,8 +115,8 @@ function mdInline(text: string): string {
   let rest = text;
   for (;;) {
     const open = rest.indexOf(CODE_OPEN);
-    if (open === -1) return out + mdEscape(rest);
-    const close = rest.indexOf(CODE_CLOSE, open);
+    const close = open === -1 ? -1 : rest.indexOf(CODE_CLOSE, open);
+    if (close === -1) return out + mdEscape(rest);
     out += mdEscape(rest.slice(0, open)) + mdCode(rest.slice(open + 1, close));
     rest = rest.slice(close + 1);
   }
@@ -121,7 +152,7 @@ export function toMarkdown(blocks: readonly Block[]): string {
         return [head, rule, ...rows].join("\n");
       }
       case "code":
-        return "```sh\n" + block.text + "\n```";
+        return mdFence(block.text, "sh");
       case "figure":
         return `![Figure ${block.number}. ${mdEscape(block.title)}](${
           figurePath(block.name, "svg")
@@ -152,10 +183,10 @@ function htmlInline(text: string): string {
   let rest = text;
   for (;;) {
     const open = rest.indexOf(CODE_OPEN);
-    if (open === -1) return out + htmlEscape(rest);
-    const close = rest.indexOf(CODE_CLOSE, open);
-    out += htmlEscape(rest.slice(0, open)) +
-      `<code>${htmlEscape(rest.slice(open + 1, close))}</code>`;
+    const close = open === -1 ? -1 : rest.indexOf(CODE_CLOSE, open);
+    if (close === -1) return out + htmlEscape(lineText(rest));
+    out += htmlEscape(lineText(rest.slice(0, open))) +
+      `<code>${htmlEscape(lineText(rest.slice(open + 1, close)))}</code>`;
     rest = rest.slice(close + 1);
   }
 }
@@ -274,7 +305,7 @@ export function toHtml(blocks: readonly Block[], page: HtmlPage): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${htmlEscape(plainText(title))}</title>
+<title>${htmlEscape(lineText(plainText(title)))}</title>
 <style>
 ${STYLE}
 </style>

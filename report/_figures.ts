@@ -20,17 +20,22 @@ import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_cha
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, quotedList } from "./format.ts";
+import { displayId } from "../analysis/figures/untrusted_text.ts";
 import type { ReportSummary } from "./report_model.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
 export const CALIBRATION_GRID_STEPS = 100;
 
-/** `agent-01` → `agent-01`; other characters become `-`; ids that collide get `-2`, `-3`... */
+/**
+ * File stems from ids: `agent-01` → `agent-01`, of the id as `displayId` shows it (so at most
+ * 48 characters); other characters become `-`; ids that collide get `-2`, `-3`...
+ */
 function slugs(ids: readonly string[]): Map<string, string> {
   const used = new Set<string>();
   const out = new Map<string, string>();
   for (const id of ids) {
-    const base = id.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") ||
+    const base =
+      displayId(id).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") ||
       "agent";
     let slug = base;
     for (let k = 2; used.has(slug); k++) slug = `${base}-${k}`;
@@ -150,7 +155,7 @@ export function figureSpecs(
     for (const replay of replays.filter((r) => statedAgents.has(r.agent_id))) {
       out.push({
         name: `sprt_path_${names.get(replay.agent_id)}`,
-        title: `SPRT path of "${replay.agent_id}"`,
+        title: `SPRT path of "${displayId(replay.agent_id)}"`,
         caption: "Cumulative log-likelihood ratio after each attempt in the plan's task " +
           "order, against the adopt and drop boundaries; invalid attempts leave it unchanged.",
         spec: sprtPathPlot(replay),

@@ -15,6 +15,7 @@ import { formatPercentExact } from "../analysis/format_number.ts";
 import { decimal, integer, money, percent, percentInterval, plural } from "./format.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
+import { displayId } from "../analysis/figures/untrusted_text.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
 
 const CLAIM_SHORT: Record<CensoringClaim, string> = {
@@ -244,7 +245,7 @@ function agentsSection(summary: ReportSummary): Block[] {
       ? `Wilson ${percentInterval(interval.wilson)}`
       : percentInterval(interval.bootstrap);
     const cells = [
-      a.agent_id,
+      displayId(a.agent_id),
       integer(a.episodes),
       integer(a.invalid),
       integer(a.scored),
@@ -321,15 +322,20 @@ function comparisonsSection(summary: ReportSummary, figures: readonly FigureBloc
     rows: summary.comparisons.map((c) => {
       const claim = claimById(summary, `pair:${c.a.agent_id}:${c.b.agent_id}`)!;
       if (!claim.stated) {
-        return [`${c.a.agent_id} vs ${c.b.agent_id}`, NOT_STATED, NOT_STATED, NOT_STATED];
+        return [
+          `${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}`,
+          NOT_STATED,
+          NOT_STATED,
+          NOT_STATED,
+        ];
       }
       return [
-        `${c.a.agent_id} vs ${c.b.agent_id}`,
+        `${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}`,
         c.intervals_overlap === null ? "-" : c.intervals_overlap ? "overlap" : "separated",
         code(c.rule),
         c.winner === null
           ? (c.rule === "tie" ? "tie" : "no ranking")
-          : `${c.winner} wins${c.rule === "rate_interval" ? " on rate" : ""}`,
+          : `${displayId(c.winner)} wins${c.rule === "rate_interval" ? " on rate" : ""}`,
       ];
     }),
   });
@@ -360,7 +366,7 @@ function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[
     "policy allows",
   ];
   const rows = [...censoring.agents, censoring.overall].map((r) => [
-    r.agent_id === "*" ? "whole run" : r.agent_id,
+    r.agent_id === "*" ? "whole run" : displayId(r.agent_id),
     integer(r.scored),
     integer(r.completed),
     ...reasons.map((reason) => integer(r.stop_reasons[reason])),
@@ -396,7 +402,7 @@ function invalidSection(summary: ReportSummary): Block[] {
     header: header.map((h, i) => i >= 4 ? code(h) : h),
     align: header.map((_, i) => i === 0 ? "left" : "right"),
     rows: [...invalid.agents, invalid.overall].map((r) => [
-      r.agent_id === "*" ? "whole run" : r.agent_id,
+      r.agent_id === "*" ? "whole run" : displayId(r.agent_id),
       integer(r.attempts),
       integer(r.invalid),
       percent(r.invalid_rate),
@@ -441,7 +447,7 @@ function inspectSection(summary: ReportSummary): Block[] {
     header: ["episode", "outcome", "stop reason", "log", "command"],
     align: ["left", "left", "left", "left", "left"],
     rows: episodes.map((e) => [
-      code(shellQuote(e.episode_id)),
+      code(displayId(e.episode_id)),
       e.outcome === "invalid" ? `invalid (${code(e.invalid_reason ?? "")})` : "failed",
       code(e.stop_reason),
       e.episode_log_digest === null ? "none" : "stored",
@@ -503,7 +509,7 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
       rows: s.agents.map((a) => {
         const stated = claimById(summary, `sprt:${a.agent_id}`)?.stated === true;
         return [
-          a.agent_id,
+          displayId(a.agent_id),
           stated ? code(a.verdict) : NOT_STATED,
           integer(a.n),
           integer(a.passes),
@@ -520,7 +526,9 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
       items: claimsOf(summary, "sprt").map((c) => `${c.text}.`),
     },
   ];
-  const notes = s.agents.flatMap((a) => a.notes.map((note) => `"${a.agent_id}": ${note}.`));
+  const notes = s.agents.flatMap((a) =>
+    a.notes.map((note) => `"${displayId(a.agent_id)}": ${note}.`)
+  );
   if (notes.length > 0) {
     blocks.push({ kind: "paragraph", text: "Replay notes:" }, { kind: "list", items: notes });
   }

@@ -7,18 +7,16 @@
  *
  * @module
  */
+import { hasUnsafeCharacter } from "../analysis/figures/untrusted_text.ts";
 
 /** Characters that stay unquoted. */
 const SAFE = /^[A-Za-z0-9_./=:@%+-]+$/;
 
-/** Controls and bidirectional overrides, which a reader could not see or would see reordered. */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
 /**
  * One word for a POSIX shell (POSIX.1-2024, XCU 2.2): as is when it holds only
  * `A-Z a-z 0-9 _ . / = : @ % + -`; in single quotes otherwise (a `'` as
- * `'\''`); and, when it holds a control or bidirectional character, in
+ * `'\''`); and, when it holds a control, bidirectional or line-separator
+ * character (`hasUnsafeCharacter`, the rule of analysis/figures/untrusted_text.ts), in
  * dollar-single-quotes with those characters' UTF-8 bytes as three-digit
  * octal escapes (`\033`), so the printed command shows every byte it runs
  * with. O(length).
@@ -35,12 +33,12 @@ const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
  */
 export function shellQuote(word: string): string {
   if (SAFE.test(word)) return word;
-  if (!INVISIBLE.test(word)) return `'${word.replaceAll("'", `'\\''`)}'`;
+  if (!hasUnsafeCharacter(word)) return `'${word.replaceAll("'", `'\\''`)}'`;
   const encoder = new TextEncoder();
   let body = "";
   for (const char of word) {
     if (char === "\\" || char === "'") body += `\\${char}`;
-    else if (INVISIBLE.test(char)) {
+    else if (hasUnsafeCharacter(char)) {
       body += [...encoder.encode(char)].map((b) => `\\${b.toString(8).padStart(3, "0")}`).join("");
     } else body += char;
   }

@@ -32,7 +32,9 @@ import { sha256Hex } from "../sha256_hex.ts";
 /** UAX #9's bidirectional formatting characters, then U+2028 and U+2029 (see the module doc). */
 const BIDI_AND_SEPARATORS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029";
 /** Every unsafe character: Cc (C0, DEL, C1), then the above. */
-const UNSAFE_IN_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`, "g");
+const UNSAFE_CLASS = `[\\u0000-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`;
+const UNSAFE_IN_LINE = new RegExp(UNSAFE_CLASS, "g");
+const UNSAFE_ANYWHERE = new RegExp(UNSAFE_CLASS);
 /** The same but tab (U+0009) and LF (U+000A). */
 const UNSAFE_IN_TEXT = new RegExp(
   `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`,
@@ -70,6 +72,23 @@ function escapeChar(char: string): string {
  */
 export function lineText(text: string): string {
   return text.replace(UNSAFE_IN_LINE, escapeChar);
+}
+
+/**
+ * Whether `text` holds an unsafe character of the module doc (LF and tab
+ * included), for callers with their own escape syntax (a shell's `$'\\ooo'`).
+ * O(length).
+ *
+ * @param text untrusted text
+ * @returns true when {@link lineText} would change it
+ * @example
+ * ```ts
+ * import { hasUnsafeCharacter } from "./untrusted_text.ts";
+ * if (!hasUnsafeCharacter("a\u2066b") || hasUnsafeCharacter("a b")) throw new Error();
+ * ```
+ */
+export function hasUnsafeCharacter(text: string): boolean {
+  return UNSAFE_ANYWHERE.test(text);
 }
 
 /**
