@@ -7,6 +7,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
+import { terminalJson, terminalText } from "../analysis/figures/untrusted_text.ts";
 import { ExitCode, type Io } from "./_command.ts";
 
 /** A command's result in both forms: see {@link emit}. */
@@ -22,13 +23,17 @@ export interface CommandOutput {
 /**
  * Writes `output.payload` as canonical JSON (sorted keys, 12 significant
  * digits, trailing newline) when `output.json` is set, else the text
- * `output.render()` returns.
+ * `output.render()` returns; either way through the untrusted-text rule
+ * (`terminalJson`, the same JSON value; `terminalText`), so no string from a
+ * ledger can move the cursor or reorder a line of the terminal.
  *
  * @param io where the output goes
  * @param output the `json` flag, the `payload` and the text `render`er
  */
 export function emit(io: Io, output: CommandOutput): void {
-  io.stdout(output.json ? canonicalJson(output.payload) : output.render());
+  io.stdout(
+    output.json ? terminalJson(canonicalJson(output.payload)) : terminalText(output.render()),
+  );
 }
 
 /** A file an output depends on, as recorded in the JSON: its path as given and its SHA-256. */
