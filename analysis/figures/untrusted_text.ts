@@ -35,6 +35,8 @@ const BIDI_AND_SEPARATORS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069
 const UNSAFE_CLASS = `[\\u0000-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`;
 const UNSAFE_IN_LINE = new RegExp(UNSAFE_CLASS, "g");
 const UNSAFE_ANYWHERE = new RegExp(UNSAFE_CLASS);
+/** The unsafe characters `JSON.stringify` writes as they are: DEL, C1, then the above. */
+const UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`, "g");
 /** The same but tab (U+0009) and LF (U+000A). */
 const UNSAFE_IN_TEXT = new RegExp(
   `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`,
@@ -121,11 +123,12 @@ export function terminalText(text: string): string {
  * import { terminalJson } from "./untrusted_text.ts";
  * const json = terminalJson(JSON.stringify("a\u202eb"));
  * if (json !== '"a\\u202eb"' || JSON.parse(json) !== "a\u202eb") throw new Error();
+ * if (terminalJson('{\n  "a": 1\n}') !== '{\n  "a": 1\n}') throw new Error("layout kept");
  * ```
  */
 export function terminalJson(json: string): string {
   return json.replace(
-    UNSAFE_IN_LINE,
+    UNSAFE_IN_JSON,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
