@@ -53,7 +53,7 @@ export function parseJsonFile<S extends z.ZodType>(
     throw new LedgerError([{
       code,
       file,
-      line: code === "malformed_json" || code === "bad_encoding" ? line : 0,
+      line: code === "number_out_of_range" ? 0 : line,
       field,
       message: wording,
     }]);

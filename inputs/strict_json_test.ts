@@ -1,0 +1,91 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { parseJsonObject } from "./strict_json.ts";
+import { findJsonFault } from "./json_scan.ts";
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const problem = (input: Uint8Array | string) => {
+  const result = parseJsonObject(typeof input === "string" ? encode(input) : input);
+  return result.ok ? null : result.problem;
+};
+
+Deno.test("parseJsonObject() refuses a repeated key at any depth, naming its path", () => {
+  deepEqual(problem('{"resolved":false,"resolved":true}'), {
+    code: "duplicate_key",
+    line: 1,
+    field: "resolved",
+    message: 'duplicate key "resolved"',
+  });
+  deepEqual(problem('{"a":[{"b":1},{"b":2,"b":3}]}')?.field, "a.1.b");
+  // The same key in two objects, and keys that hold escaped quotes and colons, are no repeat.
+  equal(problem('{"a":{"k":1},"b":{"k":2}}'), null);
+  equal(problem('{"a":"x\\":y","k\\"":1,"s":"\\\\"}'), null);
+});
+
+Deno.test("parseJsonObject() refuses numbers beyond the double range, naming the field", () => {
+  deepEqual(problem('{"wall_ms":1e999}'), {
+    code: "number_out_of_range",
+    line: 1,
+    field: "wall_ms",
+    message: "number out of range: it reads as a non-finite value (beyond ±1.8e308)",
+  });
+  equal(problem('{"a":[0,{"b":-1e400}]}')?.field, "a.1.b");
+  // The largest finite double is fine.
+  equal(problem('{"a":1.7976931348623157e308}'), null);
+});
+
+Deno.test("parseJsonObject() tells encodings apart: UTF-8 BOM, UTF-16, a bad byte", () => {
+  equal(problem(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))?.code, "bad_encoding");
+  equal(
+    problem(new Uint8Array([0xff, 0xfe, 0x7b, 0, 0x7d, 0]))?.message,
+    "is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8",
+  );
+  // "é" cut short: the lead byte 0xC3 (byte 6) followed by "(".
+  deepEqual(problem(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])), {
+    code: "bad_encoding",
+    line: 1,
+    field: "",
+    message: "not valid UTF-8 at byte 7 (0xC3 0x28)",
+  });
+  // A genuine U+FFFD is text, not an error.
+  equal(problem('{"a":"\uFFFD"}'), null);
+});
+
+Deno.test("parseJsonObject() words syntax errors with line and column, and wants one object", () => {
+  deepEqual(problem('{"a":1,\n"b":}'), {
+    code: "malformed_json",
+    line: 2,
+    field: "",
+    message: 'not valid JSON: unexpected "}" (expected a value) at column 5',
+  });
+  equal(problem("[1]")?.message, "must hold one JSON object");
+  equal(
+    problem('{"a":1,}')?.message,
+    'not valid JSON: unexpected "}" (expected a key in double quotes) at column 8',
+  );
+});
+
+Deno.test("findJsonFault() agrees with JSON.parse on well-formed and malformed texts", () => {
+  const texts = [
+    '{"a":[1,2,{"b":null}],"c":"\\u00e9\\n"}',
+    "  {} ",
+    '"x"',
+    "-0.5e+3",
+    '{"a":01}',
+    '{"a":"\u0001"}',
+    '{"a":"\\x"}',
+    "[1,]",
+    "{",
+    "tru",
+    '{"a":1} 2',
+  ];
+  for (const text of texts) {
+    let parses = true;
+    try {
+      JSON.parse(text);
+    } catch {
+      parses = false;
+    }
+    equal(findJsonFault(text) === null, parses, text);
+  }
+  equal(findJsonFault("[".repeat(200_000))?.message, "nested too deeply");
+});
