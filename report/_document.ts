@@ -122,10 +122,6 @@ function mdInline(text: string): string {
   }
 }
 
-function mdCell(text: string): string {
-  return mdInline(text.replace(/\s*\n\s*/g, " "));
-}
-
 /**
  * Renders blocks as GitHub-flavoured Markdown; figures link their SVG (shown
  * inline by code hosts) and their PNG. Text outside code spans has
@@ -146,9 +142,9 @@ export function toMarkdown(blocks: readonly Block[]): string {
       case "list":
         return block.items.map((item) => `- ${mdInline(item)}`).join("\n");
       case "table": {
-        const head = `| ${block.header.map(mdCell).join(" | ")} |`;
+        const head = `| ${block.header.map(mdInline).join(" | ")} |`;
         const rule = `|${block.align.map((a) => a === "right" ? " ---: " : " --- ").join("|")}|`;
-        const rows = block.rows.map((row) => `| ${row.map(mdCell).join(" | ")} |`);
+        const rows = block.rows.map((row) => `| ${row.map(mdInline).join(" | ")} |`);
         return [head, rule, ...rows].join("\n");
       }
       case "code":
