@@ -4,7 +4,7 @@
  *
  * Modes:
  * - `baseline`: the bare loop, the same chunked reading as the ledger reader
- *   (`openBytes`), split at `\n`, `TextDecoder` + `JSON.parse` per line,
+ *   (`openInput`), split at `\n`, `TextDecoder` + `JSON.parse` per line,
  *   nothing else (no hashing, no schema);
  * - `scan`: `scanLedger` with a visitor that keeps nothing: JSON, schema,
  *   duplicate ids, hash chain and the file's SHA-256, streaming;

@@ -5,7 +5,7 @@
  * hash-chained (`prev_sha256` is `lineSha256` of the previous line's bytes;
  * null on the first row).
  *
- * Resuming reads the existing ledger strictly (analysis/read_ledger.ts). A
+ * Resuming reads the existing ledger strictly (inputs/ledger.ts). A
  * torn final line (a write cut short: the file does not end with `\n`) is
  * never dropped silently: it is moved, bytes and all, into the sidecar file
  * `<ledger>.torn.jsonl` (one canonical record per repair: where it was, its
@@ -149,7 +149,7 @@ export class LedgerWriter {
         );
       }
       await scanLedger({ chunks: await openInput(path), file: path }, (row, line) => {
-        // the first row decides whether the ledger is chained (read_ledger.ts): refuse before any replay
+        // the first row decides whether the ledger is chained (inputs/ledger.ts): refuse before any replay
         if (line === 1 && row.prev_sha256 === undefined) {
           throw new Error(
             `Cannot resume ledger "${path}": its rows carry no hash chain ("prev_sha256"), so it was not written by the runner`,
