@@ -4,20 +4,9 @@
  * stack trace.
  */
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
+import { row } from "./_cli_run.ts";
 
-const ROW = {
-  run_id: "r1",
-  agent_id: "a",
-  task_id: "t1",
-  seed: 7,
-  resolved: true,
-  prompt_tokens: 100,
-  completion_tokens: 50,
-  tool_calls: 1,
-  wall_ms: 1000,
-  price_table_id: "local-0",
-};
-const line = (overrides: Record<string, unknown> = {}) => JSON.stringify({ ...ROW, ...overrides });
+const line = (overrides: Record<string, unknown> = {}) => JSON.stringify(row(overrides));
 const GOOD = `${line()}\n${line({ task_id: "t2", resolved: false })}\n`;
 const PLAN = JSON.stringify({ plan_id: "p", tasks: [{ task_id: "t1" }, { task_id: "t2" }] });
 const PRICES = JSON.stringify({ price_table_id: "local-0", currency: "USD" });
@@ -122,7 +111,7 @@ const CASES: BadInputCase[] = [
   },
   {
     name: "a missing field",
-    files: { "l.jsonl": `${JSON.stringify({ ...ROW, run_id: undefined })}\n` },
+    files: { "l.jsonl": `${line({ run_id: undefined })}\n` },
     args: ["summarize", "{dir}/l.jsonl"],
     code: 2,
     stderr: /^error: \{dir\}\/l\.jsonl:1: field "run_id": missing \(expected string\)\n$/,
