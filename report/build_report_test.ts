@@ -6,6 +6,8 @@ import { Episode, Erratum, Plan, PriceTable } from "../analysis/schema.ts";
 import { buildReport } from "./build_report.ts";
 import type { ReportInputs } from "./report_model.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
+import { renderSvg } from "./render_figure.ts";
+import { displayId } from "../analysis/figures/untrusted_text.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 
@@ -411,4 +413,55 @@ Deno.test("buildReport() flags resolved rows without spend and rows with unmeter
   // A ledger with plausible spend everywhere has no such claim.
   const clean = buildReport(inputsOf([episode("chat", "t1", true, { model_calls: 1 })]));
   equal(clean.summary.claims.some((c) => c.id === "spend-evidence"), false);
+});
+
+Deno.test("buildReport() shortens 10,000-character ids in tables and figures, keeps them whole in the summary", async () => {
+  const long = "agent-".repeat(1700);
+  const [a, b] = [`${long}one`, `${long}two`];
+  const rows = [a, b].flatMap((agent) => [0, 1, 2, 3].map((i) => episode(agent, `t${i}`, i < 3)));
+  const report = buildReport(inputsOf(rows));
+  deepEqual(report.summary.agents.map((x) => x.agent_id), [a, b]);
+  const [shownA, shownB] = [displayId(a), displayId(b)];
+  ok(shownA !== shownB && shownA.length === 48, `${shownA} ${shownB}`);
+  ok(report.markdown.includes(`| ${shownA} |`) && report.markdown.includes(`| ${shownB} |`));
+  // Only the `ledgerbench show` commands hold the whole id, so that they run.
+  const lines = report.markdown.split("\n").filter((line) => !line.includes("ledgerbench show"));
+  equal(lines.some((line) => line.includes(long)), false);
+  for (const figure of report.figures) {
+    const spec = canonicalJson(figure.spec);
+    equal(spec.includes(long), false, figure.name);
+    ok(spec.includes(shownA), figure.name);
+  }
+  // Before: the forest plot was 202,830 px wide (about 9 s to rasterise at zoom 2).
+  const svg = await renderSvg(report.figures.find((f) => f.name === "forest")!.spec);
+  const width = Number(svg.match(/<svg[^>]* width="(\d+)"/)![1]);
+  ok(width < 2000, `forest plot ${width} px wide`);
+});
+
+Deno.test("buildReport() keeps a file name with a newline and backticks inside the Reproduce block", () => {
+  const file = "l\n```\n<img src=x onerror=alert(1)>.jsonl";
+  const rows = [episode("a", "t1", true), episode("b", "t1", true)];
+  const report = buildReport(inputsOf(rows, {
+    ledger: { ...inputsOf(rows).ledger, file },
+  }));
+  const lines = report.markdown.split("\n");
+  // The block's fence is longer than the "```" in the shell word, so no content line closes it.
+  const open = lines.indexOf("````sh");
+  deepEqual(lines.slice(open, open + 4), [
+    "````sh",
+    "deno task ledgerbench report $'l\\012```\\012<img src=x onerror=alert(1)>.jsonl' --out DIR",
+    "deno task ledgerbench verify-report DIR",
+    "````",
+  ]);
+  // The title shows it as escaped text on one line.
+  equal(
+    lines[0],
+    "# Evaluation report: l\\\\n\\`\\`\\`\\\\n\\<img src=x onerror=alert(1)\\>.jsonl",
+  );
+  // Elsewhere it is escaped text, or literal inside a code span whose fence (4) is longer
+  // than its run of 3: no raw HTML once the spans are taken out.
+  const spans = /(`+)[\s\S]*?[^`]\1(?!`)/g;
+  const outside = [...lines.slice(0, open), ...lines.slice(open + 4)];
+  equal(outside.some((line) => /(^|[^\\])<img/.test(line.replace(spans, ""))), false);
+  equal(report.summary.inputs.ledger.path, file);
 });
