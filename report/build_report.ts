@@ -54,9 +54,6 @@ import {
   type SprtSection,
 } from "./report_model.ts";
 
-/** Until `load_report_inputs.ts` imports them from `report_model.ts`. */
-export type { ReportConfig, ReportInputs, ReportLedger } from "./report_model.ts";
-
 /** Options for {@link buildReport}; each is recorded in `summary.parameters`. */
 export interface BuildReportOptions {
   /** Validation findings listed per code (counts stay complete); default 20. */
