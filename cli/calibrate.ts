@@ -19,7 +19,14 @@ import {
 } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, fileLine, wrap } from "./_output.ts";
-import { fixed, integer, percent, renderPairs, renderTable, signedFixed } from "../report/format.ts";
+import {
+  fixed,
+  integer,
+  percent,
+  renderPairs,
+  renderTable,
+  signedFixed,
+} from "../report/format.ts";
 import {
   describeSprtParams,
   resolveSprtParams,
@@ -36,6 +43,23 @@ const RATES: NumberOption = { name: "rates", range: { min: 0, max: 1 } };
  * n_cap steps; 10^12 trials never finished, issue 10).
  */
 const TRIALS: NumberOption = { name: "trials", range: { min: 2, max: 1_000_000, integer: true } };
+
+/**
+ * Seed 002's Monte Carlo trials per rate (`calibrate.py`), the default of
+ * `--trials`; named here because the work bound below needs it before
+ * `calibrateSprt` runs (its own default is the same number).
+ */
+const SEED_002_TRIALS = 20_000;
+
+/** Most true rates in one run: a grid of 0, 0.01, ..., 1. */
+const MAX_RATES = 101;
+
+/**
+ * Most simulated steps one run may take: trials x n_cap x rates bounds the
+ * Monte Carlo's work (a walk that never crosses a boundary runs n_cap
+ * steps); 10^9 steps take about 30 s here.
+ */
+const MAX_SIMULATED_STEPS = 1e9;
 
 /** `--tolerance-z`: agreement threshold in standard errors, above 0, at most 100. */
 const TOLERANCE_Z: NumberOption = { name: "tolerance-z", range: { above: 0, max: 100 } };
@@ -60,9 +84,11 @@ USAGE:
 OPTIONS:
   --plan FILE      Take the SPRT parameters from the plan's "stopping" rule
 ${SPRT_OPTIONS_HELP}
-  --rates LIST     True pass rates, comma-separated, each ${rangeText(RATES.range)}
-                   (default ${SEED_002_RATES.join(",")})
-  --trials N       Monte Carlo trials per rate, ${rangeText(TRIALS.range)} (default 20000)
+  --rates LIST     True pass rates, comma-separated, each ${rangeText(RATES.range)},
+                   at most ${MAX_RATES} of them (default ${SEED_002_RATES.join(",")})
+  --trials N       Monte Carlo trials per rate, ${rangeText(TRIALS.range)}
+                   (default ${SEED_002_TRIALS}); trials x n_cap x rates may not
+                   exceed ${MAX_SIMULATED_STEPS.toExponential()}
   --seed S         Seed of the simulation: an integer (007 is 7) or any other
                    text (default 7); rate p uses "<S>/p_true=<p>"
   --tolerance-z Z  |Monte Carlo - exact| in standard errors counted as agreement,
@@ -80,6 +106,27 @@ const OPTIONS = {
   "tolerance-z": { type: "string" },
 } as const;
 
+/**
+ * Refuses a run whose work is out of bounds: more than {@link MAX_RATES}
+ * rates, or more than {@link MAX_SIMULATED_STEPS} simulated steps.
+ *
+ * @throws {UsageError} naming the options to lower
+ */
+function checkWork(rates: number, trials: number, nCap: number): void {
+  if (rates > MAX_RATES) {
+    throw new UsageError(`Option "--rates" must list at most ${MAX_RATES} rates: got ${rates}`);
+  }
+  const steps = rates * trials * nCap;
+  if (steps > MAX_SIMULATED_STEPS) {
+    throw new UsageError(
+      `Options "--trials" (${trials}) x n_cap (${nCap}) x rates (${rates}) allow ` +
+        `${steps.toExponential(2)} simulated steps, ` +
+        `more than ${MAX_SIMULATED_STEPS.toExponential()}: ` +
+        `lower --trials, --n-cap or the number of --rates`,
+    );
+  }
+}
+
 /** Runs `calibrate`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
@@ -93,13 +140,15 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const rates = numberListOption(values, RATES) ?? [...SEED_002_RATES];
+  const trials = numberOption(values, TRIALS) ?? SEED_002_TRIALS;
+  checkWork(rates.length, trials, params.n_cap);
   const calibration = calibrateSprt(params, {
     rates,
-    trials: numberOption(values, TRIALS),
+    trials,
     seed: seedOption(values),
     toleranceZ: numberOption(values, TOLERANCE_Z),
   });
-  const { trials, seed, tolerance_z: toleranceZ } = calibration;
+  const { seed, tolerance_z: toleranceZ } = calibration;
   const payload = {
     command: "calibrate",
     plan: plan === null
