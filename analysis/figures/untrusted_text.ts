@@ -11,9 +11,10 @@
  * - C0 controls (U+0000–U+001F), DEL (U+007F) and C1 controls
  *   (U+0080–U+009F; CSI and NEL among them): Unicode's general category Cc;
  * - the bidirectional formatting characters of Unicode Standard Annex #9
- *   (UAX #9, "Unicode Bidirectional Algorithm", table 4): the embeddings and
- *   overrides U+202A–U+202E, the isolates U+2066–U+2069, the marks U+200E,
- *   U+200F and U+061C; the "Trojan Source" characters of CVE-2021-42574;
+ *   (UAX #9, "Unicode Bidirectional Algorithm", section 2, "Directional
+ *   Formatting Characters"): the embeddings and overrides U+202A–U+202E, the
+ *   isolates U+2066–U+2069, the marks U+200E, U+200F and U+061C; the "Trojan
+ *   Source" characters of CVE-2021-42574;
  * - the line and paragraph separators U+2028 and U+2029 (Unicode's
  *   categories Zl and Zp), which break a line as LF does.
  *
@@ -35,13 +36,13 @@ const BIDI_AND_SEPARATORS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069
 const UNSAFE_CLASS = `[\\u0000-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`;
 const UNSAFE_IN_LINE = new RegExp(UNSAFE_CLASS, "g");
 const UNSAFE_ANYWHERE = new RegExp(UNSAFE_CLASS);
-/** The unsafe characters `JSON.stringify` writes as they are: DEL, C1, then the above. */
-const UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`, "g");
-/** The same but tab (U+0009) and LF (U+000A). */
+/** Every unsafe character but tab (U+0009) and LF (U+000A). */
 const UNSAFE_IN_TEXT = new RegExp(
   `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`,
   "g",
 );
+/** The unsafe characters `JSON.stringify` writes as they are: DEL, C1, bidi and separators. */
+const UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`, "g");
 
 /** The longest id {@link displayId} shows whole, in UTF-16 code units. */
 export const ID_DISPLAY_LENGTH = 48;
