@@ -7,9 +7,25 @@
  */
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { reverify } from "../runner/reverify.ts";
-import { nameListOption, parseCommandArgs, stringOption } from "./_args.ts";
+import { Erratum, Plan } from "../analysis/schema.ts";
+import { nameListOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
+
+/** `--verifier-image`: the plan field `environment.verifier_image`. */
+const VERIFIER_IMAGE = {
+  name: "verifier-image",
+  schema: Plan.shape.environment.unwrap().shape.verifier_image,
+  form: "a non-empty image reference",
+};
+
+/** `--reason`: the first line of every `rescore_episode` erratum's `explanation`. */
+const REASON = {
+  name: "reason",
+  schema: Erratum.options.find((option) => option.shape.kind.value === "rescore_episode")!
+    .shape.explanation,
+  form: "a non-empty text",
+};
 
 /** Help text, an example first. */
 export const help = `Re-run a (fixed) verifier over the stored artifacts of a ledger's episodes,
@@ -64,6 +80,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const suite = stringOption(values, "suite");
   if (errata === undefined) throw new UsageError('Missing option: "--errata"');
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
+  const verifierImage = textOption(values, VERIFIER_IMAGE) ?? "ledgerbench/verifier:latest";
+  const episodes = nameListOption(values, "episodes");
+  const reason = textOption(values, REASON);
   const engine = await dockerAvailable();
   if (!engine.available) {
     io.stderr(`error: No Docker engine is reachable: ${engine.reason}\nNothing was re-verified.\n`);
@@ -74,9 +93,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata,
     suiteDir: suite,
     artifactsRoot: stringOption(values, "artifacts") ?? `${dir}/artifacts`,
-    verifierImage: stringOption(values, "verifier-image") ?? "ledgerbench/verifier:latest",
-    episodes: nameListOption(values, "episodes"),
-    reason: stringOption(values, "reason"),
+    verifierImage,
+    episodes,
+    reason,
     onErratum: (erratum) => {
       if (erratum.kind === "rescore_episode") {
         io.stderr(`erratum ${erratum.erratum_id}: resolved ${erratum.resolved}\n`);
