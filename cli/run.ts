@@ -20,7 +20,9 @@ import {
   parseCommandArgs,
   rangeText,
   stringOption,
+  textOption,
 } from "./_args.ts";
+import { EpisodeInput } from "../analysis/schema.ts";
 import { PARALLEL_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
@@ -28,6 +30,9 @@ import { pairsOption } from "./freeze.ts";
 
 /** `--parallel`: episodes at once. */
 const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
+
+/** `--run-id`: the ledger rows' `run_id`. */
+const RUN_ID = { name: "run-id", schema: EpisodeInput.shape.run_id, form: "a non-empty id" };
 
 /** Exit status of a batch interrupted by the operator with Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED = 130;
@@ -179,6 +184,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
   const parallel = numberOption(values, PARALLEL) ?? 1;
+  const runId = textOption(values, RUN_ID);
   const upstreams = perAgent(values.upstream as unknown as string[] | undefined);
   const scripts = perAgent(values["provider-script"] as unknown as string[] | undefined);
   const usesUpstream = upstreams.all !== null || upstreams.byAgent.size > 0;
@@ -296,7 +302,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       planSha256: stringOption(values, "plan-sha256"),
       suite,
       ledger,
-      runId: stringOption(values, "run-id"),
+      runId,
       resume: values.resume === true,
       parallel,
       artifacts: stringOption(values, "artifacts"),
