@@ -1,7 +1,7 @@
 import { deepEqual, equal, notDeepEqual, ok, throws } from "node:assert/strict";
 import { bootstrapRate } from "./bootstrap_rate.ts";
 import { canonicalJson } from "./canonical_json.ts";
-import { readLedger } from "./read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
@@ -36,7 +36,7 @@ function replay(cdf: number[], n: number, rounds: number, seed: number): [number
 }
 
 Deno.test("bootstrapRate() pins the seed-001 sample: a [0.25, 1], b [0, 1], overlapping", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const count = (agent: string) => {
     const mine = rows.filter((row) => row.agent_id === agent);
     return [mine.filter((row) => row.resolved === true).length, mine.length] as const;

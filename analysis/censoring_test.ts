@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { censoringClaim, censoringSummary } from "./censoring.ts";
-import { readLedger } from "./read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { Episode } from "./schema.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
@@ -18,7 +18,7 @@ function row(fields: Record<string, unknown>): Episode {
 }
 
 Deno.test("censoringSummary() pins the seed-001 sample: nothing censored, headline allowed", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const { agents, overall } = censoringSummary(rows);
   equal(agents.length, 2);
   const [a, b] = agents;

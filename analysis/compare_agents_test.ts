@@ -6,7 +6,7 @@ import {
   comparisonMatrix,
   relativeDifference,
 } from "./compare_agents.ts";
-import { readLedger } from "./read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
 
@@ -27,7 +27,7 @@ function agent(
 }
 
 Deno.test("compareAgents() pins the seed-001 sample: overlap, no rate winner, b wins on TPR", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const [a, b] = summarizeAgents(rows);
   const verdict = compareAgents(a, b);
   // Seed 001: a 3/4, b 2/4; the intervals overlap, so there is no rate winner; b uses

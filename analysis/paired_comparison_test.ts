@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
 import { pairedComparison } from "./paired_comparison.ts";
-import { readLedger } from "./read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { Episode } from "./schema.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
 
@@ -49,7 +49,7 @@ function discordant(both: number, onlyA: number, onlyB: number, neither: number)
 }
 
 Deno.test("pairedComparison() pins the seed-001 sample", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const result = pairedComparison(rows, ["a", "b"]);
   // Seed 001: a resolves t1, t2, t4; b resolves t1, t3. Hand computation: difference
   // 0.75 − 0.5 = 0.25; McNemar both {t1}, only a {t2, t4}, only b {t3}, neither {}.

@@ -139,7 +139,7 @@ interface Tally {
  *
  * Cost: one pass, O(rows + agents × lanes log lanes).
  *
- * @param rows ledger rows (e.g. `readLedger(path).rows`, errata applied)
+ * @param rows ledger rows (e.g. `loadLedger(path).rows`, errata applied)
  * @param options `priceTable` (frozen; enables cost), `laneWeights` (enables the lane score)
  * @returns one {@link AgentSummary} per agent, sorted by `agent_id`
  * @throws {Error} with a price table: when rows mix several `price_table_id`s,

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
-import { readLedger } from "./read_ledger.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { Episode, PriceTable } from "./schema.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
 
@@ -41,7 +41,7 @@ function invalid(fields: Record<string, unknown>): Episode {
 const SEED_000_WEIGHTS = { A: 8, B: 24, C: 12, D: 20, E: 16, F: 16, G: 4 };
 
 Deno.test("summarizeAgents() pins the seed-001 sample", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const [a, b] = summarizeAgents(rows);
   // Seed 001: a resolves 3/4, b 2/4; no invalid rows in the sample.
   deepEqual(
@@ -147,7 +147,7 @@ Deno.test("summarizeAgents() sorts agents by code unit and has stable JSON", () 
 });
 
 Deno.test("summarizeAgents() prices the seed-001 sample through a frozen table", async () => {
-  const { rows } = await readLedger(SAMPLE);
+  const { rows } = await loadLedger(SAMPLE);
   const table = PriceTable.parse({
     price_table_id: "local-0",
     currency: "USD",

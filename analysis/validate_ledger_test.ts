@@ -1,7 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { lineSha256 } from "./read_ledger.ts";
-import { readPlan } from "./read_config.ts";
-import { type Finding, ledgerValidator, validateLedger } from "./validate_ledger.ts";
+import { lineSha256 } from "../inputs/ledger.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { type Finding, ledgerValidator } from "./validate_ledger.ts";
+import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
 import { Episode, Plan } from "./schema.ts";
 
 const EXAMPLES = new URL("../ledgers/examples/", import.meta.url).pathname;
@@ -56,7 +57,7 @@ async function validateText(text: string, plan: Plan, options = {}) {
   const path = await Deno.makeTempFile({ suffix: ".jsonl" });
   try {
     await Deno.writeTextFile(path, text);
-    return { path, report: await validateLedger(path, plan, options) };
+    return { path, report: await validateLedgerFile(path, plan, options) };
   } finally {
     await Deno.remove(path);
   }
@@ -74,7 +75,7 @@ function brief(findings: Finding[]) {
   return findings.map((f) => [f.code, f.line, f.agent_id, f.task_id, f.severity]);
 }
 
-Deno.test("validateLedger() lists every kind of finding in line order, then the plan's gaps", async () => {
+Deno.test("validateLedgerFile() lists every kind of finding in line order, then the plan's gaps", async () => {
   const text = chained([
     episode("a", "t1", { prompt_tokens: 600, completion_tokens: 300 }), // 1: clean, 900 tokens ≤ 1000
     invalid("a", "t2", "provider_fault", { stop_reason: "rate_limited" }), // 2
@@ -161,7 +162,7 @@ Deno.test("validateLedger() lists every kind of finding in line order, then the 
   );
 });
 
-Deno.test("validateLedger() tells a gap from tasks an SPRT run never reached", async () => {
+Deno.test("validateLedgerFile() tells a gap from tasks an SPRT run never reached", async () => {
   // n_cap 2: both walks decide at their second valid result (2 passes of 2 ≥ p_adopt 0.6:
   // cap-adopt), a at t2 and b at t3.
   const plan = Plan.parse({ ...PLAN, stopping: { kind: "sprt", params: { n_cap: 2 } } });
@@ -181,13 +182,13 @@ Deno.test("validateLedger() tells a gap from tasks an SPRT run never reached", a
   equal(report.finding_counts.row_count, undefined);
 });
 
-Deno.test("validateLedger() takes the ledger's agents when the plan lists none (seed-001 sample)", async () => {
+Deno.test("validateLedgerFile() takes the ledger's agents when the plan lists none (seed-001 sample)", async () => {
   const sample = `${EXAMPLES}sample_ledger.jsonl`;
   const plan = Plan.parse({
     plan_id: "seed-001",
     tasks: ["t1", "t2", "t3", "t4"].map((task_id) => ({ task_id })),
   });
-  const report = await validateLedger(sample, plan);
+  const report = await validateLedgerFile(sample, plan);
   equal(report.ok, true);
   deepEqual(report.findings, []);
   // Seed 001: 2 agents × 4 tasks, all completed (no stop_reason field: the default).
@@ -199,7 +200,7 @@ Deno.test("validateLedger() takes the ledger's agents when the plan lists none (
   ]);
   // Seed 003's check "len(records) == planned_tasks" with a fifth planned task.
   const five = Plan.parse({ ...plan, tasks: [...plan.tasks, { task_id: "t5" }] });
-  const short = await validateLedger(sample, five);
+  const short = await validateLedgerFile(sample, five);
   deepEqual(brief(short.findings), [
     ["missing_task", null, "a", "t5", "error"],
     ["missing_task", null, "b", "t5", "error"],
@@ -207,7 +208,7 @@ Deno.test("validateLedger() takes the ledger's agents when the plan lists none (
   ]);
 });
 
-Deno.test("validateLedger() caps listed findings per code but keeps complete counts", async () => {
+Deno.test("validateLedgerFile() caps listed findings per code but keeps complete counts", async () => {
   const text = chained([
     invalid("a", "t1", "harness_error"),
     episode("a", "t1", { attempt: 2 }),
@@ -224,10 +225,10 @@ Deno.test("validateLedger() caps listed findings per code but keeps complete cou
   deepEqual(report.finding_counts, { invalid_attempt: 2 });
 });
 
-Deno.test("validateLedger() passes the committed synthetic ledger against its plan", async () => {
-  const plan = await readPlan(`${EXAMPLES}synthetic_plan.json`);
+Deno.test("validateLedgerFile() passes the committed synthetic ledger against its plan", async () => {
+  const plan = (await loadPlan(`${EXAMPLES}synthetic_plan.json`)).value;
   const path = `${EXAMPLES}synthetic_ledger.jsonl`;
-  const report = await validateLedger(path, plan);
+  const report = await validateLedgerFile(path, plan);
   // Independent count of invalid lines straight from the text.
   const lines = (await Deno.readTextFile(path)).trimEnd().split("\n");
   const invalidLines = lines.filter((line) => line.includes('"status":"invalid"')).length;
@@ -245,7 +246,7 @@ Deno.test("validateLedger() passes the committed synthetic ledger against its pl
   ok(report.findings.every((f) => f.code === "invalid_attempt" && f.line !== null));
 });
 
-Deno.test("validateLedger() flags a resolved row without spend and a row with unmetered requests", async () => {
+Deno.test("validateLedgerFile() flags a resolved row without spend and a row with unmetered requests", async () => {
   // Issue 8: a Codex on the Responses API "resolved" tasks with 0 calls and 0 tokens recorded.
   const evidence = (unmetered: number) => ({
     server_model_id: "m",

@@ -211,7 +211,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       `demo: running ${plan.tasks.length * plan.agents.length} episodes, ${parallel} at a time\n`,
     );
     const outcome = await runPlan({
-      plan: frozen.path,
+      plan: frozen,
       suite: suite.dir,
       ledger: `${out}/ledger.jsonl`,
       artifacts,

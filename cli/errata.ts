@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { readErrata } from "../analysis/errata.ts";
-import { readLedger } from "../analysis/read_ledger.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import { loadLedger } from "../inputs/ledger.ts";
 import { Erratum, InvalidReason } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { appendErratum } from "../runner/errata_file.ts";
@@ -175,7 +175,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const ledgerPath = stringOption(values, "ledger");
   let episodes: Set<string> | undefined;
   if (ledgerPath !== undefined) {
-    const ledger = await readLedger(ledgerPath);
+    const ledger = await loadLedger(ledgerPath);
     episodes = new Set(ledger.rows.map((row) => row.episode_id));
   }
   const entry = await appendErratum(path, record, { episodes });
@@ -224,7 +224,7 @@ async function nextId(path: string): Promise<string> {
   let count = 0;
   try {
     await Deno.lstat(path);
-    count = (await readErrata(path)).entries.length;
+    count = (await loadErrata(path)).entries.length;
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }

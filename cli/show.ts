@@ -7,9 +7,9 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { openBytes } from "../analysis/jsonl.ts";
+import { openInput } from "../inputs/input_file.ts";
 import { ioError } from "../analysis/ledger_error.ts";
-import { scanLedger } from "../analysis/read_ledger.ts";
+import { scanLedger } from "../inputs/ledger.ts";
 import type { Episode } from "../analysis/schema.ts";
 import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
 import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
@@ -117,7 +117,7 @@ interface FoundRow {
 async function findRow(ledger: string, episodeId: string): Promise<FoundRow> {
   let chunks: AsyncIterable<Uint8Array>;
   try {
-    chunks = await openBytes(ledger);
+    chunks = await openInput(ledger);
   } catch (error) {
     throw ioError(ledger, error);
   }

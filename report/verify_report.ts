@@ -10,7 +10,8 @@ import { formatProblem, ioError, LedgerError } from "../analysis/ledger_error.ts
 import { buildReport } from "./build_report.ts";
 import { REPORT_FORMAT, type ReportInputs } from "./report_model.ts";
 import { diffJson } from "./diff_json.ts";
-import { fileSha256, loadReportInputs } from "./load_report_inputs.ts";
+import { inputSha256 } from "../inputs/input_file.ts";
+import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";
 
 /** One difference between a report directory and its recomputation. */
@@ -207,7 +208,7 @@ export async function verifyReport(
   for (const input of named) {
     let actual: string | null = null;
     try {
-      actual = await fileSha256(resolve(options.base, input.path));
+      actual = await inputSha256(resolve(options.base, input.path));
     } catch (error) {
       const problem = error instanceof LedgerError
         ? formatProblem(error.problems[0])

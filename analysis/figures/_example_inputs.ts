@@ -8,9 +8,11 @@
  *
  * @module
  */
-import { applyErrata, readErrata } from "../errata.ts";
-import { readPlan, readPriceTable } from "../read_config.ts";
-import { readLedger } from "../read_ledger.ts";
+import { applyErrata } from "../errata.ts";
+import { loadErrata } from "../../inputs/errata.ts";
+import { loadPlan } from "../../inputs/plan.ts";
+import { loadPriceTable } from "../../inputs/price_table.ts";
+import { loadLedger } from "../../inputs/ledger.ts";
 import { ledgerFigures, type LedgerFiguresOptions, type NamedFigure } from "./ledger_figures.ts";
 
 /** One example ledger and its figures. */
@@ -57,7 +59,7 @@ export async function exampleFigures(): Promise<ExampleFigures[]> {
   const out: ExampleFigures[] = [];
   const sample = new URL("sample_ledger.jsonl", EXAMPLES_DIR);
   if (await exists(sample)) {
-    const { rows } = await readLedger(sample.pathname);
+    const { rows } = await loadLedger(sample.pathname);
     const options: LedgerFiguresOptions = {
       sprtAgents: [...new Set(rows.map((r) => r.agent_id))].sort(),
       calibration: true,
@@ -72,15 +74,15 @@ export async function exampleFigures(): Promise<ExampleFigures[]> {
   }
   const synthetic = new URL("synthetic_ledger.jsonl", EXAMPLES_DIR);
   if (await exists(synthetic)) {
-    const ledger = await readLedger(synthetic.pathname);
+    const ledger = await loadLedger(synthetic.pathname);
     let rows = ledger.rows;
     const errata = new URL("synthetic_errata.jsonl", EXAMPLES_DIR);
-    if (await exists(errata)) rows = applyErrata(rows, await readErrata(errata.pathname)).rows;
+    if (await exists(errata)) rows = applyErrata(rows, await loadErrata(errata.pathname)).rows;
     const planUrl = new URL("synthetic_plan.json", EXAMPLES_DIR);
     const priceUrl = new URL("price_table.json", EXAMPLES_DIR);
-    const plan = (await exists(planUrl)) ? await readPlan(planUrl.pathname) : undefined;
+    const plan = (await exists(planUrl)) ? (await loadPlan(planUrl.pathname)).value : undefined;
     const priceTable = (await exists(priceUrl))
-      ? await readPriceTable(priceUrl.pathname)
+      ? (await loadPriceTable(priceUrl.pathname)).value
       : undefined;
     const planned = plan === undefined
       ? rows.length

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import { readLedger } from "../read_ledger.ts";
+import { loadLedger } from "../../inputs/ledger.ts";
 import { Episode } from "../schema.ts";
 
 /** A loosely typed view of any spec node. */
@@ -44,7 +44,7 @@ export function subtitle(spec: TopLevelSpec): string {
 /** The rows of seed 001's sample ledger, as shipped. */
 export async function sampleRows(): Promise<Episode[]> {
   const url = new URL("../../ledgers/examples/sample_ledger.jsonl", import.meta.url);
-  return (await readLedger(url.pathname)).rows;
+  return (await loadLedger(url.pathname)).rows;
 }
 
 /** A scored or invalid row with small defaults, for hand-built cases. */
