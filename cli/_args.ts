@@ -186,9 +186,10 @@ export function schemaRange(schema: SchemaLike, cap?: { max: number }): NumberRa
   while (typeof inner.unwrap === "function") inner = inner.unwrap();
   const bag = inner._zod.bag as NumberChecks;
   const integer = bag.format !== undefined && /int/.test(bag.format);
+  const lower = lowerEnd(bag, integer);
   const upper = upperEnd(bag, integer);
   const capped = cap !== undefined && cap.max < (upper.max ?? upper.below!);
-  return { ...lowerEnd(bag, integer), ...(capped ? { max: cap.max } : upper), integer };
+  return { ...lower, ...(capped ? { max: cap.max } : upper), integer };
 }
 
 /** The tighter of a schema's inclusive and exclusive lower ends (an integer's becomes inclusive). */
