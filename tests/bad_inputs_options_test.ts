@@ -398,6 +398,33 @@ badInputTests("options", [
     stderr: /^error: Option "--invalid-policy" must be one of "halt", "rerun-task": "retry"\n/,
   },
   {
+    name: "run --run-id= (empty) is refused before the plan is read",
+    args: [...RUN, "--run-id="],
+    code: 1,
+    stderr: /^error: Option "--run-id" must be a non-empty id: ""\n/,
+  },
+  {
+    name: "reverify --reason= (empty) is refused before the Docker engine is asked",
+    args: ["reverify", LEDGER, "--errata", "{dir}/e.jsonl", "--suite", "{dir}/s", "--reason="],
+    code: 1,
+    stderr: /^error: Option "--reason" must be a non-empty text: ""\n/,
+  },
+  {
+    name: "reverify --episodes with an empty item",
+    args: [
+      "reverify",
+      LEDGER,
+      "--errata",
+      "{dir}/e.jsonl",
+      "--suite",
+      "{dir}/s",
+      "--episodes",
+      "a,,b",
+    ],
+    code: 1,
+    stderr: /^error: Option "--episodes" must be a comma-separated list of names: "a,,b"\n/,
+  },
+  {
     name: "compare --task-rule that is not a rule",
     args: ["compare", LEDGER, "--paired", "--task-rule", "all"],
     code: 1,
