@@ -29,6 +29,8 @@ const SPEND: NumberOption = { name: "spend", range: TOKENS };
 const BUDGET: NumberOption = { name: "budget", range: TOKENS };
 /** `--tasks`: planned episodes, 1..1000000000. */
 const TASKS: NumberOption = { name: "tasks", range: { min: 1, max: 1e9, integer: true } };
+/** Seed 003's safety factor, the default of `--safety`. */
+const SEED_003_SAFETY = 1.25;
 /** `--safety`: the multiplier on the projection, above 0, at most 100. */
 const SAFETY: NumberOption = { name: "safety", range: { above: 0, max: 100 } };
 
@@ -60,7 +62,7 @@ OPTIONS:
                     ${rangeText(TASKS.range)}
   --budget B        Budget in the same unit (tokens), ${rangeText(BUDGET.range)}
   --central C       "max" (default) or "mean"
-  --safety X        Safety factor, ${rangeText(SAFETY.range)} (default 1.25)
+  --safety X        Safety factor, ${rangeText(SAFETY.range)} (default ${SEED_003_SAFETY})
   --json            Canonical JSON instead of text
   -h, --help        This help
 
@@ -126,7 +128,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const estimate = pilotEstimate(spend, { tasks, budget }, {
     central,
-    safety: numberOption(values, SAFETY),
+    safety: numberOption(values, SAFETY) ?? SEED_003_SAFETY,
   });
   const { safety } = estimate;
   const payload = {

@@ -22,6 +22,8 @@ import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
 
 /** `--max-findings`: validation findings listed per code. */
 const MAX_FINDINGS: NumberOption = { name: "max-findings", range: MAX_FINDINGS_RANGE };
+/** The report's defaults: findings listed per code, PNG pixels per SVG pixel. */
+const REPORT_DEFAULTS = Object.freeze({ maxFindingsPerCode: 20, pngScale: 2 });
 /** `--png-scale`: PNG pixels per SVG pixel, above 0, at most 8 (a figure stays a few MB). */
 const PNG_SCALE: NumberOption = { name: "png-scale", range: { above: 0, max: 8 } };
 
@@ -57,8 +59,9 @@ OPTIONS:
   --errata FILE       Corrections applied on top of the ledger
   --price-table FILE  Frozen price table: cost per resolved in money
   --max-findings N    Validation findings listed per code, ${rangeText(MAX_FINDINGS.range)}
-                      (default 20)
-  --png-scale X       PNG pixels per SVG pixel, ${rangeText(PNG_SCALE.range)} (default 2)
+                      (default ${REPORT_DEFAULTS.maxFindingsPerCode})
+  --png-scale X       PNG pixels per SVG pixel, ${rangeText(PNG_SCALE.range)}
+                      (default ${REPORT_DEFAULTS.pngScale})
   --json              Print the files written (path, bytes, SHA-256) as JSON
   -h, --help          This help
 
@@ -84,9 +87,10 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
+  const maxFindingsPerCode = numberOption(values, MAX_FINDINGS) ??
+    REPORT_DEFAULTS.maxFindingsPerCode;
+  const pngScale = numberOption(values, PNG_SCALE) ?? REPORT_DEFAULTS.pngScale;
   await checkReportDir(out);
-  const maxFindingsPerCode = numberOption(values, MAX_FINDINGS);
-  const pngScale = numberOption(values, PNG_SCALE);
   const inputs = await loadReportInputs({
     ledger: positionals[0],
     plan: stringOption(values, "plan"),
