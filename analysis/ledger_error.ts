@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { lineText } from "./untrusted_text.ts";
 
 /** What went wrong with one line of a JSONL file. */
 export type ProblemCode =
@@ -37,7 +38,10 @@ export interface LedgerProblem {
 /**
  * Formats a problem as one sentence-case line naming file, line and field:
  * `<file>:<line>: field "<field>": <message>`, the line left out when it is 0
- * (the whole file) and the field when it is empty.
+ * (the whole file) and the field when it is empty. File, field and message
+ * may quote a ledger's strings (a key, an id): each is shown through
+ * `lineText` (untrusted_text.ts), so no control or bidi character reaches
+ * the terminal and the problem stays on one line.
  *
  * @param problem the problem
  * @returns the line, without a final period
@@ -52,9 +56,10 @@ export interface LedgerProblem {
  * ```
  */
 export function formatProblem(problem: LedgerProblem): string {
-  const where = problem.line > 0 ? `${problem.file}:${problem.line}` : problem.file;
-  const field = problem.field === "" ? "" : ` field "${problem.field}":`;
-  return `${where}:${field} ${problem.message}`;
+  const file = lineText(problem.file);
+  const where = problem.line > 0 ? `${file}:${problem.line}` : file;
+  const field = problem.field === "" ? "" : ` field "${lineText(problem.field)}":`;
+  return `${where}:${field} ${lineText(problem.message)}`;
 }
 
 /** Thrown when a file cannot be read strictly; holds every problem found. */

@@ -23,12 +23,13 @@
  * not reversible (a backslash is kept as it is), which is why the full values
  * stay in the JSON.
  *
- * Lives beside the figures because they are its lowest user: `analysis/` may
- * not import from `report/` or `cli/`, which both read it from here.
+ * Lives in `analysis/` because its lowest users are there (the figures, the
+ * problems' wording in `ledger_error.ts`); `report/` and `cli/` read it from
+ * here.
  *
  * @module
  */
-import { sha256Hex } from "../sha256_hex.ts";
+import { sha256Hex } from "./sha256_hex.ts";
 
 /** UAX #9's bidirectional formatting characters, then U+2028 and U+2029 (see the module doc). */
 const BIDI_AND_SEPARATORS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029";

@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
-import { terminalJson, terminalText } from "../analysis/figures/untrusted_text.ts";
+import { terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 import { ExitCode, type Io } from "./_command.ts";
 
 /** A command's result in both forms: see {@link emit}. */

@@ -30,6 +30,8 @@ import { pairsOption } from "./freeze.ts";
 
 /** `--parallel`: episodes at once. */
 const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
+/** Episodes at once when `--parallel` is absent: one, rows in plan order. */
+const DEFAULT_PARALLEL = 1;
 
 /** `--run-id`: the ledger rows' `run_id`. */
 const RUN_ID = { name: "run-id", schema: EpisodeInput.shape.run_id, form: "a non-empty id" };
@@ -100,7 +102,7 @@ OPTIONS:
                        the plan id); a run redone after a halt needs a new one
   --resume             Continue the ledger of an interrupted run; a torn final
                        line is moved to FILE.torn.jsonl and reported
-  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (default 1); rows
+  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (default ${DEFAULT_PARALLEL}); rows
                        are appended in completion order, episode ids stay
                        deterministic; an SPRT agent keeps one episode in flight
   --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
@@ -183,7 +185,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (plan === undefined) throw new UsageError('Missing option: "--plan"');
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
-  const parallel = numberOption(values, PARALLEL) ?? 1;
+  const parallel = numberOption(values, PARALLEL) ?? DEFAULT_PARALLEL;
   const runId = textOption(values, RUN_ID);
   const upstreams = perAgent(values.upstream as unknown as string[] | undefined);
   const scripts = perAgent(values["provider-script"] as unknown as string[] | undefined);

@@ -16,7 +16,7 @@ import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { integer, renderTable } from "../report/format.ts";
-import { terminalJson, terminalText } from "../analysis/figures/untrusted_text.ts";
+import { terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
 export const help = `Print what happened in one episode: its ledger row, each model call the

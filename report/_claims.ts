@@ -19,7 +19,7 @@ import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, percent, percentInterval, plural, quotedList } from "./format.ts";
-import { displayId } from "../analysis/figures/untrusted_text.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./report_model.ts";
 
 const CLAIM_WORDS: Record<CensoringClaim, string> = {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { lineText } from "../analysis/figures/untrusted_text.ts";
+import { lineText } from "../analysis/untrusted_text.ts";
 
 const CODE_OPEN = "\u0001";
 const CODE_CLOSE = "\u0002";

@@ -20,7 +20,7 @@ import { sprtOperatingCharacteristic } from "../analysis/sprt/sprt_operating_cha
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, quotedList } from "./format.ts";
-import { displayId } from "../analysis/figures/untrusted_text.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 import type { ReportSummary } from "./report_model.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */

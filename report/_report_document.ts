@@ -15,7 +15,7 @@ import { formatPercentExact } from "../analysis/format_number.ts";
 import { decimal, integer, money, percent, percentInterval, plural } from "./format.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
-import { displayId } from "../analysis/figures/untrusted_text.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
 
 const CLAIM_SHORT: Record<CensoringClaim, string> = {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { hasUnsafeCharacter } from "../analysis/figures/untrusted_text.ts";
+import { hasUnsafeCharacter } from "../analysis/untrusted_text.ts";
 
 /** Characters that stay unquoted. */
 const SAFE = /^[A-Za-z0-9_./=:@%+-]+$/;

@@ -7,7 +7,7 @@ import { buildReport } from "./build_report.ts";
 import type { ReportInputs } from "./report_model.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderSvg } from "./render_figure.ts";
-import { displayId } from "../analysis/figures/untrusted_text.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 

@@ -13,7 +13,7 @@
  * @module
  */
 import { formatGrouped, formatPercent } from "../analysis/format_number.ts";
-import { displayId, lineText } from "../analysis/figures/untrusted_text.ts";
+import { displayId, lineText } from "../analysis/untrusted_text.ts";
 
 /**
  * A rate as a percentage with fixed decimals (`0.75` → `"75.0%"`).

@@ -1,5 +1,5 @@
 import { equal } from "node:assert/strict";
-import { displayId } from "../analysis/figures/untrusted_text.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 import {
   decimal,
   fixed,

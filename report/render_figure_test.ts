@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { censoringSummary } from "../analysis/censoring.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
-import { exampleFigures } from "../analysis/figures/_example_inputs.ts";
+import { exampleFigures } from "../tests/_example_inputs.ts";
 import { textWidth } from "../analysis/figures/_style.ts";
 import { row } from "../analysis/figures/_test_helpers.ts";
 import {

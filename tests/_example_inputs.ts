@@ -8,12 +8,16 @@
  *
  * @module
  */
-import { applyErrata } from "../errata.ts";
-import { loadErrata } from "../../inputs/errata.ts";
-import { loadPlan } from "../../inputs/plan.ts";
-import { loadPriceTable } from "../../inputs/price_table.ts";
-import { loadLedger } from "../../inputs/ledger.ts";
-import { ledgerFigures, type LedgerFiguresOptions, type NamedFigure } from "./ledger_figures.ts";
+import { applyErrata } from "../analysis/errata.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { loadPriceTable } from "../inputs/price_table.ts";
+import { loadLedger } from "../inputs/ledger.ts";
+import {
+  ledgerFigures,
+  type LedgerFiguresOptions,
+  type NamedFigure,
+} from "../analysis/figures/ledger_figures.ts";
 
 /** One example ledger and its figures. */
 export interface ExampleFigures {
@@ -28,7 +32,7 @@ export interface ExampleFigures {
 }
 
 /** The project's `ledgers/examples/` folder. */
-export const EXAMPLES_DIR = new URL("../../ledgers/examples/", import.meta.url);
+export const EXAMPLES_DIR = new URL("../ledgers/examples/", import.meta.url);
 
 async function exists(url: URL): Promise<boolean> {
   try {

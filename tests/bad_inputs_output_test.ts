@@ -6,7 +6,7 @@
  * shortened to 48 characters with a hash) in every table, never raw.
  */
 import assert from "node:assert/strict";
-import { displayId } from "../analysis/figures/untrusted_text.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
 import { cli, row, writeJsonl } from "./_cli_run.ts";
 

@@ -15,7 +15,7 @@
  */
 import { parseArgs } from "node:util";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { exampleFigures } from "../analysis/figures/_example_inputs.ts";
+import { exampleFigures } from "../tests/_example_inputs.ts";
 import { renderFigure } from "../report/render_figure.ts";
 
 const HELP = `Render every figure of the example ledgers to SVG and PNG.

@@ -9,7 +9,7 @@
 import type { Comparison, ComparisonRule } from "../compare_agents.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped, percent } from "./_format.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId } from "../untrusted_text.ts";
 
 /** The short name of the step that decided, for cell labels. */
 export const RULE_SHORT: Record<ComparisonRule, string> = {

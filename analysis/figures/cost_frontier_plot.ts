@@ -7,7 +7,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { paretoFrontier } from "../pareto_frontier.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import { compact, grouped, percent, quoted } from "./_format.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId } from "../untrusted_text.ts";
 import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */

@@ -10,7 +10,7 @@ import type { AgentSummary } from "../summarize_agents.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId } from "../untrusted_text.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
 export type EfficiencyAgent = Pick<

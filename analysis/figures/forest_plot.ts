@@ -10,7 +10,7 @@ import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { RULE_SHORT, verdictSentence, verdictSummary } from "./_verdict.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId } from "../untrusted_text.ts";
 
 /** Options for {@link forestPlot}. */
 export interface ForestPlotOptions {

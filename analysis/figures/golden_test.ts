@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { canonicalJson } from "../canonical_json.ts";
-import { exampleFigures } from "./_example_inputs.ts";
+import { exampleFigures } from "../../tests/_example_inputs.ts";
 
 const GOLDEN_DIR = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.args.includes("--update");

@@ -21,7 +21,7 @@ import { pilotProjectionPlot } from "./pilot_projection_plot.ts";
 import { sprtCalibrationPlot } from "./sprt_calibration_plot.ts";
 import { sprtPathPlot } from "./sprt_path_plot.ts";
 import { stopReasonsPlot } from "./stop_reasons_plot.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId } from "../untrusted_text.ts";
 
 /** The pilot projection's inputs (seed 003). */
 export interface LedgerFiguresPilot {

@@ -7,7 +7,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { SprtOutcome, SprtReplay } from "../sprt/replay_sprt.ts";
 import { decimal, percent } from "./_format.ts";
-import { displayId, lineText } from "./untrusted_text.ts";
+import { displayId, lineText } from "../untrusted_text.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link sprtPathPlot}. */

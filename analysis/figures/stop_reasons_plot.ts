@@ -9,7 +9,7 @@ import type { CensoringClaim, CensoringRow, CensoringSummary } from "../censorin
 import { type CensoringPolicy, StopReason } from "../schema.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId } from "../untrusted_text.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link stopReasonsPlot}. */
