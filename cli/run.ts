@@ -102,9 +102,10 @@ OPTIONS:
                        the plan id); a run redone after a halt needs a new one
   --resume             Continue the ledger of an interrupted run; a torn final
                        line is moved to FILE.torn.jsonl and reported
-  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (default ${DEFAULT_PARALLEL}); rows
-                       are appended in completion order, episode ids stay
-                       deterministic; an SPRT agent keeps one episode in flight
+  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (default
+                       ${DEFAULT_PARALLEL}); rows are appended in completion order,
+                       episode ids stay deterministic; an SPRT agent keeps one
+                       episode in flight
   --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
   --unsandboxed        Run candidates as host processes: NOT isolated; only
                        with this flag, and every row records sandbox
