@@ -14,6 +14,7 @@ import type { Comparison } from "../analysis/compare_agents.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { CensoringPolicy, Episode, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
 import { spendEvidenceFlags, type SpendFlag } from "../analysis/spend_evidence.ts";
+import { priceTableMix } from "../analysis/price_table_mix.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
@@ -137,7 +138,27 @@ export function spendEvidenceClaim(rows: readonly Episode[]): ReportClaim | null
   };
 }
 
-/** Finding codes that `validateLedger` lists for information only. */
+/**
+ * The price-table claim (seed 001: money only through one frozen table):
+ * rows that name more than one price table (`priceTableMix`), stated with
+ * or without `--price-table`; null when they name at most one.
+ *
+ * @param rows the rows the report summarizes (after errata)
+ * @returns the claim with id `price-tables`, or null
+ */
+export function priceTableClaim(rows: readonly Episode[]): ReportClaim | null {
+  const mix = priceTableMix(rows);
+  if (mix === null) return null;
+  return {
+    id: "price-tables",
+    topic: "validation",
+    rule: "seed-001 one frozen price table",
+    stated: true,
+    text: `Flagged: ${mix}`,
+  };
+}
+
+/** Finding codes that `ledgerValidator` lists for information only. */
 const INFO_CODES = new Set(["invalid_attempt", "not_reached"]);
 
 /**

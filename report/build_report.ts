@@ -30,6 +30,7 @@ import {
   errataClaims,
   errataValidationClaim,
   invalidClaim,
+  priceTableClaim,
   spendEvidenceClaim,
   sprtClaim,
   validationClaim,
@@ -291,6 +292,8 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   }
   const spend = spendEvidenceClaim(rows);
   if (spend !== null) claims.push(spend);
+  const prices = priceTableClaim(rows);
+  if (prices !== null) claims.push(prices);
   if (errata !== null && application !== null) {
     claims.push(...errataClaims(errata, application.applied));
   }

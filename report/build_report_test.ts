@@ -415,6 +415,20 @@ Deno.test("buildReport() flags resolved rows without spend and rows with unmeter
   equal(clean.summary.claims.some((c) => c.id === "spend-evidence"), false);
 });
 
+Deno.test("buildReport() states that the rows name two price tables, without a price table given", () => {
+  const report = buildReport(inputsOf([
+    episode("a", "t1", true),
+    episode("a", "t2", false, { price_table_id: "q" }),
+    episode("b", "t1", true, { price_table_id: "q" }),
+  ]));
+  equal(
+    claim(report, "price-tables").text,
+    'Flagged: the rows name 2 price tables ("p" 1 row, "q" 2 rows); costs from different tables are not comparable',
+  );
+  const one = buildReport(inputsOf([episode("a", "t1", true)]));
+  equal(one.summary.claims.some((c) => c.id === "price-tables"), false);
+});
+
 Deno.test("buildReport() shortens 10,000-character ids in tables and figures, keeps them whole in the summary", async () => {
   const long = "agent-".repeat(1700);
   const [a, b] = [`${long}one`, `${long}two`];
