@@ -12,8 +12,6 @@ import {
   Plan,
   PlannedAgent,
 } from "../analysis/schema.ts";
-import { imageDigest } from "../runner/docker/image_digest.ts";
-import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { loadSuite } from "../runner/load_suite.ts";
@@ -347,6 +345,21 @@ export function agentCommandOption(
   return out;
 }
 
+/**
+ * The Docker engine's image digests, or why there is no engine. Loaded only
+ * when some image has no `--image-digest`: the Docker client takes about
+ * 0.2 s to load, and a plan frozen offline needs no engine.
+ */
+async function engineDigests(): Promise<
+  { of: (image: string) => Promise<string | null> } | { reason: string }
+> {
+  const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
+  const engine = await dockerAvailable();
+  if (!engine.available) return { reason: engine.reason };
+  const { imageDigest } = await import("../runner/docker/image_digest.ts");
+  return { of: imageDigest };
+}
+
 /** Runs `freeze`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
@@ -401,6 +414,16 @@ export async function run(args: string[], io: Io): Promise<number> {
     out.split("/").at(-1)!.replace(/\.json$/, "");
   const priceTableId = textOption(values, TEXTS.priceTableId) ?? "unpriced";
   const verifierImage = textOption(values, TEXTS.verifierImage) ?? "ledgerbench/verifier:latest";
+  const given = givenDigests(values);
+  const images = new Set([...agents.values(), verifierImage]);
+  const needed = [...images].filter((image) => !given.has(image));
+  for (const image of given.keys()) {
+    if (!images.has(image)) {
+      throw new UsageError(
+        `Option "--image-digest" names image "${image}", which no agent nor the verifier uses`,
+      );
+    }
+  }
   const stopping = values.sprt === true
     ? { kind: "sprt" as const, params: resolveSprtParams(values, null).params }
     : { kind: "fixed" as const };
@@ -438,27 +461,15 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const suite = await loadSuite(suiteDir);
 
-  const given = givenDigests(values);
-  const images = new Set([...agents.values(), verifierImage]);
-  const needed = [...images].filter((image) => !given.has(image));
-  for (const image of given.keys()) {
-    if (!images.has(image)) {
-      throw new UsageError(
-        `Option "--image-digest" names image "${image}", which no agent nor the verifier uses`,
-      );
-    }
+  const imageDigest = needed.length > 0 ? await engineDigests() : null;
+  if (imageDigest !== null && "reason" in imageDigest) {
+    io.stderr(
+      `error: Cannot resolve image digests: ${imageDigest.reason} ` +
+        `(or give each with --image-digest: ${needed.map((i) => `"${i}"`).join(", ")})\n`,
+    );
+    return ExitCode.refused;
   }
-  if (needed.length > 0) {
-    const engine = await dockerAvailable();
-    if (!engine.available) {
-      io.stderr(
-        `error: Cannot resolve image digests: ${engine.reason} ` +
-          `(or give each with --image-digest: ${needed.map((i) => `"${i}"`).join(", ")})\n`,
-      );
-      return ExitCode.refused;
-    }
-  }
-  const digestOf = async (image: string) => given.get(image) ?? await imageDigest(image);
+  const digestOf = async (image: string) => given.get(image) ?? await imageDigest!.of(image);
   const resolved = [];
   for (const [agentId, image] of agents) {
     const digest = await digestOf(image);
