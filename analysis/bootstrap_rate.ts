@@ -6,6 +6,7 @@
  */
 import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
 import { seededRandom } from "./seeded_random.ts";
+import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** Options for {@link bootstrapRate}; the defaults are seed 001's. */
 export interface BootstrapRateOptions {
@@ -73,8 +74,8 @@ export function bootstrapRate(
   scored: number,
   options: BootstrapRateOptions = {},
 ): RateInterval {
-  const rounds = options.rounds ?? 2000;
-  const seed = options.seed ?? 7;
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
   if (!Number.isSafeInteger(scored) || scored < 1) {
     throw new RangeError(
       `Cannot bootstrap a rate: "scored" must be a positive integer, got ${scored}`,

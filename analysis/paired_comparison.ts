@@ -9,6 +9,7 @@
 import type { Episode } from "./schema.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
+import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** How several attempts at one task become one resolved/unresolved verdict for McNemar. */
 export type TaskRule = "majority" | "any";
@@ -131,8 +132,8 @@ export function pairedComparison(
   options: PairedComparisonOptions = {},
 ): PairedComparison {
   const [idA, idB] = agents;
-  const rounds = options.rounds ?? 2000;
-  const seed = options.seed ?? 7;
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
   const taskRule = options.taskRule ?? "majority";
   if (idA === idB) throw new RangeError(`Cannot compare agent "${idA}" with itself`);
   if (!Number.isSafeInteger(rounds) || rounds < 1) {

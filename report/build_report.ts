@@ -54,6 +54,7 @@ import {
   type SprtAgentResult,
   type SprtSection,
 } from "./report_model.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_CALIBRATION, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 
 /** Options for {@link buildReport}; each is recorded in `summary.parameters`. */
 export interface BuildReportOptions {
@@ -190,8 +191,8 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
 export function buildReport(inputs: ReportInputs, options: BuildReportOptions = {}): Report {
   const maxFindings = options.maxFindingsPerCode ?? 20;
   const pngScale = options.pngScale ?? 2;
-  const calibrationTrials = options.calibrationTrials ?? 20_000;
-  const calibrationSeed = options.calibrationSeed ?? 7;
+  const calibrationTrials = options.calibrationTrials ?? DEFAULT_CALIBRATION.trials;
+  const calibrationSeed = options.calibrationSeed ?? DEFAULT_CALIBRATION.seed;
   if (!(Number.isInteger(maxFindings) && maxFindings >= 0)) {
     throw new RangeError(
       `Cannot build report: "maxFindingsPerCode" must be an integer ≥ 0, got ${maxFindings}`,
@@ -215,9 +216,9 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
 
   // Parameters: the plan's pre-registered values, else seed 001/003 defaults.
   const source: ParameterSource = plan === null ? "default" : "plan";
-  const rounds = plan?.bootstrap.rounds ?? 2000;
-  const seed = plan?.bootstrap.seed ?? 7;
-  const band = plan?.tie_band ?? 0.10;
+  const rounds = plan?.bootstrap.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = plan?.bootstrap.seed ?? DEFAULT_BOOTSTRAP.seed;
+  const band = plan?.tie_band ?? DEFAULT_TIE_BAND;
   const policy = plan?.censoring ?? CensoringPolicy.parse({});
   const laneWeights = plan !== null && Object.keys(plan.lane_weights).length > 0
     ? plan.lane_weights

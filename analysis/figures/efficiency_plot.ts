@@ -11,6 +11,7 @@ import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { displayId } from "../untrusted_text.ts";
+import { DEFAULT_TIE_BAND } from "../defaults.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
 export type EfficiencyAgent = Pick<
@@ -209,7 +210,7 @@ export function efficiencyPlot(
   if (agents.length === 0) {
     throw new RangeError("Cannot build efficiency plot: no agents");
   }
-  const band = options.band ?? 0.10;
+  const band = options.band ?? DEFAULT_TIE_BAND;
   if (!(Number.isFinite(band) && band >= 0)) {
     throw new RangeError(
       `Cannot build efficiency plot: "band" must be a non-negative number, got "${band}"`,

@@ -22,6 +22,7 @@ import { sprtCalibrationPlot } from "./sprt_calibration_plot.ts";
 import { sprtPathPlot } from "./sprt_path_plot.ts";
 import { stopReasonsPlot } from "./stop_reasons_plot.ts";
 import { displayId } from "../untrusted_text.ts";
+import { DEFAULT_TIE_BAND } from "../defaults.ts";
 
 /** The pilot projection's inputs (seed 003). */
 export interface LedgerFiguresPilot {
@@ -127,7 +128,7 @@ export function ledgerFigures(
     figures.push({ name: unique, builder, spec });
   };
   const agents = summarizeAgents(rows, { priceTable });
-  const band = plan?.tie_band ?? 0.10;
+  const band = plan?.tie_band ?? DEFAULT_TIE_BAND;
   if (agents.length >= 2) {
     const comparisons = comparisonMatrix(agents, {
       band,

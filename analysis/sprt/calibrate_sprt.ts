@@ -15,6 +15,7 @@ import { sprtMonteCarlo, type SprtMonteCarloPoint } from "./sprt_monte_carlo.ts"
 import { type SprtReachability, unreachableDecisions } from "./unreachable_decisions.ts";
 import { seededRandom } from "../seeded_random.ts";
 import { checkRate } from "./_counts.ts";
+import { DEFAULT_CALIBRATION } from "../defaults.ts";
 
 /** Seed 002's grid of true rates: 0.30, 0.40, 0.50, 0.60, 0.70. */
 export const SEED_002_RATES: readonly number[] = [0.3, 0.4, 0.5, 0.6, 0.7];
@@ -129,10 +130,10 @@ export function calibrateSprt(
   options: CalibrateSprtOptions = {},
 ): SprtCalibration {
   const p = parseSprtParams(params);
-  const trials = options.trials ?? 20_000;
-  const seed = options.seed ?? 7;
+  const trials = options.trials ?? DEFAULT_CALIBRATION.trials;
+  const seed = options.seed ?? DEFAULT_CALIBRATION.seed;
   const rates = options.rates ?? SEED_002_RATES;
-  const toleranceZ = options.toleranceZ ?? 4;
+  const toleranceZ = options.toleranceZ ?? DEFAULT_CALIBRATION.toleranceZ;
   if (!(toleranceZ > 0)) {
     throw new RangeError(
       `Cannot calibrate the SPRT: "toleranceZ" must be positive, got "${String(toleranceZ)}"`,

@@ -17,6 +17,7 @@ import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { checkRate } from "./_counts.ts";
 import { type Random, seededRandom } from "../seeded_random.ts";
 import type { SprtDecisionProbabilities } from "./sprt_operating_characteristic.ts";
+import { DEFAULT_CALIBRATION } from "../defaults.ts";
 
 /** Raw tallies of a simulation. */
 export interface SprtMonteCarloCounts {
@@ -125,7 +126,7 @@ export function sprtMonteCarlo(
   options: SprtMonteCarloOptions = {},
 ): SprtMonteCarloPoint {
   checkRate("simulate the SPRT", pTrue);
-  const trials = options.trials ?? 20_000;
+  const trials = options.trials ?? DEFAULT_CALIBRATION.trials;
   if (!Number.isInteger(trials) || trials < 2) {
     throw new RangeError(
       `Cannot simulate the SPRT: "trials" must be an integer of at least 2, got "${
@@ -134,7 +135,7 @@ export function sprtMonteCarlo(
     );
   }
   const c = sprtConstants(parseSprtParams(params));
-  const random = options.random ?? seededRandom(options.seed ?? 7);
+  const random = options.random ?? seededRandom(options.seed ?? DEFAULT_CALIBRATION.seed);
   const nCap = c.nCap;
   const ended = new Float64Array(5); // trials per final decision code
   let exhausted = 0;
