@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
 import {
   type CommandModule,
   ExitCode,
@@ -166,6 +165,8 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
       io.stderr(`error: ${error.message}\n\n${command.help}`);
       return ExitCode.usage;
     }
+    // Loaded only on this path: its wording rules load node:crypto, which --help does not need.
+    const { formatProblem, LedgerError } = await import("../analysis/ledger_error.ts");
     if (error instanceof LedgerError) {
       io.stderr(error.problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));
       return ExitCode.badInput;
