@@ -27,6 +27,17 @@ export interface CommandEntry {
 }
 
 /**
+ * Imports the command module `file` (beside this one) by a computed
+ * specifier: Deno builds the module graph of every literal `import("...")`
+ * at start, which loaded all the commands' dependencies (zod, vega,
+ * dockerode...) for `--help` too. Each command module is type-checked on
+ * its own (`deno check .`), not through this file.
+ */
+function loadCommand(file: string): Promise<CommandModule> {
+  return import(new URL(`./${file}`, import.meta.url).href);
+}
+
+/**
  * Every subcommand, in the order `--help` lists them, with its one-line
  * summary: the one place the summaries live, so that `--help` loads no
  * command module (issue 10: loading all of them took about 2 s).
@@ -34,63 +45,63 @@ export interface CommandEntry {
 export const COMMANDS: Record<string, CommandEntry> = {
   summarize: {
     summary: "Per-agent rates, intervals, tokens/seconds/cost per resolved",
-    load: () => import("./summarize.ts"),
+    load: () => loadCommand("summarize.ts"),
   },
   compare: {
     summary: "Seed-001 comparison rule, pairwise matrix, paired comparison",
-    load: () => import("./compare.ts"),
+    load: () => loadCommand("compare.ts"),
   },
   censoring: {
     summary: "Score over all vs completed tasks, censoring rate, allowed claim",
-    load: () => import("./censoring.ts"),
+    load: () => loadCommand("censoring.ts"),
   },
   validate: {
     summary: "Check a ledger against its plan: tasks, stop reasons, caps, chain",
-    load: () => import("./validate.ts"),
+    load: () => loadCommand("validate.ts"),
   },
   sprt: {
     summary: "Replay a ledger through the pre-registered SPRT",
-    load: () => import("./sprt.ts"),
+    load: () => loadCommand("sprt.ts"),
   },
   calibrate: {
     summary: "Exact and Monte Carlo operating characteristic of the SPRT",
-    load: () => import("./calibrate.ts"),
+    load: () => loadCommand("calibrate.ts"),
   },
   plan: {
     summary: "Project spend from a pilot and refuse an infeasible budget",
-    load: () => import("./plan.ts"),
+    load: () => loadCommand("plan.ts"),
   },
   errata: {
     summary: "Append a correction to an errata file (never the ledger)",
-    load: () => import("./errata.ts"),
+    load: () => loadCommand("errata.ts"),
   },
   freeze: {
     summary: "Freeze a plan (suite hash, order, images, caps, rules) before a run",
-    load: () => import("./freeze.ts"),
+    load: () => loadCommand("freeze.ts"),
   },
   run: {
     summary: "Run or resume a frozen plan's batch in Docker, one ledger row per attempt",
-    load: () => import("./run.ts"),
+    load: () => loadCommand("run.ts"),
   },
   reverify: {
     summary: "Re-verify stored artifacts with zero model calls; append errata",
-    load: () => import("./reverify.ts"),
+    load: () => loadCommand("reverify.ts"),
   },
   show: {
     summary: "Show one episode: its row, each model call and the output tails",
-    load: () => import("./show.ts"),
+    load: () => loadCommand("show.ts"),
   },
   demo: {
     summary: "Build images, run the demo suite for two agents in Docker, summarize",
-    load: () => import("./demo.ts"),
+    load: () => loadCommand("demo.ts"),
   },
   report: {
     summary: "Replayable report: Markdown, HTML, figures and summary.json",
-    load: () => import("./report.ts"),
+    load: () => loadCommand("report.ts"),
   },
   "verify-report": {
     summary: "Check a report against the ledger it names (SHA-256, every byte)",
-    load: () => import("./verify_report.ts"),
+    load: () => loadCommand("verify_report.ts"),
   },
 };
 
@@ -166,7 +177,7 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
       return ExitCode.usage;
     }
     // Loaded only on this path: its wording rules load node:crypto, which --help does not need.
-    const { formatProblem, LedgerError } = await import("../analysis/ledger_error.ts");
+    const { formatProblem, LedgerError } = await import(LEDGER_ERROR) as LedgerErrorModule;
     if (error instanceof LedgerError) {
       io.stderr(error.problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));
       return ExitCode.badInput;
@@ -178,6 +189,10 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
     throw error;
   }
 }
+
+/** The bad-input error module (`LedgerError`), loaded by a computed specifier only when a command failed. */
+const LEDGER_ERROR = new URL("../analysis/ledger_error.ts", import.meta.url).href;
+type LedgerErrorModule = typeof import("../analysis/ledger_error.ts");
 
 /**
  * True for errors that reject the input rather than reveal a bug: an
