@@ -97,7 +97,7 @@ function joinNegativeValues(args: string[], options: ParseArgsOptionsConfig): st
 
 /** Throws on the first option given more than once that is not declared `multiple`. */
 function refuseRepeats(
-  tokens: ReadonlyArray<{ kind: string; name?: string; rawName?: string }>,
+  tokens: ReadonlyArray<{ kind: string; name?: string }>,
   options: ParseArgsOptionsConfig,
 ): void {
   const seen = new Set<string>();
@@ -220,7 +220,7 @@ function upperEnd(bag: NumberChecks, integer: boolean): UpperBound {
  * @throws {UsageError} when the text is not a finite number within the range,
  *   e.g. `Option "--rounds" must be an integer of at least 1: "-1"`
  */
-export function parseNumber(text: string, name: string, range: NumberRange): number {
+function parseNumber(text: string, name: string, range: NumberRange): number {
   const value = text.trim() === "" ? NaN : Number(text);
   const kind = range.integer ? "an integer" : "a number";
   if (!Number.isFinite(value) || (range.integer && !Number.isInteger(value))) {
@@ -242,12 +242,6 @@ export interface NumberOption {
   range: NumberRange;
 }
 
-/** The text of an option that takes one value; a `multiple` option is not one. */
-function singleValue(values: ParsedArgs["values"], name: string): string | undefined {
-  const value = values[name];
-  return value === undefined ? undefined : String(value);
-}
-
 /**
  * Reads a numeric option checked against its range, or `undefined` when it
  * is absent (the caller supplies the default, from `analysis/defaults.ts`
@@ -262,7 +256,7 @@ export function numberOption(
   values: ParsedArgs["values"],
   option: NumberOption,
 ): number | undefined {
-  const text = singleValue(values, option.name);
+  const text = stringOption(values, option.name);
   return text === undefined ? undefined : parseNumber(text, option.name, option.range);
 }
 
@@ -279,7 +273,7 @@ export function numberListOption(
   values: ParsedArgs["values"],
   option: NumberOption,
 ): number[] | undefined {
-  const text = singleValue(values, option.name);
+  const text = stringOption(values, option.name);
   if (text === undefined) return undefined;
   const items = text.split(",").map((item) => item.trim());
   if (items.some((item) => item === "")) {
@@ -341,7 +335,7 @@ export function textOption(
   values: ParsedArgs["values"],
   option: TextOption,
 ): string | undefined {
-  const value = singleValue(values, option.name);
+  const value = stringOption(values, option.name);
   if (value !== undefined && !option.schema.safeParse(value).success) {
     throw new UsageError(`Option "--${option.name}" must be ${option.form}: "${value}"`);
   }
@@ -419,6 +413,6 @@ export function seedOption(
   values: ParsedArgs["values"],
   name = "seed",
 ): number | string | undefined {
-  const text = singleValue(values, name);
+  const text = stringOption(values, name);
   return text === undefined ? undefined : parseSeed(text, name);
 }
