@@ -8,16 +8,17 @@
  */
 import { type CapExcess, episodeSteps, episodeTokens, overCap } from "./classify_episode.ts";
 import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
-import { type LedgerScan, scanLedger } from "./read_ledger.ts";
-import { openBytes } from "./jsonl.ts";
-import { ioError } from "./ledger_error.ts";
+import type { LedgerScan } from "../inputs/ledger.ts";
 import { type Caps, type Episode, type Plan, type SprtParams, StopReason } from "./schema.ts";
 import { spendEvidenceFlags } from "./spend_evidence.ts";
 import { replaySprt, type SprtRow } from "./sprt/replay_sprt.ts";
 
 /** What a validation finding is about. */
 export type FindingCode =
-  | Exclude<ProblemCode, "unknown_episode" | "duplicate_erratum_id" | "erratum_conflict">
+  | Exclude<
+    ProblemCode,
+    "unknown_episode" | "duplicate_erratum_id" | "erratum_conflict" | "empty_file" | "hash_mismatch"
+  >
   | "unexpected_agent"
   | "unexpected_task"
   | "lane_mismatch"
@@ -93,7 +94,7 @@ export interface ValidationReport {
   findings: Finding[];
 }
 
-/** Options for {@link validateLedger} and {@link ledgerValidator}. */
+/** Options for `validateLedgerFile` (inputs/validate_ledger_file.ts) and {@link ledgerValidator}. */
 export interface ValidateOptions {
   /**
    * At most this many findings of one code are listed (the count in
@@ -104,6 +105,9 @@ export interface ValidateOptions {
 
 const SEVERITY: Record<FindingCode, Severity> = {
   malformed_json: "error",
+  bad_encoding: "error",
+  duplicate_key: "error",
+  number_out_of_range: "error",
   blank_line: "error",
   schema_violation: "error",
   duplicate_episode_id: "error",
@@ -182,7 +186,36 @@ function effectiveCaps(plan: Caps, row: Caps): Caps {
 /**
  * Creates a streaming validator for one plan: seed 003's validation pass
  * (rows against the plan, stop reasons, spend within the caps), with the
- * findings {@link validateLedger} lists. Which planned tasks may lack a row:
+ * findings below (`validateLedgerFile` in inputs/validate_ledger_file.ts
+ * feeds it a file).
+ *
+ * Findings (severity in brackets; `ok` is true when there is no error):
+ *
+ * - reader problems [error]: malformed JSON, bad encoding, repeated key,
+ *   number out of range, blank line, schema violation
+ *   (which covers unknown stop reasons: the schema holds the enum),
+ *   duplicate `episode_id`, broken hash chain; each with its line and field
+ * - `unexpected_agent` [error]: an agent the plan does not list (once, at its
+ *   first row; only when the plan lists agents, else the ledger's agents are
+ *   taken as planned)
+ * - `unexpected_task` [error]: a task not in the plan (once per agent and task)
+ * - `lane_mismatch`, `price_table_mismatch`, `caps_mismatch` [error]: a row
+ *   that disagrees with the frozen plan (caps only when both are set)
+ * - `over_cap` [error]: spend over a cap ({@link overCap}; the plan's cap
+ *   where it sets one, else the row's recorded cap), one per cap exceeded
+ * - `invalid_attempt` [info]: every invalid row with its reason
+ * - `duplicate_scored_attempt` [error]: a second scored row for one agent and
+ *   task (seed 000: no best-of, no automatic retries of valid results)
+ * - `attempts_exceeded` [error]: an `attempt` number above the plan's
+ *   `max_attempts`
+ * - `no_scored_attempt` [error]: a planned task with only invalid attempts
+ * - `missing_task` [error]: a planned task with no row for a planned agent
+ *   (under SPRT stopping, see below)
+ * - `row_count` [error]: scored rows of planned agents and tasks ≠ tasks ×
+ *   agents (seed 003: `len(records) == planned_tasks`); under SPRT only more
+ *   than that is an error
+ *
+ * Which planned tasks may lack a row:
  *
  * - under `fixed` stopping, none: each is `missing_task` [error];
  * - under SPRT stopping (seed 002, "先登记规则，再看结果"), only the tasks after
@@ -556,60 +589,4 @@ function mergeByLine(a: Finding[], b: Finding[]): Finding[] {
   while (i < a.length) out.push(a[i++]);
   while (j < b.length) out.push(b[j++]);
   return out;
-}
-
-/**
- * Validates a ledger against its frozen plan (seed 003, `validate`), reading
- * the ledger once, streaming and leniently, so that every problem is listed.
- *
- * Findings (severity in brackets; `ok` is true when there is no error):
- *
- * - reader problems [error]: malformed JSON, blank line, schema violation
- *   (which covers unknown stop reasons: the schema holds the enum),
- *   duplicate `episode_id`, broken hash chain; each with its line and field
- * - `unexpected_agent` [error]: an agent the plan does not list (once, at its
- *   first row; only when the plan lists agents, else the ledger's agents are
- *   taken as planned)
- * - `unexpected_task` [error]: a task not in the plan (once per agent and task)
- * - `lane_mismatch`, `price_table_mismatch`, `caps_mismatch` [error]: a row
- *   that disagrees with the frozen plan (caps only when both are set)
- * - `over_cap` [error]: spend over a cap ({@link overCap}; the plan's cap
- *   where it sets one, else the row's recorded cap), one per cap exceeded
- * - `invalid_attempt` [info]: every invalid row with its reason
- * - `duplicate_scored_attempt` [error]: a second scored row for one agent and
- *   task (seed 000: no best-of, no automatic retries of valid results)
- * - `attempts_exceeded` [error]: an `attempt` number above the plan's
- *   `max_attempts`
- * - `no_scored_attempt` [error]: a planned task with only invalid attempts
- * - `missing_task` [error]: a planned task with no row for a planned agent;
- *   under SPRT stopping, tasks after the last one an agent reached in the
- *   pre-registered order are `not_reached` [info] instead, while a gap before
- *   it stays `missing_task`
- * - `row_count` [error]: scored rows of planned agents and tasks ≠ tasks ×
- *   agents (seed 003: `len(records) == planned_tasks`); under SPRT only more
- *   than that is an error
- *
- * Cost: one pass over the file, O(agents × planned tasks) memory besides the
- * reader's set of episode ids.
- *
- * @param path the ledger file
- * @param plan the frozen plan (`readPlan` in read_config.ts reads one)
- * @param options a cap on listed findings per code
- * @returns the report: `ok`, counts, stop reasons, per-agent counts and findings
- * @throws {LedgerError} code `io_error` when the file cannot be opened
- */
-export async function validateLedger(
-  path: string,
-  plan: Plan,
-  options: ValidateOptions = {},
-): Promise<ValidationReport> {
-  let chunks: AsyncIterable<Uint8Array>;
-  try {
-    chunks = await openBytes(path);
-  } catch (error) {
-    throw ioError(path, error);
-  }
-  const validator = ledgerValidator(plan, options);
-  const scan = await scanLedger({ chunks, file: path }, validator.add, { lenient: true });
-  return validator.finish(scan);
 }
