@@ -7,6 +7,7 @@
  */
 import type { AgentSummary } from "./summarize_agents.ts";
 import { rateIntervalWithFallback } from "./rate_interval_with_fallback.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "./defaults.ts";
 
 /** The columns of an {@link AgentSummary} the rule reads. */
 export type ComparableAgent = Pick<
@@ -175,13 +176,17 @@ interface Settings {
 }
 
 function settle(options: CompareAgentsOptions): Settings {
-  const band = options.band ?? 0.10;
+  const band = options.band ?? DEFAULT_TIE_BAND;
   if (!(Number.isFinite(band) && band >= 0)) {
     throw new RangeError(
       `Cannot compare agents: "band" must be a non-negative number, got ${band}`,
     );
   }
-  return { band, rounds: options.rounds ?? 2000, seed: options.seed ?? 7 };
+  return {
+    band,
+    rounds: options.rounds ?? DEFAULT_BOOTSTRAP.rounds,
+    seed: options.seed ?? DEFAULT_BOOTSTRAP.seed,
+  };
 }
 
 function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
