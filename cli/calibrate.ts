@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { DEFAULT_SPRT } from "../analysis/defaults.ts";
+import { DEFAULT_CALIBRATION, DEFAULT_SPRT } from "../analysis/defaults.ts";
 import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
 import {
   numberListOption,
@@ -44,14 +44,6 @@ const RATES: NumberOption = { name: "rates", range: { min: 0, max: 1 } };
  */
 const TRIALS: NumberOption = { name: "trials", range: { min: 2, max: 1_000_000, integer: true } };
 
-/**
- * Seed 002's Monte Carlo trials per rate and seed (`calibrate.py`), and the
- * agreement threshold, the defaults of `--trials`, `--seed` and
- * `--tolerance-z`, passed to `calibrateSprt` explicitly (the work bound
- * below needs the trials before it runs).
- */
-const SEED_002_CALIBRATION = Object.freeze({ trials: 20_000, seed: 7, toleranceZ: 4 });
-
 /** Most true rates in one run: a grid of 0, 0.01, ..., 1. */
 const MAX_RATES = 101;
 
@@ -73,8 +65,8 @@ beside a seeded Monte Carlo estimate and their agreement in standard errors.
 Warns about decisions that can never occur.
 
 With seed 002's defaults (${describeSprtParams(DEFAULT_SPRT)};
-rates ${SEED_002_RATES.join(", ")}; ${SEED_002_CALIBRATION.trials} trials;
-seed ${SEED_002_CALIBRATION.seed}):
+rates ${SEED_002_RATES.join(", ")}; ${DEFAULT_CALIBRATION.trials} trials;
+seed ${DEFAULT_CALIBRATION.seed}):
   deno task ledgerbench calibrate
 
 With a plan's pre-registered parameters, as JSON:
@@ -89,12 +81,12 @@ ${SPRT_OPTIONS_HELP}
   --rates LIST     True pass rates, comma-separated, each ${rangeText(RATES.range)},
                    at most ${MAX_RATES} of them (default ${SEED_002_RATES.join(",")})
   --trials N       Monte Carlo trials per rate, ${rangeText(TRIALS.range)}
-                   (default ${SEED_002_CALIBRATION.trials}); trials x n_cap x rates may not
+                   (default ${DEFAULT_CALIBRATION.trials}); trials x n_cap x rates may not
                    exceed ${MAX_SIMULATED_STEPS.toExponential()}
   --seed S         Seed of the simulation: an integer (007 is 7) or any other
-                   text (default ${SEED_002_CALIBRATION.seed}); rate p uses "<S>/p_true=<p>"
+                   text (default ${DEFAULT_CALIBRATION.seed}); rate p uses "<S>/p_true=<p>"
   --tolerance-z Z  |Monte Carlo - exact| in standard errors counted as agreement,
-                   ${rangeText(TOLERANCE_Z.range)} (default ${SEED_002_CALIBRATION.toleranceZ})
+                   ${rangeText(TOLERANCE_Z.range)} (default ${DEFAULT_CALIBRATION.toleranceZ})
   --json           Canonical JSON instead of tables
   -h, --help       This help
 `;
@@ -142,13 +134,13 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const rates = numberListOption(values, RATES) ?? [...SEED_002_RATES];
-  const trials = numberOption(values, TRIALS) ?? SEED_002_CALIBRATION.trials;
+  const trials = numberOption(values, TRIALS) ?? DEFAULT_CALIBRATION.trials;
   checkWork(rates.length, trials, params.n_cap);
   const calibration = calibrateSprt(params, {
     rates,
     trials,
-    seed: seedOption(values) ?? SEED_002_CALIBRATION.seed,
-    toleranceZ: numberOption(values, TOLERANCE_Z) ?? SEED_002_CALIBRATION.toleranceZ,
+    seed: seedOption(values) ?? DEFAULT_CALIBRATION.seed,
+    toleranceZ: numberOption(values, TOLERANCE_Z) ?? DEFAULT_CALIBRATION.toleranceZ,
   });
   const { seed, tolerance_z: toleranceZ } = calibration;
   const payload = {
