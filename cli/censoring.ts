@@ -164,7 +164,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       return text;
     },
   });
-  return finish(io, loaded.problems);
+  return finish(io, loaded);
 }
 
 function claimDetail(r: CensoringRow): string {

@@ -14,7 +14,7 @@ import {
 } from "../analysis/schema.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import { loadSuite } from "../runner/load_suite.ts";
+import { loadSuite } from "../inputs/suite.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { createSeedFile, readSeedFile } from "../runner/suite_seed.ts";
 import { SUITES } from "../suites/demo_suite.ts";
@@ -514,7 +514,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const frozen = await writePlan(out, plan);
   emit(io, {
     json: values.json === true,
-    payload: { plan: frozen.plan, plan_sha256: frozen.sha256, path: out },
+    payload: { plan: frozen.value, plan_sha256: frozen.sha256, path: out },
     render: () =>
       [
         `plan: ${out} (sha256 ${frozen.sha256})`,

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { parseProviderScript } from "../runner/relay/provider_script.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { loadProviderScript } from "../inputs/provider_script.ts";
 import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
@@ -201,6 +202,11 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (!unsandboxed && commands.size > 0) {
     throw new UsageError('Option "--agent-command" needs "--unsandboxed"');
   }
+  // Read once, through the schema, its hash checked: the agents name the upstreams to start.
+  const frozen = await loadPlan(plan, {
+    frozen: true,
+    expectedSha256: stringOption(values, "plan-sha256"),
+  });
 
   if (!unsandboxed) {
     const engine = await dockerAvailable();
@@ -223,13 +229,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const { kind, target: file } = upstreamKindOf(value);
     const cached = started.get(file);
     if (cached) return { ...cached, kind };
-    let text: unknown;
-    try {
-      text = JSON.parse(await Deno.readTextFile(file));
-    } catch (error) {
-      throw new Error(`Cannot read provider script "${file}": ${(error as Error).message}`);
-    }
-    const script = parseProviderScript(text, file);
+    const script = (await loadProviderScript(file)).value;
     const key = crypto.randomUUID();
     const provider = await startScriptedProvider(script, { apiKey: key });
     providers.push(provider);
@@ -273,14 +273,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   }));
   for (const { name, listener } of listeners) Deno.addSignalListener(name, listener);
   try {
-    // The agents are only known once the plan is read: resolve upstreams lazily but fully.
-    let planText: { agents?: { agent_id: string }[] };
-    try {
-      planText = JSON.parse(await Deno.readTextFile(plan));
-    } catch (error) {
-      throw new Error(`Cannot read plan "${plan}": ${(error as Error).message}`);
-    }
-    for (const { agent_id } of planText.agents ?? []) {
+    for (const { agent_id } of frozen.value.agents) {
       if (usesScripts) {
         const file = scripts.byAgent.get(agent_id) ?? scripts.all;
         if (file === null) throw new UsageError(`No --provider-script for agent "${agent_id}"`);
@@ -301,8 +294,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       }
     }
     const outcome = await runPlan({
-      plan,
-      planSha256: stringOption(values, "plan-sha256"),
+      plan: frozen,
       suite,
       ledger,
       runId,

@@ -118,7 +118,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       return text;
     },
   });
-  return finish(io, loaded.problems);
+  return finish(io, loaded);
 }
 
 function stepTable(replay: SprtReplay): string {
