@@ -12,7 +12,12 @@
  * @module
  */
 import { z } from "zod";
-import { DEFAULT_BOOTSTRAP, DEFAULT_CENSORING, DEFAULT_SPRT, DEFAULT_TIE_BAND } from "./defaults.ts";
+import {
+  DEFAULT_BOOTSTRAP,
+  DEFAULT_CENSORING,
+  DEFAULT_SPRT,
+  DEFAULT_TIE_BAND,
+} from "./defaults.ts";
 
 /** Version written into every record this code produces. */
 export const SCHEMA_VERSION = 1;
