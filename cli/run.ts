@@ -202,11 +202,6 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (!unsandboxed && commands.size > 0) {
     throw new UsageError('Option "--agent-command" needs "--unsandboxed"');
   }
-  // Read once, through the schema, its hash checked: the agents name the upstreams to start.
-  const frozen = await loadPlan(plan, {
-    frozen: true,
-    expectedSha256: stringOption(values, "plan-sha256"),
-  });
 
   if (!unsandboxed) {
     const engine = await dockerAvailable();
@@ -222,6 +217,12 @@ export async function run(args: string[], io: Io): Promise<number> {
       return ExitCode.refused;
     }
   }
+
+  // Read once, through the schema, its hash checked: the agents name the upstreams to start.
+  const frozen = await loadPlan(plan, {
+    frozen: true,
+    expectedSha256: stringOption(values, "plan-sha256"),
+  });
 
   const providers: ScriptedProvider[] = [];
   const started = new Map<string, Upstream>();
