@@ -26,6 +26,28 @@ export const SCHEMA_VERSION = 1;
 const Id = z.string().min(1);
 /** Non-negative integer count (tokens, calls, milliseconds). */
 const Count = z.number().int().nonnegative();
+
+/**
+ * The largest values a plan may set where the type alone would allow a run
+ * that never ends or cannot be held in memory (issue 10: the options and the
+ * plan accept exactly the same ranges, read from here):
+ *
+ * - bootstrap rounds: one round keeps one float per agent (8 MB at this
+ *   cap) and costs O(scored episodes); 10^12 rounds failed with "Array
+ *   buffer allocation failed";
+ * - SPRT `n_cap`: the exact operating characteristic costs O(n_cap^2) per
+ *   rate and a simulated run up to n_cap steps; 10^9 never finished;
+ * - attempts per task under `rerun-task`: each attempt is an episode in
+ *   Docker;
+ * - a wall cap or upstream timeout in ms: the longest delay `setTimeout`
+ *   honours (2^31 - 1 ms, about 24.8 days); a longer one fires at once.
+ */
+export const PLAN_LIMITS = Object.freeze({
+  bootstrap_rounds: 1_000_000,
+  n_cap: 10_000,
+  max_attempts: 100,
+  timer_ms: 2 ** 31 - 1,
+});
 /** Lower-case hex SHA-256 digest. */
 export const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lower-case hex SHA-256 digest");
 /** A content digest as Docker writes it (`sha256:<hex>`). */
@@ -73,7 +95,7 @@ export type EpisodeStatus = z.infer<typeof EpisodeStatus>;
 export const Caps = z.object({
   token_cap: Count.nullable().default(null),
   step_cap: Count.nullable().default(null),
-  wall_ms_cap: Count.nullable().default(null),
+  wall_ms_cap: Count.max(PLAN_LIMITS.timer_ms).nullable().default(null),
 }).strict();
 export type Caps = z.infer<typeof Caps>;
 
@@ -226,7 +248,7 @@ export const SprtParams = z.object({
   p_drop: z.number().gt(0).lt(1).default(DEFAULT_SPRT.p_drop),
   alpha: z.number().gt(0).lt(1).default(DEFAULT_SPRT.alpha),
   beta: z.number().gt(0).lt(1).default(DEFAULT_SPRT.beta),
-  n_cap: z.number().int().positive().default(DEFAULT_SPRT.n_cap),
+  n_cap: z.number().int().positive().max(PLAN_LIMITS.n_cap).default(DEFAULT_SPRT.n_cap),
 }).strict().refine((p) => p.p_drop < p.p_adopt, {
   message: '"p_drop" must be below "p_adopt"',
   path: ["p_drop"],
@@ -380,10 +402,12 @@ export const Plan = z.object({
    * Under `rerun-task`, the most attempts one task may take; the batch halts
    * when a task's last allowed attempt is invalid too.
    */
-  max_attempts: z.number().int().positive().default(3),
+  max_attempts: z.number().int().positive().max(PLAN_LIMITS.max_attempts).default(3),
   censoring: CensoringPolicy.default({ ...DEFAULT_CENSORING }),
   bootstrap: z.object({
-    rounds: z.number().int().positive().default(DEFAULT_BOOTSTRAP.rounds),
+    rounds: z.number().int().positive().max(PLAN_LIMITS.bootstrap_rounds).default(
+      DEFAULT_BOOTSTRAP.rounds,
+    ),
     seed: z.union([z.number().int(), z.string()]).default(DEFAULT_BOOTSTRAP.seed),
   }).strict().default({ ...DEFAULT_BOOTSTRAP }),
   tie_band: z.number().min(0).max(1).default(DEFAULT_TIE_BAND),
@@ -406,7 +430,7 @@ export const Plan = z.object({
    * before this field existed; no materialized default, so those plans keep
    * their bytes and hash.
    */
-  upstream_timeout_ms: z.number().int().positive().optional(),
+  upstream_timeout_ms: z.number().int().positive().max(PLAN_LIMITS.timer_ms).optional(),
   /**
    * The program that generated a synthetic plan and its seed (the shipped
    * example: `tools/generate_synthetic_ledger.ts`); absent in frozen plans.

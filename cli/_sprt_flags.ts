@@ -27,15 +27,7 @@ export const SPRT_OPTIONS = {
   "n-cap": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
-/**
- * Most valid results before the cap fallback an option takes: the exact
- * operating characteristic costs O(n_cap^2) per rate and a simulated run up
- * to n_cap steps; 10^9 never finished (issue 10). A plan may not say more
- * than its `freeze` allowed.
- */
-export const MAX_N_CAP = 10_000;
-
-/** Each SPRT flag, the plan field it sets and the schema's range (n_cap capped at {@link MAX_N_CAP}). */
+/** Each SPRT flag, the plan field it sets and the schema's range. */
 const SPRT_FLAGS: ReadonlyArray<readonly [keyof SprtParams, NumberOption]> = [
   ["p_adopt", { name: "p-adopt", range: schemaRange(SprtParams.shape.p_adopt) }],
   ["p_drop", { name: "p-drop", range: schemaRange(SprtParams.shape.p_drop) }],
@@ -43,7 +35,7 @@ const SPRT_FLAGS: ReadonlyArray<readonly [keyof SprtParams, NumberOption]> = [
   ["beta", { name: "beta", range: schemaRange(SprtParams.shape.beta) }],
   ["n_cap", {
     name: "n-cap",
-    range: schemaRange(SprtParams.shape.n_cap, { max: MAX_N_CAP }),
+    range: schemaRange(SprtParams.shape.n_cap),
   }],
 ];
 

@@ -118,12 +118,13 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
     lane_weights: suite.manifest.lane_weights,
     caps: { token_cap: null, step_cap: null, wall_ms_cap: null, ...options.caps },
     price_table_id: options.price_table_id,
-    stopping: options.stopping ?? { kind: "fixed" },
-    invalid_policy: options.invalid_policy ?? "halt",
-    max_attempts: options.max_attempts ?? 3,
-    censoring: options.censoring ?? { headline_max: 0.02, labelled_max: 0.10 },
-    bootstrap: options.bootstrap ?? { rounds: 2000, seed: 7 },
-    tie_band: options.tie_band ?? 0.10,
+    // Absent choices take the plan schema's defaults (the seeds', analysis/defaults.ts).
+    stopping: options.stopping,
+    invalid_policy: options.invalid_policy,
+    max_attempts: options.max_attempts,
+    censoring: options.censoring,
+    bootstrap: options.bootstrap,
+    tie_band: options.tie_band,
     ...(options.model_limits === undefined ? {} : {
       model_limits: {
         max_output_tokens: null,
