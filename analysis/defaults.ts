@@ -44,3 +44,9 @@ export const DEFAULT_SPRT = Object.freeze({
  * errors of the exact operating characteristic.
  */
 export const DEFAULT_CALIBRATION = Object.freeze({ trials: 20_000, seed: 7, toleranceZ: 4 });
+
+/**
+ * Seed 003's safety factor on a pilot's projection: the projected spend is
+ * the pilot's per-episode spend × planned episodes × 1.25.
+ */
+export const DEFAULT_PILOT_SAFETY = 1.25;

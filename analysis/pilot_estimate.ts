@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DEFAULT_PILOT_SAFETY } from "./defaults.ts";
 
 /** The matrix being planned. */
 export interface PilotTarget {
@@ -74,7 +75,7 @@ export function pilotEstimate(
   target: PilotTarget,
   options: PilotEstimateOptions = {},
 ): PilotEstimate {
-  const safety = options.safety ?? 1.25;
+  const safety = options.safety ?? DEFAULT_PILOT_SAFETY;
   const central = options.central ?? "max";
   if (pilotSpend.length === 0) {
     throw new RangeError("Cannot estimate spend: the pilot produced no usable traces");

@@ -20,6 +20,7 @@ import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { loadLedger } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
 import { renderPairs } from "../report/format.ts";
+import { DEFAULT_PILOT_SAFETY } from "../analysis/defaults.ts";
 
 /** Tokens are safe integers in the ledger; spend and budget are kept in that range. */
 const TOKENS = { min: 0, max: Number.MAX_SAFE_INTEGER };
@@ -30,7 +31,6 @@ const BUDGET: NumberOption = { name: "budget", range: TOKENS };
 /** `--tasks`: planned episodes, 1..1000000000. */
 const TASKS: NumberOption = { name: "tasks", range: { min: 1, max: 1e9, integer: true } };
 /** Seed 003's safety factor, the default of `--safety`. */
-const SEED_003_SAFETY = 1.25;
 /** `--safety`: the multiplier on the projection, above 0, at most 100. */
 const SAFETY: NumberOption = { name: "safety", range: { above: 0, max: 100 } };
 
@@ -62,7 +62,7 @@ OPTIONS:
                     ${rangeText(TASKS.range)}
   --budget B        Budget in the same unit (tokens), ${rangeText(BUDGET.range)}
   --central C       "max" (default) or "mean"
-  --safety X        Safety factor, ${rangeText(SAFETY.range)} (default ${SEED_003_SAFETY})
+  --safety X        Safety factor, ${rangeText(SAFETY.range)} (default ${DEFAULT_PILOT_SAFETY})
   --json            Canonical JSON instead of text
   -h, --help        This help
 
@@ -128,7 +128,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const estimate = pilotEstimate(spend, { tasks, budget }, {
     central,
-    safety: numberOption(values, SAFETY) ?? SEED_003_SAFETY,
+    safety: numberOption(values, SAFETY) ?? DEFAULT_PILOT_SAFETY,
   });
   const { safety } = estimate;
   const payload = {

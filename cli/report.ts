@@ -19,11 +19,10 @@ import {
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
+import { REPORT_DEFAULTS } from "../report/report_model.ts";
 
 /** `--max-findings`: validation findings listed per code. */
 const MAX_FINDINGS: NumberOption = { name: "max-findings", range: MAX_FINDINGS_RANGE };
-/** The report's defaults: findings listed per code, PNG pixels per SVG pixel. */
-const REPORT_DEFAULTS = Object.freeze({ maxFindingsPerCode: 20, pngScale: 2 });
 /** `--png-scale`: PNG pixels per SVG pixel, above 0, at most 8 (a figure stays a few MB). */
 const PNG_SCALE: NumberOption = { name: "png-scale", range: { above: 0, max: 8 } };
 

@@ -45,6 +45,7 @@ import {
   type InvalidRow,
   type ParameterSource,
   type Report,
+  REPORT_DEFAULTS,
   REPORT_FORMAT,
   type ReportClaim,
   type ReportConfig,
@@ -189,8 +190,8 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  * ```
  */
 export function buildReport(inputs: ReportInputs, options: BuildReportOptions = {}): Report {
-  const maxFindings = options.maxFindingsPerCode ?? 20;
-  const pngScale = options.pngScale ?? 2;
+  const maxFindings = options.maxFindingsPerCode ?? REPORT_DEFAULTS.maxFindingsPerCode;
+  const pngScale = options.pngScale ?? REPORT_DEFAULTS.pngScale;
   const calibrationTrials = options.calibrationTrials ?? DEFAULT_CALIBRATION.trials;
   const calibrationSeed = options.calibrationSeed ?? DEFAULT_CALIBRATION.seed;
   if (!(Number.isInteger(maxFindings) && maxFindings >= 0)) {

@@ -12,7 +12,8 @@ import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import type { CensoringSummary } from "../analysis/censoring.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
-import type { LedgerScan } from "../inputs/ledger.ts";
+import type { Loaded } from "../inputs/json_file.ts";
+import type { LedgerWithLines } from "../inputs/ledger.ts";
 import type {
   CensoringPolicy,
   Episode,
@@ -32,20 +33,11 @@ import type { EpisodeToInspect } from "./episodes_to_inspect.ts";
 /** The format tag written into every `summary.json`; bumped when its layout changes. */
 export const REPORT_FORMAT = "ledgerbench-report/2";
 
-/** A ledger as the report reads it: the scan record, the rows and each row's line. */
-export interface ReportLedger extends LedgerScan {
-  /** Readable rows in file order, before errata. */
-  rows: Episode[];
-  /** 1-based ledger line of each entry of `rows` (validation findings name it). */
-  row_lines: number[];
-}
+/** The ledger as the inputs layer loads it: its scan, readable rows in file order (before errata) and each row's 1-based line. */
+export type ReportLedger = LedgerWithLines;
 
-/** A JSON configuration file: its path as given, its SHA-256 and its parsed value. */
-export interface ReportConfig<T> {
-  path: string;
-  sha256: string;
-  value: T;
-}
+/** A configuration file as the inputs layer loads it: path as given, SHA-256, value. */
+export type ReportConfig<T> = Loaded<T>;
 
 /** Everything a report is computed from (see `loadReportInputs` for reading it). */
 export interface ReportInputs {
@@ -206,3 +198,10 @@ export interface Report {
   /** The document both `report.md` and `report.html` are rendered from. */
   blocks: Block[];
 }
+
+/**
+ * What `buildReport` uses when an option is absent: 20 validation findings
+ * listed per code (the counts stay complete) and PNGs at twice the SVG's
+ * pixels. `report --help` states the same constants.
+ */
+export const REPORT_DEFAULTS = Object.freeze({ maxFindingsPerCode: 20, pngScale: 2 });
