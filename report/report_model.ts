@@ -16,7 +16,6 @@ import type { Loaded } from "../inputs/json_file.ts";
 import type { LedgerWithLines } from "../inputs/ledger.ts";
 import type {
   CensoringPolicy,
-  Episode,
   InvalidReason,
   Plan,
   PriceTable,
