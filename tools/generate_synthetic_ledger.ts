@@ -21,6 +21,12 @@ import {
   type SyntheticConfig,
   syntheticLedgerLines,
 } from "./synthetic_ledger.ts";
+import {
+  DEFAULT_BOOTSTRAP,
+  DEFAULT_CENSORING,
+  DEFAULT_SPRT,
+  DEFAULT_TIE_BAND,
+} from "../analysis/defaults.ts";
 
 /**
  * Seed of the example ledger's random stream, recorded in the plan's
@@ -115,13 +121,13 @@ function examplePlan(tasks: PlannedTask[]): Record<string, unknown> {
     price_table_id: PRICE_TABLE_ID,
     stopping: {
       kind: "sprt",
-      params: { p_adopt: 0.6, p_drop: 0.4, alpha: 0.1, beta: 0.1, n_cap: tasks.length },
+      params: { ...DEFAULT_SPRT, n_cap: tasks.length },
     },
     invalid_policy: "rerun-task",
     max_attempts: 3,
-    censoring: { headline_max: 0.02, labelled_max: 0.1 },
-    bootstrap: { rounds: 2000, seed: 7 },
-    tie_band: 0.1,
+    censoring: { ...DEFAULT_CENSORING },
+    bootstrap: { ...DEFAULT_BOOTSTRAP },
+    tie_band: DEFAULT_TIE_BAND,
     environment: {
       runner_version: "0.1.0-synthetic",
       verifier_image_digest: `sha256:${sha256Hex("image:verifier")}`,
