@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
-import { terminalJson, terminalText } from "../analysis/untrusted_text.ts";
+import { displayId, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 import { ExitCode, type Io } from "./_command.ts";
 
 /** A command's result in both forms: see {@link emit}. */
@@ -96,7 +96,8 @@ export function describeInputs(
     text += `errata: ${errata.path} (sha256 ${errata.sha256}): ` +
       (n === 0 ? "no correction applied\n" : `${n} correction${n === 1 ? "" : "s"} applied\n`);
     for (const a of errata.applied) {
-      text += `  ${a.erratum_id} (line ${a.line}) ${a.kind} "${a.episode_id}": ` +
+      text +=
+        `  ${displayId(a.erratum_id)} (line ${a.line}) ${a.kind} "${displayId(a.episode_id)}": ` +
         `${verdictText(a.before)} -> ${verdictText(a.after)}\n`;
     }
     for (const sha of errata.voided_summaries) text += `  voided summary sha256 ${sha}\n`;

@@ -15,6 +15,7 @@ import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { integer, percent, renderTable } from "../report/format.ts";
 import { HEADLINE_MAX_RANGE, LABELLED_MAX_RANGE } from "./_option_ranges.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--headline-max`: the plan's `censoring.headline_max` range. */
 const HEADLINE_MAX = { name: "headline-max", range: HEADLINE_MAX_RANGE };
@@ -156,7 +157,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
       text += "\nWhat each may claim:\n";
       for (const r of rows) {
-        const name = r.agent_id === "*" ? "all agents pooled" : `agent "${r.agent_id}"`;
+        const name = r.agent_id === "*" ? "all agents pooled" : `agent "${displayId(r.agent_id)}"`;
         text += `  ${name}: ${r.claim === null ? "nothing scored" : CLAIMS[r.claim]}` +
           `${claimDetail(r)}\n`;
       }

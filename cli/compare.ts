@@ -28,6 +28,7 @@ import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, percent, percentInterval, renderTable } from "../report/format.ts";
 import { BOOTSTRAP_ROUNDS_RANGE, TIE_BAND_RANGE } from "./_option_ranges.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--band`: the plan's `tie_band` range. */
 const BAND = { name: "band", range: TIE_BAND_RANGE };
@@ -152,7 +153,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     json: values.json === true,
     payload,
     render: () => {
-      const names = agents.map((agent) => agent.agent_id).join(", ");
+      const names = agents.map((agent) => displayId(agent.agent_id)).join(", ");
       let text = `Seed-001 comparison of ${names}\n\n`;
       text += describeInputs(loaded, [["plan", plan]]);
       text +=
@@ -232,30 +233,37 @@ function sideTable(comparisons: Comparison[]): string {
 /** Explains which rule fired for one pair, step by step. */
 function explain(c: Comparison): string {
   const a = c.a, b = c.b;
-  let text = `${a.agent_id} vs ${b.agent_id}:\n`;
+  let text = `${displayId(a.agent_id)} vs ${displayId(b.agent_id)}:\n`;
   if (c.rule === "no_resolved") {
-    const failed = c.failed.map((id) => `"${id}"`).join(" and ");
+    const failed = c.failed.map((id) => `"${displayId(id)}"`).join(" and ");
     return text + `  ${failed} resolved nothing: no TPR, failure reported, no ranking\n` +
       `  verdict: no ranking (rule "no_resolved")\n`;
   }
   if (c.rule === "rate_interval") {
-    return text + `  95% intervals are separated: ${c.winner} has the higher resolved rate\n` +
-      `  verdict: ${c.winner} wins on resolved rate (rule "rate_interval")\n`;
+    return text +
+      `  95% intervals are separated: ${displayId(c.winner!)} has the higher resolved rate\n` +
+      `  verdict: ${displayId(c.winner!)} wins on resolved rate (rule "rate_interval")\n`;
   }
   text += `  95% intervals overlap: no rate winner\n`;
-  text += `  TPR: ${a.agent_id} ${fixed(a.tpr)} vs ${b.agent_id} ${fixed(b.tpr)}, relative ` +
+  text +=
+    `  TPR: ${displayId(a.agent_id)} ${fixed(a.tpr)} vs ${displayId(b.agent_id)} ${
+      fixed(b.tpr)
+    }, relative ` +
     `difference ${relative(c.tpr_relative_difference)} ${c.rule === "tpr" ? ">" : "<="} band ${
       formatPercentExact(c.band, { minDigits: 1 })
     }\n`;
   if (c.rule === "tpr") {
-    return text + `  verdict: ${c.winner} wins on tokens per resolved (rule "tpr")\n`;
+    return text + `  verdict: ${displayId(c.winner!)} wins on tokens per resolved (rule "tpr")\n`;
   }
-  text += `  SPR: ${a.agent_id} ${fixed(a.spr)} s vs ${b.agent_id} ${fixed(b.spr)} s, relative ` +
+  text +=
+    `  SPR: ${displayId(a.agent_id)} ${fixed(a.spr)} s vs ${displayId(b.agent_id)} ${
+      fixed(b.spr)
+    } s, relative ` +
     `difference ${relative(c.spr_relative_difference)} ${c.rule === "spr" ? ">" : "<="} band ${
       formatPercentExact(c.band, { minDigits: 1 })
     }\n`;
   if (c.rule === "spr") {
-    return text + `  verdict: ${c.winner} wins on seconds per resolved (rule "spr")\n`;
+    return text + `  verdict: ${displayId(c.winner!)} wins on seconds per resolved (rule "spr")\n`;
   }
   return text + `  verdict: tie (rule "tie")\n`;
 }
@@ -292,13 +300,16 @@ function signedPercent(x: number): string {
 }
 
 function explainPaired(p: PairedComparison): string {
-  let text = `Paired comparison ${p.a.agent_id} vs ${p.b.agent_id} over ${p.tasks} tasks both ` +
+  let text =
+    `Paired comparison ${displayId(p.a.agent_id)} vs ${
+      displayId(p.b.agent_id)
+    } over ${p.tasks} tasks both ` +
     `scored (task clusters, ${p.rounds} rounds, seed ${p.seed}):\n`;
   if (p.difference === null) {
     return text + "  no task was scored by both agents: nothing to pair\n" + excluded(p);
   }
   for (const side of [p.a, p.b]) {
-    text += `  ${side.agent_id}: rate ${percent(side.rate)} ` +
+    text += `  ${displayId(side.agent_id)}: rate ${percent(side.rate)} ` +
       percentInterval(side.interval === null ? null : [side.interval.lower, side.interval.upper]) +
       (side.wilson === null
         ? ""
@@ -306,19 +317,25 @@ function explainPaired(p: PairedComparison): string {
       "\n";
   }
   const d = p.difference;
-  text += `  difference ${p.a.agent_id} - ${p.b.agent_id}: ${signedPercent(d.estimate)} ` +
+  text +=
+    `  difference ${displayId(p.a.agent_id)} - ${displayId(p.b.agent_id)}: ${
+      signedPercent(d.estimate)
+    } ` +
     `[${signedPercent(d.lower)}, ${signedPercent(d.upper)}]` +
     (d.collapsed ? " (collapsed to a point)" : "") + "\n";
   const m = p.mcnemar;
-  text += `  McNemar (task rule ${p.task_rule}): only ${p.a.agent_id} ${m.only_a}, only ` +
-    `${p.b.agent_id} ${m.only_b}, both ${m.both}, neither ${m.neither}\n`;
+  text +=
+    `  McNemar (task rule ${p.task_rule}): only ${displayId(p.a.agent_id)} ${m.only_a}, only ` +
+    `${displayId(p.b.agent_id)} ${m.only_b}, both ${m.both}, neither ${m.neither}\n`;
   return text + excluded(p);
 }
 
 function excluded(p: PairedComparison): string {
   if (p.excluded_tasks.length === 0) return "";
   const shown = p.excluded_tasks.slice(0, 10).map((t) =>
-    `"${t.task_id}" (${t.scored_by.length === 0 ? "scored by neither" : `only ${t.scored_by[0]}`})`
+    `"${displayId(t.task_id)}" (${
+      t.scored_by.length === 0 ? "scored by neither" : `only ${displayId(t.scored_by[0])}`
+    })`
   );
   const more = p.excluded_tasks.length > 10 ? `, and ${p.excluded_tasks.length - 10} more` : "";
   return `  excluded tasks: ${shown.join(", ")}${more}\n`;

@@ -21,6 +21,7 @@ import {
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 import { renderPairs } from "../report/format.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
 export const help = `Append one correction to an append-only errata file. The ledger is never
@@ -193,7 +194,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       const e = entry.erratum;
       const target = e.kind === "void_summary"
         ? `summary ${e.summary_sha256}`
-        : `"${e.episode_id}"`;
+        : `"${displayId(e.episode_id)}"`;
       let text = `appended erratum "${e.erratum_id}" to ${path}, line ${entry.line}\n\n`;
       text += renderPairs([
         ["kind", e.kind],

@@ -172,18 +172,20 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`error: ${error.message}\n\n${command.help}`);
-      return ExitCode.usage;
-    }
     // Loaded only on this path: its wording rules load node:crypto, which --help does not need.
     const { formatProblem, LedgerError } = await import(LEDGER_ERROR) as LedgerErrorModule;
+    const { lineText } = await import(UNTRUSTED_TEXT) as UntrustedTextModule;
+    // A message may quote an id from a ledger: one line, no control or bidi character.
+    if (error instanceof UsageError) {
+      io.stderr(`error: ${lineText(error.message)}\n\n${command.help}`);
+      return ExitCode.usage;
+    }
     if (error instanceof LedgerError) {
       io.stderr(error.problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));
       return ExitCode.badInput;
     }
     if (isRefusal(error)) {
-      io.stderr(`error: ${(error as Error).message}\n`);
+      io.stderr(`error: ${lineText((error as Error).message)}\n`);
       return ExitCode.badInput;
     }
     throw error;
@@ -193,6 +195,9 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
 /** The bad-input error module (`LedgerError`), loaded by a computed specifier only when a command failed. */
 const LEDGER_ERROR = new URL("../analysis/ledger_error.ts", import.meta.url).href;
 type LedgerErrorModule = typeof import("../analysis/ledger_error.ts");
+/** The rule for showing untrusted text, loaded the same way. */
+const UNTRUSTED_TEXT = new URL("../analysis/untrusted_text.ts", import.meta.url).href;
+type UntrustedTextModule = typeof import("../analysis/untrusted_text.ts");
 
 /**
  * True for errors that reject the input rather than reveal a bug: an

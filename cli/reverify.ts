@@ -11,6 +11,7 @@ import { Erratum, Plan } from "../analysis/schema.ts";
 import { nameListOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--verifier-image`: the plan field `environment.verifier_image`. */
 const VERIFIER_IMAGE = {
@@ -115,10 +116,10 @@ export async function run(args: string[], io: Io): Promise<number> {
         `reverify ${ledger}: ${outcome.appended.length} errata appended to ${errata}, zero model calls`,
         ...outcome.appended.map((e) =>
           e.kind === "rescore_episode"
-            ? `  ${e.episode_id}: resolved ${e.resolved}`
+            ? `  ${displayId(e.episode_id)}: resolved ${e.resolved}`
             : `  ${e.erratum_id}`
         ),
-        ...outcome.skipped.map((s) => `  skipped ${s.episode_id}: ${s.reason}`),
+        ...outcome.skipped.map((s) => `  skipped ${displayId(s.episode_id)}: ${s.reason}`),
         "",
       ].join("\n"),
   });

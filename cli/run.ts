@@ -28,6 +28,7 @@ import { PARALLEL_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { pairsOption } from "./freeze.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--parallel`: episodes at once. */
 const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
@@ -344,7 +345,7 @@ export async function run(args: string[], io: Io): Promise<number> {
             `torn final line (${outcome.torn.length} bytes) moved to ${outcome.torn.sidecar}`,
           ]),
           ...Object.entries(outcome.decisions).filter(([, d]) => d !== null).map(([agent, d]) =>
-            `SPRT ${agent}: ${d}`
+            `SPRT ${displayId(agent)}: ${d}`
           ),
           outcome.halted !== null
             ? `halted: ${describeHalt(outcome.halted)}`

@@ -16,7 +16,7 @@ import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { integer, renderTable } from "../report/format.ts";
-import { terminalJson, terminalText } from "../analysis/untrusted_text.ts";
+import { lineText, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
 export const help = `Print what happened in one episode: its ledger row, each model call the
@@ -135,7 +135,7 @@ async function findRow(ledger: string, episodeId: string): Promise<FoundRow> {
 function render(found: FoundRow, ledger: string, artifacts: string, log: EpisodeLog | null) {
   const { row } = found;
   let text = `ledger: ${ledger} (sha256 ${found.sha256}), line ${found.line}\n`;
-  text += `episode: ${row.episode_id}\n`;
+  text += `episode: ${lineText(row.episode_id)}\n`;
   text += `outcome: ${outcome(row)}, stop reason ${row.stop_reason}\n`;
   if (row.notes !== "") text += `notes: ${row.notes}\n`;
   text += `\nrow:\n${indent(canonicalJson(row), "  ")}`;

@@ -17,6 +17,7 @@ import {
   SPRT_OPTIONS,
   SPRT_OPTIONS_HELP,
 } from "./_sprt_flags.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
 export const help = `Replay one agent's results through seed 002's sequential probability ratio
@@ -94,7 +95,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     json: values.json === true,
     payload,
     render: () => {
-      let text = `SPRT replay of agent "${agentId}" (seed 002)\n\n`;
+      let text = `SPRT replay of agent "${displayId(agentId)}" (seed 002)\n\n`;
       text += describeInputs(loaded, [["plan", plan]]);
       const b = replay.boundaries;
       text += renderPairs([
@@ -168,7 +169,9 @@ function unusedRows(replay: SprtReplay): string {
     if (rows.length === 0) continue;
     text += `rows not used, ${label} (${rows.length}):\n`;
     for (const row of rows) {
-      text += `  ${row.episode_id} (task ${row.task_id}, attempt ${row.attempt}, ${row.outcome})\n`;
+      text += `  ${displayId(row.episode_id)} (task ${
+        displayId(row.task_id)
+      }, attempt ${row.attempt}, ${row.outcome})\n`;
     }
   }
   if (replay.skipped_tasks.length > 0) {

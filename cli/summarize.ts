@@ -25,6 +25,7 @@ import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, integer, percent, percentInterval, renderTable } from "../report/format.ts";
 import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
 import { BOOTSTRAP_ROUNDS_RANGE } from "./_option_ranges.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--rounds`: the plan's `bootstrap.rounds` range. */
 const ROUNDS = { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE };
@@ -269,21 +270,27 @@ function notes(agents: SummarizedAgent[]): string {
   let text = "";
   for (const a of agents) {
     if (a.scored > 0 && a.resolved === 0) {
-      text += `note: agent "${a.agent_id}" resolved nothing: it has no TPR and no SPR ` +
+      text += `note: agent "${displayId(a.agent_id)}" resolved nothing: it has no TPR and no SPR ` +
         `(seed 001: report the failure, no ranking)\n`;
     }
     if (a.scored === 0) {
-      text += `note: agent "${a.agent_id}" has no scored episode (all ${a.invalid} invalid)\n`;
+      text += `note: agent "${
+        displayId(a.agent_id)
+      }" has no scored episode (all ${a.invalid} invalid)\n`;
     }
     if (a.censored > 0) {
       const reasons = Object.entries(a.censored_stop_reasons)
         .map(([reason, count]) => `${reason} ${count}`).join(", ");
-      text += `note: agent "${a.agent_id}": ${a.censored} of ${a.scored} scored episodes are ` +
+      text +=
+        `note: agent "${
+          displayId(a.agent_id)
+        }": ${a.censored} of ${a.scored} scored episodes are ` +
         `censored (${reasons}): the resolved rate counts them as scored; "censoring" gives the ` +
         `score over completed episodes and the claim allowed (seed 003)\n`;
     }
     if (a.wilson !== null) {
-      text += `note: agent "${a.agent_id}": the bootstrap interval collapsed to a point ` +
+      text +=
+        `note: agent "${displayId(a.agent_id)}": the bootstrap interval collapsed to a point ` +
         `(rate ${percent(a.resolved_rate)}); Wilson 95% interval ` +
         `${percentInterval([a.wilson.lower, a.wilson.upper])}\n`;
     }
@@ -296,7 +303,7 @@ function notes(agents: SummarizedAgent[]): string {
       if (lanes.unweighted_lanes.length > 0) {
         parts.push(`no weight for lane ${lanes.unweighted_lanes.map(quote).join(", ")}`);
       }
-      text += `note: agent "${a.agent_id}" has no lane score: ${parts.join("; ")}\n`;
+      text += `note: agent "${displayId(a.agent_id)}" has no lane score: ${parts.join("; ")}\n`;
     }
   }
   return text === "" ? "" : "\n" + text;

@@ -69,6 +69,17 @@ CASES.push({
   stdout: new RegExp(`"agent_id": "${LONG}"`),
 });
 
+for (const command of ["summarize", "compare"]) {
+  CASES.push({
+    name: `${command}: an id's newline never starts a line of its own (titles, notes, verdicts)`,
+    files: { "l.jsonl": ledger(NEWLINE) },
+    args: [command, "{dir}/l.jsonl"],
+    code: 0,
+    stderr: /^$/,
+    stdout: /(?<![\s\S])(?![\s\S]*^(# fake heading|<img))/m,
+  });
+}
+
 badInputTests("output", CASES);
 
 Deno.test("bad input (output): report.md shows hostile ids escaped and keeps the full ids in summary.json", async () => {
