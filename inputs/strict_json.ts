@@ -119,49 +119,68 @@ function lineOfByte(bytes: Uint8Array, offset: number): number {
 }
 
 /**
- * Counts the member names in `value` (every nested object's keys) and finds
- * the first number that is not finite, in one walk.
+ * The number of member names in `value` (every nested object's keys), or -1
+ * when it holds a number that is not finite. Allocates nothing: it runs on
+ * every ledger line.
  */
-function walk(value: unknown, path: string[], found: { keys: number; nonFinite: string[] | null }) {
-  if (typeof value === "number") {
-    if (!Number.isFinite(value) && found.nonFinite === null) found.nonFinite = path;
-    return;
-  }
-  if (typeof value !== "object" || value === null) return;
+function countKeys(value: object): number {
+  let count = 0;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (typeof value[i] === "object" || typeof value[i] === "number") {
-        walk(value[i], found.nonFinite === null ? [...path, String(i)] : path, found);
-      }
+    for (const item of value) {
+      if (typeof item === "object" && item !== null) {
+        const inner = countKeys(item);
+        if (inner < 0) return -1;
+        count += inner;
+      } else if (typeof item === "number" && item - item !== 0) return -1;
     }
-    return;
+    return count;
   }
   for (const key in value) {
-    found.keys++;
+    count++;
     const member = (value as Record<string, unknown>)[key];
-    if (typeof member === "object" || typeof member === "number") {
-      walk(member, found.nonFinite === null ? [...path, key] : path, found);
-    }
+    if (typeof member === "object" && member !== null) {
+      const inner = countKeys(member);
+      if (inner < 0) return -1;
+      count += inner;
+    } else if (typeof member === "number" && member - member !== 0) return -1;
   }
+  return count;
 }
 
-const KEY_END = /"\s*:/g;
+/** The dotted path of the first number in `value` that is not finite, or null. */
+function nonFinitePath(value: unknown, path: string[] = []): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : path.join(".");
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, member] of Object.entries(value)) {
+    const found = nonFinitePath(member, [...path, key]);
+    if (found !== null) return found;
+  }
+  return null;
+}
 
 /**
  * The number of member names written in `text`: each ends with an unescaped
- * `"` followed by optional whitespace and `:` (inside a string a `"` is
- * always escaped, and a string value is never followed by `:`).
+ * `"`, optional whitespace and `:` (inside a string a `"` is always escaped,
+ * and a string value is never followed by `:`). Found by `indexOf`, without
+ * allocating: it runs on every ledger line.
  */
 function countKeyTokens(text: string): number {
   let count = 0;
-  KEY_END.lastIndex = 0;
-  for (let match = KEY_END.exec(text); match !== null; match = KEY_END.exec(text)) {
+  for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
+    let at = colon - 1;
+    while (at >= 0 && WHITESPACE_CODES.has(text.charCodeAt(at))) at--;
+    if (text.charCodeAt(at) !== QUOTE) continue;
     let slashes = 0;
-    for (let i = match.index - 1; text.charCodeAt(i) === 92; i--) slashes++;
+    for (let i = at - 1; text.charCodeAt(i) === BACKSLASH; i--) slashes++;
     if (slashes % 2 === 0) count++;
   }
   return count;
 }
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+/** JSON's whitespace: space, tab, LF, CR (RFC 8259 section 2). */
+const WHITESPACE_CODES = new Set([32, 9, 10, 13]);
 
 /**
  * Decodes `bytes` (unless `text` is already their decoding) and parses one
@@ -218,19 +237,18 @@ export function parseJsonObject(bytes: Uint8Array, text?: string): JsonObjectRes
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail("malformed_json", "must hold one JSON object");
   }
-  const found = { keys: 0, nonFinite: null as string[] | null };
-  walk(value, [], found);
-  if (found.keys !== countKeyTokens(text)) {
-    const fault = findJsonFault(text);
-    if (fault?.duplicate) return fail("duplicate_key", fault.message, fault.line, fault.path);
-  }
-  if (found.nonFinite !== null) {
+  const keys = countKeys(value);
+  if (keys < 0) {
     return fail(
       "number_out_of_range",
       "number out of range: it reads as a non-finite value (beyond ±1.8e308)",
       1,
-      found.nonFinite.join("."),
+      nonFinitePath(value) ?? "",
     );
+  }
+  if (keys !== countKeyTokens(text)) {
+    const fault = findJsonFault(text);
+    if (fault?.duplicate) return fail("duplicate_key", fault.message, fault.line, fault.path);
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
