@@ -23,7 +23,7 @@ import type {
 } from "../analysis/schema.ts";
 import type { SprtCalibration } from "../analysis/sprt/calibrate_sprt.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
-import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
+import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import type { Block, FigureBlock } from "./_document.ts";
@@ -90,24 +90,27 @@ export interface InvalidRow {
 }
 
 /** One agent's SPRT replay without its step list (the path figure carries the steps). */
-export interface SprtAgentResult {
-  agent_id: string;
-  verdict: SprtDecision;
-  decided: boolean;
-  n: number;
-  passes: number;
-  fails: number;
-  llr: number;
-  attempts: number;
-  invalid_count: number;
-  invalid_rate: number | null;
+export interface SprtAgentResult extends
+  Pick<
+    SprtReplay,
+    | "agent_id"
+    | "verdict"
+    | "decided"
+    | "n"
+    | "passes"
+    | "fails"
+    | "llr"
+    | "attempts"
+    | "invalid_count"
+    | "invalid_rate"
+    | "skipped_tasks"
+    | "repeated_tasks"
+    | "notes"
+  > {
   /** Rows after the decision (not used). */
   after_decision: number;
   /** Rows of tasks absent from the plan's order (not used). */
   unplanned: number;
-  skipped_tasks: string[];
-  repeated_tasks: string[];
-  notes: string[];
 }
 
 /** Seed 002's sequential rule as the plan pre-registered it, replayed per agent. */
