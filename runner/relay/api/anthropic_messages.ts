@@ -38,8 +38,7 @@ import {
   isRecord,
   type ModelApi,
   modelOf,
-  type StreamReader,
-  StreamTally,
+  TalliedStreamReader,
 } from "./model_api.ts";
 
 /** The usage counts the API reports, in the order `usage_detail` lists them. */
@@ -75,20 +74,23 @@ function isToolUse(block: unknown): boolean {
   return isRecord(block) && block.type === "tool_use";
 }
 
-class MessagesStreamReader implements StreamReader {
-  #tally = new StreamTally();
+class MessagesStreamReader extends TalliedStreamReader {
   #counts: RelayUsageDetail = {};
   #delta = false;
   #toolCalls = 0;
 
+  constructor() {
+    super("Upstream stream ended without message_stop");
+  }
+
   add(event: SseEvent): EventVerdict {
     if (event.data === null) return { pass: true, end: false };
-    const payload = this.#tally.parse(event.data);
+    const payload = this.parse(event.data);
     if (!isRecord(payload)) return { pass: true, end: false };
     switch (payload.type) {
       case "message_start":
         if (isRecord(payload.message)) {
-          this.#tally.seeModel(modelOf(payload.message));
+          this.seeModel(modelOf(payload.message));
           this.#counts = { ...this.#counts, ...countsOf(payload.message.usage) };
         }
         break;
@@ -105,7 +107,7 @@ class MessagesStreamReader implements StreamReader {
         break;
       case "error": {
         const message = isRecord(payload.error) ? payload.error.message : undefined;
-        this.#tally.seeError(typeof message === "string" ? message : JSON.stringify(payload));
+        this.seeError(typeof message === "string" ? message : JSON.stringify(payload));
         break;
       }
       case "message_stop":
@@ -117,19 +119,11 @@ class MessagesStreamReader implements StreamReader {
   evidence(): CallEvidence {
     const usage = this.#delta ? relayUsage(this.#counts) : null;
     return {
-      model: this.#tally.model,
+      model: this.model,
       usage,
       usageDetail: usage === null ? null : { ...this.#counts },
       toolCalls: this.#toolCalls,
     };
-  }
-
-  upstreamError(): string | null {
-    return this.#tally.error;
-  }
-
-  notes(ended: boolean): string[] {
-    return this.#tally.notes(ended, "Upstream stream ended without message_stop");
   }
 }
 

@@ -160,17 +160,29 @@ export function parseEventData(text: string): unknown {
 }
 
 /**
- * What every stream reader tracks alike: the first model id (and whether a
- * later event named another), the first upstream error reported, and the
- * events that are not JSON.
+ * What every stream reader does alike, as the base of the three readers: it
+ * tracks the first model id (and whether a later event named another), the
+ * first upstream error reported and the events that are not JSON, and from
+ * them answers {@link StreamReader.upstreamError} and
+ * {@link StreamReader.notes}. A reader adds its API's events (`add`) and
+ * evidence (`evidence`).
  */
-export class StreamTally {
+export abstract class TalliedStreamReader implements StreamReader {
   /** The first non-empty model id seen. */
-  model: string | null = null;
+  protected model: string | null = null;
   /** The first error an upstream event reported (the stream's failure); null: none. */
-  error: string | null = null;
+  #error: string | null = null;
   #otherModel: string | null = null;
   #notJson = 0;
+  readonly #missingEnd: string;
+
+  /** @param missingEnd the remark for a stream that ended without the API's last event */
+  constructor(missingEnd: string) {
+    this.#missingEnd = missingEnd;
+  }
+
+  abstract add(event: SseEvent): EventVerdict;
+  abstract evidence(): CallEvidence;
 
   /**
    * Parses an event's data, counting it when it is not JSON.
@@ -178,7 +190,7 @@ export class StreamTally {
    * @param data the event's data
    * @returns the parsed value, or undefined when not JSON
    */
-  parse(data: string): unknown {
+  protected parse(data: string): unknown {
     const value = parseEventData(data);
     if (value === undefined) this.#notJson += 1;
     return value;
@@ -189,7 +201,7 @@ export class StreamTally {
    *
    * @param id the id
    */
-  seeModel(id: string | null): void {
+  protected seeModel(id: string | null): void {
     if (id === null) return;
     if (this.model === null) this.model = id;
     else if (id !== this.model) this.#otherModel ??= id;
@@ -200,19 +212,15 @@ export class StreamTally {
    *
    * @param message what the upstream said
    */
-  seeError(message: string): void {
-    this.error ??= message;
+  protected seeError(message: string): void {
+    this.#error ??= message;
   }
 
-  /**
-   * The shared remarks, then `missingEnd` when the stream ended without its
-   * last event.
-   *
-   * @param ended false only for a stream that ended without error and without its last event
-   * @param missingEnd the remark for a stream without its last event
-   * @returns the remarks
-   */
-  notes(ended: boolean, missingEnd: string): string[] {
+  upstreamError(): string | null {
+    return this.#error;
+  }
+
+  notes(ended: boolean): string[] {
     const notes: string[] = [];
     if (this.#otherModel !== null) {
       notes.push(
@@ -220,7 +228,7 @@ export class StreamTally {
       );
     }
     if (this.#notJson > 0) notes.push(`${this.#notJson} upstream events are not JSON`);
-    if (!ended) notes.push(missingEnd);
+    if (!ended) notes.push(this.#missingEnd);
     return notes;
   }
 }

@@ -28,8 +28,7 @@ import {
   isRecord,
   type ModelApi,
   modelOf,
-  type StreamReader,
-  StreamTally,
+  TalliedStreamReader,
 } from "./model_api.ts";
 
 function usageOf(response: unknown): RelayUsage | null {
@@ -54,28 +53,28 @@ function asksForUsage(request: Record<string, unknown>): boolean {
   return isRecord(request.stream_options) && request.stream_options.include_usage === true;
 }
 
-class ChatStreamReader implements StreamReader {
-  #tally = new StreamTally();
+class ChatStreamReader extends TalliedStreamReader {
   #usage: RelayUsage | null = null;
   /** `<choice index> <id>` of each tool call delta that carried an id. */
   #toolCalls = new Set<string>();
   readonly #passUsage: boolean;
 
   constructor(passUsage: boolean) {
+    super("Upstream stream ended without [DONE]");
     this.#passUsage = passUsage;
   }
 
   add(event: SseEvent): EventVerdict {
     if (event.data === null) return { pass: true, end: false };
     if (event.data === "[DONE]") return { pass: true, end: true };
-    const chunk = this.#tally.parse(event.data);
+    const chunk = this.parse(event.data);
     if (!isRecord(chunk)) return { pass: true, end: false };
-    this.#tally.seeModel(modelOf(chunk));
+    this.seeModel(modelOf(chunk));
     const usage = usageOf(chunk);
     if (usage !== null) this.#usage = usage;
     if (isRecord(chunk.error)) {
       const message = chunk.error.message;
-      this.#tally.seeError(typeof message === "string" ? message : JSON.stringify(chunk.error));
+      this.seeError(typeof message === "string" ? message : JSON.stringify(chunk.error));
     }
     if (Array.isArray(chunk.choices)) {
       for (const [i, choice] of chunk.choices.entries()) {
@@ -97,19 +96,11 @@ class ChatStreamReader implements StreamReader {
 
   evidence(): CallEvidence {
     return {
-      model: this.#tally.model,
+      model: this.model,
       usage: this.#usage,
       usageDetail: null,
       toolCalls: this.#toolCalls.size,
     };
-  }
-
-  upstreamError(): string | null {
-    return this.#tally.error;
-  }
-
-  notes(ended: boolean): string[] {
-    return this.#tally.notes(ended, "Upstream stream ended without [DONE]");
   }
 }
 

@@ -40,8 +40,7 @@ import {
   isRecord,
   type ModelApi,
   modelOf,
-  type StreamReader,
-  StreamTally,
+  TalliedStreamReader,
 } from "./model_api.ts";
 
 /** Output item types that ask the agent to run a tool. */
@@ -98,22 +97,25 @@ function outputItems(response: unknown): unknown[] {
   return isRecord(response) && Array.isArray(response.output) ? response.output : [];
 }
 
-class ResponsesStreamReader implements StreamReader {
-  #tally = new StreamTally();
+class ResponsesStreamReader extends TalliedStreamReader {
   #usage: ReturnType<typeof usageOf> = null;
   #toolCalls = new Set<string>();
 
+  constructor() {
+    super("Upstream stream ended without response.completed");
+  }
+
   add(event: SseEvent): EventVerdict {
     if (event.data === null) return { pass: true, end: false };
-    const payload = this.#tally.parse(event.data);
+    const payload = this.parse(event.data);
     if (!isRecord(payload)) return { pass: true, end: false };
     const type = typeof payload.type === "string" ? payload.type : "";
-    if (isRecord(payload.response)) this.#tally.seeModel(modelOf(payload.response));
+    if (isRecord(payload.response)) this.seeModel(modelOf(payload.response));
     if (type === "response.output_item.added" || type === "response.output_item.done") {
       this.#seeItem(payload.item);
     }
     if (type === "error") {
-      this.#tally.seeError(
+      this.seeError(
         typeof payload.message === "string" ? payload.message : JSON.stringify(payload),
       );
     }
@@ -123,7 +125,7 @@ class ResponsesStreamReader implements StreamReader {
     for (const item of outputItems(response)) this.#seeItem(item);
     if (type === "response.failed") {
       const failure = isRecord(response) && isRecord(response.error) ? response.error : null;
-      this.#tally.seeError(
+      this.seeError(
         typeof failure?.message === "string" ? failure.message : "response.failed",
       );
     }
@@ -137,19 +139,11 @@ class ResponsesStreamReader implements StreamReader {
 
   evidence(): CallEvidence {
     return {
-      model: this.#tally.model,
+      model: this.model,
       usage: this.#usage?.usage ?? null,
       usageDetail: this.#usage?.detail ?? null,
       toolCalls: this.#toolCalls.size,
     };
-  }
-
-  upstreamError(): string | null {
-    return this.#tally.error;
-  }
-
-  notes(ended: boolean): string[] {
-    return this.#tally.notes(ended, "Upstream stream ended without response.completed");
   }
 }
 
