@@ -94,15 +94,25 @@ export class LedgerError extends Error {
  * ```
  */
 export function ioError(file: string, error: unknown): LedgerError {
-  const message = error instanceof Error ? systemMessage(error.message) : String(error);
-  return new LedgerError([{ code: "io_error", file, line: 0, field: "", message }]);
+  return new LedgerError([{
+    code: "io_error",
+    file,
+    line: 0,
+    field: "",
+    message: systemMessage(error),
+  }]);
 }
 
 /**
- * A system error's message without the call and path Deno appends (`No such
+ * What a system error says, without the call and path Deno appends (`No such
  * file or directory (os error 2): stat '/abs/a.jsonl'` becomes `No such file
- * or directory (os error 2)`): the problem already names the file as given.
+ * or directory (os error 2)`): the caller's message names the file as given.
+ * Anything that is not an `Error` is shown as its string form.
+ *
+ * @param error what a file system call threw
+ * @returns the message
  */
-function systemMessage(message: string): string {
-  return message.replace(/: [a-z_]+ '[^']*'( -> '[^']*')?$/, "");
+export function systemMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message.replace(/: [a-z_]+ '[^']*'( -> '[^']*')?$/, "");
 }

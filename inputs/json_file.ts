@@ -44,20 +44,8 @@ export function parseJsonFile<S extends z.ZodType>(
   schema: S,
   file: string,
 ): { value: z.output<S>; text: string } {
-  const parsed = parseJsonObject(bytes);
-  if (!parsed.ok) {
-    const { code, line, field, message } = parsed.problem;
-    const wording = message === "must hold one JSON object"
-      ? "the file must hold one JSON object"
-      : message;
-    throw new LedgerError([{
-      code,
-      file,
-      line: code === "number_out_of_range" ? 0 : line,
-      field,
-      message: wording,
-    }]);
-  }
+  const parsed = parseJsonObject(bytes, "the file");
+  if (!parsed.ok) throw new LedgerError([{ file, ...parsed.problem }]);
   const result = schema.safeParse(parsed.value);
   if (!result.success) {
     throw new LedgerError(result.error.issues.map((issue): LedgerProblem => ({
@@ -67,7 +55,7 @@ export function parseJsonFile<S extends z.ZodType>(
       ...schemaProblem(issue, parsed.value),
     })));
   }
-  return { value: result.data, text: new TextDecoder().decode(bytes) };
+  return { value: result.data, text: parsed.text };
 }
 
 /**

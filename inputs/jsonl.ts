@@ -143,13 +143,10 @@ export function parseLine<S extends z.ZodType>(
       problem: { code: "blank_line", file, line, field: "", message: "blank line inside the file" },
     };
   }
-  const parsed = parseJsonObject(bytes, text);
+  const parsed = parseJsonObject(bytes, "a line", text);
   if (!parsed.ok) {
     const { code, field, message } = parsed.problem;
-    const wording = message === "must hold one JSON object"
-      ? "a line must hold one JSON object"
-      : message;
-    return { ok: false, problem: { code, file, line, field, message: wording } };
+    return { ok: false, problem: { code, file, line, field, message } };
   }
   const raw = parsed.value;
   if (options.fast !== undefined) {

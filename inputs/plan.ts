@@ -6,7 +6,7 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { LedgerError } from "../analysis/ledger_error.ts";
+import { ioError, LedgerError } from "../analysis/ledger_error.ts";
 import { Plan } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readInput } from "./input_file.ts";
@@ -38,19 +38,13 @@ export function planSha256Path(path: string): string {
 /** The hash published in `<path>.sha256`, or null when there is no such file. */
 async function publishedSha256(path: string): Promise<string | null> {
   const sidecar = planSha256Path(path);
-  let text: string;
   try {
-    text = await Deno.readTextFile(sidecar);
+    await Deno.lstat(sidecar);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
-    throw new LedgerError([{
-      code: "io_error",
-      file: sidecar,
-      line: 0,
-      field: "",
-      message: error instanceof Error ? error.message : String(error),
-    }]);
+    throw ioError(sidecar, error);
   }
+  const text = new TextDecoder().decode(await readInput(sidecar));
   const hash = text.trim().split(/\s+/)[0] ?? "";
   if (!/^[0-9a-f]{64}$/.test(hash)) {
     throw new LedgerError([{
@@ -65,34 +59,47 @@ async function publishedSha256(path: string): Promise<string | null> {
   return hash;
 }
 
-/** Task ids and agent ids unique; with lane weights, a weight for every task's lane. */
+/**
+ * Refuses an id already seen in the same list, naming its place and the
+ * first one (`tasks.2.task_id`: duplicate task "t1" (first at tasks.0)),
+ * else records where it was seen.
+ */
+function checkFresh(
+  path: string,
+  firstAt: Map<string, number>,
+  at: { list: "tasks" | "agents"; what: "task" | "agent"; id: string; index: number },
+): void {
+  const first = firstAt.get(at.id);
+  if (first !== undefined) {
+    fieldProblem(
+      path,
+      `${at.list}.${at.index}.${at.what}_id`,
+      `duplicate ${at.what} "${at.id}" (first at ${at.list}.${first})`,
+    );
+  }
+  firstAt.set(at.id, at.index);
+}
+
+/**
+ * Task ids and agent ids unique; with lane weights, a weight for every
+ * task's lane. The first problem in plan order is raised.
+ */
 function checkPlan(plan: Plan, path: string): void {
+  const weighted = Object.keys(plan.lane_weights).length > 0;
   const taskAt = new Map<string, number>();
-  plan.tasks.forEach((task, i) => {
-    const first = taskAt.get(task.task_id);
-    if (first !== undefined) {
+  plan.tasks.forEach((task, index) => {
+    checkFresh(path, taskAt, { list: "tasks", what: "task", id: task.task_id, index });
+    if (weighted && !(task.lane in plan.lane_weights)) {
       fieldProblem(
         path,
-        `tasks.${i}.task_id`,
-        `duplicate task "${task.task_id}" (first at tasks.${first})`,
+        `tasks.${index}.lane`,
+        `lane "${task.lane}" has no entry in "lane_weights"`,
       );
-    }
-    taskAt.set(task.task_id, i);
-    if (Object.keys(plan.lane_weights).length > 0 && !(task.lane in plan.lane_weights)) {
-      fieldProblem(path, `tasks.${i}.lane`, `lane "${task.lane}" has no entry in "lane_weights"`);
     }
   });
   const agentAt = new Map<string, number>();
-  plan.agents.forEach((agent, i) => {
-    const first = agentAt.get(agent.agent_id);
-    if (first !== undefined) {
-      fieldProblem(
-        path,
-        `agents.${i}.agent_id`,
-        `duplicate agent "${agent.agent_id}" (first at agents.${first})`,
-      );
-    }
-    agentAt.set(agent.agent_id, i);
+  plan.agents.forEach((agent, index) => {
+    checkFresh(path, agentAt, { list: "agents", what: "agent", id: agent.agent_id, index });
   });
 }
 

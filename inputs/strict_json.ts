@@ -13,7 +13,7 @@ import { findJsonFault } from "./json_scan.ts";
 /** Why a text is not one acceptable JSON object. */
 export interface JsonObjectProblem {
   code: "bad_encoding" | "malformed_json" | "duplicate_key" | "number_out_of_range";
-  /** 1-based line within the text (1 for a one-line text). */
+  /** 1-based line within the text (1 for a one-line text); 0 when no line can be named. */
   line: number;
   /** Dotted path of the member at fault, `""` for the whole text. */
   field: string;
@@ -22,7 +22,7 @@ export interface JsonObjectProblem {
 
 /** A parsed object, or why there is none. */
 export type JsonObjectResult =
-  | { ok: true; value: Record<string, unknown> }
+  | { ok: true; value: Record<string, unknown>; text: string }
   | { ok: false; problem: JsonObjectProblem };
 
 const fatalDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -190,22 +190,27 @@ const WHITESPACE_CODES = new Set([32, 9, 10, 13]);
  *
  * Rule: RFC 8259 with unique member names, over UTF-8 without a BOM (RFC
  * 8259 section 8.1: "MUST NOT add a byte order mark"). The checks that
- * every text pays for are one walk of the parsed value and one regular
- * expression over the text; the exact fault is located only when they
- * disagree. Cost: O(text).
+ * every text pays for are one walk of the parsed value and one `indexOf`
+ * pass over the text; the exact fault is located only when they disagree.
+ * Cost: O(text).
  *
  * @param bytes the text's bytes
+ * @param subject what the text is, for the message when it holds no object
  * @param text their UTF-8 decoding, when the caller already has it (an ASCII chunk)
- * @returns the object, or the first problem (line 1-based within the text)
+ * @returns the object and its text, or the first problem (line 1-based within the text)
  * @example
  * ```ts
  * import { parseJsonObject } from "./strict_json.ts";
  * const bytes = new TextEncoder().encode('{"resolved":false,"resolved":true}');
- * const result = parseJsonObject(bytes);
+ * const result = parseJsonObject(bytes, "a line");
  * if (result.ok || result.problem.code !== "duplicate_key") throw new Error();
  * ```
  */
-export function parseJsonObject(bytes: Uint8Array, text?: string): JsonObjectResult {
+export function parseJsonObject(
+  bytes: Uint8Array,
+  subject: "a line" | "the file",
+  text?: string,
+): JsonObjectResult {
   if (text === undefined) {
     const encoding = encodingProblem(bytes);
     if (encoding !== null) return encoding;
@@ -235,14 +240,14 @@ export function parseJsonObject(bytes: Uint8Array, text?: string): JsonObjectRes
     );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return fail("malformed_json", "must hold one JSON object");
+    return fail("malformed_json", `${subject} must hold one JSON object`);
   }
   const keys = countKeys(value);
   if (keys < 0) {
     return fail(
       "number_out_of_range",
       "number out of range: it reads as a non-finite value (beyond ±1.8e308)",
-      1,
+      0,
       nonFinitePath(value) ?? "",
     );
   }
@@ -250,5 +255,5 @@ export function parseJsonObject(bytes: Uint8Array, text?: string): JsonObjectRes
     const fault = findJsonFault(text);
     if (fault?.duplicate) return fail("duplicate_key", fault.message, fault.line, fault.path);
   }
-  return { ok: true, value: value as Record<string, unknown> };
+  return { ok: true, value: value as Record<string, unknown>, text };
 }

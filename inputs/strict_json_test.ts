@@ -4,7 +4,7 @@ import { findJsonFault } from "./json_scan.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const problem = (input: Uint8Array | string) => {
-  const result = parseJsonObject(typeof input === "string" ? encode(input) : input);
+  const result = parseJsonObject(typeof input === "string" ? encode(input) : input, "a line");
   return result.ok ? null : result.problem;
 };
 
@@ -24,7 +24,7 @@ Deno.test("parseJsonObject() refuses a repeated key at any depth, naming its pat
 Deno.test("parseJsonObject() refuses numbers beyond the double range, naming the field", () => {
   deepEqual(problem('{"wall_ms":1e999}'), {
     code: "number_out_of_range",
-    line: 1,
+    line: 0,
     field: "wall_ms",
     message: "number out of range: it reads as a non-finite value (beyond ±1.8e308)",
   });
@@ -57,7 +57,7 @@ Deno.test("parseJsonObject() words syntax errors with line and column, and wants
     field: "",
     message: 'not valid JSON: unexpected "}" (expected a value) at column 5',
   });
-  equal(problem("[1]")?.message, "must hold one JSON object");
+  equal(problem("[1]")?.message, "a line must hold one JSON object");
   equal(
     problem('{"a":1,}')?.message,
     'not valid JSON: unexpected "}" (expected a key in double quotes) at column 8',

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { LedgerError } from "../analysis/ledger_error.ts";
+import { ioError } from "../analysis/ledger_error.ts";
 import { type Suite, SUITE_MANIFEST, SuiteManifest, taskPaths } from "../runner/suite_manifest.ts";
 import { suiteSha256 } from "../runner/suite_sha256.ts";
 import { loadJsonFile } from "./json_file.ts";
@@ -32,13 +32,7 @@ export async function loadSuite(dir: string): Promise<Suite> {
       try {
         await Deno.stat(needed);
       } catch {
-        throw new LedgerError([{
-          code: "io_error",
-          file,
-          line: 0,
-          field: "",
-          message: `task "${task.task_id}" lacks "${needed}"`,
-        }]);
+        throw ioError(file, `task "${task.task_id}" lacks "${needed}"`);
       }
     }
   }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { systemMessage } from "../analysis/ledger_error.ts";
 import type { ReportFile } from "./render_report.ts";
 
 /**
@@ -13,22 +14,21 @@ import type { ReportFile } from "./render_report.ts";
  * @throws {Error} `Cannot write the report to "<dir>": it exists and is not a directory`
  */
 export async function checkReportDir(dir: string): Promise<void> {
+  let info: Deno.FileInfo;
   try {
-    if (!(await Deno.stat(dir)).isDirectory) {
-      throw new Error(`Cannot write the report to "${dir}": it exists and is not a directory`);
-    }
+    info = await Deno.stat(dir);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw reportDirError(dir, error);
+    if (error instanceof Deno.errors.NotFound) return;
+    throw reportDirError(dir, error);
+  }
+  if (!info.isDirectory) {
+    throw new Error(`Cannot write the report to "${dir}": it exists and is not a directory`);
   }
 }
 
 /** A file system error while writing `dir`, as one line naming it. */
 function reportDirError(dir: string, error: unknown): Error {
-  if (error instanceof Error && error.message.startsWith("Cannot write the report")) return error;
-  const message = error instanceof Error
-    ? error.message.replace(/: [a-z_]+ '[^']*'$/, "")
-    : String(error);
-  return new Error(`Cannot write the report to "${dir}": ${message}`);
+  return new Error(`Cannot write the report to "${dir}": ${systemMessage(error)}`);
 }
 
 /**
@@ -43,8 +43,8 @@ function reportDirError(dir: string, error: unknown): Error {
  * @throws {Error} `Cannot write the report to "<dir>": <reason>` on any file system error
  */
 export async function writeReport(dir: string, files: readonly ReportFile[]): Promise<string[]> {
+  await checkReportDir(dir);
   try {
-    await checkReportDir(dir);
     await Deno.mkdir(`${dir}/figures`, { recursive: true });
     for (const file of files) await Deno.writeFile(`${dir}/${file.path}`, file.bytes);
     const wanted = new Set(files.map((file) => file.path));
