@@ -18,23 +18,22 @@ import {
   UsageError,
 } from "./_command.ts";
 
-/** A registered subcommand: its line in the command list, and how to load it. */
+/** A registered subcommand: its line in the command list, and its module's file. */
 export interface CommandEntry {
   /** One line for the command list of `ledgerbench --help`. */
   summary: string;
-  /** Imports the command's module; only the command that runs is loaded. */
-  load: () => Promise<CommandModule>;
+  /** The command's module, beside this one; only the command that runs is loaded. */
+  file: string;
 }
 
 /**
- * Imports the command module `file` (beside this one) by a computed
- * specifier: Deno builds the module graph of every literal `import("...")`
+ * Imports a command's module by a computed specifier: Deno builds the module graph of every literal `import("...")`
  * at start, which loaded all the commands' dependencies (zod, vega,
  * dockerode...) for `--help` too. Each command module is type-checked on
  * its own (`deno check .`), not through this file.
  */
-function loadCommand(file: string): Promise<CommandModule> {
-  return import(new URL(`./${file}`, import.meta.url).href);
+function loadCommand(entry: CommandEntry): Promise<CommandModule> {
+  return import(new URL(`./${entry.file}`, import.meta.url).href);
 }
 
 /**
@@ -45,63 +44,63 @@ function loadCommand(file: string): Promise<CommandModule> {
 export const COMMANDS: Record<string, CommandEntry> = {
   summarize: {
     summary: "Per-agent rates, intervals, tokens/seconds/cost per resolved",
-    load: () => loadCommand("summarize.ts"),
+    file: "summarize.ts",
   },
   compare: {
     summary: "Seed-001 comparison rule, pairwise matrix, paired comparison",
-    load: () => loadCommand("compare.ts"),
+    file: "compare.ts",
   },
   censoring: {
     summary: "Score over all vs completed tasks, censoring rate, allowed claim",
-    load: () => loadCommand("censoring.ts"),
+    file: "censoring.ts",
   },
   validate: {
     summary: "Check a ledger against its plan: tasks, stop reasons, caps, chain",
-    load: () => loadCommand("validate.ts"),
+    file: "validate.ts",
   },
   sprt: {
     summary: "Replay a ledger through the pre-registered SPRT",
-    load: () => loadCommand("sprt.ts"),
+    file: "sprt.ts",
   },
   calibrate: {
     summary: "Exact and Monte Carlo operating characteristic of the SPRT",
-    load: () => loadCommand("calibrate.ts"),
+    file: "calibrate.ts",
   },
   plan: {
     summary: "Project spend from a pilot and refuse an infeasible budget",
-    load: () => loadCommand("plan.ts"),
+    file: "plan.ts",
   },
   errata: {
     summary: "Append a correction to an errata file (never the ledger)",
-    load: () => loadCommand("errata.ts"),
+    file: "errata.ts",
   },
   freeze: {
     summary: "Freeze a plan (suite hash, order, images, caps, rules) before a run",
-    load: () => loadCommand("freeze.ts"),
+    file: "freeze.ts",
   },
   run: {
     summary: "Run or resume a frozen plan's batch in Docker, one ledger row per attempt",
-    load: () => loadCommand("run.ts"),
+    file: "run.ts",
   },
   reverify: {
     summary: "Re-verify stored artifacts with zero model calls; append errata",
-    load: () => loadCommand("reverify.ts"),
+    file: "reverify.ts",
   },
   show: {
     summary: "Show one episode: its row, each model call and the output tails",
-    load: () => loadCommand("show.ts"),
+    file: "show.ts",
   },
   demo: {
     summary: "Build images, run the demo suite for two agents in Docker, summarize",
-    load: () => loadCommand("demo.ts"),
+    file: "demo.ts",
   },
   report: {
     summary: "Replayable report: Markdown, HTML, figures and summary.json",
-    load: () => loadCommand("report.ts"),
+    file: "report.ts",
   },
   "verify-report": {
     summary: "Check a report against the ledger it names (SHA-256, every byte)",
-    load: () => loadCommand("verify_report.ts"),
+    file: "verify_report.ts",
   },
 };
 
@@ -164,7 +163,7 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
     io.stderr(`error: Unknown command: "${name}"\n\n${mainHelp()}`);
     return ExitCode.usage;
   }
-  const command = await entry.load();
+  const command = await loadCommand(entry);
   if (wantsHelp(rest)) {
     io.stdout(command.help);
     return ExitCode.ok;
