@@ -174,22 +174,18 @@ export interface SchemaLike {
  * a plan field takes exactly that field's range (issue 10: `compare --band 2`
  * was accepted while a plan with `tie_band: 2` was refused). An integer
  * schema's exclusive ends become inclusive ones (`positive()` → `min: 1`).
- * `cap` lowers the upper end where the schema has none a run can afford
- * (`bootstrap.rounds` is any positive integer in a plan).
+ * Every plan field an option mirrors has both ends in the schema (the upper
+ * ends a run can afford are `PLAN_LIMITS`).
  *
  * @param schema the plan schema's field, e.g. `Plan.shape.tie_band`
- * @param cap an upper end the option adds below the schema's
  * @returns the range, both ends set
  */
-export function schemaRange(schema: SchemaLike, cap?: { max: number }): NumberRange {
+export function schemaRange(schema: SchemaLike): NumberRange {
   let inner = schema;
   while (typeof inner.unwrap === "function") inner = inner.unwrap();
   const bag = inner._zod.bag as NumberChecks;
   const integer = bag.format !== undefined && /int/.test(bag.format);
-  const lower = lowerEnd(bag, integer);
-  const upper = upperEnd(bag, integer);
-  const capped = cap !== undefined && cap.max < (upper.max ?? upper.below!);
-  return { ...lower, ...(capped ? { max: cap.max } : upper), integer };
+  return { ...lowerEnd(bag, integer), ...upperEnd(bag, integer), integer };
 }
 
 /** The tighter of a schema's inclusive and exclusive lower ends (an integer's becomes inclusive). */

@@ -54,17 +54,11 @@ Deno.test("schemaRange() reads the plan schema's ends", () => {
   assert.deepEqual(schemaRange(Plan.shape.tie_band), { min: 0, max: 1, integer: false });
   // gt(0).lt(1): exclusive ends stay exclusive for a real number
   assert.deepEqual(schemaRange(SprtParams.shape.alpha), { above: 0, below: 1, integer: false });
-  // int().positive(): the exclusive 0 becomes an inclusive 1; the cap lowers the safe-integer end
+  // int().positive().max(PLAN_LIMITS.n_cap): the exclusive 0 becomes an inclusive 1
   assert.deepEqual(
-    schemaRange(SprtParams.shape.n_cap, { max: 10_000 }),
+    schemaRange(SprtParams.shape.n_cap),
     { min: 1, max: 10_000, integer: true },
   );
-  // a cap above the schema's own end leaves the schema's end
-  assert.deepEqual(schemaRange(Plan.shape.tie_band, { max: 5 }), {
-    min: 0,
-    max: 1,
-    integer: false,
-  });
   assert.throws(() => schemaRange(z.number()), /no lower end/);
   assert.throws(() => schemaRange(z.number().min(0)), /no upper end/);
 });
