@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
-import { displayId, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
+import { displayId, lineText, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 import { ExitCode, type Io } from "./_command.ts";
 
 /** A command's result in both forms: see {@link emit}. */
@@ -136,7 +136,7 @@ export function describeProblems(problems: LedgerProblem[]): string {
  */
 export function finish(io: Io, loaded: { problems: LedgerProblem[]; warnings: string[] }): number {
   if (loaded.warnings.length > 0) {
-    io.stderr(loaded.warnings.map((warning) => `warning: ${warning}\n`).join(""));
+    io.stderr(loaded.warnings.map((warning) => `warning: ${lineText(warning)}\n`).join(""));
   }
   if (loaded.problems.length === 0) return ExitCode.ok;
   io.stderr(loaded.problems.map((problem) => `error: ${formatProblem(problem)}\n`).join(""));

@@ -8,7 +8,7 @@
 import { loadErrata } from "../inputs/errata.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { Erratum, InvalidReason } from "../analysis/schema.ts";
-import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { inputSha256 } from "../inputs/input_file.ts";
 import { appendErratum } from "../runner/errata_file.ts";
 import {
   type Checker,
@@ -180,7 +180,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     episodes = new Set(ledger.rows.map((row) => row.episode_id));
   }
   const entry = await appendErratum(path, record, { episodes });
-  const sha256 = sha256Hex(await Deno.readFile(path));
+  const sha256 = await inputSha256(path);
   const payload = {
     command: "errata append",
     errata: { path, sha256, line: entry.line },

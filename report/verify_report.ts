@@ -6,13 +6,21 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { formatProblem, ioError, LedgerError } from "../analysis/ledger_error.ts";
+import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
 import { buildReport } from "./build_report.ts";
 import { REPORT_FORMAT, type ReportInputs } from "./report_model.ts";
 import { diffJson } from "./diff_json.ts";
 import { inputSha256 } from "../inputs/input_file.ts";
+import { loadJsonFile } from "../inputs/json_file.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";
+import { z } from "zod";
+
+/**
+ * What `summary.json` must be to be read at all: one JSON object (its
+ * members are checked where they are used, each naming its key).
+ */
+const RecordedSummary = z.record(z.string(), z.unknown());
 
 /** One difference between a report directory and its recomputation. */
 export interface ReportDifference {
@@ -165,25 +173,7 @@ export async function verifyReport(
   options: VerifyReportOptions = {},
 ): Promise<ReportVerification> {
   const summaryPath = `${dir}/summary.json`;
-  let summaryText: string;
-  try {
-    summaryText = await Deno.readTextFile(summaryPath);
-  } catch (error) {
-    throw ioError(summaryPath, error);
-  }
-  let recorded: Record<string, unknown>;
-  try {
-    recorded = JSON.parse(summaryText);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new LedgerError([{
-      code: "malformed_json",
-      file: summaryPath,
-      line: 0,
-      field: "",
-      message: `not valid JSON: ${message}`,
-    }]);
-  }
+  const recorded = (await loadJsonFile(summaryPath, RecordedSummary)).value;
   const named = recordedInputs(recorded, summaryPath);
   const maxFindingsPerCode = recordedNumber(recorded, summaryPath, [
     "parameters",

@@ -220,6 +220,14 @@ const CASES: BadInputCase[] = [
     stderr: /^error: Cannot write the report to "\{dir\}\/f\/r": Not a directory/,
   },
   {
+    name: "verify-report: a summary.json that is not JSON, on its line and column",
+    files: { "r/summary.json": '{\n "format": oops\n}\n' },
+    args: ["verify-report", "{dir}/r"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/r\/summary\.json:2: not valid JSON: unexpected "o" \(expected a value\) at column 12\n$/,
+  },
+  {
     name: "a suite whose manifest is not JSON",
     files: { "s/suite.json": "{oops" },
     args: ["freeze", "--suite", "{dir}/s", "--out", "{dir}/p.json", "--agent", "a=img:1"],
