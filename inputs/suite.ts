@@ -17,13 +17,25 @@ import { loadJsonFile, refuseRepeatedId } from "./json_file.ts";
  */
 export const VERIFIER_ENTRIES = ["verify.sh", "verify.ts"] as const;
 
+/** Whether `path` is a regular file with an execute bit. */
+async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    const info = await Deno.stat(path);
+    return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
 /**
  * Reads and checks the suite in `dir`, generated or written by hand.
  *
  * Checks: `suite.json` through the {@link SuiteManifest} schema (json_file.ts:
  * file, JSON and schema problems named with file, line and field, every one
  * of them at once); task ids unique; every task's `workspace/TASK.md`
- * present and one of its {@link VERIFIER_ENTRIES}. Cost: one read of every
+ * present; its verifier entry (`verifier.entry`, an executable file, else one
+ * of the {@link VERIFIER_ENTRIES}); its Dockerfile, when it names one. Cost: one read of every
  * file of the suite (for its hash).
  *
  * @param dir the suite directory (written by `generateSuite` or by hand)
@@ -44,14 +56,32 @@ export async function loadSuite(dir: string): Promise<Suite> {
     if (!(await pathExists(`${paths.workspace}/TASK.md`))) {
       throw ioError(file, `task "${task.task_id}" lacks "${paths.workspace}/TASK.md"`);
     }
-    const entries = VERIFIER_ENTRIES.map((entry) => `${paths.verifier}/${entry}`);
-    if (!(await Promise.all(entries.map(pathExists))).some((found) => found)) {
-      throw ioError(
-        file,
-        `task "${task.task_id}" has no verifier entry point: expected ${
-          entries.map((e) => `"${e}"`).join(" or ")
-        }`,
-      );
+    const entry = task.verifier?.entry;
+    if (entry !== undefined) {
+      const path = `${paths.verifier}/${entry}`;
+      if (!(await isExecutableFile(path))) {
+        throw ioError(
+          file,
+          `task "${task.task_id}": verifier entry "${path}" is not an executable file`,
+        );
+      }
+    } else {
+      const entries = VERIFIER_ENTRIES.map((name) => `${paths.verifier}/${name}`);
+      if (!(await Promise.all(entries.map(pathExists))).some((found) => found)) {
+        throw ioError(
+          file,
+          `task "${task.task_id}" has no verifier entry point: expected ${
+            entries.map((e) => `"${e}"`).join(" or ")
+          }, or a "verifier.entry"`,
+        );
+      }
+    }
+    const environment = task.environment;
+    if (environment !== undefined && "dockerfile" in environment) {
+      const path = `${paths.root}/${environment.dockerfile}`;
+      if (!(await pathExists(path))) {
+        throw ioError(file, `task "${task.task_id}": Dockerfile "${path}" does not exist`);
+      }
     }
   }
   return { dir: absolute, manifest, sha256: await suiteSha256(absolute) };

@@ -81,8 +81,40 @@ Deno.test("loadSuite() refuses a half seed, a repeated task, and a task without 
   equal(
     message.replaceAll(noVerifier, "{dir}").replace(/\/private/, ""),
     ': task "fix-parser" has no verifier entry point: expected ' +
-      '"{dir}/tasks/fix-parser/verifier/verify.sh" or "{dir}/tasks/fix-parser/verifier/verify.ts"',
+      '"{dir}/tasks/fix-parser/verifier/verify.sh" or "{dir}/tasks/fix-parser/verifier/verify.ts", ' +
+      'or a "verifier.entry"',
   );
-  for (const dir of [seedOnly, twice, noVerifier]) await Deno.remove(dir, { recursive: true });
+  const entryNotExecutable = await suiteDir({
+    suite_id: "s",
+    tasks: [{ task_id: "fix-parser", verifier: { entry: "test.sh" } }],
+  }, {
+    "tasks/fix-parser/workspace/TASK.md": "Fix it.\n",
+    "tasks/fix-parser/verifier/test.sh": "exit 0\n",
+  });
+  equal(
+    (await problems(entryNotExecutable))[0].replaceAll(entryNotExecutable, "{dir}"),
+    ': task "fix-parser": verifier entry "{dir}/tasks/fix-parser/verifier/test.sh" is not an executable file',
+  );
+  await Deno.chmod(`${entryNotExecutable}/tasks/fix-parser/verifier/test.sh`, 0o755);
+  equal((await loadSuite(entryNotExecutable)).manifest.tasks[0].verifier?.verdict, "line");
+  const noDockerfile = await suiteDir({
+    suite_id: "s",
+    tasks: [{ task_id: "fix-parser", environment: { dockerfile: "environment/Dockerfile" } }],
+  }, TASK);
+  equal(
+    (await problems(noDockerfile))[0].replaceAll(noDockerfile, "{dir}"),
+    ': task "fix-parser": Dockerfile "{dir}/tasks/fix-parser/environment/Dockerfile" does not exist',
+  );
+  const badPaths = await suiteDir({
+    suite_id: "s",
+    tasks: [{ task_id: "fix-parser", workdir: "/app/../etc", environment: { dockerfile: "../x" } }],
+  }, TASK);
+  deepEqual((await problems(badPaths)).map((p) => p.split(": ")[0]), [
+    "tasks.0.environment.dockerfile",
+    "tasks.0.workdir",
+  ]);
+  for (const dir of [seedOnly, twice, noVerifier, entryNotExecutable, noDockerfile, badPaths]) {
+    await Deno.remove(dir, { recursive: true });
+  }
   await rejects(() => loadSuite("/nonexistent/suite"), LedgerError);
 });

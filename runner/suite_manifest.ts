@@ -6,7 +6,10 @@
  * ```text
  * suite.json
  * tasks/<task_id>/workspace/…      what the candidate sees (TASK.md included)
- * tasks/<task_id>/verifier/…       hidden: verify.sh or verify.ts, setup.sh, their data
+ * tasks/<task_id>/verifier/…       hidden: verify.sh or verify.ts (or the task's
+ *                                  `verifier.entry`), setup.sh, their data
+ * tasks/<task_id>/solution/solve.sh  hidden: the oracle (`suite check` runs it)
+ * tasks/<task_id>/environment/…    the task's Dockerfile and its build context, if any
  * tasks/<task_id>/answer.md        hidden: a model answer that solves the task (scripted agents)
  * tasks/<task_id>/wrong_answer.md  hidden: a plausible answer that does not
  * ```
@@ -39,6 +42,88 @@ export const TaskLimits = z.object({
 }).strict();
 export type TaskLimits = z.infer<typeof TaskLimits>;
 
+/** An absolute path inside a container, without `..` or a trailing slash. */
+const ContainerPath = z.string().regex(
+  /^(\/[A-Za-z0-9._-]+)+$/,
+  "must be an absolute path of plain names (letters, digits, '.', '_', '-')",
+).refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
+  message: "must not contain '.' or '..' parts",
+});
+
+/**
+ * The task's own environment (issue 12): an image already present in the
+ * local engine (never pulled), or a Dockerfile inside the task directory
+ * whose directory is the build context, built offline by `freeze` (its
+ * base images must be present). Absent: the default images (the agent's own
+ * image for the candidate, the verifier image for the verifier).
+ */
+export const TaskEnvironment = z.union([
+  z.object({ image: z.string().min(1) }).strict(),
+  z.object({
+    dockerfile: z.string().regex(
+      /^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/,
+      "must be a path inside the task directory (relative, no '..')",
+    ),
+  }).strict(),
+]);
+export type TaskEnvironment = z.infer<typeof TaskEnvironment>;
+
+/**
+ * How the task's verifier runs and how its verdict is read. Absent: the
+ * driver's `verify.sh` or `verify.ts`, verdict by the JSON line.
+ */
+export const TaskVerifier = z.object({
+  /**
+   * The entry point, a path inside `verifier/` run as an executable (it
+   * needs its execute bit and a `#!` line). Absent: `verify.sh` (with `sh`),
+   * else `verify.ts` (with Deno).
+   */
+  entry: z.string().regex(
+    /^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/,
+    "must be a path inside verifier/ (relative, no '..')",
+  ).optional(),
+  /**
+   * A second place the hidden files appear in the verifier's container
+   * (Harbor's tests expect `/tests`); they are always at `/verifier` too.
+   */
+  mount: ContainerPath.optional(),
+  /**
+   * `line`: the last non-empty stdout line is the JSON verdict
+   * `{"resolved": …, "checks": […]}`. `reward`: Harbor's reward file,
+   * `/logs/verifier/reward.txt` (one number) or `reward.json` (an object of
+   * numbers), passing when its reward is at least `pass_threshold`.
+   */
+  verdict: z.enum(["line", "reward"]).default("line"),
+  /** The smallest reward that passes (`verdict: "reward"` only). */
+  pass_threshold: z.number().default(1),
+  /** The key of `reward.json` holding the reward. */
+  reward_key: z.string().min(1).default("reward"),
+  /** The verifier's wall cap in ms; absent: the runner's 120000. */
+  wall_ms: z.number().int().positive().optional(),
+  /** Variables for the verifier's environment (never a secret: the verifier has no network). */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
+}).strict();
+export type TaskVerifier = z.infer<typeof TaskVerifier>;
+
+/** Resources the task asks for; absent: seed 000's (candidate 1 GiB, verifier 256 MiB and half a CPU). */
+export const TaskResources = z.object({
+  /** CPUs for each container (fractional allowed). */
+  cpus: z.number().positive().max(64).optional(),
+  /** Memory for each container, in MiB (no swap). */
+  memory_mb: z.number().int().min(64).max(65536).optional(),
+}).strict();
+export type TaskResources = z.infer<typeof TaskResources>;
+
+/** Where an imported task came from (provenance, covered by the suite hash). */
+export const TaskSource = z.object({
+  format: z.literal("harbor"),
+  /** The source task directory as given to `suite import`. */
+  dir: z.string().min(1),
+  /** SHA-256 of the source's `task.toml`. */
+  task_toml_sha256: Sha256,
+}).strict();
+export type TaskSource = z.infer<typeof TaskSource>;
+
 /** One task of the manifest. */
 export const SuiteTaskEntry = z.object({
   task_id: z.string().regex(
@@ -55,6 +140,25 @@ export const SuiteTaskEntry = z.object({
   weight: z.number().nonnegative().optional(),
   /** The task's own budgets; absent: no cap of its own. */
   limits: TaskLimits.default({ token_cap: null, step_cap: null, wall_ms_cap: null }),
+  /** The task's own environment; absent: the default images. */
+  environment: TaskEnvironment.optional(),
+  /**
+   * A second path the workspace appears at in both containers, where the
+   * candidate also starts (Harbor tasks work in `/app`); the workspace is
+   * always at `/workspace` too. Absent: `/workspace` only.
+   */
+  workdir: ContainerPath.optional(),
+  /** How the verifier runs and is read; absent: the driver's defaults. */
+  verifier: TaskVerifier.optional(),
+  resources: TaskResources.optional(),
+  /**
+   * The source task asked for the internet (Harbor's `allow_internet =
+   * true`) and the operator chose to run it without (`suite import
+   * --without-internet`): recorded here, so the suite hash and every plan
+   * carry the choice. Episodes never have a network either way.
+   */
+  internet_waived: z.literal(true).optional(),
+  source: TaskSource.optional(),
 }).strict();
 export type SuiteTaskEntry = z.infer<typeof SuiteTaskEntry>;
 
@@ -90,8 +194,12 @@ export interface Suite {
 
 /** Paths of one task's parts inside a suite directory. */
 export interface TaskPaths {
+  /** The task's directory (a Dockerfile path is relative to it). */
+  root: string;
   workspace: string;
   verifier: string;
+  /** The oracle's directory; `solve.sh` in it is what `suite check` runs. */
+  solution: string;
   answer: string;
   wrong_answer: string;
 }
@@ -106,8 +214,10 @@ export interface TaskPaths {
 export function taskPaths(suiteDir: string, taskId: string): TaskPaths {
   const root = `${suiteDir}/tasks/${taskId}`;
   return {
+    root,
     workspace: `${root}/workspace`,
     verifier: `${root}/verifier`,
+    solution: `${root}/solution`,
     answer: `${root}/answer.md`,
     wrong_answer: `${root}/wrong_answer.md`,
   };
