@@ -102,6 +102,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Import Inspect logs, SWE-bench reports, Harbor jobs or tables into a ledger",
     file: "import.ts",
   },
+  suite: {
+    summary: "Import Harbor / Terminal-Bench task directories as a suite",
+    file: "suite.ts",
+  },
   "verify-report": {
     summary: "Check a report against the ledger it names (SHA-256, every byte)",
     file: "verify_report.ts",

@@ -1,0 +1,159 @@
+/**
+ * `ledgerbench suite`: working with suite directories. One subcommand so
+ * far, `import harbor` (issue 12): Harbor / Terminal-Bench task directories
+ * as a native suite. Reading is `inputs/harbor_task.ts`, writing
+ * `runner/import_harbor_suite.ts`. A subcommand is one entry of
+ * {@link SUBCOMMANDS}.
+ *
+ * @module
+ */
+import { lineText } from "../analysis/untrusted_text.ts";
+import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
+import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
+import { SuiteManifest } from "../runner/suite_manifest.ts";
+import { plural } from "../report/format.ts";
+import { numberOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
+import { type Io, UsageError } from "./_command.ts";
+import { emit } from "./_output.ts";
+
+/** Help text, an example first. */
+export const help = `Work with suite directories (suite.json and tasks/<task_id>/...).
+
+Import the Terminal-Bench style tasks of a directory as a suite, then freeze a plan on it:
+  deno task ledgerbench suite import harbor tests/fixtures/harbor_tasks --out suites/tb \\
+    --without-internet
+
+USAGE:
+  deno task ledgerbench suite import harbor DIR... --out SUITE [OPTIONS]
+
+SUBCOMMANDS:
+  import harbor   Harbor / Terminal-Bench task directories (task.toml, instruction.md,
+                  environment/Dockerfile, tests/test.sh, solution/solve.sh) as a suite.
+                  A DIR is a task, or holds tasks in its subdirectories (sorted by
+                  name); the task id is the directory's name. instruction.md becomes
+                  TASK.md, tests/ the hidden verifier (at /tests, verdict read from
+                  /logs/verifier/reward.txt), solution/ the oracle, the Dockerfile's
+                  last WORKDIR the task's workdir (with the files its COPY lines put
+                  there). A task that asks for the internet (allow_internet, true by
+                  default in Harbor) is refused unless --without-internet.
+
+OPTIONS (import harbor):
+  --out SUITE         The suite directory to create (absent or empty; required)
+  --suite-id ID       The suite's id (default: the base name of SUITE)
+  --without-internet  Import tasks that ask for the internet without it, recording
+                      "internet_waived": true in suite.json (episodes never have a network)
+  --pass-threshold X  The reward that passes (default 1)
+  --json              Canonical JSON instead of text
+  -h, --help          This help
+
+Warnings (what could not be carried over: storage_mb, no oracle, unknown keys...)
+go to stderr; the suite is loaded back before it is kept, and its SHA-256 printed.
+
+EXIT STATUS:
+  0 imported; 1 usage error; 2 a task cannot be read or is refused (file, line and
+  field named; nothing is written then)
+`;
+
+const IMPORT_OPTIONS = {
+  out: { type: "string" },
+  "suite-id": { type: "string" },
+  "without-internet": { type: "boolean" },
+  "pass-threshold": { type: "string" },
+} as const;
+
+/** `--pass-threshold`: any finite reward. */
+const PASS_THRESHOLD = {
+  name: "pass-threshold",
+  range: { min: -Number.MAX_VALUE, max: Number.MAX_VALUE },
+};
+
+const FORMATS = ["harbor"] as const;
+
+/** The subcommands, by the first argument. */
+const SUBCOMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  import: runImport,
+};
+
+/** Runs `suite`; see {@link help}. */
+export function run(args: string[], io: Io): Promise<number> {
+  const [name, ...rest] = args;
+  const expected = Object.keys(SUBCOMMANDS).map((s) => `"${s}"`).join(", ");
+  if (name === undefined) throw new UsageError(`Missing subcommand: expected ${expected}`);
+  if (!Object.hasOwn(SUBCOMMANDS, name)) {
+    throw new UsageError(`Unknown subcommand "${name}": expected ${expected}`);
+  }
+  return SUBCOMMANDS[name](rest, io);
+}
+
+/** `suite import FORMAT DIR... --out SUITE`. */
+async function runImport(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, IMPORT_OPTIONS, {
+    required: ["FORMAT", "DIR"],
+    optional: Number.MAX_SAFE_INTEGER,
+  });
+  const [format, ...sources] = positionals;
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(
+      `Unknown format "${format}": expected ${FORMATS.map((f) => `"${f}"`).join(", ")}`,
+    );
+  }
+  const out = stringOption(values, "out");
+  if (out === undefined || out === "") throw new UsageError('Missing option: "--out"');
+  const suiteId = textOption(values, {
+    name: "suite-id",
+    schema: SuiteManifest.shape.suite_id,
+    form: "a non-empty id",
+  });
+  const withoutInternet = values["without-internet"] === true;
+  const passThreshold = numberOption(values, PASS_THRESHOLD);
+  const warn = (dir: string, message: string) =>
+    io.stderr(`warning: ${lineText(`${dir}: ${message}`)}\n`);
+  const tasks: HarborTask[] = [];
+  for (const source of sources) {
+    for (const dir of await harborTaskDirs(source)) {
+      const task = await readHarborTask(dir, { withoutInternet, passThreshold });
+      for (const message of task.warnings) warn(dir, message);
+      tasks.push(task);
+    }
+  }
+  const suite = await writeHarborSuite(out, tasks, { suiteId });
+  const rows = tasks.map((task) => {
+    const entry = task.entry;
+    const environment = entry.environment === undefined
+      ? "default"
+      : "image" in entry.environment
+      ? `image ${entry.environment.image}`
+      : entry.environment.dockerfile;
+    return {
+      task_id: entry.task_id,
+      source: task.dir,
+      environment,
+      workdir: entry.workdir ?? null,
+      internet_waived: entry.internet_waived === true,
+      files: task.files.length,
+      warnings: task.warnings,
+    };
+  });
+  emit(io, {
+    json: values.json === true,
+    payload: {
+      command: "suite import",
+      format,
+      out,
+      suite_id: suite.manifest.suite_id,
+      suite_sha256: suite.sha256,
+      tasks: rows,
+    },
+    render: () => {
+      let text = `Imported ${plural(rows.length, "task")} (${format}) into ${out} ` +
+        `(suite "${suite.manifest.suite_id}")\n`;
+      for (const row of rows) {
+        text += `  ${row.task_id}  ${row.environment}  workdir ${row.workdir ?? "/workspace"}` +
+          `${row.internet_waived ? "  internet waived" : ""}  ${plural(row.files, "file")}\n`;
+      }
+      text += `suite sha256: ${suite.sha256}\n`;
+      return text;
+    },
+  });
+  return 0;
+}

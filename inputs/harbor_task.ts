@@ -1,0 +1,766 @@
+/**
+ * Reading one Harbor / Terminal-Bench task directory (issue 12) into what
+ * `suite import harbor` writes: the suite manifest's entry, the files to
+ * copy (from the source, to a place inside `tasks/<task_id>/`) and the
+ * warnings. Nothing is written here (`runner/import_harbor_suite.ts` writes).
+ *
+ * The format read is Harbor's, as its source defines it
+ * (`src/harbor/models/task/config.py`, `TaskConfig` schema version 1.1, and
+ * `src/harbor/environments/docker/docker.py`, read at commit 73fd120 of a
+ * mirror of harbor-framework/harbor, late 2026):
+ *
+ * ```text
+ * <task_id>/instruction.md         the prompt            -> workspace/TASK.md
+ * <task_id>/task.toml              the configuration     -> the manifest entry
+ * <task_id>/environment/Dockerfile the image and context -> environment/
+ * <task_id>/tests/test.sh          the verifier          -> verifier/ (seen at /tests)
+ * <task_id>/solution/solve.sh      the oracle            -> solution/
+ * ```
+ *
+ * `task.toml` maps as follows (Harbor's defaults in brackets):
+ *
+ * | Harbor | ledgerbench |
+ * |---|---|
+ * | `[verifier] timeout_sec` [600] | `verifier.wall_ms` (× 1000, rounded) |
+ * | `[verifier] env` | `verifier.env` (copied literally; Harbor resolves `${VAR}` from the host, we do not) |
+ * | `[agent] timeout_sec` [none] | `limits.wall_ms_cap` |
+ * | `[environment] docker_image` | `environment.image`, when there is no Dockerfile |
+ * | `[environment] cpus`, `memory_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB) |
+ * | `[environment] allow_internet` [true], `network_mode` | refused, or `internet_waived` with `--without-internet` |
+ * | `[environment] storage_mb` | not applied (a warning) |
+ *
+ * Every other key of Harbor's schema is ignored (`metadata`, `build_timeout_sec`,
+ * `gpus`, `user`, `healthcheck`, `mcp_servers`, ...); a key Harbor's schema
+ * does not have is a warning naming the file and the key (Harbor itself ignores it).
+ *
+ * Both a Dockerfile and `docker_image`: Harbor runs the prebuilt image unless
+ * `--force-build` (docker.py `start`), but ledgerbench never pulls, and the
+ * Dockerfile is what the image was built from: the Dockerfile wins, with a
+ * warning naming the image.
+ *
+ * @module
+ */
+import { parse as parseToml, TomlError } from "smol-toml";
+import { z } from "zod";
+import { ioError, LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
+import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { SuiteTaskEntry, TaskResources, TaskVerifier } from "../runner/suite_manifest.ts";
+import { pathExists, readInput } from "./input_file.ts";
+import { schemaProblem } from "./schema_problems.ts";
+import { decodeStrictText } from "./strict_json.ts";
+
+/** Where Harbor copies `tests/` in the verifier's container. */
+export const HARBOR_TESTS_MOUNT = "/tests";
+
+/** Harbor's `[verifier] timeout_sec` when absent (`VerifierConfig`), in seconds. */
+export const HARBOR_VERIFIER_TIMEOUT_SEC = 600;
+
+/** One file to copy: an absolute or given source path, and its place inside `tasks/<task_id>/`. */
+export interface HarborTaskFile {
+  from: string;
+  /** Relative to the task's directory in the suite, `/`-separated. */
+  to: string;
+  /** The mode to set after copying (the entry points' 0o755); absent: the source's. */
+  mode?: number;
+}
+
+/** One Harbor task, read. */
+export interface HarborTask {
+  /** The source directory, as given. */
+  dir: string;
+  /** The manifest entry, through the {@link SuiteTaskEntry} schema. */
+  entry: SuiteTaskEntry;
+  /** The files of `tasks/<task_id>/`, each destination once. */
+  files: HarborTaskFile[];
+  /** What the import could not carry over, one sentence each (no file prefix). */
+  warnings: string[];
+}
+
+/** Options of {@link readHarborTask}. */
+export interface ReadHarborTaskOptions {
+  /** Import a task that asks for the internet, recording `internet_waived` (default false: refuse). */
+  withoutInternet?: boolean;
+  /** The reward that passes (`verifier.pass_threshold`); default 1. */
+  passThreshold?: number;
+}
+
+/** Harbor's `network_mode` values (`NetworkMode`). */
+const NetworkMode = z.enum(["public", "no-network", "allowlist"]);
+
+/** A key of Harbor's schema that the import does not read. */
+const Ignored = z.unknown().optional();
+
+/**
+ * The part of Harbor's `task.toml` (`TaskConfig`, schema 1.1) that is read;
+ * the other keys of Harbor's schema are listed as `z.unknown()`, so that a
+ * key outside it can be told apart (and warned about).
+ */
+const HarborTaskToml = z.looseObject({
+  schema_version: Ignored,
+  version: Ignored,
+  task: Ignored,
+  metadata: Ignored,
+  source: Ignored,
+  solution: Ignored,
+  steps: Ignored,
+  verifier: z.looseObject({
+    timeout_sec: z.number().positive().optional(),
+    env: TaskVerifier.shape.env,
+    user: Ignored,
+    network_mode: Ignored,
+    allowed_hosts: Ignored,
+  }).default({}),
+  agent: z.looseObject({
+    timeout_sec: z.number().positive().optional(),
+    user: Ignored,
+    network_mode: NetworkMode.optional(),
+    allowed_hosts: Ignored,
+  }).default({}),
+  environment: z.looseObject({
+    build_timeout_sec: Ignored,
+    docker_image: z.string().min(1).optional(),
+    cpus: TaskResources.shape.cpus,
+    memory_mb: TaskResources.shape.memory_mb,
+    storage_mb: z.number().optional(),
+    gpus: Ignored,
+    gpu_types: Ignored,
+    allow_internet: z.boolean().optional(),
+    network_mode: NetworkMode.optional(),
+    allowed_hosts: Ignored,
+    mcp_servers: Ignored,
+    env: Ignored,
+    skills_dir: Ignored,
+    healthcheck: Ignored,
+    memory: Ignored,
+    storage: Ignored,
+  }).default({}),
+});
+type HarborTaskToml = z.infer<typeof HarborTaskToml>;
+
+/**
+ * The task directories a source names: the directory itself when it holds a
+ * `task.toml`, else its subdirectories that hold one, sorted by name (a
+ * dataset such as Terminal-Bench's `tasks/`).
+ *
+ * @param dir the source directory, as given
+ * @returns the task directories, `dir` joined with each name
+ * @throws {LedgerError} `io_error` when `dir` cannot be listed, or is no task and holds none
+ */
+export async function harborTaskDirs(dir: string): Promise<string[]> {
+  if (await pathExists(`${dir}/task.toml`)) return [dir];
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory && await pathExists(`${dir}/${entry.name}/task.toml`)) {
+        names.push(entry.name);
+      }
+    }
+  } catch (error) {
+    if (error instanceof LedgerError) throw error;
+    throw ioError(dir, error);
+  }
+  if (names.length === 0) {
+    throw ioError(dir, "not a Harbor task directory (no task.toml), nor holds one");
+  }
+  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const base = dir.replace(/\/+$/, "");
+  return names.map((name) => `${base}/${name}`);
+}
+
+/**
+ * Reads one Harbor task directory (see the module doc for the mapping).
+ *
+ * Rules beyond the mapping: the task id is the directory's name and must fit
+ * the manifest's id rule (no renaming); `tests/test.sh` must exist;
+ * `environment/docker-compose.yaml` is refused (several services are not
+ * supported); a missing `solution/solve.sh` is a warning (no oracle). With a
+ * Dockerfile, its last `WORKDIR` becomes the task's `workdir`, and what its
+ * `COPY`/`ADD` lines put into that directory is copied into the workspace too
+ * (the workspace mount hides the image's copy; {@link dockerfileWorkspace}).
+ *
+ * @param dir the task directory, as given (recorded in `source.dir`)
+ * @param options `withoutInternet`, `passThreshold`
+ * @returns the entry, the files to copy and the warnings
+ * @throws {LedgerError} one problem naming the file (and the line and the
+ *   field where there is one): a file that cannot be read or is not UTF-8,
+ *   a TOML syntax error (line and column), a `task.toml` field of the wrong
+ *   type, and every refusal above
+ */
+export async function readHarborTask(
+  dir: string,
+  options: ReadHarborTaskOptions = {},
+): Promise<HarborTask> {
+  const base = dir.replace(/\/+$/, "");
+  const taskId = base.slice(base.lastIndexOf("/") + 1);
+  if (!SuiteTaskEntry.shape.task_id.safeParse(taskId).success) {
+    throw refusal(
+      dir,
+      `"${taskId}" (the directory's name) must be lower-case letters, digits and dashes, ` +
+        "starting with a letter or digit: rename the directory",
+      { field: "task_id" },
+    );
+  }
+  const warnings: string[] = [];
+  const tomlPath = `${base}/task.toml`;
+  const tomlBytes = await readInput(tomlPath);
+  const tomlText = strictText(tomlPath, tomlBytes);
+  const config = parseTaskToml(tomlPath, tomlText, warnings);
+
+  strictText(`${base}/instruction.md`, await readInput(`${base}/instruction.md`));
+  const files: HarborTaskFile[] = [{ from: `${base}/instruction.md`, to: "workspace/TASK.md" }];
+
+  const testSh = `${base}/tests/test.sh`;
+  if (!(await isFile(testSh))) {
+    throw ioError(testSh, "missing: a Harbor task's verifier is tests/test.sh");
+  }
+  files.push(...await treeFiles(`${base}/tests`, "verifier", { "test.sh": 0o755 }));
+  if (await isFile(`${base}/solution/solve.sh`)) {
+    files.push(...await treeFiles(`${base}/solution`, "solution", { "solve.sh": 0o755 }));
+  } else {
+    warnings.push("no solution/solve.sh: no oracle: suite check cannot prove this task");
+  }
+
+  for (const compose of ["docker-compose.yaml", "docker-compose.yml"]) {
+    if (await pathExists(`${base}/environment/${compose}`)) {
+      throw refusal(
+        `${base}/environment/${compose}`,
+        "a Compose environment is not supported (one container per side): give the task " +
+          "an environment/Dockerfile",
+      );
+    }
+  }
+  const environmentConfig = config.environment;
+  const image = environmentConfig.docker_image;
+  const dockerfile = `${base}/environment/Dockerfile`;
+  let environment: SuiteTaskEntry["environment"];
+  let workdir: string | undefined;
+  if (await isFile(dockerfile)) {
+    if (image !== undefined) {
+      warnings.push(
+        `[environment] docker_image "${image}" not used: the Dockerfile is built instead ` +
+          "(Harbor's --force-build; ledgerbench never pulls an image)",
+      );
+    }
+    environment = { dockerfile: "environment/Dockerfile" };
+    files.push(...await treeFiles(`${base}/environment`, "environment", {}));
+    const mirrored = await dockerfileWorkspace(dockerfile, `${base}/environment`);
+    workdir = mirrored.workdir;
+    warnings.push(...mirrored.warnings);
+    for (const file of mirrored.files) {
+      if (file.to === "workspace/TASK.md") {
+        throw refusal(
+          dockerfile,
+          `it copies a TASK.md into the workdir "${workdir}", where the prompt goes`,
+        );
+      }
+    }
+    files.push(...mirrored.files);
+  } else if (image !== undefined) {
+    environment = { image };
+    warnings.push(
+      `no environment/Dockerfile: the image "${image}" must be present in the local engine, ` +
+        "and its WORKDIR is not read (the candidate starts in /workspace)",
+    );
+  } else {
+    throw refusal(
+      tomlPath,
+      "no environment/Dockerfile beside it and no docker_image: the task has no environment",
+      { field: "environment.docker_image" },
+    );
+  }
+
+  const internetWaived = internetRule(tomlPath, tomlText, config, options, taskId);
+  if (internetWaived) {
+    warnings.push("asks for the internet: imported without it (internet_waived)");
+  }
+  if (environmentConfig.storage_mb !== undefined) {
+    warnings.push(
+      `[environment] storage_mb = ${environmentConfig.storage_mb} not applied (no disk quota)`,
+    );
+  }
+  const verifierEnv = config.verifier.env;
+  if (verifierEnv !== undefined && Object.values(verifierEnv).some((v) => v.includes("${"))) {
+    warnings.push("[verifier] env holds ${...}: copied literally, not resolved from the host");
+  }
+  const resources = {
+    ...(environmentConfig.cpus === undefined ? {} : { cpus: environmentConfig.cpus }),
+    ...(environmentConfig.memory_mb === undefined
+      ? {}
+      : { memory_mb: environmentConfig.memory_mb }),
+  };
+  const agentTimeout = config.agent.timeout_sec;
+  const entry = SuiteTaskEntry.parse({
+    task_id: taskId,
+    limits: {
+      token_cap: null,
+      step_cap: null,
+      wall_ms_cap: agentTimeout === undefined ? null : Math.round(agentTimeout * 1000),
+    },
+    environment,
+    ...(workdir === undefined ? {} : { workdir }),
+    verifier: {
+      entry: "test.sh",
+      mount: HARBOR_TESTS_MOUNT,
+      verdict: "reward",
+      pass_threshold: options.passThreshold ?? 1,
+      wall_ms: Math.max(
+        1,
+        Math.round((config.verifier.timeout_sec ?? HARBOR_VERIFIER_TIMEOUT_SEC) * 1000),
+      ),
+      ...(verifierEnv === undefined ? {} : { env: verifierEnv }),
+    },
+    ...(Object.keys(resources).length === 0 ? {} : { resources }),
+    ...(internetWaived ? { internet_waived: true } : {}),
+    source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
+  });
+  return { dir, entry, files: uniqueDestinations(files), warnings };
+}
+
+/**
+ * Harbor's network rule (`EnvironmentConfig.resolve_baseline`): an explicit
+ * `network_mode` wins, else `allow_internet`, true when absent; the agent's
+ * own `network_mode` overrides it for the agent's phase. Any mode but
+ * `no-network` asks for the internet, which episodes never have.
+ *
+ * @returns whether the task is imported with `internet_waived`
+ * @throws {LedgerError} `schema_violation` naming the key, without `withoutInternet`
+ */
+function internetRule(
+  file: string,
+  text: string,
+  config: HarborTaskToml,
+  options: ReadHarborTaskOptions,
+  taskId: string,
+): boolean {
+  const environment = config.environment;
+  const agentMode = config.agent.network_mode;
+  const baseline = environment.network_mode ??
+    (environment.allow_internet === false ? "no-network" : "public");
+  const mode = agentMode ?? baseline;
+  if (mode === "no-network") return false;
+  if (options.withoutInternet === true) return true;
+  const field = agentMode !== undefined
+    ? "agent.network_mode"
+    : environment.network_mode !== undefined
+    ? "environment.network_mode"
+    : "environment.allow_internet";
+  const key = field.slice(field.indexOf(".") + 1);
+  const why = field !== "environment.allow_internet"
+    ? `${key} = "${mode}"`
+    : environment.allow_internet === undefined
+    ? "allow_internet is absent, and Harbor's default is true"
+    : "allow_internet = true";
+  throw new LedgerError([{
+    code: "schema_violation",
+    file,
+    line: tomlKeyLine(text, field),
+    field,
+    message: `task "${taskId}" asks for the internet (${why}); episodes have no network: ` +
+      'pass --without-internet to import it without (recorded as "internet_waived")',
+  }]);
+}
+
+/** Decodes a file's bytes strictly (UTF-8, no byte-order mark), or throws naming the file. */
+function strictText(file: string, bytes: Uint8Array): string {
+  const decoded = decodeStrictText(bytes);
+  if (!decoded.ok) throw new LedgerError([{ file, ...decoded.problem }]);
+  return decoded.text;
+}
+
+/**
+ * Parses `task.toml` and checks the keys that are read; a key Harbor's
+ * schema does not have becomes a warning.
+ */
+function parseTaskToml(file: string, text: string, warnings: string[]): HarborTaskToml {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
+    throw refusal(file, `invalid TOML at column ${error.column}: ${reason}`, {
+      line: error.line,
+      code: "malformed_json",
+    });
+  }
+  const result = HarborTaskToml.safeParse(raw);
+  if (!result.success) {
+    throw new LedgerError(result.error.issues.map((issue): LedgerProblem => {
+      const problem = schemaProblem(issue, raw);
+      return {
+        code: "schema_violation",
+        file,
+        line: tomlKeyLine(text, problem.field),
+        ...problem,
+      };
+    }));
+  }
+  const config = result.data;
+  const known = (schema: z.ZodObject) => new Set(Object.keys(schema.shape));
+  const tables: [string, Record<string, unknown>, z.ZodObject][] = [
+    ["", config, HarborTaskToml],
+    ["verifier.", config.verifier, HarborTaskToml.shape.verifier.unwrap()],
+    ["agent.", config.agent, HarborTaskToml.shape.agent.unwrap()],
+    ["environment.", config.environment, HarborTaskToml.shape.environment.unwrap()],
+  ];
+  for (const [prefix, table, schema] of tables) {
+    const keys = known(schema);
+    for (const key of Object.keys(table)) {
+      if (!keys.has(key)) {
+        const line = tomlKeyLine(text, prefix + key);
+        warnings.push(
+          `${file}${line > 0 ? `:${line}` : ""}: unknown key "${prefix}${key}" ` +
+            "(not in Harbor's task.toml schema): ignored",
+        );
+      }
+    }
+  }
+  return config;
+}
+
+/**
+ * The 1-based line where a dotted key (`verifier.timeout_sec`) is set in a
+ * TOML text (or the `[table]` header it names), under its header or as a
+ * dotted key; 0 when it
+ * cannot be found (an inline table, a quoted key).
+ */
+function tomlKeyLine(text: string, field: string): number {
+  const lines = text.split("\n");
+  let table = "";
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    const header = /^\[\s*([A-Za-z0-9_.-]+)\s*\]/.exec(line);
+    if (header !== null) {
+      table = header[1];
+      if (table === field) return i + 1;
+      continue;
+    }
+    const key = /^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.[1].replaceAll(/\s/g, "");
+    if (key === undefined) continue;
+    const full = table === "" ? key : `${table}.${key}`;
+    if (full === field) return i + 1;
+  }
+  return 0;
+}
+
+/** Whether `path` is a regular file (following a link). */
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw ioError(path, error);
+  }
+}
+
+/**
+ * A refusal of the source, as one problem: `schema_violation` at a line
+ * (0: the whole file) and a field (`""`: none), or `malformed_json` for a
+ * TOML syntax error (the problem codes have no TOML one).
+ */
+function refusal(
+  file: string,
+  message: string,
+  at: { line?: number; field?: string; code?: LedgerProblem["code"] } = {},
+): LedgerError {
+  const { line = 0, field = "", code = "schema_violation" } = at;
+  return new LedgerError([{ code, file, line, field, message }]);
+}
+
+/**
+ * Every regular file under `root`, relative paths sorted; a symbolic link or
+ * special file is refused (the suite hash refuses them too).
+ */
+async function listTree(root: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  const dir = prefix === "" ? root : `${root}/${prefix}`;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (error) {
+    throw ioError(dir, error);
+  }
+  for (const entry of entries) {
+    const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory) out.push(...await listTree(root, path));
+    else if (entry.isFile) out.push(path);
+    else {
+      throw refusal(
+        `${root}/${path}`,
+        "is a symbolic link or special file: only regular files are imported",
+      );
+    }
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The files of a source tree mapped under `to`, with modes set for the names in `modes`. */
+async function treeFiles(
+  root: string,
+  to: string,
+  modes: Record<string, number>,
+): Promise<HarborTaskFile[]> {
+  return (await listTree(root)).map((path) => ({
+    from: `${root}/${path}`,
+    to: `${to}/${path}`,
+    ...(Object.hasOwn(modes, path) ? { mode: modes[path] } : {}),
+  }));
+}
+
+/** Keeps the last file given for each destination (a later COPY overwrites an earlier one). */
+function uniqueDestinations(files: HarborTaskFile[]): HarborTaskFile[] {
+  const byDestination = new Map<string, HarborTaskFile>();
+  for (const file of files) {
+    byDestination.delete(file.to);
+    byDestination.set(file.to, file);
+  }
+  return [...byDestination.values()];
+}
+
+/** One Dockerfile instruction: its keyword (upper case), its arguments and its first line. */
+interface Instruction {
+  keyword: string;
+  args: string;
+  line: number;
+}
+
+/**
+ * Splits a Dockerfile into instructions (Dockerfile reference: parser
+ * directives, `#` comments, the escape character `\` or `` ` `` at a line's
+ * end continuing it, here-documents `<<EOF` skipped to their terminator).
+ */
+function dockerInstructions(text: string): Instruction[] {
+  const lines = text.split(/\r?\n/);
+  const escape = /^#\s*escape\s*=\s*`/i.test(lines.find((l) => l.trim() !== "") ?? "") ? "`" : "\\";
+  const out: Instruction[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const start = i;
+    let joined = "";
+    for (; i < lines.length; i++) {
+      const line = lines[i];
+      if (/^\s*#/.test(line)) continue;
+      const trimmed = line.replace(/\s+$/, "");
+      if (trimmed.endsWith(escape)) {
+        joined += trimmed.slice(0, -1) + " ";
+      } else {
+        joined += line;
+        i++;
+        break;
+      }
+    }
+    const match = /^\s*([A-Za-z]+)\s*(.*)$/s.exec(joined);
+    if (match === null) continue;
+    out.push({ keyword: match[1].toUpperCase(), args: match[2].trim(), line: start + 1 });
+    const heredoc = /<<-?\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?/.exec(match[2]);
+    if (heredoc !== null) {
+      while (i < lines.length && lines[i].trim() !== heredoc[1]) i++;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** What the final image puts into its workdir, as the workspace must hold it. */
+export interface DockerfileWorkspace {
+  /** The final stage's last `WORKDIR`, absolute; undefined when it sets none. */
+  workdir: string | undefined;
+  /** Files of the build context the final stage copies into the workdir. */
+  files: HarborTaskFile[];
+  warnings: string[];
+}
+
+/**
+ * The workdir of a Dockerfile's final stage and the build-context files its
+ * `COPY` and `ADD` lines put there (Dockerfile reference, "COPY": a source
+ * directory's contents are copied, a file lands at the destination, or
+ * inside it when the destination ends with `/`, is the workdir, or there
+ * are several sources; a relative destination is taken from the `WORKDIR`
+ * in effect). The workspace is mounted over the workdir, hiding the image's
+ * copy, so these files go into the workspace at the same relative place.
+ *
+ * Handled forms: `COPY [--chown=..] [--chmod=..] [--link] SRC... DEST` and the
+ * JSON form, sources inside the context, `*`, `?` and `[...]` globs. Into
+ * the workdir, anything else is refused: `--from`, a URL or git source, an
+ * `ADD` of an archive (it unpacks), a here-document, a variable, a glob
+ * matching nothing, a source outside the context.
+ *
+ * @param dockerfile the Dockerfile's path (named in errors with the line)
+ * @param context the build context (its directory)
+ * @returns the workdir, the files (to `workspace/...`) and warnings
+ * @throws {LedgerError} a `schema_violation` naming the Dockerfile and the refused line
+ */
+export async function dockerfileWorkspace(
+  dockerfile: string,
+  context: string,
+): Promise<DockerfileWorkspace> {
+  const text = strictText(dockerfile, await readInput(dockerfile));
+  const instructions = dockerInstructions(text);
+  const lastFrom = instructions.findLastIndex((ins) => ins.keyword === "FROM");
+  const stage = instructions.slice(lastFrom + 1);
+  const fail = (line: number, message: string): never => {
+    throw refusal(dockerfile, message, { line });
+  };
+  // the workdir each line sees, and the stage's last one
+  let current = "/";
+  const seen: string[] = [];
+  for (const ins of stage) {
+    if (ins.keyword === "WORKDIR") {
+      const path = ins.args.replace(/^["']|["']$/g, "");
+      if (/\$/.test(path)) fail(ins.line, `WORKDIR "${path}" uses a variable: not supported`);
+      current = normalizeContainerPath(path.startsWith("/") ? path : `${current}/${path}`);
+    }
+    seen.push(current);
+  }
+  const workdir = seen.length === 0 || seen[seen.length - 1] === "/"
+    ? undefined
+    : seen[seen.length - 1];
+  const warnings: string[] = [];
+  if (workdir === undefined) return { workdir, files: [], warnings };
+  if (!/^(\/[A-Za-z0-9._-]+)+$/.test(workdir)) {
+    const at = stage.findLast((ins) => ins.keyword === "WORKDIR")!.line;
+    fail(at, `WORKDIR "${workdir}" must be a path of plain names (letters, digits, '.', '_', '-')`);
+  }
+  const contextFiles = await listTree(context);
+  const files: HarborTaskFile[] = [];
+  const firstRun = stage.find((ins, i) => ins.keyword === "RUN" && seen[i] === workdir);
+  if (firstRun !== undefined) {
+    warnings.push(
+      `${dockerfile}:${firstRun.line}: RUN in the workdir "${workdir}": what it writes there ` +
+        "is hidden by the workspace mount (only COPY and ADD files are carried over)",
+    );
+  }
+  for (const [index, ins] of stage.entries()) {
+    if (ins.keyword !== "COPY" && ins.keyword !== "ADD") continue;
+    const words = copyWords(ins.args);
+    const flags = words.filter((w) => w.startsWith("--"));
+    const paths = words.filter((w) => !w.startsWith("--"));
+    const rawDest = paths.pop() ?? "";
+    const here = seen[index];
+    const dest = /\$/.test(rawDest) ? null : normalizeContainerPath(
+      rawDest.startsWith("/") ? rawDest : `${here}/${rawDest}`,
+    );
+    const into = dest !== null && (dest === workdir || dest.startsWith(`${workdir}/`));
+    if (!into && dest !== null) continue;
+    const refuse = (why: string): never =>
+      fail(
+        ins.line,
+        `${ins.keyword} into the workdir "${workdir}" cannot be resolved (${why}); ` +
+          "the workspace mount would hide it",
+      );
+    if (dest === null) refuse(`destination "${rawDest}" uses a variable`);
+    if (/<</.test(ins.args)) refuse("a here-document");
+    for (const flag of flags) {
+      if (!/^--(chown|chmod|link)(=|$)/.test(flag)) refuse(`option "${flag}"`);
+    }
+    if (paths.length === 0) refuse("no source");
+    const destinationIsDir = rawDest.endsWith("/") || dest === workdir || paths.length > 1 ||
+      paths.some((p) => /[*?[]/.test(p));
+    const relDest = dest === workdir ? "" : dest!.slice(workdir.length + 1);
+    for (const source of paths) {
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source) || /^git@/.test(source)) {
+        refuse(`source "${source}" is a URL`);
+      }
+      if (/\$/.test(source)) refuse(`source "${source}" uses a variable`);
+      if (ins.keyword === "ADD" && /\.(tar|tgz|tbz2?|txz|gz|bz2|xz|zst)$/i.test(source)) {
+        refuse(`ADD unpacks the archive "${source}"`);
+      }
+      const clean = normalizeContainerPath(source.replace(/^\/+/, ""));
+      if (clean === ".." || clean.startsWith("../")) {
+        refuse(`source "${source}" is outside the build context`);
+      }
+      const pattern = globPattern(clean);
+      const matches = contextFiles.filter((file) => pattern.test(file));
+      // a glob's matches and a plain source: each a file, or a directory's contents
+      const roots = new Set<string>();
+      for (const file of matches) {
+        const parts = file.split("/");
+        const depth = clean === "" ? 0 : clean.split("/").length;
+        roots.add(parts.slice(0, depth).join("/"));
+      }
+      if (roots.size === 0) refuse(`source "${source}" matches nothing in the build context`);
+      for (const root of roots) {
+        const isDir = !contextFiles.includes(root);
+        for (const file of contextFiles) {
+          if (isDir ? !(root === "" || file.startsWith(`${root}/`)) : file !== root) continue;
+          let target: string;
+          if (isDir) {
+            const inside = root === "" ? file : file.slice(root.length + 1);
+            target = relDest === "" ? inside : `${relDest}/${inside}`;
+          } else {
+            const name = file.slice(file.lastIndexOf("/") + 1);
+            target = destinationIsDir ? (relDest === "" ? name : `${relDest}/${name}`) : relDest;
+          }
+          files.push({ from: `${context}/${file}`, to: `workspace/${target}` });
+        }
+      }
+    }
+  }
+  if (files.length > 0 && await pathExists(`${context}/.dockerignore`)) {
+    warnings.push(`${context}/.dockerignore is not applied to the files copied into the workspace`);
+  }
+  return { workdir, files, warnings };
+}
+
+/** The words of a COPY/ADD line: its JSON array form, or split at white space. */
+function copyWords(args: string): string[] {
+  const flags: string[] = [];
+  let rest = args;
+  for (;;) {
+    const flag = /^(--\S+)\s+/.exec(rest);
+    if (flag === null) break;
+    flags.push(flag[1]);
+    rest = rest.slice(flag[0].length);
+  }
+  if (rest.startsWith("[")) {
+    try {
+      const list = JSON.parse(rest);
+      if (Array.isArray(list) && list.every((w) => typeof w === "string")) {
+        return [...flags, ...list];
+      }
+    } catch {
+      // not JSON: the shell form
+    }
+  }
+  return [...flags, ...rest.split(/\s+/).filter((w) => w !== "")];
+}
+
+/**
+ * A path with `.` parts, repeated and trailing slashes removed; `..` goes
+ * up (kept at the start of a relative path, so a source outside is seen).
+ */
+function normalizeContainerPath(path: string): string {
+  const absolute = path.startsWith("/");
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === ".." && parts.length > 0 && parts[parts.length - 1] !== "..") parts.pop();
+    else if (part === ".." && absolute) continue;
+    else parts.push(part);
+  }
+  return (absolute ? "/" : "") + parts.join("/");
+}
+
+/**
+ * A regular expression for a context path matching `pattern` (Go's
+ * `filepath.Match`, which Docker uses: `*` and `?` within one path part,
+ * `[...]` a class), or any file under it (a directory source).
+ */
+function globPattern(pattern: string): RegExp {
+  if (pattern === "") return /^/;
+  let source = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "*") source += "[^/]*";
+    else if (c === "?") source += "[^/]";
+    else if (c === "[") {
+      const end = pattern.indexOf("]", i + 1);
+      if (end < 0) source += "\\[";
+      else {
+        source += `[${pattern.slice(i + 1, end).replace(/^!/, "^").replaceAll("\\", "\\\\")}]`;
+        i = end;
+      }
+    } else source += c.replace(/[.+^${}()|\\]/g, "\\$&");
+  }
+  return new RegExp(`^${source}(/|$)`);
+}

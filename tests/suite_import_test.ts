@@ -1,0 +1,205 @@
+/**
+ * `ledgerbench suite import harbor` end to end: the real CLI on the Harbor
+ * fixtures (`tests/fixtures/harbor_tasks/`), and its one-line answer to
+ * each bad input.
+ *
+ * @module
+ */
+import { deepEqual, equal, match } from "node:assert/strict";
+import { loadSuite } from "../inputs/suite.ts";
+import { tempDir } from "../runner/_temp_dir_for_test.ts";
+import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
+import { cli } from "./_cli_run.ts";
+
+const FIXTURES = "tests/fixtures/harbor_tasks";
+
+Deno.test("suite import harbor: a dataset directory becomes a suite that loads, with its hash", async () => {
+  await using tmp = await tempDir();
+  const out = `${tmp.path}/tb`;
+  const run = await cli("suite", "import", "harbor", FIXTURES, "--out", out, "--without-internet");
+  equal(run.code, 0, run.stderr);
+  const suite = await loadSuite(out);
+  equal(
+    run.stdout,
+    `Imported 3 tasks (harbor) into ${out} (suite "tb")\n` +
+      "  fetch-release-notes  environment/Dockerfile  workdir /app  internet waived  5 files\n" +
+      "  fix-csv-parser  environment/Dockerfile  workdir /app  7 files\n" +
+      "  hello-image  image ledgerbench-demo-agent:latest  workdir /workspace  3 files\n" +
+      `suite sha256: ${suite.sha256}\n`,
+  );
+  equal(
+    run.stderr,
+    `warning: ${FIXTURES}/fetch-release-notes: no solution/solve.sh: no oracle: suite check ` +
+      "cannot prove this task\n" +
+      `warning: ${FIXTURES}/fetch-release-notes: asks for the internet: imported without it ` +
+      "(internet_waived)\n" +
+      `warning: ${FIXTURES}/fix-csv-parser: [environment] storage_mb = 10240 not applied ` +
+      "(no disk quota)\n" +
+      `warning: ${FIXTURES}/hello-image: no environment/Dockerfile: the image ` +
+      '"ledgerbench-demo-agent:latest" must be present in the local engine, and its WORKDIR ' +
+      "is not read (the candidate starts in /workspace)\n",
+  );
+  deepEqual(suite.manifest.tasks.map((t) => [t.task_id, t.internet_waived, t.source?.dir]), [
+    ["fetch-release-notes", true, `${FIXTURES}/fetch-release-notes`],
+    ["fix-csv-parser", undefined, `${FIXTURES}/fix-csv-parser`],
+    ["hello-image", undefined, `${FIXTURES}/hello-image`],
+  ]);
+});
+
+Deno.test("suite import harbor --json: one task, its id, suite hash and warnings", async () => {
+  await using tmp = await tempDir();
+  const out = `${tmp.path}/one`;
+  const run = await cli(
+    "suite",
+    "import",
+    "harbor",
+    `${FIXTURES}/fix-csv-parser`,
+    "--out",
+    out,
+    "--suite-id",
+    "csv",
+    "--pass-threshold",
+    "0.5",
+    "--json",
+  );
+  equal(run.code, 0, run.stderr);
+  const payload = JSON.parse(run.stdout);
+  const suite = await loadSuite(out);
+  deepEqual(payload, {
+    command: "suite import",
+    format: "harbor",
+    out,
+    suite_id: "csv",
+    suite_sha256: suite.sha256,
+    tasks: [{
+      task_id: "fix-csv-parser",
+      source: `${FIXTURES}/fix-csv-parser`,
+      environment: "environment/Dockerfile",
+      workdir: "/app",
+      internet_waived: false,
+      files: 7,
+      warnings: ["[environment] storage_mb = 10240 not applied (no disk quota)"],
+    }],
+  });
+  equal(suite.manifest.tasks[0].verifier?.pass_threshold, 0.5);
+});
+
+Deno.test("suite --help opens with an example", async () => {
+  const run = await cli("suite", "--help");
+  equal(run.code, 0);
+  match(
+    run.stdout,
+    /^Work with suite directories[^\n]*\n\nImport the Terminal-Bench[^\n]*\n {2}deno task ledgerbench suite import harbor /,
+  );
+});
+
+/** A minimal Harbor task, under `t1/` unless `dir` is given, with `files` replaced. */
+function task(files: Record<string, string> = {}, dir = "t1"): Record<string, string> {
+  const base: Record<string, string> = {
+    "instruction.md": "Do it.\n",
+    "task.toml": "[environment]\nallow_internet = false\n",
+    "environment/Dockerfile": "FROM base\nWORKDIR /app\nCOPY src/ ./src/\n",
+    "environment/src/a.py": "print(1)\n",
+    "tests/test.sh": "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n",
+    "solution/solve.sh": "#!/bin/sh\n",
+  };
+  const all = { ...base, ...files };
+  return Object.fromEntries(
+    Object.entries(all).filter(([, text]) => text !== "").map(([path, text]) => [
+      `${dir}/${path}`,
+      text,
+    ]),
+  );
+}
+
+const IMPORT = ["suite", "import", "harbor"];
+
+const CASES: BadInputCase[] = [
+  {
+    name: "a TOML syntax error names the file, line and column",
+    files: task({ "task.toml": "[environment]\nallow_internet = false\ncpus = = 2\n" }),
+    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr: /^error: \{dir\}\/t1\/task\.toml:3: invalid TOML at column 8: [^\n]+\n$/,
+  },
+  {
+    name: "a task that asks for the internet, without --without-internet",
+    args: [...IMPORT, `${FIXTURES}/fetch-release-notes`, "--out", "{dir}/out"],
+    code: 2,
+    stderr: new RegExp(
+      `^error: ${FIXTURES}/fetch-release-notes/task\\.toml:14: field "environment\\.allow_internet": ` +
+        'task "fetch-release-notes" asks for the internet \\(allow_internet = true\\); episodes ' +
+        "have no network: pass --without-internet to import it without \\(recorded as " +
+        '"internet_waived"\\)\\n$',
+    ),
+  },
+  {
+    name: "no tests/test.sh",
+    files: task({ "tests/test.sh": "", "tests/test_a.py": "assert True\n" }),
+    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/tests\/test\.sh: missing: a Harbor task's verifier is tests\/test\.sh\n$/,
+  },
+  {
+    name: "a docker-compose.yaml environment",
+    files: task({ "environment/docker-compose.yaml": "services:\n  main: {}\n" }),
+    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/environment\/docker-compose\.yaml: a Compose environment is not supported \(one container per side\): give the task an environment\/Dockerfile\n$/,
+  },
+  {
+    name: "a task id that is not lower-case letters, digits and dashes",
+    files: task({}, "Fix_CSV"),
+    args: [...IMPORT, "{dir}/Fix_CSV", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/Fix_CSV: field "task_id": "Fix_CSV" \(the directory's name\) must be lower-case letters, digits and dashes, starting with a letter or digit: rename the directory\n$/,
+  },
+  {
+    name: "a COPY from a URL into the workdir",
+    files: task({
+      "environment/Dockerfile": "FROM base\nWORKDIR /app\nADD https://example.com/data.csv ./\n",
+    }),
+    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/environment\/Dockerfile:3: ADD into the workdir "\/app" cannot be resolved \(source "https:\/\/example\.com\/data\.csv" is a URL\); the workspace mount would hide it\n$/,
+  },
+  {
+    name: "--out is not empty",
+    files: { ...task(), "out/keep.txt": "mine\n" },
+    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr: /^error: \{dir\}\/out: exists and is not empty: give a new directory to --out\n$/,
+  },
+  {
+    name: "the same task id from two sources",
+    files: { ...task(), ...task({}, "more/t1") },
+    args: [...IMPORT, "{dir}/t1", "{dir}/more", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/more\/t1: field "task_id": task "t1" is imported twice \(first from "\{dir\}\/t1"\): ids are the directories' names and must be unique\n$/,
+  },
+  {
+    name: "an unknown subcommand lists import",
+    args: ["suite", "check", "{dir}"],
+    code: 1,
+    stderr: /^error: Unknown subcommand "check": expected "import"\n\nWork with suite directories/,
+  },
+  {
+    name: "an unknown format",
+    args: [...IMPORT.slice(0, 2), "inspect", "{dir}", "--out", "{dir}/out"],
+    code: 1,
+    stderr: /^error: Unknown format "inspect": expected "harbor"\n/,
+  },
+  {
+    name: "no --out",
+    args: [...IMPORT, "{dir}"],
+    code: 1,
+    stderr: /^error: Missing option: "--out"\n/,
+  },
+];
+
+badInputTests("suite import", CASES);
