@@ -178,6 +178,14 @@ export const Environment = z.object({
   sandbox: z.enum(["docker", "unsandboxed"]),
   /** SHA-256 of the frozen plan file the episode ran under (null: not recorded). */
   plan_sha256: Sha256.nullable().default(null),
+  /**
+   * The task's own environment image both containers ran (issue 12); then
+   * `agent_image_digest` names the image the agent's bundle came from.
+   * Absent: the default images.
+   */
+  task_image_digest: Digest.optional(),
+  /** Digest of the agent's bundle mounted into the task's environment (with `task_image_digest`). */
+  agent_bundle_digest: Digest.optional(),
 });
 export type Environment = z.infer<typeof Environment>;
 
@@ -324,6 +332,16 @@ export type CensoringPolicy = z.infer<typeof CensoringPolicy>;
 export const PlannedTask = z.object({
   task_id: Id,
   lane: Id.default("default"),
+  /**
+   * The task's own environment (issue 12), frozen: the image both of its
+   * containers run (the suite's image reference, or the tag `freeze` built
+   * from its Dockerfile) and that image's ID. Absent: the default images;
+   * no materialized default, so plans frozen before it keep their hash.
+   */
+  environment: z.object({
+    image: z.string().min(1),
+    image_digest: Digest,
+  }).strict().optional(),
 }).strict();
 export type PlannedTask = z.infer<typeof PlannedTask>;
 
@@ -404,6 +422,13 @@ export const PlannedAgent = z.object({
    * upstream key is refused at run time.
    */
   command: z.array(z.string()).min(1).optional(),
+  /**
+   * Digest (`digestTree`) of the agent's bundle: its image's files, mounted
+   * read-only at `/opt/ledgerbench/agent` when a task brings its own
+   * environment (issue 12); recorded when the suite has such a task and
+   * checked before a run. Absent: no task needs it.
+   */
+  bundle_digest: Digest.optional(),
 }).strict();
 export type PlannedAgent = z.infer<typeof PlannedAgent>;
 
@@ -511,6 +536,25 @@ export const Plan = z.object({
     script: z.string().min(1),
     seed: z.union([z.number().int(), z.string()]),
   }).strict().optional(),
+  /**
+   * The suite's check (`ledgerbench suite check`, issue 12) as `freeze` found
+   * it: `passed` (its summary's SHA-256 and time), `not_run` (no check
+   * beside the suite), or `overridden` by the operator with a reason, naming
+   * what the check's state was. Absent in plans frozen before it.
+   */
+  suite_check: z.discriminatedUnion("state", [
+    z.object({
+      state: z.literal("passed"),
+      summary_sha256: Sha256,
+      checked_at: z.iso.datetime(),
+    }).strict(),
+    z.object({ state: z.literal("not_run") }).strict(),
+    z.object({
+      state: z.literal("overridden"),
+      found: z.enum(["not_run", "failed", "stale"]),
+      reason: z.string().min(1),
+    }).strict(),
+  ]).optional(),
   environment: z.object({
     runner_version: z.string().nullable().default(null),
     verifier_image_digest: Digest.nullable().default(null),

@@ -13,6 +13,8 @@ import {
   PlannedAgent,
 } from "../analysis/schema.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
+import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
@@ -515,6 +517,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (verifierDigest === null) {
     throw new InputError(`Cannot freeze plan: verifier image "${verifierImage}" is not present`);
   }
+  const taskEnvironments = await prepareEnvironments(suite, resolved, io);
 
   const plan = freezePlan(suite, {
     plan_id: planId,
@@ -532,6 +535,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     tie_band: tieBand,
     ...(anyLimit ? { model_limits: modelLimits } : {}),
     ...(upstreamTimeoutMs === undefined ? {} : { upstream_timeout_ms: upstreamTimeoutMs }),
+    ...(Object.keys(taskEnvironments).length === 0 ? {} : { task_environments: taskEnvironments }),
     runner_version: await runnerVersion(),
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
@@ -554,7 +558,13 @@ export async function run(args: string[], io: Io): Promise<number> {
           ...(agent.command === undefined ? [] : [
             `  command: ${JSON.stringify(agent.command)}`,
           ]),
+          ...(agent.bundle_digest === undefined ? [] : [`  bundle: ${agent.bundle_digest}`]),
         ]),
+        ...plan.tasks.flatMap((task) =>
+          task.environment === undefined ? [] : [
+            `task ${task.task_id}: environment ${task.environment.image} ${task.environment.image_digest}`,
+          ]
+        ),
         `verifier: ${verifierImage} ${verifierDigest}`,
         `caps: token ${caps.token_cap ?? "task"}, step ${caps.step_cap ?? "task"}, wall ms ${
           caps.wall_ms_cap ?? "task"
@@ -575,4 +585,38 @@ export async function run(args: string[], io: Io): Promise<number> {
       ].join("\n"),
   });
   return ExitCode.ok;
+}
+
+/**
+ * Builds or looks up the suite's task environments with the local engine
+ * (task_environments.ts), and then records each agent's bundle digest in
+ * `agents` (the agents run from their bundles in those environments); a
+ * suite without any needs no engine and loads no Docker client.
+ *
+ * @throws {InputError} naming the task and the missing image, base image or
+ *   failed build, or an agent image that cannot be bundled
+ */
+async function prepareEnvironments(
+  suite: Awaited<ReturnType<typeof loadSuite>>,
+  agents: Array<{ image_digest: string; bundle_digest?: string }>,
+  io: Io,
+): Promise<Record<string, FrozenTaskEnvironment>> {
+  if (!suite.manifest.tasks.some((task) => task.environment !== undefined)) return {};
+  const { imageDigest } = await import("../runner/docker/image_digest.ts");
+  const environments = await import("../runner/task_environments.ts");
+  try {
+    const prepared = await environments.prepareTaskEnvironments(
+      suite,
+      (ref) => imageDigest(ref),
+      (line) => io.stderr(`${line}\n`),
+    );
+    const digests = await environments.bundleDigests(agents.map((agent) => agent.image_digest));
+    for (const agent of agents) agent.bundle_digest = digests[agent.image_digest];
+    return prepared;
+  } catch (error) {
+    if (error instanceof environments.TaskEnvironmentError || error instanceof SandboxError) {
+      throw new InputError(`Cannot freeze plan: ${error.message}`);
+    }
+    throw error;
+  }
 }

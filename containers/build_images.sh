@@ -116,6 +116,22 @@ build_base() {
     mkdir -p "$rootfs$(dirname "$lib")"
     cp -L "$lib" "$rootfs$lib"
   done
+  # /opt/ledgerbench/deno: Deno through its own loader and libraries, found
+  # relative to the script's path, so it runs the same from this image's root
+  # and from the image mounted as a bundle into a task's environment (issue 12).
+  local interp lib_path="" dir
+  interp="$(ldd "$DENO" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
+  for dir in $(printf '%s\n' "${LIBS[@]}" | xargs -n1 dirname | sort -u); do
+    lib_path="${lib_path:+$lib_path:}\$root$dir"
+  done
+  cat >"$rootfs/opt/ledgerbench/deno" <<WRAPPER
+#!/bin/sh
+# Deno from the root this file sits in: "" in its own image, the bundle's
+# mount point (e.g. /opt/ledgerbench/agent) inside a task's environment.
+root="\${0%/opt/ledgerbench/deno}"
+exec "\$root$interp" --library-path "$lib_path" "\$root/usr/local/bin/deno" "\$@"
+WRAPPER
+  chmod 755 "$rootfs/opt/ledgerbench/deno"
   printf 'root:x:0:0:root:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/false\n' \
     >"$rootfs/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
@@ -135,10 +151,14 @@ build_base() {
   docker rmi "$ref-candidate" >/dev/null
 }
 
-# derive <name> <tag> <cmd-json> <files...> (each file is "host-path:image-path")
+# derive <name> <tag> <cmd-json> <bundle-cmd-json> <files...> (each file is
+# "host-path:image-path"). <bundle-cmd-json> ("" for none) is the command that
+# runs the image's program from the image mounted read-only at
+# /opt/ledgerbench/agent inside another image (a task's environment, issue 12),
+# recorded as the label ledgerbench.bundle-command.
 derive() {
-  local name="$1" tag="$2" cmd="$3"
-  shift 3
+  local name="$1" tag="$2" cmd="$3" bundle="$4"
+  shift 4
   local ref="ledgerbench/$name:$tag"
   if have_image "$ref"; then
     log "$ref exists"
@@ -154,7 +174,9 @@ derive() {
   chmod -R u=rwX,go=rX "$stage"
   cid="$(docker create "ledgerbench/base:$BASE_TAG")"
   docker cp "$stage/." "$cid:/" >/dev/null
-  docker commit --change "CMD $cmd" --change 'WORKDIR /workspace' \
+  local label=()
+  [ -z "$bundle" ] || label=(--change "LABEL ledgerbench.bundle-command='$bundle'")
+  docker commit --change "CMD $cmd" --change 'WORKDIR /workspace' "${label[@]}" \
     --message "ledgerbench $name" "$cid" "$ref" >/dev/null
   docker rm "$cid" >/dev/null
   rm -rf "$stage"
@@ -162,6 +184,9 @@ derive() {
 
 DENO_RUN='"/usr/local/bin/deno", "run", "--quiet", "--no-config", "--no-remote", "--no-npm", "--no-lock"'
 AGENT_PERMS='"--allow-read=/workspace", "--allow-write=/workspace", "--allow-net", "--allow-env"'
+# Where an agent image is mounted as a bundle, and its Deno run from there.
+BUNDLE=/opt/ledgerbench/agent
+BUNDLE_DENO_RUN="\"$BUNDLE/bin/sh\", \"$BUNDLE/opt/ledgerbench/deno\", \"run\", \"--quiet\", \"--no-config\", \"--no-remote\", \"--no-npm\", \"--no-lock\""
 
 build_base
 docker tag "ledgerbench/base:$BASE_TAG" ledgerbench/base:latest
@@ -177,6 +202,7 @@ for agent in "${AGENTS[@]}"; do
   # The hostile agents need what an unconstrained agent would have.
   case "$agent" in attacker | forger | filler) perms='"--allow-all"' ;; esac
   derive "agent-$agent" "$tag" "[$DENO_RUN, $perms, \"/opt/ledgerbench/agents/$agent.ts\"]" \
+    "[$BUNDLE_DENO_RUN, $perms, \"$BUNDLE/opt/ledgerbench/agents/$agent.ts\"]" \
     "$HERE/agents/_model.ts:/opt/ledgerbench/agents/_model.ts" \
     "$src:/opt/ledgerbench/agents/$agent.ts"
   docker tag "ledgerbench/agent-$agent:$tag" "ledgerbench/agent-$agent:latest"
@@ -210,7 +236,7 @@ tag="$({
   echo "$BASE_TAG $CODEX_VERSION $CODEX_INTEGRITY"
   cat "$HERE/agents/codex.sh"
 } | sha256sum | cut -c1-16)"
-derive agent-codex "$tag" '["codex-agent"]' \
+derive agent-codex "$tag" '["codex-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/codex-agent\"]" \
   "$CODEX_DIR/codex:/usr/local/bin/codex" \
   "$CODEX_DIR/rg:/usr/local/bin/rg" \
   "$HERE/agents/codex.sh:/usr/local/bin/codex-agent"
@@ -220,7 +246,7 @@ tag="$({
   echo "$BASE_TAG"
   cat "$HERE/verifier/driver.sh" "$HERE/verifier/as_candidate.sh"
 } | sha256sum | cut -c1-16)"
-derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' \
+derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' "" \
   "$HERE/verifier/driver.sh:/opt/ledgerbench/verifier/driver.sh" \
   "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest

@@ -16,10 +16,22 @@ import { loadSuite } from "../inputs/suite.ts";
 import type { EnvironmentCheck } from "./run_batch.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
+import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
+import { exportImageBundle, type ImageBundle } from "./sandbox/image_bundle.ts";
+import { asksForOwnSandbox, taskSandboxSettings } from "./task_settings.ts";
 
 /** What the checks resolved, for the executor. */
 export interface ResolvedEnvironment {
   suite: Suite;
+  /** Task id → what it asks of the Docker sandbox (`taskSandboxSettings`). */
+  taskSettings: Record<string, TaskSandboxSettings>;
+  /**
+   * Agent id → its image exported as a bundle, checked against the plan's
+   * `bundle_digest`; empty unless a task has its own environment.
+   */
+  agentBundles: Record<string, ImageBundle>;
+  /** The verifier image exported as a kit; null unless a task has its own environment. */
+  verifierKit: ImageBundle | null;
   /** Agent id → image ID (equal to the plan's digest); empty in an unsandboxed run. */
   agentImages: Record<string, string>;
   /** The verifier's image ID; null in an unsandboxed run (no image runs). */
@@ -58,6 +70,8 @@ export interface CheckEnvironmentOptions {
    * image is resolved and every agent must have one.
    */
   hostCommands?: Record<string, readonly string[]>;
+  /** Where to export the bundles (the run's temporary directory); default the system's. */
+  tempDir?: string;
 }
 
 /**
@@ -90,11 +104,33 @@ export async function checkEnvironment(
       `suite "${suite.dir}" hashes to "${suite.sha256}", the plan froze "${plan.suite_sha256}"`,
     );
   }
-  const suiteTasks = new Set(suite.manifest.tasks.map((task) => task.task_id));
+  const suiteTasks = new Map(suite.manifest.tasks.map((task) => [task.task_id, task]));
+  const taskSettings: Record<string, TaskSandboxSettings> = {};
   for (const task of plan.tasks) {
-    if (!suiteTasks.has(task.task_id)) {
+    const entry = suiteTasks.get(task.task_id);
+    if (entry === undefined) {
       mismatches.push(`task "${task.task_id}" is not in the suite`);
+      continue;
     }
+    if (options.hostCommands !== undefined && asksForOwnSandbox(entry)) {
+      mismatches.push(
+        `task "${task.task_id}" asks for its own environment, workdir, verifier or resources, ` +
+          "which only the Docker sandbox gives (--unsandboxed runs verify.sh on the host)",
+      );
+    }
+    if (options.hostCommands === undefined && task.environment !== undefined) {
+      const found = await resolve(task.environment.image);
+      if (found !== task.environment.image_digest) {
+        mismatches.push(
+          imageMessage(
+            `task "${task.task_id}" environment "${task.environment.image}"`,
+            found,
+            task.environment.image_digest,
+          ),
+        );
+      }
+    }
+    taskSettings[task.task_id] = taskSandboxSettings(entry, task);
   }
   const agentImages: Record<string, string> = {};
   let verifierImage: string | null = null;
@@ -108,6 +144,10 @@ export async function checkEnvironment(
     verifierImage = await resolveImages(plan, resolve, agentImages, mismatches);
   }
   if (mismatches.length > 0) throw new EnvironmentMismatchError(mismatches);
+  const bundles = plan.tasks.some((task) => task.environment !== undefined) &&
+      options.hostCommands === undefined
+    ? await exportBundles(plan, agentImages, verifierImage!, options.tempDir)
+    : { agentBundles: {}, verifierKit: null };
   const verifierDigests: Record<string, string> = {};
   for (const task of plan.tasks) {
     verifierDigests[task.task_id] =
@@ -115,6 +155,8 @@ export async function checkEnvironment(
   }
   return {
     suite,
+    taskSettings,
+    ...bundles,
     agentImages,
     verifierImage,
     verifierDigests,
@@ -123,9 +165,52 @@ export async function checkEnvironment(
 }
 
 /**
+ * Exports each agent's image as a bundle and the verifier image as a kit
+ * into a fresh directory of `tempDir` (kept for the run), and checks each
+ * bundle against the plan's `bundle_digest`.
+ *
+ * @throws {EnvironmentMismatchError} listing every bundle that differs or was not frozen
+ */
+async function exportBundles(
+  plan: Plan,
+  agentImages: Record<string, string>,
+  verifierImage: string,
+  tempDir: string | undefined,
+): Promise<{ agentBundles: Record<string, ImageBundle>; verifierKit: ImageBundle }> {
+  const root = await Deno.makeTempDir({ dir: tempDir, prefix: "ledgerbench-bundles-" });
+  const byImage = new Map<string, ImageBundle>();
+  const exported = async (image: string) => {
+    let bundle = byImage.get(image);
+    if (bundle === undefined) {
+      bundle = await exportImageBundle(image, `${root}/${image.replace(/^sha256:/, "")}`);
+      byImage.set(image, bundle);
+    }
+    return bundle;
+  };
+  const mismatches: string[] = [];
+  const agentBundles: Record<string, ImageBundle> = {};
+  for (const agent of plan.agents) {
+    const bundle = await exported(agentImages[agent.agent_id]);
+    agentBundles[agent.agent_id] = bundle;
+    if (agent.bundle_digest === undefined) {
+      mismatches.push(
+        `agent "${agent.agent_id}" has no frozen bundle digest, which a task with its own environment needs`,
+      );
+    } else if (bundle.digest !== agent.bundle_digest) {
+      mismatches.push(
+        `agent "${agent.agent_id}" bundle has digest "${bundle.digest}", the plan froze "${agent.bundle_digest}"`,
+      );
+    }
+  }
+  if (mismatches.length > 0) throw new EnvironmentMismatchError(mismatches);
+  return { agentBundles, verifierKit: await exported(verifierImage) };
+}
+
+/**
  * The check run before each episode: the agent's image reference and the
- * verifier's must still resolve to the frozen digests (a re-tag, a rebuild
- * or a removal stops the batch).
+ * verifier's (and the task's own environment, when it has one) must still
+ * resolve to the frozen digests (a re-tag, a rebuild or a removal stops the
+ * batch).
  *
  * @param plan the frozen plan
  * @param options the image resolver
@@ -137,12 +222,24 @@ export function imageDriftCheck(
 ): EnvironmentCheck {
   const resolve = options.resolveImage ?? ((ref: string) => imageDigest(ref));
   const agents = new Map(plan.agents.map((agent) => [agent.agent_id, agent]));
+  const tasks = new Map(plan.tasks.map((task) => [task.task_id, task]));
   return async (episode: PlannedEpisode) => {
     const agent = agents.get(episode.agent_id)!;
     const ref = agent.image ?? agent.image_digest!;
     const found = await resolve(ref);
     if (found !== agent.image_digest) {
       return imageMessage(`agent "${agent.agent_id}" image "${ref}"`, found, agent.image_digest!);
+    }
+    const environment = tasks.get(episode.task_id)?.environment;
+    if (environment !== undefined) {
+      const found = await resolve(environment.image);
+      if (found !== environment.image_digest) {
+        return imageMessage(
+          `task "${episode.task_id}" environment "${environment.image}"`,
+          found,
+          environment.image_digest,
+        );
+      }
     }
     const verifierRef = plan.environment.verifier_image ?? plan.environment.verifier_image_digest!;
     const verifier = await resolve(verifierRef);

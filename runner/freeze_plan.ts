@@ -38,8 +38,16 @@ export interface FreezeOptions {
    */
   agents: Array<
     & Pick<PlannedAgent, "agent_id" | "image" | "image_digest">
-    & Partial<Pick<PlannedAgent, "model" | "env" | "command">>
+    & Partial<Pick<PlannedAgent, "model" | "env" | "command" | "bundle_digest">>
   >;
+  /**
+   * The tasks' own environments, prepared before freezing
+   * (`prepareTaskEnvironments` in task_environments.ts): task id → image and
+   * ID. A task of the suite that names an environment must be here.
+   */
+  task_environments?: Record<string, NonNullable<PlannedTask["environment"]>>;
+  /** The suite's check as found (`suiteCheckState` in suite_check.ts); absent: not recorded. */
+  suite_check?: Plan["suite_check"];
   order_seed: number | string;
   /** Plan-wide caps; a null field falls back to each task's own limit at run time. */
   caps?: Partial<Caps>;
@@ -105,8 +113,22 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
     }
     ids.add(agent.agent_id);
   }
+  const environments = options.task_environments ?? {};
+  for (const task of suite.manifest.tasks) {
+    if (task.environment !== undefined && environments[task.task_id] === undefined) {
+      throw new Error(
+        `Cannot freeze plan: task "${task.task_id}" names an environment that was not prepared`,
+      );
+    }
+  }
   const tasks: PlannedTask[] = shuffleOnce(
-    suite.manifest.tasks.map((task) => ({ task_id: task.task_id, lane: task.lane })),
+    suite.manifest.tasks.map((task) => ({
+      task_id: task.task_id,
+      lane: task.lane,
+      ...(environments[task.task_id] === undefined
+        ? {}
+        : { environment: environments[task.task_id] }),
+    })),
     options.order_seed,
   );
   const parsed = Plan.safeParse({
@@ -136,6 +158,7 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
       },
     }),
     upstream_timeout_ms: timeout,
+    ...(options.suite_check === undefined ? {} : { suite_check: options.suite_check }),
     environment: {
       runner_version: options.runner_version,
       verifier_image: options.verifier_image,

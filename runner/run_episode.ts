@@ -144,7 +144,7 @@ export function createEpisodeExecutor(
     }
     const caps = effectiveCaps(options.plan.caps, task.limits);
     const paths = taskPaths(options.suite.dir, task.task_id);
-    const described = sandbox.describeEnvironment(agent);
+    const described = sandbox.describeEnvironment(agent, task.task_id);
     const base = rowBase(episode, {
       plan: options.plan,
       caps,
@@ -154,6 +154,10 @@ export function createEpisodeExecutor(
         runner_version: options.runnerVersion,
         sandbox: described.sandbox,
         plan_sha256: options.planSha256,
+        ...(described.task_image_digest === undefined ? {} : {
+          task_image_digest: described.task_image_digest,
+          agent_bundle_digest: described.agent_bundle_digest,
+        }),
       },
     });
     const upstream = options.upstream(agent);

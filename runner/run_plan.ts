@@ -113,6 +113,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
     runnerVersion: version,
     resolveImage: options.resolveImage,
     hostCommands: unsandboxed,
+    tempDir: temp.path,
   });
   const sandbox = unsandboxed !== undefined
     ? createHostSandbox({ commands: unsandboxed, tempDir: temp.path })
@@ -120,6 +121,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
       agentImages: environment.agentImages,
       // Resolved: checkEnvironment refuses a sandboxed run without it.
       verifierImage: environment.verifierImage!,
+      tasks: environment.taskSettings,
+      agentBundles: environment.agentBundles,
+      verifierKit: environment.verifierKit ?? undefined,
       tempDir: temp.path,
     });
   const outcome = await runBatch(plan, {

@@ -21,21 +21,27 @@
 # Exit status: CMD's (137 when the timeout killed it). Reading a file the
 # candidate wrote through this tool (`as_candidate.sh cat FILE`) reads it with
 # the candidate's rights: a link it planted to a hidden file gives nothing.
+#
+# In a task's own environment every tool here is the kit's busybox (see
+# driver.sh, LEDGERBENCH_KIT); the candidate code itself runs with the
+# environment's programs.
 set -u
+KIT="${LEDGERBENCH_KIT:-}"
+BB="$KIT/bin/busybox"
 limit_s="${LEDGERBENCH_CANDIDATE_TIMEOUT_S:-10}"
 max_bytes="${LEDGERBENCH_CANDIDATE_OUTPUT_BYTES:-1048576}"
-status_file="$(mktemp /tmp/as-candidate-status.XXXXXX)"
-output_file="$(mktemp /tmp/as-candidate-output.XXXXXX)"
+status_file="$("$BB" mktemp /tmp/as-candidate-status.XXXXXX)"
+output_file="$("$BB" mktemp /tmp/as-candidate-output.XXXXXX)"
 {
   # Options before `--`: su would take the candidate command's own options as its.
-  timeout -s KILL "$limit_s" su -s /bin/sh -c 'HOME=/scratch TMPDIR=/scratch exec "$0" "$@"' \
+  "$BB" timeout -s KILL "$limit_s" "$BB" su -s "$KIT/bin/sh" -c 'HOME=/scratch TMPDIR=/scratch exec "$0" "$@"' \
     -- nobody "$@" \
     </dev/null 2>/dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
   echo "$?" >"$status_file"
   # Kill what the candidate user left behind; retry while the pids limit refuses the fork.
-  until su -s /bin/sh -c 'kill -9 -1 2>/dev/null; exit 0' -- nobody </dev/null >/dev/null 2>&1; do :; done
-} | head -c "$max_bytes" >"$output_file"
-cat "$output_file"
-status="$(cat "$status_file")"
-rm -f "$status_file" "$output_file"
+  until "$BB" su -s "$KIT/bin/sh" -c 'kill -9 -1 2>/dev/null; exit 0' -- nobody </dev/null >/dev/null 2>&1; do :; done
+} | "$BB" head -c "$max_bytes" >"$output_file"
+"$BB" cat "$output_file"
+status="$("$BB" cat "$status_file")"
+"$BB" rm -f "$status_file" "$output_file"
 exit "${status:-1}"

@@ -24,20 +24,36 @@
 # which runs it as user nobody, who can read none of the hidden files and
 # write nothing the runner reads.
 #
+# In a task's own environment (issue 12) this image is mounted read-only at
+# $LEDGERBENCH_KIT (/opt/ledgerbench/kit) and the driver runs from there: every
+# tool it and as_candidate.sh use is the kit's busybox, Deno is the kit's
+# (/opt/ledgerbench/deno finds its libraries beside it), and nothing of the
+# environment's own programs runs except the verifier entry itself.
+#
+# The task's manifest may set (through the runner's environment):
+#   LEDGERBENCH_VERIFIER_ENTRY  a path inside /verifier, executed directly (it
+#               needs its execute bit and a #! line) instead of verify.sh/verify.ts
+#   LEDGERBENCH_VERDICT=reward  Harbor's reward file: the entry writes
+#               /logs/verifier/reward.txt (a number) or reward.json; the driver
+#               copies the first 64 KiB of each into the channel after the
+#               entry exits, whatever its exit code, and the runner reads them
+#
 # A failing setup.sh exits 97 and a missing entry exits 98: both are verifier
 # faults (invalid evaluation), never a candidate failure.
+KIT="${LEDGERBENCH_KIT:-}"
+BB="$KIT/bin/busybox"
 CHANNEL=/ledgerbench/channel
 stage() { echo "$*" >>"$CHANNEL/stages"; }
-export LEDGERBENCH_AS_CANDIDATE=/opt/ledgerbench/verifier/as_candidate.sh
+export LEDGERBENCH_AS_CANDIDATE="$KIT/opt/ledgerbench/verifier/as_candidate.sh"
 export LEDGERBENCH_CANDIDATE_SCRATCH=/scratch
 umask 077
 # The engine gives /tmp the image's mode 1777; the verifier's scratch is its own.
-chmod 700 /tmp
+"$BB" chmod 700 /tmp
 
 if [ -f /verifier/setup.sh ]; then
   stage setup
   # Setup output goes to stderr (diagnostics).
-  sh /verifier/setup.sh 1>&2 </dev/null
+  "$BB" sh /verifier/setup.sh 1>&2 </dev/null
   code=$?
   if [ "$code" -ne 0 ]; then
     stage "setup-failed $code"
@@ -45,12 +61,24 @@ if [ -f /verifier/setup.sh ]; then
   fi
 fi
 
-if [ -f /verifier/verify.sh ]; then
+if [ "${LEDGERBENCH_VERDICT:-line}" = reward ]; then
+  "$BB" mkdir -p /logs/verifier
+fi
+entry="${LEDGERBENCH_VERIFIER_ENTRY:-}"
+if [ -n "$entry" ]; then
+  if [ ! -f "/verifier/$entry" ]; then
+    stage "missing-entry"
+    echo "driver: /verifier holds no entry \"$entry\"" >&2
+    exit 98
+  fi
   stage verify
-  sh /verifier/verify.sh </dev/null >"$CHANNEL/verify.out"
+  "/verifier/$entry" </dev/null >"$CHANNEL/verify.out"
+elif [ -f /verifier/verify.sh ]; then
+  stage verify
+  "$BB" sh /verifier/verify.sh </dev/null >"$CHANNEL/verify.out"
 elif [ -f /verifier/verify.ts ]; then
   stage verify
-  deno run --quiet --no-config --no-remote --no-npm --no-lock \
+  "$BB" sh "$KIT/opt/ledgerbench/deno" run --quiet --no-config --no-remote --no-npm --no-lock \
     --allow-read --allow-write=/tmp,/scratch --allow-env --allow-run \
     /verifier/verify.ts </dev/null >"$CHANNEL/verify.out"
 else
@@ -60,4 +88,12 @@ else
 fi
 code=$?
 stage "verify-exited $code"
+if [ "${LEDGERBENCH_VERDICT:-line}" = reward ]; then
+  for name in reward.txt reward.json; do
+    if [ -f "/logs/verifier/$name" ]; then
+      "$BB" head -c 65536 "/logs/verifier/$name" >"$CHANNEL/$name"
+    fi
+  done
+  exit 0
+fi
 exit "$code"

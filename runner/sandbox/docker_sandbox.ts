@@ -18,8 +18,29 @@ import {
   type VerifierRequest,
 } from "./episode_sandbox.ts";
 import { runCandidate } from "./run_candidate.ts";
-import { runVerifier } from "./run_verifier.ts";
+import { runVerifier, type VerifierTaskSettings } from "./run_verifier.ts";
+import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
+
+/**
+ * What one task asks of its sandbox (its manifest entry, with its frozen
+ * environment image): `taskSettings` in `task_settings.ts` builds it.
+ */
+export interface TaskSandboxSettings {
+  /** The task's own environment image ID, run by both containers; absent: the default images. */
+  environmentImage?: string;
+  /** A second path the workspace appears at, where both start. */
+  workdir?: string;
+  /** Memory in bytes and nano-CPUs for both containers. */
+  memoryBytes?: number;
+  nanoCpus?: number;
+  /** The verifier's entry, verdict and mount (and the same memory and CPUs). */
+  verifier: VerifierTaskSettings;
+  /** The verifier's wall cap in ms; absent: `VERIFIER_LIMITS.wallMs`. */
+  verifierWallMs?: number;
+  /** Variables for the verifier's environment. */
+  verifierEnv?: Record<string, string>;
+}
 
 /** Options of {@link createDockerSandbox}. */
 export interface DockerSandboxOptions {
@@ -27,6 +48,16 @@ export interface DockerSandboxOptions {
   agentImages: Record<string, string>;
   /** The verifier image ID. */
   verifierImage: string;
+  /** Per task id, what it asks of its sandbox; a task absent here asks nothing. */
+  tasks?: Record<string, TaskSandboxSettings>;
+  /**
+   * Per agent id, its image exported as a bundle (`exportImageBundle`), for
+   * the tasks with their own environment; needed for every agent when one
+   * task has one.
+   */
+  agentBundles?: Record<string, ImageBundle>;
+  /** The verifier image exported as a kit, for the tasks with their own environment. */
+  verifierKit?: ImageBundle;
   /** Port the forwarder listens on inside the sandbox; default 18080. */
   port?: number;
   /** Directory for the containers' temporary files; default the system temp dir. */
@@ -44,15 +75,38 @@ export interface DockerSandboxOptions {
  */
 export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandbox {
   const port = options.port ?? 18080;
+  const settingsOf = (taskId: string): TaskSandboxSettings =>
+    options.tasks?.[taskId] ?? { verifier: {} };
+  /** The bundle of `agentId`, which a task with its own environment needs. */
+  const bundleOf = (agentId: string): ImageBundle & { command: string[] } => {
+    const bundle = options.agentBundles?.[agentId];
+    if (bundle === undefined || bundle.command === null) {
+      throw new SandboxError(
+        "bundle_invalid",
+        `Cannot run agent "${agentId}" in a task's own environment: its image has no ` +
+          "ledgerbench.bundle-command label (containers/build_images.sh writes it)",
+      );
+    }
+    return { ...bundle, command: bundle.command };
+  };
   return {
-    describeEnvironment: (agent) => ({
-      sandbox: "docker",
-      agent_image_digest: options.agentImages[agent.agent_id],
-      verifier_image_digest: options.verifierImage,
-      notes: [],
-    }),
+    describeEnvironment: (agent, taskId) => {
+      const environmentImage = settingsOf(taskId).environmentImage;
+      return {
+        sandbox: "docker",
+        agent_image_digest: options.agentImages[agent.agent_id],
+        verifier_image_digest: options.verifierImage,
+        ...(environmentImage === undefined ? {} : {
+          task_image_digest: environmentImage,
+          agent_bundle_digest: options.agentBundles?.[agent.agent_id]?.digest,
+        }),
+        notes: [],
+      };
+    },
     startCandidate: async (request: CandidateRequest): Promise<CandidateRun> => {
       const { agent } = request;
+      const settings = settingsOf(request.episode.task_id);
+      const bundle = settings.environmentImage === undefined ? undefined : bundleOf(agent.agent_id);
       const forbidden = request.forbiddenValues.filter((value) => value !== "");
       if (agent.command?.some((arg) => forbidden.some((value) => arg.includes(value)))) {
         throw new SandboxError(
@@ -66,13 +120,22 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         forwarder = null;
       };
       try {
-        const candidate = await runCandidate(options.agentImages[agent.agent_id], {
+        const image = settings.environmentImage ?? options.agentImages[agent.agent_id];
+        const candidate = await runCandidate(image, {
           workspace: request.workspace,
           artifactsRoot: request.artifactsRoot,
         }, {
           // The plan's agent env cannot name the runner's variables (the schema refuses them).
           env: { ...agent.env, ...relayEnvironment(port, request.model) },
           command: agent.command,
+          // In the task's environment the bundle's command runs, with the
+          // plan's command's arguments (its first word names the image's program).
+          bundle: bundle === undefined
+            ? undefined
+            : { dir: bundle.dir, argv: [...bundle.command, ...(agent.command?.slice(1) ?? [])] },
+          workdir: settings.workdir,
+          memoryBytes: settings.memoryBytes,
+          nanoCpus: settings.nanoCpus,
           forbiddenValues: request.forbiddenValues,
           wallMs: request.wallMs,
           // The candidate's code waits at its gate until this returns, so the
@@ -98,11 +161,28 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       }
     },
     runVerifier: async (request: VerifierRequest) => {
-      const outcome = await runVerifier(options.verifierImage, {
+      const settings = settingsOf(request.episode.task_id);
+      const environment = settings.environmentImage;
+      if (environment !== undefined && options.verifierKit === undefined) {
+        throw new SandboxError(
+          "bundle_invalid",
+          `Cannot verify task "${request.episode.task_id}" in its own environment: no verifier kit`,
+        );
+      }
+      const outcome = await runVerifier(environment ?? options.verifierImage, {
         artifact: request.artifact,
         verifierDir: request.verifierDir,
         expectedVerifierDigest: request.expectedVerifierDigest,
       }, {
+        task: {
+          ...settings.verifier,
+          workdir: settings.workdir,
+          memoryBytes: settings.memoryBytes,
+          nanoCpus: settings.nanoCpus,
+        },
+        kitDir: environment === undefined ? undefined : options.verifierKit!.dir,
+        wallMs: settings.verifierWallMs,
+        env: settings.verifierEnv,
         tempDir: options.tempDir,
         labels: episodeLabels(request.episode),
         signal: request.signal,

@@ -28,6 +28,10 @@ export interface SandboxDescription {
   agent_image_digest: string | null;
   /** The image ID the verifier runs, or null when no image runs. */
   verifier_image_digest: string | null;
+  /** The task's own environment image, when it has one (issue 12). */
+  task_image_digest?: string;
+  /** The digest of the agent's bundle brought into that environment. */
+  agent_bundle_digest?: string;
   /** Notes every row of this sandbox carries before the runner's (e.g. that it is unsandboxed). */
   notes: readonly string[];
 }
@@ -117,12 +121,13 @@ export interface VerifierRequest {
  */
 export interface EpisodeSandbox {
   /**
-   * The environment the rows of this agent's episodes record.
+   * The environment the rows of this agent's episodes at this task record.
    *
    * @param agent the plan's agent
+   * @param taskId the task (which may bring its own environment)
    * @returns the sandbox kind, the image digests and the notes
    */
-  describeEnvironment(agent: PlannedAgent): SandboxDescription;
+  describeEnvironment(agent: PlannedAgent, taskId: string): SandboxDescription;
   /**
    * Runs the candidate to its end (see the interface's guarantees).
    *

@@ -16,7 +16,11 @@ import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { createGate, type Gate, imageArgv } from "./_gate.ts";
+import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
+
+/** The `PATH` of an image that sets none (Docker's default). */
+const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** One mebibyte. */
 const MIB = 1024 ** 2;
@@ -136,6 +140,21 @@ export interface RunCandidateOptions {
   tempDir?: string;
   /** Client to use; default the shared one. */
   docker?: Docker;
+  /**
+   * Run the agent from its bundle inside `image`, a task's own environment
+   * (issue 12): the bundle's directory is mounted read-only at
+   * `AGENT_BUNDLE_MOUNT` and `argv` runs instead of the image's entrypoint
+   * and command; the bundle's program directories are appended to the
+   * image's `PATH`, and `HOME` is `/tmp` (the only writable place besides
+   * the workspace).
+   */
+  bundle?: { dir: string; argv: string[] };
+  /** A second path the workspace appears at, where the candidate starts (Harbor: `/app`). */
+  workdir?: string;
+  /** Memory in bytes (no swap), replacing `CANDIDATE_LIMITS.memoryBytes`. */
+  memoryBytes?: number;
+  /** CPUs in nano-CPUs; absent: no CPU limit. */
+  nanoCpus?: number;
 }
 
 /** The sandbox's view of one finished candidate episode. */
@@ -259,13 +278,23 @@ export async function runCandidate(
   }
 
   let argv: string[];
+  let bundleEnv: Record<string, string> = {};
   try {
     const info = await engineCall(
       `inspect image ${imageId}`,
       (abortSignal) =>
         docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
     );
-    argv = imageArgv(info.Config, options.command);
+    if (options.bundle === undefined) {
+      argv = imageArgv(info.Config, options.command);
+    } else {
+      argv = options.bundle.argv;
+      const imagePath = (info.Config.Env ?? []).find((entry) => entry.startsWith("PATH="));
+      bundleEnv = {
+        PATH: [imagePath?.slice("PATH=".length) ?? DEFAULT_PATH, ...BUNDLE_PATH_DIRS].join(":"),
+        HOME: "/tmp",
+      };
+    }
   } catch (error) {
     throw new SandboxError(
       "engine_error",
@@ -332,14 +361,21 @@ export async function runCandidate(
     const create = sandboxCreateOptions({
       image: imageId,
       command: argv,
-      env,
+      // The runner's variables win over the bundle's PATH and HOME.
+      env: { ...bundleEnv, ...env },
       user: options.user ?? owner,
-      workingDir: "/workspace",
+      workingDir: options.workdir ?? "/workspace",
       labels: { "ledgerbench.role": "candidate", ...options.labels },
       pidsLimit: CANDIDATE_LIMITS.pidsLimit,
-      memoryBytes: CANDIDATE_LIMITS.memoryBytes,
+      memoryBytes: options.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
+      nanoCpus: options.nanoCpus,
       tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
-      binds: [`${copy}:/workspace:rw`, ...opened.binds],
+      binds: [
+        `${copy}:/workspace:rw`,
+        ...(options.workdir === undefined ? [] : [`${copy}:${options.workdir}:rw`]),
+        ...(options.bundle === undefined ? [] : [`${options.bundle.dir}:${AGENT_BUNDLE_MOUNT}:ro`]),
+        ...opened.binds,
+      ],
     });
     const run = await runContainer(
       { ...create, Entrypoint: opened.entrypoint },

@@ -13,7 +13,9 @@ import { confinedEntries, escapingLinks } from "./confine_links.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree, type TreeEntry, treeManifest } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
-import { parseVerdictLine } from "./parse_verdict_line.ts";
+import { parseVerdictLine, type VerdictLine } from "./parse_verdict_line.ts";
+import { parseRewardFiles, type RewardRule } from "./parse_reward_file.ts";
+import { VERIFIER_KIT_MOUNT } from "./image_bundle.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
@@ -54,8 +56,35 @@ export interface VerifierJob {
   expectedVerifierDigest?: string;
 }
 
+/**
+ * How a task's own verifier runs (the suite manifest's `verifier`,
+ * `workdir` and `resources`, issue 12); every field absent: the driver's
+ * `verify.sh`/`verify.ts`, verdict by its JSON line, seed 000's limits.
+ */
+export interface VerifierTaskSettings {
+  /** The entry point inside the hidden files, executed directly. */
+  entry?: string;
+  /** Harbor's reward file instead of the JSON line, with its rule. */
+  reward?: RewardRule;
+  /** A second path the hidden files appear at (Harbor: `/tests`). */
+  mount?: string;
+  /** A second path the workspace appears at, and the verifier's working directory. */
+  workdir?: string;
+  /** Memory in bytes (no swap) and CPUs in nano-CPUs, replacing seed 000's. */
+  memoryBytes?: number;
+  nanoCpus?: number;
+}
+
 /** Options of {@linkcode runVerifier}. */
 export interface RunVerifierOptions {
+  /** The task's own settings (entry, verdict, mounts, resources). */
+  task?: VerifierTaskSettings;
+  /**
+   * The verifier image's files exported to a host directory (`exportImageBundle`),
+   * when `image` is a task's own environment: mounted read-only at
+   * {@link VERIFIER_KIT_MOUNT}, and the driver runs from there.
+   */
+  kitDir?: string;
   /** Wall-clock cap in milliseconds; default 120000. */
   wallMs?: number;
   /** Deadline of the file work on each side of the run; default `VERIFIER_LIMITS.filesDeadlineMs`. */
@@ -281,25 +310,50 @@ async function verify(
       );
     }
 
+    const task = options.task ?? {};
+    const kit = options.kitDir === undefined ? {} : {
+      Entrypoint: [
+        `${VERIFIER_KIT_MOUNT}/bin/sh`,
+        `${VERIFIER_KIT_MOUNT}/opt/ledgerbench/verifier/driver.sh`,
+      ],
+      Cmd: [],
+    };
     const run = await runContainer(
-      sandboxCreateOptions({
-        image: imageId,
-        env: options.env ?? {},
-        user: "0:0",
-        capAdd: ["SETUID", "SETGID", "KILL"],
-        workingDir: "/tmp",
-        labels: { "ledgerbench.role": "verifier", ...options.labels },
-        pidsLimit: VERIFIER_LIMITS.pidsLimit,
-        memoryBytes: VERIFIER_LIMITS.memoryBytes,
-        nanoCpus: VERIFIER_LIMITS.nanoCpus,
-        tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
-        extraTmpfs: { "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" } },
-        binds: [
-          `${hidden}:/verifier:ro`,
-          `${workspace}:/workspace:ro`,
-          `${channel}:/ledgerbench/channel:rw`,
-        ],
-      }),
+      {
+        ...sandboxCreateOptions({
+          image: imageId,
+          env: {
+            ...options.env,
+            ...(options.kitDir === undefined ? {} : { LEDGERBENCH_KIT: VERIFIER_KIT_MOUNT }),
+            ...(task.entry === undefined ? {} : { LEDGERBENCH_VERIFIER_ENTRY: task.entry }),
+            ...(task.reward === undefined ? {} : { LEDGERBENCH_VERDICT: "reward" }),
+          },
+          user: "0:0",
+          capAdd: ["SETUID", "SETGID", "KILL"],
+          workingDir: task.workdir ?? "/tmp",
+          labels: { "ledgerbench.role": "verifier", ...options.labels },
+          pidsLimit: VERIFIER_LIMITS.pidsLimit,
+          memoryBytes: task.memoryBytes ?? VERIFIER_LIMITS.memoryBytes,
+          nanoCpus: task.nanoCpus ?? VERIFIER_LIMITS.nanoCpus,
+          tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
+          extraTmpfs: {
+            "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
+            // Harbor's verifiers write their reward below /logs/verifier.
+            ...(task.reward === undefined
+              ? {}
+              : { "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" } }),
+          },
+          binds: [
+            `${hidden}:/verifier:ro`,
+            ...(task.mount === undefined ? [] : [`${hidden}:${task.mount}:ro`]),
+            `${workspace}:/workspace:ro`,
+            ...(task.workdir === undefined ? [] : [`${workspace}:${task.workdir}:ro`]),
+            `${channel}:/ledgerbench/channel:rw`,
+            ...(options.kitDir === undefined ? [] : [`${options.kitDir}:${VERIFIER_KIT_MOUNT}:ro`]),
+          ],
+        }),
+        ...kit,
+      },
       { docker, wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal },
     );
     info.containerId = run.containerId;
@@ -325,16 +379,18 @@ async function verify(
           `"${workspaceAfter}" after`,
       );
     }
-    return classify(run, await readChannel(channel), fault, info);
+    return classify(run, await readChannel(channel), task.reward, fault, info);
   } finally {
     await removeTree(temp);
   }
 }
 
-/** What the verifier wrote to its channel: its stage markers and the tail of its stdout. */
+/** What the verifier wrote to its channel: its stage markers, the tail of its stdout, its reward files. */
 interface Channel {
   stages: string[];
   verifyOut: string;
+  rewardTxt: string | null;
+  rewardJson: string | null;
 }
 
 async function readChannel(dir: string): Promise<Channel> {
@@ -342,12 +398,17 @@ async function readChannel(dir: string): Promise<Channel> {
     try {
       return tailText(await Deno.readFile(`${dir}/${name}`), VERDICT_TAIL_BYTES);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return "";
+      if (error instanceof Deno.errors.NotFound) return null;
       throw error;
     }
   };
-  const stages = (await read("stages")).split("\n").filter((line) => line !== "");
-  return { stages, verifyOut: await read("verify.out") };
+  const stages = ((await read("stages")) ?? "").split("\n").filter((line) => line !== "");
+  return {
+    stages,
+    verifyOut: (await read("verify.out")) ?? "",
+    rewardTxt: await read("reward.txt"),
+    rewardJson: await read("reward.json"),
+  };
 }
 
 function classify(
@@ -359,6 +420,7 @@ function classify(
     stderr: Uint8Array;
   },
   channel: Channel,
+  reward: RewardRule | undefined,
   fault: (code: VerifierFaultCode, detail: string) => VerifierOutcome,
   info: VerifierRunInfo,
 ): VerifierOutcome {
@@ -378,9 +440,14 @@ function classify(
     );
   }
   if (channel.stages.includes("missing-entry")) {
-    return fault("entry_missing", "The hidden verifier files hold neither verify.sh nor verify.ts");
+    return fault("entry_missing", `The hidden verifier files hold no entry point: ${lastLines(1)}`);
   }
-  const parsed = parseVerdictLine(channel.verifyOut);
+  const parsed: VerdictLine = reward === undefined
+    ? parseVerdictLine(channel.verifyOut)
+    : parseRewardFiles(
+      { "reward.txt": channel.rewardTxt, "reward.json": channel.rewardJson },
+      reward,
+    );
   if (run.exitCode === 0) {
     if (parsed.kind === "verdict") return { kind: "verdict", verdict: parsed.verdict, ...info };
     if (!run.oomKilled) return fault(parsed.fault, parsed.detail);

@@ -22,7 +22,9 @@
  *   not answer it within its deadline (`engineCall`: a killed or stalled engine);
  * - `isolation_failed`: a started container was not alone in its own network
  *   namespace with only loopback (it shared the runner's, or had another
- *   interface), so it was killed.
+ *   interface), so it was killed;
+ * - `bundle_invalid`: an image to bring into a task's environment has a
+ *   bundle label that is not a command (`image_bundle.ts`).
  */
 export type SandboxErrorCode =
   | "image_missing"
@@ -33,7 +35,8 @@ export type SandboxErrorCode =
   | "workspace_failed"
   | "store_deadline"
   | "engine_error"
-  | "isolation_failed";
+  | "isolation_failed"
+  | "bundle_invalid";
 
 /**
  * A harness-side failure of the sandbox layer (the runner records it as an

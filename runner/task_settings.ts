@@ -1,0 +1,58 @@
+/**
+ * What one task's manifest entry asks of its sandbox (issue 12), for
+ * `createDockerSandbox`: its frozen environment image, the workspace's
+ * second path, the verifier's entry, verdict rule, mount, wall cap and
+ * variables, and the resources for both containers.
+ *
+ * @module
+ */
+import type { PlannedTask } from "../analysis/schema.ts";
+import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
+import type { SuiteTaskEntry } from "./suite_manifest.ts";
+
+/**
+ * Maps a task's manifest entry and its frozen plan entry to sandbox
+ * settings. `resources.memory_mb` becomes bytes and `resources.cpus`
+ * nano-CPUs, for the candidate and the verifier alike; a reward verdict
+ * carries its `pass_threshold` and `reward_key`.
+ *
+ * @param task the suite's entry
+ * @param planned the plan's entry (its frozen environment, if any)
+ * @returns the settings
+ */
+export function taskSandboxSettings(
+  task: SuiteTaskEntry,
+  planned: PlannedTask,
+): TaskSandboxSettings {
+  const verifier = task.verifier;
+  const resources = task.resources;
+  return {
+    ...(planned.environment === undefined
+      ? {}
+      : { environmentImage: planned.environment.image_digest }),
+    ...(task.workdir === undefined ? {} : { workdir: task.workdir }),
+    ...(resources?.memory_mb === undefined ? {} : { memoryBytes: resources.memory_mb * 1024 ** 2 }),
+    ...(resources?.cpus === undefined ? {} : { nanoCpus: Math.round(resources.cpus * 1e9) }),
+    verifier: {
+      ...(verifier?.entry === undefined ? {} : { entry: verifier.entry }),
+      ...(verifier?.mount === undefined ? {} : { mount: verifier.mount }),
+      ...(verifier?.verdict === "reward"
+        ? { reward: { passThreshold: verifier.pass_threshold, rewardKey: verifier.reward_key } }
+        : {}),
+    },
+    ...(verifier?.wall_ms === undefined ? {} : { verifierWallMs: verifier.wall_ms }),
+    ...(verifier?.env === undefined ? {} : { verifierEnv: verifier.env }),
+  };
+}
+
+/**
+ * Whether the task asks for anything beyond the default sandbox (the host
+ * sandbox of `--unsandboxed` runs only `verify.sh` in the default setting).
+ *
+ * @param task the suite's entry
+ * @returns true when it names an environment, a workdir, a verifier setting or resources
+ */
+export function asksForOwnSandbox(task: SuiteTaskEntry): boolean {
+  return task.environment !== undefined || task.workdir !== undefined ||
+    task.verifier !== undefined || task.resources !== undefined;
+}
