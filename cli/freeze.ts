@@ -15,6 +15,8 @@ import {
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
+import { suiteCheckState } from "../runner/suite_check_state.ts";
+import { lineText } from "../analysis/untrusted_text.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
@@ -194,13 +196,20 @@ ${SPRT_OPTIONS_HELP}
                            (default ${DEFAULT_BOOTSTRAP.rounds})
   --tie-band X             Relative tie band of the comparison, ${range("tieBand")}
                            (default ${DEFAULT_TIE_BAND})
+  --without-suite-check REASON
+                           Freeze although the suite's last "suite check" failed,
+                           is older than the suite, or never ran; the plan
+                           records the override, what the check's state was,
+                           and REASON. Without it a failed or stale check is
+                           refused and a missing one is recorded as "not_run"
   --json                   Print the plan and its hash as canonical JSON
   -h, --help               This help
 
 EXIT STATUS:
   0 plan written; 1 usage error; 2 bad input (suite, seed, existing plan, an
-  image that is not present); 3 no Docker engine to resolve the image digests
-  not given with --image-digest
+  image that is not present, a task environment that cannot be built); 3 no
+  Docker engine to resolve the image digests not given with --image-digest, or
+  the suite's last check failed or is stale
 `;
 
 const OPTIONS = {
@@ -235,6 +244,7 @@ const OPTIONS = {
   "bootstrap-seed": { type: "string" },
   rounds: { type: "string" },
   "tie-band": { type: "string" },
+  "without-suite-check": { type: "string" },
 } as const;
 
 /**
@@ -486,6 +496,17 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const suite = await loadSuite(suiteDir);
+  const suiteCheck = await suiteCheckRecord(suite, stringOption(values, "without-suite-check"));
+  if ("refused" in suiteCheck) {
+    io.stderr(`error: ${suiteCheck.refused}\n`);
+    return ExitCode.refused;
+  }
+  if (suiteCheck.record.state === "not_run") {
+    io.stderr(
+      `warning: suite "${suite.dir}" was never checked (ledgerbench suite check); ` +
+        'the plan records "not_run"\n',
+    );
+  }
 
   const imageDigest = needed.length > 0 ? await engineDigests() : null;
   if (imageDigest !== null && "reason" in imageDigest) {
@@ -536,6 +557,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     ...(anyLimit ? { model_limits: modelLimits } : {}),
     ...(upstreamTimeoutMs === undefined ? {} : { upstream_timeout_ms: upstreamTimeoutMs }),
     ...(Object.keys(taskEnvironments).length === 0 ? {} : { task_environments: taskEnvironments }),
+    suite_check: suiteCheck.record,
     runner_version: await runnerVersion(),
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
@@ -580,6 +602,11 @@ export async function run(args: string[], io: Io): Promise<number> {
           ? []
           : [`upstream timeout: ${plan.upstream_timeout_ms} ms`]),
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
+        `suite check: ${
+          plan.suite_check?.state === "overridden"
+            ? `overridden (it was ${plan.suite_check.found}): ${lineText(plan.suite_check.reason)}`
+            : plan.suite_check?.state
+        }`,
         `runner: ${plan.environment.runner_version}`,
         "",
       ].join("\n"),
@@ -619,4 +646,42 @@ async function prepareEnvironments(
     }
     throw error;
   }
+}
+
+/**
+ * What the plan records of the suite's last check (suite_check_state.ts,
+ * issue 12): `passed`; `not_run`; or, when the operator gave `override`, the
+ * override with what was found. A failed or stale check without `override`
+ * is refused.
+ *
+ * @param suite the loaded suite
+ * @param override the `--without-suite-check` reason, if given
+ * @returns the record, or the sentence refusing to freeze
+ * @throws {UsageError} for an empty reason
+ */
+async function suiteCheckRecord(
+  suite: Awaited<ReturnType<typeof loadSuite>>,
+  override: string | undefined,
+): Promise<{ record: NonNullable<Plan["suite_check"]> } | { refused: string }> {
+  if (override !== undefined && override.trim() === "") {
+    throw new UsageError('Option "--without-suite-check" needs a reason');
+  }
+  const found = await suiteCheckState(suite);
+  if (override !== undefined && found.state !== "passed") {
+    return { record: { state: "overridden", found: found.state, reason: override } };
+  }
+  if (found.state === "passed" || found.state === "not_run") {
+    return {
+      record: found.state === "passed"
+        ? { state: "passed", summary_sha256: found.summary_sha256, checked_at: found.checked_at }
+        : { state: "not_run" },
+    };
+  }
+  return {
+    refused: found.state === "failed"
+      ? `Cannot freeze plan: the suite's last check (${found.dir}) failed; fix the tasks and ` +
+        'run "ledgerbench suite check" again, or pass --without-suite-check REASON'
+      : `Cannot freeze plan: the suite's last check (${found.dir}) is older than the suite ` +
+        '(its hash differs); run "ledgerbench suite check" again, or pass --without-suite-check REASON',
+  };
 }

@@ -103,7 +103,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     file: "import.ts",
   },
   suite: {
-    summary: "Import Harbor / Terminal-Bench task directories as a suite",
+    summary: "Import Harbor / Terminal-Bench tasks as a suite; prove every verifier (check)",
     file: "suite.ts",
   },
   "verify-report": {

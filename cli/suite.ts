@@ -15,6 +15,7 @@ import { plural } from "../report/format.ts";
 import { numberOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { CHECK_HELP, runCheck } from "./suite_check.ts";
 
 /** Help text, an example first. */
 export const help = `Work with suite directories (suite.json and tasks/<task_id>/...).
@@ -23,8 +24,12 @@ Import the Terminal-Bench style tasks of a directory as a suite, then freeze a p
   deno task ledgerbench suite import harbor tests/fixtures/harbor_tasks --out suites/tb \\
     --without-internet
 
+Prove every task's verifier (oracle resolved, no change not resolved) before a run:
+  deno task ledgerbench suite check suites/tb
+
 USAGE:
   deno task ledgerbench suite import harbor DIR... --out SUITE [OPTIONS]
+  deno task ledgerbench suite check SUITE [--json]
 
 SUBCOMMANDS:
   import harbor   Harbor / Terminal-Bench task directories (task.toml, instruction.md,
@@ -36,6 +41,7 @@ SUBCOMMANDS:
                   last WORKDIR the task's workdir (with the files its COPY lines put
                   there). A task that asks for the internet (allow_internet, true by
                   default in Harbor) is refused unless --without-internet.
+${CHECK_HELP}
 
 OPTIONS (import harbor):
   --out SUITE         The suite directory to create (absent or empty; required)
@@ -50,8 +56,9 @@ Warnings (what could not be carried over: storage_mb, no oracle, unknown keys...
 go to stderr; the suite is loaded back before it is kept, and its SHA-256 printed.
 
 EXIT STATUS:
-  0 imported; 1 usage error; 2 a task cannot be read or is refused (file, line and
-  field named; nothing is written then)
+  0 imported, or every task proven; 1 usage error; 2 a task cannot be read or is
+  refused (file, line and field named; nothing is written then), or an image or
+  environment is missing; 3 the check ran and a task failed
 `;
 
 const IMPORT_OPTIONS = {
@@ -72,6 +79,7 @@ const FORMATS = ["harbor"] as const;
 /** The subcommands, by the first argument. */
 const SUBCOMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   import: runImport,
+  check: runCheck,
 };
 
 /** Runs `suite`; see {@link help}. */

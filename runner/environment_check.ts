@@ -72,6 +72,11 @@ export interface CheckEnvironmentOptions {
   hostCommands?: Record<string, readonly string[]>;
   /** Where to export the bundles (the run's temporary directory); default the system's. */
   tempDir?: string;
+  /**
+   * Export and check each agent's bundle for the tasks with their own
+   * environment; default true. `suite check`'s runner programs need none.
+   */
+  agentBundles?: boolean;
 }
 
 /**
@@ -146,7 +151,11 @@ export async function checkEnvironment(
   if (mismatches.length > 0) throw new EnvironmentMismatchError(mismatches);
   const bundles = plan.tasks.some((task) => task.environment !== undefined) &&
       options.hostCommands === undefined
-    ? await exportBundles(plan, agentImages, verifierImage!, options.tempDir)
+    ? await exportBundles(plan, {
+      agentImages: options.agentBundles === false ? null : agentImages,
+      verifierImage: verifierImage!,
+      tempDir: options.tempDir,
+    })
     : { agentBundles: {}, verifierKit: null };
   const verifierDigests: Record<string, string> = {};
   for (const task of plan.tasks) {
@@ -173,9 +182,12 @@ export async function checkEnvironment(
  */
 async function exportBundles(
   plan: Plan,
-  agentImages: Record<string, string>,
-  verifierImage: string,
-  tempDir: string | undefined,
+  { agentImages, verifierImage, tempDir }: {
+    /** Null: export no agent's bundle. */
+    agentImages: Record<string, string> | null;
+    verifierImage: string;
+    tempDir: string | undefined;
+  },
 ): Promise<{ agentBundles: Record<string, ImageBundle>; verifierKit: ImageBundle }> {
   const root = await Deno.makeTempDir({ dir: tempDir, prefix: "ledgerbench-bundles-" });
   const byImage = new Map<string, ImageBundle>();
@@ -189,8 +201,8 @@ async function exportBundles(
   };
   const mismatches: string[] = [];
   const agentBundles: Record<string, ImageBundle> = {};
-  for (const agent of plan.agents) {
-    const bundle = await exported(agentImages[agent.agent_id]);
+  for (const agent of agentImages === null ? [] : plan.agents) {
+    const bundle = await exported(agentImages![agent.agent_id]);
     agentBundles[agent.agent_id] = bundle;
     if (agent.bundle_digest === undefined) {
       mismatches.push(

@@ -113,6 +113,12 @@ export interface ClassifyInput {
    */
   surface: { unmeteredRequests: number; readRequests: number };
   expectedModelIds?: readonly string[];
+  /**
+   * The candidate was a runner-owned program of `suite check` (issue 12),
+   * which makes no model call by design: zero calls is then no failure and
+   * the verifier decides.
+   */
+  runnerProgram?: boolean;
   candidate: CandidateFacts;
   /** Runs the verifier; called only when the episode is to be verified. */
   verify: () => Promise<VerifyResult>;
@@ -207,7 +213,9 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
   if (unmetered > 0) {
     notes.push(`${unmetered} request(s) the relay cannot meter were refused, never forwarded`);
   }
-  if (gate.zero_calls) return scored(false, "zero model calls: a scored failure (seed 000)");
+  if (gate.zero_calls && input.runnerProgram !== true) {
+    return scored(false, "zero model calls: a scored failure (seed 000)");
+  }
   if (candidate.artifactDigest === null) {
     return scored(false, `workspace not stored: ${candidate.artifactError ?? "unknown reason"}`);
   }

@@ -39,7 +39,7 @@
  * | an upstream 5xx / key rejected / connection failure / no answer within the plan's `upstream_timeout_ms` (also a call the wall cap cut off after waiting that long) | invalid | provider_fault | null |
  * | upstream 429 under invalid policy `rerun-task` (seed 002: rate limits are invalid attempts, rerun) | invalid | provider_fault | null |
  * | a call's prompt alone over the plan's declared context limit (the agent's doing) | scored | – | false (verifier not run) |
- * | zero forwarded model calls (seed 000) | scored | – | false (verifier not run) |
+ * | zero forwarded model calls (seed 000; not for `suite check`'s runner programs) | scored | – | false (verifier not run) |
  * | the workspace cannot be stored: past the artifact budget, a name that is not UTF-8, too deep or too long a path (the agent's doing) | scored | – | false |
  * | the verifier faulted (setup, crash, no verdict, changed files) | invalid | verifier_fault | null |
  * | otherwise | scored | – | the verdict's `resolved` |
@@ -78,7 +78,7 @@ import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
 import type { UpstreamKind } from "./relay/api/upstream_kind.ts";
-import type { CandidateRun, EpisodeSandbox } from "./sandbox/episode_sandbox.ts";
+import type { CandidateRun, EpisodeSandbox, RunnerProgram } from "./sandbox/episode_sandbox.ts";
 
 /** Where one agent's model calls go. */
 export interface Upstream {
@@ -112,6 +112,13 @@ export interface EpisodeExecutorOptions {
   tempDir?: string;
   /** Default wall cap when neither plan nor task has one; default 300000 (seed 002). */
   defaultWallMs?: number;
+  /**
+   * `suite check` only: the runner-owned program each agent id stands for
+   * (the oracle, or no change), run in place of an agent. Such an episode
+   * makes no model call by design, so the zero-calls rule does not apply and
+   * the verifier decides.
+   */
+  runnerPrograms?: (agentId: string, taskId: string) => RunnerProgram;
 }
 
 /**
@@ -199,6 +206,7 @@ export function createEpisodeExecutor(
         model,
         workspace: paths.workspace,
         artifactsRoot: options.artifactsRoot,
+        program: options.runnerPrograms?.(agent.agent_id, task.task_id),
         relaySocket: relay.socketPath,
         forbiddenValues: [upstream.key],
         wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
@@ -235,6 +243,7 @@ export function createEpisodeExecutor(
       relayStop: relay.stopReason(),
       surface: relaySurface(relay.totals()),
       expectedModelIds: upstream.expectedModelIds,
+      runnerProgram: options.runnerPrograms !== undefined,
       candidate: {
         stopReason: candidate.stopReason,
         exitCode: candidate.exitCode,

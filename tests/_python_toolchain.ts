@@ -21,3 +21,99 @@ export async function buildPythonBase(): Promise<string> {
   }
   return new TextDecoder().decode(out.stdout).trim();
 }
+
+/**
+ * A hand-written suite whose two tasks need Python: `py-mean` built from a
+ * Dockerfile over `python` (a RUN step proves the build is offline),
+ * verified by the JSON line; `py-double` naming `python` itself, working in
+ * `/app`, verified by a Harbor-style `test.sh` entry writing
+ * `/logs/verifier/reward.txt` with its hidden files at `/tests`. Each has
+ * the scripted agents' answers and an oracle `solution/solve.sh`.
+ *
+ * @param python the base image reference ({@link buildPythonBase})
+ * @returns path → text (`.sh` files are to be made executable)
+ */
+export function pythonSuiteFiles(python: string): Record<string, string> {
+  return {
+    "suite.json": JSON.stringify({
+      suite_id: "python-suite",
+      tasks: [
+        {
+          task_id: "py-mean",
+          environment: { dockerfile: "environment/Dockerfile" },
+          limits: { wall_ms_cap: 600000 },
+        },
+        {
+          task_id: "py-double",
+          environment: { image: python },
+          workdir: "/app",
+          verifier: { entry: "test.sh", mount: "/tests", verdict: "reward", pass_threshold: 1 },
+          limits: { wall_ms_cap: 600000 },
+        },
+      ],
+    }),
+    "tasks/py-mean/environment/Dockerfile": [
+      `FROM ${python}`,
+      // A RUN step, offline: the build has no network.
+      `RUN python3 -c "import statistics; print(statistics.mean([1, 2]))" > /toolchain-checked`,
+      "",
+    ].join("\n"),
+    "tasks/py-mean/workspace/TASK.md":
+      "ledgerbench-task: py-mean\nMake mean.py print the mean of the numbers in the file $1.\n",
+    "tasks/py-mean/workspace/mean.py": "print(0)\n",
+    "tasks/py-mean/verifier/verify.sh": [
+      "#!/bin/sh",
+      'shared=$(mktemp -d /scratch/shared.XXXXXX) && chmod 755 "$shared"',
+      'printf "2\\n4\\n9\\n" > "$shared/input.txt" && chmod 644 "$shared/input.txt"',
+      'out=$("$LEDGERBENCH_AS_CANDIDATE" python3 /workspace/mean.py "$shared/input.txt")',
+      'if [ "$out" = "5.0" ]; then passed=true; else passed=false; fi',
+      'echo "{\\"resolved\\": $passed, \\"checks\\": [{\\"name\\": \\"mean\\", \\"passed\\": $passed}]}"',
+      "",
+    ].join("\n"),
+    "tasks/py-mean/answer.md":
+      "```file:mean.py\nimport sys\nnums = [float(x) for x in open(sys.argv[1])]\nprint(sum(nums) / len(nums))\n```\n",
+    "tasks/py-mean/wrong_answer.md": "```file:mean.py\nprint(5)\n```\n",
+    "tasks/py-mean/solution/solve.sh": [
+      "#!/bin/sh",
+      "cat > /workspace/mean.py <<'EOF'",
+      "import sys",
+      "nums = [float(x) for x in open(sys.argv[1])]",
+      "print(sum(nums) / len(nums))",
+      "EOF",
+      "",
+    ].join("\n"),
+    "tasks/py-double/workspace/TASK.md":
+      "ledgerbench-task: py-double\nMake /app/double.py print twice its argument.\n",
+    "tasks/py-double/workspace/double.py": "import sys\nprint(sys.argv[1])\n",
+    "tasks/py-double/verifier/test.sh": [
+      "#!/bin/sh",
+      "# Harbor's contract: the reward goes to /logs/verifier/reward.txt.",
+      'if [ "$(python3 /app/double.py "$(cat /tests/input.txt)")" = 42 ]; then',
+      "  echo 1 > /logs/verifier/reward.txt",
+      "else",
+      "  echo 0 > /logs/verifier/reward.txt",
+      "fi",
+      "",
+    ].join("\n"),
+    "tasks/py-double/verifier/input.txt": "21\n",
+    "tasks/py-double/answer.md":
+      "```file:double.py\nimport sys\nprint(int(sys.argv[1]) * 2)\n```\n",
+    "tasks/py-double/wrong_answer.md": "```file:double.py\nprint(41)\n```\n",
+    "tasks/py-double/solution/solve.sh":
+      "#!/bin/sh\nprintf 'import sys\\nprint(int(sys.argv[1]) * 2)\\n' > /app/double.py\n",
+  };
+}
+
+/**
+ * Writes `files` under `dir`, making each `.sh` file executable.
+ *
+ * @param dir the suite directory to create
+ * @param files path → text
+ */
+export async function writeSuite(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${dir}/${path}`, text);
+    if (path.endsWith(".sh")) await Deno.chmod(`${dir}/${path}`, 0o755);
+  }
+}

@@ -19,79 +19,9 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli } from "./_cli_run.ts";
-import { buildPythonBase } from "./_python_toolchain.ts";
+import { buildPythonBase, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/task_environment_test.ts");
-
-/** The suite's files; `python` is the base image reference. */
-function suiteFiles(python: string): Record<string, string> {
-  return {
-    "suite.json": JSON.stringify({
-      suite_id: "python-suite",
-      tasks: [
-        {
-          task_id: "py-mean",
-          environment: { dockerfile: "environment/Dockerfile" },
-          limits: { wall_ms_cap: 600000 },
-        },
-        {
-          task_id: "py-double",
-          environment: { image: python },
-          workdir: "/app",
-          verifier: { entry: "test.sh", mount: "/tests", verdict: "reward", pass_threshold: 1 },
-          limits: { wall_ms_cap: 600000 },
-        },
-      ],
-    }),
-    "tasks/py-mean/environment/Dockerfile": [
-      `FROM ${python}`,
-      // A RUN step, offline: the build has no network.
-      `RUN python3 -c "import statistics; print(statistics.mean([1, 2]))" > /toolchain-checked`,
-      "",
-    ].join("\n"),
-    "tasks/py-mean/workspace/TASK.md":
-      "ledgerbench-task: py-mean\nMake mean.py print the mean of the numbers in the file $1.\n",
-    "tasks/py-mean/workspace/mean.py": "print(0)\n",
-    "tasks/py-mean/verifier/verify.sh": [
-      "#!/bin/sh",
-      'shared=$(mktemp -d /scratch/shared.XXXXXX) && chmod 755 "$shared"',
-      'printf "2\\n4\\n9\\n" > "$shared/input.txt" && chmod 644 "$shared/input.txt"',
-      'out=$("$LEDGERBENCH_AS_CANDIDATE" python3 /workspace/mean.py "$shared/input.txt")',
-      'if [ "$out" = "5.0" ]; then passed=true; else passed=false; fi',
-      'echo "{\\"resolved\\": $passed, \\"checks\\": [{\\"name\\": \\"mean\\", \\"passed\\": $passed}]}"',
-      "",
-    ].join("\n"),
-    "tasks/py-mean/answer.md":
-      "```file:mean.py\nimport sys\nnums = [float(x) for x in open(sys.argv[1])]\nprint(sum(nums) / len(nums))\n```\n",
-    "tasks/py-mean/wrong_answer.md": "```file:mean.py\nprint(5)\n```\n",
-    "tasks/py-double/workspace/TASK.md":
-      "ledgerbench-task: py-double\nMake /app/double.py print twice its argument.\n",
-    "tasks/py-double/workspace/double.py": "import sys\nprint(sys.argv[1])\n",
-    "tasks/py-double/verifier/test.sh": [
-      "#!/bin/sh",
-      "# Harbor's contract: the reward goes to /logs/verifier/reward.txt.",
-      'if [ "$(python3 /app/double.py "$(cat /tests/input.txt)")" = 42 ]; then',
-      "  echo 1 > /logs/verifier/reward.txt",
-      "else",
-      "  echo 0 > /logs/verifier/reward.txt",
-      "fi",
-      "",
-    ].join("\n"),
-    "tasks/py-double/verifier/input.txt": "21\n",
-    "tasks/py-double/answer.md":
-      "```file:double.py\nimport sys\nprint(int(sys.argv[1]) * 2)\n```\n",
-    "tasks/py-double/wrong_answer.md": "```file:double.py\nprint(41)\n```\n",
-  };
-}
-
-/** Writes `files` under `dir`, marking the verifier entry executable. */
-export async function writeSuite(dir: string, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
-    await Deno.writeTextFile(`${dir}/${path}`, text);
-    if (path.endsWith(".sh")) await Deno.chmod(`${dir}/${path}`, 0o755);
-  }
-}
 
 Deno.test({
   name: "tasks with their own Python environments run the scripted solver from its bundle",
@@ -103,7 +33,7 @@ Deno.test({
     const python = await buildPythonBase();
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-env-" });
     try {
-      await writeSuite(`${dir}/suite`, suiteFiles(python));
+      await writeSuite(`${dir}/suite`, pythonSuiteFiles(python));
       const suite = await loadSuite(`${dir}/suite`);
       const solver = "ledgerbench/agent-solver:latest";
       const freeze = await cli(

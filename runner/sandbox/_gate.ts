@@ -12,6 +12,9 @@
 /** Where the gate's files appear inside the container. */
 const GATE_DIR = "/.ledgerbench";
 
+/** The gate's busybox inside the container: a program every container has. */
+export const GATE_BUSYBOX = `${GATE_DIR}/busybox`;
+
 /** The host's static busybox (as `containers/build_images.sh` uses it). */
 export function gateBusybox(): string {
   return Deno.env.get("LEDGERBENCH_BUSYBOX") ?? "/usr/bin/busybox";
@@ -95,8 +98,8 @@ export async function createGate(dir: string): Promise<Gate> {
   const file = await Deno.open(fifo, { read: true, write: true });
   let closed = false;
   return {
-    binds: [`${gateBusybox()}:${GATE_DIR}/busybox:ro`, `${dir}:${GATE_DIR}/gate:ro`],
-    entrypoint: [`${GATE_DIR}/busybox`, "sh", "-c", SCRIPT, "ledgerbench-gate"],
+    binds: [`${gateBusybox()}:${GATE_BUSYBOX}:ro`, `${dir}:${GATE_DIR}/gate:ro`],
+    entrypoint: [GATE_BUSYBOX, "sh", "-c", SCRIPT, "ledgerbench-gate"],
     async open() {
       await file.write(new TextEncoder().encode("open\n"));
     },

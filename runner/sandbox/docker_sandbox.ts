@@ -18,6 +18,7 @@ import {
   type VerifierRequest,
 } from "./episode_sandbox.ts";
 import { runCandidate } from "./run_candidate.ts";
+import { GATE_BUSYBOX } from "./_gate.ts";
 import { runVerifier, type VerifierTaskSettings } from "./run_verifier.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
@@ -106,7 +107,10 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     startCandidate: async (request: CandidateRequest): Promise<CandidateRun> => {
       const { agent } = request;
       const settings = settingsOf(request.episode.task_id);
-      const bundle = settings.environmentImage === undefined ? undefined : bundleOf(agent.agent_id);
+      const program = request.program;
+      const bundle = settings.environmentImage === undefined || program !== undefined
+        ? undefined
+        : bundleOf(agent.agent_id);
       const forbidden = request.forbiddenValues.filter((value) => value !== "");
       if (agent.command?.some((arg) => forbidden.some((value) => arg.includes(value)))) {
         throw new SandboxError(
@@ -133,6 +137,13 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           bundle: bundle === undefined
             ? undefined
             : { dir: bundle.dir, argv: [...bundle.command, ...(agent.command?.slice(1) ?? [])] },
+          // suite check's programs: the oracle's solve.sh, or a program that changes nothing.
+          exactArgv: program === undefined
+            ? undefined
+            : program.kind === "oracle"
+            ? ["/solution/solve.sh"]
+            : [GATE_BUSYBOX, "true"],
+          solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
           workdir: settings.workdir,
           memoryBytes: settings.memoryBytes,
           nanoCpus: settings.nanoCpus,

@@ -36,12 +36,30 @@ export interface SandboxDescription {
   notes: readonly string[];
 }
 
+/**
+ * The agent ids of `suite check`'s two runner-owned programs (issue 12),
+ * which run in place of an agent and make no model call.
+ */
+export const RUNNER_PROGRAM_AGENTS = { oracle: "oracle", noChange: "no-change" } as const;
+
+/**
+ * A runner-owned program run in place of the agent (`suite check`): the
+ * task's oracle (`solve.sh` of `solutionDir`, mounted read-only at
+ * `/solution` and executed directly), or a program that changes nothing.
+ */
+export type RunnerProgram = { kind: "oracle"; solutionDir: string } | { kind: "no_change" };
+
 /** What the skeleton asks of {@link EpisodeSandbox.startCandidate}. */
 export interface CandidateRequest {
   /** The scheduled episode (for labels and names). */
   episode: PlannedEpisode;
   /** The plan's agent: its `env` and, where the backend honours it, its `command`. */
   agent: PlannedAgent;
+  /**
+   * Run this runner-owned program instead of the agent (`suite check`), in
+   * the same sandbox; a backend that cannot must throw.
+   */
+  program?: RunnerProgram;
   /** The model the relay is pinned to, named to the agent as `LEDGERBENCH_MODEL`. */
   model: string;
   /** The task's workspace directory: copied, never modified. */

@@ -83,6 +83,9 @@ async function runHostCandidate(
   request: CandidateRequest,
   options: HostSandboxOptions,
 ): Promise<CandidateRun> {
+  if (request.program !== undefined) {
+    throw new Error("suite check's runner programs run only in the Docker sandbox");
+  }
   const { agent } = request;
   const forbidden = request.forbiddenValues.filter((value) => value !== "");
   if (Object.values(agent.env ?? {}).some((v) => forbidden.some((value) => v.includes(value)))) {

@@ -151,6 +151,16 @@ export interface RunCandidateOptions {
   bundle?: { dir: string; argv: string[] };
   /** A second path the workspace appears at, where the candidate starts (Harbor: `/app`). */
   workdir?: string;
+  /**
+   * A task's oracle files, mounted read-only at `/solution` (`suite check`'s
+   * oracle only; never for an agent).
+   */
+  solutionDir?: string;
+  /**
+   * Run `argv` exactly, without the image's entrypoint (`suite check`'s
+   * runner programs); ignored with `bundle`.
+   */
+  exactArgv?: string[];
   /** Memory in bytes (no swap), replacing `CANDIDATE_LIMITS.memoryBytes`. */
   memoryBytes?: number;
   /** CPUs in nano-CPUs; absent: no CPU limit. */
@@ -285,7 +295,9 @@ export async function runCandidate(
       (abortSignal) =>
         docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
     );
-    if (options.bundle === undefined) {
+    if (options.exactArgv !== undefined && options.bundle === undefined) {
+      argv = options.exactArgv;
+    } else if (options.bundle === undefined) {
       argv = imageArgv(info.Config, options.command);
     } else {
       argv = options.bundle.argv;
@@ -374,6 +386,7 @@ export async function runCandidate(
         `${copy}:/workspace:rw`,
         ...(options.workdir === undefined ? [] : [`${copy}:${options.workdir}:rw`]),
         ...(options.bundle === undefined ? [] : [`${options.bundle.dir}:${AGENT_BUNDLE_MOUNT}:ro`]),
+        ...(options.solutionDir === undefined ? [] : [`${options.solutionDir}:/solution:ro`]),
         ...opened.binds,
       ],
     });

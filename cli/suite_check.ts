@@ -1,0 +1,87 @@
+/**
+ * `ledgerbench suite check SUITE` (issue 12): every task's oracle must be
+ * resolved and an untouched workspace must not, both run in the Docker
+ * sandbox through the normal episode path with zero model calls
+ * (runner/suite_check.ts). The subcommand of `suite.ts`.
+ *
+ * @module
+ */
+import { lineText } from "../analysis/untrusted_text.ts";
+import { plural, renderTable } from "../report/format.ts";
+import { parseCommandArgs } from "./_args.ts";
+import { ExitCode, InputError, type Io } from "./_command.ts";
+import { emit } from "./_output.ts";
+
+/** The help lines of `suite check`, for `suite --help`. */
+export const CHECK_HELP = `  check SUITE     Prove every task's verifier before a run: the oracle
+                  (solution/solve.sh, run in the task's sandbox with /solution
+                  mounted) must be resolved and an agent that changes nothing must
+                  not, both through the normal episode path with zero model calls.
+                  The check's plan, ledger and check.json go beside the suite, in
+                  SUITE.check/<time>/; "freeze" refuses a suite whose last check
+                  failed or is older than the suite (--without-suite-check REASON
+                  overrides, and the plan records it). Exit 3 when a task fails.`;
+
+/**
+ * Runs `suite check SUITE [--json]`: prints one line per task (`ok` or
+ * `FAIL` with its problems) and where the check was written.
+ *
+ * @param args the arguments after `check`
+ * @param io where to write
+ * @returns 0 when every task passed, 3 when one failed
+ * @throws {InputError} when the suite, an image or an environment is missing
+ */
+export async function runCheck(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {}, { required: ["SUITE"] });
+  const [suiteDir] = positionals;
+  const { runSuiteCheck } = await import("../runner/suite_check.ts");
+  const { TaskEnvironmentError } = await import("../runner/task_environments.ts");
+  let outcome;
+  try {
+    outcome = await runSuiteCheck(suiteDir, { log: (line) => io.stderr(`${line}\n`) });
+  } catch (error) {
+    if (error instanceof TaskEnvironmentError) throw new InputError(error.message);
+    if (error instanceof Error && error.message.startsWith("Cannot check the suite")) {
+      throw new InputError(error.message);
+    }
+    throw error;
+  }
+  const { summary, dir } = outcome;
+  emit(io, {
+    json: values.json === true,
+    payload: { ...summary, dir },
+    render: () => {
+      const failed = summary.tasks.filter((task) => !task.passed);
+      return [
+        renderTable(
+          [{ header: "task", id: true }, { header: "oracle" }, { header: "no change" }, {
+            header: "check",
+          }],
+          summary.tasks.map((task) => [
+            task.task_id,
+            episodeWords(task.oracle),
+            episodeWords(task.no_change),
+            task.passed ? "ok" : "FAIL",
+          ]),
+        ).trimEnd(),
+        ...failed.flatMap((task) =>
+          task.problems.map((problem) => lineText(`${task.task_id}: ${problem}`))
+        ),
+        `${summary.passed ? "passed" : "FAILED"}: ${
+          plural(summary.tasks.length - failed.length, "task")
+        } of ${summary.tasks.length} proven; suite ${summary.suite_sha256}`,
+        `written: ${dir}`,
+        "",
+      ].join("\n");
+    },
+  });
+  return summary.passed ? ExitCode.ok : ExitCode.refused;
+}
+
+function episodeWords(
+  episode: { status: string; resolved: boolean | null; invalid_reason: string | null },
+): string {
+  if (episode.status === "invalid") return `invalid (${episode.invalid_reason})`;
+  if (episode.status === "missing") return "no row";
+  return episode.resolved ? "resolved" : "not resolved";
+}

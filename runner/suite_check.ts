@@ -1,0 +1,240 @@
+/**
+ * `suite check` (issue 12): before any model call is spent, every task's
+ * verifier is proven against a known fix and against no change at all. For
+ * each task two episodes run through the normal episode path
+ * (`createEpisodeExecutor`, the Docker sandbox, the relay, the verifier in
+ * its own container, the classification, the ledger), with two runner-owned
+ * programs in place of an agent, neither of which makes a model call:
+ *
+ * - `oracle` runs the task's `solution/solve.sh` (mounted read-only at
+ *   `/solution`, executed directly) on the workspace: it must be resolved;
+ * - `no-change` exits at once: the untouched workspace must not be resolved.
+ *
+ * Any other outcome fails the task: a solution the verifier rejects, a
+ * verifier that passes the untouched workspace, a verifier fault (a setup
+ * that crashes: seed 000's 89-point incident, found here and not in a formal
+ * batch), a harness fault. The results go beside the suite, never into it
+ * (the suite's hash is unchanged): `<suite>.check/<time>/` holds, per task,
+ * `tasks/<task_id>/plan.json` and `ledger.jsonl` (one batch per task, so a
+ * verifier fault, which halts a batch, stops only its task's check), the
+ * artifacts and episode logs, and `check.json`, the summary `freeze` reads
+ * (`suiteCheckState`).
+ *
+ * @module
+ */
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import type { Episode, Plan } from "../analysis/schema.ts";
+import { loadSuite } from "../inputs/suite.ts";
+import { loadLedger } from "../inputs/ledger.ts";
+import { imageDigest } from "./docker/image_digest.ts";
+import { checkEnvironment } from "./environment_check.ts";
+import { freezePlan, writePlan } from "./freeze_plan.ts";
+import type { ProgressSink } from "./progress.ts";
+import { runBatch } from "./run_batch.ts";
+import { createEpisodeExecutor } from "./run_episode.ts";
+import { createRunTempDir } from "./run_temp_dir.ts";
+import { runnerVersion } from "./runner_version.ts";
+import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
+import { RUNNER_PROGRAM_AGENTS, type RunnerProgram } from "./sandbox/episode_sandbox.ts";
+import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { prepareTaskEnvironments } from "./task_environments.ts";
+import {
+  CHECK_SUMMARY,
+  type CheckEpisode,
+  checksDir,
+  type SuiteCheckSummary,
+  type TaskCheck,
+} from "./suite_check_state.ts";
+
+/** The image the runner's programs run in for a task without its own environment. */
+export const CHECK_IMAGE = "ledgerbench/base:latest";
+
+/** Options of {@link runSuiteCheck}. */
+export interface SuiteCheckOptions {
+  /** Where this runner's temporary files go; default the system's. */
+  tempDir?: string;
+  progress?: ProgressSink;
+  /** Stops starting episodes. */
+  signal?: AbortSignal;
+  /** Builds environments (a line each), for the operator. */
+  log?: (line: string) => void;
+}
+
+/** The check with where it was written. */
+export interface SuiteCheckOutcome {
+  summary: SuiteCheckSummary;
+  /** The check's directory (`<suite>.check/<time>`). */
+  dir: string;
+}
+
+/**
+ * Runs the check of the suite in `suiteDir` (see the module doc) on the
+ * local engine and writes its plan, ledger and summary.
+ *
+ * @param suiteDir the suite directory
+ * @param options temporary directory, progress, signal, log
+ * @returns the summary and the check's directory
+ * @throws {LedgerError} when the suite cannot be read
+ * @throws {TaskEnvironmentError} when a task's environment cannot be prepared
+ * @throws {Error} when the check image or the verifier image is absent
+ */
+export async function runSuiteCheck(
+  suiteDir: string,
+  options: SuiteCheckOptions = {},
+): Promise<SuiteCheckOutcome> {
+  const suite = await loadSuite(suiteDir);
+  const checkedAt = new Date().toISOString();
+  const dir = await newCheckDir(suite, checkedAt);
+  // One plan over every task resolves the environment once; each task then
+  // runs as its own one-task batch, so that a verifier fault (which halts a
+  // batch, seed 000) stops only its own task's check.
+  const plan = await freezeCheckPlan(suite, checkedAt, options.log);
+  await using temp = await createRunTempDir(options.tempDir);
+  const environment = await checkEnvironment(plan, {
+    suiteDir: suite.dir,
+    runnerVersion: plan.environment.runner_version!,
+    tempDir: temp.path,
+    agentBundles: false,
+  });
+  const sandbox = createDockerSandbox({
+    agentImages: environment.agentImages,
+    verifierImage: environment.verifierImage!,
+    tasks: environment.taskSettings,
+    verifierKit: environment.verifierKit ?? undefined,
+    tempDir: temp.path,
+  });
+  const rows: Episode[] = [];
+  for (const task of plan.tasks) {
+    const taskDir = `${dir}/tasks/${task.task_id}`;
+    await Deno.mkdir(taskDir, { recursive: true });
+    const taskPlan: Plan = { ...plan, plan_id: `suite-check-${task.task_id}`, tasks: [task] };
+    const frozen = await writePlan(`${taskDir}/plan.json`, taskPlan);
+    await runBatch(taskPlan, {
+      runId: taskPlan.plan_id,
+      ledger: `${taskDir}/ledger.jsonl`,
+      progress: options.progress,
+      signal: options.signal,
+      execute: createEpisodeExecutor(sandbox, {
+        plan: taskPlan,
+        planSha256: frozen.sha256,
+        suite: environment.suite,
+        artifactsRoot: `${dir}/artifacts`,
+        // No model call is expected; one would go nowhere and be a provider fault.
+        upstream: () => ({ baseUrl: "http://127.0.0.1:9/v1", key: "suite-check-has-no-key" }),
+        runnerVersion: plan.environment.runner_version!,
+        verifierDigests: environment.verifierDigests,
+        tempDir: temp.path,
+        runnerPrograms: (agentId, taskId): RunnerProgram =>
+          agentId === RUNNER_PROGRAM_AGENTS.oracle
+            ? { kind: "oracle", solutionDir: taskPaths(suite.dir, taskId).solution }
+            : { kind: "no_change" },
+      }),
+    });
+    rows.push(...(await loadLedger(`${taskDir}/ledger.jsonl`)).rows);
+  }
+  const tasks = await Promise.all(
+    suite.manifest.tasks.map((task) => taskCheck(suite, task.task_id, rows)),
+  );
+  const summary: SuiteCheckSummary = {
+    schema_version: 1,
+    suite_id: suite.manifest.suite_id,
+    suite_sha256: suite.sha256,
+    checked_at: checkedAt,
+    passed: tasks.every((task) => task.passed),
+    tasks,
+  };
+  await Deno.writeTextFile(`${dir}/${CHECK_SUMMARY}`, canonicalJson(summary), { createNew: true });
+  return { summary, dir };
+}
+
+/** Makes `<suite>.check/<time>` (a numbered suffix when two checks share a second). */
+async function newCheckDir(suite: Suite, checkedAt: string): Promise<string> {
+  const root = checksDir(suite.dir);
+  await Deno.mkdir(root, { recursive: true });
+  const stamp = checkedAt.replace(/[:.]/g, "-");
+  for (let n = 0;; n++) {
+    const dir = `${root}/${stamp}${n === 0 ? "" : `-${n}`}`;
+    try {
+      await Deno.mkdir(dir);
+      return dir;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+  }
+}
+
+/** The check's plan: the two runner programs, every task, the images resolved now. */
+async function freezeCheckPlan(
+  suite: Suite,
+  checkedAt: string,
+  log?: (line: string) => void,
+): Promise<Plan> {
+  const program = await imageDigest(CHECK_IMAGE);
+  const verifier = await imageDigest("ledgerbench/verifier:latest");
+  if (program === null || verifier === null) {
+    throw new Error(
+      `Cannot check the suite: image "${
+        program === null ? CHECK_IMAGE : "ledgerbench/verifier:latest"
+      }" is not present (run containers/build_images.sh)`,
+    );
+  }
+  return freezePlan(suite, {
+    plan_id: "suite-check",
+    created_at: checkedAt,
+    agents: Object.values(RUNNER_PROGRAM_AGENTS).map((agentId) => ({
+      agent_id: agentId,
+      image: CHECK_IMAGE,
+      image_digest: program,
+    })),
+    order_seed: 0,
+    price_table_id: "unpriced",
+    task_environments: await prepareTaskEnvironments(suite, (ref) => imageDigest(ref), log),
+    runner_version: await runnerVersion(),
+    verifier_image: "ledgerbench/verifier:latest",
+    verifier_image_digest: verifier,
+  });
+}
+
+/** One task's verdicts from the check's rows. */
+async function taskCheck(
+  suite: Suite,
+  taskId: string,
+  rows: readonly Episode[],
+): Promise<TaskCheck> {
+  const episode = (agentId: string): CheckEpisode => {
+    const row = rows.find((r) => r.task_id === taskId && r.agent_id === agentId);
+    return row === undefined
+      ? { status: "missing", resolved: null, invalid_reason: null, notes: null }
+      : {
+        status: row.status,
+        resolved: row.resolved,
+        invalid_reason: row.invalid_reason,
+        notes: row.notes,
+      };
+  };
+  const oracle = episode(RUNNER_PROGRAM_AGENTS.oracle);
+  const noChange = episode(RUNNER_PROGRAM_AGENTS.noChange);
+  const problems: string[] = [];
+  const solveSh = `${taskPaths(suite.dir, taskId).solution}/solve.sh`;
+  const solve = await Deno.stat(solveSh).catch(() => null);
+  if (solve === null || !solve.isFile || ((solve.mode ?? 0) & 0o111) === 0) {
+    problems.push(`no oracle: "${solveSh}" is not an executable file`);
+  }
+  const describe = (what: string, e: CheckEpisode, want: boolean) => {
+    if (e.status === "missing") {
+      return `${what}: no row (the task's batch halted at its first invalid episode)`;
+    }
+    if (e.status === "invalid") return `${what}: invalid (${e.invalid_reason}): ${e.notes ?? ""}`;
+    return e.resolved === want
+      ? null
+      : want
+      ? `${what}: the verifier did not resolve the oracle's solution`
+      : `${what}: the verifier resolved the untouched workspace`;
+  };
+  for (
+    const problem of [describe("oracle", oracle, true), describe("no-change", noChange, false)]
+  ) {
+    if (problem !== null) problems.push(problem);
+  }
+  return { task_id: taskId, oracle, no_change: noChange, passed: problems.length === 0, problems };
+}

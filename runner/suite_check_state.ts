@@ -1,0 +1,98 @@
+/**
+ * Where a suite's checks live and what the newest one says (issue 12):
+ * `<suite>.check/<time>/check.json`, written by `suite check`
+ * (suite_check.ts) and read by `freeze`, which refuses a suite whose newest
+ * check failed or is older than the suite's hash unless overridden. Only
+ * the file system is touched here (no engine), so `freeze` stays light.
+ *
+ * @module
+ */
+import { sha256Hex } from "../analysis/sha256_hex.ts";
+import type { Suite } from "./suite_manifest.ts";
+
+/** The summary file of one check, inside its directory. */
+export const CHECK_SUMMARY = "check.json";
+
+/** One program's episode at one task, as the check saw it. */
+export interface CheckEpisode {
+  status: "scored" | "invalid" | "missing";
+  resolved: boolean | null;
+  invalid_reason: string | null;
+  notes: string | null;
+}
+
+/** One task's check. */
+export interface TaskCheck {
+  task_id: string;
+  oracle: CheckEpisode;
+  no_change: CheckEpisode;
+  passed: boolean;
+  /** Why it failed, one sentence each (empty when passed). */
+  problems: string[];
+}
+
+/** The summary written as `check.json`. */
+export interface SuiteCheckSummary {
+  schema_version: 1;
+  suite_id: string;
+  suite_sha256: string;
+  checked_at: string;
+  passed: boolean;
+  /** Per task; its plan and ledger are in `tasks/<task_id>/` beside this file. */
+  tasks: TaskCheck[];
+}
+
+/**
+ * The directory every check of `suiteDir` goes to: beside the suite, never in it.
+ *
+ * @param suiteDir the suite directory (absolute, as `loadSuite` gives it)
+ * @returns `<suiteDir>.check`
+ */
+export function checksDir(suiteDir: string): string {
+  return `${suiteDir.replace(/\/+$/, "")}.check`;
+}
+
+/** The state of a suite's last check, as `freeze` records it. */
+export type SuiteCheckState =
+  | { state: "passed"; summary_sha256: string; checked_at: string }
+  | { state: "not_run" }
+  | { state: "failed" | "stale"; checked_at: string; dir: string };
+
+/**
+ * The state of the suite's newest check (by the time in its directory's
+ * name): `passed` when it passed on the suite as it hashes now, `stale` when
+ * the suite changed since (its hash differs), `failed` otherwise, `not_run`
+ * when there is none.
+ *
+ * @param suite the loaded suite
+ * @returns the state
+ * @throws {Error} when the newest summary cannot be read as JSON
+ */
+export async function suiteCheckState(suite: Suite): Promise<SuiteCheckState> {
+  const root = checksDir(suite.dir);
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(root)) if (entry.isDirectory) names.push(entry.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { state: "not_run" };
+    throw error;
+  }
+  for (const name of names.sort().reverse()) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(`${root}/${name}/${CHECK_SUMMARY}`);
+    } catch (error) {
+      // A check that never finished left no summary: look at the one before.
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    const summary = JSON.parse(text) as SuiteCheckSummary;
+    const dir = `${root}/${name}`;
+    if (summary.suite_sha256 !== suite.sha256) {
+      return { state: "stale", checked_at: summary.checked_at, dir };
+    }
+    if (!summary.passed) return { state: "failed", checked_at: summary.checked_at, dir };
+    return { state: "passed", summary_sha256: sha256Hex(text), checked_at: summary.checked_at };
+  }
+  return { state: "not_run" };
+}

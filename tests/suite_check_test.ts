@@ -1,0 +1,139 @@
+/**
+ * `ledgerbench suite check` on the engine (issue 12): the Python suite of
+ * tests/_python_toolchain.ts passes (each oracle resolved, each untouched
+ * workspace not, zero model calls, the ledger beside the suite), and a copy
+ * broken three ways is caught: a verifier whose setup crashes (seed 000's
+ * 89-point incident), a solution the verifier rejects, and a verifier that
+ * passes an untouched workspace. `freeze` refuses the failed check and a
+ * stale one, and records an override with its reason.
+ *
+ * @module
+ */
+import { deepEqual, equal, match } from "node:assert/strict";
+import { loadLedger } from "../inputs/ledger.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+import { cli } from "./_cli_run.ts";
+import { buildPythonBase, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
+
+const ENGINE = await requireDockerEngine("tests/suite_check_test.ts");
+
+/** Freezes `suite` for one solver agent; extra arguments after. */
+function freeze(suite: string, out: string, ...extra: string[]) {
+  return cli(
+    "freeze",
+    "--suite",
+    suite,
+    "--out",
+    out,
+    "--order-seed",
+    "1",
+    "--agent",
+    "solver=ledgerbench/agent-solver:latest",
+    ...extra,
+  );
+}
+
+Deno.test({
+  name: "suite check proves a good suite and catches a crashing setup, a failing solution and a " +
+    "verifier that passes no change; freeze refuses a failed or stale check",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const python = await buildPythonBase();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-check-" });
+    try {
+      const good = `${dir}/good`;
+      await writeSuite(good, pythonSuiteFiles(python));
+      const passed = await cli("suite", "check", good, "--json");
+      equal(passed.code, 0, passed.stderr + passed.stdout);
+      const summary = JSON.parse(passed.stdout);
+      equal(summary.passed, true);
+      deepEqual(
+        summary.tasks.map((t: { task_id: string; passed: boolean }) => [t.task_id, t.passed]),
+        [["py-mean", true], ["py-double", true]],
+      );
+      match(summary.dir, new RegExp(`^${dir}/good\\.check/`));
+      const rows = [
+        ...(await loadLedger(`${summary.dir}/tasks/py-mean/ledger.jsonl`)).rows,
+        ...(await loadLedger(`${summary.dir}/tasks/py-double/ledger.jsonl`)).rows,
+      ];
+      deepEqual(
+        rows.map((r) => [r.agent_id, r.task_id, r.status, r.resolved, r.model_calls]).sort(),
+        [
+          ["no-change", "py-double", "scored", false, 0],
+          ["no-change", "py-mean", "scored", false, 0],
+          ["oracle", "py-double", "scored", true, 0],
+          ["oracle", "py-mean", "scored", true, 0],
+        ],
+      );
+      const frozen = await freeze(good, `${dir}/good-plan.json`);
+      equal(frozen.code, 0, frozen.stderr);
+      const plan = (await loadPlan(`${dir}/good-plan.json`, { frozen: true })).value;
+      equal(plan.suite_check?.state, "passed");
+
+      const broken = `${dir}/broken`;
+      await writeSuite(broken, {
+        ...pythonSuiteFiles(python),
+        "tasks/py-mean/verifier/setup.sh":
+          "#!/bin/sh\necho 'cannot install the grader' >&2\nexit 1\n",
+        "tasks/py-double/solution/solve.sh": "#!/bin/sh\necho 'print(41)' > /app/double.py\n",
+      });
+      await writeSuite(broken, {
+        "suite.json": JSON.stringify({
+          suite_id: "broken",
+          tasks: [
+            ...JSON.parse(pythonSuiteFiles(python)["suite.json"]).tasks,
+            { task_id: "always-passes" },
+          ],
+        }),
+        "tasks/always-passes/workspace/TASK.md": "Do nothing.\n",
+        "tasks/always-passes/verifier/verify.sh":
+          'echo \'{"resolved": true, "checks": [{"name": "nothing", "passed": true}]}\'\n',
+        "tasks/always-passes/solution/solve.sh": "#!/bin/sh\ntrue\n",
+      });
+      const failed = await cli("suite", "check", broken);
+      equal(failed.code, 3, failed.stderr + failed.stdout);
+      const problems = failed.stdout.split("\n").filter((line) =>
+        /^[a-z-]+: (oracle|no-change): /.test(line)
+      );
+      deepEqual(
+        problems.map((line) => line.replace(/: The verifier's setup.*$/, "")),
+        [
+          "py-mean: oracle: invalid (verifier_fault): verifier fault setup_failed",
+          "py-mean: no-change: no row (the task's batch halted at its first invalid episode)",
+          "py-double: oracle: the verifier did not resolve the oracle's solution",
+          "always-passes: no-change: the verifier resolved the untouched workspace",
+        ].map((line) =>
+          line.replace(/: verifier fault setup_failed$/, ": verifier fault setup_failed")
+        ),
+      );
+      match(failed.stdout, /FAILED: 0 tasks of 3 proven/);
+
+      const refused = await freeze(broken, `${dir}/broken-plan.json`);
+      equal(refused.code, 3);
+      match(refused.stderr, /error: Cannot freeze plan: the suite's last check \(.*\) failed/);
+      const overridden = await freeze(
+        broken,
+        `${dir}/broken-plan.json`,
+        "--without-suite-check",
+        "grader fixed upstream",
+      );
+      equal(overridden.code, 0, overridden.stderr);
+      deepEqual(
+        (await loadPlan(`${dir}/broken-plan.json`, { frozen: true })).value.suite_check,
+        { state: "overridden", found: "failed", reason: "grader fixed upstream" },
+      );
+
+      await Deno.writeTextFile(`${good}/tasks/py-mean/verifier/extra.txt`, "changed\n");
+      const stale = await freeze(good, `${dir}/stale-plan.json`);
+      equal(stale.code, 3);
+      match(stale.stderr, /is older than the suite \(its hash differs\)/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
