@@ -1,10 +1,14 @@
 /**
- * Test helper: the offline Python toolchain image the task-environment tests
- * build on (tests/fixtures/toolchain/build_python_base.sh: the host's Python
- * over busybox, loaded with `docker import`; nothing is pulled).
+ * Test helpers for tasks in their own environments (issue 12): the offline
+ * Python toolchain image they build on (tests/fixtures/toolchain/
+ * build_python_base.sh: the host's Python over busybox, loaded with `docker
+ * import`; nothing is pulled), a hand-written suite over it, and a
+ * scripted-provider script for the Codex CLI.
  *
  * @module
  */
+import { Buffer } from "node:buffer";
+import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
 
 /**
  * Builds (or reuses) the Python toolchain image.
@@ -116,4 +120,44 @@ export async function writeSuite(dir: string, files: Record<string, string>): Pr
     await Deno.writeTextFile(`${dir}/${path}`, text);
     if (path.endsWith(".sh")) await Deno.chmod(`${dir}/${path}`, 0o755);
   }
+}
+
+/**
+ * A script for the Codex CLI (model `m-codex`): at each task, one
+ * `exec_command` tool call that writes `content` to `path` (through busybox
+ * `base64 -d`, so nothing needs quoting), then "Done." once the tool's
+ * result comes back.
+ *
+ * @param writes per task, the file to write and its content
+ * @returns the script
+ */
+export function codexScript(
+  writes: Array<{ task: string; path: string; content: string }>,
+): ProviderScriptInput {
+  return {
+    model: "m-codex",
+    rules: [
+      ...writes.map(({ task, path, content }) => ({
+        turn: 0,
+        contains: `ledgerbench-task: ${task}\n`,
+        reply: {
+          tool_calls: [{
+            name: "exec_command",
+            arguments: JSON.stringify({
+              cmd: `echo '${
+                Buffer.from(content, "utf8").toString("base64")
+              }' | base64 -d > ${path}`,
+            }),
+          }],
+          usage: { prompt_tokens: 1200, completion_tokens: 30 },
+        },
+      })),
+      {
+        turn: 1,
+        last: "tool_result",
+        reply: { content: "Done.", usage: { prompt_tokens: 1300, completion_tokens: 5 } },
+      },
+    ],
+    default: { content: "" },
+  };
 }

@@ -5,9 +5,9 @@
  * nothing pulled), verified by the JSON line; the other names the base image
  * itself, works in `/app` and is verified by a Harbor-style `test.sh`
  * entry writing `/logs/verifier/reward.txt`, with its hidden files at
- * `/tests`. The scripted solver runs from its bundle inside those
- * environments; the plan and every row record the environment's and the
- * bundle's digests.
+ * `/tests`. The scripted solvers and the Codex CLI run from their bundles
+ * inside those environments; the plan and every row record the
+ * environment's and the bundle's digests.
  *
  * @module
  */
@@ -19,12 +19,18 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli } from "./_cli_run.ts";
-import { buildPythonBase, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
+import { buildPythonBase, codexScript, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/task_environment_test.ts");
 
+/** The right answers Codex writes (the suite's own answers are for the scripted solver). */
+const MEAN =
+  "import sys\nnums = [float(x) for x in open(sys.argv[1])]\nprint(sum(nums) / len(nums))\n";
+const DOUBLE = "import sys\nprint(int(sys.argv[1]) * 2)\n";
+
 Deno.test({
-  name: "tasks with their own Python environments run the scripted solver from its bundle",
+  name:
+    "tasks with their own Python environments run the scripted solvers and Codex from their bundles",
   ignore: !ENGINE.available,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -48,6 +54,10 @@ Deno.test({
         `right=${solver}`,
         "--agent",
         `wrong=${solver}`,
+        "--agent",
+        "codex=ledgerbench/agent-codex:latest",
+        "--model",
+        "codex=m-codex",
       );
       equal(freeze.code, 0, freeze.stderr);
       match(
@@ -62,6 +72,8 @@ Deno.test({
       const bundle = plan.agents[0].bundle_digest!;
       match(bundle, /^sha256:[0-9a-f]{64}$/);
       equal(plan.agents[1].bundle_digest, bundle);
+      equal(plan.agents[2].image_digest, images["ledgerbench/agent-codex"]);
+      match(plan.agents[2].bundle_digest!, /^sha256:/);
       equal(plan.agents[0].image_digest, images["ledgerbench/agent-solver"]);
       await Deno.writeTextFile(
         `${dir}/right.json`,
@@ -70,6 +82,13 @@ Deno.test({
       await Deno.writeTextFile(
         `${dir}/wrong.json`,
         JSON.stringify(await suiteProviderScript(suite, { correctRate: 0 })),
+      );
+      await Deno.writeTextFile(
+        `${dir}/codex.json`,
+        JSON.stringify(codexScript([
+          { task: "py-mean", path: "/workspace/mean.py", content: MEAN },
+          { task: "py-double", path: "/app/double.py", content: DOUBLE },
+        ])),
       );
       const run = await cli(
         "run",
@@ -83,12 +102,16 @@ Deno.test({
         `right=${dir}/right.json`,
         "--provider-script",
         `wrong=${dir}/wrong.json`,
+        "--provider-script",
+        `codex=${dir}/codex.json`,
       );
       equal(run.code, 0, run.stderr);
       const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
       deepEqual(
         rows.map((r) => [r.agent_id, r.task_id, r.status, r.resolved]).sort(),
         [
+          ["codex", "py-double", "scored", true],
+          ["codex", "py-mean", "scored", true],
           ["right", "py-double", "scored", true],
           ["right", "py-mean", "scored", true],
           ["wrong", "py-double", "scored", false],
@@ -96,10 +119,12 @@ Deno.test({
         ],
         rows.map((r) => `${r.agent_id}/${r.task_id}: ${r.notes}`).join("\n"),
       );
+      const agents = new Map(plan.agents.map((agent) => [agent.agent_id, agent]));
       for (const row of rows) {
+        const agent = agents.get(row.agent_id)!;
         equal(row.environment?.task_image_digest, environments[row.task_id]!.image_digest);
-        equal(row.environment?.agent_bundle_digest, bundle);
-        equal(row.environment?.agent_image_digest, images["ledgerbench/agent-solver"]);
+        equal(row.environment?.agent_bundle_digest, agent.bundle_digest);
+        equal(row.environment?.agent_image_digest, agent.image_digest);
       }
     } finally {
       await Deno.remove(dir, { recursive: true });
