@@ -244,7 +244,8 @@ export async function readHarborTask(
     environment = { dockerfile: "environment/Dockerfile" };
     files.push(...await treeFiles(`${base}/environment`, "environment", {}));
     const mirrored = await dockerfileWorkspace(dockerfile, `${base}/environment`);
-    workdir = mirrored.workdir;
+    // The workspace is always at /workspace: a workdir there needs no second mount.
+    workdir = mirrored.workdir === "/workspace" ? undefined : mirrored.workdir;
     warnings.push(...mirrored.warnings);
     for (const file of mirrored.files) {
       if (file.to === "workspace/TASK.md") {
@@ -617,9 +618,13 @@ export async function dockerfileWorkspace(
     : seen[seen.length - 1];
   const warnings: string[] = [];
   if (workdir === undefined) return { workdir, files: [], warnings };
-  if (!/^(\/[A-Za-z0-9._-]+)+$/.test(workdir)) {
+  // The manifest's own rule for a workdir (plain names, no place the sandbox reserves).
+  const checked = workdir === "/workspace"
+    ? { success: true as const }
+    : SuiteTaskEntry.shape.workdir.safeParse(workdir);
+  if (!checked.success) {
     const at = stage.findLast((ins) => ins.keyword === "WORKDIR")!.line;
-    fail(at, `WORKDIR "${workdir}" must be a path of plain names (letters, digits, '.', '_', '-')`);
+    fail(at, `WORKDIR "${workdir}" ${checked.error.issues[0].message}`);
   }
   const contextFiles = await listTree(context);
   const files: HarborTaskFile[] = [];

@@ -247,6 +247,23 @@ Deno.test("dockerfileWorkspace() refuses what it cannot resolve into the workdir
     "FROM base\nADD https://example.com/a /opt/\nWORKDIR /app\n",
   );
   deepEqual((await dockerfileWorkspace(`${context}/Dockerfile`, context)).files, []);
+  // a workdir over a place the sandbox reserves is refused by the manifest's own rule
+  await Deno.writeTextFile(`${context}/Dockerfile`, "FROM base\nWORKDIR /verifier\n");
+  match(
+    await refusal(() => dockerfileWorkspace(`${context}/Dockerfile`, context)),
+    new RegExp(
+      `^${context}/Dockerfile:2: WORKDIR "/verifier" must not be or lie inside /workspace, `,
+    ),
+  );
+  // /workspace itself is where the workspace already is
+  await Deno.writeTextFile(
+    `${context}/Dockerfile`,
+    "FROM base\nWORKDIR /workspace\nCOPY a.py ./\n",
+  );
+  deepEqual(
+    (await dockerfileWorkspace(`${context}/Dockerfile`, context)).files.map((f) => f.to),
+    ["workspace/a.py"],
+  );
 });
 
 Deno.test("harborTaskDirs() lists a dataset's tasks sorted, or the task itself", async () => {

@@ -107,11 +107,16 @@ Deno.test("loadSuite() refuses a half seed, a repeated task, and a task without 
   );
   const badPaths = await suiteDir({
     suite_id: "s",
-    tasks: [{ task_id: "fix-parser", workdir: "/app/../etc", environment: { dockerfile: "../x" } }],
+    tasks: [
+      { task_id: "fix-parser", workdir: "/app/../etc", environment: { dockerfile: "../x" } },
+      { task_id: "over-hidden", workdir: "/verifier", verifier: { mount: "/ledgerbench/channel" } },
+    ],
   }, TASK);
   deepEqual((await problems(badPaths)).map((p) => p.split(": ")[0]), [
     "tasks.0.environment.dockerfile",
     "tasks.0.workdir",
+    "tasks.1.workdir",
+    "tasks.1.verifier.mount",
   ]);
   for (const dir of [seedOnly, twice, noVerifier, entryNotExecutable, noDockerfile, badPaths]) {
     await Deno.remove(dir, { recursive: true });

@@ -42,13 +42,41 @@ export const TaskLimits = z.object({
 }).strict();
 export type TaskLimits = z.infer<typeof TaskLimits>;
 
-/** An absolute path inside a container, without `..` or a trailing slash. */
+/**
+ * The paths the sandbox itself mounts or needs in its containers: a task's
+ * `workdir` or `verifier.mount` may be neither one of them nor inside one,
+ * so that no task can put its workspace over the hidden files, the verdict
+ * channel, the kit, the gate or the scratch space.
+ */
+export const RESERVED_CONTAINER_PATHS = [
+  "/workspace",
+  "/verifier",
+  "/solution",
+  "/tmp",
+  "/scratch",
+  "/logs",
+  "/ledgerbench",
+  "/opt/ledgerbench",
+  "/.ledgerbench",
+  "/proc",
+  "/sys",
+  "/dev",
+  "/etc",
+] as const;
+
+/** An absolute path inside a container, without `..`, a trailing slash or a reserved place. */
 const ContainerPath = z.string().regex(
   /^(\/[A-Za-z0-9._-]+)+$/,
   "must be an absolute path of plain names (letters, digits, '.', '_', '-')",
 ).refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
   message: "must not contain '.' or '..' parts",
-});
+}).refine(
+  (path) =>
+    !RESERVED_CONTAINER_PATHS.some((reserved) =>
+      path === reserved || path.startsWith(`${reserved}/`)
+    ),
+  { message: `must not be or lie inside ${RESERVED_CONTAINER_PATHS.join(", ")}` },
+);
 
 /**
  * The task's own environment (issue 12): an image already present in the

@@ -183,10 +183,17 @@ const CASES: BadInputCase[] = [
       /^error: \{dir\}\/more\/t1: field "task_id": task "t1" is imported twice \(first from "\{dir\}\/t1"\): ids are the directories' names and must be unique\n$/,
   },
   {
-    name: "an unknown subcommand lists import",
-    args: ["suite", "check", "{dir}"],
+    name: "an unknown subcommand lists import and check",
+    args: ["suite", "verify", "{dir}"],
     code: 1,
-    stderr: /^error: Unknown subcommand "check": expected "import"\n\nWork with suite directories/,
+    stderr:
+      /^error: Unknown subcommand "verify": expected "import", "check"\n\nWork with suite directories/,
+  },
+  {
+    name: "suite check of a directory without a suite names its manifest",
+    args: ["suite", "check", "{dir}/none"],
+    code: 2,
+    stderr: /^error: \/\S+\/none\/suite\.json: No such file or directory \(os error 2\)\n$/,
   },
   {
     name: "an unknown format",
