@@ -1,4 +1,4 @@
-import { deepEqual, equal, rejects } from "node:assert/strict";
+import { deepEqual, equal, rejects, throws } from "node:assert/strict";
 import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";
 import {
   checkEnvironment,
@@ -8,6 +8,7 @@ import {
 import { freezePlan } from "./freeze_plan.ts";
 import { generateSuite } from "./generate_suite.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";
+import { loadSuite } from "../inputs/suite.ts";
 
 const A = `sha256:${"a".repeat(64)}`;
 const B = `sha256:${"b".repeat(64)}`;
@@ -129,4 +130,76 @@ Deno.test("checkEnvironment() with host commands resolves no image and needs a c
     "b2-column",
     "c2-filter-sum",
   ]);
+});
+
+Deno.test("checkEnvironment() checks a task's own environment; --unsandboxed cannot give it", async () => {
+  await using temp = await tempDir();
+  const dir = temp.path;
+  const files: Record<string, string> = {
+    "suite.json": JSON.stringify({
+      suite_id: "env",
+      tasks: [{ task_id: "py", environment: { image: "img/python:1" }, workdir: "/app" }],
+    }),
+    "tasks/py/workspace/TASK.md": "Do it.\n",
+    "tasks/py/verifier/verify.sh": "echo\n",
+  };
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.mkdir(`${dir}/suite/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${dir}/suite/${path}`, text);
+  }
+  const E = `sha256:${"e".repeat(64)}`;
+  const suite = await loadSuite(`${dir}/suite`);
+  const frozenWith = {
+    plan_id: "p",
+    created_at: "2026-11-30T00:00:00.000Z",
+    agents: [{ agent_id: "solver", image: "img/solver:1", image_digest: A, bundle_digest: B }],
+    order_seed: 1,
+    price_table_id: "x",
+    task_environments: { py: { image: "img/python:1", image_digest: E } },
+    runner_version: "0.1.0+src.frozen",
+    verifier_image: "img/verifier:1",
+    verifier_image_digest: V,
+  };
+  const plan = freezePlan(suite, frozenWith);
+  deepEqual(plan.tasks[0].environment, { image: "img/python:1", image_digest: E });
+  throws(
+    () => freezePlan(suite, { ...frozenWith, task_environments: {} }),
+    new Error('Cannot freeze plan: task "py" names an environment that was not prepared'),
+  );
+  const images: Record<string, string> = {
+    "img/solver:1": A,
+    "img/verifier:1": V,
+    "img/python:1": B,
+  };
+  const resolveImage = (ref: string) => Promise.resolve(images[ref] ?? null);
+  const options = { suiteDir: `${dir}/suite`, runnerVersion: "0.1.0+src.frozen", resolveImage };
+  await rejects(checkEnvironment(plan, options), (error: unknown) => {
+    deepEqual((error as EnvironmentMismatchError).mismatches, [
+      `task "py" environment "img/python:1" resolves to "${B}", the plan froze "${E}"`,
+    ]);
+    return true;
+  });
+  await rejects(
+    checkEnvironment(plan, { ...options, hostCommands: { solver: ["true"] } }),
+    (error: unknown) => {
+      deepEqual((error as EnvironmentMismatchError).mismatches, [
+        'task "py" asks for its own environment, workdir, verifier or resources, which only the ' +
+        "Docker sandbox gives (--unsandboxed runs verify.sh on the host)",
+      ]);
+      return true;
+    },
+  );
+  const drift = imageDriftCheck(plan, { resolveImage });
+  equal(
+    await drift({
+      run_id: "p",
+      agent_id: "solver",
+      task_id: "py",
+      lane: "default",
+      position: 0,
+      attempt: 1,
+      episode_id: "p/solver/py/1",
+    }),
+    `task "py" environment "img/python:1" resolves to "${B}", the plan froze "${E}"`,
+  );
 });

@@ -15,6 +15,7 @@ import { loadLedger } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import { REWARD_NOTE } from "../runner/sandbox/docker_sandbox.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli } from "./_cli_run.ts";
 import { buildPythonBase, codexScript, writeSuite } from "./_python_toolchain.ts";
@@ -155,6 +156,7 @@ Deno.test({
         const agent = plan.agents.find((a) => a.agent_id === row.agent_id)!;
         equal(row.environment?.task_image_digest, plan.tasks[0].environment?.image_digest);
         equal(row.environment?.agent_bundle_digest, agent.bundle_digest);
+        equal(row.notes?.startsWith(REWARD_NOTE), true, row.notes ?? "");
       }
     } finally {
       await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();

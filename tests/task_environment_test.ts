@@ -131,3 +131,58 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "freeze names a task's missing environment image and a Dockerfile's missing base image",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-env-missing-" });
+    try {
+      const task = (id: string, environment: object) => ({
+        [`${id}/suite.json`]: JSON.stringify({
+          suite_id: id,
+          tasks: [{ task_id: id, environment }],
+        }),
+        [`${id}/tasks/${id}/workspace/TASK.md`]: "Do it.\n",
+        [`${id}/tasks/${id}/verifier/verify.sh`]: "echo\n",
+        [`${id}/tasks/${id}/environment/Dockerfile`]:
+          "FROM ledgerbench/base:latest AS tools\nFROM ledgerbench-test/absent:1\n",
+      });
+      await writeSuite(dir, {
+        ...task("by-image", { image: "ledgerbench-test/absent:2" }),
+        ...task("by-dockerfile", { dockerfile: "environment/Dockerfile" }),
+      });
+      const freeze = (id: string) =>
+        cli(
+          "freeze",
+          "--suite",
+          `${dir}/${id}`,
+          "--out",
+          `${dir}/${id}.json`,
+          "--agent",
+          "solver=ledgerbench/agent-solver:latest",
+        );
+      const byImage = await freeze("by-image");
+      equal(byImage.code, 2);
+      equal(
+        byImage.stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n"),
+        'error: Cannot freeze plan: task "by-image": environment image "ledgerbench-test/absent:2" ' +
+          "is not present (images are never pulled; build or load it first)",
+      );
+      const byDockerfile = await freeze("by-dockerfile");
+      equal(byDockerfile.code, 2);
+      const real = await Deno.realPath(dir);
+      equal(
+        byDockerfile.stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n"),
+        'error: Cannot freeze plan: task "by-dockerfile": ' +
+          `${real}/by-dockerfile/tasks/by-dockerfile/environment/Dockerfile:2: base image ` +
+          '"ledgerbench-test/absent:1" is not present (nothing is pulled; build or load it first)',
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -43,6 +43,15 @@ export interface TaskSandboxSettings {
   verifierEnv?: Record<string, string>;
 }
 
+/**
+ * The note every row of a task verified by a reward file carries: such a
+ * verifier (Harbor's `test.sh`) runs candidate code itself, with its own
+ * rights, unless it goes through `$LEDGERBENCH_AS_CANDIDATE`; its verdict is
+ * only as strong as that script.
+ */
+export const REWARD_NOTE = "verdict from the task's reward file: its verifier may run candidate " +
+  "code with the verifier's rights (not through $LEDGERBENCH_AS_CANDIDATE)";
+
 /** Options of {@link createDockerSandbox}. */
 export interface DockerSandboxOptions {
   /** Image IDs to run, per agent id (the plan's digests, checked at start). */
@@ -92,7 +101,8 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
   };
   return {
     describeEnvironment: (agent, taskId) => {
-      const environmentImage = settingsOf(taskId).environmentImage;
+      const settings = settingsOf(taskId);
+      const environmentImage = settings.environmentImage;
       return {
         sandbox: "docker",
         agent_image_digest: options.agentImages[agent.agent_id],
@@ -101,7 +111,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           task_image_digest: environmentImage,
           agent_bundle_digest: options.agentBundles?.[agent.agent_id]?.digest,
         }),
-        notes: [],
+        notes: settings.verifier.reward === undefined ? [] : [REWARD_NOTE],
       };
     },
     startCandidate: async (request: CandidateRequest): Promise<CandidateRun> => {
