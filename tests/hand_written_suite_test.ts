@@ -2,8 +2,9 @@
  * A suite written by hand, as the README's "Your own tasks" shows it (issue
  * 12): the smallest manifest, no seed, a `verify.sh` that runs candidate code
  * through `$LEDGERBENCH_AS_CANDIDATE` and prints the verdict line. It is
- * frozen and run through the real CLI on the engine with two scripted
- * solvers, one given the right answer and one the wrong one.
+ * proven by `suite check` (its oracle `solve.sh`), frozen and run through the
+ * real CLI on the engine with two scripted solvers, one given the right
+ * answer and one the wrong one.
  *
  * @module
  */
@@ -40,6 +41,12 @@ const FILES: Record<string, string> = {
   "tasks/count-words/verifier/expected.txt": "3\n",
   "tasks/count-words/answer.md": "```file:count.sh\nwc -w < \"$1\" | tr -d ' '\n```\n",
   "tasks/count-words/wrong_answer.md": "```file:count.sh\necho 2\n```\n",
+  "tasks/count-words/solution/solve.sh": [
+    "#!/bin/sh",
+    "# solve.sh (executable): the known fix, run in the candidate's sandbox by `suite check`.",
+    `printf '%s\\n' 'wc -w < "$1" | tr -d " "' > /workspace/count.sh`,
+    "",
+  ].join("\n"),
 };
 
 Deno.test({
@@ -54,7 +61,10 @@ Deno.test({
       for (const [path, text] of Object.entries(FILES)) {
         await Deno.mkdir(`${dir}/suite/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
         await Deno.writeTextFile(`${dir}/suite/${path}`, text);
+        if (path.endsWith("solve.sh")) await Deno.chmod(`${dir}/suite/${path}`, 0o755);
       }
+      const check = await cli("suite", "check", `${dir}/suite`);
+      equal(check.code, 0, check.stderr + check.stdout);
       const suite = await loadSuite(`${dir}/suite`);
       equal(suite.manifest.seed_sha256, undefined);
       const solver = "ledgerbench/agent-solver:latest";
