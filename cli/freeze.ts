@@ -501,12 +501,6 @@ export async function run(args: string[], io: Io): Promise<number> {
     io.stderr(`error: ${suiteCheck.refused}\n`);
     return ExitCode.refused;
   }
-  if (suiteCheck.record.state === "not_run") {
-    io.stderr(
-      `warning: suite "${suite.dir}" was never checked (ledgerbench suite check); ` +
-        'the plan records "not_run"\n',
-    );
-  }
 
   const imageDigest = needed.length > 0 ? await engineDigests() : null;
   if (imageDigest !== null && "reason" in imageDigest) {
@@ -563,6 +557,12 @@ export async function run(args: string[], io: Io): Promise<number> {
     verifier_image_digest: verifierDigest,
   });
   const frozen = await writePlan(out, plan);
+  if (suiteCheck.record.state === "not_run") {
+    io.stderr(
+      `warning: suite "${suite.dir}" was never checked (ledgerbench suite check); ` +
+        'the plan records "not_run"\n',
+    );
+  }
   emit(io, {
     json: values.json === true,
     payload: { plan: frozen.value, plan_sha256: frozen.sha256, path: out },

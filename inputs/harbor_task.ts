@@ -48,6 +48,7 @@ import { SuiteTaskEntry, TaskResources, TaskVerifier } from "../runner/suite_man
 import { pathExists, readInput } from "./input_file.ts";
 import { schemaProblem } from "./schema_problems.ts";
 import { decodeStrictText } from "./strict_json.ts";
+import { dockerfileInstructions } from "./dockerfile.ts";
 
 /** Where Harbor copies `tests/` in the verifier's container. */
 export const HARBOR_TESTS_MOUNT = "/tests";
@@ -518,50 +519,6 @@ function uniqueDestinations(files: HarborTaskFile[]): HarborTaskFile[] {
   return [...byDestination.values()];
 }
 
-/** One Dockerfile instruction: its keyword (upper case), its arguments and its first line. */
-interface Instruction {
-  keyword: string;
-  args: string;
-  line: number;
-}
-
-/**
- * Splits a Dockerfile into instructions (Dockerfile reference: parser
- * directives, `#` comments, the escape character `\` or `` ` `` at a line's
- * end continuing it, here-documents `<<EOF` skipped to their terminator).
- */
-function dockerInstructions(text: string): Instruction[] {
-  const lines = text.split(/\r?\n/);
-  const escape = /^#\s*escape\s*=\s*`/i.test(lines.find((l) => l.trim() !== "") ?? "") ? "`" : "\\";
-  const out: Instruction[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const start = i;
-    let joined = "";
-    for (; i < lines.length; i++) {
-      const line = lines[i];
-      if (/^\s*#/.test(line)) continue;
-      const trimmed = line.replace(/\s+$/, "");
-      if (trimmed.endsWith(escape)) {
-        joined += trimmed.slice(0, -1) + " ";
-      } else {
-        joined += line;
-        i++;
-        break;
-      }
-    }
-    const match = /^\s*([A-Za-z]+)\s*(.*)$/s.exec(joined);
-    if (match === null) continue;
-    out.push({ keyword: match[1].toUpperCase(), args: match[2].trim(), line: start + 1 });
-    const heredoc = /<<-?\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?/.exec(match[2]);
-    if (heredoc !== null) {
-      while (i < lines.length && lines[i].trim() !== heredoc[1]) i++;
-      i++;
-    }
-  }
-  return out;
-}
-
 /** What the final image puts into its workdir, as the workspace must hold it. */
 export interface DockerfileWorkspace {
   /** The final stage's last `WORKDIR`, absolute; undefined when it sets none. */
@@ -596,7 +553,7 @@ export async function dockerfileWorkspace(
   context: string,
 ): Promise<DockerfileWorkspace> {
   const text = strictText(dockerfile, await readInput(dockerfile));
-  const instructions = dockerInstructions(text);
+  const instructions = dockerfileInstructions(text);
   const lastFrom = instructions.findLastIndex((ins) => ins.keyword === "FROM");
   const stage = instructions.slice(lastFrom + 1);
   const fail = (line: number, message: string): never => {

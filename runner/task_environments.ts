@@ -16,6 +16,7 @@ import { exportImageBundle } from "./sandbox/image_bundle.ts";
 import { removeTree } from "./sandbox/remove_tree.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
 import type { PlannedTask } from "../analysis/schema.ts";
+import { dockerfileBases } from "../inputs/dockerfile.ts";
 
 /** A task's frozen environment (`PlannedTask.environment`). */
 export type FrozenTaskEnvironment = NonNullable<PlannedTask["environment"]>;
@@ -30,44 +31,6 @@ export class TaskEnvironmentError extends Error {
     super(message);
     this.name = "TaskEnvironmentError";
   }
-}
-
-/**
- * The base images a Dockerfile's `FROM` lines name, in order, leaving out
- * the names of its own earlier stages (`FROM base AS build` then `FROM
- * build`) and `scratch`. Line continuations are joined; `--platform=` flags
- * are skipped.
- *
- * @param text the Dockerfile
- * @param file its path, for errors
- * @returns the base image references, each with the line it is on
- * @throws {TaskEnvironmentError} for a `FROM` with a build argument (`$`),
- *   which cannot be checked before the build
- */
-export function dockerfileBases(text: string, file: string): { ref: string; line: number }[] {
-  const stages = new Set<string>();
-  const bases: { ref: string; line: number }[] = [];
-  const lines = text.split("\n");
-  for (let index = 0; index < lines.length; index++) {
-    const lineNumber = index + 1;
-    let instruction = lines[index];
-    while (instruction.trimEnd().endsWith("\\") && index + 1 < lines.length) {
-      instruction = instruction.trimEnd().slice(0, -1) + " " + lines[++index];
-    }
-    const words = instruction.trim().split(/\s+/);
-    if (words[0]?.toUpperCase() !== "FROM") continue;
-    const rest = words.slice(1).filter((word) => !word.startsWith("--"));
-    const ref = rest[0];
-    if (ref === undefined) continue;
-    if (ref.includes("$")) {
-      throw new TaskEnvironmentError(
-        `${file}:${lineNumber}: FROM "${ref}" uses a build argument; name the base image itself`,
-      );
-    }
-    if (ref !== "scratch" && !stages.has(ref.toLowerCase())) bases.push({ ref, line: lineNumber });
-    if (rest[1]?.toUpperCase() === "AS" && rest[2] !== undefined) stages.add(rest[2].toLowerCase());
-  }
-  return bases;
 }
 
 /**
@@ -104,7 +67,13 @@ export async function prepareTaskEnvironments(
     }
     const dockerfile = `${taskPaths(suite.dir, task.task_id).root}/${environment.dockerfile}`;
     const context = dockerfile.slice(0, dockerfile.lastIndexOf("/"));
-    for (const base of dockerfileBases(await Deno.readTextFile(dockerfile), dockerfile)) {
+    for (const base of dockerfileBases(await Deno.readTextFile(dockerfile))) {
+      if (base.ref.includes("$")) {
+        throw new TaskEnvironmentError(
+          `task "${task.task_id}": ${dockerfile}:${base.line}: FROM "${base.ref}" uses a build ` +
+            "argument; name the base image itself",
+        );
+      }
       if ((await lookup(base.ref)) === null) {
         throw new TaskEnvironmentError(
           `task "${task.task_id}": ${dockerfile}:${base.line}: base image "${base.ref}" is not ` +

@@ -1,0 +1,92 @@
+/**
+ * Reading a Dockerfile's instructions (Docker's Dockerfile reference), for
+ * the two places that need them: the base images `freeze` must find before
+ * it builds a task's environment (`dockerfileBases`, issue 12: nothing is
+ * pulled), and the files a Harbor task's Dockerfile copies into its workdir
+ * (`dockerfileWorkspace` in harbor_task.ts). Pure: no I/O.
+ *
+ * @module
+ */
+
+/** One Dockerfile instruction: its keyword (upper case), its arguments and its first line. */
+export interface DockerfileInstruction {
+  keyword: string;
+  args: string;
+  line: number;
+}
+
+/**
+ * Splits a Dockerfile into instructions (Dockerfile reference: parser
+ * directives, `#` comments, the escape character `\` or `` ` `` at a line's
+ * end continuing it, here-documents `<<EOF` skipped to their terminator).
+ *
+ * @param text the Dockerfile
+ * @returns its instructions in order, each with the line it starts on
+ * @example
+ * ```ts
+ * import { dockerfileInstructions } from "./dockerfile.ts";
+ * dockerfileInstructions("FROM a \\\n  AS b\nRUN x\n");
+ * // [{ keyword: "FROM", args: "a    AS b", line: 1 }, { keyword: "RUN", args: "x", line: 3 }]
+ * ```
+ */
+export function dockerfileInstructions(text: string): DockerfileInstruction[] {
+  const lines = text.split(/\r?\n/);
+  const escape = /^#\s*escape\s*=\s*`/i.test(lines.find((l) => l.trim() !== "") ?? "") ? "`" : "\\";
+  const out: DockerfileInstruction[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    // The instruction's line: its first that is no comment (comments inside a continuation are dropped).
+    let start = -1;
+    let joined = "";
+    for (; i < lines.length; i++) {
+      const line = lines[i];
+      if (/^\s*#/.test(line)) continue;
+      if (start < 0) start = i;
+      const trimmed = line.replace(/\s+$/, "");
+      if (trimmed.endsWith(escape)) {
+        joined += trimmed.slice(0, -1) + " ";
+      } else {
+        joined += line;
+        i++;
+        break;
+      }
+    }
+    const match = /^\s*([A-Za-z]+)\s*(.*)$/s.exec(joined);
+    if (match === null) continue;
+    out.push({ keyword: match[1].toUpperCase(), args: match[2].trim(), line: start + 1 });
+    const heredoc = /<<-?\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?/.exec(match[2]);
+    if (heredoc !== null) {
+      while (i < lines.length && lines[i].trim() !== heredoc[1]) i++;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * The base images a Dockerfile's `FROM` lines name, in order, leaving out
+ * `scratch` and the names of the file's own earlier stages (`FROM base AS
+ * build`, then `FROM build`); `--platform=` and other flags are skipped.
+ * A reference holding a build argument (`$`) is returned as written: the
+ * caller refuses it, since it cannot be checked before the build.
+ *
+ * @param text the Dockerfile
+ * @returns the base image references, each with the line of its `FROM`
+ */
+export function dockerfileBases(text: string): { ref: string; line: number }[] {
+  const stages = new Set<string>();
+  const bases: { ref: string; line: number }[] = [];
+  for (const instruction of dockerfileInstructions(text)) {
+    if (instruction.keyword !== "FROM") continue;
+    const words = instruction.args.split(/\s+/).filter((word) => !word.startsWith("--"));
+    const ref = words[0];
+    if (ref === undefined || ref === "") continue;
+    if (ref !== "scratch" && !stages.has(ref.toLowerCase())) {
+      bases.push({ ref, line: instruction.line });
+    }
+    if (words[1]?.toUpperCase() === "AS" && words[2] !== undefined) {
+      stages.add(words[2].toLowerCase());
+    }
+  }
+  return bases;
+}
