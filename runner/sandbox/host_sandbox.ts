@@ -11,7 +11,9 @@
  * endpoint), the agent's environment is cleared to a fixed list without the
  * key (plus the plan's agent `env`; the plan's `command` is the image's and
  * plays no part here), the workspace is a copy stored as a content-addressed
- * artifact, the hidden verifier files are copied only after the candidate
+ * artifact within the Docker sandbox's workspace limits (`storeWorkspace`:
+ * one the candidate made unstorable is its scored failure there and here),
+ * the hidden verifier files are copied only after the candidate
  * exits and are checked against the digest frozen for the run before and
  * after, the same classification rules apply, and the episode's log is
  * stored beside the artifact. What does not: no network isolation, no
@@ -29,7 +31,8 @@
  */
 import type { VerifyResult } from "../episode_row.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
-import { storeArtifact } from "./artifact_store.ts";
+import { storeWorkspace } from "./store_workspace.ts";
+import { storeLimits } from "./run_candidate.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree } from "./digest_tree.ts";
 import {
@@ -122,7 +125,8 @@ async function runHostCandidate(
     );
     await closeForwarder();
     await request.onExited();
-    const artifact = await storeArtifact(workspace, request.artifactsRoot);
+    // The Docker sandbox's rule: an unstorable workspace is the candidate's scored failure.
+    const stored = await storeWorkspace(workspace, request.artifactsRoot, storeLimits());
     return {
       stopReason: run.killed && !request.signal.aborted
         ? "wall_cap"
@@ -136,8 +140,7 @@ async function runHostCandidate(
       finishedAt: run.finishedAt,
       stdoutTail: run.stdout,
       stderrTail: run.stderr,
-      artifact,
-      artifactError: null,
+      ...stored,
     };
   } finally {
     await closeForwarder();

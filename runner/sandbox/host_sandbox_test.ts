@@ -53,3 +53,34 @@ Deno.test("createHostSandbox() verifies against the digest frozen for the run, h
   const left = (await Array.fromAsync(Deno.readDir(dir))).map((entry) => entry.name).sort();
   deepEqual(left, ["artifacts", "verifier", "workspace"]);
 });
+
+Deno.test("createHostSandbox() stores a workspace by the Docker sandbox's rule: unstorable is the candidate's doing", async () => {
+  await using temp = await tempDir();
+  const dir = temp.path;
+  await Deno.mkdir(`${dir}/workspace`);
+  await Deno.writeTextFile(`${dir}/workspace/TASK.md`, "Do it.\n");
+  // 70 nested directories: deeper than CANDIDATE_LIMITS.workspaceDepth (64).
+  const deep = Array.from({ length: 70 }, () => "d").join("/");
+  const sandbox = createHostSandbox({
+    commands: { h: ["sh", "-c", `mkdir -p ${deep}`] },
+    tempDir: dir,
+  });
+  let exited = 0;
+  const run = await sandbox.startCandidate({
+    episode: EPISODE,
+    agent: { agent_id: "h", image: null, image_digest: null, model: null },
+    model: "default",
+    workspace: `${dir}/workspace`,
+    artifactsRoot: `${dir}/artifacts`,
+    relaySocket: `${dir}/relay.sock`,
+    forbiddenValues: [],
+    wallMs: 30_000,
+    signal: new AbortController().signal,
+    onExited: () => {
+      exited++;
+      return Promise.resolve();
+    },
+  });
+  deepEqual([run.stopReason, run.artifact, exited], ["completed", null, 1]);
+  deepEqual(run.artifactError?.includes("deeper than 64"), true, run.artifactError ?? "");
+});

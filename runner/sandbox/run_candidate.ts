@@ -8,7 +8,8 @@ import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
 import { engineCall } from "../docker/engine_call.ts";
-import { type Artifact, storeArtifact } from "./artifact_store.ts";
+import type { Artifact } from "./artifact_store.ts";
+import { type StoreLimits, storeWorkspace } from "./store_workspace.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
@@ -345,25 +346,10 @@ export async function runCandidate(
     let artifactError: string | null = null;
     // Runs once the candidate has exited, while the engine removes the container.
     const store = async () => {
-      const deadline = AbortSignal.timeout(CANDIDATE_LIMITS.storeDeadlineMs);
-      try {
-        artifact = await storeArtifact(copy, job.artifactsRoot, {
-          maxBytes: options.maxArtifactBytes ?? CANDIDATE_LIMITS.workspaceBytes,
-          maxDepth: CANDIDATE_LIMITS.workspaceDepth,
-          maxPathBytes: CANDIDATE_LIMITS.workspacePathBytes,
-          signal: deadline,
-        });
-      } catch (error) {
-        if (deadline.aborted) {
-          throw new SandboxError(
-            "store_deadline",
-            `Cannot store the candidate's workspace within ${CANDIDATE_LIMITS.storeDeadlineMs} ms`,
-            { cause: error },
-          );
-        }
-        if (!(error instanceof SandboxError && unstorable.has(error.code))) throw error;
-        artifactError = error.message.replaceAll(`"${copy}"`, '"/workspace"');
-      }
+      ({ artifact, artifactError } = await storeWorkspace(copy, job.artifactsRoot, {
+        ...storeLimits(),
+        maxBytes: options.maxArtifactBytes ?? CANDIDATE_LIMITS.workspaceBytes,
+      }));
       mounted = false;
       await unmountQuota(quota);
       await removeTree(temp);
@@ -443,8 +429,20 @@ export async function runCandidate(
   }
 }
 
-/** The store's refusals that are the candidate's doing (see `artifactError`). */
-const unstorable = new Set(["too_large", "unstorable"]);
+/**
+ * The limits every sandbox stores a workspace within (`storeWorkspace`):
+ * `CANDIDATE_LIMITS`' workspace bytes, depth, path length and deadline.
+ *
+ * @returns the limits
+ */
+export function storeLimits(): StoreLimits {
+  return {
+    maxBytes: CANDIDATE_LIMITS.workspaceBytes,
+    maxDepth: CANDIDATE_LIMITS.workspaceDepth,
+    maxPathBytes: CANDIDATE_LIMITS.workspacePathBytes,
+    deadlineMs: CANDIDATE_LIMITS.storeDeadlineMs,
+  };
+}
 
 /** Creates `<dir>/<name>` and returns its path. */
 async function mkdirIn(dir: string, name: string): Promise<string> {
