@@ -13,6 +13,8 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { SuiteDefinition, TemplateOptions } from "../suites/_template.ts";
 import { type Suite, SUITE_MANIFEST, SuiteManifest, taskPaths } from "./suite_manifest.ts";
 import { checkSeed } from "./suite_seed.ts";
+import { fileBlocks } from "../containers/agents/_model.ts";
+import { Buffer } from "node:buffer";
 import { suiteSha256 } from "./suite_sha256.ts";
 
 /** Options of {@link generateSuite}. */
@@ -68,6 +70,11 @@ export async function generateSuite(
     await writeTree(paths.verifier, generated.verifier);
     await writePrivate(paths.answer, generated.answer);
     await writePrivate(paths.wrong_answer, generated.wrong_answer);
+    await Deno.mkdir(paths.solution, { mode: 0o700 });
+    await Deno.writeTextFile(`${paths.solution}/solve.sh`, oracleScript(generated.answer), {
+      createNew: true,
+      mode: 0o700,
+    });
     tasks.push({
       task_id: template.task_id,
       lane: template.lane,
@@ -112,6 +119,41 @@ async function writeTree(root: string, files: Record<string, string>): Promise<v
     }
     await writePrivate(`${root}/${path}`, files[path]);
   }
+}
+
+/**
+ * The oracle `suite check` runs for a generated task (`solution/solve.sh`,
+ * issue 12): a `sh` script that writes each file block of the task's model
+ * answer into `/workspace`, as the scripted solver would (through busybox
+ * `base64 -d`, so no content needs quoting).
+ *
+ * @param answer the model answer, file blocks (`fileBlocks` of containers/agents/_model.ts)
+ * @returns the script
+ * @throws {Error} for a block path that leaves the workspace or holds a quote
+ */
+export function oracleScript(answer: string): string {
+  const lines = [
+    "#!/bin/sh",
+    "# The oracle of a generated task: writes its model answer (answer.md) into the workspace.",
+    "set -e",
+  ];
+  for (const block of fileBlocks(answer)) {
+    if (
+      block.path.startsWith("/") || block.path.split("/").includes("..") || /['\\]/.test(block.path)
+    ) {
+      throw new Error(
+        `Cannot write the oracle: file block path "${block.path}" is not a plain relative path`,
+      );
+    }
+    const b64 = Buffer.from(block.content, "utf8").toString("base64");
+    const dir = block.path.includes("/") ? block.path.slice(0, block.path.lastIndexOf("/")) : "";
+    lines.push(
+      `${
+        dir === "" ? "" : `mkdir -p '/workspace/${dir}' && `
+      }echo '${b64}' | base64 -d > '/workspace/${block.path}'`,
+    );
+  }
+  return lines.join("\n") + "\n";
 }
 
 async function writePrivate(path: string, text: string): Promise<void> {

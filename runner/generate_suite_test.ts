@@ -10,11 +10,11 @@ const OTHER_SEED = "0123456789abcdef".repeat(4);
 
 /**
  * Pinned: the demo suite generated from the public DEMO_SEED (computed when
- * the verifiers were rewritten to run and read candidate output with the
- * candidate's rights, 2026-12-01). Byte-identical generation on every
- * machine keeps it; editing a template changes it, on purpose.
+ * every generated task gained its oracle, `solution/solve.sh`, for `suite
+ * check`, issue 12). Byte-identical generation on every machine keeps it;
+ * editing a template changes it, on purpose.
  */
-const DEMO_SUITE_SHA256 = "8d7143a838dd5121fcdea559656c1bc628ff2b118cf8d8b8f910a50212949bd9";
+const DEMO_SUITE_SHA256 = "f4d42dc3c4e99097183e6a4849ded9595fcc9b9ecf83ca7cb03f1799b0565581";
 
 Deno.test("generateSuite() is byte-identical for one seed (seed 000) and pinned for the demo seed", async () => {
   await using temp = await tempDir();

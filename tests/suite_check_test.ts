@@ -13,6 +13,8 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli } from "./_cli_run.ts";
 import { buildPythonBase, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
@@ -132,6 +134,37 @@ Deno.test({
       const stale = await freeze(good, `${dir}/stale-plan.json`);
       equal(stale.code, 3);
       match(stale.stderr, /is older than the suite \(its hash differs\)/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "suite check stops seed 000's 89-point incident before the run: the demo suite with " +
+    "b3-report's faulty verifier setup fails on that task alone",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-check-demo-" });
+    try {
+      await generateSuite(DEMO_SUITE, {
+        seed: DEMO_SEED,
+        dir: `${dir}/suite`,
+        faultyVerifierSetup: true,
+      });
+      const check = await cli("suite", "check", `${dir}/suite`, "--json");
+      equal(check.code, 3, check.stderr);
+      const summary = JSON.parse(check.stdout);
+      deepEqual(
+        summary.tasks.filter((t: { passed: boolean }) => !t.passed).map((
+          t: { task_id: string; oracle: { invalid_reason: string | null } },
+        ) => [t.task_id, t.oracle.invalid_reason]),
+        [["b3-report", "verifier_fault"]],
+      );
+      equal(summary.tasks.length, 7);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
