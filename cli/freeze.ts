@@ -208,8 +208,9 @@ ${SPRT_OPTIONS_HELP}
 EXIT STATUS:
   0 plan written; 1 usage error; 2 bad input (suite, seed, existing plan, an
   image that is not present, a task environment that cannot be built); 3 no
-  Docker engine to resolve the image digests not given with --image-digest, or
-  the suite's last check failed or is stale
+  Docker engine to resolve the image digests not given with --image-digest or
+  to build the tasks' own environments, or the suite's last check failed or is
+  stale
 `;
 
 const OPTIONS = {
@@ -531,6 +532,15 @@ export async function run(args: string[], io: Io): Promise<number> {
   const verifierDigest = await digestOf(verifierImage);
   if (verifierDigest === null) {
     throw new InputError(`Cannot freeze plan: verifier image "${verifierImage}" is not present`);
+  }
+  const needsEngine = suite.manifest.tasks.some((task) => task.environment !== undefined);
+  const environmentEngine = needsEngine ? await engineDigests() : null;
+  if (environmentEngine !== null && "reason" in environmentEngine) {
+    io.stderr(
+      `error: Cannot prepare the tasks' own environments: ${environmentEngine.reason} ` +
+        "(a task that names an environment needs the local engine to build or find it)\n",
+    );
+    return ExitCode.refused;
   }
   const taskEnvironments = await prepareEnvironments(suite, resolved, io);
 

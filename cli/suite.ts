@@ -58,7 +58,8 @@ go to stderr; the suite is loaded back before it is kept, and its SHA-256 printe
 EXIT STATUS:
   0 imported, or every task proven; 1 usage error; 2 a task cannot be read or is
   refused (file, line and field named; nothing is written then), or an image or
-  environment is missing; 3 the check ran and a task failed
+  environment is missing; 3 the check ran and a task failed, or no Docker engine
+  answers
 `;
 
 const IMPORT_OPTIONS = {

@@ -28,12 +28,20 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
  *
  * @param args the arguments after `check`
  * @param io where to write
- * @returns 0 when every task passed, 3 when one failed
+ * @returns 0 when every task passed, 3 when one failed or no engine answers
  * @throws {InputError} when the suite, an image or an environment is missing
  */
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {}, { required: ["SUITE"] });
   const [suiteDir] = positionals;
+  const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
+  const engine = await dockerAvailable();
+  if (!engine.available) {
+    io.stderr(
+      `error: Cannot check the suite: ${engine.reason} (the check runs in the Docker sandbox)\n`,
+    );
+    return ExitCode.refused;
+  }
   const { runSuiteCheck } = await import("../runner/suite_check.ts");
   const { TaskEnvironmentError } = await import("../runner/task_environments.ts");
   let outcome;

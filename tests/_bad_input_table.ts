@@ -34,6 +34,8 @@ export interface BadInputCase {
   stderr: RegExp;
   /** What stdout must match, when it matters. */
   stdout?: RegExp;
+  /** Variables added to the environment (e.g. a `DOCKER_HOST` where no engine answers). */
+  env?: Record<string, string>;
 }
 
 const STACK_LINE = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
@@ -66,7 +68,7 @@ export function badInputTests(area: string, cases: readonly BadInputCase[]): voi
           cwd: ROOT,
           stdout: "piped",
           stderr: "piped",
-          env: { NO_COLOR: "1" },
+          env: { NO_COLOR: "1", ...testCase.env },
         }).output();
         const stderr = new TextDecoder().decode(output.stderr);
         const stdout = new TextDecoder().decode(output.stdout);

@@ -190,6 +190,45 @@ const CASES: BadInputCase[] = [
       /^error: Unknown subcommand "verify": expected "import", "check"\n\nWork with suite directories/,
   },
   {
+    name: "suite check without an engine says so, before anything is written",
+    files: {
+      "s/suite.json": '{"suite_id": "s", "tasks": [{"task_id": "t"}]}',
+      "s/tasks/t/workspace/TASK.md": "Do it.\n",
+      "s/tasks/t/verifier/verify.sh": "echo\n",
+    },
+    args: ["suite", "check", "{dir}/s"],
+    env: { DOCKER_HOST: "unix:///nonexistent/docker.sock" },
+    code: 3,
+    stderr:
+      /^error: Cannot check the suite: No Docker socket at "\/nonexistent\/docker\.sock": start the engine \(see \.ci\/install_docker\.sh\) or set DOCKER_HOST \(the check runs in the Docker sandbox\)\n$/,
+  },
+  {
+    name: "freeze of a suite whose task names an environment, without an engine",
+    files: {
+      "s/suite.json":
+        '{"suite_id": "s", "tasks": [{"task_id": "t", "environment": {"image": "x:1"}}]}',
+      "s/tasks/t/workspace/TASK.md": "Do it.\n",
+      "s/tasks/t/verifier/verify.sh": "echo\n",
+    },
+    args: [
+      "freeze",
+      "--suite",
+      "{dir}/s",
+      "--out",
+      "{dir}/plan.json",
+      "--agent",
+      "a=img:1",
+      "--image-digest",
+      `img:1=sha256:${"a".repeat(64)}`,
+      "--image-digest",
+      `ledgerbench/verifier:latest=sha256:${"b".repeat(64)}`,
+    ],
+    env: { DOCKER_HOST: "unix:///nonexistent/docker.sock" },
+    code: 3,
+    stderr:
+      /^error: Cannot prepare the tasks' own environments: No Docker socket at "\/nonexistent\/docker\.sock": .* \(a task that names an environment needs the local engine to build or find it\)\n$/,
+  },
+  {
     name: "suite check of a directory without a suite names its manifest",
     args: ["suite", "check", "{dir}/none"],
     code: 2,
