@@ -20,7 +20,10 @@ import { loadSuite } from "../inputs/suite.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 import { openArtifact } from "./sandbox/artifact_store.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
-import { taskPaths } from "./suite_manifest.ts";
+import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { type TaskSandboxSettings, taskVerifierOptions } from "./sandbox/docker_sandbox.ts";
+import { exportImageBundle, type ImageBundle } from "./sandbox/image_bundle.ts";
+import { taskSandboxSettings } from "./task_settings.ts";
 
 /** Options of {@link reverify}. */
 export interface ReverifyOptions {
@@ -103,6 +106,7 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
   // The hidden files' copies live in this process's runner directory (run_temp_dir.ts).
   await removeDeadRunnerTempDirs();
   await using temp = await createRunTempDir();
+  let verifierKit: ImageBundle | undefined;
   for (const row of chosen) {
     if (row.artifact_digest === null) {
       skipped.push({ episode_id: row.episode_id, reason: "the row has no stored artifact" });
@@ -110,10 +114,19 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
     }
     const artifact = await openArtifact(options.artifactsRoot, row.artifact_digest);
     const verifierDir = taskPaths(suite.dir, row.task_id).verifier;
-    const outcome = await runVerifier(options.verifierImage, { artifact, verifierDir }, {
-      labels: { "ledgerbench.role": "reverifier", "ledgerbench.episode": row.episode_id },
-      tempDir: temp.path,
-    });
+    const settings = reverifySettings(suite, row);
+    const kit = settings.environmentImage === undefined
+      ? undefined
+      : (verifierKit ??= await exportImageBundle(options.verifierImage, `${temp.path}/kit`)).dir;
+    const outcome = await runVerifier(
+      settings.environmentImage ?? options.verifierImage,
+      { artifact, verifierDir },
+      {
+        ...taskVerifierOptions(settings, kit),
+        labels: { "ledgerbench.role": "reverifier", "ledgerbench.episode": row.episode_id },
+        tempDir: temp.path,
+      },
+    );
     const erratumId = `rescore/${row.episode_id}/${outcome.verifierDigest.slice(7, 19)}`;
     if (existing.has(erratumId)) {
       skipped.push({ episode_id: row.episode_id, reason: `already re-verified ("${erratumId}")` });
@@ -146,4 +159,28 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
     options.onErratum?.(stored.erratum);
   }
   return { appended, skipped };
+}
+
+/**
+ * The task's settings for re-verifying `row`: the suite's entry for its task
+ * (entry, verdict, mounts, resources, as the suite says now) and, for a task
+ * with its own environment, the image the row's verifier ran
+ * (`environment.task_image_digest`), so the fixed verifier runs where the
+ * original did.
+ *
+ * @throws {Error} when the row's task is not in the suite
+ */
+function reverifySettings(suite: Suite, row: Episode): TaskSandboxSettings {
+  const entry = suite.manifest.tasks.find((task) => task.task_id === row.task_id);
+  if (entry === undefined) {
+    throw new Error(
+      `Cannot re-verify episode "${row.episode_id}": task "${row.task_id}" is not in the suite`,
+    );
+  }
+  const image = row.environment?.task_image_digest;
+  return taskSandboxSettings(entry, {
+    task_id: row.task_id,
+    lane: row.lane,
+    ...(image === undefined ? {} : { environment: { image, image_digest: image } }),
+  });
 }

@@ -119,6 +119,27 @@ Deno.test({
         ],
         rows.map((r) => `${r.agent_id}/${r.task_id}: ${r.notes}`).join("\n"),
       );
+      // A re-verification of the stored artifacts runs where the episodes' verifiers ran.
+      const reverify = await cli(
+        "reverify",
+        `${dir}/ledger.jsonl`,
+        "--errata",
+        `${dir}/errata.jsonl`,
+        "--suite",
+        `${dir}/suite`,
+        "--episodes",
+        rows.filter((r) => r.agent_id !== "codex").map((r) => r.episode_id).join(","),
+      );
+      equal(reverify.code, 0, reverify.stderr);
+      const errata = (await Deno.readTextFile(`${dir}/errata.jsonl`)).trim().split("\n")
+        .map((line) => JSON.parse(line));
+      deepEqual(
+        errata.map((e) => [e.episode_id.split("/").slice(1, 3).join("/"), e.resolved]).sort(),
+        [["right/py-double", true], ["right/py-mean", true], ["wrong/py-double", false], [
+          "wrong/py-mean",
+          false,
+        ]],
+      );
       const agents = new Map(plan.agents.map((agent) => [agent.agent_id, agent]));
       for (const row of rows) {
         const agent = agents.get(row.agent_id)!;

@@ -19,7 +19,7 @@ import {
 } from "./episode_sandbox.ts";
 import { runCandidate } from "./run_candidate.ts";
 import { GATE_BUSYBOX } from "./_gate.ts";
-import { runVerifier, type VerifierTaskSettings } from "./run_verifier.ts";
+import { runVerifier, type RunVerifierOptions, type VerifierTaskSettings } from "./run_verifier.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
@@ -51,6 +51,33 @@ export interface TaskSandboxSettings {
  */
 export const REWARD_NOTE = "verdict from the task's reward file: its verifier may run candidate " +
   "code with the verifier's rights (not through $LEDGERBENCH_AS_CANDIDATE)";
+
+/**
+ * What `runVerifier` needs of a task's settings, for the sandbox's verifier
+ * and for a re-verification (`reverify.ts`) alike: the entry, verdict rule
+ * and mount, the workdir, the resources, the wall cap and variables, and the
+ * kit when the task has its own environment.
+ *
+ * @param settings the task's settings
+ * @param kitDir the exported verifier image, used only when the task has its own environment
+ * @returns the options (the image to run is `settings.environmentImage`, else the verifier image)
+ */
+export function taskVerifierOptions(
+  settings: TaskSandboxSettings,
+  kitDir: string | undefined,
+): Pick<RunVerifierOptions, "task" | "kitDir" | "wallMs" | "env"> {
+  return {
+    task: {
+      ...settings.verifier,
+      workdir: settings.workdir,
+      memoryBytes: settings.memoryBytes,
+      nanoCpus: settings.nanoCpus,
+    },
+    kitDir: settings.environmentImage === undefined ? undefined : kitDir,
+    wallMs: settings.verifierWallMs,
+    env: settings.verifierEnv,
+  };
+}
 
 /** Options of {@link createDockerSandbox}. */
 export interface DockerSandboxOptions {
@@ -195,15 +222,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         verifierDir: request.verifierDir,
         expectedVerifierDigest: request.expectedVerifierDigest,
       }, {
-        task: {
-          ...settings.verifier,
-          workdir: settings.workdir,
-          memoryBytes: settings.memoryBytes,
-          nanoCpus: settings.nanoCpus,
-        },
-        kitDir: environment === undefined ? undefined : options.verifierKit!.dir,
-        wallMs: settings.verifierWallMs,
-        env: settings.verifierEnv,
+        ...taskVerifierOptions(settings, options.verifierKit?.dir),
         tempDir: options.tempDir,
         labels: episodeLabels(request.episode),
         signal: request.signal,
