@@ -84,3 +84,63 @@ export async function writeJsonl(
   await Deno.writeTextFile(path, text);
   return path;
 }
+
+/**
+ * `freeze` of `suite` into `plan` for `agents` (id → image), order seed 1,
+ * through the real CLI, with `extra` options after.
+ *
+ * @param suite the suite directory
+ * @param plan the plan file to write
+ * @param agents agent id → image reference
+ * @param extra further options (e.g. `--model ID=MODEL`)
+ * @returns what the CLI printed and its exit status
+ */
+export function freezeCli(
+  suite: string,
+  plan: string,
+  agents: Record<string, string>,
+  ...extra: string[]
+): Promise<CliResult> {
+  return cli(
+    "freeze",
+    "--suite",
+    suite,
+    "--out",
+    plan,
+    "--order-seed",
+    "1",
+    ...Object.entries(agents).flatMap(([id, image]) => ["--agent", `${id}=${image}`]),
+    ...extra,
+  );
+}
+
+/**
+ * `run` of `plan` on `suite` into `ledger` through the real CLI, each agent
+ * answered by its scripted provider (`scripts`: agent id → script, written
+ * as JSON beside the ledger).
+ *
+ * @param paths the plan, the suite and the ledger
+ * @param scripts agent id → provider script (the relay's `--provider-script` input)
+ * @returns what the CLI printed and its exit status
+ */
+export async function runCli(
+  paths: { plan: string; suite: string; ledger: string },
+  scripts: Record<string, unknown>,
+): Promise<CliResult> {
+  const flags: string[] = [];
+  for (const [agent, script] of Object.entries(scripts)) {
+    const file = `${paths.ledger}.${agent}.script.json`;
+    await Deno.writeTextFile(file, JSON.stringify(script));
+    flags.push("--provider-script", `${agent}=${file}`);
+  }
+  return cli(
+    "run",
+    "--plan",
+    paths.plan,
+    "--suite",
+    paths.suite,
+    "--ledger",
+    paths.ledger,
+    ...flags,
+  );
+}

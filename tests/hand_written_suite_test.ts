@@ -14,7 +14,8 @@ import { loadSuite } from "../inputs/suite.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli } from "./_cli_run.ts";
+import { cli, freezeCli, runCli } from "./_cli_run.ts";
+import { writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/hand_written_suite_test.ts");
 
@@ -58,50 +59,23 @@ Deno.test({
     await buildImages();
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-hand-" });
     try {
-      for (const [path, text] of Object.entries(FILES)) {
-        await Deno.mkdir(`${dir}/suite/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
-        await Deno.writeTextFile(`${dir}/suite/${path}`, text);
-        if (path.endsWith("solve.sh")) await Deno.chmod(`${dir}/suite/${path}`, 0o755);
-      }
+      await writeSuite(`${dir}/suite`, FILES);
       const check = await cli("suite", "check", `${dir}/suite`);
       equal(check.code, 0, check.stderr + check.stdout);
       const suite = await loadSuite(`${dir}/suite`);
       equal(suite.manifest.seed_sha256, undefined);
       const solver = "ledgerbench/agent-solver:latest";
-      const freeze = await cli(
-        "freeze",
-        "--suite",
-        `${dir}/suite`,
-        "--out",
-        `${dir}/plan.json`,
-        "--order-seed",
-        "1",
-        "--agent",
-        `right=${solver}`,
-        "--agent",
-        `wrong=${solver}`,
-      );
+      const freeze = await freezeCli(`${dir}/suite`, `${dir}/plan.json`, {
+        right: solver,
+        wrong: solver,
+      });
       equal(freeze.code, 0, freeze.stderr);
-      await Deno.writeTextFile(
-        `${dir}/right.json`,
-        JSON.stringify(await suiteProviderScript(suite)),
-      );
-      await Deno.writeTextFile(
-        `${dir}/wrong.json`,
-        JSON.stringify(await suiteProviderScript(suite, { correctRate: 0 })),
-      );
-      const run = await cli(
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        `${dir}/ledger.jsonl`,
-        "--provider-script",
-        `right=${dir}/right.json`,
-        "--provider-script",
-        `wrong=${dir}/wrong.json`,
+      const run = await runCli(
+        { plan: `${dir}/plan.json`, suite: `${dir}/suite`, ledger: `${dir}/ledger.jsonl` },
+        {
+          right: await suiteProviderScript(suite),
+          wrong: await suiteProviderScript(suite, { correctRate: 0 }),
+        },
       );
       equal(run.code, 0, run.stderr);
       const { rows } = await loadLedger(`${dir}/ledger.jsonl`);

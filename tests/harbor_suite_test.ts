@@ -17,7 +17,7 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
 import { REWARD_NOTE } from "../runner/sandbox/docker_sandbox.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli } from "./_cli_run.ts";
+import { cli, freezeCli, runCli } from "./_cli_run.ts";
 import { buildPythonBase, codexScript, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_suite_test.ts");
@@ -90,20 +90,11 @@ Deno.test({
       equal(imported.code, 0, imported.stderr);
       const check = await cli("suite", "check", `${dir}/suite`);
       equal(check.code, 0, check.stderr + check.stdout);
-      const freeze = await cli(
-        "freeze",
-        "--suite",
+      const solver = "ledgerbench/agent-solver:latest";
+      const freeze = await freezeCli(
         `${dir}/suite`,
-        "--out",
         `${dir}/plan.json`,
-        "--order-seed",
-        "1",
-        "--agent",
-        "right=ledgerbench/agent-solver:latest",
-        "--agent",
-        "wrong=ledgerbench/agent-solver:latest",
-        "--agent",
-        "codex=ledgerbench/agent-codex:latest",
+        { right: solver, wrong: solver, codex: "ledgerbench/agent-codex:latest" },
         "--model",
         "codex=m-codex",
       );
@@ -111,39 +102,22 @@ Deno.test({
       const plan = (await loadPlan(`${dir}/plan.json`, { frozen: true })).value;
       equal(plan.suite_check?.state, "passed");
       equal(plan.tasks[0].environment?.image.startsWith(`ledgerbench-env/${TASK}:`), true);
-      const scripts: Record<string, ProviderScriptInput> = {
-        right: {
-          model: "scripted-model-1",
-          rules: [{
-            contains: TASK,
-            reply: { content: `\`\`\`file:counter.py\n${RIGHT}\`\`\`\n` },
-          }],
-          default: { content: "" },
+      /** The scripted solver's reply: one file block. */
+      const reply = (content: string): ProviderScriptInput => ({
+        model: "scripted-model-1",
+        rules: [{
+          contains: TASK,
+          reply: { content: `\`\`\`file:counter.py\n${content}\`\`\`\n` },
+        }],
+        default: { content: "" },
+      });
+      const run = await runCli(
+        { plan: `${dir}/plan.json`, suite: `${dir}/suite`, ledger: `${dir}/ledger.jsonl` },
+        {
+          right: reply(RIGHT),
+          wrong: reply(WRONG),
+          codex: codexScript([{ task: TASK, path: "/app/counter.py", content: RIGHT }]),
         },
-        wrong: {
-          model: "scripted-model-1",
-          rules: [{
-            contains: TASK,
-            reply: { content: `\`\`\`file:counter.py\n${WRONG}\`\`\`\n` },
-          }],
-          default: { content: "" },
-        },
-        codex: codexScript([{ task: TASK, path: "/app/counter.py", content: RIGHT }]),
-      };
-      const flags: string[] = [];
-      for (const [agent, script] of Object.entries(scripts)) {
-        await Deno.writeTextFile(`${dir}/${agent}.json`, JSON.stringify(script));
-        flags.push("--provider-script", `${agent}=${dir}/${agent}.json`);
-      }
-      const run = await cli(
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        `${dir}/ledger.jsonl`,
-        ...flags,
       );
       equal(run.code, 0, run.stderr);
       const { rows } = await loadLedger(`${dir}/ledger.jsonl`);

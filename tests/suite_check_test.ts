@@ -16,25 +16,14 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli } from "./_cli_run.ts";
+import { cli, freezeCli } from "./_cli_run.ts";
 import { buildPythonBase, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/suite_check_test.ts");
 
 /** Freezes `suite` for one solver agent; extra arguments after. */
 function freeze(suite: string, out: string, ...extra: string[]) {
-  return cli(
-    "freeze",
-    "--suite",
-    suite,
-    "--out",
-    out,
-    "--order-seed",
-    "1",
-    "--agent",
-    "solver=ledgerbench/agent-solver:latest",
-    ...extra,
-  );
+  return freezeCli(suite, out, { solver: "ledgerbench/agent-solver:latest" }, ...extra);
 }
 
 Deno.test({

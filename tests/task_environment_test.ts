@@ -18,7 +18,7 @@ import { loadSuite } from "../inputs/suite.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli } from "./_cli_run.ts";
+import { cli, freezeCli, runCli } from "./_cli_run.ts";
 import { buildPythonBase, codexScript, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/task_environment_test.ts");
@@ -42,20 +42,10 @@ Deno.test({
       await writeSuite(`${dir}/suite`, pythonSuiteFiles(python));
       const suite = await loadSuite(`${dir}/suite`);
       const solver = "ledgerbench/agent-solver:latest";
-      const freeze = await cli(
-        "freeze",
-        "--suite",
+      const freeze = await freezeCli(
         `${dir}/suite`,
-        "--out",
         `${dir}/plan.json`,
-        "--order-seed",
-        "1",
-        "--agent",
-        `right=${solver}`,
-        "--agent",
-        `wrong=${solver}`,
-        "--agent",
-        "codex=ledgerbench/agent-codex:latest",
+        { right: solver, wrong: solver, codex: "ledgerbench/agent-codex:latest" },
         "--model",
         "codex=m-codex",
       );
@@ -75,35 +65,16 @@ Deno.test({
       equal(plan.agents[2].image_digest, images["ledgerbench/agent-codex"]);
       match(plan.agents[2].bundle_digest!, /^sha256:/);
       equal(plan.agents[0].image_digest, images["ledgerbench/agent-solver"]);
-      await Deno.writeTextFile(
-        `${dir}/right.json`,
-        JSON.stringify(await suiteProviderScript(suite)),
-      );
-      await Deno.writeTextFile(
-        `${dir}/wrong.json`,
-        JSON.stringify(await suiteProviderScript(suite, { correctRate: 0 })),
-      );
-      await Deno.writeTextFile(
-        `${dir}/codex.json`,
-        JSON.stringify(codexScript([
-          { task: "py-mean", path: "/workspace/mean.py", content: MEAN },
-          { task: "py-double", path: "/app/double.py", content: DOUBLE },
-        ])),
-      );
-      const run = await cli(
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        `${dir}/ledger.jsonl`,
-        "--provider-script",
-        `right=${dir}/right.json`,
-        "--provider-script",
-        `wrong=${dir}/wrong.json`,
-        "--provider-script",
-        `codex=${dir}/codex.json`,
+      const run = await runCli(
+        { plan: `${dir}/plan.json`, suite: `${dir}/suite`, ledger: `${dir}/ledger.jsonl` },
+        {
+          right: await suiteProviderScript(suite),
+          wrong: await suiteProviderScript(suite, { correctRate: 0 }),
+          codex: codexScript([
+            { task: "py-mean", path: "/workspace/mean.py", content: MEAN },
+            { task: "py-double", path: "/app/double.py", content: DOUBLE },
+          ]),
+        },
       );
       equal(run.code, 0, run.stderr);
       const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
