@@ -42,14 +42,13 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     );
     return ExitCode.refused;
   }
-  const { runSuiteCheck } = await import("../runner/suite_check.ts");
+  const { runSuiteCheck, SuiteCheckError } = await import("../runner/suite_check.ts");
   const { TaskEnvironmentError } = await import("../runner/task_environments.ts");
   let outcome;
   try {
     outcome = await runSuiteCheck(suiteDir, { log: (line) => io.stderr(`${line}\n`) });
   } catch (error) {
-    if (error instanceof TaskEnvironmentError) throw new InputError(error.message);
-    if (error instanceof Error && error.message.startsWith("Cannot check the suite")) {
+    if (error instanceof TaskEnvironmentError || error instanceof SuiteCheckError) {
       throw new InputError(error.message);
     }
     throw error;

@@ -17,8 +17,14 @@ import { loadJsonFile, refuseRepeatedId } from "./json_file.ts";
  */
 export const VERIFIER_ENTRIES = ["verify.sh", "verify.ts"] as const;
 
-/** Whether `path` is a regular file with an execute bit. */
-async function isExecutableFile(path: string): Promise<boolean> {
+/**
+ * Whether `path` is a regular file with an execute bit (a verifier entry, an oracle).
+ *
+ * @param path the file
+ * @returns true for an executable regular file; false when absent or not executable
+ * @throws {Error} when the file cannot be examined for another reason
+ */
+export async function isExecutableFile(path: string): Promise<boolean> {
   try {
     const info = await Deno.stat(path);
     return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;

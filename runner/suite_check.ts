@@ -24,7 +24,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { Episode, Plan } from "../analysis/schema.ts";
-import { loadSuite } from "../inputs/suite.ts";
+import { isExecutableFile, loadSuite } from "../inputs/suite.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { imageDigest } from "./docker/image_digest.ts";
 import { checkEnvironment } from "./environment_check.ts";
@@ -49,6 +49,15 @@ import {
 /** The image the runner's programs run in for a task without its own environment. */
 export const CHECK_IMAGE = "ledgerbench/base:latest";
 
+/** The check cannot start: an image it runs is absent. */
+export class SuiteCheckError extends Error {
+  /** @param message one sentence naming the image */
+  constructor(message: string) {
+    super(message);
+    this.name = "SuiteCheckError";
+  }
+}
+
 /** Options of {@link runSuiteCheck}. */
 export interface SuiteCheckOptions {
   /** Where this runner's temporary files go; default the system's. */
@@ -56,7 +65,7 @@ export interface SuiteCheckOptions {
   progress?: ProgressSink;
   /** Stops starting episodes. */
   signal?: AbortSignal;
-  /** Builds environments (a line each), for the operator. */
+  /** A line per environment built and per task checked, for the operator. */
   log?: (line: string) => void;
 }
 
@@ -76,7 +85,7 @@ export interface SuiteCheckOutcome {
  * @returns the summary and the check's directory
  * @throws {LedgerError} when the suite cannot be read
  * @throws {TaskEnvironmentError} when a task's environment cannot be prepared
- * @throws {Error} when the check image or the verifier image is absent
+ * @throws {SuiteCheckError} when the check image or the verifier image is absent
  */
 export async function runSuiteCheck(
   suiteDir: string,
@@ -84,11 +93,11 @@ export async function runSuiteCheck(
 ): Promise<SuiteCheckOutcome> {
   const suite = await loadSuite(suiteDir);
   const checkedAt = new Date().toISOString();
-  const dir = await newCheckDir(suite, checkedAt);
   // One plan over every task resolves the environment once; each task then
   // runs as its own one-task batch, so that a verifier fault (which halts a
   // batch, seed 000) stops only its own task's check.
   const plan = await freezeCheckPlan(suite, checkedAt, options.log);
+  const dir = await newCheckDir(suite, checkedAt);
   await using temp = await createRunTempDir(options.tempDir);
   const environment = await checkEnvironment(plan, {
     suiteDir: suite.dir,
@@ -104,10 +113,25 @@ export async function runSuiteCheck(
     tempDir: temp.path,
   });
   const rows: Episode[] = [];
+  // A task without an executable oracle runs only the no-change episode (and fails the check).
+  const oracles = new Set<string>();
   for (const task of plan.tasks) {
+    if (await isExecutableFile(`${taskPaths(suite.dir, task.task_id).solution}/solve.sh`)) {
+      oracles.add(task.task_id);
+    }
+  }
+  for (const [index, task] of plan.tasks.entries()) {
+    options.log?.(`checking task "${task.task_id}" (${index + 1} of ${plan.tasks.length})`);
     const taskDir = `${dir}/tasks/${task.task_id}`;
     await Deno.mkdir(taskDir, { recursive: true });
-    const taskPlan: Plan = { ...plan, plan_id: `suite-check-${task.task_id}`, tasks: [task] };
+    const taskPlan: Plan = {
+      ...plan,
+      plan_id: `suite-check-${task.task_id}`,
+      tasks: [task],
+      agents: plan.agents.filter((agent) =>
+        oracles.has(task.task_id) || agent.agent_id !== RUNNER_PROGRAM_AGENTS.oracle
+      ),
+    };
     const frozen = await writePlan(`${taskDir}/plan.json`, taskPlan);
     await runBatch(taskPlan, {
       runId: taskPlan.plan_id,
@@ -132,8 +156,8 @@ export async function runSuiteCheck(
     });
     rows.push(...(await loadLedger(`${taskDir}/ledger.jsonl`)).rows);
   }
-  const tasks = await Promise.all(
-    suite.manifest.tasks.map((task) => taskCheck(suite, task.task_id, rows)),
+  const tasks = suite.manifest.tasks.map((task) =>
+    taskCheck(suite, task.task_id, rows, oracles.has(task.task_id))
   );
   const summary: SuiteCheckSummary = {
     schema_version: 1,
@@ -172,7 +196,7 @@ async function freezeCheckPlan(
   const program = await imageDigest(CHECK_IMAGE);
   const verifier = await imageDigest("ledgerbench/verifier:latest");
   if (program === null || verifier === null) {
-    throw new Error(
+    throw new SuiteCheckError(
       `Cannot check the suite: image "${
         program === null ? CHECK_IMAGE : "ledgerbench/verifier:latest"
       }" is not present (run containers/build_images.sh)`,
@@ -196,11 +220,12 @@ async function freezeCheckPlan(
 }
 
 /** One task's verdicts from the check's rows. */
-async function taskCheck(
+function taskCheck(
   suite: Suite,
   taskId: string,
   rows: readonly Episode[],
-): Promise<TaskCheck> {
+  hasOracle: boolean,
+): TaskCheck {
   const episode = (agentId: string): CheckEpisode => {
     const row = rows.find((r) => r.task_id === taskId && r.agent_id === agentId);
     return row === undefined
@@ -214,13 +239,12 @@ async function taskCheck(
   };
   const oracle = episode(RUNNER_PROGRAM_AGENTS.oracle);
   const noChange = episode(RUNNER_PROGRAM_AGENTS.noChange);
-  const problems: string[] = [];
-  const solveSh = `${taskPaths(suite.dir, taskId).solution}/solve.sh`;
-  const solve = await Deno.stat(solveSh).catch(() => null);
-  if (solve === null || !solve.isFile || ((solve.mode ?? 0) & 0o111) === 0) {
-    problems.push(`no oracle: "${solveSh}" is not an executable file`);
-  }
+  const problems: string[] = hasOracle ? [] : [
+    `no oracle: "${taskPaths(suite.dir, taskId).solution}/solve.sh" is not an executable file, ` +
+    "so the verifier cannot be proven",
+  ];
   const describe = (what: string, e: CheckEpisode, want: boolean) => {
+    if (what === "oracle" && !hasOracle) return null;
     if (e.status === "missing") {
       return `${what}: no row (the task's batch halted at its first invalid episode)`;
     }

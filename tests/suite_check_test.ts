@@ -2,9 +2,9 @@
  * `ledgerbench suite check` on the engine (issue 12): the Python suite of
  * tests/_python_toolchain.ts passes (each oracle resolved, each untouched
  * workspace not, zero model calls, the ledger beside the suite), and a copy
- * broken three ways is caught: a verifier whose setup crashes (seed 000's
- * 89-point incident), a solution the verifier rejects, and a verifier that
- * passes an untouched workspace. `freeze` refuses the failed check and a
+ * broken four ways is caught: a verifier whose setup crashes (seed 000's
+ * 89-point incident), a solution the verifier rejects, a verifier that
+ * passes an untouched workspace, and a task without an oracle. `freeze` refuses the failed check and a
  * stale one, and records an override with its reason.
  *
  * @module
@@ -27,8 +27,8 @@ function freeze(suite: string, out: string, ...extra: string[]) {
 }
 
 Deno.test({
-  name: "suite check proves a good suite and catches a crashing setup, a failing solution and a " +
-    "verifier that passes no change; freeze refuses a failed or stale check",
+  name: "suite check proves a good suite and catches a crashing setup, a failing solution, a " +
+    "verifier that passes no change and a missing oracle; freeze refuses a failed or stale check",
   ignore: !ENGINE.available,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -79,12 +79,19 @@ Deno.test({
           tasks: [
             ...JSON.parse(pythonSuiteFiles(python)["suite.json"]).tasks,
             { task_id: "always-passes" },
+            { task_id: "no-oracle" },
           ],
         }),
         "tasks/always-passes/workspace/TASK.md": "Do nothing.\n",
         "tasks/always-passes/verifier/verify.sh":
           'echo \'{"resolved": true, "checks": [{"name": "nothing", "passed": true}]}\'\n',
         "tasks/always-passes/solution/solve.sh": "#!/bin/sh\ntrue\n",
+        "tasks/no-oracle/workspace/TASK.md": "Write done.txt.\n",
+        "tasks/no-oracle/verifier/verify.sh": [
+          "if [ -f /workspace/done.txt ]; then r=true; else r=false; fi",
+          'echo "{\\"resolved\\": $r}"',
+          "",
+        ].join("\n"),
       });
       const failed = await cli("suite", "check", broken);
       equal(failed.code, 3, failed.stderr + failed.stdout);
@@ -102,7 +109,7 @@ Deno.test({
           line.replace(/: verifier fault setup_failed$/, ": verifier fault setup_failed")
         ),
       );
-      match(failed.stdout, /FAILED: 0 tasks of 3 proven/);
+      match(failed.stdout, /FAILED: 0 tasks of 4 proven/);
 
       const refused = await freeze(broken, `${dir}/broken-plan.json`);
       equal(refused.code, 3);
