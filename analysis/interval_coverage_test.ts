@@ -1,0 +1,77 @@
+import { equal, ok } from "node:assert/strict";
+import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
+import { binomialPmf } from "./binomial_pmf.ts";
+import {
+  COVERAGE_RATES,
+  coverageProfile,
+  exactCoverage,
+  intervalOf,
+  intervalsAt,
+} from "./interval_coverage.ts";
+import { seededRandom } from "./seeded_random.ts";
+
+Deno.test("exactCoverage(): the audit's figures for seed 001's percentile bootstrap", () => {
+  const bootstrap = intervalOf("percentile-bootstrap");
+  // The audit: 16-18% at n = 10 and p = 0.02 or 0.98, 45% at n = 30, 88% at n = 100.
+  for (const p of [0.02, 0.98]) {
+    const c = exactCoverage(bootstrap, 10, p);
+    ok(c > 0.16 && c < 0.19, `n = 10, p = ${p}: ${c}`);
+  }
+  const at30 = exactCoverage(bootstrap, 30, 0.02);
+  ok(Math.abs(at30 - 0.45) < 0.01, `n = 30: ${at30}`);
+  // At n = 100, p = 0.02, the ideal percentile interval (R -> infinity) covers
+  // exactly the counts 1..7: 1 - P(K = 0) - P(K >= 8) = 0.8660 (by hand from the
+  // pmf); seed 7's 2,000 rounds move one endpoint, giving 0.863 and 0.866.
+  const pmf = binomialPmf(100, 0.02);
+  const ideal = pmf.slice(1, 8).reduce((a, b) => a + b, 0);
+  ok(Math.abs(ideal - 0.8660) < 5e-4, String(ideal));
+  for (const p of [0.02, 0.98]) {
+    const c = exactCoverage(bootstrap, 100, p);
+    ok(Math.abs(c - ideal) < 0.005, `n = 100, p = ${p}: ${c}`);
+  }
+});
+
+Deno.test("exactCoverage(): the printed interval dips to 0.84-0.87; Wilson stays >= 0.91 at n >= 100", () => {
+  const printed = intervalsAt(intervalOf("printed"), 100);
+  let lowest = 1;
+  for (let i = 1; i < 1000; i++) lowest = Math.min(lowest, exactCoverage(printed, 100, i / 1000));
+  ok(lowest > 0.84 && lowest < 0.87, `printed, n = 100: ${lowest}`);
+  for (const n of [100, 200, 500]) {
+    const wilson = intervalsAt(intervalOf("wilson"), n);
+    for (const p of COVERAGE_RATES) {
+      const c = exactCoverage(wilson, n, p);
+      ok(c >= 0.91, `Wilson, n = ${n}, p = ${p}: ${c}`);
+    }
+  }
+});
+
+Deno.test("exactCoverage() agrees with a seeded Monte Carlo simulation of the same intervals", () => {
+  // Independent check: draw K ~ Binomial(n, p) by inverse CDF and count how
+  // often the interval printed for K holds p; within 4 standard errors.
+  const draws = 20_000;
+  for (const [method, n, p] of [["percentile-bootstrap", 30, 0.1], ["wilson", 50, 0.9]] as const) {
+    const intervals = intervalsAt(intervalOf(method), n);
+    const random = seededRandom(`coverage-${method}`);
+    const cdf = binomialInverseCdf(n, p);
+    let hits = 0;
+    for (let i = 0; i < draws; i++) {
+      const k = cdf(random());
+      if (intervals[k].lower <= p && p <= intervals[k].upper) hits++;
+    }
+    const exact = exactCoverage(intervals, n, p);
+    const se = Math.sqrt(exact * (1 - exact) / draws);
+    ok(
+      Math.abs(hits / draws - exact) < 4 * se + 1e-9,
+      `${method} ${n} ${p}: ${hits / draws} vs ${exact}`,
+    );
+  }
+});
+
+Deno.test("coverageProfile() gives the observed rate's coverage and the lowest across rates, replayably", () => {
+  const a = coverageProfile("percentile-bootstrap", 5, 7);
+  const b = coverageProfile("percentile-bootstrap", 5, 7);
+  equal(JSON.stringify(a), JSON.stringify(b));
+  equal(a.across.length, COVERAGE_RATES.length);
+  equal(a.lowest.coverage, Math.min(...a.across.map((point) => point.coverage)));
+  equal(a.at_observed, exactCoverage(intervalOf("percentile-bootstrap"), 7, 5 / 7));
+});
