@@ -66,6 +66,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Exact and Monte Carlo operating characteristic of the SPRT",
     file: "calibrate.ts",
   },
+  coverage: {
+    summary: "How often the printed rate intervals cover, at each agent's n (own error)",
+    file: "coverage.ts",
+  },
   plan: {
     summary: "Project spend from a pilot and refuse an infeasible budget",
     file: "plan.ts",

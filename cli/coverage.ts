@@ -1,0 +1,150 @@
+/**
+ * `ledgerbench coverage`: the tool's own error (issue 13). For each agent's
+ * scored episodes n, how often the 95% interval of a resolved rate that the
+ * tool uses contains the true rate: exactly, at the observed rate and across
+ * rates (analysis/interval_coverage.ts). Same ledger and bootstrap seed give
+ * byte-identical output.
+ *
+ * @module
+ */
+import {
+  COVERAGE_METHODS,
+  COVERAGE_RATES,
+  type CoverageMethod,
+  coverageProfile,
+} from "../analysis/interval_coverage.ts";
+import { summarizeAgents } from "../analysis/summarize_agents.ts";
+import { DEFAULT_BOOTSTRAP } from "../analysis/defaults.ts";
+import { parseCommandArgs, stringOption } from "./_args.ts";
+import { type Io, UsageError } from "./_command.ts";
+import { configRef, loadLedger, loadPlan } from "./_load.ts";
+import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
+import { integer, percent, renderTable } from "../report/format.ts";
+
+/** Help text, an example first. */
+export const help = `Report how often the 95% interval of each agent's resolved rate contains the
+true rate, at the agent's number of scored episodes n: the tool's own error.
+The coverage is exact (a sum over the binomial distribution of the resolved
+count, each count's interval computed as the tool computes it, with the
+plan's bootstrap rounds and seed), at the observed rate and across true rates
+from 1% to 99%; nothing is simulated, so the output replays byte for byte.
+
+Methods, one row each per agent:
+  percentile-bootstrap  seed 001's interval as computed (it collapses at 0/n and n/n)
+  printed               what the tool prints for the verdict: the bootstrap, with
+                        the Wilson interval in its place when it collapses
+  wilson                the Wilson score interval
+
+The coverage of the intervals for the synthetic example's agents:
+  deno task ledgerbench coverage ledgers/examples/synthetic_ledger.jsonl \\
+    --plan ledgers/examples/synthetic_plan.json
+
+USAGE:
+  deno task ledgerbench coverage LEDGER [OPTIONS]
+
+OPTIONS:
+  --plan FILE         Frozen plan: its bootstrap rounds and seed (default ${DEFAULT_BOOTSTRAP.rounds}, ${DEFAULT_BOOTSTRAP.seed})
+  --rates R,...       The true rates to report across, each in [0, 1]
+                      (default ${COVERAGE_RATES.join(",")})
+  --errata FILE       Apply the corrections of an errata file first
+  --lenient           Report every bad line instead of stopping at the first;
+                      the rows not used are listed and the exit status is 2
+  --json              Canonical JSON instead of tables
+  -h, --help          This help
+`;
+
+const OPTIONS = {
+  plan: { type: "string" },
+  rates: { type: "string" },
+  errata: { type: "string" },
+  lenient: { type: "boolean" },
+} as const;
+
+/** `--rates`: comma-separated numbers in [0, 1]. */
+function ratesOption(text: string | undefined): readonly number[] {
+  if (text === undefined) return COVERAGE_RATES;
+  const rates = text.split(",").map((part) => part.trim());
+  for (const part of rates) {
+    const rate = Number(part);
+    if (part === "" || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+      throw new UsageError(`Option "--rates": each rate must be a number in [0, 1], got "${part}"`);
+    }
+  }
+  return rates.map(Number);
+}
+
+/** Runs `coverage`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const rates = ratesOption(stringOption(values, "rates"));
+  const planPath = stringOption(values, "plan");
+  const plan = planPath === undefined ? null : await loadPlan(planPath);
+  const loaded = await loadLedger(positionals[0], {
+    errata: stringOption(values, "errata"),
+    lenient: values.lenient === true,
+  });
+  const bootstrap = plan?.value.bootstrap ?? DEFAULT_BOOTSTRAP;
+  const agents = summarizeAgents(loaded.rows).filter((agent) => agent.scored > 0).map((agent) => ({
+    agent_id: agent.agent_id,
+    scored: agent.scored,
+    resolved: agent.resolved,
+    rate: agent.resolved / agent.scored,
+    methods: COVERAGE_METHODS.map((method: CoverageMethod) =>
+      coverageProfile(method, agent.resolved, agent.scored, { ...bootstrap, rates })
+    ),
+  }));
+  const payload = {
+    command: "coverage",
+    ledger: loaded.ledger,
+    errata: loaded.errata,
+    plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
+    parameters: { rounds: bootstrap.rounds, seed: bootstrap.seed, level: 0.95, rates },
+    problems: loaded.problems,
+    agents,
+  };
+  emit(io, {
+    json: values.json === true,
+    payload,
+    render: () => {
+      let text = "Coverage of the 95% rate intervals (the tool's own error)\n\n";
+      text += describeInputs(loaded, [["plan", plan]]);
+      text += `bootstrap: ${bootstrap.rounds} rounds, seed ${bootstrap.seed}; exact over the ` +
+        `binomial distribution of the resolved count; rates ${rates.join(", ")}\n\n`;
+      text += renderTable(
+        [
+          { header: "agent", id: true },
+          { header: "n", align: "right" },
+          { header: "resolved", align: "right" },
+          { header: "method" },
+          { header: "at observed rate", align: "right" },
+          { header: "lowest across rates", align: "right" },
+        ],
+        agents.flatMap((agent) =>
+          agent.methods.map((profile) => [
+            agent.agent_id,
+            integer(agent.scored),
+            `${integer(agent.resolved)} (${percent(agent.rate)})`,
+            profile.method,
+            percent(profile.at_observed),
+            `${percent(profile.lowest.coverage)} at ${percent(profile.lowest.rate)}`,
+          ])
+        ),
+      );
+      const poor = agents.flatMap((agent) =>
+        agent.methods.filter((profile) =>
+          profile.method === "printed" && profile.lowest.coverage < 0.9
+        )
+          .map((profile) =>
+            `- "${agent.agent_id}": at n = ${agent.scored} the interval the tool prints covers ` +
+            `${percent(profile.lowest.coverage)} at a true rate of ${
+              percent(profile.lowest.rate)
+            }, ` +
+            "not 95%: read its interval as narrower than it is"
+          )
+      );
+      if (poor.length > 0) text += `\nwarnings:\n${poor.join("\n")}\n`;
+      return text + describeProblems(loaded.problems);
+    },
+  });
+  return finish(io, loaded);
+}
