@@ -1,14 +1,15 @@
 /**
  * A paired comparison of two agents over the tasks both attempted: the
  * difference in resolved rate with a seeded paired (task-cluster) bootstrap
- * interval, and McNemar's discordant counts. Less conservative than seed 001's
- * overlap rule, and reported beside it.
+ * interval, McNemar's discordant counts and the exact McNemar p-value. Less
+ * conservative than seed 001's overlap rule, and reported beside it.
  *
  * @module
  */
 import type { Episode } from "./schema.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
+import { binomialTestTwoSided } from "./binomial_test.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** How several attempts at one task become one resolved/unresolved verdict for McNemar. */
@@ -66,6 +67,11 @@ export interface PairedComparison {
   difference: { estimate: number; lower: number; upper: number; collapsed: boolean } | null;
   /** McNemar counts over paired tasks, under `task_rule`. */
   mcnemar: { only_a: number; only_b: number; both: number; neither: number };
+  /**
+   * Exact McNemar test of the discordant tasks: `binomialTestTwoSided(only_a,
+   * only_a + only_b, 0.5)`; 1 when no task is discordant.
+   */
+  mcnemar_p_value: number;
   /** Tasks seen in either agent's rows but without scored rows from both, sorted. */
   excluded_tasks: ExcludedTask[];
   /** The task verdict used for the McNemar counts. */
@@ -100,6 +106,13 @@ interface Cell {
  * - McNemar counts over paired tasks: a task is resolved by X when more than
  *   half of X's attempts resolved (`majority`, default) or at least one did
  *   (`any`); with one attempt per task both rules agree.
+ * - exact McNemar p-value (McNemar 1947, in its exact conditional form; Agresti,
+ *   "Categorical Data Analysis", 3rd ed., §11.1.4): under "no difference" each
+ *   of the n = only_a + only_b discordant tasks favours A with probability 1/2,
+ *   so p = two-sided binomial test of only_a in n trials at 1/2
+ *   (`binomialTestTwoSided`, scipy's `binomtest`); concordant tasks carry no
+ *   information and n = 0 gives p = 1. Over several pairs, see
+ *   `pairwisePValues` (Holm's adjustment).
  * - a rate of 0% or 100% (every resample equal) collapses its interval to a
  *   point: `collapsed` is then true and a Wilson 95% interval with
  *   successes = rate × T and n = T (tasks, i.e. clusters) is reported beside it.
@@ -124,6 +137,8 @@ interface Cell {
  * const result = pairedComparison(rows, ["a", "b"]);
  * // t2 is excluded: only "a" has a scored row there
  * if (result.tasks !== 1 || result.mcnemar.only_a !== 1) throw new Error(JSON.stringify(result));
+ * // one discordant task: p = 1 (scipy.stats.binomtest(1, 1, 0.5).pvalue -> 1.0)
+ * if (result.mcnemar_p_value !== 1) throw new Error(JSON.stringify(result));
  * ```
  */
 export function pairedComparison(
@@ -246,6 +261,7 @@ export function pairedComparison(
       collapsed: boot.d.lower === boot.d.upper,
     },
     mcnemar,
+    mcnemar_p_value: binomialTestTwoSided(mcnemar.only_a, mcnemar.only_a + mcnemar.only_b, 0.5),
     excluded_tasks: excluded,
     task_rule: taskRule,
     rounds,

@@ -170,6 +170,29 @@ Deno.test("pairedComparison() reports Wilson intervals beside collapsed ones", (
   deepEqual(apart.difference, { estimate: -1, lower: -1, upper: -1, collapsed: true });
 });
 
+const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.meta.url).pathname;
+
+Deno.test("pairedComparison() gives the audit's exact McNemar p on the synthetic example", async () => {
+  const { rows } = await loadLedger(SYNTHETIC);
+  const result = pairedComparison(rows, ["agent-alpha", "agent-beta"]);
+  // Issue 13 (the audit): exact McNemar p 0.143 on the synthetic example, which
+  // `compare --paired --agents agent-alpha,agent-beta` documents; 24 vs 14 discordant tasks.
+  deepEqual(result.mcnemar, { only_a: 24, only_b: 14, both: 32, neither: 14 });
+  // scipy.stats.binomtest(24, 38, 0.5).pvalue -> 0.14330665429588407
+  ok(Math.abs(result.mcnemar_p_value - 0.14330665429588407) < 1e-12, `${result.mcnemar_p_value}`);
+  equal(result.mcnemar_p_value.toFixed(3), "0.143");
+});
+
+Deno.test("pairedComparison() McNemar p: seed-001 sample, no discordant task, a lopsided split", async () => {
+  const { rows } = await loadLedger(SAMPLE);
+  // 2 vs 1 discordant: scipy.stats.binomtest(2, 3, 0.5).pvalue -> 1.0
+  equal(pairedComparison(rows, ["a", "b"]).mcnemar_p_value, 1);
+  // no discordant task: nothing to test, p = 1
+  equal(pairedComparison(discordant(3, 0, 0, 2), ["a", "b"]).mcnemar_p_value, 1);
+  // 0 vs 10: hand computation 2 / 2^10 = 0.001953125 (scipy.stats.binomtest(0, 10, 0.5))
+  equal(pairedComparison(discordant(0, 0, 10, 0), ["a", "b"]).mcnemar_p_value, 2 / 1024);
+});
+
 Deno.test("pairedComparison() has nulls without paired tasks and stable bytes", () => {
   const lonely = pairedComparison([row("a", "t1", true), row("b", "t2", false)], ["a", "b"]);
   deepEqual(

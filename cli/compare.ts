@@ -12,6 +12,7 @@ import {
   pairedComparison,
   type TaskRule,
 } from "../analysis/paired_comparison.ts";
+import { type PairwisePValues, pairwisePValues } from "../analysis/pairwise_p_values.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 import {
@@ -56,7 +57,8 @@ resolved wins unless the two are within the band, then fewer seconds per
 resolved with the same band, else a tie. The output says which rule fired.
 More than two agents give the pairwise matrix. --paired adds the paired
 comparison over the tasks both agents scored (difference in resolved rate
-with a task-cluster bootstrap interval, and McNemar counts).
+with a task-cluster bootstrap interval, McNemar counts and the exact McNemar
+p-value; with more than two agents also Holm-adjusted over every pair).
 
 Compare the two agents of the seed-001 sample (b wins on TPR):
   deno task ledgerbench compare ledgers/examples/sample_ledger.jsonl
@@ -146,6 +148,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       })
     )
     : null;
+  const pValues: PairwisePValues | null = paired === null ? null : pairwisePValues(paired);
   const withheldPairs = withheldPairGroups(
     comparisons.map((c) => [c.a.agent_id, c.b.agent_id] as const),
     assessment.standings,
@@ -172,6 +175,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     problems: loaded.problems,
     comparisons,
     paired,
+    paired_p_values: pValues,
     denominator: denominatorRecord(assessment),
     standings: assessment.standings.filter((s) =>
       agents.some((agent) => agent.agent_id === s.agent_id)
@@ -194,7 +198,10 @@ export async function run(args: string[], io: Io): Promise<number> {
       text += sideTable(comparisons);
       for (const c of comparisons) text += "\n" + explain(c);
       if (comparisons.length > 1) text += "\n" + matrixTable(comparisons);
-      if (paired !== null) { for (const p of paired) text += "\n" + explainPaired(p); }
+      if (paired !== null && pValues !== null) {
+        paired.forEach((p, i) => text += "\n" + explainPaired(p, pValues, i));
+        if (pValues.comparisons > 1) text += "\n" + pValueTable(pValues);
+      }
       text += "\n" + statedPairs(comparisons.length, withheldPairs, assessment);
       text += describeProblems(loaded.problems);
       return text;
@@ -337,7 +344,48 @@ function signedPercent(x: number): string {
   return (x > 0 ? "+" : "") + percent(x);
 }
 
-function explainPaired(p: PairedComparison): string {
+/** A p-value: 3 decimals, or 3 significant digits in exponent form below 0.001. */
+function pValue(x: number): string {
+  return x < 0.001 ? x.toExponential(2) : x.toFixed(3);
+}
+
+/** The exact McNemar line of pair `index`, with its Holm-adjusted p when the matrix has more. */
+function mcnemarLine(p: PairedComparison, pValues: PairwisePValues, index: number): string {
+  const m = p.mcnemar;
+  const n = m.only_a + m.only_b;
+  let text =
+    `  exact McNemar p ${pValue(p.mcnemar_p_value)} (two-sided binomial test, ${m.only_a} vs ` +
+    `${m.only_b} of ${n} discordant task${n === 1 ? "" : "s"})`;
+  if (pValues.comparisons > 1) {
+    text += `\n  Holm-adjusted p ${pValue(pValues.pairs[index].holm_p_value)} ` +
+      `(over all ${pValues.comparisons} comparisons)`;
+  }
+  return text + "\n";
+}
+
+function pValueTable(pValues: PairwisePValues): string {
+  return `Paired p-values (exact McNemar; Holm-adjusted over ${pValues.comparisons} comparisons):\n` +
+    renderTable(
+      [
+        { header: "a", id: true },
+        { header: "b", id: true },
+        { header: "only a", align: "right" },
+        { header: "only b", align: "right" },
+        { header: "p", align: "right" },
+        { header: "Holm p", align: "right" },
+      ],
+      pValues.pairs.map((pair) => [
+        pair.a,
+        pair.b,
+        String(pair.only_a),
+        String(pair.only_b),
+        pValue(pair.p_value),
+        pValue(pair.holm_p_value),
+      ]),
+    );
+}
+
+function explainPaired(p: PairedComparison, pValues: PairwisePValues, index: number): string {
   let text =
     `Paired comparison ${displayId(p.a.agent_id)} vs ${
       displayId(p.b.agent_id)
@@ -365,6 +413,7 @@ function explainPaired(p: PairedComparison): string {
   text +=
     `  McNemar (task rule ${p.task_rule}): only ${displayId(p.a.agent_id)} ${m.only_a}, only ` +
     `${displayId(p.b.agent_id)} ${m.only_b}, both ${m.both}, neither ${m.neither}\n`;
+  text += mcnemarLine(p, pValues, index);
   return text + excluded(p);
 }
 
