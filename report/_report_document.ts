@@ -327,6 +327,58 @@ function agentsSection(summary: ReportSummary): Block[] {
   return blocks;
 }
 
+/** Below this lowest coverage a printed 95% interval gets a warning (analysis/interval_coverage.ts). */
+const POOR_COVERAGE = 0.9;
+
+function intervalCoverageSection(summary: ReportSummary): Block[] {
+  if (summary.interval_coverage.length === 0) return [];
+  const blocks: Block[] = [
+    { kind: "heading", level: 2, text: "How far the intervals can be trusted" },
+    {
+      kind: "paragraph",
+      text: "The share of runs in which the 95% interval of the resolved rate contains the true " +
+        "rate, at each agent's number of scored episodes: exact, summed over the binomial " +
+        "distribution of the resolved count with the plan's bootstrap rounds and seed " +
+        `(${code("ledgerbench coverage")} prints it for any ledger). "Printed" is the interval ` +
+        "above (the percentile bootstrap, Wilson when it collapses); the lowest is over true " +
+        "rates from 1% to 99%.",
+    },
+  ];
+  const cell = (p: { coverage: number; rate: number }) =>
+    `${percent(p.coverage)} at ${percent(p.rate)}`;
+  blocks.push({
+    kind: "table",
+    header: [
+      "agent",
+      "scored",
+      "printed, at the observed rate",
+      "printed, lowest",
+      "Wilson, at the observed rate",
+      "Wilson, lowest",
+    ],
+    align: ["left", "right", "right", "right", "right", "right"],
+    rows: summary.interval_coverage.map((c) => [
+      displayId(c.agent_id),
+      integer(c.scored),
+      percent(c.printed.at_observed),
+      cell(c.printed.lowest),
+      percent(c.wilson.at_observed),
+      cell(c.wilson.lowest),
+    ]),
+  });
+  const poor = summary.interval_coverage.filter((c) => c.printed.lowest.coverage < POOR_COVERAGE);
+  if (poor.length > 0) {
+    blocks.push({
+      kind: "list",
+      items: poor.map((c) =>
+        `${displayId(c.agent_id)}: at ${integer(c.scored)} scored episodes the printed interval ` +
+        `covers only ${cell(c.printed.lowest)}, not 95%; it is narrower than the evidence.`
+      ),
+    });
+  }
+  return blocks;
+}
+
 function comparisonsSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Comparisons (seed 001)" }];
   if (summary.comparisons.length === 0) {
@@ -639,7 +691,7 @@ function shellWord(word: string): string {
 /**
  * The report's blocks, in reading order: title, summary (stated and withheld
  * claims), inputs and parameters, validation, errata, per-agent results,
- * comparisons, censoring, invalid attempts, failed and invalid episodes (each
+ * how far the intervals can be trusted (their exact coverage), comparisons, censoring, invalid attempts, failed and invalid episodes (each
  * with its `ledgerbench show` command), cost, SPRT, and how to reproduce.
  * Every sentence is a claim of the summary or fixed text naming a rule; every
  * number is read from the summary. O(size of the summary).
@@ -667,6 +719,7 @@ export function reportDocument(
     ...coverageSection(summary),
     ...errataSection(summary),
     ...agentsSection(summary),
+    ...intervalCoverageSection(summary),
     ...comparisonsSection(summary, figures),
     ...censoringSection(summary, figures),
     ...invalidSection(summary),

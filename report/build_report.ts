@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { coverageProfile } from "../analysis/interval_coverage.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
@@ -252,6 +253,13 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     laneWeights: laneWeights ?? undefined,
   });
   const intervals = agents.map((a) => agentInterval(a, rounds, seed));
+  const intervalCoverage = agents.filter((a) => a.scored > 0).map((a) => ({
+    agent_id: a.agent_id,
+    scored: a.scored,
+    resolved: a.resolved,
+    printed: coverageProfile("printed", a.resolved, a.scored, { rounds, seed }),
+    wilson: coverageProfile("wilson", a.resolved, a.scored, { rounds, seed }),
+  }));
   const byAgent = new Map<string, Episode[]>();
   for (const row of rows) {
     const list = byAgent.get(row.agent_id);
@@ -424,6 +432,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       : { applied: application.applied, voided_summaries: application.voided_summaries },
     agents,
     intervals,
+    interval_coverage: intervalCoverage,
     invalid,
     episodes_to_inspect: episodesToInspect(rows),
     censoring,

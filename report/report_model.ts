@@ -9,6 +9,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
+import type { CoverageProfile } from "../analysis/interval_coverage.ts";
 import type { AgentStanding, DenominatorRecord } from "../analysis/agent_standing.ts";
 import type { CensoringSummary } from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
@@ -33,7 +34,7 @@ import type { Block, FigureBlock } from "./_document.ts";
 import type { EpisodeToInspect } from "./episodes_to_inspect.ts";
 
 /** The format tag written into every `summary.json`; bumped when its layout changes. */
-export const REPORT_FORMAT = "ledgerbench-report/3";
+export const REPORT_FORMAT = "ledgerbench-report/4";
 
 /** The ledger as the inputs layer loads it: its scan, readable rows in file order (before errata) and each row's 1-based line. */
 export type ReportLedger = LedgerWithLines;
@@ -88,6 +89,20 @@ export interface AgentInterval {
   bootstrap: RateInterval | null;
   /** Wilson 95% interval, given only when the bootstrap collapsed to a point. */
   wilson: { lower: number; upper: number } | null;
+}
+
+/**
+ * How often one agent's 95% rate interval covers the true rate at its n
+ * (issue 13, the tool's own error; analysis/interval_coverage.ts): the
+ * interval the report prints (the bootstrap, Wilson when it collapses) and
+ * the Wilson interval, at the observed rate and across rates.
+ */
+export interface AgentIntervalCoverage {
+  agent_id: string;
+  scored: number;
+  resolved: number;
+  printed: CoverageProfile;
+  wilson: CoverageProfile;
 }
 
 /** Invalid attempts of one agent (or `"*"`: the whole run), by reason. */
@@ -193,6 +208,8 @@ export interface ReportSummary {
   errata: { applied: AppliedErratum[]; voided_summaries: string[] } | null;
   agents: AgentSummary[];
   intervals: AgentInterval[];
+  /** Per agent with a scored episode, the exact coverage of its intervals (format 4). */
+  interval_coverage: AgentIntervalCoverage[];
   invalid: { agents: InvalidRow[]; overall: InvalidRow };
   /** Every failed and invalid episode after errata, in ledger order (`ledgerbench show` opens each). */
   episodes_to_inspect: EpisodeToInspect[];
