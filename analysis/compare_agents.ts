@@ -6,14 +6,29 @@
  * @module
  */
 import type { AgentSummary } from "./summarize_agents.ts";
-import { rateIntervalWithFallback } from "./rate_interval_with_fallback.ts";
-import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "./defaults.ts";
+import {
+  type CoverageWarning,
+  type IntervalMethod,
+  type MethodRateInterval,
+  rateInterval,
+} from "./rate_interval.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_INTERVAL_METHOD, DEFAULT_TIE_BAND } from "./defaults.ts";
+import {
+  compareRationals,
+  decimalRational,
+  outsideRelativeBand,
+  type Rational,
+} from "./exact_ratio.ts";
 
-/** The columns of an {@link AgentSummary} the rule reads. */
-export type ComparableAgent = Pick<
-  AgentSummary,
-  "agent_id" | "scored" | "resolved" | "tpr" | "spr"
->;
+/**
+ * The columns of an {@link AgentSummary} the rule reads. `tokens` and
+ * `wall_seconds` (the sums over scored rows) let the tie band be decided
+ * exactly on TPR = tokens / resolved and SPR = wall_seconds / resolved;
+ * without them the decision takes `tpr` and `spr` as the decimals they print as.
+ */
+export type ComparableAgent =
+  & Pick<AgentSummary, "agent_id" | "scored" | "resolved" | "tpr" | "spr">
+  & Partial<Pick<AgentSummary, "tokens" | "wall_seconds">>;
 
 /** Options for {@link compareAgents} and {@link comparisonMatrix}. */
 export interface CompareAgentsOptions {
@@ -23,6 +38,8 @@ export interface CompareAgentsOptions {
   rounds?: number;
   /** Bootstrap seed; default 7 (seed 001). */
   seed?: number | string;
+  /** The rate interval of the verdict (the plan's `interval_method`); default `percentile-bootstrap`. */
+  method?: IntervalMethod;
 }
 
 /** Which step of the rule decided. */
@@ -42,10 +59,14 @@ export interface ComparisonSide {
   tpr: number | null;
   /** Seconds per resolved, as given. */
   spr: number | null;
-  /** Percentile bootstrap interval of the rate; null when nothing was scored. */
+  /** The interval of the rate by the comparison's `interval_method`; null when nothing was scored. */
   interval: { lower: number; upper: number; collapsed: boolean } | null;
-  /** Wilson 95% interval, reported only beside a collapsed bootstrap interval. */
+  /** Wilson 95% interval, reported only beside a collapsed bootstrap interval (it then decides). */
   wilson: { lower: number; upper: number } | null;
+  /** The interval the rule used: `wilson` when given, else `interval`; null when nothing was scored. */
+  rule_interval: { method: IntervalMethod; lower: number; upper: number } | null;
+  /** The percentile bootstrap's coverage warning with the Wilson interval to print beside it; else null. */
+  coverage_warning: CoverageWarning | null;
 }
 
 /** The verdict of seed 001's rule for two agents; plain JSON data, keys in this order. */
@@ -80,6 +101,8 @@ export interface Comparison {
   seed: number | string;
   /** True when either bootstrap interval collapsed to a point (see the `wilson` fields). */
   collapsed: boolean;
+  /** The rate interval method of the verdict (the plan's `interval_method`). */
+  interval_method: IntervalMethod;
 }
 
 /**
@@ -88,16 +111,24 @@ export interface Comparison {
  * Rule, in order; the first that applies fires and is recorded in `rule`:
  * 1. `no_resolved`: either agent resolved nothing → it has no TPR; report the
  *    failure (`failed`), no ranking, `winner` null.
- * 2. `rate_interval`: the two percentile bootstrap 95% intervals of the
- *    resolved rate (see `bootstrapRate`; each agent resampled from a
- *    fresh `seededRandom(seed)`) are separated, i.e. not
- *    overlap = !(a.upper < b.lower || b.upper < a.lower): the higher interval wins.
+ * 2. `rate_interval`: the two 95% intervals of the resolved rate the rule
+ *    uses (`rule_interval`, by `method`, see {@link rateInterval}: the
+ *    percentile bootstrap of seed 001 by default, each agent resampled from
+ *    a fresh `seededRandom(seed)`, or the Wilson interval printed beside it
+ *    when it collapses; Wilson or Clopper–Pearson when the plan says so) are
+ *    separated, i.e. not overlap = !(a.upper < b.lower || b.upper < a.lower):
+ *    the higher interval wins.
  * 3. `tpr`: intervals overlap (no rate winner); the relative difference of
  *    tokens per resolved, d = |TPR a − TPR b| / min(TPR a, TPR b), exceeds the
  *    band (d > band, i.e. the larger is more than (1 + band) × the smaller; equal
  *    values give d = 0; a zero minimum with a positive other gives d = ∞,
- *    recorded as null): the lower TPR wins.
- * 4. `spr`: otherwise the same test on seconds per resolved: the lower SPR wins.
+ *    recorded as null): the lower TPR wins. The test is exact (issue 13,
+ *    item 1): TPR = tokens / resolved as a rational and the band as the
+ *    decimal it was written as ({@link outsideRelativeBand}), so 77,000 against
+ *    70,000 tokens over 3 resolved each is exactly 10% apart and ties; the
+ *    recorded d is the floating-point quotient, for display.
+ * 4. `spr`: otherwise the same exact test on seconds per resolved
+ *    (wall_seconds, the integer milliseconds / 1000, over resolved): the lower SPR wins.
  * 5. `tie`: otherwise.
  *
  * A TPR or SPR that was not recorded (null although the agent resolved
@@ -107,13 +138,18 @@ export interface Comparison {
  * tie-break could be used the verdict is `tie` (no winner), with both named.
  *
  * When a rate is 0% or 100%, its bootstrap interval collapses to a point; the
- * side then also carries a Wilson 95% interval ({@link rateIntervalWithFallback}) and
- * `collapsed` is true. The rule itself uses the bootstrap intervals, as seed 001
- * does. Cost: two bootstraps, O(n + R log n) each.
+ * side then also carries a Wilson 95% interval and `collapsed` is true, and the
+ * rule uses that Wilson interval, the one printed for the verdict (issue 13,
+ * item 5: 10/10 against 6/10 has no rate winner, Wilson [72.2%, 100%] overlapping
+ * [30%, 90%]; Fisher's exact p is 0.087). Under the default method a side whose
+ * n or count is too small for the bootstrap to cover carries a
+ * `coverage_warning` with the Wilson interval to print beside it.
+ * Cost: two intervals (bootstraps: O(n + R log n) each).
  *
  * @param a first agent (e.g. an {@link AgentSummary})
  * @param b second agent
- * @param options `band` (default 0.10), `rounds` (default 2000), `seed` (default 7)
+ * @param options `band` (default 0.10), `rounds` (default 2000), `seed` (default 7),
+ *   `method` (default `percentile-bootstrap`)
  * @returns the verdict with the rule that fired, both intervals and the winner
  * @throws {RangeError} when both agents have the same id, or `band` is not in [0, ∞)
  * @example
@@ -144,7 +180,8 @@ export function compareAgents(
  * pair). Cost: one bootstrap per agent plus O(agents²).
  *
  * @param agents the agents (e.g. the output of `summarizeAgents`)
- * @param options `band` (default 0.10), `rounds` (default 2000), `seed` (default 7)
+ * @param options `band` (default 0.10), `rounds` (default 2000), `seed` (default 7),
+ *   `method` (default `percentile-bootstrap`)
  * @returns one {@link Comparison} per pair, sorted by (a, b)
  * @throws {RangeError} when two agents share an id, or `band` is not in [0, ∞)
  * @example
@@ -183,8 +220,18 @@ export function comparisonMatrix(
 
 interface Settings {
   band: number;
+  /** `band` as the decimal it was written as. */
+  exactBand: Rational;
   rounds: number;
   seed: number | string;
+  method: IntervalMethod;
+}
+
+/** A side and the exact figures the tie band is decided on (null: not recorded). */
+interface ExactSide {
+  side: ComparisonSide;
+  tpr: Rational | null;
+  spr: Rational | null;
 }
 
 function settle(options: CompareAgentsOptions): Settings {
@@ -196,12 +243,14 @@ function settle(options: CompareAgentsOptions): Settings {
   }
   return {
     band,
+    exactBand: decimalRational(band),
     rounds: options.rounds ?? DEFAULT_BOOTSTRAP.rounds,
     seed: options.seed ?? DEFAULT_BOOTSTRAP.seed,
+    method: options.method ?? DEFAULT_INTERVAL_METHOD,
   };
 }
 
-function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
+function side(agent: ComparableAgent, settings: Settings): ExactSide {
   const { scored, resolved } = agent;
   if (
     !(Number.isSafeInteger(scored) && Number.isSafeInteger(resolved) && 0 <= resolved &&
@@ -212,12 +261,13 @@ function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
         `with 0 <= resolved <= scored, got ${resolved} and ${scored}`,
     );
   }
-  const { bootstrap: boot, wilson: w } = rateIntervalWithFallback(resolved, scored, settings);
-  const interval: ComparisonSide["interval"] = boot === null
+  const rate: MethodRateInterval = rateInterval(resolved, scored, settings);
+  const interval: ComparisonSide["interval"] = rate.interval === null
     ? null
-    : { lower: boot.lower, upper: boot.upper, collapsed: boot.collapsed };
+    : { lower: rate.interval.lower, upper: rate.interval.upper, collapsed: rate.collapsed };
+  const w = rate.wilson;
   const wilson: ComparisonSide["wilson"] = w === null ? null : { lower: w.lower, upper: w.upper };
-  return {
+  const s: ComparisonSide = {
     agent_id: agent.agent_id,
     scored: agent.scored,
     resolved: agent.resolved,
@@ -226,15 +276,47 @@ function side(agent: ComparableAgent, settings: Settings): ComparisonSide {
     spr: agent.spr,
     interval,
     wilson,
+    rule_interval: rate.rule,
+    coverage_warning: rate.coverage_warning,
   };
+  return {
+    side: s,
+    tpr: exactPerResolved(s, "tpr", agent.tokens),
+    spr: exactPerResolved(s, "spr", agent.wall_seconds),
+  };
+}
+
+/**
+ * TPR or SPR as an exact rational: the sum (`tokens`, or `wall_seconds` as
+ * its decimal, i.e. integer ms / 1000) over resolved when the sum is given,
+ * else the figure as the decimal it prints as; null when not recorded.
+ */
+function exactPerResolved(
+  s: ComparisonSide,
+  field: "tpr" | "spr",
+  sum: number | null | undefined,
+): Rational | null {
+  if (s[field] === null || s.resolved === 0) return null;
+  const figure = required(s, field);
+  if (sum === undefined || sum === null) return decimalRational(figure);
+  if (!(Number.isFinite(sum) && sum >= 0)) {
+    throw new RangeError(
+      `Cannot compare agent "${s.agent_id}": the sum behind "${field}" must be a non-negative ` +
+        `number, got ${sum}`,
+    );
+  }
+  const total = decimalRational(sum);
+  return { numerator: total.numerator, denominator: total.denominator * BigInt(s.resolved) };
 }
 
 /**
  * The relative difference seed 001's tie band is tested on ("10% 以内"):
  * d = |x − y| / min(x, y); 0 when x = y; null (d = ∞) when the minimum is 0
  * and the other is not, or when the quotient overflows (a huge value over a
- * tiny one), so that no infinite number reaches a verdict or its JSON. Two
- * values tie on a measure when d is not null and d ≤ band. O(1).
+ * tiny one), so that no infinite number reaches a verdict or its JSON. It is
+ * the figure printed beside a verdict; the verdict itself decides d ≤ band
+ * exactly ({@link outsideRelativeBand}), since in floating point 77,000 vs
+ * 70,000 gives d = 0.10000000000000009 > 0.1. O(1).
  *
  * @param x one agent's value (tokens or seconds per resolved), non-negative
  * @param y the other agent's value, non-negative
@@ -254,7 +336,9 @@ export function relativeDifference(x: number, y: number): number | null {
   return Number.isFinite(d) ? d : null;
 }
 
-function decide(a: ComparisonSide, b: ComparisonSide, settings: Settings): Comparison {
+function decide(x: ExactSide, y: ExactSide, settings: Settings): Comparison {
+  const a = x.side;
+  const b = y.side;
   if (a.agent_id === b.agent_id) {
     throw new RangeError(`Cannot compare agent "${a.agent_id}" with itself`);
   }
@@ -279,12 +363,15 @@ function decide(a: ComparisonSide, b: ComparisonSide, settings: Settings): Compa
     rounds: settings.rounds,
     seed: settings.seed,
     collapsed: a.interval?.collapsed === true || b.interval?.collapsed === true,
+    interval_method: settings.method,
   });
-  if (a.resolved === 0 || b.resolved === 0 || a.interval === null || b.interval === null) {
+  if (
+    a.resolved === 0 || b.resolved === 0 || a.rule_interval === null || b.rule_interval === null
+  ) {
     return verdict("no_resolved", null, null, null, null);
   }
-  const ai = a.interval;
-  const bi = b.interval;
+  const ai = a.rule_interval;
+  const bi = b.rule_interval;
   const overlap = !(ai.upper < bi.lower || bi.upper < ai.lower);
   if (!overlap) {
     return verdict(
@@ -296,25 +383,23 @@ function decide(a: ComparisonSide, b: ComparisonSide, settings: Settings): Compa
     );
   }
   let tprDiff: number | null = null;
-  if (a.tpr === null || b.tpr === null) {
+  if (x.tpr === null || y.tpr === null) {
     notRecorded.push("tpr");
   } else {
-    const tprA = required(a, "tpr");
-    const tprB = required(b, "tpr");
-    tprDiff = relativeDifference(tprA, tprB);
-    if (tprDiff === null || tprDiff > settings.band) {
-      return verdict("tpr", tprA < tprB ? a.agent_id : b.agent_id, true, tprDiff, null);
+    tprDiff = relativeDifference(required(a, "tpr"), required(b, "tpr"));
+    if (outsideRelativeBand([x.tpr, y.tpr], settings.exactBand)) {
+      const lower = compareRationals(x.tpr, y.tpr) < 0 ? a : b;
+      return verdict("tpr", lower.agent_id, true, tprDiff, null);
     }
   }
-  if (a.spr === null || b.spr === null) {
+  if (x.spr === null || y.spr === null) {
     notRecorded.push("spr");
     return verdict("tie", null, true, tprDiff, null);
   }
-  const sprA = required(a, "spr");
-  const sprB = required(b, "spr");
-  const sprDiff = relativeDifference(sprA, sprB);
-  if (sprDiff === null || sprDiff > settings.band) {
-    return verdict("spr", sprA < sprB ? a.agent_id : b.agent_id, true, tprDiff, sprDiff);
+  const sprDiff = relativeDifference(required(a, "spr"), required(b, "spr"));
+  if (outsideRelativeBand([x.spr, y.spr], settings.exactBand)) {
+    const lower = compareRationals(x.spr, y.spr) < 0 ? a : b;
+    return verdict("spr", lower.agent_id, true, tprDiff, sprDiff);
   }
   return verdict("tie", null, true, tprDiff, sprDiff);
 }

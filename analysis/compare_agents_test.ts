@@ -9,6 +9,7 @@ import {
 import { loadLedger } from "../inputs/ledger.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
+import { randomIndex, seededRandom } from "./seeded_random.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 
@@ -44,6 +45,8 @@ Deno.test("compareAgents() pins the seed-001 sample: overlap, no rate winner, b 
       spr: 43,
       interval: { lower: 0.25, upper: 1, collapsed: false },
       wilson: null,
+      rule_interval: { method: "percentile-bootstrap", lower: 0.25, upper: 1 },
+      coverage_warning: verdict.a.coverage_warning,
     },
     b: {
       agent_id: "b",
@@ -54,6 +57,8 @@ Deno.test("compareAgents() pins the seed-001 sample: overlap, no rate winner, b 
       spr: 20,
       interval: { lower: 0, upper: 1, collapsed: false },
       wilson: null,
+      rule_interval: { method: "percentile-bootstrap", lower: 0, upper: 1 },
+      coverage_warning: verdict.b.coverage_warning,
     },
     rule: "tpr",
     winner: "b",
@@ -66,8 +71,19 @@ Deno.test("compareAgents() pins the seed-001 sample: overlap, no rate winner, b 
     rounds: 2000,
     seed: 7,
     collapsed: false,
+    interval_method: "percentile-bootstrap",
   });
   ok(Math.abs(verdict.tpr_relative_difference! - 1.0711) < 1e-4);
+  // n = 4 < 30: both bootstrap intervals carry the coverage warning and the Wilson interval
+  // beside them; scipy.stats.binomtest(3, 4).proportion_ci(method="wilson") ->
+  // (0.30064184258240184, 0.9544127391902995), binomtest(2, 4) -> (0.15003898915214953, 0.8499610108478505).
+  const [wa, wb] = [verdict.a.coverage_warning!, verdict.b.coverage_warning!];
+  ok(wa.reason.startsWith("n = 4 < 30, 1 unresolved (fewer than 5): the percentile bootstrap"));
+  ok(wb.reason.startsWith("n = 4 < 30, 2 resolved (fewer than 5)"));
+  ok(Math.abs(wa.wilson.lower - 0.30064184258240184) < 1e-12);
+  ok(Math.abs(wa.wilson.upper - 0.9544127391902995) < 1e-12);
+  ok(Math.abs(wb.wilson.lower - 0.15003898915214953) < 1e-12);
+  ok(Math.abs(wb.wilson.upper - 0.8499610108478505) < 1e-12);
   // The verdict does not depend on argument order.
   const swapped = compareAgents(b, a);
   deepEqual([swapped.rule, swapped.winner], ["tpr", "b"]);
@@ -114,18 +130,55 @@ Deno.test("compareAgents() names a rate winner only when the intervals are separ
   equal(verdict.tpr_relative_difference, null);
 });
 
-Deno.test("compareAgents() flags a rate win that rests on a collapsed 100% interval", () => {
+Deno.test("compareAgents() decides a collapsed 100% interval by the Wilson interval beside it", () => {
   // 20/20 resamples to [1, 1]; 15/20 gives [0.55, 0.9] here (scipy.stats.binom.ppf(0.975, 20,
-  // 0.75) -> 18, i.e. 0.9), so the percentile intervals are separated and seed 001's rule
-  // names a rate winner. The Wilson interval of 20/20, [20 / (20 + z²), 1] = [0.8389, 1]
-  // (hand algebra), still overlaps: the verdict is flagged and the Wilson interval reported.
+  // 0.75) -> 18, i.e. 0.9), so the percentile intervals are separated. The Wilson interval of
+  // 20/20 printed beside it, [20 / (20 + z²), 1] = [0.8389, 1] (hand algebra), overlaps: issue 13,
+  // item 5, the verdict uses the interval printed for it, so there is no rate winner.
   const verdict = compareAgents(agent("perfect", 20, 20, 100, 1), agent("good", 15, 20, 100, 1));
-  deepEqual([verdict.rule, verdict.winner, verdict.collapsed], ["rate_interval", "perfect", true]);
+  deepEqual([verdict.rule, verdict.winner, verdict.collapsed, verdict.intervals_overlap], [
+    "tie",
+    null,
+    true,
+    true,
+  ]);
   deepEqual(verdict.a.interval, { lower: 1, upper: 1, collapsed: true });
   deepEqual(verdict.b.interval, { lower: 0.55, upper: 0.9, collapsed: false });
   ok(Math.abs(verdict.a.wilson!.lower - 0.8388748419471806) < 1e-12);
   equal(verdict.a.wilson!.upper, 1);
+  deepEqual(verdict.a.rule_interval, { method: "wilson", ...verdict.a.wilson! });
   equal(verdict.b.wilson, null);
+});
+
+Deno.test("compareAgents() gives 10/10 against 6/10 no rate winner (issue 13, item 5)", () => {
+  // The audit's case: bootstrap 10/10 is [100%, 100%] and 6/10 is [30%, 90%] (separated), but
+  // the Wilson interval printed beside the collapsed one, scipy.stats.binomtest(10, 10)
+  // .proportion_ci(method="wilson") -> (0.7224672001371109, 1.0), overlaps; Fisher's exact p,
+  // scipy.stats.fisher_exact([[10, 0], [6, 4]]) -> 0.0867. TPR and SPR equal: a tie.
+  const verdict = compareAgents(agent("ten", 10, 10, 500, 5), agent("six", 6, 10, 500, 5));
+  deepEqual(verdict.b.interval, { lower: 0.3, upper: 0.9, collapsed: false });
+  deepEqual(verdict.a.interval, { lower: 1, upper: 1, collapsed: true });
+  ok(Math.abs(verdict.a.rule_interval!.lower - 0.7224672001371109) < 1e-12);
+  deepEqual([verdict.rule, verdict.winner, verdict.intervals_overlap], ["tie", null, true]);
+  // The same pair under the plan's other methods: Wilson 6/10 is (0.3127, 0.8318), Clopper-Pearson
+  // 10/10 is (0.6915, 1) and 6/10 (0.2624, 0.8784) (scipy binomtest ... proportion_ci): overlap.
+  for (const method of ["wilson", "clopper-pearson"] as const) {
+    const other = compareAgents(agent("ten", 10, 10, 500, 5), agent("six", 6, 10, 500, 5), {
+      method,
+    });
+    deepEqual([other.rule, other.interval_method, other.a.rule_interval!.method], [
+      "tie",
+      method,
+      method,
+    ]);
+    equal(other.a.coverage_warning, null);
+    equal(other.a.wilson, null);
+  }
+  const cp = compareAgents(agent("ten", 10, 10, 500, 5), agent("six", 6, 10, 500, 5), {
+    method: "clopper-pearson",
+  });
+  ok(Math.abs(cp.a.interval!.lower - 0.6915028921812371) < 1e-10);
+  ok(Math.abs(cp.b.interval!.upper - 0.8784477418801728) < 1e-10);
 });
 
 Deno.test("compareAgents() applies the 10% band to TPR, then SPR, then calls a tie", () => {
@@ -218,3 +271,84 @@ Deno.test("compareAgents(): a TPR or SPR not recorded is a tie-break not used, n
   // Both recorded: nothing listed.
   deepEqual(compareAgents(a, agent("b", 3, 4, 100, 10)).tie_breaks_not_recorded, []);
 });
+
+/** An agent with the sums behind its TPR and SPR, as `summarizeAgents` gives them. */
+function summed(
+  agent_id: string,
+  resolved: number,
+  scored: number,
+  tokens: number,
+  wallMs: number,
+): ComparableAgent {
+  const wall_seconds = wallMs / 1000;
+  return {
+    agent_id,
+    scored,
+    resolved,
+    tokens,
+    wall_seconds,
+    tpr: tokens / resolved,
+    spr: wall_seconds / resolved,
+  };
+}
+
+Deno.test("compareAgents() ties exactly 10% apart on TPR: 70,000 vs 77,000 over 3 (issue 13, item 1)", () => {
+  // The audit's case: 77000 / 3 over 70000 / 3 is exactly 1.1, but in floating point the
+  // relative difference is 0.10000000000000009 > 0.1, and the old rule named a TPR winner.
+  const verdict = compareAgents(summed("a", 3, 6, 70_000, 9000), summed("b", 3, 6, 77_000, 9000));
+  ok(verdict.tpr_relative_difference! > 0.1);
+  deepEqual([verdict.rule, verdict.winner, verdict.spr_relative_difference], ["tie", null, 0]);
+  // 1.0M vs 1.1M ties, as it did; one token more than exactly 10% decides.
+  const million = compareAgents(
+    summed("a", 3, 6, 1_000_000, 9000),
+    summed("b", 3, 6, 1_100_000, 9000),
+  );
+  equal(million.rule, "tie");
+  const over = compareAgents(summed("a", 3, 6, 70_000, 9000), summed("b", 3, 6, 77_001, 9000));
+  deepEqual([over.rule, over.winner], ["tpr", "a"]);
+  // Without the sums, the figures as written: 7000 vs 7700 is exactly 10%.
+  equal(compareAgents(agent("a", 3, 6, 7000, 3), agent("b", 3, 6, 7700, 3)).rule, "tie");
+});
+
+Deno.test("compareAgents() decides every exact-10% integer case a tie and every case just over a win", () => {
+  // Property: 10m and 11m tokens over the same R resolved are exactly 10% apart for any m and R
+  // (TPRs 10m / R and 11m / R); one more token on b is just over. SPR likewise on integer wall_ms
+  // sums 10w and 11w. With different resolved counts Ra and Rb, 10m·Ra and 11m·Rb tokens are
+  // exactly 10% apart too. Hand algebra; counts drawn from seededRandom(13).
+  const random = seededRandom(13);
+  const draw = (max: number) => 1 + randomIndex(random, max);
+  let floatFlips = 0;
+  const cases = 1000;
+  for (let i = 0; i < cases; i++) {
+    const ra = draw(40);
+    const rb = draw(40);
+    const m = draw(1_000_000);
+    const w = draw(100_000);
+    const a = summed("a", ra, 40, 10 * m, 1000);
+    const tie = compareAgents(a, summed("b", ra, 40, 11 * m, 1000));
+    equal(tie.rule, "tie", `TPR 10·${m} vs 11·${m} over ${ra}`);
+    if (tie.tpr_relative_difference! > 0.1) floatFlips++;
+    if (sprTieFlips(ra, w)) floatFlips++;
+    const overTpr = compareAgents(a, summed("b", ra, 40, 11 * m + 1, 1000));
+    deepEqual([overTpr.rule, overTpr.winner], ["tpr", "a"], `TPR just over, m = ${m}`);
+    const sprA = summed("a", ra, 40, 1000, 10 * w);
+    const sprTie = compareAgents(sprA, summed("b", ra, 40, 1000, 11 * w));
+    equal(sprTie.rule, "tie", `SPR 10·${w} vs 11·${w} ms over ${ra}`);
+    const sprOver = compareAgents(sprA, summed("b", ra, 40, 1000, 11 * w + 1));
+    deepEqual([sprOver.rule, sprOver.winner], ["spr", "a"], `SPR just over, w = ${w}`);
+    // Different resolved counts (equal SPR), when the intervals overlap, decide the same way.
+    const mixed = compareAgents(
+      summed("a", ra, 40, 10 * m * ra, 1000 * ra),
+      summed("b", rb, 40, 11 * m * rb, 1000 * rb),
+    );
+    if (mixed.intervals_overlap) equal(mixed.rule, "tie", `TPR over ${ra} vs ${rb}`);
+  }
+  // The floating-point quotient alone would have named a winner in a large share of them
+  // (the audit: "about half").
+  ok(floatFlips > cases / 2, `float flips: ${floatFlips} of ${2 * cases}`);
+});
+
+/** Whether the floating-point SPR quotient puts 10w vs 11w ms over r resolved outside 10%. */
+function sprTieFlips(r: number, w: number): boolean {
+  return relativeDifference(10 * w / 1000 / r, 11 * w / 1000 / r)! > 0.1;
+}

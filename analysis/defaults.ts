@@ -50,3 +50,10 @@ export const DEFAULT_CALIBRATION = Object.freeze({ trials: 20_000, seed: 7, tole
  * the pilot's per-episode spend × planned episodes × 1.25.
  */
 export const DEFAULT_PILOT_SAFETY = 1.25;
+
+/**
+ * The interval method of a plan without `interval_method` (issue 13): seed
+ * 001's percentile bootstrap (`DEFAULT_BOOTSTRAP`), so plans frozen before
+ * the field existed keep their verdicts and their hash.
+ */
+export const DEFAULT_INTERVAL_METHOD = "percentile-bootstrap" as const;
