@@ -2,13 +2,17 @@
  * Private core of the SPRT decision rule. Every computation of this folder
  * (single decisions, ledger replay, exact operating characteristic, Monte
  * Carlo, reachability) goes through {@linkcode decisionCode}, so that they
- * agree on every knife-edge case and reproduce seed 002's `decide` exactly,
- * including its floating-point arithmetic.
+ * agree on every knife-edge case. The rule is seed 002's `decide` with its
+ * boundary and cap comparisons made exact (issue 13): the parameters are the
+ * decimals they were written as, and a state whose float LLR lies within the
+ * derived rounding bound of a boundary is compared in BigInt
+ * (`_exact_rule.ts`). The printed LLR and boundaries stay seed 002's floats.
  *
  * @module
  */
 import type { SprtParams } from "../schema.ts";
 import type { SprtCounts } from "./sprt_counts.ts";
+import { capAdopts, exactBoundaryCode, type ExactSprtRule, exactSprtRule } from "./_exact_rule.ts";
 
 /** Decision codes, indices into {@linkcode DECISION_NAMES}. */
 export const CONTINUE = 0;
@@ -36,17 +40,26 @@ export interface SprtConstants {
   readonly upper: number;
   /** ln(β / (1 − α)). */
   readonly lower: number;
+  /** The exact rule, for the states within rounding of a boundary. */
+  readonly exact: ExactSprtRule;
 }
 
-/** Computes the constants with exactly the seed's expressions. */
+/**
+ * Computes the float constants with exactly the seed's expressions, and the
+ * exact rule beside them.
+ */
 export function sprtConstants(params: SprtParams): SprtConstants {
-  return {
-    pAdopt: params.p_adopt,
-    nCap: params.n_cap,
+  const logs = {
     llrPass: Math.log(params.p_adopt / params.p_drop),
     llrFail: Math.log((1 - params.p_adopt) / (1 - params.p_drop)),
     upper: Math.log((1 - params.beta) / params.alpha),
     lower: Math.log(params.beta / (1 - params.alpha)),
+  };
+  return {
+    pAdopt: params.p_adopt,
+    nCap: params.n_cap,
+    ...logs,
+    exact: exactSprtRule(params, logs),
   };
 }
 
@@ -56,17 +69,33 @@ export function llrOf(c: SprtConstants, counts: SprtCounts): number {
 }
 
 /**
- * Seed 002's `decide`, as a code: upper boundary first, then lower boundary,
- * then the cap (n ≥ n_cap: cap-adopt iff passes / n ≥ p_adopt), else continue.
- * O(1), allocation-free.
+ * Seed 002's `decide`, as a code, decided exactly: upper boundary first
+ * ((p_adopt/p_drop)^passes·((1 − p_adopt)/(1 − p_drop))^fails ≥ (1 − β)/α),
+ * then lower boundary (≤ β/(1 − α)), then the cap (n ≥ n_cap: cap-adopt iff
+ * passes / n ≥ p_adopt), else continue. The float LLR decides when it lies
+ * farther from both boundaries than the rounding bound
+ * passes·errorPerPass + fails·errorPerFail + errorBoundary (derived in
+ * `exactSprtRule`); otherwise the BigInt comparison does. So two passes at
+ * p_adopt 0.3, p_drop 0.1, α = β = 0.1 (ratio 9 = (1 − β)/α, float LLR
+ * 2.1972245773362191 below the float boundary 2.1972245773362196) adopt.
+ * O(1) and allocation-free off the rounding band.
  */
 export function decisionCode(c: SprtConstants, counts: SprtCounts): number {
   const { passes, fails } = counts;
   const n = passes + fails;
   const llr = passes * c.llrPass + fails * c.llrFail;
-  if (llr >= c.upper) return ADOPT;
-  if (llr <= c.lower) return DROP;
-  if (n >= c.nCap) return passes / n >= c.pAdopt ? CAP_ADOPT : CAP_DROP;
+  const e = c.exact;
+  const band = passes * e.errorPerPass + fails * e.errorPerFail + e.errorBoundary;
+  const toUpper = llr - c.upper, toLower = llr - c.lower;
+  const boundary = Math.abs(toUpper) <= band || Math.abs(toLower) <= band
+    ? exactBoundaryCode(e, passes, fails)
+    : toUpper >= 0
+    ? ADOPT
+    : toLower <= 0
+    ? DROP
+    : CONTINUE;
+  if (boundary !== CONTINUE) return boundary;
+  if (n >= c.nCap) return capAdopts(e, c.pAdopt, passes, n) ? CAP_ADOPT : CAP_DROP;
   return CONTINUE;
 }
 

@@ -62,3 +62,34 @@ Deno.test("sprtDecision() refuses negative counts", () => {
   );
   equal(SPRT_FINAL_DECISIONS.join(), "adopt,drop,cap-adopt,cap-drop");
 });
+
+Deno.test("sprtDecision() decides a walk exactly on the adopt boundary as adopt (issue 13)", () => {
+  // The audit's case: 0.3 / 0.1 = 3 exactly, so two passes give likelihood ratio 9 = (1 − β)/α
+  // = 0.9 / 0.1: adopt. In floating point 0.3 / 0.1 = 2.9999999999999996 and the float LLR
+  // 2.1972245773362191 lies below the float boundary 2.1972245773362196 (seed 002 continued).
+  const audit = { p_adopt: 0.3, p_drop: 0.1, alpha: 0.1, beta: 0.1 };
+  equal(sprtDecision(audit, { passes: 2, fails: 0 }), "adopt");
+  equal(sprtDecision(audit, { passes: 1, fails: 0 }), "continue");
+  // Just off the boundary: β = 0.09999999999999999 (as written) makes (1 − β)/α =
+  // 9.0000000000000001 > 9, so two passes continue, although the float LLR and boundary are
+  // within one ulp of each other.
+  equal(sprtDecision({ ...audit, beta: 0.09999999999999999 }, { passes: 2, fails: 0 }), "continue");
+  equal(sprtDecision({ ...audit, beta: 0.09999999999999999 }, { passes: 3, fails: 0 }), "adopt");
+  // α = 0.10000000000000002 makes (1 − β)/α < 9: two passes adopt.
+  equal(sprtDecision({ ...audit, alpha: 0.10000000000000002 }, { passes: 2, fails: 0 }), "adopt");
+});
+
+Deno.test("sprtDecision() decides a walk exactly on the drop boundary as drop", () => {
+  // (1 − 0.9)/(1 − 0.7) = 1/3, so two fails give 1/9 = β/(1 − α) = 0.1/0.9: drop.
+  const p = { p_adopt: 0.9, p_drop: 0.7, alpha: 0.1, beta: 0.1 };
+  equal(sprtDecision(p, { passes: 0, fails: 2 }), "drop");
+  equal(sprtDecision({ ...p, alpha: 0.09999999999999999 }, { passes: 0, fails: 2 }), "continue");
+});
+
+Deno.test("sprtDecision() applies the cap rule passes / n ≥ p_adopt exactly", () => {
+  // 3/10 = 0.3 exactly: cap-adopt; p_adopt 0.30000000000000004 (as written) is above 3/10 although
+  // 3/10 rounds to the double 0.3 just below it.
+  const p = { p_adopt: 0.3, p_drop: 0.2, alpha: 0.001, beta: 0.001, n_cap: 10 };
+  equal(sprtDecision(p, { passes: 3, fails: 7 }), "cap-adopt");
+  equal(sprtDecision({ ...p, p_adopt: 0.30000000000000004 }, { passes: 3, fails: 7 }), "cap-drop");
+});

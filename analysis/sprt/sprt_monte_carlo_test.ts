@@ -51,3 +51,12 @@ Deno.test("sprtMonteCarlo() refuses bad trials and rates", () => {
   );
   throws(() => sprtMonteCarlo({}, Number.NaN), /"p_true" must be in \[0, 1\], got "NaN"/);
 });
+
+Deno.test("sprtMonteCarlo() stops a walk exactly on a boundary (issue 13)", () => {
+  // p_adopt 0.3, p_drop 0.1, α = β = 0.1: two passes reach (1 − β)/α = 9 exactly. At p = 1 every
+  // trial is two passes and an adopt (the float rule walked a third result).
+  const audit = { p_adopt: 0.3, p_drop: 0.1, alpha: 0.1, beta: 0.1 };
+  const sure = sprtMonteCarlo(audit, 1, { trials: 100, seed: 7 });
+  equal(sure.counts.adopt, 100);
+  equal(sure.expected_sample_size, 2);
+});

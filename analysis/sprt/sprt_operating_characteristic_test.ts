@@ -209,3 +209,25 @@ Deno.test("sprtOperatingCharacteristic() refuses a rate outside [0, 1]", () => {
     'Cannot compute the SPRT operating characteristic: "p_true" must be in [0, 1], got "1.5"',
   );
 });
+
+Deno.test("sprtOperatingCharacteristic() counts the walks that land exactly on a boundary (issue 13)", () => {
+  // The audit's case: p_adopt 0.3, p_drop 0.1, α = β = 0.1; two passes reach the adopt boundary
+  // exactly. Reference: the same dynamic programming in Python with fractions.Fraction (every
+  // parameter and the rate as the exact decimal, every comparison exact):
+  //   n_cap 100: P(adopt | 0.1) = 0.07046051006886467, P(drop) = 0.9293354357886151,
+  //              P(cap-drop) = 0.00020405414252019696
+  //   n_cap 60:  P(adopt | 0.1) = 0.07011746491694924
+  // The audit prints 0.0705 (the float rule gave 0.0656: 0.06557751786900169 at n_cap 100).
+  const audit = { p_adopt: 0.3, p_drop: 0.1, alpha: 0.1, beta: 0.1 };
+  const wide = sprtOperatingCharacteristic({ ...audit, n_cap: 100 }, 0.1);
+  ok(Math.abs(wide.decisions.adopt - 0.07046051006886467) < 1e-12);
+  ok(Math.abs(wide.decisions.drop - 0.9293354357886151) < 1e-12);
+  ok(Math.abs(wide.decisions["cap-drop"] - 0.00020405414252019696) < 1e-12);
+  equal(wide.decisions.adopt.toFixed(4), "0.0705");
+  const seed = sprtOperatingCharacteristic(audit, 0.1);
+  ok(Math.abs(seed.decisions.adopt - 0.07011746491694924) < 1e-12);
+  // Just off the boundary (β = 0.09999999999999999 as written): two passes continue, and the
+  // Python fractions reference gives P(adopt | 0.1) = 0.06557751786900169 at n_cap 100.
+  const off = sprtOperatingCharacteristic({ ...audit, beta: 0.09999999999999999, n_cap: 100 }, 0.1);
+  ok(Math.abs(off.decisions.adopt - 0.06557751786900169) < 1e-12);
+});

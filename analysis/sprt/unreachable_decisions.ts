@@ -4,7 +4,15 @@
  * @module
  */
 import type { SprtParams } from "../schema.ts";
-import { CAP_ADOPT, CAP_DROP, CONTINUE, decisionCode, sprtConstants } from "./_decide.ts";
+import {
+  ADOPT,
+  CAP_ADOPT,
+  CAP_DROP,
+  CONTINUE,
+  decisionCode,
+  DROP,
+  sprtConstants,
+} from "./_decide.ts";
 import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { SPRT_FINAL_DECISIONS, type SprtFinalDecision } from "./sprt_decision.ts";
 
@@ -156,7 +164,8 @@ function explain(
 ): string[] {
   const c = sprtConstants(p);
   const warnings: string[] = [];
-  if (c.upper <= c.lower) {
+  const { upper, lower } = c.exact; // exactly: (1 − β)/α ≤ β/(1 − α) iff α + β ≥ 1
+  if (upper.num * lower.den <= lower.num * upper.den) {
     warnings.push(
       `The boundaries do not bracket the start: with "alpha" + "beta" = ${
         num(p.alpha + p.beta)
@@ -166,14 +175,14 @@ function explain(
     );
   }
   for (const d of unreachable) {
-    if (d === "adopt" && p.n_cap * c.llrPass < c.upper) {
+    if (d === "adopt" && decisionCode(c, { passes: p.n_cap, fails: 0 }) !== ADOPT) {
       warnings.push(
         `Decision "adopt" can never occur with these parameters: even ${
           passesText(p.n_cap)
         } in a row ` +
           `give LLR ${num(p.n_cap * c.llrPass)}, below the upper boundary ${num(c.upper)}`,
       );
-    } else if (d === "drop" && p.n_cap * c.llrFail > c.lower) {
+    } else if (d === "drop" && decisionCode(c, { passes: 0, fails: p.n_cap }) !== DROP) {
       warnings.push(
         `Decision "drop" can never occur with these parameters: even ${p.n_cap} ${
           p.n_cap === 1 ? "fail" : "fails"
