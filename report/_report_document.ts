@@ -379,6 +379,42 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
   return blocks;
 }
 
+/** The exact McNemar test of each pair and its Holm adjustment (a stated pair's numbers only). */
+function pairedTestBlocks(summary: ReportSummary): Block[] {
+  const tests = summary.paired_tests;
+  if (tests === null) return [];
+  const m = tests.comparisons;
+  return [
+    {
+      kind: "paragraph",
+      text: "Paired on the tasks both agents attempted: the exact McNemar test (two-sided " +
+        "binomial on the tasks only one of them resolved) and, for the matrix, Holm's " +
+        `adjustment over the ${plural(m, "comparison")} made, which holds the chance of any ` +
+        "false difference at the nominal level. A p-value is evidence, not a verdict: the " +
+        "verdict above follows seed 001's rule.",
+    },
+    {
+      kind: "table",
+      header: ["pair", "only the first resolved", "only the second resolved", "p", "Holm p"],
+      align: ["left", "right", "right", "right", "right"],
+      rows: tests.pairs.map((t) => {
+        const pair = `${displayId(t.a)} vs ${displayId(t.b)}`;
+        const claim = claimById(summary, `pair:${t.a}:${t.b}`);
+        if (claim === undefined || !claim.stated) {
+          return [pair, NOT_STATED, NOT_STATED, NOT_STATED, NOT_STATED];
+        }
+        return [
+          pair,
+          integer(t.only_a),
+          integer(t.only_b),
+          decimal(t.p_value, 3),
+          decimal(t.holm_p_value, 3),
+        ];
+      }),
+    },
+  ];
+}
+
 function comparisonsSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Comparisons (seed 001)" }];
   if (summary.comparisons.length === 0) {
@@ -425,6 +461,7 @@ function comparisonsSection(summary: ReportSummary, figures: readonly FigureBloc
     }),
   });
   blocks.push({ kind: "list", items: claimsOf(summary, "comparison").map((c) => `${c.text}.`) });
+  blocks.push(...pairedTestBlocks(summary));
   blocks.push(...figureOf(figures, "forest"), ...figureOf(figures, "efficiency"));
   return blocks;
 }

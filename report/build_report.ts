@@ -9,6 +9,8 @@ import { coverageProfile } from "../analysis/interval_coverage.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
+import { pairedComparison } from "../analysis/paired_comparison.ts";
+import { pairwisePValues } from "../analysis/pairwise_p_values.ts";
 import { applyErrata } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
 import {
@@ -272,6 +274,10 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   };
   const censoring = assessment.censoring;
   const comparisons = agents.length >= 2 ? comparisonMatrix(agents, { band, rounds, seed }) : [];
+  // The exact McNemar test of every pair on the tasks both attempted, Holm-adjusted over the matrix.
+  const pairedTests = comparisons.length === 0 ? null : pairwisePValues(
+    comparisons.map((c) => pairedComparison(rows, [c.a.agent_id, c.b.agent_id], { rounds, seed })),
+  );
 
   let sprt: SprtSection | null = null;
   const replays: SprtReplay[] = [];
@@ -440,6 +446,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     coverage: assessment.coverage,
     standings: assessment.standings,
     comparisons,
+    paired_tests: pairedTests,
     sprt,
     claims,
   };

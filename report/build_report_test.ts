@@ -550,3 +550,16 @@ Deno.test("buildReport() reports the tool's own error: the exact coverage of eac
   ok(report.markdown.includes("## How far the intervals can be trusted"));
   ok(report.markdown.includes("at 4 scored episodes the printed interval covers only"));
 });
+
+Deno.test("buildReport() gives each pair's exact McNemar p and the Holm adjustment over the matrix", async () => {
+  const report = buildReport(await loadReportInputs({ ledger: SAMPLE }));
+  const tests = report.summary.paired_tests!;
+  equal(tests.comparisons, 1);
+  // Seed 001's sample: a alone resolved t2 and t4, b alone t3: 2 vs 1 discordant tasks;
+  // two-sided binomial on 3 trials at 1/2: P(K <= 1) * 2 = 1 (scipy binomtest(1, 3)).
+  const [pair] = tests.pairs;
+  deepEqual([pair.a, pair.b, pair.only_a, pair.only_b], ["a", "b", 2, 1]);
+  equal(pair.p_value, 1);
+  equal(pair.holm_p_value, 1);
+  ok(report.markdown.includes("Holm's adjustment over the 1 comparison made"));
+});

@@ -14,6 +14,7 @@ import type { AgentStanding, DenominatorRecord } from "../analysis/agent_standin
 import type { CensoringSummary } from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
+import type { PairwisePValues } from "../analysis/pairwise_p_values.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import type { LedgerWithLines } from "../inputs/ledger.ts";
@@ -221,6 +222,12 @@ export interface ReportSummary {
   /** What each agent may claim (`assessClaims`, the same call every command makes). */
   standings: AgentStanding[];
   comparisons: Comparison[];
+  /**
+   * The exact McNemar test of each pair on the tasks both attempted, and its
+   * Holm adjustment over the number of comparisons (format 4); null with
+   * fewer than two agents.
+   */
+  paired_tests: PairwisePValues | null;
   sprt: SprtSection | null;
   claims: ReportClaim[];
   figures: ReportFigureRecord[];
