@@ -1,0 +1,143 @@
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { canonicalJson } from "./canonical_json.ts";
+import { agentEpisodeSamples, agentRatioIntervals, ratioBootstrap } from "./ratio_bootstrap.ts";
+import { randomIndex, seededRandom } from "./seeded_random.ts";
+import { loadLedger } from "../inputs/ledger.ts";
+import { loadPriceTable } from "../inputs/price_table.ts";
+import { summarizeAgents } from "./summarize_agents.ts";
+
+const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
+const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.meta.url).pathname;
+const PRICES = new URL("../ledgers/examples/price_table.json", import.meta.url).pathname;
+
+/**
+ * The plain implementation: build each resample as an array, sum it with
+ * reduce, represent "no ratio" as null, sort with nulls last.
+ */
+function naiveRatioBootstrap(
+  values: number[],
+  resolved: boolean[],
+  rounds: number,
+  seed: number | string,
+) {
+  const random = seededRandom(seed);
+  const stats: (number | null)[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const picks = values.map(() => randomIndex(random, values.length));
+    const total = picks.map((i) => values[i]).reduce((a, b) => a + b, 0);
+    const hits = picks.filter((i) => resolved[i]).length;
+    stats.push(hits === 0 ? null : total / hits);
+  }
+  stats.sort((a, b) => (a === null ? 1 : b === null ? -1 : a - b));
+  return {
+    lower: stats[Math.floor(0.025 * rounds)],
+    upper: stats[Math.floor(0.975 * rounds)],
+    without: stats.filter((s) => s === null).length,
+  };
+}
+
+Deno.test("ratioBootstrap() matches the naive implementation", () => {
+  const random = seededRandom("ratio-data");
+  for (const [n, rounds, seed] of [[5, 400, 7], [13, 1000, "x"], [40, 2000, 11]] as const) {
+    const values = Array.from({ length: n }, () => Math.floor(random() * 10_000));
+    const resolved = Array.from({ length: n }, () => random() < 0.3);
+    const fast = ratioBootstrap(values, resolved, { rounds, seed });
+    const naive = naiveRatioBootstrap(values, resolved, rounds, seed);
+    deepEqual(
+      [fast.lower, fast.upper, fast.rounds_without_resolved],
+      [naive.lower, naive.upper, naive.without],
+      `n ${n}`,
+    );
+  }
+});
+
+Deno.test("ratioBootstrap() hand-computed two-episode cases", () => {
+  // Both resolved, 10 and 30 tokens: a resample's ratio is its mean, 10 (p 1/4), 20 (1/2)
+  // or 30 (1/4), so with 2000 rounds the entries 50 and 1950 are 10 and 30.
+  const both = ratioBootstrap([10, 30], [true, true]);
+  deepEqual(
+    [both.estimate, both.lower, both.upper, both.rounds_without_resolved],
+    [20, 10, 30, 0],
+  );
+  // Only the first resolved: ratio 10 (p 1/4), 40 (p 1/2) or none (p 1/4, both picks
+  // unresolved): about 500 of 2000 rounds have no ratio, so the upper bound is unbounded.
+  const one = ratioBootstrap([10, 30], [true, false]);
+  deepEqual([one.estimate, one.lower, one.upper], [40, 10, null]);
+  ok(Math.abs(one.rounds_without_resolved - 500) < 4 * Math.sqrt(2000 * 0.25 * 0.75));
+  // Nothing resolved: every round lacks a ratio, and so does the estimate.
+  deepEqual(
+    [ratioBootstrap([5], [false], { rounds: 10 })].map((r) => [
+      r.estimate,
+      r.lower,
+      r.upper,
+      r.rounds_without_resolved,
+    ]),
+    [[null, null, null, 10]],
+  );
+});
+
+Deno.test("ratioBootstrap() rounds without a resolved episode: Monte Carlo against exact", () => {
+  // 1 resolved of 10: P(no resolved in a resample) = 0.9^10 = 0.3486784401 (hand computation)
+  const resolved = Array.from({ length: 10 }, (_, i) => i === 0);
+  const rounds = 20_000;
+  const result = ratioBootstrap(new Array(10).fill(1), resolved, { rounds, seed: 3 });
+  const exact = 0.9 ** 10;
+  const z = (result.rounds_without_resolved / rounds - exact) /
+    Math.sqrt(exact * (1 - exact) / rounds);
+  ok(Math.abs(z) < 4, `z ${z}`);
+  equal(result.upper, null);
+});
+
+Deno.test("agentRatioIntervals() on the seed-001 sample: exact bootstrap quantiles", async () => {
+  const { rows } = await loadLedger(SAMPLE);
+  const [a, b] = agentRatioIntervals(rows);
+  // Point estimates: seed 001, a 23300 / 3 tokens and 129 / 3 s; b 7500 / 2 and 40 / 2.
+  deepEqual([a.tpr!.estimate, a.spr!.estimate], [23300 / 3, 43]);
+  deepEqual([b.tpr!.estimate, b.spr!.estimate], [3750, 20]);
+  // Exact quantiles by enumerating all 4^4 resamples (Python, itertools.product): a's TPR
+  // 2.5% 3250, 97.5% 32300, SPR 16 and 186; b's TPR 2.5% 1450, SPR 8.5, and no ratio with
+  // probability 1/16 > 2.5%, so b is unbounded above. The Monte Carlo bounds agree.
+  deepEqual([a.tpr!.lower, a.tpr!.upper, a.spr!.lower, a.spr!.upper], [3250, 32300, 16, 186]);
+  deepEqual([b.tpr!.lower, b.tpr!.upper, b.spr!.lower, b.spr!.upper], [1450, null, 8.5, null]);
+  // No ratio in 1/256 of a's resamples and 1/16 of b's: about 8 and 125 of 2000 rounds.
+  ok(Math.abs(a.tpr!.rounds_without_resolved - 7.8) < 4 * Math.sqrt(7.8));
+  ok(Math.abs(b.tpr!.rounds_without_resolved - 125) < 4 * Math.sqrt(125 * 0.9375));
+  // Tokens and seconds of one agent share the resamples.
+  equal(a.tpr!.rounds_without_resolved, a.spr!.rounds_without_resolved);
+  equal(a.cost_per_resolved, null);
+  // Replays byte for byte.
+  equal(canonicalJson(agentRatioIntervals(rows)), canonicalJson([a, b]));
+});
+
+Deno.test("agentEpisodeSamples() prices episodes and marks unrecorded columns", async () => {
+  const { rows } = await loadLedger(SAMPLE);
+  const unpriced = agentEpisodeSamples(rows);
+  deepEqual(unpriced.map((s) => s.agent_id), ["a", "b"]);
+  deepEqual(unpriced[0].tokens, [2700, 7300, 9500, 3800]);
+  deepEqual(unpriced[0].resolved, [true, true, false, true]);
+  equal(unpriced[0].cost, null);
+  const missing = rows.map((row, i) => (i === 0 ? { ...row, wall_ms: null } : row));
+  equal(agentEpisodeSamples(missing)[0].seconds, null);
+  equal(agentRatioIntervals(missing)[0].spr, null);
+  // Priced: the per-episode costs add up to summarizeAgents' cost of the scored rows.
+  const synthetic = await loadLedger(SYNTHETIC);
+  const table = (await loadPriceTable(PRICES)).value;
+  const summaries = summarizeAgents(synthetic.rows, { priceTable: table });
+  const samples = agentEpisodeSamples(synthetic.rows, table);
+  deepEqual(samples.map((s) => s.agent_id), summaries.map((s) => s.agent_id));
+  samples.forEach((sample, i) => {
+    const total = sample.cost!.reduce((x, y) => x + y, 0);
+    const expected = summaries[i].cost!.cost!;
+    ok(Math.abs(total - expected) <= 1e-9 * expected, `${sample.agent_id}: ${total} ${expected}`);
+    equal(sample.resolved.filter((x) => x).length, summaries[i].resolved);
+  });
+});
+
+Deno.test("ratioBootstrap() refuses bad input", () => {
+  const fails = (fn: () => unknown, text: string) =>
+    throws(fn, (e: unknown) => e instanceof RangeError && e.message.includes(text));
+  fails(() => ratioBootstrap([], []), "need as many outcomes as values");
+  fails(() => ratioBootstrap([1, 2], [true]), "got 2 values and 1 outcomes");
+  fails(() => ratioBootstrap([1, -1], [true, true]), "value 1 must be a finite number >= 0");
+  fails(() => ratioBootstrap([1], [true], { rounds: 0 }), '"rounds" must be a positive integer');
+});
