@@ -5,6 +5,7 @@
  * @module
  */
 import { DEFAULT_PILOT_SAFETY } from "./defaults.ts";
+import { decimalRational, type Rational } from "./exact_ratio.ts";
 
 /** The matrix being planned. */
 export interface PilotTarget {
@@ -34,9 +35,9 @@ export interface PilotEstimate {
   /** `unit_tokens × tasks × safety`. */
   projected_tokens: number;
   budget_tokens: number;
-  /** `projected_tokens ≤ budget_tokens`. */
+  /** `projected_tokens ≤ budget_tokens`, decided exactly (see {@link pilotEstimate}). */
   fits: boolean;
-  /** `budget_tokens − projected_tokens`; negative when the plan does not fit. */
+  /** `budget_tokens − projected_tokens` from the exact difference; negative only when the plan does not fit, never −0. */
   headroom: number;
 }
 
@@ -51,10 +52,17 @@ export interface PilotEstimate {
  * - fits = projected ≤ budget (a projection equal to the budget fits)
  * - headroom = budget − projected
  *
- * The seed rounds unit, projection and headroom to one decimal for display;
- * here they are returned unrounded (`fits` is decided on the unrounded
- * projection, as in the seed) and rounding is left to the output format.
- * Cost: O(n log n) for the sort.
+ * `fits` and `headroom` are computed exactly (issue 13, item 3: a pilot that
+ * exactly fits was refused with "headroom: -0 tokens", since 10000 × 20 × 1.1
+ * is 220000.00000000003 in floating point): every spend, the budget and the
+ * safety factor are taken as the decimals they are written as
+ * (`decimalRational`), the mean as the exact Σ / n, and the comparison and the
+ * difference are made in BigInt rationals; `headroom` is that difference as
+ * the nearest double (0 exactly when it is zero, never −0). `unit_tokens` and
+ * `projected_tokens` are the floating-point products, for display. The seed
+ * rounds unit, projection and headroom to one decimal for display; here they
+ * are returned unrounded and rounding is left to the output format.
+ * Cost: O(n log n) for the sort, O(n) BigInt additions.
  *
  * @param pilotSpend spend per pilot episode (finite, ≥ 0); at least one
  * @param target the planned episode count and the budget
@@ -117,6 +125,14 @@ export function pilotEstimate(
     unit = sum / sorted.length;
   }
   const projected = unit * target.tasks * safety;
+  const exactUnit = central === "max" ? decimalRational(unit) : exactMean(sorted);
+  const factor = decimalRational(safety);
+  const budget = decimalRational(target.budget);
+  // headroom = budget − unit × tasks × safety over the common denominator.
+  const denominator = exactUnit.denominator * factor.denominator * budget.denominator;
+  const spent = exactUnit.numerator * BigInt(target.tasks) * factor.numerator *
+    budget.denominator;
+  const headroom = budget.numerator * exactUnit.denominator * factor.denominator - spent;
   return {
     central,
     safety,
@@ -125,7 +141,16 @@ export function pilotEstimate(
     unit_tokens: unit,
     projected_tokens: projected,
     budget_tokens: target.budget,
-    fits: projected <= target.budget,
-    headroom: target.budget - projected,
+    fits: headroom >= 0n,
+    headroom: headroom === 0n ? 0 : Number(headroom) / Number(denominator),
   };
+}
+
+/** Σ spend / n exactly, each spend the decimal it is written as (denominators are powers of 10). */
+function exactMean(spend: readonly number[]): Rational {
+  const terms = spend.map(decimalRational);
+  const scale = terms.reduce((max, t) => t.denominator > max ? t.denominator : max, 1n);
+  let numerator = 0n;
+  for (const t of terms) numerator += t.numerator * (scale / t.denominator);
+  return { numerator, denominator: scale * BigInt(spend.length) };
 }

@@ -39,6 +39,27 @@ Deno.test("pilotEstimate() lets a projection equal to the budget fit", () => {
   equal(pilotEstimate([8000, 1000], { tasks: 100, budget: 999_999 }).fits, false);
 });
 
+Deno.test("pilotEstimate() decides an exact fit exactly (issue 13, item 3)", () => {
+  // 10000 × 20 × 1.1 = 220,000 exactly (hand arithmetic), but 220000.00000000003 in floating
+  // point, which refused the plan with "headroom: -0 tokens".
+  const estimate = pilotEstimate([2700, 7300, 10_000, 3800], { tasks: 20, budget: 220_000 }, {
+    safety: 1.1,
+  });
+  equal(estimate.projected_tokens, 220_000.00000000003);
+  equal(estimate.fits, true);
+  ok(Object.is(estimate.headroom, 0), `headroom ${estimate.headroom}`);
+  // One token short: refused, headroom −1 (exactly: 219,999 − 220,000).
+  const short = pilotEstimate([10_000], { tasks: 20, budget: 219_999 }, { safety: 1.1 });
+  deepEqual([short.fits, short.headroom], [false, -1]);
+  // The mean exactly: (1 + 2 + 4) / 3 × 3 × 1.1 = 7.7 fits a budget of 7.7, not of 7.69.
+  const mean = { central: "mean", safety: 1.1 } as const;
+  equal(pilotEstimate([1, 2, 4], { tasks: 3, budget: 7.7 }, mean).fits, true);
+  ok(Object.is(pilotEstimate([1, 2, 4], { tasks: 3, budget: 7.7 }, mean).headroom, 0));
+  equal(pilotEstimate([1, 2, 4], { tasks: 3, budget: 7.69 }, mean).fits, false);
+  // 0.1 + 0.2 as spends: mean 0.15 exactly, × 2 × 1.25 = 0.375 fits 0.375.
+  equal(pilotEstimate([0.1, 0.2], { tasks: 2, budget: 0.375 }, { central: "mean" }).fits, true);
+});
+
 Deno.test("pilotEstimate() applies a custom safety factor to a fractional mean", () => {
   // mean(1, 2, 4) = 7/3; 7/3 × 10 × 1.5 = 35; budget 10,000,000 (seed 003's example budget).
   const estimate = pilotEstimate([4, 1, 2], { tasks: 10, budget: 10_000_000 }, {

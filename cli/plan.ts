@@ -81,9 +81,15 @@ const OPTIONS = {
   safety: { type: "string" },
 } as const;
 
-/** Tokens with thousands separators and at most one decimal (seed 003 rounds to 0.1). */
+/**
+ * Tokens with thousands separators and at most one decimal (seed 003 rounds
+ * to 0.1); never "-0": a non-zero value that rounds to zero keeps two
+ * significant digits (a plan refused by 0.04 tokens shows "-0.04").
+ */
 function tokens(x: number): string {
-  return x.toLocaleString("en-US", { maximumFractionDigits: 1 });
+  const text = x.toLocaleString("en-US", { maximumFractionDigits: 1 });
+  if (text !== "-0" && text !== "0") return text;
+  return x === 0 ? "0" : x.toLocaleString("en-US", { maximumSignificantDigits: 2 });
 }
 
 /** Runs `plan`; see {@link help}. */
