@@ -52,8 +52,17 @@ export const DEFAULT_CALIBRATION = Object.freeze({ trials: 20_000, seed: 7, tole
 export const DEFAULT_PILOT_SAFETY = 1.25;
 
 /**
+ * The interval methods of a resolved rate a plan may name (`interval_method`,
+ * issue 13), the default first: seed 001's percentile bootstrap, Wilson's
+ * score interval, Clopper and Pearson's exact interval.
+ */
+export const INTERVAL_METHODS = Object.freeze(
+  ["percentile-bootstrap", "wilson", "clopper-pearson"] as const,
+);
+
+/**
  * The interval method of a plan without `interval_method` (issue 13): seed
  * 001's percentile bootstrap (`DEFAULT_BOOTSTRAP`), so plans frozen before
  * the field existed keep their verdicts and their hash.
  */
-export const DEFAULT_INTERVAL_METHOD = "percentile-bootstrap" as const;
+export const DEFAULT_INTERVAL_METHOD = INTERVAL_METHODS[0];

@@ -9,12 +9,11 @@
  */
 import type { RateInterval } from "./bootstrap_rate.ts";
 import { type ClopperPearsonInterval, clopperPearsonInterval } from "./clopper_pearson.ts";
-import { DEFAULT_BOOTSTRAP, DEFAULT_INTERVAL_METHOD } from "./defaults.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_INTERVAL_METHOD, INTERVAL_METHODS } from "./defaults.ts";
 import { rateIntervalWithFallback } from "./rate_interval_with_fallback.ts";
 import { type WilsonInterval, wilsonInterval } from "./wilson_interval.ts";
 
-/** The interval methods a plan may name, the default first. */
-export const INTERVAL_METHODS = ["percentile-bootstrap", "wilson", "clopper-pearson"] as const;
+export { INTERVAL_METHODS };
 
 /** One of {@link INTERVAL_METHODS}. */
 export type IntervalMethod = typeof INTERVAL_METHODS[number];

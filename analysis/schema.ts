@@ -17,6 +17,7 @@ import {
   DEFAULT_CENSORING,
   DEFAULT_SPRT,
   DEFAULT_TIE_BAND,
+  INTERVAL_METHODS,
 } from "./defaults.ts";
 
 /** Version written into every record this code produces. */
@@ -508,6 +509,14 @@ export const Plan = z.object({
     seed: z.union([z.number().int(), z.string()]).default(DEFAULT_BOOTSTRAP.seed),
   }).strict().default({ ...DEFAULT_BOOTSTRAP }),
   tie_band: z.number().min(0).max(1).default(DEFAULT_TIE_BAND),
+  /**
+   * The 95% interval of a resolved rate every verdict uses and every output
+   * names (issue 13): `percentile-bootstrap` (seed 001, with `bootstrap`'s
+   * rounds and seed), `wilson` or `clopper-pearson`. Absent: the percentile
+   * bootstrap; no materialized default, so plans frozen before it existed
+   * keep their hash.
+   */
+  interval_method: z.enum(INTERVAL_METHODS).optional(),
   /**
    * Seed 000's output policy and context limit ({@linkcode ModelLimits}).
    * Absent means both null (no limits, nothing checked: exactly the

@@ -9,7 +9,11 @@
  * @module
  */
 import { Caps, CensoringPolicy, ModelLimits, Plan } from "../analysis/schema.ts";
-import { type NumberRange, schemaRange } from "./_args.ts";
+import { DEFAULT_INTERVAL_METHOD, INTERVAL_METHODS } from "../analysis/defaults.ts";
+import type { IntervalMethod } from "../analysis/rate_interval.ts";
+import { choiceOption, type NumberRange, type ParsedArgs, schemaRange } from "./_args.ts";
+import { UsageError } from "./_command.ts";
+import { type ParamSource, pick } from "./_load.ts";
 
 /** `bootstrap.rounds`: the plan schema's 1..`PLAN_LIMITS.bootstrap_rounds`. */
 export const BOOTSTRAP_ROUNDS_RANGE: NumberRange = schemaRange(
@@ -48,3 +52,43 @@ export const PARALLEL_RANGE: NumberRange = { min: 1, max: 64, integer: true };
 
 /** `--max-findings` of `validate` and `report`: findings listed per code, 0..1000000. */
 export const MAX_FINDINGS_RANGE: NumberRange = { min: 0, max: 1_000_000, integer: true };
+
+/** The `--interval-method` option of `summarize`, `compare` and `censoring`. */
+export const INTERVAL_METHOD_OPTION = { "interval-method": { type: "string" } } as const;
+
+/** Help lines of `--interval-method`. */
+export const INTERVAL_METHOD_HELP =
+  `  --interval-method M The 95% interval of the resolved rate: "${INTERVAL_METHODS[0]}"
+                      (default), "${INTERVAL_METHODS[1]}" or "${INTERVAL_METHODS[2]}"; a plan's
+                      "interval_method" wins, and a flag naming another is an error`;
+
+/**
+ * The interval method of a command (issue 13): a plan's `interval_method`
+ * wins (absent in a plan: `percentile-bootstrap`); `--interval-method` is
+ * read only when there is no plan, and a flag that names another method than
+ * the plan's is a usage error naming both.
+ *
+ * @param values the parsed options
+ * @param plan the loaded plan, or null
+ * @returns the method and where it came from
+ * @throws {UsageError} on an unknown method or one that conflicts with the plan's
+ */
+export function intervalMethodOption(
+  values: ParsedArgs["values"],
+  plan: Plan | null,
+): { value: IntervalMethod; source: ParamSource } {
+  const flag = values["interval-method"] === undefined ? undefined : choiceOption(values, {
+    name: "interval-method",
+    choices: INTERVAL_METHODS,
+    fallback: DEFAULT_INTERVAL_METHOD,
+  });
+  if (plan === null) return pick({ flag }, DEFAULT_INTERVAL_METHOD);
+  const planned = plan.interval_method ?? DEFAULT_INTERVAL_METHOD;
+  if (flag !== undefined && flag !== planned) {
+    throw new UsageError(
+      `Option "--interval-method" ("${flag}") conflicts with the plan's interval_method ` +
+        `("${planned}"): the plan's method is the one pre-registered`,
+    );
+  }
+  return { value: planned, source: "plan" };
+}

@@ -22,7 +22,14 @@ import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { integer, percent, renderTable } from "../report/format.ts";
-import { HEADLINE_MAX_RANGE, LABELLED_MAX_RANGE } from "./_option_ranges.ts";
+import {
+  HEADLINE_MAX_RANGE,
+  INTERVAL_METHOD_HELP,
+  INTERVAL_METHOD_OPTION,
+  intervalMethodOption,
+  LABELLED_MAX_RANGE,
+} from "./_option_ranges.ts";
+import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--headline-max`: the plan's `censoring.headline_max` range. */
@@ -54,6 +61,8 @@ OPTIONS:
                       inclusive; ${rangeText(LABELLED_MAX.range)}
                       (default: the plan's, else ${DEFAULT_CENSORING.labelled_max})
 ${TASKS_HELP}
+${INTERVAL_METHOD_HELP}
+                      (recorded; the claims compare rates with thresholds)
   --errata FILE       Apply the corrections of an errata file first
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
@@ -63,6 +72,7 @@ ${TASKS_HELP}
 
 const OPTIONS = {
   ...TASKS_OPTION,
+  ...INTERVAL_METHOD_OPTION,
   plan: { type: "string" },
   "headline-max": { type: "string" },
   "labelled-max": { type: "string" },
@@ -108,6 +118,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const policy = parsed.data;
+  const methodParam = intervalMethodOption(values, plan?.value ?? null);
   const assessment = assessLoaded(loaded, plan, taskList, policy);
   const result = assessment.censoring;
   const standings = new Map(assessment.standings.map((s) => [s.agent_id, s]));
@@ -122,6 +133,8 @@ export async function run(args: string[], io: Io): Promise<number> {
       headline_max_source: headlineParam.source,
       labelled_max: policy.labelled_max,
       labelled_max_source: labelledParam.source,
+      interval_method: methodParam.value,
+      interval_method_source: methodParam.source,
       lenient,
     },
     problems: loaded.problems,
@@ -143,7 +156,9 @@ export async function run(args: string[], io: Io): Promise<number> {
         `both scores labelled up to ${
           formatPercentExact(policy.labelled_max, { minDigits: 1 })
         } (${labelledParam.source}), ` +
-        `above: budget adequacy only\n\n`;
+        `above: budget adequacy only\n`;
+      text += `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source}); ` +
+        "the claims compare rates with the thresholds and use no interval\n\n";
       const rows = [...result.agents, result.overall];
       text += renderTable(
         [

@@ -22,7 +22,13 @@ import { loadSuite } from "../inputs/suite.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { createSeedFile, readSeedFile } from "../runner/suite_seed.ts";
 import { SUITES } from "../suites/demo_suite.ts";
-import { DEFAULT_BOOTSTRAP, DEFAULT_CENSORING, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
+import {
+  DEFAULT_BOOTSTRAP,
+  DEFAULT_CENSORING,
+  DEFAULT_INTERVAL_METHOD,
+  DEFAULT_TIE_BAND,
+  INTERVAL_METHODS,
+} from "../analysis/defaults.ts";
 import {
   choiceOption,
   type NumberOption,
@@ -196,6 +202,9 @@ ${SPRT_OPTIONS_HELP}
                            (default ${DEFAULT_BOOTSTRAP.rounds})
   --tie-band X             Relative tie band of the comparison, ${range("tieBand")}
                            (default ${DEFAULT_TIE_BAND})
+  --interval-method M      The 95% interval of the resolved rate every verdict
+                           uses: ${INTERVAL_METHODS.map((m) => `"${m}"`).join(", ")}
+                           (absent: "${DEFAULT_INTERVAL_METHOD}", seed 001)
   --without-suite-check REASON
                            Freeze although the suite's last "suite check" failed,
                            is older than the suite, or never ran; the plan
@@ -245,6 +254,7 @@ const OPTIONS = {
   "bootstrap-seed": { type: "string" },
   rounds: { type: "string" },
   "tie-band": { type: "string" },
+  "interval-method": { type: "string" },
   "without-suite-check": { type: "string" },
 } as const;
 
@@ -444,6 +454,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const rounds = number("rounds") ?? DEFAULT_BOOTSTRAP.rounds;
   const tieBand = number("tieBand") ?? DEFAULT_TIE_BAND;
+  // Absent: the plan has no interval_method (the percentile bootstrap), and keeps its old bytes.
+  const intervalMethod = values["interval-method"] === undefined
+    ? undefined
+    : choiceOption(values, {
+      name: "interval-method",
+      choices: INTERVAL_METHODS,
+      fallback: DEFAULT_INTERVAL_METHOD,
+    });
   const bootstrapSeed = seedOption(values, "bootstrap-seed") ?? DEFAULT_BOOTSTRAP.seed;
   const orderSeed = seedOption(values, "order-seed") ??
     crypto.getRandomValues(new Uint32Array(1))[0];
@@ -544,7 +562,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const taskEnvironments = await prepareEnvironments(suite, resolved, io);
 
-  const plan = freezePlan(suite, {
+  const frozenPlan = freezePlan(suite, {
     plan_id: planId,
     created_at: new Date().toISOString(),
     agents: resolved,
@@ -566,6 +584,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
   });
+  const plan = intervalMethod === undefined
+    ? frozenPlan
+    : { ...frozenPlan, interval_method: intervalMethod };
   const frozen = await writePlan(out, plan);
   if (suiteCheck.record.state === "not_run") {
     io.stderr(
@@ -611,6 +632,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         ...(plan.upstream_timeout_ms === undefined
           ? []
           : [`upstream timeout: ${plan.upstream_timeout_ms} ms`]),
+        ...(plan.interval_method === undefined ? [] : [`interval method: ${plan.interval_method}`]),
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
         `suite check: ${
           plan.suite_check?.state === "overridden"

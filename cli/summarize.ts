@@ -5,10 +5,14 @@
  *
  * @module
  */
-import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { WilsonInterval } from "../analysis/wilson_interval.ts";
-import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
+import {
+  type CoverageWarning,
+  describeIntervalMethod,
+  type MethodRateInterval,
+  rateInterval,
+} from "../analysis/rate_interval.ts";
 import { DEFAULT_BOOTSTRAP } from "../analysis/defaults.ts";
 import { numberOption, parseCommandArgs, rangeText, seedOption, stringOption } from "./_args.ts";
 import type { Io } from "./_command.ts";
@@ -31,7 +35,12 @@ import {
   TASKS_HELP,
   TASKS_OPTION,
 } from "./_standing.ts";
-import { BOOTSTRAP_ROUNDS_RANGE } from "./_option_ranges.ts";
+import {
+  BOOTSTRAP_ROUNDS_RANGE,
+  INTERVAL_METHOD_HELP,
+  INTERVAL_METHOD_OPTION,
+  intervalMethodOption,
+} from "./_option_ranges.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--rounds`: the plan's `bootstrap.rounds` range. */
@@ -69,6 +78,7 @@ ${TASKS_HELP}
                       plan's, else ${DEFAULT_BOOTSTRAP.rounds})
   --seed S            Bootstrap seed: an integer (007 is 7) or any other text
                       (default: the plan's, else ${DEFAULT_BOOTSTRAP.seed})
+${INTERVAL_METHOD_HELP}
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
   --json              Canonical JSON instead of tables
@@ -77,6 +87,7 @@ ${TASKS_HELP}
 
 const OPTIONS = {
   ...TASKS_OPTION,
+  ...INTERVAL_METHOD_OPTION,
   errata: { type: "string" },
   plan: { type: "string" },
   "price-table": { type: "string" },
@@ -87,10 +98,12 @@ const OPTIONS = {
 
 /** An agent's summary with its rate interval. */
 export interface SummarizedAgent extends AgentSummary {
-  /** Percentile bootstrap interval of the resolved rate; null when nothing was scored. */
-  interval: RateInterval | null;
+  /** The rate's 95% interval by the interval method; null when nothing was scored. */
+  interval: MethodRateInterval["interval"];
   /** Wilson 95% interval, only beside a collapsed bootstrap interval. */
   wilson: WilsonInterval | null;
+  /** The percentile bootstrap's coverage warning and the Wilson interval beside it; else null. */
+  coverage_warning: CoverageWarning | null;
   /**
    * Scored episodes whose stop reason is not `completed` (seed 003's
    * censored rows, `censoringSummary`): in `scored` and the resolved rate as
@@ -125,6 +138,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     DEFAULT_BOOTSTRAP.rounds,
   );
   const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, DEFAULT_BOOTSTRAP.seed);
+  const methodParam = intervalMethodOption(values, plan?.value ?? null);
   const laneWeights = plan !== null && Object.keys(plan.value.lane_weights).length > 0
     ? plan.value.lane_weights
     : undefined;
@@ -133,11 +147,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     priceTable: prices?.value,
     laneWeights,
   }).map((agent) => {
-    const { bootstrap: interval, wilson } = rateIntervalWithFallback(
-      agent.resolved,
-      agent.scored,
-      { rounds: roundsParam.value, seed: seedParam.value },
-    );
+    const { interval, wilson, coverage_warning } = rateInterval(agent.resolved, agent.scored, {
+      method: methodParam.value,
+      rounds: roundsParam.value,
+      seed: seedParam.value,
+    });
     const stops = censoring.get(agent.agent_id)!.stop_reasons;
     const censoredStops = Object.fromEntries(
       Object.entries(stops).filter(([reason, count]) => reason !== "completed" && count > 0),
@@ -146,6 +160,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       ...agent,
       interval,
       wilson,
+      coverage_warning,
       censored: censoring.get(agent.agent_id)!.censored,
       censored_stop_reasons: censoredStops,
     };
@@ -164,6 +179,8 @@ export async function run(args: string[], io: Io): Promise<number> {
         seed: seedParam.value,
         seed_source: seedParam.source,
       },
+      interval_method: methodParam.value,
+      interval_method_source: methodParam.source,
       lane_weights: laneWeights ?? null,
       lenient,
     },
@@ -183,9 +200,13 @@ export async function run(args: string[], io: Io): Promise<number> {
         taskList,
       ]]);
       const r = roundsParam.value;
-      text += `bootstrap: ${r} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
-        `(${seedParam.source}); 95% percentile interval, sorted indices ` +
-        `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n\n`;
+      text += `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source})\n`;
+      if (methodParam.value === "percentile-bootstrap") {
+        text += `bootstrap: ${r} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
+          `(${seedParam.source}); 95% percentile interval, sorted indices ` +
+          `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n`;
+      }
+      text += "\n";
       text += agentTable(agents);
       if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
       if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
@@ -321,6 +342,13 @@ function notes(agents: SummarizedAgent[]): string {
         `note: agent "${displayId(a.agent_id)}": the bootstrap interval collapsed to a point ` +
         `(rate ${percent(a.resolved_rate)}); Wilson 95% interval ` +
         `${percentInterval([a.wilson.lower, a.wilson.upper])}\n`;
+    }
+    if (a.coverage_warning !== null) {
+      const w = a.coverage_warning.wilson;
+      text += `warning: agent "${displayId(a.agent_id)}" (${a.resolved}/${a.scored}): ` +
+        `${a.coverage_warning.reason}; Wilson 95% interval ${
+          percentInterval([w.lower, w.upper])
+        }\n`;
     }
     const lanes = a.lane_score;
     if (lanes !== null && lanes.score === null) {

@@ -267,6 +267,34 @@ badInputTests("options", [
     stderr: /^error: Option "--safety" must be a number above 0: "0"\n/,
   },
   {
+    name: "summarize --interval-method bca is not a method",
+    args: ["summarize", LEDGER, "--interval-method", "bca"],
+    code: 1,
+    stderr:
+      /^error: Option "--interval-method" must be one of "percentile-bootstrap", "wilson", "clopper-pearson": "bca"\n/,
+  },
+  {
+    name:
+      "censoring --interval-method wilson conflicts with the plan's (absent: percentile-bootstrap)",
+    args: [
+      "censoring",
+      "{root}/ledgers/examples/synthetic_ledger.jsonl",
+      "--plan",
+      "{root}/ledgers/examples/synthetic_plan.json",
+      "--interval-method",
+      "wilson",
+    ],
+    code: 1,
+    stderr:
+      /^error: Option "--interval-method" \("wilson"\) conflicts with the plan's interval_method \("percentile-bootstrap"\)/,
+  },
+  {
+    name: "freeze --interval-method exact is not a method",
+    args: [...FREEZE, "--interval-method", "exact"],
+    code: 1,
+    stderr: /^error: Option "--interval-method" must be one of "percentile-bootstrap", /,
+  },
+  {
     name: "run --parallel 65 is above 1..64",
     args: [...RUN, "--parallel", "65"],
     code: 1,
