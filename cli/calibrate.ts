@@ -7,7 +7,13 @@
  * @module
  */
 import { DEFAULT_CALIBRATION, DEFAULT_SPRT } from "../analysis/defaults.ts";
-import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
+import {
+  calibrateSprt,
+  NORMAL_APPROXIMATION_MIN_EXPECTED,
+  SEED_002_RATES,
+  type SprtCalibration,
+  type SprtCalibrationExactP,
+} from "../analysis/sprt/calibrate_sprt.ts";
 import {
   numberListOption,
   type NumberOption,
@@ -86,7 +92,10 @@ ${SPRT_OPTIONS_HELP}
   --seed S         Seed of the simulation: an integer (007 is 7) or any other
                    text (default ${DEFAULT_CALIBRATION.seed}); rate p uses "<S>/p_true=<p>"
   --tolerance-z Z  |Monte Carlo - exact| in standard errors counted as agreement,
-                   ${rangeText(TOLERANCE_Z.range)} (default ${DEFAULT_CALIBRATION.toleranceZ})
+                   ${
+  rangeText(TOLERANCE_Z.range)
+} (default ${DEFAULT_CALIBRATION.toleranceZ}); where an expected
+                   count is below ${NORMAL_APPROXIMATION_MIN_EXPECTED}, an exact binomial test at the same level
   --json           Canonical JSON instead of tables
   -h, --help       This help
 `;
@@ -119,6 +128,71 @@ function checkWork(rates: number, trials: number, nCap: number): void {
         `lower --trials, --n-cap or the number of --rates`,
     );
   }
+}
+
+/** Three significant digits (exponent form below 0.001) for the exact binomial tests. */
+const p3 = (x: number) =>
+  x === 0 || x === 1 ? String(x) : x < 1e-3 ? x.toExponential(2) : x.toPrecision(3);
+
+/** The probability quantities, as the exact-test table names them. */
+const EXACT_P_NAMES: ReadonlyArray<readonly [keyof SprtCalibrationExactP, string]> = [
+  ["adopt", "adopt"],
+  ["drop", "drop"],
+  ["cap-adopt", "cap-adopt"],
+  ["cap-drop", "cap-drop"],
+  ["budget_exhausted", "N = cap"],
+];
+
+/**
+ * The exact binomial tests worth a line: those of a probability strictly
+ * between 0 and 1, or of a count the exact probability 0 or 1 rules out
+ * (an impossible outcome seen, or a certain one missed).
+ */
+function exactTestRows(calibration: SprtCalibration): string[][] {
+  const lines: string[][] = [];
+  for (const row of calibration.rows) {
+    const { exact, monte_carlo: mc } = row;
+    for (const [key, name] of EXACT_P_NAMES) {
+      const p = row.exact_p[key];
+      if (p === null) continue;
+      const probability = key === "budget_exhausted"
+        ? exact.budget_exhausted
+        : exact.decisions[key];
+      const hits = mc.counts[key];
+      if ((probability === 0 || probability === 1) && hits === probability * mc.trials) continue;
+      lines.push([
+        fixed(row.p_true, 2),
+        name,
+        integer(hits),
+        p3(probability),
+        p3(probability * mc.trials),
+        p3(p),
+      ]);
+    }
+  }
+  return lines;
+}
+
+/** The agreement sentence: every deciding |z| within the tolerance, every exact p at the level. */
+function agreementLine(calibration: SprtCalibration, exactShown: boolean): string {
+  const { tolerance_z: toleranceZ, max_abs_z: maxZ, min_exact_p: minP } = calibration;
+  const level = p3(calibration.exact_p_level);
+  if (calibration.agrees) {
+    return wrap(
+      `Exact and Monte Carlo agree: every |z| <= ${toleranceZ} (largest ${fixed(maxZ, 2)})` +
+        (exactShown && minP !== null ? `; every exact p >= ${level} (smallest ${p3(minP)})` : ""),
+      78,
+      "  ",
+    );
+  }
+  const reasons: string[] = [];
+  if (maxZ === null || maxZ > toleranceZ) {
+    reasons.push(`largest |z| ${maxZ === null ? "inf" : fixed(maxZ, 2)} > ${toleranceZ}`);
+  }
+  if (minP !== null && minP < calibration.exact_p_level) {
+    reasons.push(`smallest exact p ${p3(minP)} < ${level}`);
+  }
+  return wrap(`Exact and Monte Carlo DISAGREE: ${reasons.join("; ")}`, 78, "  ");
 }
 
 /** Runs `calibrate`; see {@link help}. */
@@ -215,14 +289,29 @@ export async function run(args: string[], io: Io): Promise<number> {
           max_abs_z === null ? "inf" : fixed(max_abs_z, 2),
         ]),
       );
+      const exactRows = exactTestRows(calibration);
+      if (exactRows.length > 0) {
+        text += "\n" + wrap(
+          `Exact binomial tests where an expected count is below ` +
+            `${NORMAL_APPROXIMATION_MIN_EXPECTED} (|z| not used; agreement at p >= ` +
+            `${p3(calibration.exact_p_level)}):`,
+          78,
+          "",
+        );
+        text += renderTable(
+          [
+            { header: "p_true", align: "right" },
+            { header: "outcome", align: "left" },
+            { header: "hits", align: "right" },
+            { header: "exact P", align: "right" },
+            { header: "expected", align: "right" },
+            { header: "p", align: "right" },
+          ],
+          exactRows,
+        );
+      }
       text += "\n";
-      text += calibration.agrees
-        ? `Exact and Monte Carlo agree: every |z| <= ${toleranceZ} (largest ${
-          fixed(calibration.max_abs_z, 2)
-        })\n`
-        : `Exact and Monte Carlo DISAGREE: largest |z| ${
-          calibration.max_abs_z === null ? "inf" : fixed(calibration.max_abs_z, 2)
-        } > ${toleranceZ}\n`;
+      text += agreementLine(calibration, exactRows.length > 0);
       for (const warning of calibration.warnings) text += wrap(`warning: ${warning}`, 78, "  ");
       return text;
     },

@@ -58,3 +58,41 @@ Deno.test("calibrate counts the exact boundary in the operating characteristic (
   );
   assert.equal(json.calibration.rows[0].exact.decisions.adopt, 0.0704605100689);
 });
+
+const AUDIT_CALIBRATE = [
+  "calibrate",
+  "--p-adopt",
+  "0.8",
+  "--p-drop",
+  "0.2",
+  "--alpha",
+  "0.01",
+  "--beta",
+  "0.01",
+  "--n-cap",
+  "5",
+  "--rates",
+  "0.02",
+];
+
+Deno.test("calibrate agrees when 1 hit meets an exact probability of 6.3e-7 (issue 13)", async () => {
+  // 1 cap-adopt in 20,000 trials against P = 6.272e-7 (expected 0.0125): |z| 8.82 was a false
+  // alarm; scipy.stats.binomtest(1, 20000, 6.272e-07).pvalue = 0.012465655858141666.
+  const result = await cli(...AUDIT_CALIBRATE);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stderr, "");
+  includes(result.stdout, "Exact binomial tests where an expected count is below 10");
+  assert.match(result.stdout, /^ {2}0\.02 {2}cap-adopt {5}1 {2}6\.27e-7 {4}0\.0125 {2}0\.0125$/m);
+  includes(result.stdout, "Exact and Monte Carlo agree: every |z| <= 4 (largest 1.23)");
+  includes(result.stdout, "every exact p >=\n  6.33e-5 (smallest 0.0125)");
+  assert.ok(!result.stdout.includes("DISAGREE"));
+  const json = JSON.parse((await cli(...AUDIT_CALIBRATE, "--json")).stdout);
+  assert.equal(json.calibration.agrees, true);
+  assert.equal(json.calibration.rows[0].exact_p["cap-adopt"], 0.0124656558581);
+  assert.equal(json.calibration.exact_p_level, 0.0000633424836662);
+  // At --tolerance-z 2 the level is 0.0455 (scipy.special.erfc(2 / sqrt(2))): the exact test
+  // disagrees while every |z| used stays within 2.
+  const strict = await cli(...AUDIT_CALIBRATE, "--tolerance-z", "2");
+  assert.equal(strict.code, 0, strict.stderr);
+  includes(strict.stdout, "Exact and Monte Carlo DISAGREE: smallest exact p 0.0125 < 0.0455");
+});

@@ -65,3 +65,34 @@ Deno.test("calibrateSprt() refuses an empty grid, a bad rate and a bad tolerance
   throws(() => calibrateSprt({}, { rates: [0.5, 1.2] }), /"p_true" must be in \[0, 1\], got "1.2"/);
   throws(() => calibrateSprt({}, { toleranceZ: 0 }), /"toleranceZ" must be positive, got "0"/);
 });
+
+Deno.test("calibrateSprt() uses the exact binomial test for an outcome expected far below once (issue 13)", () => {
+  // The audit's case: 1 cap-adopt in 20,000 trials against the exact P(cap-adopt | 0.02) =
+  // 6.272e-7 (by hand: 4 passes and 1 fail with the fail among the first four results, else
+  // four passes adopt first: 4 · 0.02^4 · 0.98), an expected count of 0.0125: |z| 8.82, but scipy.stats.binomtest(1, 20000, 6.272e-07).pvalue
+  // = 0.012465655858141666.
+  const params = { p_adopt: 0.8, p_drop: 0.2, alpha: 0.01, beta: 0.01, n_cap: 5 };
+  const cal = calibrateSprt(params, { rates: [0.02] });
+  const row = cal.rows[0];
+  ok(Math.abs(row.exact.decisions["cap-adopt"] - 6.272e-7) < 1e-18);
+  equal(row.monte_carlo.counts["cap-adopt"], 1);
+  ok(Math.abs((row.z["cap-adopt"] as number) - 8.816574193449531) < 1e-6); // still reported
+  ok(Math.abs((row.exact_p["cap-adopt"] as number) - 0.012465655858141666) < 1e-12);
+  // P(adopt | 0.02) = 1.6e-7 exactly (four passes in a row), no hit: scipy binomtest p = 1.
+  equal(row.exact_p.adopt, 1);
+  deepEqual([row.exact_p.drop, row.exact_p["cap-drop"], row.exact_p.budget_exhausted], [
+    null,
+    null,
+    null,
+  ]);
+  equal(row.min_exact_p, row.exact_p["cap-adopt"]);
+  // The level of |z| > 4: scipy.special.erfc(4 / math.sqrt(2)) = 6.334248366623996e-05.
+  ok(Math.abs(cal.exact_p_level - 6.334248366623996e-05) < 1e-17);
+  ok(row.max_abs_z !== null && row.max_abs_z < 4);
+  ok(cal.agrees);
+  // At tolerance 2 (level erfc(2 / sqrt 2) = 0.0455) the same count disagrees by its exact p.
+  const strict = calibrateSprt(params, { rates: [0.02], toleranceZ: 2 });
+  ok(Math.abs(strict.exact_p_level - 0.04550026389635843) < 1e-15);
+  ok(strict.rows[0].max_abs_z !== null && strict.rows[0].max_abs_z <= 2);
+  equal(strict.agrees, false);
+});
