@@ -174,24 +174,28 @@ export function paretoFrontierProbability(
       );
     }
   }
+  const costs = samples.map((sample) => Float64Array.from(sample.costs));
+  const wins = samples.map((sample) => Uint8Array.from(sample.resolved, (x) => (x ? 1 : 0)));
   const random = seededRandom(seed);
   const onFrontier = new Array<number>(samples.length).fill(0);
   const without = new Array<number>(samples.length).fill(0);
   const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
   for (let r = 0; r < rounds; r++) {
-    samples.forEach((sample, a) => {
-      const n = sample.costs.length;
+    for (let a = 0; a < samples.length; a++) {
+      const cost = costs[a];
+      const win = wins[a];
+      const n = cost.length;
       let total = 0;
       let hits = 0;
       for (let i = 0; i < n; i++) {
         const j = randomIndex(random, n);
-        total += sample.costs[j];
-        if (sample.resolved[j]) hits++;
+        total += cost[j];
+        hits += win[j];
       }
       if (hits === 0) without[a]++;
       points[a].cost = hits === 0 ? NaN : total / hits;
       points[a].rate = hits / n;
-    });
+    }
     const front = paretoFrontier(points, { cost: (p) => p.cost, benefit: (p) => p.rate });
     for (const point of front) onFrontier[point.index]++;
   }

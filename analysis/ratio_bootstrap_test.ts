@@ -102,8 +102,12 @@ Deno.test("agentRatioIntervals() on the seed-001 sample: exact bootstrap quantil
   // No ratio in 1/256 of a's resamples and 1/16 of b's: about 8 and 125 of 2000 rounds.
   ok(Math.abs(a.tpr!.rounds_without_resolved - 7.8) < 4 * Math.sqrt(7.8));
   ok(Math.abs(b.tpr!.rounds_without_resolved - 125) < 4 * Math.sqrt(125 * 0.9375));
-  // Tokens and seconds of one agent share the resamples.
+  // Tokens and seconds of one agent share the resamples: the one-pass result equals
+  // each column's own ratioBootstrap with the same seed.
   equal(a.tpr!.rounds_without_resolved, a.spr!.rounds_without_resolved);
+  const sample = agentEpisodeSamples(rows)[0];
+  deepEqual(a.tpr, ratioBootstrap(sample.tokens!, sample.resolved));
+  deepEqual(a.spr, ratioBootstrap(sample.seconds!, sample.resolved));
   equal(a.cost_per_resolved, null);
   // Replays byte for byte.
   equal(canonicalJson(agentRatioIntervals(rows)), canonicalJson([a, b]));

@@ -1,10 +1,12 @@
 /**
- * Figure 7: cost per resolved against resolved rate, with the Pareto frontier.
+ * Figure 7: cost per resolved against resolved rate, with the Pareto frontier
+ * and, when given, each agent's intervals and bootstrap frontier probability.
  *
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import { paretoFrontier } from "../pareto_frontier.ts";
+import { type FrontierMembership, paretoFrontier } from "../pareto_frontier.ts";
+import type { RatioInterval } from "../ratio_bootstrap.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import { compact, grouped, percent, quoted } from "./_format.ts";
 import { displayId } from "../untrusted_text.ts";
@@ -24,6 +26,30 @@ export interface CostFrontierPlotOptions {
   width?: number;
   /** Plot height in pixels; default 340. */
   height?: number;
+  /** Each agent's intervals and frontier probability, drawn as error bars and labels; default none. */
+  uncertainty?: CostUncertainty;
+}
+
+/** The bootstrap uncertainty of the figure's points (see {@link costFrontierPlot}). */
+export interface CostUncertainty {
+  /** Bootstrap rounds of the intervals and of the frontier probability. */
+  rounds: number;
+  /** Their seed. */
+  seed: number | string;
+  /** One entry per agent; an agent without one has no bars. */
+  agents: readonly CostAgentUncertainty[];
+}
+
+/** One agent's uncertainty on both axes. */
+export interface CostAgentUncertainty {
+  /** The agent. */
+  agent_id: string;
+  /** 95% interval of the resolved rate (the percentile bootstrap `compare` prints). */
+  rate: { lower: number; upper: number };
+  /** 95% interval of cost per resolved, in the figure's measure (`ratioBootstrap`); null when unknown. */
+  cost: RatioInterval | null;
+  /** How often the agent was on the resampled frontier (`paretoFrontierProbability`). */
+  frontier: FrontierMembership;
 }
 
 /** Which measure of cost the figure uses. */
@@ -94,6 +120,8 @@ const PLACEMENTS: readonly Placement[] = [
 ];
 
 const LABEL_FONT_SIZE = 11;
+/** The line height of a label, in pixels; the placement boxes use it too. */
+const LINE_HEIGHT = LABEL_FONT_SIZE * 1.25;
 /** Half the side of the box a point (size 140, stroke 2) covers, in pixels. */
 const POINT_HALF = 8;
 
@@ -104,8 +132,8 @@ function overlaps(a: Box, b: Box, pad = 0): boolean {
   return a[0] - pad < b[2] && b[0] < a[2] + pad && a[1] - pad < b[3] && b[1] < a[3] + pad;
 }
 
-function labelBox(x: number, y: number, width: number, p: Placement): Box {
-  const height = LABEL_FONT_SIZE * 1.25;
+function labelBox(x: number, y: number, width: number, p: Placement, lines = 1): Box {
+  const height = LINE_HEIGHT * lines;
   const left = p.align === "left"
     ? x + p.dx
     : p.align === "right"
@@ -122,13 +150,15 @@ function labelBox(x: number, y: number, width: number, p: Placement): Box {
 /**
  * Chooses a position for each label, in input order: the first of
  * {@link PLACEMENTS} with the lowest penalty, where crossing a frontier
- * segment, covering a point or an earlier label costs 100 each and leaving
- * the plot area 60. Deterministic; O(labels × (segments + labels)).
+ * segment, covering a point or an earlier label costs 100 each, leaving
+ * the plot area 60 and crossing an error bar 30 (a thin bar under a label
+ * stays readable). Deterministic; O(labels × (segments + bars + labels)).
  */
 function placeLabels(
-  labels: readonly { x: number; y: number; text: string }[],
+  labels: readonly { x: number; y: number; text: string | string[] }[],
   segments: readonly Box[],
   size: { width: number; height: number },
+  bars: readonly Box[] = [],
 ): Placement[] {
   const taken: Box[] = [];
   const points: Box[] = labels.map(({ x, y }) => [
@@ -138,14 +168,16 @@ function placeLabels(
     y + POINT_HALF,
   ]);
   return labels.map(({ x, y, text }) => {
-    const width = textWidth(text, LABEL_FONT_SIZE);
+    const lines = typeof text === "string" ? [text] : text;
+    const width = Math.max(...lines.map((line) => textWidth(line, LABEL_FONT_SIZE)));
     let best = PLACEMENTS[0];
-    let bestBox = labelBox(x, y, width, best);
+    let bestBox = labelBox(x, y, width, best, lines.length);
     let bestCost = Infinity;
     PLACEMENTS.forEach((placement, rank) => {
-      const box = labelBox(x, y, width, placement);
+      const box = labelBox(x, y, width, placement, lines.length);
       let cost = rank * 0.01;
       for (const segment of segments) if (overlaps(box, segment, 2)) cost += 100;
+      for (const bar of bars) if (overlaps(box, bar, 1)) cost += 30;
       for (const point of points) if (overlaps(box, point)) cost += 100;
       for (const label of taken) if (overlaps(box, label, 1)) cost += 100;
       if (box[0] < 0 || box[1] < 0 || box[2] > size.width || box[3] > size.height) cost += 60;
@@ -174,11 +206,21 @@ function placeLabels(
  * ends at a round value above the dearest agent) and the font's metrics.
  * Each label row records its `placement`.
  *
+ * With `uncertainty`, each agent carries error bars: vertically its rate's
+ * 95% interval, horizontally its cost per resolved's 95% ratio-bootstrap
+ * interval (dashed to the axis end when unbounded above: more than 2.5% of
+ * the resamples resolved nothing), and a second label line "on the frontier
+ * in NN% of rounds", the bootstrap probability of `paretoFrontierProbability`
+ * (each round resamples every agent's episodes and recomputes the frontier).
+ * The cost axis then also reaches the highest finite upper bound, the labels
+ * avoid the bars as they avoid the frontier, and the subtitle states the
+ * rounds, the seed and, per agent, the rounds whose resample resolved nothing.
+ *
  * Seed rule visualised: seed 001, "按单位成功成本排序，而不是只看通过率" (rank
  * by cost per resolved, money only through a frozen price table).
  *
  * @param agents per-agent summaries (`summarizeAgents`)
- * @param options title, size
+ * @param options title, size, uncertainty (intervals and frontier probabilities)
  * @returns a vega-lite spec with inlined data and fixed sizes
  * @throws {RangeError} when `agents` is empty
  * @example
@@ -208,17 +250,26 @@ export function costFrontierPlot(
   const currency = measure.kind === "money" ? agents[0].cost!.currency : "";
   const show = (v: number) =>
     measure.kind === "money" ? `${compact(v)} ${currency}` : `${grouped(v)} tokens`;
+  const uncertaintyOf = (a: CostAgent) =>
+    options.uncertainty?.agents.find((u) => u.agent_id === a.agent_id) ?? null;
   const points = placed.map((a) => {
     const cost = costOf(a, measure.kind)!;
+    const u = uncertaintyOf(a);
+    const first = `${displayId(a.agent_id)}: ${percent(a.resolved_rate!)} at ${show(cost)}`;
     return {
       agent: displayId(a.agent_id),
       cost,
       rate: a.resolved_rate,
       status: frontier.includes(a) ? FRONTIER : DOMINATED,
-      text: `${displayId(a.agent_id)}: ${percent(a.resolved_rate!)} at ${show(cost)}`,
+      text: u === null
+        ? first
+        : [first, `on the frontier in ${percent(u.frontier.probability, 0)} of rounds`],
     };
   });
-  const costs = points.map((p) => p.cost);
+  const finiteUppers = placed.map((a) => uncertaintyOf(a)?.cost?.upper ?? null).filter((
+    v,
+  ): v is number => v !== null);
+  const costs = [...points.map((p) => p.cost), ...finiteUppers];
   const costTop = niceTop(
     costs.length > 0 && Math.max(...costs) > 0 ? Math.max(...costs) * 1.05 : 1,
   );
@@ -240,10 +291,33 @@ export function costFrontierPlot(
       [x1, Math.min(y0, y1), x1, Math.max(y0, y1)],
     ] as Box[];
   });
+  // Error bars: the rate interval at the agent's cost, the cost interval at its rate.
+  const rateBars = placed.flatMap((a) => {
+    const u = uncertaintyOf(a);
+    if (u === null) return [];
+    return [{ agent: displayId(a.agent_id), cost: costOf(a, measure.kind)!, ...u.rate }];
+  });
+  const costBars = placed.flatMap((a) => {
+    const interval = uncertaintyOf(a)?.cost ?? null;
+    if (interval === null || interval.lower === null) return [];
+    const unbounded = interval.upper === null;
+    return [{
+      agent: displayId(a.agent_id),
+      rate: a.resolved_rate!,
+      lower: interval.lower,
+      upper: unbounded ? costTop : interval.upper!,
+      unbounded,
+    }];
+  });
+  const barBoxes: Box[] = [
+    ...rateBars.map((b): Box => [px(b.cost), py(b.upper), px(b.cost), py(b.lower)]),
+    ...costBars.map((b): Box => [px(b.lower), py(b.rate), px(b.upper), py(b.rate)]),
+  ];
   const placements = placeLabels(
     points.map((p) => ({ x: px(p.cost), y: py(p.rate!), text: p.text })),
     segments,
     { width, height },
+    barBoxes,
   );
   const labels = points.map((p, i) => ({
     agent: p.agent,
@@ -252,6 +326,7 @@ export function costFrontierPlot(
     text: p.text,
     placement: placements[i].name,
   }));
+  const lines = options.uncertainty === undefined ? 1 : 2;
   const labelLayers = PLACEMENTS.filter((placement) =>
     labels.some((l) => l.placement === placement.name)
   ).map(({ name, align, baseline, dx, dy }) => ({
@@ -261,7 +336,11 @@ export function costFrontierPlot(
       align,
       baseline,
       dx,
-      dy,
+      // vega sets a multi-line label's first line at the anchor: lift a bottom or middle
+      // anchored one by its extra lines, so it fills the box the placement judged.
+      dy: dy - (baseline === "top" ? 0 : baseline === "middle" ? 0.5 : 1) * (lines - 1) *
+          LINE_HEIGHT,
+      ...(lines > 1 ? { lineHeight: LINE_HEIGHT } : {}),
       fontSize: LABEL_FONT_SIZE,
       color: PALETTE.black,
     },
@@ -280,6 +359,35 @@ export function costFrontierPlot(
       : "No frozen price table: cost is tokens, failed attempts included.",
     `Frontier: ${quoted(frontier.map((a) => displayId(a.agent_id)))}.` +
     (unplaced.length > 0 ? ` Not shown (nothing resolved): ${quoted(unplaced)}.` : ""),
+    ...uncertaintyLines(options.uncertainty, placed),
+  ];
+  const barLayers = [
+    ...(rateBars.length === 0 ? [] : [{
+      data: { values: rateBars },
+      mark: { type: "rule" as const, strokeWidth: 1.5, color: "#444444" },
+      encoding: {
+        x: { field: "cost", type: "quantitative" as const },
+        y: { field: "lower", type: "quantitative" as const },
+        y2: { field: "upper" },
+      },
+    }]),
+    ...[false, true].flatMap((unbounded) => {
+      const values = costBars.filter((b) => b.unbounded === unbounded);
+      return values.length === 0 ? [] : [{
+        data: { values },
+        mark: {
+          type: "rule" as const,
+          strokeWidth: 1.5,
+          color: "#444444",
+          ...(unbounded ? { strokeDash: [4, 3] } : {}),
+        },
+        encoding: {
+          x: { field: "lower", type: "quantitative" as const },
+          x2: { field: "upper" },
+          y: { field: "rate", type: "quantitative" as const },
+        },
+      }];
+    }),
   ];
   return {
     $schema: VEGA_LITE_SCHEMA,
@@ -288,6 +396,7 @@ export function costFrontierPlot(
     width,
     height,
     layer: [
+      ...barLayers,
       {
         data: { values: staircase },
         mark: {
@@ -342,4 +451,25 @@ export function costFrontierPlot(
       ...labelLayers,
     ],
   };
+}
+
+/** The subtitle lines that explain the bars and the probabilities and count the empty rounds. */
+function uncertaintyLines(
+  uncertainty: CostUncertainty | undefined,
+  placed: readonly CostAgent[],
+): string[] {
+  if (uncertainty === undefined) return [];
+  const empty = placed.flatMap((a) => {
+    const u = uncertainty.agents.find((e) => e.agent_id === a.agent_id);
+    return u === undefined || u.frontier.rounds_without_resolved === 0
+      ? []
+      : [`${displayId(a.agent_id)} ${u.frontier.rounds_without_resolved}`];
+  });
+  return [
+    `Bars: 95% intervals of the resolved rate and of cost per resolved (bootstrap over each agent's ` +
+    `scored episodes, ${uncertainty.rounds} rounds, seed ${uncertainty.seed}); dashed: unbounded above.`,
+    "On the frontier in NN% of rounds: each round resamples every agent's episodes and " +
+    "recomputes the frontier. Rounds in which an agent's resample resolved nothing (off the " +
+    `frontier): ${empty.length === 0 ? "none" : empty.join(", ")}.`,
+  ];
 }

@@ -115,3 +115,63 @@ Deno.test("costFrontierPlot() moves a label at the top right corner below and le
   assert.match(JSON.stringify(spec), /"domain":\[0,120\]/);
   assert.deepEqual(placements(spec), { a: "left-below" });
 });
+
+Deno.test("costFrontierPlot() draws each agent's intervals and frontier probability", async () => {
+  const agents = summarizeAgents(await sampleRows());
+  const interval = (lower: number, upper: number | null) => ({
+    method: "percentile_bootstrap_ratio" as const,
+    rounds: 2000,
+    seed: 7,
+    episodes: 4,
+    resolved: 3,
+    total: 23300,
+    estimate: 23300 / 3,
+    lower,
+    upper,
+    rounds_without_resolved: 0,
+  });
+  const membership = (agent_id: string, on_frontier: number, without: number) => ({
+    agent_id,
+    on_frontier,
+    probability: on_frontier / 2000,
+    rounds_without_resolved: without,
+  });
+  const spec = costFrontierPlot(agents, {
+    uncertainty: {
+      rounds: 2000,
+      seed: 7,
+      agents: [
+        // a: a bounded cost interval; b: unbounded above
+        {
+          agent_id: "a",
+          rate: { lower: 0.25, upper: 1 },
+          cost: interval(3250, 32300),
+          frontier: membership("a", 1341, 0),
+        },
+        {
+          agent_id: "b",
+          rate: { lower: 0, upper: 1 },
+          cost: interval(1450, null),
+          frontier: membership("b", 1549, 125),
+        },
+      ],
+    },
+  });
+  const labels = rowsWith(spec, "agent", "text", "placement").flat();
+  // 1341 / 2000 = 67.05% and 1549 / 2000 = 77.45%, printed to whole percents
+  assert.deepEqual(labels.map((l) => l.text), [
+    ["a: 75.0% at 7,767 tokens", "on the frontier in 67% of rounds"],
+    ["b: 50.0% at 3,750 tokens", "on the frontier in 77% of rounds"],
+  ]);
+  const rateBars = rowsWith(spec, "agent", "cost", "lower", "upper").flat();
+  assert.deepEqual(rateBars.map((b) => [b.agent, b.lower, b.upper]), [["a", 0.25, 1], ["b", 0, 1]]);
+  const costBars = rowsWith(spec, "agent", "rate", "lower", "upper", "unbounded").flat();
+  // The axis reaches the highest finite bound: 32300 × 1.05 rounded up to 35,000;
+  // b's unbounded bar runs dashed to it.
+  assert.deepEqual(costBars.map((b) => [b.agent, b.lower, b.upper, b.unbounded]), [
+    ["a", 3250, 32300, false],
+    ["b", 1450, 35000, true],
+  ]);
+  assert.match(subtitle(spec), /bootstrap over each agent's scored episodes, 2000 rounds, seed 7/);
+  assert.match(subtitle(spec), /resolved nothing \(off the frontier\): b 125\./);
+});

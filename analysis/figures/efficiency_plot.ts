@@ -1,12 +1,14 @@
 /**
  * Figure 2: tokens per resolved and seconds per resolved per agent, with the
- * tie band of seed 001's rule drawn around the lowest value.
+ * tie band of seed 001's rule drawn around the lowest value and, when given,
+ * each agent's bootstrap interval as an error bar.
  *
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
 import { relativeDifference } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
+import type { AgentRatioIntervals, RatioInterval } from "../ratio_bootstrap.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
@@ -27,6 +29,11 @@ export interface EfficiencyPlotOptions {
   title?: string;
   /** Width of each panel in pixels; default 340. */
   width?: number;
+  /**
+   * Per-agent intervals of TPR and SPR (`agentRatioIntervals`), drawn as error
+   * bars; default none (points only).
+   */
+  intervals?: readonly Pick<AgentRatioIntervals, "agent_id" | "tpr" | "spr">[];
 }
 
 /** Point classes, as the legend names them. */
@@ -56,6 +63,7 @@ function panel(
   band: number,
   width: number,
   first: boolean,
+  intervals: readonly Pick<AgentRatioIntervals, "agent_id" | "tpr" | "spr">[] | undefined,
 ): Panel {
   const values = agents.map((a) => a[field]).filter((v): v is number => v !== null);
   const lowest = values.length === 0 ? null : Math.min(...values);
@@ -79,7 +87,20 @@ function panel(
   const statuses = [LOWEST, WITHIN, OUTSIDE];
   const labels = agents.map(label);
   const y = { field: "agent", type: "nominal", sort: labels } as const;
-  const top = values.length === 0 ? 1 : Math.max(...values, lowest! * (1 + band));
+  const intervalOf = (a: EfficiencyAgent): RatioInterval | null =>
+    intervals?.find((i) => i.agent_id === a.agent_id)?.[field] ?? null;
+  const uppers = agents.map((a) => intervalOf(a)?.upper ?? null).filter((v): v is number =>
+    v !== null
+  );
+  const top = values.length === 0 ? 1 : Math.max(...values, ...uppers, lowest! * (1 + band));
+  const axisEnd = top * 1.12;
+  // Error bars: lower to upper; an interval unbounded above runs dashed to the axis end.
+  const bars = agents.flatMap((a) => {
+    const i = intervalOf(a);
+    if (i === null || i.lower === null) return [];
+    const unbounded = i.upper === null;
+    return [{ agent: label(a), lo: i.lower, hi: unbounded ? axisEnd : i.upper, unbounded }];
+  });
   const title = field === "tpr"
     ? "Tokens per resolved (prompt + completion tokens)"
     : "Seconds per resolved (wall-clock s)";
@@ -98,6 +119,20 @@ function panel(
           legend: { title: "Tie band (seed 001)", orient: "bottom", direction: "vertical" },
         },
       },
+    });
+  }
+  for (const unbounded of [false, true]) {
+    const values = bars.filter((b) => b.unbounded === unbounded);
+    if (values.length === 0) continue;
+    layers.push({
+      data: { values },
+      mark: {
+        type: "rule",
+        strokeWidth: 2,
+        color: PALETTE.black,
+        ...(unbounded ? { strokeDash: [4, 3] } : {}),
+      },
+      encoding: { y, x: { field: "lo", type: "quantitative" }, x2: { field: "hi" } },
     });
   }
   layers.push(
@@ -120,7 +155,7 @@ function panel(
         x: {
           field: "value",
           type: "quantitative",
-          scale: { domain: [0, top * 1.12], nice: false },
+          scale: { domain: [0, axisEnd], nice: false },
           axis: { title, tickCount: 5 },
         },
         shape: {
@@ -139,7 +174,10 @@ function panel(
     },
     {
       data: { values: points },
-      mark: { type: "text", align: "left", dx: 10, fontSize: 11, color: PALETTE.black },
+      // With error bars the value sits above its point, off the bar.
+      mark: bars.length > 0
+        ? { type: "text", align: "center", dy: -14, fontSize: 11, color: PALETTE.black }
+        : { type: "text", align: "left", dx: 10, fontSize: 11, color: PALETTE.black },
       encoding: {
         y,
         x: { field: "value", type: "quantitative" },
@@ -184,13 +222,18 @@ function panel(
  * is within the band of the best on that measure, where seed 001 declares no
  * winner on it (diamond: lowest; square: inside the band; circle: outside).
  * An agent that resolved nothing has no TPR or SPR and is named as such.
+ * With `intervals`, each agent carries its 95% percentile bootstrap interval
+ * (`ratioBootstrap` over its scored episodes) as a bar, the value then
+ * printed above the point; an interval unbounded above (more than 2.5% of the
+ * resamples resolved nothing) is dashed to the axis end, and the subtitle
+ * states, per agent, how many rounds had no resolved episode.
  *
  * Seed rule visualised: seed 001, "第四步：效率决胜" (fewer tokens per resolved
  * wins unless the two are within 10%, then seconds per resolved with the same
  * band, else a tie), which applies when the rate intervals overlap.
  *
  * @param agents per-agent summaries (`summarizeAgents`)
- * @param options tie band (default 0.10), title, panel width
+ * @param options tie band (default 0.10), title, panel width, intervals (`agentRatioIntervals`)
  * @returns a vega-lite spec with inlined data and fixed sizes
  * @throws {RangeError} when `agents` is empty or `band` is negative or not finite
  * @example
@@ -226,12 +269,36 @@ export function efficiencyPlot(
         formatPercentExact(band)
       } of the lowest value.`,
       "Failed attempts count in the numerators; invalid attempts do not. Lower is better.",
+      ...intervalLines(agents, options.intervals),
     ]),
     config: baseConfig(),
     hconcat: [
-      panel(agents, "tpr", band, width, true),
-      panel(agents, "spr", band, width, false),
+      panel(agents, "tpr", band, width, true, options.intervals),
+      panel(agents, "spr", band, width, false, options.intervals),
     ],
     resolve: { scale: { x: "independent" } },
   };
+}
+
+/** The subtitle lines that explain the error bars and count the rounds without a ratio. */
+function intervalLines(
+  agents: readonly EfficiencyAgent[],
+  intervals: readonly Pick<AgentRatioIntervals, "agent_id" | "tpr" | "spr">[] | undefined,
+): string[] {
+  const shown = agents.flatMap((a) => {
+    const entry = intervals?.find((i) => i.agent_id === a.agent_id);
+    const interval = entry?.tpr ?? entry?.spr ?? null;
+    return interval === null ? [] : [{ agent: a, interval }];
+  });
+  if (shown.length === 0) return [];
+  const { rounds, seed } = shown[0].interval;
+  const empty = shown.filter((s) => s.interval.rounds_without_resolved > 0).map((s) =>
+    `${displayId(s.agent.agent_id)} ${s.interval.rounds_without_resolved} of ${s.interval.rounds}`
+  );
+  return [
+    `Bars: 95% percentile bootstrap interval, resampling each agent's scored episodes (${rounds} ` +
+    `rounds, seed ${seed}); dashed to the axis end: unbounded above.`,
+    "Rounds whose resample resolved nothing (no ratio, counted as unbounded): " +
+    (empty.length === 0 ? "none." : `${empty.join(", ")}.`),
+  ];
 }

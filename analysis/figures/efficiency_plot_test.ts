@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { compareAgents } from "../compare_agents.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { efficiencyPlot } from "./efficiency_plot.ts";
-import { rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+import { nodes, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+import { agentRatioIntervals } from "../ratio_bootstrap.ts";
 
 Deno.test("efficiencyPlot() pins the seed-001 sample's TPR and SPR and their bands", async () => {
   const spec = efficiencyPlot(summarizeAgents(await sampleRows()));
@@ -64,4 +65,45 @@ Deno.test("efficiencyPlot() names an agent without TPR and honours a custom band
     }), {
     message: 'Cannot build efficiency plot: "band" must be a non-negative number, got "-1"',
   });
+});
+
+Deno.test("efficiencyPlot() draws the ratio-bootstrap intervals as error bars", async () => {
+  const rows = await sampleRows();
+  const intervals = agentRatioIntervals(rows);
+  const spec = efficiencyPlot(summarizeAgents(rows), { intervals });
+  // Bars: rows with lo, hi and unbounded (the tie band rows have no "unbounded").
+  const bars = rowsWith(spec, "agent", "lo", "hi", "unbounded").flat();
+  // a's TPR [3250, 32300] and SPR [16, 186] are the exact bootstrap quantiles (all 4^4
+  // resamples enumerated, see analysis/ratio_bootstrap_test.ts); b's intervals have no
+  // upper bound (1/16 of resamples resolve nothing), so they run dashed to the axis end.
+  const byAgent = (agent: string, lo: number) => bars.find((b) => b.agent === agent && b.lo === lo);
+  assert.deepEqual(byAgent("a (3/4)", 3250), {
+    agent: "a (3/4)",
+    lo: 3250,
+    hi: 32300,
+    unbounded: false,
+  });
+  assert.deepEqual(byAgent("a (3/4)", 16), { agent: "a (3/4)", lo: 16, hi: 186, unbounded: false });
+  // TPR axis: the highest finite bound, 32300, × 1.12
+  assert.deepEqual(byAgent("b (2/4)", 1450), {
+    agent: "b (2/4)",
+    lo: 1450,
+    hi: 32300 * 1.12,
+    unbounded: true,
+  });
+  const dashed = nodes(spec).filter((n) =>
+    (n.mark as { strokeDash?: number[] } | undefined)?.strokeDash !== undefined
+  );
+  assert.equal(dashed.length, 2); // b's bar in each panel
+  const [a, b] = intervals;
+  assert.match(subtitle(spec), /resampling each agent's scored episodes \(2000 rounds, seed 7\)/);
+  assert.ok(
+    subtitle(spec).includes(
+      `resolved nothing (no ratio, counted as unbounded): a ${a.tpr!.rounds_without_resolved} ` +
+        `of 2000, b ${b.tpr!.rounds_without_resolved} of 2000.`,
+    ),
+    subtitle(spec),
+  );
+  // Without intervals the figure has no bars and says nothing of them.
+  assert.equal(rowsWith(efficiencyPlot(summarizeAgents(rows)), "unbounded").length, 0);
 });

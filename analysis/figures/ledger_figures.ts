@@ -14,6 +14,10 @@ import { calibrateSprt } from "../sprt/calibrate_sprt.ts";
 import { replaySprt } from "../sprt/replay_sprt.ts";
 import { sprtOperatingCharacteristic } from "../sprt/sprt_operating_characteristic.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
+import { agentEpisodeSamples, agentRatioIntervals } from "../ratio_bootstrap.ts";
+import { paretoFrontierProbability } from "../pareto_frontier.ts";
+import { bootstrapRate } from "../bootstrap_rate.ts";
+import { DEFAULT_BOOTSTRAP } from "../defaults.ts";
 import { costFrontierPlot } from "./cost_frontier_plot.ts";
 import { efficiencyPlot } from "./efficiency_plot.ts";
 import { forestPlot } from "./forest_plot.ts";
@@ -86,6 +90,12 @@ function slug(id: string): string {
  * settings when a plan is given (else the seeds' defaults):
  * - `summarizeAgents(rows, {priceTable})`;
  * - `comparisonMatrix(agents, {band: plan.tie_band, rounds/seed: plan.bootstrap})`;
+ * - with the plan's bootstrap rounds and seed (default 2000, 7), per agent:
+ *   `agentRatioIntervals` of tokens and seconds per resolved (error bars of
+ *   the efficiency figure) and of cost per resolved in the cost figure's
+ *   measure (money with a price table, else tokens), `bootstrapRate` of the resolved
+ *   rate, and `paretoFrontierProbability` of the agents that resolved
+ *   something (error bars and frontier probabilities of the cost figure);
  * - `censoringSummary(rows, {policy: plan.censoring})`;
  * - `replaySprt(rows, {agentId, params: plan SPRT params, order: plan task order})`;
  * - `sprtOperatingCharacteristic` on a grid over [0, 1] and `calibrateSprt`;
@@ -137,7 +147,13 @@ export function ledgerFigures(
     });
     add("forest_plot", "forestPlot", forestPlot(comparisons));
   }
-  add("efficiency_plot", "efficiencyPlot", efficiencyPlot(agents, { band }));
+  const bootstrap = {
+    rounds: plan?.bootstrap.rounds ?? DEFAULT_BOOTSTRAP.rounds,
+    seed: plan?.bootstrap.seed ?? DEFAULT_BOOTSTRAP.seed,
+  };
+  // Tokens, seconds and money of one agent are resampled with the same indices (same seed).
+  const intervals = agentRatioIntervals(rows, { ...bootstrap, priceTable });
+  add("efficiency_plot", "efficiencyPlot", efficiencyPlot(agents, { band, intervals }));
   add(
     "stop_reasons_plot",
     "stopReasonsPlot",
@@ -184,6 +200,34 @@ export function ledgerFigures(
       pilotProjectionPlot(estimates, { pilotSpend: spend }),
     );
   }
-  add("cost_frontier_plot", "costFrontierPlot", costFrontierPlot(agents));
+  // The cost figure's measure: money when priced through the frozen table, else tokens.
+  const costed = agentEpisodeSamples(rows, priceTable).flatMap((sample, i) => {
+    const costs = priceTable === undefined ? sample.tokens : sample.cost;
+    const interval = priceTable === undefined ? intervals[i].tpr : intervals[i].cost_per_resolved;
+    return costs === null || interval === null || !sample.resolved.includes(true)
+      ? []
+      : [{ sample, costs, interval }];
+  });
+  const membership = paretoFrontierProbability(
+    costed.map(({ sample, costs }) => ({
+      agent_id: sample.agent_id,
+      costs,
+      resolved: sample.resolved,
+    })),
+    bootstrap,
+  );
+  const uncertainty = {
+    ...bootstrap,
+    agents: costed.map(({ sample, interval }, i) => {
+      const rate = bootstrapRate(interval.resolved, interval.episodes, bootstrap);
+      return {
+        agent_id: sample.agent_id,
+        rate: { lower: rate.lower, upper: rate.upper },
+        cost: interval,
+        frontier: membership.agents[i],
+      };
+    }),
+  };
+  add("cost_frontier_plot", "costFrontierPlot", costFrontierPlot(agents, { uncertainty }));
   return figures;
 }

@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { Plan } from "../schema.ts";
 import { ledgerFigures } from "./ledger_figures.ts";
 import { row, sampleRows } from "./_test_helpers.ts";
+import { agentEpisodeSamples } from "../ratio_bootstrap.ts";
+import { paretoFrontierProbability } from "../pareto_frontier.ts";
+
+const PLAN = new URL("../../ledgers/examples/synthetic_plan.json", import.meta.url).pathname;
 
 Deno.test("ledgerFigures() builds the seed-001 sample's figures in the issue's order", async () => {
   const rows = await sampleRows();
@@ -62,4 +66,29 @@ Deno.test("ledgerFigures() follows a plan that stops by SPRT, with unique file-s
   assert.throws(() => ledgerFigures([]), {
     message: "Cannot build figures: the ledger has no rows",
   });
+});
+
+Deno.test("ledgerFigures() passes the plan's bootstrap to the efficiency and cost figures", async () => {
+  const rows = await sampleRows();
+  const figures = ledgerFigures(rows);
+  const spec = (name: string) => JSON.stringify(figures.find((f) => f.name === name)!.spec);
+  // The frontier probability as paretoFrontierProbability gives it on the same episodes
+  // (tokens, seed 7, 2000 rounds), which its own test checks against a naive version.
+  const samples = agentEpisodeSamples(rows);
+  const membership = paretoFrontierProbability(
+    samples.map((s) => ({ agent_id: s.agent_id, costs: s.tokens!, resolved: s.resolved })),
+    { rounds: 2000, seed: 7 },
+  );
+  for (const agent of membership.agents) {
+    const share = `${(100 * agent.probability).toFixed(0)}%`;
+    assert.ok(spec("cost_frontier_plot").includes(`on the frontier in ${share} of rounds`), share);
+  }
+  assert.match(spec("efficiency_plot"), /2000 rounds, seed 7/);
+  // A plan's bootstrap settings reach both figures.
+  const plan = Plan.parse(JSON.parse(await Deno.readTextFile(PLAN)));
+  const planned = ledgerFigures(rows, { plan: { ...plan, bootstrap: { rounds: 300, seed: 11 } } });
+  for (const name of ["efficiency_plot", "cost_frontier_plot"]) {
+    const text = JSON.stringify(planned.find((f) => f.name === name)!.spec);
+    assert.match(text, /300 rounds, seed 11/, name);
+  }
 });
