@@ -14,22 +14,24 @@
  *
  * The audit's figures, which the tests pin: the percentile bootstrap of
  * seed 001 covers 16–18% at n = 10 and p = 0.02 or 0.98, 45% at n = 30
- * and 88% at n = 100; Wilson stays at or above 0.91 for n ≥ 100.
+ * and 88% at n = 100; with Wilson in its place at 0/n and n/n it dips to
+ * 0.84–0.87; Wilson stays at or above 0.91 for n ≥ 100.
  *
  * @module
  */
 import { binomialPmf } from "./binomial_pmf.ts";
 import { bootstrapRate, type BootstrapRateOptions } from "./bootstrap_rate.ts";
-import { wilsonInterval } from "./wilson_interval.ts";
+import { INTERVAL_METHODS, rateInterval } from "./rate_interval.ts";
 
-/** The intervals whose coverage can be computed. */
-export const COVERAGE_METHODS = ["percentile-bootstrap", "printed", "wilson"] as const;
 /**
- * - `percentile-bootstrap`: seed 001's interval as computed;
- * - `printed`: what the tool prints, the bootstrap with the Wilson interval
- *   in its place when it collapses (0/n and n/n, `rateIntervalWithFallback`);
- * - `wilson`: the Wilson score interval.
+ * The intervals whose coverage can be computed: seed 001's bootstrap as
+ * computed (it collapses to a point at 0/n and n/n), and the interval each
+ * of the plan's `interval_method`s gives a verdict (`rateInterval(...).rule`:
+ * for `percentile-bootstrap` the bootstrap, Wilson in its place when it
+ * collapses; `wilson`; `clopper-pearson`), which is what the tool prints.
  */
+export const COVERAGE_METHODS = ["bootstrap-as-computed", ...INTERVAL_METHODS] as const;
+/** One of {@link COVERAGE_METHODS}. */
 export type CoverageMethod = typeof COVERAGE_METHODS[number];
 
 /** The interval of a rate for k resolved of n, by method. */
@@ -43,16 +45,8 @@ export type IntervalOf = (k: number, n: number) => { lower: number; upper: numbe
  * @returns (k, n) → the interval
  */
 export function intervalOf(method: CoverageMethod, options: BootstrapRateOptions = {}): IntervalOf {
-  const wilson = (k: number, n: number) => wilsonInterval(k, n);
-  const bootstrap = (k: number, n: number) => bootstrapRate(k, n, options);
-  switch (method) {
-    case "wilson":
-      return wilson;
-    case "percentile-bootstrap":
-      return bootstrap;
-    case "printed":
-      return (k, n) => (k === 0 || k === n ? wilson(k, n) : bootstrap(k, n));
-  }
+  if (method === "bootstrap-as-computed") return (k, n) => bootstrapRate(k, n, options);
+  return (k, n) => rateInterval(k, n, { ...options, method }).rule!;
 }
 
 /**
@@ -69,7 +63,7 @@ export function intervalOf(method: CoverageMethod, options: BootstrapRateOptions
  * ```ts
  * import { exactCoverage, intervalOf } from "./interval_coverage.ts";
  * // 10 episodes at a true rate of 2%: the bootstrap is [0, 0] whenever K = 0 (P = 0.817).
- * const c = exactCoverage(intervalOf("percentile-bootstrap"), 10, 0.02);
+ * const c = exactCoverage(intervalOf("bootstrap-as-computed"), 10, 0.02);
  * if (!(c > 0.16 && c < 0.19)) throw new Error(String(c));
  * ```
  */

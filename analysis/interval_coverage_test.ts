@@ -11,7 +11,7 @@ import {
 import { seededRandom } from "./seeded_random.ts";
 
 Deno.test("exactCoverage(): the audit's figures for seed 001's percentile bootstrap", () => {
-  const bootstrap = intervalOf("percentile-bootstrap");
+  const bootstrap = intervalOf("bootstrap-as-computed");
   // The audit: 16-18% at n = 10 and p = 0.02 or 0.98, 45% at n = 30, 88% at n = 100.
   for (const p of [0.02, 0.98]) {
     const c = exactCoverage(bootstrap, 10, p);
@@ -31,8 +31,8 @@ Deno.test("exactCoverage(): the audit's figures for seed 001's percentile bootst
   }
 });
 
-Deno.test("exactCoverage(): the printed interval dips to 0.84-0.87; Wilson stays >= 0.91 at n >= 100", () => {
-  const printed = intervalsAt(intervalOf("printed"), 100);
+Deno.test("exactCoverage(): the printed interval (Wilson at 0/n and n/n) dips to 0.84-0.87; Wilson stays >= 0.91 at n >= 100", () => {
+  const printed = intervalsAt(intervalOf("percentile-bootstrap"), 100);
   let lowest = 1;
   for (let i = 1; i < 1000; i++) lowest = Math.min(lowest, exactCoverage(printed, 100, i / 1000));
   ok(lowest > 0.84 && lowest < 0.87, `printed, n = 100: ${lowest}`);
@@ -49,7 +49,13 @@ Deno.test("exactCoverage() agrees with a seeded Monte Carlo simulation of the sa
   // Independent check: draw K ~ Binomial(n, p) by inverse CDF and count how
   // often the interval printed for K holds p; within 4 standard errors.
   const draws = 20_000;
-  for (const [method, n, p] of [["percentile-bootstrap", 30, 0.1], ["wilson", 50, 0.9]] as const) {
+  for (
+    const [method, n, p] of [
+      ["bootstrap-as-computed", 30, 0.1],
+      ["wilson", 50, 0.9],
+      ["clopper-pearson", 40, 0.05],
+    ] as const
+  ) {
     const intervals = intervalsAt(intervalOf(method), n);
     const random = seededRandom(`coverage-${method}`);
     const cdf = binomialInverseCdf(n, p);
@@ -70,6 +76,9 @@ Deno.test("exactCoverage() agrees with a seeded Monte Carlo simulation of the sa
 Deno.test("coverageProfile() gives the observed rate's coverage and the lowest across rates, replayably", () => {
   const a = coverageProfile("percentile-bootstrap", 5, 7);
   const b = coverageProfile("percentile-bootstrap", 5, 7);
+  // Clopper-Pearson is conservative: at least 95% at every rate (n = 20, by its construction).
+  const exact = coverageProfile("clopper-pearson", 5, 20);
+  ok(exact.lowest.coverage >= 0.95, String(exact.lowest.coverage));
   equal(JSON.stringify(a), JSON.stringify(b));
   equal(a.across.length, COVERAGE_RATES.length);
   equal(a.lowest.coverage, Math.min(...a.across.map((point) => point.coverage)));

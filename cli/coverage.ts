@@ -15,6 +15,12 @@ import {
 } from "../analysis/interval_coverage.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { DEFAULT_BOOTSTRAP } from "../analysis/defaults.ts";
+import { describeIntervalMethod } from "../analysis/rate_interval.ts";
+import {
+  INTERVAL_METHOD_HELP,
+  INTERVAL_METHOD_OPTION,
+  intervalMethodOption,
+} from "./_option_ranges.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan } from "./_load.ts";
@@ -29,11 +35,13 @@ count, each count's interval computed as the tool computes it, with the
 plan's bootstrap rounds and seed), at the observed rate and across true rates
 from 1% to 99%; nothing is simulated, so the output replays byte for byte.
 
-Methods, one row each per agent:
-  percentile-bootstrap  seed 001's interval as computed (it collapses at 0/n and n/n)
-  printed               what the tool prints for the verdict: the bootstrap, with
-                        the Wilson interval in its place when it collapses
-  wilson                the Wilson score interval
+Methods, one row each per agent; the one the verdicts use (the plan's
+interval_method, or --interval-method) is marked with "*":
+  bootstrap-as-computed  seed 001's percentile bootstrap as computed (a point at 0/n and n/n)
+  percentile-bootstrap   the default method's interval as printed: the bootstrap, with
+                         the Wilson interval in its place when it collapses
+  wilson                 the Wilson score interval
+  clopper-pearson        the exact (Clopper-Pearson) interval
 
 The coverage of the intervals for the synthetic example's agents:
   deno task ledgerbench coverage ledgers/examples/synthetic_ledger.jsonl \\
@@ -44,6 +52,8 @@ USAGE:
 
 OPTIONS:
   --plan FILE         Frozen plan: its bootstrap rounds and seed (default ${DEFAULT_BOOTSTRAP.rounds}, ${DEFAULT_BOOTSTRAP.seed})
+                      and its interval method
+${INTERVAL_METHOD_HELP}
   --rates R,...       The true rates to report across, each in [0, 1]
                       (default ${COVERAGE_RATES.join(",")})
   --errata FILE       Apply the corrections of an errata file first
@@ -54,6 +64,7 @@ OPTIONS:
 `;
 
 const OPTIONS = {
+  ...INTERVAL_METHOD_OPTION,
   plan: { type: "string" },
   rates: { type: "string" },
   errata: { type: "string" },
@@ -84,6 +95,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     lenient: values.lenient === true,
   });
   const bootstrap = plan?.value.bootstrap ?? DEFAULT_BOOTSTRAP;
+  const methodParam = intervalMethodOption(values, plan?.value ?? null);
   const agents = summarizeAgents(loaded.rows).filter((agent) => agent.scored > 0).map((agent) => ({
     agent_id: agent.agent_id,
     scored: agent.scored,
@@ -98,7 +110,14 @@ export async function run(args: string[], io: Io): Promise<number> {
     ledger: loaded.ledger,
     errata: loaded.errata,
     plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
-    parameters: { rounds: bootstrap.rounds, seed: bootstrap.seed, level: 0.95, rates },
+    parameters: {
+      rounds: bootstrap.rounds,
+      seed: bootstrap.seed,
+      level: 0.95,
+      rates,
+      interval_method: methodParam.value,
+      interval_method_source: methodParam.source,
+    },
     problems: loaded.problems,
     agents,
   };
@@ -108,7 +127,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     render: () => {
       let text = "Coverage of the 95% rate intervals (the tool's own error)\n\n";
       text += describeInputs(loaded, [["plan", plan]]);
-      text += `bootstrap: ${bootstrap.rounds} rounds, seed ${bootstrap.seed}; exact over the ` +
+      text += `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source}); ` +
+        `bootstrap: ${bootstrap.rounds} rounds, seed ${bootstrap.seed}; exact over the ` +
         `binomial distribution of the resolved count; rates ${rates.join(", ")}\n\n`;
       text += renderTable(
         [
@@ -124,7 +144,7 @@ export async function run(args: string[], io: Io): Promise<number> {
             agent.agent_id,
             integer(agent.scored),
             `${integer(agent.resolved)} (${percent(agent.rate)})`,
-            profile.method,
+            `${profile.method}${profile.method === methodParam.value ? " *" : ""}`,
             percent(profile.at_observed),
             `${percent(profile.lowest.coverage)} at ${percent(profile.lowest.rate)}`,
           ])
@@ -132,10 +152,10 @@ export async function run(args: string[], io: Io): Promise<number> {
       );
       const poor = agents.flatMap((agent) =>
         agent.methods.filter((profile) =>
-          profile.method === "printed" && profile.lowest.coverage < 0.9
+          profile.method === methodParam.value && profile.lowest.coverage < 0.9
         )
           .map((profile) =>
-            `- "${agent.agent_id}": at n = ${agent.scored} the interval the tool prints covers ` +
+            `- "${agent.agent_id}": at n = ${agent.scored} the interval the verdicts use covers ` +
             `${percent(profile.lowest.coverage)} at a true rate of ${
               percent(profile.lowest.rate)
             }, ` +

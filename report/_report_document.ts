@@ -13,6 +13,7 @@ import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { decimal, integer, money, percent, percentInterval, plural } from "./format.ts";
+import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
@@ -245,6 +246,25 @@ function errataSection(summary: ReportSummary): Block[] {
   return blocks;
 }
 
+/**
+ * An agent's interval as the per-agent table prints it: the one the verdicts
+ * use (Wilson in place of a collapsed bootstrap), named unless it is seed
+ * 001's bootstrap, and under the default method's coverage warning the
+ * Wilson interval beside it.
+ */
+function intervalCell(interval: ReportSummary["intervals"][number]): string {
+  if (interval.rule === null) return "-";
+  const used = interval.wilson !== null
+    ? `Wilson ${percentInterval(interval.wilson)}`
+    : interval.method === "percentile-bootstrap"
+    ? percentInterval(interval.rule)
+    : `${interval.method} ${percentInterval(interval.rule)}`;
+  const warning = interval.coverage_warning;
+  return warning === null || interval.wilson !== null
+    ? used
+    : `${used} (few episodes: Wilson ${percentInterval(warning.wilson)})`;
+}
+
 function agentsSection(summary: ReportSummary): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Per-agent results" }];
   if (summary.agents.length === 0) {
@@ -273,9 +293,7 @@ function agentsSection(summary: ReportSummary): Block[] {
     const c = censoring.get(a.agent_id)!;
     const stated = claimById(summary, `agent:${a.agent_id}`)?.stated === true;
     const interval = intervals.get(a.agent_id)!;
-    const ci = interval.wilson !== null
-      ? `Wilson ${percentInterval(interval.wilson)}`
-      : percentInterval(interval.bootstrap);
+    const ci = intervalCell(interval);
     const cells = [
       displayId(a.agent_id),
       integer(a.episodes),
@@ -339,9 +357,12 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
       text: "The share of runs in which the 95% interval of the resolved rate contains the true " +
         "rate, at each agent's number of scored episodes: exact, summed over the binomial " +
         "distribution of the resolved count with the plan's bootstrap rounds and seed " +
-        `(${code("ledgerbench coverage")} prints it for any ledger). "Printed" is the interval ` +
-        "above (the percentile bootstrap, Wilson when it collapses); the lowest is over true " +
-        "rates from 1% to 99%.",
+        `(${code("ledgerbench coverage")} prints it for any ledger). "Used" is the interval ` +
+        `above, by the plan's method (${
+          describeIntervalMethod(summary.parameters.interval_method.value)
+        }` +
+        "; the percentile bootstrap with Wilson in its place when it collapses); the lowest is " +
+        "over true rates from 1% to 99%.",
     },
   ];
   const cell = (p: { coverage: number; rate: number }) =>
@@ -351,8 +372,8 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
     header: [
       "agent",
       "scored",
-      "printed, at the observed rate",
-      "printed, lowest",
+      "used, at the observed rate",
+      "used, lowest",
       "Wilson, at the observed rate",
       "Wilson, lowest",
     ],
@@ -360,19 +381,19 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
     rows: summary.interval_coverage.map((c) => [
       displayId(c.agent_id),
       integer(c.scored),
-      percent(c.printed.at_observed),
-      cell(c.printed.lowest),
+      percent(c.used.at_observed),
+      cell(c.used.lowest),
       percent(c.wilson.at_observed),
       cell(c.wilson.lowest),
     ]),
   });
-  const poor = summary.interval_coverage.filter((c) => c.printed.lowest.coverage < POOR_COVERAGE);
+  const poor = summary.interval_coverage.filter((c) => c.used.lowest.coverage < POOR_COVERAGE);
   if (poor.length > 0) {
     blocks.push({
       kind: "list",
       items: poor.map((c) =>
-        `${displayId(c.agent_id)}: at ${integer(c.scored)} scored episodes the printed interval ` +
-        `covers only ${cell(c.printed.lowest)}, not 95%; it is narrower than the evidence.`
+        `${displayId(c.agent_id)}: at ${integer(c.scored)} scored episodes the interval used ` +
+        `covers only ${cell(c.used.lowest)}, not 95%; it is narrower than the evidence.`
       ),
     });
   }
@@ -427,10 +448,12 @@ function comparisonsSection(summary: ReportSummary, figures: readonly FigureBloc
     return blocks;
   }
   const band = formatPercentExact(summary.parameters.tie_band.value);
+  const method = describeIntervalMethod(summary.parameters.interval_method.value);
   blocks.push({
     kind: "paragraph",
     text: "Rule, in order: an agent that resolved nothing has no tokens per resolved and is " +
-      "not ranked; separated 95% intervals of the resolved rate give a rate winner; " +
+      `not ranked; separated 95% intervals of the resolved rate (${method}; Wilson in place ` +
+      "of a bootstrap interval that collapsed to a point) give a rate winner; " +
       "overlapping intervals give no rate winner, and then fewer tokens per resolved wins " +
       `unless the two are within ${band}, then fewer seconds per resolved with the same band, ` +
       "else a tie.",

@@ -6,6 +6,8 @@
  * @module
  */
 import { coverageProfile } from "../analysis/interval_coverage.ts";
+import { type IntervalMethod, rateInterval } from "../analysis/rate_interval.ts";
+import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
@@ -24,7 +26,6 @@ import { sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
 import { validateRows } from "../analysis/validate_ledger.ts";
-import { rateIntervalWithFallback } from "../analysis/rate_interval_with_fallback.ts";
 import {
   agentClaim,
   censoringClaim,
@@ -59,7 +60,12 @@ import {
   type SprtAgentResult,
   type SprtSection,
 } from "./report_model.ts";
-import { DEFAULT_BOOTSTRAP, DEFAULT_CALIBRATION, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
+import {
+  DEFAULT_BOOTSTRAP,
+  DEFAULT_CALIBRATION,
+  DEFAULT_INTERVAL_METHOD,
+  DEFAULT_TIE_BAND,
+} from "../analysis/defaults.ts";
 
 /** Options for {@link buildReport}; each is recorded in `summary.parameters`. */
 export interface BuildReportOptions {
@@ -111,13 +117,25 @@ function invalidRow(agentId: string, rows: Iterable<Episode>): InvalidRow {
   };
 }
 
-function agentInterval(agent: AgentSummary, rounds: number, seed: number | string): AgentInterval {
-  const { bootstrap, wilson: w } = rateIntervalWithFallback(agent.resolved, agent.scored, {
-    rounds,
-    seed,
-  });
-  const wilson = w === null ? null : { lower: w.lower, upper: w.upper };
-  return { agent_id: agent.agent_id, bootstrap, wilson };
+function agentInterval(
+  agent: AgentSummary,
+  options: { method: IntervalMethod; rounds: number; seed: number | string },
+): AgentInterval {
+  const interval = rateInterval(agent.resolved, agent.scored, options);
+  const w = interval.wilson;
+  return {
+    agent_id: agent.agent_id,
+    // Seed 001's interval under the default method, as format 3 recorded it.
+    bootstrap: options.method === "percentile-bootstrap"
+      ? interval.interval as RateInterval | null
+      : null,
+    wilson: w === null ? null : { lower: w.lower, upper: w.upper },
+    method: interval.method,
+    rule: interval.rule === null
+      ? null
+      : { lower: interval.rule.lower, upper: interval.rule.upper },
+    coverage_warning: interval.coverage_warning,
+  };
 }
 
 function sprtAgent(replay: SprtReplay): SprtAgentResult {
@@ -225,6 +243,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   const rounds = plan?.bootstrap.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   const seed = plan?.bootstrap.seed ?? DEFAULT_BOOTSTRAP.seed;
   const band = plan?.tie_band ?? DEFAULT_TIE_BAND;
+  const method = plan?.interval_method ?? DEFAULT_INTERVAL_METHOD;
   const policy = plan?.censoring ?? CensoringPolicy.parse({});
   const laneWeights = plan !== null && Object.keys(plan.lane_weights).length > 0
     ? plan.lane_weights
@@ -254,12 +273,12 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     priceTable: tableRef?.value,
     laneWeights: laneWeights ?? undefined,
   });
-  const intervals = agents.map((a) => agentInterval(a, rounds, seed));
+  const intervals = agents.map((a) => agentInterval(a, { method, rounds, seed }));
   const intervalCoverage = agents.filter((a) => a.scored > 0).map((a) => ({
     agent_id: a.agent_id,
     scored: a.scored,
     resolved: a.resolved,
-    printed: coverageProfile("printed", a.resolved, a.scored, { rounds, seed }),
+    used: coverageProfile(method, a.resolved, a.scored, { rounds, seed }),
     wilson: coverageProfile("wilson", a.resolved, a.scored, { rounds, seed }),
   }));
   const byAgent = new Map<string, Episode[]>();
@@ -273,7 +292,9 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     overall: invalidRow("*", rows),
   };
   const censoring = assessment.censoring;
-  const comparisons = agents.length >= 2 ? comparisonMatrix(agents, { band, rounds, seed }) : [];
+  const comparisons = agents.length >= 2
+    ? comparisonMatrix(agents, { band, rounds, seed, method })
+    : [];
   // The exact McNemar test of every pair on the tasks both attempted, Holm-adjusted over the matrix.
   const pairedTests = comparisons.length === 0 ? null : pairwisePValues(
     comparisons.map((c) => pairedComparison(rows, [c.a.agent_id, c.b.agent_id], { rounds, seed })),
@@ -418,6 +439,10 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     parameters: {
       bootstrap: { rounds, seed, source },
       tie_band: { value: band, source },
+      interval_method: {
+        value: method,
+        source: plan?.interval_method === undefined ? "default" : "plan",
+      },
       censoring_policy: { ...policy, source },
       lane_weights: laneWeights,
       sprt: sprtParams,

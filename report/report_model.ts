@@ -10,6 +10,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import type { CoverageProfile } from "../analysis/interval_coverage.ts";
+import type { CoverageWarning, IntervalMethod } from "../analysis/rate_interval.ts";
 import type { AgentStanding, DenominatorRecord } from "../analysis/agent_standing.ts";
 import type { CensoringSummary } from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
@@ -90,6 +91,12 @@ export interface AgentInterval {
   bootstrap: RateInterval | null;
   /** Wilson 95% interval, given only when the bootstrap collapsed to a point. */
   wilson: { lower: number; upper: number } | null;
+  /** The plan's interval method (format 4). */
+  method: IntervalMethod;
+  /** The interval the verdicts use and the report prints; null when nothing was scored. */
+  rule: { lower: number; upper: number } | null;
+  /** Under the default method at small n or few successes or failures: why, and Wilson beside. */
+  coverage_warning: CoverageWarning | null;
 }
 
 /**
@@ -102,7 +109,8 @@ export interface AgentIntervalCoverage {
   agent_id: string;
   scored: number;
   resolved: number;
-  printed: CoverageProfile;
+  /** The coverage of the interval of the plan's method, which the verdicts use. */
+  used: CoverageProfile;
   wilson: CoverageProfile;
 }
 
@@ -186,6 +194,8 @@ export interface ReportSummary {
   parameters: {
     bootstrap: { rounds: number; seed: number | string; source: ParameterSource };
     tie_band: { value: number; source: ParameterSource };
+    /** The rate interval of every verdict (format 4). */
+    interval_method: { value: IntervalMethod; source: ParameterSource };
     censoring_policy: CensoringPolicy & { source: ParameterSource };
     lane_weights: Record<string, number> | null;
     sprt: SprtParams | null;

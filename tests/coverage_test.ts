@@ -26,6 +26,8 @@ Deno.test("coverage: the demo's agents, exact and replayable, with the warning n
     rates: [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99],
     rounds: 2000,
     seed: 7,
+    interval_method: "percentile-bootstrap",
+    interval_method_source: "default",
   });
   const weak = payload.agents.find((a: { agent_id: string }) => a.agent_id === "solver-weak");
   deepEqual([weak.scored, weak.resolved], [7, 5]);
@@ -39,7 +41,7 @@ Deno.test("coverage: the demo's agents, exact and replayable, with the warning n
   equal(text.code, 0, text.stderr);
   match(
     text.stdout,
-    /- "solver-weak": at n = 7 the interval the tool prints covers \d+\.\d% at a true rate of \d+\.\d%, not 95%/,
+    /- "solver-weak": at n = 7 the interval the verdicts use covers \d+\.\d% at a true rate of \d+\.\d%, not 95%/,
   );
 });
 
