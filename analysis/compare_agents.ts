@@ -287,6 +287,31 @@ function side(agent: ComparableAgent, settings: Settings): ExactSide {
 }
 
 /**
+ * Whether two agents' tokens (or seconds) per resolved lie within the tie
+ * band of each other, decided exactly as the comparison rule decides it
+ * ({@link outsideRelativeBand} on TPR = tokens / resolved, SPR =
+ * wall_seconds / resolved), for the figures that mark the band (issue 13,
+ * item 1). O(digits²).
+ *
+ * @param x one agent (`tokens` or `wall_seconds` given, for exactness)
+ * @param y the other
+ * @param field `tpr` or `spr`
+ * @param band the relative band (e.g. the plan's `tie_band`)
+ * @returns true within the band, false outside, null when either has no value
+ */
+export function withinTieBand(
+  x: ComparableAgent,
+  y: ComparableAgent,
+  field: "tpr" | "spr",
+  band: number,
+): boolean | null {
+  const settings = settle({ band });
+  const a = side(x, settings)[field];
+  const b = side(y, settings)[field];
+  return a === null || b === null ? null : !outsideRelativeBand([a, b], settings.exactBand);
+}
+
+/**
  * TPR or SPR as an exact rational: the sum (`tokens`, or `wall_seconds` as
  * its decimal, i.e. integer ms / 1000) over resolved when the sum is given,
  * else the figure as the decimal it prints as; null when not recorded.

@@ -124,12 +124,22 @@ Deno.test("dejaVuTextWidth() never exceeds the width the figures lay their label
   // The cost frontier places its labels with analysis/figures' textWidth before vega
   // measures them with dejaVuTextWidth: the estimate must not be narrower, or a label
   // placed clear of the frontier could still touch it.
+  // Every label line: a `text` field that is a string or, for a two-line label, an array.
+  const textsOf = (node: unknown): string[] =>
+    Array.isArray(node)
+      ? node.flatMap(textsOf)
+      : typeof node !== "object" || node === null
+      ? []
+      : Object.entries(node).flatMap(([key, value]) =>
+        key === "text" && (typeof value === "string" || Array.isArray(value))
+          ? [value].flat().filter((line): line is string => typeof line === "string")
+          : textsOf(value)
+      );
   const labels = (await exampleFigures()).flatMap((example) =>
-    example.figures.filter((f) => f.builder === "costFrontierPlot").flatMap((f) =>
-      JSON.stringify(f.spec).match(/"text":"[^"]*"/g)!.map((t) => JSON.parse(`{${t}}`).text)
-    )
+    example.figures.filter((f) => f.builder === "costFrontierPlot").flatMap((f) => textsOf(f.spec))
   );
   assert.ok(labels.includes("agent-beta: 56.0% at 0.033 USD"), labels.join("; "));
+  assert.ok(labels.includes("on the frontier in 98% of rounds"), labels.join("; "));
   for (const text of [...labels, "Zz: 100.0% at 1,234,567 tokens", "\u2212WM%", ""]) {
     const exact = dejaVuTextWidth(text, 11);
     const estimate = textWidth(text, 11);

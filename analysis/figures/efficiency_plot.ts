@@ -6,7 +6,7 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import { relativeDifference } from "../compare_agents.ts";
+import { withinTieBand } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import type { AgentRatioIntervals, RatioInterval } from "../ratio_bootstrap.ts";
 import { formatPercentExact } from "../format_number.ts";
@@ -16,10 +16,9 @@ import { displayId } from "../untrusted_text.ts";
 import { DEFAULT_TIE_BAND } from "../defaults.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
-export type EfficiencyAgent = Pick<
-  AgentSummary,
-  "agent_id" | "resolved" | "scored" | "tpr" | "spr"
->;
+export type EfficiencyAgent =
+  & Pick<AgentSummary, "agent_id" | "resolved" | "scored" | "tpr" | "spr">
+  & Partial<Pick<AgentSummary, "tokens" | "wall_seconds">>;
 
 /** Options for {@link efficiencyPlot}. */
 export interface EfficiencyPlotOptions {
@@ -67,6 +66,7 @@ function panel(
 ): Panel {
   const values = agents.map((a) => a[field]).filter((v): v is number => v !== null);
   const lowest = values.length === 0 ? null : Math.min(...values);
+  const lowestAgent = agents.find((a) => a[field] === lowest);
   const bandName = `band: lowest to lowest + ${formatPercentExact(band)}`;
   const show = (v: number) => field === "tpr" ? grouped(v) : compact(v);
   const points = agents.map((a) => {
@@ -74,9 +74,8 @@ function panel(
     if (v === null || lowest === null) {
       return { agent: label(a), value: null, status: null, text: null };
     }
-    // Seed 001's tie test against the lowest value, as compareAgents applies it.
-    const difference = relativeDifference(v, lowest);
-    const within = difference !== null && difference <= band;
+    // Seed 001's tie test against the lowest value, decided exactly as compareAgents decides it.
+    const within = withinTieBand(a, lowestAgent!, field, band) === true;
     const status = v === lowest ? LOWEST : within ? WITHIN : OUTSIDE;
     return { agent: label(a), value: v, status, text: show(v) };
   });

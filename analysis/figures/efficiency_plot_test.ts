@@ -43,6 +43,25 @@ Deno.test("efficiencyPlot() puts an agent in the band exactly when seed 001's ru
       status === "within the band of the lowest (tie on this measure)";
     assert.equal(inBand, rule !== "tpr", `TPR ${other}: status "${status}", rule "${rule}"`);
   }
+  // The audit's case (issue 13, item 1): 77,000 against 70,000 tokens over 3 resolved each
+  // is exactly 10% apart, a tie, although 77000/3 / (70000/3) - 1 is 0.10000000000000009.
+  const sums = (id: string, tokens: number) => ({
+    agent_id: id,
+    scored: 4,
+    resolved: 3,
+    tpr: tokens / 3,
+    spr: 1,
+    tokens,
+    wall_seconds: 3,
+  });
+  const [tpr] = rowsWith(
+    efficiencyPlot([sums("low", 70_000), sums("high", 77_000)]),
+    "agent",
+    "value",
+    "status",
+  );
+  assert.equal(tpr[1].status, "within the band of the lowest (tie on this measure)");
+  assert.equal(compareAgents(sums("low", 70_000), sums("high", 77_000)).rule, "tie");
 });
 
 Deno.test("efficiencyPlot() names an agent without TPR and honours a custom band", () => {
