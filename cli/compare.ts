@@ -41,7 +41,14 @@ import {
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish, wrap } from "./_output.ts";
 import { fixed, percent, percentInterval, renderTable } from "../report/format.ts";
-import { BOOTSTRAP_ROUNDS_RANGE, TIE_BAND_RANGE } from "./_option_ranges.ts";
+import {
+  BOOTSTRAP_ROUNDS_RANGE,
+  INTERVAL_METHOD_HELP,
+  INTERVAL_METHOD_OPTION,
+  intervalMethodOption,
+  TIE_BAND_RANGE,
+} from "./_option_ranges.ts";
+import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 
 /** `--band`: the plan's `tie_band` range. */
@@ -65,7 +72,7 @@ Compare the two agents of the seed-001 sample (b wins on TPR):
 
 Two agents of a larger ledger, with the paired comparison, as JSON:
   deno task ledgerbench compare ledgers/examples/synthetic_ledger.jsonl \\
-    --agents a,b --paired --json
+    --agents agent-alpha,agent-beta --paired --json
 
 USAGE:
   deno task ledgerbench compare LEDGER [OPTIONS]
@@ -78,6 +85,7 @@ OPTIONS:
                       plan's, else ${DEFAULT_BOOTSTRAP.rounds})
   --seed S            Bootstrap seed: an integer (007 is 7) or any other text
                       (default: the plan's, else ${DEFAULT_BOOTSTRAP.seed})
+${INTERVAL_METHOD_HELP}
   --paired            Add the paired comparison of each pair
   --task-rule RULE    Paired McNemar verdict of a task with several attempts:
                       "majority" (default) or "any"
@@ -94,6 +102,7 @@ ${TASKS_HELP}
 
 const OPTIONS = {
   ...TASKS_OPTION,
+  ...INTERVAL_METHOD_OPTION,
   agents: { type: "string" },
   band: { type: "string" },
   rounds: { type: "string" },
@@ -132,7 +141,13 @@ export async function run(args: string[], io: Io): Promise<number> {
     DEFAULT_BOOTSTRAP.rounds,
   );
   const seedParam = pick({ flag: seed, plan: plan?.value.bootstrap.seed }, DEFAULT_BOOTSTRAP.seed);
-  const settings = { band: bandParam.value, rounds: roundsParam.value, seed: seedParam.value };
+  const methodParam = intervalMethodOption(values, plan?.value ?? null);
+  const settings = {
+    band: bandParam.value,
+    rounds: roundsParam.value,
+    seed: seedParam.value,
+    method: methodParam.value,
+  };
 
   const all = summarizeAgents(loaded.rows);
   const agents = selectAgents(all, wanted);
@@ -168,6 +183,8 @@ export async function run(args: string[], io: Io): Promise<number> {
       rounds_source: roundsParam.source,
       seed: seedParam.value,
       seed_source: seedParam.source,
+      interval_method: methodParam.value,
+      interval_method_source: methodParam.source,
       paired: values.paired === true,
       task_rule: values.paired === true ? taskRule : null,
       lenient,
@@ -194,8 +211,10 @@ export async function run(args: string[], io: Io): Promise<number> {
           formatPercentExact(bandParam.value, { minDigits: 1 })
         } (${bandParam.source}); bootstrap ` +
         `${roundsParam.value} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
-        `(${seedParam.source})\n\n`;
+        `(${seedParam.source})\n` +
+        `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source})\n\n`;
       text += sideTable(comparisons);
+      text += coverageWarnings(comparisons);
       for (const c of comparisons) text += "\n" + explain(c);
       if (comparisons.length > 1) text += "\n" + matrixTable(comparisons);
       if (paired !== null && pValues !== null) {
@@ -208,6 +227,26 @@ export async function run(args: string[], io: Io): Promise<number> {
     },
   });
   return finish(io, loaded);
+}
+
+/**
+ * One warning line per agent whose percentile interval covers poorly at its
+ * n (analysis/rate_interval.ts, `coverage_warning`), with the Wilson
+ * interval beside it, as `summarize` words it; "" when none.
+ */
+function coverageWarnings(comparisons: readonly Comparison[]): string {
+  const seen = new Set<string>();
+  let text = "";
+  for (const side of comparisons.flatMap((c) => [c.a, c.b])) {
+    if (side.coverage_warning === null || seen.has(side.agent_id)) continue;
+    seen.add(side.agent_id);
+    const w = side.coverage_warning.wilson;
+    text += `warning: agent "${displayId(side.agent_id)}" (${side.resolved}/${side.scored}): ` +
+      `${side.coverage_warning.reason}; Wilson 95% interval ${
+        percentInterval([w.lower, w.upper])
+      }\n`;
+  }
+  return text;
 }
 
 /**
