@@ -316,7 +316,12 @@ export function sprtCalibrationPlot(
   const agreement = calibration.max_abs_z === null
     ? "Monte Carlo against exact: some z undefined (an exact probability of 0 or 1 missed)."
     : `Monte Carlo against exact: largest |z| ${decimal(calibration.max_abs_z, 2)} ` +
-      `(${calibration.agrees ? "agrees" : "DISAGREES"} within |z| ≤ ${calibration.tolerance_z}).`;
+      `(${calibration.agrees ? "agrees" : "DISAGREES"} within |z| ≤ ${calibration.tolerance_z})` +
+      (calibration.min_exact_p === null || calibration.min_exact_p === 1
+        ? "."
+        : `; where an expected count is below 10, exact binomial tests: smallest p ` +
+          `${calibration.min_exact_p.toPrecision(3)} (level ` +
+          `${calibration.exact_p_level.toExponential(2)}).`);
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: titleBlock(

@@ -60,3 +60,15 @@ Deno.test("sprtCalibrationPlot() refuses an empty or unsorted curve", () => {
       'not above the previous "0.1"',
   });
 });
+
+Deno.test("sprtCalibrationPlot() names the exact binomial tests of rare outcomes (issue 13)", () => {
+  // The audit's case: 1 cap-adopt in 20,000 against P = 6.272e-7; scipy.stats.binomtest p =
+  // 0.012465655858141666 at the level scipy.special.erfc(4 / sqrt(2)) = 6.334e-5.
+  const params = { p_adopt: 0.8, p_drop: 0.2, alpha: 0.01, beta: 0.01, n_cap: 5 };
+  const curve = [0.02, 0.5].map((p) => sprtOperatingCharacteristic(params, p));
+  const spec = JSON.stringify(sprtCalibrationPlot(curve, calibrateSprt(params, { rates: [0.02] })));
+  assert.ok(
+    spec.includes("largest |z| 1.23 (agrees within |z| ≤ 4); where an expected count is below 10,"),
+  );
+  assert.ok(spec.includes("smallest p 0.0125 (level 6.33e-5)."));
+});
