@@ -683,8 +683,12 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
     text: "Operating characteristic of these parameters, exact (dynamic programming over the " +
       "walk's states) at seed 002's true rates, with a seeded Monte Carlo of the same walk " +
       `(${integer(cal.trials)} runs per rate, seed ${code(String(cal.seed))}) as a cross-check: ` +
-      `largest |z| ${cal.max_abs_z === null ? "undefined" : cal.max_abs_z.toFixed(2)} ` +
-      `(agreement within ${cal.tolerance_z} standard errors: ${cal.agrees ? "yes" : "no"}).`,
+      `largest |z| ${cal.max_abs_z === null ? "undefined" : cal.max_abs_z.toFixed(2)}` +
+      (cal.min_exact_p === null ? "" : `; where an expected count is below 10, exact binomial ` +
+        `tests, smallest p ${cal.min_exact_p.toPrecision(3)} (level ${
+          cal.exact_p_level.toPrecision(3)
+        })`) +
+      ` (agreement within ${cal.tolerance_z} standard errors: ${cal.agrees ? "yes" : "no"}).`,
   });
   blocks.push({
     kind: "table",
