@@ -28,6 +28,11 @@ type Panel = Extract<TopLevelSpec, { hconcat: unknown }>["hconcat"][number];
 /** Interval kinds, as the legend names them. */
 const BOOTSTRAP = "percentile bootstrap 95%";
 const WILSON = "Wilson 95% (bootstrap collapsed to a point)";
+/** The plan's other interval methods (issue 13), each drawn solid. */
+const METHOD_KIND: Record<string, string> = {
+  wilson: "Wilson 95%",
+  "clopper-pearson": "Clopper-Pearson 95%",
+};
 
 /** Cell states of the pairwise matrix, as the legend names them. */
 const OVERLAP = "overlap: no rate winner";
@@ -54,7 +59,7 @@ function agentLabel(s: ComparisonSide): string {
   return `${displayId(s.agent_id)} (${s.resolved}/${s.scored})`;
 }
 
-function intervalRow(s: ComparisonSide) {
+function intervalRow(s: ComparisonSide, method: Comparison["interval_method"]) {
   const label = agentLabel(s);
   if (s.rate === null || s.interval === null) {
     return {
@@ -68,6 +73,17 @@ function intervalRow(s: ComparisonSide) {
     };
   }
   const boot = `${percent(s.rate)} [${percent(s.interval.lower)}, ${percent(s.interval.upper)}]`;
+  if (METHOD_KIND[method] !== undefined) {
+    return {
+      agent: label,
+      rate: s.rate,
+      lower: s.interval.lower,
+      upper: s.interval.upper,
+      interval: METHOD_KIND[method],
+      text: boot,
+      text_x: s.interval.lower,
+    };
+  }
   if (s.wilson !== null) {
     return {
       agent: label,
@@ -79,13 +95,19 @@ function intervalRow(s: ComparisonSide) {
       text_x: s.wilson.lower,
     };
   }
+  // Under the default method's coverage warning the Wilson interval is printed beside it.
+  const warning = s.coverage_warning;
   return {
     agent: label,
     rate: s.rate,
     lower: s.interval.lower,
     upper: s.interval.upper,
     interval: BOOTSTRAP,
-    text: boot,
+    text: warning === null
+      ? boot
+      : `${boot}; few episodes: Wilson [${percent(warning.wilson.lower)}, ${
+        percent(warning.wilson.upper)
+      }]`,
     text_x: s.interval.lower,
   };
 }
@@ -119,7 +141,10 @@ function cellRow(c: Comparison) {
  * the resolved rate as a point and its percentile bootstrap 95% interval as a
  * solid bar, as computed by `compareAgents`/`comparisonMatrix`; when the
  * bootstrap interval collapsed to a point (0% or 100%), the Wilson 95% interval
- * is drawn dashed instead. The right panel marks each pair: intervals overlap
+ * is drawn dashed instead, and where the bootstrap covers poorly (small n, few
+ * successes or failures: `coverage_warning`) the label gives the Wilson
+ * interval beside it; under the plan's `wilson` or `clopper-pearson` method
+ * that interval is drawn and named (issue 13). The right panel marks each pair: intervals overlap
  * (no rate winner), separated (rate winner), or not ranked (an agent resolved
  * nothing), with the winner and the step that decided. The subtitle states the
  * verdicts (one sentence per pair up to `maxSentences`, then a summary).
@@ -164,8 +189,10 @@ export function forestPlot(
   const cellWidth = Math.max(120, Math.ceil(6.6 * longest) + 16);
   const cellHeight = 58;
   const otherAgents = labels.length - 1;
-  const rows = agents.map(intervalRow);
-  const kinds = [BOOTSTRAP, WILSON].filter((k) => rows.some((r) => r.interval === k));
+  const rows = agents.map((s) => intervalRow(s, first.interval_method));
+  const kinds = [BOOTSTRAP, WILSON, ...Object.values(METHOD_KIND)].filter((k) =>
+    rows.some((r) => r.interval === k)
+  );
   const cells = comparisons.map(cellRow);
   const states = [OVERLAP, SEPARATED, UNRANKED].filter((s) => cells.some((c) => c.state === s));
   const forest: Panel = {
@@ -276,8 +303,10 @@ export function forestPlot(
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: titleBlock(options.title ?? "Resolved rate per agent", [
-      `Point: resolved rate; bar: percentile bootstrap 95% interval (R = ${first.rounds}, ` +
-      `seed ${first.seed}).`,
+      first.interval_method === "percentile-bootstrap"
+        ? `Point: resolved rate; bar: percentile bootstrap 95% interval (R = ${first.rounds}, ` +
+          `seed ${first.seed}).`
+        : `Point: resolved rate; bar: the plan's ${first.interval_method} 95% interval.`,
       "Seed-001 rule: overlapping intervals give no rate winner; then tokens per resolved, " +
       `seconds per resolved (band ${formatPercentExact(first.band)}), else a tie.`,
       ...verdicts.map((v) => `${v}.`),

@@ -80,3 +80,21 @@ Deno.test("forestPlot() refuses an empty comparison list", () => {
     message: "Cannot build forest plot: need at least one comparison (two agents)",
   });
 });
+
+Deno.test("forestPlot() gives the Wilson interval beside a poorly covering bootstrap, and names the plan's method", async () => {
+  const [a, b] = [
+    { agent_id: "a", scored: 4, resolved: 3, tpr: 23300 / 3, spr: 43 },
+    { agent_id: "b", scored: 4, resolved: 2, tpr: 3750, spr: 20 },
+  ];
+  const texts = (spec: unknown) => JSON.stringify(spec);
+  // n = 4: the default method's coverage warning puts Wilson 3/4 = [30.1%, 95.4%] beside it.
+  const byDefault = forestPlot([compareAgents(a, b)]);
+  assert.match(
+    texts(byDefault),
+    /75\.0% \[25\.0%, 100\.0%\]; few episodes: Wilson \[30\.1%, 95\.4%\]/,
+  );
+  const byWilson = forestPlot([compareAgents(a, b, { method: "wilson" })]);
+  assert.match(texts(byWilson), /bar: the plan's wilson 95% interval/);
+  assert.match(texts(byWilson), /"interval":"Wilson 95%"/);
+  assert.doesNotMatch(texts(byWilson), /few episodes/);
+});
