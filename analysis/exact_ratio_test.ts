@@ -13,7 +13,14 @@ Deno.test("decimalRational() reads a number as the decimal it prints as", () => 
   deepEqual(decimalRational(1.5e21), r(1_500_000_000_000_000_000_000n));
   // An integer sum of milliseconds over 1000 comes back exactly: 123456789 ms.
   deepEqual(decimalRational(123_456_789 / 1000), r(123_456_789n, 1000n));
+  // The SPRT's parameters (issue 13, item 2): 0.3 is 3/10, and a double one ulp below 0.1 is its own decimal.
+  deepEqual(decimalRational(0.3), r(3n, 10n));
+  deepEqual(decimalRational(0.09999999999999999), r(9999999999999999n, 10n ** 17n));
+  // String(1.5e-7) is "1.5e-7": exponent form below 1e-6; 1e21 is "1e+21".
+  deepEqual(decimalRational(1.5e-7), r(15n, 10n ** 8n));
+  deepEqual(decimalRational(1e21), r(10n ** 21n));
   throws(() => decimalRational(-1), /expected a finite number >= 0/);
+  throws(() => decimalRational(NaN), /expected a finite number >= 0/);
   throws(() => decimalRational(Infinity), /expected a finite number >= 0/);
 });
 

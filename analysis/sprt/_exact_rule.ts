@@ -8,39 +8,10 @@
  * @module
  */
 import type { SprtParams } from "../schema.ts";
-
-/** A positive rational number num / den with BigInt parts. */
-export interface Rational {
-  readonly num: bigint;
-  readonly den: bigint;
-}
+import { decimalRational, type Rational } from "../exact_ratio.ts";
 
 /** The unit roundoff of IEEE 754 doubles, 2^−53. */
 const UNIT_ROUNDOFF = 2 ** -53;
-
-/**
- * The exact decimal a double was written as: the shortest decimal that
- * rounds to it, as `String(x)` prints it (ECMAScript Number::toString), as a
- * rational. `decimalRational(0.3)` is 3/10, not the double's binary value
- * 5404319552844595/18014398509481984. O(digits).
- *
- * @param x a finite non-negative number
- * @returns num / den equal to the decimal `String(x)`
- * @throws {RangeError} when `String(x)` is not a finite non-negative decimal
- */
-export function decimalRational(x: number): Rational {
-  const text = String(x);
-  const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
-  if (match === null) {
-    throw new RangeError(`Cannot take "${text}" as an exact decimal: not a finite number >= 0`);
-  }
-  const fraction = match[2] ?? "";
-  const exponent = Number(match[3] ?? "0") - fraction.length;
-  const digits = BigInt(match[1] + fraction);
-  return exponent >= 0
-    ? { num: digits * 10n ** BigInt(exponent), den: 1n }
-    : { num: digits, den: 10n ** BigInt(-exponent) };
-}
 
 /** The rule's constants as exact rationals, and the rounding bound of its float LLR. */
 export interface ExactSprtRule {
@@ -98,10 +69,19 @@ export function exactSprtRule(
   const u = UNIT_ROUNDOFF;
   const odds = (x: number) => x / (1 - x);
   return {
-    pass: { num: pa.num * pd.den, den: pa.den * pd.num },
-    fail: { num: (pa.den - pa.num) * pd.den, den: pa.den * (pd.den - pd.num) },
-    upper: { num: (beta.den - beta.num) * alpha.den, den: beta.den * alpha.num },
-    lower: { num: beta.num * alpha.den, den: beta.den * (alpha.den - alpha.num) },
+    pass: { numerator: pa.numerator * pd.denominator, denominator: pa.denominator * pd.numerator },
+    fail: {
+      numerator: (pa.denominator - pa.numerator) * pd.denominator,
+      denominator: pa.denominator * (pd.denominator - pd.numerator),
+    },
+    upper: {
+      numerator: (beta.denominator - beta.numerator) * alpha.denominator,
+      denominator: beta.denominator * alpha.numerator,
+    },
+    lower: {
+      numerator: beta.numerator * alpha.denominator,
+      denominator: beta.denominator * (alpha.denominator - alpha.numerator),
+    },
     pAdopt: pa,
     errorPerPass: 2 * u * (3 + 4 * Math.abs(logs.llrPass)),
     errorPerFail: 2 * u *
@@ -131,11 +111,11 @@ export function exactBoundaryCode(rule: ExactSprtRule, passes: number, fails: nu
   const known = rule.memo.get(key);
   if (known !== undefined) return known;
   const s = BigInt(passes), f = BigInt(fails);
-  const num = rule.pass.num ** s * rule.fail.num ** f;
-  const den = rule.pass.den ** s * rule.fail.den ** f;
-  const code = num * rule.upper.den >= rule.upper.num * den
+  const num = rule.pass.numerator ** s * rule.fail.numerator ** f;
+  const den = rule.pass.denominator ** s * rule.fail.denominator ** f;
+  const code = num * rule.upper.denominator >= rule.upper.numerator * den
     ? 1
-    : num * rule.lower.den <= rule.lower.num * den
+    : num * rule.lower.denominator <= rule.lower.numerator * den
     ? 2
     : 0;
   if (key >= 0) rule.memo.set(key, code);
@@ -162,5 +142,5 @@ export function capAdopts(
 ): boolean {
   const rate = passes / n;
   if (rate !== floatPAdopt) return rate > floatPAdopt;
-  return BigInt(passes) * rule.pAdopt.den >= rule.pAdopt.num * BigInt(n);
+  return BigInt(passes) * rule.pAdopt.denominator >= rule.pAdopt.numerator * BigInt(n);
 }

@@ -1,22 +1,7 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { decimalRational } from "./_exact_rule.ts";
+import { decimalRational } from "../exact_ratio.ts";
 import { decisionCode, sprtConstants } from "./_decide.ts";
 import { parseSprtParams } from "./sprt_params.ts";
-
-Deno.test("decimalRational() takes a double as the decimal String() prints", () => {
-  deepEqual(decimalRational(0.3), { num: 3n, den: 10n });
-  deepEqual(decimalRational(0.1), { num: 1n, den: 10n });
-  deepEqual(decimalRational(0.09999999999999999), {
-    num: 9999999999999999n,
-    den: 10n ** 17n,
-  });
-  // String(1.5e-7) is "1.5e-7": exponent form below 1e-6.
-  deepEqual(decimalRational(1.5e-7), { num: 15n, den: 10n ** 8n });
-  deepEqual(decimalRational(60), { num: 60n, den: 1n });
-  deepEqual(decimalRational(1e21), { num: 10n ** 21n, den: 1n });
-  throws(() => decimalRational(-0.5), /Cannot take "-0.5" as an exact decimal/);
-  throws(() => decimalRational(NaN), /Cannot take "NaN" as an exact decimal/);
-});
 
 /**
  * The naive exact rule, independent of the rounding band: every state
@@ -29,12 +14,18 @@ function naiveCode(
 ): number {
   const [a, d, al, be] = [p.p_adopt, p.p_drop, p.alpha, p.beta].map(decimalRational);
   // ratio = (a/d)^s ((1−a)/(1−d))^f as N / D
-  const N = (a.num * d.den) ** BigInt(s) * ((a.den - a.num) * d.den) ** BigInt(f);
-  const D = (a.den * d.num) ** BigInt(s) * (a.den * (d.den - d.num)) ** BigInt(f);
-  if (N * be.den * al.num >= (be.den - be.num) * al.den * D) return 1;
-  if (N * be.den * (al.den - al.num) <= be.num * al.den * D) return 2;
+  const N = (a.numerator * d.denominator) ** BigInt(s) *
+    ((a.denominator - a.numerator) * d.denominator) ** BigInt(f);
+  const D = (a.denominator * d.numerator) ** BigInt(s) *
+    (a.denominator * (d.denominator - d.numerator)) ** BigInt(f);
+  if (N * be.denominator * al.numerator >= (be.denominator - be.numerator) * al.denominator * D) {
+    return 1;
+  }
+  if (N * be.denominator * (al.denominator - al.numerator) <= be.numerator * al.denominator * D) {
+    return 2;
+  }
   if (s + f >= p.n_cap) {
-    return BigInt(s) * a.den >= a.num * BigInt(s + f) ? 3 : 4;
+    return BigInt(s) * a.denominator >= a.numerator * BigInt(s + f) ? 3 : 4;
   }
   return 0;
 }

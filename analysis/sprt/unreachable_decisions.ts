@@ -165,7 +165,7 @@ function explain(
   const c = sprtConstants(p);
   const warnings: string[] = [];
   const { upper, lower } = c.exact; // exactly: (1 − β)/α ≤ β/(1 − α) iff α + β ≥ 1
-  if (upper.num * lower.den <= lower.num * upper.den) {
+  if (upper.numerator * lower.denominator <= lower.numerator * upper.denominator) {
     warnings.push(
       `The boundaries do not bracket the start: with "alpha" + "beta" = ${
         num(p.alpha + p.beta)
