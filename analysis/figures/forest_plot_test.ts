@@ -81,7 +81,7 @@ Deno.test("forestPlot() refuses an empty comparison list", () => {
   });
 });
 
-Deno.test("forestPlot() gives the Wilson interval beside a poorly covering bootstrap, and names the plan's method", async () => {
+Deno.test("forestPlot() gives the Wilson interval beside a poorly covering bootstrap, and names the plan's method", () => {
   const [a, b] = [
     { agent_id: "a", scored: 4, resolved: 3, tpr: 23300 / 3, spr: 43 },
     { agent_id: "b", scored: 4, resolved: 2, tpr: 3750, spr: 20 },

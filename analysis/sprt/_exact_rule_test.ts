@@ -1,4 +1,4 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { equal } from "node:assert/strict";
 import { decimalRational } from "../exact_ratio.ts";
 import { decisionCode, sprtConstants } from "./_decide.ts";
 import { parseSprtParams } from "./sprt_params.ts";
