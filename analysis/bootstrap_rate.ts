@@ -110,3 +110,65 @@ export function bootstrapRate(
     collapsed: lower === upper,
   };
 }
+
+/**
+ * {@link bootstrapRate} for many counts of one n at once, each interval
+ * equal to `bootstrapRate(k, scored, options)` (issue 13: the exact
+ * coverage of the interval needs it at every count that matters).
+ *
+ * Why it is the same interval: every call starts a fresh generator from the
+ * same seed, so all counts see the same R uniforms u_1..u_R; the inverse
+ * CDF is non-decreasing in u, so the sorted draws are the inverse CDF at
+ * the sorted uniforms, and the bounds at indices floor(0.025 R) and
+ * floor(0.975 R) are the inverse CDF of Binomial(n, k/n) at those two order
+ * statistics of u. Cost: O(R log R) once, then one inverse-CDF table per
+ * count instead of R draws and a sort.
+ *
+ * @param counts the resolved counts k, each an integer in [0, scored]
+ * @param scored number of scored episodes n ≥ 1
+ * @param options `rounds` (default 2000), `seed` (default 7)
+ * @returns one interval per count, in the order given
+ * @throws {RangeError} as {@link bootstrapRate}
+ */
+export function bootstrapRateForCounts(
+  counts: readonly number[],
+  scored: number,
+  options: BootstrapRateOptions = {},
+): RateInterval[] {
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
+  // The argument checks of one call, for the first count (the others share n and the options).
+  if (counts.length > 0) bootstrapRate(counts[0], scored, { rounds: 1, seed });
+  if (!Number.isSafeInteger(rounds) || rounds < 1) {
+    throw new RangeError(
+      `Cannot bootstrap a rate: "rounds" must be a positive integer, got ${rounds}`,
+    );
+  }
+  const random = seededRandom(seed);
+  const uniforms = new Float64Array(rounds);
+  for (let r = 0; r < rounds; r++) uniforms[r] = random();
+  uniforms.sort();
+  const uLower = uniforms[Math.floor(0.025 * rounds)];
+  const uUpper = uniforms[Math.floor(0.975 * rounds)];
+  return counts.map((resolved) => {
+    if (!Number.isSafeInteger(resolved) || resolved < 0 || resolved > scored) {
+      throw new RangeError(
+        `Cannot bootstrap a rate: "resolved" must be an integer in [0, ${scored}], got ${resolved}`,
+      );
+    }
+    const inverseCdf = binomialInverseCdf(scored, resolved / scored);
+    const lower = inverseCdf(uLower) / scored;
+    const upper = inverseCdf(uUpper) / scored;
+    return {
+      method: "percentile_bootstrap",
+      rounds,
+      seed,
+      resolved,
+      scored,
+      rate: resolved / scored,
+      lower,
+      upper,
+      collapsed: lower === upper,
+    };
+  });
+}

@@ -1,5 +1,5 @@
 import { deepEqual, equal, notDeepEqual, ok, throws } from "node:assert/strict";
-import { bootstrapRate } from "./bootstrap_rate.ts";
+import { bootstrapRate, bootstrapRateForCounts } from "./bootstrap_rate.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
@@ -133,4 +133,20 @@ Deno.test("bootstrapRate() refuses invalid counts and rounds", () => {
     RangeError,
     '"rounds" must be a positive integer, got 0',
   );
+});
+
+Deno.test("bootstrapRateForCounts() equals bootstrapRate() at every count (fast against naive)", () => {
+  for (
+    const [scored, rounds, seed] of [[1, 2000, 7], [7, 2000, 7], [40, 2000, 7], [
+      97,
+      500,
+      "x",
+    ]] as const
+  ) {
+    const counts = Array.from({ length: scored + 1 }, (_, k) => k);
+    const fast = bootstrapRateForCounts(counts, scored, { rounds, seed });
+    counts.forEach((k) =>
+      deepEqual(fast[k], bootstrapRate(k, scored, { rounds, seed }), `${k}/${scored}`)
+    );
+  }
 });

@@ -1,14 +1,21 @@
-import { equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
 import { binomialPmf } from "./binomial_pmf.ts";
 import {
   COVERAGE_RATES,
+  type CoverageMethod,
   coverageProfile,
   exactCoverage,
   intervalOf,
-  intervalsAt,
+  NEGLIGIBLE,
 } from "./interval_coverage.ts";
 import { seededRandom } from "./seeded_random.ts";
+
+/** Every count's interval of `method` at n, computed once (the naive full table). */
+function table(method: CoverageMethod, n: number) {
+  const interval = intervalOf(method);
+  return new Map(Array.from({ length: n + 1 }, (_, k) => [k, interval(k, n)] as const));
+}
 
 Deno.test("exactCoverage(): the audit's figures for seed 001's percentile bootstrap", () => {
   const bootstrap = intervalOf("bootstrap-as-computed");
@@ -32,12 +39,12 @@ Deno.test("exactCoverage(): the audit's figures for seed 001's percentile bootst
 });
 
 Deno.test("exactCoverage(): the printed interval (Wilson at 0/n and n/n) dips to 0.84-0.87; Wilson stays >= 0.91 at n >= 100", () => {
-  const printed = intervalsAt(intervalOf("percentile-bootstrap"), 100);
+  const printed = table("percentile-bootstrap", 100);
   let lowest = 1;
   for (let i = 1; i < 1000; i++) lowest = Math.min(lowest, exactCoverage(printed, 100, i / 1000));
   ok(lowest > 0.84 && lowest < 0.87, `printed, n = 100: ${lowest}`);
   for (const n of [100, 200, 500]) {
-    const wilson = intervalsAt(intervalOf("wilson"), n);
+    const wilson = table("wilson", n);
     for (const p of COVERAGE_RATES) {
       const c = exactCoverage(wilson, n, p);
       ok(c >= 0.91, `Wilson, n = ${n}, p = ${p}: ${c}`);
@@ -56,13 +63,14 @@ Deno.test("exactCoverage() agrees with a seeded Monte Carlo simulation of the sa
       ["clopper-pearson", 40, 0.05],
     ] as const
   ) {
-    const intervals = intervalsAt(intervalOf(method), n);
+    const intervals = table(method, n);
     const random = seededRandom(`coverage-${method}`);
     const cdf = binomialInverseCdf(n, p);
     let hits = 0;
     for (let i = 0; i < draws; i++) {
       const k = cdf(random());
-      if (intervals[k].lower <= p && p <= intervals[k].upper) hits++;
+      const { lower, upper } = intervals.get(k)!;
+      if (lower <= p && p <= upper) hits++;
     }
     const exact = exactCoverage(intervals, n, p);
     const se = Math.sqrt(exact * (1 - exact) / draws);
@@ -73,14 +81,33 @@ Deno.test("exactCoverage() agrees with a seeded Monte Carlo simulation of the sa
   }
 });
 
+Deno.test("coverageProfile() equals the naive sum over every count, within its documented bound", () => {
+  for (const method of ["bootstrap-as-computed", "percentile-bootstrap", "wilson"] as const) {
+    for (const [k, n] of [[5, 40], [120, 300]]) {
+      const fast = coverageProfile(method, k, n);
+      const full = table(method, n);
+      const bound = (n + 1) * NEGLIGIBLE;
+      ok(Math.abs(fast.at_observed! - exactCoverage(full, n, k / n)) <= bound, `${method} ${n}`);
+      for (const point of fast.across) {
+        ok(
+          Math.abs(point.coverage - exactCoverage(full, n, point.rate)) <= bound,
+          `${method} ${n}`,
+        );
+      }
+    }
+  }
+  // Clopper-Pearson past its limit is not computed (it is >= 95% by construction).
+  deepEqual(coverageProfile("clopper-pearson", 10, 2001).lowest, null);
+});
+
 Deno.test("coverageProfile() gives the observed rate's coverage and the lowest across rates, replayably", () => {
   const a = coverageProfile("percentile-bootstrap", 5, 7);
   const b = coverageProfile("percentile-bootstrap", 5, 7);
   // Clopper-Pearson is conservative: at least 95% at every rate (n = 20, by its construction).
   const exact = coverageProfile("clopper-pearson", 5, 20);
-  ok(exact.lowest.coverage >= 0.95, String(exact.lowest.coverage));
+  ok(exact.lowest!.coverage >= 0.95, String(exact.lowest!.coverage));
   equal(JSON.stringify(a), JSON.stringify(b));
   equal(a.across.length, COVERAGE_RATES.length);
-  equal(a.lowest.coverage, Math.min(...a.across.map((point) => point.coverage)));
+  equal(a.lowest!.coverage, Math.min(...a.across.map((point) => point.coverage)));
   equal(a.at_observed, exactCoverage(intervalOf("percentile-bootstrap"), 7, 5 / 7));
 });

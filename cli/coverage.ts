@@ -8,6 +8,7 @@
  * @module
  */
 import {
+  CLOPPER_PEARSON_MAX_N,
   COVERAGE_METHODS,
   COVERAGE_RATES,
   type CoverageMethod,
@@ -145,22 +146,24 @@ export async function run(args: string[], io: Io): Promise<number> {
             integer(agent.scored),
             `${integer(agent.resolved)} (${percent(agent.rate)})`,
             `${profile.method}${profile.method === methodParam.value ? " *" : ""}`,
-            percent(profile.at_observed),
-            `${percent(profile.lowest.coverage)} at ${percent(profile.lowest.rate)}`,
+            profile.lowest === null ? "not computed" : percent(profile.at_observed),
+            profile.lowest === null
+              ? `n > ${integer(CLOPPER_PEARSON_MAX_N)}: >= 95% by construction`
+              : `${percent(profile.lowest.coverage)} at ${percent(profile.lowest.rate)}`,
           ])
         ),
       );
       const poor = agents.flatMap((agent) =>
-        agent.methods.filter((profile) =>
-          profile.method === methodParam.value && profile.lowest.coverage < 0.9
+        agent.methods.flatMap((profile) =>
+          profile.method === methodParam.value && profile.lowest !== null &&
+            profile.lowest.coverage < 0.9
+            ? [
+              `- "${agent.agent_id}": at n = ${agent.scored} the interval the verdicts use ` +
+              `covers ${percent(profile.lowest.coverage)} at a true rate of ` +
+              `${percent(profile.lowest.rate)}, not 95%: read its interval as narrower than it is`,
+            ]
+            : []
         )
-          .map((profile) =>
-            `- "${agent.agent_id}": at n = ${agent.scored} the interval the verdicts use covers ` +
-            `${percent(profile.lowest.coverage)} at a true rate of ${
-              percent(profile.lowest.rate)
-            }, ` +
-            "not 95%: read its interval as narrower than it is"
-          )
       );
       if (poor.length > 0) text += `\nwarnings:\n${poor.join("\n")}\n`;
       return text + describeProblems(loaded.problems);

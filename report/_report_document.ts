@@ -365,8 +365,9 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
         "over true rates from 1% to 99%.",
     },
   ];
-  const cell = (p: { coverage: number; rate: number }) =>
-    `${percent(p.coverage)} at ${percent(p.rate)}`;
+  // Clopper-Pearson past CLOPPER_PEARSON_MAX_N is not computed: it is >= 95% by construction.
+  const cell = (p: { coverage: number; rate: number } | null) =>
+    p === null ? "at least 95% (by construction)" : `${percent(p.coverage)} at ${percent(p.rate)}`;
   blocks.push({
     kind: "table",
     header: [
@@ -387,7 +388,9 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
       cell(c.wilson.lowest),
     ]),
   });
-  const poor = summary.interval_coverage.filter((c) => c.used.lowest.coverage < POOR_COVERAGE);
+  const poor = summary.interval_coverage.filter((c) =>
+    c.used.lowest !== null && c.used.lowest.coverage < POOR_COVERAGE
+  );
   if (poor.length > 0) {
     blocks.push({
       kind: "list",

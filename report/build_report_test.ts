@@ -4,7 +4,7 @@ import type { ErrataFile } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
 import { Episode, Erratum, Plan, PriceTable } from "../analysis/schema.ts";
 import { buildReport } from "./build_report.ts";
-import { exactCoverage, intervalOf, intervalsAt } from "../analysis/interval_coverage.ts";
+import { exactCoverage, intervalOf } from "../analysis/interval_coverage.ts";
 import type { ReportInputs } from "./report_model.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderSvg } from "./render_figure.ts";
@@ -542,11 +542,10 @@ Deno.test("buildReport() reports the tool's own error: the exact coverage of eac
   deepEqual([a.agent_id, a.scored, a.resolved, b.agent_id, b.resolved], ["a", 4, 3, "b", 2]);
   // At n = 4 the printed interval for k = 3 is the bootstrap [0.25, 1] (pinned above); its
   // coverage at the observed 3/4 sums P(K = k | 4, 0.75) over the k whose interval holds 0.75.
-  const used = intervalsAt(intervalOf("percentile-bootstrap"), 4);
-  equal(a.used.at_observed, exactCoverage(used, 4, 0.75));
-  equal(b.wilson.lowest.coverage, Math.min(...b.wilson.across.map((p) => p.coverage)));
+  equal(a.used.at_observed, exactCoverage(intervalOf("percentile-bootstrap"), 4, 0.75));
+  equal(b.wilson.lowest!.coverage, Math.min(...b.wilson.across.map((p) => p.coverage)));
   // Four episodes cannot give a 95% interval at every rate: the section warns.
-  ok(a.used.lowest.coverage < 0.9, String(a.used.lowest.coverage));
+  ok(a.used.lowest!.coverage < 0.9, String(a.used.lowest!.coverage));
   ok(report.markdown.includes("## How far the intervals can be trusted"));
   ok(report.markdown.includes("at 4 scored episodes the interval used covers only"));
 });

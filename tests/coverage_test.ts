@@ -34,8 +34,8 @@ Deno.test("coverage: the demo's agents, exact and replayable, with the warning n
   // The CLI's numbers are the analysis's (canonical JSON rounds to 12 digits).
   for (const profile of weak.methods) {
     const expected = coverageProfile(profile.method, 5, 7);
-    equal(Math.abs(profile.at_observed - expected.at_observed) < 1e-11, true, profile.method);
-    equal(profile.lowest.rate, expected.lowest.rate);
+    equal(Math.abs(profile.at_observed - expected.at_observed!) < 1e-11, true, profile.method);
+    equal(profile.lowest.rate, expected.lowest!.rate);
   }
   const text = await cli("coverage", DEMO);
   equal(text.code, 0, text.stderr);
