@@ -204,18 +204,40 @@ export function coverageProfile(
   n: number,
   options: BootstrapRateOptions & { rates?: readonly number[] } = {},
 ): CoverageProfile {
-  if (method === "clopper-pearson" && n > CLOPPER_PEARSON_MAX_N) {
-    return { method, n, at_observed: null, across: [], lowest: null };
-  }
+  return coverageProfiles(method, [{ resolved: k, scored: n }], options)[0];
+}
+
+/**
+ * {@link coverageProfile} for several agents at once: agents with the same n
+ * (the usual case: every agent of a plan attempts the same tasks) share one
+ * set of intervals, computed once for the counts that matter to any of them.
+ *
+ * @param method which interval
+ * @param agents each agent's resolved and scored counts (scored positive)
+ * @param options the bootstrap's rounds and seed, and the rates (default {@link COVERAGE_RATES})
+ * @returns one profile per agent, in the order given
+ */
+export function coverageProfiles(
+  method: CoverageMethod,
+  agents: readonly { resolved: number; scored: number }[],
+  options: BootstrapRateOptions & { rates?: readonly number[] } = {},
+): CoverageProfile[] {
   const rates = options.rates ?? COVERAGE_RATES;
   const { rates: _, ...bootstrap } = options;
-  const intervals = intervalsForCounts(
-    method,
-    countsThatMatter(n, [...rates, k / n]),
-    n,
-    bootstrap,
-  );
-  const across = rates.map((rate) => ({ rate, coverage: exactCoverage(intervals, n, rate) }));
-  const lowest = across.reduce((low, point) => (point.coverage < low.coverage ? point : low));
-  return { method, n, at_observed: exactCoverage(intervals, n, k / n), across, lowest };
+  const byN = new Map<number, Map<number, Bounds>>();
+  for (const n of new Set(agents.map((a) => a.scored))) {
+    if (method === "clopper-pearson" && n > CLOPPER_PEARSON_MAX_N) continue;
+    const observed = agents.filter((a) => a.scored === n).map((a) => a.resolved / n);
+    byN.set(
+      n,
+      intervalsForCounts(method, countsThatMatter(n, [...rates, ...observed]), n, bootstrap),
+    );
+  }
+  return agents.map(({ resolved: k, scored: n }) => {
+    const intervals = byN.get(n);
+    if (intervals === undefined) return { method, n, at_observed: null, across: [], lowest: null };
+    const across = rates.map((rate) => ({ rate, coverage: exactCoverage(intervals, n, rate) }));
+    const lowest = across.reduce((low, point) => (point.coverage < low.coverage ? point : low));
+    return { method, n, at_observed: exactCoverage(intervals, n, k / n), across, lowest };
+  });
 }

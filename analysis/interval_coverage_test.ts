@@ -5,6 +5,7 @@ import {
   COVERAGE_RATES,
   type CoverageMethod,
   coverageProfile,
+  coverageProfiles,
   exactCoverage,
   intervalOf,
   NEGLIGIBLE,
@@ -110,4 +111,18 @@ Deno.test("coverageProfile() gives the observed rate's coverage and the lowest a
   equal(a.across.length, COVERAGE_RATES.length);
   equal(a.lowest!.coverage, Math.min(...a.across.map((point) => point.coverage)));
   equal(a.at_observed, exactCoverage(intervalOf("percentile-bootstrap"), 7, 5 / 7));
+});
+
+Deno.test("coverageProfiles() shares the intervals of agents with one n and equals coverageProfile()", () => {
+  const agents = [{ resolved: 3, scored: 40 }, { resolved: 31, scored: 40 }, {
+    resolved: 2,
+    scored: 9,
+  }];
+  const together = coverageProfiles("percentile-bootstrap", agents);
+  agents.forEach((a, i) => {
+    const alone = coverageProfile("percentile-bootstrap", a.resolved, a.scored);
+    // The shared set holds more counts; each sum differs by at most (n + 1) x NEGLIGIBLE.
+    ok(Math.abs(together[i].at_observed! - alone.at_observed!) <= (a.scored + 1) * NEGLIGIBLE);
+    equal(together[i].lowest!.rate, alone.lowest!.rate);
+  });
 });

@@ -12,7 +12,7 @@ import {
   COVERAGE_METHODS,
   COVERAGE_RATES,
   type CoverageMethod,
-  coverageProfile,
+  coverageProfiles,
 } from "../analysis/interval_coverage.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { DEFAULT_BOOTSTRAP } from "../analysis/defaults.ts";
@@ -97,14 +97,17 @@ export async function run(args: string[], io: Io): Promise<number> {
   });
   const bootstrap = plan?.value.bootstrap ?? DEFAULT_BOOTSTRAP;
   const methodParam = intervalMethodOption(values, plan?.value ?? null);
-  const agents = summarizeAgents(loaded.rows).filter((agent) => agent.scored > 0).map((agent) => ({
+  const scored = summarizeAgents(loaded.rows).filter((agent) => agent.scored > 0);
+  // Per method, one set of intervals for the agents that share an n.
+  const profiles = COVERAGE_METHODS.map((method: CoverageMethod) =>
+    coverageProfiles(method, scored, { ...bootstrap, rates })
+  );
+  const agents = scored.map((agent, i) => ({
     agent_id: agent.agent_id,
     scored: agent.scored,
     resolved: agent.resolved,
     rate: agent.resolved / agent.scored,
-    methods: COVERAGE_METHODS.map((method: CoverageMethod) =>
-      coverageProfile(method, agent.resolved, agent.scored, { ...bootstrap, rates })
-    ),
+    methods: profiles.map((byAgent) => byAgent[i]),
   }));
   const payload = {
     command: "coverage",

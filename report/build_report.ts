@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { coverageProfile } from "../analysis/interval_coverage.ts";
+import { coverageProfiles } from "../analysis/interval_coverage.ts";
 import { type IntervalMethod, rateInterval } from "../analysis/rate_interval.ts";
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
@@ -274,12 +274,15 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     laneWeights: laneWeights ?? undefined,
   });
   const intervals = agents.map((a) => agentInterval(a, { method, rounds, seed }));
-  const intervalCoverage = agents.filter((a) => a.scored > 0).map((a) => ({
+  const scoredAgents = agents.filter((a) => a.scored > 0);
+  const usedCoverage = coverageProfiles(method, scoredAgents, { rounds, seed });
+  const wilsonCoverage = coverageProfiles("wilson", scoredAgents, { rounds, seed });
+  const intervalCoverage = scoredAgents.map((a, i) => ({
     agent_id: a.agent_id,
     scored: a.scored,
     resolved: a.resolved,
-    used: coverageProfile(method, a.resolved, a.scored, { rounds, seed }),
-    wilson: coverageProfile("wilson", a.resolved, a.scored, { rounds, seed }),
+    used: usedCoverage[i],
+    wilson: wilsonCoverage[i],
   }));
   const byAgent = new Map<string, Episode[]>();
   for (const row of rows) {
