@@ -27,6 +27,12 @@ export interface PairedComparisonOptions {
    * a best-of-k reading that seed 000 forbids for headline scores).
    */
   taskRule?: TaskRule;
+  /**
+   * False: the counts and the exact McNemar test only, no bootstrap (every
+   * interval and the difference are null), for a matrix of
+   * p-values over many pairs; default true.
+   */
+  bootstrap?: boolean;
 }
 
 /** One agent in a paired comparison; plain JSON data, keys in this order. */
@@ -232,7 +238,7 @@ export function pairedComparison(
   if (tasks > 0) {
     rateA = sum(meanA) / tasks;
     rateB = sum(meanB) / tasks;
-    boot = pairedBootstrap(meanA, meanB, rounds, seed);
+    if (options.bootstrap !== false) boot = pairedBootstrap(meanA, meanB, rounds, seed);
   }
   const side = (
     id: string,

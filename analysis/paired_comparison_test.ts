@@ -227,3 +227,12 @@ Deno.test("pairedComparison() refuses bad input", () => {
     '"taskRule" must be "majority" or "any", got "best"',
   );
 });
+
+Deno.test("pairedComparison({bootstrap: false}) gives the same counts and McNemar p without the bootstrap", async () => {
+  const { rows } = await loadLedger("ledgers/examples/synthetic_ledger.jsonl");
+  const full = pairedComparison(rows, ["agent-alpha", "agent-beta"]);
+  const counts = pairedComparison(rows, ["agent-alpha", "agent-beta"], { bootstrap: false });
+  deepEqual(counts.mcnemar, full.mcnemar);
+  equal(counts.mcnemar_p_value, full.mcnemar_p_value);
+  deepEqual([counts.a.interval, counts.b.interval, counts.difference], [null, null, null]);
+});

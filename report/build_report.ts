@@ -300,7 +300,9 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     : [];
   // The exact McNemar test of every pair on the tasks both attempted, Holm-adjusted over the matrix.
   const pairedTests = comparisons.length === 0 ? null : pairwisePValues(
-    comparisons.map((c) => pairedComparison(rows, [c.a.agent_id, c.b.agent_id], { rounds, seed })),
+    comparisons.map((c) =>
+      pairedComparison(rows, [c.a.agent_id, c.b.agent_id], { rounds, seed, bootstrap: false })
+    ),
   );
 
   let sprt: SprtSection | null = null;
