@@ -96,8 +96,21 @@ export function bootstrapRate(
   const draws = new Int32Array(rounds);
   for (let r = 0; r < rounds; r++) draws[r] = inverseCdf(random());
   draws.sort();
-  const lower = draws[Math.floor(0.025 * rounds)] / scored;
-  const upper = draws[Math.floor(0.975 * rounds)] / scored;
+  return interval(resolved, scored, { rounds, seed }, [
+    draws[Math.floor(0.025 * rounds)],
+    draws[Math.floor(0.975 * rounds)],
+  ]);
+}
+
+/** The interval record of k of n from its two bounding counts. */
+function interval(
+  resolved: number,
+  scored: number,
+  { rounds, seed }: { rounds: number; seed: number | string },
+  [low, high]: readonly [number, number],
+): RateInterval {
+  const lower = low / scored;
+  const upper = high / scored;
   return {
     method: "percentile_bootstrap",
     rounds,
@@ -157,18 +170,6 @@ export function bootstrapRateForCounts(
       );
     }
     const inverseCdf = binomialInverseCdf(scored, resolved / scored);
-    const lower = inverseCdf(uLower) / scored;
-    const upper = inverseCdf(uUpper) / scored;
-    return {
-      method: "percentile_bootstrap",
-      rounds,
-      seed,
-      resolved,
-      scored,
-      rate: resolved / scored,
-      lower,
-      upper,
-      collapsed: lower === upper,
-    };
+    return interval(resolved, scored, { rounds, seed }, [inverseCdf(uLower), inverseCdf(uUpper)]);
   });
 }
