@@ -305,11 +305,15 @@ export function withinTieBand(
   field: "tpr" | "spr",
   band: number,
 ): boolean | null {
-  const settings = settle({ band });
-  const a = side(x, settings)[field];
-  const b = side(y, settings)[field];
-  return a === null || b === null ? null : !outsideRelativeBand([a, b], settings.exactBand);
+  // Only the exact values: no rate interval (a bootstrap) is computed for the band.
+  const sums = { tpr: "tokens", spr: "wall_seconds" } as const;
+  const a = exactPerResolved(x, field, x[sums[field]]);
+  const b = exactPerResolved(y, field, y[sums[field]]);
+  return a === null || b === null ? null : !outsideRelativeBand([a, b], settle({ band }).exactBand);
 }
+
+/** What an agent's exact TPR and SPR are read from (a side of a comparison, or the agent). */
+type PerResolvedFigures = Pick<ComparableAgent, "agent_id" | "resolved" | "tpr" | "spr">;
 
 /**
  * TPR or SPR as an exact rational: the sum (`tokens`, or `wall_seconds` as
@@ -317,7 +321,7 @@ export function withinTieBand(
  * else the figure as the decimal it prints as; null when not recorded.
  */
 function exactPerResolved(
-  s: ComparisonSide,
+  s: PerResolvedFigures,
   field: "tpr" | "spr",
   sum: number | null | undefined,
 ): Rational | null {
@@ -429,7 +433,7 @@ function decide(x: ExactSide, y: ExactSide, settings: Settings): Comparison {
   return verdict("tie", null, true, tprDiff, sprDiff);
 }
 
-function required(s: ComparisonSide, field: "tpr" | "spr"): number {
+function required(s: PerResolvedFigures, field: "tpr" | "spr"): number {
   const value = s[field];
   if (value === null || !Number.isFinite(value) || value < 0) {
     throw new RangeError(
