@@ -49,6 +49,9 @@ import {
 /** The image the runner's programs run in for a task without its own environment. */
 export const CHECK_IMAGE = "ledgerbench/base:latest";
 
+/** The verifier image a check runs (`freeze`'s default). */
+const CHECK_VERIFIER_IMAGE = "ledgerbench/verifier:latest";
+
 /** The check cannot start: an image it runs is absent. */
 export class SuiteCheckError extends Error {
   /** @param message one sentence naming the image */
@@ -194,11 +197,11 @@ async function freezeCheckPlan(
   log?: (line: string) => void,
 ): Promise<Plan> {
   const program = await imageDigest(CHECK_IMAGE);
-  const verifier = await imageDigest("ledgerbench/verifier:latest");
+  const verifier = await imageDigest(CHECK_VERIFIER_IMAGE);
   if (program === null || verifier === null) {
     throw new SuiteCheckError(
       `Cannot check the suite: image "${
-        program === null ? CHECK_IMAGE : "ledgerbench/verifier:latest"
+        program === null ? CHECK_IMAGE : CHECK_VERIFIER_IMAGE
       }" is not present (run containers/build_images.sh)`,
     );
   }
@@ -214,7 +217,7 @@ async function freezeCheckPlan(
     price_table_id: "unpriced",
     task_environments: await prepareTaskEnvironments(suite, (ref) => imageDigest(ref), log),
     runner_version: await runnerVersion(),
-    verifier_image: "ledgerbench/verifier:latest",
+    verifier_image: CHECK_VERIFIER_IMAGE,
     verifier_image_digest: verifier,
   });
 }
