@@ -66,3 +66,18 @@ export const INTERVAL_METHODS = Object.freeze(
  * the field existed keep their verdicts and their hash.
  */
 export const DEFAULT_INTERVAL_METHOD = INTERVAL_METHODS[0];
+
+/**
+ * Seed 000's release gates for an LLM judge (§07: "Judge 和人工的一致率要达到
+ * 80%，交换位置后的一致率要达到 90%"): agreement with the human labels of a
+ * golden set at least 0.80, and the same verdict after the two answers swap
+ * positions in at least 0.90 of pairwise judgments.
+ */
+export const DEFAULT_JUDGE_GATES = Object.freeze({ human_agreement: 0.8, swap_consistency: 0.9 });
+
+/**
+ * Judge calls per judgment when a plan sets no `judge.max_attempts`: one,
+ * so an unparsable reply is a `judge_fault` at once (issue 14: at most a
+ * fixed, recorded number of attempts, never a silent retry).
+ */
+export const DEFAULT_JUDGE_MAX_ATTEMPTS = 1;

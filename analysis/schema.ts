@@ -15,6 +15,8 @@ import { z } from "zod";
 import {
   DEFAULT_BOOTSTRAP,
   DEFAULT_CENSORING,
+  DEFAULT_JUDGE_GATES,
+  DEFAULT_JUDGE_MAX_ATTEMPTS,
   DEFAULT_SPRT,
   DEFAULT_TIE_BAND,
   INTERVAL_METHODS,
@@ -74,9 +76,15 @@ export type StopReason = z.infer<typeof StopReason>;
  * `unsupported_api`: the agent made no metered model call and the relay
  * refused requests it cannot meter (a model API the harness does not speak):
  * a harness limitation, never a scored failure (issue 8).
+ * `judge_fault`: the LLM judge of a judge-verified task gave no usable
+ * judgment within its recorded attempts (a missing, duplicate or unknown
+ * dimension, a score out of range, a reply that is not the JSON asked for):
+ * the measurement failed, the answer is never scored 0 (seed 000 §06, issue
+ * 14).
  */
 export const InvalidReason = z.enum([
   "verifier_fault",
+  "judge_fault",
   "evidence_missing",
   "harness_error",
   "workspace_tampered",
@@ -170,6 +178,56 @@ export const Provenance = z.object({
 }).strict();
 export type Provenance = z.infer<typeof Provenance>;
 
+/** One dimension's score as a judge gave it (seed 000 §06: the model scores each dimension). */
+export const DimensionScore = z.object({ name: Id, score: z.number().int() }).strict();
+export type DimensionScore = z.infer<typeof DimensionScore>;
+
+/**
+ * One call of the judge for one judgment, as the row keeps it: the reply's
+ * text (at most {@linkcode JUDGE_REPLY_KEEP_CHARS} characters, with its whole
+ * length) and why it was unusable (null: it parsed).
+ */
+export const JudgeAttempt = z.object({
+  reply: z.string(),
+  reply_chars: Count,
+  problem: z.string().min(1).nullable(),
+}).strict();
+export type JudgeAttempt = z.infer<typeof JudgeAttempt>;
+
+/** How much of a judge's reply a row keeps (the episode log has the whole call). */
+export const JUDGE_REPLY_KEEP_CHARS = 4096;
+
+/**
+ * What the LLM judge of a judge-verified task did in one episode (issue 14,
+ * seed 000 §06): the rubric (its id and the SHA-256 of its file), the
+ * plan's judge model, whether the plan's judge was calibrated (only then
+ * does the episode count in formal scores), every attempt's raw reply, the
+ * parsed per-dimension scores, the total code computed from them
+ * (`analysis/judge/weighted_total.ts`), the rubric's pass threshold and the
+ * verdict, and the judge's own spend and evidence from its relay (never
+ * counted in the agent's tokens). `scores`, `total` and `passed` are null
+ * when no attempt parsed (the row is then invalid, `judge_fault`) or the
+ * judge was never asked (an earlier rule decided the row). Absent: the task
+ * has no judge.
+ */
+export const JudgeRecord = z.object({
+  rubric_id: Id,
+  rubric_sha256: Sha256,
+  model: Id,
+  calibrated: z.boolean(),
+  max_attempts: z.number().int().positive(),
+  attempts: z.array(JudgeAttempt),
+  scores: z.array(DimensionScore).nullable(),
+  total: z.number().min(0).max(100).nullable(),
+  pass_threshold: z.number().min(0).max(100),
+  passed: z.boolean().nullable(),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  model_calls: Count,
+  evidence: Evidence.nullable(),
+}).strict();
+export type JudgeRecord = z.infer<typeof JudgeRecord>;
+
 /** What the episode ran on (seed 002: environment recorded beside every row). */
 export const Environment = z.object({
   agent_image_digest: Digest.nullable(),
@@ -211,6 +269,7 @@ export type Environment = z.infer<typeof Environment>;
  * | `episode_log_digest` | absent: no episode log was stored |
  * | `started_at`, `finished_at` | null |
  * | `provenance` | absent: written by the runner (a row read by `ledgerbench import` carries one) |
+ * | `judge` | absent: the task has no LLM judge (issue 14) |
  * | `prev_sha256` | absent: the ledger is not hash-chained |
  * | `notes` | `""` |
  *
@@ -255,6 +314,7 @@ export const EpisodeInput = z.object({
   started_at: z.iso.datetime().nullable().default(null),
   finished_at: z.iso.datetime().nullable().default(null),
   provenance: Provenance.optional(),
+  judge: JudgeRecord.optional(),
   prev_sha256: Sha256.nullable().optional(),
   notes: z.string().default(""),
 }).strict();
@@ -463,6 +523,109 @@ export const NO_MODEL_LIMITS: Readonly<ModelLimits> = Object.freeze({
 });
 
 /**
+ * One dimension of a judge's rubric (seed 000 §06): its name, its integer
+ * weight, the integer range of its score and what the judge is told to
+ * look for.
+ */
+export const RubricDimension = z.object({
+  name: Id,
+  weight: z.number().int().positive(),
+  min: z.number().int(),
+  max: z.number().int().positive(),
+  guidance: z.string().min(1),
+}).strict().refine((d) => d.min < d.max, {
+  message: '"min" must be below "max"',
+  path: ["min"],
+});
+export type RubricDimension = z.infer<typeof RubricDimension>;
+
+/**
+ * A judge-verified task's rubric (`tasks/<id>/judge/rubric.json`, hidden
+ * from the candidate): dimensions with unique names, and the pass threshold
+ * on the 0–100 total code computes from them (seed 000: the threshold
+ * belongs to the rubric, the total to code).
+ */
+export const Rubric = z.object({
+  schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+  rubric_id: Id,
+  dimensions: z.array(RubricDimension).min(1),
+  pass_threshold: z.number().min(0).max(100),
+}).strict().superRefine((rubric, ctx) => {
+  const seen = new Set<string>();
+  for (const [i, dimension] of rubric.dimensions.entries()) {
+    if (seen.has(dimension.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["dimensions", i, "name"],
+        message: `repeats the dimension "${dimension.name}"`,
+      });
+    }
+    seen.add(dimension.name);
+  }
+});
+export type Rubric = z.infer<typeof Rubric>;
+
+/** Seed 000's release gates of a judge ({@linkcode DEFAULT_JUDGE_GATES}). */
+export const JudgeGates = z.object({
+  human_agreement: z.number().min(0).max(1).default(DEFAULT_JUDGE_GATES.human_agreement),
+  swap_consistency: z.number().min(0).max(1).default(DEFAULT_JUDGE_GATES.swap_consistency),
+}).strict();
+export type JudgeGates = z.infer<typeof JudgeGates>;
+
+/**
+ * The sampling parameters sent with every judge call (absent: the
+ * provider's own), recorded in the plan so that a calibration binds to them.
+ */
+export const JudgeParameters = z.object({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  seed: z.number().int().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+}).strict();
+export type JudgeParameters = z.infer<typeof JudgeParameters>;
+
+/**
+ * The judge's calibration as `freeze` found it (`ledgerbench judge
+ * calibrate`, issue 14): `passed` (the summary's SHA-256, its time and the
+ * figures the gates were held to), `failed` (with the gates' reasons), or
+ * `not_run` (no calibration of this judge configuration beside the suite).
+ * Only `passed` lets judge-verified tasks count in formal scores (seed 000:
+ * "正式批次里 Judge 固定标为不可用").
+ */
+export const JudgeCalibrationState = z.discriminatedUnion("state", [
+  z.object({
+    state: z.literal("passed"),
+    summary_sha256: Sha256,
+    calibrated_at: z.iso.datetime(),
+    human_agreement: z.number().min(0).max(1),
+    swap_consistency: z.number().min(0).max(1),
+  }).strict(),
+  z.object({
+    state: z.literal("failed"),
+    summary_sha256: Sha256,
+    calibrated_at: z.iso.datetime(),
+    reasons: z.array(z.string().min(1)).min(1),
+  }).strict(),
+  z.object({ state: z.literal("not_run") }).strict(),
+]);
+export type JudgeCalibrationState = z.infer<typeof JudgeCalibrationState>;
+
+/**
+ * A plan's LLM judge (issue 14): the model its calls are pinned to through
+ * the host relay, the sampling parameters, how many calls one judgment may
+ * take (each recorded; a fixed number, never a silent retry), the release
+ * gates, and the calibration `freeze` found for exactly this configuration.
+ */
+export const JudgeConfig = z.object({
+  model: Id,
+  parameters: JudgeParameters.default({}),
+  max_attempts: z.number().int().positive().max(5).default(DEFAULT_JUDGE_MAX_ATTEMPTS),
+  gates: JudgeGates.default({ ...DEFAULT_JUDGE_GATES }),
+  calibration: JudgeCalibrationState.default({ state: "not_run" }),
+}).strict();
+export type JudgeConfig = z.infer<typeof JudgeConfig>;
+
+/**
  * The relay's upstream timeout per model call when a plan sets no
  * `upstream_timeout_ms`: 300 s, the relay's limit before it was a plan
  * parameter.
@@ -564,6 +727,12 @@ export const Plan = z.object({
       reason: z.string().min(1),
     }).strict(),
   ]).optional(),
+  /**
+   * The LLM judge of the suite's judge-verified tasks (issue 14). Absent:
+   * the suite has none (`freeze` refuses a suite with judge tasks and no
+   * judge); plans frozen before it keep their hash.
+   */
+  judge: JudgeConfig.optional(),
   environment: z.object({
     runner_version: z.string().nullable().default(null),
     verifier_image_digest: Digest.nullable().default(null),
@@ -653,3 +822,43 @@ export const Verdict = z.object({
   ).default([]),
 }).strict();
 export type Verdict = z.infer<typeof Verdict>;
+
+/** Who won a pairwise judgment: the answer shown first (`A`), second (`B`), or neither. */
+export const PairWinner = z.enum(["A", "B", "tie"]);
+export type PairWinner = z.infer<typeof PairWinner>;
+
+/**
+ * One human label of a judge's golden set (issue 14; seed 000 §06's small
+ * golden sets): one line of an append-only JSONL file. A label scores one
+ * answer to a task (`kind: "score"`, the human's 0–100 total on the task's
+ * rubric) or compares two (`kind: "pairwise"`, the human's winner with
+ * `answer_a` shown first). A revision appends a line with the same
+ * `item_id` and a higher `label_version`; `seen_model_output` says the
+ * labeller had seen the judged model's output when labelling (seed 000:
+ * labels revised after seeing GLM's output moved F1 from 0.870 to 1.000,
+ * so both numbers are reported).
+ */
+export const GoldenLabel = z.discriminatedUnion("kind", [
+  z.object({
+    schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+    kind: z.literal("score"),
+    item_id: Id,
+    task_id: Id,
+    label_version: z.number().int().positive(),
+    seen_model_output: z.boolean().default(false),
+    answer: z.string(),
+    human_total: z.number().min(0).max(100),
+  }).strict(),
+  z.object({
+    schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+    kind: z.literal("pairwise"),
+    item_id: Id,
+    task_id: Id,
+    label_version: z.number().int().positive(),
+    seen_model_output: z.boolean().default(false),
+    answer_a: z.string(),
+    answer_b: z.string(),
+    human_winner: PairWinner,
+  }).strict(),
+]);
+export type GoldenLabel = z.infer<typeof GoldenLabel>;
