@@ -17,6 +17,8 @@ export type ProblemCode =
   | "unknown_episode"
   | "duplicate_erratum_id"
   | "erratum_conflict"
+  | "duplicate_label"
+  | "label_conflict"
   | "bad_encoding"
   | "bad_archive"
   | "duplicate_key"

@@ -626,6 +626,14 @@ export const JudgeConfig = z.object({
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
 /**
+ * A judge configuration as the operator writes it (`freeze --judge FILE`,
+ * `judge calibrate --judge FILE`): {@linkcode JudgeConfig} without the
+ * calibration, which only `freeze` records.
+ */
+export const JudgeSettings = JudgeConfig.omit({ calibration: true });
+export type JudgeSettings = z.infer<typeof JudgeSettings>;
+
+/**
  * The relay's upstream timeout per model call when a plan sets no
  * `upstream_timeout_ms`: 300 s, the relay's limit before it was a plan
  * parameter.

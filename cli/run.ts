@@ -29,6 +29,12 @@ import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { pairsOption } from "./freeze.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import {
+  JUDGE_UPSTREAM_HELP,
+  JUDGE_UPSTREAM_OPTIONS,
+  type JudgeUpstream,
+  judgeUpstreamOption,
+} from "./_judge_upstream.ts";
 
 /** `--parallel`: episodes at once. */
 const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
@@ -92,6 +98,9 @@ UPSTREAM (one of):
                              agent ID, its kind as for --upstream
   --expect-model ID          Evidence gate: calls must be served by this model id
 
+JUDGE (needed when the suite has a judged task, issue 14):
+${JUDGE_UPSTREAM_HELP}
+
 OPTIONS:
   --plan FILE          The frozen plan (its hash is checked against FILE.sha256)
   --plan-sha256 HEX    The published plan hash, instead of FILE.sha256
@@ -148,6 +157,7 @@ const OPTIONS = {
   "expect-model": { type: "string", multiple: true },
   unsandboxed: { type: "boolean" },
   "agent-command": { type: "string", multiple: true },
+  ...JUDGE_UPSTREAM_OPTIONS,
 } as const;
 
 /** Splits `[ID=]VALUE` items into a default and per-agent values. */
@@ -276,7 +286,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     listener: onSignal(name),
   }));
   for (const { name, listener } of listeners) Deno.addSignalListener(name, listener);
+  let judge: JudgeUpstream | null = null;
   try {
+    judge = await judgeUpstreamOption(values);
     for (const { agent_id } of frozen.value.agents) {
       if (usesScripts) {
         const file = scripts.byAgent.get(agent_id) ?? scripts.all;
@@ -306,6 +318,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       parallel,
       artifacts: stringOption(values, "artifacts"),
       upstream: (agent) => upstreamFor(agent.agent_id),
+      judgeUpstream: judge?.upstream,
       progress: createProgress(),
       signal: controller.signal,
       hardSignal: hard.signal,
@@ -370,5 +383,6 @@ export async function run(args: string[], io: Io): Promise<number> {
   } finally {
     for (const { name, listener } of listeners) Deno.removeSignalListener(name, listener);
     for (const provider of providers) await provider.close();
+    await judge?.close();
   }
 }

@@ -5,7 +5,15 @@
  * @module
  */
 import { ioError } from "../analysis/ledger_error.ts";
-import { type Suite, SUITE_MANIFEST, SuiteManifest, taskPaths } from "../runner/suite_manifest.ts";
+import { Rubric } from "../analysis/schema.ts";
+import {
+  JUDGE_REFERENCE_FILE,
+  JUDGE_RUBRIC_FILE,
+  type Suite,
+  SUITE_MANIFEST,
+  SuiteManifest,
+  taskPaths,
+} from "../runner/suite_manifest.ts";
 import { suiteSha256 } from "../runner/suite_sha256.ts";
 import { pathExists } from "./input_file.ts";
 import { loadJsonFile, refuseRepeatedId } from "./json_file.ts";
@@ -41,7 +49,10 @@ export async function isExecutableFile(path: string): Promise<boolean> {
  * file, JSON and schema problems named with file, line and field, every one
  * of them at once); task ids unique; every task's `workspace/TASK.md`
  * present; its verifier entry (`verifier.entry`, an executable file, else one
- * of the {@link VERIFIER_ENTRIES}); its Dockerfile, when it names one. Cost: one read of every
+ * of the {@link VERIFIER_ENTRIES}; a judged task without `with_program`
+ * needs none); a judged task's `verifier/rubric.json` through the
+ * {@link Rubric} schema and its `verifier/reference.md`; its Dockerfile,
+ * when it names one. Cost: one read of every
  * file of the suite (for its hash).
  *
  * @param dir the suite directory (written by `generateSuite` or by hand)
@@ -62,8 +73,17 @@ export async function loadSuite(dir: string): Promise<Suite> {
     if (!(await pathExists(`${paths.workspace}/TASK.md`))) {
       throw ioError(file, `task "${task.task_id}" lacks "${paths.workspace}/TASK.md"`);
     }
+    if (task.judge !== undefined) {
+      await loadJsonFile(`${paths.verifier}/${JUDGE_RUBRIC_FILE}`, Rubric);
+      const reference = `${paths.verifier}/${JUDGE_REFERENCE_FILE}`;
+      if (!(await pathExists(reference))) {
+        throw ioError(file, `judged task "${task.task_id}" lacks its reference answer "${reference}"`);
+      }
+    }
     const entry = task.verifier?.entry;
-    if (entry !== undefined) {
+    if (task.judge !== undefined && !task.judge.with_program) {
+      // The judge verifies instead of a program: no entry point to find.
+    } else if (entry !== undefined) {
       const path = `${paths.verifier}/${entry}`;
       if (!(await isExecutableFile(path))) {
         throw ioError(

@@ -78,10 +78,20 @@ export interface CandidateFacts {
   artifactError: string | null;
 }
 
-/** A verifier's answer, sandboxed or not. */
+/**
+ * A verifier's answer, sandboxed or not, or the LLM judge's (issue 14). A
+ * fault is a `verifier_fault` unless it names another `reason`: the
+ * judge's `judge_fault`, or the evidence gate's decision on the judge's
+ * own calls.
+ */
 export type VerifyResult =
   | { kind: "verdict"; resolved: boolean; failedChecks: string[] }
-  | { kind: "fault"; fault: string; detail: string };
+  | {
+    kind: "fault";
+    fault: string;
+    detail: string;
+    reason?: "judge_fault" | "evidence_missing" | "provider_fault";
+  };
 
 /**
  * The relay's totals that the row records besides its calls (issue 8):
@@ -226,7 +236,9 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
     return invalid("harness_error", `harness error in the verifier: ${describeError(error)}`);
   }
   if (result.kind === "fault") {
-    return invalid("verifier_fault", `verifier fault ${result.fault}: ${result.detail}`);
+    return result.reason === undefined
+      ? invalid("verifier_fault", `verifier fault ${result.fault}: ${result.detail}`)
+      : invalid(result.reason, `${result.reason}: ${result.detail}`);
   }
   return scored(
     result.resolved,

@@ -42,7 +42,15 @@
  * | zero forwarded model calls (seed 000; not for `suite check`'s runner programs) | scored | – | false (verifier not run) |
  * | the workspace cannot be stored: past the artifact budget, a name that is not UTF-8, too deep or too long a path (the agent's doing) | scored | – | false |
  * | the verifier faulted (setup, crash, no verdict, changed files) | invalid | verifier_fault | null |
- * | otherwise | scored | – | the verdict's `resolved` |
+ * | a judged task's judge gave no usable judgment within its attempts (issue 14) | invalid | judge_fault | null |
+ * | a judge call without server model id or usage, or failed by the provider | invalid | evidence_missing / provider_fault | null |
+ * | otherwise | scored | – | the verdict's `resolved` (a judged task: the judge's total at least the rubric's threshold, and with `with_program` the program's verdict too) |
+ *
+ * A judged task (`judge` in the suite, `runner/judge/judge_episode.ts`) is
+ * verified by the plan's LLM judge after its program verifier, if it has
+ * one, has passed; the judge's calls go through a relay of their own, and
+ * every row of the task carries the judge's record (`judge`), whether the
+ * judge was asked or an earlier rule decided the row.
  *
  * Under `halt`, an upstream 429 keeps the row scored with stop reason
  * `rate_limited`: censored, never counted as a plain failure (seed 003), and
@@ -79,6 +87,14 @@ import { type Suite, taskPaths } from "./suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
 import type { UpstreamKind } from "./relay/api/upstream_kind.ts";
 import type { CandidateRun, EpisodeSandbox, RunnerProgram } from "./sandbox/episode_sandbox.ts";
+import type { JudgeRecord } from "../analysis/schema.ts";
+import type { VerifyResult } from "./episode_row.ts";
+import {
+  judgeEpisode,
+  type LoadedJudgeMaterial,
+  loadJudgeMaterial,
+  unjudgedRecord,
+} from "./judge/judge_episode.ts";
 
 /** Where one agent's model calls go. */
 export interface Upstream {
@@ -105,6 +121,11 @@ export interface EpisodeExecutorOptions {
   artifactsRoot: string;
   /** The upstream of each agent. */
   upstream: (agent: PlannedAgent) => Upstream;
+  /**
+   * The upstream of the plan's LLM judge (issue 14); required when the
+   * suite has a judged task.
+   */
+  judgeUpstream?: Upstream;
   runnerVersion: string;
   /** Frozen digests (`digestTree`) of each task's hidden verifier files. */
   verifierDigests: Record<string, string>;
@@ -141,6 +162,25 @@ export function createEpisodeExecutor(
 ): EpisodeExecutor {
   const tasks = new Map(options.suite.manifest.tasks.map((task) => [task.task_id, task]));
   const agents = new Map(options.plan.agents.map((agent) => [agent.agent_id, agent]));
+  const judgeConfig = options.plan.judge;
+  const judged = options.suite.manifest.tasks.filter((task) => task.judge !== undefined);
+  if (judged.length > 0 && (judgeConfig === undefined || options.judgeUpstream === undefined)) {
+    throw new Error(
+      `The suite's task "${
+        judged[0].task_id
+      }" is judged: the plan must name a judge and the run its upstream`,
+    );
+  }
+  // Each judged task's question, reference and rubric, read once, when its first episode runs.
+  const materials = new Map<string, Promise<LoadedJudgeMaterial>>();
+  const materialOf = (taskId: string) => {
+    let material = materials.get(taskId);
+    if (material === undefined) {
+      material = loadJudgeMaterial(taskPaths(options.suite.dir, taskId));
+      materials.set(taskId, material);
+    }
+    return material;
+  };
   return async (episode: PlannedEpisode, context: EpisodeContext): Promise<EpisodeDraft> => {
     const task = tasks.get(episode.task_id);
     const agent = agents.get(episode.agent_id);
@@ -170,6 +210,13 @@ export function createEpisodeExecutor(
     const upstream = options.upstream(agent);
     const model = agent.model ?? "default";
     const notes = [...described.notes, ...context.notes];
+    const material = task.judge === undefined ? undefined : await materialOf(task.task_id);
+    // Every row of a judged task carries the judge's record (issue 14).
+    let judgeRecord: JudgeRecord | undefined = material === undefined
+      ? undefined
+      : unjudgedRecord(material, judgeConfig!);
+    const withJudge = (row: EpisodeDraft): EpisodeDraft =>
+      judgeRecord === undefined ? row : { ...row, judge: judgeRecord };
     // The episode's log goes beside its artifact, whatever the outcome (issue 8).
     const logSource = {
       root: options.artifactsRoot,
@@ -217,14 +264,14 @@ export function createEpisodeExecutor(
       await close();
       const records = relay === null ? null : relay.records();
       const wallMs = performance.now() - clock;
-      const row = harnessFailureRow(base, {
+      const row = withJudge(harnessFailureRow(base, {
         notes,
         records,
         error,
         wallMs,
         startedAt,
         modelLimits: options.plan.model_limits,
-      });
+      }));
       return await withEpisodeLog(row, {
         ...logSource,
         stdoutTail: null,
@@ -235,35 +282,56 @@ export function createEpisodeExecutor(
     }
     await close();
     const artifact = candidate.artifact;
-    const row = await classifyEpisode({
-      base,
-      plan: options.plan,
-      notes,
-      records: relay.records(),
-      relayStop: relay.stopReason(),
-      surface: relaySurface(relay.totals()),
-      expectedModelIds: upstream.expectedModelIds,
-      runnerProgram: options.runnerPrograms !== undefined,
-      candidate: {
-        stopReason: candidate.stopReason,
-        exitCode: candidate.exitCode,
-        oomKilled: candidate.oomKilled,
-        wallMs: candidate.wallMs,
-        startedAt: candidate.startedAt,
-        finishedAt: candidate.finishedAt,
-        stdoutTail: candidate.stdoutTail,
-        artifactDigest: artifact?.digest ?? null,
-        artifactError: candidate.artifactError,
-      },
-      verify: () =>
-        sandbox.runVerifier({
-          episode,
-          artifact: artifact!,
-          verifierDir: paths.verifier,
-          expectedVerifierDigest: options.verifierDigests[task.task_id],
-          signal: context.signal,
-        }),
-    });
+    const runVerifier = () =>
+      sandbox.runVerifier({
+        episode,
+        artifact: artifact!,
+        verifierDir: paths.verifier,
+        expectedVerifierDigest: options.verifierDigests[task.task_id],
+        signal: context.signal,
+      });
+    const verify = async (): Promise<VerifyResult> => {
+      if (task.judge === undefined || material === undefined) return await runVerifier();
+      if (task.judge.with_program) {
+        const program = await runVerifier();
+        if (program.kind === "fault" || !program.resolved) return program;
+      }
+      const judged = await judgeEpisode({
+        judge: task.judge,
+        material,
+        artifactDir: artifact!.dir,
+        config: judgeConfig!,
+        upstream: options.judgeUpstream!,
+        upstreamTimeoutMs: options.plan.upstream_timeout_ms,
+        tempDir: options.tempDir,
+      });
+      judgeRecord = judged.record;
+      return judged.result;
+    };
+    const row = withJudge(
+      await classifyEpisode({
+        base,
+        plan: options.plan,
+        notes,
+        records: relay.records(),
+        relayStop: relay.stopReason(),
+        surface: relaySurface(relay.totals()),
+        expectedModelIds: upstream.expectedModelIds,
+        runnerProgram: options.runnerPrograms !== undefined,
+        candidate: {
+          stopReason: candidate.stopReason,
+          exitCode: candidate.exitCode,
+          oomKilled: candidate.oomKilled,
+          wallMs: candidate.wallMs,
+          startedAt: candidate.startedAt,
+          finishedAt: candidate.finishedAt,
+          stdoutTail: candidate.stdoutTail,
+          artifactDigest: artifact?.digest ?? null,
+          artifactError: candidate.artifactError,
+        },
+        verify,
+      }),
+    );
     return await withEpisodeLog(row, {
       ...logSource,
       stdoutTail: candidate.stdoutTail,

@@ -40,6 +40,8 @@ export interface RunPlanOptions {
   artifacts?: string;
   /** The upstream of each agent's model calls. */
   upstream: (agent: PlannedAgent) => Upstream;
+  /** The upstream of the plan's LLM judge; required when the suite has a judged task (issue 14). */
+  judgeUpstream?: Upstream;
   progress?: ProgressSink;
   /** Stops starting episodes (running ones finish and are recorded). */
   signal?: AbortSignal;
@@ -143,6 +145,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
       suite: environment.suite,
       artifactsRoot: artifacts,
       upstream: options.upstream,
+      judgeUpstream: options.judgeUpstream,
       runnerVersion: version,
       verifierDigests: environment.verifierDigests,
       tempDir: temp.path,

@@ -7,7 +7,8 @@
  * suite.json
  * tasks/<task_id>/workspace/…      what the candidate sees (TASK.md included)
  * tasks/<task_id>/verifier/…       hidden: verify.sh or verify.ts (or the task's
- *                                  `verifier.entry`), setup.sh, their data
+ *                                  `verifier.entry`), setup.sh, their data; for a
+ *                                  judged task rubric.json and reference.md
  * tasks/<task_id>/solution/solve.sh  hidden: the oracle (`suite check` runs it)
  * tasks/<task_id>/environment/…    the task's Dockerfile and its build context, if any
  * tasks/<task_id>/answer.md        hidden: a model answer that solves the task (scripted agents)
@@ -133,6 +134,29 @@ export const TaskVerifier = z.object({
 }).strict();
 export type TaskVerifier = z.infer<typeof TaskVerifier>;
 
+/** The hidden rubric of a judged task, inside `verifier/` (issue 14). */
+export const JUDGE_RUBRIC_FILE = "rubric.json";
+/** The hidden reference answer of a judged task, inside `verifier/`. */
+export const JUDGE_REFERENCE_FILE = "reference.md";
+
+/**
+ * A task verified by the plan's LLM judge (issue 14, seed 000 §06): the
+ * judge scores the candidate's answer, the file `answer` of its stored
+ * workspace, on the rubric `verifier/rubric.json` against the reference
+ * answer `verifier/reference.md` (both hidden, under the verifier's frozen
+ * digest) and the question `workspace/TASK.md`. With `with_program` the
+ * task's program verifier runs as well and both must pass; without it the
+ * judge verifies instead of a program and the task has no entry point.
+ */
+export const TaskJudge = z.object({
+  answer: z.string().regex(
+    /^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/,
+    "must be a path inside the workspace (relative, no '..')",
+  ),
+  with_program: z.boolean().default(false),
+}).strict();
+export type TaskJudge = z.infer<typeof TaskJudge>;
+
 /** Resources the task asks for; absent: seed 000's (candidate 1 GiB, verifier 256 MiB and half a CPU). */
 export const TaskResources = z.object({
   /** CPUs for each container (fractional allowed). */
@@ -178,6 +202,8 @@ export const SuiteTaskEntry = z.object({
   workdir: ContainerPath.optional(),
   /** How the verifier runs and is read; absent: the driver's defaults. */
   verifier: TaskVerifier.optional(),
+  /** The task is verified by the plan's LLM judge; absent: by its program only. */
+  judge: TaskJudge.optional(),
   resources: TaskResources.optional(),
   /**
    * The source task asked for the internet (Harbor's `allow_internet =

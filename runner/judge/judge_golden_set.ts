@@ -1,0 +1,121 @@
+/**
+ * Running the plan's LLM judge on a golden set (issue 14, `ledgerbench
+ * judge calibrate`): every item of the set is judged exactly as a run
+ * judges an episode (the same prompt, parser, attempts and relay), a score
+ * item once, a pairwise item twice with the two answers' positions swapped
+ * (seed 000 §06, after Zheng et al. 2023). What the judge said is returned
+ * raw; the figures are computed from it by `analysis/judge`.
+ *
+ * @module
+ */
+import type { GoldenLabel, JudgeSettings, PairWinner } from "../../analysis/schema.ts";
+import { parsePairJudgment, parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
+import type { Upstream } from "../run_episode.ts";
+import type { LoadedJudgeMaterial } from "./judge_episode.ts";
+import { pairPrompt, scorePrompt } from "./judge_prompt.ts";
+import { type JudgeSpend, type Judgment, openJudgeSession } from "./judge_session.ts";
+
+/** What the judge said about one item: one judgment, or two with positions swapped. */
+export type GoldenItemJudgment =
+  | {
+    item_id: string;
+    task_id: string;
+    kind: "score";
+    judgment: Judgment<{ total: number; passed: boolean }>;
+  }
+  | {
+    item_id: string;
+    task_id: string;
+    kind: "pairwise";
+    /** `answer_a` shown as A. */
+    first: Judgment<PairWinner>;
+    /** `answer_b` shown as A: the positions swapped. */
+    second: Judgment<PairWinner>;
+  };
+
+/** Options of {@linkcode judgeGoldenSet}. */
+export interface JudgeGoldenSetOptions {
+  settings: JudgeSettings;
+  upstream: Upstream;
+  /** Each judged task's material, by task id. */
+  materials: ReadonlyMap<string, LoadedJudgeMaterial>;
+  tempDir?: string;
+  /** Called after each item (progress). */
+  onItem?: (done: number, total: number) => void;
+}
+
+/**
+ * Judges each item of a golden set once, in the order of its first label:
+ * the answer(s) of an item are the same in every label version (the loader
+ * checks it), so the judge never sees a label, nor which version it is.
+ *
+ * @param labels every label of the set, in file order
+ * @param options the judge, its upstream and the tasks' material
+ * @returns each item's raw judgments, and the session's spend and evidence gate
+ * @throws {Error} when an item's task is not a judged task of the suite, or the relay cannot start
+ */
+export async function judgeGoldenSet(
+  labels: readonly GoldenLabel[],
+  options: JudgeGoldenSetOptions,
+): Promise<{ items: GoldenItemJudgment[]; spend: JudgeSpend }> {
+  const items = new Map<string, GoldenLabel>();
+  for (const label of labels) if (!items.has(label.item_id)) items.set(label.item_id, label);
+  for (const label of items.values()) {
+    if (!options.materials.has(label.task_id)) {
+      throw new Error(
+        `Golden item "${label.item_id}" names task "${label.task_id}", which is not a judged task of the suite`,
+      );
+    }
+  }
+  const session = await openJudgeSession({
+    upstream: options.upstream,
+    config: { ...options.settings, calibration: { state: "not_run" } },
+    tempDir: options.tempDir,
+  });
+  const judged: GoldenItemJudgment[] = [];
+  try {
+    for (const label of items.values()) {
+      const material = options.materials.get(label.task_id)!;
+      if (label.kind === "score") {
+        const judgment = await session.judge(scorePrompt(material, label.answer), (reply) => {
+          const parsed = parseScoreJudgment(reply, material.rubric);
+          return parsed.ok
+            ? {
+              ok: true,
+              value: {
+                total: parsed.total,
+                passed: parsed.total >= material.rubric.pass_threshold,
+              },
+            }
+            : parsed;
+        });
+        judged.push({ item_id: label.item_id, task_id: label.task_id, kind: "score", judgment });
+      } else {
+        const parse = (reply: string) => {
+          const parsed = parsePairJudgment(reply);
+          return parsed.ok ? { ok: true as const, value: parsed.winner } : parsed;
+        };
+        const first = await session.judge(
+          pairPrompt(material, label.answer_a, label.answer_b),
+          parse,
+        );
+        const second = await session.judge(
+          pairPrompt(material, label.answer_b, label.answer_a),
+          parse,
+        );
+        judged.push({
+          item_id: label.item_id,
+          task_id: label.task_id,
+          kind: "pairwise",
+          first,
+          second,
+        });
+      }
+      options.onItem?.(judged.length, items.size);
+    }
+  } catch (error) {
+    await session.close().catch(() => {});
+    throw error;
+  }
+  return { items: judged, spend: await session.close() };
+}
