@@ -62,6 +62,8 @@ const WINNERS: readonly string[] = ["A", "B", "tie"];
  * @param reply the judge model's reply text, untrusted
  * @param rubric the task's rubric
  * @returns the scores in rubric order and the total, or a one-line problem
+ * @throws {RangeError} only from {@link weightedTotal}, for a rubric whose score ranges are
+ *   too large to total exactly (a fault of the rubric, not of the reply)
  * @example
  * ```ts
  * import { parseScoreJudgment } from "./parse_judgment.ts";
