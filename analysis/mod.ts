@@ -7,6 +7,7 @@
  * @module
  */
 export * from "./sprt/mod.ts";
+export * from "./judge/mod.ts";
 // Per-agent columns, intervals and comparisons (seeds 000 and 001).
 export * from "./binomial_pmf.ts";
 export * from "./binomial_inverse_cdf.ts";

@@ -530,7 +530,7 @@ export const NO_MODEL_LIMITS: Readonly<ModelLimits> = Object.freeze({
 export const RubricDimension = z.object({
   name: Id,
   weight: z.number().int().positive(),
-  min: z.number().int(),
+  min: z.number().int().nonnegative(),
   max: z.number().int().positive(),
   guidance: z.string().min(1),
 }).strict().refine((d) => d.min < d.max, {

@@ -20,6 +20,8 @@ export type FindingCode =
     | "unknown_episode"
     | "duplicate_erratum_id"
     | "erratum_conflict"
+    | "duplicate_label"
+    | "label_conflict"
     | "empty_file"
     | "hash_mismatch"
     | "bad_archive"

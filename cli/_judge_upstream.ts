@@ -12,7 +12,7 @@ import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import type { Upstream } from "../runner/run_episode.ts";
 import { stringOption } from "./_args.ts";
 import { UsageError } from "./_command.ts";
-import { upstreamKindOf } from "./run.ts";
+import { upstreamKindOf } from "./_upstream_kind.ts";
 
 /** The two options, for a command's option table. */
 export const JUDGE_UPSTREAM_OPTIONS = {

@@ -9,6 +9,7 @@ import {
   CensoringPolicy,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   Digest,
+  type JudgeConfig,
   Plan,
   PlannedAgent,
 } from "../analysis/schema.ts";
@@ -16,7 +17,9 @@ import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
 import { suiteCheckState } from "../runner/suite_check_state.ts";
-import { lineText } from "../analysis/untrusted_text.ts";
+import { judgeCalibrationState } from "../runner/judge/judge_calibration_store.ts";
+import { loadJudgeSettings } from "../inputs/judge_settings.ts";
+import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
@@ -211,6 +214,15 @@ ${SPRT_OPTIONS_HELP}
                            records the override, what the check's state was,
                            and REASON. Without it a failed or stale check is
                            refused and a missing one is recorded as "not_run"
+  --judge FILE             The LLM judge of the suite's judged tasks (issue 14):
+                           a JSON file {"model": ..., "parameters": {...},
+                           "max_attempts": N, "gates": {"human_agreement": X,
+                           "swap_consistency": Y}}; required when the suite has
+                           a judged task. The plan records it with the newest
+                           "judge calibrate" result of exactly this judge on
+                           this suite: "passed", "failed" or "not_run". Until
+                           it passed, judged tasks are run and recorded but
+                           not counted in formal scores
   --json                   Print the plan and its hash as canonical JSON
   -h, --help               This help
 
@@ -256,6 +268,7 @@ const OPTIONS = {
   "tie-band": { type: "string" },
   "interval-method": { type: "string" },
   "without-suite-check": { type: "string" },
+  judge: { type: "string" },
 } as const;
 
 /**
@@ -521,6 +534,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     return ExitCode.refused;
   }
 
+  const judge = await judgeRecord(suite, stringOption(values, "judge"));
+
   const imageDigest = needed.length > 0 ? await engineDigests() : null;
   if (imageDigest !== null && "reason" in imageDigest) {
     io.stderr(
@@ -584,10 +599,18 @@ export async function run(args: string[], io: Io): Promise<number> {
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
   });
-  const plan = intervalMethod === undefined
-    ? frozenPlan
-    : { ...frozenPlan, interval_method: intervalMethod };
+  const plan = {
+    ...frozenPlan,
+    ...(intervalMethod === undefined ? {} : { interval_method: intervalMethod }),
+    ...(judge === undefined ? {} : { judge }),
+  };
   const frozen = await writePlan(out, plan);
+  if (judge !== undefined && judge.calibration.state !== "passed") {
+    io.stderr(
+      `warning: the judge is uncalibrated (${judge.calibration.state}): its judged tasks ` +
+        "will be run and recorded, but not counted in formal scores (ledgerbench judge calibrate)\n",
+    );
+  }
   if (suiteCheck.record.state === "not_run") {
     io.stderr(
       `warning: suite "${suite.dir}" was never checked (ledgerbench suite check); ` +
@@ -634,6 +657,9 @@ export async function run(args: string[], io: Io): Promise<number> {
           : [`upstream timeout: ${plan.upstream_timeout_ms} ms`]),
         ...(plan.interval_method === undefined ? [] : [`interval method: ${plan.interval_method}`]),
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
+        ...(plan.judge === undefined ? [] : [
+          `judge: ${displayId(plan.judge.model)}, calibration ${plan.judge.calibration.state}`,
+        ]),
         `suite check: ${
           plan.suite_check?.state === "overridden"
             ? `overridden (it was ${plan.suite_check.found}): ${lineText(plan.suite_check.reason)}`
@@ -678,6 +704,34 @@ async function prepareEnvironments(
     }
     throw error;
   }
+}
+
+/**
+ * The plan's judge (issue 14): the settings of `--judge FILE` with the
+ * calibration `judge calibrate` left beside the suite for exactly them.
+ *
+ * @param suite the loaded suite
+ * @param file the `--judge` file, if given
+ * @returns the plan's `judge`, or undefined when the suite has no judged task
+ * @throws {UsageError} when a judged suite has no `--judge`, or an unjudged one has one
+ * @throws {LedgerError} when the file does not fit the schema
+ */
+async function judgeRecord(
+  suite: Awaited<ReturnType<typeof loadSuite>>,
+  file: string | undefined,
+): Promise<JudgeConfig | undefined> {
+  const judged = suite.manifest.tasks.filter((task) => task.judge !== undefined);
+  if (judged.length > 0 && file === undefined) {
+    throw new UsageError(
+      `The suite's task "${judged[0].task_id}" is judged by an LLM judge: give "--judge FILE"`,
+    );
+  }
+  if (file === undefined) return undefined;
+  if (judged.length === 0) {
+    throw new UsageError('Option "--judge" needs a suite with a judged task (a task "judge")');
+  }
+  const settings = (await loadJudgeSettings(file)).value;
+  return { ...settings, calibration: await judgeCalibrationState(suite, settings) };
 }
 
 /**

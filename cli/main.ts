@@ -110,6 +110,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Import Harbor / Terminal-Bench tasks as a suite; prove every verifier (check)",
     file: "suite.ts",
   },
+  judge: {
+    summary: "Calibrate the LLM judge against human labels (agreement, kappa, swap consistency)",
+    file: "judge.ts",
+  },
   "verify-report": {
     summary: "Check a report against the ledger it names (SHA-256, every byte)",
     file: "verify_report.ts",

@@ -12,7 +12,7 @@ import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import { LedgerLockedError } from "../runner/ledger_lock.ts";
 import type { Upstream } from "../runner/run_episode.ts";
-import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
+import { upstreamKindOf } from "./_upstream_kind.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { createProgress } from "../runner/progress.ts";
 import {
@@ -173,22 +173,6 @@ function perAgent(
     else throw new UsageError(`Two defaults given for one option: "${all}" and "${item}"`);
   }
   return { all, byAgent };
-}
-
-/**
- * Splits an upstream value `[KIND+]TARGET` (`anthropic+https://...`) into
- * its kind (default `openai`) and target; only a known kind is a prefix.
- *
- * @param value the option value after any `ID=`
- * @returns the kind and the URL or file
- */
-export function upstreamKindOf(value: string): { kind: UpstreamKind; target: string } {
-  const plus = value.indexOf("+");
-  const prefix = value.slice(0, plus) as UpstreamKind;
-  if (plus > 0 && UPSTREAM_KINDS.includes(prefix)) {
-    return { kind: prefix, target: value.slice(plus + 1) };
-  }
-  return { kind: "openai", target: value };
 }
 
 /** Runs `run`; see {@link help}. */

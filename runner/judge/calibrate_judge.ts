@@ -1,0 +1,216 @@
+/**
+ * `ledgerbench judge calibrate` (issue 14, seed 000 §06–07): the plan's
+ * judge against a golden set of human labels. Every item is judged through
+ * the judge's relay exactly as a run judges an episode; the raw judgments
+ * go to `judgments.jsonl`, the figures (agreement with the humans, Cohen's
+ * kappa with intervals, swap consistency, the gates) to `summary.json`,
+ * both in `<suite>.judge/<time>/`, where `freeze` finds them. A replay
+ * recomputes the summary from the stored judgments with zero model calls.
+ *
+ * @module
+ */
+import { canonicalJson } from "../../analysis/canonical_json.ts";
+import { DEFAULT_BOOTSTRAP } from "../../analysis/defaults.ts";
+import { judgeCalibration, type JudgedItem } from "../../analysis/judge/judge_calibration.ts";
+import type { JudgeSettings } from "../../analysis/schema.ts";
+import { sha256Hex } from "../../analysis/sha256_hex.ts";
+import type { GoldenSet } from "../../inputs/golden_set.ts";
+import type { Upstream } from "../run_episode.ts";
+import { type Suite, taskPaths } from "../suite_manifest.ts";
+import {
+  CALIBRATION_JUDGMENTS,
+  CALIBRATION_SUMMARY,
+  calibrationsDir,
+  type JudgeCalibrationFile,
+  judgeSettingsSha256,
+} from "./judge_calibration_store.ts";
+import { type GoldenItemJudgment, judgeGoldenSet } from "./judge_golden_set.ts";
+import { type LoadedJudgeMaterial, loadJudgeMaterial } from "./judge_episode.ts";
+import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
+
+/** Options of {@linkcode calibrateJudge}. */
+export interface CalibrateJudgeOptions {
+  suite: Suite;
+  settings: JudgeSettings;
+  golden: GoldenSet;
+  upstream: Upstream;
+  tempDir?: string;
+  onItem?: (done: number, total: number) => void;
+  /** The time written into the summary and the directory's name; default now. */
+  now?: Date;
+}
+
+/** A written calibration. */
+export interface CalibrationOutcome {
+  dir: string;
+  summary: JudgeCalibrationFile;
+  /** SHA-256 of `summary.json`'s bytes (what `freeze` records). */
+  summary_sha256: string;
+}
+
+/**
+ * Judges every golden item and writes the calibration.
+ *
+ * Rule: the figures are `judgeCalibration`'s (seed 001's bootstrap
+ * parameters, 2000 rounds with seed 7, for the kappa intervals), the gates
+ * the settings' (seed 000's 0.80 and 0.90 by default); a calibration whose
+ * judge calls failed the evidence gate (no server model id or usage, a
+ * provider fault) cannot pass, whatever its figures: its reasons say why.
+ *
+ * @param options the suite, the judge, the golden set and the judge's upstream
+ * @returns where it was written and what it says
+ * @throws {Error} when an item's task is not a judged task of the suite
+ */
+export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<CalibrationOutcome> {
+  const materials = await judgedMaterials(options.suite);
+  const { items, spend } = await judgeGoldenSet(options.golden.labels, {
+    settings: options.settings,
+    upstream: options.upstream,
+    materials,
+    tempDir: options.tempDir,
+    onItem: options.onItem,
+  });
+  const judgments = items.map((item) => canonicalJson(item) + "\n").join("");
+  const now = (options.now ?? new Date()).toISOString();
+  const { gate } = spend;
+  const evidenceReasons = gate.status === "invalid"
+    ? [
+      `the judge's calls are invalid (${gate.invalid_reason}): ${
+        gate.problems.map((p) => p.message).join(" / ")
+      }`,
+    ]
+    : [];
+  const summary = summaryOf(options, {
+    items,
+    judgmentsSha256: sha256Hex(judgments),
+    calibratedAt: now,
+    materials,
+    evidenceReasons,
+    spend: {
+      model_calls: gate.model_calls,
+      prompt_tokens: gate.prompt_tokens,
+      completion_tokens: gate.completion_tokens,
+    },
+    evidence: gate.model_calls === 0 ? null : gate.evidence,
+  });
+  const dir = `${calibrationsDir(options.suite.dir)}/${now.replace(/[:.]/g, "-")}`;
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(`${dir}/${CALIBRATION_JUDGMENTS}`, judgments);
+  const text = canonicalJson(summary) + "\n";
+  await Deno.writeTextFile(`${dir}/${CALIBRATION_SUMMARY}`, text);
+  return { dir, summary, summary_sha256: sha256Hex(text) };
+}
+
+/**
+ * Recomputes a stored calibration's summary from its `judgments.jsonl` and
+ * the golden set, with zero model calls (every number is replayable).
+ *
+ * @param dir the calibration's directory
+ * @param options the suite and the golden set it was computed on
+ * @returns the recomputed summary's bytes and whether they equal the stored ones
+ * @throws {Error} when the judgments or the golden set are not the ones the summary names
+ */
+export async function replayCalibration(
+  dir: string,
+  options: { suite: Suite; golden: GoldenSet },
+): Promise<{ identical: boolean; stored: JudgeCalibrationFile; text: string }> {
+  const storedText = await Deno.readTextFile(`${dir}/${CALIBRATION_SUMMARY}`);
+  const stored = JSON.parse(storedText) as JudgeCalibrationFile;
+  const judgments = await Deno.readTextFile(`${dir}/${CALIBRATION_JUDGMENTS}`);
+  if (sha256Hex(judgments) !== stored.judgments_sha256) {
+    throw new Error(`"${dir}/${CALIBRATION_JUDGMENTS}" is not the file its summary names`);
+  }
+  if (options.golden.sha256 !== stored.golden.sha256) {
+    throw new Error(
+      `the golden set "${options.golden.file}" is not the one calibrated on (sha256 ${stored.golden.sha256})`,
+    );
+  }
+  const items = judgments.split("\n").filter((line) => line !== "").map((line) =>
+    JSON.parse(line) as GoldenItemJudgment
+  );
+  const recomputed = summaryOf(
+    {
+      suite: options.suite,
+      settings: stored.judge,
+      golden: { ...options.golden, file: stored.golden.file },
+    },
+    {
+      items,
+      judgmentsSha256: stored.judgments_sha256,
+      calibratedAt: stored.calibrated_at,
+      materials: await judgedMaterials(options.suite),
+      evidenceReasons: stored.reasons.filter((r) => r.startsWith("the judge's calls are invalid")),
+      spend: stored.spend,
+      evidence: stored.evidence,
+    },
+  );
+  const text = canonicalJson(recomputed) + "\n";
+  return { identical: text === storedText, stored, text };
+}
+
+/** What {@linkcode summaryOf} needs besides the settings. */
+interface SummaryParts {
+  items: readonly GoldenItemJudgment[];
+  judgmentsSha256: string;
+  calibratedAt: string;
+  materials: ReadonlyMap<string, LoadedJudgeMaterial>;
+  evidenceReasons: string[];
+  spend: JudgeCalibrationFile["spend"];
+  evidence: JudgeCalibrationFile["evidence"];
+}
+
+function summaryOf(
+  options: Pick<CalibrateJudgeOptions, "suite" | "settings" | "golden">,
+  parts: SummaryParts,
+): JudgeCalibrationFile {
+  const judged = new Map<string, JudgedItem>(parts.items.map((item) => [
+    item.item_id,
+    item.kind === "score"
+      ? {
+        kind: "score",
+        total: item.judgment.value?.total ?? null,
+        passed: item.judgment.value?.passed ?? null,
+      }
+      : { kind: "pairwise", first: item.first.value, second: item.second.value },
+  ]));
+  const passThresholds = Object.fromEntries(
+    [...parts.materials].map(([taskId, material]) => [taskId, material.rubric.pass_threshold]),
+  );
+  const figures = judgeCalibration(
+    { labels: options.golden.labels, judged, passThresholds },
+    {
+      gates: options.settings.gates,
+      rounds: DEFAULT_BOOTSTRAP.rounds,
+      seed: DEFAULT_BOOTSTRAP.seed,
+    },
+  );
+  const reasons = [...parts.evidenceReasons, ...figures.gates.reasons];
+  return {
+    schema_version: 1,
+    judge_settings_sha256: judgeSettingsSha256(options.settings),
+    judge: options.settings,
+    prompt_version: JUDGE_PROMPT_VERSION,
+    suite_id: options.suite.manifest.suite_id,
+    suite_sha256: options.suite.sha256,
+    golden: { file: options.golden.file, sha256: options.golden.sha256 },
+    judgments_sha256: parts.judgmentsSha256,
+    calibrated_at: parts.calibratedAt,
+    passed: reasons.length === 0 && figures.gates.passed,
+    reasons,
+    human_agreement: figures.gates.human_agreement.value,
+    swap_consistency: figures.gates.swap_consistency.value,
+    spend: parts.spend,
+    evidence: parts.evidence,
+    figures,
+  };
+}
+
+/** The material of every judged task of the suite, by task id. */
+async function judgedMaterials(suite: Suite): Promise<Map<string, LoadedJudgeMaterial>> {
+  const materials = new Map<string, LoadedJudgeMaterial>();
+  for (const task of suite.manifest.tasks) {
+    if (task.judge === undefined) continue;
+    materials.set(task.task_id, await loadJudgeMaterial(taskPaths(suite.dir, task.task_id)));
+  }
+  return materials;
+}

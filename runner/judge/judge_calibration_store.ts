@@ -1,0 +1,118 @@
+/**
+ * Where a judge's calibrations live and what the newest one says (issue
+ * 14): `<suite>.judge/<time>/summary.json` with the raw judgments beside it
+ * (`judgments.jsonl`), written by `ledgerbench judge calibrate` and read by
+ * `freeze`, which records the state in the plan. A calibration binds to
+ * one judge configuration (its settings and the prompt's version, by
+ * digest) and one suite (its hash, which covers the rubrics); any change
+ * to either makes it not apply, and the judge is uncalibrated again.
+ *
+ * @module
+ */
+import { canonicalJson } from "../../analysis/canonical_json.ts";
+import type { Evidence, JudgeCalibrationState, JudgeSettings } from "../../analysis/schema.ts";
+import { sha256Hex } from "../../analysis/sha256_hex.ts";
+import type { Suite } from "../suite_manifest.ts";
+import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
+
+/** The summary file of one calibration, inside its directory. */
+export const CALIBRATION_SUMMARY = "summary.json";
+/** The raw judgments of one calibration, one JSON line per golden item. */
+export const CALIBRATION_JUDGMENTS = "judgments.jsonl";
+
+/** The summary written as `summary.json`. */
+export interface JudgeCalibrationFile {
+  schema_version: 1;
+  /** {@linkcode judgeSettingsSha256} of `judge`. */
+  judge_settings_sha256: string;
+  judge: JudgeSettings;
+  prompt_version: string;
+  suite_id: string;
+  suite_sha256: string;
+  golden: { file: string; sha256: string };
+  /** SHA-256 of `judgments.jsonl`'s bytes. */
+  judgments_sha256: string;
+  calibrated_at: string;
+  /** Whether the judge met the gates (`analysis/judge/judge_calibration.ts`). */
+  passed: boolean;
+  /** Why not, one sentence per unmet gate (empty when passed). */
+  reasons: string[];
+  /** The agreement the gate was held to (null: not measurable). */
+  human_agreement: number | null;
+  /** The swap consistency the gate was held to (null: not measurable). */
+  swap_consistency: number | null;
+  /** The judge's calls over the whole calibration, and their evidence. */
+  spend: { model_calls: number; prompt_tokens: number; completion_tokens: number };
+  evidence: Evidence | null;
+  /** Every figure, as `judgeCalibration` computed it. */
+  figures: unknown;
+}
+
+/**
+ * The directory every calibration of `suiteDir`'s judge goes to: beside the suite, never in it.
+ *
+ * @param suiteDir the suite directory (absolute, as `loadSuite` gives it)
+ * @returns `<suiteDir>.judge`
+ */
+export function calibrationsDir(suiteDir: string): string {
+  return `${suiteDir.replace(/\/+$/, "")}.judge`;
+}
+
+/**
+ * The digest a calibration binds to: SHA-256 of the canonical JSON of
+ * `{"prompt_version": ..., "settings": ...}` (the judge's words and its
+ * model, parameters, attempts and gates).
+ *
+ * @param settings the judge configuration, defaults applied
+ * @returns lower-case hex SHA-256
+ */
+export function judgeSettingsSha256(settings: JudgeSettings): string {
+  return sha256Hex(canonicalJson({ prompt_version: JUDGE_PROMPT_VERSION, settings }));
+}
+
+/**
+ * The state `freeze` records: the newest calibration (by the time in its
+ * directory's name) of exactly these settings on the suite as it hashes
+ * now, `passed` or `failed`; `not_run` when there is none.
+ *
+ * @param suite the loaded suite
+ * @param settings the plan's judge settings
+ * @returns the plan's `judge.calibration`
+ * @throws {Error} when a summary cannot be read as JSON
+ */
+export async function judgeCalibrationState(
+  suite: Suite,
+  settings: JudgeSettings,
+): Promise<JudgeCalibrationState> {
+  const root = calibrationsDir(suite.dir);
+  const wanted = judgeSettingsSha256(settings);
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(root)) if (entry.isDirectory) names.push(entry.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { state: "not_run" };
+    throw error;
+  }
+  for (const name of names.sort().reverse()) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(`${root}/${name}/${CALIBRATION_SUMMARY}`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    const summary = JSON.parse(text) as JudgeCalibrationFile;
+    if (summary.judge_settings_sha256 !== wanted || summary.suite_sha256 !== suite.sha256) continue;
+    const common = { summary_sha256: sha256Hex(text), calibrated_at: summary.calibrated_at };
+    return summary.passed && summary.human_agreement !== null &&
+        summary.swap_consistency !== null
+      ? {
+        state: "passed",
+        ...common,
+        human_agreement: summary.human_agreement,
+        swap_consistency: summary.swap_consistency,
+      }
+      : { state: "failed", ...common, reasons: summary.reasons };
+  }
+  return { state: "not_run" };
+}
