@@ -163,14 +163,6 @@ export function createEpisodeExecutor(
   const tasks = new Map(options.suite.manifest.tasks.map((task) => [task.task_id, task]));
   const agents = new Map(options.plan.agents.map((agent) => [agent.agent_id, agent]));
   const judgeConfig = options.plan.judge;
-  const judged = options.suite.manifest.tasks.filter((task) => task.judge !== undefined);
-  if (judged.length > 0 && (judgeConfig === undefined || options.judgeUpstream === undefined)) {
-    throw new Error(
-      `The suite's task "${
-        judged[0].task_id
-      }" is judged: the plan must name a judge and the run its upstream`,
-    );
-  }
   // Each judged task's question, reference and rubric, read once, when its first episode runs.
   const materials = new Map<string, Promise<LoadedJudgeMaterial>>();
   const materialOf = (taskId: string) => {
@@ -210,6 +202,13 @@ export function createEpisodeExecutor(
     const upstream = options.upstream(agent);
     const model = agent.model ?? "default";
     const notes = [...described.notes, ...context.notes];
+    if (
+      task.judge !== undefined && (judgeConfig === undefined || options.judgeUpstream === undefined)
+    ) {
+      throw new Error(
+        `Task "${task.task_id}" is judged: the plan must name a judge and the run its upstream`,
+      );
+    }
     const material = task.judge === undefined ? undefined : await materialOf(task.task_id);
     // Every row of a judged task carries the judge's record (issue 14).
     let judgeRecord: JudgeRecord | undefined = material === undefined

@@ -123,7 +123,15 @@ export async function runSuiteCheck(
       oracles.add(task.task_id);
     }
   }
+  // A judged task is proven by `judge calibrate` against human labels, not by a program here.
+  const judged = new Set(
+    suite.manifest.tasks.filter((task) => task.judge !== undefined).map((task) => task.task_id),
+  );
   for (const [index, task] of plan.tasks.entries()) {
+    if (judged.has(task.task_id)) {
+      options.log?.(`task "${task.task_id}" is judged: proven by "judge calibrate", not here`);
+      continue;
+    }
     options.log?.(`checking task "${task.task_id}" (${index + 1} of ${plan.tasks.length})`);
     const taskDir = `${dir}/tasks/${task.task_id}`;
     await Deno.mkdir(taskDir, { recursive: true });
@@ -160,7 +168,9 @@ export async function runSuiteCheck(
     rows.push(...(await loadLedger(`${taskDir}/ledger.jsonl`)).rows);
   }
   const tasks = suite.manifest.tasks.map((task) =>
-    taskCheck(suite, task.task_id, rows, oracles.has(task.task_id))
+    judged.has(task.task_id)
+      ? judgedTaskCheck(task.task_id)
+      : taskCheck(suite, task.task_id, rows, oracles.has(task.task_id))
   );
   const summary: SuiteCheckSummary = {
     schema_version: 1,
@@ -172,6 +182,21 @@ export async function runSuiteCheck(
   };
   await Deno.writeTextFile(`${dir}/${CHECK_SUMMARY}`, canonicalJson(summary), { createNew: true });
   return { summary, dir };
+}
+
+/**
+ * A judged task's entry (issue 14): not run by the check, which proves
+ * programs; its judge is held to human labels by `judge calibrate`, and
+ * until that passes its episodes are not counted in formal scores.
+ */
+function judgedTaskCheck(taskId: string): TaskCheck {
+  const skipped = {
+    status: "missing" as const,
+    resolved: null,
+    invalid_reason: null,
+    notes: 'judged by the LLM judge: proven by "judge calibrate"',
+  };
+  return { task_id: taskId, oracle: skipped, no_change: skipped, passed: true, problems: [] };
 }
 
 /** Makes `<suite>.check/<time>` (a numbered suffix when two checks share a second). */

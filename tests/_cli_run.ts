@@ -121,11 +121,13 @@ export function freezeCli(
  *
  * @param paths the plan, the suite and the ledger
  * @param scripts agent id → provider script (the relay's `--provider-script` input)
+ * @param extra further options (e.g. `--judge-provider-script FILE`)
  * @returns what the CLI printed and its exit status
  */
 export async function runCli(
   paths: { plan: string; suite: string; ledger: string },
   scripts: Record<string, unknown>,
+  ...extra: string[]
 ): Promise<CliResult> {
   const flags: string[] = [];
   for (const [agent, script] of Object.entries(scripts)) {
@@ -142,5 +144,6 @@ export async function runCli(
     "--ledger",
     paths.ledger,
     ...flags,
+    ...extra,
   );
 }

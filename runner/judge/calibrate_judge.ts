@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { canonicalJson } from "../../analysis/canonical_json.ts";
+import { canonicalJson, canonicalJsonLine } from "../../analysis/canonical_json.ts";
 import { DEFAULT_BOOTSTRAP } from "../../analysis/defaults.ts";
 import { judgeCalibration, type JudgedItem } from "../../analysis/judge/judge_calibration.ts";
 import type { JudgeSettings } from "../../analysis/schema.ts";
@@ -70,7 +70,7 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
     tempDir: options.tempDir,
     onItem: options.onItem,
   });
-  const judgments = items.map((item) => canonicalJson(item) + "\n").join("");
+  const judgments = items.map((item) => canonicalJsonLine(item) + "\n").join("");
   const now = (options.now ?? new Date()).toISOString();
   const { gate } = spend;
   const evidenceReasons = gate.status === "invalid"
@@ -96,7 +96,7 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
   const dir = `${calibrationsDir(options.suite.dir)}/${now.replace(/[:.]/g, "-")}`;
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/${CALIBRATION_JUDGMENTS}`, judgments);
-  const text = canonicalJson(summary) + "\n";
+  const text = canonicalJson(summary);
   await Deno.writeTextFile(`${dir}/${CALIBRATION_SUMMARY}`, text);
   return { dir, summary, summary_sha256: sha256Hex(text) };
 }
@@ -144,7 +144,7 @@ export async function replayCalibration(
       evidence: stored.evidence,
     },
   );
-  const text = canonicalJson(recomputed) + "\n";
+  const text = canonicalJson(recomputed);
   return { identical: text === storedText, stored, text };
 }
 

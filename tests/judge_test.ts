@@ -1,0 +1,204 @@
+/**
+ * The LLM judge end to end (issue 14), on the shipped judged example suite
+ * (`suites/judge_example`): `judge calibrate` on its golden set with the
+ * shipped scripted judge (passes; a replay is byte-identical; a
+ * position-biased judge fails the swap gate), `freeze --judge` records the
+ * calibration, and a sandboxed run on the engine has the candidate's
+ * answer judged through the judge's relay, metered, with the total
+ * computed in code. An uncalibrated judge's task is run and recorded, and
+ * left out of formal scores.
+ *
+ * @module
+ */
+import { deepEqual, equal, match } from "node:assert/strict";
+import { loadLedger } from "../inputs/ledger.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { loadSuite } from "../inputs/suite.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { copyTree } from "../runner/sandbox/copy_tree.ts";
+import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+import { cli, freezeCli, ROOT, runCli } from "./_cli_run.ts";
+
+const ENGINE = await requireDockerEngine("tests/judge_test.ts");
+const EXAMPLE = `${ROOT}suites/judge_example`;
+const JUDGE = `${EXAMPLE}.judge.json`;
+const GOLDEN = `${EXAMPLE}.golden.jsonl`;
+const SCRIPT = `${EXAMPLE}.judge_script.json`;
+
+/** A copy of the example suite in a temporary directory (calibrations go beside it). */
+async function exampleSuite(): Promise<{ dir: string; suite: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-judge-" });
+  await copyTree(EXAMPLE, `${dir}/suite`);
+  return { dir, suite: `${dir}/suite` };
+}
+
+const calibrate = (suite: string, ...extra: string[]) =>
+  cli("judge", "calibrate", "--suite", suite, "--golden", GOLDEN, ...extra);
+
+Deno.test("judge calibrate passes the shipped judge on the shipped golden set, and replays it byte for byte", async () => {
+  const { dir, suite } = await exampleSuite();
+  try {
+    const result = await calibrate(
+      suite,
+      "--judge",
+      JUDGE,
+      "--judge-provider-script",
+      SCRIPT,
+      "--json",
+    );
+    equal(result.code, 0, result.stderr);
+    const out = JSON.parse(result.stdout);
+    const figures = out.summary.figures;
+    // 10 score and 6 pairwise items; s9 was relabelled after the labeller saw the model's
+    // output, so both label sets are reported and the gate holds the blind one.
+    equal(figures.items, 16);
+    equal(figures.label_lines, 17);
+    deepEqual(
+      [figures.latest.agreement.agreeing, figures.latest.agreement.items],
+      [14, 16],
+    );
+    deepEqual([figures.blind.agreement.agreeing, figures.blind.agreement.items], [13, 16]);
+    equal(figures.gates.human_agreement.label_set, "blind");
+    equal(out.summary.human_agreement, 13 / 16);
+    equal(out.summary.swap_consistency, 1);
+    equal(out.summary.passed, true);
+    // One call per score item, two per pairwise item: 10 + 12, each metered by the relay.
+    equal(out.summary.spend.model_calls, 22);
+    equal(out.summary.evidence.server_model_id, "scripted-judge-1");
+    const replay = await calibrate(suite, "--replay", out.dir);
+    equal(replay.code, 0, replay.stderr + replay.stdout);
+    match(replay.stdout, /replay: identical/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("judge calibrate fails a position-biased judge on the swap gate", async () => {
+  const { dir, suite } = await exampleSuite();
+  try {
+    const shipped = JSON.parse(await Deno.readTextFile(SCRIPT));
+    // Always "A" on pairwise prompts: the second, swapped run contradicts the first every time.
+    const biased = {
+      ...shipped,
+      rules: [
+        { contains: "BEGIN ANSWER A (", reply: { content: '{"winner": "A"}' } },
+        ...shipped.rules.slice(3),
+      ],
+    };
+    await Deno.writeTextFile(`${dir}/biased.json`, JSON.stringify(biased));
+    const result = await calibrate(
+      suite,
+      "--judge",
+      JUDGE,
+      "--judge-provider-script",
+      `${dir}/biased.json`,
+    );
+    equal(result.code, 3, result.stderr);
+    match(result.stdout, /swap consistency 0\.000 \(0 of 6 pairs/);
+    match(result.stdout, /UNCALIBRATED: .*swap consistency 0\.000 is below the gate 0\.90/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "a judged task runs sandboxed: the judge's calls go through its relay, code computes the total",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const { dir, suite } = await exampleSuite();
+    try {
+      const calibrated = await calibrate(
+        suite,
+        "--judge",
+        JUDGE,
+        "--judge-provider-script",
+        SCRIPT,
+      );
+      equal(calibrated.code, 0, calibrated.stderr);
+      const solver = "ledgerbench/agent-solver:latest";
+      const agents = { right: solver, wrong: solver };
+      const freeze = await freezeCli(suite, `${dir}/plan.json`, agents, "--judge", JUDGE);
+      equal(freeze.code, 0, freeze.stderr);
+      const plan = (await loadPlan(`${dir}/plan.json`, { frozen: true })).value;
+      equal(plan.judge?.calibration.state, "passed");
+      const loaded = await loadSuite(suite);
+      const scripts = {
+        right: await suiteProviderScript(loaded),
+        wrong: await suiteProviderScript(loaded, { correctRate: 0 }),
+      };
+      const run = await runCli(
+        { plan: `${dir}/plan.json`, suite, ledger: `${dir}/ledger.jsonl` },
+        scripts,
+        "--judge-provider-script",
+        SCRIPT,
+      );
+      equal(run.code, 0, run.stderr);
+      const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
+      const byAgent = Object.fromEntries(rows.map((row) => [row.agent_id, row]));
+      // The right answer names the sum and the count: 5, 5, 4 on weights 3, 2, 1,
+      // total (15 + 10 + 4) * 20 / 6 (seed 000's formula); the wrong one 1, 1, 2: 7 * 20 / 6.
+      // Rows keep 12 significant digits (canonical JSON), so totals are compared to 9 decimals.
+      const total = (value: number | null | undefined) => value == null ? value : value.toFixed(9);
+      deepEqual(
+        ["right", "wrong"].map((id) => {
+          const row = byAgent[id];
+          return [
+            row.status,
+            row.resolved,
+            row.model_calls,
+            total(row.judge?.total),
+            row.judge?.passed,
+          ];
+        }),
+        [
+          ["scored", true, 1, total(29 * 20 / 6), true],
+          ["scored", false, 1, total(7 * 20 / 6), false],
+        ],
+        rows.map((r) => r.notes).join("\n"),
+      );
+      for (const row of rows) {
+        const judge = row.judge!;
+        equal(judge.calibrated, true);
+        equal(judge.model, "scripted-judge-1");
+        equal(judge.model_calls, 1);
+        equal(judge.evidence?.server_model_id, "scripted-judge-1");
+        match(judge.evidence?.request_fingerprint ?? "", /^[0-9a-f]{64}$/);
+        equal(judge.attempts.length, 1);
+        equal(judge.rubric_id, "explain-mean-v1");
+      }
+
+      // Another judge configuration has no calibration: its task is run and recorded,
+      // and left out of formal scores.
+      const other = {
+        ...JSON.parse(await Deno.readTextFile(JUDGE)),
+        parameters: { temperature: 0.5 },
+      };
+      await Deno.writeTextFile(`${dir}/other_judge.json`, JSON.stringify(other));
+      const freeze2 = await freezeCli(
+        suite,
+        `${dir}/plan2.json`,
+        agents,
+        "--judge",
+        `${dir}/other_judge.json`,
+      );
+      equal(freeze2.code, 0, freeze2.stderr);
+      match(freeze2.stderr, /the judge is uncalibrated \(not_run\)/);
+      const run2 = await runCli(
+        { plan: `${dir}/plan2.json`, suite, ledger: `${dir}/ledger2.jsonl` },
+        scripts,
+        "--judge-provider-script",
+        SCRIPT,
+      );
+      equal(run2.code, 0, run2.stderr);
+      const second = (await loadLedger(`${dir}/ledger2.jsonl`)).rows;
+      deepEqual(second.map((row) => row.judge?.calibrated), [false, false]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
