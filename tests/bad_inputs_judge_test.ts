@@ -1,0 +1,99 @@
+/**
+ * Bad input to `judge calibrate` (issue 14): a golden set or a judge file
+ * that does not fit gets one line naming the file, line and field, exit 2;
+ * a missing option exit 1. Nothing is judged then.
+ *
+ * @module
+ */
+import { badInputTests } from "./_bad_input_table.ts";
+
+const SUITE = "{root}/suites/judge_example";
+const JUDGE = "{root}/suites/judge_example.judge.json";
+const label = (fields: Record<string, unknown>) =>
+  JSON.stringify({
+    kind: "score",
+    item_id: "s1",
+    task_id: "explain-mean",
+    label_version: 1,
+    answer: "It is 8.",
+    human_total: 10,
+    ...fields,
+  });
+const calibrate = (golden: string, judge = JUDGE) => [
+  "judge",
+  "calibrate",
+  "--suite",
+  SUITE,
+  "--judge",
+  judge,
+  "--golden",
+  golden,
+  "--judge-provider-script",
+  "{root}/suites/judge_example.judge_script.json",
+];
+
+badInputTests("judge", [
+  {
+    name: "a human total above 100",
+    files: { "golden.jsonl": label({ human_total: 120 }) + "\n" },
+    args: calibrate("{dir}/golden.jsonl"),
+    code: 2,
+    stderr: /golden\.jsonl:1: .*"human_total"/,
+  },
+  {
+    name: "a revision that changes the answer it labels",
+    files: {
+      "golden.jsonl": label({}) + "\n" + label({ label_version: 2, answer: "Eight." }) + "\n",
+    },
+    args: calibrate("{dir}/golden.jsonl"),
+    code: 2,
+    stderr: /golden\.jsonl:2: .*"answer".*a revision relabels the same answer/,
+  },
+  {
+    name: "one label version twice",
+    files: { "golden.jsonl": label({}) + "\n" + label({ human_total: 20 }) + "\n" },
+    args: calibrate("{dir}/golden.jsonl"),
+    code: 2,
+    stderr: /golden\.jsonl:2: .*label version 1 twice/,
+  },
+  {
+    name: "an empty golden set",
+    files: { "golden.jsonl": "" },
+    args: calibrate("{dir}/golden.jsonl"),
+    code: 2,
+    stderr: /golden\.jsonl.*holds no label/,
+  },
+  {
+    name: "a label naming a task that is not judged",
+    files: { "golden.jsonl": label({ task_id: "no-such-task" }) + "\n" },
+    args: calibrate("{dir}/golden.jsonl"),
+    code: 2,
+    stderr: /Golden item "s1" names task "no-such-task", which is not a judged task/,
+  },
+  {
+    name: "a judge file with a calibration of its own",
+    files: {
+      "golden.jsonl": label({}) + "\n",
+      "judge.json": JSON.stringify({ model: "m", calibration: { state: "passed" } }),
+    },
+    args: calibrate("{dir}/golden.jsonl", "{dir}/judge.json"),
+    code: 2,
+    stderr: /judge\.json: field "calibration": unknown key/,
+  },
+  {
+    name: "calibrate without a judge upstream",
+    files: { "golden.jsonl": label({}) + "\n" },
+    args: [
+      "judge",
+      "calibrate",
+      "--suite",
+      SUITE,
+      "--judge",
+      JUDGE,
+      "--golden",
+      "{dir}/golden.jsonl",
+    ],
+    code: 1,
+    stderr: /Missing option: "--judge-upstream" or "--judge-provider-script"/,
+  },
+]);
