@@ -1,7 +1,9 @@
 /**
  * `ledgerbench judge`: the LLM judge of a suite's judged tasks (issue 14).
- * One subcommand, `calibrate`: the judge against a golden set of human
- * labels, which `freeze` then records (runner/judge/calibrate_judge.ts).
+ * `calibrate`: the judge against a golden set of human labels, which
+ * `freeze` then records (runner/judge/calibrate_judge.ts); `pairwise`: two
+ * agents' answers compared task by task, twice with the positions swapped
+ * (runner/judge/judge_pairs.ts).
  *
  * @module
  */
@@ -12,6 +14,14 @@ import { loadSuite } from "../inputs/suite.ts";
 import { calibrateJudge, replayCalibration } from "../runner/judge/calibrate_judge.ts";
 import type { JudgeCalibrationFile } from "../runner/judge/judge_calibration_store.ts";
 import type { JudgeCalibration } from "../analysis/judge/judge_calibration.ts";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { type PairwiseSummary, pairwiseSummary } from "../analysis/judge/pairwise_summary.ts";
+import type { Evidence, JudgeConfig } from "../analysis/schema.ts";
+import { pathExists } from "../inputs/input_file.ts";
+import { loadLedger } from "../inputs/ledger.ts";
+import { loadPlan } from "../inputs/plan.ts";
+import { judgePairs, type PairRecord } from "../runner/judge/judge_pairs.ts";
+import { dirname } from "node:path";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
@@ -22,7 +32,9 @@ import {
 } from "./_judge_upstream.ts";
 
 /** Help text, an example first. */
-export const help = `Calibrate the LLM judge of a suite's judged tasks against human labels
+export const help = `The LLM judge of a suite's judged tasks (issue 14).
+
+calibrate: the judge against human labels
 (seed 000 §06-07): agreement with the humans and Cohen's kappa with 95%
 intervals, swap consistency of pairwise judgments, and the gates (80% and
 90% by default). "freeze --judge" records the newest result for exactly this
@@ -37,11 +49,22 @@ Recompute a stored calibration from its judgments, with zero model calls:
   deno task ledgerbench judge calibrate --suite suites/judge_example \\
     --golden suites/judge_example.golden.jsonl --replay suites/judge_example.judge/<time>
 
+pairwise: two agents' answers to each judged task of a run, compared by the
+plan's judge twice with the positions swapped; a verdict counts only when both
+runs agree (a tie otherwise), and the position-consistency rate is reported:
+  deno task ledgerbench judge pairwise --plan plan.json --suite my-suite \
+    --ledger runs/r1/ledger.jsonl --agents codex,claude --out runs/r1/pairwise.json \
+    --judge-provider-script judge_script.json
+  deno task ledgerbench judge pairwise --from runs/r1/pairwise.json
+
 USAGE:
   deno task ledgerbench judge calibrate --suite DIR --judge FILE --golden FILE JUDGE-UPSTREAM
   deno task ledgerbench judge calibrate --suite DIR --golden FILE --replay CALIBRATION-DIR
+  deno task ledgerbench judge pairwise --plan PLAN --suite DIR --ledger FILE --agents A,B \
+    --out FILE JUDGE-UPSTREAM
+  deno task ledgerbench judge pairwise --from FILE
 
-OPTIONS:
+OPTIONS (calibrate):
   --suite DIR          The suite whose judged tasks' rubrics and references the
                        judge is shown
   --judge FILE         The judge configuration (as for "freeze --judge")
@@ -53,21 +76,36 @@ OPTIONS:
                        line with a higher label_version. When a latest label was
                        written after seeing model output, both figures are
                        reported and the gate holds the blind labels
-${JUDGE_UPSTREAM_HELP}
   --replay DIR         Recompute DIR's summary.json from its judgments.jsonl
                        and compare the bytes (exit 0 only when identical)
-  --json               Canonical JSON instead of text
-  -h, --help           This help
 
 The calibration (summary.json, judgments.jsonl) goes to SUITE.judge/<time>/.
 
+OPTIONS (pairwise):
+  --plan FILE          The frozen plan of the run (its judge, its task order)
+  --suite DIR          The suite it ran on
+  --ledger FILE        The run's ledger; each agent's one scored attempt per
+                       judged task is compared (no attempt chosen among several)
+  --artifacts DIR      The artifact store (default: artifacts/ beside the ledger)
+  --agents A,B         The two agents; A's answer is shown first in the first run
+  --out FILE           Where the record goes (JSON: every raw judgment, the
+                       judge's spend and evidence, the summary); refused if it exists
+  --from FILE          Recompute a record's summary with zero model calls
+                       (exit 0 only when it equals the recorded one)
+
+COMMON:
+${JUDGE_UPSTREAM_HELP}
+  --json               Canonical JSON instead of text
+  -h, --help           This help
+
 EXIT STATUS:
-  0 the judge passed its gates (or the replay is identical); 1 usage error;
-  2 bad input (suite, judge file, golden set: file, line and field named);
-  3 the judge failed a gate, its calls lacked evidence, or the replay differs
+  0 the judge passed its gates, the comparison was recorded, or the replay is
+  identical; 1 usage error; 2 bad input (suite, plan, ledger, judge file,
+  golden set: file, line and field named); 3 the judge failed a gate, its
+  calls lacked evidence, or the replay differs
 `;
 
-const OPTIONS = {
+const CALIBRATE_OPTIONS = {
   suite: { type: "string" },
   judge: { type: "string" },
   golden: { type: "string" },
@@ -75,18 +113,36 @@ const OPTIONS = {
   ...JUDGE_UPSTREAM_OPTIONS,
 } as const;
 
+const PAIRWISE_OPTIONS = {
+  plan: { type: "string" },
+  suite: { type: "string" },
+  ledger: { type: "string" },
+  artifacts: { type: "string" },
+  agents: { type: "string" },
+  out: { type: "string" },
+  from: { type: "string" },
+  ...JUDGE_UPSTREAM_OPTIONS,
+} as const;
+
+/** The subcommands, by the first argument. */
+const SUBCOMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  calibrate: runCalibrate,
+  pairwise: runPairwise,
+};
+
 /** Runs `judge`; see {@link help}. */
 export function run(args: string[], io: Io): Promise<number> {
   const [name, ...rest] = args;
-  if (name === undefined) throw new UsageError('Missing subcommand: expected "calibrate"');
-  if (name !== "calibrate") {
-    throw new UsageError(`Unknown subcommand "${name}": expected "calibrate"`);
+  const expected = Object.keys(SUBCOMMANDS).map((s) => `"${s}"`).join(", ");
+  if (name === undefined) throw new UsageError(`Missing subcommand: expected ${expected}`);
+  if (!Object.hasOwn(SUBCOMMANDS, name)) {
+    throw new UsageError(`Unknown subcommand "${name}": expected ${expected}`);
   }
-  return runCalibrate(rest, io);
+  return SUBCOMMANDS[name](rest, io);
 }
 
 async function runCalibrate(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandArgs(args, OPTIONS);
+  const { values } = parseCommandArgs(args, CALIBRATE_OPTIONS);
   const suiteDir = stringOption(values, "suite");
   const goldenFile = stringOption(values, "golden");
   const replay = stringOption(values, "replay");
@@ -197,6 +253,158 @@ function render(summary: JudgeCalibrationFile): string {
     summary.passed
       ? `calibrated: the gates are met (agreement >= ${summary.judge.gates.human_agreement}, swap consistency >= ${summary.judge.gates.swap_consistency})`
       : `UNCALIBRATED: ${summary.reasons.map(lineText).join("; ")}`,
+    "",
+  ].join("\n");
+}
+
+/** The record `judge pairwise --out` writes. */
+interface PairwiseFile {
+  schema_version: 1;
+  plan: { file: string; sha256: string };
+  ledger: { file: string; sha256: string };
+  judge: JudgeConfig;
+  agents: [string, string];
+  records: PairRecord[];
+  spend: { model_calls: number; prompt_tokens: number; completion_tokens: number };
+  evidence: Evidence | null;
+  /** Why no verdict may be stated from it (the judge's calls invalid); empty when none. */
+  invalid: string[];
+  summary: PairwiseSummary;
+}
+
+async function runPairwise(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandArgs(args, PAIRWISE_OPTIONS);
+  const from = stringOption(values, "from");
+  if (from !== undefined) {
+    let file: PairwiseFile;
+    try {
+      file = JSON.parse(await Deno.readTextFile(from)) as PairwiseFile;
+    } catch (error) {
+      throw new InputError(`Cannot read "${from}": ${(error as Error).message}`);
+    }
+    const summary = summaryOf(file.agents, file.records);
+    const identical = canonicalJson(summary) === canonicalJson(file.summary);
+    emit(io, {
+      json: values.json === true,
+      payload: { identical, summary },
+      render: () =>
+        `${renderPairwise({ ...file, summary })}replay: ${
+          identical ? "identical" : "DIFFERS from"
+        } the recorded summary\n`,
+    });
+    return identical ? ExitCode.ok : ExitCode.refused;
+  }
+  const need = (name: string) => {
+    const value = stringOption(values, name);
+    if (value === undefined) throw new UsageError(`Missing option: "--${name}"`);
+    return value;
+  };
+  const [planFile, suiteDir, ledgerFile, out] = ["plan", "suite", "ledger", "out"].map(need);
+  const agents = need("agents").split(",");
+  if (agents.length !== 2 || agents.some((a) => a === "") || agents[0] === agents[1]) {
+    throw new UsageError('Option "--agents" must name two different agents: A,B');
+  }
+  if (await pathExists(out)) throw new InputError(`Cannot write "${out}": it exists`);
+  const plan = await loadPlan(planFile, { frozen: true });
+  if (plan.value.judge === undefined) {
+    throw new InputError(`Cannot compare: the plan "${planFile}" names no judge`);
+  }
+  for (const agent of agents) {
+    if (!plan.value.agents.some((a) => a.agent_id === agent)) {
+      throw new UsageError(`Option "--agents" names "${agent}", which is not an agent of the plan`);
+    }
+  }
+  const suite = await loadSuite(suiteDir);
+  const ledger = await loadLedger(ledgerFile);
+  const judge = await judgeUpstreamOption(values);
+  if (judge === null) {
+    throw new UsageError('Missing option: "--judge-upstream" or "--judge-provider-script"');
+  }
+  const pair = agents as [string, string];
+  let judged;
+  try {
+    judged = await judgePairs({
+      suite,
+      taskIds: plan.value.tasks.map((task) => task.task_id),
+      rows: ledger.rows,
+      artifactsRoot: stringOption(values, "artifacts") ?? `${dirname(ledgerFile)}/artifacts`,
+      agents: pair,
+      config: plan.value.judge,
+      upstream: judge.upstream,
+    });
+  } finally {
+    await judge.close();
+  }
+  const { gate } = judged.spend;
+  const file: PairwiseFile = {
+    schema_version: 1,
+    plan: { file: planFile, sha256: plan.sha256 },
+    ledger: { file: ledgerFile, sha256: ledger.sha256 },
+    judge: plan.value.judge,
+    agents: pair,
+    records: judged.records,
+    spend: {
+      model_calls: gate.model_calls,
+      prompt_tokens: gate.prompt_tokens,
+      completion_tokens: gate.completion_tokens,
+    },
+    evidence: gate.model_calls === 0 ? null : gate.evidence,
+    invalid: gate.status === "invalid"
+      ? [
+        `the judge's calls are invalid (${gate.invalid_reason}): ${
+          gate.problems.map((p) => p.message).join(" / ")
+        }`,
+      ]
+      : [],
+    summary: summaryOf(pair, judged.records),
+  };
+  await Deno.writeTextFile(out, canonicalJson(file), { createNew: true });
+  emit(io, {
+    json: values.json === true,
+    payload: { out, ...file },
+    render: () => `${renderPairwise(file)}written: ${out}\n`,
+  });
+  return file.invalid.length === 0 ? ExitCode.ok : ExitCode.refused;
+}
+
+function summaryOf(agents: [string, string], records: readonly PairRecord[]): PairwiseSummary {
+  return pairwiseSummary(
+    agents,
+    records.map((r) => ({
+      task_id: r.task_id,
+      first: r.first?.value ?? null,
+      second: r.second?.value ?? null,
+      unjudged: r.unjudged,
+    })),
+  );
+}
+
+/** The text form: the counts, the consistency rate, and what may be claimed from them. */
+function renderPairwise(
+  file: Pick<PairwiseFile, "judge" | "summary" | "invalid" | "spend">,
+): string {
+  const s = file.summary;
+  const [a, b] = s.agents.map(displayId);
+  const pc = s.position_consistency;
+  const calibration = file.judge.calibration;
+  return [
+    `judge: ${displayId(file.judge.model)}, calibration ${calibration.state}`,
+    `${s.tasks} judged tasks: ${a} won ${s.wins_a}, ${b} won ${s.wins_b}, tie ${s.ties}, ` +
+    `position-inconsistent (a tie) ${s.inconsistent}, judge faults ${s.judge_faults}, not judged ${s.unjudged.length}`,
+    ...s.unjudged.map((u) => `  not judged ${displayId(u.task_id)}: ${lineText(u.reason)}`),
+    `position consistency: ${
+      pc.rate === null
+        ? "not measurable"
+        : `${pc.rate.toFixed(3)} (${pc.consistent} of ${pc.judged}) [${
+          pc.wilson!.lower.toFixed(3)
+        }, ${pc.wilson!.upper.toFixed(3)}]`
+    }`,
+    `judge calls: ${file.spend.model_calls}, tokens ${file.spend.prompt_tokens} + ${file.spend.completion_tokens}`,
+    file.invalid.length > 0
+      ? `no verdict may be stated: ${file.invalid.map(lineText).join("; ")}`
+      : calibration.state === "passed"
+      ? "the judge is calibrated: these counts may be stated, with the consistency rate beside them"
+      : `no formal claim: the judge is uncalibrated (${calibration.state}); the counts are exploratory`,
     "",
   ].join("\n");
 }

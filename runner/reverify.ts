@@ -107,7 +107,18 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
   await removeDeadRunnerTempDirs();
   await using temp = await createRunTempDir();
   let verifierKit: ImageBundle | undefined;
+  const judged = new Set(
+    suite.manifest.tasks.filter((task) => task.judge !== undefined).map((task) => task.task_id),
+  );
   for (const row of chosen) {
+    if (judged.has(row.task_id)) {
+      skipped.push({
+        episode_id: row.episode_id,
+        reason: "its task is judged by the LLM judge: judging again takes model calls, " +
+          "never made by a re-verification",
+      });
+      continue;
+    }
     if (row.artifact_digest === null) {
       skipped.push({ episode_id: row.episode_id, reason: "the row has no stored artifact" });
       continue;

@@ -172,6 +172,49 @@ Deno.test({
         equal(judge.rubric_id, "explain-mean-v1");
       }
 
+      // The two agents' answers compared by the judge, twice with the positions swapped.
+      const pairwise = (out: string, script: string) =>
+        cli(
+          "judge",
+          "pairwise",
+          "--plan",
+          `${dir}/plan.json`,
+          "--suite",
+          suite,
+          "--ledger",
+          `${dir}/ledger.jsonl`,
+          "--agents",
+          "right,wrong",
+          "--out",
+          out,
+          "--judge-provider-script",
+          script,
+        );
+      const compared = await pairwise(`${dir}/pairwise.json`, SCRIPT);
+      equal(compared.code, 0, compared.stderr);
+      match(
+        compared.stdout,
+        /1 judged tasks: right won 1, wrong won 0, tie 0, position-inconsistent \(a tie\) 0/,
+      );
+      match(compared.stdout, /position consistency: 1\.000 \(1 of 1\)/);
+      match(compared.stdout, /the judge is calibrated/);
+      const record = JSON.parse(await Deno.readTextFile(`${dir}/pairwise.json`));
+      deepEqual(record.records[0].first.value, "A");
+      deepEqual(record.records[0].second.value, "B");
+      equal(record.spend.model_calls, 2);
+      const replayed = await cli("judge", "pairwise", "--from", `${dir}/pairwise.json`);
+      equal(replayed.code, 0, replayed.stderr);
+      match(replayed.stdout, /replay: identical/);
+      // A judge that always names the first position contradicts itself: a tie, never a win.
+      await Deno.writeTextFile(
+        `${dir}/biased.json`,
+        JSON.stringify({ model: "scripted-judge-1", default: { content: '{"winner": "A"}' } }),
+      );
+      const biased = await pairwise(`${dir}/pairwise_biased.json`, `${dir}/biased.json`);
+      equal(biased.code, 0, biased.stderr);
+      match(biased.stdout, /right won 0, wrong won 0, tie 0, position-inconsistent \(a tie\) 1/);
+      match(biased.stdout, /position consistency: 0\.000 \(0 of 1\)/);
+
       // Another judge configuration has no calibration: its task is run and recorded,
       // and left out of formal scores.
       const other = {

@@ -20,3 +20,4 @@ export * from "./swapped_verdict.ts";
 export * from "./cohen_kappa.ts";
 export * from "./judge_calibration.ts";
 export * from "./judge_rows.ts";
+export * from "./pairwise_summary.ts";

@@ -115,7 +115,7 @@ export interface JudgeEpisodeOutcome {
  */
 export async function judgeEpisode(input: JudgeEpisodeInput): Promise<JudgeEpisodeOutcome> {
   const record = unjudgedRecord(input.material, input.config);
-  const answer = await readAnswer(`${input.artifactDir}/${input.judge.answer}`);
+  const answer = await readAnswerFile(`${input.artifactDir}/${input.judge.answer}`);
   if (!answer.ok) {
     return {
       record,
@@ -195,12 +195,18 @@ function formatTotal(total: number): string {
   return String(Math.round(total * 100) / 100);
 }
 
-async function readAnswer(path: string): Promise<
-  { ok: true; text: string } | {
-    ok: false;
-    problem: string;
-  }
-> {
+/**
+ * Reads a candidate's answer file from a stored workspace: a regular file
+ * (never a link, which could point anywhere on the host) of at most
+ * {@linkcode MAX_ANSWER_BYTES} bytes of UTF-8.
+ *
+ * @param path the file inside the artifact's read-only snapshot
+ * @returns its text, or why it cannot be judged (the candidate's doing)
+ * @throws {Error} when the file cannot be examined for another reason
+ */
+export async function readAnswerFile(
+  path: string,
+): Promise<{ ok: true; text: string } | { ok: false; problem: string }> {
   let info;
   try {
     info = await Deno.lstat(path);
