@@ -72,6 +72,49 @@ export function taskListDenominator(list: TaskList): Denominator {
   };
 }
 
+/**
+ * The denominator without some tasks: the judged tasks left out of formal
+ * scores while their judge is uncalibrated (issue 14; seed 000: the tasks
+ * that depend on the judge are not scored for now) are then neither planned
+ * nor missing, and their rows, left out too, are not unplanned. Under SPRT
+ * stopping, each agent's leading tasks in scope lose the left-out tasks
+ * among them. The tasks stay in planned order. O(tasks + agents).
+ *
+ * @param denominator the plan's or the task list's denominator
+ * @param taskIds the task ids to leave out (ids outside the denominator are ignored)
+ * @returns the denominator without them; `denominator` itself when none of them is in it
+ * @example
+ * ```ts
+ * import { leaveOutTasks } from "./task_coverage.ts";
+ * const d = leaveOutTasks({
+ *   source: "plan", task_ids: ["t1", "essay", "t2"], attempts_per_task: 1, agents: ["a"],
+ *   tasks_in_scope: new Map([["a", 2]]),
+ * }, ["essay"]);
+ * // "essay" was the second of a's two leading tasks: one task left in its scope
+ * if (d.task_ids.join() !== "t1,t2" || d.tasks_in_scope?.get("a") !== 1) throw new Error();
+ * ```
+ */
+export function leaveOutTasks(denominator: Denominator, taskIds: Iterable<string>): Denominator {
+  const leave = new Set(taskIds);
+  // leftBefore[i]: left-out tasks among the first i planned tasks
+  const leftBefore = [0];
+  for (const id of denominator.task_ids) {
+    leftBefore.push(leftBefore.at(-1)! + (leave.has(id) ? 1 : 0));
+  }
+  if (leftBefore.at(-1) === 0) return denominator;
+  const scope = denominator.tasks_in_scope;
+  const last = denominator.task_ids.length;
+  return {
+    ...denominator,
+    task_ids: denominator.task_ids.filter((id) => !leave.has(id)),
+    ...(scope === undefined ? {} : {
+      tasks_in_scope: new Map(
+        [...scope].map(([agent, n]) => [agent, n - leftBefore[Math.max(0, Math.min(n, last))]]),
+      ),
+    }),
+  };
+}
+
 /** One agent's coverage of the denominator. */
 export interface AgentCoverage {
   agent_id: string;

@@ -1,12 +1,19 @@
 /**
  * What a command reads, through the inputs layer: the ledger (strict, or
- * lenient with every problem listed) with the errata applied on top of it,
- * the plan and the price table. Each comes back with its path as given and
- * its SHA-256, which the JSON outputs record.
+ * lenient with every problem listed) with the errata applied on top of it
+ * and the rows of an uncalibrated LLM judge left out of formal scores
+ * (`judgeLeftOut`, issue 14), the plan and the price table. Each comes back
+ * with its path as given and its SHA-256, which the JSON outputs record.
  *
  * @module
  */
 import { type AppliedErratum, applyErrata } from "../analysis/errata.ts";
+import {
+  type JudgeFigures,
+  judgeFigures,
+  judgeLeftOut,
+  type LeftOutTask,
+} from "../analysis/judge/judge_rows.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { priceTableMix } from "../analysis/price_table_mix.ts";
 import type { Episode } from "../analysis/schema.ts";
@@ -18,13 +25,39 @@ import type { FileRef } from "./_output.ts";
 export { loadPlan } from "../inputs/plan.ts";
 export { loadPriceTable } from "../inputs/price_table.ts";
 
-/** A ledger with errata applied, and the record of what was read. */
+/**
+ * A ledger with errata applied and the judged tasks of an uncalibrated judge
+ * left out, and the record of what was read.
+ */
 export interface LoadedLedger {
-  ledger: FileRef & { lines: number; rows: number; chained: boolean };
+  /**
+   * The file, its lines, readable rows and chaining, as every JSON output
+   * records it; `left_out` (the same list as {@link LoadedLedger.left_out})
+   * only when a task was left out, so outputs of ledgers without judged
+   * rows keep their bytes.
+   */
+  ledger: FileRef & { lines: number; rows: number; chained: boolean; left_out?: LeftOutTask[] };
   /** The errata file and every correction applied; null without `--errata`. */
   errata: (FileRef & { applied: AppliedErratum[]; voided_summaries: string[] }) | null;
-  /** Rows after errata. */
+  /**
+   * Rows after errata that formal scores count: without the rows whose LLM
+   * judge was not calibrated (`judgeLeftOut`; seed 000: the tasks that
+   * depend on the judge are not scored for now). Every command's figures
+   * are computed from these.
+   */
   rows: Episode[];
+  /**
+   * The tasks whose rows are left out of {@link LoadedLedger.rows}, with
+   * their row counts and why, in the order of their first row; empty when
+   * none. Planned tasks named here are neither planned nor missing in the
+   * denominators (`assessLoaded`, cli/_standing.ts).
+   */
+  left_out: LeftOutTask[];
+  /**
+   * The judge's figures over every row after errata, left-out rows included
+   * (`judgeFigures`); null when no row carries a judge record.
+   */
+  judge: JudgeFigures | null;
   /** The ledger as recorded (before errata), with each row's line: what a plan validates. */
   recorded: LedgerWithLines;
   /** Problems found in lenient mode (ledger, then errata); empty when strict. */
@@ -41,7 +74,10 @@ export interface LoadedLedger {
 export type LoadedConfig<T> = Loaded<T>;
 
 /**
- * Reads a ledger and, when `errataPath` is given, applies the errata.
+ * Reads a ledger and, when `errataPath` is given, applies the errata; then
+ * leaves the rows of an uncalibrated judge out of the rows every command
+ * counts, keeping the tasks left out and the judge's figures over all rows
+ * (issue 14). The price-table check reads every corrected row.
  *
  * @throws {LedgerError} on the first problem unless `lenient`; an unreadable
  *   or zero-byte file always throws
@@ -68,6 +104,9 @@ export async function loadLedger(
     };
   }
   const mix = priceTableMix(rows);
+  // The judge's figures over every corrected row, then only the counted rows go on (issue 14).
+  const figures = judgeFigures(rows);
+  const { counted, leftOut } = judgeLeftOut(rows);
   return {
     ledger: {
       path,
@@ -75,9 +114,12 @@ export async function loadLedger(
       lines: ledger.lines,
       rows: ledger.valid_rows,
       chained: ledger.chained,
+      ...(leftOut.length === 0 ? {} : { left_out: leftOut }),
     },
     errata,
-    rows,
+    rows: counted,
+    left_out: leftOut,
+    judge: figures.rows === 0 ? null : figures,
     recorded: ledger,
     problems,
     warnings: mix === null ? [] : [`${path}: ${mix}`],

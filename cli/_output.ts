@@ -8,6 +8,7 @@
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { displayId, lineText, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
+import { plural } from "../report/format.ts";
 import { ExitCode, type Io } from "./_command.ts";
 
 /** A command's result in both forms: see {@link emit}. */
@@ -67,11 +68,13 @@ export function wrap(text: string, width = 78, indent = ""): string {
 /**
  * The lines a text report opens with: the ledger and its hash, the errata
  * applied (each correction listed, so a reader always sees that errata were
- * applied), the plan and price table.
+ * applied), the tasks left out of formal scores (each with its rows and
+ * why: an uncalibrated LLM judge, issue 14; no line when none), the plan
+ * and price table.
  */
 export function describeInputs(
   loaded: {
-    ledger: FileRef & { rows: number };
+    ledger: FileRef & { rows: number; left_out?: readonly LeftOutLine[] };
     errata:
       | (FileRef & {
         applied: {
@@ -102,8 +105,26 @@ export function describeInputs(
     }
     for (const sha of errata.voided_summaries) text += `  voided summary sha256 ${sha}\n`;
   }
+  const leftOut = loaded.ledger.left_out ?? [];
+  if (leftOut.length > 0) {
+    const rows = leftOut.reduce((sum, task) => sum + task.rows, 0);
+    text += `left out of formal scores: ${plural(leftOut.length, "task")}, ${plural(rows, "row")}` +
+      " (recorded; no score, rate or denominator of an agent below counts them)\n";
+    for (const task of leftOut) {
+      text += `  "${displayId(task.task_id)}": ${plural(task.rows, "row")}, ${
+        lineText(task.reason)
+      }\n`;
+    }
+  }
   for (const [label, file] of configs) text += fileLine(label, file);
   return text;
+}
+
+/** A task left out of formal scores, as `LoadedLedger.left_out` lists it. */
+interface LeftOutLine {
+  task_id: string;
+  rows: number;
+  reason: string;
 }
 
 interface Verdict {

@@ -1,15 +1,18 @@
 /**
  * The denominator and claim of every analysis command (issue 11): the
- * `--tasks` option, the claim assessment (`assessClaims`, the same call the
- * report makes) and its per-agent table.
+ * `--tasks` option, the claim assessment (`assessCountedClaims`, the same
+ * call the report makes, with the judged tasks left out of formal scores
+ * left out of the denominator, issue 14) and its per-agent table.
  *
  * @module
  */
-import { assessClaims, type ClaimAssessment } from "../analysis/agent_standing.ts";
+import type { ClaimAssessment } from "../analysis/agent_standing.ts";
+import type { LeftOutTask } from "../analysis/judge/judge_rows.ts";
+import { assessCountedClaims } from "../report/counted_claims.ts";
 import { CensoringPolicy, type Plan, type TaskList } from "../analysis/schema.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
-import { percent, renderTable } from "../report/format.ts";
+import { percent, plural, quotedList, renderTable } from "../report/format.ts";
 import {
   CLAIM_SHORT_WORDS,
   denominatorLine,
@@ -66,10 +69,15 @@ export interface LoadedAssessment extends ClaimAssessment {
   file: string | null;
   /** The plan's id; null without a plan. */
   planId: string | null;
+  /** The tasks left out of formal scores, hence of the denominator (`LoadedLedger.left_out`). */
+  leftOut: LeftOutTask[];
 }
 
 /**
- * The claim assessment of a command's rows (see `assessClaims`).
+ * The claim assessment of a command's rows (see `assessCountedClaims`): the
+ * counted rows, the recorded ledger validated against the plan, and the
+ * tasks left out of formal scores left out of the denominator, so that they
+ * are never counted missing.
  *
  * @param loaded the ledger as loaded (recorded rows and corrected rows)
  * @param plan the plan, or null
@@ -83,23 +91,25 @@ export function assessLoaded(
   taskList: Loaded<TaskList> | null,
   policy: CensoringPolicy = plan?.value.censoring ?? CensoringPolicy.parse({}),
 ): LoadedAssessment {
-  const assessment = assessClaims({
+  const assessment = assessCountedClaims({
     recorded: loaded.recorded,
     rows: loaded.rows,
     plan: plan?.value ?? null,
     taskList: taskList?.value ?? null,
     policy,
-  });
+  }, loaded.left_out);
   return {
     ...assessment,
     file: plan?.path ?? taskList?.path ?? null,
     planId: plan?.value.plan_id ?? null,
+    leftOut: loaded.left_out,
   };
 }
 
 /**
- * The text section of the assessment: the denominator line, one table row
- * per agent (planned tasks, rows, missing, score over planned tasks, score
+ * The text section of the assessment: the denominator line (and, when
+ * judged tasks were left out of formal scores, the line saying they are
+ * not in it), one table row per agent (planned tasks, rows, missing, score over planned tasks, score
  * over scored rows, the claim allowed or the cause that withholds it), a
  * note per withheld agent with the reason and rule, and one per agent
  * lacking rows.
@@ -111,6 +121,11 @@ export function standingSection(assessment: LoadedAssessment): string {
   const coverage = new Map((assessment.coverage ?? []).map((row) => [row.agent_id, row]));
   const censoring = new Map(assessment.censoring.agents.map((row) => [row.agent_id, row]));
   let text = denominatorLine(assessment, assessment.file);
+  if (assessment.denominator !== null && assessment.leftOut.length > 0) {
+    text += `  not in it: ${plural(assessment.leftOut.length, "task")} left out of formal ` +
+      `scores (${quotedList(assessment.leftOut.map((task) => task.task_id))}): neither ` +
+      "planned nor missing\n";
+  }
   text += renderTable(
     [
       { header: "agent", id: true },

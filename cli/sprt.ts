@@ -80,7 +80,11 @@ export async function run(args: string[], io: Io): Promise<number> {
   } else if (!agents.includes(agentId)) {
     throw new UsageError(`Agent "${agentId}" is not in the ledger: its agents are ${list}`);
   }
-  const order = plan === null ? undefined : plan.value.tasks.map((task) => task.task_id);
+  // The planned order without the tasks left out of formal scores (issue 14): never skipped tasks.
+  const leftOut = new Set(loaded.left_out.map((task) => task.task_id));
+  const order = plan === null
+    ? undefined
+    : plan.value.tasks.map((task) => task.task_id).filter((id) => !leftOut.has(id));
   const replay = replaySprt(loaded.rows, { agentId, params, order });
   const payload = {
     command: "sprt",
@@ -107,7 +111,9 @@ export async function run(args: string[], io: Io): Promise<number> {
         [
           "order",
           replay.order === "planned"
-            ? `pre-registered: the plan's ${order?.length} tasks`
+            ? `pre-registered: the plan's ${order?.length} tasks${
+              order?.length === plan?.value.tasks.length ? "" : " counted in formal scores"
+            }`
             : "file order (no plan given: the pre-registered order cannot be checked)",
         ],
       ]);

@@ -25,7 +25,7 @@ import {
   pick,
 } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { fixed, integer, percent, percentInterval, renderTable } from "../report/format.ts";
+import { fixed, integer, percent, percentInterval, plural, renderTable } from "../report/format.ts";
 import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
 import { denominatorRecord } from "../analysis/agent_standing.ts";
 import {
@@ -42,6 +42,7 @@ import {
   intervalMethodOption,
 } from "./_option_ranges.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 
 /** `--rounds`: the plan's `bootstrap.rounds` range. */
 const ROUNDS = { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE };
@@ -54,7 +55,10 @@ cost per resolved through a frozen price table, and seed 000's lane-weighted
 score when the plan gives lane weights. Beside the resolved rate, how many
 scored episodes are censored (seed 003: stopped by rate_limited, a cap or an
 error, not completed); the rate counts them as the ledger scores them, and
-"censoring" gives the score over completed episodes only.
+"censoring" gives the score over completed episodes only. Rows whose LLM
+judge was not calibrated are recorded but left out of every figure (seed 000,
+issue 14): their tasks are listed with their rows and the reason, are neither
+planned nor missing, and a judge section gives the judge's own figures.
 
 Summarize the seed-001 sample:
   deno task ledgerbench summarize ledgers/examples/sample_ledger.jsonl
@@ -189,6 +193,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     denominator: denominatorRecord(assessment),
     coverage: assessment.coverage,
     standings: assessment.standings,
+    // Only with judged rows (issue 14): a ledger without them keeps its bytes.
+    ...(loaded.judge === null ? {} : { judge: loaded.judge }),
   };
   emit(io, {
     json: values.json === true,
@@ -211,6 +217,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
       if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
       text += "\n" + standingSection(assessment);
+      if (loaded.judge !== null) text += "\n" + judgeSection(loaded.judge, loaded.left_out);
       text += notes(agents);
       text += describeProblems(loaded.problems);
       return text;
@@ -301,6 +308,48 @@ function laneTable(agents: SummarizedAgent[]): string {
       { header: "points", align: "right" },
     ],
     rows,
+  );
+}
+
+/**
+ * The LLM judge's figures over every judged row, left-out rows included
+ * (issue 14): its rows and how many a calibrated judge gave, the
+ * judge-invalid rate (`judge_fault` rows over judged rows), the mean total,
+ * its own calls and tokens (never an agent's), and per task its rows,
+ * faults, passes, fails and whether formal scores count it.
+ */
+function judgeSection(judge: JudgeFigures, leftOut: readonly LeftOutTask[]): string {
+  const left = new Set(leftOut.map((task) => task.task_id));
+  let text = `LLM judge (issue 14): ${plural(judge.rows, "judge-verified row")}, ` +
+    `${integer(judge.calibrated_rows)} of them by a calibrated judge\n`;
+  text += `  judge-invalid rate: ${percent(judge.judge_invalid_rate)} (${
+    plural(judge.judge_faults, "judge_fault row")
+  } of ${integer(judge.rows)})\n`;
+  text += `  mean total: ${
+    judge.mean_total === null ? "none (no row has a total)" : `${fixed(judge.mean_total)} of 100`
+  }\n`;
+  text += `  the judge's own spend (never in an agent's tokens): ${
+    plural(judge.judge_model_calls, "model call")
+  }, ${integer(judge.judge_prompt_tokens)} prompt and ${
+    integer(judge.judge_completion_tokens)
+  } completion tokens\n`;
+  return text + renderTable(
+    [
+      { header: "task", id: true },
+      { header: "judged rows", align: "right" },
+      { header: "judge_fault", align: "right" },
+      { header: "passed", align: "right" },
+      { header: "failed", align: "right" },
+      { header: "formal scores" },
+    ],
+    judge.by_task.map((task) => [
+      task.task_id,
+      String(task.rows),
+      String(task.judge_faults),
+      String(task.passed),
+      String(task.failed),
+      left.has(task.task_id) ? "left out" : "counted",
+    ]),
   );
 }
 
