@@ -7,6 +7,10 @@
  * committed `ledgers/demo/` is one such run, written with `--out ledgers/demo`,
  * so that running the demo never changes a tracked file). Without a
  * Docker engine it says so and analyses the shipped example ledgers instead.
+ * Then the shipped judged example (`suites/judge_example`, issue 14): the
+ * scripted judge is calibrated on its golden set, a plan with the judge is
+ * frozen, and both agents' answers are judged in the sandboxed run through
+ * the judge's relay, into `out/ledger-demo/judge/`.
  * Either way it ends by writing the replayable report of the shipped example
  * ledger (and of the demo ledger when one was run) under `out/`.
  *
@@ -25,6 +29,15 @@ import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
+import { JUDGE_EXAMPLE } from "../suites/judge_example.ts";
+import { loadGoldenSet } from "../inputs/golden_set.ts";
+import { loadJudgeSettings } from "../inputs/judge_settings.ts";
+import { loadProviderScript } from "../inputs/provider_script.ts";
+import { loadSuite } from "../inputs/suite.ts";
+import { calibrateJudge } from "../runner/judge/calibrate_judge.ts";
+import { judgeCalibrationState } from "../runner/judge/judge_calibration_store.ts";
+import { copyTree } from "../runner/sandbox/copy_tree.ts";
+import type { Suite } from "../runner/suite_manifest.ts";
 import {
   type NumberOption,
   numberOption,
@@ -48,7 +61,11 @@ evaluation uses a private seed kept outside git), freeze a plan for two agents
 (the solver agent backed by a strong and by a weak scripted model), run the
 batch in Docker against scripted providers on loopback, write the plan, the
 ledger, the errata file and a price table to out/ledger-demo/, and print the
-summary and the comparison. It ends by writing the replayable report
+summary and the comparison. Then the judged example (suites/judge_example):
+its scripted LLM judge is calibrated on the shipped golden set (agreement with
+the human labels, kappa, swap consistency), and both agents' answers to its
+open task are judged in a second sandboxed run, the judge's calls metered
+through its own relay, into out/ledger-demo/judge/. It ends by writing the replayable report
 (report.md, report.html, figures, summary.json) of the shipped example
 ledger to out/report-example/ and, after a run, of the demo ledger to
 out/report-demo/; check either with "ledgerbench verify-report DIR".
@@ -135,6 +152,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const images = await buildImages();
   await Deno.mkdir(out, { recursive: true });
   for (const file of DEMO_FILES) await Deno.remove(`${out}/${file}`).catch(() => {});
+  await removeSnapshots(`${out}/judge`);
   // Beside the ledger, where `show` looks for the episode logs the report points at.
   const artifacts = `${out}/artifacts`;
   await removeSnapshots(artifacts);
@@ -153,24 +171,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     publicSeed: true,
   });
   await Deno.writeTextFile(`${out}/price_table.json`, canonicalJson(DEMO_PRICE_TABLE));
-  const solver = "ledgerbench/agent-solver:latest";
   const plan = freezePlan(suite, {
     plan_id: "demo",
     created_at: new Date().toISOString(),
-    agents: [
-      {
-        agent_id: "solver-strong",
-        image: solver,
-        image_digest: images["ledgerbench/agent-solver"],
-        model: "demo-strong-1",
-      },
-      {
-        agent_id: "solver-weak",
-        image: solver,
-        image_digest: images["ledgerbench/agent-solver"],
-        model: "demo-weak-1",
-      },
-    ],
+    agents: demoAgents(images),
     order_seed: 20261107,
     // seed 000's output policy and context limit: the relay caps every call's
     // output at 512 tokens and the gate checks both against server usage
@@ -188,6 +192,61 @@ export async function run(args: string[], io: Io): Promise<number> {
   );
   await Deno.writeTextFile(`${out}/errata.jsonl`, "");
 
+  const providers = await demoProviders(suite);
+  let halted = false;
+  try {
+    io.stderr(
+      `demo: running ${plan.tasks.length * plan.agents.length} episodes, ${parallel} at a time\n`,
+    );
+    const outcome = await runPlan({
+      plan: frozen,
+      suite: suite.dir,
+      ledger: `${out}/ledger.jsonl`,
+      artifacts,
+      parallel,
+      upstream: (agent) => providers.upstreams[agent.agent_id],
+      progress: createProgress(),
+    });
+    if (outcome.halted !== null) {
+      halted = true;
+      io.stderr(`demo: halted: ${describeHalt(outcome.halted)}\n`);
+    }
+  } finally {
+    await providers.close();
+  }
+  if (!halted) halted = !(await runJudgedExample(io, { out, work, parallel, images }));
+  io.stderr(
+    `demo: wrote ${out}/{plan.json,plan.json.sha256,ledger.jsonl,errata.jsonl,price_table.json} ` +
+      `and ${out}/judge/{plan.json,plan.json.sha256,ledger.jsonl}\n\n`,
+  );
+  const demoFiles = {
+    ledger: `${out}/ledger.jsonl`,
+    plan: `${out}/plan.json`,
+    errata: `${out}/errata.jsonl`,
+    priceTable: `${out}/price_table.json`,
+  };
+  const status = firstFailure(
+    await analyse(io, demoFiles),
+    await summarizeJudged(io, `${out}/judge`),
+    await writeReport(io, demoFiles, `${reports}/report-demo`),
+    await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
+  );
+  return halted ? ExitCode.refused : status;
+}
+
+/** The demo's two agents: the solver image backed by a strong and by a weak scripted model. */
+function demoAgents(images: Record<string, string>) {
+  const solver = "ledgerbench/agent-solver:latest";
+  return ["strong", "weak"].map((strength) => ({
+    agent_id: `solver-${strength}`,
+    image: solver,
+    image_digest: images["ledgerbench/agent-solver"],
+    model: `demo-${strength}-1`,
+  }));
+}
+
+/** The demo's scripted providers for `suite`: strong (every answer right) and weak (half). */
+async function demoProviders(suite: Suite) {
   const keys = { strong: crypto.randomUUID(), weak: crypto.randomUUID() };
   const strong = await startScriptedProvider(
     await suiteProviderScript(suite, { model: "demo-strong-1", correctRate: 1 }),
@@ -205,43 +264,87 @@ export async function run(args: string[], io: Io): Promise<number> {
     },
     "solver-weak": { baseUrl: weak.baseUrl, key: keys.weak, expectedModelIds: ["demo-weak-1"] },
   };
-  let halted = false;
+  return {
+    upstreams,
+    close: async () => {
+      await strong.close();
+      await weak.close();
+    },
+  };
+}
+
+/**
+ * The judged example (issue 14): calibrates the shipped scripted judge on
+ * the shipped golden set beside a copy of `suites/judge_example`, freezes a
+ * plan with the judge and the calibration it found, and runs both demo
+ * agents on it, their answers judged through the judge's relay.
+ *
+ * @returns false when the batch halted
+ */
+async function runJudgedExample(
+  io: Io,
+  options: { out: string; work: string; parallel: number; images: Record<string, string> },
+): Promise<boolean> {
+  const dir = `${options.out}/judge`;
+  await Deno.mkdir(dir, { recursive: true });
+  const suiteDir = `${options.work}/judge_suite`;
+  await copyTree(JUDGE_EXAMPLE.suite, suiteDir);
+  const suite = await loadSuite(suiteDir);
+  const settings = (await loadJudgeSettings(JUDGE_EXAMPLE.judge)).value;
+  const golden = await loadGoldenSet(JUDGE_EXAMPLE.golden);
+  const judgeKey = crypto.randomUUID();
+  const judgeProvider = await startScriptedProvider(
+    (await loadProviderScript(JUDGE_EXAMPLE.script)).value,
+    { apiKey: judgeKey },
+  );
+  const judge: Upstream = {
+    baseUrl: judgeProvider.baseUrl,
+    key: judgeKey,
+    expectedModelIds: [JUDGE_EXAMPLE.model],
+  };
+  const providers = await demoProviders(suite);
   try {
+    const calibration = await calibrateJudge({ suite, settings, golden, upstream: judge });
+    const { summary } = calibration;
     io.stderr(
-      `demo: running ${plan.tasks.length * plan.agents.length} episodes, ${parallel} at a time\n`,
+      `demo: judge "${settings.model}" calibrated on ${golden.labels.length} human labels: ` +
+        `agreement ${summary.human_agreement?.toFixed(3)} (blind labels), swap consistency ` +
+        `${summary.swap_consistency?.toFixed(3)}: ${summary.passed ? "passed" : "failed"} ` +
+        `(${calibration.dir})\n`,
     );
+    const frozen = await writePlan(`${dir}/plan.json`, {
+      ...freezePlan(suite, {
+        plan_id: "demo-judge",
+        created_at: new Date().toISOString(),
+        agents: demoAgents(options.images),
+        order_seed: 20261107,
+        price_table_id: DEMO_PRICE_TABLE.price_table_id,
+        runner_version: await runnerVersion(),
+        verifier_image: "ledgerbench/verifier:latest",
+        verifier_image_digest: options.images["ledgerbench/verifier"],
+      }),
+      judge: { ...settings, calibration: await judgeCalibrationState(suite, settings) },
+    });
+    io.stderr(`demo: running the judged task for both agents (${frozen.path})\n`);
     const outcome = await runPlan({
       plan: frozen,
       suite: suite.dir,
-      ledger: `${out}/ledger.jsonl`,
-      artifacts,
-      parallel,
-      upstream: (agent) => upstreams[agent.agent_id],
+      ledger: `${dir}/ledger.jsonl`,
+      artifacts: `${dir}/artifacts`,
+      parallel: options.parallel,
+      upstream: (agent) => providers.upstreams[agent.agent_id],
+      judgeUpstream: judge,
       progress: createProgress(),
     });
     if (outcome.halted !== null) {
-      halted = true;
-      io.stderr(`demo: halted: ${describeHalt(outcome.halted)}\n`);
+      io.stderr(`demo: judged run halted: ${describeHalt(outcome.halted)}\n`);
+      return false;
     }
+    return true;
   } finally {
-    await strong.close();
-    await weak.close();
+    await providers.close();
+    await judgeProvider.close();
   }
-  io.stderr(
-    `demo: wrote ${out}/{plan.json,plan.json.sha256,ledger.jsonl,errata.jsonl,price_table.json}\n\n`,
-  );
-  const demoFiles = {
-    ledger: `${out}/ledger.jsonl`,
-    plan: `${out}/plan.json`,
-    errata: `${out}/errata.jsonl`,
-    priceTable: `${out}/price_table.json`,
-  };
-  const status = firstFailure(
-    await analyse(io, demoFiles),
-    await writeReport(io, demoFiles, `${reports}/report-demo`),
-    await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
-  );
-  return halted ? ExitCode.refused : status;
 }
 
 /** Removes a directory that may hold read-only snapshots (artifacts); nothing when absent. */
@@ -288,6 +391,13 @@ async function writeReport(io: Io, files: AnalysedFiles, dir: string): Promise<n
     "--out",
     dir,
   ], io);
+}
+
+/** Prints `summarize` of the judged example's ledger, through the CLI's own command. */
+async function summarizeJudged(io: Io, dir: string): Promise<number> {
+  const summarize = await import("./summarize.ts");
+  io.stdout(`\n== summarize ${dir}/ledger.jsonl (the judged example)\n`);
+  return await summarize.run([`${dir}/ledger.jsonl`, "--plan", `${dir}/plan.json`], io);
 }
 
 /** Prints `summarize` then `compare` of one ledger, through the CLI's own commands. */

@@ -18,13 +18,11 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli, freezeCli, ROOT, runCli } from "./_cli_run.ts";
+import { cli, freezeCli, runCli } from "./_cli_run.ts";
+import { JUDGE_EXAMPLE } from "../suites/judge_example.ts";
 
 const ENGINE = await requireDockerEngine("tests/judge_test.ts");
-const EXAMPLE = `${ROOT}suites/judge_example`;
-const JUDGE = `${EXAMPLE}.judge.json`;
-const GOLDEN = `${EXAMPLE}.golden.jsonl`;
-const SCRIPT = `${EXAMPLE}.judge_script.json`;
+const { suite: EXAMPLE, judge: JUDGE, golden: GOLDEN, script: SCRIPT } = JUDGE_EXAMPLE;
 
 /** A copy of the example suite in a temporary directory (calibrations go beside it). */
 async function exampleSuite(): Promise<{ dir: string; suite: string }> {

@@ -874,6 +874,23 @@ Deno.test({
         equal(row.evidence?.context_limit_tokens, 8192);
         ok((row.evidence?.max_call_tokens ?? Infinity) <= 8192);
       }
+      // The judged example (issue 14): the scripted judge calibrated on the shipped golden
+      // set, both answers judged through the judge's relay; the right answer names the sum and
+      // the count, 5, 5, 4 on weights 3, 2, 1: (15 + 10 + 4) * 20 / 6 = 96.67.
+      match(run.stderr, /judge "scripted-judge-1" calibrated on 17 human labels: agreement 0\.813/);
+      const judgedPlan = Plan.parse(
+        JSON.parse(await Deno.readTextFile(`${dir}/ledger/judge/plan.json`)),
+      );
+      equal(judgedPlan.judge?.calibration.state, "passed");
+      const judged = await loadLedger(`${dir}/ledger/judge/ledger.jsonl`);
+      for (const row of judged.rows) {
+        equal(row.task_id, "explain-mean");
+        equal(row.judge?.calibrated, true);
+        equal(row.judge?.model_calls, 1);
+        equal(row.judge?.evidence?.server_model_id, "scripted-judge-1");
+        equal(row.judge?.total?.toFixed(2), row.resolved ? "96.67" : "23.33");
+      }
+      equal(judged.rows.length, 2);
       for (const name of ["report-demo", "report-example"]) {
         const verified = await cli("verify-report", `${dir}/reports/${name}`);
         equal(verified.code, 0, `${name}: ${verified.stdout}${verified.stderr}`);

@@ -1,0 +1,26 @@
+/**
+ * The shipped example of a task an LLM judge verifies (issue 14): the
+ * suite `judge_example/` (one task, `explain-mean`, its rubric and
+ * reference answer hidden in `verifier/`), the judge configuration, the
+ * golden set of human labels it is calibrated on (one label revised after
+ * the labeller saw the model's output), and the scripted judge that stands
+ * in for a paid model. The demo and the tests read them from here.
+ *
+ * @module
+ */
+
+const here = (name: string) => new URL(name, import.meta.url).pathname;
+
+/** The example's files, as absolute paths. */
+export const JUDGE_EXAMPLE = Object.freeze({
+  /** The suite directory (copy it before calibrating: calibrations go beside it). */
+  suite: here("judge_example"),
+  /** The judge configuration (`freeze --judge`, `judge calibrate --judge`). */
+  judge: here("judge_example.judge.json"),
+  /** The golden set (`judge calibrate --golden`). */
+  golden: here("judge_example.golden.jsonl"),
+  /** The scripted judge (`--judge-provider-script`): scores by the facts the answer names. */
+  script: here("judge_example.judge_script.json"),
+  /** The model id the scripted judge reports. */
+  model: "scripted-judge-1",
+});
