@@ -243,3 +243,68 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "a task judged with_program passes only when its program verifier and the judge both pass",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const { dir, suite } = await exampleSuite();
+    try {
+      // The program checks that the answer names the sum 24; the wrong answer does not,
+      // so the judge is never asked about it.
+      const manifest = JSON.parse(await Deno.readTextFile(`${suite}/suite.json`));
+      manifest.tasks[0].judge.with_program = true;
+      await Deno.writeTextFile(`${suite}/suite.json`, JSON.stringify(manifest));
+      await Deno.writeTextFile(
+        `${suite}/tasks/explain-mean/verifier/verify.sh`,
+        [
+          "#!/bin/sh",
+          "if grep -q 24 /workspace/ANSWER.md; then p=true; else p=false; fi",
+          'echo "{\\"resolved\\": $p, \\"checks\\": [{\\"name\\": \\"names_the_sum\\", \\"passed\\": $p}]}"',
+          "",
+        ].join("\n"),
+      );
+      const calibrated = await calibrate(
+        suite,
+        "--judge",
+        JUDGE,
+        "--judge-provider-script",
+        SCRIPT,
+      );
+      equal(calibrated.code, 0, calibrated.stderr);
+      const solver = "ledgerbench/agent-solver:latest";
+      const freeze = await freezeCli(
+        suite,
+        `${dir}/plan.json`,
+        { right: solver, wrong: solver },
+        "--judge",
+        JUDGE,
+      );
+      equal(freeze.code, 0, freeze.stderr);
+      const loaded = await loadSuite(suite);
+      const run = await runCli(
+        { plan: `${dir}/plan.json`, suite, ledger: `${dir}/ledger.jsonl` },
+        {
+          right: await suiteProviderScript(loaded),
+          wrong: await suiteProviderScript(loaded, { correctRate: 0 }),
+        },
+        "--judge-provider-script",
+        SCRIPT,
+      );
+      equal(run.code, 0, run.stderr);
+      const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
+      deepEqual(
+        rows.map((r) => [r.agent_id, r.resolved, r.judge?.model_calls, r.judge?.passed ?? null])
+          .sort(),
+        [["right", true, 1, true], ["wrong", false, 0, null]],
+        rows.map((r) => r.notes).join("\n"),
+      );
+      match(rows.find((r) => r.agent_id === "wrong")!.notes, /failed checks: names_the_sum/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -99,6 +99,13 @@ Deno.test("judgeEpisode() makes a malformed judgment a judge_fault after its rec
   }
 });
 
+Deno.test("judgeEpisode() makes an out-of-range score a judge_fault", async () => {
+  const { result, record } = await judged({ default: { content: scores(6, 5, 5) } }, "9 / 3 = 3");
+  assertEquals(record.total, null);
+  assertEquals(result.kind === "fault" && result.reason, "judge_fault");
+  assertMatch(record.attempts[0].problem ?? "", /6 is outside 1\.\.5 for "correctness"/);
+});
+
 Deno.test("judgeEpisode() stops at the first parsable attempt", async () => {
   const { record, requests } = await judged(
     {
