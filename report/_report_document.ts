@@ -224,6 +224,96 @@ function coverageSection(summary: ReportSummary): Block[] {
       "way censoring is.",
   });
   blocks.push({ kind: "list", items: claimsOf(summary, "coverage").map((c) => `${c.text}.`) });
+  const leftOut = summary.judge?.left_out ?? [];
+  if (leftOut.length > 0) {
+    blocks.push({
+      kind: "paragraph",
+      text: `Not in the denominator: ${plural(leftOut.length, "judged task")} left out of ` +
+        "formal scores (see LLM judge), neither planned nor missing.",
+    });
+  }
+  return blocks;
+}
+
+/**
+ * The LLM judge (issue 14), only when the summary records one: the plan's
+ * judge and its calibration, the judge-invalid rate, the mean total and the
+ * judge's own spend, per judged task its rows, faults, passes and fails and
+ * whether formal scores count it, and the claim the gates allow.
+ */
+function judgeSection(summary: ReportSummary): Block[] {
+  const judge = summary.judge;
+  if (judge === undefined) return [];
+  const f = judge.figures;
+  const config = judge.plan;
+  const calibration = config === null
+    ? "no plan given: the judge's configuration and calibration are not known"
+    : `model ${code(config.model)}, at most ${
+      plural(config.max_attempts, "call")
+    } per judgment; calibration ${code(config.calibration.state)}` + (
+      config.calibration.state === "passed"
+        ? ` (agreement with human labels ${percent(config.calibration.human_agreement)}, ` +
+          `swap consistency ${percent(config.calibration.swap_consistency)})`
+        : ""
+    ) +
+      `; gates: agreement at least ${
+        formatPercentExact(config.gates.human_agreement)
+      }, swap consistency at least ${formatPercentExact(config.gates.swap_consistency)}`;
+  const left = new Set(judge.left_out.map((task) => task.task_id));
+  const blocks: Block[] = [
+    { kind: "heading", level: 2, text: "LLM judge" },
+    {
+      kind: "paragraph",
+      text: "Judge-verified tasks are scored by an LLM judge per rubric dimension; code " +
+        "computes the total and the verdict against the rubric's threshold, and a reply that " +
+        `gives no usable judgment makes the row invalid (${code("judge_fault")}), never a 0 ` +
+        "(seed 000 §06). Until the plan's judge passes its calibration gates, the judged " +
+        "tasks are recorded but left out of every score, rate, denominator and figure of this " +
+        "report (seed 000).",
+    },
+    {
+      kind: "list",
+      items: [
+        `The plan's judge: ${calibration}.`,
+        `Judge-verified rows: ${integer(f.rows)}, ${integer(f.calibrated_rows)} of them by a ` +
+        "calibrated judge.",
+        `Judge-invalid rate: ${percent(f.judge_invalid_rate)} (${
+          plural(f.judge_faults, "judge_fault row")
+        } of ${integer(f.rows)}).`,
+        `Mean total: ${f.mean_total === null ? "none" : `${decimal(f.mean_total)} of 100`}.`,
+        `The judge's own spend, never counted in an agent's tokens or cost: ${
+          plural(f.judge_model_calls, "model call")
+        }, ${integer(f.judge_prompt_tokens)} prompt and ${
+          integer(f.judge_completion_tokens)
+        } completion tokens.`,
+      ],
+    },
+  ];
+  if (f.by_task.length > 0) {
+    blocks.push({
+      kind: "table",
+      header: ["task", "judged rows", code("judge_fault"), "passed", "failed", "formal scores"],
+      align: ["left", "right", "right", "right", "right", "left"],
+      rows: f.by_task.map((t) => [
+        displayId(t.task_id),
+        integer(t.rows),
+        integer(t.judge_faults),
+        integer(t.passed),
+        integer(t.failed),
+        left.has(t.task_id) ? "left out" : "counted",
+      ]),
+    });
+  }
+  if (judge.left_out.length > 0) {
+    blocks.push({ kind: "paragraph", text: "Left out of formal scores:" });
+    blocks.push({
+      kind: "list",
+      items: judge.left_out.map((t) =>
+        `${displayId(t.task_id)}: ${plural(t.rows, "row")}, ${t.reason}.`
+      ),
+    });
+  }
+  blocks.push({ kind: "list", items: claimsOf(summary, "judge").map((c) => `${c.text}.`) });
   return blocks;
 }
 
@@ -757,7 +847,8 @@ function shellWord(word: string): string {
 
 /**
  * The report's blocks, in reading order: title, summary (stated and withheld
- * claims), inputs and parameters, validation, errata, per-agent results,
+ * claims), inputs and parameters, validation, planned tasks, the LLM judge
+ * (only when the summary records one), errata, per-agent results,
  * how far the intervals can be trusted (their exact coverage), comparisons, censoring, invalid attempts, failed and invalid episodes (each
  * with its `ledgerbench show` command), cost, SPRT, and how to reproduce.
  * Every sentence is a claim of the summary or fixed text naming a rule; every
@@ -784,6 +875,7 @@ export function reportDocument(
     ...inputsSection(summary),
     ...validationSection(summary),
     ...coverageSection(summary),
+    ...judgeSection(summary),
     ...errataSection(summary),
     ...agentsSection(summary),
     ...intervalCoverageSection(summary),

@@ -40,7 +40,10 @@ import {
   validationClaim,
 } from "./_claims.ts";
 import { withheldPairWords, withheldWords } from "./standing_words.ts";
-import { assessClaims, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
+import { denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
+import { judgeFigures, judgeLeftOut } from "../analysis/judge/judge_rows.ts";
+import { assessCountedClaims } from "./counted_claims.ts";
+import { judgeClaim, reportJudge } from "./_judge.ts";
 import { toMarkdown } from "./_document.ts";
 import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
 import { reportDocument } from "./_report_document.ts";
@@ -185,7 +188,15 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  * - seed 002 SPRT, when the plan's stopping rule is `sprt`: each agent's rows
  *   replayed in the plan's task order, with the exact operating
  *   characteristic at p_drop, the midpoint and p_adopt, and the unreachable
- *   branches.
+ *   branches;
+ * - issue 14 (seed 000: the judge is unavailable until calibrated, the
+ *   tasks that depend on it are not scored for now): after errata, the rows
+ *   whose LLM judge was not calibrated (`judgeLeftOut`) are left out of
+ *   every number, claim and figure above and their tasks out of the
+ *   denominator; the judge's own figures (over every judged row), the tasks
+ *   left out and the claim the judge's calibration allows are recorded in
+ *   `summary.judge` and the `judge` claim, only when the ledger has judged
+ *   rows or the plan a judge.
  *
  * Pure: no I/O, no clock, randomness only through the seeded bootstrap.
  * Cost: O(rows) for the summaries and validation, plus one bootstrap per agent
@@ -235,8 +246,12 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
 
   // Errata on top of the ledger, never rewriting it (seed 000).
   const application = errata === null ? null : applyErrata(ledger.rows, errata);
-  const rows = application === null ? ledger.rows : application.rows;
-  if (tableRef !== null) checkPriceTable(rows, tableRef);
+  const corrected = application === null ? ledger.rows : application.rows;
+  if (tableRef !== null) checkPriceTable(corrected, tableRef);
+  // The rows of an uncalibrated judge are recorded but left out of every figure (issue 14, seed
+  // 000); the judge's own figures are over every corrected row.
+  const { counted: rows, leftOut } = judgeLeftOut(corrected);
+  const judge = reportJudge(judgeFigures(corrected), leftOut, plan);
 
   // Parameters: the plan's pre-registered values, else seed 001/003 defaults.
   const source: ParameterSource = plan === null ? "default" : "plan";
@@ -252,20 +267,21 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
 
   // The claim assessment every command makes (issue 11): the ledger as recorded is validated
   // against the plan (seed 003), censoring and the plan's or task list's tasks are covered, and
-  // each agent's standing decides what it may claim. The corrected rows are validated again to
-  // state what the errata changed.
-  const assessment = assessClaims({
+  // each agent's standing decides what it may claim; tasks left out of formal scores are not in
+  // the denominator. The corrected rows, all of them, are validated again to state what the
+  // errata changed.
+  const assessment = assessCountedClaims({
     recorded: ledger,
     rows,
     plan,
     taskList: taskListRef?.value ?? null,
     policy,
     maxFindingsPerCode: maxFindings,
-  });
+  }, leftOut);
   const validation = assessment.validation;
-  const corrected = plan !== null && application !== null && application.applied.length > 0;
-  const validationAfterErrata = corrected
-    ? validateRows(plan, rows, ledger.row_lines, ledger, { maxFindingsPerCode: maxFindings })
+  const reValidate = plan !== null && application !== null && application.applied.length > 0;
+  const validationAfterErrata = reValidate
+    ? validateRows(plan, corrected, ledger.row_lines, ledger, { maxFindingsPerCode: maxFindings })
     : null;
   const citable = validation === null || validation.ok;
 
@@ -308,7 +324,9 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   let sprt: SprtSection | null = null;
   const replays: SprtReplay[] = [];
   if (sprtParams !== null && plan !== null) {
-    const order = plan.tasks.map((task) => task.task_id);
+    // the planned order without the tasks left out of formal scores: never skipped tasks
+    const left = new Set(leftOut.map((task) => task.task_id));
+    const order = plan.tasks.map((task) => task.task_id).filter((id) => !left.has(id));
     for (const a of agents) {
       replays.push(replaySprt(rows, { agentId: a.agent_id, params: sprtParams, order }));
     }
@@ -342,7 +360,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   }
   const spend = spendEvidenceClaim(rows);
   if (spend !== null) claims.push(spend);
-  const prices = priceTableClaim(rows);
+  const prices = priceTableClaim(corrected);
   if (prices !== null) claims.push(prices);
   if (errata !== null && application !== null) {
     claims.push(...errataClaims(errata, application.applied));
@@ -372,6 +390,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   if (assessment.coverage !== null) {
     for (const row of assessment.coverage) claims.push(coverageClaim(row, assessment));
   }
+  if (judge !== null) claims.push(judgeClaim(judge));
   for (const c of comparisons) {
     const claim = comparisonClaim(c, { withheld, labelled });
     if (claim !== null) claims.push(claim);
@@ -478,6 +497,8 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     comparisons,
     paired_tests: pairedTests,
     sprt,
+    // Only with judged rows or a plan's judge (issue 14): other reports keep their bytes.
+    ...(judge === null ? {} : { judge }),
     claims,
   };
   const statedAgents = new Set(

@@ -17,11 +17,13 @@ import type { AgentCoverage } from "../analysis/task_coverage.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { PairwisePValues } from "../analysis/pairwise_p_values.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
+import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import type { LedgerWithLines } from "../inputs/ledger.ts";
 import type {
   CensoringPolicy,
   InvalidReason,
+  JudgeConfig,
   Plan,
   PriceTable,
   SprtParams,
@@ -64,7 +66,7 @@ export type ParameterSource = "plan" | "default";
 /** One statement of the report, and the rule that allowed or withheld it. */
 export interface ReportClaim {
   /** Stable id: `validation`, `errata:<id>`, `censoring:*`, `censoring:<agent>`, `agent:<agent>`,
-   * `invalid:<agent>`, `pair:<a>:<b>`, `sprt:<agent>`, `sprt-reachability:<n>`. */
+   * `invalid:<agent>`, `pair:<a>:<b>`, `sprt:<agent>`, `sprt-reachability:<n>`, `judge`. */
   id: string;
   /** What the claim is about. */
   topic:
@@ -75,7 +77,8 @@ export interface ReportClaim {
     | "agent"
     | "invalid"
     | "comparison"
-    | "sprt";
+    | "sprt"
+    | "judge";
   /** The rule that decided it, e.g. `seed-001 rule "tpr"`, `seed-003 policy "both_labelled"`. */
   rule: string;
   /** False when a rule withholds the claim; `text` then says which rule and why. */
@@ -124,6 +127,28 @@ export interface InvalidRow {
   invalid_rate: number | null;
   /** Invalid attempts per reason, every reason present (zero included), in schema order. */
   reasons: Record<InvalidReason, number>;
+}
+
+/**
+ * The LLM judge of judge-verified tasks as the report states it (issue 14;
+ * seed 000 §06): the plan's judge, its figures over every judged row after
+ * errata, and the tasks left out of formal scores because their judge was
+ * not calibrated. Present only when the ledger has judged rows or the plan
+ * has a judge, so reports without either keep their bytes.
+ */
+export interface ReportJudge {
+  /**
+   * The plan's judge as frozen: its model, sampling parameters, attempts
+   * per judgment, release gates and the calibration `freeze` found
+   * (`passed` with the measured agreement and swap consistency, `failed`
+   * with its reasons, or `not_run`); null without a plan or when the plan
+   * has no judge.
+   */
+  plan: JudgeConfig | null;
+  /** `judgeFigures` of every row after errata, left-out rows included. */
+  figures: JudgeFigures;
+  /** `judgeLeftOut`'s tasks: their rows are in no score, rate, denominator or figure. */
+  left_out: LeftOutTask[];
 }
 
 /** One agent's SPRT replay without its step list (the path figure carries the steps). */
@@ -239,6 +264,11 @@ export interface ReportSummary {
    */
   paired_tests: PairwisePValues | null;
   sprt: SprtSection | null;
+  /**
+   * The LLM judge (issue 14); absent when the ledger has no judged row and
+   * the plan no judge (format 4 without it, byte for byte).
+   */
+  judge?: ReportJudge;
   claims: ReportClaim[];
   figures: ReportFigureRecord[];
 }
