@@ -80,3 +80,26 @@ function writeAll(target: { writeSync(p: Uint8Array): number }, bytes: Uint8Arra
   let written = 0;
   while (written < bytes.length) written += target.writeSync(bytes.subarray(written));
 }
+
+/** A command's subcommands, by their name (the command's first argument). */
+export type Subcommands = Record<string, (args: string[], io: Io) => Promise<number>>;
+
+/**
+ * Runs the subcommand the first argument names (`suite import`, `judge
+ * calibrate`), with the arguments after it.
+ *
+ * @param subcommands the command's subcommands
+ * @param args the command's arguments
+ * @param io where to write
+ * @returns the subcommand's exit status
+ * @throws {UsageError} when no subcommand, or an unknown one, is named
+ */
+export function runSubcommand(subcommands: Subcommands, args: string[], io: Io): Promise<number> {
+  const [name, ...rest] = args;
+  const expected = Object.keys(subcommands).map((s) => `"${s}"`).join(", ");
+  if (name === undefined) throw new UsageError(`Missing subcommand: expected ${expected}`);
+  if (!Object.hasOwn(subcommands, name)) {
+    throw new UsageError(`Unknown subcommand "${name}": expected ${expected}`);
+  }
+  return subcommands[name](rest, io);
+}

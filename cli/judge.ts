@@ -23,7 +23,14 @@ import { loadPlan } from "../inputs/plan.ts";
 import { judgePairs, type PairRecord } from "../runner/judge/judge_pairs.ts";
 import { dirname } from "node:path";
 import { parseCommandArgs, stringOption } from "./_args.ts";
-import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
+import {
+  ExitCode,
+  InputError,
+  type Io,
+  runSubcommand,
+  type Subcommands,
+  UsageError,
+} from "./_command.ts";
 import { emit } from "./_output.ts";
 import {
   JUDGE_UPSTREAM_HELP,
@@ -125,20 +132,14 @@ const PAIRWISE_OPTIONS = {
 } as const;
 
 /** The subcommands, by the first argument. */
-const SUBCOMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+const SUBCOMMANDS: Subcommands = {
   calibrate: runCalibrate,
   pairwise: runPairwise,
 };
 
 /** Runs `judge`; see {@link help}. */
 export function run(args: string[], io: Io): Promise<number> {
-  const [name, ...rest] = args;
-  const expected = Object.keys(SUBCOMMANDS).map((s) => `"${s}"`).join(", ");
-  if (name === undefined) throw new UsageError(`Missing subcommand: expected ${expected}`);
-  if (!Object.hasOwn(SUBCOMMANDS, name)) {
-    throw new UsageError(`Unknown subcommand "${name}": expected ${expected}`);
-  }
-  return SUBCOMMANDS[name](rest, io);
+  return runSubcommand(SUBCOMMANDS, args, io);
 }
 
 async function runCalibrate(args: string[], io: Io): Promise<number> {

@@ -13,7 +13,7 @@ import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
 import { SuiteManifest } from "../runner/suite_manifest.ts";
 import { plural } from "../report/format.ts";
 import { numberOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
-import { type Io, UsageError } from "./_command.ts";
+import { type Io, runSubcommand, type Subcommands, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { CHECK_HELP, runCheck } from "./suite_check.ts";
 
@@ -78,20 +78,14 @@ const PASS_THRESHOLD = {
 const FORMATS = ["harbor"] as const;
 
 /** The subcommands, by the first argument. */
-const SUBCOMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+const SUBCOMMANDS: Subcommands = {
   import: runImport,
   check: runCheck,
 };
 
 /** Runs `suite`; see {@link help}. */
 export function run(args: string[], io: Io): Promise<number> {
-  const [name, ...rest] = args;
-  const expected = Object.keys(SUBCOMMANDS).map((s) => `"${s}"`).join(", ");
-  if (name === undefined) throw new UsageError(`Missing subcommand: expected ${expected}`);
-  if (!Object.hasOwn(SUBCOMMANDS, name)) {
-    throw new UsageError(`Unknown subcommand "${name}": expected ${expected}`);
-  }
-  return SUBCOMMANDS[name](rest, io);
+  return runSubcommand(SUBCOMMANDS, args, io);
 }
 
 /** `suite import FORMAT DIR... --out SUITE`. */

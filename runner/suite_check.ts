@@ -32,6 +32,7 @@ import { freezePlan, writePlan } from "./freeze_plan.ts";
 import type { ProgressSink } from "./progress.ts";
 import { runBatch } from "./run_batch.ts";
 import { createEpisodeExecutor } from "./run_episode.ts";
+import { newResultDir } from "./newest_results.ts";
 import { createRunTempDir } from "./run_temp_dir.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
@@ -100,7 +101,7 @@ export async function runSuiteCheck(
   // runs as its own one-task batch, so that a verifier fault (which halts a
   // batch, seed 000) stops only its own task's check.
   const plan = await freezeCheckPlan(suite, checkedAt, options.log);
-  const dir = await newCheckDir(suite, checkedAt);
+  const dir = await newResultDir(checksDir(suite.dir), checkedAt);
   await using temp = await createRunTempDir(options.tempDir);
   const environment = await checkEnvironment(plan, {
     suiteDir: suite.dir,
@@ -197,22 +198,6 @@ function judgedTaskCheck(taskId: string): TaskCheck {
     notes: 'judged by the LLM judge: proven by "judge calibrate"',
   };
   return { task_id: taskId, oracle: skipped, no_change: skipped, passed: true, problems: [] };
-}
-
-/** Makes `<suite>.check/<time>` (a numbered suffix when two checks share a second). */
-async function newCheckDir(suite: Suite, checkedAt: string): Promise<string> {
-  const root = checksDir(suite.dir);
-  await Deno.mkdir(root, { recursive: true });
-  const stamp = checkedAt.replace(/[:.]/g, "-");
-  for (let n = 0;; n++) {
-    const dir = `${root}/${stamp}${n === 0 ? "" : `-${n}`}`;
-    try {
-      await Deno.mkdir(dir);
-      return dir;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    }
-  }
 }
 
 /** The check's plan: the two runner programs, every task, the images resolved now. */

@@ -9,6 +9,7 @@
  */
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { Suite } from "./suite_manifest.ts";
+import { newestResults } from "./newest_results.ts";
 
 /** The summary file of one check, inside its directory. */
 export const CHECK_SUMMARY = "check.json";
@@ -69,25 +70,8 @@ export type SuiteCheckState =
  * @throws {Error} when the newest summary cannot be read as JSON
  */
 export async function suiteCheckState(suite: Suite): Promise<SuiteCheckState> {
-  const root = checksDir(suite.dir);
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(root)) if (entry.isDirectory) names.push(entry.name);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { state: "not_run" };
-    throw error;
-  }
-  for (const name of names.sort().reverse()) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(`${root}/${name}/${CHECK_SUMMARY}`);
-    } catch (error) {
-      // A check that never finished left no summary: look at the one before.
-      if (error instanceof Deno.errors.NotFound) continue;
-      throw error;
-    }
+  for await (const { dir, text } of newestResults(checksDir(suite.dir), CHECK_SUMMARY)) {
     const summary = JSON.parse(text) as SuiteCheckSummary;
-    const dir = `${root}/${name}`;
     if (summary.suite_sha256 !== suite.sha256) {
       return { state: "stale", checked_at: summary.checked_at, dir };
     }

@@ -34,6 +34,30 @@ async function exampleSuite(): Promise<{ dir: string; suite: string }> {
 const calibrate = (suite: string, ...extra: string[]) =>
   cli("judge", "calibrate", "--suite", suite, "--golden", GOLDEN, ...extra);
 
+/**
+ * `freeze --judge JUDGE` of the suite for a right and a wrong scripted solver, then `run`
+ * with the shipped scripted judge; each step must exit 0.
+ *
+ * @returns the freeze's stderr and the ledger's rows
+ */
+async function freezeAndRun(suite: string, plan: string, ledger: string, judge = JUDGE) {
+  const solver = "ledgerbench/agent-solver:latest";
+  const freeze = await freezeCli(suite, plan, { right: solver, wrong: solver }, "--judge", judge);
+  equal(freeze.code, 0, freeze.stderr);
+  const loaded = await loadSuite(suite);
+  const run = await runCli(
+    { plan, suite, ledger },
+    {
+      right: await suiteProviderScript(loaded),
+      wrong: await suiteProviderScript(loaded, { correctRate: 0 }),
+    },
+    "--judge-provider-script",
+    SCRIPT,
+  );
+  equal(run.code, 0, run.stderr);
+  return { freezeStderr: freeze.stderr, rows: (await loadLedger(ledger)).rows };
+}
+
 Deno.test("judge calibrate passes the shipped judge on the shipped golden set, and replays it byte for byte", async () => {
   const { dir, suite } = await exampleSuite();
   try {
@@ -118,25 +142,9 @@ Deno.test({
         SCRIPT,
       );
       equal(calibrated.code, 0, calibrated.stderr);
-      const solver = "ledgerbench/agent-solver:latest";
-      const agents = { right: solver, wrong: solver };
-      const freeze = await freezeCli(suite, `${dir}/plan.json`, agents, "--judge", JUDGE);
-      equal(freeze.code, 0, freeze.stderr);
+      const { rows } = await freezeAndRun(suite, `${dir}/plan.json`, `${dir}/ledger.jsonl`);
       const plan = (await loadPlan(`${dir}/plan.json`, { frozen: true })).value;
       equal(plan.judge?.calibration.state, "passed");
-      const loaded = await loadSuite(suite);
-      const scripts = {
-        right: await suiteProviderScript(loaded),
-        wrong: await suiteProviderScript(loaded, { correctRate: 0 }),
-      };
-      const run = await runCli(
-        { plan: `${dir}/plan.json`, suite, ledger: `${dir}/ledger.jsonl` },
-        scripts,
-        "--judge-provider-script",
-        SCRIPT,
-      );
-      equal(run.code, 0, run.stderr);
-      const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
       const byAgent = Object.fromEntries(rows.map((row) => [row.agent_id, row]));
       // The right answer names the sum and the count: 5, 5, 4 on weights 3, 2, 1,
       // total (15 + 10 + 4) * 20 / 6 (seed 000's formula); the wrong one 1, 1, 2: 7 * 20 / 6.
@@ -220,24 +228,14 @@ Deno.test({
         parameters: { temperature: 0.5 },
       };
       await Deno.writeTextFile(`${dir}/other_judge.json`, JSON.stringify(other));
-      const freeze2 = await freezeCli(
+      const second = await freezeAndRun(
         suite,
         `${dir}/plan2.json`,
-        agents,
-        "--judge",
+        `${dir}/ledger2.jsonl`,
         `${dir}/other_judge.json`,
       );
-      equal(freeze2.code, 0, freeze2.stderr);
-      match(freeze2.stderr, /the judge is uncalibrated \(not_run\)/);
-      const run2 = await runCli(
-        { plan: `${dir}/plan2.json`, suite, ledger: `${dir}/ledger2.jsonl` },
-        scripts,
-        "--judge-provider-script",
-        SCRIPT,
-      );
-      equal(run2.code, 0, run2.stderr);
-      const second = (await loadLedger(`${dir}/ledger2.jsonl`)).rows;
-      deepEqual(second.map((row) => row.judge?.calibrated), [false, false]);
+      match(second.freezeStderr, /the judge is uncalibrated \(not_run\)/);
+      deepEqual(second.rows.map((row) => row.judge?.calibrated), [false, false]);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -275,27 +273,7 @@ Deno.test({
         SCRIPT,
       );
       equal(calibrated.code, 0, calibrated.stderr);
-      const solver = "ledgerbench/agent-solver:latest";
-      const freeze = await freezeCli(
-        suite,
-        `${dir}/plan.json`,
-        { right: solver, wrong: solver },
-        "--judge",
-        JUDGE,
-      );
-      equal(freeze.code, 0, freeze.stderr);
-      const loaded = await loadSuite(suite);
-      const run = await runCli(
-        { plan: `${dir}/plan.json`, suite, ledger: `${dir}/ledger.jsonl` },
-        {
-          right: await suiteProviderScript(loaded),
-          wrong: await suiteProviderScript(loaded, { correctRate: 0 }),
-        },
-        "--judge-provider-script",
-        SCRIPT,
-      );
-      equal(run.code, 0, run.stderr);
-      const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
+      const { rows } = await freezeAndRun(suite, `${dir}/plan.json`, `${dir}/ledger.jsonl`);
       deepEqual(
         rows.map((r) => [r.agent_id, r.resolved, r.judge?.model_calls, r.judge?.passed ?? null])
           .sort(),

@@ -95,10 +95,11 @@ function chatRequest(endpoint: JudgeEndpoint, prompt: JudgePrompt) {
         role: "user",
         content: prompt.user,
       }],
-      ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
-      ...(p.top_p === undefined ? {} : { top_p: p.top_p }),
-      ...(p.seed === undefined ? {} : { seed: p.seed }),
-      ...(p.max_output_tokens === undefined ? {} : { max_completion_tokens: p.max_output_tokens }),
+      // JSON.stringify leaves out the parameters the plan does not set.
+      temperature: p.temperature,
+      top_p: p.top_p,
+      seed: p.seed,
+      max_completion_tokens: p.max_output_tokens,
     },
   };
 }
@@ -112,8 +113,8 @@ function messagesRequest(endpoint: JudgeEndpoint, prompt: JudgePrompt) {
       system: prompt.system,
       messages: [{ role: "user", content: prompt.user }],
       max_tokens: p.max_output_tokens ?? MESSAGES_DEFAULT_MAX_TOKENS,
-      ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
-      ...(p.top_p === undefined ? {} : { top_p: p.top_p }),
+      temperature: p.temperature,
+      top_p: p.top_p,
     },
   };
 }

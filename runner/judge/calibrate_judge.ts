@@ -17,6 +17,7 @@ import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { GoldenSet } from "../../inputs/golden_set.ts";
 import type { Upstream } from "../run_episode.ts";
 import { type Suite, taskPaths } from "../suite_manifest.ts";
+import { newResultDir } from "../newest_results.ts";
 import {
   CALIBRATION_JUDGMENTS,
   CALIBRATION_SUMMARY,
@@ -93,8 +94,7 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
     },
     evidence: gate.model_calls === 0 ? null : gate.evidence,
   });
-  const dir = `${calibrationsDir(options.suite.dir)}/${now.replace(/[:.]/g, "-")}`;
-  await Deno.mkdir(dir, { recursive: true });
+  const dir = await newResultDir(calibrationsDir(options.suite.dir), now);
   await Deno.writeTextFile(`${dir}/${CALIBRATION_JUDGMENTS}`, judgments);
   const text = canonicalJson(summary);
   await Deno.writeTextFile(`${dir}/${CALIBRATION_SUMMARY}`, text);

@@ -13,6 +13,7 @@ import { canonicalJson } from "../../analysis/canonical_json.ts";
 import type { Evidence, JudgeCalibrationState, JudgeSettings } from "../../analysis/schema.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { Suite } from "../suite_manifest.ts";
+import { newestResults } from "../newest_results.ts";
 import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
 
 /** The summary file of one calibration, inside its directory. */
@@ -84,23 +85,8 @@ export async function judgeCalibrationState(
   suite: Suite,
   settings: JudgeSettings,
 ): Promise<JudgeCalibrationState> {
-  const root = calibrationsDir(suite.dir);
   const wanted = judgeSettingsSha256(settings);
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(root)) if (entry.isDirectory) names.push(entry.name);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { state: "not_run" };
-    throw error;
-  }
-  for (const name of names.sort().reverse()) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(`${root}/${name}/${CALIBRATION_SUMMARY}`);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) continue;
-      throw error;
-    }
+  for await (const { text } of newestResults(calibrationsDir(suite.dir), CALIBRATION_SUMMARY)) {
     const summary = JSON.parse(text) as JudgeCalibrationFile;
     if (summary.judge_settings_sha256 !== wanted || summary.suite_sha256 !== suite.sha256) continue;
     const common = { summary_sha256: sha256Hex(text), calibrated_at: summary.calibrated_at };

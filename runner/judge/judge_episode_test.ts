@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, match as assertMatch } from "node:assert/strict";
-import { Rubric } from "../../analysis/schema.ts";
+import { SEED_RUBRIC } from "../../analysis/judge/_test_rubrics.ts";
 import { JudgeConfig } from "../../analysis/schema.ts";
 import { parseProviderScript, type ProviderScriptInput } from "../relay/provider_script.ts";
 import { startScriptedProvider } from "../relay/scripted_provider.ts";
@@ -9,15 +9,7 @@ import { judgeEpisode, type LoadedJudgeMaterial } from "./judge_episode.ts";
 const MATERIAL: LoadedJudgeMaterial = {
   question: "Explain why the mean of 1, 2 and 6 is 3.",
   reference: "The sum is 9 and there are 3 numbers, so the mean is 9 / 3 = 3.",
-  rubric: Rubric.parse({
-    rubric_id: "explain-mean",
-    pass_threshold: 60,
-    dimensions: [
-      { name: "correctness", weight: 3, min: 1, max: 5, guidance: "Is the arithmetic right?" },
-      { name: "completeness", weight: 2, min: 1, max: 5, guidance: "Sum and count named?" },
-      { name: "clarity", weight: 1, min: 1, max: 5, guidance: "Easy to follow?" },
-    ],
-  }),
+  rubric: SEED_RUBRIC,
   rubricSha256: "a".repeat(64),
 };
 
