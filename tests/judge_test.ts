@@ -18,7 +18,7 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli, freezeCli, runCli } from "./_cli_run.ts";
+import { cli, freezeCli, ROOT, runCli } from "./_cli_run.ts";
 import { JUDGE_EXAMPLE } from "../suites/judge_example.ts";
 
 const ENGINE = await requireDockerEngine("tests/judge_test.ts");
@@ -94,6 +94,17 @@ Deno.test("judge calibrate passes the shipped judge on the shipped golden set, a
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the shipped calibration of the example judge replays byte for byte with zero model calls", async () => {
+  // ledgers/examples/judge_calibration/ is `judge calibrate`'s output on the shipped example.
+  const replay = await calibrate(EXAMPLE, "--replay", `${ROOT}ledgers/examples/judge_calibration`);
+  equal(replay.code, 0, replay.stderr + replay.stdout);
+  match(
+    replay.stdout,
+    /blind labels \(16 items, 0 written after seeing model output\):\n  agreement 0\.813 \(13 of 16\)/,
+  );
+  match(replay.stdout, /replay: identical/);
 });
 
 Deno.test("judge calibrate fails a position-biased judge on the swap gate", async () => {
