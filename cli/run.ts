@@ -273,6 +273,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   let judge: JudgeUpstream | null = null;
   try {
     judge = await judgeUpstreamOption(values);
+    if (frozen.value.judge !== undefined && judge === null) {
+      throw new UsageError(
+        'The plan has an LLM judge: give "--judge-upstream" or "--judge-provider-script"',
+      );
+    }
+    if (frozen.value.judge === undefined && judge !== null) {
+      throw new UsageError("The plan has no LLM judge: its upstream option is not needed");
+    }
     for (const { agent_id } of frozen.value.agents) {
       if (usesScripts) {
         const file = scripts.byAgent.get(agent_id) ?? scripts.all;
