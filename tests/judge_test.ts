@@ -115,7 +115,7 @@ Deno.test("judge calibrate fails a position-biased judge on the swap gate", asyn
     const biased = {
       ...shipped,
       rules: [
-        { contains: "BEGIN ANSWER A (", reply: { content: '{"winner": "A"}' } },
+        { contains: "BEGIN ANSWER A [tag ", reply: { content: '{"winner": "A"}' } },
         ...shipped.rules.slice(3),
       ],
     };
