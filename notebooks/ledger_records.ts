@@ -80,3 +80,83 @@ export function ledgerRecords(rows: readonly Episode[]): LedgerRecord[] {
     wall_ms: row.wall_ms,
   }));
 }
+
+/** One judged episode's judge record as a flat record (issue 14), keys in this order. */
+export interface JudgeRecordRow {
+  /** 1-based position of the row among the rows given (ledger order). */
+  row: number;
+  episode_id: string;
+  agent_id: string;
+  task_id: string;
+  attempt: number;
+  /** `"pass"`, `"fail"` or `"invalid"`, as {@link ledgerRecords} classifies the row. */
+  outcome: "pass" | "fail" | "invalid";
+  invalid_reason: InvalidReason | null;
+  /** The judge's model, as the row records it. */
+  judge_model: string;
+  /** Whether the judge was calibrated: only then do formal scores count the row. */
+  calibrated: boolean;
+  /** Calls the judge made for this judgment, of at most `max_attempts`. */
+  judge_attempts: number;
+  max_attempts: number;
+  /** The total code computed from the judge's scores (0–100); null: no usable judgment. */
+  total: number | null;
+  pass_threshold: number;
+  passed: boolean | null;
+  judge_model_calls: number;
+  judge_prompt_tokens: number;
+  judge_completion_tokens: number;
+}
+
+/**
+ * The judge records of the judged rows (rows without a `judge` record are
+ * skipped), flat for a DataFrame: each row's judge model, calibration,
+ * attempts, the total code computed (never recomputed here), the threshold,
+ * the verdict and the judge's own spend. O(rows).
+ *
+ * @param rows ledger rows (errata applied, if any), judged or not
+ * @returns one record per judged row, in the given order; `row` counts every row given
+ * @example
+ * ```ts
+ * import { Episode } from "../analysis/schema.ts";
+ * import { judgeRecords } from "./ledger_records.ts";
+ * const row = (judge?: Record<string, unknown>) => Episode.parse({
+ *   run_id: "r", agent_id: "a", task_id: "t", seed: 1, resolved: true, prompt_tokens: 1,
+ *   completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p", judge,
+ * });
+ * const [r] = judgeRecords([row(), row({
+ *   rubric_id: "essay", rubric_sha256: "0".repeat(64), model: "m", calibrated: false,
+ *   max_attempts: 2, attempts: [{ reply: "{}", reply_chars: 2, problem: null }],
+ *   scores: [{ name: "correctness", score: 4 }], total: 75, pass_threshold: 60, passed: true,
+ *   prompt_tokens: 500, completion_tokens: 10, model_calls: 1, evidence: null,
+ * })]);
+ * if (r.row !== 2 || r.total !== 75 || r.calibrated || r.judge_attempts !== 1) throw new Error();
+ * ```
+ */
+export function judgeRecords(rows: readonly Episode[]): JudgeRecordRow[] {
+  const records: JudgeRecordRow[] = [];
+  rows.forEach((row, i) => {
+    const judge = row.judge;
+    if (judge === undefined) return;
+    records.push({
+      row: i + 1,
+      episode_id: row.episode_id,
+      agent_id: row.agent_id,
+      task_id: row.task_id,
+      attempt: row.attempt,
+      outcome: isInvalid(row) ? "invalid" : row.resolved ? "pass" : "fail",
+      invalid_reason: row.invalid_reason,
+      judge_model: judge.model,
+      calibrated: judge.calibrated,
+      judge_attempts: judge.attempts.length,
+      max_attempts: judge.max_attempts,
+      total: judge.total,
+      pass_threshold: judge.pass_threshold,
+      passed: judge.passed,
+      judge_model_calls: judge.model_calls,
+      judge_prompt_tokens: judge.prompt_tokens,
+      judge_completion_tokens: judge.completion_tokens,
+    });
+  });
+  return records;
+}
