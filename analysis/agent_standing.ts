@@ -9,9 +9,11 @@
 import type { LedgerWithLines } from "../inputs/ledger.ts";
 import { type CensoringClaim, type CensoringSummary, censoringSummary } from "./censoring.ts";
 import type { CensoringPolicy, Episode, Plan, TaskList } from "./schema.ts";
+import type { LeftOutTask } from "./judge/judge_rows.ts";
 import {
   type AgentCoverage,
   type Denominator,
+  leaveOutTasks,
   planDenominator,
   taskCoverage,
   taskListDenominator,
@@ -169,6 +171,13 @@ export interface ClaimInputs {
   policy: CensoringPolicy;
   /** At most this many findings of one code are listed (default: no limit). */
   maxFindingsPerCode?: number;
+  /**
+   * Tasks left out of formal scores (issue 14: judged by an uncalibrated
+   * LLM judge, `judgeLeftOut`), whose rows are not in `rows`: they are
+   * then neither planned nor missing ({@linkcode leaveOutTasks}). Absent:
+   * none.
+   */
+  leftOut?: readonly LeftOutTask[];
 }
 
 /** Everything a command needs to state or withhold each agent's numbers. */
@@ -190,7 +199,10 @@ export interface ClaimAssessment {
  * The claim assessment every command makes the same way (issue 11: the CLI
  * and the report never disagree): validate the recorded rows against the
  * plan (seed 003), summarize censoring over the corrected rows, cover the
- * plan's or the task list's tasks, then {@link agentStandings}. Pure.
+ * plan's or the task list's tasks (without the tasks left out of formal
+ * scores, issue 14: seed 000's "the tasks that depend on the judge are not
+ * scored for now", so that their absence from `rows` never lowers a score
+ * over planned tasks nor a missing claim), then {@link agentStandings}. Pure.
  * Cost: O(rows + agents × planned tasks).
  *
  * @param inputs the recorded ledger, the corrected rows, plan or task list, policy
@@ -208,11 +220,15 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
       maxFindingsPerCode: inputs.maxFindingsPerCode,
     });
   const censoring = censoringSummary(rows, { policy });
-  const denominator = plan !== null
+  const full = plan !== null
     ? planDenominator(plan, validation)
     : taskList !== null
     ? taskListDenominator(taskList)
     : null;
+  const leftOut = inputs.leftOut ?? [];
+  const denominator = full === null || leftOut.length === 0
+    ? full
+    : leaveOutTasks(full, leftOut.map((task) => task.task_id));
   const missingPolicy = plan?.missing_policy ?? policy;
   const coverage = denominator === null ? null : taskCoverage(rows, denominator, missingPolicy);
   const agents = [

@@ -123,3 +123,38 @@ Deno.test("withheldPairGroups(): 14 agents, 91 pairs: one group per cause, each 
     { cause: "missing", agents: ["m03"], pairs: 12 },
   ]);
 });
+
+Deno.test("assessClaims() leaves a task left out of formal scores out of the denominator: neither planned nor missing", () => {
+  const scored = row("a", "t1");
+  const plan = Plan.parse({
+    plan_id: "p",
+    tasks: [{ task_id: "t1" }, { task_id: "essay" }],
+    agents: [{ agent_id: "a" }],
+  });
+  const recorded = {
+    file: "l.jsonl",
+    sha256: "0".repeat(64),
+    lines: 1,
+    valid_rows: 1,
+    chained: false,
+    problems: [],
+    rows: [scored],
+    row_lines: [1],
+  };
+  const inputs = {
+    recorded,
+    rows: [scored],
+    plan,
+    taskList: null,
+    policy: CensoringPolicy.parse({}),
+  };
+  // Without the rule, "essay" (whose rows an uncalibrated judge decided) is missing.
+  const counted = assessClaims(inputs).coverage![0];
+  deepEqual([counted.planned, counted.missing], [2, 1]);
+  const { coverage, denominator } = assessClaims({
+    ...inputs,
+    leftOut: [{ task_id: "essay", rows: 1, reason: "judged by an uncalibrated LLM judge" }],
+  });
+  deepEqual([coverage![0].planned, coverage![0].missing], [1, 0]);
+  deepEqual(denominator?.task_ids, ["t1"]);
+});

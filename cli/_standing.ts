@@ -1,14 +1,13 @@
 /**
  * The denominator and claim of every analysis command (issue 11): the
- * `--tasks` option, the claim assessment (`assessCountedClaims`, the same
- * call the report makes, with the judged tasks left out of formal scores
- * left out of the denominator, issue 14) and its per-agent table.
+ * `--tasks` option, the claim assessment (`assessClaims`, the same call the
+ * report makes, with the judged tasks left out of formal scores left out of
+ * the denominator, issue 14) and its per-agent table.
  *
  * @module
  */
-import type { ClaimAssessment } from "../analysis/agent_standing.ts";
+import { assessClaims, type ClaimAssessment } from "../analysis/agent_standing.ts";
 import type { LeftOutTask } from "../analysis/judge/judge_rows.ts";
-import { assessCountedClaims } from "../report/counted_claims.ts";
 import { CensoringPolicy, type Plan, type TaskList } from "../analysis/schema.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
@@ -74,7 +73,7 @@ export interface LoadedAssessment extends ClaimAssessment {
 }
 
 /**
- * The claim assessment of a command's rows (see `assessCountedClaims`): the
+ * The claim assessment of a command's rows (see `assessClaims`): the
  * counted rows, the recorded ledger validated against the plan, and the
  * tasks left out of formal scores left out of the denominator, so that they
  * are never counted missing.
@@ -91,13 +90,14 @@ export function assessLoaded(
   taskList: Loaded<TaskList> | null,
   policy: CensoringPolicy = plan?.value.censoring ?? CensoringPolicy.parse({}),
 ): LoadedAssessment {
-  const assessment = assessCountedClaims({
+  const assessment = assessClaims({
     recorded: loaded.recorded,
     rows: loaded.rows,
     plan: plan?.value ?? null,
     taskList: taskList?.value ?? null,
     policy,
-  }, loaded.left_out);
+    leftOut: loaded.left_out,
+  });
   return {
     ...assessment,
     file: plan?.path ?? taskList?.path ?? null,

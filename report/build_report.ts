@@ -40,9 +40,8 @@ import {
   validationClaim,
 } from "./_claims.ts";
 import { withheldPairWords, withheldWords } from "./standing_words.ts";
-import { denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
+import { assessClaims, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
 import { judgeFigures, judgeLeftOut } from "../analysis/judge/judge_rows.ts";
-import { assessCountedClaims } from "./counted_claims.ts";
 import { judgeClaim, reportJudge } from "./_judge.ts";
 import { toMarkdown } from "./_document.ts";
 import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
@@ -270,14 +269,15 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   // each agent's standing decides what it may claim; tasks left out of formal scores are not in
   // the denominator. The corrected rows, all of them, are validated again to state what the
   // errata changed.
-  const assessment = assessCountedClaims({
+  const assessment = assessClaims({
     recorded: ledger,
     rows,
     plan,
     taskList: taskListRef?.value ?? null,
     policy,
     maxFindingsPerCode: maxFindings,
-  }, leftOut);
+    leftOut,
+  });
   const validation = assessment.validation;
   const reValidate = plan !== null && application !== null && application.applied.length > 0;
   const validationAfterErrata = reValidate
