@@ -13,6 +13,7 @@ import { loadErrata } from "../inputs/errata.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { loadPriceTable } from "../inputs/price_table.ts";
 import { loadLedger } from "../inputs/ledger.ts";
+import { judgeCalibrationPlot } from "../analysis/figures/judge_calibration_plot.ts";
 import {
   ledgerFigures,
   type LedgerFiguresOptions,
@@ -101,6 +102,21 @@ export async function exampleFigures(): Promise<ExampleFigures[]> {
       path: synthetic.pathname,
       options,
       figures: ledgerFigures(rows, options),
+    });
+  }
+  // The shipped calibration of the example judge (issue 14): `judge calibrate`'s summary.
+  const calibration = new URL("judge_calibration/summary.json", EXAMPLES_DIR);
+  if (await exists(calibration)) {
+    const summary = JSON.parse(await Deno.readTextFile(calibration));
+    out.push({
+      ledger: "judge_calibration",
+      path: calibration.pathname,
+      options: {},
+      figures: [{
+        name: "judge_calibration_plot",
+        builder: "judgeCalibrationPlot",
+        spec: judgeCalibrationPlot(summary.figures, { model: summary.judge.model }),
+      }],
     });
   }
   return out;

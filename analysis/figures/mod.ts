@@ -30,3 +30,4 @@ export * from "./sprt_calibration_plot.ts";
 export * from "./pilot_projection_plot.ts";
 export * from "./cost_frontier_plot.ts";
 export * from "./ledger_figures.ts";
+export * from "./judge_calibration_plot.ts";
