@@ -287,6 +287,8 @@ const FIGURES: Record<string, number> = {
   budget_planning: 3,
   // tables only: the importers' attempts, coverage and comparisons
   imported_results: 0,
+  // the judge's calibration
+  llm_judge: 1,
 };
 
 // Seed 001's sample ledger, no plan, no errata: a run of explore_ledger with other parameters.
