@@ -102,7 +102,7 @@ Deno.test("the shipped calibration of the example judge replays byte for byte wi
   equal(replay.code, 0, replay.stderr + replay.stdout);
   match(
     replay.stdout,
-    /blind labels \(16 items, 0 written after seeing model output\):\n  agreement 0\.813 \(13 of 16\)/,
+    /blind labels \(16 items, 0 written after seeing model output\):\n {2}agreement 0\.813 \(13 of 16\)/,
   );
   match(replay.stdout, /replay: identical/);
 });

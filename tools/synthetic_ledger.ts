@@ -86,8 +86,9 @@ export interface SyntheticConfig {
 
 /**
  * The invalid reasons the generator draws from. `unsupported_api` (issue 8)
- * is not drawn: every analysis counts invalid reasons alike, and drawing it
- * would reshuffle every later draw, hence every committed example file.
+ * and `judge_fault` (issue 14) are not drawn: every analysis counts invalid
+ * reasons alike, and drawing them would reshuffle every later draw, hence
+ * every committed example file.
  */
 export const DRAWN_INVALID_REASONS: readonly InvalidReason[] = [
   "verifier_fault",
@@ -183,6 +184,7 @@ const INVALID_STOP: Record<InvalidReason, StopReason | "provider"> = {
   harness_error: "error",
   provider_fault: "provider",
   unsupported_api: "completed",
+  judge_fault: "completed",
 };
 
 const INVALID_NOTE: Record<InvalidReason, string> = {
@@ -193,6 +195,7 @@ const INVALID_NOTE: Record<InvalidReason, string> = {
   provider_fault: "provider returned 429 after retries were exhausted",
   unsupported_api:
     "relay refused every request: the agent speaks an API the harness does not meter",
+  judge_fault: "the LLM judge's reply scored no dimension of the rubric",
 };
 
 /**
