@@ -18,6 +18,7 @@
  * | `nullable`, `optional`, `default` | null passes, absent stays absent, absent takes the default (zod's getter, so a fresh copy) |
  * | `union` | the first option that accepts, as zod |
  * | `object` | shape keys in order (absent optional keys left out); strict (catchall `never`) or strip; input a plain object |
+ * | `array` (without checks) | `Array.isArray`, each element by its checker, a new array as zod returns |
  * | `pipe` into a `transform` | the schema's own transform function |
  *
  * A node of any other kind, or with a check, format or option the table does
@@ -72,6 +73,7 @@ interface Def {
   discriminator?: string;
   shape?: Record<string, Node>;
   catchall?: Node;
+  element?: Node;
   in?: Node;
   out?: Node;
   transform?: (value: unknown, payload: Payload) => unknown;
@@ -186,6 +188,8 @@ function deriveKind(node: Node, path: string, child: Child): Parse {
       return union(node, path, child);
     case "object":
       return object(node, path, child);
+    case "array":
+      return array(child(def.element!, `${path}[]`));
     case "pipe":
       return pipe(node, path, child);
     default:
@@ -349,6 +353,20 @@ function union(node: Node, path: string, child: Child): Parse {
   };
 }
 
+/** zod's `array` without checks: an array whose every element its checker accepts, copied. */
+function array(element: Parse): Parse {
+  return (v) => {
+    if (!Array.isArray(v)) return FAIL;
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const parsed = element(v[i]);
+      if (parsed === FAIL) return FAIL;
+      out[i] = parsed;
+    }
+    return out;
+  };
+}
+
 /**
  * zod's `object`: the shape's keys in order, each by its checker; a key
  * whose result is `undefined` (absent and optional) is left out; unknown
@@ -381,6 +399,7 @@ function alwaysDefined(node: Node): boolean {
     case "number":
     case "boolean":
     case "object":
+    case "array":
       return true;
     case "literal":
     case "enum":

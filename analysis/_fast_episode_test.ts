@@ -31,6 +31,9 @@ async function exampleRows(): Promise<Record<string, unknown>[]> {
     const text = await Deno.readTextFile(`${ROOT}/ledgers/examples/${name}`);
     for (const line of text.split("\n")) if (line !== "") rows.push(JSON.parse(line));
   }
+  // Rows of judged tasks (issue 14): the judge record's arrays of attempts and scores.
+  const judged = await Deno.readTextFile(`${ROOT}/tests/fixtures/judge/judged_ledger.jsonl`);
+  for (const line of judged.split("\n")) if (line !== "") rows.push(JSON.parse(line));
   for (const detail of ["full", "compact"] as const) {
     for (const chained of [true, false]) {
       for (
@@ -55,7 +58,8 @@ Deno.test("deriveFastParser() leaves what it does not know to zod, node by node 
     email: z.string().email(), // string format "email": delegated
     big: z.bigint().optional(), // kind "bigint": delegated
     third: z.number().multipleOf(3).default(3), // check "multiple_of": delegated
-    tags: z.array(z.string()).default([]), // kind "array": delegated
+    tags: z.array(z.string()).min(1).default(["t"]), // a check on an array: delegated
+    notes: z.array(z.string()).default([]), // a plain array: derived
     name: z.string().min(2).max(4).nullable(),
     kind: z.union([z.literal("a"), z.enum(["b", "c"])]),
   }).strict().refine((row) => row.name !== "nope", { message: "no" });
@@ -65,7 +69,7 @@ Deno.test("deriveFastParser() leaves what it does not know to zod, node by node 
   const values: Record<string, unknown[]> = {
     email: ["a@b.co", "nope", 1, undefined],
     third: [3, 4, 6.0, "3", undefined],
-    tags: [["x"], [1], undefined],
+    tags: [["x"], [1], [], undefined],
     name: ["ab", "abcd", "a", "abcde", null, "nope", undefined],
     kind: ["a", "b", "d", undefined],
   };
@@ -95,7 +99,7 @@ Deno.test("deriveFastParser() leaves what it does not know to zod, node by node 
   assert.deepEqual(optionalDefault.delegated, ["o"]);
   assert.deepEqual(optionalDefault.parse({}), { o: "x" });
   // A root the derivation cannot walk: the fast path answers nothing, zod parses every row.
-  const opaque = deriveFastParser(z.array(z.string()));
+  const opaque = deriveFastParser(z.tuple([z.string()]));
   assert.deepEqual([opaque.derived, opaque.delegated, opaque.parse(["x"])], [
     false,
     ["(root)"],
@@ -270,6 +274,35 @@ Deno.test("fastEpisode() keeps the model-limit evidence fields exactly as zod do
       false,
     );
   }
+});
+
+Deno.test("fastEpisode() agrees with zod on mutations of a judge record's arrays", async () => {
+  const base = (await exampleRows()).find((raw) => {
+    const judge = raw.judge as { scores: unknown } | undefined;
+    return judge !== undefined && Array.isArray(judge.scores);
+  })!;
+  const mutations: [string, (judge: Record<string, unknown>) => void][] = [
+    ["no attempts", (j) => (j.attempts = [])],
+    ["attempts not an array", (j) => (j.attempts = { 0: j.attempts })],
+    [
+      "an attempt with an extra key",
+      (j) => ((j.attempts as object[])[0] = { ...(j.attempts as object[])[0], x: 1 }),
+    ],
+    ["an attempt that is null", (j) => ((j.attempts as unknown[])[0] = null)],
+    ["a score that is not an integer", (j) => ((j.scores as { score: number }[])[0].score = 2.5)],
+    ["a score without a name", (j) => delete (j.scores as { name?: string }[])[0].name],
+    ["scores null", (j) => (j.scores = null)],
+    ["scores a string", (j) => (j.scores = "[]")],
+    ["a sparse-looking array", (j) => (j.scores = [...(j.scores as unknown[]), undefined])],
+  ];
+  let accepted = 0;
+  for (const [what, mutate] of mutations) {
+    const raw = JSON.parse(JSON.stringify(base));
+    mutate(raw.judge);
+    if (crossCheck(JSON.parse(JSON.stringify(raw)), what)) accepted++;
+  }
+  // the empty attempts and the null scores are valid records; the others are not
+  assert.equal(accepted, 2);
 });
 
 Deno.test("fastEpisode() agrees with zod on every status / resolved / invalid_reason combination", () => {

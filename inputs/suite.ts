@@ -77,7 +77,10 @@ export async function loadSuite(dir: string): Promise<Suite> {
       await loadJsonFile(`${paths.verifier}/${JUDGE_RUBRIC_FILE}`, Rubric);
       const reference = `${paths.verifier}/${JUDGE_REFERENCE_FILE}`;
       if (!(await pathExists(reference))) {
-        throw ioError(file, `judged task "${task.task_id}" lacks its reference answer "${reference}"`);
+        throw ioError(
+          file,
+          `judged task "${task.task_id}" lacks its reference answer "${reference}"`,
+        );
       }
     }
     const entry = task.verifier?.entry;

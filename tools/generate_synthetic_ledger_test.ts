@@ -68,10 +68,14 @@ Deno.test("exampleFiles() gives a ledger with every case the analyses must handl
   const scoredStops = new Set(rows.filter((r) => r.status === "scored").map((r) => r.stop_reason));
   deepEqual([...scoredStops].sort(), [...StopReason.options].sort());
   const reasons = new Set(rows.filter((r) => r.status === "invalid").map((r) => r.invalid_reason));
-  // Every reason but `unsupported_api`, which the generator does not draw (DRAWN_INVALID_REASONS).
+  // Every reason but `unsupported_api` and `judge_fault`, which the generator does not draw
+  // (DRAWN_INVALID_REASONS).
   deepEqual(
     [...reasons].sort(),
-    InvalidReason.options.filter((reason) => reason !== "unsupported_api").sort(),
+    InvalidReason.options.filter((reason) =>
+      reason !== "unsupported_api" && reason !== "judge_fault"
+    )
+      .sort(),
   );
   ok(rows.some((r) => r.attempt === 3), "a task needed three attempts");
   // Seed 000: a candidate that made no model call is a scored failure, not an invalid episode.

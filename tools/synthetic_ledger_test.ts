@@ -67,10 +67,14 @@ Deno.test("generateSyntheticLedger() covers every stop and invalid reason within
   const scoredStops = new Set(rows.filter((r) => r.status === "scored").map((r) => r.stop_reason));
   deepEqual([...scoredStops].sort(), [...StopReason.options].sort());
   const reasons = new Set(rows.filter((r) => r.status === "invalid").map((r) => r.invalid_reason));
-  // Every reason but `unsupported_api`, which the generator does not draw (DRAWN_INVALID_REASONS).
+  // Every reason but `unsupported_api` and `judge_fault`, which the generator does not draw
+  // (DRAWN_INVALID_REASONS).
   deepEqual(
     [...reasons].sort(),
-    InvalidReason.options.filter((reason) => reason !== "unsupported_api").sort(),
+    InvalidReason.options.filter((reason) =>
+      reason !== "unsupported_api" && reason !== "judge_fault"
+    )
+      .sort(),
   );
   deepEqual([...new Set(rows.map((r) => r.lane))].sort(), SEED_000_LANES.map((l) => l.lane));
   ok(rows.some((r) => r.attempt === 2), "an invalid attempt is rerun");
