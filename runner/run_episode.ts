@@ -163,12 +163,16 @@ export function createEpisodeExecutor(
   const tasks = new Map(options.suite.manifest.tasks.map((task) => [task.task_id, task]));
   const agents = new Map(options.plan.agents.map((agent) => [agent.agent_id, agent]));
   const judgeConfig = options.plan.judge;
-  // Each judged task's question, reference and rubric, read once, when its first episode runs.
+  // Each judged task's question, reference and rubric, read once, when its first episode runs,
+  // its hidden files checked against the run's frozen digest.
   const materials = new Map<string, Promise<LoadedJudgeMaterial>>();
   const materialOf = (taskId: string) => {
     let material = materials.get(taskId);
     if (material === undefined) {
-      material = loadJudgeMaterial(taskPaths(options.suite.dir, taskId));
+      material = loadJudgeMaterial(
+        taskPaths(options.suite.dir, taskId),
+        options.verifierDigests[taskId],
+      );
       materials.set(taskId, material);
     }
     return material;

@@ -17,6 +17,7 @@
 import type { DimensionScore, JudgeConfig, JudgeRecord, Rubric } from "../../analysis/schema.ts";
 import { Rubric as RubricSchema } from "../../analysis/schema.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
+import { digestTree } from "../sandbox/digest_tree.ts";
 import { parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
 import type { VerifyResult } from "../episode_row.ts";
 import type { Upstream } from "../run_episode.ts";
@@ -42,13 +43,29 @@ export interface LoadedJudgeMaterial extends JudgeMaterial {
 /**
  * Reads a judged task's question (`workspace/TASK.md`), hidden reference
  * answer and rubric from the suite (whose hash, and the verifier files'
- * frozen digest, the run checked before its first episode).
+ * frozen digest, the run checked before its first episode). With
+ * `expectedVerifierDigest`, the hidden files are digested again first and
+ * must still be the frozen ones (seed 000: digests checked before use), as
+ * the verifier's sandbox checks them before each run.
  *
  * @param paths the task's paths in the suite
+ * @param expectedVerifierDigest the run's frozen `digestTree` of `verifier/`, if any
  * @returns the material and the rubric's SHA-256
- * @throws {Error} when a file cannot be read or the rubric does not parse (`loadSuite` checked both)
+ * @throws {Error} when the hidden files changed, a file cannot be read, or the rubric does not
+ *   parse (`loadSuite` checked both)
  */
-export async function loadJudgeMaterial(paths: TaskPaths): Promise<LoadedJudgeMaterial> {
+export async function loadJudgeMaterial(
+  paths: TaskPaths,
+  expectedVerifierDigest?: string,
+): Promise<LoadedJudgeMaterial> {
+  if (expectedVerifierDigest !== undefined) {
+    const found = (await digestTree(paths.verifier)).digest;
+    if (found !== expectedVerifierDigest) {
+      throw new Error(
+        `The hidden files of "${paths.verifier}" changed since the run's check: digest ${found}, frozen ${expectedVerifierDigest}`,
+      );
+    }
+  }
   const rubricBytes = await Deno.readFile(`${paths.verifier}/${JUDGE_RUBRIC_FILE}`);
   const rubric: Rubric = RubricSchema.parse(JSON.parse(new TextDecoder().decode(rubricBytes)));
   return {

@@ -1,9 +1,16 @@
-import { deepStrictEqual as assertEquals, match as assertMatch } from "node:assert/strict";
+import {
+  deepStrictEqual as assertEquals,
+  match as assertMatch,
+  rejects as assertRejects,
+} from "node:assert/strict";
+import { JUDGE_EXAMPLE } from "../../suites/judge_example.ts";
+import { digestTree } from "../sandbox/digest_tree.ts";
+import { taskPaths } from "../suite_manifest.ts";
 import { SEED_RUBRIC } from "../../analysis/judge/_test_rubrics.ts";
 import { JudgeConfig } from "../../analysis/schema.ts";
 import { parseProviderScript, type ProviderScriptInput } from "../relay/provider_script.ts";
 import { startScriptedProvider } from "../relay/scripted_provider.ts";
-import { judgeEpisode, type LoadedJudgeMaterial } from "./judge_episode.ts";
+import { judgeEpisode, type LoadedJudgeMaterial, loadJudgeMaterial } from "./judge_episode.ts";
 
 // Seed 000 §06's shape: weights 3, 2, 1 on 1..5; the total is weighted * 20 / 6.
 const MATERIAL: LoadedJudgeMaterial = {
@@ -135,4 +142,15 @@ Deno.test("judgeEpisode() fails a workspace without the answer file without aski
     resolved: false,
     failedChecks: ["judge: the answer file is absent from the workspace"],
   });
+});
+
+Deno.test("loadJudgeMaterial() refuses hidden files that differ from the run's frozen digest", async () => {
+  const paths = taskPaths(JUDGE_EXAMPLE.suite, "explain-mean");
+  const frozen = (await digestTree(paths.verifier)).digest;
+  const material = await loadJudgeMaterial(paths, frozen);
+  assertEquals(material.rubric.rubric_id, "explain-mean-v1");
+  await assertRejects(
+    () => loadJudgeMaterial(paths, `sha256:${"0".repeat(64)}`),
+    /changed since the run's check/,
+  );
 });
