@@ -5,7 +5,8 @@
  * candidate's bounded stdout and stderr tails, the relay's call records
  * (model, usage, status, latency, refusal, fault of each call) and each
  * call's request and response bodies as the relay kept them (bounded, the
- * key redacted: `Relay.callBodies()`).
+ * key redacted: `Relay.callBodies()`), and for a judged task the judge's
+ * relay's records and bodies beside them (issue 14).
  *
  * Layout, under the artifact store's root (`runner/sandbox/artifact_store.ts`):
  * `<root>/sha256/<hex>.episode-log.json`, the log as canonical JSON
@@ -58,6 +59,15 @@ export const EpisodeLog = z.object({
   bodies: z.array(StoredCallBodies),
   /** Bodies left out past the store's `maxCalls` (the last ones). */
   bodies_omitted: z.number().int().nonnegative(),
+  /**
+   * The LLM judge's calls for this episode (issue 14): its relay's records
+   * and bodies (the prompt it was shown, its replies), bounded as the
+   * candidate's. Absent: the task is not judged, or the judge was not asked.
+   */
+  judge: z.object({
+    calls: z.array(RelayCallRecord),
+    bodies: z.array(StoredCallBodies),
+  }).strict().optional(),
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
 
@@ -70,6 +80,8 @@ export interface EpisodeLogInput {
   stderrTail: string | null;
   /** The relay's call records (null or empty: no relay ran, or no call). */
   records: readonly RelayCallRecord[] | null;
+  /** The judge's relay's records and bodies (absent: no judge was asked). */
+  judge?: { records: readonly RelayCallRecord[]; bodies: readonly CallBodies[] };
   /** The relay's call bodies (`Relay.callBodies()`, already bounded; null: no relay ran). */
   bodies: readonly CallBodies[] | null;
 }
@@ -146,6 +158,12 @@ export async function storeEpisodeLog(
     calls_omitted: Math.max(0, records.length - maxCalls),
     bodies: bodies.slice(0, maxCalls),
     bodies_omitted: Math.max(0, bodies.length - maxCalls),
+    ...(input.judge === undefined ? {} : {
+      judge: {
+        calls: input.judge.records.slice(0, maxCalls),
+        bodies: input.judge.bodies.slice(0, maxCalls),
+      },
+    }),
   };
   const secrets = (options.redact ?? []).filter((value) => value.length > 0);
   const text = canonicalJson(redactStrings(log, secrets));

@@ -81,6 +81,7 @@ import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { withEpisodeLog } from "./with_episode_log.ts";
+import type { EpisodeLogInput } from "./episode_log_store.ts";
 import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "./suite_manifest.ts";
@@ -220,11 +221,15 @@ export function createEpisodeExecutor(
       : unjudgedRecord(material, judgeConfig!);
     const withJudge = (row: EpisodeDraft): EpisodeDraft =>
       judgeRecord === undefined ? row : { ...row, judge: judgeRecord };
+    let judgeCalls: EpisodeLogInput["judge"];
     // The episode's log goes beside its artifact, whatever the outcome (issue 8).
     const logSource = {
       root: options.artifactsRoot,
       episode_id: episode.episode_id,
-      redact: [upstream.key],
+      redact: [
+        upstream.key,
+        ...(options.judgeUpstream === undefined ? [] : [options.judgeUpstream.key]),
+      ],
     };
     const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
@@ -309,6 +314,7 @@ export function createEpisodeExecutor(
         tempDir: options.tempDir,
       });
       judgeRecord = judged.record;
+      judgeCalls = judged.calls;
       return judged.result;
     };
     const row = withJudge(
@@ -341,6 +347,7 @@ export function createEpisodeExecutor(
       stderrTail: candidate.stderrTail,
       records: relay.records(),
       bodies: relay.callBodies(),
+      judge: judgeCalls,
     });
   };
 }

@@ -16,6 +16,7 @@ import { loadPlan } from "../inputs/plan.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, ROOT, runCli } from "./_cli_run.ts";
@@ -187,6 +188,10 @@ Deno.test({
         match(judge.evidence?.request_fingerprint ?? "", /^[0-9a-f]{64}$/);
         equal(judge.attempts.length, 1);
         equal(judge.rubric_id, "explain-mean-v1");
+        // The episode's log keeps the judge's call beside the agent's: the prompt it was shown.
+        const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
+        equal(log.judge?.calls.length, 1);
+        match(log.judge?.bodies[0].request.text ?? "", /BEGIN ANSWER \[tag [0-9a-f]{8}\]/);
       }
 
       // The two agents' answers compared by the judge, twice with the positions swapped.

@@ -20,6 +20,8 @@ import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { digestTree } from "../sandbox/digest_tree.ts";
 import { parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
 import type { VerifyResult } from "../episode_row.ts";
+import type { CallBodies } from "../relay/call_bodies.ts";
+import type { RelayCallRecord } from "../relay/relay_call_record.ts";
 import type { Upstream } from "../run_episode.ts";
 import {
   JUDGE_REFERENCE_FILE,
@@ -117,10 +119,12 @@ export interface JudgeEpisodeInput {
   tempDir?: string;
 }
 
-/** The judge's outcome: the verifier result it stands for and the row's record. */
+/** The judge's outcome: the verifier result it stands for, the row's record and the calls. */
 export interface JudgeEpisodeOutcome {
   result: VerifyResult;
   record: JudgeRecord;
+  /** The judge's relay's records and bodies, for the episode's log; absent when not asked. */
+  calls?: { records: RelayCallRecord[]; bodies: CallBodies[] };
 }
 
 /**
@@ -156,7 +160,9 @@ export async function judgeEpisode(input: JudgeEpisodeInput): Promise<JudgeEpiso
     await session.close().catch(() => {});
     throw error;
   }
-  const { gate } = await session.close();
+  const spend = await session.close();
+  const { gate } = spend;
+  const calls = { records: spend.records, bodies: spend.bodies };
   const judged: JudgeRecord = {
     ...record,
     attempts: judgment.attempts,
@@ -170,6 +176,7 @@ export async function judgeEpisode(input: JudgeEpisodeInput): Promise<JudgeEpiso
   };
   if (gate.status === "invalid") {
     return {
+      calls,
       record: { ...judged, scores: null, total: null, passed: null },
       result: {
         kind: "fault",
@@ -182,6 +189,7 @@ export async function judgeEpisode(input: JudgeEpisodeInput): Promise<JudgeEpiso
   if (judgment.value === null) {
     const problems = judgment.attempts.map((a, i) => `attempt ${i + 1}: ${a.problem}`);
     return {
+      calls,
       record: judged,
       result: {
         kind: "fault",
@@ -196,6 +204,7 @@ export async function judgeEpisode(input: JudgeEpisodeInput): Promise<JudgeEpiso
   }
   const total = judgment.value.total;
   return {
+    calls,
     record: judged,
     result: {
       kind: "verdict",
