@@ -10,7 +10,7 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { openInput } from "../inputs/input_file.ts";
 import { ioError } from "../analysis/ledger_error.ts";
 import { scanLedger } from "../inputs/ledger.ts";
-import type { Episode } from "../analysis/schema.ts";
+import type { Episode, JudgeRecord } from "../analysis/schema.ts";
 import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
 import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
@@ -137,6 +137,7 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   let text = `ledger: ${ledger} (sha256 ${found.sha256}), line ${found.line}\n`;
   text += `episode: ${lineText(row.episode_id)}\n`;
   text += `outcome: ${outcome(row)}, stop reason ${row.stop_reason}\n`;
+  if (row.judge !== undefined) text += `judge: ${judgeLine(row.judge)}\n`;
   if (row.notes !== "") text += `notes: ${row.notes}\n`;
   text += `\nrow:\n${indent(canonicalJson(row), "  ")}`;
   if (log === null) {
@@ -157,6 +158,14 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
     }
   }
   if (log.bodies_omitted > 0) text += `  ${log.bodies_omitted} more not stored\n`;
+  if (log.judge !== undefined) {
+    text += `\njudge calls (its own relay): ${log.judge.calls.length}\n`;
+    if (log.judge.calls.length > 0) text += callTable(log.judge.calls);
+    for (const body of log.judge.bodies) {
+      text += `  #${body.index} ${body.endpoint}: request ${size(body.request)}, ` +
+        `response ${size(body.response)}\n`;
+    }
+  }
   text += `\nstdout tail:\n${tail(log.stdout_tail)}`;
   text += `\nstderr tail:\n${tail(log.stderr_tail)}`;
   return text;
@@ -166,6 +175,18 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
 function size(body: { text: string; bytes: number; truncated: boolean }): string {
   const kept = new TextEncoder().encode(body.text).length;
   return `${body.bytes} bytes` + (body.truncated ? ` (first ${kept} kept)` : "");
+}
+
+/** The judge's verdict in one line (issue 14): its total, the threshold, its attempts. */
+function judgeLine(judge: JudgeRecord): string {
+  const verdict = judge.total === null
+    ? "no total"
+    : `total ${judge.total.toFixed(2)} of 100, threshold ${judge.pass_threshold}: ${
+      judge.passed ? "passed" : "failed"
+    }`;
+  return `${judge.model} on rubric ${judge.rubric_id}, ${verdict}; ` +
+    `${judge.attempts.length} of at most ${judge.max_attempts} attempt(s); ` +
+    (judge.calibrated ? "calibrated" : "uncalibrated: not counted in formal scores");
 }
 
 function outcome(row: Episode): string {

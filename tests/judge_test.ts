@@ -193,6 +193,18 @@ Deno.test({
         equal(log.judge?.calls.length, 1);
         match(log.judge?.bodies[0].request.text ?? "", /BEGIN ANSWER \[tag [0-9a-f]{8}\]/);
       }
+      const shown = await cli(
+        "show",
+        byAgent.right.episode_id,
+        "--ledger",
+        `${dir}/ledger.jsonl`,
+      );
+      equal(shown.code, 0, shown.stderr);
+      match(
+        shown.stdout,
+        /judge: scripted-judge-1 on rubric explain-mean-v1, total 96\.67 of 100, threshold 60: passed; 1 of at most 2 attempt\(s\); calibrated/,
+      );
+      match(shown.stdout, /judge calls \(its own relay\): 1\n/);
 
       // The two agents' answers compared by the judge, twice with the positions swapped.
       const pairwise = (out: string, script: string) =>
