@@ -33,6 +33,7 @@ async function judged(
   script: ProviderScriptInput,
   answer: string | null,
   config: Partial<JudgeConfig> = {},
+  kind: "openai" | "anthropic" = "openai",
 ) {
   const key = "judge-upstream-key";
   const provider = await startScriptedProvider(parseProviderScript(script), { apiKey: key });
@@ -44,7 +45,7 @@ async function judged(
       material: MATERIAL,
       artifactDir: artifact,
       config: JudgeConfig.parse({ model: "scripted-model-1", ...config }),
-      upstream: { baseUrl: provider.baseUrl, key },
+      upstream: { baseUrl: provider.baseUrl, key, kind },
     });
     return { ...outcome, requests: provider.requests() };
   } finally {
@@ -69,6 +70,23 @@ Deno.test("judgeEpisode() computes seed 000's weighted total in code and passes 
   // The candidate's answer reached the judge fenced, and the key never left the relay.
   const body = JSON.stringify(requests[0]);
   assertMatch(body, /BEGIN ANSWER \[tag [0-9a-f]{8}\] \(9 characters\)/);
+});
+
+Deno.test("judgeEpisode() asks an Anthropic judge through the Messages API", async () => {
+  const { result, record, requests } = await judged(
+    { default: { content: scores(5, 5, 5) } },
+    "9 / 3 = 3",
+    { parameters: { temperature: 0 } },
+    "anthropic",
+  );
+  assertEquals(result, { kind: "verdict", resolved: true, failedChecks: [] });
+  assertEquals(record.total, 100);
+  assertEquals(record.evidence?.usage_source, "server");
+  const request = requests[0];
+  const body = request.body as Record<string, unknown>;
+  assertEquals(request.path, "/v1/messages");
+  // Messages requires max_tokens: the judge's default when the plan sets no output cap.
+  assertEquals([body.max_tokens, body.temperature], [1024, 0]);
 });
 
 Deno.test("judgeEpisode() fails an answer below the rubric's threshold", async () => {
