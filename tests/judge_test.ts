@@ -35,6 +35,12 @@ async function exampleSuite(): Promise<{ dir: string; suite: string }> {
 const calibrate = (suite: string, ...extra: string[]) =>
   cli("judge", "calibrate", "--suite", suite, "--golden", GOLDEN, ...extra);
 
+/** `judge calibrate` of the shipped judge with its scripted provider, which must pass. */
+async function calibrateShipped(suite: string): Promise<void> {
+  const calibrated = await calibrate(suite, "--judge", JUDGE, "--judge-provider-script", SCRIPT);
+  equal(calibrated.code, 0, calibrated.stderr);
+}
+
 /**
  * `freeze --judge JUDGE` of the suite for a right and a wrong scripted solver, then `run`
  * with the shipped scripted judge; each step must exit 0.
@@ -146,14 +152,7 @@ Deno.test({
     await buildImages();
     const { dir, suite } = await exampleSuite();
     try {
-      const calibrated = await calibrate(
-        suite,
-        "--judge",
-        JUDGE,
-        "--judge-provider-script",
-        SCRIPT,
-      );
-      equal(calibrated.code, 0, calibrated.stderr);
+      await calibrateShipped(suite);
       const { rows } = await freezeAndRun(suite, `${dir}/plan.json`, `${dir}/ledger.jsonl`);
       const plan = (await loadPlan(`${dir}/plan.json`, { frozen: true })).value;
       equal(plan.judge?.calibration.state, "passed");
@@ -293,14 +292,7 @@ Deno.test({
           "",
         ].join("\n"),
       );
-      const calibrated = await calibrate(
-        suite,
-        "--judge",
-        JUDGE,
-        "--judge-provider-script",
-        SCRIPT,
-      );
-      equal(calibrated.code, 0, calibrated.stderr);
+      await calibrateShipped(suite);
       const { rows } = await freezeAndRun(suite, `${dir}/plan.json`, `${dir}/ledger.jsonl`);
       deepEqual(
         rows.map((r) => [r.agent_id, r.resolved, r.judge?.model_calls, r.judge?.passed ?? null])
