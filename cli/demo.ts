@@ -68,7 +68,8 @@ open task are judged in a second sandboxed run, the judge's calls metered
 through its own relay, into out/ledger-demo/judge/. It ends by writing the replayable report
 (report.md, report.html, figures, summary.json) of the shipped example
 ledger to out/report-example/ and, after a run, of the demo ledger to
-out/report-demo/; check either with "ledgerbench verify-report DIR".
+out/report-demo/ and of the judged run to out/report-judge/; check any with
+"ledgerbench verify-report DIR".
 
 Without a reachable Docker engine the demo says so and analyses the shipped
 example ledger (ledgers/examples/) instead; it never runs a candidate
@@ -93,7 +94,8 @@ OPTIONS:
                    the committed ledgers/demo/ was written with
                    --out ledgers/demo, its artifacts/ is not committed)
   --work DIR       The generated suite (default out/demo; replaced)
-  --reports DIR    Where report-demo/ and report-example/ go (default out)
+  --reports DIR    Where report-demo/, report-judge/ and report-example/ go
+                   (default out)
   -h, --help       This help
 
 EXIT STATUS:
@@ -217,18 +219,15 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (!halted) halted = !(await runJudgedExample(io, { out, work, parallel, images }));
   io.stderr(
     `demo: wrote ${out}/{plan.json,plan.json.sha256,ledger.jsonl,errata.jsonl,price_table.json} ` +
-      `and ${out}/judge/{plan.json,plan.json.sha256,ledger.jsonl}\n\n`,
+      `and the same in ${out}/judge/\n\n`,
   );
-  const demoFiles = {
-    ledger: `${out}/ledger.jsonl`,
-    plan: `${out}/plan.json`,
-    errata: `${out}/errata.jsonl`,
-    priceTable: `${out}/price_table.json`,
-  };
+  const demoFiles = demoFilesIn(out);
+  const judgedFiles = demoFilesIn(`${out}/judge`);
   const status = firstFailure(
     await analyse(io, demoFiles),
-    await summarizeJudged(io, `${out}/judge`),
+    await summarizeJudged(io, judgedFiles),
     await writeReport(io, demoFiles, `${reports}/report-demo`),
+    await writeReport(io, judgedFiles, `${reports}/report-judge`),
     await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
   );
   return halted ? ExitCode.refused : status;
@@ -287,6 +286,9 @@ async function runJudgedExample(
 ): Promise<boolean> {
   const dir = `${options.out}/judge`;
   await Deno.mkdir(dir, { recursive: true });
+  // The judged run's report reads an errata file and a price table too: none, and the demo's.
+  await Deno.writeTextFile(`${dir}/errata.jsonl`, "");
+  await Deno.writeTextFile(`${dir}/price_table.json`, canonicalJson(DEMO_PRICE_TABLE));
   const suiteDir = `${options.work}/judge_suite`;
   await copyTree(JUDGE_EXAMPLE.suite, suiteDir);
   const suite = await loadSuite(suiteDir);
@@ -393,11 +395,29 @@ async function writeReport(io: Io, files: AnalysedFiles, dir: string): Promise<n
   ], io);
 }
 
+/** The files of a demo run in `dir`: its ledger, plan, errata and price table. */
+function demoFilesIn(dir: string): AnalysedFiles {
+  return {
+    ledger: `${dir}/ledger.jsonl`,
+    plan: `${dir}/plan.json`,
+    errata: `${dir}/errata.jsonl`,
+    priceTable: `${dir}/price_table.json`,
+  };
+}
+
 /** Prints `summarize` of the judged example's ledger, through the CLI's own command. */
-async function summarizeJudged(io: Io, dir: string): Promise<number> {
+async function summarizeJudged(io: Io, files: AnalysedFiles): Promise<number> {
   const summarize = await import("./summarize.ts");
-  io.stdout(`\n== summarize ${dir}/ledger.jsonl (the judged example)\n`);
-  return await summarize.run([`${dir}/ledger.jsonl`, "--plan", `${dir}/plan.json`], io);
+  io.stdout(`\n== summarize ${files.ledger} (the judged example)\n`);
+  return await summarize.run([
+    files.ledger,
+    "--plan",
+    files.plan,
+    "--errata",
+    files.errata,
+    "--price-table",
+    files.priceTable,
+  ], io);
 }
 
 /** Prints `summarize` then `compare` of one ledger, through the CLI's own commands. */

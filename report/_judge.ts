@@ -96,7 +96,9 @@ export function judgeClaim(judge: ReportJudge): ReportClaim {
       } (gate: at least ${formatPercentExact(config.gates.swap_consistency)}); ${
         judged === 0
           ? "the ledger has no judged row"
-          : `its ${plural(judged, "judged task")} count in formal scores`
+          : `its ${plural(judged, "judged task")} ${
+            judged === 1 ? "counts" : "count"
+          } in formal scores`
       }`,
     };
   }
@@ -106,9 +108,9 @@ export function judgeClaim(judge: ReportJudge): ReportClaim {
     rule: JUDGE_RULE,
     stated: true,
     text:
-      `The judged rows record a calibrated LLM judge, so its ${
-        plural(judged, "judged task")
-      } count in formal scores; no plan given, so the calibration's agreement and swap ` +
+      `The judged rows record a calibrated LLM judge, so its ${plural(judged, "judged task")} ${
+        judged === 1 ? "counts" : "count"
+      } in formal scores; no plan given, so the calibration's agreement and swap ` +
       "consistency are not shown",
   };
 }

@@ -891,7 +891,7 @@ Deno.test({
         equal(row.judge?.total?.toFixed(2), row.resolved ? "96.67" : "23.33");
       }
       equal(judged.rows.length, 2);
-      for (const name of ["report-demo", "report-example"]) {
+      for (const name of ["report-demo", "report-judge", "report-example"]) {
         const verified = await cli("verify-report", `${dir}/reports/${name}`);
         equal(verified.code, 0, `${name}: ${verified.stdout}${verified.stderr}`);
       }
