@@ -137,6 +137,27 @@ Deno.test("judge calibrate fails a position-biased judge on the swap gate", asyn
     equal(result.code, 3, result.stderr);
     match(result.stdout, /swap consistency 0\.000 \(0 of 6 pairs/);
     match(result.stdout, /UNCALIBRATED: .*swap consistency 0\.000 is below the gate 0\.90/);
+    // freeze records the failed calibration with its reasons (offline: digests given).
+    const digest = `sha256:${"1".repeat(64)}`;
+    const freeze = await freezeCli(
+      suite,
+      `${dir}/plan.json`,
+      { a: "agent:latest" },
+      "--judge",
+      JUDGE,
+      "--image-digest",
+      `agent:latest=${digest}`,
+      "--image-digest",
+      `ledgerbench/verifier:latest=${digest}`,
+    );
+    equal(freeze.code, 0, freeze.stderr);
+    match(freeze.stderr, /the judge is uncalibrated \(failed\)/);
+    const calibration = (await loadPlan(`${dir}/plan.json`, { frozen: true })).value.judge
+      ?.calibration;
+    equal(calibration?.state, "failed");
+    if (calibration?.state === "failed") {
+      match(calibration.reasons.join("; "), /swap consistency 0\.000 is below the gate 0\.90/);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
