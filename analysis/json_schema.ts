@@ -9,10 +9,28 @@
  */
 import { z } from "zod";
 import { canonicalJson } from "./canonical_json.ts";
-import { Episode, Erratum, Plan, PriceTable, Verdict } from "./schema.ts";
+import {
+  Episode,
+  Erratum,
+  GoldenLabel,
+  JudgeSettings,
+  Plan,
+  PriceTable,
+  Rubric,
+  Verdict,
+} from "./schema.ts";
 
 /** The records with a published JSON Schema, by file name stem. */
-export const JSON_SCHEMA_NAMES = ["episode", "plan", "price_table", "erratum", "verdict"] as const;
+export const JSON_SCHEMA_NAMES = [
+  "episode",
+  "plan",
+  "price_table",
+  "erratum",
+  "verdict",
+  "rubric",
+  "golden_label",
+  "judge_settings",
+] as const;
 /** One of {@link JSON_SCHEMA_NAMES}. */
 export type JsonSchemaName = typeof JSON_SCHEMA_NAMES[number];
 
@@ -53,6 +71,25 @@ const SOURCES: Record<JsonSchemaName, { schema: z.ZodType; title: string; descri
     title: "ledgerbench verifier verdict",
     description:
       "The structured verdict a verifier prints as the last line of its stdout (seed 000).",
+  },
+  rubric: {
+    schema: Rubric,
+    title: "ledgerbench judge rubric",
+    description: "A judged task's hidden verifier/rubric.json: dimensions with weights, integer " +
+      "score ranges and guidance, and the pass threshold on the 0-100 total code computes " +
+      "(seed 000, issue 14).",
+  },
+  golden_label: {
+    schema: GoldenLabel,
+    title: "ledgerbench golden label",
+    description: "One line of a judge's append-only golden set: a human's score of one answer " +
+      "or verdict on two, with its label version (seed 000, issue 14).",
+  },
+  judge_settings: {
+    schema: JudgeSettings,
+    title: "ledgerbench judge settings",
+    description: "The LLM judge's model, sampling parameters, attempts and gates, as " +
+      "freeze --judge and judge calibrate --judge read them (issue 14).",
   },
 };
 

@@ -12,6 +12,9 @@ Deno.test("writeJsonSchemas() writes the committed bytes into a fresh folder", a
       "schema/price_table.schema.json",
       "schema/erratum.schema.json",
       "schema/verdict.schema.json",
+      "schema/rubric.schema.json",
+      "schema/golden_label.schema.json",
+      "schema/judge_settings.schema.json",
     ]);
     for (const path of written) {
       const name = path.slice(path.lastIndexOf("/") + 1);

@@ -12,7 +12,12 @@
 import { canonicalJson, canonicalJsonLine } from "../../analysis/canonical_json.ts";
 import { DEFAULT_BOOTSTRAP } from "../../analysis/defaults.ts";
 import { judgeCalibration, type JudgedItem } from "../../analysis/judge/judge_calibration.ts";
-import type { JudgeSettings } from "../../analysis/schema.ts";
+import type {
+  GoldenItemJudgment,
+  JudgeCalibrationSummary,
+  JudgeSettings,
+} from "../../analysis/schema.ts";
+import { loadCalibrationJudgments, loadCalibrationSummary } from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { GoldenSet } from "../../inputs/golden_set.ts";
 import type { Upstream } from "../run_episode.ts";
@@ -22,10 +27,9 @@ import {
   CALIBRATION_JUDGMENTS,
   CALIBRATION_SUMMARY,
   calibrationsDir,
-  type JudgeCalibrationFile,
   judgeSettingsSha256,
 } from "./judge_calibration_store.ts";
-import { type GoldenItemJudgment, judgeGoldenSet } from "./judge_golden_set.ts";
+import { judgeGoldenSet } from "./judge_golden_set.ts";
 import { type LoadedJudgeMaterial, loadJudgeMaterial } from "./judge_episode.ts";
 import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
 
@@ -44,7 +48,7 @@ export interface CalibrateJudgeOptions {
 /** A written calibration. */
 export interface CalibrationOutcome {
   dir: string;
-  summary: JudgeCalibrationFile;
+  summary: JudgeCalibrationSummary;
   /** SHA-256 of `summary.json`'s bytes (what `freeze` records). */
   summary_sha256: string;
 }
@@ -74,7 +78,7 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
   const judgments = items.map((item) => canonicalJsonLine(item) + "\n").join("");
   const now = (options.now ?? new Date()).toISOString();
   const { gate } = spend;
-  const evidenceReasons = gate.status === "invalid"
+  const invalid = gate.status === "invalid"
     ? [
       `the judge's calls are invalid (${gate.invalid_reason}): ${
         gate.problems.map((p) => p.message).join(" / ")
@@ -86,7 +90,7 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
     judgmentsSha256: sha256Hex(judgments),
     calibratedAt: now,
     materials,
-    evidenceReasons,
+    invalid,
     spend: {
       model_calls: gate.model_calls,
       prompt_tokens: gate.prompt_tokens,
@@ -113,11 +117,14 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
 export async function replayCalibration(
   dir: string,
   options: { suite: Suite; golden: GoldenSet },
-): Promise<{ identical: boolean; stored: JudgeCalibrationFile; text: string }> {
-  const storedText = await Deno.readTextFile(`${dir}/${CALIBRATION_SUMMARY}`);
-  const stored = JSON.parse(storedText) as JudgeCalibrationFile;
-  const judgments = await Deno.readTextFile(`${dir}/${CALIBRATION_JUDGMENTS}`);
-  if (sha256Hex(judgments) !== stored.judgments_sha256) {
+): Promise<{ identical: boolean; stored: JudgeCalibrationSummary; text: string }> {
+  const { value: stored, text: storedText } = await loadCalibrationSummary(
+    `${dir}/${CALIBRATION_SUMMARY}`,
+  );
+  const { sha256, judgments: items } = await loadCalibrationJudgments(
+    `${dir}/${CALIBRATION_JUDGMENTS}`,
+  );
+  if (sha256 !== stored.judgments_sha256) {
     throw new Error(`"${dir}/${CALIBRATION_JUDGMENTS}" is not the file its summary names`);
   }
   if (options.golden.sha256 !== stored.golden.sha256) {
@@ -125,9 +132,6 @@ export async function replayCalibration(
       `the golden set "${options.golden.file}" is not the one calibrated on (sha256 ${stored.golden.sha256})`,
     );
   }
-  const items = judgments.split("\n").filter((line) => line !== "").map((line) =>
-    JSON.parse(line) as GoldenItemJudgment
-  );
   const recomputed = summaryOf(
     {
       suite: options.suite,
@@ -139,7 +143,7 @@ export async function replayCalibration(
       judgmentsSha256: stored.judgments_sha256,
       calibratedAt: stored.calibrated_at,
       materials: await judgedMaterials(options.suite),
-      evidenceReasons: stored.reasons.filter((r) => r.startsWith("the judge's calls are invalid")),
+      invalid: stored.invalid,
       spend: stored.spend,
       evidence: stored.evidence,
     },
@@ -154,15 +158,15 @@ interface SummaryParts {
   judgmentsSha256: string;
   calibratedAt: string;
   materials: ReadonlyMap<string, LoadedJudgeMaterial>;
-  evidenceReasons: string[];
-  spend: JudgeCalibrationFile["spend"];
-  evidence: JudgeCalibrationFile["evidence"];
+  invalid: string[];
+  spend: JudgeCalibrationSummary["spend"];
+  evidence: JudgeCalibrationSummary["evidence"];
 }
 
 function summaryOf(
   options: Pick<CalibrateJudgeOptions, "suite" | "settings" | "golden">,
   parts: SummaryParts,
-): JudgeCalibrationFile {
+): JudgeCalibrationSummary {
   const judged = new Map<string, JudgedItem>(parts.items.map((item) => [
     item.item_id,
     item.kind === "score"
@@ -184,7 +188,7 @@ function summaryOf(
       seed: DEFAULT_BOOTSTRAP.seed,
     },
   );
-  const reasons = [...parts.evidenceReasons, ...figures.gates.reasons];
+  const reasons = [...parts.invalid, ...figures.gates.reasons];
   return {
     schema_version: 1,
     judge_settings_sha256: judgeSettingsSha256(options.settings),
@@ -195,6 +199,7 @@ function summaryOf(
     golden: { file: options.golden.file, sha256: options.golden.sha256 },
     judgments_sha256: parts.judgmentsSha256,
     calibrated_at: parts.calibratedAt,
+    invalid: parts.invalid,
     passed: reasons.length === 0 && figures.gates.passed,
     reasons,
     human_agreement: figures.gates.human_agreement.value,

@@ -10,7 +10,8 @@
  * @module
  */
 import { canonicalJson } from "../../analysis/canonical_json.ts";
-import type { Evidence, JudgeCalibrationState, JudgeSettings } from "../../analysis/schema.ts";
+import type { JudgeCalibrationState, JudgeSettings } from "../../analysis/schema.ts";
+import { parseCalibrationSummary } from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { Suite } from "../suite_manifest.ts";
 import { newestResults } from "../newest_results.ts";
@@ -20,34 +21,6 @@ import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
 export const CALIBRATION_SUMMARY = "summary.json";
 /** The raw judgments of one calibration, one JSON line per golden item. */
 export const CALIBRATION_JUDGMENTS = "judgments.jsonl";
-
-/** The summary written as `summary.json`. */
-export interface JudgeCalibrationFile {
-  schema_version: 1;
-  /** {@linkcode judgeSettingsSha256} of `judge`. */
-  judge_settings_sha256: string;
-  judge: JudgeSettings;
-  prompt_version: string;
-  suite_id: string;
-  suite_sha256: string;
-  golden: { file: string; sha256: string };
-  /** SHA-256 of `judgments.jsonl`'s bytes. */
-  judgments_sha256: string;
-  calibrated_at: string;
-  /** Whether the judge met the gates (`analysis/judge/judge_calibration.ts`). */
-  passed: boolean;
-  /** Why not, one sentence per unmet gate (empty when passed). */
-  reasons: string[];
-  /** The agreement the gate was held to (null: not measurable). */
-  human_agreement: number | null;
-  /** The swap consistency the gate was held to (null: not measurable). */
-  swap_consistency: number | null;
-  /** The judge's calls over the whole calibration, and their evidence. */
-  spend: { model_calls: number; prompt_tokens: number; completion_tokens: number };
-  evidence: Evidence | null;
-  /** Every figure, as `judgeCalibration` computed it. */
-  figures: unknown;
-}
 
 /**
  * The directory every calibration of `suiteDir`'s judge goes to: beside the suite, never in it.
@@ -79,15 +52,16 @@ export function judgeSettingsSha256(settings: JudgeSettings): string {
  * @param suite the loaded suite
  * @param settings the plan's judge settings
  * @returns the plan's `judge.calibration`
- * @throws {Error} when a summary cannot be read as JSON
+ * @throws {LedgerError} when a summary does not fit its schema (file and field named)
  */
 export async function judgeCalibrationState(
   suite: Suite,
   settings: JudgeSettings,
 ): Promise<JudgeCalibrationState> {
   const wanted = judgeSettingsSha256(settings);
-  for await (const { text } of newestResults(calibrationsDir(suite.dir), CALIBRATION_SUMMARY)) {
-    const summary = JSON.parse(text) as JudgeCalibrationFile;
+  const root = calibrationsDir(suite.dir);
+  for await (const { dir, text } of newestResults(root, CALIBRATION_SUMMARY)) {
+    const summary = parseCalibrationSummary(text, `${dir}/${CALIBRATION_SUMMARY}`);
     if (summary.judge_settings_sha256 !== wanted || summary.suite_sha256 !== suite.sha256) continue;
     const common = { summary_sha256: sha256Hex(text), calibrated_at: summary.calibrated_at };
     return summary.passed && summary.human_agreement !== null &&

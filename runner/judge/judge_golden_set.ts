@@ -8,30 +8,16 @@
  *
  * @module
  */
-import type { GoldenLabel, JudgeSettings, PairWinner } from "../../analysis/schema.ts";
+import type {
+  GoldenItemJudgment,
+  GoldenLabel,
+  JudgeSettings,
+} from "../../analysis/schema.ts";
 import { parsePairJudgment, parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
 import type { Upstream } from "../run_episode.ts";
 import type { LoadedJudgeMaterial } from "./judge_episode.ts";
 import { pairPrompt, scorePrompt } from "./judge_prompt.ts";
 import { type JudgeSpend, type Judgment, openJudgeSession } from "./judge_session.ts";
-
-/** What the judge said about one item: one judgment, or two with positions swapped. */
-export type GoldenItemJudgment =
-  | {
-    item_id: string;
-    task_id: string;
-    kind: "score";
-    judgment: Judgment<{ total: number; passed: boolean }>;
-  }
-  | {
-    item_id: string;
-    task_id: string;
-    kind: "pairwise";
-    /** `answer_a` shown as A. */
-    first: Judgment<PairWinner>;
-    /** `answer_b` shown as A: the positions swapped. */
-    second: Judgment<PairWinner>;
-  };
 
 /** Options of {@linkcode judgeGoldenSet}. */
 export interface JudgeGoldenSetOptions {

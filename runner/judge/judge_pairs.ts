@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Episode, JudgeConfig, PairWinner } from "../../analysis/schema.ts";
+import type { Episode, JudgeConfig, PairRecord } from "../../analysis/schema.ts";
 import { parsePairJudgment } from "../../analysis/judge/parse_judgment.ts";
 import { openArtifact } from "../sandbox/artifact_store.ts";
 import type { Upstream } from "../run_episode.ts";
@@ -16,22 +16,6 @@ import { type Suite, taskPaths } from "../suite_manifest.ts";
 import { loadJudgeMaterial, readAnswerFile } from "./judge_episode.ts";
 import { pairPrompt } from "./judge_prompt.ts";
 import { type JudgeSpend, type Judgment, openJudgeSession } from "./judge_session.ts";
-
-/** One task's comparison as the JSONL record keeps it. */
-export interface PairRecord {
-  task_id: string;
-  agent_a: string;
-  agent_b: string;
-  /** The episodes compared (null: the agent had no single scored attempt). */
-  episode_a: string | null;
-  episode_b: string | null;
-  /** Agent a's answer shown as A. */
-  first: Judgment<PairWinner> | null;
-  /** Agent b's answer shown as A: the positions swapped. */
-  second: Judgment<PairWinner> | null;
-  /** Why the judge was not asked; null when it was. */
-  unjudged: string | null;
-}
 
 /** Options of {@linkcode judgePairs}. */
 export interface JudgePairsOptions {
