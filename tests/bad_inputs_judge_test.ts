@@ -125,6 +125,33 @@ badInputTests("judge", [
     stderr: /judge\.json: field "max_attempts"/,
   },
   {
+    name: "a pairwise record that is not one",
+    files: { "pairwise.json": JSON.stringify({ schema_version: 1, agents: ["a"] }) },
+    args: ["judge", "pairwise", "--from", "{dir}/pairwise.json"],
+    code: 2,
+    stderr: /pairwise\.json: field "plan": missing/,
+  },
+  {
+    name: "a calibration to replay whose summary is not one",
+    files: {
+      "golden.jsonl": label({}) + "\n",
+      "cal/summary.json": JSON.stringify({ schema_version: 1, passed: "yes" }),
+      "cal/judgments.jsonl": "",
+    },
+    args: [
+      "judge",
+      "calibrate",
+      "--suite",
+      SUITE,
+      "--golden",
+      "{dir}/golden.jsonl",
+      "--replay",
+      "{dir}/cal",
+    ],
+    code: 2,
+    stderr: /cal\/summary\.json: field "passed": .*boolean/,
+  },
+  {
     name: "calibrate without a judge upstream",
     files: { "golden.jsonl": label({}) + "\n" },
     args: [
