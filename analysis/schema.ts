@@ -577,6 +577,9 @@ export type JudgeGates = z.infer<typeof JudgeGates>;
 /**
  * The sampling parameters sent with every judge call (absent: the
  * provider's own), recorded in the plan so that a calibration binds to them.
+ * `max_output_tokens` goes as Chat Completions' `max_completion_tokens` or
+ * Messages' `max_tokens` (1024 when absent, which Messages requires);
+ * `seed` goes to an OpenAI upstream only (the Messages API has none).
  */
 export const JudgeParameters = z.object({
   temperature: z.number().min(0).max(2).optional(),
