@@ -225,7 +225,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const judgedFiles = demoFilesIn(`${out}/judge`);
   const status = firstFailure(
     await analyse(io, demoFiles),
-    await summarizeJudged(io, judgedFiles),
+    await summarizeFiles(io, judgedFiles, { label: " (the judged example)", apart: true }),
     await writeReport(io, demoFiles, `${reports}/report-demo`),
     await writeReport(io, judgedFiles, `${reports}/report-judge`),
     await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
@@ -405,10 +405,17 @@ function demoFilesIn(dir: string): AnalysedFiles {
   };
 }
 
-/** Prints `summarize` of the judged example's ledger, through the CLI's own command. */
-async function summarizeJudged(io: Io, files: AnalysedFiles): Promise<number> {
+/**
+ * Prints `summarize` of one ledger, through the CLI's own command, under the
+ * heading `== summarize <ledger><label>` (after a blank line when `apart`).
+ */
+async function summarizeFiles(
+  io: Io,
+  files: AnalysedFiles,
+  heading: { label?: string; apart?: boolean } = {},
+): Promise<number> {
   const summarize = await import("./summarize.ts");
-  io.stdout(`\n== summarize ${files.ledger} (the judged example)\n`);
+  io.stdout(`${heading.apart ? "\n" : ""}== summarize ${files.ledger}${heading.label ?? ""}\n`);
   return await summarize.run([
     files.ledger,
     "--plan",
@@ -422,18 +429,8 @@ async function summarizeJudged(io: Io, files: AnalysedFiles): Promise<number> {
 
 /** Prints `summarize` then `compare` of one ledger, through the CLI's own commands. */
 async function analyse(io: Io, files: AnalysedFiles): Promise<number> {
-  const summarize = await import("./summarize.ts");
   const compare = await import("./compare.ts");
-  io.stdout(`== summarize ${files.ledger}\n`);
-  const first = await summarize.run([
-    files.ledger,
-    "--plan",
-    files.plan,
-    "--errata",
-    files.errata,
-    "--price-table",
-    files.priceTable,
-  ], io);
+  const first = await summarizeFiles(io, files);
   io.stdout(`\n== compare ${files.ledger}\n`);
   const second = await compare.run(
     [files.ledger, "--plan", files.plan, "--errata", files.errata],
