@@ -7,12 +7,10 @@
  *
  * @module
  */
-import { loadProviderScript } from "../inputs/provider_script.ts";
-import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import type { Upstream } from "../runner/run_episode.ts";
 import { stringOption } from "./_args.ts";
 import { UsageError } from "./_command.ts";
-import { upstreamKindOf } from "./_upstream_kind.ts";
+import { startScriptedUpstream, upstreamKindOf } from "./_upstream_options.ts";
 
 /** The two options, for a command's option table. */
 export const JUDGE_UPSTREAM_OPTIONS = {
@@ -67,8 +65,6 @@ export async function judgeUpstreamOption(
   }
   if (script === undefined) return null;
   const { kind, target: file } = upstreamKindOf(script);
-  const loaded = (await loadProviderScript(file)).value;
-  const key = crypto.randomUUID();
-  const provider = await startScriptedProvider(loaded, { apiKey: key });
-  return { upstream: { baseUrl: provider.baseUrl, kind, key }, close: () => provider.close() };
+  const started = await startScriptedUpstream(file);
+  return { upstream: { ...started.upstream, kind }, close: started.close };
 }

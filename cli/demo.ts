@@ -32,10 +32,10 @@ import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { JUDGE_EXAMPLE } from "../suites/judge_example.ts";
 import { loadGoldenSet } from "../inputs/golden_set.ts";
 import { loadJudgeSettings } from "../inputs/judge_settings.ts";
-import { loadProviderScript } from "../inputs/provider_script.ts";
+import { startScriptedUpstream } from "./_upstream_options.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { calibrateJudge } from "../runner/judge/calibrate_judge.ts";
-import { judgeCalibrationState } from "../runner/judge/judge_calibration_store.ts";
+import { planJudge } from "../runner/judge/judge_calibration_store.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
 import type { Suite } from "../runner/suite_manifest.ts";
 import {
@@ -294,16 +294,8 @@ async function runJudgedExample(
   const suite = await loadSuite(suiteDir);
   const settings = (await loadJudgeSettings(JUDGE_EXAMPLE.judge)).value;
   const golden = await loadGoldenSet(JUDGE_EXAMPLE.golden);
-  const judgeKey = crypto.randomUUID();
-  const judgeProvider = await startScriptedProvider(
-    (await loadProviderScript(JUDGE_EXAMPLE.script)).value,
-    { apiKey: judgeKey },
-  );
-  const judge: Upstream = {
-    baseUrl: judgeProvider.baseUrl,
-    key: judgeKey,
-    expectedModelIds: [JUDGE_EXAMPLE.model],
-  };
+  const judgeProvider = await startScriptedUpstream(JUDGE_EXAMPLE.script);
+  const judge: Upstream = { ...judgeProvider.upstream, expectedModelIds: [JUDGE_EXAMPLE.model] };
   const providers = await demoProviders(suite);
   try {
     const calibration = await calibrateJudge({ suite, settings, golden, upstream: judge });
@@ -325,7 +317,7 @@ async function runJudgedExample(
         verifier_image: "ledgerbench/verifier:latest",
         verifier_image_digest: options.images["ledgerbench/verifier"],
       }),
-      judge: { ...settings, calibration: await judgeCalibrationState(suite, settings) },
+      judge: await planJudge(suite, settings),
     });
     io.stderr(`demo: running the judged task for both agents (${frozen.path})\n`);
     const outcome = await runPlan({

@@ -17,7 +17,8 @@ import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
 import { suiteCheckState } from "../runner/suite_check_state.ts";
-import { judgeCalibrationState } from "../runner/judge/judge_calibration_store.ts";
+import { planJudge } from "../runner/judge/judge_calibration_store.ts";
+import { judgedTaskIds } from "../runner/suite_manifest.ts";
 import { loadJudgeSettings } from "../inputs/judge_settings.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
@@ -720,18 +721,18 @@ async function judgeRecord(
   suite: Awaited<ReturnType<typeof loadSuite>>,
   file: string | undefined,
 ): Promise<JudgeConfig | undefined> {
-  const judged = suite.manifest.tasks.filter((task) => task.judge !== undefined);
-  if (judged.length > 0 && file === undefined) {
+  const [judged] = judgedTaskIds(suite.manifest);
+  if (judged !== undefined && file === undefined) {
     throw new UsageError(
-      `The suite's task "${judged[0].task_id}" is judged by an LLM judge: give "--judge FILE"`,
+      `The suite's task "${judged}" is judged by an LLM judge: give "--judge FILE"`,
     );
   }
   if (file === undefined) return undefined;
-  if (judged.length === 0) {
+  if (judged === undefined) {
     throw new UsageError('Option "--judge" needs a suite with a judged task (a task "judge")');
   }
   const settings = (await loadJudgeSettings(file)).value;
-  return { ...settings, calibration: await judgeCalibrationState(suite, settings) };
+  return await planJudge(suite, settings);
 }
 
 /**

@@ -5,14 +5,16 @@
  * @module
  */
 import { loadPlan } from "../inputs/plan.ts";
-import { loadProviderScript } from "../inputs/provider_script.ts";
-import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import { LedgerLockedError } from "../runner/ledger_lock.ts";
 import type { Upstream } from "../runner/run_episode.ts";
-import { upstreamKindOf } from "./_upstream_kind.ts";
+import {
+  type ScriptedUpstream,
+  startScriptedUpstream,
+  upstreamKindOf,
+} from "./_upstream_options.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { createProgress } from "../runner/progress.ts";
 import {
@@ -221,18 +223,17 @@ export async function run(args: string[], io: Io): Promise<number> {
     expectedSha256: stringOption(values, "plan-sha256"),
   });
 
-  const providers: ScriptedProvider[] = [];
+  const providers: ScriptedUpstream[] = [];
   const started = new Map<string, Upstream>();
   const scriptUpstream = async (value: string): Promise<Upstream> => {
     const { kind, target: file } = upstreamKindOf(value);
-    const cached = started.get(file);
-    if (cached) return { ...cached, kind };
-    const script = (await loadProviderScript(file)).value;
-    const key = crypto.randomUUID();
-    const provider = await startScriptedProvider(script, { apiKey: key });
-    providers.push(provider);
-    const upstream = { baseUrl: provider.baseUrl, key };
-    started.set(file, upstream);
+    let upstream = started.get(file);
+    if (upstream === undefined) {
+      const provider = await startScriptedUpstream(file);
+      providers.push(provider);
+      upstream = provider.upstream;
+      started.set(file, upstream);
+    }
     return { ...upstream, kind };
   };
   const key = Deno.env.get("LEDGERBENCH_UPSTREAM_KEY") ?? "";

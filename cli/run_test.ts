@@ -4,7 +4,7 @@ import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { cliCommand } from "../tests/_cli_run.ts";
-import { upstreamKindOf } from "./_upstream_kind.ts";
+import { upstreamKindOf } from "./_upstream_options.ts";
 
 Deno.test("upstreamKindOf() reads a known kind before + and defaults to openai", () => {
   assert.deepEqual(upstreamKindOf("anthropic+https://api.anthropic.com/v1"), {

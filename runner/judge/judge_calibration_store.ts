@@ -10,7 +10,7 @@
  * @module
  */
 import { canonicalJson } from "../../analysis/canonical_json.ts";
-import type { JudgeCalibrationState, JudgeSettings } from "../../analysis/schema.ts";
+import type { JudgeCalibrationState, JudgeConfig, JudgeSettings } from "../../analysis/schema.ts";
 import { parseCalibrationSummary } from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { Suite } from "../suite_manifest.ts";
@@ -45,16 +45,21 @@ export function judgeSettingsSha256(settings: JudgeSettings): string {
 }
 
 /**
- * The state `freeze` records: the newest calibration (by the time in its
+ * The plan's judge, as `freeze` (and the demo) records it: the settings with
+ * the calibration found for them, the newest (by the time in its
  * directory's name) of exactly these settings on the suite as it hashes
  * now, `passed` or `failed`; `not_run` when there is none.
  *
  * @param suite the loaded suite
  * @param settings the plan's judge settings
- * @returns the plan's `judge.calibration`
+ * @returns the plan's `judge`
  * @throws {LedgerError} when a summary does not fit its schema (file and field named)
  */
-export async function judgeCalibrationState(
+export async function planJudge(suite: Suite, settings: JudgeSettings): Promise<JudgeConfig> {
+  return { ...settings, calibration: await calibrationState(suite, settings) };
+}
+
+async function calibrationState(
   suite: Suite,
   settings: JudgeSettings,
 ): Promise<JudgeCalibrationState> {
