@@ -20,7 +20,7 @@ import { loadSuite } from "../inputs/suite.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 import { openArtifact } from "./sandbox/artifact_store.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
-import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { judgedTaskIds, type Suite, taskPaths } from "./suite_manifest.ts";
 import { type TaskSandboxSettings, taskVerifierOptions } from "./sandbox/docker_sandbox.ts";
 import { exportImageBundle, type ImageBundle } from "./sandbox/image_bundle.ts";
 import { taskSandboxSettings } from "./task_settings.ts";
@@ -107,9 +107,7 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
   await removeDeadRunnerTempDirs();
   await using temp = await createRunTempDir();
   let verifierKit: ImageBundle | undefined;
-  const judged = new Set(
-    suite.manifest.tasks.filter((task) => task.judge !== undefined).map((task) => task.task_id),
-  );
+  const judged = judgedTaskIds(suite.manifest);
   for (const row of chosen) {
     if (judged.has(row.task_id)) {
       skipped.push({

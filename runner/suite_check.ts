@@ -37,7 +37,7 @@ import { createRunTempDir } from "./run_temp_dir.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
 import { RUNNER_PROGRAM_AGENTS, type RunnerProgram } from "./sandbox/episode_sandbox.ts";
-import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { judgedTaskIds, type Suite, taskPaths } from "./suite_manifest.ts";
 import { prepareTaskEnvironments } from "./task_environments.ts";
 import {
   CHECK_SUMMARY,
@@ -125,9 +125,7 @@ export async function runSuiteCheck(
     }
   }
   // A judged task is proven by `judge calibrate` against human labels, not by a program here.
-  const judged = new Set(
-    suite.manifest.tasks.filter((task) => task.judge !== undefined).map((task) => task.task_id),
-  );
+  const judged = judgedTaskIds(suite.manifest);
   for (const [index, task] of plan.tasks.entries()) {
     if (judged.has(task.task_id)) {
       options.log?.(`task "${task.task_id}" is judged: proven by "judge calibrate", not here`);

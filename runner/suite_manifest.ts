@@ -246,6 +246,18 @@ export interface Suite {
   sha256: string;
 }
 
+/**
+ * The ids of a suite's judged tasks (a task `judge`, issue 14), in
+ * manifest order: the tasks `suite check` and `reverify` leave to the LLM
+ * judge and `freeze` needs a judge for.
+ *
+ * @param manifest the suite's manifest
+ * @returns the judged task ids
+ */
+export function judgedTaskIds(manifest: SuiteManifest): Set<string> {
+  return new Set(manifest.tasks.filter((task) => task.judge !== undefined).map((t) => t.task_id));
+}
+
 /** Paths of one task's parts inside a suite directory. */
 export interface TaskPaths {
   /** The task's directory (a Dockerfile path is relative to it). */

@@ -8,16 +8,12 @@
  *
  * @module
  */
-import type {
-  GoldenItemJudgment,
-  GoldenLabel,
-  JudgeSettings,
-} from "../../analysis/schema.ts";
-import { parsePairJudgment, parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
+import type { GoldenItemJudgment, GoldenLabel, JudgeSettings } from "../../analysis/schema.ts";
+import { parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
 import type { Upstream } from "../run_episode.ts";
 import type { LoadedJudgeMaterial } from "./judge_episode.ts";
-import { pairPrompt, scorePrompt } from "./judge_prompt.ts";
-import { type JudgeSpend, type Judgment, openJudgeSession } from "./judge_session.ts";
+import { scorePrompt } from "./judge_prompt.ts";
+import { type JudgeSpend, judgeSwapped, openJudgeSession } from "./judge_session.ts";
 
 /** Options of {@linkcode judgeGoldenSet}. */
 export interface JudgeGoldenSetOptions {
@@ -77,17 +73,11 @@ export async function judgeGoldenSet(
         });
         judged.push({ item_id: label.item_id, task_id: label.task_id, kind: "score", judgment });
       } else {
-        const parse = (reply: string) => {
-          const parsed = parsePairJudgment(reply);
-          return parsed.ok ? { ok: true as const, value: parsed.winner } : parsed;
-        };
-        const first = await session.judge(
-          pairPrompt(material, label.answer_a, label.answer_b),
-          parse,
-        );
-        const second = await session.judge(
-          pairPrompt(material, label.answer_b, label.answer_a),
-          parse,
+        const { first, second } = await judgeSwapped(
+          session,
+          material,
+          label.answer_a,
+          label.answer_b,
         );
         judged.push({
           item_id: label.item_id,

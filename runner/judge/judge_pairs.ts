@@ -9,13 +9,11 @@
  * @module
  */
 import type { Episode, JudgeConfig, PairRecord } from "../../analysis/schema.ts";
-import { parsePairJudgment } from "../../analysis/judge/parse_judgment.ts";
 import { openArtifact } from "../sandbox/artifact_store.ts";
 import type { Upstream } from "../run_episode.ts";
 import { type Suite, taskPaths } from "../suite_manifest.ts";
 import { loadJudgeMaterial, readAnswerFile } from "./judge_episode.ts";
-import { pairPrompt } from "./judge_prompt.ts";
-import { type JudgeSpend, type Judgment, openJudgeSession } from "./judge_session.ts";
+import { type JudgeSpend, judgeSwapped, openJudgeSession } from "./judge_session.ts";
 
 /** Options of {@linkcode judgePairs}. */
 export interface JudgePairsOptions {
@@ -97,12 +95,9 @@ export async function judgePairs(
       }
       if (record.unjudged !== null) continue;
       const material = await loadJudgeMaterial(taskPaths(options.suite.dir, taskId));
-      const parse = (reply: string) => {
-        const parsed = parsePairJudgment(reply);
-        return parsed.ok ? { ok: true as const, value: parsed.winner } : parsed;
-      };
-      record.first = await session.judge(pairPrompt(material, answers[0], answers[1]), parse);
-      record.second = await session.judge(pairPrompt(material, answers[1], answers[0]), parse);
+      const { first, second } = await judgeSwapped(session, material, answers[0], answers[1]);
+      record.first = first;
+      record.second = second;
     }
   } catch (error) {
     await session.close().catch(() => {});

@@ -13,6 +13,7 @@ import {
   JUDGE_REPLY_KEEP_CHARS,
   type JudgeAttempt,
   type JudgeConfig,
+  type PairWinner,
 } from "../../analysis/schema.ts";
 import { evidenceGate, type EvidenceGateResult } from "../relay/evidence_gate.ts";
 import type { CallBodies } from "../relay/call_bodies.ts";
@@ -20,7 +21,8 @@ import type { RelayCallRecord } from "../relay/relay_call_record.ts";
 import { startRelay } from "../relay/relay.ts";
 import type { Upstream } from "../run_episode.ts";
 import { askJudge, type JudgeEndpoint } from "./ask_judge.ts";
-import type { JudgePrompt } from "./judge_prompt.ts";
+import { type JudgeMaterial, type JudgePrompt, pairPrompt } from "./judge_prompt.ts";
+import { parsePairJudgment } from "../../analysis/judge/parse_judgment.ts";
 
 /** What a parser makes of one reply: a value, or why the reply is unusable. */
 export type ReplyParse<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -130,4 +132,31 @@ export async function openJudgeSession(options: JudgeSessionOptions): Promise<Ju
       };
     },
   };
+}
+
+/**
+ * A pairwise judgment as seed 000 §06 asks for it (after Zheng et al. 2023):
+ * the same two answers judged twice in one session, `x` shown as A first,
+ * then with the positions swapped; both runs are returned raw, and
+ * `swappedVerdict` (analysis/judge) combines them.
+ *
+ * @param session the open judge session
+ * @param material the task's question, reference and rubric
+ * @param x the answer shown first in the first run
+ * @param y the other answer
+ * @returns the first run (`x` as A) and the second (`y` as A)
+ */
+export async function judgeSwapped(
+  session: JudgeSession,
+  material: JudgeMaterial,
+  x: string,
+  y: string,
+): Promise<{ first: Judgment<PairWinner>; second: Judgment<PairWinner> }> {
+  const parse = (reply: string): ReplyParse<PairWinner> => {
+    const parsed = parsePairJudgment(reply);
+    return parsed.ok ? { ok: true, value: parsed.winner } : parsed;
+  };
+  const first = await session.judge(pairPrompt(material, x, y), parse);
+  const second = await session.judge(pairPrompt(material, y, x), parse);
+  return { first, second };
 }
