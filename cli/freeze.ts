@@ -576,12 +576,21 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
     return ExitCode.refused;
   }
-  const taskEnvironments = await prepareEnvironments(suite, resolved, io);
+  const prepared = await prepareEnvironments(
+    suite,
+    resolved.map((agent) => agent.image_digest),
+    io,
+  );
+  const taskEnvironments = prepared.environments;
 
   const frozenPlan = freezePlan(suite, {
     plan_id: planId,
     created_at: new Date().toISOString(),
-    agents: resolved,
+    agents: resolved.map((agent) =>
+      prepared.bundleDigests === null
+        ? agent
+        : { ...agent, bundle_digest: prepared.bundleDigests[agent.image_digest] }
+    ),
     order_seed: orderSeed,
     caps,
     price_table_id: priceTableId,
@@ -675,19 +684,28 @@ export async function run(args: string[], io: Io): Promise<number> {
 
 /**
  * Builds or looks up the suite's task environments with the local engine
- * (task_environments.ts), and then records each agent's bundle digest in
- * `agents` (the agents run from their bundles in those environments); a
- * suite without any needs no engine and loads no Docker client.
+ * (task_environments.ts), and the bundle digest of each agent image (the
+ * agents run from their bundles in those environments); a suite without
+ * any needs no engine, loads no Docker client and has no bundles (null).
  *
+ * @param suite the loaded suite
+ * @param agentImages the agents' image digests
+ * @param io where the builds' lines go
+ * @returns the frozen environments by task, and the bundle digests by image digest (or null)
  * @throws {InputError} naming the task and the missing image, base image or
  *   failed build, or an agent image that cannot be bundled
  */
 async function prepareEnvironments(
   suite: Awaited<ReturnType<typeof loadSuite>>,
-  agents: Array<{ image_digest: string; bundle_digest?: string }>,
+  agentImages: readonly string[],
   io: Io,
-): Promise<Record<string, FrozenTaskEnvironment>> {
-  if (!suite.manifest.tasks.some((task) => task.environment !== undefined)) return {};
+): Promise<{
+  environments: Record<string, FrozenTaskEnvironment>;
+  bundleDigests: Record<string, string> | null;
+}> {
+  if (!suite.manifest.tasks.some((task) => task.environment !== undefined)) {
+    return { environments: {}, bundleDigests: null };
+  }
   const { imageDigest } = await import("../runner/docker/image_digest.ts");
   const environments = await import("../runner/task_environments.ts");
   try {
@@ -696,9 +714,10 @@ async function prepareEnvironments(
       (ref) => imageDigest(ref),
       (line) => io.stderr(`${line}\n`),
     );
-    const digests = await environments.bundleDigests(agents.map((agent) => agent.image_digest));
-    for (const agent of agents) agent.bundle_digest = digests[agent.image_digest];
-    return prepared;
+    return {
+      environments: prepared,
+      bundleDigests: await environments.bundleDigests(agentImages),
+    };
   } catch (error) {
     if (error instanceof environments.TaskEnvironmentError || error instanceof SandboxError) {
       throw new InputError(`Cannot freeze plan: ${error.message}`);
