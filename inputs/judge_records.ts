@@ -7,11 +7,7 @@
  * @module
  */
 import { LedgerError } from "../analysis/ledger_error.ts";
-import {
-  GoldenItemJudgment,
-  JudgeCalibrationSummary,
-  PairwiseRecord,
-} from "../analysis/schema.ts";
+import { GoldenItemJudgment, JudgeCalibrationSummary, PairwiseRecord } from "../analysis/schema.ts";
 import { openInput } from "./input_file.ts";
 import { type Loaded, loadJsonFile, parseJsonFile } from "./json_file.ts";
 import { parseLine, scanJsonl } from "./jsonl.ts";
