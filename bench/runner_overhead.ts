@@ -9,7 +9,7 @@
  * @module
  */
 import { Plan } from "../analysis/schema.ts";
-import { buildImages } from "../runner/docker/build_images.ts";
+import { buildImages, VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
@@ -114,7 +114,7 @@ export async function measureRunnerOverhead(
       order_seed: 1,
       price_table_id: "bench",
       runner_version: version,
-      verifier_image: "ledgerbench/verifier:latest",
+      verifier_image: VERIFIER_IMAGE,
       verifier_image_digest: images["ledgerbench/verifier"],
     };
     const plan = freezePlan(suite, {

@@ -17,7 +17,7 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { buildImages } from "../runner/docker/build_images.ts";
+import { buildImages, VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
@@ -183,7 +183,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     model_limits: { max_output_tokens: 512, context_limit_tokens: 8192 },
     price_table_id: DEMO_PRICE_TABLE.price_table_id,
     runner_version: await runnerVersion(),
-    verifier_image: "ledgerbench/verifier:latest",
+    verifier_image: VERIFIER_IMAGE,
     verifier_image_digest: images["ledgerbench/verifier"],
   });
   const frozen = await writePlan(`${out}/plan.json`, plan);
@@ -314,7 +314,7 @@ async function runJudgedExample(
         order_seed: 20261107,
         price_table_id: DEMO_PRICE_TABLE.price_table_id,
         runner_version: await runnerVersion(),
-        verifier_image: "ledgerbench/verifier:latest",
+        verifier_image: VERIFIER_IMAGE,
         verifier_image_digest: options.images["ledgerbench/verifier"],
       }),
       judge: await planJudge(suite, settings),

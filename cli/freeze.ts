@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import {
   CensoringPolicy,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
@@ -154,7 +155,7 @@ AGENTS AND ENVIRONMENT:
                            JSON array of strings (a name without a slash is
                            found in the image's PATH); "run" refuses an
                            argument holding the upstream key
-  --verifier-image REF     Verifier image (default ledgerbench/verifier:latest)
+  --verifier-image REF     Verifier image (default ${VERIFIER_IMAGE})
   --image-digest REF=DIGEST
                            The digest (sha256:<64 hex>, the image id "docker
                            image inspect" reports, as containers/build_images.sh
@@ -482,7 +483,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const planId = textOption(values, TEXTS.planId) ??
     out.split("/").at(-1)!.replace(/\.json$/, "");
   const priceTableId = textOption(values, TEXTS.priceTableId) ?? "unpriced";
-  const verifierImage = textOption(values, TEXTS.verifierImage) ?? "ledgerbench/verifier:latest";
+  const verifierImage = textOption(values, TEXTS.verifierImage) ?? VERIFIER_IMAGE;
   const given = givenDigests(values);
   const images = new Set([...agents.values(), verifierImage]);
   const needed = [...images].filter((image) => !given.has(image));

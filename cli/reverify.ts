@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { VERIFIER_IMAGE as DEFAULT_VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { reverify } from "../runner/reverify.ts";
 import { Erratum, Plan } from "../analysis/schema.ts";
@@ -52,7 +53,7 @@ OPTIONS:
   --errata FILE        Errata file to append to (created when absent)
   --suite DIR          The suite whose verifiers to run (the fixed one)
   --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
-  --verifier-image REF Verifier image (default ledgerbench/verifier:latest)
+  --verifier-image REF Verifier image (default ${DEFAULT_VERIFIER_IMAGE})
   --episodes ID,...    Episodes to re-verify (default: every row invalid with
                        "verifier_fault")
   --reason TEXT        Why; written into every erratum
@@ -81,7 +82,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const suite = stringOption(values, "suite");
   if (errata === undefined) throw new UsageError('Missing option: "--errata"');
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
-  const verifierImage = textOption(values, VERIFIER_IMAGE) ?? "ledgerbench/verifier:latest";
+  const verifierImage = textOption(values, VERIFIER_IMAGE) ?? DEFAULT_VERIFIER_IMAGE;
   const episodes = nameListOption(values, "episodes");
   const reason = textOption(values, REASON);
   const engine = await dockerAvailable();

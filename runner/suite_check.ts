@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { VERIFIER_IMAGE } from "./docker/build_images.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { Episode, Plan } from "../analysis/schema.ts";
 import { isExecutableFile, loadSuite } from "../inputs/suite.ts";
@@ -51,7 +52,6 @@ import {
 export const CHECK_IMAGE = "ledgerbench/base:latest";
 
 /** The verifier image a check runs (`freeze`'s default). */
-const CHECK_VERIFIER_IMAGE = "ledgerbench/verifier:latest";
 
 /** The check cannot start: an image it runs is absent. */
 export class SuiteCheckError extends Error {
@@ -205,11 +205,11 @@ async function freezeCheckPlan(
   log?: (line: string) => void,
 ): Promise<Plan> {
   const program = await imageDigest(CHECK_IMAGE);
-  const verifier = await imageDigest(CHECK_VERIFIER_IMAGE);
+  const verifier = await imageDigest(VERIFIER_IMAGE);
   if (program === null || verifier === null) {
     throw new SuiteCheckError(
       `Cannot check the suite: image "${
-        program === null ? CHECK_IMAGE : CHECK_VERIFIER_IMAGE
+        program === null ? CHECK_IMAGE : VERIFIER_IMAGE
       }" is not present (run containers/build_images.sh)`,
     );
   }
@@ -225,7 +225,7 @@ async function freezeCheckPlan(
     price_table_id: "unpriced",
     task_environments: await prepareTaskEnvironments(suite, (ref) => imageDigest(ref), log),
     runner_version: await runnerVersion(),
-    verifier_image: CHECK_VERIFIER_IMAGE,
+    verifier_image: VERIFIER_IMAGE,
     verifier_image_digest: verifier,
   });
 }

@@ -20,6 +20,12 @@ export const IMAGE_NAMES = [
   "ledgerbench/verifier",
 ] as const;
 
+/**
+ * The verifier image a plan names unless told otherwise (`freeze`,
+ * `reverify`, `suite check`, the demo): the build's `ledgerbench/verifier`.
+ */
+export const VERIFIER_IMAGE = "ledgerbench/verifier:latest";
+
 /** One of {@linkcode IMAGE_NAMES}. */
 export type ImageName = typeof IMAGE_NAMES[number];
 
