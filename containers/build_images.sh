@@ -16,13 +16,15 @@
 # Output: JSON `{ "<name>": "sha256:<image id>", ... }` on stdout, also written
 # to containers/.build/images.json (machine-specific: not committed).
 #
-# The one download: agent-codex's OpenAI Codex CLI, fetched once with npm on
-# the host (the registry, never from inside a container) into .build, pinned
-# by version and integrity (CODEX_VERSION, CODEX_INTEGRITY below; recipe in
-# containers/agents/codex.sh).
+# The two downloads: agent-codex's OpenAI Codex CLI and agent-claude's Claude
+# Code, each fetched once with npm on the host (the registry, never from
+# inside a container) into .build, pinned by version and integrity
+# (CODEX_VERSION, CODEX_INTEGRITY and CLAUDE_VERSION, CLAUDE_INTEGRITY below;
+# recipes in containers/agents/codex.sh and containers/agents/claude.sh).
 #
 # Environment: LEDGERBENCH_DENO (default node_modules/@deno/linux-x64-glibc/deno),
-# LEDGERBENCH_BUSYBOX (default /usr/bin/busybox, must be static).
+# LEDGERBENCH_BUSYBOX (default /usr/bin/busybox, must be static),
+# LEDGERBENCH_BASH (default /bin/bash, agent-claude's shell).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -242,6 +244,81 @@ derive agent-codex "$tag" '["codex-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/
   "$HERE/agents/codex.sh:/usr/local/bin/codex-agent"
 docker tag "ledgerbench/agent-codex:$tag" ledgerbench/agent-codex:latest
 
+# agent-claude: npm's linux-x64 platform package of Claude Code holds its
+# native binary (`claude`, a Bun executable linked against glibc), and Claude
+# Code runs its Bash tool with bash (its shell snapshot is bash syntax, which
+# busybox sh rejects), so the image gets the host's bash ($LEDGERBENCH_BASH,
+# default /bin/bash) too. Every library either needs beyond the base image's
+# (the glibc files Deno links: for claude none, for bash libtinfo) is copied
+# at the path ldd prints. See containers/agents/claude.sh.
+CLAUDE_VERSION=2.1.328
+CLAUDE_PACKAGE="@anthropic-ai/claude-code-linux-x64"
+CLAUDE_INTEGRITY="sha512-KuzL+dBHgDCFTHJxwW+xuBJdVKfBsesGx2BBcTOG9sYDGoAD7b1hUV8rsTS4xjoJsB2SmeGraGjBiFuhrYuC9w=="
+CLAUDE_DIR="$BUILD/claude-$CLAUDE_VERSION"
+BASH_BIN="$(readlink -f "${LEDGERBENCH_BASH:-/bin/bash}")"
+[ -x "$BASH_BIN" ] || die "bash not found: \"${LEDGERBENCH_BASH:-/bin/bash}\" (set LEDGERBENCH_BASH)"
+if [ ! -x "$CLAUDE_DIR/claude" ]; then
+  log "fetching $CLAUDE_PACKAGE@$CLAUDE_VERSION with npm"
+  fetch="$(mktemp -d "$BUILD/claude-fetch.XXXXXX")"
+  (cd "$fetch" && npm pack --silent "$CLAUDE_PACKAGE@$CLAUDE_VERSION" >/dev/null) ||
+    die "cannot fetch $CLAUDE_PACKAGE@$CLAUDE_VERSION with npm (the npm registry must be reachable once)"
+  tgz="$fetch/anthropic-ai-claude-code-linux-x64-$CLAUDE_VERSION.tgz"
+  got="$(node -e 'const { createHash } = require("node:crypto");
+    const hash = createHash("sha512").update(require("node:fs").readFileSync(process.argv[1]));
+    console.log("sha512-" + hash.digest("base64"));' "$tgz")"
+  [ "$got" = "$CLAUDE_INTEGRITY" ] ||
+    die "$CLAUDE_PACKAGE@$CLAUDE_VERSION has integrity \"$got\", expected \"$CLAUDE_INTEGRITY\""
+  tar -xzf "$tgz" -C "$fetch" package/claude
+  mkdir -p "$fetch/out"
+  mv "$fetch/package/claude" "$fetch/out/"
+  rm -rf "$CLAUDE_DIR"
+  mv "$fetch/out" "$CLAUDE_DIR"
+  rm -rf "$fetch"
+fi
+mapfile -t CLAUDE_LIBS < <(ldd "$CLAUDE_DIR/claude" "$BASH_BIN" |
+  awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
+[ "${#CLAUDE_LIBS[@]}" -gt 0 ] || die "ldd found no libraries for \"$CLAUDE_DIR/claude\""
+claude_files=()
+claude_lib_path=""
+for lib in "${CLAUDE_LIBS[@]}"; do
+  printf '%s\n' "${LIBS[@]}" | grep -qxF "$lib" || claude_files+=("$lib:$lib")
+done
+for dir in $(printf '%s\n' "${CLAUDE_LIBS[@]}" | xargs -n1 dirname | sort -u); do
+  claude_lib_path="${claude_lib_path:+$claude_lib_path:}$dir"
+done
+claude_interp="$(ldd "$CLAUDE_DIR/claude" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
+[ -n "$claude_interp" ] || die "ldd found no loader for \"$CLAUDE_DIR/claude\""
+# The loader and library path claude-agent uses when the image is a bundle
+# mounted in a task's environment (whose own glibc may differ or be absent),
+# and a bash that runs through them there (for an environment without bash).
+printf 'CLAUDE_INTERP=%s\nCLAUDE_LIB_PATH=%s\n' "$claude_interp" "$claude_lib_path" \
+  >"$BUILD/claude-loader.env"
+cat >"$BUILD/claude-bash" <<'WRAPPER'
+#!/bin/sh
+# The image's bash from the root this file sits in (a bundle's mount point),
+# through that root's glibc loader and libraries.
+root="${0%/opt/ledgerbench/bash}"
+. "$root/opt/ledgerbench/claude-loader.env"
+lib_path=""
+for dir in $(echo "$CLAUDE_LIB_PATH" | tr ':' ' '); do lib_path="${lib_path:+$lib_path:}$root$dir"; done
+exec "$root$CLAUDE_INTERP" --library-path "$lib_path" "$root/bin/bash" "$@"
+WRAPPER
+chmod 755 "$BUILD/claude-bash"
+tag="$({
+  echo "$BASE_TAG $CLAUDE_PACKAGE $CLAUDE_VERSION $CLAUDE_INTEGRITY"
+  printf '%s\n' "${claude_files[@]}"
+  cat "$HERE/agents/claude.sh" "$BUILD/claude-loader.env" "$BUILD/claude-bash"
+  sha256sum "$BASH_BIN" "${claude_files[@]%%:*}" | cut -d' ' -f1
+} | sha256sum | cut -c1-16)"
+derive agent-claude "$tag" '["claude-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/claude-agent\"]" \
+  "$CLAUDE_DIR/claude:/usr/local/bin/claude" \
+  "$BASH_BIN:/bin/bash" \
+  "$BUILD/claude-loader.env:/opt/ledgerbench/claude-loader.env" \
+  "$BUILD/claude-bash:/opt/ledgerbench/bash" \
+  "$HERE/agents/claude.sh:/usr/local/bin/claude-agent" \
+  "${claude_files[@]}"
+docker tag "ledgerbench/agent-claude:$tag" ledgerbench/agent-claude:latest
+
 tag="$({
   echo "$BASE_TAG"
   cat "$HERE/verifier/driver.sh" "$HERE/verifier/as_candidate.sh"
@@ -251,7 +328,7 @@ derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' "" \
   "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
-names=(base "${AGENTS[@]/#/agent-}" agent-codex verifier)
+names=(base "${AGENTS[@]/#/agent-}" agent-codex agent-claude verifier)
 refs=()
 for name in "${names[@]}"; do refs+=("ledgerbench/$name:latest"); done
 mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")

@@ -17,6 +17,7 @@ export const IMAGE_NAMES = [
   "ledgerbench/agent-filler",
   "ledgerbench/agent-relay_attacker",
   "ledgerbench/agent-codex",
+  "ledgerbench/agent-claude",
   "ledgerbench/verifier",
 ] as const;
 
