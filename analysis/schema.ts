@@ -934,13 +934,48 @@ export const GoldenItemJudgment = z.discriminatedUnion("kind", [
 export type GoldenItemJudgment = z.infer<typeof GoldenItemJudgment>;
 
 /**
+ * One line of a calibration's `probes.jsonl` (issue 21): what the judge
+ * said about one adversarial probe of one judged task
+ * (`runner/judge/adversarial_probes.ts`), the raw replies kept, its value
+ * as a score item's (the total and the verdict against the task's
+ * threshold).
+ */
+export const ProbeJudgment = z.object({
+  probe_id: Id,
+  task_id: Id,
+  judgment: judgmentOf(
+    z.object({ total: z.number().min(0).max(100), passed: z.boolean() }).strict(),
+  ),
+}).strict();
+export type ProbeJudgment = z.infer<typeof ProbeJudgment>;
+
+/**
+ * Whether the judge scored one adversarial probe correctly (issue 21;
+ * `analysis/judge/probe_outcomes.ts`): the probe, its task, the total the
+ * judge's usable judgment gave (null: none within the attempts), the
+ * task's pass threshold, the verdict, and why it is wrong (null: right).
+ */
+export const ProbeOutcome = z.object({
+  probe_id: Id,
+  task_id: Id,
+  total: z.number().min(0).max(100).nullable(),
+  pass_threshold: z.number().min(0).max(100),
+  scored_correctly: z.boolean(),
+  problem: z.string().min(1).nullable(),
+}).strict();
+export type ProbeOutcome = z.infer<typeof ProbeOutcome>;
+
+/**
  * A calibration's `summary.json` (`judge calibrate`, issue 14; what
  * `freeze` records): the judge settings and their digest with the prompt's
  * version, the suite and golden set it was computed on, the raw judgments'
  * digest, why the judge's own calls make it invalid (`invalid`: the
  * evidence gate's problems; a calibration with any cannot pass), whether
- * the gates were met and why not (`reasons`: `invalid`'s, then the
- * gates'), the two gated figures, the judge's spend and evidence, and
+ * the gates were met and why not (`reasons`: `invalid`'s, then each
+ * adversarial probe scored wrong, then the gates'), the raw probe
+ * judgments' digest (`probes_sha256`, of `probes.jsonl`) and each probe's
+ * outcome (`probes`, issue 21: a calibration with a probe scored wrong
+ * cannot pass), the two gated figures, the judge's spend and evidence, and
  * every figure (`figures`, the output
  * of `analysis/judge/judge_calibration.ts`, recomputed by a replay rather
  * than read back).
@@ -958,6 +993,8 @@ export const JudgeCalibrationSummary = z.object({
   invalid: z.array(z.string().min(1)),
   passed: z.boolean(),
   reasons: z.array(z.string().min(1)),
+  probes_sha256: Sha256,
+  probes: z.array(ProbeOutcome),
   human_agreement: z.number().min(0).max(1).nullable(),
   swap_consistency: z.number().min(0).max(1).nullable(),
   spend: JudgeSpend,
@@ -965,6 +1002,18 @@ export const JudgeCalibrationSummary = z.object({
   figures: computedObject<JudgeCalibration>(),
 }).strict();
 export type JudgeCalibrationSummary = z.infer<typeof JudgeCalibrationSummary>;
+
+/**
+ * The two fields of a calibration's `summary.json` that say which judge
+ * and suite it is about, the rest left unread: `freeze` skips a summary of
+ * another judge configuration or prompt version (issue 21 changed the
+ * prompt and the summary's fields) without holding it to today's schema.
+ */
+export const CalibrationSummaryHeader = z.looseObject({
+  judge_settings_sha256: Sha256,
+  suite_sha256: Sha256,
+});
+export type CalibrationSummaryHeader = z.infer<typeof CalibrationSummaryHeader>;
 
 /**
  * One task's comparison of two agents' answers (`judge pairwise`, issue

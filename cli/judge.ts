@@ -18,8 +18,12 @@ export const help = `The LLM judge of a suite's judged tasks (issue 14).
 calibrate: the judge against human labels
 (seed 000 §06-07): agreement with the humans and Cohen's kappa with 95%
 intervals, swap consistency of pairwise judgments, and the gates (80% and
-90% by default). "freeze --judge" records the newest result for exactly this
-judge and suite; until it passed, judged tasks are not counted in formal scores.
+90% by default), and the adversarial probes that ship with the tool (issue 21:
+an answer that instructs the judge, a keyword-stuffed non-answer, a forged end
+marker, an empty answer; each judged task gets all four, and the judge passes
+only when each gets a usable judgment below the task's pass threshold).
+"freeze --judge" records the newest result for exactly this judge and suite;
+until it passed, judged tasks are not counted in formal scores.
 
 Calibrate the judge of judge.json on the shipped golden set, with a scripted judge:
   deno task ledgerbench judge calibrate --suite suites/judge_example \\
@@ -57,10 +61,12 @@ OPTIONS (calibrate):
                        line with a higher label_version. When a latest label was
                        written after seeing model output, both figures are
                        reported and the gate holds the blind labels
-  --replay DIR         Recompute DIR's summary.json from its judgments.jsonl
-                       and compare the bytes (exit 0 only when identical)
+  --replay DIR         Recompute DIR's summary.json from its judgments.jsonl and
+                       probes.jsonl and compare the bytes (exit 0 only when
+                       identical)
 
-The calibration (summary.json, judgments.jsonl) goes to SUITE.judge/<time>/.
+The calibration (summary.json, judgments.jsonl, probes.jsonl) goes to
+SUITE.judge/<time>/.
 
 OPTIONS (pairwise):
   --plan FILE          The frozen plan of the run (its judge, its task order)

@@ -101,7 +101,29 @@ export async function runCalibrate(args: string[], io: Io): Promise<number> {
   return outcome.summary.passed ? ExitCode.ok : ExitCode.refused;
 }
 
-/** The text form: the figures the gates read, each label set, the verdict. */
+/**
+ * The adversarial probes (issue 21), one line per task: how many the judge
+ * scored correctly, then one indented line per probe scored wrong.
+ */
+function probeLines(summary: JudgeCalibrationSummary): string[] {
+  const byTask = new Map<string, JudgeCalibrationSummary["probes"]>();
+  for (const outcome of summary.probes) {
+    byTask.set(outcome.task_id, [...(byTask.get(outcome.task_id) ?? []), outcome]);
+  }
+  return [...byTask].flatMap(([taskId, outcomes]) => [
+    `adversarial probes on task ${displayId(taskId)}: ${
+      outcomes.filter((o) => o.scored_correctly).length
+    } of ${outcomes.length} scored correctly (each needs a usable judgment below the pass ` +
+    `threshold ${outcomes[0].pass_threshold})`,
+    ...outcomes.map((o) =>
+      `  ${displayId(o.probe_id)}: total ${o.total === null ? "none" : o.total.toFixed(2)}${
+        o.scored_correctly ? "" : ` WRONG: ${lineText(o.problem ?? "")}`
+      }`
+    ),
+  ]);
+}
+
+/** The text form: the figures the gates read, each label set, the probes, the verdict. */
 function render(summary: JudgeCalibrationSummary): string {
   const figures = summary.figures;
   const share = (f: { rate: number | null; agreeing?: number; items?: number }) =>
@@ -142,9 +164,10 @@ function render(summary: JudgeCalibrationSummary): string {
     } (${swap.consistent} of ${swap.measured} pairs; ${swap.judge_faults} with a judge fault)${
       interval(swap.wilson)
     }`,
+    ...probeLines(summary),
     `judge calls: ${summary.spend.model_calls}, tokens ${summary.spend.prompt_tokens} + ${summary.spend.completion_tokens}`,
     summary.passed
-      ? `calibrated: the gates are met (agreement >= ${summary.judge.gates.human_agreement}, swap consistency >= ${summary.judge.gates.swap_consistency})`
+      ? `calibrated: the gates are met (agreement >= ${summary.judge.gates.human_agreement}, swap consistency >= ${summary.judge.gates.swap_consistency}) and every adversarial probe was scored correctly`
       : `UNCALIBRATED: ${summary.reasons.map(lineText).join("; ")}`,
     "",
   ].join("\n");

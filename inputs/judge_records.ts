@@ -1,13 +1,20 @@
 /**
  * Reading back the judge's durable records (issue 14): a calibration's
- * `summary.json` and `judgments.jsonl` (`judge calibrate`), and the record
+ * `summary.json`, `judgments.jsonl` and `probes.jsonl` (`judge calibrate`;
+ * the probes, issue 21), and the record
  * of a comparison (`judge pairwise --out`), each through its schema, every
  * problem named with file, line and field like any other input.
  *
  * @module
  */
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { GoldenItemJudgment, JudgeCalibrationSummary, PairwiseRecord } from "../analysis/schema.ts";
+import {
+  CalibrationSummaryHeader,
+  GoldenItemJudgment,
+  JudgeCalibrationSummary,
+  PairwiseRecord,
+  ProbeJudgment,
+} from "../analysis/schema.ts";
 import { openInput } from "./input_file.ts";
 import { type Loaded, loadJsonFile, parseJsonFile } from "./json_file.ts";
 import { parseLine, scanJsonl } from "./jsonl.ts";
@@ -23,6 +30,21 @@ import { parseLine, scanJsonl } from "./jsonl.ts";
  */
 export function parseCalibrationSummary(text: string, file: string): JudgeCalibrationSummary {
   return parseJsonFile(new TextEncoder().encode(text), JudgeCalibrationSummary, file).value;
+}
+
+/**
+ * Parses which judge and suite a calibration's summary already read is
+ * about ({@link CalibrationSummaryHeader}), leaving its other fields
+ * unread, so that a summary of an older judge configuration is skipped
+ * rather than refused.
+ *
+ * @param text the file's text
+ * @param file the file named in problems
+ * @returns the summary's judge settings digest and suite hash
+ * @throws {LedgerError} the codes of `parseJsonFile`
+ */
+export function parseCalibrationHeader(text: string, file: string): CalibrationSummaryHeader {
+  return parseJsonFile(new TextEncoder().encode(text), CalibrationSummaryHeader, file).value;
 }
 
 /**
@@ -52,6 +74,26 @@ export async function loadCalibrationJudgments(
   const judgments: GoldenItemJudgment[] = [];
   const summary = await scanJsonl(await openInput(path), (bytes, line, text) => {
     const result = parseLine(GoldenItemJudgment, { bytes, file: path, line, text });
+    if (!result.ok) throw new LedgerError([result.problem]);
+    judgments.push(result.value);
+  });
+  return { sha256: summary.sha256, judgments };
+}
+
+/**
+ * Reads a calibration's adversarial-probe judgments (issue 21), one
+ * {@link ProbeJudgment} per line, streaming. Cost: O(file).
+ *
+ * @param path the `probes.jsonl`, as given
+ * @returns the judgments in file order and the file's SHA-256
+ * @throws {LedgerError} on the first problem, naming file, line and field
+ */
+export async function loadProbeJudgments(
+  path: string,
+): Promise<{ sha256: string; judgments: ProbeJudgment[] }> {
+  const judgments: ProbeJudgment[] = [];
+  const summary = await scanJsonl(await openInput(path), (bytes, line, text) => {
+    const result = parseLine(ProbeJudgment, { bytes, file: path, line, text });
     if (!result.ok) throw new LedgerError([result.problem]);
     judgments.push(result.value);
   });

@@ -19,7 +19,11 @@ export const JUDGE_EXAMPLE = Object.freeze({
   judge: here("judge_example.judge.json"),
   /** The golden set (`judge calibrate --golden`). */
   golden: here("judge_example.golden.jsonl"),
-  /** The scripted judge (`--judge-provider-script`): scores by the facts the answer names. */
+  /**
+   * The scripted judge (`--judge-provider-script`): scores content, not keywords (issue 21):
+   * the division of the sum by the count to the mean, or the sum and the mean, read within the
+   * answer's fence up to its real end marker; it passes the adversarial probes.
+   */
   script: here("judge_example.judge_script.json"),
   /** The model id the scripted judge reports. */
   model: "scripted-judge-1",

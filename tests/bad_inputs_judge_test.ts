@@ -8,6 +8,20 @@
 import { badInputTests } from "./_bad_input_table.ts";
 
 const SUITE = "{root}/suites/judge_example";
+/** The shipped calibration (ledgers/examples/judge_calibration): its summary and judgments. */
+const SHIPPED = new URL("../ledgers/examples/judge_calibration/", import.meta.url);
+const SHIPPED_SUMMARY = await Deno.readTextFile(new URL("summary.json", SHIPPED));
+const SHIPPED_JUDGMENTS = await Deno.readTextFile(new URL("judgments.jsonl", SHIPPED));
+const replayShipped = [
+  "judge",
+  "calibrate",
+  "--suite",
+  SUITE,
+  "--golden",
+  "{root}/suites/judge_example.golden.jsonl",
+  "--replay",
+  "{dir}/cal",
+];
 const JUDGE = "{root}/suites/judge_example.judge.json";
 const label = (fields: Record<string, unknown>) =>
   JSON.stringify({
@@ -150,6 +164,39 @@ badInputTests("judge", [
     ],
     code: 2,
     stderr: /cal\/summary\.json: field "passed": .*boolean/,
+  },
+  {
+    name: "a calibration to replay without its probes (issue 21)",
+    files: { "cal/summary.json": SHIPPED_SUMMARY, "cal/judgments.jsonl": SHIPPED_JUDGMENTS },
+    args: replayShipped,
+    code: 2,
+    stderr: /cal\/probes\.jsonl: No such file or directory/,
+  },
+  {
+    name: "a calibration to replay whose probe judgment is out of range",
+    files: {
+      "cal/summary.json": SHIPPED_SUMMARY,
+      "cal/judgments.jsonl": SHIPPED_JUDGMENTS,
+      "cal/probes.jsonl": JSON.stringify({
+        probe_id: "empty",
+        task_id: "explain-mean",
+        judgment: { attempts: [], value: { total: 120, passed: true } },
+      }) + "\n",
+    },
+    args: replayShipped,
+    code: 2,
+    stderr: /cal\/probes\.jsonl:1: field "judgment\.value\.total": Too big/,
+  },
+  {
+    name: "a calibration to replay whose probes are not the ones its summary names",
+    files: {
+      "cal/summary.json": SHIPPED_SUMMARY,
+      "cal/judgments.jsonl": SHIPPED_JUDGMENTS,
+      "cal/probes.jsonl": "",
+    },
+    args: replayShipped,
+    code: 2,
+    stderr: /cal\/probes\.jsonl" is not the file its summary names/,
   },
   {
     name: "calibrate without a judge upstream",

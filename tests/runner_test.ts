@@ -877,7 +877,7 @@ Deno.test({
       // The judged example (issue 14): the scripted judge calibrated on the shipped golden
       // set, both answers judged through the judge's relay; the right answer names the sum and
       // the count, 5, 5, 4 on weights 3, 2, 1: (15 + 10 + 4) * 20 / 6 = 96.67.
-      match(run.stderr, /judge "scripted-judge-1" calibrated on 17 human labels: agreement 0\.813/);
+      match(run.stderr, /judge "scripted-judge-1" calibrated on 17 human labels: agreement 0\.938/);
       const judgedPlan = Plan.parse(
         JSON.parse(await Deno.readTextFile(`${dir}/ledger/judge/plan.json`)),
       );

@@ -2,8 +2,10 @@
  * `ledgerbench judge calibrate` (issue 14, seed 000 §06–07): the plan's
  * judge against a golden set of human labels. Every item is judged through
  * the judge's relay exactly as a run judges an episode; the raw judgments
- * go to `judgments.jsonl`, the figures (agreement with the humans, Cohen's
- * kappa with intervals, swap consistency, the gates) to `summary.json`,
+ * go to `judgments.jsonl` and the adversarial probes' (issue 21) to
+ * `probes.jsonl`, the figures (agreement with the humans, Cohen's kappa
+ * with intervals, swap consistency, each probe's outcome, the gates) to
+ * `summary.json`,
  * both in `<suite>.judge/<time>/`, where `freeze` finds them. A replay
  * recomputes the summary from the stored judgments with zero model calls.
  *
@@ -12,12 +14,18 @@
 import { canonicalJson, canonicalJsonLine } from "../../analysis/canonical_json.ts";
 import { DEFAULT_BOOTSTRAP } from "../../analysis/defaults.ts";
 import { judgeCalibration, type JudgedItem } from "../../analysis/judge/judge_calibration.ts";
+import { probeOutcomes, probeReasons } from "../../analysis/judge/probe_outcomes.ts";
 import type {
   GoldenItemJudgment,
   JudgeCalibrationSummary,
   JudgeSettings,
+  ProbeJudgment,
 } from "../../analysis/schema.ts";
-import { loadCalibrationJudgments, loadCalibrationSummary } from "../../inputs/judge_records.ts";
+import {
+  loadCalibrationJudgments,
+  loadCalibrationSummary,
+  loadProbeJudgments,
+} from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { GoldenSet } from "../../inputs/golden_set.ts";
 import type { Upstream } from "../run_episode.ts";
@@ -25,6 +33,7 @@ import { type Suite, taskPaths } from "../suite_manifest.ts";
 import { newResultDir } from "../newest_results.ts";
 import {
   CALIBRATION_JUDGMENTS,
+  CALIBRATION_PROBES,
   CALIBRATION_SUMMARY,
   calibrationsDir,
   judgeSettingsSha256,
@@ -60,7 +69,10 @@ export interface CalibrationOutcome {
  * parameters, 2000 rounds with seed 7, for the kappa intervals), the gates
  * the settings' (seed 000's 0.80 and 0.90 by default); a calibration whose
  * judge calls failed the evidence gate (no server model id or usage, a
- * provider fault) cannot pass, whatever its figures: its reasons say why.
+ * provider fault) cannot pass, whatever its figures, and neither can one
+ * with an adversarial probe scored wrong (issue 21, `probeOutcomes`: a
+ * probe needs a usable judgment below its task's pass threshold): its
+ * reasons say why, each probe by name.
  *
  * @param options the suite, the judge, the golden set and the judge's upstream
  * @returns where it was written and what it says
@@ -68,7 +80,7 @@ export interface CalibrationOutcome {
  */
 export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<CalibrationOutcome> {
   const materials = await judgedMaterials(options.suite);
-  const { items, spend } = await judgeGoldenSet(options.golden.labels, {
+  const { items, probes, spend } = await judgeGoldenSet(options.golden.labels, {
     settings: options.settings,
     upstream: options.upstream,
     materials,
@@ -76,6 +88,7 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
     onItem: options.onItem,
   });
   const judgments = items.map((item) => canonicalJsonLine(item) + "\n").join("");
+  const probeLines = probes.map((probe) => canonicalJsonLine(probe) + "\n").join("");
   const now = (options.now ?? new Date()).toISOString();
   const { gate } = spend;
   const invalid = gate.status === "invalid"
@@ -88,6 +101,8 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
   const summary = summaryOf(options, {
     items,
     judgmentsSha256: sha256Hex(judgments),
+    probes,
+    probesSha256: sha256Hex(probeLines),
     calibratedAt: now,
     materials,
     invalid,
@@ -100,19 +115,21 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
   });
   const dir = await newResultDir(calibrationsDir(options.suite.dir), now);
   await Deno.writeTextFile(`${dir}/${CALIBRATION_JUDGMENTS}`, judgments);
+  await Deno.writeTextFile(`${dir}/${CALIBRATION_PROBES}`, probeLines);
   const text = canonicalJson(summary);
   await Deno.writeTextFile(`${dir}/${CALIBRATION_SUMMARY}`, text);
   return { dir, summary, summary_sha256: sha256Hex(text) };
 }
 
 /**
- * Recomputes a stored calibration's summary from its `judgments.jsonl` and
- * the golden set, with zero model calls (every number is replayable).
+ * Recomputes a stored calibration's summary from its `judgments.jsonl`,
+ * its `probes.jsonl` and the golden set, with zero model calls (every
+ * number is replayable).
  *
  * @param dir the calibration's directory
  * @param options the suite and the golden set it was computed on
  * @returns the recomputed summary's bytes and whether they equal the stored ones
- * @throws {Error} when the judgments or the golden set are not the ones the summary names
+ * @throws {Error} when the judgments, the probes or the golden set are not the ones the summary names
  */
 export async function replayCalibration(
   dir: string,
@@ -126,6 +143,10 @@ export async function replayCalibration(
   );
   if (sha256 !== stored.judgments_sha256) {
     throw new Error(`"${dir}/${CALIBRATION_JUDGMENTS}" is not the file its summary names`);
+  }
+  const probes = await loadProbeJudgments(`${dir}/${CALIBRATION_PROBES}`);
+  if (probes.sha256 !== stored.probes_sha256) {
+    throw new Error(`"${dir}/${CALIBRATION_PROBES}" is not the file its summary names`);
   }
   if (options.golden.sha256 !== stored.golden.sha256) {
     throw new Error(
@@ -141,6 +162,8 @@ export async function replayCalibration(
     {
       items,
       judgmentsSha256: stored.judgments_sha256,
+      probes: probes.judgments,
+      probesSha256: stored.probes_sha256,
       calibratedAt: stored.calibrated_at,
       materials: await judgedMaterials(options.suite),
       invalid: stored.invalid,
@@ -156,6 +179,8 @@ export async function replayCalibration(
 interface SummaryParts {
   items: readonly GoldenItemJudgment[];
   judgmentsSha256: string;
+  probes: readonly ProbeJudgment[];
+  probesSha256: string;
   calibratedAt: string;
   materials: ReadonlyMap<string, LoadedJudgeMaterial>;
   invalid: string[];
@@ -188,7 +213,15 @@ function summaryOf(
       seed: DEFAULT_BOOTSTRAP.seed,
     },
   );
-  const reasons = [...parts.invalid, ...figures.gates.reasons];
+  const probes = probeOutcomes(
+    parts.probes.map((probe) => ({
+      probe_id: probe.probe_id,
+      task_id: probe.task_id,
+      total: probe.judgment.value?.total ?? null,
+    })),
+    passThresholds,
+  );
+  const reasons = [...parts.invalid, ...probeReasons(probes), ...figures.gates.reasons];
   return {
     schema_version: 1,
     judge_settings_sha256: judgeSettingsSha256(options.settings),
@@ -202,6 +235,8 @@ function summaryOf(
     invalid: parts.invalid,
     passed: reasons.length === 0 && figures.gates.passed,
     reasons,
+    probes_sha256: parts.probesSha256,
+    probes,
     human_agreement: figures.gates.human_agreement.value,
     swap_consistency: figures.gates.swap_consistency.value,
     spend: parts.spend,

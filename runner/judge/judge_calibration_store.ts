@@ -1,7 +1,7 @@
 /**
  * Where a judge's calibrations live and what the newest one says (issue
  * 14): `<suite>.judge/<time>/summary.json` with the raw judgments beside it
- * (`judgments.jsonl`), written by `ledgerbench judge calibrate` and read by
+ * (`judgments.jsonl`, and the adversarial probes' `probes.jsonl`), written by `ledgerbench judge calibrate` and read by
  * `freeze`, which records the state in the plan. A calibration binds to
  * one judge configuration (its settings and the prompt's version, by
  * digest) and one suite (its hash, which covers the rubrics); any change
@@ -11,7 +11,7 @@
  */
 import { canonicalJson } from "../../analysis/canonical_json.ts";
 import type { JudgeCalibrationState, JudgeConfig, JudgeSettings } from "../../analysis/schema.ts";
-import { parseCalibrationSummary } from "../../inputs/judge_records.ts";
+import { parseCalibrationHeader, parseCalibrationSummary } from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { Suite } from "../suite_manifest.ts";
 import { newestResults } from "../newest_results.ts";
@@ -21,6 +21,8 @@ import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
 export const CALIBRATION_SUMMARY = "summary.json";
 /** The raw judgments of one calibration, one JSON line per golden item. */
 export const CALIBRATION_JUDGMENTS = "judgments.jsonl";
+/** The raw judgments of one calibration's adversarial probes (issue 21), one JSON line per probe. */
+export const CALIBRATION_PROBES = "probes.jsonl";
 
 /**
  * The directory every calibration of `suiteDir`'s judge goes to: beside the suite, never in it.
@@ -48,7 +50,9 @@ export function judgeSettingsSha256(settings: JudgeSettings): string {
  * The plan's judge, as `freeze` (and the demo) records it: the settings with
  * the calibration found for them, the newest (by the time in its
  * directory's name) of exactly these settings on the suite as it hashes
- * now, `passed` or `failed`; `not_run` when there is none.
+ * now, `passed` or `failed`; `not_run` when there is none. A summary of
+ * other settings, another prompt version or another suite is skipped
+ * unread beyond those digests.
  *
  * @param suite the loaded suite
  * @param settings the plan's judge settings
@@ -66,8 +70,10 @@ async function calibrationState(
   const wanted = judgeSettingsSha256(settings);
   const root = calibrationsDir(suite.dir);
   for await (const { dir, text } of newestResults(root, CALIBRATION_SUMMARY)) {
-    const summary = parseCalibrationSummary(text, `${dir}/${CALIBRATION_SUMMARY}`);
-    if (summary.judge_settings_sha256 !== wanted || summary.suite_sha256 !== suite.sha256) continue;
+    const file = `${dir}/${CALIBRATION_SUMMARY}`;
+    const header = parseCalibrationHeader(text, file);
+    if (header.judge_settings_sha256 !== wanted || header.suite_sha256 !== suite.sha256) continue;
+    const summary = parseCalibrationSummary(text, file);
     const common = { summary_sha256: sha256Hex(text), calibrated_at: summary.calibrated_at };
     return summary.passed && summary.human_agreement !== null &&
         summary.swap_consistency !== null

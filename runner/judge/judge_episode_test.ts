@@ -69,7 +69,7 @@ Deno.test("judgeEpisode() computes seed 000's weighted total in code and passes 
   assertEquals(requests.length, 1);
   // The candidate's answer reached the judge fenced, and the key never left the relay.
   const body = JSON.stringify(requests[0]);
-  assertMatch(body, /BEGIN ANSWER \[tag [0-9a-f]{8}\] \(9 characters\)/);
+  assertMatch(body, /BEGIN ANSWER \[tag [0-9a-f]{32}\] \(9 characters\)/);
 });
 
 Deno.test("judgeEpisode() asks an Anthropic judge through the Messages API", async () => {
