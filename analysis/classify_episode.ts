@@ -137,7 +137,12 @@ export interface CapExcess {
  * cap is within it, a null cap is never exceeded, and spend that was not
  * recorded (null) is never over a cap (it is "not recorded", issue 11):
  *
- * - `token_cap`: {@link episodeTokens} `> token_cap`
+ * - `token_cap`: {@link episodeTokens} `> token_cap + evidence.prompt_bound_excess`
+ *   (the excess absent: 0). The relay reserves a documented bound of each
+ *   prompt before forwarding (`runner/relay/prompt_token_bound.ts`) and
+ *   lowers output caps to what is left, so a runner-written row passes its
+ *   cap only by the prompt tokens the server reported beyond those bounds,
+ *   which the row records (issue 21); any other excess is over the cap.
  * - `step_cap`: {@link episodeSteps} (`model_calls`, else `tool_calls`) `> step_cap`
  * - `wall_ms_cap`: `wall_ms > wall_ms_cap`
  *
@@ -156,15 +161,15 @@ export interface CapExcess {
  * ```
  */
 export function overCap(
-  row: Pick<
-    Episode,
-    "prompt_tokens" | "completion_tokens" | "model_calls" | "tool_calls" | "wall_ms"
-  >,
+  row:
+    & Pick<Episode, "prompt_tokens" | "completion_tokens" | "model_calls" | "tool_calls" | "wall_ms">
+    & { evidence?: Episode["evidence"] },
   caps: Caps,
 ): CapExcess[] {
   const excess: CapExcess[] = [];
   const tokens = episodeTokens(row);
-  if (caps.token_cap !== null && tokens !== null && tokens > caps.token_cap) {
+  const boundError = row.evidence?.prompt_bound_excess ?? 0;
+  if (caps.token_cap !== null && tokens !== null && tokens > caps.token_cap + boundError) {
     excess.push({ cap: "token_cap", limit: caps.token_cap, actual: tokens });
   }
   const steps = episodeSteps(row);

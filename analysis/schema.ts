@@ -130,6 +130,9 @@ export type Caps = z.infer<typeof Caps>;
  * | `max_call_tokens` | largest prompt + completion tokens the server reported for one successful call (null: no such call) | not recorded |
  * | `unmetered_requests` | requests the relay refused without forwarding because it cannot meter them (a path, method or API outside its surface, a model call it cannot parse) | not recorded (rows written before issue 8) |
  * | `read_requests` | harmless reads the relay forwarded without metering them (`GET /v1/models`) | not recorded |
+ * | `prompt_bound_excess` | under a token cap: prompt tokens the server reported beyond the relay's bound of them, summed over calls (the bound's error; the row's tokens may pass its cap by at most this, issue 21) | no token cap, or rows written before issue 21 |
+ * | `spend_unknown_calls` | forwarded calls whose usage never arrived though the provider may have billed them (cut off, timed out): their spend is unknown, not 0 | none |
+ * | `provider_features` | provider features the plan allowed and the calls used, sorted | none used |
  */
 export const Evidence = z.object({
   server_model_id: z.string().nullable(),
@@ -140,6 +143,9 @@ export const Evidence = z.object({
   max_call_tokens: Count.nullable().optional(),
   unmetered_requests: Count.optional(),
   read_requests: Count.optional(),
+  prompt_bound_excess: Count.optional(),
+  spend_unknown_calls: z.number().int().positive().optional(),
+  provider_features: z.array(z.string().min(1)).min(1).optional(),
 });
 export type Evidence = z.infer<typeof Evidence>;
 

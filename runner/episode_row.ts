@@ -212,12 +212,17 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
     );
   }
   const unmetered = input.surface.unmeteredRequests;
-  if (gate.zero_calls && unmetered > 0) {
-    return invalid(
-      "unsupported_api",
-      `zero metered model calls and ${unmetered} request(s) the relay cannot meter, refused and ` +
-        "never forwarded: the harness does not speak the agent's API, a harness limitation " +
-        "(issue 8), not a scored failure",
+  const refusedCalls = input.records.filter((record) => !record.forwarded);
+  const outsideSurface = unmetered -
+    refusedCalls.filter((record) => record.refusal === "unsupported").length;
+  const refused = refusedCalls.length + outsideSurface;
+  if (gate.zero_calls && input.runnerProgram !== true && refused > 0) {
+    return scored(
+      false,
+      `zero metered model calls: the relay refused all ${refused} request(s) the agent ` +
+        `made (${refusalSummary(refusedCalls, outsideSurface)}), a scored failure: what ` +
+        "an agent sends is its choice (issue 21); `ledgerbench agent check` finds an agent the " +
+        "relay cannot serve before a batch",
     );
   }
   if (unmetered > 0) {
@@ -300,4 +305,23 @@ export function harnessFailureRow(base: RowBase, failure: HarnessFailure): Episo
 /** The message of an error, or its string form. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * What the relay refused, counted by reason, for a row's note: e.g.
+ * `2 token_cap, 1 outside the relay's surface`.
+ *
+ * @param refused the relay's records of refused model calls
+ * @param outsideSurface requests refused outside the model APIs
+ * @returns the counts, most frequent first, ties by name
+ */
+function refusalSummary(refused: readonly RelayCallRecord[], outsideSurface: number): string {
+  const counts = new Map<string, number>();
+  for (const record of refused) {
+    const reason = record.refusal ?? "refused";
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  if (outsideSurface > 0) counts.set("outside the relay's surface", outsideSurface);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([reason, n]) => `${n} ${reason}`).join(", ");
 }

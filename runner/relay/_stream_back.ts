@@ -38,6 +38,8 @@ export interface StreamBackOptions {
   onEvent(event: SseEvent): EventVerdict;
   /** Sees the text of every event passed to the agent (redacted), in order. */
   onSent(text: string): void;
+  /** Called whenever upstream bytes arrive (the upstream is answering). */
+  onBytes?(): void;
   /** Called once if the agent closes the stream before its end, with the events passed back. */
   onAgentClosed?(passed: number): void;
   /**
@@ -121,6 +123,7 @@ export function streamBack(
           break;
         }
         firstByteAt ??= performance.now();
+        options.onBytes?.();
         take(splitter.push(decoder.decode(value, { stream: true })));
       }
     } catch (caught) {

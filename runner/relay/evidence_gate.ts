@@ -188,7 +188,7 @@ export function evidenceGate(
       promptTokens += call.usage.prompt_tokens;
       completionTokens += call.usage.completion_tokens;
     }
-    if (call.fault === "aborted" && call.latency_ms >= timeoutMs) {
+    if (call.fault === "aborted" && call.latency_ms >= timeoutMs && call.first_byte_ms == null) {
       faults.push({
         index: call.index,
         code: "provider_fault",
@@ -288,6 +288,7 @@ export function evidenceGate(
     evidence.context_limit_tokens = contextLimit;
     evidence.max_call_tokens = maxCallTokens;
   }
+  Object.assign(evidence, spendEvidence(calls));
   let status: EpisodeStatus = "scored";
   let invalidReason: InvalidReason | null = null;
   if (evidenceProblems.length > 0) {
@@ -309,4 +310,37 @@ export function evidenceGate(
     problems: [...evidenceProblems, ...faults],
     agent_over_limit: agentOverLimit,
   };
+}
+
+/**
+ * The spend evidence of the forwarded calls (issue 21), each field only
+ * when it applies: `prompt_bound_excess`, when some call was reserved under
+ * a token cap, the prompt tokens reported beyond each call's `prompt_bound`,
+ * summed; `spend_unknown_calls`, when some call's usage never came though
+ * the provider may have billed it; `provider_features`, the features the
+ * plan allowed that calls used, sorted.
+ *
+ * @param calls the forwarded calls' records
+ * @returns the fields to add to the row's evidence
+ */
+export function spendEvidence(
+  calls: readonly RelayCallRecord[],
+): Pick<Evidence, "prompt_bound_excess" | "spend_unknown_calls" | "provider_features"> {
+  const evidence: Pick<
+    Evidence,
+    "prompt_bound_excess" | "spend_unknown_calls" | "provider_features"
+  > = {};
+  const features = new Set<string>();
+  let unknown = 0;
+  for (const call of calls) {
+    if (call.prompt_bound !== undefined) {
+      const excess = call.usage === null ? 0 : call.usage.prompt_tokens - call.prompt_bound;
+      evidence.prompt_bound_excess = (evidence.prompt_bound_excess ?? 0) + Math.max(0, excess);
+    }
+    if (call.spend_unknown === true) unknown += 1;
+    for (const feature of call.provider_features ?? []) features.add(feature);
+  }
+  if (unknown > 0) evidence.spend_unknown_calls = unknown;
+  if (features.size > 0) evidence.provider_features = [...features].sort();
+  return evidence;
 }

@@ -50,7 +50,7 @@ export {
   RelayUsageDetail,
 } from "./relay_call_record.ts";
 export { relayStopReason } from "./relay_stop_reason.ts";
-export type { RelayStopReasonOptions } from "./relay_stop_reason.ts";
+export { promptTokenBound } from "./prompt_token_bound.ts";
 export {
   canonicalRequest,
   combineFingerprints,

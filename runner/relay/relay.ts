@@ -16,27 +16,28 @@
  * @module
  */
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, type StopReason } from "../../analysis/schema.ts";
-import type { RelayCallRecord, RelayRefusal } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "./relay_call_record.ts";
 import { relayStopReason } from "./relay_stop_reason.ts";
-import { requestFingerprint } from "./request_fingerprint.ts";
-import { streamBack, type StreamEnd } from "./_stream_back.ts";
-import { readBody } from "./_read_body.ts";
 import { rawTarget, routeRequest } from "./relay_surface.ts";
-import { type Ticket, TokenBudget } from "./token_budget.ts";
-import { type CallBodies, type CallBodyLimits, CallBodyLog } from "./call_bodies.ts";
+import { TokenBudget } from "./token_budget.ts";
+import type { CallBodies, CallBodyLimits } from "./call_bodies.ts";
+import type { ModelApi, RelayError } from "./api/model_api.ts";
+import { errorBody as kindErrorBody, type UpstreamKind } from "./api/upstream_kind.ts";
+import { type AdmissionRules, type AdmissionState, admitModelCall } from "./admission.ts";
+import { CallLog, type DeniedRequest, type RelayTotals } from "./call_log.ts";
 import {
-  isCount,
-  isRecord,
-  type ModelApi,
-  type RelayError,
-  type StreamReader,
-} from "./api/model_api.ts";
-import {
-  errorBody as kindErrorBody,
-  upstreamHeaders,
-  type UpstreamKind,
-} from "./api/upstream_kind.ts";
+  describeFailure,
+  isEventStream,
+  openUpstream,
+  passBack,
+  readWhole,
+  recordWholeAnswer,
+  SilenceTimer,
+  type Upstream,
+} from "./forward_call.ts";
+import { accountStream, roundMs } from "./stream_accounting.ts";
 
+export type { DeniedRequest, RelayTotals } from "./call_log.ts";
 export { MODEL_CALL_PATHS } from "./relay_surface.ts";
 
 /** Options of {@linkcode startRelay}. */
@@ -90,54 +91,26 @@ export interface RelayOptions {
   pinnedModel?: string | null;
   /** Bounds of the per-call bodies kept for the evidence ({@linkcode Relay.callBodies}). */
   callBodyLimits?: Partial<CallBodyLimits>;
+  /**
+   * Provider features the plan allows by name (`freeze
+   * --allow-provider-feature`, `provider_features.ts`); every other one is
+   * refused 403 `provider_feature`. Absent: none.
+   */
+  allowedProviderFeatures?: readonly string[];
+  /**
+   * How long `close()` lets calls in flight finish before cutting them off,
+   * in ms (default {@linkcode CLOSE_GRACE_MS}): their usage is the episode's
+   * spend even when the agent has gone.
+   */
+  closeGraceMs?: number;
 }
 
-/** Sums over an episode's call records. */
-export interface RelayTotals {
-  /** Forwarded model calls (the episode's `model_calls`). */
-  model_calls: number;
-  /**
-   * Model-call requests the relay answered itself (caps, bad bodies, another
-   * model, an API its upstream does not serve).
-   */
-  refused_calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** Tool calls the model asked for, summed over responses. */
-  tool_calls: number;
-  /** Forwarded calls the upstream answered with 429. */
-  rate_limited_calls: number;
-  /** Forwarded calls that got an upstream 5xx, a connection failure or a timeout. */
-  provider_faults: number;
-  /**
-   * Forwarded calls cut off by `close()` before the upstream answered or
-   * finished its stream (usage unknown unless the stream had delivered it).
-   */
-  aborted_calls: number;
-  /** Non-model requests forwarded (`GET /v1/models` and `GET /v1/models/<id>`). */
-  other_requests: number;
-  /**
-   * Requests answered locally and never forwarded because they are outside
-   * the relay's surface (not canonical, unknown path, wrong method) or over
-   * its concurrency limit; not model calls, so not in `refused_calls`.
-   */
-  denied_requests: number;
-  /**
-   * Requests refused because the relay does not speak or meter what the
-   * agent asked (issue 8: a harness limitation, not the agent's failure):
-   * the `denied_requests` outside the surface (not canonical, unknown path,
-   * wrong method; not those over the concurrency limit), plus the model-call
-   * requests refused `unsupported` (a body that is not a JSON object, a
-   * model call of an API the upstream's kind does not serve, e.g.
-   * `/v1/messages` with an OpenAI upstream), which are also in
-   * `refused_calls`. Never forwarded. Refusals for caps, another model,
-   * a body too large or too slow, or a request the relay understood and
-   * will not forward (`stream` not a boolean, `n` 4, a background response)
-   * are not in it.
-   */
-  unsupported_requests: number;
-}
+/**
+ * Default grace of {@linkcode Relay.close} for calls in flight (60 s): long
+ * enough for a call that is being answered to deliver its usage, short
+ * enough to bound an episode's end.
+ */
+export const CLOSE_GRACE_MS = 60_000;
 
 /** A running relay. */
 export interface Relay {
@@ -157,6 +130,12 @@ export interface Relay {
   /** Sums over the records. */
   totals(): RelayTotals;
   /**
+   * The requests answered locally outside the model APIs (paths, methods
+   * and targets the relay does not serve, the concurrency limit), with
+   * method and target, in arrival order (the first 256).
+   */
+  denied(): DeniedRequest[];
+  /**
    * The bodies of the model-call requests so far, in index order (one per
    * record with a logged body, same `index`): each request as the agent
    * sent it and the response as the agent received it (streams: the events
@@ -165,24 +144,22 @@ export interface Relay {
    * episode ({@linkcode CallBodyLimits}, `callBodyLimits`); copies.
    */
   callBodies(): CallBodies[];
-  /** {@linkcode relayStopReason} of the records under this relay's token cap. */
+  /** {@linkcode relayStopReason} of the records. */
   stopReason(): StopReason;
   /**
-   * Stops listening and removes the socket file. Calls still waiting for the
-   * upstream, or still streaming from it, are cut off and recorded with fault
-   * `aborted` (their usage is unknown and not counted, unless a stream had
-   * already delivered it): the runner closes the relay after the agent has
-   * gone, so nobody is waiting for those answers. Resolves once every
-   * call's record is in `records()`.
+   * Stops listening and removes the socket file. Calls still held for the
+   * token cap are refused; calls still waiting for the upstream, or still
+   * streaming from it, are given `closeGraceMs` to finish, so that their
+   * usage is recorded although the agent has gone (the spend is real);
+   * past it they are cut off and recorded with fault `aborted`, and one
+   * without usage with `spend_unknown` (issue 21: spend is never lost, and
+   * never taken as 0). Resolves once every call's record is in `records()`.
    */
   close(): Promise<void>;
 }
 
 /** Longest unix socket path Linux accepts (`sun_path` is 108 bytes with its final NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
-
-/** Response headers passed back to the agent (and any `x-ratelimit-*`, `anthropic-ratelimit-*`). */
-const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id", "request-id"];
 
 /**
  * Starts a relay on a unix socket.
@@ -219,63 +196,63 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    call; so does a request the API's module cannot meter (a Responses
  *    call with `"background": true`). With `pinnedModel`, a `model` other
  *    than it gets 403 (`model_not_allowed`).
- * 3. Step cap: once `stepCap` calls have been forwarded, further calls get
+ * 3. Provider features (`providerFeaturesOf`, `provider_features.ts`): a request that
+ *    uses a provider-side capability (a hosted or server tool, provider-stored
+ *    state, a URL the provider would fetch, a beta header enabling one) that
+ *    `allowedProviderFeatures` does not name gets 403 (`provider_feature`),
+ *    naming each use; allowed ones are recorded on the call.
+ * 4. Step cap: once `stepCap` calls have been forwarded, further calls get
  *    403 with error code `step_cap`.
- * 4. Token cap ({@linkcode TokenBudget}): the call's largest possible output
- *    is its output cap as forwarded (the first integer of the API's output
- *    cap fields: Chat Completions `max_completion_tokens` ?? `max_tokens`,
- *    Responses `max_output_tokens`, Messages `max_tokens`; after the plan's
- *    `maxOutputTokens` of step 5; null when none is known). With `used` the
- *    prompt + completion tokens of finished calls and `reserved` the output
- *    caps of calls in flight, the call is refused 403 `token_cap` when
- *    `used >= tokenCap` or `used + cap > tokenCap`; it is held (in arrival
- *    order) while `used + reserved + cap > tokenCap`; a call with no known
- *    cap is held while any call is in flight, and holds every later call
- *    while it is; otherwise it is forwarded with its cap reserved. A
+ * 5. Output policy and token cap. With `maxOutputTokens` (the plan's output
+ *    policy) a request whose output cap is absent or larger gets the plan's
+ *    value. Then, with `tokenCap` ({@linkcode TokenBudget}), the call
+ *    reserves a bound of its prompt ({@linkcode promptTokenBound}: the
+ *    body's bytes plus documented allowances) plus its output cap: refused
+ *    403 `token_cap` only when not one output token is left after the
+ *    prompt's bound; forwarded as it is when its reservation fits what is
+ *    left beside the calls in flight; otherwise held (in arrival order)
+ *    until it runs alone and then forwarded with its output cap lowered to
+ *    what is left (set when it had none; recorded as `cap_lowered`). A
  *    finished call releases its reservation and adds its server-reported
- *    usage (a streamed call finishes when its stream ends). So completion
- *    tokens never take the total past the cap; what is left is the prompt:
- *    its size is unknown until the server reports it, and the recorded total
- *    may exceed the cap by the prompt tokens of the calls in flight together
- *    (or by the one call with no known cap), after which
- *    {@linkcode relayStopReason} reports `token_cap`.
- * 5. Forward the body with the headers of {@linkcode upstreamHeaders}: the
+ *    usage (its whole reservation when the usage never came). So the total
+ *    recorded never passes the cap while each prompt is within its bound.
+ *    Output caps go in each of the API's cap fields the agent set (null
+ *    included) that is not an integer at most the value; when the agent set
+ *    none, in the API's own field (`max_tokens` for Chat Completions, the
+ *    field every OpenAI-compatible server accepts; `max_output_tokens` for
+ *    Responses; `max_tokens`, which the API requires, for Messages).
+ * 6. Forward the body with the headers of {@linkcode upstreamHeaders}: the
  *    agent's `Content-Type` and `Accept` (and for an Anthropic upstream its
  *    `anthropic-version` and `anthropic-beta`), and the key where the kind
  *    expects it (`Authorization: Bearer <upstreamKey>` or
  *    `x-api-key: <upstreamKey>`); the agent's own `Authorization`,
  *    `x-api-key` and other headers are dropped. The body bytes go
- *    unchanged, except in two cases, where the relay changes the JSON and
- *    re-serializes it (compact; numbers in shortest round-trip form):
- *    - a streamed call (`"stream": true`) of an API whose streams carry
- *      usage only when asked (Chat Completions: `stream_options.include_usage`
- *      set to true, the agent's other `stream_options` members kept),
- *      because seed 000's evidence gate needs server-reported usage;
- *      Responses and Messages streams carry usage unasked and go unchanged;
- *    - with `maxOutputTokens` (the plan's output policy): a request whose
- *      output cap is absent or larger gets the plan's value. Each of the
- *      API's output cap fields the agent set (null included) that is not an
- *      integer at most `maxOutputTokens` is set to it; when the agent set
- *      none, the relay sets the API's own (`max_tokens` for Chat
- *      Completions, the field every OpenAI-compatible server accepts;
- *      `max_output_tokens` for Responses; `max_tokens`, which the API
- *      requires, for Messages). A request already capped at or below the
- *      value goes unchanged.
- *
+ *    unchanged, except where the relay changes the JSON and re-serializes
+ *    it (compact; numbers in shortest round-trip form): the output caps of
+ *    step 5; a provider default the plan's features require
+ *    (`requestChanges` of `provider_features.ts`: a Responses request without
+ *    `store` gets `store: false`); a streamed call (`"stream": true`)
+ *    of an API whose streams carry usage only when asked (Chat Completions:
+ *    `stream_options.include_usage` set to true, the agent's other
+ *    `stream_options` members kept), because seed 000's evidence gate needs
+ *    server-reported usage.
  *    These are the only changes the relay ever makes to a request; the
  *    fingerprint is that of the agent's request as received.
- * 6. Record status, latency, `model`, `usage` (and the API's own counts in
- *    `usage_detail`), tool calls, the request fingerprint and the output
- *    cap the forwarded request carried. Upstream 429 is passed through (with `Retry-After`) and
+ * 7. Record status, latency, `model`, `usage` (and the API's own counts in
+ *    `usage_detail`), tool calls, the request fingerprint, the output cap
+ *    the forwarded request carried and, under a token cap, the prompt bound
+ *    reserved. Upstream 429 is passed through (with `Retry-After`) and
  *    marked `rate_limited`; upstream 5xx and 401/403 (the relay's key was
- *    rejected, a harness problem) are passed through and a connection failure
- *    or timeout is answered 502, all marked `provider_fault`. The
- *    relay never retries.
- * 7. Any occurrence of the upstream key in the response body is replaced by
+ *    rejected, a harness problem) are passed through and a connection
+ *    failure or an upstream silent for `upstreamTimeoutMs`
+ *    ({@linkcode SilenceTimer}: the timer starts again whenever bytes
+ *    arrive, so an upstream answering slowly is never a fault) is answered
+ *    502, all marked `provider_fault`. The relay never retries. Any
+ *    occurrence of the upstream key in the response body is replaced by
  *    `[redacted]` before the agent sees it.
  * 8. A streamed call whose upstream answers 2xx with `text/event-stream` is
  *    passed back event by event as the events arrive (each complete event,
- *    up to its blank line, redacted as in 7). The API's stream reader reads
+ *    up to its blank line, redacted as in 7; {@linkcode accountStream}). The API's stream reader reads
  *    every event for the server model id (the first; a later different one
  *    is noted in `detail`), the usage and the tool calls, and says which
  *    event is the last (`data: [DONE]`, `response.completed`,
@@ -293,10 +270,11 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
  *    A stream without usage leaves `usage` null, which the evidence gate
  *    makes `evidence_missing`. Any other answer to a streamed call (non-2xx,
  *    or a body that is not an event stream) is handled as in 6 and 7.
- * 9. When {@linkcode Relay.close} is called, calls still waiting for the
- *    upstream or still streaming are aborted and recorded with fault
- *    `aborted` (a cut-off stream ends with an `aborted` error event); calls
- *    still held for the token cap are refused `token_cap`.
+ * 9. When {@linkcode Relay.close} is called, calls still held for the token
+ *    cap are refused `token_cap`; calls still waiting for the upstream or
+ *    still streaming get `closeGraceMs` to finish and are then aborted and
+ *    recorded with fault `aborted` (a cut-off stream ends with an `aborted`
+ *    error event), `spend_unknown` when their usage never came.
  *
  * Refusal bodies are in the error form of the API the agent called
  * ({@linkcode kindErrorBody}): OpenAI's `{"error":{"message","type","param","code"}}`,
@@ -346,160 +324,60 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     );
   }
   const tokenCap = options.tokenCap ?? null;
-  const stepCap = options.stepCap ?? null;
-  const timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
-  const bodyDeadlineMs = options.bodyDeadlineMs ?? 30_000;
   const maxConcurrentRequests = options.maxConcurrentRequests ?? 64;
-  const pinnedModel = options.pinnedModel ?? null;
+  const closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS;
   const upstreamKind = options.upstreamKind ?? "openai";
   const key = options.upstreamKey;
   const closing = new AbortController();
-  const upstreamConfig: Upstream = {
+  const upstream: Upstream = {
     base,
     kind: upstreamKind,
     key,
-    timeoutMs,
+    timeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     closing: closing.signal,
   };
-
-  const records: RelayCallRecord[] = [];
-  const inFlight = new Map<number, RelayCallRecord>();
-  const bodies = new CallBodyLog(key, options.callBodyLimits);
-  let arrivals = 0;
-  let admitted = 0;
-  let otherRequests = 0;
-  let deniedRequests = 0;
-  let deniedUnsupported = 0;
-  let active = 0;
   const budget = tokenCap === null ? null : new TokenBudget(tokenCap);
-  const tickets = new Map<number, Ticket>();
+  const rules: AdmissionRules = {
+    upstreamKind,
+    maxBodyBytes: options.maxBodyBytes ?? 32 * 1024 * 1024,
+    bodyDeadlineMs: options.bodyDeadlineMs ?? 30_000,
+    pinnedModel: options.pinnedModel ?? null,
+    maxOutputTokens,
+    stepCap: options.stepCap ?? null,
+    budget,
+    allowedFeatures: options.allowedProviderFeatures ?? [],
+  };
+  const state: AdmissionState = { admitted: 0 };
+  const log = new CallLog(key, options.callBodyLimits);
+  /** Forwarded calls not yet recorded; `close()` gives them their grace. */
+  const pending = new Set<Promise<void>>();
+  let active = 0;
 
   /** The answer to a model call the relay words itself, its body logged. */
   const answer = (index: number, api: ModelApi, status: number, error: RelayError) => {
     const text = JSON.stringify(kindErrorBody(api.kind, error));
-    bodies.append(index, text);
+    log.bodies.append(index, text);
     return new Response(text, { status, headers: { "content-type": "application/json" } });
-  };
-
-  const refuse = (
-    call: { index: number; endpoint: string; api: ModelApi },
-    refusal: RelayRefusal,
-    status: number,
-    fingerprint: string | null,
-    message: string,
-  ): Response => {
-    records.push({
-      index: call.index,
-      endpoint: call.endpoint,
-      forwarded: false,
-      refusal,
-      status,
-      upstream_status: null,
-      server_model_id: null,
-      usage: null,
-      tool_calls: 0,
-      fingerprint,
-      fault: null,
-      latency_ms: 0,
-      detail: message,
-    });
-    const type = refusal === "step_cap" || refusal === "token_cap"
-      ? "budget_exhausted"
-      : "invalid_request_error";
-    return answer(call.index, call.api, status, { message, type, code: refusal });
   };
 
   const modelCall = async (
     request: Request,
     { path: endpoint, target, api }: { path: string; target: string; api: ModelApi },
-  ) => {
-    arrivals += 1;
-    const call = { index: arrivals, endpoint, api };
-    const index = call.index;
-    if (api.kind !== upstreamKind) {
-      await request.body?.cancel().catch(() => {});
-      bodies.open(index, endpoint, "", Number(request.headers.get("content-length")) || 0);
-      return refuse(
-        call,
-        "unsupported",
-        404,
-        null,
-        `Not served by this relay: "POST ${endpoint}" is the ${api.name} API, and this ` +
-          `episode's upstream serves the "${upstreamKind}" APIs only`,
-      );
+  ): Promise<Response> => {
+    const index = log.arrive();
+    const decided = await admitModelCall(request, api, { rules, state });
+    log.bodies.open(index, endpoint, decided.received.text, decided.received.bytes);
+    if (decided.kind === "refused") {
+      log.refuse({ index, endpoint }, decided.refusal, decided.status, decided.fingerprint, decided.message);
+      const type = decided.refusal === "step_cap" || decided.refusal === "token_cap"
+        ? "budget_exhausted"
+        : "invalid_request_error";
+      return answer(index, api, decided.status, {
+        message: decided.message,
+        type,
+        code: decided.refusal,
+      });
     }
-    const read = await readBody(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs });
-    if (read.kind === "too_large") {
-      bodies.open(index, endpoint, "", read.bytesRead);
-      return refuse(
-        call,
-        "bad_request",
-        413,
-        null,
-        `Request body too large: over the relay limit of ${maxBodyBytes} bytes ` +
-          `(refused after reading ${read.bytesRead})`,
-      );
-    }
-    if (read.kind === "timed_out") {
-      bodies.open(index, endpoint, "", read.bytesRead);
-      return refuse(
-        call,
-        "bad_request",
-        408,
-        null,
-        `Request body not received within ${bodyDeadlineMs} ms (${read.bytesRead} bytes read)`,
-      );
-    }
-    const bytes = read.bytes;
-    const text = new TextDecoder().decode(bytes);
-    bodies.open(index, endpoint, text, bytes.length);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!isRecord(parsed)) {
-      return refuse(
-        call,
-        "unsupported",
-        400,
-        null,
-        "Request body must be a JSON object: the relay forwards nothing it cannot meter",
-      );
-    }
-    const body = parsed;
-    const fingerprint = requestFingerprint(body);
-    const problem = requestProblem(body, pinnedModel, api);
-    if (problem !== null) {
-      return refuse(call, problem.refusal, problem.status, fingerprint, problem.message);
-    }
-    const streamed = body.stream === true;
-    const stepRefusal = () =>
-      refuse(
-        call,
-        "step_cap",
-        403,
-        fingerprint,
-        `Step cap reached: ${admitted} model calls of ${stepCap} allowed`,
-      );
-    if (stepCap !== null && admitted >= stepCap) return stepRefusal();
-    const capped = maxOutputTokens === null ? null : withOutputCap(api, body, maxOutputTokens);
-    const sent = capped ?? body;
-    let ticket: Ticket | null = null;
-    if (budget !== null) {
-      const admission = await budget.admit(outputCapOf(api, sent));
-      if (admission.kind === "refused") {
-        return refuse(call, "token_cap", 403, fingerprint, admission.message);
-      }
-      ticket = admission.ticket;
-      if (stepCap !== null && admitted >= stepCap) {
-        budget.settle(ticket, 0);
-        return stepRefusal();
-      }
-    }
-    admitted += 1;
     const record: RelayCallRecord = {
       index,
       endpoint,
@@ -510,34 +388,69 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       server_model_id: null,
       usage: null,
       tool_calls: 0,
-      fingerprint,
-      output_cap: outputCapOf(api, sent),
+      fingerprint: decided.fingerprint,
+      output_cap: decided.outputCap,
+      ...(decided.ticket === null
+        ? {}
+        : { prompt_bound: decided.promptBound!, cap_lowered: decided.ticket.lowered }),
+      ...(decided.features.length === 0 ? {} : { provider_features: decided.features }),
       fault: null,
       latency_ms: 0,
       detail: "",
     };
-    inFlight.set(index, record);
-    if (ticket !== null) tickets.set(index, ticket);
-    const changed = streamed ? api.streamedRequest(sent) ?? capped : capped;
-    const forwardedBytes = changed === null
-      ? bytes
-      : new TextEncoder().encode(JSON.stringify(changed));
-    const started = performance.now();
-    let upstream: WholeResponse;
-    try {
-      const response = await open(
-        upstreamConfig,
-        target,
-        "POST",
-        request.headers,
-        forwardedBytes,
-      );
-      if (streamed && response.ok && isEventStream(response.headers)) {
-        return relayStream(response, record, started, api.streamReader(body), api);
+    const { promise: recorded, resolve: markRecorded } = Promise.withResolvers<void>();
+    pending.add(recorded);
+    recorded.finally(() => pending.delete(recorded));
+    const finish = (done: RelayCallRecord): void => {
+      if (decided.ticket !== null) {
+        const usage = done.usage;
+        budget!.settle(
+          decided.ticket,
+          usage === null
+            ? (done.spend_unknown === true ? null : 0)
+            : usage.prompt_tokens + usage.completion_tokens,
+        );
       }
-      upstream = await readWhole(response);
-    } catch (error) {
+      log.finish(done);
+      markRecorded();
+    };
+    log.begin(record);
+    const silence = new SilenceTimer(upstream.timeoutMs);
+    const started = performance.now();
+    try {
+      const response = await openUpstream(upstream, {
+        pathAndSearch: target,
+        method: "POST",
+        incoming: request.headers,
+        body: decided.forwarded,
+        silence,
+      });
+      if (decided.streamed && response.ok && isEventStream(response.headers)) {
+        return accountStream(response, {
+          record,
+          started,
+          reader: api.streamReader(decided.body),
+          api,
+          key,
+          silence,
+          closing: closing.signal,
+          onSent: (text) => log.bodies.append(index, text),
+          onFinished: finish,
+        }).response;
+      }
+      const whole = await readWhole(response, silence);
+      silence.stop();
       record.latency_ms = roundMs(performance.now() - started);
+      recordWholeAnswer(record, whole, api);
+      finish(record);
+      const back = passBack(whole, key);
+      log.bodies.append(index, back.text);
+      return back.response;
+    } catch (error) {
+      silence.stop();
+      record.latency_ms = roundMs(performance.now() - started);
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      if (timedOut || closing.signal.aborted) record.spend_unknown = true;
       if (closing.signal.aborted) {
         record.status = 503;
         record.fault = "aborted";
@@ -550,9 +463,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         });
       }
       record.fault = "provider_fault";
-      record.detail = error instanceof DOMException && error.name === "TimeoutError"
-        ? `No answer from the upstream within the upstream timeout of ${timeoutMs} ms`
-        : `Upstream unreachable: ${describe(error)}`;
+      record.detail = timedOut
+        ? `The upstream sent nothing for the upstream timeout of ${upstream.timeoutMs} ms`
+        : `Upstream unreachable: ${describeFailure(error)}`;
       finish(record);
       return answer(index, api, 502, {
         message: record.detail,
@@ -560,133 +473,26 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         code: "provider_fault",
       });
     }
-    record.latency_ms = roundMs(performance.now() - started);
-    record.status = upstream.status;
-    record.upstream_status = upstream.status;
-    if (upstream.status >= 200 && upstream.status < 300) {
-      const response = parseJson(upstream.body);
-      const evidence = api.wholeEvidence(response);
-      record.server_model_id = evidence.model;
-      record.usage = evidence.usage;
-      if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
-      record.tool_calls = evidence.toolCalls;
-      if (response === undefined) record.detail = "Upstream response is not JSON";
-    } else if (upstream.status === 429) {
-      record.fault = "rate_limited";
-      record.detail = "Upstream answered 429";
-    } else if (upstream.status >= 500) {
-      record.fault = "provider_fault";
-      record.detail = `Upstream answered ${upstream.status}`;
-    } else if (upstream.status === 401 || upstream.status === 403) {
-      record.fault = "provider_fault";
-      record.detail = `Upstream rejected the relay's key: status ${upstream.status}`;
-    }
-    finish(record);
-    const back = passBack(upstream, key);
-    bodies.append(index, back.text);
-    return back.response;
-  };
-
-  /**
-   * Pushes a finished call's record, releases its reservation and counts its
-   * usage toward the token cap.
-   */
-  const finish = (record: RelayCallRecord): void => {
-    const ticket = tickets.get(record.index);
-    if (ticket !== undefined && budget !== null) {
-      tickets.delete(record.index);
-      const usage = record.usage;
-      budget.settle(ticket, usage === null ? 0 : usage.prompt_tokens + usage.completion_tokens);
-    }
-    inFlight.delete(record.index);
-    records.push(record);
-  };
-
-  /** Streams still being read; `close()` waits for their records. */
-  const streams = new Set<Promise<void>>();
-
-  const relayStream = (
-    response: Response,
-    record: RelayCallRecord,
-    started: number,
-    seen: StreamReader,
-    api: ModelApi,
-  ): Response => {
-    record.status = response.status;
-    record.upstream_status = response.status;
-    const take = () => {
-      const evidence = seen.evidence();
-      record.server_model_id = evidence.model;
-      record.usage = evidence.usage;
-      if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
-      record.tool_calls = evidence.toolCalls;
-    };
-    const { response: toAgent, finished } = streamBack(response, {
-      headers: passedHeaders(response.headers),
-      key,
-      onEvent: (event) => {
-        const verdict = seen.add(event);
-        take();
-        return verdict;
-      },
-      onSent: (text) => bodies.append(record.index, text),
-      onAgentClosed: (passed) => {
-        record.detail = `Agent closed the stream after ${eventCount(passed)} passed back; ` +
-          "the relay reads the rest of the upstream stream for the evidence";
-      },
-      onEnd: (end) => {
-        record.latency_ms = roundMs(performance.now() - started);
-        record.first_byte_ms = end.firstByteAt === null ? null : roundMs(end.firstByteAt - started);
-        take();
-        const notes: string[] = [];
-        let last: string | null = null;
-        if (end.error !== null && closing.signal.aborted) {
-          record.fault = "aborted";
-          notes.push(
-            `Aborted: the relay closed after ${eventCount(end.events)} of the upstream stream`,
-          );
-          last = api.streamErrorEvent({
-            message: notes[0],
-            type: "upstream_error",
-            code: "aborted",
-          });
-        } else if (end.error !== null) {
-          record.fault = "provider_fault";
-          notes.push(
-            `Upstream stream failed after ${eventCount(end.events)}: ${describe(end.error)}`,
-          );
-          last = api.streamErrorEvent({
-            message: notes[0],
-            type: "upstream_error",
-            code: "provider_fault",
-          });
-        } else if (seen.upstreamError() !== null) {
-          record.fault = "provider_fault";
-          notes.push(`Upstream sent an error event: "${seen.upstreamError()}"`);
-        }
-        if (end.agentClosedAfter !== null) notes.push(agentClosedNote(end));
-        notes.push(...seen.notes(end.done || end.error !== null));
-        record.detail = notes.join("; ");
-        finish(record);
-        return end.agentClosedAfter === null ? last : null;
-      },
-    });
-    streams.add(finished);
-    finished.finally(() => streams.delete(finished)).catch(() => {});
-    return toAgent;
   };
 
   const deny = (
-    status: number,
-    message: string,
-    code: string,
+    request: Request,
+    answered: { status: number; message: string; code: string },
     unsupported: boolean,
   ): Response => {
-    deniedRequests += 1;
-    if (unsupported) deniedUnsupported += 1;
+    log.deny({
+      method: request.method,
+      target: rawTarget(request.url),
+      status: answered.status,
+      code: answered.code,
+    }, unsupported);
     return Response.json(
-      kindErrorBody(upstreamKind, { message, type: "invalid_request_error", code }),
-      { status },
+      kindErrorBody(upstreamKind, {
+        message: answered.message,
+        type: "invalid_request_error",
+        code: answered.code,
+      }),
+      { status: answered.status },
     );
   };
 
@@ -696,35 +502,46 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     if (route.kind === "denied") {
       await request.body?.cancel().catch(() => {});
       const code = route.status === 405 ? "method_not_allowed" : "not_found";
-      return deny(route.status, route.message, route.status === 400 ? "bad_request" : code, true);
+      return deny(request, {
+        status: route.status,
+        message: route.message,
+        code: route.status === 400 ? "bad_request" : code,
+      }, true);
     }
     if (active >= maxConcurrentRequests) {
       await request.body?.cancel().catch(() => {});
-      return deny(
-        429,
-        `Too many concurrent requests: the relay serves at most ${maxConcurrentRequests} at once`,
-        "concurrency_limit",
-        false,
-      );
+      return deny(request, {
+        status: 429,
+        message:
+          `Too many concurrent requests: the relay serves at most ${maxConcurrentRequests} at once`,
+        code: "concurrency_limit",
+      }, false);
     }
     active += 1;
     try {
       if (route.kind === "model_call") return await modelCall(request, route);
-      otherRequests += 1;
+      log.countOther();
+      const silence = new SilenceTimer(upstream.timeoutMs);
       try {
-        const upstream = await readWhole(
-          await open(upstreamConfig, route.path, "GET", request.headers, null),
-        );
-        return passBack(upstream, key).response;
+        const response = await openUpstream(upstream, {
+          pathAndSearch: route.path,
+          method: "GET",
+          incoming: request.headers,
+          body: null,
+          silence,
+        });
+        return passBack(await readWhole(response, silence), key).response;
       } catch (error) {
         return Response.json(
           kindErrorBody(upstreamKind, {
-            message: `Upstream unreachable: ${describe(error)}`,
+            message: `Upstream unreachable: ${describeFailure(error)}`,
             type: "upstream_error",
             code: "provider_fault",
           }),
           { status: 502 },
         );
+      } finally {
+        silence.stop();
       }
     } finally {
       active -= 1;
@@ -739,15 +556,22 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
 
   return {
     socketPath,
-    records: () => records.map((record) => structuredClone(record)),
-    inFlight: () => [...inFlight.values()].map((record) => structuredClone(record)),
-    totals: () => totalsOf(records, { otherRequests, deniedRequests, deniedUnsupported }),
-    callBodies: () => bodies.list(),
-    stopReason: () => relayStopReason(records, { tokenCap }),
+    records: () => log.records(),
+    inFlight: () => log.inFlight(),
+    totals: () => log.totals(),
+    denied: () => log.denied(),
+    callBodies: () => log.callBodies(),
+    stopReason: () => relayStopReason(log.records()),
     close: async () => {
-      closing.abort();
       budget?.refuseHeld("Token cap: the call was held for calls in flight until the relay closed");
-      await Promise.allSettled([...streams]);
+      if (pending.size > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const grace = new Promise<void>((done) => timer = setTimeout(done, closeGraceMs));
+        await Promise.race([Promise.allSettled([...pending]), grace]);
+        clearTimeout(timer);
+      }
+      closing.abort();
+      await Promise.allSettled([...pending]);
       await server.shutdown();
       await Deno.remove(socketPath).catch(() => {});
     },
@@ -779,227 +603,4 @@ async function clearStaleSocket(path: string): Promise<void> {
     throw new Error(`Cannot start relay: "${path}" exists and is not a socket`);
   }
   await Deno.remove(path);
-}
-
-interface Upstream {
-  base: string;
-  kind: UpstreamKind;
-  key: string;
-  timeoutMs: number;
-  /** Aborted by `close()`: cuts off calls still waiting for the upstream. */
-  closing: AbortSignal;
-}
-
-/** An upstream response read to its end. */
-interface WholeResponse {
-  status: number;
-  headers: Headers;
-  body: Uint8Array<ArrayBuffer>;
-}
-
-/** Sends a request upstream; resolves when the response headers arrive. */
-function open(
-  upstream: Upstream,
-  pathAndSearch: string,
-  method: string,
-  incoming: Headers,
-  body: Uint8Array<ArrayBuffer> | null,
-): Promise<Response> {
-  const headers = upstreamHeaders(upstream.kind, {
-    key: upstream.key,
-    incoming,
-    withBody: body !== null,
-  });
-  const signal = AbortSignal.any([AbortSignal.timeout(upstream.timeoutMs), upstream.closing]);
-  return fetch(`${upstream.base}${pathAndSearch.slice("/v1".length)}`, {
-    method,
-    headers,
-    body: body === null ? undefined : body,
-    signal,
-    redirect: "manual",
-  });
-}
-
-async function readWhole(response: Response): Promise<WholeResponse> {
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: new Uint8Array(await response.arrayBuffer()),
-  };
-}
-
-function passedHeaders(upstream: Headers): Headers {
-  const headers = new Headers();
-  for (const [name, value] of upstream) {
-    if (
-      FORWARDED_RESPONSE_HEADERS.includes(name) || name.startsWith("x-ratelimit-") ||
-      name.startsWith("anthropic-ratelimit-")
-    ) {
-      headers.set(name, value);
-    }
-  }
-  return headers;
-}
-
-/** The agent's response to a whole upstream answer, and its body as text (redacted). */
-function passBack(upstream: WholeResponse, key: string): { response: Response; text: string } {
-  let body: Uint8Array<ArrayBuffer> | string = upstream.body;
-  let text = new TextDecoder().decode(upstream.body);
-  if (text.includes(key)) body = text = text.replaceAll(key, "[redacted]");
-  const nullBody = upstream.status === 204 || upstream.status === 304;
-  const response = new Response(nullBody ? null : body, {
-    status: upstream.status,
-    headers: passedHeaders(upstream.headers),
-  });
-  return { response, text: nullBody ? "" : text };
-}
-
-function isEventStream(headers: Headers): boolean {
-  const type = headers.get("content-type") ?? "";
-  return type.split(";")[0].trim().toLowerCase() === "text/event-stream";
-}
-
-/** Why {@linkcode requestProblem} refuses a model call. */
-interface RequestProblem {
-  refusal: RelayRefusal;
-  status: number;
-  message: string;
-}
-
-/**
- * A model call the relay must not forward (step 2 of `startRelay`): a
- * `stream` present and not a boolean; an `n` or `best_of` present and not
- * null or 1 (each choice would be another output under the output and token
- * caps); a request the API's module cannot meter; with `pinned`, a `model`
- * that is not exactly it. Null when none.
- */
-function requestProblem(
-  body: Record<string, unknown>,
-  pinned: string | null,
-  api: ModelApi,
-): RequestProblem | null {
-  if (Object.hasOwn(body, "stream") && typeof body.stream !== "boolean") {
-    return {
-      refusal: "bad_request",
-      status: 400,
-      message: `Field "stream" must be a boolean, not ${JSON.stringify(body.stream)}`,
-    };
-  }
-  for (const field of ["n", "best_of"]) {
-    const value = body[field];
-    if (value !== undefined && value !== null && value !== 1) {
-      return {
-        refusal: "bad_request",
-        status: 400,
-        message: `Field "${field}" must be 1 when given, not ${JSON.stringify(value)}: ` +
-          "the relay forwards one choice per call",
-      };
-    }
-  }
-  const unmetered = api.requestProblem(body);
-  if (unmetered !== null) return { refusal: "bad_request", status: 400, message: unmetered };
-  if (pinned !== null && body.model !== pinned) {
-    return {
-      refusal: "model_not_allowed",
-      status: 403,
-      message: `Model not allowed: ${
-        JSON.stringify(body.model ?? null)
-      }; this episode's model is "${pinned}"`,
-    };
-  }
-  return null;
-}
-
-/** The first of the API's output cap fields that is a non-negative integer, or null. */
-function outputCapOf(api: ModelApi, body: Record<string, unknown>): number | null {
-  for (const field of api.outputCapFields) {
-    const value = body[field];
-    if (isCount(value)) return value;
-  }
-  return null;
-}
-
-/**
- * The request with its output cap brought to at most `cap` (step 5 of
- * `startRelay`): each of the API's cap fields the agent set that is not an
- * integer at most `cap` is set to `cap`; with none set, the API's default
- * field is. Null when the request needs no change.
- */
-function withOutputCap(
-  api: ModelApi,
-  body: Record<string, unknown>,
-  cap: number,
-): Record<string, unknown> | null {
-  const used = api.outputCapFields.filter((field) => Object.hasOwn(body, field));
-  if (used.length === 0) return { ...body, [api.defaultOutputCapField]: cap };
-  const over = used.filter((field) => !(isCount(body[field]) && body[field] <= cap));
-  if (over.length === 0) return null;
-  return { ...body, ...Object.fromEntries(over.map((field) => [field, cap])) };
-}
-
-function agentClosedNote(end: StreamEnd): string {
-  const passed = `Agent closed the stream after ${
-    eventCount(end.agentClosedAfter ?? 0)
-  } passed back`;
-  return end.error === null
-    ? `${passed}; the relay read all ${
-      eventCount(end.events)
-    } of the upstream stream for the evidence`
-    : `${passed}; the relay went on reading the upstream stream for the evidence`;
-}
-
-function eventCount(n: number): string {
-  return n === 1 ? "1 event" : `${n} events`;
-}
-
-function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-}
-
-function totalsOf(
-  records: readonly RelayCallRecord[],
-  counts: { otherRequests: number; deniedRequests: number; deniedUnsupported: number },
-): RelayTotals {
-  const totals: RelayTotals = {
-    model_calls: 0,
-    refused_calls: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    tool_calls: 0,
-    rate_limited_calls: 0,
-    provider_faults: 0,
-    aborted_calls: 0,
-    other_requests: counts.otherRequests,
-    denied_requests: counts.deniedRequests,
-    unsupported_requests: counts.deniedUnsupported,
-  };
-  for (const record of records) {
-    if (record.forwarded) totals.model_calls += 1;
-    else totals.refused_calls += 1;
-    if (record.refusal === "unsupported") totals.unsupported_requests += 1;
-    if (record.usage !== null) {
-      totals.prompt_tokens += record.usage.prompt_tokens;
-      totals.completion_tokens += record.usage.completion_tokens;
-    }
-    totals.tool_calls += record.tool_calls;
-    if (record.fault === "rate_limited") totals.rate_limited_calls += 1;
-    if (record.fault === "provider_fault") totals.provider_faults += 1;
-    if (record.fault === "aborted") totals.aborted_calls += 1;
-  }
-  totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
-  return totals;
-}
-
-function roundMs(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof DOMException && error.name === "TimeoutError") return "timed out";
-  return error instanceof Error ? error.message : String(error);
 }

@@ -19,7 +19,9 @@ const Count = z.number().int().nonnegative();
  * `bad_request` (body too large or too slow to arrive, `stream` not a
  * boolean, `n` or `best_of` other than 1, a request of the API that could
  * not be metered such as a Responses call in the background),
- * `model_not_allowed` (a `model` other than the plan's), `step_cap`,
+ * `model_not_allowed` (a `model` other than the plan's), `provider_feature`
+ * (a provider-side capability the plan does not allow: a hosted tool,
+ * provider-stored state, a URL the provider would fetch; issue 21), `step_cap`,
  * `token_cap` (including a call whose output cap could cross what is left
  * of it), `unsupported` (the relay does not speak what the agent sent: a
  * body that is not a JSON object, or a model call of an API its upstream
@@ -29,6 +31,7 @@ const Count = z.number().int().nonnegative();
 export const RelayRefusal = z.enum([
   "bad_request",
   "model_not_allowed",
+  "provider_feature",
   "step_cap",
   "token_cap",
   "unsupported",
@@ -115,6 +118,29 @@ export const RelayCallRecord = z.object({
    * was recorded (optional, so they still parse).
    */
   output_cap: Count.nullable().optional(),
+  /**
+   * Forwarded calls under a token cap only: the bound of the call's prompt
+   * tokens that the cap reserved (`prompt_token_bound.ts`). Absent without a
+   * token cap and in records written before it was recorded.
+   */
+  prompt_bound: Count.optional(),
+  /**
+   * Forwarded calls under a token cap only: true when the relay lowered the
+   * call's output cap (or set one it lacked) to what was left of the token
+   * cap (issue 21). Absent otherwise.
+   */
+  cap_lowered: z.boolean().optional(),
+  /**
+   * Forwarded calls only: the provider features the plan allowed and the
+   * call used (`provider_features.ts`), sorted; absent when none.
+   */
+  provider_features: z.array(z.string().min(1)).optional(),
+  /**
+   * Forwarded calls only: true when the upstream may have billed the call
+   * but its usage never arrived (cut off or timed out after it was sent):
+   * its spend is unknown, never 0. Absent otherwise.
+   */
+  spend_unknown: z.boolean().optional(),
   fault: RelayFault.nullable(),
   /**
    * Upstream round trip including reading the body (for a streamed call: to

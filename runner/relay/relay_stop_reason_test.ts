@@ -12,7 +12,7 @@ const limited = (index: number) =>
   });
 
 Deno.test("relayStopReason() is completed when no budget event happened", () => {
-  assert.equal(relayStopReason([callRecord(1), callRecord(2)], { tokenCap: 30 }), "completed");
+  assert.equal(relayStopReason([callRecord(1), callRecord(2)]), "completed");
   assert.equal(relayStopReason([]), "completed");
 });
 
@@ -21,11 +21,15 @@ Deno.test("relayStopReason() reports a refusal for a cap", () => {
   assert.equal(relayStopReason([callRecord(1), refusedRecord(2, "token_cap")]), "token_cap");
 });
 
-Deno.test("relayStopReason() treats spend above the cap as token_cap, spend at the cap as completed", () => {
-  // Each callRecord spends 10 + 5 = 15 tokens: two calls spend 30.
-  assert.equal(relayStopReason([callRecord(1), callRecord(2)], { tokenCap: 30 }), "completed");
-  assert.equal(relayStopReason([callRecord(1), callRecord(2)], { tokenCap: 29 }), "token_cap");
-  assert.equal(relayStopReason([callRecord(1), callRecord(2)], { tokenCap: null }), "completed");
+Deno.test("relayStopReason() is token_cap only for a call the cap shortened", () => {
+  // callRecord completes 5 tokens: a lowered cap of 5 was used up, one of 6 was not.
+  const shortened = callRecord(2, { output_cap: 5, cap_lowered: true });
+  assert.equal(relayStopReason([callRecord(1), shortened]), "token_cap");
+  const roomLeft = callRecord(2, { output_cap: 6, cap_lowered: true });
+  assert.equal(relayStopReason([callRecord(1), roomLeft]), "completed");
+  // The agent's own cap reached is the agent's doing, not the token cap's.
+  const ownCap = callRecord(2, { output_cap: 5, cap_lowered: false });
+  assert.equal(relayStopReason([callRecord(1), ownCap]), "completed");
 });
 
 Deno.test("relayStopReason() keeps rate_limited even after a successful retry", () => {

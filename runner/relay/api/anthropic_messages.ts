@@ -30,6 +30,7 @@
  */
 import type { RelayUsage, RelayUsageDetail } from "../relay_call_record.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
+import { messagesToolAllowance } from "../prompt_token_bound.ts";
 import { errorBody } from "./upstream_kind.ts";
 import {
   type CallEvidence,
@@ -149,6 +150,7 @@ export const anthropicMessages: ModelApi = {
   queries: ["beta=true"],
   outputCapFields: ["max_tokens"],
   defaultOutputCapField: "max_tokens",
+  promptAllowance: messagesToolAllowance,
   requestProblem: () => null,
   streamedRequest: () => null,
   wholeEvidence: (response) => {

@@ -79,6 +79,14 @@ export interface ModelApi {
   /** The field the relay sets to the plan's output cap when the agent set none. */
   readonly defaultOutputCapField: string;
   /**
+   * Prompt tokens the provider bills for this request beyond its bytes and
+   * media parts (`prompt_token_bound.ts`), e.g. a tool-use system prompt; 0
+   * when none is documented.
+   *
+   * @param body the request as it will be forwarded
+   */
+  promptAllowance(body: Record<string, unknown>): number;
+  /**
    * Why a request of this API cannot be metered if forwarded (e.g. a
    * Responses call run in the background), or null.
    *

@@ -125,6 +125,7 @@ export const openaiChat: ModelApi = {
   queries: [],
   outputCapFields: ["max_completion_tokens", "max_tokens"],
   defaultOutputCapField: "max_tokens",
+  promptAllowance: () => 0,
   requestProblem: () => null,
   streamedRequest: (body) => {
     const kept = isRecord(body.stream_options) ? body.stream_options : {};

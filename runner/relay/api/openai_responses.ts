@@ -173,6 +173,7 @@ export const openaiResponses: ModelApi = {
   queries: [],
   outputCapFields: ["max_output_tokens"],
   defaultOutputCapField: "max_output_tokens",
+  promptAllowance: () => 0,
   requestProblem: (body) =>
     body.background === true
       ? 'Field "background" must not be true: a background response is produced outside ' +

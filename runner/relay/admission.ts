@@ -1,0 +1,316 @@
+/**
+ * Admission of one model call (issue 21, "The relay, in parts"): everything
+ * the relay decides before a call may reach the upstream, in order: the
+ * API's kind, the body (size, deadline, JSON), the request's shape (one
+ * choice, a boolean `stream`, a meterable request, the pinned model), the
+ * provider features the plan allows, the step cap, the plan's output policy
+ * and the token cap's reservation, which may lower the output cap. The
+ * result is either a refusal, worded, or the exact bytes to forward.
+ *
+ * @module
+ */
+import type { RelayRefusal } from "./relay_call_record.ts";
+import { requestFingerprint } from "./request_fingerprint.ts";
+import { readBody } from "./_read_body.ts";
+import { type Ticket, TokenBudget } from "./token_budget.ts";
+import { promptTokenBound } from "./prompt_token_bound.ts";
+import { isCount, isRecord, type ModelApi } from "./api/model_api.ts";
+import type { UpstreamKind } from "./api/upstream_kind.ts";
+import {
+  deniedUses,
+  providerFeaturesOf,
+  refusalMessage,
+  requestChanges,
+} from "./provider_features.ts";
+
+/**
+ * Bytes added to a body's length before its prompt bound is taken: room for
+ * the output cap field the token cap may set (`,"max_completion_tokens":`
+ * and a 16-digit number), so that the bound covers the body as forwarded.
+ */
+const CAP_FIELD_BYTES = 48;
+
+/** What admission needs of the relay, fixed for the episode. */
+export interface AdmissionRules {
+  /** The upstream's kind: a model call of another kind's API is refused `unsupported`. */
+  upstreamKind: UpstreamKind;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Time allowed to receive a body once its headers arrived, in ms. */
+  bodyDeadlineMs: number;
+  /** The plan's model; null: any. */
+  pinnedModel: string | null;
+  /** The plan's output policy; null: none. */
+  maxOutputTokens: number | null;
+  /** Forwarded calls allowed; null: no cap. */
+  stepCap: number | null;
+  /** The token cap's ledger; null: no cap. */
+  budget: TokenBudget | null;
+  /** Provider features the plan allows, by name. */
+  allowedFeatures: readonly string[];
+}
+
+/** The request as received, for the call's body log. */
+export interface ReceivedBody {
+  /** Its text ("" when unread). */
+  text: string;
+  /** Its length in bytes (bytes read when refused before the end). */
+  bytes: number;
+}
+
+/** A call the relay answers itself. */
+export interface Refused {
+  kind: "refused";
+  refusal: RelayRefusal;
+  status: number;
+  message: string;
+  fingerprint: string | null;
+  received: ReceivedBody;
+}
+
+/** A call to forward. */
+export interface Admitted {
+  kind: "admitted";
+  /** The agent's request as received, parsed. */
+  body: Record<string, unknown>;
+  /** The bytes to send upstream. */
+  forwarded: Uint8Array<ArrayBuffer>;
+  fingerprint: string;
+  streamed: boolean;
+  /** The output cap the forwarded request carries; null when it carries none. */
+  outputCap: number | null;
+  /** The token cap's reservation; null without a cap. */
+  ticket: Ticket | null;
+  /** The prompt bound reserved; null without a token cap. */
+  promptBound: number | null;
+  /** Provider features used, all allowed by the plan (sorted names). */
+  features: string[];
+  received: ReceivedBody;
+}
+
+/** Counts that admission updates: forwarded calls so far, for the step cap. */
+export interface AdmissionState {
+  admitted: number;
+}
+
+/**
+ * Decides one model call (rules in the steps of `startRelay`, `relay.ts`).
+ *
+ * @param request the agent's request (its body is read here)
+ * @param api the API of the path called
+ * @param context the episode's `rules` and its mutable `state`
+ * @returns the refusal or the call to forward
+ */
+export async function admitModelCall(
+  request: Request,
+  api: ModelApi,
+  context: { rules: AdmissionRules; state: AdmissionState },
+): Promise<Refused | Admitted> {
+  const { rules, state } = context;
+  const refused = (
+    refusal: RelayRefusal,
+    status: number,
+    message: string,
+    received: ReceivedBody,
+    fingerprint: string | null = null,
+  ): Refused => ({ kind: "refused", refusal, status, message, fingerprint, received });
+  if (api.kind !== rules.upstreamKind) {
+    await request.body?.cancel().catch(() => {});
+    const bytes = Number(request.headers.get("content-length")) || 0;
+    return refused(
+      "unsupported",
+      404,
+      `Not served by this relay: the ${api.name} API, and this episode's upstream serves ` +
+        `the "${rules.upstreamKind}" APIs only`,
+      { text: "", bytes },
+    );
+  }
+  const read = await readBody(request, {
+    maxBytes: rules.maxBodyBytes,
+    deadlineMs: rules.bodyDeadlineMs,
+  });
+  if (read.kind === "too_large") {
+    return refused(
+      "bad_request",
+      413,
+      `Request body too large: over the relay limit of ${rules.maxBodyBytes} bytes ` +
+        `(refused after reading ${read.bytesRead})`,
+      { text: "", bytes: read.bytesRead },
+    );
+  }
+  if (read.kind === "timed_out") {
+    return refused(
+      "bad_request",
+      408,
+      `Request body not received within ${rules.bodyDeadlineMs} ms (${read.bytesRead} bytes read)`,
+      { text: "", bytes: read.bytesRead },
+    );
+  }
+  const text = new TextDecoder().decode(read.bytes);
+  const received = { text, bytes: read.bytes.length };
+  const body = parseObject(text);
+  if (body === null) {
+    return refused(
+      "unsupported",
+      400,
+      "Request body must be a JSON object: the relay forwards nothing it cannot meter",
+      received,
+    );
+  }
+  const fingerprint = requestFingerprint(body);
+  const problem = requestProblem(body, rules.pinnedModel, api);
+  if (problem !== null) {
+    return refused(problem.refusal, problem.status, problem.message, received, fingerprint);
+  }
+  let sent = requestChanges(api, body, { allowed: rules.allowedFeatures }) ?? body;
+  const uses = providerFeaturesOf(api, sent, request.headers);
+  const denied = deniedUses(uses, rules.allowedFeatures);
+  if (denied.length > 0) {
+    return refused("provider_feature", 403, refusalMessage(denied), received, fingerprint);
+  }
+  const stepRefusal = () =>
+    refused(
+      "step_cap",
+      403,
+      `Step cap reached: ${state.admitted} model calls of ${rules.stepCap} allowed`,
+      received,
+      fingerprint,
+    );
+  if (rules.stepCap !== null && state.admitted >= rules.stepCap) return stepRefusal();
+  if (rules.maxOutputTokens !== null) {
+    sent = withOutputCap(api, sent, rules.maxOutputTokens) ?? sent;
+  }
+  let ticket: Ticket | null = null;
+  let promptBound: number | null = null;
+  if (rules.budget !== null) {
+    const bytes = sent === body ? read.bytes.length : jsonBytes(sent).length;
+    promptBound = promptTokenBound(sent, bytes + CAP_FIELD_BYTES, api.promptAllowance(sent));
+    const admission = await rules.budget.admit({ promptBound, outputCap: outputCapOf(api, sent) });
+    if (admission.kind === "refused") {
+      return refused("token_cap", 403, admission.message, received, fingerprint);
+    }
+    ticket = admission.ticket;
+    if (rules.stepCap !== null && state.admitted >= rules.stepCap) {
+      rules.budget.cancel(ticket);
+      return stepRefusal();
+    }
+    if (ticket.lowered) sent = withOutputCap(api, sent, ticket.outputCap) ?? sent;
+  }
+  state.admitted += 1;
+  const streamed = body.stream === true;
+  if (streamed) sent = api.streamedRequest(sent) ?? sent;
+  return {
+    kind: "admitted",
+    body,
+    forwarded: sent === body ? read.bytes : jsonBytes(sent),
+    fingerprint,
+    streamed,
+    outputCap: outputCapOf(api, sent),
+    ticket,
+    promptBound,
+    features: [...new Set(uses.map((use) => use.feature))].sort(),
+    received,
+  };
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function jsonBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
+  return new TextEncoder().encode(JSON.stringify(body));
+}
+
+/** Why {@linkcode requestProblem} refuses a model call. */
+interface RequestProblem {
+  refusal: RelayRefusal;
+  status: number;
+  message: string;
+}
+
+/**
+ * A model call the relay must not forward: a `stream` present and not a
+ * boolean; an `n` or `best_of` present and not null or 1 (each choice would
+ * be another output under the output and token caps); a request the API's
+ * module cannot meter; with `pinned`, a `model` that is not exactly it.
+ * Null when none.
+ */
+function requestProblem(
+  body: Record<string, unknown>,
+  pinned: string | null,
+  api: ModelApi,
+): RequestProblem | null {
+  if (Object.hasOwn(body, "stream") && typeof body.stream !== "boolean") {
+    return {
+      refusal: "bad_request",
+      status: 400,
+      message: `Field "stream" must be a boolean, not ${JSON.stringify(body.stream)}`,
+    };
+  }
+  for (const field of ["n", "best_of"]) {
+    const value = body[field];
+    if (value !== undefined && value !== null && value !== 1) {
+      return {
+        refusal: "bad_request",
+        status: 400,
+        message: `Field "${field}" must be 1 when given, not ${JSON.stringify(value)}: ` +
+          "the relay forwards one choice per call",
+      };
+    }
+  }
+  const unmetered = api.requestProblem(body);
+  if (unmetered !== null) return { refusal: "bad_request", status: 400, message: unmetered };
+  if (pinned !== null && body.model !== pinned) {
+    return {
+      refusal: "model_not_allowed",
+      status: 403,
+      message: `Model not allowed: ${
+        JSON.stringify(body.model ?? null)
+      }; this episode's model is "${pinned}"`,
+    };
+  }
+  return null;
+}
+
+/**
+ * The first of the API's output cap fields that is a non-negative integer, or null.
+ *
+ * @param api the call's API
+ * @param body a request of it
+ * @returns the output cap it carries
+ */
+export function outputCapOf(api: ModelApi, body: Record<string, unknown>): number | null {
+  for (const field of api.outputCapFields) {
+    const value = body[field];
+    if (isCount(value)) return value;
+  }
+  return null;
+}
+
+/**
+ * The request with its output cap brought to at most `cap`: each of the
+ * API's cap fields the agent set that is not an integer at most `cap` is set
+ * to `cap`; with none set, the API's default field is. Null when the request
+ * needs no change.
+ *
+ * @param api the call's API
+ * @param body a request of it
+ * @param cap the largest output cap to forward
+ * @returns the changed request, or null
+ */
+export function withOutputCap(
+  api: ModelApi,
+  body: Record<string, unknown>,
+  cap: number,
+): Record<string, unknown> | null {
+  const used = api.outputCapFields.filter((field) => Object.hasOwn(body, field));
+  if (used.length === 0) return { ...body, [api.defaultOutputCapField]: cap };
+  const over = used.filter((field) => !(isCount(body[field]) && body[field] <= cap));
+  if (over.length === 0) return null;
+  return { ...body, ...Object.fromEntries(over.map((field) => [field, cap])) };
+}
