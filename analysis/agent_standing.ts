@@ -1,7 +1,7 @@
 /**
  * The one claim function (issue 11): what each agent's capability numbers
- * may say, from the validation against the plan, the censoring rate and the
- * rate of missing tasks. `summarize`, `censoring`, `compare` and the report
+ * may say, from the validation against the plan, the censoring rate, the
+ * rate of missing tasks and the judge-fault rate (issue 21). `summarize`, `censoring`, `compare` and the report
  * all call {@link assessClaims}, so the CLI and the report never disagree.
  *
  * @module
@@ -10,6 +10,7 @@ import type { LedgerWithLines } from "../inputs/ledger.ts";
 import { type CensoringClaim, type CensoringSummary, censoringSummary } from "./censoring.ts";
 import type { CensoringPolicy, Episode, Plan, TaskList } from "./schema.ts";
 import type { LeftOutTask } from "./judge/judge_rows.ts";
+import { type AgentJudgeFaults, agentJudgeFaults } from "./judge/judge_faults.ts";
 import {
   type AgentCoverage,
   type Denominator,
@@ -26,7 +27,13 @@ import {
 } from "./validate_ledger.ts";
 
 /** Why an agent's capability numbers may not be stated, in the order they are checked. */
-const CAUSE_ORDER = ["validation", "nothing_scored", "censoring", "missing"] as const;
+const CAUSE_ORDER = [
+  "validation",
+  "nothing_scored",
+  "censoring",
+  "judge_faults",
+  "missing",
+] as const;
 export type WithheldCause = typeof CAUSE_ORDER[number];
 
 /** What one agent may claim. */
@@ -36,7 +43,12 @@ export interface AgentStanding {
   censoring_claim: CensoringClaim | null;
   /** The missing rate's claim; null without a plan or task list. */
   missing_claim: CensoringClaim | null;
-  /** The stricter of the two (a headline only when both allow one); null when nothing was scored. */
+  /**
+   * The judge-fault rate's claim (issue 21, `agentJudgeFaults`); present
+   * only for an agent with judged rows (other outputs keep their bytes).
+   */
+  judge_fault_claim?: CensoringClaim;
+  /** The strictest of them (a headline only when all allow one); null when nothing was scored. */
   claim: CensoringClaim | null;
   /** The first cause that withholds the agent's numbers, or null when they may be stated. */
   withheld: WithheldCause | null;
@@ -72,15 +84,21 @@ const STRICTNESS: Record<CensoringClaim, number> = {
  *    cannot be attributed; codes about missing rows are left to rule 4;
  * 2. nothing scored (seeds 000 and 001: only scored rows count);
  * 3. censoring rate above `labelled_max` (seed 003: budget adequacy only);
- * 4. missing rate above the missing policy's `labelled_max` (issue 11:
+ * 4. judge-fault rate above `labelled_max` (issue 21, `agentJudgeFaults`:
+ *    judge faults are invalid rows, left out of every score, so they are
+ *    held to the censoring thresholds, else an answer that breaks the
+ *    judge would turn a failure into an attempt that does not count);
+ * 5. missing rate above the missing policy's `labelled_max` (issue 11:
  *    missing tasks enter the policy the way censoring does).
- * The claim is the stricter of the censoring and missing claims: a headline
- * needs both rates under `headline_max`. O(agents + findings).
+ * The claim is the strictest of the censoring, judge-fault and missing
+ * claims: a headline needs every rate under `headline_max`. O(agents +
+ * findings).
  *
  * @param agents the agents to judge, in output order
  * @param censoring the censoring summary of the rows
  * @param coverage per-agent coverage of the plan or task list; null without one
  * @param validation the validation of the ledger against its plan; null without a plan
+ * @param judgeFaults each agent's judge faults (`agentJudgeFaults`); default none
  * @returns one standing per agent, in the order of `agents`
  * @example
  * ```ts
@@ -95,14 +113,19 @@ export function agentStandings(
   censoring: CensoringSummary,
   coverage: readonly AgentCoverage[] | null,
   validation: ValidationReport | null,
+  judgeFaults: readonly AgentJudgeFaults[] = [],
 ): AgentStanding[] {
   const censoringRows = new Map(censoring.agents.map((row) => [row.agent_id, row]));
+  const judgeRows = new Map(judgeFaults.map((row) => [row.agent_id, row]));
   const coverageRows = new Map(coverage?.map((row) => [row.agent_id, row]) ?? []);
   const blocking = blockingCodes(validation);
   return agents.map((agent) => {
     const censoringClaim = censoringRows.get(agent)?.claim ?? null;
     const missingClaim = coverage === null ? null : coverageRows.get(agent)?.claim ?? null;
-    const claim = censoringClaim === null ? null : stricter(censoringClaim, missingClaim);
+    const judgeClaim = judgeRows.get(agent)?.claim ?? null;
+    const claim = censoringClaim === null
+      ? null
+      : stricter(stricter(censoringClaim, missingClaim), judgeClaim);
     const codes = [...new Set([...blocking.all, ...(blocking.byAgent.get(agent) ?? [])])].sort();
     const withheld: WithheldCause | null = codes.length > 0
       ? "validation"
@@ -110,6 +133,8 @@ export function agentStandings(
       ? "nothing_scored"
       : censoringClaim === "budget_adequacy_only"
       ? "censoring"
+      : judgeClaim === "budget_adequacy_only"
+      ? "judge_faults"
       : missingClaim === "budget_adequacy_only"
       ? "missing"
       : null;
@@ -117,6 +142,7 @@ export function agentStandings(
       agent_id: agent,
       censoring_claim: censoringClaim,
       missing_claim: missingClaim,
+      ...(judgeClaim === null ? {} : { judge_fault_claim: judgeClaim }),
       claim,
       withheld,
       blocking_codes: codes,
@@ -191,6 +217,8 @@ export interface ClaimAssessment {
   missing_policy: CensoringPolicy;
   /** Per-agent coverage of the denominator; null without one. */
   coverage: AgentCoverage[] | null;
+  /** Each agent's judge faults over the counted rows (issue 21); empty without judged rows. */
+  judge_faults: AgentJudgeFaults[];
   /** One standing per agent with rows or planned, sorted by id. */
   standings: AgentStanding[];
 }
@@ -202,7 +230,9 @@ export interface ClaimAssessment {
  * plan's or the task list's tasks (without the tasks left out of formal
  * scores, issue 14: seed 000's "the tasks that depend on the judge are not
  * scored for now", so that their absence from `rows` never lowers a score
- * over planned tasks nor a missing claim), then {@link agentStandings}. Pure.
+ * over planned tasks nor a missing claim), hold each agent's judge-fault
+ * rate to the same thresholds (issue 21, `agentJudgeFaults` with `policy`),
+ * then {@link agentStandings}. Pure.
  * Cost: O(rows + agents × planned tasks).
  *
  * @param inputs the recorded ledger, the corrected rows, plan or task list, policy
@@ -231,6 +261,7 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
     : leaveOutTasks(full, leftOut.map((task) => task.task_id));
   const missingPolicy = plan?.missing_policy ?? policy;
   const coverage = denominator === null ? null : taskCoverage(rows, denominator, missingPolicy);
+  const judgeFaults = agentJudgeFaults(rows, policy);
   const agents = [
     ...new Set([
       ...censoring.agents.map((row) => row.agent_id),
@@ -243,7 +274,8 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
     denominator,
     missing_policy: missingPolicy,
     coverage,
-    standings: agentStandings(agents, censoring, coverage, validation),
+    judge_faults: judgeFaults,
+    standings: agentStandings(agents, censoring, coverage, validation, judgeFaults),
   };
 }
 
@@ -259,7 +291,7 @@ export interface WithheldPairGroup {
 /**
  * Groups the pairs whose ranking may not be stated by cause: a pair is
  * withheld when either agent is (its cause is the first, in the order
- * validation, nothing scored, censoring, missing, of its agents' causes), so
+ * validation, nothing scored, censoring, judge faults, missing, of its agents' causes), so
  * each pair is counted in exactly one group. O(pairs).
  *
  * @param pairs the compared pairs, as agent ids

@@ -26,7 +26,7 @@ import {
 } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { fixed, integer, percent, percentInterval, plural, renderTable } from "../report/format.ts";
-import type { Plan, PriceTable, StopReason } from "../analysis/schema.ts";
+import type { CensoringPolicy, Plan, PriceTable, StopReason } from "../analysis/schema.ts";
 import { denominatorRecord } from "../analysis/agent_standing.ts";
 import {
   assessLoaded,
@@ -43,6 +43,9 @@ import {
 } from "./_option_ranges.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
+import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
+import { CLAIM_SHORT_WORDS } from "../report/standing_words.ts";
 
 /** `--rounds`: the plan's `bootstrap.rounds` range. */
 const ROUNDS = { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE };
@@ -193,8 +196,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     denominator: denominatorRecord(assessment),
     coverage: assessment.coverage,
     standings: assessment.standings,
-    // Only with judged rows (issue 14): a ledger without them keeps its bytes.
-    ...(loaded.judge === null ? {} : { judge: loaded.judge }),
+    // Only with judged rows (issue 14): a ledger without them keeps its bytes. Each agent's
+    // judge-fault rate and the claim it allows (issue 21) beside the judge's figures.
+    ...(loaded.judge === null
+      ? {}
+      : { judge: loaded.judge, judge_faults: assessment.judge_faults }),
   };
   emit(io, {
     json: values.json === true,
@@ -217,7 +223,10 @@ export async function run(args: string[], io: Io): Promise<number> {
       if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
       if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
       text += "\n" + standingSection(assessment);
-      if (loaded.judge !== null) text += "\n" + judgeSection(loaded.judge, loaded.left_out);
+      if (loaded.judge !== null) {
+        text += "\n" + judgeSection(loaded.judge, loaded.left_out);
+        text += judgeFaultSection(assessment.judge_faults, assessment.censoring.policy);
+      }
       text += notes(agents);
       text += describeProblems(loaded.problems);
       return text;
@@ -351,6 +360,44 @@ function judgeSection(judge: JudgeFigures, leftOut: readonly LeftOutTask[]): str
       left.has(task.task_id) ? "left out" : "counted",
     ]),
   );
+}
+
+/**
+ * Each agent's judge-fault rate over its counted judged rows (issue 21,
+ * `agentJudgeFaults`): faults, rate, the claim the censoring thresholds
+ * allow for it, and the resolved rate with every fault counted as a
+ * failure (a lower bound); empty when no counted row was judged.
+ */
+function judgeFaultSection(
+  rows: readonly AgentJudgeFaults[],
+  policy: CensoringPolicy,
+): string {
+  if (rows.length === 0) return "";
+  return `judge faults per agent (issue 21: held to the censoring thresholds, headline under ${
+    formatPercentExact(policy.headline_max)
+  }, both labelled up to ${
+    formatPercentExact(policy.labelled_max)
+  }; a fault is left out of every score, so a high rate limits the agent's claim):\n` +
+    renderTable(
+      [
+        { header: "agent", id: true },
+        { header: "judged rows", align: "right" },
+        { header: "judge_fault", align: "right" },
+        { header: "rate", align: "right" },
+        { header: "claim" },
+        { header: "resolved, faults as failures", align: "right" },
+      ],
+      rows.map((row) => [
+        row.agent_id,
+        String(row.judged),
+        String(row.judge_faults),
+        percent(row.judge_fault_rate),
+        CLAIM_SHORT_WORDS[row.claim!],
+        `${percent(row.resolved_rate_faults_as_failures)} (${row.resolved}/${
+          row.scored + row.judge_faults
+        })`,
+      ]),
+    );
 }
 
 /** A figure the rows did not record (issue 11), never shown as 0. */

@@ -12,6 +12,7 @@
 import type { ClaimAssessment } from "../analysis/agent_standing.ts";
 import type { CensoringClaim, CensoringRow } from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
+import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
 import { CLAIM_SHORT_WORDS, notRecordedFor, type Withheld } from "./standing_words.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
@@ -271,13 +272,17 @@ export interface AgentClaimContext {
   claim: CensoringClaim | null;
   /** Why the numbers may not be stated, or null. */
   withheld: Withheld | null;
+  /** The agent's judge faults (issue 21); absent or null when it has no judged row. */
+  judgeFaults?: AgentJudgeFaults | null;
 }
 
 /**
  * An agent's capability claim under seed 003's policy: a headline resolved
  * rate with its interval (under `headline_max`), or both scores labelled
  * (lower bound over all tasks, and completed tasks only), or a withheld claim
- * naming the rule.
+ * naming the rule. When the agent's judge-fault rate is in the labelled
+ * band (issue 21), the resolved rate with its judge faults counted as
+ * failures is stated beside them, as a lower bound.
  *
  * @param agent the agent's summary
  * @param context its interval, censoring row and withholding reason
@@ -285,6 +290,16 @@ export interface AgentClaimContext {
  */
 export function agentClaim(agent: AgentSummary, context: AgentClaimContext): ReportClaim {
   const { interval, row, claim, withheld } = context;
+  const faults = context.judgeFaults ?? null;
+  const judgeDriven = faults !== null && faults.claim === claim && row.claim !== claim;
+  const faultBound = faults === null || faults.claim !== "both_labelled"
+    ? ""
+    : `; its judge-fault rate ${percent(faults.judge_fault_rate)} (${
+      integer(faults.judge_faults)
+    } of ${plural(faults.judged, "judged row")}) needs labels too: with them counted as ` +
+      `failures its resolved rate is ${percent(faults.resolved_rate_faults_as_failures)} (${
+        integer(faults.resolved)
+      } of ${integer(faults.scored + faults.judge_faults)}, a lower bound)`;
   const id = `agent:${agent.agent_id}`;
   const rule = `seed-003 policy "${claim ?? "none"}"`;
   if (withheld !== null) {
@@ -327,8 +342,10 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     }, ${ci}) and score over completed tasks only ${percent(row.score_completed_only)} (${
       integer(row.passed_completed)
     } of ${integer(row.completed)}); censoring ${percent(row.censoring_rate)}${
-      row.claim === claim ? "" : " and the share of planned tasks without a row (see coverage)"
-    }, so both are stated, labelled`,
+      row.claim === claim || judgeDriven
+        ? ""
+        : " and the share of planned tasks without a row (see coverage)"
+    }, so both are stated, labelled${faultBound}`,
   };
 }
 

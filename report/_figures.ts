@@ -170,6 +170,7 @@ export function figureSpecs(
 const FIGURE_WITHHELD: Partial<Record<WithheldCause, string>> = {
   validation: "the ledger does not validate against its plan",
   missing: "too many planned tasks have no row",
+  judge_faults: "too many judged rows are judge faults",
 };
 
 /** Each agent whose standing withholds its scores for a cause the figure cannot see. */

@@ -1,7 +1,7 @@
 /**
  * The report's LLM judge (issue 14; seed 000 §06): what it records about
- * the judge and the one claim the judge's calibration allows about the
- * judged tasks.
+ * the judge, the one claim the judge's calibration allows about the
+ * judged tasks, and each agent's judge-fault claim (issue 21).
  *
  * Private to `report/`.
  *
@@ -9,8 +9,11 @@
  */
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { type JudgeFigures, type LeftOutTask } from "../analysis/judge/judge_rows.ts";
-import type { Plan } from "../analysis/schema.ts";
-import { plural, quotedList } from "./format.ts";
+import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
+import type { CensoringPolicy, Plan } from "../analysis/schema.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
+import { integer, percent, plural, quotedList } from "./format.ts";
+import { policyText } from "./_claims.ts";
 import type { ReportClaim, ReportJudge } from "./report_model.ts";
 
 /** The rule every judge claim names. */
@@ -24,16 +27,59 @@ export const JUDGE_RULE = "seed-000 judge calibration gates";
  * @param figures `judgeFigures` of every row after errata
  * @param leftOut `judgeLeftOut`'s tasks
  * @param plan the plan, or null
+ * @param judgeFaults each agent's judge faults over the counted rows (`ClaimAssessment.judge_faults`)
  * @returns the record, or null
  */
 export function reportJudge(
   figures: JudgeFigures,
   leftOut: readonly LeftOutTask[],
   plan: Plan | null,
+  judgeFaults: readonly AgentJudgeFaults[] = [],
 ): ReportJudge | null {
   const config = plan?.judge ?? null;
   if (figures.rows === 0 && config === null) return null;
-  return { plan: config, figures, left_out: [...leftOut] };
+  return { plan: config, figures, left_out: [...leftOut], judge_faults: [...judgeFaults] };
+}
+
+/** What each judge-fault band lets the agent's numbers say (issue 21). */
+const JUDGE_FAULT_WORDS = {
+  headline: "its judged tasks count as usual",
+  both_labelled: "its resolved rate is stated beside the lower bound that counts each judge " +
+    "fault as a failure",
+  budget_adequacy_only: "no capability claim is stated for it",
+} as const;
+
+/**
+ * An agent's judge-fault claim (issue 21; `agentJudgeFaults`): its
+ * `judge_fault` rows over its judged rows, the band of the censoring
+ * thresholds the rate falls in and what that band lets its numbers say,
+ * and, from `headline_max` up, its resolved rate with every judge fault
+ * counted as a failure. A judge fault is invalid and left out of every
+ * score (seed 000 §06), so this is what keeps an answer that breaks the
+ * judge from paying. Stated unless the band is `budget_adequacy_only`.
+ *
+ * @param row the agent's judge faults
+ * @param policy the censoring thresholds in force
+ * @returns the claim, id `judge-faults:<agent_id>`
+ */
+export function judgeFaultClaim(row: AgentJudgeFaults, policy: CensoringPolicy): ReportClaim {
+  const claim = row.claim ?? "headline";
+  const bound = claim === "headline"
+    ? ""
+    : `; with them counted as failures its resolved rate is ${
+      percent(row.resolved_rate_faults_as_failures)
+    } (${integer(row.resolved)} of ${integer(row.scored + row.judge_faults)}, a lower bound)`;
+  return {
+    id: `judge-faults:${row.agent_id}`,
+    topic: "judge",
+    rule: `issue-21 judge faults, seed-003 policy "${claim}"`,
+    stated: claim !== "budget_adequacy_only",
+    text: `"${displayId(row.agent_id)}": ${integer(row.judge_faults)} of its ${
+      plural(row.judged, "judged row")
+    } ${row.judge_faults === 1 ? "is a judge fault" : "are judge faults"} (${
+      percent(row.judge_fault_rate)
+    }; ${policyText(policy)}), so ${JUDGE_FAULT_WORDS[claim]}${bound}`,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import { decimal, integer, money, percent, percentInterval, plural } from "./for
 import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
+import { CLAIM_SHORT_WORDS } from "./standing_words.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
 
@@ -301,6 +302,37 @@ function judgeSection(summary: ReportSummary): Block[] {
         integer(t.passed),
         integer(t.failed),
         left.has(t.task_id) ? "left out" : "counted",
+      ]),
+    });
+  }
+  const faults = judge.judge_faults;
+  if (faults.length > 0) {
+    blocks.push({
+      kind: "paragraph",
+      text: "Judge faults per agent (issue 21): a judge fault is left out of every score, so " +
+        "each agent's rate over its counted judged rows is held to the censoring thresholds " +
+        "and limits its claim; the last column counts every fault as a failure (a lower bound).",
+    });
+    blocks.push({
+      kind: "table",
+      header: [
+        "agent",
+        "judged rows",
+        code("judge_fault"),
+        "rate",
+        "claim",
+        "resolved, faults as failures",
+      ],
+      align: ["left", "right", "right", "right", "left", "right"],
+      rows: faults.map((row) => [
+        displayId(row.agent_id),
+        integer(row.judged),
+        integer(row.judge_faults),
+        percent(row.judge_fault_rate),
+        CLAIM_SHORT_WORDS[row.claim ?? "headline"],
+        `${percent(row.resolved_rate_faults_as_failures)} (${integer(row.resolved)} of ${
+          integer(row.scored + row.judge_faults)
+        })`,
       ]),
     });
   }

@@ -42,7 +42,7 @@ import {
 import { withheldPairWords, withheldWords } from "./standing_words.ts";
 import { assessClaims, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
 import { judgeFigures, judgeLeftOut } from "../analysis/judge/judge_rows.ts";
-import { judgeClaim, reportJudge } from "./_judge.ts";
+import { judgeClaim, judgeFaultClaim, reportJudge } from "./_judge.ts";
 import { toMarkdown } from "./_document.ts";
 import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
 import { reportDocument } from "./_report_document.ts";
@@ -195,7 +195,11 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  *   denominator; the judge's own figures (over every judged row), the tasks
  *   left out and the claim the judge's calibration allows are recorded in
  *   `summary.judge` and the `judge` claim, only when the ledger has judged
- *   rows or the plan a judge.
+ *   rows or the plan a judge;
+ * - issue 21 (judge faults never pay): each agent's judge-fault rate over
+ *   the counted rows (`agentJudgeFaults`) is held to the censoring
+ *   thresholds in its standing, recorded in `summary.judge.judge_faults`
+ *   and stated in a `judge-faults:<agent>` claim.
  *
  * Pure: no I/O, no clock, randomness only through the seeded bootstrap.
  * Cost: O(rows) for the summaries and validation, plus one bootstrap per agent
@@ -250,7 +254,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   // The rows of an uncalibrated judge are recorded but left out of every figure (issue 14, seed
   // 000); the judge's own figures are over every corrected row.
   const { counted: rows, leftOut } = judgeLeftOut(corrected);
-  const judge = reportJudge(judgeFigures(corrected), leftOut, plan);
+  const judgeRecordFigures = judgeFigures(corrected);
 
   // Parameters: the plan's pre-registered values, else seed 001/003 defaults.
   const source: ParameterSource = plan === null ? "default" : "plan";
@@ -279,6 +283,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     leftOut,
   });
   const validation = assessment.validation;
+  const judge = reportJudge(judgeRecordFigures, leftOut, plan, assessment.judge_faults);
   const reValidate = plan !== null && application !== null && application.applied.length > 0;
   const validationAfterErrata = reValidate
     ? validateRows(plan, corrected, ledger.row_lines, ledger, { maxFindingsPerCode: maxFindings })
@@ -384,13 +389,17 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       row,
       claim: standings.get(agent.agent_id)!.claim,
       withheld: withheld.get(agent.agent_id) ?? null,
+      judgeFaults: assessment.judge_faults.find((r) => r.agent_id === agent.agent_id) ?? null,
     }));
   });
   for (const row of invalid.agents) claims.push(invalidClaim(row));
   if (assessment.coverage !== null) {
     for (const row of assessment.coverage) claims.push(coverageClaim(row, assessment));
   }
-  if (judge !== null) claims.push(judgeClaim(judge));
+  if (judge !== null) {
+    claims.push(judgeClaim(judge));
+    for (const row of judge.judge_faults) claims.push(judgeFaultClaim(row, policy));
+  }
   for (const c of comparisons) {
     const claim = comparisonClaim(c, { withheld, labelled });
     if (claim !== null) claims.push(claim);

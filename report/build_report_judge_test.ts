@@ -117,6 +117,112 @@ Deno.test("buildReport(): a calibrated judge's tasks count, with the measured ag
   ok(!report.markdown.includes("Not in the denominator"));
 });
 
+Deno.test("buildReport(): an agent whose judge-fault rate is above 10% gets no capability claim", async () => {
+  const report = buildReport(calibrated(await fixture()), { calibrationTrials: 200 });
+  const s = report.summary;
+  // agent-a: essay-1 scored, essay-2 a judge_fault, then its retry scored: 1 of 3 judged rows
+  // (33.3%, above 10%); agent-b: 0 of 2 (under 2%). Left out of the score, the fault does not
+  // lower agent-a's rate (4 of 5 = 80%); counted as a failure it would be 4 of 6 (66.7%).
+  deepEqual(s.judge!.judge_faults, [
+    {
+      agent_id: "agent-a",
+      judged: 3,
+      judge_faults: 1,
+      judge_fault_rate: 1 / 3,
+      claim: "budget_adequacy_only",
+      scored: 5,
+      resolved: 4,
+      resolved_rate_faults_as_failures: 4 / 6,
+    },
+    {
+      agent_id: "agent-b",
+      judged: 2,
+      judge_faults: 0,
+      judge_fault_rate: 0,
+      claim: "headline",
+      scored: 5,
+      resolved: 2,
+      resolved_rate_faults_as_failures: 2 / 5,
+    },
+  ]);
+  deepEqual(
+    s.standings.map((st) => [st.agent_id, st.judge_fault_claim, st.claim, st.withheld]),
+    [
+      ["agent-a", "budget_adequacy_only", "budget_adequacy_only", "judge_faults"],
+      ["agent-b", "headline", "headline", null],
+    ],
+  );
+  const text = (id: string) => s.claims.find((c) => c.id === id)!;
+  equal(text("agent:agent-a").stated, false);
+  equal(
+    text("agent:agent-a").text,
+    '"agent-a": resolved rate not stated: 1 of its 3 judged rows is a judge fault (33.3%, above ' +
+      "10%): a judge fault is left out of every score, so no capability claim is stated",
+  );
+  equal(
+    text("agent:agent-a").rule,
+    'issue-21 judge faults, seed-003 policy "budget_adequacy_only"',
+  );
+  equal(text("agent:agent-b").stated, true);
+  equal(
+    text("judge-faults:agent-a").text,
+    '"agent-a": 1 of its 3 judged rows is a judge fault (33.3%; headline under 2%, both scores ' +
+      "labelled up to 10%, above that budget adequacy only), so no capability claim is stated " +
+      "for it; with them counted as failures its resolved rate is 66.7% (4 of 6, a lower bound)",
+  );
+  equal(
+    text("judge-faults:agent-b").text,
+    '"agent-b": 0 of its 2 judged rows are judge faults (0.0%; headline under 2%, both scores ' +
+      "labelled up to 10%, above that budget adequacy only), so its judged tasks count as usual",
+  );
+  // The pair's ranking is withheld for the same cause.
+  equal(text("pairs-withheld:judge_faults").stated, false);
+  ok(
+    report.markdown.includes("| agent-a | 3 | 1 | 33.3% | budget adequacy only | 66.7% (4 of 6) |"),
+  );
+});
+
+Deno.test("buildReport(): a judge-fault rate from 2% to 10% states the rate beside the lower bound", async () => {
+  const inputs = calibrated(await fixture());
+  // agent-b with 47 more judged rows that pass, agent-a's judge fault moved to it: 1 of 50 (2%).
+  const rows = inputs.ledger.rows;
+  const fault = rows.find((r) => r.invalid_reason === "judge_fault")!;
+  const passing = rows.find((r) => r.agent_id === "agent-b" && r.task_id === "essay-2")!;
+  const extra = Array.from({ length: 47 }, (_, i) => ({
+    ...passing,
+    episode_id: `extra-${i}`,
+    task_id: "essay-2",
+  }));
+  const moved = [
+    ...rows.filter((r) => r !== fault),
+    { ...fault, agent_id: "agent-b", episode_id: "moved-fault" },
+    ...extra,
+  ];
+  const report = buildReport({
+    ...inputs,
+    plan: null,
+    ledger: { ...inputs.ledger, rows: moved, row_lines: moved.map((_, i) => i + 1) },
+  }, { calibrationTrials: 200 });
+  const s = report.summary;
+  const b = s.judge!.judge_faults.find((f) => f.agent_id === "agent-b")!;
+  // 50 judged rows: essay-1, essay-2, 47 copies and the fault; 1/50 = 2%, the labelled band
+  // (both bounds inclusive).
+  deepEqual([b.judged, b.judge_faults, b.claim], [50, 1, "both_labelled"]);
+  // 2 + 47 resolved of 5 + 47 scored; with the fault as a failure, 49 of 53.
+  deepEqual([b.resolved, b.scored, b.resolved_rate_faults_as_failures], [49, 52, 49 / 53]);
+  const claim = s.claims.find((c) => c.id === "agent:agent-b")!;
+  equal(claim.stated, true);
+  ok(
+    claim.text.endsWith(
+      "so both are stated, labelled; its judge-fault rate 2.0% (1 of 50 judged rows) needs " +
+        "labels too: with them counted as failures its resolved rate is 92.5% (49 of 53, a " +
+        "lower bound)",
+    ),
+    claim.text,
+  );
+  equal(claim.rule, 'seed-003 policy "both_labelled"');
+});
+
 Deno.test("buildReport(): a plan's judge without judged rows is shown; without either, nothing", async () => {
   const inputs = await fixture();
   const kept = inputs.ledger.rows.flatMap((row, i) => row.judge === undefined ? [i] : []);

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
 import type { TopLevelSpec } from "vega-lite";
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import type { CoverageProfile } from "../analysis/interval_coverage.ts";
@@ -149,6 +150,11 @@ export interface ReportJudge {
   figures: JudgeFigures;
   /** `judgeLeftOut`'s tasks: their rows are in no score, rate, denominator or figure. */
   left_out: LeftOutTask[];
+  /**
+   * Each agent's judge-fault rate over the counted rows and the claim it
+   * allows (issue 21, `agentJudgeFaults`); empty when no counted row was judged.
+   */
+  judge_faults: AgentJudgeFaults[];
 }
 
 /** One agent's SPRT replay without its step list (the path figure carries the steps). */

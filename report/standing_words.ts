@@ -27,6 +27,9 @@ export interface Withheld {
   rule: string;
 }
 
+/** The rule a judge-fault claim names (issue 21: judge faults held to seed 003's thresholds). */
+export const JUDGE_FAULT_RULE = 'issue-21 judge faults, seed-003 policy "budget_adequacy_only"';
+
 /** Seed 003's claims in a few words. */
 export const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
   headline: "headline",
@@ -36,8 +39,9 @@ export const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
 
 /**
  * Why one agent's numbers are withheld, in words, or null when they may be
- * stated: the standing's cause (validation, nothing scored, censoring or
- * missing rate above `labelled_max`) with the figures behind it.
+ * stated: the standing's cause (validation, nothing scored, censoring,
+ * judge-fault or missing rate above `labelled_max`) with the figures
+ * behind it.
  *
  * @param standing the agent's standing
  * @param assessment the assessment it belongs to (rates, policies, plan id)
@@ -76,6 +80,20 @@ export function withheldWords(
         }, so only budget adequacy may be stated`,
         rule: `seed-003 policy "budget_adequacy_only"`,
       };
+    case "judge_faults": {
+      const faults = assessment.judge_faults.find((r) => r.agent_id === standing.agent_id);
+      return {
+        cause: "judge_faults",
+        reason: `${integer(faults?.judge_faults)} of its ${
+          plural(faults?.judged ?? 0, "judged row")
+        } ${faults?.judge_faults === 1 ? "is a judge fault" : "are judge faults"} (${
+          percent(faults?.judge_fault_rate)
+        }, above ${
+          formatPercentExact(assessment.censoring.policy.labelled_max)
+        }): a judge fault is left out of every score, so no capability claim is stated`,
+        rule: JUDGE_FAULT_RULE,
+      };
+    }
     case "missing":
       return {
         cause: "missing",
@@ -175,6 +193,7 @@ const CAUSE_WORDS: Record<WithheldCause, string> = {
   validation: "the ledger does not validate",
   nothing_scored: "nothing scored",
   censoring: "censoring above the policy",
+  judge_faults: "judge faults above the policy",
   missing: "missing tasks above the policy",
 };
 

@@ -7,7 +7,9 @@
  * fixture's 11 rows: agents a and b on t1..t3 (a: 2 of 3 resolved, b: 1 of
  * 3) and on the judged essay-1 and essay-2 (5 rows: totals 85, 60, 45, 65
  * and one judge_fault; the judge's calls 1 + 2 + 1 + 1 + 1 = 6, prompt
- * tokens 4 × 600 + 1200, completion tokens 4 × 12 + 20).
+ * tokens 4 × 600 + 1200, completion tokens 4 × 12 + 20). Calibrated, the
+ * same rows give each agent's judge-fault rate (issue 21): agent-a 1 of 3,
+ * above 10%, so its numbers are withheld.
  */
 import assert from "node:assert/strict";
 import { UNCALIBRATED_JUDGE_REASON } from "../analysis/judge/judge_rows.ts";
@@ -166,6 +168,45 @@ Deno.test("a left-out task's id is escaped like every id from a ledger", async (
     assert.equal(result.code, 0, result.stderr);
     assert.ok(!result.stdout.includes("\u001b") && !result.stdout.includes("\u202e"));
     assert.match(result.stdout, /left out of formal scores: 1 task, 1 row/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("summarize states each agent's judge-fault rate and withholds an agent above 10% (issue 21)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // The fixture as if its judge had been calibrated: every judged row counts.
+    const lines = (await Deno.readTextFile(LEDGER)).trim().split("\n").map((line) => {
+      const parsed = JSON.parse(line);
+      if (parsed.judge) parsed.judge.calibrated = true;
+      return parsed;
+    });
+    const ledger = await writeJsonl(`${dir}/l.jsonl`, lines);
+    const result = await cli("summarize", ledger);
+    assert.equal(result.code, 0, result.stderr);
+    const text = result.stdout;
+    // agent-a: essay-1 scored, essay-2 a judge_fault and its retry scored: 1 of 3 (33.3%);
+    // with the fault as a failure 4 of 6. agent-b: 0 of 2.
+    assert.match(text, /agent-a +3 +1 +33\.3% +budget adequacy only +66\.7% \(4\/6\)\n/);
+    assert.match(text, /agent-b +2 +0 +0\.0% +headline +40\.0% \(2\/5\)\n/);
+    assert.match(text, /agent-a +- +- +- +- +80\.0% +withheld \(judge_faults\)\n/);
+    includes(
+      text,
+      'note: agent "agent-a": capability numbers withheld: 1 of its 3 judged rows is a judge ' +
+        "fault (33.3%, above 10%): a judge fault is left out of every score, so no capability " +
+        'claim is stated (issue-21 judge faults, seed-003 policy "budget_adequacy_only")',
+    );
+    const json = JSON.parse((await cli("summarize", ledger, "--json")).stdout);
+    assert.deepEqual(
+      json.judge_faults.map((f: { agent_id: string; judge_faults: number; claim: string }) => [
+        f.agent_id,
+        f.judge_faults,
+        f.claim,
+      ]),
+      [["agent-a", 1, "budget_adequacy_only"], ["agent-b", 0, "headline"]],
+    );
+    assert.equal(json.standings[0].withheld, "judge_faults");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
