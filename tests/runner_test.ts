@@ -953,7 +953,7 @@ Deno.test({
       deepEqual([rows[0].prompt_tokens, rows[0].completion_tokens], [0, 0]);
       match(
         rows[0].notes,
-        /Call 1 failed at the provider: No answer from the upstream within the upstream timeout of 1500 ms/,
+        /Call 1 failed at the provider: The upstream sent nothing for the upstream timeout of 1500 ms/,
       );
 
       equal(untimed.plan.value.upstream_timeout_ms, 2700);

@@ -53,7 +53,8 @@ Deno.test("startRelay() meters a whole Responses call with the key as a Bearer t
     assert.equal(seen.path, "/v1/responses");
     assert.equal(seen.headers.get("authorization"), `Bearer ${RIG_KEY}`);
     assert.equal(seen.headers.has("x-api-key"), false);
-    assert.deepEqual(seen.body, request);
+    // Responses stores a response unless told not to: the relay says `store: false`.
+    assert.deepEqual(seen.body, { ...request, store: false });
     const [record] = rig.relay.records();
     assert.deepEqual(
       {
@@ -90,8 +91,9 @@ Deno.test("startRelay() passes a Responses stream through unchanged and reads re
     const answer = await rig.send("/v1/responses", { body: request });
     assert.equal(answer.headers.get("content-type"), "text/event-stream");
     assert.equal(answer.text, upstreamText);
-    // Responses streams carry usage unasked: the body goes as the agent sent it
-    assert.deepEqual(rig.upstream.requests[0].body, request);
+    // Responses streams carry usage unasked: the body goes as the agent sent it, but for
+    // `store: false` (Responses stores a response unless told not to)
+    assert.deepEqual(rig.upstream.requests[0].body, { ...request, store: false });
     const [record] = rig.relay.records();
     assert.deepEqual(record.usage, { prompt_tokens: 40, completion_tokens: 9 });
     assert.equal(record.server_model_id, "gpt-x-2026");
@@ -128,23 +130,35 @@ Deno.test("startRelay() brings a Responses call's max_output_tokens within the p
   );
 });
 
-Deno.test("startRelay() reserves a Responses call's max_output_tokens and refuses background runs", async () => {
+Deno.test("startRelay() lowers a Responses call's max_output_tokens to what the token cap leaves and refuses background runs", async () => {
   await withRelayRig(
     "openai",
     () => Response.json(responsesBody(RESPONSE)),
     { tokenCap: 1000 },
     async (rig) => {
-      const over = await rig.send("/v1/responses", {
-        body: { model: "m", input: "x", max_output_tokens: 2000 },
-      });
-      assert.equal(over.status, 403);
-      assert.equal((over.json() as { error: { code: string } }).error.code, "token_cap");
       const background = await rig.send("/v1/responses", {
         body: { model: "m", input: "x", max_output_tokens: 10, background: true },
       });
       assert.equal(background.status, 400);
       assert.equal(rig.upstream.requests.length, 0);
-      assert.deepEqual(rig.relay.records().map((r) => r.refusal), ["token_cap", "bad_request"]);
+      const lowered = await rig.send("/v1/responses", {
+        body: { model: "m", input: "x", max_output_tokens: 2000 },
+      });
+      assert.equal(lowered.status, 200);
+      // Forwarded as {"model":"m","input":"x","max_output_tokens":2000,"store":false}, 64 bytes:
+      // its prompt bound is ceil((64 + 48) / 3) = 38, which leaves 1000 - 38 = 962 for the output.
+      assert.deepEqual(rig.upstream.requests[0].body, {
+        model: "m",
+        input: "x",
+        max_output_tokens: 962,
+        store: false,
+      });
+      const [refused, forwarded] = rig.relay.records();
+      assert.equal(refused.refusal, "bad_request");
+      assert.deepEqual(
+        [forwarded.output_cap, forwarded.prompt_bound, forwarded.cap_lowered],
+        [962, 38, true],
+      );
       assert.equal(rig.relay.totals().unsupported_requests, 0);
     },
   );

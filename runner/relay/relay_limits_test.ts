@@ -119,8 +119,11 @@ Deno.test("startRelay() refuses a body over the limit after reading at most the 
 });
 
 Deno.test("startRelay() holds the token cap under 30 concurrent calls capped at 1000 tokens", async () => {
-  // Each answer: 25 prompt + 1000 completion tokens. Cap 2000: two calls fit (2 x 1000 reserved),
-  // the other 28 are held, then refused once the two settle at 2050 tokens used.
+  // Each body, {"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":1000}, is
+  // 75 bytes: prompt bound ceil((75 + 48) / 3) = 41. Cap 2000: the first call reserves 1041 and
+  // goes; the others are held (1041 + 1041 > 2000). It settles at 25 + 1000 = 1025; the second
+  // then runs alone with max_tokens lowered to 2000 - 1025 - 41 = 934, and the scripted model
+  // stops there (25 + 934); 1984 used leaves nothing for the other 28.
   await withRig(
     {
       default: {
@@ -136,27 +139,36 @@ Deno.test("startRelay() holds the token cap under 30 concurrent calls capped at 
       );
       assert.equal(answers.filter((a) => a.status === 200).length, 2);
       assert.equal(answers.filter((a) => a.status === 403 && a.code === "token_cap").length, 28);
-      assert.equal(provider.requests().length, 2);
-      assert.equal(relay.totals().completion_tokens, 2000);
-      assert.equal(relay.totals().total_tokens, 2050);
+      assert.deepEqual(
+        provider.requests().map((request) => (request.body as { max_tokens: number }).max_tokens),
+        [1000, 934],
+      );
+      assert.equal(relay.totals().total_tokens, 1984);
       assert.equal(relay.stopReason(), "token_cap");
     },
   );
 });
 
 Deno.test("startRelay() reserves the plan's output cap when the agent sets none", async () => {
-  // maxOutputTokens 600, cap 1000: each call reserves 600, so whichever arrives first is
-  // forwarded and the other two are held; it settles at 10 + 600 = 610 used, and 610 + 600 > 1000
-  // refuses both. (Which of the three arrives first is up to the scheduler.)
+  // maxOutputTokens 600, cap 1000: each call is forwarded with max_tokens 600; the body
+  // {"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":600} is 74 bytes,
+  // bound ceil((74 + 48) / 3) = 41. Whichever call arrives first goes (641 reserved), the other
+  // two are held; it settles at 10 + 600 = 610, the next runs alone with 1000 - 610 - 41 = 349,
+  // settles at 10 + 349 = 969, and the last finds nothing left. (Which arrives first is up to
+  // the scheduler.)
   await withRig(
     {
       default: { content: "x", usage: { prompt_tokens: 10, completion_tokens: 600 }, delay_ms: 50 },
     },
     { tokenCap: 1000, maxOutputTokens: 600 },
-    async ({ provider, chat }) => {
+    async ({ provider, relay, chat }) => {
       const answers = await Promise.all([chat(), chat(), chat()]);
-      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 403, 403]);
-      assert.equal(provider.requests().length, 1);
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 403]);
+      assert.deepEqual(
+        provider.requests().map((request) => (request.body as { max_tokens: number }).max_tokens),
+        [600, 349],
+      );
+      assert.equal(relay.totals().total_tokens, 969);
     },
   );
 });

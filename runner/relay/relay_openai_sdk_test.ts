@@ -231,7 +231,8 @@ Deno.test("startRelay() refuses a Responses call over the token cap with an erro
   await withRelayRig(
     "openai",
     () => Response.json(responsesBody(RESPONSE)),
-    { tokenCap: 100 },
+    // The body alone is bound at more than the cap: not one output token is left.
+    { tokenCap: 20 },
     async (rig) => {
       const refused = await sdkOn(rig).responses.create({
         model: "m",

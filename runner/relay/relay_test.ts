@@ -148,39 +148,49 @@ Deno.test("startRelay() passes an upstream 429 through and stops as rate_limited
   );
 });
 
-Deno.test("startRelay() forwards an uncapped call that crosses the token cap, then refuses", async () => {
-  // No output cap is known, so each call goes alone (nothing else in flight).
-  // Each call: given usage 40 + 10 = 50 tokens; cap 120 -> calls 1..3 forwarded (0, 50, 100 < 120),
-  // call 3 brings the total to 150, call 4 is refused.
+Deno.test("startRelay() gives an uncapped call what the token cap leaves, and refuses once nothing is", async () => {
+  // Each body, {"model":"any","messages":[{"role":"user","content":"call N"}]}, is 63 bytes: its
+  // prompt bound is ceil((63 + 48) / 3) = 37. Each call spends 20 + 10 = 30 tokens. Under a cap
+  // of 200 a call goes while 30n + 37 + 1 <= 200: calls 0..5 (n = 0..5), each with max_tokens
+  // 200 - 30n - 37 set by the relay; call 6 finds 180 used and is refused.
   await withRig(
     {
-      default: { content: "x", usage: { prompt_tokens: 40, completion_tokens: 10 } },
+      default: { content: "x", usage: { prompt_tokens: 20, completion_tokens: 10 } },
     },
-    { tokenCap: 120 },
+    { tokenCap: 200 },
     async ({ provider, relay, chat }) => {
       const statuses = [];
-      for (let i = 0; i < 5; i++) statuses.push((await chat(`call ${i}`)).status);
-      assert.deepEqual(statuses, [200, 200, 200, 403, 403]);
-      const refused = await chat("again");
+      for (let i = 0; i < 8; i++) statuses.push((await chat(`call ${i}`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 403, 403]);
+      const refused = await chat("call 8");
       assert.equal(JSON.parse(refused.text).error.code, "token_cap");
-      assert.match(
+      assert.equal(
         JSON.parse(refused.text).error.message,
-        /^Token cap reached: 150 tokens used of 120/,
+        "Token cap reached: 180 tokens used of 200 allowed; the call's prompt may take up to 37 " +
+          "(its bound from the request body), which leaves no output token",
       );
-      assert.equal(provider.requests().length, 3);
+      assert.deepEqual(
+        provider.requests().map((request) => (request.body as { max_tokens: number }).max_tokens),
+        [163, 133, 103, 73, 43, 13],
+      );
+      assert.deepEqual(
+        relay.records().filter((r) => r.forwarded).map((r) => [r.prompt_bound, r.cap_lowered]),
+        Array(6).fill([37, true]),
+      );
       assert.equal(relay.stopReason(), "token_cap");
       assert.deepEqual(
         { ...relay.totals() },
         {
-          model_calls: 3,
+          model_calls: 6,
           refused_calls: 3,
           prompt_tokens: 120,
-          completion_tokens: 30,
-          total_tokens: 150,
+          completion_tokens: 60,
+          total_tokens: 180,
           tool_calls: 0,
           rate_limited_calls: 0,
           provider_faults: 0,
           aborted_calls: 0,
+          spend_unknown_calls: 0,
           other_requests: 0,
           denied_requests: 0,
           unsupported_requests: 0,
@@ -337,10 +347,10 @@ Deno.test("startRelay() replaces a stale socket file and removes its own on clos
   }
 });
 
-Deno.test("startRelay() close() cuts off a call still waiting for the upstream", async () => {
+Deno.test("startRelay() close() cuts off a call still waiting for the upstream once its grace is over", async () => {
   await withRig(
     { default: { content: "late", delay_ms: 800 } },
-    {},
+    { closeGraceMs: 50 },
     async ({ provider, relay, chat }) => {
       const pending = chat("slow").catch((error) => error);
       while (provider.requests().length === 0) await new Promise((r) => setTimeout(r, 5));
@@ -350,10 +360,37 @@ Deno.test("startRelay() close() cuts off a call still waiting for the upstream",
       assert.equal(record.forwarded, true);
       assert.equal(record.fault, "aborted");
       assert.equal(record.upstream_status, null);
+      assert.equal(record.spend_unknown, true);
       assert.equal(relay.totals().aborted_calls, 1);
+      assert.equal(relay.totals().spend_unknown_calls, 1);
       const gate = evidenceGate(relay.records());
       assert.equal(gate.status, "scored");
       assert.deepEqual(gate.problems.map((p) => p.code), ["aborted"]);
+      assert.equal(gate.evidence.spend_unknown_calls, 1);
+    },
+  );
+});
+
+Deno.test("startRelay() close() lets a call in flight finish and records its spend", async () => {
+  // Issue 21 item 5: the agent has gone (the wall cap fell) while the upstream is still
+  // answering; the call's 2,000 + 31 tokens are the episode's spend.
+  await withRig(
+    {
+      default: {
+        content: "late",
+        delay_ms: 600,
+        usage: { prompt_tokens: 31, completion_tokens: 2000 },
+      },
+    },
+    {},
+    async ({ provider, relay, chat }) => {
+      const pending = chat("slow").catch((error) => error);
+      while (provider.requests().length === 0) await new Promise((r) => setTimeout(r, 5));
+      await relay.close();
+      await pending;
+      const [record] = relay.records();
+      assert.deepEqual([record.fault, record.status, record.spend_unknown], [null, 200, undefined]);
+      assert.equal(relay.totals().total_tokens, 2031);
     },
   );
 });
@@ -1000,6 +1037,7 @@ Deno.test("startRelay() calls served past the plan's limits leave the gate's evi
       // max(10 + 100, 4090 + 20)
       assert.equal(gate.evidence.max_call_tokens, 4110);
     },
+    { ignoreOutputCap: true },
   );
 });
 
@@ -1057,7 +1095,7 @@ Deno.test("startRelay() makes a call an upstream accepts and never answers a pro
     ]);
     assert.equal(
       record.detail,
-      "No answer from the upstream within the upstream timeout of 200 ms",
+      "The upstream sent nothing for the upstream timeout of 200 ms",
     );
     assert.equal(body.error.message, record.detail);
     assert.equal(evidenceGate(relay.records()).invalid_reason, "provider_fault");

@@ -67,6 +67,12 @@ export interface ScriptedProviderOptions {
    * known point.
    */
   beforeStreamEvent?: (call: number, event: number) => Promise<void> | void;
+  /**
+   * Test hook: report a reply's scripted completion tokens even past the
+   * request's output cap, as a server that ignores the cap would (default
+   * false: a reply stops at the cap, as a model does).
+   */
+  ignoreOutputCap?: boolean;
 }
 
 /** The model APIs by path: which conversation reader and which wire each uses. */
@@ -219,6 +225,7 @@ export async function startScriptedProvider(
       promptText: conversation.promptText,
       credential: api === "messages" && xApiKey !== null ? xApiKey : authorization,
       withoutToolCalls: api === "completions",
+      outputCap: options.ignoreOutputCap === true ? null : requestOutputCap(request_),
     });
     if (request_.stream === true) {
       entry.status = 200;
@@ -269,4 +276,19 @@ function eventStream(
       cancelled = true;
     },
   });
+}
+
+/**
+ * The output cap a request carries: its first integer among
+ * `max_completion_tokens`, `max_tokens` and `max_output_tokens`; null when none.
+ *
+ * @param request a model call's body
+ * @returns the cap, or null
+ */
+function requestOutputCap(request: Record<string, unknown>): number | null {
+  for (const field of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
+    const value = request[field];
+    if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+  }
+  return null;
 }

@@ -39,13 +39,21 @@ export interface ReplyPartsOptions {
   credential: string | null;
   /** Leave the tool calls out (the legacy completions API has none). */
   withoutToolCalls?: boolean;
+  /**
+   * The request's output cap (`max_completion_tokens`, `max_tokens` or
+   * `max_output_tokens`); absent or null: none. A model stops at it, so the
+   * reply's completion tokens are at most this many.
+   */
+  outputCap?: number | null;
 }
 
 /**
  * Resolves a reply's defaults: content (or the echoed credential), tool
  * calls, model (absent: the script's) and usage (absent: derived from the
  * prompt and the reply as sent, see `derivedUsage`; `total_tokens` absent:
- * prompt + completion; details absent: 0).
+ * prompt + completion; details absent: 0). With `outputCap`, completion
+ * tokens above it are reported as the cap (and the total with them), as a
+ * model that stops at its output cap would report them.
  *
  * @param script The parsed script.
  * @param call The call's number.
@@ -75,10 +83,15 @@ export function replyParts(
   if (reply.usage !== null) {
     const given = reply.usage ??
       derivedUsage(options.promptText, { content, tool_calls: toolCalls });
+    const cap = options.outputCap ?? null;
+    const stopped = cap !== null && given.completion_tokens > cap;
+    const completion = stopped ? cap : given.completion_tokens;
     usage = {
       prompt_tokens: given.prompt_tokens,
-      completion_tokens: given.completion_tokens,
-      total_tokens: given.total_tokens ?? given.prompt_tokens + given.completion_tokens,
+      completion_tokens: completion,
+      total_tokens: stopped || given.total_tokens === undefined
+        ? given.prompt_tokens + completion
+        : given.total_tokens,
       cached_tokens: reply.usage?.cached_tokens ?? 0,
       cache_creation_tokens: reply.usage?.cache_creation_tokens ?? 0,
       reasoning_tokens: reply.usage?.reasoning_tokens ?? 0,
