@@ -145,7 +145,7 @@ export const Evidence = z.object({
   read_requests: Count.optional(),
   prompt_bound_excess: Count.optional(),
   spend_unknown_calls: z.number().int().positive().optional(),
-  provider_features: z.array(z.string().min(1)).min(1).optional(),
+  provider_features: z.array(z.string().min(1)).optional(),
 });
 export type Evidence = z.infer<typeof Evidence>;
 
@@ -645,6 +645,29 @@ export const JudgeSettings = JudgeConfig.omit({ calibration: true });
 export type JudgeSettings = z.infer<typeof JudgeSettings>;
 
 /**
+ * A provider-side capability a plan may allow by name (issue 21,
+ * `freeze --allow-provider-feature`): hosted and server tools, state the
+ * provider stores, background runs, URLs it fetches. Every one is denied by
+ * default; which request fields use each is in
+ * `runner/relay/provider_features.ts`.
+ */
+export const ProviderFeature = z.enum([
+  "web_search",
+  "web_fetch",
+  "file_search",
+  "code_execution",
+  "image_generation",
+  "mcp",
+  "tool_search",
+  "advisor",
+  "skills",
+  "stored_state",
+  "background",
+  "remote_urls",
+]);
+export type ProviderFeature = z.infer<typeof ProviderFeature>;
+
+/**
  * The relay's upstream timeout per model call when a plan sets no
  * `upstream_timeout_ms`: 300 s, the relay's limit before it was a plan
  * parameter.
@@ -708,9 +731,10 @@ export const Plan = z.object({
    */
   model_limits: ModelLimits.optional(),
   /**
-   * How long the relay waits for the upstream per model call, in ms, from
-   * sending the request to the end of the response (of the whole event
-   * stream for a streamed call); past it the call is a `provider_fault`
+   * How long the relay lets the upstream stay silent per model call, in ms
+   * (from sending the request, and again after any bytes of the answer
+   * arrived: an upstream that keeps answering, e.g. a stream, is never
+   * timed out, issue 21); past it the call is a `provider_fault`
    * (issue 9, item 3: a call the upstream never answered is the provider's
    * fault whatever the wall clock says). `freeze` refuses a value that is
    * not below every episode's wall cap, so the timeout fires first. Absent:
@@ -719,6 +743,13 @@ export const Plan = z.object({
    * their bytes and hash.
    */
   upstream_timeout_ms: z.number().int().positive().max(PLAN_LIMITS.timer_ms).optional(),
+  /**
+   * The provider features the relay forwards ({@linkcode ProviderFeature},
+   * `freeze --allow-provider-feature`), sorted, each once; every other one
+   * is refused. Absent: none (plans frozen before issue 21 keep their hash).
+   * Rows of calls that used one name it in `evidence.provider_features`.
+   */
+  provider_features: z.array(ProviderFeature).min(1).optional(),
   /**
    * The program that generated a synthetic plan and its seed (the shipped
    * example: `tools/generate_synthetic_ledger.ts`); absent in frozen plans.

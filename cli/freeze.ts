@@ -13,6 +13,7 @@ import {
   type JudgeConfig,
   Plan,
   PlannedAgent,
+  ProviderFeature,
 } from "../analysis/schema.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
@@ -101,6 +102,9 @@ const range = (key: keyof typeof NUMBERS) => rangeText(NUMBERS[key].range);
  */
 const DEFAULT_MAX_ATTEMPTS: number = Plan.shape.max_attempts.parse(undefined);
 
+/** The provider features, as the help text lists them. */
+const PROVIDER_FEATURE_LIST = ProviderFeature.options.join(", ");
+
 /** Help text, an example first. */
 export const help = `Freeze the plan of a run before its first episode (seeds 002 and 003): the
 suite's hash, the task order shuffled once by a recorded seed, each agent's
@@ -185,6 +189,12 @@ PLAN:
                            ${range("upstreamTimeoutMs")} (default 90% of the smallest wall cap, at
                            most ${DEFAULT_UPSTREAM_TIMEOUT_MS}); must be below every episode's wall
                            cap, so that a call never answered is a provider_fault
+  --allow-provider-feature NAME
+                           Let the relay forward a provider-side capability, all
+                           denied by default (repeat, or separate with commas):
+                           ${PROVIDER_FEATURE_LIST}; recorded in the plan and on
+                           every row whose calls used it. Allowed features work
+                           outside the token count and the sandbox's network
   --price-table-id ID      Frozen price table id (default "unpriced")
   --sprt                   Stop each agent by seed 002's SPRT (else: fixed list)
 ${SPRT_OPTIONS_HELP}
@@ -271,6 +281,7 @@ const OPTIONS = {
   "interval-method": { type: "string" },
   "without-suite-check": { type: "string" },
   judge: { type: "string" },
+  "allow-provider-feature": { type: "string", multiple: true },
 } as const;
 
 /**
@@ -407,6 +418,30 @@ async function engineDigests(): Promise<
   return { of: imageDigest };
 }
 
+/**
+ * The provider features of `--allow-provider-feature` (repeated, or
+ * comma-separated), each checked against `ProviderFeature`, sorted, each once.
+ *
+ * @param given the option's values
+ * @returns the features, sorted
+ * @throws {UsageError} naming a value that is not a provider feature
+ */
+function providerFeaturesOption(given: readonly string[]): ProviderFeature[] {
+  const features = new Set<ProviderFeature>();
+  for (const name of given.flatMap((value) => value.split(","))) {
+    const parsed = ProviderFeature.safeParse(name.trim());
+    if (!parsed.success) {
+      throw new UsageError(
+        `Option "--allow-provider-feature": "${name}" is not a provider feature (one of ${
+          ProviderFeature.options.join(", ")
+        })`,
+      );
+    }
+    features.add(parsed.data);
+  }
+  return [...features].sort();
+}
+
 /** Runs `freeze`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
@@ -438,6 +473,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const anyLimit = modelLimits.max_output_tokens !== null ||
     modelLimits.context_limit_tokens !== null;
   const upstreamTimeoutMs = number("upstreamTimeoutMs");
+  const providerFeatures = providerFeaturesOption(
+    (values["allow-provider-feature"] as string[] | undefined) ?? [],
+  );
   const invalidPolicy = choiceOption(values, {
     name: "invalid-policy",
     choices: ["halt", "rerun-task"] as const,
@@ -604,6 +642,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     tie_band: tieBand,
     ...(anyLimit ? { model_limits: modelLimits } : {}),
     ...(upstreamTimeoutMs === undefined ? {} : { upstream_timeout_ms: upstreamTimeoutMs }),
+    ...(providerFeatures.length === 0 ? {} : { provider_features: providerFeatures }),
     ...(Object.keys(taskEnvironments).length === 0 ? {} : { task_environments: taskEnvironments }),
     suite_check: suiteCheck.record,
     runner_version: await runnerVersion(),
@@ -667,6 +706,7 @@ export async function run(args: string[], io: Io): Promise<number> {
           ? []
           : [`upstream timeout: ${plan.upstream_timeout_ms} ms`]),
         ...(plan.interval_method === undefined ? [] : [`interval method: ${plan.interval_method}`]),
+        `provider features allowed: ${plan.provider_features?.join(", ") ?? "none"}`,
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
         ...(plan.judge === undefined ? [] : [
           `judge: ${displayId(plan.judge.model)}, calibration ${plan.judge.calibration.state}`,

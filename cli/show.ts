@@ -148,8 +148,19 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   text += `\ncalls: ${log.calls.length}` +
     (log.calls_omitted === 0 ? "" : `, ${log.calls_omitted} more not stored`) + "\n";
   if (log.calls.length > 0) text += callTable(log.calls);
-  const details = log.calls.filter((call) => call.detail !== "");
-  for (const call of details) text += `  #${call.index} ${call.detail}\n`;
+  for (const call of log.calls) {
+    const budget = budgetNote(call);
+    if (budget !== null) text += `  #${call.index} ${budget}\n`;
+    if (call.detail !== "") text += `  #${call.index} ${lineText(call.detail)}\n`;
+  }
+  const denied = log.denied_requests ?? [];
+  if (denied.length > 0) {
+    text += `\nrequests refused outside the model APIs: ${denied.length}\n`;
+    for (const request of denied) {
+      text += `  ${lineText(request.method)} ${lineText(request.target)}: ${request.status} ` +
+        `${lineText(request.code)}\n`;
+    }
+  }
   if (log.bodies.length > 0) {
     text += `\nbodies (--json prints what was kept of each):\n`;
     for (const body of log.bodies) {
@@ -169,6 +180,26 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   text += `\nstdout tail:\n${tail(log.stdout_tail)}`;
   text += `\nstderr tail:\n${tail(log.stderr_tail)}`;
   return text;
+}
+
+/**
+ * What the token cap did to a call, in one line: its prompt bound, the
+ * output cap it was forwarded with and whether the cap lowered it; the
+ * provider features it used. Null for a call without any of them.
+ */
+function budgetNote(call: RelayCallRecord): string | null {
+  const parts: string[] = [];
+  if (call.prompt_bound !== undefined) {
+    parts.push(
+      `prompt bound ${call.prompt_bound}, output cap ${call.output_cap ?? "none"}` +
+        (call.cap_lowered === true ? " (lowered by the token cap)" : ""),
+    );
+  }
+  if (call.provider_features !== undefined) {
+    parts.push(`provider features: ${call.provider_features.map(lineText).join(", ")}`);
+  }
+  if (call.spend_unknown === true) parts.push("spend unknown: its usage never arrived");
+  return parts.length === 0 ? null : parts.join("; ");
 }
 
 /** A body's size, and how much of it was kept when not all. */

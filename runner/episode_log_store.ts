@@ -19,7 +19,7 @@ import { z } from "zod";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { CallBodies } from "./relay/call_bodies.ts";
-import { RelayCallRecord } from "./relay/relay_call_record.ts";
+import { RelayCallRecord, RelayDeniedRequest } from "./relay/relay_call_record.ts";
 import { tailText } from "./sandbox/tail_text.ts";
 
 /** The format tag of every stored log; bumped when its layout changes. */
@@ -60,6 +60,12 @@ export const EpisodeLog = z.object({
   /** Bodies left out past the store's `maxCalls` (the last ones). */
   bodies_omitted: z.number().int().nonnegative(),
   /**
+   * Requests the relay answered locally outside the model APIs, with method
+   * and target, in arrival order (its first 256; issue 21). Absent: none, or
+   * a log written before they were kept.
+   */
+  denied_requests: z.array(RelayDeniedRequest).optional(),
+  /**
    * The LLM judge's calls for this episode (issue 14): its relay's records
    * and bodies (the prompt it was shown, its replies), bounded as the
    * candidate's. Absent: the task is not judged, or the judge was not asked.
@@ -84,6 +90,8 @@ export interface EpisodeLogInput {
   judge?: { records: readonly RelayCallRecord[]; bodies: readonly CallBodies[] };
   /** The relay's call bodies (`Relay.callBodies()`, already bounded; null: no relay ran). */
   bodies: readonly CallBodies[] | null;
+  /** The relay's denied requests (`Relay.denied()`; absent or empty: none). */
+  denied?: readonly RelayDeniedRequest[];
 }
 
 /** Options of {@linkcode storeEpisodeLog}. */
@@ -158,6 +166,9 @@ export async function storeEpisodeLog(
     calls_omitted: Math.max(0, records.length - maxCalls),
     bodies: bodies.slice(0, maxCalls),
     bodies_omitted: Math.max(0, bodies.length - maxCalls),
+    ...(input.denied === undefined || input.denied.length === 0
+      ? {}
+      : { denied_requests: [...input.denied] }),
     ...(input.judge === undefined ? {} : {
       judge: {
         calls: input.judge.records.slice(0, maxCalls),

@@ -6,7 +6,7 @@ import {
   harnessFailureRow,
   type RowBase,
 } from "./episode_row.ts";
-import { callRecord } from "./relay/_call_record_for_test.ts";
+import { callRecord, refusedRecord } from "./relay/_call_record_for_test.ts";
 
 const BASE: RowBase = {
   run_id: "r",
@@ -157,28 +157,31 @@ Deno.test("classifyEpisode() takes tool_calls from the relay's records, never fr
   assert.equal(row.tool_calls, 2);
 });
 
-Deno.test("classifyEpisode() makes zero metered calls with unmeterable requests unsupported_api", async () => {
+Deno.test("classifyEpisode() makes zero metered calls with only refused requests a scored failure", async () => {
   let verified = 0;
   const verify = () => {
     verified++;
     return Promise.resolve({ kind: "verdict" as const, resolved: true, failedChecks: [] });
   };
   const common = { base: BASE, notes: [], relayStop: "completed" as const, verify, plan: plan() };
-  // Issue 8: an agent on an API the relay does not meter had every request refused.
+  // Issue 21 item 6: what an agent sends is its choice; an agent whose every request the relay
+  // refused (6 outside its surface, 2 over the token cap) cannot make its attempt invalid.
   const refused = await classifyEpisode({
     ...common,
-    records: [],
+    records: [refusedRecord(1, "token_cap"), refusedRecord(2, "token_cap")],
     surface: { unmeteredRequests: 6, readRequests: 1 },
     candidate: CANDIDATE,
   });
   assert.deepEqual([refused.status, refused.resolved, refused.invalid_reason], [
-    "invalid",
+    "scored",
+    false,
     null,
-    "unsupported_api",
   ]);
-  assert.match(
-    refused.notes ?? "",
-    /^zero metered model calls and 6 request\(s\) the relay cannot meter/,
+  assert.equal(
+    refused.notes,
+    "zero metered model calls: the relay refused all 8 request(s) the agent made (6 outside " +
+      "the relay's surface, 2 token_cap), a scored failure: what an agent sends is its choice " +
+      "(issue 21); `ledgerbench agent check` finds an agent the relay cannot serve before a batch",
   );
   assert.deepEqual(
     [refused.evidence?.unmetered_requests, refused.evidence?.read_requests, refused.model_calls],

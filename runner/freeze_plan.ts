@@ -18,6 +18,7 @@ import {
   type ModelLimits,
   Plan,
   type PlannedAgent,
+  type ProviderFeature,
   type PlannedTask,
   type StoppingRule,
 } from "../analysis/schema.ts";
@@ -71,6 +72,8 @@ export interface FreezeOptions {
    * `DEFAULT_UPSTREAM_TIMEOUT_MS` (see {@linkcode freezePlan}).
    */
   upstream_timeout_ms?: number;
+  /** Provider features the relay may forward, sorted; absent or empty: none. */
+  provider_features?: ProviderFeature[];
   runner_version: string;
   verifier_image: string;
   verifier_image_digest: string;
@@ -158,6 +161,9 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
       },
     }),
     upstream_timeout_ms: timeout,
+    ...(options.provider_features === undefined || options.provider_features.length === 0
+      ? {}
+      : { provider_features: options.provider_features }),
     ...(options.suite_check === undefined ? {} : { suite_check: options.suite_check }),
     environment: {
       runner_version: options.runner_version,

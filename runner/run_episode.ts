@@ -254,6 +254,7 @@ export function createEpisodeExecutor(
         maxOutputTokens: options.plan.model_limits?.max_output_tokens ?? null,
         upstreamTimeoutMs: options.plan.upstream_timeout_ms,
         pinnedModel: model,
+        allowedProviderFeatures: options.plan.provider_features ?? [],
       });
       candidate = await sandbox.startCandidate({
         episode,
@@ -286,6 +287,7 @@ export function createEpisodeExecutor(
         stderrTail: null,
         records,
         bodies: relay === null ? null : relay.callBodies(),
+        denied: relay?.denied(),
       });
     }
     await close();
@@ -347,6 +349,7 @@ export function createEpisodeExecutor(
       stderrTail: candidate.stderrTail,
       records: relay.records(),
       bodies: relay.callBodies(),
+      denied: relay.denied(),
       judge: judgeCalls,
     });
   };

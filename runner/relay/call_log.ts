@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { RelayCallRecord, RelayRefusal } from "./relay_call_record.ts";
+import type { RelayCallRecord, RelayDeniedRequest, RelayRefusal } from "./relay_call_record.ts";
 import { type CallBodies, type CallBodyLimits, CallBodyLog } from "./call_bodies.ts";
 
 /** Sums over an episode's call records. */
@@ -55,17 +55,8 @@ export interface RelayTotals {
   unsupported_requests: number;
 }
 
-/** A request answered locally outside the model APIs, as the episode log shows it. */
-export interface DeniedRequest {
-  /** The request's method, e.g. `HEAD`. */
-  method: string;
-  /** Its target as sent (cut at 256 characters), e.g. `/api/hello`. */
-  target: string;
-  /** The status the relay answered. */
-  status: number;
-  /** The error code of the answer, e.g. `not_found`. */
-  code: string;
-}
+/** A request answered locally outside the model APIs ({@linkcode RelayDeniedRequest}). */
+export type DeniedRequest = RelayDeniedRequest;
 
 /** Denied requests kept with their method and path; later ones are counted only. */
 export const MAX_DENIED_LOGGED = 256;

@@ -52,7 +52,10 @@
  *
  * @module
  */
+import { ProviderFeature } from "../../analysis/schema.ts";
 import { isRecord, type ModelApi } from "./api/model_api.ts";
+
+export { ProviderFeature };
 
 /**
  * The provider features a plan may allow, by name (closed list):
@@ -115,23 +118,7 @@ import { isRecord, type ModelApi } from "./api/model_api.ts";
  * execute; and history blocks of hosted tools (`server_tool_use`,
  * `web_search_tool_result`, ...) sent back as context do not run them.
  */
-export const PROVIDER_FEATURES = [
-  "web_search",
-  "web_fetch",
-  "file_search",
-  "code_execution",
-  "image_generation",
-  "mcp",
-  "tool_search",
-  "advisor",
-  "skills",
-  "stored_state",
-  "background",
-  "remote_urls",
-] as const;
-
-/** A provider feature a plan may allow (one of {@linkcode PROVIDER_FEATURES}). */
-export type ProviderFeature = typeof PROVIDER_FEATURES[number];
+export const PROVIDER_FEATURES: readonly ProviderFeature[] = ProviderFeature.options;
 
 /**
  * The feature of a tool whose type this module does not know: denied

@@ -161,3 +161,20 @@ export const RelayCallRecord = z.object({
   detail: z.string(),
 }).strict();
 export type RelayCallRecord = z.infer<typeof RelayCallRecord>;
+
+/**
+ * A request the relay answered locally outside the model APIs (issue 21:
+ * every refused request is seen with its method and path): a path, method
+ * or target outside its surface, or one over its concurrency limit.
+ */
+export const RelayDeniedRequest = z.object({
+  /** The request's method, e.g. `HEAD`. */
+  method: z.string(),
+  /** Its target as sent, cut at 256 characters, e.g. `/api/hello`. */
+  target: z.string(),
+  /** The status the relay answered. */
+  status: z.number().int().min(100).max(599),
+  /** The error code of the answer, e.g. `not_found`. */
+  code: z.string(),
+}).strict();
+export type RelayDeniedRequest = z.infer<typeof RelayDeniedRequest>;

@@ -723,7 +723,7 @@ Deno.test("startRelay() close() cuts off a stream: aborted, with a last error ev
   const held = gate();
   await withRig(
     { default: { content: "a b" } },
-    {},
+    { closeGraceMs: 0 },
     async ({ relay, post }) => {
       const agent = new AgentStream(await post({ stream: true, messages: [] }));
       await agent.next();

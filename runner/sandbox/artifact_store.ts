@@ -5,7 +5,8 @@
  *
  * Layout under a root directory:
  * - `<root>/sha256/<hex>/`: the workspace as a read-only snapshot
- *   (files 0444 or 0555, directories 0555);
+ *   (files 0444 or 0555, directories 0555), sparse: a block of zeros in a
+ *   file of 1 MiB or more, or in a sparse file, is a hole (see `copyTree`);
  * - `<root>/sha256/<hex>.manifest.jsonl`: its canonical manifest (see
  *   `digestTree`), whose SHA-256 is `<hex>`.
  *
@@ -52,7 +53,10 @@ const GIB = 1024 ** 3;
  * than `maxDepth`, a path longer than `maxPathBytes`) is refused before
  * anything is written.
  *
- * Cost: reads the workspace twice and writes it once.
+ * Cost: reads the workspace three times (digest, copy, digest of the copy),
+ * O(apparent bytes), which `maxBytes` bounds; writes only the blocks that
+ * are not all zeros of its large and sparse files (see `copyTree`), so a
+ * 500 MiB sparse file with 6 bytes written takes one 4 KiB block on disk.
  *
  * @param workspace the directory to store (never modified)
  * @param root the store's root directory (created when missing)
