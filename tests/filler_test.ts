@@ -1,10 +1,11 @@
 /**
- * Issue 7, items 3 and 4, on the real Docker engine: the hostile agent
- * `containers/agents/filler.ts` fills its workspace, floods it with files,
- * writes a name that is not UTF-8, nests 2,100 directories and squats the
- * forwarder's port. Each attack is pinned twice: in the sandbox (what the
- * candidate hit, what was stored) and in the ledger row (scored, never an
- * invalid attempt the candidate could choose).
+ * Issue 7, items 3 and 4, and issue 21, item 8, on the real Docker engine:
+ * the hostile agent `containers/agents/filler.ts` fills its workspace,
+ * writes a 500 MiB sparse file, floods it with files, writes a name that is
+ * not UTF-8, nests 2,100 directories and squats the forwarder's port. Each
+ * attack is pinned twice: in the sandbox (what the candidate hit, what was
+ * stored) and in the ledger row (scored, never an invalid attempt the
+ * candidate could choose).
  *
  * Skipped when no engine answers (CI has one). Needs root (the workspace's
  * tmpfs and the forwarder's namespace).
@@ -43,6 +44,7 @@ globalThis.addEventListener("unload", () => {
 interface FillerReport {
   attacks: string[];
   "fill-disk"?: { written: number; error: string | null };
+  "sparse-file"?: { size: number; blocks: number; error: string | null };
   "many-files"?: { created: number; error: string | null };
   "bad-name"?: { made: boolean; error: string | null };
   "deep-dirs"?: { depth: number; error: string | null };
@@ -72,6 +74,12 @@ async function fill(
 }
 
 const PAGE = 4096;
+
+/** Bytes a file takes on the host's disk, as `du` counts them: its 512-byte blocks. */
+async function onDisk(path: string): Promise<number> {
+  return ((await Deno.stat(path)).blocks ?? NaN) * 512;
+}
+
 const ENOSPC = /No space left on device \(os error 28\)/;
 
 Deno.test({
@@ -89,6 +97,39 @@ Deno.test({
   assert.equal(result.artifactError, null);
   assert.equal(result.artifact!.files, 2);
   assert.equal(result.artifact!.bytes, 536_870_912 - PAGE + 6);
+  // The zeros it wrote are holes in the artifact (issue 21, item 8): 536,866,816 bytes of
+  // host disk before, none now.
+  assert.equal(await onDisk(`${result.artifact!.dir}/fill.bin`), 0);
+});
+
+Deno.test({
+  name: "sparse-file: a 500 MiB sparse file is stored sparse, one page on the host's disk",
+  ...options,
+}, async () => {
+  const result = await fill("sparse-file");
+  // 500 MiB apparent, 6 bytes of data: one tmpfs page (8 blocks of 512 bytes).
+  assert.deepEqual(reportOf(result)["sparse-file"], {
+    size: 524_288_000,
+    blocks: 8,
+    error: null,
+  });
+  assert.equal(result.exitCode, 0, result.stderrTail);
+  // Within 512 MiB of apparent size, so stored: sparse.bin and TASK.md ("Fill.\n", 6 bytes).
+  assert.equal(result.artifactError, null);
+  assert.equal(result.artifact!.files, 2);
+  assert.equal(result.artifact!.bytes, 524_288_000 + 6);
+  // Before: 524,288,000 bytes on the host's disk (a 502 MB artifact). Now one block.
+  assert.equal(await onDisk(`${result.artifact!.dir}/sparse.bin`), PAGE);
+  // The artifact is what the candidate wrote: the data at 250 MiB, zeros around it.
+  const file = await Deno.open(`${result.artifact!.dir}/sparse.bin`);
+  try {
+    await file.seek(250 * 1024 ** 2 - 2, Deno.SeekMode.Start);
+    const bytes = new Uint8Array(10);
+    assert.equal(await file.read(bytes), 10);
+    assert.equal(new TextDecoder().decode(bytes), "\0\0middle\0\0");
+  } finally {
+    file.close();
+  }
 });
 
 Deno.test({
@@ -197,7 +238,7 @@ Deno.test({
   ...options,
 }, async () => {
   const dir = `${root}/runner`;
-  const attacks = ["bad-name", "deep-dirs", "port-squat", "fill-disk", "many-files"];
+  const attacks = ["bad-name", "deep-dirs", "port-squat", "fill-disk", "many-files", "sparse-file"];
   const suite = await generateSuite({
     suite_id: "filler",
     lane_weights: { A: 1 },
@@ -255,10 +296,13 @@ Deno.test({
       }" is nested deeper than 64 levels`,
     );
     // Stored within the limits and verified: the a1 verifier finds no answer.
-    for (const attack of ["port-squat", "fill-disk", "many-files"]) {
+    for (const attack of ["port-squat", "fill-disk", "many-files", "sparse-file"]) {
       assert.match(rows[attack].notes, /^failed checks: answer_present, definition_located$/);
       assert.match(rows[attack].artifact_digest ?? "", /^sha256:[0-9a-f]{64}$/);
     }
+    // The sparse file's artifact in the run's store: one page of host disk, not 500 MiB.
+    const hex = rows["sparse-file"].artifact_digest!.slice("sha256:".length);
+    assert.equal(await onDisk(`${dir}/artifacts/sha256/${hex}/sparse.bin`), PAGE);
   } finally {
     await provider.close();
   }

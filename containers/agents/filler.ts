@@ -8,6 +8,9 @@
  * `attack: <list>` in the task prompt; default none:
  * - `fill-disk`: writes zeros to `/workspace/fill.bin` in 1 MiB writes, up to
  *   2 GiB or the first error (`written`, `error`);
+ * - `sparse-file`: makes `/workspace/sparse.bin` of 500 MiB in apparent size
+ *   with 6 bytes of data (`middle`) at 250 MiB, one tmpfs page (issue 21,
+ *   item 8) (`size`, `blocks`, `error`);
  * - `many-files`: creates up to 200,000 empty files `/workspace/many/<i>`
  *   until the first error (`created`, `error`);
  * - `bad-name`: writes a file whose name holds byte 0xff (not UTF-8), with
@@ -69,6 +72,25 @@ async function fillDisk(): Promise<void> {
   report["fill-disk"] = { written, error };
 }
 
+async function sparseFile(): Promise<void> {
+  const path = `${WORKSPACE}/sparse.bin`;
+  let error: string | null = null;
+  try {
+    const file = await Deno.open(path, { write: true, create: true });
+    try {
+      await file.seek(250 * 1024 ** 2, Deno.SeekMode.Start);
+      await file.write(new TextEncoder().encode("middle"));
+      await file.truncate(500 * 1024 ** 2);
+    } finally {
+      file.close();
+    }
+  } catch (e) {
+    error = errorText(e);
+  }
+  const info = await Deno.stat(path).catch(() => null);
+  report["sparse-file"] = { size: info?.size ?? 0, blocks: info?.blocks ?? 0, error };
+}
+
 function manyFiles(): void {
   Deno.mkdirSync(`${WORKSPACE}/many`);
   let created = 0;
@@ -114,6 +136,7 @@ function selected(prompt: string): string[] {
 
 const attacks: Record<string, () => Promise<void> | void> = {
   "fill-disk": fillDisk,
+  "sparse-file": sparseFile,
   "many-files": manyFiles,
   "bad-name": badName,
   "deep-dirs": deepDirs,
