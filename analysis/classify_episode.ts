@@ -119,6 +119,15 @@ export function episodeSteps(row: Pick<Episode, "model_calls" | "tool_calls">): 
   return row.model_calls ?? row.tool_calls;
 }
 
+/**
+ * How far past its wall cap the `wall_ms` of an episode killed at the cap
+ * (`stop_reason` `wall_cap`) may be, in ms: the kill is sent at the cap and
+ * the engine is given this long to report the container's exit (issue 9;
+ * the runner's `ENGINE_DEADLINE_MS`, `runner/docker/engine_call.ts`, is this
+ * value), so the measured time includes the kill's own latency.
+ */
+export const WALL_CAP_KILL_MS = 30_000;
+
 /** One cap a row's spend went over. */
 export interface CapExcess {
   /** Which cap. */
@@ -144,7 +153,8 @@ export interface CapExcess {
  *   cap only by the prompt tokens the server reported beyond those bounds,
  *   which the row records (issue 21); any other excess is over the cap.
  * - `step_cap`: {@link episodeSteps} (`model_calls`, else `tool_calls`) `> step_cap`
- * - `wall_ms_cap`: `wall_ms > wall_ms_cap`
+ * - `wall_ms_cap`: `wall_ms > wall_ms_cap`, or for a row killed at the cap
+ *   (`stop_reason` `wall_cap`) `wall_ms > wall_ms_cap + WALL_CAP_KILL_MS`
  *
  * The rule applies to every row, invalid ones included: spend is spend.
  * O(1).
@@ -162,8 +172,11 @@ export interface CapExcess {
  */
 export function overCap(
   row:
-    & Pick<Episode, "prompt_tokens" | "completion_tokens" | "model_calls" | "tool_calls" | "wall_ms">
-    & { evidence?: Episode["evidence"] },
+    & Pick<
+      Episode,
+      "prompt_tokens" | "completion_tokens" | "model_calls" | "tool_calls" | "wall_ms"
+    >
+    & { evidence?: Episode["evidence"]; stop_reason?: Episode["stop_reason"] },
   caps: Caps,
 ): CapExcess[] {
   const excess: CapExcess[] = [];
@@ -176,7 +189,11 @@ export function overCap(
   if (caps.step_cap !== null && steps !== null && steps > caps.step_cap) {
     excess.push({ cap: "step_cap", limit: caps.step_cap, actual: steps });
   }
-  if (caps.wall_ms_cap !== null && row.wall_ms !== null && row.wall_ms > caps.wall_ms_cap) {
+  const killLatency = row.stop_reason === "wall_cap" ? WALL_CAP_KILL_MS : 0;
+  if (
+    caps.wall_ms_cap !== null && row.wall_ms !== null &&
+    row.wall_ms > caps.wall_ms_cap + killLatency
+  ) {
     excess.push({ cap: "wall_ms_cap", limit: caps.wall_ms_cap, actual: row.wall_ms });
   }
   return excess;

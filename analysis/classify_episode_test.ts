@@ -7,6 +7,7 @@ import {
   isInvalid,
   isScored,
   overCap,
+  WALL_CAP_KILL_MS,
 } from "./classify_episode.ts";
 import { StopReason } from "./schema.ts";
 
@@ -35,6 +36,41 @@ Deno.test("episodeSteps() counts model calls and falls back to tool calls", () =
   deepEqual(episodeSteps({ model_calls: 0, tool_calls: 12 }), 0);
   // Seed-001 sample row a/t1: 1800 + 900 tokens.
   deepEqual(episodeTokens({ prompt_tokens: 1800, completion_tokens: 900 }), 2700);
+});
+
+Deno.test("overCap() allows the prompt bound's recorded error and a wall-cap kill's latency", () => {
+  const row = {
+    prompt_tokens: 1500,
+    completion_tokens: 600,
+    model_calls: 2,
+    tool_calls: 2,
+    wall_ms: 8053,
+  };
+  const caps = { token_cap: 2000, step_cap: null, wall_ms_cap: 8000 };
+  // 2100 tokens, 100 over: within the cap when the server reported 100 prompt tokens beyond
+  // the relay's bounds (issue 21), over it with 99.
+  const evidence = (excess: number) => ({
+    server_model_id: "m",
+    usage_source: "server" as const,
+    request_fingerprint: null,
+    prompt_bound_excess: excess,
+  });
+  deepEqual(overCap({ ...row, evidence: evidence(100), stop_reason: "wall_cap" }, caps), []);
+  deepEqual(overCap({ ...row, evidence: evidence(99), stop_reason: "wall_cap" }, caps), [
+    { cap: "token_cap", limit: 2000, actual: 2100 },
+  ]);
+  // 8053 ms under a cap of 8000: a kill at the cap may take WALL_CAP_KILL_MS to be reported;
+  // an episode that ended on its own has no such latency.
+  deepEqual(overCap({ ...row, evidence: evidence(100), stop_reason: "completed" }, caps), [
+    { cap: "wall_ms_cap", limit: 8000, actual: 8053 },
+  ]);
+  deepEqual(
+    overCap({ ...row, wall_ms: 8000 + WALL_CAP_KILL_MS + 1, stop_reason: "wall_cap" }, {
+      ...caps,
+      token_cap: null,
+    }),
+    [{ cap: "wall_ms_cap", limit: 8000, actual: 38_001 }],
+  );
 });
 
 Deno.test("overCap() is strict: spend equal to the cap is within it", () => {

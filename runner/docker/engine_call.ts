@@ -5,13 +5,16 @@
  *
  * @module
  */
+import { WALL_CAP_KILL_MS } from "../../analysis/classify_episode.ts";
 
 /**
  * Deadline of one engine request (inspect, logs, create, start, kill,
  * remove), and the grace the engine gets to report a container's exit after
  * its kill was requested: about 100 times what a loaded engine takes here.
+ * It is `WALL_CAP_KILL_MS`, the latency `validate` allows a row killed at
+ * its wall cap.
  */
-export const ENGINE_DEADLINE_MS = 30_000;
+export const ENGINE_DEADLINE_MS = WALL_CAP_KILL_MS;
 
 /** An engine request that was not answered in time: the engine is lost or stalled. */
 export class EngineDeadlineError extends Error {

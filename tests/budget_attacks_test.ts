@@ -1,0 +1,292 @@
+/**
+ * Issue 21's attacks on the budget and on the provider, on the real Docker
+ * engine: a hostile agent (`containers/agents/relay_attacker.ts`) inside the
+ * sandbox, the runner's own path (`runPlan` → Docker executor → relay →
+ * in-namespace forwarder), each agent with its own scripted upstream, so
+ * that what reached the upstream is known per attack.
+ *
+ * Two plans: one with a token cap of 2000, no output policy and `web_search`
+ * allowed (the cap, the uncapped Responses call, the provider features); one
+ * with a wall cap of 8 s and no token cap (the call still being answered
+ * when the wall cap falls). Every ledger is checked against its plan by the
+ * validator the CLI runs.
+ *
+ * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
+ *
+ * @module
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { loadLedger } from "../inputs/ledger.ts";
+import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
+import type { Episode, PlannedAgent } from "../analysis/schema.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { freezePlan, type FreezeOptions, writePlan } from "../runner/freeze_plan.ts";
+import { generateSuite } from "../runner/generate_suite.ts";
+import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import {
+  type ScriptedProvider,
+  type ScriptedProviderOptions,
+  startScriptedProvider,
+} from "../runner/relay/scripted_provider.ts";
+import type { Upstream } from "../runner/run_episode.ts";
+import { runPlan } from "../runner/run_plan.ts";
+import { runnerVersion } from "../runner/runner_version.ts";
+import { openArtifact } from "../runner/sandbox/artifact_store.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+
+const ENGINE = await requireDockerEngine("tests/budget_attacks_test.ts");
+const SEED = "b0d9e700".repeat(8);
+const IMAGE = "ledgerbench/agent-relay_attacker";
+
+/** One attack agent: its upstream's script, kind and provider options. */
+interface Attack {
+  script: ProviderScriptInput;
+  kind?: "openai" | "anthropic";
+  provider?: Omit<ScriptedProviderOptions, "apiKey">;
+}
+
+/** The first plan's attacks (token cap 2000, `web_search` allowed). */
+const CAP_ATTACKS: Record<string, Attack> = {
+  // Each answer reports 100,000 prompt tokens (a 400 kB prompt at 4 bytes a token) + 1.
+  "cap-flood": {
+    script: { default: { content: "x", usage: { prompt_tokens: 100_000, completion_tokens: 1 } } },
+  },
+  // The answer would report 16 + 100,000 tokens if the model were not stopped at its cap.
+  "uncapped-responses": {
+    script: { default: { content: "x", usage: { prompt_tokens: 16, completion_tokens: 100_000 } } },
+  },
+  features: { script: {} },
+  "features-messages": { script: {}, kind: "anthropic" },
+};
+
+/** The second plan's attack (wall cap 8 s): a stream of 30 events, 0.5 s apart. */
+const WALL_ATTACKS: Record<string, Attack> = {
+  "slow-call": {
+    script: {
+      default: {
+        content: Array.from({ length: 27 }, (_, i) => `w${i}`).join(" "),
+        usage: { prompt_tokens: 31, completion_tokens: 2000 },
+      },
+    },
+    provider: { beforeStreamEvent: () => new Promise((done) => setTimeout(done, 500)) },
+  },
+};
+
+interface Outcome {
+  rows: Record<string, Episode>;
+  calls: Record<string, RelayCallRecord[]>;
+  denied: Record<string, string[]>;
+  reports: Record<string, Record<string, unknown>>;
+  upstream: Record<string, ScriptedProvider>;
+  /** Error findings of `validate --plan` on each plan's ledger. */
+  errors: string[];
+}
+
+/** Runs one plan of attacks and reads back its rows, logs and reports. */
+async function runAttacks(
+  attacks: Record<string, Attack>,
+  options: Pick<FreezeOptions, "caps" | "provider_features">,
+  into: Outcome,
+): Promise<void> {
+  const ids = await buildImages();
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-budget-attacks-" });
+  const suite = await generateSuite({
+    suite_id: "budget-attacks",
+    lane_weights: { A: 8, B: 24, C: 12 },
+    templates: [c2FilterSum],
+  }, { seed: SEED, dir: `${dir}/suite` });
+  const names = Object.keys(attacks);
+  const frozen = await writePlan(
+    `${dir}/plan.json`,
+    freezePlan(suite, {
+      plan_id: "budget-attacks",
+      created_at: new Date().toISOString(),
+      agents: names.map((name) => ({
+        agent_id: name,
+        image: `${IMAGE}:latest`,
+        image_digest: ids[IMAGE],
+        model: `relay-attack:${name}`,
+      })),
+      order_seed: 1,
+      price_table_id: "test",
+      runner_version: await runnerVersion(),
+      verifier_image: "ledgerbench/verifier:latest",
+      verifier_image_digest: ids["ledgerbench/verifier"],
+      ...options,
+    }),
+  );
+  const upstreams: Record<string, Upstream> = {};
+  for (const name of names) {
+    const key = `sk-budget-attacks-${crypto.randomUUID()}`;
+    const attack = attacks[name];
+    into.upstream[name] = await startScriptedProvider(attack.script, {
+      apiKey: key,
+      ...attack.provider,
+    });
+    upstreams[name] = { baseUrl: into.upstream[name].baseUrl, key, kind: attack.kind };
+  }
+  await runPlan({
+    plan: frozen,
+    suite: suite.dir,
+    ledger: `${dir}/ledger.jsonl`,
+    artifacts: `${dir}/artifacts`,
+    parallel: 2,
+    upstream: (agent: PlannedAgent) => upstreams[agent.agent_id],
+  });
+  const ledger = await loadLedger(`${dir}/ledger.jsonl`);
+  const report = await validateLedgerFile(`${dir}/ledger.jsonl`, frozen.value);
+  into.errors.push(
+    ...report.findings.filter((f) => f.severity === "error").map((f) => `${f.code}: ${f.message}`),
+  );
+  for (const row of ledger.rows) {
+    into.rows[row.agent_id] = row;
+    const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
+    into.calls[row.agent_id] = log.calls;
+    into.denied[row.agent_id] = (log.denied_requests ?? []).map((r) => `${r.method} ${r.target}`);
+    const artifact = await openArtifact(`${dir}/artifacts`, row.artifact_digest!);
+    const text = await Deno.readTextFile(`${artifact.dir}/relay_attack_report.json`)
+      .catch(() => "{}");
+    into.reports[row.agent_id] = JSON.parse(text);
+  }
+  await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+  await Deno.remove(dir, { recursive: true });
+}
+
+let ran: Promise<Outcome> | null = null;
+/** Runs both plans once (the tests below read the one outcome). */
+function attacks(): Promise<Outcome> {
+  ran ??= (async () => {
+    const outcome: Outcome = {
+      rows: {},
+      calls: {},
+      denied: {},
+      reports: {},
+      upstream: {},
+      errors: [],
+    };
+    await runAttacks(CAP_ATTACKS, {
+      caps: { token_cap: 2000, wall_ms_cap: 120_000 },
+      provider_features: ["web_search"],
+    }, outcome);
+    await runAttacks(WALL_ATTACKS, { caps: { wall_ms_cap: 8_000 } }, outcome);
+    for (const provider of Object.values(outcome.upstream)) await provider.close();
+    return outcome;
+  })();
+  return ran;
+}
+
+/** Tokens an upstream's answers reported (what it billed). */
+function billed(provider: ScriptedProvider, calls: readonly RelayCallRecord[]): number {
+  equal(provider.requests().filter((r) => r.call !== null).length, calls.length);
+  return calls.reduce(
+    (sum, call) => sum + (call.usage?.prompt_tokens ?? 0) + (call.usage?.completion_tokens ?? 0),
+    0,
+  );
+}
+
+const forwarded = (calls: readonly RelayCallRecord[]) => calls.filter((call) => call.forwarded);
+
+const engineTest = (name: string, fn: () => Promise<void>) =>
+  Deno.test({ name, ignore: !ENGINE.available, sanitizeResources: false, sanitizeOps: false, fn });
+
+engineTest("budget attacks: every runner-written ledger passes validate --plan", async () => {
+  const { errors } = await attacks();
+  deepEqual(errors, []);
+});
+
+engineTest(
+  "budget attack cap-flood: 60 concurrent 400 kB prompts at max_tokens 1 under a cap of 2000",
+  async () => {
+    const { reports, calls, upstream, rows } = await attacks();
+    // Each prompt's bound is over 133,000 tokens: every one is refused, none reaches the
+    // upstream. Before: 10 forwarded and 1,000,250 tokens billed.
+    deepEqual(reports["cap-flood"]["cap-flood"], { 403: 60 });
+    const flood = calls["cap-flood"].filter((call) => call.refusal === "token_cap");
+    equal(flood.length, 60);
+    // The final ordinary call fits and is forwarded with what is left as its output cap.
+    const sent = forwarded(calls["cap-flood"]);
+    equal(sent.length, 1);
+    const spent = billed(upstream["cap-flood"], sent);
+    ok(spent <= 2000 + (rows["cap-flood"].evidence?.prompt_bound_excess ?? 0), `${spent}`);
+    equal(rows["cap-flood"].stop_reason, "token_cap");
+  },
+);
+
+engineTest(
+  "budget attack uncapped-responses: a Responses call without max_output_tokens is lowered to what is left",
+  async () => {
+    const { calls, upstream, rows } = await attacks();
+    const [call] = forwarded(calls["uncapped-responses"]);
+    // Before: forwarded uncapped and billed 100,016.
+    const body = upstream["uncapped-responses"].requests()[0].body as Record<string, unknown>;
+    equal(body.max_output_tokens, call.output_cap);
+    equal(body.store, false);
+    equal(call.cap_lowered, true);
+    equal(call.output_cap, 2000 - call.prompt_bound!);
+    // The scripted model stops at its cap, as a model does: 16 + the cap.
+    deepEqual(call.usage, { prompt_tokens: 16, completion_tokens: call.output_cap });
+    const row = rows["uncapped-responses"];
+    ok(row.prompt_tokens! + row.completion_tokens! <= 2000);
+    // The cap shortened the call: token_cap.
+    equal(row.stop_reason, "token_cap");
+  },
+);
+
+engineTest(
+  "budget attack features: provider features are refused unless the plan allows them",
+  async () => {
+    const { reports, upstream, rows } = await attacks();
+    // Before: every one was forwarded unchanged.
+    deepEqual(reports.features.features, {
+      web_search: "200 -",
+      web_search_preview: "200 -",
+      file_search: "403 provider_feature",
+      code_interpreter: "403 provider_feature",
+      image_generation: "403 provider_feature",
+      mcp: "403 provider_feature",
+      web_search_options: "200 -",
+      store: "403 provider_feature",
+      previous_response_id: "403 provider_feature",
+      conversation: "403 provider_feature",
+      prompt: "403 provider_feature",
+      image_url: "403 provider_feature",
+      input_file: "403 provider_feature",
+      input_image: "403 provider_feature",
+      data_url: "200 -",
+    });
+    // Nothing the attacker named reached the upstream but what the plan allows.
+    const sent = JSON.stringify(upstream.features.requests().map((r) => r.body));
+    equal(sent.includes("attacker.example"), false);
+    deepEqual(rows.features.evidence?.provider_features, ["web_search"]);
+    deepEqual(reports["features-messages"]["features-messages"], {
+      web_search: "200 -",
+      web_fetch: "403 provider_feature",
+      code_execution: "403 provider_feature",
+      mcp_servers: "403 provider_feature",
+      container: "403 provider_feature",
+      beta_header: "403 provider_feature",
+      plain: "200 -",
+    });
+    deepEqual(rows["features-messages"].evidence?.provider_features, ["web_search"]);
+    equal(rows["features-messages"].status, "scored");
+  },
+);
+
+engineTest(
+  "budget attack slow-call: a call still being answered when the wall cap falls keeps its spend",
+  async () => {
+    const { rows, calls } = await attacks();
+    const row = rows["slow-call"];
+    // Before: invalid provider_fault with 0 tokens, while the upstream billed 2,031.
+    deepEqual(
+      [row.status, row.stop_reason, row.prompt_tokens, row.completion_tokens],
+      ["scored", "wall_cap", 31, 2000],
+    );
+    const [call] = calls["slow-call"];
+    deepEqual([call.fault, call.spend_unknown], [null, undefined]);
+    ok(call.latency_ms > 8_000, `${call.latency_ms}`);
+  },
+);
