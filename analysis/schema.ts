@@ -778,6 +778,14 @@ export const Plan = z.object({
     }).strict(),
   ]).optional(),
   /**
+   * The agent check `freeze --agent-check FILE` held the plan's agents to
+   * (`ledgerbench agent check`, issue 21): the SHA-256 of the result file
+   * and when the check ran; every agent of the plan passed it with its
+   * image digest. Absent: the agents were not checked (`freeze` warned),
+   * and in plans frozen before it, which keep their hash.
+   */
+  agent_check: z.object({ sha256: Sha256, checked_at: z.iso.datetime() }).strict().optional(),
+  /**
    * The LLM judge of the suite's judge-verified tasks (issue 14). Absent:
    * the suite has none (`freeze` refuses a suite with judge tasks and no
    * judge); plans frozen before it keep their hash.
@@ -1090,3 +1098,102 @@ export const PairwiseRecord = z.object({
   summary: computedObject<PairwiseSummary>(),
 }).strict();
 export type PairwiseRecord = z.infer<typeof PairwiseRecord>;
+
+/**
+ * The first metered model call of an agent check (`ledgerbench agent
+ * check`, issue 21), as the relay recorded it under the check's large token
+ * cap: its index and endpoint, the prompt bound the cap reserved, the output
+ * cap it was forwarded with, and the output cap the agent asked for
+ * (`requested_output_cap`: the forwarded cap when the relay did not lower
+ * it; null when the call carried none and the relay set one,
+ * `cap_lowered`). Null fields: not recorded (a call forwarded without a
+ * token cap).
+ */
+export const AgentCheckCall = z.object({
+  index: z.number().int().positive(),
+  endpoint: z.string().min(1),
+  prompt_bound: Count.nullable(),
+  output_cap: Count.nullable(),
+  requested_output_cap: Count.nullable(),
+  cap_lowered: z.boolean().nullable(),
+}).strict();
+export type AgentCheckCall = z.infer<typeof AgentCheckCall>;
+
+/** A model call of an agent check the relay refused: its endpoint and refusal, as recorded. */
+export const AgentCheckRefusedCall = z.object({
+  index: z.number().int().positive(),
+  endpoint: z.string().min(1),
+  /** The relay's refusal code (`RelayRefusal`, e.g. `unsupported`). */
+  refusal: Id,
+  status: z.number().int().min(100).max(599),
+  detail: z.string(),
+}).strict();
+export type AgentCheckRefusedCall = z.infer<typeof AgentCheckRefusedCall>;
+
+/** A request of an agent check the relay answered outside the model APIs (the episode log's `denied_requests`). */
+export const AgentCheckDeniedRequest = z.object({
+  method: z.string(),
+  target: z.string(),
+  status: z.number().int().min(100).max(599),
+  code: z.string(),
+}).strict();
+export type AgentCheckDeniedRequest = z.infer<typeof AgentCheckDeniedRequest>;
+
+/**
+ * One agent's check: the configuration run (id, image and digest, model,
+ * env, command, upstream kind), its verdict (`ok` with at least one metered
+ * model call, else `refused` with the reason), the calls and refusals the
+ * relay saw, and the check episode's row in short (null: no row was
+ * written). Strings other than the verdict's come from the agent or its
+ * image: untrusted, escaped when shown.
+ */
+export const AgentCheckAgent = z.object({
+  agent_id: Id,
+  image: z.string().min(1),
+  image_digest: Digest,
+  model: z.string().min(1).nullable(),
+  env: PlannedAgent.shape.env,
+  command: PlannedAgent.shape.command,
+  upstream_kind: z.enum(["openai", "anthropic"]),
+  verdict: z.enum(["ok", "refused"]),
+  /** Why a `refused` agent was refused; null when `ok`. */
+  reason: z.string().min(1).nullable(),
+  /** Model calls the relay forwarded and metered. */
+  model_calls: Count,
+  first_call: AgentCheckCall.nullable(),
+  refused_calls: z.array(AgentCheckRefusedCall),
+  denied_requests: z.array(AgentCheckDeniedRequest),
+  episode: z.object({
+    status: EpisodeStatus,
+    invalid_reason: InvalidReason.nullable(),
+    stop_reason: StopReason,
+    notes: z.string(),
+  }).strict().nullable(),
+}).strict()
+  .refine((agent) => (agent.verdict === "ok") === (agent.model_calls > 0), {
+    message: 'must have "verdict" "ok" exactly when "model_calls" is above 0',
+    path: ["verdict"],
+  })
+  .refine((agent) => (agent.verdict === "ok") === (agent.reason === null), {
+    message: 'must have a "reason" exactly when "verdict" is "refused"',
+    path: ["reason"],
+  });
+export type AgentCheckAgent = z.infer<typeof AgentCheckAgent>;
+
+/**
+ * The result of `ledgerbench agent check` (`--out FILE`), which `freeze
+ * --agent-check FILE` reads: when it ran, the runner version and token cap
+ * it ran under, whether every agent passed, and each agent's check.
+ */
+export const AgentCheck = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  checked_at: z.iso.datetime(),
+  runner_version: z.string().min(1),
+  token_cap: Count,
+  passed: z.boolean(),
+  agents: z.array(AgentCheckAgent).min(1),
+}).strict().refine((check) => check.passed === check.agents.every((a) => a.verdict === "ok"), {
+  message: 'must be true exactly when every agent\'s "verdict" is "ok"',
+  path: ["passed"],
+});
+export type AgentCheck = z.infer<typeof AgentCheck>;

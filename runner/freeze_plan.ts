@@ -18,8 +18,8 @@ import {
   type ModelLimits,
   Plan,
   type PlannedAgent,
-  type ProviderFeature,
   type PlannedTask,
+  type ProviderFeature,
   type StoppingRule,
 } from "../analysis/schema.ts";
 import type { Suite } from "./suite_manifest.ts";

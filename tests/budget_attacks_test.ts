@@ -20,7 +20,7 @@ import { loadLedger } from "../inputs/ledger.ts";
 import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
 import type { Episode, PlannedAgent } from "../analysis/schema.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
-import { freezePlan, type FreezeOptions, writePlan } from "../runner/freeze_plan.ts";
+import { type FreezeOptions, freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
 import {

@@ -169,7 +169,10 @@ export function passedHeaders(upstream: Headers): Headers {
  * @param key the upstream key
  * @returns the response and the text kept for the evidence
  */
-export function passBack(upstream: WholeResponse, key: string): { response: Response; text: string } {
+export function passBack(
+  upstream: WholeResponse,
+  key: string,
+): { response: Response; text: string } {
   let body: Uint8Array<ArrayBuffer> | string = upstream.body;
   let text = new TextDecoder().decode(upstream.body);
   if (text.includes(key)) body = text = text.replaceAll(key, "[redacted]");

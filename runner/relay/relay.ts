@@ -368,7 +368,13 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     const decided = await admitModelCall(request, api, { rules, state });
     log.bodies.open(index, endpoint, decided.received.text, decided.received.bytes);
     if (decided.kind === "refused") {
-      log.refuse({ index, endpoint }, decided.refusal, decided.status, decided.fingerprint, decided.message);
+      log.refuse(
+        { index, endpoint },
+        decided.refusal,
+        decided.status,
+        decided.fingerprint,
+        decided.message,
+      );
       const type = decided.refusal === "step_cap" || decided.refusal === "token_cap"
         ? "budget_exhausted"
         : "invalid_request_error";

@@ -110,14 +110,16 @@ Deno.test("TokenBudget never lets calls spend past the cap when each stays withi
     for (let call = 0; call < 100; call += 1) {
       const promptBound = 1 + Math.floor(random() * cap * 0.3);
       const outputCap = random() < 0.2 ? null : Math.floor(random() * cap);
-      inFlight.push(budget.admit({ promptBound, outputCap }).then(async (admission) => {
-        if (admission.kind === "refused") return;
-        await new Promise((done) => setTimeout(done, Math.floor(random() * 3)));
-        const tokens = Math.floor(random() * (promptBound + 1)) +
-          Math.floor(random() * (admission.ticket.outputCap + 1));
-        spent += tokens;
-        budget.settle(admission.ticket, tokens);
-      }));
+      inFlight.push(
+        budget.admit({ promptBound, outputCap }).then(async (admission) => {
+          if (admission.kind === "refused") return;
+          await new Promise((done) => setTimeout(done, Math.floor(random() * 3)));
+          const tokens = Math.floor(random() * (promptBound + 1)) +
+            Math.floor(random() * (admission.ticket.outputCap + 1));
+          spent += tokens;
+          budget.settle(admission.ticket, tokens);
+        }),
+      );
     }
     await Promise.all(inFlight);
     assert.ok(spent <= cap, `round ${round}: spent ${spent} of ${cap}`);
