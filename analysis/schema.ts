@@ -76,8 +76,13 @@ export type StopReason = z.infer<typeof StopReason>;
  * Why an attempt is invalid: a failure of the harness or of the measurement,
  * never of the agent (seed 000, "评测无效"; seed 002, invalid attempts).
  * `unsupported_api`: the agent made no metered model call and the relay
- * refused requests it cannot meter (a model API the harness does not speak):
- * a harness limitation, never a scored failure (issue 8).
+ * refused requests it cannot meter (a model API the harness does not speak;
+ * issue 8). Kept so that ledgers written before issue 21 still read: the
+ * runner no longer writes it, because what an agent sends is its own choice
+ * (a candidate must not be able to make its attempt invalid by sending only
+ * what the relay refuses), so such an attempt is a scored failure and
+ * `ledgerbench agent check` catches an agent the harness cannot serve before
+ * a batch.
  * `judge_fault`: the LLM judge of a judge-verified task gave no usable
  * judgment within its recorded attempts (a missing, duplicate or unknown
  * dimension, a score out of range, a reply that is not the JSON asked for):
