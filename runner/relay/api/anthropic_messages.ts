@@ -25,6 +25,20 @@
  *   upstream error, and the relay's own last error event has the same form
  *   (`event: error`, `{"type": "error", "error": {...}}`), which the SDK
  *   throws as `APIError`.
+ * - Whole from a stream ({@linkcode ModelApi.wholeFromEvents}; the API
+ *   reference's "Streaming messages", as the SDK's `MessageStream` builds its
+ *   final message): `message_start`'s `message`; each `content_block_start`'s
+ *   block at its `index` (blocks in index order), grown by its
+ *   `content_block_delta`s: `text_delta` appended to `text`,
+ *   `thinking_delta` to `thinking`, `signature_delta` setting `signature`,
+ *   `citations_delta` appended to `citations`, and the `input_json_delta`
+ *   parts concatenated and parsed as the block's `input` (left as the start
+ *   gave it when they are all ""; not JSON: no whole response); then each
+ *   `message_delta`'s `delta` members (`stop_reason`, `stop_sequence`, ...)
+ *   set on the message and its `usage` members that are not null merged over
+ *   the message's. Null without `message_start`, and for a stream with an
+ *   `error` event. No difference from the whole body in what the API sends
+ *   (`ping` events carry nothing).
  *
  * @module
  */
@@ -39,6 +53,7 @@ import {
   isRecord,
   type ModelApi,
   modelOf,
+  parseEventData,
   TalliedStreamReader,
 } from "./model_api.ts";
 
@@ -128,6 +143,99 @@ class MessagesStreamReader extends TalliedStreamReader {
   }
 }
 
+/** A content block grown by one `content_block_delta`'s `delta`. */
+function growBlock(block: Record<string, unknown>, delta: Record<string, unknown>): void {
+  const append = (field: string, part: unknown) => {
+    if (typeof part !== "string") return;
+    block[field] = (typeof block[field] === "string" ? block[field] : "") + part;
+  };
+  switch (delta.type) {
+    case "text_delta":
+      append("text", delta.text);
+      break;
+    case "thinking_delta":
+      append("thinking", delta.thinking);
+      break;
+    case "signature_delta":
+      if (typeof delta.signature === "string") block.signature = delta.signature;
+      break;
+    case "citations_delta":
+      block.citations = [
+        ...(Array.isArray(block.citations) ? block.citations : []),
+        delta.citation,
+      ];
+      break;
+  }
+}
+
+/**
+ * The whole `message` a Messages stream makes (rules in the module doc).
+ *
+ * @param events the stream's events
+ * @returns the message, or null
+ */
+function wholeMessage(events: readonly SseEvent[]): Record<string, unknown> | null {
+  let message: Record<string, unknown> | null = null;
+  const blocks = new Map<number, Record<string, unknown>>();
+  const json = new Map<number, string>();
+  for (const event of events) {
+    const payload = event.data === null ? undefined : parseEventData(event.data);
+    if (!isRecord(payload)) continue;
+    const index = isCount(payload.index) ? payload.index : -1;
+    switch (payload.type) {
+      case "message_start":
+        if (!isRecord(payload.message)) return null;
+        message = { ...payload.message };
+        if (Array.isArray(message.content)) {
+          for (const [at, block] of message.content.entries()) {
+            if (isRecord(block)) blocks.set(at, { ...block });
+          }
+        }
+        break;
+      case "content_block_start":
+        if (isRecord(payload.content_block)) blocks.set(index, { ...payload.content_block });
+        break;
+      case "content_block_delta": {
+        const block = blocks.get(index);
+        if (block === undefined || !isRecord(payload.delta)) break;
+        if (payload.delta.type === "input_json_delta") {
+          const part = payload.delta.partial_json;
+          if (typeof part === "string") json.set(index, (json.get(index) ?? "") + part);
+        } else {
+          growBlock(block, payload.delta);
+        }
+        break;
+      }
+      case "message_delta":
+        if (message === null) return null;
+        if (isRecord(payload.delta)) Object.assign(message, payload.delta);
+        if (isRecord(payload.usage)) {
+          const usage: Record<string, unknown> = isRecord(message.usage)
+            ? { ...message.usage }
+            : {};
+          for (const [field, value] of Object.entries(payload.usage)) {
+            if (value !== null && value !== undefined) usage[field] = value;
+          }
+          message.usage = usage;
+        }
+        break;
+      case "error":
+        return null;
+    }
+  }
+  if (message === null) return null;
+  for (const [index, text] of json) {
+    if (text === "") continue;
+    try {
+      blocks.get(index)!.input = JSON.parse(text);
+    } catch {
+      return null;
+    }
+  }
+  message.content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+  return message;
+}
+
 /**
  * The Messages API (rules in the module doc).
  *
@@ -165,6 +273,7 @@ export const anthropicMessages: ModelApi = {
     };
   },
   streamReader: () => new MessagesStreamReader(),
+  wholeFromEvents: (events) => wholeMessage(events),
   streamErrorEvent: (error) =>
     `event: error\ndata: ${JSON.stringify(errorBody("anthropic", error))}\n\n`,
 };

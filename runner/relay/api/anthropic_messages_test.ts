@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { anthropicMessages } from "./anthropic_messages.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
+import { eventsOf, renderings, REPLIES } from "./_scripted_renderings_for_test.ts";
 
 const event = (data: unknown): SseEvent => ({ raw: "", data: JSON.stringify(data) });
 
@@ -108,4 +109,191 @@ Deno.test("anthropicMessages caps max_tokens and words stream errors as the SDK 
     'event: error\ndata: {"type":"error","error":{"type":"upstream_error","message":"cut",' +
       '"details":{"error_code":"aborted"}}}\n\n',
   );
+});
+
+// Reassembly (issue 21): whole and streamed renderings of one scripted reply (scripted_reply_parts.ts).
+for (const [name, reply] of Object.entries(REPLIES)) {
+  Deno.test(`anthropicMessages.wholeFromEvents() rebuilds the scripted message: ${name}`, () => {
+    const { whole, events } = renderings("/v1/messages", reply);
+    assert.deepEqual(anthropicMessages.wholeFromEvents(events, "/v1/messages"), whole);
+  });
+}
+
+/** An event stream of `[name, data]` pairs, each `data` with its `type`. */
+const stream = (events: Array<Record<string, unknown>>) =>
+  eventsOf(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(""));
+
+Deno.test("anthropicMessages.wholeFromEvents() builds a message as the streaming reference documents it", () => {
+  // The event sequence of the Messages API reference's "Streaming messages" (its tool use
+  // example): ping, a text block, a tool_use block whose input arrives as JSON parts (the first
+  // one ""), message_delta with the stop reason and the final output_tokens.
+  const events = stream([
+    {
+      type: "message_start",
+      message: {
+        id: "msg_01",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: 472,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 2,
+          service_tier: "standard",
+        },
+      },
+    },
+    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    { type: "ping" },
+    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Let me " } },
+    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "look." } },
+    { type: "content_block_stop", index: 0 },
+    {
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "tool_use", id: "toolu_01", name: "get_weather", input: {} },
+    },
+    {
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "input_json_delta", partial_json: "" },
+    },
+    {
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "input_json_delta", partial_json: '{"location": "San Fra' },
+    },
+    {
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "input_json_delta", partial_json: 'ncisco, CA", "unit": "f"}' },
+    },
+    { type: "content_block_stop", index: 1 },
+    {
+      type: "message_delta",
+      delta: { stop_reason: "tool_use", stop_sequence: null },
+      usage: { output_tokens: 89, input_tokens: null },
+    },
+    { type: "message_stop" },
+  ]);
+  assert.deepEqual(anthropicMessages.wholeFromEvents(events, "/v1/messages"), {
+    id: "msg_01",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5",
+    content: [
+      { type: "text", text: "Let me look." },
+      {
+        type: "tool_use",
+        id: "toolu_01",
+        name: "get_weather",
+        input: { location: "San Francisco, CA", unit: "f" },
+      },
+    ],
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    // message_delta's null input_tokens does not replace message_start's count
+    usage: {
+      input_tokens: 472,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 89,
+      service_tier: "standard",
+    },
+  });
+});
+
+Deno.test("anthropicMessages.wholeFromEvents() keeps thinking with its signature, and citations", () => {
+  const events = stream([
+    {
+      type: "message_start",
+      message: {
+        id: "m",
+        type: "message",
+        role: "assistant",
+        content: [],
+        usage: { input_tokens: 5 },
+      },
+    },
+    {
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "thinking", thinking: "", signature: "" },
+    },
+    {
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "thinking_delta", thinking: "2 + 2 " },
+    },
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "is 4." } },
+    {
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "signature_delta", signature: "EqQB" },
+    },
+    { type: "content_block_stop", index: 0 },
+    {
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "text", text: "", citations: null },
+    },
+    { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "4" } },
+    {
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "citations_delta", citation: { type: "char_location", cited_text: "4" } },
+    },
+    { type: "content_block_stop", index: 1 },
+    { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } },
+    { type: "message_stop" },
+  ]);
+  assert.deepEqual(anthropicMessages.wholeFromEvents(events, "/v1/messages"), {
+    id: "m",
+    type: "message",
+    role: "assistant",
+    content: [
+      { type: "thinking", thinking: "2 + 2 is 4.", signature: "EqQB" },
+      { type: "text", text: "4", citations: [{ type: "char_location", cited_text: "4" }] },
+    ],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 5, output_tokens: 9 },
+  });
+});
+
+Deno.test("anthropicMessages.wholeFromEvents() gives null without message_start, on error, on bad tool JSON", () => {
+  const start = {
+    type: "message_start",
+    message: { id: "m", type: "message", role: "assistant", content: [] },
+  };
+  assert.equal(
+    anthropicMessages.wholeFromEvents(stream([{ type: "message_stop" }]), "/v1/messages"),
+    null,
+  );
+  assert.equal(
+    anthropicMessages.wholeFromEvents(
+      stream([start, { type: "error", error: { type: "overloaded_error", message: "busy" } }]),
+      "/v1/messages",
+    ),
+    null,
+  );
+  const badJson = stream([
+    start,
+    {
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "tool_use", id: "t", name: "x", input: {} },
+    },
+    {
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "input_json_delta", partial_json: '{"a":' },
+    },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_stop" },
+  ]);
+  assert.equal(anthropicMessages.wholeFromEvents(badJson, "/v1/messages"), null);
 });

@@ -113,6 +113,22 @@ export interface ModelApi {
    */
   streamReader(request: Record<string, unknown>): StreamReader;
   /**
+   * The whole response of a call the agent sent without `"stream": true`,
+   * reassembled from the 2xx event stream the relay asked the upstream for
+   * instead (issue 21, "Invalid only when the harness failed": a streamed
+   * upstream is never silent while it answers, so a long answer is the
+   * agent's spend, not a timeout). The result has the API's whole-response
+   * shape, so that the agent gets what a whole call would have returned
+   * (each module documents where it may differ). Pure.
+   *
+   * @param events every event of the stream in order, through the API's last
+   * @param path the call's path (one module may serve two APIs, e.g.
+   *   `/v1/chat/completions` and `/v1/completions`)
+   * @returns the whole response body; null when the events do not make one
+   *   (no chunk, no final response, an error event, tool input that is not JSON)
+   */
+  wholeFromEvents(events: readonly SseEvent[], path: string): Record<string, unknown> | null;
+  /**
    * The raw text of the event the relay sends as a stream's last when the
    * stream failed, in the form the API's clients read as an error.
    *

@@ -25,6 +25,11 @@
  *   and an `error` event are upstream errors; the relay's own last error
  *   event is `event: error` with `{"type": "error", "code", "message",
  *   "param"}`, which the SDK throws as `APIError`.
+ * - Whole from a stream ({@linkcode ModelApi.wholeFromEvents}): the
+ *   `response` of the last `response.completed`, `response.incomplete` or
+ *   `response.failed` event, which the API reference documents as the whole
+ *   response object, exactly as it came (null when the stream has no such
+ *   event).
  * - A request with `"background": true` is refused: its response is produced
  *   after the call returns, outside the relay's view, so its usage could
  *   never be metered.
@@ -40,6 +45,7 @@ import {
   isRecord,
   type ModelApi,
   modelOf,
+  parseEventData,
   TalliedStreamReader,
 } from "./model_api.ts";
 
@@ -191,6 +197,19 @@ export const openaiResponses: ModelApi = {
     };
   },
   streamReader: () => new ResponsesStreamReader(),
+  wholeFromEvents: (events) => {
+    for (let i = events.length - 1; i >= 0; i -= 1) {
+      const data = events[i].data;
+      const payload = data === null ? undefined : parseEventData(data);
+      if (
+        isRecord(payload) && typeof payload.type === "string" && LAST_EVENTS.has(payload.type) &&
+        isRecord(payload.response)
+      ) {
+        return payload.response;
+      }
+    }
+    return null;
+  },
   streamErrorEvent: (error) =>
     `event: error\ndata: ${
       JSON.stringify({ type: "error", code: error.code, message: error.message, param: null })

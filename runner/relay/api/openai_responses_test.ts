@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { openaiResponses } from "./openai_responses.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
+import { eventsOf, renderings, REPLIES } from "./_scripted_renderings_for_test.ts";
 
 const event = (data: unknown): SseEvent => ({ raw: "", data: JSON.stringify(data) });
 
@@ -107,4 +108,45 @@ Deno.test("openaiResponses.streamErrorEvent() is an error event the openai SDK t
     openaiResponses.streamErrorEvent({ message: "cut", type: "upstream_error", code: "aborted" }),
     'event: error\ndata: {"type":"error","code":"aborted","message":"cut","param":null}\n\n',
   );
+});
+
+// Reassembly (issue 21): whole and streamed renderings of one scripted reply (scripted_reply_parts.ts).
+for (const [name, reply] of Object.entries(REPLIES)) {
+  Deno.test(`openaiResponses.wholeFromEvents() is the scripted whole response: ${name}`, () => {
+    const request = { instructions: "Be brief.", max_output_tokens: 500, tools: [] };
+    const { whole, events } = renderings("/v1/responses", reply, request);
+    assert.deepEqual(openaiResponses.wholeFromEvents(events, "/v1/responses"), whole);
+  });
+}
+
+Deno.test("openaiResponses.wholeFromEvents() takes the final event's response, incomplete or failed too", () => {
+  const final = (status: string) => ({
+    id: "resp_1",
+    object: "response",
+    status,
+    model: "gpt-5",
+    output: [],
+    usage: USAGE,
+  });
+  for (
+    const [type, status] of [
+      ["response.completed", "completed"],
+      ["response.incomplete", "incomplete"],
+      ["response.failed", "failed"],
+    ]
+  ) {
+    const events = eventsOf(
+      `event: response.created\ndata: ${
+        JSON.stringify({
+          type: "response.created",
+          response: { id: "resp_1", status: "in_progress" },
+        })
+      }\n\nevent: ${type}\ndata: ${JSON.stringify({ type, response: final(status) })}\n\n`,
+    );
+    assert.deepEqual(openaiResponses.wholeFromEvents(events, "/v1/responses"), final(status));
+  }
+  const cut = eventsOf(
+    `data: ${JSON.stringify({ type: "response.created", response: { id: "resp_1" } })}\n\n`,
+  );
+  assert.equal(openaiResponses.wholeFromEvents(cut, "/v1/responses"), null);
 });
