@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { canonicalJson } from "./canonical_json.ts";
 import {
+  AgentCheck,
   Episode,
   Erratum,
   GoldenLabel,
@@ -30,6 +31,7 @@ export const JSON_SCHEMA_NAMES = [
   "rubric",
   "golden_label",
   "judge_settings",
+  "agent_check",
 ] as const;
 /** One of {@link JSON_SCHEMA_NAMES}. */
 export type JsonSchemaName = typeof JSON_SCHEMA_NAMES[number];
@@ -90,6 +92,13 @@ const SOURCES: Record<JsonSchemaName, { schema: z.ZodType; title: string; descri
     title: "ledgerbench judge settings",
     description: "The LLM judge's model, sampling parameters, attempts and gates, as " +
       "freeze --judge and judge calibrate --judge read them (issue 14).",
+  },
+  agent_check: {
+    schema: AgentCheck,
+    title: "ledgerbench agent check",
+    description: "The result of ledgerbench agent check --out FILE: one scripted episode per " +
+      "agent, its metered model calls, first call, refusals and verdict, as freeze " +
+      "--agent-check reads it (issue 21).",
   },
 };
 

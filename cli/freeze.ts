@@ -16,6 +16,9 @@ import {
   ProviderFeature,
 } from "../analysis/schema.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import { effectiveCaps } from "../runner/effective_caps.ts";
+import { loadAgentCheck } from "../inputs/agent_check.ts";
+import { agentsAgainstCheck } from "../analysis/agents_against_check.ts";
 import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
 import { suiteCheckState } from "../runner/suite_check_state.ts";
@@ -159,6 +162,16 @@ AGENTS AND ENVIRONMENT:
                            JSON array of strings (a name without a slash is
                            found in the image's PATH); "run" refuses an
                            argument holding the upstream key
+  --agent-check FILE       The result of "ledgerbench agent check --out FILE" (issue
+                           21): every agent of the plan must be in it with its
+                           image digest and have passed (made a metered model
+                           call), else the plan is refused (exit 3); a warning
+                           when the token cap is below what an agent's first
+                           call requests (prompt bound + output cap: the relay
+                           will lower its output cap; below prompt bound + 1:
+                           every call will be refused). The plan records the
+                           file's SHA-256 and time ("agent_check"). Without it,
+                           a warning that the agents were not checked
   --verifier-image REF     Verifier image (default ${VERIFIER_IMAGE})
   --image-digest REF=DIGEST
                            The digest (sha256:<64 hex>, the image id "docker
@@ -240,10 +253,11 @@ ${SPRT_OPTIONS_HELP}
 
 EXIT STATUS:
   0 plan written; 1 usage error; 2 bad input (suite, seed, existing plan, an
-  image that is not present, a task environment that cannot be built); 3 no
-  Docker engine to resolve the image digests not given with --image-digest or
-  to build the tasks' own environments, or the suite's last check failed or is
-  stale
+  image that is not present, a task environment that cannot be built, an
+  agent check file that does not fit its schema); 3 no Docker engine to
+  resolve the image digests not given with --image-digest or to build the
+  tasks' own environments, the suite's last check failed or is stale, or an
+  agent failed the agent check or is not in it
 `;
 
 const OPTIONS = {
@@ -282,6 +296,7 @@ const OPTIONS = {
   "without-suite-check": { type: "string" },
   judge: { type: "string" },
   "allow-provider-feature": { type: "string", multiple: true },
+  "agent-check": { type: "string" },
 } as const;
 
 /**
@@ -602,6 +617,17 @@ export async function run(args: string[], io: Io): Promise<number> {
       ...(commands.has(agentId) ? { command: commands.get(agentId) } : {}),
     });
   }
+  const agentCheckFile = stringOption(values, "agent-check");
+  const checked = agentCheckFile === undefined ? null : await loadAgentCheck(agentCheckFile);
+  const checkSays = checked === null ? null : agentsAgainstCheck(resolved, checked.value, {
+    tokenCap: smallestTokenCap(caps, suite.manifest.tasks),
+    maxOutputTokens: modelLimits.max_output_tokens,
+    file: agentCheckFile!,
+  });
+  if (checkSays !== null && checkSays.refused !== null) {
+    io.stderr(`error: ${lineText(checkSays.refused)}\n`);
+    return ExitCode.refused;
+  }
   const verifierDigest = await digestOf(verifierImage);
   if (verifierDigest === null) {
     throw new InputError(`Cannot freeze plan: verifier image "${verifierImage}" is not present`);
@@ -653,12 +679,23 @@ export async function run(args: string[], io: Io): Promise<number> {
     ...frozenPlan,
     ...(intervalMethod === undefined ? {} : { interval_method: intervalMethod }),
     ...(judge === undefined ? {} : { judge }),
+    ...(checked === null
+      ? {}
+      : { agent_check: { sha256: checked.sha256, checked_at: checked.value.checked_at } }),
   };
   const frozen = await writePlan(out, plan);
   if (judge !== undefined && judge.calibration.state !== "passed") {
     io.stderr(
       `warning: the judge is uncalibrated (${judge.calibration.state}): its judged tasks ` +
         "will be run and recorded, but not counted in formal scores (ledgerbench judge calibrate)\n",
+    );
+  }
+  for (const warning of checkSays?.warnings ?? []) io.stderr(`warning: ${lineText(warning)}\n`);
+  if (checked === null) {
+    io.stderr(
+      "warning: the agents were not checked (ledgerbench agent check, then freeze " +
+        "--agent-check FILE): an agent whose requests the relay refuses makes no metered " +
+        "call and scores 0 on every task\n",
     );
   }
   if (suiteCheck.record.state === "not_run") {
@@ -707,6 +744,13 @@ export async function run(args: string[], io: Io): Promise<number> {
           : [`upstream timeout: ${plan.upstream_timeout_ms} ms`]),
         ...(plan.interval_method === undefined ? [] : [`interval method: ${plan.interval_method}`]),
         `provider features allowed: ${plan.provider_features?.join(", ") ?? "none"}`,
+        `agent check: ${
+          plan.agent_check === undefined
+            ? "not run"
+            : `passed (${
+              lineText(agentCheckFile!)
+            }, sha256 ${plan.agent_check.sha256}, ${plan.agent_check.checked_at})`
+        }`,
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
         ...(plan.judge === undefined ? [] : [
           `judge: ${displayId(plan.judge.model)}, calibration ${plan.judge.calibration.state}`,
@@ -721,6 +765,23 @@ export async function run(args: string[], io: Io): Promise<number> {
       ].join("\n"),
   });
   return ExitCode.ok;
+}
+
+/**
+ * The smallest token cap an episode of the plan runs under: per task, the
+ * plan's cap, else the task's own (`effectiveCaps`); null when none has one.
+ *
+ * @param caps the plan's caps
+ * @param tasks the suite's tasks
+ * @returns the smallest token cap, or null
+ */
+function smallestTokenCap(
+  caps: { token_cap: number | null; step_cap: number | null; wall_ms_cap: number | null },
+  tasks: Awaited<ReturnType<typeof loadSuite>>["manifest"]["tasks"],
+): number | null {
+  const found = tasks.map((task) => effectiveCaps(caps, task.limits).token_cap)
+    .filter((cap): cap is number => cap !== null);
+  return found.length === 0 ? null : Math.min(...found);
 }
 
 /**

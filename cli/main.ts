@@ -82,6 +82,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Freeze a plan (suite hash, order, images, caps, rules) before a run",
     file: "freeze.ts",
   },
+  agent: {
+    summary: "Check agents before a batch: one scripted episode each, no metered call refused",
+    file: "agent_check.ts",
+  },
   run: {
     summary: "Run or resume a frozen plan's batch in Docker, one ledger row per attempt",
     file: "run.ts",

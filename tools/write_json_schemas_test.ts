@@ -15,6 +15,7 @@ Deno.test("writeJsonSchemas() writes the committed bytes into a fresh folder", a
       "schema/rubric.schema.json",
       "schema/golden_label.schema.json",
       "schema/judge_settings.schema.json",
+      "schema/agent_check.schema.json",
     ]);
     for (const path of written) {
       const name = path.slice(path.lastIndexOf("/") + 1);
