@@ -19,6 +19,16 @@
  * connectivity check is not made; the row's `unmetered_requests` is 0). The
  * numbers are printed for the record.
  *
+ * Under a token cap (issue 21, "Claude Code under `--token-cap 20000`
+ * resolves its task with its calls clamped"), with the provider's
+ * byte-derived usage: at 20,000 (the `freeze --help` example) the relay
+ * forwards the first call with `max_tokens` lowered from 32,000 to 3,041
+ * and refuses the second, whose prompt bound (17,078) is more than is left
+ * (15,747); the first call's tool already wrote the answer, so the row is
+ * scored, resolved, `token_cap`. 21,334 is the smallest cap under which
+ * Claude Code finishes: both calls clamped, `completed`. Every ledger here
+ * passes `validate --plan`.
+ *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
  * @module
@@ -37,7 +47,10 @@ import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { taskPaths } from "../runner/suite_manifest.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { ledgerErrors } from "./_ledger_fits_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/claude_code_test.ts");
 const ignore = !ENGINE.available;
@@ -50,7 +63,10 @@ const images = () => (built ??= buildImages());
 /** The output cap Claude Code 2.1.328 asks for on every call (issue 21 item 2). */
 const CLAUDE_CODE_MAX_TOKENS = 32_000;
 
-/** A token cap that admits both calls, each reserving its full output cap. */
+/**
+ * A token cap that admits both calls, each reserving its prompt bound and
+ * its full output cap (16,959 + 32,000, then 1,230 used + 17,078 + 32,000).
+ */
 const TOKEN_CAP = 100_000;
 
 /**
@@ -109,17 +125,31 @@ function loggingProxy(target: string) {
   };
 }
 
-/**
- * One Claude Code episode on the c2 task against an Anthropic upstream.
- * Returns the row, what the scripted provider received, what reached the
- * upstream (bytes included) and the tool command.
- */
-async function claudeEpisode(): Promise<{
+/** What one {@linkcode claudeEpisode} ran under and gives back. */
+interface ClaudeRun {
   row: Episode;
   requests: ProviderRequest[];
   arrivals: Arrival[];
   cmd: string;
-}> {
+  /** The relay's call records, from the row's episode log. */
+  calls: RelayCallRecord[];
+  /** The error findings of `validate --plan` on the ledger ({@linkcode ledgerErrors}). */
+  errors: string[];
+}
+
+/**
+ * One Claude Code episode on the c2 task against an Anthropic upstream,
+ * under `tokenCap`; with `usage` "scripted" each reply reports the script's
+ * usage, with "derived" the scripted provider's byte-derived usage
+ * (`derivedUsage`: a quarter of the prompt text's bytes, of the reply's).
+ * Returns the row, what the scripted provider received, what reached the
+ * upstream (bytes included), the tool command, the relay's call records and
+ * the ledger's validation errors.
+ */
+async function claudeEpisode(
+  tokenCap: number,
+  usage: "scripted" | "derived",
+): Promise<ClaudeRun> {
   const ids = await images();
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-claude-test-" });
   const key = crypto.randomUUID();
@@ -143,10 +173,11 @@ async function claudeEpisode(): Promise<{
           model: MODEL,
         }],
         order_seed: 1,
-        // Room for Claude Code's 32,000-token output cap on each of its two
-        // calls: under the default cap of 20,000 the relay refuses its first
-        // call (issue 21 item 2).
-        caps: { token_cap: TOKEN_CAP },
+        // The first test's TOKEN_CAP leaves room for Claude Code's 32,000-token output cap on
+        // each of its two calls (forwarded unchanged); under a smaller cap
+        // the relay lowers it (the tests below; the old relay refused the
+        // first call under 20,000, issue 21 item 2).
+        caps: { token_cap: tokenCap },
         price_table_id: "test",
         runner_version: await runnerVersion(),
         verifier_image: "ledgerbench/verifier:latest",
@@ -164,13 +195,20 @@ async function claudeEpisode(): Promise<{
               name: "Bash",
               arguments: JSON.stringify({ command: cmd, description: "Write the answer" }),
             }],
-            usage: { prompt_tokens: 1200, completion_tokens: 30 },
+            ...(usage === "scripted"
+              ? { usage: { prompt_tokens: 1200, completion_tokens: 30 } }
+              : {}),
           },
         },
         {
           turn: 1,
           last: "tool_result",
-          reply: { content: "Done.", usage: { prompt_tokens: 1300, completion_tokens: 5 } },
+          reply: {
+            content: "Done.",
+            ...(usage === "scripted"
+              ? { usage: { prompt_tokens: 1300, completion_tokens: 5 } }
+              : {}),
+          },
         },
       ],
       default: { content: "" },
@@ -190,7 +228,15 @@ async function claudeEpisode(): Promise<{
     }
     const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
     equal(rows.length, 1);
-    return { row: rows[0], requests: provider.requests(), arrivals: proxy.arrivals(), cmd };
+    const log = await openEpisodeLog(`${dir}/artifacts`, rows[0].episode_log_digest!);
+    return {
+      row: rows[0],
+      requests: provider.requests(),
+      arrivals: proxy.arrivals(),
+      cmd,
+      calls: log.calls,
+      errors: await ledgerErrors(`${dir}/ledger.jsonl`, frozen.value),
+    };
   } finally {
     await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
     await Deno.remove(dir, { recursive: true });
@@ -202,7 +248,21 @@ Deno.test({
     "agent-claude solves a demo task through the relay: two streamed Messages calls, max_tokens 32000, tokens as served, no other request",
   ignore,
   async fn() {
-    const { row, requests, arrivals, cmd } = await claudeEpisode();
+    const { row, requests, arrivals, cmd, errors, calls } = await claudeEpisode(
+      TOKEN_CAP,
+      "scripted",
+    );
+    // The runner's ledger passes `validate --plan` (issue 21).
+    deepEqual(errors, []);
+    // Both calls fit with their full 32,000: bounds reserved, nothing lowered.
+    deepEqual(
+      calls.map((call) => [call.prompt_bound, call.output_cap, call.cap_lowered === true]),
+      [[CLAUDE_CODE_PROMPT_BOUNDS[0], 32_000, false], [
+        CLAUDE_CODE_PROMPT_BOUNDS[1],
+        32_000,
+        false,
+      ]],
+    );
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
     equal(row.stop_reason, "completed", row.notes);
@@ -266,5 +326,140 @@ Deno.test({
           (bodies[0].tools as unknown[]).length
         } tools, anthropic-beta ${arrivals[0].beta}`,
     );
+  },
+});
+
+/**
+ * The request bodies Claude Code 2.1.328 sends on c2 with this script, as
+ * received by the relay (before it lowers `max_tokens`): the first 49,029
+ * bytes (system prompt and 12 tool definitions before the task's text), the
+ * second 49,386 (the first turn's `tool_use` and its result added).
+ */
+const CLAUDE_CODE_BODY_BYTES = [49_029, 49_386];
+
+/**
+ * Their prompt bounds (`prompt_token_bound.ts`, reserved by `admission.ts`):
+ * ceil((bytes + 48) / 3) + 600, the 48 bytes the room for a rewritten
+ * output cap field and the 600 tokens the Messages allowance for a call
+ * with tools (Claude Code's 12 tools are all custom, so no typed-tool
+ * allowance): ceil(49077 / 3) + 600 = 16359 + 600 = 16959, and
+ * ceil(49434 / 3) + 600 = 16478 + 600 = 17078.
+ */
+const CLAUDE_CODE_PROMPT_BOUNDS = [16_959, 17_078];
+
+/**
+ * The scripted provider's derived usage of the two calls (`derivedUsage`:
+ * ceil(bytes / 4) of the system prompt's and messages' text, and of the
+ * reply): 4212 + 41 (the Bash call) and 4218 + 2 ("Done."). The 12 tool
+ * definitions are not in that text, so a real provider bills more; the
+ * bounds above still cover the whole body.
+ */
+const CLAUDE_CODE_USAGE = [
+  { prompt_tokens: 4212, completion_tokens: 41 },
+  { prompt_tokens: 4218, completion_tokens: 2 },
+];
+
+/**
+ * Checks that Claude Code's forwarded calls were clamped by `tokenCap`: each
+ * record has its prompt bound, `cap_lowered` and `output_cap` = the cap
+ * minus the tokens of the calls before it minus its bound (below the
+ * 32,000 it asked for), the usage as derived, and what reached the upstream
+ * is the body as received with only `max_tokens` rewritten (32000 → the
+ * lowered cap, `5 - digits` bytes shorter).
+ */
+function assertClamped(run: ClaudeRun, tokenCap: number, forwarded: number): number[] {
+  const calls = run.calls.filter((call) => call.forwarded);
+  equal(calls.length, forwarded);
+  let used = 0;
+  const caps: number[] = [];
+  for (const [i, call] of calls.entries()) {
+    equal(call.prompt_bound, CLAUDE_CODE_PROMPT_BOUNDS[i], `call ${i + 1}`);
+    equal(call.cap_lowered, true, `call ${i + 1}`);
+    const outputCap = tokenCap - used - CLAUDE_CODE_PROMPT_BOUNDS[i];
+    equal(call.output_cap, outputCap, `call ${i + 1}`);
+    ok(outputCap < CLAUDE_CODE_MAX_TOKENS);
+    deepEqual(call.usage, CLAUDE_CODE_USAGE[i], `call ${i + 1}`);
+    equal((run.requests[i].body as { max_tokens?: number }).max_tokens, outputCap);
+    equal(
+      run.arrivals[i].bytes,
+      CLAUDE_CODE_BODY_BYTES[i] -
+        (String(CLAUDE_CODE_MAX_TOKENS).length - String(outputCap).length),
+    );
+    used += call.usage!.prompt_tokens + call.usage!.completion_tokens;
+    caps.push(outputCap);
+  }
+  equal(run.arrivals.length, forwarded);
+  return caps;
+}
+
+Deno.test({
+  name:
+    "agent-claude under token cap 20000 (freeze --help's example): its first call clamped to 3041 output tokens, its second refused; the row is scored and resolved by the first call, stop_reason token_cap",
+  ignore,
+  async fn() {
+    const run = await claudeEpisode(20_000, "derived");
+    const { row, calls, errors } = run;
+    deepEqual(errors, []);
+    // Call 1: 20000 - 0 used - 16959 bound = 3041 output tokens (asked: 32000); old relay:
+    // refused outright, since 32000 alone is over the cap (issue 21 item 2).
+    deepEqual(assertClamped(run, 20_000, 1), [3041]);
+    // Call 2: 20000 - 4253 used (4212 + 41) = 15747 left, below its bound of 17078, so not
+    // one output token is left: refused for the cap. Claude Code cannot finish under 20000.
+    const refused = calls.filter((call) => !call.forwarded);
+    deepEqual(refused.map((call) => [call.index, call.refusal, call.status]), [[
+      2,
+      "token_cap",
+      403,
+    ]]);
+    match(
+      refused[0].detail,
+      /4253 tokens used of 20000 allowed; the call's prompt may take up to 17078/,
+    );
+    // The first call's Bash command had already written the answer: the stored workspace is
+    // verified and passes; Claude Code exits 1 on the refusal, and the refusal is the stop reason.
+    equal(row.status, "scored", row.notes);
+    equal(row.resolved, true, row.notes);
+    equal(row.stop_reason, "token_cap");
+    match(row.notes, /candidate exit code 1/);
+    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [1, 4212, 41]);
+    equal(row.evidence?.prompt_bound_excess, 0);
+  },
+});
+
+Deno.test({
+  name:
+    "agent-claude under token cap 21334, the smallest it finishes under: both calls clamped (4375 and 3 output tokens), resolved, completed, 8473 tokens",
+  ignore,
+  async fn() {
+    // The smallest cap at which Claude Code's second call is forwarded and not shortened:
+    // 4253 tokens used by call 1 + 17078 bound of call 2 + 3, so that its lowered cap (3)
+    // is above the 2 tokens of "Done." (a call that uses all of a lowered cap counts as
+    // shortened by it, relay_stop_reason.ts). One less and "Done." fills its cap of 2:
+    // forwarded, resolved, but stop_reason token_cap.
+    const tight = await claudeEpisode(21_333, "derived");
+    deepEqual(tight.errors, []);
+    deepEqual(assertClamped(tight, 21_333, 2), [4374, 2]);
+    deepEqual([tight.row.status, tight.row.resolved, tight.row.stop_reason], [
+      "scored",
+      true,
+      "token_cap",
+    ]);
+
+    const run = await claudeEpisode(21_334, "derived");
+    const { row, errors } = run;
+    deepEqual(errors, []);
+    // Call 1: 21334 - 0 - 16959 = 4375; call 2: 21334 - 4253 - 17078 = 3 (each asked 32000).
+    deepEqual(assertClamped(run, 21_334, 2), [4375, 3]);
+    equal(row.status, "scored", row.notes);
+    equal(row.resolved, true, row.notes);
+    equal(row.stop_reason, "completed", row.notes);
+    equal(row.notes, "");
+    equal(row.caps.token_cap, 21_334);
+    // 4212 + 4218 prompt, 41 + 2 completion: 8473 tokens, within the cap (the bounds, not the
+    // spend, decide what is forwarded); no prompt passed its bound.
+    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [2, 8430, 43]);
+    ok(row.prompt_tokens! + row.completion_tokens! <= 21_334);
+    equal(row.evidence?.prompt_bound_excess, 0);
+    equal(row.evidence?.unmetered_requests, 0);
   },
 });

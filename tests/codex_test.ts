@@ -8,7 +8,12 @@
  * evidence recorded; the plan's agent `env` reaches the tool's shell and its
  * `command` Codex's options. With a step cap of 1 the second call is refused
  * and the row says `step_cap`. A plan whose agent env or command holds the
- * upstream key is a harness error before any container starts.
+ * upstream key is a harness error before any container starts. Under
+ * `--token-cap 1200 --max-output-tokens 100` (issue 21 item 3) Codex's first
+ * call, whose prompt bound alone (13,543) is over the cap, is refused: a
+ * scored failure with zero metered calls, `token_cap`, and a ledger that
+ * passes `validate --plan` (the real CLI exits 0). Every runner-written
+ * ledger with scored rows here passes `validate --plan`.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
@@ -28,7 +33,11 @@ import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { taskPaths } from "../runner/suite_manifest.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import { cli } from "./_cli_run.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { ledgerErrors } from "./_ledger_fits_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/codex_test.ts");
 const ignore = !ENGINE.available;
@@ -49,20 +58,35 @@ function writeCommand(answer: string): string {
   }).join(" && ");
 }
 
-/** What a test freezes into the plan: caps, and the agent's env and command. */
+/** What a test freezes into the plan: caps, model limits, and the agent's env and command. */
 type PlanChoices =
-  & Pick<FreezeOptions, "caps">
+  & Pick<FreezeOptions, "caps" | "model_limits">
   & Pick<FreezeOptions["agents"][number], "env" | "command">;
 
+/** What one {@linkcode codexEpisode} gives back. */
+interface CodexRun {
+  row: Episode;
+  requests: ProviderRequest[];
+  cmd: string;
+  /** The relay's call records, from the row's episode log (empty when none was stored). */
+  calls: RelayCallRecord[];
+  /** The error findings of `validate --plan` on the ledger ({@linkcode ledgerErrors}). */
+  errors: string[];
+  /** Each call's stored request and response excerpts (their `bytes` as received). */
+  bodies: EpisodeLog["bodies"];
+  /** The real CLI's `validate LEDGER --plan PLAN`: its exit status and output. */
+  validate: { code: number; stdout: string };
+}
+
 /**
- * One Codex episode on the c2 task, with the plan's `caps` and agent `env`
- * and `command` as `choose` gives them for the episode's upstream key; the
- * tool command writes the answer, then echoes `$CODEX_TEST_NOTE`. Returns
- * the row, what the provider received and the tool command.
+ * One Codex episode on the c2 task, with the plan's `caps`, `model_limits`
+ * and agent `env` and `command` as `choose` gives them for the episode's
+ * upstream key; the tool command writes the answer, then echoes
+ * `$CODEX_TEST_NOTE`. Returns the row, what the provider received, the tool
+ * command, the relay's call records and the ledger's validation against its
+ * plan.
  */
-async function codexEpisode(
-  choose: (key: string) => PlanChoices,
-): Promise<{ row: Episode; requests: ProviderRequest[]; cmd: string }> {
+async function codexEpisode(choose: (key: string) => PlanChoices): Promise<CodexRun> {
   const ids = await images();
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-codex-test-" });
   const key = crypto.randomUUID();
@@ -90,6 +114,7 @@ async function codexEpisode(
         }],
         order_seed: 1,
         caps: plan.caps,
+        ...(plan.model_limits === undefined ? {} : { model_limits: plan.model_limits }),
         price_table_id: "test",
         runner_version: await runnerVersion(),
         verifier_image: "ledgerbench/verifier:latest",
@@ -126,9 +151,22 @@ async function codexEpisode(
     } finally {
       await provider.close();
     }
-    const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
+    const ledger = `${dir}/ledger.jsonl`;
+    const { rows } = await loadLedger(ledger);
     equal(rows.length, 1);
-    return { row: rows[0], requests: provider.requests(), cmd };
+    const digest = rows[0].episode_log_digest;
+    const validated = await cli("validate", ledger, "--plan", frozen.path);
+    return {
+      row: rows[0],
+      requests: provider.requests(),
+      cmd,
+      ...(digest === undefined ? { calls: [], bodies: [] } : await (async () => {
+        const log = await openEpisodeLog(`${dir}/artifacts`, digest);
+        return { calls: log.calls, bodies: log.bodies };
+      })()),
+      errors: await ledgerErrors(ledger, frozen.value),
+      validate: { code: validated.code, stdout: validated.stdout },
+    };
   } finally {
     await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
     await Deno.remove(dir, { recursive: true });
@@ -140,10 +178,12 @@ Deno.test({
     "agent-codex solves a demo task through the relay: two Responses calls, tokens, evidence; the plan's env and command reach it",
   ignore,
   async fn() {
-    const { row, requests, cmd } = await codexEpisode(() => ({
+    const { row, requests, cmd, errors } = await codexEpisode(() => ({
       env: { CODEX_TEST_NOTE: "from-the-plan" },
       command: ["codex-agent", "-c", 'model_reasoning_effort="low"'],
     }));
+    // The runner's ledger passes `validate --plan` (issue 21).
+    deepEqual(errors, []);
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
     equal(row.stop_reason, "completed");
@@ -195,7 +235,8 @@ Deno.test({
   ignore,
   async fn() {
     // The image's own command (no plan command): Codex's default reasoning settings.
-    const { row, requests } = await codexEpisode(() => ({ caps: { step_cap: 1 } }));
+    const { row, requests, errors } = await codexEpisode(() => ({ caps: { step_cap: 1 } }));
+    deepEqual(errors, []);
     equal((requests[0].body as { reasoning?: { effort?: string } }).reasoning?.effort, undefined);
     equal(row.stop_reason, "step_cap", row.notes);
     // The one forwarded call's tool command already wrote the answer: the
@@ -223,12 +264,68 @@ Deno.test({
         (key: string) => ({ command: ["codex-agent", "-c", `model_provider="${key}"`] }),
       ]
     ) {
-      const { row, requests } = await codexEpisode(choose);
+      const { row, requests, errors, validate } = await codexEpisode(choose);
+      // The harness's own refusal leaves the task without a scored attempt: `validate --plan`
+      // says so (and only so), and exits 3 until it is re-run under a plan the harness accepts.
+      deepEqual(errors, [
+        'no_scored_attempt: task "c2-filter-sum" has 1 invalid attempt(s) and no scored one ' +
+        'for agent "codex"',
+        "row_count: 0 scored rows of planned agents and tasks, the plan calls for 1 (1 tasks × 1 agents)",
+      ]);
+      equal(validate.code, 3);
       equal(row.status, "invalid");
       equal(row.invalid_reason, "harness_error");
       match(row.notes ?? "", /Refusing to start the candidate: .* contains a forbidden value/);
       equal(row.model_calls, 0);
       equal(requests.length, 0);
     }
+  },
+});
+
+Deno.test({
+  name:
+    "agent-codex under --token-cap 1200 --max-output-tokens 100: its first call is refused for the cap, a scored failure with zero metered calls, and the ledger passes validate --plan",
+  ignore,
+  async fn() {
+    const run = await codexEpisode(() => ({
+      caps: { token_cap: 1200 },
+      model_limits: { max_output_tokens: 100 },
+    }));
+    const { row, requests, calls, bodies, errors, validate } = run;
+    // Codex's first Responses body is 40,555 bytes and sets no max_output_tokens; the plan's
+    // output policy injects `,"max_output_tokens":100` (24 bytes): 40,579 bytes forwarded. Its
+    // prompt bound is ceil((40579 + 48) / 3) = 13543 (no allowance for Responses), more than
+    // the whole cap of 1200, so not one output token is left: refused before the upstream.
+    equal(bodies[0].request.bytes, 40_555);
+    deepEqual(
+      calls.map((call) => [call.index, call.forwarded, call.refusal, call.status]),
+      [[1, false, "token_cap", 403]],
+    );
+    equal(
+      calls[0].detail,
+      "Token cap reached: 0 tokens used of 1200 allowed; the call's prompt may take up to " +
+        "13543 (its bound from the request body), which leaves no output token",
+    );
+    equal(requests.length, 0);
+    // The honest outcome (issue 21: "Invalid only when the harness failed"): Codex exits 1 on
+    // the refusal, with no metered call; the row is the agent's scored failure and says why,
+    // and its stop reason is token_cap because a call was refused for the cap. Old relay: the
+    // calls were forwarded, 2,138 tokens were recorded against the 1200 cap, `validate --plan`
+    // reported over_cap and exited 3, and the row said token_cap though nothing was refused.
+    deepEqual(
+      [row.status, row.resolved, row.invalid_reason, row.stop_reason],
+      ["scored", false, null, "token_cap"],
+    );
+    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [0, 0, 0]);
+    equal(row.evidence?.max_output_tokens, 100);
+    match(
+      row.notes,
+      /^candidate exit code 1; zero metered model calls: the relay refused all 1 request\(s\) the agent made \(1 token_cap\), a scored failure/,
+    );
+    // The ledger passes `validate --plan`: the function the CLI uses, and the real CLI (exit 0).
+    deepEqual(errors, []);
+    equal(validate.code, 0, validate.stdout);
+    match(validate.stdout, /findings: none/);
+    match(validate.stdout, /stop reasons: +completed 0, step_cap 0, token_cap 1,/);
   },
 });

@@ -24,7 +24,10 @@ import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { openArtifact } from "../runner/sandbox/artifact_store.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { ledgerErrors } from "./_ledger_fits_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/relay_attacks_test.ts");
 const SEED = "7e1a7000".repeat(8);
@@ -52,6 +55,12 @@ const ATTACKS: Record<string, ProviderScriptInput> = {
 
 interface Outcome {
   rows: Record<string, Episode>;
+  /** Each agent's relay call records, from its row's episode log. */
+  calls: Record<string, RelayCallRecord[]>;
+  /** Each agent's requests denied outside the model APIs, as `METHOD target`. */
+  denied: Record<string, string[]>;
+  /** The error findings of `validate --plan` on the ledger ({@linkcode ledgerErrors}). */
+  errors: string[];
   reports: Record<string, Record<string, unknown>>;
   upstream: Record<string, ScriptedProvider>;
 }
@@ -105,8 +114,14 @@ function attacks(): Promise<Outcome> {
     });
     const rows: Record<string, Episode> = {};
     const reports: Record<string, Record<string, unknown>> = {};
+    const calls: Record<string, RelayCallRecord[]> = {};
+    const denied: Record<string, string[]> = {};
+    const errors = await ledgerErrors(`${dir}/ledger.jsonl`, frozen.value);
     for (const row of (await loadLedger(`${dir}/ledger.jsonl`)).rows) {
       rows[row.agent_id] = row;
+      const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
+      calls[row.agent_id] = log.calls;
+      denied[row.agent_id] = (log.denied_requests ?? []).map((r) => `${r.method} ${r.target}`);
       const artifact = await openArtifact(`${dir}/artifacts`, row.artifact_digest!);
       reports[row.agent_id] = JSON.parse(
         await Deno.readTextFile(`${artifact.dir}/relay_attack_report.json`),
@@ -115,7 +130,7 @@ function attacks(): Promise<Outcome> {
     for (const provider of Object.values(upstream)) await provider.close();
     await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
     await Deno.remove(dir, { recursive: true });
-    return { rows, reports, upstream };
+    return { rows, reports, upstream, calls, denied, errors };
   })();
   return ran;
 }
@@ -169,16 +184,32 @@ engineTest("relay attack paths: nothing outside the allow-list reaches the upstr
 });
 
 engineTest(
-  "relay attack foreign-api: an agent on APIs the relay does not meter is unsupported_api",
+  "relay attack foreign-api: an agent on APIs the relay does not meter is a scored failure that says why",
   async () => {
-    const { reports, upstream, rows } = await attacks();
+    const { reports, upstream, rows, calls, denied } = await attacks();
     // Issue 8: a Codex on the Responses API had every request refused and was scored a failure.
     deepEqual(reports["foreign-api"]["foreign-api"], { embeddings: 404, messages: 404 });
     deepEqual(received(upstream["foreign-api"]), []);
+    // Both refusals are in the episode log: the Messages call as a model-call record refused
+    // "unsupported" (an OpenAI upstream), the embeddings request with its method and target.
+    deepEqual(calls["foreign-api"].map((call) => [call.endpoint, call.refusal, call.status]), [
+      ["/v1/messages", "unsupported", 404],
+    ]);
+    deepEqual(denied["foreign-api"], ["POST /v1/embeddings"]);
     const row = rows["foreign-api"];
+    // Issue 21, "Invalid only when the harness failed": what an agent sends is its choice, so
+    // zero metered calls is its scored failure. Old relay: invalid, unsupported_api (and under
+    // `halt` it stopped the batch), so the candidate chose that its attempt did not count.
     deepEqual(
-      [row.status, row.resolved, row.invalid_reason, row.model_calls],
-      ["invalid", null, "unsupported_api", 0],
+      [row.status, row.resolved, row.invalid_reason, row.model_calls, row.stop_reason],
+      ["scored", false, null, 0, "completed"],
+    );
+    equal(
+      row.notes,
+      "zero metered model calls: the relay refused all 2 request(s) the agent made (1 outside " +
+        "the relay's surface, 1 unsupported), a scored failure: what an agent sends is its " +
+        "choice (issue 21); `ledgerbench agent check` finds an agent the relay cannot serve " +
+        "before a batch",
     );
     equal(row.evidence?.unmetered_requests, 2);
   },
@@ -196,16 +227,45 @@ engineTest(
 );
 
 engineTest(
-  "relay attack concurrent: 30 calls at max_tokens 1000 under a 2000-token cap forward 2",
+  "relay attack concurrent: 30 calls at max_tokens 1000 under a 2000-token cap forward 2, the second's cap lowered to 925; 1975 tokens",
   async () => {
-    const { reports, upstream, rows } = await attacks();
+    const { reports, upstream, rows, calls } = await attacks();
     const statuses = (reports.concurrent.concurrent as { statuses: number[] }).statuses;
     equal(statuses.filter((s) => s === 200).length, 2);
     equal(statuses.filter((s) => s === 403).length, 28);
-    // Old relay: 30 forwarded, 30 x 1025 = 30750 tokens spent.
     equal(upstream.concurrent.requests().length, 2);
+    // Each body is 101 bytes (`{"model":"relay-attack:concurrent","messages":[...],"max_tokens":1000}`,
+    // within the plan's output cap of 1000, forwarded unchanged): prompt bound
+    // ceil((101 + 48) / 3) = 50. The first call reserves 50 + 1000 and goes at once; the next
+    // would pass 2000 beside it, so it is held until the first settles (25 + 1000 = 1025
+    // used), then forwarded with max_tokens lowered to 2000 - 1025 - 50 = 925, which the
+    // scripted model uses whole (a shortened call: token_cap). After 1025 + 25 + 925 = 1975
+    // used, 2000 - 1975 = 25 is below a bound of 50: the other 28, and the final call, are
+    // refused for the cap. Old relay: 30 forwarded, 30 x 1025 = 30750 tokens spent; then
+    // (reserving output caps only) 2 forwarded at 1000 each, 2050 tokens, over the cap.
+    const forwarded = calls.concurrent.filter((call) => call.forwarded);
+    deepEqual(
+      forwarded.map((call) => [call.prompt_bound, call.output_cap, call.cap_lowered, call.usage]),
+      [
+        [50, 1000, false, { prompt_tokens: 25, completion_tokens: 1000 }],
+        [50, 925, true, { prompt_tokens: 25, completion_tokens: 925 }],
+      ],
+    );
+    const refused = calls.concurrent.filter((call) => !call.forwarded);
+    equal(refused.length, 29);
+    for (const call of refused) {
+      deepEqual([call.refusal, call.status], ["token_cap", 403]);
+      equal(
+        call.detail,
+        "Token cap reached: 1975 tokens used of 2000 allowed; the call's prompt may take up " +
+          "to 50 (its bound from the request body), which leaves no output token",
+      );
+    }
+    equal(reports.concurrent.final_call, 403);
     const row = rows.concurrent;
-    deepEqual([row.model_calls, row.completion_tokens, row.prompt_tokens], [2, 2000, 50]);
+    deepEqual([row.model_calls, row.completion_tokens, row.prompt_tokens], [2, 1925, 50]);
+    ok(row.prompt_tokens! + row.completion_tokens! <= 2000);
+    equal(row.evidence?.prompt_bound_excess, 0);
     equal(row.stop_reason, "token_cap");
     equal(row.status, "scored");
   },
@@ -245,4 +305,12 @@ engineTest("relay attacker's self-reported tool_calls 999 never reach a row", as
     equal(row.tool_calls, row.model_calls, row.agent_id);
   }
   equal(Object.keys(rows).length, 7);
+});
+
+engineTest("the relay attacks' runner-written ledger passes validate --plan", async () => {
+  // Issue 21 item 3: every row's tokens within its cap plus its prompt bound excess (0 here),
+  // stop reasons known, one scored row per agent (foreign-api no longer invalid).
+  const { errors, rows } = await attacks();
+  deepEqual(errors, []);
+  deepEqual(Object.values(rows).filter((row) => row.status !== "scored"), []);
 });

@@ -23,6 +23,7 @@ import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { ledgerErrors } from "./_ledger_fits_plan.ts";
 import { cli, cliCommand } from "./_cli_run.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import {
@@ -65,6 +66,8 @@ interface AgentSpec {
   /** Image reference frozen in the plan; default `<image>:latest`. */
   ref?: string;
   script?: (suite: Suite) => Promise<ProviderScriptInput>;
+  /** Its upstream reports the script's completion tokens past the request's output cap. */
+  ignoreOutputCap?: boolean;
 }
 
 interface Fixture {
@@ -111,7 +114,10 @@ async function fixture(
     const script = agent.script
       ? await agent.script(suite)
       : await suiteProviderScript(suite, { model: `m-${agent.agent_id}` });
-    const provider = await startScriptedProvider(script, { apiKey: key });
+    const provider = await startScriptedProvider(script, {
+      apiKey: key,
+      ignoreOutputCap: agent.ignoreOutputCap === true,
+    });
     providers.set(agent.agent_id, provider);
     upstreams.set(agent.agent_id, { baseUrl: provider.baseUrl, key });
   }
@@ -210,9 +216,21 @@ Deno.test({
         false,
         "token_cap",
       ]);
-      // The relay refuses once finished calls reach the cap (here exactly 300 after 4 calls).
-      ok(row.looper.prompt_tokens! + row.looper.completion_tokens! >= 300);
-      ok(row.looper.model_calls! >= 2);
+      // The cap as a ceiling (issue 21): each call reserves its prompt bound,
+      // ceil((body bytes + 48) / 3), and goes with an output cap of what is left. Call 1, 307
+      // bytes: bound 119, max_tokens 300 - 119 = 181 injected, 60 + 8 used; call 2, 421
+      // bytes: bound 157, max_tokens 300 - 68 - 157 = 75, 72 + 1 used; call 3, 502 bytes:
+      // bound 184 > 300 - 141 left, refused. 141 tokens, within the cap. Old relay: it refused
+      // only once finished calls reached the cap, here exactly 300 after 4 calls.
+      deepEqual(
+        [row.looper.model_calls, row.looper.prompt_tokens, row.looper.completion_tokens],
+        [2, 132, 9],
+      );
+      const looper = await openEpisodeLog(`${f.dir}/artifacts`, row.looper.episode_log_digest!);
+      deepEqual(
+        looper.calls.map((call) => [call.refusal, call.prompt_bound, call.output_cap]),
+        [[null, 119, 181], [null, 157, 75], ["token_cap", undefined, undefined]],
+      );
 
       // Zero model calls: a scored failure, not an invalid episode (seed 000).
       deepEqual(
@@ -238,6 +256,11 @@ Deno.test({
       ok(again.complete);
       const serial = (await loadLedger(`${f.dir}/ledger-serial.jsonl`)).rows;
       deepEqual(serial.map(essence).sort(), rows.map(essence).sort());
+
+      // Both runner-written ledgers pass `validate --plan` (issue 21): the looper's tokens
+      // within the cap, every stop reason one the relay can justify.
+      deepEqual(await ledgerErrors(`${f.dir}/ledger.jsonl`, f.plan.value), []);
+      deepEqual(await ledgerErrors(`${f.dir}/ledger-serial.jsonl`, f.plan.value), []);
     } finally {
       await f.close();
     }
@@ -261,6 +284,7 @@ Deno.test({
         "error",
         1,
       ]);
+      deepEqual(await ledgerErrors(`${f.dir}/ledger.jsonl`, f.plan.value), []);
       match(row.episode_log_digest ?? "", /^sha256:[0-9a-f]{64}$/);
       // The log sits in the run's artifact store (artifacts/ beside the ledger), named by its hash.
       const hex = row.episode_log_digest!.slice("sha256:".length);
@@ -362,6 +386,7 @@ Deno.test({
           1,
         ]],
       );
+      deepEqual(await ledgerErrors(`${f.dir}/ledger.jsonl`, f.plan.value), []);
       // No hidden file's content is in any row.
       for (const row of rows) {
         const verifier = taskPaths(f.suite.dir, row.task_id).verifier;
@@ -654,11 +679,13 @@ Deno.test({
   async fn() {
     const f = await fixture(one(c2FilterSum), [
       { agent_id: "within", image: "ledgerbench/agent-solver" },
-      // A server that ignores the relay's cap of 256 output tokens.
+      // A server that ignores the relay's cap of 256 output tokens (the scripted model
+      // otherwise stops at the request's cap and would report 256).
       {
         agent_id: "overcap",
         image: "ledgerbench/agent-solver",
         script: withUsage({ prompt_tokens: 10, completion_tokens: 300 }),
+        ignoreOutputCap: true,
       },
       // A server that served more than the declared 100000-token context.
       {
@@ -686,6 +713,9 @@ Deno.test({
         max_call_tokens: row.within.prompt_tokens! + row.within.completion_tokens!,
         unmetered_requests: 0,
         read_requests: 0,
+        // Issue 21: under the plan's token cap (the default 20000) each call reserves its
+        // prompt bound; the prompt reported passed no bound.
+        prompt_bound_excess: 0,
       });
       for (const agent of ["overcap", "overcontext"]) {
         deepEqual([row[agent].status, row[agent].resolved, row[agent].invalid_reason], [
