@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { type Relay, type RelayOptions, startRelay } from "./relay.ts";
-import { type ScriptedProvider, startScriptedProvider } from "./scripted_provider.ts";
+import {
+  type ScriptedProvider,
+  type ScriptedProviderOptions,
+  startScriptedProvider,
+} from "./scripted_provider.ts";
 import type { ProviderScriptInput } from "./provider_script.ts";
 
 const KEY = "sk-upstream-limits-91d2";
@@ -23,8 +27,9 @@ async function withRig(
   script: ProviderScriptInput,
   options: Omit<RelayOptions, "upstreamBaseUrl" | "upstreamKey">,
   run: (rig: Rig) => Promise<void>,
+  providerOptions: Omit<ScriptedProviderOptions, "apiKey"> = {},
 ): Promise<void> {
-  const provider = await startScriptedProvider(script, { apiKey: KEY });
+  const provider = await startScriptedProvider(script, { apiKey: KEY, ...providerOptions });
   const dir = await Deno.makeTempDir({ prefix: "relay_limits_test_" });
   const relay = await startRelay(`${dir}/relay.sock`, {
     upstreamBaseUrl: provider.baseUrl,
@@ -199,15 +204,18 @@ Deno.test("startRelay() refuses another model than the pinned one, a non-boolean
 });
 
 Deno.test("startRelay() answers 429 past its concurrency limit", async () => {
+  // The two streamed calls are held open at their first event until the third has been
+  // answered, so they are in flight when it arrives however loaded the machine is (a delay
+  // once let them finish first on a loaded CI run).
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
   await withRig(
-    // The two slow calls must still be in flight when the third arrives, on a loaded machine too
-    // (with 1 s the full suite once saw the first two finish before the third was sent).
-    { default: { content: "x", delay_ms: 4000 } },
+    { default: { content: "x" } },
     { maxConcurrentRequests: 2 },
     async ({ provider, relay, chat }) => {
-      const slow = [chat(), chat()];
+      const slow = [chat({ stream: true }), chat({ stream: true })];
       while (provider.requests().length < 2) await new Promise((r) => setTimeout(r, 10));
       const third = await chat();
+      release();
       assert.deepEqual([third.status, third.code], [429, "concurrency_limit"]);
       assert.deepEqual((await Promise.all(slow)).map((a) => a.status), [200, 200]);
       assert.equal(relay.totals().denied_requests, 1);
@@ -215,5 +223,6 @@ Deno.test("startRelay() answers 429 past its concurrency limit", async () => {
       assert.equal(relay.totals().unsupported_requests, 0);
       assert.equal(provider.requests().length, 2);
     },
+    { beforeStreamEvent: () => released },
   );
 });
