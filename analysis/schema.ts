@@ -1135,14 +1135,23 @@ export const AgentCheckRefusedCall = z.object({
 }).strict();
 export type AgentCheckRefusedCall = z.infer<typeof AgentCheckRefusedCall>;
 
-/** A request of an agent check the relay answered outside the model APIs (the episode log's `denied_requests`). */
-export const AgentCheckDeniedRequest = z.object({
+/**
+ * A request the relay answered locally outside the model APIs (issue 21:
+ * every refused request is seen with its method and path): a path, method
+ * or target outside its surface, or one over its concurrency limit. The
+ * episode log's `denied_requests` and an agent check's hold these.
+ */
+export const RelayDeniedRequest = z.object({
+  /** The request's method, e.g. `HEAD`. */
   method: z.string(),
+  /** Its target as sent, cut at 256 characters, e.g. `/api/hello`. */
   target: z.string(),
+  /** The status the relay answered. */
   status: z.number().int().min(100).max(599),
+  /** The error code of the answer, e.g. `not_found`. */
   code: z.string(),
 }).strict();
-export type AgentCheckDeniedRequest = z.infer<typeof AgentCheckDeniedRequest>;
+export type RelayDeniedRequest = z.infer<typeof RelayDeniedRequest>;
 
 /**
  * One agent's check: the configuration run (id, image and digest, model,
@@ -1167,7 +1176,7 @@ export const AgentCheckAgent = z.object({
   model_calls: Count,
   first_call: AgentCheckCall.nullable(),
   refused_calls: z.array(AgentCheckRefusedCall),
-  denied_requests: z.array(AgentCheckDeniedRequest),
+  denied_requests: z.array(RelayDeniedRequest),
   episode: z.object({
     status: EpisodeStatus,
     invalid_reason: InvalidReason.nullable(),

@@ -10,7 +10,9 @@
  * @module
  */
 import { z } from "zod";
-import { Sha256 } from "../../analysis/schema.ts";
+import { RelayDeniedRequest, Sha256 } from "../../analysis/schema.ts";
+
+export { RelayDeniedRequest };
 
 const Count = z.number().int().nonnegative();
 
@@ -148,10 +150,18 @@ export const RelayCallRecord = z.object({
    */
   latency_ms: z.number().nonnegative(),
   /**
-   * Calls answered with an event stream only: ms from sending the request to
-   * the first bytes of the stream (null when none came); absent for other
-   * calls. Optional, so records written before streaming was relayed still
-   * parse.
+   * Forwarded calls the agent sent without `"stream": true` and the upstream
+   * answered with an event stream only: true, the relay asked for the
+   * stream and answered the agent with the whole response reassembled from
+   * it (issue 21: a slow answer is spend, a silent upstream a fault). Absent
+   * otherwise.
+   */
+  reassembled: z.literal(true).optional(),
+  /**
+   * Calls the upstream answered with an event stream only (streamed, or
+   * `reassembled`): ms from sending the request to the first bytes of the
+   * stream (null when none came); absent for other calls. Optional, so
+   * records written before streaming was relayed still parse.
    */
   first_byte_ms: z.number().nonnegative().nullable().optional(),
   /**
@@ -161,20 +171,3 @@ export const RelayCallRecord = z.object({
   detail: z.string(),
 }).strict();
 export type RelayCallRecord = z.infer<typeof RelayCallRecord>;
-
-/**
- * A request the relay answered locally outside the model APIs (issue 21:
- * every refused request is seen with its method and path): a path, method
- * or target outside its surface, or one over its concurrency limit.
- */
-export const RelayDeniedRequest = z.object({
-  /** The request's method, e.g. `HEAD`. */
-  method: z.string(),
-  /** Its target as sent, cut at 256 characters, e.g. `/api/hello`. */
-  target: z.string(),
-  /** The status the relay answered. */
-  status: z.number().int().min(100).max(599),
-  /** The error code of the answer, e.g. `not_found`. */
-  code: z.string(),
-}).strict();
-export type RelayDeniedRequest = z.infer<typeof RelayDeniedRequest>;
