@@ -75,6 +75,8 @@ export interface Admitted {
   body: Record<string, unknown>;
   /** The bytes to send upstream. */
   forwarded: Uint8Array<ArrayBuffer>;
+  /** `forwarded` parsed: the request as sent (`body` itself when unchanged). */
+  sent: Record<string, unknown>;
   fingerprint: string;
   streamed: boolean;
   /** The output cap the forwarded request carries; null when it carries none. */
@@ -203,6 +205,7 @@ export async function admitModelCall(
     kind: "admitted",
     body,
     forwarded: sent === body ? read.bytes : jsonBytes(sent),
+    sent,
     fingerprint,
     streamed,
     outputCap: outputCapOf(api, sent),

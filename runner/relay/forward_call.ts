@@ -76,6 +76,36 @@ export class SilenceTimer {
 }
 
 /**
+ * The bytes to forward for a call the agent sent without `"stream": true`
+ * (issue 21, "Invalid only when the harness failed"): the request as
+ * admitted with `stream` set to true and the API's own change for a
+ * stream ({@linkcode ModelApi.streamedRequest}: Chat Completions'
+ * `stream_options.include_usage`), compact JSON. The relay reads the stream
+ * and answers the agent whole (`reassembleStream`, `reassemble_stream.ts`), so that an
+ * upstream answering slowly sends bytes all along and only a silent one
+ * times out.
+ *
+ * @param api the call's API
+ * @param sent the request as admission would forward it
+ * @returns the bytes to send
+ * @example
+ * ```ts
+ * import { streamedForWhole } from "./forward_call.ts";
+ * import { openaiChat } from "./api/openai_chat.ts";
+ * const bytes = streamedForWhole(openaiChat, { model: "m", messages: [] });
+ * const sent = JSON.parse(new TextDecoder().decode(bytes));
+ * if (sent.stream !== true || sent.stream_options.include_usage !== true) throw new Error();
+ * ```
+ */
+export function streamedForWhole(
+  api: ModelApi,
+  sent: Record<string, unknown>,
+): Uint8Array<ArrayBuffer> {
+  const streamed = { ...sent, stream: true };
+  return new TextEncoder().encode(JSON.stringify(api.streamedRequest(streamed) ?? streamed));
+}
+
+/**
  * Sends a request upstream; resolves when the response headers arrive.
  *
  * Rule: the path after `/v1` is appended to the upstream's base; headers

@@ -6,7 +6,10 @@
  * Anthropic upstream with the upstream key (which lives nowhere else),
  * records the evidence of every call and enforces the episode's token and
  * step caps. Streamed calls (`"stream": true`) are relayed event by event,
- * with the same evidence recorded. What each API's requests, responses and
+ * with the same evidence recorded; calls asked for whole are forwarded
+ * streamed too and answered whole, reassembled from the events (issue 21:
+ * an upstream that is answering is never silent, so only a silent one is a
+ * provider fault). What each API's requests, responses and
  * streams look like is in its module under `api/` ({@linkcode ModelApi});
  * this file knows no API's field names.
  *
@@ -33,9 +36,11 @@ import {
   readWhole,
   recordWholeAnswer,
   SilenceTimer,
+  streamedForWhole,
   type Upstream,
 } from "./forward_call.ts";
 import { accountStream, roundMs } from "./stream_accounting.ts";
+import { reassembleStream } from "./reassemble_stream.ts";
 
 export type { DeniedRequest, RelayTotals } from "./call_log.ts";
 export { MODEL_CALL_PATHS } from "./relay_surface.ts";
@@ -71,17 +76,20 @@ export interface RelayOptions {
    */
   maxOutputTokens?: number | null;
   /**
-   * Upstream limit per call in ms (the plan's `upstream_timeout_ms`; default
-   * `DEFAULT_UPSTREAM_TIMEOUT_MS`, 300000), from sending the request to the
-   * end of the response body (of the whole event stream for streamed calls);
-   * past it the call is a provider fault.
+   * Longest silence of the upstream per call in ms (the plan's
+   * `upstream_timeout_ms`; default `DEFAULT_UPSTREAM_TIMEOUT_MS`, 300000):
+   * the limit starts when the request is sent and again whenever bytes of
+   * the answer arrive ({@linkcode SilenceTimer}); past it the call is a
+   * provider fault. Every model call is forwarded streamed (step 6 of
+   * {@linkcode startRelay}), so an answer that takes long but keeps coming
+   * never reaches it.
    */
   upstreamTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default 33554432, 32 MiB). */
   maxBodyBytes?: number;
   /** Time allowed to receive a model call's body once its headers arrived, in ms (default 30000). */
   bodyDeadlineMs?: number;
-  /** Requests served at once; more are answered 429 locally (default 64). */
+  /** Requests served at once (a streamed call until its stream ends); more are answered 429 locally (default 64). */
   maxConcurrentRequests?: number;
   /**
    * The plan's agent model (`PlannedAgent.model`): a model call whose
@@ -176,7 +184,8 @@ const MAX_SOCKET_PATH_BYTES = 107;
  * variants of the model paths) is answered locally, 400, 404 or 405, its
  * body unread, and counted in `denied_requests` and
  * `unsupported_requests`: nothing outside the allow-list is ever forwarded.
- * At most `maxConcurrentRequests` requests are served at once; more get 429
+ * At most `maxConcurrentRequests` requests are served at once (a streamed
+ * call until its upstream stream ends); more get 429
  * (`concurrency_limit`), counted in `denied_requests` only. The path after
  * `/v1` is appended to `upstreamBaseUrl`.
  *
@@ -235,7 +244,13 @@ const MAX_SOCKET_PATH_BYTES = 107;
  *    of an API whose streams carry usage only when asked (Chat Completions:
  *    `stream_options.include_usage` set to true, the agent's other
  *    `stream_options` members kept), because seed 000's evidence gate needs
- *    server-reported usage.
+ *    server-reported usage; and a call the agent sent without
+ *    `"stream": true` is forwarded streamed ({@linkcode streamedForWhole}:
+ *    `stream` set to true, and for Chat Completions `include_usage` as
+ *    above; issue 21, "Invalid only when the harness failed"), so that an
+ *    upstream answering a long generation sends bytes all along (the
+ *    agent's spend), and only a silent one times out (a provider fault); the
+ *    agent still gets one whole answer (step 8).
  *    These are the only changes the relay ever makes to a request; the
  *    fingerprint is that of the agent's request as received.
  * 7. Record status, latency, `model`, `usage` (and the API's own counts in
@@ -270,6 +285,22 @@ const MAX_SOCKET_PATH_BYTES = 107;
  *    A stream without usage leaves `usage` null, which the evidence gate
  *    makes `evidence_missing`. Any other answer to a streamed call (non-2xx,
  *    or a body that is not an event stream) is handled as in 6 and 7.
+ *    A call the agent sent whole ({@linkcode reassembleStream}) whose
+ *    upstream answers 2xx with `text/event-stream` is read the same way
+ *    (the reader's evidence, the silence timer restarted on every byte, the
+ *    agent's leaving changes nothing) and, once the API's last event came,
+ *    answered with ONE whole JSON response reassembled from the events in
+ *    the API's whole shape (`ModelApi.wholeFromEvents`: `chat.completion`,
+ *    `text_completion`, the final Responses `response`, a Messages
+ *    `message`), `content-type: application/json`, redacted as in 7 and
+ *    kept as such in the body log; recorded `reassembled`, with
+ *    `first_byte_ms`. A stream that fails midway (reset, silent past the
+ *    timeout), carries an error event, ends before its last event or makes
+ *    no whole response is answered 502 in the API's error form and is a
+ *    `provider_fault` (`spend_unknown` when it failed or ended short without
+ *    usage); cut off by close, 503 `aborted`. An upstream that ignores
+ *    `stream` and answers whole (an OpenAI-compatible server), or answers
+ *    an error status, is handled as in 6 and 7, as before.
  * 9. When {@linkcode Relay.close} is called, calls still held for the token
  *    cap are refused `token_cap`; calls still waiting for the upstream or
  *    still streaming get `closeGraceMs` to finish and are then aborted and
@@ -360,9 +391,24 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     return new Response(text, { status, headers: { "content-type": "application/json" } });
   };
 
+  /**
+   * One model call: the agent's response, and a promise settled once the
+   * call is over (a stream's end: until then it counts toward
+   * `maxConcurrentRequests`).
+   */
   const modelCall = async (
     request: Request,
+    route: { path: string; target: string; api: ModelApi },
+  ): Promise<{ response: Response; over: Promise<void> }> => {
+    let over: Promise<void> = Promise.resolve();
+    const response = await answerModelCall(request, route, (streaming) => over = streaming);
+    return { response, over };
+  };
+
+  const answerModelCall = async (
+    request: Request,
     { path: endpoint, target, api }: { path: string; target: string; api: ModelApi },
+    streaming: (finished: Promise<void>) => void,
   ): Promise<Response> => {
     const index = log.arrive();
     const decided = await admitModelCall(request, api, { rules, state });
@@ -428,11 +474,27 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         pathAndSearch: target,
         method: "POST",
         incoming: request.headers,
-        body: decided.forwarded,
+        body: decided.streamed ? decided.forwarded : streamedForWhole(api, decided.sent),
         silence,
       });
+      if (!decided.streamed && response.ok && isEventStream(response.headers)) {
+        const back = await reassembleStream(response, {
+          record,
+          path: endpoint,
+          started,
+          reader: api.streamReader(decided.body),
+          api,
+          key,
+          silence,
+          timeoutMs: upstream.timeoutMs,
+          closing: closing.signal,
+          onFinished: finish,
+        });
+        log.bodies.append(index, back.text);
+        return back.response;
+      }
       if (decided.streamed && response.ok && isEventStream(response.headers)) {
-        return accountStream(response, {
+        const relayed = accountStream(response, {
           record,
           started,
           reader: api.streamReader(decided.body),
@@ -442,7 +504,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
           closing: closing.signal,
           onSent: (text) => log.bodies.append(index, text),
           onFinished: finish,
-        }).response;
+        });
+        streaming(relayed.finished);
+        return relayed.response;
       }
       const whole = await readWhole(response, silence);
       silence.stop();
@@ -524,8 +588,13 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       }, false);
     }
     active += 1;
+    let over: Promise<void> | null = null;
     try {
-      if (route.kind === "model_call") return await modelCall(request, route);
+      if (route.kind === "model_call") {
+        const call = await modelCall(request, route);
+        over = call.over;
+        return call.response;
+      }
       log.countOther();
       const silence = new SilenceTimer(upstream.timeoutMs);
       try {
@@ -550,7 +619,9 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         silence.stop();
       }
     } finally {
-      active -= 1;
+      // A stream passed back is served until its upstream ends.
+      if (over === null) active -= 1;
+      else over.then(() => active -= 1, () => active -= 1);
     }
   };
 

@@ -53,8 +53,10 @@ Deno.test("startRelay() meters a whole Responses call with the key as a Bearer t
     assert.equal(seen.path, "/v1/responses");
     assert.equal(seen.headers.get("authorization"), `Bearer ${RIG_KEY}`);
     assert.equal(seen.headers.has("x-api-key"), false);
-    // Responses stores a response unless told not to: the relay says `store: false`.
-    assert.deepEqual(seen.body, { ...request, store: false });
+    // Responses stores a response unless told not to: the relay says `store: false`; and a call
+    // asked for whole is forwarded streamed (issue 21), answered whole here because this upstream
+    // answers whole regardless of `stream`.
+    assert.deepEqual(seen.body, { ...request, store: false, stream: true });
     const [record] = rig.relay.records();
     assert.deepEqual(
       {
@@ -77,6 +79,8 @@ Deno.test("startRelay() meters a whole Responses call with the key as a Bearer t
         cap: 64,
       },
     );
+    // This upstream ignores `stream` and answers whole: passed back as it came, not reassembled.
+    assert.equal(record.reassembled, undefined);
     assert.equal(evidenceGate(rig.relay.records()).status, "scored");
     const [bodies] = rig.relay.callBodies();
     assert.deepEqual(JSON.parse(bodies.request.text), request);
@@ -147,11 +151,14 @@ Deno.test("startRelay() lowers a Responses call's max_output_tokens to what the 
       assert.equal(lowered.status, 200);
       // Forwarded as {"model":"m","input":"x","max_output_tokens":2000,"store":false}, 64 bytes:
       // its prompt bound is ceil((64 + 48) / 3) = 38, which leaves 1000 - 38 = 962 for the output.
+      // (`stream: true`, the whole call forwarded streamed, comes after the bound is taken: it is
+      // no prompt token.)
       assert.deepEqual(rig.upstream.requests[0].body, {
         model: "m",
         input: "x",
         max_output_tokens: 962,
         store: false,
+        stream: true,
       });
       const [refused, forwarded] = rig.relay.records();
       assert.equal(refused.refusal, "bad_request");
@@ -356,5 +363,140 @@ Deno.test("startRelay() redacts the key in a Responses stream and in the call bo
     const [bodies] = rig.relay.callBodies();
     assert.equal(bodies.request.text, '{"model":"m","input":"[redacted]","stream":true}');
     assert.equal(bodies.response.text.includes(RIG_KEY), false);
+  });
+});
+
+// Issue 21: a call asked for whole is forwarded streamed and answered whole from the events.
+
+Deno.test("startRelay() answers a whole Responses call from its stream with response.completed's response", async () => {
+  await withRelayRig("openai", () => responsesStream(RESPONSE), {}, async (rig) => {
+    const request = { model: "m", input: "hi" };
+    const answer = await rig.send("/v1/responses", { body: request });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("content-type"), "application/json");
+    assert.deepEqual(answer.json(), responsesBody(RESPONSE));
+    assert.deepEqual(rig.upstream.requests[0].body, { ...request, store: false, stream: true });
+    const [record] = rig.relay.records();
+    assert.deepEqual(
+      [record.reassembled, record.usage, record.tool_calls, record.fault],
+      [true, { prompt_tokens: 40, completion_tokens: 9 }, 1, null],
+    );
+    assert.equal(rig.relay.callBodies()[0].response.text, answer.text);
+  });
+});
+
+Deno.test("startRelay() answers a whole Messages call from its stream as the whole message", async () => {
+  await withRelayRig("anthropic", () => messagesStream(MESSAGE), {}, async (rig) => {
+    const request = { model: "m", max_tokens: 64, messages: [] };
+    const answer = await rig.send("/v1/messages", {
+      body: request,
+      headers: { "anthropic-version": "2023-06-01" },
+    });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.json(), messagesBody(MESSAGE));
+    assert.deepEqual(rig.upstream.requests[0].body, { ...request, stream: true });
+    const [record] = rig.relay.records();
+    assert.deepEqual(record.usage, { prompt_tokens: 356, completion_tokens: 11 });
+    assert.deepEqual(record.usage_detail, MESSAGES_USAGE);
+    assert.equal(record.reassembled, true);
+  });
+});
+
+Deno.test("startRelay() answers a whole call whose stream ends before its last event 502, spend unknown", async () => {
+  // message_start and a text delta, then the connection ends: no message_delta, no message_stop.
+  const cut = () =>
+    sse([
+      ["message_start", {
+        type: "message_start",
+        message: { id: "m", type: "message", role: "assistant", model: "claude-x", content: [] },
+      }],
+      ["content_block_start", {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "text", text: "" },
+      }],
+      ["content_block_delta", {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "text_delta", text: "half" },
+      }],
+    ]);
+  await withRelayRig("anthropic", cut, {}, async (rig) => {
+    const answer = await rig.send("/v1/messages", {
+      body: { model: "m", max_tokens: 64, messages: [] },
+      headers: { "anthropic-version": "2023-06-01" },
+    });
+    assert.equal(answer.status, 502);
+    const [record] = rig.relay.records();
+    assert.deepEqual(
+      [record.status, record.upstream_status, record.fault, record.spend_unknown, record.usage],
+      [502, 200, "provider_fault", true, null],
+    );
+    assert.equal(
+      record.detail,
+      "The upstream stream ended after 3 events, before its last event: no whole answer to give; " +
+        "Upstream stream ended without message_stop",
+    );
+    // The Messages error form, which the Anthropic SDK reads as an APIError.
+    assert.deepEqual(answer.json(), {
+      type: "error",
+      error: {
+        type: "upstream_error",
+        message:
+          "The upstream stream ended after 3 events, before its last event: no whole answer to give",
+        details: { error_code: "provider_fault" },
+      },
+    });
+    assert.equal(evidenceGate(rig.relay.records()).invalid_reason, "provider_fault");
+  });
+});
+
+Deno.test("startRelay() answers a whole call whose stream carries an error event 502, a provider fault", async () => {
+  const failing = () =>
+    sse([
+      [null, {
+        id: "c",
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta: { content: "a" } }],
+      }],
+      [null, { error: { message: "The server had an error", type: "server_error" } }],
+      [null, "[DONE]"],
+    ]);
+  await withRelayRig("openai", failing, {}, async (rig) => {
+    const answer = await rig.send("/v1/chat/completions", {
+      body: { model: "m", messages: [] },
+    });
+    assert.equal(answer.status, 502);
+    const message = 'Upstream sent an error event: "The server had an error"';
+    assert.deepEqual(answer.json(), {
+      error: { message, type: "upstream_error", param: null, code: "provider_fault" },
+    });
+    const [record] = rig.relay.records();
+    assert.deepEqual([record.fault, record.detail, record.spend_unknown], [
+      "provider_fault",
+      message,
+      undefined,
+    ]);
+  });
+});
+
+Deno.test("startRelay() passes an error status to a whole call through as before", async () => {
+  const overloaded = () =>
+    Response.json({ type: "error", error: { type: "overloaded_error", message: "busy" } }, {
+      status: 529,
+    });
+  await withRelayRig("anthropic", overloaded, {}, async (rig) => {
+    const answer = await rig.send("/v1/messages", {
+      body: { model: "m", max_tokens: 8, messages: [] },
+      headers: { "anthropic-version": "2023-06-01" },
+    });
+    assert.equal(answer.status, 529);
+    assert.deepEqual(answer.json(), await overloaded().json());
+    const [record] = rig.relay.records();
+    assert.deepEqual([record.fault, record.upstream_status, record.reassembled], [
+      "provider_fault",
+      529,
+      undefined,
+    ]);
   });
 });

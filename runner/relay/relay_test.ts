@@ -95,9 +95,13 @@ Deno.test("startRelay() forwards a call and records its evidence", async () => {
       output_cap: null,
       fault: null,
       latency_ms: 0,
+      // Asked for whole, forwarded streamed and answered whole (issue 21).
+      reassembled: true,
+      first_byte_ms: record.first_byte_ms,
       detail: "",
     });
     assert.ok(record.latency_ms > 0);
+    assert.equal(typeof record.first_byte_ms, "number");
     assert.equal(relay.stopReason(), "completed");
     assert.equal(evidenceGate(relay.records()).status, "scored");
   });
@@ -932,12 +936,14 @@ Deno.test("startRelay() puts the plan's output cap on every forwarded call, keep
       assert.equal(response.status, 200);
       await response.body?.cancel();
     }
+    // Each asked for whole, so each is forwarded streamed with include_usage (issue 21).
+    const streamed = { stream: true, stream_options: { include_usage: true } };
     assert.deepEqual(provider.requests().map((r) => r.body), [
-      { ...bodies[0], max_tokens: 64 },
-      { ...bodies[1], max_tokens: 64 },
-      { ...bodies[2], max_completion_tokens: 64 },
-      bodies[3],
-      { ...bodies[4], max_tokens: 64 },
+      { ...bodies[0], max_tokens: 64, ...streamed },
+      { ...bodies[1], max_tokens: 64, ...streamed },
+      { ...bodies[2], max_completion_tokens: 64, ...streamed },
+      { ...bodies[3], ...streamed },
+      { ...bodies[4], max_tokens: 64, ...streamed },
     ]);
     const records = relay.records();
     // max_completion_tokens ?? max_tokens of what was forwarded.
@@ -1003,7 +1009,11 @@ Deno.test("startRelay() without an output policy forwards the body unchanged and
       { model: "any", messages, max_tokens: "many" },
     ];
     for (const body of bodies) await (await post(body)).body?.cancel();
-    assert.deepEqual(provider.requests().map((r) => r.body), bodies);
+    // Unchanged but for the one change every whole call gets: forwarded streamed (issue 21).
+    assert.deepEqual(
+      provider.requests().map((r) => r.body),
+      bodies.map((b) => ({ ...b, stream: true, stream_options: { include_usage: true } })),
+    );
     // max_completion_tokens ?? max_tokens, non-negative integers only.
     assert.deepEqual(relay.records().map((r) => r.output_cap), [500, 7, null]);
   });
@@ -1106,5 +1116,177 @@ Deno.test("startRelay() makes a call an upstream accepts and never answers a pro
     for (const conn of held) conn.close();
     await accepting;
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+// Issue 21, "Invalid only when the harness failed": a call asked for whole is forwarded streamed
+// and answered whole, so an upstream answering slowly (the agent's spend) is told from a silent
+// one (a provider fault).
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+/** What the scripted provider answers `body` at `path` whole, as its first call. */
+async function wholeAnswerOf(
+  script: ProviderScriptInput,
+  path: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
+  const direct = await startScriptedProvider(script, { apiKey: KEY });
+  try {
+    const response = await fetch(`${direct.baseUrl}${path.slice("/v1".length)}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${KEY}`,
+        "x-api-key": KEY,
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 200);
+    return await response.json();
+  } finally {
+    await direct.close();
+  }
+}
+
+Deno.test("startRelay() answers a whole call whose upstream streams for longer than the upstream timeout, with its spend", async () => {
+  // 8 words: the role delta, 8 pieces, the finish chunk, the usage chunk and [DONE] are 12
+  // events, each sent 0.3 s after the last: 3.6 s in all, under a 1 s limit on silence.
+  const script = {
+    model: "m-slow",
+    default: { content: "one two three four five six seven eight" },
+  };
+  const request = { model: "any", messages: [{ role: "user", content: "count to eight" }] };
+  await withRig(
+    script,
+    { upstreamTimeoutMs: 1000 },
+    async ({ provider, relay, post }) => {
+      const response = await post(request);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("content-type"), "application/json");
+      const text = await response.text();
+      // Exactly what the same provider answers the request whole (ids and usage alike).
+      assert.deepEqual(
+        JSON.parse(text),
+        await wholeAnswerOf(script, "/v1/chat/completions", request),
+      );
+      assert.deepEqual(provider.requests()[0].body, {
+        ...request,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const [record] = relay.records();
+      // Derived usage: "count to eight" 14 bytes -> 4; the 39-byte content -> 10.
+      assert.deepEqual(
+        [record.status, record.fault, record.usage, record.reassembled, record.detail],
+        [200, null, { prompt_tokens: 4, completion_tokens: 10 }, true, ""],
+      );
+      assert.ok(record.latency_ms >= 3000, `latency ${record.latency_ms}`);
+      assert.ok((record.first_byte_ms ?? Infinity) < 1000, `first byte ${record.first_byte_ms}`);
+      assert.equal(record.spend_unknown, undefined);
+      // The body log keeps the answer as the agent received it: the reassembled JSON.
+      assert.equal(relay.callBodies()[0].response.text, text);
+      assert.equal(evidenceGate(relay.records(), { upstreamTimeoutMs: 1000 }).status, "scored");
+    },
+    { beforeStreamEvent: () => sleep(300) },
+  );
+});
+
+Deno.test("startRelay() makes a whole call whose upstream falls silent mid-stream a provider fault", async () => {
+  await withRig(
+    { default: { content: "a b c d" } },
+    { upstreamTimeoutMs: 1000 },
+    async ({ relay, post }) => {
+      const response = await post({ model: "any", messages: [] });
+      assert.equal(response.status, 502);
+      assert.equal(response.headers.get("content-type"), "application/json");
+      const body = await response.json();
+      const [record] = relay.records();
+      assert.deepEqual(
+        [record.status, record.upstream_status, record.fault, record.usage, record.spend_unknown],
+        [502, 200, "provider_fault", null, true],
+      );
+      assert.equal(
+        record.detail,
+        "The upstream sent nothing for the upstream timeout of 1000 ms after 3 events",
+      );
+      assert.deepEqual(body, {
+        error: {
+          message: record.detail,
+          type: "upstream_error",
+          param: null,
+          code: "provider_fault",
+        },
+      });
+      assert.equal(relay.callBodies()[0].response.text, JSON.stringify(body));
+      assert.equal(evidenceGate(relay.records()).invalid_reason, "provider_fault");
+    },
+    // Events 0 to 2 come at once, then nothing for 1.5 s.
+    { beforeStreamEvent: (_call, event) => event === 3 ? sleep(1500) : undefined },
+  );
+});
+
+Deno.test("startRelay() makes a whole call whose upstream is silent before answering a provider fault", async () => {
+  await withRig(
+    { default: { content: "late", delay_ms: 1500 } },
+    { upstreamTimeoutMs: 1000 },
+    async ({ relay, post }) => {
+      const response = await post({ model: "any", messages: [] });
+      assert.equal(response.status, 502);
+      await response.body?.cancel();
+      const [record] = relay.records();
+      assert.deepEqual([record.fault, record.upstream_status, record.spend_unknown], [
+        "provider_fault",
+        null,
+        true,
+      ]);
+      assert.equal(record.detail, "The upstream sent nothing for the upstream timeout of 1000 ms");
+      assert.equal(evidenceGate(relay.records()).invalid_reason, "provider_fault");
+    },
+  );
+});
+
+Deno.test("startRelay() answers a whole call of every API exactly as the upstream answers it whole", async () => {
+  const script = {
+    model: "m-9",
+    default: {
+      content: "Listing it.",
+      tool_calls: [{ name: "shell", arguments: '{"command":["ls"]}' }],
+    },
+  };
+  const cases: Array<[string, "openai" | "anthropic", Record<string, unknown>]> = [
+    ["/v1/chat/completions", "openai", { model: "a", messages: [{ role: "user", content: "ls" }] }],
+    ["/v1/completions", "openai", { model: "a", prompt: "ls" }],
+    ["/v1/responses", "openai", { model: "a", input: "ls", store: false }],
+    ["/v1/messages", "anthropic", {
+      model: "a",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "ls" }],
+    }],
+  ];
+  for (const [path, kind, request] of cases) {
+    const headers = { "content-type": "application/json", "anthropic-version": "2023-06-01" };
+    await withRig(script, { upstreamKind: kind }, async ({ relay, send }) => {
+      const answer = await send(path, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(request),
+      });
+      assert.equal(answer.status, 200, `${path}: ${answer.text}`);
+      assert.deepEqual(
+        JSON.parse(answer.text),
+        await wholeAnswerOf(script, path, request, headers),
+      );
+      const [record] = relay.records();
+      assert.deepEqual(
+        [record.reassembled, record.fault, record.server_model_id, record.tool_calls],
+        [true, null, "m-9", path === "/v1/completions" ? 0 : 1],
+        path,
+      );
+      assert.notEqual(record.usage, null);
+      assert.equal(evidenceGate(relay.records()).status, "scored");
+    });
   }
 });
