@@ -16,37 +16,13 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { loadLedger } from "../inputs/ledger.ts";
-import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
-import type { Episode, PlannedAgent } from "../analysis/schema.ts";
-import { buildImages } from "../runner/docker/build_images.ts";
-import { type FreezeOptions, freezePlan, writePlan } from "../runner/freeze_plan.ts";
-import { generateSuite } from "../runner/generate_suite.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
-import {
-  type ScriptedProvider,
-  type ScriptedProviderOptions,
-  startScriptedProvider,
-} from "../runner/relay/scripted_provider.ts";
-import type { Upstream } from "../runner/run_episode.ts";
-import { runPlan } from "../runner/run_plan.ts";
-import { runnerVersion } from "../runner/runner_version.ts";
-import { openArtifact } from "../runner/sandbox/artifact_store.ts";
-import { openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { ScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
-import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
+import { type Attack, type AttackOutcome, runAttackerPlan } from "./_relay_attacker_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/budget_attacks_test.ts");
 const SEED = "b0d9e700".repeat(8);
-const IMAGE = "ledgerbench/agent-relay_attacker";
-
-/** One attack agent: its upstream's script, kind and provider options. */
-interface Attack {
-  script: ProviderScriptInput;
-  kind?: "openai" | "anthropic";
-  provider?: Omit<ScriptedProviderOptions, "apiKey">;
-}
 
 /** The first plan's attacks (token cap 2000, `web_search` allowed). */
 const CAP_ATTACKS: Record<string, Attack> = {
@@ -75,105 +51,32 @@ const WALL_ATTACKS: Record<string, Attack> = {
   },
 };
 
-interface Outcome {
-  rows: Record<string, Episode>;
-  calls: Record<string, RelayCallRecord[]>;
-  denied: Record<string, string[]>;
-  reports: Record<string, Record<string, unknown>>;
-  upstream: Record<string, ScriptedProvider>;
-  /** Error findings of `validate --plan` on each plan's ledger. */
-  errors: string[];
-}
-
-/** Runs one plan of attacks and reads back its rows, logs and reports. */
-async function runAttacks(
-  attacks: Record<string, Attack>,
-  options: Pick<FreezeOptions, "caps" | "provider_features">,
-  into: Outcome,
-): Promise<void> {
-  const ids = await buildImages();
-  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-budget-attacks-" });
-  const suite = await generateSuite({
-    suite_id: "budget-attacks",
-    lane_weights: { A: 8, B: 24, C: 12 },
-    templates: [c2FilterSum],
-  }, { seed: SEED, dir: `${dir}/suite` });
-  const names = Object.keys(attacks);
-  const frozen = await writePlan(
-    `${dir}/plan.json`,
-    freezePlan(suite, {
-      plan_id: "budget-attacks",
-      created_at: new Date().toISOString(),
-      agents: names.map((name) => ({
-        agent_id: name,
-        image: `${IMAGE}:latest`,
-        image_digest: ids[IMAGE],
-        model: `relay-attack:${name}`,
-      })),
-      order_seed: 1,
-      price_table_id: "test",
-      runner_version: await runnerVersion(),
-      verifier_image: "ledgerbench/verifier:latest",
-      verifier_image_digest: ids["ledgerbench/verifier"],
-      ...options,
-    }),
-  );
-  const upstreams: Record<string, Upstream> = {};
-  for (const name of names) {
-    const key = `sk-budget-attacks-${crypto.randomUUID()}`;
-    const attack = attacks[name];
-    into.upstream[name] = await startScriptedProvider(attack.script, {
-      apiKey: key,
-      ...attack.provider,
-    });
-    upstreams[name] = { baseUrl: into.upstream[name].baseUrl, key, kind: attack.kind };
-  }
-  await runPlan({
-    plan: frozen,
-    suite: suite.dir,
-    ledger: `${dir}/ledger.jsonl`,
-    artifacts: `${dir}/artifacts`,
-    parallel: 2,
-    upstream: (agent: PlannedAgent) => upstreams[agent.agent_id],
-  });
-  const ledger = await loadLedger(`${dir}/ledger.jsonl`);
-  const report = await validateLedgerFile(`${dir}/ledger.jsonl`, frozen.value);
-  into.errors.push(
-    ...report.findings.filter((f) => f.severity === "error").map((f) => `${f.code}: ${f.message}`),
-  );
-  for (const row of ledger.rows) {
-    into.rows[row.agent_id] = row;
-    const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
-    into.calls[row.agent_id] = log.calls;
-    into.denied[row.agent_id] = (log.denied_requests ?? []).map((r) => `${r.method} ${r.target}`);
-    const artifact = await openArtifact(`${dir}/artifacts`, row.artifact_digest!);
-    const text = await Deno.readTextFile(`${artifact.dir}/relay_attack_report.json`)
-      .catch(() => "{}");
-    into.reports[row.agent_id] = JSON.parse(text);
-  }
-  await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-  await Deno.remove(dir, { recursive: true });
-}
+/** Both plans' outcomes, merged (the agent ids differ). */
+type Outcome = AttackOutcome;
 
 let ran: Promise<Outcome> | null = null;
 /** Runs both plans once (the tests below read the one outcome). */
 function attacks(): Promise<Outcome> {
   ran ??= (async () => {
-    const outcome: Outcome = {
-      rows: {},
-      calls: {},
-      denied: {},
-      reports: {},
-      upstream: {},
-      errors: [],
-    };
-    await runAttacks(CAP_ATTACKS, {
+    const cap = await runAttackerPlan(CAP_ATTACKS, {
+      plan_id: "budget-attacks",
+      seed: SEED,
       caps: { token_cap: 2000, wall_ms_cap: 120_000 },
       provider_features: ["web_search"],
-    }, outcome);
-    await runAttacks(WALL_ATTACKS, { caps: { wall_ms_cap: 8_000 } }, outcome);
-    for (const provider of Object.values(outcome.upstream)) await provider.close();
-    return outcome;
+    });
+    const wall = await runAttackerPlan(WALL_ATTACKS, {
+      plan_id: "wall-attacks",
+      seed: SEED,
+      caps: { wall_ms_cap: 8_000 },
+    });
+    return {
+      rows: { ...cap.rows, ...wall.rows },
+      calls: { ...cap.calls, ...wall.calls },
+      denied: { ...cap.denied, ...wall.denied },
+      reports: { ...cap.reports, ...wall.reports },
+      upstream: { ...cap.upstream, ...wall.upstream },
+      errors: [...cap.errors, ...wall.errors],
+    };
   })();
   return ran;
 }

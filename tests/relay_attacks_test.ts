@@ -11,27 +11,14 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { loadLedger } from "../inputs/ledger.ts";
 import { spendEvidenceFlags } from "../analysis/spend_evidence.ts";
-import type { Episode, PlannedAgent } from "../analysis/schema.ts";
-import { buildImages } from "../runner/docker/build_images.ts";
-import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
-import { generateSuite } from "../runner/generate_suite.ts";
 import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
-import { type ScriptedProvider, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
-import type { Upstream } from "../runner/run_episode.ts";
-import { runPlan } from "../runner/run_plan.ts";
-import { runnerVersion } from "../runner/runner_version.ts";
-import { openArtifact } from "../runner/sandbox/artifact_store.ts";
-import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
-import { openEpisodeLog } from "../runner/episode_log_store.ts";
-import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import type { ScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { ledgerErrors } from "./_ledger_fits_plan.ts";
+import { type AttackOutcome, runAttackerPlan } from "./_relay_attacker_plan.ts";
 
 const ENGINE = await requireDockerEngine("tests/relay_attacks_test.ts");
 const SEED = "7e1a7000".repeat(8);
-const IMAGE = "ledgerbench/agent-relay_attacker";
 
 /** One attack: the agent's name, its upstream's script. */
 const ATTACKS: Record<string, ProviderScriptInput> = {
@@ -53,85 +40,18 @@ const ATTACKS: Record<string, ProviderScriptInput> = {
   "foreign-api": {},
 };
 
-interface Outcome {
-  rows: Record<string, Episode>;
-  /** Each agent's relay call records, from its row's episode log. */
-  calls: Record<string, RelayCallRecord[]>;
-  /** Each agent's requests denied outside the model APIs, as `METHOD target`. */
-  denied: Record<string, string[]>;
-  /** The error findings of `validate --plan` on the ledger ({@linkcode ledgerErrors}). */
-  errors: string[];
-  reports: Record<string, Record<string, unknown>>;
-  upstream: Record<string, ScriptedProvider>;
-}
-
-let ran: Promise<Outcome> | null = null;
+let ran: Promise<AttackOutcome> | null = null;
 /** Runs every attack once (the tests below read the one outcome). */
-function attacks(): Promise<Outcome> {
-  ran ??= (async () => {
-    const ids = await buildImages();
-    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-relay-attacks-" });
-    const suite = await generateSuite({
-      suite_id: "relay-attacks",
-      lane_weights: { A: 8, B: 24, C: 12 },
-      templates: [c2FilterSum],
-    }, { seed: SEED, dir: `${dir}/suite` });
-    const names = Object.keys(ATTACKS);
-    const frozen = await writePlan(
-      `${dir}/plan.json`,
-      freezePlan(suite, {
-        plan_id: "relay-attacks",
-        created_at: new Date().toISOString(),
-        agents: names.map((name) => ({
-          agent_id: name,
-          image: `${IMAGE}:latest`,
-          image_digest: ids[IMAGE],
-          model: `relay-attack:${name}`,
-        })),
-        order_seed: 1,
-        caps: { token_cap: 2000, wall_ms_cap: 120_000 },
-        model_limits: { max_output_tokens: 1000, context_limit_tokens: 8192 },
-        price_table_id: "test",
-        runner_version: await runnerVersion(),
-        verifier_image: "ledgerbench/verifier:latest",
-        verifier_image_digest: ids["ledgerbench/verifier"],
-      }),
-    );
-    const upstream: Record<string, ScriptedProvider> = {};
-    const upstreams: Record<string, Upstream> = {};
-    for (const name of names) {
-      const key = `sk-relay-attacks-${crypto.randomUUID()}`;
-      upstream[name] = await startScriptedProvider(ATTACKS[name], { apiKey: key });
-      upstreams[name] = { baseUrl: upstream[name].baseUrl, key };
-    }
-    await runPlan({
-      plan: frozen,
-      suite: suite.dir,
-      ledger: `${dir}/ledger.jsonl`,
-      artifacts: `${dir}/artifacts`,
-      parallel: 2,
-      upstream: (agent: PlannedAgent) => upstreams[agent.agent_id],
-    });
-    const rows: Record<string, Episode> = {};
-    const reports: Record<string, Record<string, unknown>> = {};
-    const calls: Record<string, RelayCallRecord[]> = {};
-    const denied: Record<string, string[]> = {};
-    const errors = await ledgerErrors(`${dir}/ledger.jsonl`, frozen.value);
-    for (const row of (await loadLedger(`${dir}/ledger.jsonl`)).rows) {
-      rows[row.agent_id] = row;
-      const log = await openEpisodeLog(`${dir}/artifacts`, row.episode_log_digest!);
-      calls[row.agent_id] = log.calls;
-      denied[row.agent_id] = (log.denied_requests ?? []).map((r) => `${r.method} ${r.target}`);
-      const artifact = await openArtifact(`${dir}/artifacts`, row.artifact_digest!);
-      reports[row.agent_id] = JSON.parse(
-        await Deno.readTextFile(`${artifact.dir}/relay_attack_report.json`),
-      );
-    }
-    for (const provider of Object.values(upstream)) await provider.close();
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-    await Deno.remove(dir, { recursive: true });
-    return { rows, reports, upstream, calls, denied, errors };
-  })();
+function attacks(): Promise<AttackOutcome> {
+  ran ??= runAttackerPlan(
+    Object.fromEntries(Object.entries(ATTACKS).map(([name, script]) => [name, { script }])),
+    {
+      plan_id: "relay-attacks",
+      seed: SEED,
+      caps: { token_cap: 2000, wall_ms_cap: 120_000 },
+      model_limits: { max_output_tokens: 1000, context_limit_tokens: 8192 },
+    },
+  );
   return ran;
 }
 
