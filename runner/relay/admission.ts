@@ -26,7 +26,11 @@ import {
 /**
  * Bytes added to a body's length before its prompt bound is taken: room for
  * the output cap field the token cap may set (`,"max_completion_tokens":`
- * and a 16-digit number), so that the bound covers the body as forwarded.
+ * and a 16-digit number). The bound is taken of the request as admitted
+ * (the agent's, with the output policy and provider defaults applied); the
+ * stream form the relay then forwards it in adds only `stream` and
+ * `stream_options` (`streamedForWhole`, `forward_call.ts`), which carry no
+ * prompt text.
  */
 const CAP_FIELD_BYTES = 48;
 
