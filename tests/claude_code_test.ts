@@ -34,31 +34,12 @@
  * @module
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { loadLedger } from "../inputs/ledger.ts";
-import type { Episode } from "../analysis/schema.ts";
-import { fileBlocks } from "../containers/agents/_model.ts";
-import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
-import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
-import { generateSuite } from "../runner/generate_suite.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
-import { type ProviderRequest, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
-import { runPlan } from "../runner/run_plan.ts";
-import { runnerVersion } from "../runner/runner_version.ts";
-import { taskPaths } from "../runner/suite_manifest.ts";
-import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
-import { openEpisodeLog } from "../runner/episode_log_store.ts";
-import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { ledgerErrors } from "./_ledger_fits_plan.ts";
+import { realAgentEpisode, type RealAgentRun } from "./_real_agent_episode.ts";
 
 const ENGINE = await requireDockerEngine("tests/claude_code_test.ts");
 const ignore = !ENGINE.available;
-const SEED = "5eed0000".repeat(8);
 const MODEL = "m-claude";
-const TASK = "c2-filter-sum";
-let built: Promise<Record<ImageName, string>> | null = null;
-const images = () => (built ??= buildImages());
 
 /** The output cap Claude Code 2.1.328 asks for on every call (issue 21 item 2). */
 const CLAUDE_CODE_MAX_TOKENS = 32_000;
@@ -70,177 +51,37 @@ const CLAUDE_CODE_MAX_TOKENS = 32_000;
 const TOKEN_CAP = 100_000;
 
 /**
- * The shell command that writes each file block of `answer` (`base64 -d`,
- * so no content needs quoting).
- */
-function writeCommand(answer: string): string {
-  return fileBlocks(answer).map((block) => {
-    const b64 = Buffer.from(block.content, "utf8").toString("base64");
-    return `mkdir -p "$(dirname '${block.path}')" && echo '${b64}' | base64 -d > '${block.path}'`;
-  }).join(" && ");
-}
-
-/** One request as it reached the upstream, through the logging proxy. */
-interface Arrival {
-  method: string;
-  /** Path and query, e.g. `/v1/messages?beta=true`. */
-  path: string;
-  /** The body's length in bytes, as sent. */
-  bytes: number;
-  /** The `anthropic-beta` header, or null. */
-  beta: string | null;
-}
-
-/**
- * A loopback proxy in front of `target` (an upstream base URL ending in
- * `/v1`) that logs each request's method, path and body size, and passes the
- * request and the (possibly streamed) answer through unchanged.
- */
-function loggingProxy(target: string) {
-  const origin = new URL(target).origin;
-  const arrivals: Arrival[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    const url = new URL(request.url);
-    const body = new Uint8Array(await request.arrayBuffer());
-    arrivals.push({
-      method: request.method,
-      path: url.pathname + url.search,
-      bytes: body.length,
-      beta: request.headers.get("anthropic-beta"),
-    });
-    const headers = new Headers(request.headers);
-    headers.delete("host");
-    headers.delete("content-length");
-    const answer = await fetch(origin + url.pathname + url.search, {
-      method: request.method,
-      headers,
-      body: request.method === "GET" || request.method === "HEAD" ? undefined : body,
-    });
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
-    arrivals: () => [...arrivals],
-    close: () => server.shutdown(),
-  };
-}
-
-/** What one {@linkcode claudeEpisode} ran under and gives back. */
-interface ClaudeRun {
-  row: Episode;
-  requests: ProviderRequest[];
-  arrivals: Arrival[];
-  cmd: string;
-  /** The relay's call records, from the row's episode log. */
-  calls: RelayCallRecord[];
-  /** The error findings of `validate --plan` on the ledger ({@linkcode ledgerErrors}). */
-  errors: string[];
-}
-
-/**
  * One Claude Code episode on the c2 task against an Anthropic upstream,
- * under `tokenCap`; with `usage` "scripted" each reply reports the script's
- * usage, with "derived" the scripted provider's byte-derived usage
- * (`derivedUsage`: a quarter of the prompt text's bytes, of the reply's).
- * Returns the row, what the scripted provider received, what reached the
- * upstream (bytes included), the tool command, the relay's call records and
- * the ledger's validation errors.
+ * under `tokenCap`, through the logging proxy; its one tool call is `Bash`,
+ * which writes the answer and echoes `$BASH_VERSION`. With `usage`
+ * "scripted" each reply reports the script's usage, with "derived" the
+ * scripted provider's byte-derived usage (`derivedUsage`: a quarter of the
+ * prompt text's bytes, of the reply's). Returns the row, what the scripted
+ * provider received, what reached the upstream (bytes included), the tool
+ * command, the relay's call records and the ledger's validation errors.
  */
-async function claudeEpisode(
+function claudeEpisode(
   tokenCap: number,
   usage: "scripted" | "derived",
-): Promise<ClaudeRun> {
-  const ids = await images();
-  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-claude-test-" });
-  const key = crypto.randomUUID();
-  try {
-    const suite = await generateSuite({
-      suite_id: "claude-test",
-      lane_weights: { A: 8, B: 24, C: 12 },
-      templates: [c2FilterSum],
-    }, { seed: SEED, dir: `${dir}/suite` });
-    const answer = await Deno.readTextFile(taskPaths(suite.dir, TASK).answer);
-    const cmd = `${writeCommand(answer)} && echo "shell=$BASH_VERSION"`;
-    const frozen = await writePlan(
-      `${dir}/plan.json`,
-      freezePlan(suite, {
-        plan_id: "claude",
-        created_at: new Date().toISOString(),
-        agents: [{
-          agent_id: "claude",
-          image: "ledgerbench/agent-claude:latest",
-          image_digest: ids["ledgerbench/agent-claude"],
-          model: MODEL,
-        }],
-        order_seed: 1,
-        // The first test's TOKEN_CAP leaves room for Claude Code's 32,000-token output cap on
-        // each of its two calls (forwarded unchanged); under a smaller cap
-        // the relay lowers it (the tests below; the old relay refused the
-        // first call under 20,000, issue 21 item 2).
-        caps: { token_cap: tokenCap },
-        price_table_id: "test",
-        runner_version: await runnerVersion(),
-        verifier_image: "ledgerbench/verifier:latest",
-        verifier_image_digest: ids["ledgerbench/verifier"],
-      }),
-    );
-    const script: ProviderScriptInput = {
-      model: MODEL,
-      rules: [
-        {
-          turn: 0,
-          contains: `ledgerbench-task: ${TASK}\n`,
-          reply: {
-            tool_calls: [{
-              name: "Bash",
-              arguments: JSON.stringify({ command: cmd, description: "Write the answer" }),
-            }],
-            ...(usage === "scripted"
-              ? { usage: { prompt_tokens: 1200, completion_tokens: 30 } }
-              : {}),
-          },
-        },
-        {
-          turn: 1,
-          last: "tool_result",
-          reply: {
-            content: "Done.",
-            ...(usage === "scripted"
-              ? { usage: { prompt_tokens: 1300, completion_tokens: 5 } }
-              : {}),
-          },
-        },
-      ],
-      default: { content: "" },
-    };
-    const provider = await startScriptedProvider(script, { apiKey: key });
-    const proxy = loggingProxy(provider.baseUrl);
-    try {
-      await runPlan({
-        plan: frozen,
-        suite: suite.dir,
-        ledger: `${dir}/ledger.jsonl`,
-        upstream: () => ({ baseUrl: proxy.baseUrl, kind: "anthropic", key }),
-      });
-    } finally {
-      await proxy.close();
-      await provider.close();
-    }
-    const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
-    equal(rows.length, 1);
-    const log = await openEpisodeLog(`${dir}/artifacts`, rows[0].episode_log_digest!);
-    return {
-      row: rows[0],
-      requests: provider.requests(),
-      arrivals: proxy.arrivals(),
-      cmd,
-      calls: log.calls,
-      errors: await ledgerErrors(`${dir}/ledger.jsonl`, frozen.value),
-    };
-  } finally {
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-    await Deno.remove(dir, { recursive: true });
-  }
+): Promise<RealAgentRun> {
+  return realAgentEpisode({
+    agentId: "claude",
+    image: "ledgerbench/agent-claude",
+    model: MODEL,
+    kind: "anthropic",
+    toolCall: (cmd) => ({
+      name: "Bash",
+      arguments: JSON.stringify({ command: cmd, description: "Write the answer" }),
+    }),
+    then: 'echo "shell=$BASH_VERSION"',
+    usage,
+    // The first test's TOKEN_CAP leaves room for Claude Code's 32,000-token output cap on
+    // each of its two calls (forwarded unchanged); under a smaller cap
+    // the relay lowers it (the tests below; the old relay refused the
+    // first call under 20,000, issue 21 item 2).
+    plan: () => ({ caps: { token_cap: tokenCap } }),
+    logArrivals: true,
+  });
 }
 
 Deno.test({
@@ -367,7 +208,7 @@ const CLAUDE_CODE_USAGE = [
  * is the body as received with only `max_tokens` rewritten (32000 → the
  * lowered cap, `5 - digits` bytes shorter).
  */
-function assertClamped(run: ClaudeRun, tokenCap: number, forwarded: number): number[] {
+function assertClamped(run: RealAgentRun, tokenCap: number, forwarded: number): number[] {
   const calls = run.calls.filter((call) => call.forwarded);
   equal(calls.length, forwarded);
   let used = 0;

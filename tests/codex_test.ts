@@ -20,60 +20,15 @@
  * @module
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { loadLedger } from "../inputs/ledger.ts";
-import type { Episode } from "../analysis/schema.ts";
-import { fileBlocks } from "../containers/agents/_model.ts";
-import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
-import { type FreezeOptions, freezePlan, writePlan } from "../runner/freeze_plan.ts";
-import { generateSuite } from "../runner/generate_suite.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
-import { type ProviderRequest, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
-import { runPlan } from "../runner/run_plan.ts";
-import { runnerVersion } from "../runner/runner_version.ts";
-import { taskPaths } from "../runner/suite_manifest.ts";
-import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
-import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
-import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
-import { cli } from "./_cli_run.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { ledgerErrors } from "./_ledger_fits_plan.ts";
+import { type PlanChoices, realAgentEpisode, type RealAgentRun } from "./_real_agent_episode.ts";
 
 const ENGINE = await requireDockerEngine("tests/codex_test.ts");
 const ignore = !ENGINE.available;
-const SEED = "5eed0000".repeat(8);
 const MODEL = "m-codex";
-const TASK = "c2-filter-sum";
-let built: Promise<Record<ImageName, string>> | null = null;
-const images = () => (built ??= buildImages());
 
-/**
- * The shell command that writes each file block of `answer` (busybox `sh`:
- * `base64 -d`, so no content needs quoting).
- */
-function writeCommand(answer: string): string {
-  return fileBlocks(answer).map((block) => {
-    const b64 = Buffer.from(block.content, "utf8").toString("base64");
-    return `mkdir -p "$(dirname '${block.path}')" && echo '${b64}' | base64 -d > '${block.path}'`;
-  }).join(" && ");
-}
-
-/** What a test freezes into the plan: caps, model limits, and the agent's env and command. */
-type PlanChoices =
-  & Pick<FreezeOptions, "caps" | "model_limits">
-  & Pick<FreezeOptions["agents"][number], "env" | "command">;
-
-/** What one {@linkcode codexEpisode} gives back. */
-interface CodexRun {
-  row: Episode;
-  requests: ProviderRequest[];
-  cmd: string;
-  /** The relay's call records, from the row's episode log (empty when none was stored). */
-  calls: RelayCallRecord[];
-  /** The error findings of `validate --plan` on the ledger ({@linkcode ledgerErrors}). */
-  errors: string[];
-  /** Each call's stored request and response excerpts (their `bytes` as received). */
-  bodies: EpisodeLog["bodies"];
+/** What one {@linkcode codexEpisode} gives back: a run with the real CLI's `validate`. */
+interface CodexRun extends RealAgentRun {
   /** The real CLI's `validate LEDGER --plan PLAN`: its exit status and output. */
   validate: { code: number; stdout: string };
 }
@@ -81,96 +36,25 @@ interface CodexRun {
 /**
  * One Codex episode on the c2 task, with the plan's `caps`, `model_limits`
  * and agent `env` and `command` as `choose` gives them for the episode's
- * upstream key; the tool command writes the answer, then echoes
- * `$CODEX_TEST_NOTE`. Returns the row, what the provider received, the tool
- * command, the relay's call records and the ledger's validation against its
- * plan.
+ * upstream key; its one tool call is `exec_command` (busybox `sh`), which
+ * writes the answer, then echoes `$CODEX_TEST_NOTE`; each reply reports the
+ * script's usage. Returns the row, what the provider received, the tool
+ * command, the relay's call records and bodies and the ledger's validation
+ * against its plan (the function the CLI uses, and the real CLI).
  */
 async function codexEpisode(choose: (key: string) => PlanChoices): Promise<CodexRun> {
-  const ids = await images();
-  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-codex-test-" });
-  const key = crypto.randomUUID();
-  const plan = choose(key);
-  try {
-    const suite = await generateSuite({
-      suite_id: "codex-test",
-      lane_weights: { A: 8, B: 24, C: 12 },
-      templates: [c2FilterSum],
-    }, { seed: SEED, dir: `${dir}/suite` });
-    const answer = await Deno.readTextFile(taskPaths(suite.dir, TASK).answer);
-    const cmd = `${writeCommand(answer)} && echo "note=$CODEX_TEST_NOTE"`;
-    const frozen = await writePlan(
-      `${dir}/plan.json`,
-      freezePlan(suite, {
-        plan_id: "codex",
-        created_at: new Date().toISOString(),
-        agents: [{
-          agent_id: "codex",
-          image: "ledgerbench/agent-codex:latest",
-          image_digest: ids["ledgerbench/agent-codex"],
-          model: MODEL,
-          ...(plan.env === undefined ? {} : { env: plan.env }),
-          ...(plan.command === undefined ? {} : { command: plan.command }),
-        }],
-        order_seed: 1,
-        caps: plan.caps,
-        ...(plan.model_limits === undefined ? {} : { model_limits: plan.model_limits }),
-        price_table_id: "test",
-        runner_version: await runnerVersion(),
-        verifier_image: "ledgerbench/verifier:latest",
-        verifier_image_digest: ids["ledgerbench/verifier"],
-      }),
-    );
-    const script: ProviderScriptInput = {
-      model: MODEL,
-      rules: [
-        {
-          turn: 0,
-          contains: `ledgerbench-task: ${TASK}\n`,
-          reply: {
-            tool_calls: [{ name: "exec_command", arguments: JSON.stringify({ cmd }) }],
-            usage: { prompt_tokens: 1200, completion_tokens: 30 },
-          },
-        },
-        {
-          turn: 1,
-          last: "tool_result",
-          reply: { content: "Done.", usage: { prompt_tokens: 1300, completion_tokens: 5 } },
-        },
-      ],
-      default: { content: "" },
-    };
-    const provider = await startScriptedProvider(script, { apiKey: key });
-    try {
-      await runPlan({
-        plan: frozen,
-        suite: suite.dir,
-        ledger: `${dir}/ledger.jsonl`,
-        upstream: () => ({ baseUrl: provider.baseUrl, key }),
-      });
-    } finally {
-      await provider.close();
-    }
-    const ledger = `${dir}/ledger.jsonl`;
-    const { rows } = await loadLedger(ledger);
-    equal(rows.length, 1);
-    const digest = rows[0].episode_log_digest;
-    const validated = await cli("validate", ledger, "--plan", frozen.path);
-    return {
-      row: rows[0],
-      requests: provider.requests(),
-      cmd,
-      ...(digest === undefined ? { calls: [], bodies: [] } : await (async () => {
-        const log = await openEpisodeLog(`${dir}/artifacts`, digest);
-        return { calls: log.calls, bodies: log.bodies };
-      })()),
-      errors: await ledgerErrors(ledger, frozen.value),
-      validate: { code: validated.code, stdout: validated.stdout },
-    };
-  } finally {
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-    await Deno.remove(dir, { recursive: true });
-  }
+  const run = await realAgentEpisode({
+    agentId: "codex",
+    image: "ledgerbench/agent-codex",
+    model: MODEL,
+    toolCall: (cmd) => ({ name: "exec_command", arguments: JSON.stringify({ cmd }) }),
+    then: 'echo "note=$CODEX_TEST_NOTE"',
+    usage: "scripted",
+    plan: choose,
+    cliValidate: true,
+  });
+  ok(run.validate !== null);
+  return { ...run, validate: run.validate };
 }
 
 Deno.test({
