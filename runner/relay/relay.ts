@@ -30,17 +30,13 @@ import { type AdmissionRules, type AdmissionState, admitModelCall } from "./admi
 import { CallLog, type DeniedRequest, type RelayTotals } from "./call_log.ts";
 import {
   describeFailure,
-  isEventStream,
   openUpstream,
   passBack,
   readWhole,
-  recordWholeAnswer,
   SilenceTimer,
-  streamedForWhole,
   type Upstream,
 } from "./forward_call.ts";
-import { accountStream, roundMs } from "./stream_accounting.ts";
-import { reassembleStream } from "./reassemble_stream.ts";
+import { forwardModelCall } from "./forward_model_call.ts";
 
 export type { DeniedRequest, RelayTotals } from "./call_log.ts";
 export { MODEL_CALL_PATHS } from "./relay_surface.ts";
@@ -392,24 +388,14 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   };
 
   /**
-   * One model call: the agent's response, and a promise settled once the
-   * call is over (a stream's end: until then it counts toward
-   * `maxConcurrentRequests`).
+   * One model call: admitted or refused, then forwarded. Returns the agent's
+   * response and a promise settled once the call is over (a stream's end:
+   * until then it counts toward `maxConcurrentRequests`).
    */
   const modelCall = async (
     request: Request,
-    route: { path: string; target: string; api: ModelApi },
-  ): Promise<{ response: Response; over: Promise<void> }> => {
-    let over: Promise<void> = Promise.resolve();
-    const response = await answerModelCall(request, route, (streaming) => over = streaming);
-    return { response, over };
-  };
-
-  const answerModelCall = async (
-    request: Request,
     { path: endpoint, target, api }: { path: string; target: string; api: ModelApi },
-    streaming: (finished: Promise<void>) => void,
-  ): Promise<Response> => {
+  ): Promise<{ response: Response; over: Promise<void> }> => {
     const index = log.arrive();
     const decided = await admitModelCall(request, api, { rules, state });
     log.bodies.open(index, endpoint, decided.received.text, decided.received.bytes);
@@ -424,125 +410,33 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       const type = decided.refusal === "step_cap" || decided.refusal === "token_cap"
         ? "budget_exhausted"
         : "invalid_request_error";
-      return answer(index, api, decided.status, {
-        message: decided.message,
-        type,
-        code: decided.refusal,
-      });
+      const error = { message: decided.message, type, code: decided.refusal };
+      return { response: answer(index, api, decided.status, error), over: Promise.resolve() };
     }
-    const record: RelayCallRecord = {
-      index,
-      endpoint,
-      forwarded: true,
-      refusal: null,
-      status: 502,
-      upstream_status: null,
-      server_model_id: null,
-      usage: null,
-      tool_calls: 0,
-      fingerprint: decided.fingerprint,
-      output_cap: decided.outputCap,
-      ...(decided.ticket === null
-        ? {}
-        : { prompt_bound: decided.promptBound!, cap_lowered: decided.ticket.lowered }),
-      ...(decided.features.length === 0 ? {} : { provider_features: decided.features }),
-      fault: null,
-      latency_ms: 0,
-      detail: "",
-    };
     const { promise: recorded, resolve: markRecorded } = Promise.withResolvers<void>();
     pending.add(recorded);
     recorded.finally(() => pending.delete(recorded));
-    const finish = (done: RelayCallRecord): void => {
-      if (decided.ticket !== null) {
-        const usage = done.usage;
-        budget!.settle(
-          decided.ticket,
-          usage === null
-            ? (done.spend_unknown === true ? null : 0)
-            : usage.prompt_tokens + usage.completion_tokens,
-        );
-      }
-      log.finish(done);
-      markRecorded();
-    };
-    log.begin(record);
-    const silence = new SilenceTimer(upstream.timeoutMs);
-    const started = performance.now();
-    try {
-      const response = await openUpstream(upstream, {
-        pathAndSearch: target,
-        method: "POST",
-        incoming: request.headers,
-        body: decided.streamed ? decided.forwarded : streamedForWhole(api, decided.sent),
-        silence,
-      });
-      if (!decided.streamed && response.ok && isEventStream(response.headers)) {
-        const back = await reassembleStream(response, {
-          record,
-          path: endpoint,
-          started,
-          reader: api.streamReader(decided.body),
-          api,
-          key,
-          silence,
-          timeoutMs: upstream.timeoutMs,
-          closing: closing.signal,
-          onFinished: finish,
-        });
-        log.bodies.append(index, back.text);
-        return back.response;
-      }
-      if (decided.streamed && response.ok && isEventStream(response.headers)) {
-        const relayed = accountStream(response, {
-          record,
-          started,
-          reader: api.streamReader(decided.body),
-          api,
-          key,
-          silence,
-          closing: closing.signal,
-          onSent: (text) => log.bodies.append(index, text),
-          onFinished: finish,
-        });
-        streaming(relayed.finished);
-        return relayed.response;
-      }
-      const whole = await readWhole(response, silence);
-      silence.stop();
-      record.latency_ms = roundMs(performance.now() - started);
-      recordWholeAnswer(record, whole, api);
-      finish(record);
-      const back = passBack(whole, key);
-      log.bodies.append(index, back.text);
-      return back.response;
-    } catch (error) {
-      silence.stop();
-      record.latency_ms = roundMs(performance.now() - started);
-      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-      if (timedOut || closing.signal.aborted) record.spend_unknown = true;
-      if (closing.signal.aborted) {
-        record.status = 503;
-        record.fault = "aborted";
-        record.detail = "Aborted: the relay closed before the upstream answered";
-        finish(record);
-        return answer(index, api, 503, {
-          message: record.detail,
-          type: "upstream_error",
-          code: "aborted",
-        });
-      }
-      record.fault = "provider_fault";
-      record.detail = timedOut
-        ? `The upstream sent nothing for the upstream timeout of ${upstream.timeoutMs} ms`
-        : `Upstream unreachable: ${describeFailure(error)}`;
-      finish(record);
-      return answer(index, api, 502, {
-        message: record.detail,
-        type: "upstream_error",
-        code: "provider_fault",
-      });
-    }
+    return await forwardModelCall(
+      { index, endpoint, target, api, headers: request.headers, admitted: decided },
+      {
+        upstream,
+        log,
+        answer: (status, error) => answer(index, api, status, error),
+        onFinished: (done) => {
+          if (decided.ticket !== null) {
+            const usage = done.usage;
+            budget!.settle(
+              decided.ticket,
+              usage === null
+                ? (done.spend_unknown === true ? null : 0)
+                : usage.prompt_tokens + usage.completion_tokens,
+            );
+          }
+          log.finish(done);
+          markRecorded();
+        },
+      },
+    );
   };
 
   const deny = (
