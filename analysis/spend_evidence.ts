@@ -16,8 +16,20 @@ export interface SpendFlag {
    * tokens: no agent solves a task without spending on a model, so the spend
    * was not metered. `unmetered_requests`: the relay refused requests it
    * cannot meter (recorded in `evidence.unmetered_requests`).
+   * `spend_unknown` (issue 21): calls whose usage never arrived though the
+   * provider may have billed them (`evidence.spend_unknown_calls`): the
+   * row's tokens are a lower bound. `provider_features`: calls used provider
+   * features the plan allowed (`evidence.provider_features`), whose work is
+   * outside the token count. `prompt_bound_exceeded`: servers reported more
+   * prompt tokens than the relay's bounds of them
+   * (`evidence.prompt_bound_excess`), by which the row may pass its cap.
    */
-  code: "resolved_without_spend" | "unmetered_requests";
+  code:
+    | "resolved_without_spend"
+    | "unmetered_requests"
+    | "spend_unknown"
+    | "provider_features"
+    | "prompt_bound_exceeded";
   /** The row's field at fault, dotted. */
   field: string;
   message: string;
@@ -27,8 +39,11 @@ export interface SpendFlag {
  * The spend-evidence flags of one row: `resolved_without_spend` when a
  * scored row is resolved with `model_calls` 0 or no prompt and completion
  * tokens (`model_calls` null, i.e. not recorded, is judged by its tokens
- * alone), `unmetered_requests` when `evidence.unmetered_requests` is above 0.
- * Invalid rows are never resolved, so only the second can apply to them.
+ * alone), `unmetered_requests` when `evidence.unmetered_requests` is above 0,
+ * `spend_unknown` when `evidence.spend_unknown_calls` is, `provider_features`
+ * when `evidence.provider_features` names any, `prompt_bound_exceeded` when
+ * `evidence.prompt_bound_excess` is above 0. Invalid rows are never
+ * resolved, so the first cannot apply to them.
  * O(1).
  *
  * @param row a ledger row (after errata, when the caller applies them)
@@ -65,6 +80,32 @@ export function spendEvidenceFlags(row: Episode): SpendFlag[] {
       code: "unmetered_requests",
       field: "evidence.unmetered_requests",
       message: `the relay refused ${unmetered} request(s) it cannot meter`,
+    });
+  }
+  const unknown = row.evidence?.spend_unknown_calls ?? 0;
+  if (unknown > 0) {
+    flags.push({
+      code: "spend_unknown",
+      field: "evidence.spend_unknown_calls",
+      message: `${unknown} call(s) whose usage never arrived: the row's tokens are a lower bound`,
+    });
+  }
+  const features = row.evidence?.provider_features ?? [];
+  if (features.length > 0) {
+    flags.push({
+      code: "provider_features",
+      field: "evidence.provider_features",
+      message: `calls used provider features the plan allowed (${
+        features.map((feature) => JSON.stringify(feature)).join(", ")
+      }), whose work is outside the token count`,
+    });
+  }
+  const excess = row.evidence?.prompt_bound_excess ?? 0;
+  if (excess > 0) {
+    flags.push({
+      code: "prompt_bound_exceeded",
+      field: "evidence.prompt_bound_excess",
+      message: `servers reported ${excess} prompt tokens beyond the relay's bounds of them`,
     });
   }
   return flags;

@@ -34,6 +34,9 @@ export type FindingCode =
   | "over_cap"
   | "resolved_without_spend"
   | "unmetered_requests"
+  | "spend_unknown"
+  | "provider_features"
+  | "prompt_bound_exceeded"
   | "invalid_attempt"
   | "duplicate_scored_attempt"
   | "attempts_exceeded"
@@ -135,6 +138,9 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   over_cap: "error",
   resolved_without_spend: "error",
   unmetered_requests: "warning",
+  spend_unknown: "warning",
+  provider_features: "info",
+  prompt_bound_exceeded: "warning",
   invalid_attempt: "info",
   duplicate_scored_attempt: "error",
   attempts_exceeded: "error",

@@ -56,6 +56,9 @@ export function policyText(policy: CensoringPolicy): string {
 const SPEND_FLAG_TEXT: Record<SpendFlag["code"], string> = {
   resolved_without_spend: "resolved with zero model calls or zero tokens (spend not metered)",
   unmetered_requests: "with requests the relay refused because it cannot meter them",
+  spend_unknown: "with calls whose usage never arrived (their tokens are a lower bound)",
+  provider_features: "whose calls used provider features outside the token count",
+  prompt_bound_exceeded: "whose prompts passed the relay's bound of them (the cap's error)",
 };
 
 /**
