@@ -5,11 +5,12 @@
  * in-namespace forwarder), each agent with its own scripted upstream, so
  * that what reached the upstream is known per attack.
  *
- * Two plans: one with a token cap of 2000, no output policy and `web_search`
- * allowed (the cap, the uncapped Responses call, the provider features); one
- * with a wall cap of 8 s and no token cap (the call still being answered
- * when the wall cap falls). Every ledger is checked against its plan by the
- * validator the CLI runs.
+ * Three plans: one with a token cap of 2000, no output policy and
+ * `web_search` allowed (the cap, the uncapped Responses call, the provider
+ * features); one with a wall cap of 8 s and no token cap (the call still
+ * being answered when the wall cap falls); one allowing every provider
+ * feature (the same feature requests, all forwarded). Every ledger is
+ * checked against its plan by the validator the CLI runs.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
@@ -18,6 +19,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { ScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import { ProviderFeature } from "../analysis/schema.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { type Attack, type AttackOutcome, runAttackerPlan } from "./_relay_attacker_plan.ts";
 
@@ -51,11 +53,15 @@ const WALL_ATTACKS: Record<string, Attack> = {
   },
 };
 
-/** Both plans' outcomes, merged (the agent ids differ). */
-type Outcome = AttackOutcome;
+/**
+ * The first two plans' outcomes, merged (their agent ids differ), and the
+ * third's apart: the provider-feature attacks again under a plan that allows
+ * every feature.
+ */
+type Outcome = AttackOutcome & { allowed: AttackOutcome };
 
 let ran: Promise<Outcome> | null = null;
-/** Runs both plans once (the tests below read the one outcome). */
+/** Runs the three plans once (the tests below read the one outcome). */
 function attacks(): Promise<Outcome> {
   ran ??= (async () => {
     const cap = await runAttackerPlan(CAP_ATTACKS, {
@@ -69,13 +75,24 @@ function attacks(): Promise<Outcome> {
       seed: SEED,
       caps: { wall_ms_cap: 8_000 },
     });
+    const allowed = await runAttackerPlan({
+      features: CAP_ATTACKS.features,
+      "features-messages": CAP_ATTACKS["features-messages"],
+    }, {
+      plan_id: "features-allowed",
+      seed: SEED,
+      // The task's own step cap (10) would stop the 16 calls before the last.
+      caps: { token_cap: 5000, step_cap: 40, wall_ms_cap: 120_000 },
+      provider_features: [...ProviderFeature.options],
+    });
     return {
+      allowed,
       rows: { ...cap.rows, ...wall.rows },
       calls: { ...cap.calls, ...wall.calls },
       denied: { ...cap.denied, ...wall.denied },
       reports: { ...cap.reports, ...wall.reports },
       upstream: { ...cap.upstream, ...wall.upstream },
-      errors: [...cap.errors, ...wall.errors],
+      errors: [...cap.errors, ...wall.errors, ...allowed.errors],
     };
   })();
   return ran;
@@ -175,6 +192,41 @@ engineTest(
     });
     deepEqual(rows["features-messages"].evidence?.provider_features, ["web_search"]);
     equal(rows["features-messages"].status, "scored");
+  },
+);
+
+engineTest(
+  "budget attack features: every provider feature is forwarded when the plan allows it",
+  async () => {
+    const { allowed } = await attacks();
+    const forwardedAll = (report: unknown) =>
+      Object.fromEntries(Object.keys(report as object).map((name) => [name, "200 -"]));
+    const openai = allowed.reports.features.features;
+    deepEqual(openai, forwardedAll(openai));
+    const messages = allowed.reports["features-messages"]["features-messages"];
+    deepEqual(messages, forwardedAll(messages));
+    deepEqual(allowed.rows.features.evidence?.provider_features, [
+      "code_execution",
+      "file_search",
+      "image_generation",
+      "mcp",
+      "remote_urls",
+      "stored_state",
+      "web_search",
+    ]);
+    deepEqual(allowed.rows["features-messages"].evidence?.provider_features, [
+      "code_execution",
+      "mcp",
+      "stored_state",
+      "web_fetch",
+      "web_search",
+    ]);
+    // Allowed, stored state goes as the agent sent it: no store false added.
+    const stored = allowed.upstream.features.requests()
+      .map((request) => request.body as Record<string, unknown>)
+      .filter((body) => "input" in body && !("tools" in body));
+    ok(stored.some((body) => body.store === true));
+    ok(stored.every((body) => body.store !== false));
   },
 );
 
