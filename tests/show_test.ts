@@ -119,6 +119,55 @@ stderr tail:
   );
 });
 
+Deno.test("show prints what the token cap did to each call, its provider features and the requests refused outside the model APIs", async () => {
+  await using dir = await tempDir();
+  const stored = await storeEpisodeLog(`${dir.path}/artifacts`, {
+    episode_id: "r1/claude/t1/1",
+    stdoutTail: "",
+    stderrTail: "",
+    records: [
+      callRecord(1, {
+        endpoint: "/v1/messages",
+        output_cap: 3041,
+        prompt_bound: 16959,
+        cap_lowered: true,
+        provider_features: ["web_search"],
+      }),
+      callRecord(2, {
+        endpoint: "/v1/messages",
+        usage: null,
+        fault: "aborted",
+        spend_unknown: true,
+        output_cap: 100,
+        prompt_bound: 900,
+        cap_lowered: false,
+      }),
+    ],
+    bodies: [],
+    denied: [
+      { method: "HEAD", target: "/api/hello", status: 404, code: "not_found" },
+      { method: "GET", target: "/x\u001b[2Jy", status: 404, code: "not_found" },
+    ],
+  });
+  const ledger = await writeJsonl(`${dir.path}/ledger.jsonl`, [
+    row({ agent_id: "claude", resolved: true, episode_log_digest: stored.digest }),
+  ]);
+  const result = await cli("show", "r1/claude/t1/1", "--ledger", ledger);
+  assert.equal(result.code, 0, result.stderr);
+  const lines = result.stdout.split("\n");
+  const from = lines.findIndex((line) => line.startsWith("  #1 prompt bound"));
+  assert.deepEqual(lines.slice(from, from + 7), [
+    "  #1 prompt bound 16959, output cap 3041 (lowered by the token cap); provider features: web_search",
+    "  #2 prompt bound 900, output cap 100; spend unknown: its usage never arrived",
+    "",
+    "requests refused outside the model APIs: 2",
+    "  HEAD /api/hello: 404 not_found",
+    // The agent's ESC never reaches the terminal.
+    "  GET /x\\x1b[2Jy: 404 not_found",
+    "",
+  ]);
+});
+
 Deno.test("show --json prints the row and the stored log as canonical JSON", async () => {
   await using dir = await tempDir();
   const { ledger, stored } = await fixture(dir.path);
