@@ -212,6 +212,22 @@ done
 
 # agent-codex: npm's platform package of the Codex CLI holds a static musl
 # binary (`codex`) and the `rg` it runs; see containers/agents/codex.sh.
+# npm_pack SPEC INTEGRITY DIR: fetches the tarball of npm package SPEC
+# (name@version) into the empty directory DIR with npm on the host, checks its
+# sha512 integrity and prints its path (the one download of an agent image).
+npm_pack() {
+  local spec="$1" integrity="$2" dir="$3" tgz got
+  (cd "$dir" && npm pack --silent "$spec" >/dev/null) ||
+    die "cannot fetch $spec with npm (the npm registry must be reachable once)"
+  tgz="$(find "$dir" -maxdepth 1 -name '*.tgz' | head -n 1)"
+  [ -n "$tgz" ] || die "npm pack of $spec wrote no tarball"
+  got="$(node -e 'const { createHash } = require("node:crypto");
+    const hash = createHash("sha512").update(require("node:fs").readFileSync(process.argv[1]));
+    console.log("sha512-" + hash.digest("base64"));' "$tgz")"
+  [ "$got" = "$integrity" ] || die "$spec has integrity \"$got\", expected \"$integrity\""
+  echo "$tgz"
+}
+
 CODEX_VERSION=0.171.0
 CODEX_INTEGRITY="sha512-l66NZkQgdk2C3pbcfULDz42yEUB581MVA6I+Y43Wp4OIqEy73HCdmZ0GTjeAHY2ycuH4N00d9VsLrwT1jxshTw=="
 CODEX_VENDOR="package/vendor/x86_64-unknown-linux-musl"
@@ -219,14 +235,7 @@ CODEX_DIR="$BUILD/codex-$CODEX_VERSION"
 if [ ! -x "$CODEX_DIR/codex" ] || [ ! -x "$CODEX_DIR/rg" ]; then
   log "fetching @openai/codex@$CODEX_VERSION-linux-x64 with npm"
   fetch="$(mktemp -d "$BUILD/codex-fetch.XXXXXX")"
-  (cd "$fetch" && npm pack --silent "@openai/codex@$CODEX_VERSION-linux-x64" >/dev/null) ||
-    die "cannot fetch @openai/codex@$CODEX_VERSION-linux-x64 with npm (the npm registry must be reachable once)"
-  tgz="$fetch/openai-codex-$CODEX_VERSION-linux-x64.tgz"
-  got="$(node -e 'const { createHash } = require("node:crypto");
-    const hash = createHash("sha512").update(require("node:fs").readFileSync(process.argv[1]));
-    console.log("sha512-" + hash.digest("base64"));' "$tgz")"
-  [ "$got" = "$CODEX_INTEGRITY" ] ||
-    die "@openai/codex@$CODEX_VERSION-linux-x64 has integrity \"$got\", expected \"$CODEX_INTEGRITY\""
+  tgz="$(npm_pack "@openai/codex@$CODEX_VERSION-linux-x64" "$CODEX_INTEGRITY" "$fetch")"
   tar -xzf "$tgz" -C "$fetch" "$CODEX_VENDOR/bin/codex" "$CODEX_VENDOR/codex-path/rg"
   mkdir -p "$fetch/out"
   mv "$fetch/$CODEX_VENDOR/bin/codex" "$fetch/$CODEX_VENDOR/codex-path/rg" "$fetch/out/"
@@ -260,14 +269,7 @@ BASH_BIN="$(readlink -f "${LEDGERBENCH_BASH:-/bin/bash}")"
 if [ ! -x "$CLAUDE_DIR/claude" ]; then
   log "fetching $CLAUDE_PACKAGE@$CLAUDE_VERSION with npm"
   fetch="$(mktemp -d "$BUILD/claude-fetch.XXXXXX")"
-  (cd "$fetch" && npm pack --silent "$CLAUDE_PACKAGE@$CLAUDE_VERSION" >/dev/null) ||
-    die "cannot fetch $CLAUDE_PACKAGE@$CLAUDE_VERSION with npm (the npm registry must be reachable once)"
-  tgz="$fetch/anthropic-ai-claude-code-linux-x64-$CLAUDE_VERSION.tgz"
-  got="$(node -e 'const { createHash } = require("node:crypto");
-    const hash = createHash("sha512").update(require("node:fs").readFileSync(process.argv[1]));
-    console.log("sha512-" + hash.digest("base64"));' "$tgz")"
-  [ "$got" = "$CLAUDE_INTEGRITY" ] ||
-    die "$CLAUDE_PACKAGE@$CLAUDE_VERSION has integrity \"$got\", expected \"$CLAUDE_INTEGRITY\""
+  tgz="$(npm_pack "$CLAUDE_PACKAGE@$CLAUDE_VERSION" "$CLAUDE_INTEGRITY" "$fetch")"
   tar -xzf "$tgz" -C "$fetch" package/claude
   mkdir -p "$fetch/out"
   mv "$fetch/package/claude" "$fetch/out/"
