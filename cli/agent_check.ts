@@ -24,12 +24,10 @@ import { ExitCode, InputError, type Io, runSubcommand, UsageError } from "./_com
 import { WALL_MS_CAP_RANGE } from "./_option_ranges.ts";
 import { emit } from "./_output.ts";
 import { agentCommandOption, agentEnvOption, pairsOption } from "./freeze.ts";
+import { AgentCheckError, CHECK_WALL_MS, checkAgents } from "../runner/check_agents.ts";
 
 /** `--wall-ms`: the wall cap of each check episode. */
 const WALL_MS: NumberOption = { name: "wall-ms", range: WALL_MS_CAP_RANGE };
-
-/** The check episode's wall cap when `--wall-ms` is absent (runner/check_agents.ts). */
-const DEFAULT_WALL_MS = 120_000;
 
 /** Help text, an example first. */
 export const help = `Check agents before a batch (issue 21): each agent runs ONE short episode
@@ -75,7 +73,7 @@ OPTIONS:
                            ${UPSTREAM_KINDS.join(" or ")} (default openai), as the KIND+ of
                            "run --upstream ID=KIND+URL"
   --wall-ms N              Wall clock of each check episode in ms, ${rangeText(WALL_MS.range)}
-                           (default ${DEFAULT_WALL_MS})
+                           (default ${CHECK_WALL_MS})
   --out FILE               Write the result as JSON (the AgentCheck record of
                            analysis/schema.ts; replaced if it exists), for
                            "freeze --agent-check FILE"
@@ -171,7 +169,7 @@ export function agentsOption(values: Record<string, unknown>): ParsedAgent[] {
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
   const agents = agentsOption(values);
-  const wallMs = numberOption(values, WALL_MS) ?? DEFAULT_WALL_MS;
+  const wallMs = numberOption(values, WALL_MS) ?? CHECK_WALL_MS;
   const out = stringOption(values, "out");
   const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
   const engine = await dockerAvailable();
@@ -181,7 +179,6 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     );
     return ExitCode.refused;
   }
-  const { checkAgents, AgentCheckError } = await import("../runner/check_agents.ts");
   const { createProgress } = await import("../runner/progress.ts");
   let result;
   try {
