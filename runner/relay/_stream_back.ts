@@ -5,19 +5,12 @@
  *
  * @module
  */
-import { type SseEvent, SseSplitter } from "./_sse_splitter.ts";
+import type { SseEvent } from "./_sse_splitter.ts";
+import { type EventsRead, readEvents } from "./_read_events.ts";
 import type { EventVerdict } from "./api/model_api.ts";
 
 /** How the upstream stream ended, handed to {@linkcode StreamBackOptions.onEnd}. */
-export interface StreamEnd {
-  /** Why reading the upstream failed (timeout, abort, reset); null when it ended normally. */
-  error: unknown;
-  /** True when the stream ended with the API's last event (e.g. `data: [DONE]`). */
-  done: boolean;
-  /** `performance.now()` when the first body bytes arrived; null when none did. */
-  firstByteAt: number | null;
-  /** Events seen from the upstream, withheld ones included. */
-  events: number;
+export interface StreamEnd extends EventsRead {
   /**
    * Events passed back before the agent closed the stream (the rest were
    * read and inspected but not sent); null while the agent is still reading.
@@ -57,9 +50,10 @@ export interface StreamBackOptions {
  * closes the stream early stops receiving events, but the relay keeps
  * reading (bounded by the upstream request's own timeout and abort signal)
  * so that the call's usage, sent last, is still seen. Reading stops after
- * the event `onEvent` says is the last. Events are decoded as UTF-8, split with
- * {@linkcode SseSplitter} and re-encoded; no event is held back once it is
- * complete. Memory: the events the agent has not read yet.
+ * the event `onEvent` says is the last. Events are read with `readEvents`
+ * (decoded as UTF-8, split by `SseSplitter`) and re-encoded; no event is
+ * held back once it is complete. Memory: the events the agent has not read
+ * yet.
  *
  * @param upstream The upstream's 2xx event-stream response.
  * @param options Headers, key and the inspection callbacks.
@@ -99,40 +93,14 @@ export function streamBack(
   };
 
   const finished = (async () => {
-    const decoder = new TextDecoder();
-    const splitter = new SseSplitter();
-    const reader = upstream.body?.getReader();
-    let error: unknown = null;
-    let done = false;
-    let firstByteAt: number | null = null;
-    let events = 0;
-    const take = (complete: SseEvent[]) => {
-      for (const event of complete) {
-        if (done) return;
-        events += 1;
-        const verdict = options.onEvent(event);
-        if (verdict.pass) send(event.raw);
-        if (verdict.end) done = true;
-      }
-    };
-    try {
-      while (reader !== undefined && !done) {
-        const { value, done: ended } = await reader.read();
-        if (ended) {
-          take(splitter.end(decoder.decode()));
-          break;
-        }
-        firstByteAt ??= performance.now();
-        options.onBytes?.();
-        take(splitter.push(decoder.decode(value, { stream: true })));
-      }
-    } catch (caught) {
-      error = caught;
-    }
-    if (done) await reader?.cancel().catch(() => {});
+    const read = await readEvents(upstream, (event) => {
+      const verdict = options.onEvent(event);
+      if (verdict.pass) send(event.raw);
+      return verdict.end;
+    }, () => options.onBytes?.());
     let last: string | null = null;
     try {
-      last = options.onEnd({ error, done, firstByteAt, events, agentClosedAfter });
+      last = options.onEnd({ ...read, agentClosedAfter });
     } finally {
       if (last !== null) send(last);
       if (agentOpen) {

@@ -12,7 +12,8 @@
  * @module
  */
 import type { RelayCallRecord } from "./relay_call_record.ts";
-import { type SseEvent, SseSplitter } from "./_sse_splitter.ts";
+import type { SseEvent } from "./_sse_splitter.ts";
+import { readEvents } from "./_read_events.ts";
 import type { ModelApi, RelayError, StreamReader } from "./api/model_api.ts";
 import { errorBody } from "./api/upstream_kind.ts";
 import { describeFailure, passedHeaders, type SilenceTimer } from "./forward_call.ts";
@@ -80,35 +81,12 @@ export async function reassembleStream(
     record.tool_calls = evidence.toolCalls;
   };
   const events: SseEvent[] = [];
-  let done = false;
-  let error: unknown = null;
-  let firstByteAt: number | null = null;
-  const see = (complete: SseEvent[]) => {
-    for (const event of complete) {
-      if (done) break;
-      events.push(event);
-      if (reader.add(event).end) done = true;
-    }
+  const { error, done, firstByteAt } = await readEvents(response, (event) => {
+    events.push(event);
+    const end = reader.add(event).end;
     take();
-  };
-  const decoder = new TextDecoder();
-  const splitter = new SseSplitter();
-  const body = response.body?.getReader();
-  try {
-    while (body !== undefined && !done) {
-      const { value, done: ended } = await body.read();
-      if (ended) {
-        see(splitter.end(decoder.decode()));
-        break;
-      }
-      firstByteAt ??= performance.now();
-      call.silence.heard();
-      see(splitter.push(decoder.decode(value, { stream: true })));
-    }
-  } catch (caught) {
-    error = caught;
-  }
-  if (done) await body?.cancel().catch(() => {});
+    return end;
+  }, () => call.silence.heard());
   call.silence.stop();
   record.latency_ms = roundMs(performance.now() - call.started);
   record.first_byte_ms = firstByteAt === null ? null : roundMs(firstByteAt - call.started);
