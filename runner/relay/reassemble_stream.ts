@@ -17,7 +17,7 @@ import { readEvents } from "./_read_events.ts";
 import type { ModelApi, RelayError, StreamReader } from "./api/model_api.ts";
 import { errorBody } from "./api/upstream_kind.ts";
 import { describeFailure, passedHeaders, type SilenceTimer } from "./forward_call.ts";
-import { roundMs } from "./stream_accounting.ts";
+import { eventCount, roundMs, takeEvidence } from "./stream_accounting.ts";
 
 /** What {@linkcode reassembleStream} needs besides the upstream's response. */
 export interface ReassembledCall {
@@ -73,26 +73,19 @@ export async function reassembleStream(
   const { record, reader, api } = call;
   record.upstream_status = response.status;
   record.reassembled = true;
-  const take = () => {
-    const evidence = reader.evidence();
-    record.server_model_id = evidence.model;
-    record.usage = evidence.usage;
-    if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
-    record.tool_calls = evidence.toolCalls;
-  };
   const events: SseEvent[] = [];
   const { error, done, firstByteAt } = await readEvents(response, (event) => {
     events.push(event);
     const end = reader.add(event).end;
-    take();
+    takeEvidence(record, reader);
     return end;
   }, () => call.silence.heard());
   call.silence.stop();
   record.latency_ms = roundMs(performance.now() - call.started);
   record.first_byte_ms = firstByteAt === null ? null : roundMs(firstByteAt - call.started);
-  take();
+  takeEvidence(record, reader);
 
-  const count = events.length === 1 ? "1 event" : `${events.length} events`;
+  const count = eventCount(events.length);
   let failure: Failure | null = null;
   let whole: Record<string, unknown> | null = null;
   const fault = (status: number, code: string, message: string): Failure => ({

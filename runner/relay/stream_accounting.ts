@@ -54,19 +54,12 @@ export function accountStream(
   const { record, reader, api } = call;
   record.status = response.status;
   record.upstream_status = response.status;
-  const take = () => {
-    const evidence = reader.evidence();
-    record.server_model_id = evidence.model;
-    record.usage = evidence.usage;
-    if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
-    record.tool_calls = evidence.toolCalls;
-  };
   return streamBack(response, {
     headers: passedHeaders(response.headers),
     key: call.key,
     onEvent: (event) => {
       const verdict = reader.add(event);
-      take();
+      takeEvidence(record, reader);
       return verdict;
     },
     onSent: call.onSent,
@@ -81,7 +74,7 @@ export function accountStream(
       record.first_byte_ms = end.firstByteAt === null
         ? null
         : roundMs(end.firstByteAt - call.started);
-      take();
+      takeEvidence(record, reader);
       const notes: string[] = [];
       let last: string | null = null;
       if (end.error !== null && call.closing.aborted) {
@@ -125,7 +118,29 @@ function agentClosedNote(end: StreamEnd): string {
     : `${passed}; the relay went on reading the upstream stream for the evidence`;
 }
 
-function eventCount(n: number): string {
+/**
+ * Copies the evidence a stream's reader has collected so far onto the
+ * call's record: the server's model id, usage (and its detail, once known)
+ * and tool calls.
+ *
+ * @param record the call's record, updated in place
+ * @param reader the stream's reader
+ */
+export function takeEvidence(record: RelayCallRecord, reader: StreamReader): void {
+  const evidence = reader.evidence();
+  record.server_model_id = evidence.model;
+  record.usage = evidence.usage;
+  if (evidence.usageDetail !== null) record.usage_detail = evidence.usageDetail;
+  record.tool_calls = evidence.toolCalls;
+}
+
+/**
+ * A count of events in words, for notes: `1 event`, `3 events`.
+ *
+ * @param n the count
+ * @returns the words
+ */
+export function eventCount(n: number): string {
   return n === 1 ? "1 event" : `${n} events`;
 }
 
