@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { isCount } from "./api/model_api.ts";
 import { type Conversation, type ProviderApi, readConversation } from "./provider_conversation.ts";
 import { pickReply } from "./pick_provider_reply.ts";
 import { parseProviderScript, type ProviderScriptInput } from "./provider_script.ts";
@@ -288,7 +289,7 @@ function eventStream(
 function requestOutputCap(request: Record<string, unknown>): number | null {
   for (const field of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
     const value = request[field];
-    if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+    if (isCount(value)) return value;
   }
   return null;
 }
