@@ -1,6 +1,8 @@
 import { deepStrictEqual as deepEqual, equal, ok } from "node:assert/strict";
 import { parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
 import { probeOutcomes } from "../../analysis/judge/probe_outcomes.ts";
+import { pickReply } from "../relay/pick_provider_reply.ts";
+import { readConversation } from "../relay/provider_conversation.ts";
 import { ProviderScript } from "../relay/provider_script.ts";
 import { taskPaths } from "../suite_manifest.ts";
 import { JUDGE_EXAMPLE } from "../../suites/judge_example.ts";
@@ -12,21 +14,12 @@ const MATERIAL = await loadJudgeMaterial(taskPaths(JUDGE_EXAMPLE.suite, "explain
 const SHIPPED = ProviderScript.parse(JSON.parse(await Deno.readTextFile(JUDGE_EXAMPLE.script)));
 
 /**
- * What a script replies to a prompt, by the scripted provider's rule
- * (runner/relay/provider_script.ts): the first rule whose `matches` (a
- * JavaScript regular expression, no flags) finds the last user message,
- * else the default.
+ * What a script replies to a prompt: the scripted provider's own choice
+ * (`pickReply`) for a first call whose last user message is `user`.
  */
 function replyOf(script: ProviderScript, user: string): string {
-  for (const rule of script.rules) {
-    if (rule.matches !== undefined && new RegExp(rule.matches).test(user)) {
-      return rule.reply.content ?? "";
-    }
-    if (rule.contains !== undefined && user.includes(rule.contains)) {
-      return rule.reply.content ?? "";
-    }
-  }
-  return script.default?.content ?? "";
+  const conversation = readConversation("chat", { messages: [{ role: "user", content: user }] });
+  return pickReply(script, 1, conversation).reply.content ?? "";
 }
 
 /** The total a script's reply gives `answer` on the example's rubric, or the parser's problem. */
