@@ -69,11 +69,7 @@ export function renderings(
     withoutToolCalls: path === "/v1/completions",
   });
   const whole = wire.body(parts, request);
-  const splitter = new SseSplitter();
-  const events = [
-    ...splitter.push(wire.events(parts, { ...request, stream: true }).join("")),
-    ...splitter.end(),
-  ];
+  const events = eventsOf(wire.events(parts, { ...request, stream: true }).join(""));
   return { whole, events };
 }
 
