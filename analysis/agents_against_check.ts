@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { canonicalJsonLine } from "./canonical_json.ts";
 import type { AgentCheck, AgentCheckAgent, PlannedAgent } from "./schema.ts";
 import { displayId } from "./untrusted_text.ts";
 
@@ -110,18 +111,13 @@ function configurationDifferences(
   agent: Pick<PlannedAgent, "model" | "env" | "command">,
   entry: AgentCheckAgent,
 ): string[] {
-  const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+  // Keys sorted, so that an env map given in another order is the same configuration.
+  const same = (a: unknown, b: unknown) => canonicalJsonLine(a) === canonicalJsonLine(b);
   return [
     ...(same(agent.model ?? null, entry.model) ? [] : ["model"]),
     ...(same(agent.env ?? null, entry.env ?? null) ? [] : ["env"]),
     ...(same(agent.command ?? null, entry.command ?? null) ? [] : ["command"]),
   ];
-}
-
-/** An env map with its keys sorted (others as they are), for comparison. */
-function sorted(value: unknown): unknown {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The token-cap warning of one checked agent (see {@linkcode agentsAgainstCheck}), or null. */
