@@ -52,6 +52,23 @@ export function policyText(policy: CensoringPolicy): string {
     `${formatPercentExact(policy.labelled_max)}, above that budget adequacy only`;
 }
 
+/**
+ * An agent's resolved rate with each judge fault counted as a failure
+ * (issue 21, `AgentJudgeFaults.resolved_rate_faults_as_failures`), in
+ * words, e.g. `with them counted as failures its resolved rate is 90.0%
+ * (45 of 50, a lower bound)`; the claims and the report's judge section say it alike.
+ *
+ * @param faults the agent's judge faults
+ * @returns the phrase, without a final period
+ */
+export function faultsAsFailuresText(faults: AgentJudgeFaults): string {
+  return `with them counted as failures its resolved rate is ${
+    percent(faults.resolved_rate_faults_as_failures)
+  } (${integer(faults.resolved)} of ${
+    integer(faults.scored + faults.judge_faults)
+  }, a lower bound)`;
+}
+
 /** What each spend-evidence flag says of its rows. */
 const SPEND_FLAG_TEXT: Record<SpendFlag["code"], string> = {
   resolved_without_spend: "resolved with zero model calls or zero tokens (spend not metered)",
@@ -299,10 +316,7 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     ? ""
     : `; its judge-fault rate ${percent(faults.judge_fault_rate)} (${
       integer(faults.judge_faults)
-    } of ${plural(faults.judged, "judged row")}) needs labels too: with them counted as ` +
-      `failures its resolved rate is ${percent(faults.resolved_rate_faults_as_failures)} (${
-        integer(faults.resolved)
-      } of ${integer(faults.scored + faults.judge_faults)}, a lower bound)`;
+    } of ${plural(faults.judged, "judged row")}) needs labels too: ${faultsAsFailuresText(faults)}`;
   const id = `agent:${agent.agent_id}`;
   const rule = `seed-003 policy "${claim ?? "none"}"`;
   if (withheld !== null) {

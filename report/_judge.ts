@@ -13,7 +13,7 @@ import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
 import type { CensoringPolicy, Plan } from "../analysis/schema.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { integer, percent, plural, quotedList } from "./format.ts";
-import { policyText } from "./_claims.ts";
+import { faultsAsFailuresText, policyText } from "./_claims.ts";
 import type { ReportClaim, ReportJudge } from "./report_model.ts";
 
 /** The rule every judge claim names. */
@@ -64,11 +64,7 @@ const JUDGE_FAULT_WORDS = {
  */
 export function judgeFaultClaim(row: AgentJudgeFaults, policy: CensoringPolicy): ReportClaim {
   const claim = row.claim ?? "headline";
-  const bound = claim === "headline"
-    ? ""
-    : `; with them counted as failures its resolved rate is ${
-      percent(row.resolved_rate_faults_as_failures)
-    } (${integer(row.resolved)} of ${integer(row.scored + row.judge_faults)}, a lower bound)`;
+  const bound = claim === "headline" ? "" : `; ${faultsAsFailuresText(row)}`;
   return {
     id: `judge-faults:${row.agent_id}`,
     topic: "judge",
