@@ -652,9 +652,11 @@ export type JudgeSettings = z.infer<typeof JudgeSettings>;
 /**
  * A provider-side capability a plan may allow by name (issue 21,
  * `freeze --allow-provider-feature`): hosted and server tools, state the
- * provider stores, background runs, URLs it fetches. Every one is denied by
- * default; which request fields use each is in
- * `runner/relay/provider_features.ts`.
+ * provider stores, URLs it fetches. Every one is denied by default; which
+ * request fields use each is in `runner/relay/provider_features.ts`. A
+ * background run (Responses `background: true`) is not among them: it is
+ * refused whatever the plan says, since its usage arrives after the call,
+ * where the relay cannot meter it.
  */
 export const ProviderFeature = z.enum([
   "web_search",
@@ -667,7 +669,6 @@ export const ProviderFeature = z.enum([
   "advisor",
   "skills",
   "stored_state",
-  "background",
   "remote_urls",
 ]);
 export type ProviderFeature = z.infer<typeof ProviderFeature>;

@@ -2,7 +2,7 @@
  * Provider capabilities in a model call, denied unless the plan allows them
  * by name (issue 21, "Provider capabilities are denied by default"): work the
  * provider does outside the metered model call — hosted and server tools,
- * state it stores or reads back, background runs, and URLs it fetches. Each
+ * state it stores or reads back, and URLs it fetches. Each
  * is a way to the internet, or spend outside the token count, that the
  * relay cannot see; a plan names the ones it allows
  * (`freeze --allow-provider-feature web_search`).
@@ -101,8 +101,6 @@ export { ProviderFeature };
  *   `input_file` and screenshots; Chat `store: true`, `file.file_id`,
  *   assistant `audio.id`; Messages `source.type: "file"` (`file_id`),
  *   `container_upload`, `thread`; betas `files-api-*`, `message-threads-*`.
- * - `background`: a response produced after the call returns. Responses
- *   `background: true`.
  * - `remote_urls`: any URL the provider would fetch (data: URLs are
  *   inline and always allowed). Chat parts `image_url`, `video_url`,
  *   `audio_url` (the last two OpenAI-compatible servers' extensions),
@@ -380,7 +378,6 @@ function responsesFeatures(body: Record<string, unknown>, uses: Uses): void {
       }
     }
   }
-  if (body.background === true) uses.add("background", "background true");
   for (const [i, item] of records(body.input)) {
     const here = `input[${i}]`;
     const type = item.type;
