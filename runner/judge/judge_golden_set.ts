@@ -76,6 +76,7 @@ export async function judgeGoldenSet(
   const probes: ProbeJudgment[] = [];
   const tasks = [...options.materials].map(([taskId, material]) => ({
     taskId,
+    material,
     probes: adversarialProbes(material),
   }));
   const total = items.size + tasks.reduce((sum, task) => sum + task.probes.length, 0);
@@ -103,9 +104,8 @@ export async function judgeGoldenSet(
       options.onItem?.(judged.length, total);
     }
     for (const task of tasks) {
-      const material = options.materials.get(task.taskId)!;
       for (const probe of task.probes) {
-        const judgment = await judgeScore(session, material, probe.answer);
+        const judgment = await judgeScore(session, task.material, probe.answer);
         probes.push({ probe_id: probe.probe_id, task_id: task.taskId, judgment });
         options.onItem?.(judged.length + probes.length, total);
       }
