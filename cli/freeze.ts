@@ -447,9 +447,7 @@ function providerFeaturesOption(given: readonly string[]): ProviderFeature[] {
     const parsed = ProviderFeature.safeParse(name.trim());
     if (!parsed.success) {
       throw new UsageError(
-        `Option "--allow-provider-feature": "${name}" is not a provider feature (one of ${
-          ProviderFeature.options.join(", ")
-        })`,
+        `Option "--allow-provider-feature": "${name}" is not a provider feature (one of ${PROVIDER_FEATURE_LIST})`,
       );
     }
     features.add(parsed.data);
