@@ -210,8 +210,6 @@ for agent in "${AGENTS[@]}"; do
   docker tag "ledgerbench/agent-$agent:$tag" "ledgerbench/agent-$agent:latest"
 done
 
-# agent-codex: npm's platform package of the Codex CLI holds a static musl
-# binary (`codex`) and the `rg` it runs; see containers/agents/codex.sh.
 # npm_pack SPEC INTEGRITY DIR: fetches the tarball of npm package SPEC
 # (name@version) into the empty directory DIR with npm on the host, checks its
 # sha512 integrity and prints its path (the one download of an agent image).
@@ -228,6 +226,8 @@ npm_pack() {
   echo "$tgz"
 }
 
+# agent-codex: npm's platform package of the Codex CLI holds a static musl
+# binary (`codex`) and the `rg` it runs; see containers/agents/codex.sh.
 CODEX_VERSION=0.171.0
 CODEX_INTEGRITY="sha512-l66NZkQgdk2C3pbcfULDz42yEUB581MVA6I+Y43Wp4OIqEy73HCdmZ0GTjeAHY2ycuH4N00d9VsLrwT1jxshTw=="
 CODEX_VENDOR="package/vendor/x86_64-unknown-linux-musl"
