@@ -17,6 +17,7 @@ import {
 } from "../analysis/schema.ts";
 import { openInput } from "./input_file.ts";
 import { type Loaded, loadJsonFile, parseJsonFile } from "./json_file.ts";
+import type { z } from "zod";
 import { parseLine, scanJsonl } from "./jsonl.ts";
 
 /**
@@ -71,13 +72,7 @@ export async function loadCalibrationSummary(
 export async function loadCalibrationJudgments(
   path: string,
 ): Promise<{ sha256: string; judgments: GoldenItemJudgment[] }> {
-  const judgments: GoldenItemJudgment[] = [];
-  const summary = await scanJsonl(await openInput(path), (bytes, line, text) => {
-    const result = parseLine(GoldenItemJudgment, { bytes, file: path, line, text });
-    if (!result.ok) throw new LedgerError([result.problem]);
-    judgments.push(result.value);
-  });
-  return { sha256: summary.sha256, judgments };
+  return await loadJudgmentLines(path, GoldenItemJudgment);
 }
 
 /**
@@ -91,9 +86,20 @@ export async function loadCalibrationJudgments(
 export async function loadProbeJudgments(
   path: string,
 ): Promise<{ sha256: string; judgments: ProbeJudgment[] }> {
-  const judgments: ProbeJudgment[] = [];
+  return await loadJudgmentLines(path, ProbeJudgment);
+}
+
+/**
+ * One record of `schema` per line, streaming, stopping at the first
+ * problem; the reader of `judgments.jsonl` and `probes.jsonl` alike.
+ */
+async function loadJudgmentLines<S extends z.ZodType>(
+  path: string,
+  schema: S,
+): Promise<{ sha256: string; judgments: z.output<S>[] }> {
+  const judgments: z.output<S>[] = [];
   const summary = await scanJsonl(await openInput(path), (bytes, line, text) => {
-    const result = parseLine(ProbeJudgment, { bytes, file: path, line, text });
+    const result = parseLine(schema, { bytes, file: path, line, text });
     if (!result.ok) throw new LedgerError([result.problem]);
     judgments.push(result.value);
   });
