@@ -47,6 +47,7 @@ import type { RelayCallRecord } from "./relay/relay_call_record.ts";
 import { startScriptedProvider } from "./relay/scripted_provider.ts";
 import { runPlan } from "./run_plan.ts";
 import { runnerVersion } from "./runner_version.ts";
+import { removeTree } from "./sandbox/remove_tree.ts";
 
 /** The built-in task's id. */
 export const CHECK_TASK_ID = "agent-check";
@@ -229,7 +230,8 @@ export async function checkAgents(
     };
   } finally {
     await provider.close();
-    await removeWorkDir(work);
+    // Best effort, read-only artifact snapshots included: the check's result is what matters.
+    await removeTree(work).catch(() => {});
   }
 }
 
@@ -293,12 +295,4 @@ function firstCall(call: RelayCallRecord): AgentCheckCall {
     requested_output_cap: call.cap_lowered === true ? null : outputCap,
     cap_lowered: call.cap_lowered ?? null,
   };
-}
-
-/** Removes the work directory, read-only artifact snapshots included. */
-async function removeWorkDir(dir: string): Promise<void> {
-  await Deno.remove(dir, { recursive: true }).catch(async () => {
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output().catch(() => {});
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  });
 }
