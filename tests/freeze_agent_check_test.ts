@@ -221,23 +221,25 @@ Deno.test({
           }),
         ),
       );
+      const freezeWith = (check: string) =>
+        ledgerbench([
+          "freeze",
+          "--suite",
+          suite.dir,
+          "--out",
+          `${dir}/plan.json`,
+          "--agent",
+          `solver=${SOLVER}`,
+          ...DIGESTS,
+          "--agent-check",
+          `${dir}/${check}`,
+        ]);
       // A verdict "ok" without a metered call is a contradiction, not a pass.
       await Deno.writeTextFile(
         `${dir}/bad.json`,
         JSON.stringify({ ...good, agents: [{ ...SOLVER_OK, model_calls: 0 }] }),
       );
-      const bad = await ledgerbench([
-        "freeze",
-        "--suite",
-        suite.dir,
-        "--out",
-        `${dir}/plan.json`,
-        "--agent",
-        `solver=${SOLVER}`,
-        ...DIGESTS,
-        "--agent-check",
-        `${dir}/bad.json`,
-      ]);
+      const bad = await freezeWith("bad.json");
       equal(bad.code, 2, bad.stderr);
       equal(
         bad.stderr,
@@ -246,18 +248,7 @@ Deno.test({
       );
       // An unknown key: strict.
       await Deno.writeTextFile(`${dir}/extra.json`, JSON.stringify({ ...good, extra: 1 }));
-      const extra = await ledgerbench([
-        "freeze",
-        "--suite",
-        suite.dir,
-        "--out",
-        `${dir}/plan.json`,
-        "--agent",
-        `solver=${SOLVER}`,
-        ...DIGESTS,
-        "--agent-check",
-        `${dir}/extra.json`,
-      ]);
+      const extra = await freezeWith("extra.json");
       equal(extra.code, 2, extra.stderr);
       match(extra.stderr, /^error: .*extra\.json: .*"extra"/);
       equal(await exists(`${dir}/plan.json`), false);
