@@ -27,6 +27,7 @@ import { describeHalt } from "../runner/run_batch.ts";
 import type { Upstream } from "../runner/run_episode.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
+import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { JUDGE_EXAMPLE } from "../suites/judge_example.ts";
@@ -341,12 +342,9 @@ async function runJudgedExample(
   }
 }
 
-/** Removes a directory that may hold read-only snapshots (artifacts); nothing when absent. */
+/** Removes a directory that may hold read-only snapshots (artifacts), best effort. */
 async function removeSnapshots(dir: string): Promise<void> {
-  await Deno.remove(dir, { recursive: true }).catch(async () => {
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output().catch(() => {});
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  });
+  await removeTree(dir).catch(() => {});
 }
 
 /** The shipped example: ledger, plan, errata and price table. */
