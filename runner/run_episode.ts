@@ -178,7 +178,10 @@ export function createEpisodeExecutor(
     }
     return material;
   };
-  return async (episode: PlannedEpisode, context: EpisodeContext): Promise<EpisodeDraft> => {
+  const runOne = async (
+    episode: PlannedEpisode,
+    context: EpisodeContext,
+  ): Promise<EpisodeDraft> => {
     const task = tasks.get(episode.task_id);
     const agent = agents.get(episode.agent_id);
     if (task === undefined || agent === undefined) {
@@ -352,5 +355,13 @@ export function createEpisodeExecutor(
       denied: relay.denied(),
       judge: judgeCalls,
     });
+  };
+  // Whatever the episode left running ends with it, verified or not (issue 22).
+  return async (episode: PlannedEpisode, context: EpisodeContext): Promise<EpisodeDraft> => {
+    try {
+      return await runOne(episode, context);
+    } finally {
+      await sandbox.endEpisode?.(episode).catch(() => {});
+    }
   };
 }

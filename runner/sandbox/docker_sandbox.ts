@@ -19,9 +19,16 @@ import {
 } from "./episode_sandbox.ts";
 import { runCandidate } from "./run_candidate.ts";
 import { GATE_BUSYBOX } from "./_gate.ts";
-import { runVerifier, type RunVerifierOptions, type VerifierTaskSettings } from "./run_verifier.ts";
+import {
+  runVerifier,
+  type RunVerifierOptions,
+  VERIFIER_LIMITS,
+  type VerifierTaskSettings,
+} from "./run_verifier.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_candidate.ts";
+import { runSharedVerifier } from "./shared_verifier.ts";
 
 /**
  * What one task asks of its sandbox (its manifest entry, with its frozen
@@ -41,6 +48,18 @@ export interface TaskSandboxSettings {
   verifierWallMs?: number;
   /** Variables for the verifier's environment. */
   verifierEnv?: Record<string, string>;
+  /**
+   * Where the verifier runs (issue 22): `sealed` (absent), the verifier's
+   * own container against the stored artifact; `shared`, Harbor's default,
+   * `tests/test.sh` in the candidate's own live container after the agent's
+   * exit (`shared_verifier.ts`), the task's environment run as built
+   * (`environment_candidate.ts`).
+   */
+  verifierMode?: "sealed" | "shared";
+  /** The user the shared verifier runs as; absent: root. */
+  verifierUser?: string;
+  /** The agent's user in the task's environment; absent: the image's. */
+  agentUser?: string;
 }
 
 /**
@@ -126,6 +145,8 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     }
     return { ...bundle, command: bundle.command };
   };
+  /** Shared-mode environments whose candidate has run and whose verifier has not, by episode. */
+  const live = new Map<string, EnvironmentEpisode>();
   return {
     describeEnvironment: (agent, taskId) => {
       const settings = settingsOf(taskId);
@@ -161,6 +182,41 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         forwarder = null;
       };
       try {
+        if (settings.verifierMode === "shared" && settings.environmentImage !== undefined) {
+          const environment = await runEnvironmentCandidate(settings.environmentImage, {
+            workspace: request.workspace,
+            artifactsRoot: request.artifactsRoot,
+          }, {
+            env: { ...agent.env, ...relayEnvironment(port, request.model) },
+            forbiddenValues: request.forbiddenValues,
+            argv: program === undefined
+              ? [...bundle!.command, ...(agent.command?.slice(1) ?? [])]
+              : program.kind === "oracle"
+              ? ["/solution/solve.sh"]
+              : [GATE_BUSYBOX, "true"],
+            bundleDir: bundle?.dir,
+            solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
+            workdir: settings.workdir,
+            user: settings.agentUser,
+            memoryBytes: settings.memoryBytes,
+            nanoCpus: settings.nanoCpus,
+            wallMs: request.wallMs,
+            signal: request.signal,
+            onStarted: async (pid) => {
+              forwarder = forwardInNamespaceAvailable()
+                ? forwardInNamespace({ pid, socketPath: request.relaySocket, port })
+                : await startForwarder({ pid, socketPath: request.relaySocket, port });
+            },
+            onExited: async () => {
+              await closeForwarder();
+              await request.onExited();
+            },
+            labels: episodeLabels(request.episode),
+            tempDir: options.tempDir,
+          });
+          live.set(request.episode.episode_id, environment);
+          return environment.result;
+        }
         const image = settings.environmentImage ?? options.agentImages[agent.agent_id];
         const candidate = await runCandidate(image, {
           workspace: request.workspace,
@@ -208,16 +264,47 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         await closeForwarder();
       }
     },
+    endEpisode: async (episode) => {
+      const environment = live.get(episode.episode_id);
+      live.delete(episode.episode_id);
+      await environment?.end();
+    },
     runVerifier: async (request: VerifierRequest) => {
       const settings = settingsOf(request.episode.task_id);
-      const environment = settings.environmentImage;
-      if (environment !== undefined && options.verifierKit === undefined) {
+      const environment = live.get(request.episode.episode_id);
+      if (environment !== undefined) {
+        try {
+          const shared = await runSharedVerifier(environment, {
+            verifierDir: request.verifierDir,
+            expectedVerifierDigest: request.expectedVerifierDigest,
+            reward: settings.verifier.reward ??
+              { passThreshold: 1, rewardKey: "reward", rule: "key" },
+            user: settings.verifierUser,
+            env: settings.verifierEnv,
+            wallMs: settings.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
+            signal: request.signal,
+          });
+          const outcome = shared.outcome;
+          return outcome.kind === "verdict"
+            ? {
+              kind: "verdict",
+              resolved: outcome.verdict.resolved,
+              failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
+            }
+            : { kind: "fault", fault: outcome.fault, detail: outcome.detail };
+        } finally {
+          live.delete(request.episode.episode_id);
+          await environment.end();
+        }
+      }
+      const taskImage = settings.environmentImage;
+      if (taskImage !== undefined && options.verifierKit === undefined) {
         throw new SandboxError(
           "bundle_invalid",
           `Cannot verify task "${request.episode.task_id}" in its own environment: no verifier kit`,
         );
       }
-      const outcome = await runVerifier(environment ?? options.verifierImage, {
+      const outcome = await runVerifier(taskImage ?? options.verifierImage, {
         artifact: request.artifact,
         verifierDir: request.verifierDir,
         expectedVerifierDigest: request.expectedVerifierDigest,

@@ -162,6 +162,15 @@ export interface EpisodeSandbox {
    * @throws {Error} on a harness fault
    */
   runVerifier(request: VerifierRequest): Promise<VerifyResult>;
+  /**
+   * Ends whatever the episode left running (issue 22: a shared-mode
+   * environment is kept up from the candidate's exit to its verification);
+   * called once per episode after its row is classified, whether or not its
+   * verifier ran. Never throws. Absent: nothing outlives a call.
+   *
+   * @param episode the episode
+   */
+  endEpisode?(episode: PlannedEpisode): Promise<void>;
 }
 
 /**

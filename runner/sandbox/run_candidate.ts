@@ -21,7 +21,7 @@ import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 
 /** The `PATH` of an image that sets none (Docker's default). */
-const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** One mebibyte. */
 const MIB = 1024 ** 2;
@@ -460,8 +460,15 @@ async function processExists(pid: number): Promise<boolean> {
   }
 }
 
-/** The relative path of the first regular file containing a forbidden value, or null. */
-async function findForbidden(dir: string, values: readonly string[]): Promise<string | null> {
+/**
+ * The relative path of the first regular file under `dir` containing one of
+ * `values` (the upstream key must never enter a sandbox), or null.
+ *
+ * @param dir the workspace copy
+ * @param values the forbidden values (non-empty)
+ * @returns the first offending path, relative to `dir`
+ */
+export async function findForbidden(dir: string, values: readonly string[]): Promise<string | null> {
   const needles = values.map((v) => Buffer.from(v, "utf8"));
   async function visit(abs: string, rel: string): Promise<string | null> {
     for await (const entry of Deno.readDir(abs)) {

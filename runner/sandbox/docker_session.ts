@@ -1,0 +1,393 @@
+/**
+ * The Docker implementation of {@link SandboxSession} (issue 22): one
+ * container that stays up between the processes run in it, as Harbor's
+ * environments do (its main service runs the image's entrypoint with a
+ * command that sleeps forever, and the agent and the verifier are `exec`'d
+ * into it), so that what the agent started is still there when the
+ * verifier runs.
+ *
+ * @module
+ */
+import type Docker from "dockerode";
+import { Buffer } from "node:buffer";
+import { engineCall } from "../docker/engine_call.ts";
+import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
+import { GATE_BUSYBOX } from "./_gate.ts";
+import type {
+  FsChange,
+  SandboxSession,
+  SessionExec,
+  SessionExecRun,
+  SessionProcess,
+} from "./sandbox_session.ts";
+import { SandboxError } from "./sandbox_error.ts";
+import { tailText } from "./tail_text.ts";
+import { killDescendants } from "./_kill_descendants.ts";
+
+/** Options of {@link startDockerSession}. */
+export interface DockerSessionOptions {
+  docker: Docker;
+  /**
+   * Called with the container's init PID once it runs, before its own
+   * command may start (the relay's forwarder binds its port here).
+   */
+  onStarted?: (pid: number) => Promise<void>;
+  /** Called with the init PID after `onStarted`: lets the container's command run (its gate). */
+  openGate: (pid: number) => Promise<void>;
+}
+
+/** A started session: the primitives, the container's facts, and its end. */
+export interface DockerSession extends SandboxSession {
+  containerId: string;
+  /** The container's init PID on the host. */
+  pid: number;
+  /** Kills and removes the container (idempotent; never throws). */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates and starts the container of `create` (whose command must not
+ * exit: a keep-alive after the image's entrypoint), checks that it is alone
+ * in its own network namespace with only loopback (as every sandbox is),
+ * runs `onStarted` and opens its gate.
+ *
+ * @param create the create request (`sandboxCreateOptions` with the caller's changes)
+ * @param options the engine client and the hooks
+ * @returns the session; the caller must `close` it
+ * @throws {SandboxError} `engine_error`, `isolation_failed`, `hook_failed`, or the gate's own error
+ */
+export async function startDockerSession(
+  create: Docker.ContainerCreateOptions,
+  options: DockerSessionOptions,
+): Promise<DockerSession> {
+  const { docker } = options;
+  let container: Docker.Container;
+  try {
+    container = await engineCall(
+      `create a container from ${create.Image}`,
+      (abortSignal) => docker.createContainer({ ...create, abortSignal }),
+    );
+  } catch (error) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot create a container from "${create.Image}": ${message(error)}`,
+      { cause: error },
+    );
+  }
+  const short = container.id.slice(0, 12);
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    closing ??= engineCall(
+      `remove container ${short}`,
+      (abortSignal) =>
+        container.remove({ force: true, v: true, abortSignal } as Docker.ContainerRemoveOptions),
+    ).then(() => {}, () => {});
+  try {
+    await engineCall(`start container ${short}`, (abortSignal) => container.start({ abortSignal }));
+    const info = await engineCall(
+      `inspect container ${short}`,
+      (abortSignal) => container.inspect({ abortSignal }),
+    );
+    const pid = info.State.Pid;
+    if (!(pid > 0)) {
+      throw new SandboxError("engine_error", `Container "${short}" exited before its gate opened`);
+    }
+    const problem = networkIsolationCheckable() ? networkIsolationProblem(pid) : null;
+    if (problem !== null) {
+      throw new SandboxError(
+        "isolation_failed",
+        `Container "${short}" is not network-isolated: ${problem}`,
+      );
+    }
+    if (options.onStarted) {
+      try {
+        await options.onStarted(pid);
+      } catch (error) {
+        throw new SandboxError(
+          "hook_failed",
+          `The started hook failed for container "${short}": ${message(error)}`,
+          { cause: error },
+        );
+      }
+    }
+    await options.openGate(pid);
+    return {
+      containerId: container.id,
+      pid,
+      close,
+      exec: (request) => execIn(container, request),
+      copyIn: (hostDir, path) => copyIn(container, hostDir, path),
+      readFile: (path, maxBytes) => readFile(container, path, maxBytes),
+      changes: () => changesOf(container),
+      processes: () => processesOf(container),
+      oomKilled: async () =>
+        (await engineCall(
+          `inspect container ${short}`,
+          (abortSignal) => container.inspect({ abortSignal }),
+        )).State.OOMKilled === true,
+    };
+  } catch (error) {
+    await close();
+    if (error instanceof SandboxError) throw error;
+    throw new SandboxError(
+      "engine_error",
+      `Cannot start the session of "${create.Image}": ${message(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Runs one process with `docker exec`, keeping bounded tails of its output;
+ * at its wall cap (or on abort) it and every process still its descendant
+ * are killed on the host (`killDescendants`), while processes it left to
+ * run on their own (services it started and detached) stay, as in Harbor.
+ */
+async function execIn(container: Docker.Container, request: SessionExec): Promise<SessionExecRun> {
+  const tailBytes = request.tailBytes ?? 65536;
+  const exec = await engineCall(
+    "create an exec",
+    () =>
+      container.exec({
+        Cmd: [...request.argv],
+        Env: Object.entries(request.env ?? {}).map(([k, v]) => `${k}=${v}`),
+        ...(request.user === undefined ? {} : { User: request.user }),
+        ...(request.cwd === undefined ? {} : { WorkingDir: request.cwd }),
+        AttachStdin: false,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      }),
+  );
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  const stream = await engineCall(
+    "start an exec",
+    () => exec.start({ hijack: true, stdin: false }) as Promise<NodeJS.ReadableStream>,
+  );
+  const output = new FrameTails(tailBytes);
+  let killedBy: "wall" | "abort" | null = null;
+  const kill = async (by: "wall" | "abort") => {
+    if (killedBy !== null) return;
+    killedBy = by;
+    const pid = (await exec.inspect().catch(() => null))?.Pid ?? 0;
+    if (pid > 0) await killDescendants(pid);
+    (stream as unknown as { destroy?: () => void }).destroy?.();
+  };
+  const timer = setTimeout(() => void kill("wall"), request.wallMs);
+  const onAbort = () => void kill("abort");
+  if (request.signal?.aborted) onAbort();
+  request.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await new Promise<void>((resolve) => {
+      stream.on("data", (chunk: Buffer) => output.push(new Uint8Array(chunk)));
+      stream.on("end", () => resolve());
+      stream.on("close", () => resolve());
+      stream.on("error", () => resolve());
+    });
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener("abort", onAbort);
+  }
+  const wallMs = Math.round(performance.now() - t0);
+  const finishedAt = new Date().toISOString();
+  // The exec's exit code is known once its process has gone.
+  let exitCode = -1;
+  for (let i = 0; i < 50; i++) {
+    const state = await exec.inspect().catch(() => null);
+    if (state !== null && !state.Running) {
+      exitCode = state.ExitCode ?? -1;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    exitCode,
+    wallCapHit: killedBy === "wall",
+    aborted: killedBy === "abort",
+    wallMs,
+    startedAt,
+    finishedAt,
+    stdoutTail: tailText(output.stdout(), tailBytes),
+    stderrTail: tailText(output.stderr(), tailBytes),
+  };
+}
+
+/**
+ * The engine's multiplexed stream (8-byte frame headers: stream, three
+ * zeros, big-endian length), split into stdout and stderr as it arrives,
+ * keeping only the last `2 × tailBytes` of each (frames may be cut anywhere).
+ */
+class FrameTails {
+  #pending = new Uint8Array(0);
+  #out: Uint8Array[] = [];
+  #err: Uint8Array[] = [];
+  #outBytes = 0;
+  #errBytes = 0;
+  constructor(private readonly keep: number) {}
+
+  push(chunk: Uint8Array): void {
+    let data = this.#pending.length === 0 ? chunk : concat([this.#pending, chunk]);
+    while (data.length >= 8) {
+      const size = new DataView(data.buffer, data.byteOffset).getUint32(4);
+      if (data.length < 8 + size) break;
+      const payload = data.subarray(8, 8 + size);
+      if (data[0] === 2) this.#errBytes = this.#add(this.#err, this.#errBytes, payload);
+      else this.#outBytes = this.#add(this.#out, this.#outBytes, payload);
+      data = data.subarray(8 + size);
+    }
+    this.#pending = data.slice();
+  }
+
+  stdout(): Uint8Array {
+    return concat(this.#out);
+  }
+
+  stderr(): Uint8Array {
+    return concat(this.#err);
+  }
+
+  #add(parts: Uint8Array[], bytes: number, payload: Uint8Array): number {
+    parts.push(payload.slice());
+    bytes += payload.length;
+    while (parts.length > 1 && bytes - parts[0].length >= 2 * this.keep) {
+      bytes -= parts.shift()!.length;
+    }
+    return bytes;
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Copies `hostDir`'s contents into `path` (made first with the runner's
+ * busybox): a tar stream of it, owned by root, put with the engine's archive API.
+ */
+async function copyIn(container: Docker.Container, hostDir: string, path: string): Promise<void> {
+  const made = await execIn(container, {
+    argv: [GATE_BUSYBOX, "mkdir", "-p", path],
+    user: "0:0",
+    wallMs: 30_000,
+  });
+  if (made.exitCode !== 0) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot make "${path}" in the container: ${made.stderrTail.trim()}`,
+    );
+  }
+  const tar = await new Deno.Command("tar", {
+    args: ["-c", "-C", hostDir, "--numeric-owner", "--owner=0", "--group=0", "."],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!tar.success) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot pack "${hostDir}": ${new TextDecoder().decode(tar.stderr).trim()}`,
+    );
+  }
+  await engineCall(
+    `copy into ${path}`,
+    (abortSignal) =>
+      container.putArchive(
+        Buffer.from(tar.stdout),
+        {
+          path,
+          abortSignal,
+        } as unknown as Docker.ContainerInfo & { path: string },
+      ),
+  );
+}
+
+/** Reads a file's head with the runner's busybox (`head -c`); null when it is not a regular file. */
+async function readFile(
+  container: Docker.Container,
+  path: string,
+  maxBytes: number,
+): Promise<Uint8Array | null> {
+  const exec = await engineCall(
+    "create an exec",
+    () =>
+      container.exec({
+        Cmd: [
+          GATE_BUSYBOX,
+          "sh",
+          "-c",
+          'test -f "$1" && exec head -c "$2" "$1"',
+          "read",
+          path,
+          `${maxBytes}`,
+        ],
+        User: "0:0",
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      }),
+  );
+  const stream = await engineCall(
+    "start an exec",
+    () => exec.start({ hijack: true, stdin: false }) as Promise<NodeJS.ReadableStream>,
+  );
+  const output = new FrameTails(maxBytes);
+  await new Promise<void>((resolve) => {
+    stream.on("data", (chunk: Buffer) => output.push(new Uint8Array(chunk)));
+    stream.on("end", () => resolve());
+    stream.on("close", () => resolve());
+    stream.on("error", () => resolve());
+  });
+  for (let i = 0; i < 50; i++) {
+    const state = await exec.inspect().catch(() => null);
+    if (state !== null && !state.Running) {
+      return state.ExitCode === 0 ? output.stdout().subarray(0, maxBytes) : null;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return null;
+}
+
+/** The engine's diff of the container's filesystem against its image. */
+async function changesOf(container: Docker.Container): Promise<FsChange[]> {
+  const changes = await engineCall(
+    "list the container's changes",
+    (abortSignal) =>
+      container.changes({ abortSignal } as object) as Promise<
+        { Path: string; Kind: number }[] | null
+      >,
+  );
+  const kinds = ["modified", "added", "deleted"] as const;
+  return (changes ?? []).map((change) => ({
+    path: change.Path,
+    kind: kinds[change.Kind] ?? "modified",
+  }));
+}
+
+/** The container's processes by the engine's `top` (host PIDs). */
+async function processesOf(container: Docker.Container): Promise<SessionProcess[]> {
+  const top = await engineCall(
+    "list the container's processes",
+    (abortSignal) =>
+      container.top({ ps_args: "-eo pid,ppid,user,args", abortSignal } as object) as Promise<
+        { Titles: string[]; Processes: string[][] }
+      >,
+  );
+  const column = (name: string) => top.Titles.findIndex((title) => title.trim() === name);
+  const [pid, ppid, user, args] = ["PID", "PPID", "USER", "COMMAND"].map(column);
+  return (top.Processes ?? []).map((row) => ({
+    pid: Number(row[pid]),
+    ppid: Number(row[ppid]),
+    user: row[user] ?? "",
+    command: row[args] ?? "",
+  }));
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,389 @@
+/**
+ * The candidate in a task's own environment as Harbor runs it (issue 22):
+ * the built image's filesystem as built, its entrypoint run, the agent
+ * `exec`'d into the running container, and the container kept up after the
+ * agent's exit so that Harbor's shared verifier (`shared_verifier.ts`) sees
+ * the processes and services the agent left.
+ *
+ * What it keeps of seed 000's sandbox: no network (only the relay's
+ * forwarder on loopback), `no-new-privileges`, a pids and memory limit,
+ * every capability dropped but {@link ENVIRONMENT_CAPABILITIES}, the key
+ * never inside, the candidate's code held at the gate until the forwarder
+ * listens, and the workspace on its own size-limited tmpfs, stored as the
+ * content-addressed artifact once the agent exits. What it gives up, because
+ * Harbor's tasks need it: the root filesystem is writable (apt, `/var/log`,
+ * `/etc/hosts`), the container runs as the image's user (root by default)
+ * with the capabilities package installs need, and unprivileged processes
+ * may bind ports below 1024 (a task's own server on port 80).
+ *
+ * The workspace is the image's working directory as built (files its `RUN`
+ * steps made included), copied out of the image, with the task's
+ * `workspace/` (its `TASK.md`) on top; it is mounted at `/workspace` and at
+ * the working directory, where the agent starts.
+ *
+ * @module
+ */
+import type Docker from "dockerode";
+import { dockerClient } from "../docker/docker_client.ts";
+import { imageDigest } from "../docker/image_digest.ts";
+import { engineCall } from "../docker/engine_call.ts";
+import { type Artifact } from "./artifact_store.ts";
+import { storeWorkspace } from "./store_workspace.ts";
+import { removeTree } from "./remove_tree.ts";
+import { ownerOf } from "./_owner_of.ts";
+import { sandboxCreateOptions } from "./_run_container.ts";
+import { SandboxError } from "./sandbox_error.ts";
+import { createGate, type Gate, GATE_BUSYBOX } from "./_gate.ts";
+import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
+import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
+import {
+  CANDIDATE_LIMITS,
+  type CandidateResult,
+  DEFAULT_PATH,
+  findForbidden,
+  storeLimits,
+} from "./run_candidate.ts";
+import { type DockerSession, startDockerSession } from "./docker_session.ts";
+import type { FsChange, SessionProcess } from "./sandbox_session.ts";
+import { RESERVED_CONTAINER_PATHS } from "../suite_manifest.ts";
+
+/**
+ * The capabilities a task's own environment keeps after `--cap-drop ALL`:
+ * what `apt-get install` and `dpkg` need as root (owners, modes, the `_apt`
+ * sandbox user) and `KILL`; Docker's default set without `NET_RAW`,
+ * `MKNOD`, `SYS_CHROOT`, `SETPCAP`, `SETFCAP`, `AUDIT_WRITE` and
+ * `NET_BIND_SERVICE` (low ports are opened by a sysctl instead).
+ */
+export const ENVIRONMENT_CAPABILITIES = [
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "SETUID",
+  "SETGID",
+  "KILL",
+] as const;
+
+/** A task environment's pids limit: a package install forks more than an agent alone. */
+const ENVIRONMENT_PIDS_LIMIT = 512;
+
+/** What the environment's candidate runs. */
+export interface EnvironmentCandidateOptions {
+  /** The container's environment for the agent, beyond the image's `ENV`. */
+  env: Record<string, string>;
+  /** Values that must never enter the sandbox; refused before start. */
+  forbiddenValues: readonly string[];
+  /** The agent's argv (its bundle's command), or the runner program's. */
+  argv: string[];
+  /** The agent's bundle directory, mounted read-only at `AGENT_BUNDLE_MOUNT`; absent for a runner program. */
+  bundleDir?: string;
+  /** The oracle's files, mounted read-only at `/solution` (suite check's oracle only). */
+  solutionDir?: string;
+  /** The working directory; absent: the image's `WORKDIR`. */
+  workdir?: string;
+  /** The agent's user; absent: the image's `USER`, else root. */
+  user?: string;
+  memoryBytes?: number;
+  nanoCpus?: number;
+  wallMs: number;
+  signal: AbortSignal;
+  /** Called with the init PID before the gate opens (the relay's forwarder binds here). */
+  onStarted: (pid: number) => Promise<void>;
+  /** Called once the agent's process has gone (the runner closes the relay here). */
+  onExited: () => Promise<void>;
+  labels: Record<string, string>;
+  tempDir?: string;
+  docker?: Docker;
+}
+
+/** A candidate run in its environment, whose container is still up. */
+export interface EnvironmentEpisode {
+  /** The candidate's facts, as `runCandidate` reports them. */
+  result: CandidateResult;
+  /** The live container. */
+  session: DockerSession;
+  /** The working directory the agent ran in and the verifier runs in. */
+  workdir: string;
+  /** The image's `PATH` (the verifier's, and where shadowing programs are looked for). */
+  path: string;
+  /** The workspace's relative paths before the agent ran. */
+  workspaceBefore: ReadonlySet<string>;
+  /** The workspace's relative paths once the agent has exited. */
+  workspaceAfter: ReadonlySet<string>;
+  /** The processes alive just before the agent ran (the image's entrypoint and its services). */
+  processesBefore: SessionProcess[];
+  /** The filesystem diff against the image just after the agent's exit. */
+  changesAfterAgent: FsChange[];
+  /** Ends the container and removes the workspace (idempotent). */
+  end(): Promise<void>;
+}
+
+/**
+ * Runs the candidate in the task's environment image and leaves its
+ * container up for the verifier (see the module doc).
+ *
+ * @param image the environment's image ID (never pulled)
+ * @param job the task's workspace directory (copied) and the artifact store's root
+ * @param options the agent's argv, environment, user, limits and hooks
+ * @returns the candidate's facts and the live environment; the caller must `end` it
+ * @throws {SandboxError} `image_missing`, `forbidden_value`, `workspace_failed`,
+ *   `engine_error`, `isolation_failed`, `hook_failed`, `store_deadline`
+ */
+export async function runEnvironmentCandidate(
+  image: string,
+  job: { workspace: string; artifactsRoot: string },
+  options: EnvironmentCandidateOptions,
+): Promise<EnvironmentEpisode> {
+  const docker = options.docker ?? dockerClient();
+  const forbidden = options.forbiddenValues.filter((value) => value !== "");
+  for (const [name, value] of Object.entries(options.env)) {
+    if (forbidden.some((secret) => value.includes(secret) || name.includes(secret))) {
+      throw new SandboxError(
+        "forbidden_value",
+        `Refusing to start the candidate: environment variable "${name}" contains a forbidden value`,
+      );
+    }
+  }
+  const imageId = await imageDigest(image, { docker });
+  if (imageId === null) {
+    throw new SandboxError(
+      "image_missing",
+      `Cannot run the task's environment: image "${image}" is not present (never pulled)`,
+    );
+  }
+  const config = (await engineCall(
+    `inspect image ${imageId}`,
+    (abortSignal) =>
+      docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
+  )).Config;
+  const workdir = options.workdir ?? (config.WorkingDir || undefined);
+  if (workdir !== undefined && workdir !== "/workspace" && reserved(workdir)) {
+    throw new SandboxError(
+      "workspace_failed",
+      `Cannot run the task's environment: its working directory "${workdir}" is a place the ` +
+        "sandbox reserves",
+    );
+  }
+  const imagePath = (config.Env ?? []).find((entry) => entry.startsWith("PATH="))?.slice(5) ??
+    DEFAULT_PATH;
+  const entrypoint = list(config.Entrypoint);
+
+  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-env-" });
+  const quota = `${temp}/quota`;
+  const copy = `${quota}/workspace`;
+  let mounted = false;
+  let gate: Gate | null = null;
+  let session: DockerSession | null = null;
+  let ended: Promise<void> | null = null;
+  const end = () =>
+    ended ??= (async () => {
+      gate?.close();
+      await session?.close();
+      if (mounted) await unmountQuota(quota).catch(() => {});
+      mounted = false;
+      await removeTree(temp).catch(() => {});
+    })();
+  try {
+    const owner = await ownerOf(temp);
+    await Deno.mkdir(quota);
+    await mountQuota(quota, {
+      bytes: CANDIDATE_LIMITS.workspaceBytes,
+      inodes: CANDIDATE_LIMITS.workspaceInodes,
+    }, owner);
+    mounted = true;
+    await Deno.mkdir(copy);
+    if (workdir !== undefined && workdir !== "/") {
+      await extractDirectory(docker, imageId, workdir, copy);
+    }
+    await overlay(job.workspace, copy);
+    const leak = forbidden.length === 0 ? null : await findForbidden(copy, forbidden);
+    if (leak !== null) {
+      throw new SandboxError(
+        "forbidden_value",
+        `Refusing to start the candidate: workspace file "${leak}" contains a forbidden value`,
+      );
+    }
+    const workspaceBefore = await relativePaths(copy);
+    await Deno.mkdir(`${temp}/gate`);
+    gate = await createGate(`${temp}/gate`);
+    const opened = gate;
+    const user = config.User || "0:0";
+    const cwd = workdir === undefined || workdir === "/" ? "/workspace" : workdir;
+    const create = sandboxCreateOptions({
+      image: imageId,
+      // The image's entrypoint runs as Harbor runs it, with a command that never ends.
+      command: [...entrypoint, GATE_BUSYBOX, "sleep", "2147483647"],
+      env: {},
+      user,
+      workingDir: cwd,
+      labels: { "ledgerbench.role": "candidate", ...options.labels },
+      pidsLimit: ENVIRONMENT_PIDS_LIMIT,
+      memoryBytes: options.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
+      nanoCpus: options.nanoCpus,
+      tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
+      capAdd: [...ENVIRONMENT_CAPABILITIES],
+      binds: [
+        `${copy}:/workspace:rw`,
+        ...(cwd === "/workspace" ? [] : [`${copy}:${cwd}:rw`]),
+        ...(options.bundleDir === undefined
+          ? []
+          : [`${options.bundleDir}:${AGENT_BUNDLE_MOUNT}:ro`]),
+        ...(options.solutionDir === undefined ? [] : [`${options.solutionDir}:/solution:ro`]),
+        ...opened.binds,
+      ],
+    });
+    create.Entrypoint = opened.entrypoint;
+    create.HostConfig = {
+      ...create.HostConfig,
+      ReadonlyRootfs: false,
+      Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
+    };
+    session = await startDockerSession(create, {
+      docker,
+      onStarted: options.onStarted,
+      openGate: async (pid) => {
+        const problem = await workspaceMountProblem(pid);
+        if (problem !== null) {
+          throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
+        }
+        await opened.open();
+      },
+    });
+    const processesBefore = await session.processes();
+    const agentEnv = {
+      ...(options.bundleDir === undefined
+        ? {}
+        : { PATH: [imagePath, ...BUNDLE_PATH_DIRS].join(":") }),
+      ...options.env,
+    };
+    const run = await session.exec({
+      argv: options.argv,
+      env: agentEnv,
+      user: options.user ?? user,
+      cwd,
+      wallMs: options.wallMs,
+      signal: options.signal,
+    });
+    await options.onExited();
+    const changesAfterAgent = await session.changes();
+    const workspaceAfter = await relativePaths(copy);
+    const stored = await storeWorkspace(copy, job.artifactsRoot, storeLimits());
+    const oomKilled = await session.oomKilled();
+    const stopReason = run.wallCapHit
+      ? "wall_cap"
+      : run.aborted || oomKilled || run.exitCode !== 0
+      ? "error"
+      : "completed";
+    const result: CandidateResult = {
+      imageId,
+      containerId: session.containerId,
+      pid: session.pid,
+      exitCode: run.exitCode,
+      oomKilled,
+      wallCapHit: run.wallCapHit,
+      aborted: run.aborted,
+      stopReason,
+      wallMs: run.wallMs,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      stdoutTail: run.stdoutTail,
+      stderrTail: run.stderrTail,
+      pidsLimitHits: null,
+      artifact: stored.artifact as Artifact | null,
+      artifactError: stored.artifactError,
+    };
+    return {
+      result,
+      session,
+      workdir: cwd,
+      path: imagePath,
+      workspaceBefore,
+      workspaceAfter,
+      processesBefore,
+      changesAfterAgent,
+      end,
+    };
+  } catch (error) {
+    await end();
+    throw error;
+  }
+}
+
+/** Whether a path is one the sandbox reserves, or lies inside one. */
+function reserved(path: string): boolean {
+  return RESERVED_CONTAINER_PATHS.some((r) => path === r || path.startsWith(`${r}/`));
+}
+
+function list(value: string[] | string | null | undefined): string[] {
+  return value === null || value === undefined ? [] : typeof value === "string" ? [value] : value;
+}
+
+/**
+ * Copies a directory of an image, as built, into `dest`: a container that
+ * never starts, the engine's archive of the path, unpacked with owners and
+ * modes kept (the runner is root).
+ */
+async function extractDirectory(
+  docker: Docker,
+  imageId: string,
+  path: string,
+  dest: string,
+): Promise<void> {
+  let container: Docker.Container | null = null;
+  try {
+    container = await docker.createContainer({
+      Image: imageId,
+      Entrypoint: ["/ledgerbench-never-started"],
+      Cmd: [],
+      NetworkDisabled: true,
+      Labels: { "ledgerbench.role": "workdir-export" },
+    });
+    const stream = await container.getArchive({ path }) as unknown as AsyncIterable<Uint8Array>;
+    const tar = new Deno.Command("tar", {
+      args: ["-x", "-C", dest, "--strip-components=1", "--numeric-owner", "--same-owner", "-p"],
+      stdin: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = tar.stdin.getWriter();
+    for await (const chunk of stream) await writer.write(chunk);
+    await writer.close();
+    const done = await tar.output();
+    if (!done.success) throw new Error(`tar: ${new TextDecoder().decode(done.stderr).trim()}`);
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return; // no such directory: empty
+    throw new SandboxError(
+      "workspace_failed",
+      `Cannot copy the working directory "${path}" out of image "${imageId}": ${
+        error instanceof Error ? error.message : error
+      }`,
+      { cause: error },
+    );
+  } finally {
+    await container?.remove({ force: true }).catch(() => {});
+  }
+}
+
+/** Copies the task's workspace files over `dest` (a file of the task's wins over the image's). */
+async function overlay(source: string, dest: string): Promise<void> {
+  const out = await new Deno.Command("cp", {
+    args: ["-R", "--no-preserve=ownership", `${source}/.`, `${dest}/`],
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new SandboxError(
+      "workspace_failed",
+      `Cannot copy the task's workspace: ${new TextDecoder().decode(out.stderr).trim()}`,
+    );
+  }
+}
+
+/** Every relative path under `dir` (directories included). */
+async function relativePaths(dir: string, prefix = ""): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const entry of Deno.readDir(prefix === "" ? dir : `${dir}/${prefix}`)) {
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    out.add(rel);
+    if (entry.isDirectory) { for (const sub of await relativePaths(dir, rel)) out.add(sub); }
+  }
+  return out;
+}

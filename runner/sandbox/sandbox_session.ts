@@ -1,0 +1,89 @@
+/**
+ * The primitives of one live sandbox (issue 22): run a process in it, copy
+ * a directory in, read a file, list what changed in its filesystem and the
+ * processes alive in it. The verifier protocols of a task's own environment
+ * (`shared_verifier.ts`: Harbor's shared mode, the verifier in the
+ * candidate's own container) are written once on top of these, the way
+ * inspect_ai's `SandboxEnvironment` (exec, write_file, read_file) carries
+ * every scorer; a later backend (Podman, Kubernetes) implements the same
+ * members and reuses the protocols unchanged.
+ *
+ * Every harness command a protocol runs inside a session goes through the
+ * runner's own static busybox ({@link GATE_BUSYBOX}, bind-mounted read-only),
+ * never a program of the image's `PATH`, which the candidate may have replaced.
+ *
+ * @module
+ */
+export { GATE_BUSYBOX } from "./_gate.ts";
+
+/** One process to run in a session. */
+export interface SessionExec {
+  /** The argv, run directly (a name without a slash is looked up in the image's `PATH`). */
+  argv: readonly string[];
+  /** The process's whole environment beyond the image's `ENV`. */
+  env?: Record<string, string>;
+  /** `user[:group]`; default the session's. */
+  user?: string;
+  /** The working directory; default the session's. */
+  cwd?: string;
+  /** Killed (with every process it started that is still its descendant) after this many ms. */
+  wallMs: number;
+  /** Kills it when aborted. */
+  signal?: AbortSignal;
+  /** Bytes kept from the end of its stdout and of its stderr; default 65536. */
+  tailBytes?: number;
+}
+
+/** What one {@link SessionExec} did. */
+export interface SessionExecRun {
+  /** Its exit code (137 after a kill); -1 when the engine reported none. */
+  exitCode: number;
+  /** Killed at its wall cap. */
+  wallCapHit: boolean;
+  /** Killed because its signal aborted. */
+  aborted: boolean;
+  /** Milliseconds from its start to its end, measured by the runner. */
+  wallMs: number;
+  startedAt: string;
+  finishedAt: string;
+  /** Bounded tails of its stdout and stderr. */
+  stdoutTail: string;
+  stderrTail: string;
+}
+
+/** One entry of a filesystem diff against the image, as the engine reports it. */
+export interface FsChange {
+  /** Absolute path inside the container. */
+  path: string;
+  kind: "modified" | "added" | "deleted";
+}
+
+/** One process alive in a session. */
+export interface SessionProcess {
+  /** Its PID on the host (the engine's `top` reports host PIDs). */
+  pid: number;
+  /** Its parent's PID on the host. */
+  ppid: number;
+  user: string;
+  /** Its command line (untrusted text). */
+  command: string;
+}
+
+/** A live sandbox and its primitives. */
+export interface SandboxSession {
+  /** Runs one process to its end. */
+  exec(request: SessionExec): Promise<SessionExecRun>;
+  /**
+   * Copies the contents of a host directory into a directory of the
+   * sandbox (created), owned by root, modes kept.
+   */
+  copyIn(hostDir: string, path: string): Promise<void>;
+  /** The first `maxBytes` of a file, or null when it is absent or not a regular file. */
+  readFile(path: string, maxBytes: number): Promise<Uint8Array | null>;
+  /** What differs from the image in the sandbox's own filesystem (mounts excluded). */
+  changes(): Promise<FsChange[]>;
+  /** The processes alive in the sandbox. */
+  processes(): Promise<SessionProcess[]>;
+  /** Whether the kernel's OOM killer has ended one of its processes. */
+  oomKilled(): Promise<boolean>;
+}
