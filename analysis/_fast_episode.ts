@@ -19,6 +19,7 @@
  * | `union` | the first option that accepts, as zod |
  * | `object` | shape keys in order (absent optional keys left out); strict (catchall `never`) or strip; input a plain object |
  * | `array` (without checks) | `Array.isArray`, each element by its checker, a new array as zod returns |
+ * | `record` with plain `string` keys | a plain object (zod's `isPlainObject`), every own key (`Reflect.ownKeys`, `__proto__` skipped as zod skips it) a string, each value by its checker, a new object in key order |
  * | `pipe` into a `transform` | the schema's own transform function |
  *
  * A node of any other kind, or with a check, format or option the table does
@@ -74,6 +75,8 @@ interface Def {
   shape?: Record<string, Node>;
   catchall?: Node;
   element?: Node;
+  keyType?: Node;
+  valueType?: Node;
   in?: Node;
   out?: Node;
   transform?: (value: unknown, payload: Payload) => unknown;
@@ -190,6 +193,8 @@ function deriveKind(node: Node, path: string, child: Child): Parse {
       return object(node, path, child);
     case "array":
       return array(child(def.element!, `${path}[]`));
+    case "record":
+      return record(node, path, child);
     case "pipe":
       return pipe(node, path, child);
     default:
@@ -368,6 +373,53 @@ function array(element: Parse): Parse {
 }
 
 /**
+ * zod's `record` with keys of plain `z.string()` (no check, no value set):
+ * zod takes a plain object ({@link isPlainObject}), walks `Reflect.ownKeys`
+ * in order, skips `__proto__`, and writes each value's result into a new
+ * object; a symbol key fails its string key type.
+ */
+function record(node: Node, path: string, child: Child): Parse {
+  const def = node._zod.def;
+  const key = def.keyType!;
+  if (
+    key._zod.def.type !== "string" || key._zod.def.coerce || checksOf(key).length > 0 ||
+    key._zod.values !== undefined
+  ) {
+    throw new Unsupported(`record keys other than a plain string at "${path}"`);
+  }
+  const value = child(def.valueType!, `${path}{}`);
+  return (v) => {
+    if (!isPlainObject(v)) return FAIL;
+    const out: Record<string, unknown> = {};
+    for (const k of Reflect.ownKeys(v)) {
+      if (k === "__proto__") continue;
+      if (typeof k !== "string") return FAIL;
+      const parsed = value(v[k]);
+      if (parsed === FAIL) return FAIL;
+      out[k] = parsed;
+    }
+    return out;
+  };
+}
+
+/**
+ * zod's `util.isPlainObject` (4.1.12), which its `record` applies: an
+ * object, not an array, whose `constructor` is absent or has an object
+ * prototype owning `isPrototypeOf` (so an own `constructor` key that is a
+ * number makes it no plain object).
+ */
+function isPlainObject(v: unknown): v is Record<string | symbol, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const ctor = (v as { constructor?: { prototype?: unknown } }).constructor;
+  if (ctor === undefined) return true;
+  const prototype = ctor.prototype;
+  if (typeof prototype !== "object" || prototype === null || Array.isArray(prototype)) {
+    return false;
+  }
+  return Object.prototype.hasOwnProperty.call(prototype, "isPrototypeOf");
+}
+
+/**
  * zod's `object`: the shape's keys in order, each by its checker; a key
  * whose result is `undefined` (absent and optional) is left out; unknown
  * keys fail a strict object (catchall `never`) and are dropped otherwise.
@@ -400,6 +452,7 @@ function alwaysDefined(node: Node): boolean {
     case "boolean":
     case "object":
     case "array":
+    case "record":
       return true;
     case "literal":
     case "enum":

@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import assert, { equal } from "node:assert/strict";
 import { z } from "zod";
 import {
   deriveFastParser,
@@ -34,6 +34,8 @@ async function exampleRows(): Promise<Record<string, unknown>[]> {
   // Rows of judged tasks (issue 14): the judge record's arrays of attempts and scores.
   const judged = await Deno.readTextFile(`${ROOT}/tests/fixtures/judge/judged_ledger.jsonl`);
   for (const line of judged.split("\n")) if (line !== "") rows.push(JSON.parse(line));
+  // Rows with a verification record (issue 22): sealed by reward file, by line, shared with hijacks.
+  for (const raw of rows.slice(0, 3)) rows.push(...verifiedRows(raw));
   for (const detail of ["full", "compact"] as const) {
     for (const chained of [true, false]) {
       for (
@@ -44,6 +46,38 @@ async function exampleRows(): Promise<Record<string, unknown>[]> {
     }
   }
   return rows;
+}
+
+/** Verification records as the runner writes them (issue 22), minimal and full. */
+const VERIFICATIONS: Record<string, unknown>[] = [
+  {
+    mode: "sealed",
+    reward: { correctness: 1, performance: 0.7 },
+    reward_file: "reward.json",
+    decided_by: "min of 2 keys",
+    hijacks: [],
+    egress_allowed: 0,
+    egress_denied: 0,
+  },
+  // a line verdict; the defaults (hijacks [], egress 0) left to the schema
+  { mode: "sealed", reward: null, reward_file: null, decided_by: null },
+  {
+    mode: "shared",
+    reward: { reward: 1 },
+    reward_file: "reward.txt",
+    decided_by: 'key "reward"',
+    hijacks: [{ flag: "conftest", path: "/app/conftest.py" }, {
+      flag: "pth_file",
+      path: "/usr/lib/python3/site-packages/x.pth",
+    }],
+    egress_allowed: 3,
+    egress_denied: 1,
+  },
+];
+
+/** `raw` with each of {@link VERIFICATIONS}. */
+function verifiedRows(raw: Record<string, unknown>): Record<string, unknown>[] {
+  return VERIFICATIONS.map((verification) => ({ ...raw, verification }));
 }
 
 Deno.test("fastEpisode() is derived from the whole Episode schema, nothing left to zod", () => {
@@ -105,6 +139,40 @@ Deno.test("deriveFastParser() leaves what it does not know to zod, node by node 
     ["(root)"],
     undefined,
   ]);
+});
+
+Deno.test("deriveFastParser() reads a record of plain string keys as zod does, and leaves others to zod", () => {
+  const schema = z.object({
+    plain: z.record(z.string(), z.number().int()),
+    checked: z.record(z.string().min(2), z.number()).optional(), // a key check: delegated
+    named: z.record(z.enum(["a", "b"]), z.number()).optional(), // enum keys: delegated
+  }).strict();
+  const fast = deriveFastParser(schema);
+  assert.deepEqual(fast.delegated, ["checked", "named"]);
+  const cases: unknown[] = [
+    { plain: {} },
+    { plain: { b: 2, a: 1, "1": 0 } },
+    { plain: { a: 1.5 } },
+    { plain: { a: "1" } },
+    { plain: [] },
+    { plain: null },
+    { plain: Object.create(null) },
+    { plain: { constructor: 1 } },
+    { plain: JSON.parse('{"__proto__": 5, "a": 1}') },
+    { plain: { a: 1 }, checked: { ab: 1 } },
+    { plain: { a: 1 }, checked: { a: 1 } },
+    { plain: { a: 1 }, named: { a: 1, b: 2 } },
+    { plain: { a: 1 }, named: { a: 1 } },
+  ];
+  for (const raw of cases) {
+    const slow = schema.safeParse(raw);
+    const got = fast.parse(raw);
+    assert.equal(got !== undefined, slow.success, String(JSON.stringify(raw)));
+    if (slow.success) assert.equal(JSON.stringify(got), JSON.stringify(slow.data));
+  }
+  // a new object, never the input
+  const input = { plain: { a: 1 } };
+  assert.notEqual((fast.parse(input) as typeof input).plain, input.plain);
 });
 
 Deno.test("deriveFastParser() keeps zod's object modes, defaults and omissions", () => {
@@ -206,6 +274,8 @@ const POOL: unknown[] = [
     runner_version: "1",
     sandbox: "docker",
   },
+  ...VERIFICATIONS,
+  { mode: "sealed", reward: { reward: "1" }, reward_file: "reward.json", decided_by: null },
 ];
 
 Deno.test("fastEpisode() agrees with zod on every single-field mutation of real rows", async () => {
@@ -303,6 +373,63 @@ Deno.test("fastEpisode() agrees with zod on mutations of a judge record's arrays
   }
   // the empty attempts and the null scores are valid records; the others are not
   assert.equal(accepted, 2);
+});
+
+Deno.test("fastEpisode() agrees with zod on mutations of a verification record and its reward", async () => {
+  const base = (await exampleRows()).find((raw) => {
+    const verification = raw.verification as { reward: unknown } | undefined;
+    return verification !== undefined && verification.reward !== null;
+  })!;
+  const proto = JSON.parse('{"__proto__": 1, "reward": 1}');
+  const mutations: [string, (v: Record<string, unknown>) => void, boolean][] = [
+    ["as written", () => {}, true],
+    ["no hijacks, no egress: defaults", (v) => {
+      delete v.hijacks;
+      delete v.egress_allowed;
+      delete v.egress_denied;
+    }, true],
+    ["an empty reward", (v) => (v.reward = {}), true],
+    [
+      "a reward with many keys",
+      (v) => (v.reward = { a: 0, b: -1.5, "": 2, "10": 3, "2": 4 }),
+      true,
+    ],
+    ["a reward value that is a string", (v) => (v.reward = { reward: "1" }), false],
+    ["a reward value that is null", (v) => (v.reward = { reward: null }), false],
+    ["a nested reward", (v) => (v.reward = { reward: { value: 1 } }), false],
+    ["a reward that is an array", (v) => (v.reward = [1]), false],
+    ["a reward that is a number", (v) => (v.reward = 1), false],
+    // zod skips an own "__proto__" key, and so does the fast path
+    ["an own __proto__ key", (v) => (v.reward = proto), true],
+    // zod's isPlainObject reads "constructor": a record with that key is not plain
+    ["a constructor key", (v) => (v.reward = { constructor: 1 }), false],
+    ["an unknown mode", (v) => (v.mode = "remote"), false],
+    ["a reward file not Harbor's", (v) => (v.reward_file = "reward.csv"), false],
+    ["decided_by a number", (v) => (v.decided_by = 1), false],
+    ["an extra key", (v) => (v.extra = true), false],
+    ["a hijack with an unknown flag", (v) => (v.hijacks = [{ flag: "x", path: "/a" }]), false],
+    [
+      "a hijack with an extra key",
+      (v) => (v.hijacks = [{ flag: "conftest", path: "/a", n: 1 }]),
+      false,
+    ],
+    ["a negative egress count", (v) => (v.egress_denied = -1), false],
+    ["a fractional egress count", (v) => (v.egress_allowed = 0.5), false],
+  ];
+  for (const [what, mutate, valid] of mutations) {
+    const raw = JSON.parse(JSON.stringify(base));
+    mutate(raw.verification);
+    equal(crossCheck(raw, what), valid, what);
+  }
+  // null is no record: absent is the only "not recorded"
+  equal(crossCheck({ ...base, verification: null }, "verification null"), false);
+  // the row keeps the reward record whole, every key and number as written
+  const row = fastEpisode(JSON.parse(JSON.stringify(base)))!;
+  assert.deepEqual(row.verification!.reward, (base.verification as { reward: unknown }).reward);
+  // absent: stays absent, never defaulted
+  const { verification: _v, ...without } = base;
+  assert.equal("verification" in fastEpisode(without)!, false);
+  assert.equal(crossCheck(without, "without verification"), true);
 });
 
 Deno.test("fastEpisode() agrees with zod on every status / resolved / invalid_reason combination", () => {

@@ -241,6 +241,62 @@ export const JudgeRecord = z.object({
 }).strict();
 export type JudgeRecord = z.infer<typeof JudgeRecord>;
 
+/**
+ * Where a task's verifier ran (issue 22, after Harbor's verifier
+ * `environment_mode`): `sealed`, ledgerbench's own verifier container after
+ * the candidate has exited (seed 000: hidden files copied in only then,
+ * nothing the candidate wrote reaches the verdict); `shared`, Harbor's
+ * default, the verifier's `test.sh` run in the candidate's own container
+ * after the agent, so what the candidate left there (a `conftest.py`, a
+ * `.pth` file) runs with the test run and the verdict is not sealed;
+ * `separate`, a verifier environment of its own given the candidate's
+ * workspace.
+ */
+export const VerifierMode = z.enum(["sealed", "shared", "separate"]);
+export type VerifierMode = z.infer<typeof VerifierMode>;
+
+/**
+ * A known way a candidate hijacks a shared-mode test run (issue 22; Harbor
+ * checks none of them), as `runner/sandbox/shared_hijacks.ts` finds them: a
+ * `conftest.py` pytest loads (`conftest`), a `sitecustomize.py` or
+ * `usercustomize.py` (`sitecustomize`) or a `.pth` file in `site-packages`
+ * (`pth_file`) the interpreter runs at start, a program on the verifier's
+ * `PATH` the candidate replaced (`path_shadow`), a process the candidate
+ * left holding a file under `/logs/verifier` open (`verifier_log_writer`).
+ */
+export const HijackFlag = z.enum([
+  "conftest",
+  "sitecustomize",
+  "pth_file",
+  "path_shadow",
+  "verifier_log_writer",
+]);
+export type HijackFlag = z.infer<typeof HijackFlag>;
+
+/**
+ * How a row's verdict was reached (issue 22, "Rewards" and "The verifier's
+ * output kept"): the verifier's mode; the reward file as read, whole (every
+ * key and its number; `reward.txt` is `{"reward": <number>}`, as Harbor
+ * reads it) and which file it was; what decided (`key "correctness"`,
+ * `min of 2 keys`, `mean of 2 keys`, the task's `reward_rule`); in shared
+ * mode the known hijacks of the test run found; the verifier's requests
+ * through the egress proxy, allowed and denied. `reward`, `reward_file` and
+ * `decided_by` are null for a verdict by the JSON line or when no reward was
+ * read (`decided_by` also when a reward was read but gave no verdict, e.g.
+ * the rule's key absent). Recorded on rows the verifier decided or faulted
+ * (never on a harness error); absent on rows written before it.
+ */
+export const VerificationRecord = z.object({
+  mode: VerifierMode,
+  reward: z.record(z.string(), z.number()).nullable(),
+  reward_file: z.enum(["reward.txt", "reward.json"]).nullable(),
+  decided_by: z.string().nullable(),
+  hijacks: z.array(z.object({ flag: HijackFlag, path: z.string() }).strict()).default([]),
+  egress_allowed: Count.default(0),
+  egress_denied: Count.default(0),
+}).strict();
+export type VerificationRecord = z.infer<typeof VerificationRecord>;
+
 /** What the episode ran on (seed 002: environment recorded beside every row). */
 export const Environment = z.object({
   agent_image_digest: Digest.nullable(),
@@ -283,6 +339,7 @@ export type Environment = z.infer<typeof Environment>;
  * | `started_at`, `finished_at` | null |
  * | `provenance` | absent: written by the runner (a row read by `ledgerbench import` carries one) |
  * | `judge` | absent: the task has no LLM judge (issue 14) |
+ * | `verification` | absent: not recorded (a row written before issue 22, a harness error, an imported row) |
  * | `prev_sha256` | absent: the ledger is not hash-chained |
  * | `notes` | `""` |
  *
@@ -328,6 +385,8 @@ export const EpisodeInput = z.object({
   finished_at: z.iso.datetime().nullable().default(null),
   provenance: Provenance.optional(),
   judge: JudgeRecord.optional(),
+  /** How the verdict was reached ({@link VerificationRecord}); absent: not recorded. */
+  verification: VerificationRecord.optional(),
   prev_sha256: Sha256.nullable().optional(),
   notes: z.string().default(""),
 }).strict();
