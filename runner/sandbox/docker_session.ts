@@ -117,6 +117,8 @@ export async function startDockerSession(
       close,
       exec: (request) => execIn(container, request),
       copyIn: (hostDir, path) => copyIn(container, hostDir, path),
+      archiveOut: (path, maxBytes) => archiveOut(container, path, maxBytes),
+      archiveIn: (archive, dir) => archiveIn(container, archive, dir),
       readFile: (path, maxBytes) => readFile(container, path, maxBytes),
       changes: () => changesOf(container),
       processes: () => processesOf(container),
@@ -267,22 +269,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/**
- * Copies `hostDir`'s contents into `path` (made first with the runner's
- * busybox): a tar stream of it, owned by root, put with the engine's archive API.
- */
+/** Copies `hostDir`'s contents into `path`: a tar of it, owned by root ({@link archiveIn}). */
 async function copyIn(container: Docker.Container, hostDir: string, path: string): Promise<void> {
-  const made = await execIn(container, {
-    argv: [GATE_BUSYBOX, "mkdir", "-p", path],
-    user: "0:0",
-    wallMs: 30_000,
-  });
-  if (made.exitCode !== 0) {
-    throw new SandboxError(
-      "engine_error",
-      `Cannot make "${path}" in the container: ${made.stderrTail.trim()}`,
-    );
-  }
   const tar = await new Deno.Command("tar", {
     args: ["-c", "-C", hostDir, "--numeric-owner", "--owner=0", "--group=0", "."],
     stdout: "piped",
@@ -294,17 +282,65 @@ async function copyIn(container: Docker.Container, hostDir: string, path: string
       `Cannot pack "${hostDir}": ${new TextDecoder().decode(tar.stderr).trim()}`,
     );
   }
+  await archiveIn(container, tar.stdout, path);
+}
+
+/** Makes `dir` with the runner's busybox, then unpacks the archive there (the engine's archive API). */
+async function archiveIn(
+  container: Docker.Container,
+  archive: Uint8Array,
+  dir: string,
+): Promise<void> {
+  const made = await execIn(container, {
+    argv: [GATE_BUSYBOX, "mkdir", "-p", dir],
+    user: "0:0",
+    wallMs: 30_000,
+  });
+  if (made.exitCode !== 0) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot make "${dir}" in the container: ${made.stderrTail.trim()}`,
+    );
+  }
   await engineCall(
-    `copy into ${path}`,
+    `copy into ${dir}`,
     (abortSignal) =>
-      container.putArchive(
-        Buffer.from(tar.stdout),
-        {
-          path,
-          abortSignal,
-        } as unknown as Docker.ContainerInfo & { path: string },
-      ),
+      container.putArchive(Buffer.from(archive), {
+        path: dir,
+        abortSignal,
+      } as unknown as Docker.ContainerInfo & { path: string }),
   );
+}
+
+/** The engine's archive of `path`, read up to `maxBytes`; null when the path does not exist. */
+async function archiveOut(
+  container: Docker.Container,
+  path: string,
+  maxBytes: number,
+): Promise<Uint8Array | null> {
+  let stream: AsyncIterable<Uint8Array>;
+  try {
+    stream = await engineCall(
+      `copy ${path} out`,
+      () => container.getArchive({ path }) as unknown as Promise<AsyncIterable<Uint8Array>>,
+    );
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return null;
+    throw new SandboxError("engine_error", `Cannot copy "${path}" out: ${message(error)}`, {
+      cause: error,
+    });
+  }
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of stream) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) {
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+      throw new SandboxError("too_large", `"${path}" is larger than ${maxBytes} bytes as an archive`);
+    }
+    parts.push(new Uint8Array(chunk));
+  }
+  return concat(parts);
 }
 
 /** Reads a file's head with the runner's busybox (`head -c`); null when it is not a regular file. */

@@ -2,7 +2,7 @@
  * The candidate in a task's own environment as Harbor runs it (issue 22):
  * the built image's filesystem as built, its entrypoint run, the agent
  * `exec`'d into the running container, and the container kept up after the
- * agent's exit so that Harbor's shared verifier (`shared_verifier.ts`) sees
+ * agent's exit so that Harbor's shared verifier (`harbor_verifier.ts`) sees
  * the processes and services the agent left.
  *
  * What it keeps of seed 000's sandbox: no network (only the relay's
@@ -33,7 +33,7 @@ import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
 import { sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { createGate, type Gate, GATE_BUSYBOX } from "./_gate.ts";
+import { createGate, GATE_BUSYBOX } from "./_gate.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 import {
@@ -144,41 +144,20 @@ export async function runEnvironmentCandidate(
       );
     }
   }
-  const imageId = await imageDigest(image, { docker });
-  if (imageId === null) {
-    throw new SandboxError(
-      "image_missing",
-      `Cannot run the task's environment: image "${image}" is not present (never pulled)`,
-    );
-  }
-  const config = (await engineCall(
-    `inspect image ${imageId}`,
-    (abortSignal) =>
-      docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
-  )).Config;
-  const workdir = options.workdir ?? (config.WorkingDir || undefined);
-  if (workdir !== undefined && workdir !== "/workspace" && reserved(workdir)) {
-    throw new SandboxError(
-      "workspace_failed",
-      `Cannot run the task's environment: its working directory "${workdir}" is a place the ` +
-        "sandbox reserves",
-    );
-  }
-  const imagePath = (config.Env ?? []).find((entry) => entry.startsWith("PATH="))?.slice(5) ??
-    DEFAULT_PATH;
-  const entrypoint = list(config.Entrypoint);
+  const built = await inspectEnvironmentImage(docker, image, options.workdir);
+  const workdir = built.workdir;
+  const imagePath = built.path;
 
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-env-" });
   const quota = `${temp}/quota`;
   const copy = `${quota}/workspace`;
   let mounted = false;
-  let gate: Gate | null = null;
   let session: DockerSession | null = null;
+  let stopSession: (() => Promise<void>) | null = null;
   let ended: Promise<void> | null = null;
   const end = () =>
     ended ??= (async () => {
-      gate?.close();
-      await session?.close();
+      await stopSession?.();
       if (mounted) await unmountQuota(quota).catch(() => {});
       mounted = false;
       await removeTree(temp).catch(() => {});
@@ -193,7 +172,7 @@ export async function runEnvironmentCandidate(
     mounted = true;
     await Deno.mkdir(copy);
     if (workdir !== undefined && workdir !== "/") {
-      await extractDirectory(docker, imageId, workdir, copy);
+      await extractDirectory(docker, built.imageId, workdir, copy);
     }
     await overlay(job.workspace, copy);
     const leak = forbidden.length === 0 ? null : await findForbidden(copy, forbidden);
@@ -204,24 +183,11 @@ export async function runEnvironmentCandidate(
       );
     }
     const workspaceBefore = await relativePaths(copy);
-    await Deno.mkdir(`${temp}/gate`);
-    gate = await createGate(`${temp}/gate`);
-    const opened = gate;
-    const user = config.User || "0:0";
     const cwd = workdir === undefined || workdir === "/" ? "/workspace" : workdir;
-    const create = sandboxCreateOptions({
-      image: imageId,
-      // The image's entrypoint runs as Harbor runs it, with a command that never ends.
-      command: [...entrypoint, GATE_BUSYBOX, "sleep", "2147483647"],
-      env: {},
-      user,
-      workingDir: cwd,
-      labels: { "ledgerbench.role": "candidate", ...options.labels },
-      pidsLimit: ENVIRONMENT_PIDS_LIMIT,
-      memoryBytes: options.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
-      nanoCpus: options.nanoCpus,
-      tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
-      capAdd: [...ENVIRONMENT_CAPABILITIES],
+    const user = built.user;
+    const started = await startEnvironmentSession(docker, built, {
+      role: "candidate",
+      cwd,
       binds: [
         `${copy}:/workspace:rw`,
         ...(cwd === "/workspace" ? [] : [`${copy}:${cwd}:rw`]),
@@ -229,26 +195,21 @@ export async function runEnvironmentCandidate(
           ? []
           : [`${options.bundleDir}:${AGENT_BUNDLE_MOUNT}:ro`]),
         ...(options.solutionDir === undefined ? [] : [`${options.solutionDir}:/solution:ro`]),
-        ...opened.binds,
       ],
-    });
-    create.Entrypoint = opened.entrypoint;
-    create.HostConfig = {
-      ...create.HostConfig,
-      ReadonlyRootfs: false,
-      Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
-    };
-    session = await startDockerSession(create, {
-      docker,
+      labels: options.labels,
+      memoryBytes: options.memoryBytes,
+      nanoCpus: options.nanoCpus,
       onStarted: options.onStarted,
-      openGate: async (pid) => {
+      beforeOpen: async (pid) => {
         const problem = await workspaceMountProblem(pid);
         if (problem !== null) {
           throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
         }
-        await opened.open();
       },
+      tempDir: temp,
     });
+    stopSession = started.end;
+    session = started.session;
     const processesBefore = await session.processes();
     const agentEnv = {
       ...(options.bundleDir === undefined
@@ -275,7 +236,7 @@ export async function runEnvironmentCandidate(
       ? "error"
       : "completed";
     const result: CandidateResult = {
-      imageId,
+      imageId: built.imageId,
       containerId: session.containerId,
       pid: session.pid,
       exitCode: run.exitCode,
@@ -305,6 +266,144 @@ export async function runEnvironmentCandidate(
     };
   } catch (error) {
     await end();
+    throw error;
+  }
+}
+
+/** What a task environment's image says about how it runs (`docker image inspect`). */
+export interface EnvironmentImage {
+  imageId: string;
+  /** The working directory: the caller's, else the image's `WORKDIR`; undefined when neither. */
+  workdir: string | undefined;
+  /** The image's `PATH`. */
+  path: string;
+  /** The image's `ENTRYPOINT`, run before the keep-alive command. */
+  entrypoint: string[];
+  /** The image's `USER`, else root. */
+  user: string;
+}
+
+/**
+ * Reads how an environment image runs.
+ *
+ * @param docker the engine client
+ * @param image the image reference or ID (never pulled)
+ * @param workdir the task's own working directory, replacing the image's
+ * @returns the image's ID, working directory, `PATH`, entrypoint and user
+ * @throws {SandboxError} `image_missing`; `workspace_failed` when the working
+ *   directory is a place the sandbox reserves
+ */
+export async function inspectEnvironmentImage(
+  docker: Docker,
+  image: string,
+  workdir?: string,
+): Promise<EnvironmentImage> {
+  const imageId = await imageDigest(image, { docker });
+  if (imageId === null) {
+    throw new SandboxError(
+      "image_missing",
+      `Cannot run the task's environment: image "${image}" is not present (never pulled)`,
+    );
+  }
+  const config = (await engineCall(
+    `inspect image ${imageId}`,
+    (abortSignal) =>
+      docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
+  )).Config;
+  const dir = workdir ?? (config.WorkingDir || undefined);
+  if (dir !== undefined && dir !== "/workspace" && reserved(dir)) {
+    throw new SandboxError(
+      "workspace_failed",
+      `Cannot run the task's environment: its working directory "${dir}" is a place the ` +
+        "sandbox reserves",
+    );
+  }
+  return {
+    imageId,
+    workdir: dir,
+    path: (config.Env ?? []).find((entry) => entry.startsWith("PATH="))?.slice(5) ??
+      DEFAULT_PATH,
+    entrypoint: list(config.Entrypoint),
+    user: config.User || "0:0",
+  };
+}
+
+/** What {@link startEnvironmentSession} runs. */
+export interface EnvironmentSessionSpec {
+  /** `ledgerbench.role`: `candidate`, or `verifier` (separate mode). */
+  role: "candidate" | "verifier";
+  cwd: string;
+  /** Bind mounts beside the gate's, `host:container:rw|ro`. */
+  binds: string[];
+  labels: Record<string, string>;
+  memoryBytes?: number;
+  nanoCpus?: number;
+  /** Called with the init PID before the gate opens (the relay's forwarder binds here). */
+  onStarted?: (pid: number) => Promise<void>;
+  /** A check of the started container before its gate opens; throws to refuse it. */
+  beforeOpen?: (pid: number) => Promise<void>;
+  /** A directory of the caller's, for the gate's fifo. */
+  tempDir: string;
+}
+
+/**
+ * Starts a container of a task environment as Harbor runs one (see the
+ * module doc): the image's entrypoint with a command that never ends,
+ * behind the gate, with a writable root, {@link ENVIRONMENT_CAPABILITIES},
+ * no network, low ports open to its users, and the spec's mounts.
+ *
+ * @param docker the engine client
+ * @param image the inspected image
+ * @param spec role, working directory, mounts, limits and hooks
+ * @returns the session and its end (which closes the gate and removes the container)
+ * @throws {SandboxError} as `startDockerSession`
+ */
+export async function startEnvironmentSession(
+  docker: Docker,
+  image: EnvironmentImage,
+  spec: EnvironmentSessionSpec,
+): Promise<{ session: DockerSession; end: () => Promise<void> }> {
+  const dir = await Deno.makeTempDir({ dir: spec.tempDir, prefix: "gate-" });
+  const gate = await createGate(dir);
+  const create = sandboxCreateOptions({
+    image: image.imageId,
+    // The image's entrypoint runs as Harbor runs it, with a command that never ends.
+    command: [...image.entrypoint, GATE_BUSYBOX, "sleep", "2147483647"],
+    env: {},
+    user: image.user,
+    workingDir: spec.cwd,
+    labels: { "ledgerbench.role": spec.role, ...spec.labels },
+    pidsLimit: ENVIRONMENT_PIDS_LIMIT,
+    memoryBytes: spec.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
+    nanoCpus: spec.nanoCpus,
+    tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
+    capAdd: [...ENVIRONMENT_CAPABILITIES],
+    binds: [...spec.binds, ...gate.binds],
+  });
+  create.Entrypoint = gate.entrypoint;
+  create.HostConfig = {
+    ...create.HostConfig,
+    ReadonlyRootfs: false,
+    Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
+  };
+  try {
+    const session = await startDockerSession(create, {
+      docker,
+      onStarted: spec.onStarted,
+      openGate: async (pid) => {
+        await spec.beforeOpen?.(pid);
+        await gate.open();
+      },
+    });
+    return {
+      session,
+      end: async () => {
+        gate.close();
+        await session.close();
+      },
+    };
+  } catch (error) {
+    gate.close();
     throw error;
   }
 }

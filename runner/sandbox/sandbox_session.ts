@@ -2,7 +2,7 @@
  * The primitives of one live sandbox (issue 22): run a process in it, copy
  * a directory in, read a file, list what changed in its filesystem and the
  * processes alive in it. The verifier protocols of a task's own environment
- * (`shared_verifier.ts`: Harbor's shared mode, the verifier in the
+ * (`harbor_verifier.ts`: Harbor's shared mode, the verifier in the
  * candidate's own container) are written once on top of these, the way
  * inspect_ai's `SandboxEnvironment` (exec, write_file, read_file) carries
  * every scorer; a later backend (Podman, Kubernetes) implements the same
@@ -78,6 +78,15 @@ export interface SandboxSession {
    * sandbox (created), owned by root, modes kept.
    */
   copyIn(hostDir: string, path: string): Promise<void>;
+  /**
+   * A path of the sandbox (a file or a directory) as a tar archive whose one
+   * top entry is its base name, or null when it does not exist.
+   *
+   * @throws {SandboxError} `too_large` past `maxBytes` of archive
+   */
+  archiveOut(path: string, maxBytes: number): Promise<Uint8Array | null>;
+  /** Unpacks a tar archive ({@link SandboxSession.archiveOut}'s) into a directory of the sandbox (created). */
+  archiveIn(archive: Uint8Array, dir: string): Promise<void>;
   /** The first `maxBytes` of a file, or null when it is absent or not a regular file. */
   readFile(path: string, maxBytes: number): Promise<Uint8Array | null>;
   /** What differs from the image in the sandbox's own filesystem (mounts excluded). */

@@ -16,7 +16,7 @@
  *   `PATH` (the program the test script calls is then the candidate's);
  * - `verifier_log_writer`: a process the candidate left holding a file
  *   under `/logs/verifier` open while the tests ran (found by
- *   `shared_verifier.ts`, not here).
+ *   `harbor_verifier.ts`, not here).
  *
  * @module
  */

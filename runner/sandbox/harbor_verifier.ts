@@ -1,0 +1,349 @@
+/**
+ * Harbor's two verifier modes (issue 22), written once on the session
+ * primitives (`sandbox_session.ts`), as Harbor's `Verifier` runs them:
+ *
+ * - **shared** (Harbor's default, {@link runSharedVerifier}): after the
+ *   agent's exit, in the agent's own container with its processes and
+ *   services still there;
+ * - **separate** ({@link runSeparateVerifier}): in a fresh environment of
+ *   its own (the task's verifier image, or the task's environment anew),
+ *   into which only Harbor's verifier inputs are copied from the agent's:
+ *   `/logs/artifacts` and the task's `artifacts` paths, at the same places.
+ *
+ * Both then do the same ({@link runHarborTests}): the hidden tests are
+ * checked against the digest frozen for the run (a change is
+ * `hidden_files_changed`, the verifier's fault); `/logs/verifier` is
+ * emptied, and so is `/tests` when the tests are uploaded (shared, or a
+ * separate environment that is the task's own: a verifier image built from
+ * `tests/` has them baked in, as Harbor expects), with the runner's own
+ * busybox, so the candidate cannot plant a reward, a helper or a report;
+ * `bash /tests/test.sh` runs from the working directory as the task's
+ * verifier user (root when absent) under the verifier's wall cap, its
+ * stdout and stderr kept (bounded); `/logs/verifier/reward.txt` or
+ * `reward.json` gives the verdict (`parseRewardFiles`). test.sh's exit code
+ * is not the verdict (Harbor ignores it too), but no reward is a verifier
+ * fault, never the candidate's failure.
+ *
+ * What Harbor lacks and is added in shared mode: the container's
+ * filesystem diff and the processes alive when verification started are
+ * kept, and the known hijacks of the test run (`shared_hijacks.ts`) are
+ * looked for. A shared verdict is only as strong as the shared container:
+ * the candidate's processes ran beside the tests, which every row verified
+ * this way says.
+ *
+ * @module
+ */
+import type { Verdict } from "../../analysis/schema.ts";
+import { digestTree } from "./digest_tree.ts";
+import { parseRewardFiles, type RewardRule } from "./parse_reward_file.ts";
+import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
+import type { FsChange } from "./sandbox_session.ts";
+import { fileHijacks, type Hijack } from "./shared_hijacks.ts";
+import type { VerifierFaultCode } from "./run_verifier.ts";
+
+/** Where Harbor's verifier writes its reward and logs. */
+export const HARBOR_VERIFIER_LOGS = "/logs/verifier";
+
+/** Bytes read of each reward file (the sealed driver's bound). */
+const REWARD_BYTES = 65536;
+
+/** What the shared mode needs of the candidate's live environment. */
+export interface SharedEnvironment {
+  session: SandboxSession;
+  /** The working directory (test.sh runs there; the workspace appears there). */
+  workdir: string;
+  /** The image's `PATH`. */
+  path: string;
+  /** The processes alive before the agent ran (the image's entrypoint and its services). */
+  processesBefore: readonly SessionProcess[];
+  /** The container's diff against the image after the agent's exit. */
+  changesAfterAgent: readonly FsChange[];
+  /** Workspace paths (relative) present before the agent ran. */
+  workspaceBefore: ReadonlySet<string>;
+  /** Workspace paths (relative) present after it. */
+  workspaceAfter: ReadonlySet<string>;
+}
+
+/** The task's verifier settings in Harbor's modes. */
+export interface SharedVerifierSettings {
+  /** The hidden tests on the host (copied to `/tests`). */
+  verifierDir: string;
+  /** Their digest frozen for the run. */
+  expectedVerifierDigest: string;
+  /** The reward rule. */
+  reward: RewardRule;
+  /** `[verifier] user`; absent: root. */
+  user?: string;
+  /** The verifier's environment variables. */
+  env?: Record<string, string>;
+  wallMs: number;
+  signal?: AbortSignal;
+}
+
+/** What a verification in one of Harbor's modes found. */
+export interface SharedVerification {
+  outcome:
+    | { kind: "verdict"; verdict: Verdict }
+    | { kind: "fault"; fault: VerifierFaultCode; detail: string };
+  /** test.sh's exit code, or null when it did not run. */
+  exitCode: number | null;
+  stdoutTail: string;
+  stderrTail: string;
+  /** The raw reward files as read (null: absent). */
+  rewardFiles: { "reward.txt": string | null; "reward.json": string | null };
+  hijacks: Hijack[];
+  /** The processes alive when verification started. */
+  processes: SessionProcess[];
+  /** The diff after the agent's exit. */
+  changes: readonly FsChange[];
+}
+
+/** How the tests run, whichever the mode. */
+interface TestRun {
+  session: SandboxSession;
+  workdir: string;
+  /** Upload these tests to `/tests` (absent: the image has them). */
+  tests?: string;
+  settings: SharedVerifierSettings;
+  /** Host PIDs of the candidate's processes, watched for files held under `/logs/verifier`. */
+  candidatePids: readonly number[];
+  /** What the result carries besides the run (hijacks found before, snapshots). */
+  base: Omit<
+    SharedVerification,
+    "outcome" | "exitCode" | "stdoutTail" | "stderrTail" | "rewardFiles"
+  >;
+}
+
+/**
+ * Runs Harbor's shared verifier in the candidate's live environment (see the module doc).
+ *
+ * @param environment the live session and what was seen of it around the agent
+ * @param settings the tests, their frozen digest, the reward rule, user, variables, wall cap
+ * @returns the verdict or the verifier's fault, with the output, the flags and the snapshots
+ * @throws {SandboxError} when the engine fails (a harness fault)
+ */
+export async function runSharedVerifier(
+  environment: SharedEnvironment,
+  settings: SharedVerifierSettings,
+): Promise<SharedVerification> {
+  const { session } = environment;
+  const processes = await session.processes();
+  const changes = environment.changesAfterAgent;
+  const added = [...environment.workspaceAfter].filter((p) => !environment.workspaceBefore.has(p));
+  // The candidate's processes: alive now and not the environment's own before the agent.
+  const before = new Set(environment.processesBefore.map((p) => p.pid));
+  return await runHarborTests({
+    session,
+    workdir: environment.workdir,
+    tests: settings.verifierDir,
+    settings,
+    candidatePids: processes.map((p) => p.pid).filter((pid) => !before.has(pid)),
+    base: {
+      hijacks: fileHijacks(changes, added, environment.workdir, environment.path),
+      processes,
+      changes,
+    },
+  });
+}
+
+/** What the separate mode is given besides the settings. */
+export interface SeparateVerifierJob {
+  /** The candidate's live environment, to copy the verifier's inputs out of. */
+  candidate: SandboxSession;
+  /** The task's `artifacts` paths (absolute); `/logs/artifacts` is always copied too. */
+  artifacts: readonly string[];
+  /** Ends the candidate's environment, once its inputs are copied out. */
+  endCandidate: () => Promise<void>;
+  /** Starts the verifier's own environment. */
+  startVerifier: () => Promise<
+    { session: SandboxSession; workdir: string; end: () => Promise<void> }
+  >;
+  /** Whether the tests are uploaded (the verifier's environment is the task's own, fresh). */
+  uploadTests: boolean;
+}
+
+/** Bytes of archive copied from the candidate's environment into the verifier's, all paths together. */
+export const SEPARATE_ARTIFACT_BYTES = 64 * 1024 ** 2;
+
+/**
+ * Runs Harbor's separate verifier (see the module doc): the verifier's
+ * inputs copied out of the candidate's environment, that environment
+ * ended, a fresh verifier environment started, the inputs restored at
+ * their paths, and the tests run there.
+ *
+ * @param job the candidate's session, the artifact paths and the two environments' hooks
+ * @param settings the tests, their frozen digest, the reward rule, user, variables, wall cap
+ * @returns the verdict or the verifier's fault, with the output
+ * @throws {SandboxError} when the engine fails (a harness fault)
+ */
+export async function runSeparateVerifier(
+  job: SeparateVerifierJob,
+  settings: SharedVerifierSettings,
+): Promise<SharedVerification> {
+  const inputs: { dir: string; archive: Uint8Array }[] = [];
+  let budget = SEPARATE_ARTIFACT_BYTES;
+  for (const path of ["/logs/artifacts", ...job.artifacts]) {
+    const archive = await job.candidate.archiveOut(path, budget);
+    if (archive === null) continue;
+    budget -= archive.length;
+    inputs.push({ dir: path.slice(0, path.lastIndexOf("/")) || "/", archive });
+  }
+  await job.endCandidate();
+  const verifier = await job.startVerifier();
+  try {
+    for (const input of inputs) await verifier.session.archiveIn(input.archive, input.dir);
+    return await runHarborTests({
+      session: verifier.session,
+      workdir: verifier.workdir,
+      tests: job.uploadTests ? settings.verifierDir : undefined,
+      settings,
+      candidatePids: [],
+      base: { hijacks: [], processes: [], changes: [] },
+    });
+  } finally {
+    await verifier.end();
+  }
+}
+
+/** The tests' run, whichever the mode (see the module doc). */
+async function runHarborTests(run: TestRun): Promise<SharedVerification> {
+  const { session, settings, base: found } = run;
+  const base = {
+    ...found,
+    exitCode: null,
+    stdoutTail: "",
+    stderrTail: "",
+    rewardFiles: { "reward.txt": null, "reward.json": null },
+  };
+  const digest = (await digestTree(settings.verifierDir)).digest;
+  if (digest !== settings.expectedVerifierDigest) {
+    return {
+      ...base,
+      outcome: {
+        kind: "fault",
+        fault: "hidden_files_changed",
+        detail: `The hidden tests have digest "${digest}", the plan froze ` +
+          `"${settings.expectedVerifierDigest}"`,
+      },
+    };
+  }
+  const reset = await session.exec({
+    argv: [
+      GATE_BUSYBOX,
+      "sh",
+      "-c",
+      'for p in "$@"; do rm -rf "$p"; done && { [ ! -L /logs ] || rm -f /logs; } && ' +
+      'mkdir -p "$@" && chmod 777 "$1"',
+      "reset",
+      HARBOR_VERIFIER_LOGS,
+      ...(run.tests === undefined ? [] : ["/tests"]),
+    ],
+    user: "0:0",
+    wallMs: 60_000,
+  });
+  if (reset.exitCode !== 0) {
+    return {
+      ...base,
+      outcome: {
+        kind: "fault",
+        fault: "setup_failed",
+        detail: `Cannot empty ${HARBOR_VERIFIER_LOGS}: ${lastLines(reset.stderrTail)}`,
+      },
+    };
+  }
+  if (run.tests !== undefined) await session.copyIn(run.tests, "/tests");
+
+  const writers = new Map<string, Hijack>();
+  const sample = async () => {
+    for (const path of await openUnder(run.candidatePids, HARBOR_VERIFIER_LOGS)) {
+      writers.set(path, { flag: "verifier_log_writer", path });
+    }
+  };
+  const sampler = run.candidatePids.length === 0
+    ? undefined
+    : setInterval(() => void sample(), 250);
+  let tests;
+  try {
+    tests = await session.exec({
+      argv: ["bash", "/tests/test.sh"],
+      env: settings.env,
+      user: settings.user ?? "0:0",
+      cwd: run.workdir,
+      wallMs: settings.wallMs,
+      signal: settings.signal,
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  await sample();
+  const rewardFiles = {
+    "reward.txt": await readText(session, `${HARBOR_VERIFIER_LOGS}/reward.txt`),
+    "reward.json": await readText(session, `${HARBOR_VERIFIER_LOGS}/reward.json`),
+  };
+  const result = {
+    ...base,
+    exitCode: tests.exitCode,
+    stdoutTail: tests.stdoutTail,
+    stderrTail: tests.stderrTail,
+    rewardFiles,
+    hijacks: [...found.hijacks, ...writers.values()],
+  };
+  if (tests.wallCapHit || tests.aborted) {
+    return {
+      ...result,
+      outcome: {
+        kind: "fault",
+        fault: "timeout",
+        detail: `test.sh was killed at its wall cap of ${settings.wallMs} ms: ${
+          lastLines(tests.stderrTail || tests.stdoutTail)
+        }`,
+      },
+    };
+  }
+  const parsed = parseRewardFiles(rewardFiles, settings.reward);
+  if (parsed.kind === "verdict") return { ...result, outcome: parsed };
+  const oom = await session.oomKilled();
+  return {
+    ...result,
+    outcome: {
+      kind: "fault",
+      fault: oom ? "out_of_memory" : parsed.fault,
+      detail: `${parsed.detail} (test.sh exited with code ${tests.exitCode}): ${
+        lastLines(tests.stderrTail || tests.stdoutTail)
+      }`,
+    },
+  };
+}
+
+/** A reward file's text (UTF-8, replacing what is not), or null when absent. */
+async function readText(session: SandboxSession, path: string): Promise<string | null> {
+  const bytes = await session.readFile(path, REWARD_BYTES);
+  return bytes === null ? null : new TextDecoder().decode(bytes);
+}
+
+/** The last three non-empty lines of an output, joined with " | ". */
+function lastLines(text: string): string {
+  return text.split("\n").filter((line) => line.trim() !== "").slice(-3).join(" | ");
+}
+
+/**
+ * The paths under `dir` (as the processes see them) that processes hold
+ * open or work in: their `/proc/<pid>/fd` links and `cwd`, read on the host.
+ */
+async function openUnder(pids: readonly number[], dir: string): Promise<string[]> {
+  const found: string[] = [];
+  const inside = (target: string) => target === dir || target.startsWith(`${dir}/`);
+  for (const pid of pids) {
+    try {
+      const cwd = await Deno.readLink(`/proc/${pid}/cwd`);
+      if (inside(cwd)) found.push(cwd);
+      for await (const fd of Deno.readDir(`/proc/${pid}/fd`)) {
+        const target = await Deno.readLink(`/proc/${pid}/fd/${fd.name}`).catch(() => "");
+        if (inside(target)) found.push(target);
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
