@@ -10,9 +10,16 @@
 import { lineText } from "../analysis/untrusted_text.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
-import { SuiteManifest } from "../runner/suite_manifest.ts";
+import { AllowHost, RewardRule, SuiteManifest, TaskVerifier } from "../runner/suite_manifest.ts";
 import { plural } from "../report/format.ts";
-import { numberOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
+import {
+  choiceOption,
+  numberOption,
+  parseCommandArgs,
+  type ParsedArgs,
+  stringOption,
+  textOption,
+} from "./_args.ts";
 import { type Io, runSubcommand, type Subcommands, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { CHECK_HELP, runCheck } from "./suite_check.ts";
@@ -23,6 +30,12 @@ export const help = `Work with suite directories (suite.json and tasks/<task_id>
 Import the Terminal-Bench style tasks of a directory as a suite, then freeze a plan on it:
   deno task ledgerbench suite import harbor tests/fixtures/harbor_tasks --out suites/tb \\
     --without-internet
+
+Import a Harbor task whose verifier installs pytest from PyPI, every reward.json dimension
+required to pass:
+  deno task ledgerbench suite import harbor harbor/my-task --out suites/mine \\
+    --verifier-allow-host pypi.org --verifier-allow-host files.pythonhosted.org \\
+    --reward-rule min
 
 Prove every task's verifier (oracle resolved, no change not resolved) before a run:
   deno task ledgerbench suite check suites/tb
@@ -37,10 +50,15 @@ SUBCOMMANDS:
                   A DIR is a task, or holds tasks in its subdirectories (sorted by
                   name); the task id is the directory's name. instruction.md becomes
                   TASK.md, tests/ the hidden verifier (at /tests, verdict read from
-                  /logs/verifier/reward.txt), solution/ the oracle, the Dockerfile's
-                  last WORKDIR the task's workdir (with the files its COPY lines put
-                  there). A task that asks for the internet (allow_internet, true by
-                  default in Harbor) is refused unless --without-internet.
+                  /logs/verifier/reward.txt or reward.json), solution/ the oracle, the
+                  Dockerfile's last WORKDIR the task's workdir (with the files its COPY
+                  lines put there). The verifier runs as Harbor runs it: in the
+                  candidate's container after the agent ("shared"), or in a separate
+                  environment (environment_mode = "separate", [verifier.environment];
+                  tests/Dockerfile its image) receiving only the task's artifacts. A
+                  task that asks for the internet (allow_internet, true by default in
+                  Harbor) is refused unless --without-internet. Multi-step tasks
+                  ([[steps]]) and Compose environments are refused.
 ${CHECK_HELP}
 
 OPTIONS (import harbor):
@@ -49,11 +67,21 @@ OPTIONS (import harbor):
   --without-internet  Import tasks that ask for the internet without it, recording
                       "internet_waived": true in suite.json (episodes never have a network)
   --pass-threshold X  The reward that passes (default 1)
+  --reward-key KEY    The key of reward.json that is the reward (default "reward")
+  --reward-rule RULE  How reward.json decides: key (the --reward-key), min (the smallest
+                      of its numbers: every dimension must pass) or mean (their mean);
+                      default key
+  --verifier-allow-host HOST
+                      A host the verifier may reach through the runner's recording proxy
+                      (a host name or *.name, optionally :port, lower-cased; repeatable). The
+                      verifier reaches exactly these, plus a task's own allowed_hosts when
+                      its verifier's network_mode is "allowlist"; default none
   --json              Canonical JSON instead of text
   -h, --help          This help
 
-Warnings (what could not be carried over: storage_mb, no oracle, unknown keys...)
-go to stderr; the suite is loaded back before it is kept, and its SHA-256 printed.
+Warnings (every task.toml key not applied: storage_mb, skills_dir, a verifier that asks
+for the internet, no oracle, unknown keys...) go to stderr; the suite is loaded back
+before it is kept, and its SHA-256 printed.
 
 EXIT STATUS:
   0 imported, or every task proven; 1 usage error; 2 a task cannot be read or is
@@ -67,6 +95,9 @@ const IMPORT_OPTIONS = {
   "suite-id": { type: "string" },
   "without-internet": { type: "boolean" },
   "pass-threshold": { type: "string" },
+  "reward-key": { type: "string" },
+  "reward-rule": { type: "string" },
+  "verifier-allow-host": { type: "string", multiple: true },
 } as const;
 
 /** `--pass-threshold`: any finite reward. */
@@ -76,6 +107,27 @@ const PASS_THRESHOLD = {
 };
 
 const FORMATS = ["harbor"] as const;
+
+/**
+ * `--verifier-allow-host`, each value lower-cased and checked against the
+ * manifest's {@link AllowHost} rule.
+ *
+ * @throws {UsageError} naming the option and the value
+ */
+function allowHostsOption(values: ParsedArgs["values"]): string[] | undefined {
+  const given = values["verifier-allow-host"];
+  if (given === undefined) return undefined;
+  return (Array.isArray(given) ? given : [String(given)]).map((host) => {
+    const lower = host.toLowerCase();
+    if (!AllowHost.safeParse(lower).success) {
+      throw new UsageError(
+        `Option "--verifier-allow-host" must be a host name or *.name, optionally :port: ` +
+          `"${host}"`,
+      );
+    }
+    return lower;
+  });
+}
 
 /** The subcommands, by the first argument. */
 const SUBCOMMANDS: Subcommands = {
@@ -109,12 +161,29 @@ async function runImport(args: string[], io: Io): Promise<number> {
   });
   const withoutInternet = values["without-internet"] === true;
   const passThreshold = numberOption(values, PASS_THRESHOLD);
+  const rewardKey = textOption(values, {
+    name: "reward-key",
+    schema: TaskVerifier.shape.reward_key,
+    form: "a non-empty key",
+  });
+  const rewardRule = choiceOption(values, {
+    name: "reward-rule",
+    choices: RewardRule.options,
+    fallback: "key",
+  });
+  const verifierAllowHosts = allowHostsOption(values);
   const warn = (dir: string, message: string) =>
     io.stderr(`warning: ${lineText(`${dir}: ${message}`)}\n`);
   const tasks: HarborTask[] = [];
   for (const source of sources) {
     for (const dir of await harborTaskDirs(source)) {
-      const task = await readHarborTask(dir, { withoutInternet, passThreshold });
+      const task = await readHarborTask(dir, {
+        withoutInternet,
+        passThreshold,
+        rewardKey,
+        rewardRule,
+        verifierAllowHosts,
+      });
       for (const message of task.warnings) warn(dir, message);
       tasks.push(task);
     }
@@ -132,6 +201,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
       source: task.dir,
       environment,
       workdir: entry.workdir ?? null,
+      verifier: entry.verifier?.mode ?? "sealed",
       internet_waived: entry.internet_waived === true,
       files: task.files.length,
       warnings: task.warnings,
@@ -152,7 +222,9 @@ async function runImport(args: string[], io: Io): Promise<number> {
         `(suite "${suite.manifest.suite_id}")\n`;
       for (const row of rows) {
         text += `  ${row.task_id}  ${row.environment}  workdir ${row.workdir ?? "/workspace"}` +
-          `${row.internet_waived ? "  internet waived" : ""}  ${plural(row.files, "file")}\n`;
+          `  verifier ${row.verifier}${row.internet_waived ? "  internet waived" : ""}  ${
+            plural(row.files, "file")
+          }\n`;
       }
       text += `suite sha256: ${suite.sha256}\n`;
       return text;

@@ -1,5 +1,5 @@
 /**
- * Reading one Harbor / Terminal-Bench task directory (issue 12) into what
+ * Reading one Harbor / Terminal-Bench task directory (issues 12, 22) into what
  * `suite import harbor` writes: the suite manifest's entry, the files to
  * copy (from the source, to a place inside `tasks/<task_id>/`) and the
  * warnings. Nothing is written here (`runner/import_harbor_suite.ts` writes).
@@ -7,31 +7,68 @@
  * The format read is Harbor's, as its source defines it
  * (`src/harbor/models/task/config.py`, `TaskConfig` schema version 1.1, and
  * `src/harbor/environments/docker/docker.py`, read at commit 73fd120 of a
- * mirror of harbor-framework/harbor, late 2026):
+ * mirror of harbor-framework/harbor, late 2026), with the separate verifier
+ * environment of Harbor's changelog of 2026-05-09 (`[verifier]
+ * environment_mode`, `[verifier.environment]`, the top-level `artifacts`)
+ * and its network policy page (a `network_mode` per phase over the
+ * `[environment]` baseline):
  *
  * ```text
  * <task_id>/instruction.md         the prompt            -> workspace/TASK.md
  * <task_id>/task.toml              the configuration     -> the manifest entry
  * <task_id>/environment/Dockerfile the image and context -> environment/
  * <task_id>/tests/test.sh          the verifier          -> verifier/ (seen at /tests)
+ * <task_id>/tests/Dockerfile       a separate verifier's image -> verifier/Dockerfile
  * <task_id>/solution/solve.sh      the oracle            -> solution/
  * ```
  *
- * `task.toml` maps as follows (Harbor's defaults in brackets):
+ * Every key of `task.toml` and what becomes of it (Harbor's defaults in
+ * brackets; "a warning" names the key and its value, and nothing is applied):
  *
  * | Harbor | ledgerbench |
  * |---|---|
+ * | `schema_version`, `version`, `[task]`, `[metadata]`, `[source]` | nothing, silently (metadata) |
+ * | `[[steps]]` (or a `steps/` directory) | refused: a multi-step task (the steps named) |
+ * | `multi_step_reward_strategy` | a warning (a multi-step setting) |
+ * | `artifacts` (a path, or a table's `source`) | `verifier.artifacts` in separate mode; a warning in shared mode; a table's `service` a warning, its `destination` (where Harbor files its copy) silently |
+ * | `[solution] env` | a warning (`suite check` runs `solve.sh` without it) |
  * | `[verifier] timeout_sec` [600] | `verifier.wall_ms` (× 1000, rounded) |
- * | `[verifier] env` | `verifier.env` (copied literally; Harbor resolves `${VAR}` from the host, we do not) |
+ * | `[verifier] env` | `verifier.env` (copied literally; Harbor resolves `${VAR}` from the host, we do not: a warning) |
+ * | `[verifier] user` [root] | `verifier.user` |
+ * | `[verifier] environment_mode` ["shared"] | `verifier.mode`: `shared`, or `separate` when it says so or `[verifier.environment]` exists (`shared` with the table is refused, as Harbor refuses it) |
+ * | `[verifier.environment]` | separate mode: `verifier.environment` is `verifier/Dockerfile` when `tests/Dockerfile` exists (Harbor's build context `tests/`, copied to `verifier/`), else its `docker_image` as `{image}`; neither is refused. Separate mode without the table: `verifier/Dockerfile` when `tests/Dockerfile` exists, else absent (the task's environment, fresh) |
+ * | `[verifier.environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the separate verifier's network baseline (below) |
+ * | `[verifier.environment] cpus`, `memory_mb`, its other keys | a warning each (the verifier gets the task's resources) |
+ * | `[verifier] network_mode`, `allowed_hosts` | `verifier.allow_hosts` (below) |
  * | `[agent] timeout_sec` [none] | `limits.wall_ms_cap` |
+ * | `[agent] user` [root] | `agent_user` |
+ * | `[agent] network_mode`, `allowed_hosts` | the internet rule (below; an allowlist asks for the internet too, its hosts not applied) |
  * | `[environment] docker_image` | `environment.image`, when there is no Dockerfile |
  * | `[environment] cpus`, `memory_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB) |
- * | `[environment] allow_internet` [true], `network_mode` | refused, or `internet_waived` with `--without-internet` |
- * | `[environment] storage_mb` | not applied (a warning) |
+ * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
+ * | `[environment] build_timeout_sec`, `storage_mb`, `gpus`, `gpu_types`, `mcp_servers`, `env`, `skills_dir`, `healthcheck`, `workdir`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
+ * | any other key | a warning naming the file, the line and the key (Harbor ignores it too) |
  *
- * Every other key of Harbor's schema is ignored (`metadata`, `build_timeout_sec`,
- * `gpus`, `user`, `healthcheck`, `mcp_servers`, ...); a key Harbor's schema
- * does not have is a warning naming the file and the key (Harbor itself ignores it).
+ * The internet rule (the agent's phase): an explicit `network_mode` wins,
+ * else `allow_internet`; the agent's own `network_mode` overrides it. Any
+ * mode but `no-network` asks for the internet, which episodes never have:
+ * refused, or `internet_waived` with `--without-internet`.
+ *
+ * The verifier's network: its phase's mode is `[verifier] network_mode`,
+ * else its baseline's (`[verifier.environment]` for a separate verifier
+ * that has the table, else `[environment]`). Its `allow_hosts` are exactly
+ * the hosts the operator names with `--verifier-allow-host`, plus Harbor's
+ * `allowed_hosts` (the phase's own when it sets the mode, else the
+ * baseline's) when that mode is `allowlist`; a verifier whose mode is
+ * `public` (Harbor's default) gets a warning naming the hosts it gets, or
+ * "none". A Harbor host that is no lower-case host name (after lowering
+ * its case) is refused.
+ *
+ * Rewards: `verifier.reward_key` and `verifier.reward_rule` are the
+ * operator's (`--reward-key`, `--reward-rule`), default `reward` and `key`;
+ * a `tests/test.sh` that mentions `reward.json` under the `key` rule gets a
+ * warning naming the key (the multi-dimensional reward files of Harbor's
+ * cookbook have no `reward` key).
  *
  * Both a Dockerfile and `docker_image`: Harbor runs the prebuilt image unless
  * `--force-build` (docker.py `start`), but ledgerbench never pulls, and the
@@ -44,7 +81,13 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
 import { ioError, LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import { SuiteTaskEntry, TaskResources, TaskVerifier } from "../runner/suite_manifest.ts";
+import {
+  AllowHost,
+  type RewardRule,
+  SuiteTaskEntry,
+  TaskResources,
+  TaskVerifier,
+} from "../runner/suite_manifest.ts";
 import { pathExists, readInput } from "./input_file.ts";
 import { schemaProblem } from "./schema_problems.ts";
 import { decodeStrictText } from "./strict_json.ts";
@@ -83,18 +126,66 @@ export interface ReadHarborTaskOptions {
   withoutInternet?: boolean;
   /** The reward that passes (`verifier.pass_threshold`); default 1. */
   passThreshold?: number;
+  /** The key of `reward.json` that decides (`verifier.reward_key`); default `reward`. */
+  rewardKey?: string;
+  /** How `reward.json` decides (`verifier.reward_rule`); default `key`. */
+  rewardRule?: RewardRule;
+  /**
+   * Hosts the verifier may reach (`--verifier-allow-host`), each an
+   * {@link AllowHost}; with Harbor's own `allowed_hosts` in `allowlist` mode.
+   */
+  verifierAllowHosts?: readonly string[];
 }
 
 /** Harbor's `network_mode` values (`NetworkMode`). */
 const NetworkMode = z.enum(["public", "no-network", "allowlist"]);
 
-/** A key of Harbor's schema that the import does not read. */
+/** A key of Harbor's schema that the import does not read (or reads only to warn). */
 const Ignored = z.unknown().optional();
 
+/** Harbor's `user`: a name or a uid, kept as text. */
+const HarborUser = z.union([z.string().min(1), z.number().int().nonnegative()])
+  .transform(String).optional();
+
+/** Harbor's `allowed_hosts`: host names, checked against {@link AllowHost} once read. */
+const HarborHosts = z.array(z.string()).optional();
+
+/** One entry of Harbor's top-level `artifacts`: a path, or a table naming it as `source`. */
+const HarborArtifact = z.union([
+  z.string(),
+  z.looseObject({
+    source: z.string(),
+    destination: z.string().optional(),
+    service: z.string().optional(),
+  }),
+]);
+
+/** An `[environment]` table (`EnvironmentConfig`), also the shape of `[verifier.environment]`. */
+const HarborEnvironment = z.looseObject({
+  build_timeout_sec: Ignored,
+  docker_image: z.string().min(1).optional(),
+  cpus: TaskResources.shape.cpus,
+  memory_mb: TaskResources.shape.memory_mb,
+  storage_mb: Ignored,
+  gpus: Ignored,
+  gpu_types: Ignored,
+  allow_internet: z.boolean().optional(),
+  network_mode: NetworkMode.optional(),
+  allowed_hosts: HarborHosts,
+  mcp_servers: Ignored,
+  env: Ignored,
+  skills_dir: Ignored,
+  healthcheck: Ignored,
+  workdir: Ignored,
+  memory: Ignored,
+  storage: Ignored,
+});
+type HarborEnvironment = z.infer<typeof HarborEnvironment>;
+
 /**
- * The part of Harbor's `task.toml` (`TaskConfig`, schema 1.1) that is read;
- * the other keys of Harbor's schema are listed as `z.unknown()`, so that a
- * key outside it can be told apart (and warned about).
+ * The part of Harbor's `task.toml` (`TaskConfig`) that is read; the other
+ * keys of Harbor's schema are listed as `z.unknown()`, so that a key outside
+ * it can be told apart (and warned about).
  */
 const HarborTaskToml = z.looseObject({
   schema_version: Ignored,
@@ -102,41 +193,46 @@ const HarborTaskToml = z.looseObject({
   task: Ignored,
   metadata: Ignored,
   source: Ignored,
-  solution: Ignored,
+  solution: z.looseObject({ env: Ignored }).default({}),
   steps: Ignored,
+  multi_step_reward_strategy: Ignored,
+  artifacts: z.array(HarborArtifact).optional(),
   verifier: z.looseObject({
     timeout_sec: z.number().positive().optional(),
     env: TaskVerifier.shape.env,
-    user: Ignored,
-    network_mode: Ignored,
-    allowed_hosts: Ignored,
+    user: HarborUser,
+    network_mode: NetworkMode.optional(),
+    allowed_hosts: HarborHosts,
+    environment_mode: z.enum(["shared", "separate"]).optional(),
+    environment: HarborEnvironment.optional(),
   }).default({}),
   agent: z.looseObject({
     timeout_sec: z.number().positive().optional(),
-    user: Ignored,
+    user: HarborUser,
     network_mode: NetworkMode.optional(),
-    allowed_hosts: Ignored,
+    allowed_hosts: HarborHosts,
   }).default({}),
-  environment: z.looseObject({
-    build_timeout_sec: Ignored,
-    docker_image: z.string().min(1).optional(),
-    cpus: TaskResources.shape.cpus,
-    memory_mb: TaskResources.shape.memory_mb,
-    storage_mb: z.number().optional(),
-    gpus: Ignored,
-    gpu_types: Ignored,
-    allow_internet: z.boolean().optional(),
-    network_mode: NetworkMode.optional(),
-    allowed_hosts: Ignored,
-    mcp_servers: Ignored,
-    env: Ignored,
-    skills_dir: Ignored,
-    healthcheck: Ignored,
-    memory: Ignored,
-    storage: Ignored,
-  }).default({}),
+  environment: HarborEnvironment.default({}),
 });
 type HarborTaskToml = z.infer<typeof HarborTaskToml>;
+
+/**
+ * Why each environment key is not applied (`[environment]` and
+ * `[verifier.environment]`), for its warning.
+ */
+const NOT_APPLIED: Record<string, string> = {
+  build_timeout_sec: "freeze builds without a time limit",
+  storage_mb: "no disk quota",
+  storage: "no disk quota",
+  memory: "Harbor's older spelling: write memory_mb",
+  gpus: "episodes have no GPU",
+  gpu_types: "episodes have no GPU",
+  mcp_servers: "no MCP server is started",
+  env: "neither container is given these variables",
+  skills_dir: "the agent is not given the skills there; they stay in the image",
+  healthcheck: "nothing waits for it",
+  workdir: "the workdir is the Dockerfile's last WORKDIR, or /workspace",
+};
 
 /**
  * The task directories a source names: the directory itself when it holds a
@@ -163,7 +259,7 @@ export async function harborTaskDirs(dir: string): Promise<string[]> {
   if (names.length === 0) {
     throw ioError(dir, "not a Harbor task directory (no task.toml), nor holds one");
   }
-  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  names.sort(byCodePoint);
   const base = dir.replace(/\/+$/, "");
   return names.map((name) => `${base}/${name}`);
 }
@@ -172,15 +268,18 @@ export async function harborTaskDirs(dir: string): Promise<string[]> {
  * Reads one Harbor task directory (see the module doc for the mapping).
  *
  * Rules beyond the mapping: the task id is the directory's name and must fit
- * the manifest's id rule (no renaming); `tests/test.sh` must exist;
- * `environment/docker-compose.yaml` is refused (several services are not
- * supported); a missing `solution/solve.sh` is a warning (no oracle). With a
- * Dockerfile, its last `WORKDIR` becomes the task's `workdir`, and what its
- * `COPY`/`ADD` lines put into that directory is copied into the workspace too
- * (the workspace mount hides the image's copy; {@link dockerfileWorkspace}).
+ * the manifest's id rule (no renaming); a multi-step task (`[[steps]]`, or
+ * a `steps/` directory) is refused, naming its steps; `tests/test.sh` must
+ * exist; `environment/docker-compose.yaml` (and a separate verifier's
+ * `tests/docker-compose.yaml`) is refused, naming the services it declares
+ * (no sidecars yet); a missing `solution/solve.sh` is a warning (no
+ * oracle). With a Dockerfile, its last `WORKDIR` becomes the task's
+ * `workdir`, and what its `COPY`/`ADD` lines put into that directory is
+ * copied into the workspace too (the workspace mount hides the image's
+ * copy; {@link dockerfileWorkspace}).
  *
  * @param dir the task directory, as given (recorded in `source.dir`)
- * @param options `withoutInternet`, `passThreshold`
+ * @param options `withoutInternet`, `passThreshold`, `rewardKey`, `rewardRule`, `verifierAllowHosts`
  * @returns the entry, the files to copy and the warnings
  * @throws {LedgerError} one problem naming the file (and the line and the
  *   field where there is one): a file that cannot be read or is not UTF-8,
@@ -206,6 +305,8 @@ export async function readHarborTask(
   const tomlBytes = await readInput(tomlPath);
   const tomlText = strictText(tomlPath, tomlBytes);
   const config = parseTaskToml(tomlPath, tomlText, warnings);
+  await refuseSteps(base, tomlPath, tomlText, config);
+  const mode = verifierMode(tomlPath, tomlText, config);
 
   strictText(`${base}/instruction.md`, await readInput(`${base}/instruction.md`));
   const files: HarborTaskFile[] = [{ from: `${base}/instruction.md`, to: "workspace/TASK.md" }];
@@ -221,14 +322,9 @@ export async function readHarborTask(
     warnings.push("no solution/solve.sh: no oracle: suite check cannot prove this task");
   }
 
-  for (const compose of ["docker-compose.yaml", "docker-compose.yml"]) {
-    if (await pathExists(`${base}/environment/${compose}`)) {
-      throw refusal(
-        `${base}/environment/${compose}`,
-        "a Compose environment is not supported (one container per side): give the task " +
-          "an environment/Dockerfile",
-      );
-    }
+  await refuseCompose(base, "environment", "give the task an environment/Dockerfile");
+  if (mode === "separate") {
+    await refuseCompose(base, "tests", "give the separate verifier a tests/Dockerfile");
   }
   const environmentConfig = config.environment;
   const image = environmentConfig.docker_image;
@@ -275,15 +371,33 @@ export async function readHarborTask(
   if (internetWaived) {
     warnings.push("asks for the internet: imported without it (internet_waived)");
   }
-  if (environmentConfig.storage_mb !== undefined) {
-    warnings.push(
-      `[environment] storage_mb = ${environmentConfig.storage_mb} not applied (no disk quota)`,
-    );
-  }
+  warnings.push(...notApplied(config, mode));
   const verifierEnv = config.verifier.env;
   if (verifierEnv !== undefined && Object.values(verifierEnv).some((v) => v.includes("${"))) {
     warnings.push("[verifier] env holds ${...}: copied literally, not resolved from the host");
   }
+  const verifier = {
+    entry: "test.sh",
+    mount: HARBOR_TESTS_MOUNT,
+    mode,
+    ...(config.verifier.user === undefined ? {} : { user: config.verifier.user }),
+    verdict: "reward",
+    pass_threshold: options.passThreshold ?? 1,
+    reward_key: options.rewardKey ?? "reward",
+    reward_rule: options.rewardRule ?? "key",
+    wall_ms: Math.max(
+      1,
+      Math.round((config.verifier.timeout_sec ?? HARBOR_VERIFIER_TIMEOUT_SEC) * 1000),
+    ),
+    ...(verifierEnv === undefined ? {} : { env: verifierEnv }),
+    ...allowHostsField(
+      verifierAllowHosts(tomlPath, tomlText, config, mode, options.verifierAllowHosts, warnings),
+    ),
+    ...(mode === "separate"
+      ? await separateVerifier(base, tomlPath, tomlText, config, warnings)
+      : artifactsNotApplied(config, warnings)),
+  } as const;
+  warnings.push(...await rewardFileWarning(testSh, verifier.reward_rule, verifier.reward_key));
   const resources = {
     ...(environmentConfig.cpus === undefined ? {} : { cpus: environmentConfig.cpus }),
     ...(environmentConfig.memory_mb === undefined
@@ -300,27 +414,412 @@ export async function readHarborTask(
     },
     environment,
     ...(workdir === undefined ? {} : { workdir }),
-    verifier: {
-      entry: "test.sh",
-      mount: HARBOR_TESTS_MOUNT,
-      verdict: "reward",
-      pass_threshold: options.passThreshold ?? 1,
-      wall_ms: Math.max(
-        1,
-        Math.round((config.verifier.timeout_sec ?? HARBOR_VERIFIER_TIMEOUT_SEC) * 1000),
-      ),
-      ...(verifierEnv === undefined ? {} : { env: verifierEnv }),
-    },
+    verifier,
     ...(Object.keys(resources).length === 0 ? {} : { resources }),
+    ...(config.agent.user === undefined ? {} : { agent_user: config.agent.user }),
     ...(internetWaived ? { internet_waived: true } : {}),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
   return { dir, entry, files: uniqueDestinations(files), warnings };
 }
 
+/** Whether one absolute path is, lies inside or holds the other. */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/** Sorts strings by code point (no locale). */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
- * Harbor's network rule (`EnvironmentConfig.resolve_baseline`): an explicit
- * `network_mode` wins, else `allow_internet`, true when absent; the agent's
+ * Refuses a multi-step task (Harbor's `[[steps]]`, each with its own
+ * `steps/<name>/` instruction, tests and solution), naming its steps: from
+ * `task.toml` when it has `[[steps]]`, else the `steps/` directory's
+ * subdirectories.
+ *
+ * @throws {LedgerError} `schema_violation` at the first `[[steps]]` (field
+ *   `steps`), or naming the `steps/` directory
+ */
+async function refuseSteps(
+  base: string,
+  tomlPath: string,
+  text: string,
+  config: HarborTaskToml,
+): Promise<void> {
+  const why = "is not supported: ledgerbench runs one instruction and one verifier per episode";
+  const count = (names: string[]) =>
+    names.length === 0
+      ? "an empty steps/ directory"
+      : `${names.length} step${names.length === 1 ? "" : "s"}: ${names.join(", ")}`;
+  const steps = config.steps;
+  if (Array.isArray(steps) && steps.length > 0) {
+    const names = steps.map((step, i) => {
+      const name = (step as { name?: unknown } | null)?.name;
+      return typeof name === "string" && name !== "" ? name : `#${i + 1}`;
+    });
+    throw refusal(tomlPath, `multi-step task (${count(names)}) ${why}`, {
+      line: tomlKeyLine(text, "steps"),
+      field: "steps",
+    });
+  }
+  const stepsDir = `${base}/steps`;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(stepsDir));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return;
+    }
+    throw ioError(stepsDir, error);
+  }
+  const names = entries.filter((e) => e.isDirectory).map((e) => e.name).sort(byCodePoint);
+  throw refusal(stepsDir, `multi-step task (${count(names)}) ${why}`);
+}
+
+/**
+ * Harbor's verifier mode: `environment_mode` when given, else `separate`
+ * when a `[verifier.environment]` table exists, else `shared`.
+ *
+ * @throws {LedgerError} for `environment_mode = "shared"` with the table (Harbor refuses it)
+ */
+function verifierMode(file: string, text: string, config: HarborTaskToml): "shared" | "separate" {
+  const given = config.verifier.environment_mode;
+  const table = config.verifier.environment !== undefined;
+  if (given === "shared" && table) {
+    throw refusal(
+      file,
+      'environment_mode = "shared" with a [verifier.environment] table: the table is a ' +
+        'separate verifier\'s environment (Harbor refuses the pair too): write "separate" or ' +
+        "drop the table",
+      {
+        line: tomlKeyLine(text, "verifier.environment_mode"),
+        field: "verifier.environment_mode",
+      },
+    );
+  }
+  return given === "separate" || table ? "separate" : "shared";
+}
+
+/**
+ * Refuses a Compose file in `<base>/<dir>/`, naming the services it declares.
+ *
+ * @throws {LedgerError} `schema_violation` naming the Compose file
+ */
+async function refuseCompose(base: string, dir: string, fix: string): Promise<void> {
+  for (const name of ["docker-compose.yaml", "docker-compose.yml"]) {
+    const path = `${base}/${dir}/${name}`;
+    if (!(await pathExists(path))) continue;
+    const services = composeServices(strictText(path, await readInput(path)));
+    const declared = services.length === 0
+      ? "it declares no services"
+      : `it declares the service${services.length === 1 ? "" : "s"} ${services.join(", ")}`;
+    throw refusal(
+      path,
+      `a Compose environment is not supported (${declared}; sidecar services are not ` +
+        `supported yet, one container per side): ${fix}`,
+    );
+  }
+}
+
+/**
+ * The service names of a Compose file, read loosely (no YAML parser): the
+ * keys one indentation level under a top-level `services:` line, or the
+ * keys of a one-line flow mapping after it (`services: {a: {}, b: {}}`);
+ * comments and blank lines skipped, quoted keys unquoted.
+ */
+function composeServices(text: string): string[] {
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((line) => /^services\s*:/.test(line));
+  if (start < 0) return [];
+  const unquote = (key: string) => key.trim().replace(/^(["'])(.*)\1$/, "$2");
+  const inline = lines[start].replace(/^services\s*:/, "").replace(/\s+#.*$/, "").trim();
+  if (inline.startsWith("{")) {
+    const names: string[] = [];
+    let depth = 0;
+    let current = "";
+    for (const c of inline.slice(1)) {
+      if (depth === 0 && (c === "," || c === "}")) {
+        const key = current.split(":")[0];
+        if (unquote(key) !== "") names.push(unquote(key));
+        current = "";
+        if (c === "}") break;
+        continue;
+      }
+      if (c === "{" || c === "[") depth++;
+      if (c === "}" || c === "]") depth--;
+      current += c;
+    }
+    return names;
+  }
+  const names: string[] = [];
+  let indent: number | undefined;
+  for (const line of lines.slice(start + 1)) {
+    if (/^\s*(#.*)?$/.test(line)) continue;
+    const width = line.length - line.trimStart().length;
+    if (width === 0) break;
+    indent ??= width;
+    if (width !== indent) continue;
+    const key = /^\s*("[^"]*"|'[^']*'|[^\s:#][^:#]*?)\s*:(\s|$)/.exec(line);
+    if (key !== null) names.push(unquote(key[1]));
+  }
+  return names;
+}
+
+/** Whether a value asks for nothing: `0`, `false`, `""`, `[]` or an empty table. */
+function asksNothing(value: unknown): boolean {
+  if (value === 0 || value === false || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
+}
+
+/**
+ * A key and its value as a warning shows them: `key = 600`, `key = "/skills"`,
+ * `key = ["a", "b"]`; a table by its keys (`env (A, B)`: never the values,
+ * which may be secrets); an array of tables by their `name`s.
+ */
+function describeKey(key: string, value: unknown): string {
+  const scalar = (v: unknown) => typeof v === "string" ? JSON.stringify(v) : String(v);
+  if (Array.isArray(value)) {
+    if (value.every((v) => typeof v !== "object" || v === null)) {
+      return `${key} = [${value.map(scalar).join(", ")}]`;
+    }
+    const names = value.map((v, i) => {
+      const name = (v as { name?: unknown } | null)?.name;
+      return typeof name === "string" ? name : `#${i + 1}`;
+    });
+    return `${key} (${names.join(", ")})`;
+  }
+  if (typeof value === "object" && value !== null) {
+    return `${key} (${Object.keys(value).join(", ")})`;
+  }
+  return `${key} = ${scalar(value)}`;
+}
+
+/**
+ * The warnings for the keys that are read but not applied (see the module
+ * doc's table), in the schema's order: `multi_step_reward_strategy`,
+ * `[solution] env`, the `[environment]` keys of {@link NOT_APPLIED}, and a
+ * separate verifier's `[verifier.environment]` keys but its image and network.
+ */
+function notApplied(config: HarborTaskToml, mode: "shared" | "separate"): string[] {
+  const out: string[] = [];
+  const strategy = config.multi_step_reward_strategy;
+  if (strategy !== undefined) {
+    out.push(
+      `${describeKey("multi_step_reward_strategy", strategy)} not applied (a multi-step ` +
+        "setting, and the task has no steps)",
+    );
+  }
+  if (config.solution.env !== undefined && !asksNothing(config.solution.env)) {
+    out.push(
+      `[solution] ${describeKey("env", config.solution.env)} not applied (suite check runs ` +
+        "solve.sh without it)",
+    );
+  }
+  const table = (name: string, values: HarborEnvironment, reasons: Record<string, string>) => {
+    for (const key of Object.keys(HarborEnvironment.shape)) {
+      const value = (values as Record<string, unknown>)[key];
+      if (!Object.hasOwn(reasons, key) || value === undefined || asksNothing(value)) continue;
+      out.push(`[${name}] ${describeKey(key, value)} not applied (${reasons[key]})`);
+    }
+  };
+  table("environment", config.environment, NOT_APPLIED);
+  const verifierTable = config.verifier.environment;
+  if (mode === "separate" && verifierTable !== undefined) {
+    const resources = "the verifier gets the task's resources";
+    table("verifier.environment", verifierTable, {
+      ...NOT_APPLIED,
+      cpus: resources,
+      memory_mb: resources,
+    });
+  }
+  return out;
+}
+
+/**
+ * The verifier's `allow_hosts` (see the module doc): the operator's hosts,
+ * plus Harbor's `allowed_hosts` when the verifier's phase is in `allowlist`
+ * mode, lower-cased, each once, sorted; a warning when the phase asks for
+ * the public internet, and for a `[verifier] allowed_hosts` that its mode
+ * leaves unused.
+ *
+ * @throws {LedgerError} `schema_violation` naming a Harbor host that is no {@link AllowHost}
+ */
+function verifierAllowHosts(
+  file: string,
+  text: string,
+  config: HarborTaskToml,
+  mode: "shared" | "separate",
+  operator: readonly string[] | undefined,
+  warnings: string[],
+): string[] {
+  const verifier = config.verifier;
+  const own = mode === "separate" ? verifier.environment : undefined;
+  const [prefix, baseline] = own === undefined
+    ? ["environment", config.environment]
+    : ["verifier.environment", own];
+  const baselineMode = baseline.network_mode ??
+    (baseline.allow_internet === false ? "no-network" : "public");
+  const phaseMode = verifier.network_mode ?? baselineMode;
+  let harbor: string[] = [];
+  if (phaseMode === "allowlist") {
+    const field = verifier.network_mode !== undefined
+      ? "verifier.allowed_hosts"
+      : `${prefix}.allowed_hosts`;
+    const given =
+      (verifier.network_mode !== undefined ? verifier.allowed_hosts : baseline.allowed_hosts) ?? [];
+    harbor = given.map((host, index) => {
+      const lower = host.toLowerCase();
+      const checked = AllowHost.safeParse(lower);
+      if (!checked.success) {
+        throw refusal(file, `"${host}" ${checked.error.issues[0].message}`, {
+          line: tomlKeyLine(text, field),
+          field: `${field}.${index}`,
+        });
+      }
+      return lower;
+    });
+  } else if (verifier.allowed_hosts !== undefined && verifier.allowed_hosts.length > 0) {
+    warnings.push(
+      `[verifier] ${describeKey("allowed_hosts", verifier.allowed_hosts)} not applied (the ` +
+        `verifier's network_mode is "${phaseMode}", not "allowlist")`,
+    );
+  }
+  const hosts = [...new Set([...(operator ?? []), ...harbor])].sort(byCodePoint);
+  if (phaseMode === "public") {
+    const why = verifier.network_mode !== undefined
+      ? '[verifier] network_mode = "public"'
+      : baseline.network_mode !== undefined
+      ? `[${prefix}] network_mode = "public"`
+      : baseline.allow_internet === true
+      ? `[${prefix}] allow_internet = true`
+      : `[${prefix}] allow_internet is absent, and Harbor's default is true`;
+    warnings.push(
+      `the verifier asks for the internet (${why}): it may reach only the hosts given with ` +
+        `--verifier-allow-host: ${hosts.length === 0 ? "none" : hosts.join(", ")}`,
+    );
+  }
+  return hosts;
+}
+
+/** `{allow_hosts}` when there are hosts, else nothing (absent: none). */
+function allowHostsField(hosts: string[]): { allow_hosts?: string[] } {
+  return hosts.length === 0 ? {} : { allow_hosts: hosts };
+}
+
+/** Harbor's top-level `artifacts`, as paths (a table's `source`). */
+function artifactSources(config: HarborTaskToml): string[] {
+  return (config.artifacts ?? []).map((a) => typeof a === "string" ? a : a.source);
+}
+
+/** In shared mode: a warning for the `artifacts`, which only a separate verifier receives. */
+function artifactsNotApplied(config: HarborTaskToml, warnings: string[]): Record<never, never> {
+  const sources = artifactSources(config);
+  if (sources.length > 0) {
+    warnings.push(
+      `${describeKey("artifacts", sources)} not applied (only a separate verifier receives ` +
+        "them; a shared one sees the candidate's container as it is)",
+    );
+  }
+  return {};
+}
+
+/**
+ * A separate verifier's fields: its `environment` (`verifier/Dockerfile`
+ * when `tests/Dockerfile` exists, else `[verifier.environment]
+ * docker_image`; without the table and without `tests/Dockerfile`, the
+ * task's own environment) and its `artifacts`.
+ *
+ * @throws {LedgerError} for a `[verifier.environment]` with neither, and
+ *   for an artifact path the manifest refuses (its rule worded, at `artifacts`)
+ */
+async function separateVerifier(
+  base: string,
+  file: string,
+  text: string,
+  config: HarborTaskToml,
+  warnings: string[],
+): Promise<Pick<TaskVerifier, "environment" | "artifacts">> {
+  const table = config.verifier.environment;
+  const image = table?.docker_image;
+  let environment: TaskVerifier["environment"];
+  if (await isFile(`${base}/tests/Dockerfile`)) {
+    environment = { dockerfile: "verifier/Dockerfile" };
+    if (image !== undefined) {
+      warnings.push(
+        `[verifier.environment] docker_image "${image}" not used: tests/Dockerfile is built ` +
+          "instead (ledgerbench never pulls an image)",
+      );
+    }
+  } else if (image !== undefined) {
+    environment = { image };
+    warnings.push(
+      `no tests/Dockerfile: the verifier's image "${image}" must be present in the local engine`,
+    );
+  } else if (table !== undefined) {
+    throw refusal(
+      file,
+      "a separate verifier environment with neither a tests/Dockerfile nor a docker_image: " +
+        "the verifier has nothing to run in",
+      { line: tomlKeyLine(text, "verifier.environment"), field: "verifier.environment" },
+    );
+  }
+  const pathRule = TaskVerifier.shape.artifacts.unwrap().element;
+  const artifacts: string[] = [];
+  for (const [index, entry] of (config.artifacts ?? []).entries()) {
+    const raw = typeof entry === "string" ? entry : entry.source;
+    const path = raw.length > 1 ? raw.replace(/\/+$/, "") : raw;
+    const at = { line: tomlKeyLine(text, "artifacts"), field: `artifacts.${index}` };
+    const checked = pathRule.safeParse(path);
+    if (!checked.success) {
+      throw refusal(file, `"${raw}" ${checked.error.issues[0].message}`, at);
+    }
+    if (overlaps(path, HARBOR_TESTS_MOUNT)) {
+      throw refusal(
+        file,
+        `"${raw}" must not be, lie inside or hold the verifier's mount "${HARBOR_TESTS_MOUNT}" ` +
+          "(the hidden files)",
+        at,
+      );
+    }
+    if (typeof entry !== "string" && entry.service !== undefined) {
+      warnings.push(
+        `artifacts entry "${raw}" of the service "${entry.service}": taken from the ` +
+          "candidate's container (no sidecars)",
+      );
+    }
+    if (!artifacts.includes(path)) artifacts.push(path);
+  }
+  return {
+    ...(environment === undefined ? {} : { environment }),
+    ...(artifacts.length === 0 ? {} : { artifacts }),
+  };
+}
+
+/**
+ * A warning when `tests/test.sh` mentions `reward.json` and the `key` rule
+ * decides: a reward file of several dimensions (Harbor's cookbook
+ * `multi-reward`) may lack the key, a verifier fault on every episode.
+ */
+async function rewardFileWarning(
+  testSh: string,
+  rule: RewardRule,
+  key: string,
+): Promise<string[]> {
+  if (rule !== "key") return [];
+  const text = strictText(testSh, await readInput(testSh));
+  if (!text.includes("reward.json")) return [];
+  return [
+    `tests/test.sh mentions reward.json: the verdict is its key "${key}" (a file without it ` +
+    "is a verifier fault); choose with --reward-key KEY or --reward-rule min|mean",
+  ];
+}
+
+/**
+ * Harbor's network rule for the agent's phase (`EnvironmentConfig.resolve_baseline`):
+ * an explicit `network_mode` wins, else `allow_internet`, true when absent; the agent's
  * own `network_mode` overrides it for the agent's phase. Any mode but
  * `no-network` asks for the internet, which episodes never have.
  *
@@ -399,13 +898,16 @@ function parseTaskToml(file: string, text: string, warnings: string[]): HarborTa
   }
   const config = result.data;
   const known = (schema: z.ZodObject) => new Set(Object.keys(schema.shape));
-  const tables: [string, Record<string, unknown>, z.ZodObject][] = [
+  const tables: [string, Record<string, unknown> | undefined, z.ZodObject][] = [
     ["", config, HarborTaskToml],
+    ["solution.", config.solution, HarborTaskToml.shape.solution.unwrap()],
     ["verifier.", config.verifier, HarborTaskToml.shape.verifier.unwrap()],
+    ["verifier.environment.", config.verifier.environment, HarborEnvironment],
     ["agent.", config.agent, HarborTaskToml.shape.agent.unwrap()],
-    ["environment.", config.environment, HarborTaskToml.shape.environment.unwrap()],
+    ["environment.", config.environment, HarborEnvironment],
   ];
   for (const [prefix, table, schema] of tables) {
+    if (table === undefined) continue;
     const keys = known(schema);
     for (const key of Object.keys(table)) {
       if (!keys.has(key)) {
@@ -422,16 +924,16 @@ function parseTaskToml(file: string, text: string, warnings: string[]): HarborTa
 
 /**
  * The 1-based line where a dotted key (`verifier.timeout_sec`) is set in a
- * TOML text (or the `[table]` header it names), under its header or as a
- * dotted key; 0 when it
- * cannot be found (an inline table, a quoted key).
+ * TOML text (or the `[table]` or first `[[array]]` header it names), under
+ * its header or as a dotted key; 0 when it cannot be found (an inline
+ * table, a quoted key).
  */
 function tomlKeyLine(text: string, field: string): number {
   const lines = text.split("\n");
   let table = "";
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
-    const header = /^\[\s*([A-Za-z0-9_.-]+)\s*\]/.exec(line);
+    const header = /^\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?/.exec(line);
     if (header !== null) {
       table = header[1];
       if (table === field) return i + 1;

@@ -48,11 +48,15 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
     verifier: {
       entry: "test.sh",
       mount: "/tests",
+      // no environment_mode, no [verifier.environment]: Harbor's default
+      mode: "shared",
       verdict: "reward",
       pass_threshold: 1,
       reward_key: "reward",
+      reward_rule: "key",
       wall_ms: 120000,
       env: { PYTHONDONTWRITEBYTECODE: "1" },
+      // allow_internet = false: the verifier's phase has no network either, and no host
     },
     resources: { cpus: 1, memory_mb: 2048 },
     source: {
@@ -72,7 +76,10 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
     // COPY src/ /app/src/ with WORKDIR /app
     ["environment/src/csvread.py", "workspace/src/csvread.py", undefined],
   ]);
-  deepEqual(task.warnings, ["[environment] storage_mb = 10240 not applied (no disk quota)"]);
+  deepEqual(task.warnings, [
+    "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
+    "[environment] storage_mb = 10240 not applied (no disk quota)",
+  ]);
 });
 
 Deno.test("readHarborTask() refuses a task that asks for the internet, unless waived", async () => {
@@ -94,6 +101,8 @@ Deno.test("readHarborTask() refuses a task that asks for the internet, unless wa
   deepEqual(task.warnings, [
     "no solution/solve.sh: no oracle: suite check cannot prove this task",
     "asks for the internet: imported without it (internet_waived)",
+    "the verifier asks for the internet ([environment] allow_internet = true): it may reach " +
+    "only the hosts given with --verifier-allow-host: none",
   ]);
 });
 
@@ -278,4 +287,472 @@ Deno.test("harborTaskDirs() lists a dataset's tasks sorted, or the task itself",
     harborTaskDirs(tmp.path),
     /not a Harbor task directory \(no task.toml\), nor holds one/,
   );
+});
+
+const COOKBOOK = `${FIXTURES}/cookbook`;
+
+/** The warnings every cookbook recipe's task.toml gives (same [environment] table, no allow_internet). */
+const COOKBOOK_WARNINGS = [
+  "asks for the internet: imported without it (internet_waived)",
+  "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
+  "[environment] storage_mb = 10240 not applied (no disk quota)",
+];
+
+/** What the cookbook's verifiers are told: Harbor's default internet, none of it granted. */
+const NO_HOST_WARNING = "the verifier asks for the internet ([environment] allow_internet is " +
+  "absent, and Harbor's default is true): it may reach only the hosts given with " +
+  "--verifier-allow-host: none";
+
+/** A cookbook recipe's manifest entry: the shared [verifier]/[agent]/[environment] tables. */
+function cookbookEntry(name: string, agentMs: number, sha: string, verifier = {}) {
+  return {
+    task_id: name,
+    lane: "default",
+    // [agent] timeout_sec
+    limits: { token_cap: null, step_cap: null, wall_ms_cap: agentMs },
+    environment: { dockerfile: "environment/Dockerfile" },
+    // every recipe's Dockerfile ends with WORKDIR /app
+    workdir: "/app",
+    verifier: {
+      entry: "test.sh",
+      mount: "/tests",
+      mode: "shared",
+      verdict: "reward",
+      pass_threshold: 1,
+      reward_key: "reward",
+      reward_rule: "key",
+      // [verifier] timeout_sec = 120.0
+      wall_ms: 120000,
+      ...verifier,
+    },
+    // cpus = 1, memory_mb = 2048
+    resources: { cpus: 1, memory_mb: 2048 },
+    internet_waived: true,
+    source: { format: "harbor", dir: `${COOKBOOK}/${name}`, task_toml_sha256: sha },
+  };
+}
+
+// sha256sum tests/fixtures/harbor_tasks/cookbook/{simple-task,multi-reward,dns-blacklisting}/task.toml
+// (one text for the three)
+const SHARED_TOML_SHA = "3bdb26ab721025347b8b07521131313b533fbdaa42c656d58cd30596970348a8";
+
+Deno.test("readHarborTask() imports the cookbook's simple-task and dns-blacklisting, verifier shared", async () => {
+  for (const name of ["simple-task", "dns-blacklisting"]) {
+    const task = await readHarborTask(`${COOKBOOK}/${name}`, { withoutInternet: true });
+    deepEqual(task.entry, cookbookEntry(name, 120000, SHARED_TOML_SHA));
+    deepEqual(task.warnings, [...COOKBOOK_WARNINGS, NO_HOST_WARNING]);
+  }
+  // dns-blacklisting: the build context (its entrypoint and block server) is copied, no
+  // COPY goes into /app
+  const dns = await readHarborTask(`${COOKBOOK}/dns-blacklisting`, { withoutInternet: true });
+  deepEqual(dns.files.map((f) => f.to), [
+    "workspace/TASK.md",
+    "verifier/test.sh",
+    "verifier/test_dns.py",
+    "solution/solve.sh",
+    "environment/Dockerfile",
+    "environment/blacklist-patterns.txt",
+    "environment/block-server.py",
+    "environment/candidate-domains.txt",
+    "environment/entrypoint.sh",
+  ]);
+});
+
+Deno.test("readHarborTask() imports the cookbook's multi-reward under each reward rule", async () => {
+  const dir = `${COOKBOOK}/multi-reward`;
+  // test.sh writes {"correctness": ..., "performance": ...}: no "reward" key
+  const plain = await readHarborTask(dir, { withoutInternet: true });
+  deepEqual(plain.entry, cookbookEntry("multi-reward", 120000, SHARED_TOML_SHA));
+  deepEqual(plain.warnings, [
+    ...COOKBOOK_WARNINGS,
+    NO_HOST_WARNING,
+    'tests/test.sh mentions reward.json: the verdict is its key "reward" (a file without it ' +
+    "is a verifier fault); choose with --reward-key KEY or --reward-rule min|mean",
+  ]);
+  const min = await readHarborTask(dir, { withoutInternet: true, rewardRule: "min" });
+  deepEqual(
+    min.entry,
+    cookbookEntry("multi-reward", 120000, SHARED_TOML_SHA, { reward_rule: "min" }),
+  );
+  deepEqual(min.warnings, [...COOKBOOK_WARNINGS, NO_HOST_WARNING]);
+  const key = await readHarborTask(dir, {
+    withoutInternet: true,
+    rewardKey: "correctness",
+    passThreshold: 0.5,
+    verifierAllowHosts: ["pypi.org", "astral.sh"],
+  });
+  deepEqual(key.entry.verifier, {
+    ...cookbookEntry("multi-reward", 120000, SHARED_TOML_SHA).verifier,
+    pass_threshold: 0.5,
+    reward_key: "correctness",
+    // the operator's hosts, sorted
+    allow_hosts: ["astral.sh", "pypi.org"],
+  });
+  deepEqual(key.warnings.slice(3), [
+    "the verifier asks for the internet ([environment] allow_internet is absent, and Harbor's " +
+    "default is true): it may reach only the hosts given with --verifier-allow-host: " +
+    "astral.sh, pypi.org",
+    'tests/test.sh mentions reward.json: the verdict is its key "correctness" (a file without ' +
+    "it is a verifier fault); choose with --reward-key KEY or --reward-rule min|mean",
+  ]);
+});
+
+Deno.test("readHarborTask() imports the cookbook's skills, warning that skills_dir is not applied", async () => {
+  const task = await readHarborTask(`${COOKBOOK}/skills`, { withoutInternet: true });
+  deepEqual(
+    task.entry,
+    // [agent] timeout_sec = 600.0; sha256sum tests/fixtures/harbor_tasks/cookbook/skills/task.toml
+    cookbookEntry(
+      "skills",
+      600000,
+      "2b40d9955731a8259daa384e1cfa6e51d522ff01053bbc6a77d607ec98acca72",
+    ),
+  );
+  deepEqual(task.warnings, [
+    ...COOKBOOK_WARNINGS,
+    '[environment] skills_dir = "/skills" not applied (the agent is not given the skills ' +
+    "there; they stay in the image)",
+    NO_HOST_WARNING,
+  ]);
+  // COPY skills/ /skills/ is outside the workdir: only in the build context
+  equal(task.files.some((f) => f.to === "environment/skills/generate-greeting/SKILL.md"), true);
+  equal(task.files.some((f) => f.to.startsWith("workspace/skills")), false);
+});
+
+Deno.test("readHarborTask() refuses the cookbook's multi-step and multi-container recipes", async () => {
+  equal(
+    await refusal(() => readHarborTask(`${COOKBOOK}/multi-step`, { withoutInternet: true })),
+    // the first [[steps]] header is line 34 of the recipe's task.toml
+    `${COOKBOOK}/multi-step/task.toml:34: field "steps": multi-step task (3 steps: scaffold, ` +
+      "implement, document) is not supported: ledgerbench runs one instruction and one " +
+      "verifier per episode",
+  );
+  equal(
+    await refusal(() => readHarborTask(`${COOKBOOK}/multi-container`, { withoutInternet: true })),
+    `${COOKBOOK}/multi-container/environment/docker-compose.yaml: a Compose environment is not ` +
+      "supported (it declares the services main, api-server; sidecar services are not " +
+      "supported yet, one container per side): give the task an environment/Dockerfile",
+  );
+});
+
+Deno.test("readHarborTask() refuses a steps/ directory without [[steps]], and Compose files of each form", async () => {
+  await using tmp = await tempDir();
+  // no instruction.md at the top, only per-step ones: the steps are named, not the missing file
+  const steps = await write(`${tmp.path}/t-steps`, {
+    ...TASK,
+    "steps/b-second/instruction.md": "Two.\n",
+    "steps/a-first/instruction.md": "One.\n",
+  });
+  await Deno.remove(`${steps}/instruction.md`);
+  equal(
+    await refusal(() => readHarborTask(steps)),
+    `${steps}/steps: multi-step task (2 steps: a-first, b-second) is not supported: ` +
+      "ledgerbench runs one instruction and one verifier per episode",
+  );
+  const one = await write(`${tmp.path}/t-one-step`, {
+    ...TASK,
+    "task.toml": 'version = "1.0"\n\n[[steps]]\nname = "only"\n',
+  });
+  equal(
+    await refusal(() => readHarborTask(one)),
+    `${one}/task.toml:3: field "steps": multi-step task (1 step: only) is not supported: ` +
+      "ledgerbench runs one instruction and one verifier per episode",
+  );
+  const composes: [string, string][] = [
+    ["services: {}\n", "it declares no services"],
+    ["services: {main: {}, 'db': {image: x}}\n", "it declares the services main, db"],
+    [
+      'version: "3"\nservices:\n  # the agent\n  main:\n    image: x\n    ports:\n      - "80"\n' +
+      '\n  "cache":\n    image: y\nvolumes:\n  data: {}\n',
+      "it declares the services main, cache",
+    ],
+    ["services:\n    main:\n      image: x\n", "it declares the service main"],
+  ];
+  for (const [i, [yaml, declared]] of composes.entries()) {
+    const dir = await write(`${tmp.path}/t-compose-${i}`, {
+      ...TASK,
+      "environment/docker-compose.yml": yaml,
+    });
+    equal(
+      await refusal(() => readHarborTask(dir)),
+      `${dir}/environment/docker-compose.yml: a Compose environment is not supported ` +
+        `(${declared}; sidecar services are not supported yet, one container per side): ` +
+        "give the task an environment/Dockerfile",
+    );
+  }
+  // a separate verifier's tests/docker-compose.yaml too; in shared mode it is only a file
+  const separate = await write(`${tmp.path}/t-tests-compose`, {
+    ...TASK,
+    "task.toml":
+      '[environment]\nallow_internet = false\n[verifier]\nenvironment_mode = "separate"\n',
+    "tests/docker-compose.yaml": "services:\n  main: {}\n  grader: {}\n",
+  });
+  equal(
+    await refusal(() => readHarborTask(separate)),
+    `${separate}/tests/docker-compose.yaml: a Compose environment is not supported (it ` +
+      "declares the services main, grader; sidecar services are not supported yet, one " +
+      "container per side): give the separate verifier a tests/Dockerfile",
+  );
+  const shared = await write(`${tmp.path}/t-tests-compose-shared`, {
+    ...TASK,
+    "tests/docker-compose.yaml": "services:\n  main: {}\n",
+  });
+  equal((await readHarborTask(shared)).entry.verifier?.mode, "shared");
+});
+
+Deno.test("readHarborTask() maps a separate verifier: mode, tests/Dockerfile, artifacts, users", async () => {
+  await using tmp = await tempDir();
+  const dir = await write(`${tmp.path}/t1`, {
+    ...TASK,
+    "task.toml": [
+      'artifacts = ["/app/out/", {source = "/tmp/answer.json", destination = "a.json"}]',
+      "[environment]",
+      "allow_internet = false",
+      "[agent]",
+      "user = 1000",
+      "[verifier]",
+      'user = "grader"',
+      "[verifier.environment]",
+      'docker_image = "ghcr.io/x/grader:1"',
+      "cpus = 2",
+      "memory_mb = 4096",
+      "build_timeout_sec = 300",
+      "",
+    ].join("\n"),
+    "tests/Dockerfile": "FROM base\nCOPY . /tests/\n",
+  });
+  const task = await readHarborTask(dir);
+  deepEqual(task.entry.verifier, {
+    entry: "test.sh",
+    mount: "/tests",
+    // [verifier.environment] without environment_mode: "separate"
+    mode: "separate",
+    user: "grader",
+    verdict: "reward",
+    pass_threshold: 1,
+    reward_key: "reward",
+    reward_rule: "key",
+    wall_ms: 600000,
+    // tests/ is copied to verifier/, its Dockerfile with it: Harbor's build context tests/
+    environment: { dockerfile: "verifier/Dockerfile" },
+    // the trailing slash dropped; the table's destination is Harbor's host-side name
+    artifacts: ["/app/out", "/tmp/answer.json"],
+  });
+  // a uid, as text
+  equal(task.entry.agent_user, "1000");
+  equal(task.files.some((f) => f.to === "verifier/Dockerfile"), true);
+  deepEqual(task.warnings, [
+    "[verifier.environment] build_timeout_sec = 300 not applied (freeze builds without a " +
+    "time limit)",
+    "[verifier.environment] cpus = 2 not applied (the verifier gets the task's resources)",
+    "[verifier.environment] memory_mb = 4096 not applied (the verifier gets the task's resources)",
+    // the table's own baseline: Harbor's EnvironmentConfig defaults, allow_internet = true
+    "the verifier asks for the internet ([verifier.environment] allow_internet is absent, and " +
+    "Harbor's default is true): it may reach only the hosts given with --verifier-allow-host: none",
+    '[verifier.environment] docker_image "ghcr.io/x/grader:1" not used: tests/Dockerfile is ' +
+    "built instead (ledgerbench never pulls an image)",
+  ]);
+});
+
+Deno.test("readHarborTask() takes a separate verifier's image, or the task's environment", async () => {
+  await using tmp = await tempDir();
+  const image = await write(`${tmp.path}/t-image`, {
+    ...TASK,
+    "task.toml": "[environment]\nallow_internet = false\n[verifier.environment]\n" +
+      'docker_image = "grader:1"\nallow_internet = false\n',
+  });
+  const fromImage = await readHarborTask(image);
+  deepEqual(fromImage.entry.verifier?.environment, { image: "grader:1" });
+  deepEqual(fromImage.warnings, [
+    'no tests/Dockerfile: the verifier\'s image "grader:1" must be present in the local engine',
+  ]);
+  // environment_mode = "separate" alone: the task's environment, fresh (verifier.environment absent)
+  const fresh = await write(`${tmp.path}/t-fresh`, {
+    ...TASK,
+    "task.toml": 'artifacts = ["/app/result.txt"]\n[environment]\nallow_internet = false\n' +
+      '[verifier]\nenvironment_mode = "separate"\n',
+  });
+  const fromTask = await readHarborTask(fresh);
+  equal(fromTask.entry.verifier?.mode, "separate");
+  equal(fromTask.entry.verifier?.environment, undefined);
+  deepEqual(fromTask.entry.verifier?.artifacts, ["/app/result.txt"]);
+  deepEqual(fromTask.warnings, []);
+});
+
+Deno.test("readHarborTask() refuses what a separate verifier cannot be, on its line", async () => {
+  await using tmp = await tempDir();
+  const cases: [string, string, string][] = [
+    [
+      '[environment]\nallow_internet = false\n[verifier]\nenvironment_mode = "shared"\n' +
+      "[verifier.environment]\ncpus = 2\n",
+      ':4: field "verifier.environment_mode": environment_mode = "shared" with a ' +
+      "[verifier.environment] table: the table is a separate verifier's environment (Harbor " +
+      'refuses the pair too): write "separate" or drop the table',
+      "t-shared-table",
+    ],
+    [
+      "[environment]\nallow_internet = false\n[verifier.environment]\ncpus = 2\n",
+      ':3: field "verifier.environment": a separate verifier environment with neither a ' +
+      "tests/Dockerfile nor a docker_image: the verifier has nothing to run in",
+      "t-nothing",
+    ],
+    [
+      'artifacts = ["/app/a", "/logs/verifier/reward.txt"]\n[environment]\nallow_internet = false\n' +
+      '[verifier]\nenvironment_mode = "separate"\n',
+      ':1: field "artifacts.1": "/logs/verifier/reward.txt" must not be, lie inside or hold ' +
+      "/verifier, /solution, /logs/verifier, /ledgerbench, /opt/ledgerbench, /.ledgerbench, " +
+      "/proc, /sys, /dev",
+      "t-channel",
+    ],
+    [
+      // /logs holds the verdict channel
+      'artifacts = ["/logs"]\n[environment]\nallow_internet = false\n' +
+      '[verifier]\nenvironment_mode = "separate"\n',
+      ':1: field "artifacts.0": "/logs" must not be, lie inside or hold /verifier, /solution, ' +
+      "/logs/verifier, /ledgerbench, /opt/ledgerbench, /.ledgerbench, /proc, /sys, /dev",
+      "t-logs",
+    ],
+    [
+      'artifacts = ["/tests/test.sh"]\n[environment]\nallow_internet = false\n' +
+      '[verifier]\nenvironment_mode = "separate"\n',
+      ':1: field "artifacts.0": "/tests/test.sh" must not be, lie inside or hold the ' +
+      'verifier\'s mount "/tests" (the hidden files)',
+      "t-mount",
+    ],
+    [
+      'artifacts = ["app/a"]\n[environment]\nallow_internet = false\n' +
+      '[verifier]\nenvironment_mode = "separate"\n',
+      ':1: field "artifacts.0": "app/a" must be an absolute path of plain names (letters, ' +
+      "digits, '.', '_', '-')",
+      "t-relative",
+    ],
+    [
+      '[environment]\nallow_internet = false\n[verifier]\nenvironment_mode = "elsewhere"\n',
+      ':4: field "verifier.environment_mode": must be one of "shared", "separate"',
+      "t-mode",
+    ],
+  ];
+  for (const [toml, expected, name] of cases) {
+    const dir = await write(`${tmp.path}/${name}`, { ...TASK, "task.toml": toml });
+    equal(await refusal(() => readHarborTask(dir)), `${dir}/task.toml${expected}`);
+  }
+});
+
+Deno.test("readHarborTask() gives the verifier the operator's hosts, plus Harbor's in allowlist mode", async () => {
+  await using tmp = await tempDir();
+  const read = async (name: string, toml: string, hosts?: string[]) => {
+    const dir = await write(`${tmp.path}/${name}`, { ...TASK, "task.toml": toml });
+    const task = await readHarborTask(dir, { verifierAllowHosts: hosts });
+    return { hosts: task.entry.verifier?.allow_hosts, warnings: task.warnings };
+  };
+  const NO_NET = "[environment]\nallow_internet = false\n";
+  // the verifier's own allowlist, upper case lowered, with the operator's
+  deepEqual(
+    await read(
+      "t-allow",
+      `${NO_NET}[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["PyPI.org", "files.pythonhosted.org:443"]\n`,
+      ["astral.sh", "pypi.org"],
+    ),
+    { hosts: ["astral.sh", "files.pythonhosted.org:443", "pypi.org"], warnings: [] },
+  );
+  // the baseline's allowlist when the verifier sets no mode of its own
+  deepEqual(
+    await read(
+      "t-baseline",
+      '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["*.github.com"]\n' +
+        '[agent]\nnetwork_mode = "no-network"\n',
+    ),
+    { hosts: ["*.github.com"], warnings: [] },
+  );
+  // no network for the verifier: only the operator's hosts; its unused allowed_hosts warned
+  deepEqual(
+    await read("t-none", `${NO_NET}[verifier]\nallowed_hosts = ["pypi.org"]\n`, ["astral.sh"]),
+    {
+      hosts: ["astral.sh"],
+      warnings: [
+        '[verifier] allowed_hosts = ["pypi.org"] not applied (the verifier\'s network_mode is ' +
+        '"no-network", not "allowlist")',
+      ],
+    },
+  );
+  // the public internet asked of the verifier alone
+  deepEqual(
+    await read("t-public", `${NO_NET}[verifier]\nnetwork_mode = "public"\n`, ["pypi.org"]),
+    {
+      hosts: ["pypi.org"],
+      warnings: [
+        'the verifier asks for the internet ([verifier] network_mode = "public"): it may reach ' +
+        "only the hosts given with --verifier-allow-host: pypi.org",
+      ],
+    },
+  );
+  const bad = await write(`${tmp.path}/t-bad-host`, {
+    ...TASK,
+    "task.toml": `${NO_NET}[verifier]\nnetwork_mode = "allowlist"\n` +
+      'allowed_hosts = ["pypi.org", "https://example.com/x"]\n',
+  });
+  equal(
+    await refusal(() => readHarborTask(bad)),
+    `${bad}/task.toml:5: field "verifier.allowed_hosts.1": "https://example.com/x" must be a ` +
+      "lower-case host name or *.name, optionally :port",
+  );
+});
+
+Deno.test("readHarborTask() warns about each key it does not apply, and is silent on metadata", async () => {
+  await using tmp = await tempDir();
+  const dir = await write(`${tmp.path}/t1`, {
+    ...TASK,
+    "task.toml": [
+      'schema_version = "1.1"',
+      'multi_step_reward_strategy = "mean"',
+      'artifacts = ["/app/log.txt"]',
+      "[task]",
+      'name = "x/t1"',
+      "[metadata]",
+      'difficulty = "easy"',
+      "[source]",
+      'url = "https://example.com"',
+      "[solution.env]",
+      'TOKEN = "x"',
+      "[environment]",
+      "allow_internet = false",
+      "gpus = 1",
+      'gpu_types = ["a100"]',
+      'memory = "4G"',
+      'storage = "20G"',
+      'workdir = "/app"',
+      "[environment.env]",
+      'SECRET = "do-not-print"',
+      'MODE = "x"',
+      "[environment.healthcheck]",
+      'command = "true"',
+      "[[environment.mcp_servers]]",
+      'name = "files"',
+      "",
+    ].join("\n"),
+  });
+  deepEqual((await readHarborTask(dir)).warnings, [
+    'multi_step_reward_strategy = "mean" not applied (a multi-step setting, and the task has no ' +
+    "steps)",
+    "[solution] env (TOKEN) not applied (suite check runs solve.sh without it)",
+    "[environment] gpus = 1 not applied (episodes have no GPU)",
+    '[environment] gpu_types = ["a100"] not applied (episodes have no GPU)',
+    "[environment] mcp_servers (files) not applied (no MCP server is started)",
+    // the names only: a value may be a secret
+    "[environment] env (SECRET, MODE) not applied (neither container is given these variables)",
+    "[environment] healthcheck (command) not applied (nothing waits for it)",
+    '[environment] workdir = "/app" not applied (the workdir is the Dockerfile\'s last WORKDIR, ' +
+    "or /workspace)",
+    '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
+    '[environment] storage = "20G" not applied (no disk quota)',
+    'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +
+    "shared one sees the candidate's container as it is)",
+  ]);
+  // what asks for nothing says nothing
+  const quiet = await write(`${tmp.path}/t2`, {
+    ...TASK,
+    "task.toml": "[environment]\nallow_internet = false\ngpus = 0\nmcp_servers = []\n" +
+      "[environment.env]\n",
+  });
+  deepEqual((await readHarborTask(quiet)).warnings, []);
 });

@@ -8,7 +8,8 @@
  * tasks/<task_id>/workspace/…      what the candidate sees (TASK.md included)
  * tasks/<task_id>/verifier/…       hidden: verify.sh or verify.ts (or the task's
  *                                  `verifier.entry`), setup.sh, their data; for a
- *                                  judged task rubric.json and reference.md
+ *                                  judged task rubric.json and reference.md; for a
+ *                                  separate verifier, maybe its Dockerfile
  * tasks/<task_id>/solution/solve.sh  hidden: the oracle (`suite check` runs it)
  * tasks/<task_id>/environment/…    the task's Dockerfile and its build context, if any
  * tasks/<task_id>/answer.md        hidden: a model answer that solves the task (scripted agents)
@@ -98,8 +99,99 @@ export const TaskEnvironment = z.union([
 export type TaskEnvironment = z.infer<typeof TaskEnvironment>;
 
 /**
+ * One host a verifier may reach through the runner's recording proxy
+ * (issue 22): a lower-case DNS name (labels of letters, digits, `_` and `-`,
+ * 1 to 63 characters, not starting or ending with `-`; at most 253
+ * characters; an IPv4 address is such a name), or `*.` and a name (any name
+ * ending in `.` and that name, not the name itself), optionally `:port`
+ * (1 to 65535; absent: 80 and 443). No trailing dot, no upper case: one
+ * host has one spelling.
+ *
+ * @example
+ * ```ts
+ * import { AllowHost } from "./suite_manifest.ts";
+ * AllowHost.parse("pypi.org");
+ * AllowHost.parse("*.pythonhosted.org:443");
+ * if (AllowHost.safeParse("PyPI.org").success) throw new Error("upper case is refused");
+ * ```
+ */
+export const AllowHost = z.string().max(260).regex(
+  /^(\*\.)?[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*(?::[1-9][0-9]{0,4})?$/,
+  "must be a lower-case host name or *.name, optionally :port",
+).refine((host) => host.replace(/:[0-9]+$/, "").replace(/^\*\./, "").length <= 253, {
+  message: "must be a host name of at most 253 characters",
+}).refine((host) => Number(/:([0-9]+)$/.exec(host)?.[1] ?? 1) <= 65535, {
+  message: "must have a port of 1 to 65535",
+});
+export type AllowHost = z.infer<typeof AllowHost>;
+
+/**
+ * The places a separate verifier's `artifacts` may not name, lie inside or
+ * hold (`/logs` holds `/logs/verifier`): the runner's own (the hidden files,
+ * the oracle, the verdict channel `/logs/verifier`, the kit and the gate)
+ * and the kernel's. Copying the candidate's copy of one of them into the
+ * verifier's container would let the candidate speak for the verifier.
+ */
+export const RESERVED_ARTIFACT_PATHS = [
+  "/verifier",
+  "/solution",
+  "/logs/verifier",
+  "/ledgerbench",
+  "/opt/ledgerbench",
+  "/.ledgerbench",
+  "/proc",
+  "/sys",
+  "/dev",
+] as const;
+
+/** A path a separate verifier copies from the candidate's container (Harbor's `artifacts`). */
+const ArtifactPath = z.string().regex(
+  /^(\/[A-Za-z0-9._-]+)+$/,
+  "must be an absolute path of plain names (letters, digits, '.', '_', '-')",
+).refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
+  message: "must not contain '.' or '..' parts",
+}).refine(
+  (path) =>
+    !RESERVED_ARTIFACT_PATHS.some((reserved) =>
+      path === reserved || path.startsWith(`${reserved}/`) || reserved.startsWith(`${path}/`)
+    ),
+  { message: `must not be, lie inside or hold ${RESERVED_ARTIFACT_PATHS.join(", ")}` },
+);
+
+/**
+ * Where a task's verifier runs (issue 22). `sealed`: ledgerbench's own
+ * verifier container, a fresh one from the task's image (or the verifier
+ * image) with the hidden files copied in after the candidate exits (native
+ * suites). `shared`: Harbor's default, the verifier runs in the candidate's
+ * own container once the agent has exited, seeing everything the agent left
+ * (files, installed packages, processes' leftovers). `separate`: Harbor's
+ * separate verifier environment, a fresh container of its own `environment`
+ * (absent: the task's) that receives only `/logs/artifacts` and the paths in
+ * `artifacts` from the candidate's container.
+ */
+export const VerifierMode = z.enum(["sealed", "shared", "separate"]);
+export type VerifierMode = z.infer<typeof VerifierMode>;
+
+/**
+ * How the verdict is read from `reward.json` (`verdict: "reward"`).
+ * `key`: the number at `reward_key` is the reward. `min`: the smallest of
+ * the file's numbers is (every dimension must pass the threshold). `mean`:
+ * their arithmetic mean is. A one-number `reward.txt` is the reward under
+ * every rule.
+ */
+export const RewardRule = z.enum(["key", "min", "mean"]);
+export type RewardRule = z.infer<typeof RewardRule>;
+
+/**
  * How the task's verifier runs and how its verdict is read. Absent: the
- * driver's `verify.sh` or `verify.ts`, verdict by the JSON line.
+ * driver's `verify.sh` or `verify.ts`, verdict by the JSON line, in the
+ * sealed verifier container.
+ *
+ * Rules beyond each field's: `user` and `allow_hosts` only in `shared` or
+ * `separate` mode; `artifacts` and `environment` only in `separate` mode;
+ * an artifact may not be, lie inside or hold `mount` (the hidden files). The
+ * task-level rules (`shared`/`separate` need `verdict: "reward"` and a task
+ * `environment`) are {@link SuiteTaskEntry}'s.
  */
 export const TaskVerifier = z.object({
   /**
@@ -116,22 +208,85 @@ export const TaskVerifier = z.object({
    * (Harbor's tests expect `/tests`); they are always at `/verifier` too.
    */
   mount: ContainerPath.optional(),
+  /** Where the verifier runs: {@link VerifierMode}; absent: `sealed`. */
+  mode: VerifierMode.default("sealed"),
+  /**
+   * The user the verifier runs as (`shared` and `separate` only; Harbor's
+   * `[verifier] user`, a name or a uid). Absent: root, as in Harbor.
+   */
+  user: z.string().min(1).optional(),
   /**
    * `line`: the last non-empty stdout line is the JSON verdict
    * `{"resolved": …, "checks": […]}`. `reward`: Harbor's reward file,
    * `/logs/verifier/reward.txt` (one number) or `reward.json` (an object of
-   * numbers), passing when its reward is at least `pass_threshold`.
+   * numbers, read by `reward_rule`), passing when its reward is at least
+   * `pass_threshold`.
    */
   verdict: z.enum(["line", "reward"]).default("line"),
   /** The smallest reward that passes (`verdict: "reward"` only). */
   pass_threshold: z.number().default(1),
-  /** The key of `reward.json` holding the reward. */
+  /** The key of `reward.json` holding the reward (`reward_rule: "key"`). */
   reward_key: z.string().min(1).default("reward"),
+  /** How `reward.json` gives the reward: {@link RewardRule}; absent: `key`. */
+  reward_rule: RewardRule.default("key"),
   /** The verifier's wall cap in ms; absent: the runner's 120000. */
   wall_ms: z.number().int().positive().optional(),
-  /** Variables for the verifier's environment (never a secret: the verifier has no network). */
+  /** Variables for the verifier's environment (never a secret: they are written into suite.json). */
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
-}).strict();
+  /**
+   * The hosts the verifier may reach through the runner's recording proxy
+   * (`shared` and `separate` only; {@link AllowHost}). Absent: none, the
+   * verifier has no network.
+   */
+  allow_hosts: z.array(AllowHost).optional(),
+  /**
+   * The paths copied from the candidate's container into the verifier's,
+   * besides `/logs/artifacts` (`separate` only; Harbor's top-level
+   * `artifacts`), each absolute, a file or a directory.
+   */
+  artifacts: z.array(ArtifactPath).optional(),
+  /**
+   * The verifier's own environment (`separate` only), e.g.
+   * `{"dockerfile": "verifier/Dockerfile"}` (its directory the build
+   * context) or `{"image": REF}`. Absent in `separate` mode: a fresh
+   * container of the task's environment.
+   */
+  environment: TaskEnvironment.optional(),
+}).strict().superRefine((verifier, ctx) => {
+  const harbor = verifier.mode === "shared" || verifier.mode === "separate";
+  for (const key of ["user", "allow_hosts"] as const) {
+    if (verifier[key] !== undefined && !harbor) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `"${key}" applies only to mode "shared" or "separate", not "${verifier.mode}"`,
+      });
+    }
+  }
+  for (const key of ["artifacts", "environment"] as const) {
+    if (verifier[key] !== undefined && verifier.mode !== "separate") {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `"${key}" applies only to mode "separate", not "${verifier.mode}"`,
+      });
+    }
+  }
+  const mount = verifier.mount;
+  for (const [index, path] of (verifier.artifacts ?? []).entries()) {
+    if (
+      mount !== undefined &&
+      (path === mount || path.startsWith(`${mount}/`) || mount.startsWith(`${path}/`))
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["artifacts", index],
+        message: `must not be, lie inside or hold the verifier's mount "${mount}" (the hidden ` +
+          "files)",
+      });
+    }
+  }
+});
 export type TaskVerifier = z.infer<typeof TaskVerifier>;
 
 /** The hidden rubric of a judged task, inside `verifier/` (issue 14). */
@@ -206,6 +361,11 @@ export const SuiteTaskEntry = z.object({
   judge: TaskJudge.optional(),
   resources: TaskResources.optional(),
   /**
+   * The user the agent runs as in the task's own environment (Harbor's
+   * `[agent] user`, a name or a uid). Absent: root there, as in Harbor.
+   */
+  agent_user: z.string().min(1).optional(),
+  /**
    * The source task asked for the internet (Harbor's `allow_internet =
    * true`) and the operator chose to run it without (`suite import
    * --without-internet`): recorded here, so the suite hash and every plan
@@ -213,7 +373,25 @@ export const SuiteTaskEntry = z.object({
    */
   internet_waived: z.literal(true).optional(),
   source: TaskSource.optional(),
-}).strict();
+}).strict().superRefine((task, ctx) => {
+  const verifier = task.verifier;
+  if (verifier === undefined || verifier.mode === "sealed") return;
+  if (verifier.verdict !== "reward") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["verifier", "verdict"],
+      message: `must be "reward" in mode "${verifier.mode}" (Harbor's reward file)`,
+    });
+  }
+  if (task.environment === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["environment"],
+      message: `is required with verifier mode "${verifier.mode}" (the verifier runs in the ` +
+        "task's own environment)",
+    });
+  }
+});
 export type SuiteTaskEntry = z.infer<typeof SuiteTaskEntry>;
 
 /** The whole manifest. */

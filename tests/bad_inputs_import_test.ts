@@ -1,8 +1,10 @@
 /**
- * Bad input to `ledgerbench import` and to `--tasks` (issue 11), through
- * the real CLI (tests/_bad_input_table.ts): a usage error exits 1 naming the
- * option; a bad source exits 2 naming its file, line and field; nothing is
- * written then.
+ * Bad input to `ledgerbench import` and to `--tasks` (issue 11), and to the
+ * options and task kinds of `suite import harbor` that issue 22 added
+ * (`--reward-key`, `--reward-rule`, `--verifier-allow-host`; multi-step,
+ * Compose and separate-verifier tasks), through the real CLI
+ * (tests/_bad_input_table.ts): a usage error exits 1 naming the option; a
+ * bad source exits 2 naming its file, line and field; nothing is written then.
  */
 import { badInputTests } from "./_bad_input_table.ts";
 
@@ -134,5 +136,119 @@ badInputTests("import", [
     args: ["censoring", "{root}/ledgers/examples/sample_ledger.jsonl", "--tasks", "{dir}/t.txt"],
     code: 2,
     stderr: /^error: \{dir\}\/t\.txt:2: is blank; one task id per line\n$/,
+  },
+]);
+
+const SUITE_IMPORT = ["suite", "import", "harbor"];
+const COOKBOOK = "tests/fixtures/harbor_tasks/cookbook";
+
+/** A minimal Harbor task under `t1/` with this task.toml. */
+function harborTask(toml: string, more: Record<string, string> = {}): Record<string, string> {
+  const files: Record<string, string> = {
+    "instruction.md": "Do it.\n",
+    "task.toml": toml,
+    "environment/Dockerfile": "FROM base\nWORKDIR /app\n",
+    "tests/test.sh": "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n",
+    ...more,
+  };
+  return Object.fromEntries(Object.entries(files).map(([path, text]) => [`t1/${path}`, text]));
+}
+
+const OFFLINE = "[environment]\nallow_internet = false\n";
+
+badInputTests("suite import harbor", [
+  {
+    name: "a --reward-rule that is none of key, min, mean",
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out", "--reward-rule", "max"],
+    code: 1,
+    stderr: /^error: Option "--reward-rule" must be one of "key", "min", "mean": "max"\n/,
+  },
+  {
+    name: "an empty --reward-key",
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out", "--reward-key", ""],
+    code: 1,
+    stderr: /^error: Option "--reward-key" must be a non-empty key: ""\n/,
+  },
+  {
+    name: "a --verifier-allow-host that is a URL",
+    args: [
+      ...SUITE_IMPORT,
+      "{dir}/t1",
+      "--out",
+      "{dir}/out",
+      "--verifier-allow-host",
+      "pypi.org",
+      "--verifier-allow-host",
+      "https://pypi.org/simple",
+    ],
+    code: 1,
+    stderr:
+      /^error: Option "--verifier-allow-host" must be a host name or \*\.name, optionally :port: "https:\/\/pypi\.org\/simple"\n/,
+  },
+  {
+    name: "a multi-step task (the cookbook's multi-step), its steps named",
+    args: [...SUITE_IMPORT, `${COOKBOOK}/multi-step`, "--out", "{dir}/out", "--without-internet"],
+    code: 2,
+    stderr: new RegExp(
+      `^error: ${COOKBOOK}/multi-step/task\\.toml:34: field "steps": multi-step task \\(3 ` +
+        "steps: scaffold, implement, document\\) is not supported: ledgerbench runs one " +
+        "instruction and one verifier per episode\\n$",
+    ),
+  },
+  {
+    name: "a Compose environment with a sidecar (the cookbook's multi-container)",
+    args: [
+      ...SUITE_IMPORT,
+      `${COOKBOOK}/multi-container`,
+      "--out",
+      "{dir}/out",
+      "--without-internet",
+    ],
+    code: 2,
+    stderr: new RegExp(
+      `^error: ${COOKBOOK}/multi-container/environment/docker-compose\\.yaml: a Compose ` +
+        "environment is not supported \\(it declares the services main, api-server; sidecar " +
+        "services are not supported yet, one container per side\\): give the task an " +
+        "environment/Dockerfile\\n$",
+    ),
+  },
+  {
+    name: 'environment_mode = "shared" with a [verifier.environment] table',
+    files: harborTask(
+      `${OFFLINE}[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 2\n`,
+    ),
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/task\.toml:4: field "verifier\.environment_mode": environment_mode = "shared" with a \[verifier\.environment\] table: the table is a separate verifier's environment \(Harbor refuses the pair too\): write "separate" or drop the table\n$/,
+  },
+  {
+    name: "a separate verifier environment with neither tests/Dockerfile nor docker_image",
+    files: harborTask(`${OFFLINE}[verifier.environment]\nmemory_mb = 4096\n`),
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/task\.toml:3: field "verifier\.environment": a separate verifier environment with neither a tests\/Dockerfile nor a docker_image: the verifier has nothing to run in\n$/,
+  },
+  {
+    name: "an artifact inside the verdict channel",
+    files: harborTask(
+      `artifacts = ["/logs/verifier/reward.txt"]\n${OFFLINE}[verifier]\n` +
+        'environment_mode = "separate"\n',
+    ),
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/task\.toml:1: field "artifacts\.0": "\/logs\/verifier\/reward\.txt" must not be, lie inside or hold \/verifier, \/solution, \/logs\/verifier, \/ledgerbench, \/opt\/ledgerbench, \/\.ledgerbench, \/proc, \/sys, \/dev\n$/,
+  },
+  {
+    name: "a Harbor allowed_hosts entry that is no host name",
+    files: harborTask(
+      `${OFFLINE}[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["10.0.0.0/8"]\n`,
+    ),
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/t1\/task\.toml:5: field "verifier\.allowed_hosts\.0": "10\.0\.0\.0\/8" must be a lower-case host name or \*\.name, optionally :port\n$/,
   },
 ]);

@@ -22,9 +22,11 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
   equal(
     run.stdout,
     `Imported 3 tasks (harbor) into ${out} (suite "tb")\n` +
-      "  fetch-release-notes  environment/Dockerfile  workdir /app  internet waived  5 files\n" +
-      "  fix-csv-parser  environment/Dockerfile  workdir /app  7 files\n" +
-      "  hello-image  image ledgerbench-demo-agent:latest  workdir /workspace  3 files\n" +
+      "  fetch-release-notes  environment/Dockerfile  workdir /app  verifier shared  " +
+      "internet waived  5 files\n" +
+      "  fix-csv-parser  environment/Dockerfile  workdir /app  verifier shared  7 files\n" +
+      "  hello-image  image ledgerbench-demo-agent:latest  workdir /workspace  verifier shared  " +
+      "3 files\n" +
       `suite sha256: ${suite.sha256}\n`,
   );
   equal(
@@ -33,6 +35,11 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
       "cannot prove this task\n" +
       `warning: ${FIXTURES}/fetch-release-notes: asks for the internet: imported without it ` +
       "(internet_waived)\n" +
+      `warning: ${FIXTURES}/fetch-release-notes: the verifier asks for the internet ` +
+      "([environment] allow_internet = true): it may reach only the hosts given with " +
+      "--verifier-allow-host: none\n" +
+      `warning: ${FIXTURES}/fix-csv-parser: [environment] build_timeout_sec = 600 not applied ` +
+      "(freeze builds without a time limit)\n" +
       `warning: ${FIXTURES}/fix-csv-parser: [environment] storage_mb = 10240 not applied ` +
       "(no disk quota)\n" +
       `warning: ${FIXTURES}/hello-image: no environment/Dockerfile: the image ` +
@@ -76,12 +83,96 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
       source: `${FIXTURES}/fix-csv-parser`,
       environment: "environment/Dockerfile",
       workdir: "/app",
+      verifier: "shared",
       internet_waived: false,
       files: 7,
-      warnings: ["[environment] storage_mb = 10240 not applied (no disk quota)"],
+      warnings: [
+        "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
+        "[environment] storage_mb = 10240 not applied (no disk quota)",
+      ],
     }],
   });
   equal(suite.manifest.tasks[0].verifier?.pass_threshold, 0.5);
+});
+
+const COOKBOOK = `${FIXTURES}/cookbook`;
+
+Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-host options", async () => {
+  await using tmp = await tempDir();
+  const out = `${tmp.path}/cookbook`;
+  const run = await cli(
+    "suite",
+    "import",
+    "harbor",
+    `${COOKBOOK}/simple-task`,
+    `${COOKBOOK}/multi-reward`,
+    `${COOKBOOK}/dns-blacklisting`,
+    `${COOKBOOK}/skills`,
+    "--out",
+    out,
+    "--without-internet",
+    "--reward-rule",
+    "min",
+    "--reward-key",
+    "correctness",
+    "--verifier-allow-host",
+    "PyPI.org",
+    "--verifier-allow-host",
+    "*.pythonhosted.org",
+  );
+  equal(run.code, 0, run.stderr);
+  const suite = await loadSuite(out);
+  equal(
+    run.stdout,
+    `Imported 4 tasks (harbor) into ${out} (suite "cookbook")\n` +
+      "  simple-task  environment/Dockerfile  workdir /app  verifier shared  internet waived  " +
+      "5 files\n" +
+      "  multi-reward  environment/Dockerfile  workdir /app  verifier shared  internet waived  " +
+      "6 files\n" +
+      "  dns-blacklisting  environment/Dockerfile  workdir /app  verifier shared  " +
+      "internet waived  9 files\n" +
+      "  skills  environment/Dockerfile  workdir /app  verifier shared  internet waived  6 files\n" +
+      `suite sha256: ${suite.sha256}\n`,
+  );
+  const common = (name: string) => [
+    `warning: ${COOKBOOK}/${name}: asks for the internet: imported without it (internet_waived)`,
+    `warning: ${COOKBOOK}/${name}: [environment] build_timeout_sec = 600 not applied (freeze ` +
+    "builds without a time limit)",
+    `warning: ${COOKBOOK}/${name}: [environment] storage_mb = 10240 not applied (no disk quota)`,
+  ];
+  const hosts = (name: string) =>
+    `warning: ${COOKBOOK}/${name}: the verifier asks for the internet ([environment] ` +
+    "allow_internet is absent, and Harbor's default is true): it may reach only the hosts " +
+    "given with --verifier-allow-host: *.pythonhosted.org, pypi.org";
+  equal(
+    run.stderr,
+    [
+      ...common("simple-task"),
+      hosts("simple-task"),
+      ...common("multi-reward"),
+      hosts("multi-reward"),
+      ...common("dns-blacklisting"),
+      hosts("dns-blacklisting"),
+      ...common("skills"),
+      `warning: ${COOKBOOK}/skills: [environment] skills_dir = "/skills" not applied (the ` +
+      "agent is not given the skills there; they stay in the image)",
+      hosts("skills"),
+    ].join("\n") + "\n",
+  );
+  for (const task of suite.manifest.tasks) {
+    deepEqual(task.verifier, {
+      entry: "test.sh",
+      mount: "/tests",
+      mode: "shared",
+      verdict: "reward",
+      pass_threshold: 1,
+      reward_key: "correctness",
+      reward_rule: "min",
+      wall_ms: 120000,
+      // lower-cased, sorted
+      allow_hosts: ["*.pythonhosted.org", "pypi.org"],
+    });
+  }
 });
 
 Deno.test("suite --help opens with an example", async () => {
@@ -142,12 +233,12 @@ const CASES: BadInputCase[] = [
       /^error: \{dir\}\/t1\/tests\/test\.sh: missing: a Harbor task's verifier is tests\/test\.sh\n$/,
   },
   {
-    name: "a docker-compose.yaml environment",
-    files: task({ "environment/docker-compose.yaml": "services:\n  main: {}\n" }),
+    name: "a docker-compose.yaml environment, its services named",
+    files: task({ "environment/docker-compose.yaml": "services:\n  main: {}\n  db: {}\n" }),
     args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
     code: 2,
     stderr:
-      /^error: \{dir\}\/t1\/environment\/docker-compose\.yaml: a Compose environment is not supported \(one container per side\): give the task an environment\/Dockerfile\n$/,
+      /^error: \{dir\}\/t1\/environment\/docker-compose\.yaml: a Compose environment is not supported \(it declares the services main, db; sidecar services are not supported yet, one container per side\): give the task an environment\/Dockerfile\n$/,
   },
   {
     name: "a task id that is not lower-case letters, digits and dashes",
