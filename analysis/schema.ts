@@ -475,6 +475,17 @@ export const PlannedTask = z.object({
     image: z.string().min(1),
     image_digest: Digest,
   }).strict().optional(),
+  /**
+   * The separate verifier's own environment (issue 22, Harbor's
+   * `environment_mode = "separate"` with a `[verifier.environment]`),
+   * frozen as `environment` is. Absent: the verifier runs in the task's
+   * environment (shared mode, or separate mode's fresh copy of it) or in
+   * the sealed verifier image.
+   */
+  verifier_environment: z.object({
+    image: z.string().min(1),
+    image_digest: Digest,
+  }).strict().optional(),
 }).strict();
 export type PlannedTask = z.infer<typeof PlannedTask>;
 

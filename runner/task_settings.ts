@@ -14,7 +14,9 @@ import type { SuiteTaskEntry } from "./suite_manifest.ts";
  * Maps a task's manifest entry and its frozen plan entry to sandbox
  * settings. `resources.memory_mb` becomes bytes and `resources.cpus`
  * nano-CPUs, for the candidate and the verifier alike; a reward verdict
- * carries its `pass_threshold` and `reward_key`.
+ * carries its `pass_threshold`, `reward_key` and `reward_rule` (issue 22:
+ * `key`, `min` or `mean`; the manifest's default is `key`, the rule before
+ * it existed).
  *
  * @param task the suite's entry
  * @param planned the plan's entry (its frozen environment, if any)
@@ -37,9 +39,23 @@ export function taskSandboxSettings(
       ...(verifier?.entry === undefined ? {} : { entry: verifier.entry }),
       ...(verifier?.mount === undefined ? {} : { mount: verifier.mount }),
       ...(verifier?.verdict === "reward"
-        ? { reward: { passThreshold: verifier.pass_threshold, rewardKey: verifier.reward_key } }
+        ? {
+          reward: {
+            passThreshold: verifier.pass_threshold,
+            rewardKey: verifier.reward_key,
+            rule: verifier.reward_rule,
+          },
+        }
         : {}),
     },
+    ...(verifier === undefined || verifier.mode === "sealed" ? {} : { verifierMode: verifier.mode }),
+    ...(verifier?.allow_hosts === undefined ? {} : { verifierAllowHosts: verifier.allow_hosts }),
+    ...(verifier?.artifacts === undefined ? {} : { verifierArtifacts: verifier.artifacts }),
+    ...(planned.verifier_environment === undefined
+      ? {}
+      : { verifierEnvironmentImage: planned.verifier_environment.image_digest }),
+    ...(verifier?.user === undefined ? {} : { verifierUser: verifier.user }),
+    ...(task.agent_user === undefined ? {} : { agentUser: task.agent_user }),
     ...(verifier?.wall_ms === undefined ? {} : { verifierWallMs: verifier.wall_ms }),
     ...(verifier?.env === undefined ? {} : { verifierEnv: verifier.env }),
   };

@@ -55,11 +55,12 @@ export interface EgressProxyOptions {
    */
   allowHosts: readonly string[];
   /**
-   * Tests only: where to connect for an allowed `host:port` instead of the
-   * host itself (e.g. `astral.sh:443` to a loopback server). It replaces
-   * name resolution and the public-address check.
+   * Where to connect for an allowed `host:port` instead of the host itself
+   * (a mirror, or in tests `astral.sh:443` to a loopback server; see
+   * `egress_resolve.ts`), or undefined to resolve it. It replaces name
+   * resolution and the public-address check.
    */
-  connect?: (host: string, port: number) => { hostname: string; port: number };
+  connect?: (host: string, port: number) => { hostname: string; port: number } | undefined;
   /** Requests recorded and served (default {@linkcode MAX_EGRESS_REQUESTS}); later ones get 429. */
   maxRequests?: number;
   /**
@@ -248,10 +249,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const attempt = (hostname: string, at: number) =>
       Deno.connect({ hostname, port: at, signal: abort.signal });
     try {
-      if (options.connect !== undefined) {
-        const target = options.connect(host, port);
-        return { conn: await attempt(target.hostname, target.port) };
-      }
+      const target = options.connect?.(host, port);
+      if (target !== undefined) return { conn: await attempt(target.hostname, target.port) };
       const name = host.startsWith("[") ? host.slice(1, -1) : host;
       let addresses: string[];
       try {

@@ -23,12 +23,26 @@ import {
   runVerifier,
   type RunVerifierOptions,
   VERIFIER_LIMITS,
+  verifierResult,
   type VerifierTaskSettings,
 } from "./run_verifier.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_candidate.ts";
-import { runSharedVerifier } from "./shared_verifier.ts";
+import { removeTree } from "./remove_tree.ts";
+import {
+  type EnvironmentEpisode,
+  inspectEnvironmentImage,
+  runEnvironmentCandidate,
+  startEnvironmentSession,
+} from "./environment_candidate.ts";
+import { dockerClient } from "../docker/docker_client.ts";
+import { harborVerifyResult, runSeparateVerifier, runSharedVerifier } from "./harbor_verifier.ts";
+import type { SandboxSession } from "./sandbox_session.ts";
+import {
+  EGRESS_RESOLVE_VARIABLE,
+  type EgressResolve,
+  parseEgressResolve,
+} from "../egress/egress_resolve.ts";
 
 /**
  * What one task asks of its sandbox (its manifest entry, with its frozen
@@ -52,14 +66,26 @@ export interface TaskSandboxSettings {
    * Where the verifier runs (issue 22): `sealed` (absent), the verifier's
    * own container against the stored artifact; `shared`, Harbor's default,
    * `tests/test.sh` in the candidate's own live container after the agent's
-   * exit (`shared_verifier.ts`), the task's environment run as built
-   * (`environment_candidate.ts`).
+   * exit (`harbor_verifier.ts`), the task's environment run as built
+   * (`environment_candidate.ts`); `separate`, Harbor's separate verifier
+   * environment, into which only `/logs/artifacts` and
+   * {@link TaskSandboxSettings.verifierArtifacts} are copied.
    */
-  verifierMode?: "sealed" | "shared";
+  verifierMode?: "sealed" | "shared" | "separate";
   /** The user the shared verifier runs as; absent: root. */
   verifierUser?: string;
   /** The agent's user in the task's environment; absent: the image's. */
   agentUser?: string;
+  /** The hosts the Harbor-mode verifier may reach through the egress proxy; absent: none. */
+  verifierAllowHosts?: readonly string[];
+  /** Separate mode: the paths copied into the verifier's environment besides `/logs/artifacts`. */
+  verifierArtifacts?: readonly string[];
+  /**
+   * Separate mode: the verifier environment's image ID (its tests baked in,
+   * as Harbor builds it from `tests/`); absent: the task's environment
+   * anew, the tests uploaded.
+   */
+  verifierEnvironmentImage?: string;
 }
 
 /**
@@ -118,6 +144,11 @@ export interface DockerSandboxOptions {
   port?: number;
   /** Directory for the containers' temporary files; default the system temp dir. */
   tempDir?: string;
+  /**
+   * Where the verifiers' egress proxy connects for a named host
+   * (`egress_resolve.ts`); default: `LEDGERBENCH_EGRESS_RESOLVE`'s entries.
+   */
+  egressResolve?: EgressResolve;
 }
 
 /**
@@ -128,9 +159,12 @@ export interface DockerSandboxOptions {
  *
  * @param options the images, the forwarder's port and the temporary directory
  * @returns the sandbox for `createEpisodeExecutor`
+ * @throws {Error} when `LEDGERBENCH_EGRESS_RESOLVE` holds an entry that is not `HOST:PORT=ADDRESS:PORT`
  */
 export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandbox {
   const port = options.port ?? 18080;
+  const egressResolve = options.egressResolve ??
+    parseEgressResolve(Deno.env.get(EGRESS_RESOLVE_VARIABLE) ?? "");
   const settingsOf = (taskId: string): TaskSandboxSettings =>
     options.tasks?.[taskId] ?? { verifier: {} };
   /** The bundle of `agentId`, which a task with its own environment needs. */
@@ -182,7 +216,9 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         forwarder = null;
       };
       try {
-        if (settings.verifierMode === "shared" && settings.environmentImage !== undefined) {
+        const harborMode = settings.verifierMode === "shared" ||
+          settings.verifierMode === "separate";
+        if (harborMode && settings.environmentImage !== undefined) {
           const environment = await runEnvironmentCandidate(settings.environmentImage, {
             workspace: request.workspace,
             artifactsRoot: request.artifactsRoot,
@@ -273,27 +309,39 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       const settings = settingsOf(request.episode.task_id);
       const environment = live.get(request.episode.episode_id);
       if (environment !== undefined) {
+        live.delete(request.episode.episode_id);
+        const harbor = {
+          verifierDir: request.verifierDir,
+          expectedVerifierDigest: request.expectedVerifierDigest,
+          reward: settings.verifier.reward ??
+            { passThreshold: 1, rewardKey: "reward", rule: "key" },
+          user: settings.verifierUser,
+          env: settings.verifierEnv,
+          wallMs: settings.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
+          signal: request.signal,
+          allowHosts: settings.verifierAllowHosts,
+          egressResolve,
+        } as const;
         try {
-          const shared = await runSharedVerifier(environment, {
-            verifierDir: request.verifierDir,
-            expectedVerifierDigest: request.expectedVerifierDigest,
-            reward: settings.verifier.reward ??
-              { passThreshold: 1, rewardKey: "reward", rule: "key" },
-            user: settings.verifierUser,
-            env: settings.verifierEnv,
-            wallMs: settings.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
-            signal: request.signal,
-          });
-          const outcome = shared.outcome;
-          return outcome.kind === "verdict"
-            ? {
-              kind: "verdict",
-              resolved: outcome.verdict.resolved,
-              failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
-            }
-            : { kind: "fault", fault: outcome.fault, detail: outcome.detail };
+          if (settings.verifierMode !== "separate") {
+            return harborVerifyResult("shared", await runSharedVerifier(environment, harbor));
+          }
+          const verifierImage = settings.verifierEnvironmentImage ?? settings.environmentImage!;
+          return harborVerifyResult(
+            "separate",
+            await runSeparateVerifier({
+              candidate: environment.session,
+              artifacts: settings.verifierArtifacts ?? [],
+              endCandidate: environment.end,
+              uploadTests: settings.verifierEnvironmentImage === undefined,
+              startVerifier: () =>
+                startSeparateVerifier(verifierImage, settings, {
+                  labels: episodeLabels(request.episode),
+                  tempDir: options.tempDir,
+                }),
+            }, harbor),
+          );
         } finally {
-          live.delete(request.episode.episode_id);
           await environment.end();
         }
       }
@@ -314,13 +362,47 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         labels: episodeLabels(request.episode),
         signal: request.signal,
       });
-      return outcome.kind === "verdict"
-        ? {
-          kind: "verdict",
-          resolved: outcome.verdict.resolved,
-          failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
-        }
-        : { kind: "fault", fault: outcome.fault, detail: outcome.detail };
+      // The verdict or fault with the sealed record and the verifier's output tails (issue 22).
+      return verifierResult(outcome);
     },
   };
+}
+
+/**
+ * Starts a separate verifier's environment (Harbor's separate mode): the
+ * verifier's image (or the task's, fresh) run as built, with no mount but
+ * the gate's, in the image's working directory (`/` when it sets none),
+ * with the task's resources.
+ */
+async function startSeparateVerifier(
+  image: string,
+  settings: TaskSandboxSettings,
+  where: { labels: Record<string, string>; tempDir?: string },
+): Promise<{ session: SandboxSession; workdir: string; end: () => Promise<void> }> {
+  const docker = dockerClient();
+  const built = await inspectEnvironmentImage(docker, image);
+  const temp = await Deno.makeTempDir({ dir: where.tempDir, prefix: "ledgerbench-verifier-env-" });
+  try {
+    const workdir = built.workdir ?? "/";
+    const started = await startEnvironmentSession(docker, built, {
+      role: "verifier",
+      cwd: workdir,
+      binds: [],
+      labels: where.labels,
+      memoryBytes: settings.memoryBytes,
+      nanoCpus: settings.nanoCpus,
+      tempDir: temp,
+    });
+    return {
+      session: started.session,
+      workdir,
+      end: async () => {
+        await started.end();
+        await removeTree(temp).catch(() => {});
+      },
+    };
+  } catch (error) {
+    await removeTree(temp).catch(() => {});
+    throw error;
+  }
 }

@@ -23,6 +23,11 @@ import type {
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { killDescendants } from "./_kill_descendants.ts";
+import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
+import { startForwarder } from "../relay/start_forwarder.ts";
+
+/** How long a forwarded connection may send nothing after the other side last answered. */
+const TUNNEL_DEADLINE_MS = 600_000;
 
 /** Options of {@link startDockerSession}. */
 export interface DockerSessionOptions {
@@ -121,6 +126,11 @@ export async function startDockerSession(
       archiveIn: (archive, dir) => archiveIn(container, archive, dir),
       readFile: (path, maxBytes) => readFile(container, path, maxBytes),
       changes: () => changesOf(container),
+      forwardPort: async (port, socketPath) =>
+        // A tunnel through the egress proxy may stay quiet long after its request.
+        forwardInNamespaceAvailable()
+          ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs: TUNNEL_DEADLINE_MS })
+          : await startForwarder({ pid, socketPath, port }),
       processes: () => processesOf(container),
       oomKilled: async () =>
         (await engineCall(
@@ -305,10 +315,13 @@ async function archiveIn(
   await engineCall(
     `copy into ${dir}`,
     (abortSignal) =>
-      container.putArchive(Buffer.from(archive), {
-        path: dir,
-        abortSignal,
-      } as unknown as Docker.ContainerInfo & { path: string }),
+      container.putArchive(
+        Buffer.from(archive),
+        {
+          path: dir,
+          abortSignal,
+        } as unknown as Docker.ContainerInfo & { path: string },
+      ),
   );
 }
 
@@ -336,7 +349,10 @@ async function archiveOut(
     bytes += chunk.length;
     if (bytes > maxBytes) {
       (stream as unknown as { destroy?: () => void }).destroy?.();
-      throw new SandboxError("too_large", `"${path}" is larger than ${maxBytes} bytes as an archive`);
+      throw new SandboxError(
+        "too_large",
+        `"${path}" is larger than ${maxBytes} bytes as an archive`,
+      );
     }
     parts.push(new Uint8Array(chunk));
   }

@@ -33,13 +33,17 @@
  *
  * @module
  */
-import type { Verdict } from "../../analysis/schema.ts";
+import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
 import { digestTree } from "./digest_tree.ts";
-import { parseRewardFiles, type RewardRule } from "./parse_reward_file.ts";
+import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
+import type { VerifyResult } from "../episode_row.ts";
 import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
 import type { FsChange } from "./sandbox_session.ts";
 import { fileHijacks, type Hijack } from "./shared_hijacks.ts";
 import type { VerifierFaultCode } from "./run_verifier.ts";
+import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
+import type { EgressRequest } from "../egress/egress_request.ts";
+import type { EgressResolve } from "../egress/egress_resolve.ts";
 
 /** Where Harbor's verifier writes its reward and logs. */
 export const HARBOR_VERIFIER_LOGS = "/logs/verifier";
@@ -78,6 +82,37 @@ export interface SharedVerifierSettings {
   env?: Record<string, string>;
   wallMs: number;
   signal?: AbortSignal;
+  /**
+   * The hosts the verifier may reach through the recording egress proxy
+   * (the suite's `verifier.allow_hosts`); empty or absent: no network.
+   */
+  allowHosts?: readonly string[];
+  /** Where the proxy connects for a named host (`egress_resolve.ts`); absent: it resolves names. */
+  egressResolve?: EgressResolve;
+}
+
+/** The loopback port the verifier reaches its egress proxy on. */
+export const EGRESS_PORT = 3128;
+
+/**
+ * The variables that send the verifier's HTTP clients (apt, curl, uv, pip)
+ * to the egress proxy on `port`, loopback excepted (a service the agent
+ * started is asked directly).
+ *
+ * @param port the proxy's loopback port inside the sandbox
+ * @returns the variables, in both cases' spellings
+ */
+export function proxyEnvironment(port: number): Record<string, string> {
+  const proxy = `http://127.0.0.1:${port}`;
+  const local = "localhost,127.0.0.1,::1";
+  return {
+    http_proxy: proxy,
+    https_proxy: proxy,
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    no_proxy: local,
+    NO_PROXY: local,
+  };
 }
 
 /** What a verification in one of Harbor's modes found. */
@@ -96,6 +131,51 @@ export interface SharedVerification {
   processes: SessionProcess[];
   /** The diff after the agent's exit. */
   changes: readonly FsChange[];
+  /** Every request the verifier sent through the egress proxy, allowed or denied. */
+  egress: EgressRequest[];
+  /** The reward files' reading (null: test.sh did not run to its end). */
+  reward: RewardVerdict | null;
+}
+
+/**
+ * A Harbor-mode verification as the episode skeleton takes it (the
+ * `VerifyResult` of `EpisodeSandbox.runVerifier`): the verdict's `resolved`
+ * and failed checks, or the fault; the row's `verification` record (the
+ * mode, the reward file whole, what decided, the hijacks found, the egress
+ * requests allowed and denied) and test.sh's output tails.
+ *
+ * @param mode `shared` or `separate`
+ * @param found what {@link runSharedVerifier} or {@link runSeparateVerifier} returned
+ * @returns the result the row is classified from
+ */
+export function harborVerifyResult(
+  mode: "shared" | "separate",
+  found: SharedVerification,
+): VerifyResult {
+  const read = found.reward?.reward ?? null;
+  const allowed = found.egress.filter((request) => request.allowed).length;
+  const verification: VerificationRecord = {
+    mode,
+    reward: read === null ? null : { ...read.values },
+    reward_file: read === null ? null : read.file,
+    decided_by: found.reward?.kind === "verdict" ? found.reward.decidedBy : null,
+    hijacks: found.hijacks.map(({ flag, path }) => ({ flag, path })),
+    egress_allowed: allowed,
+    egress_denied: found.egress.length - allowed,
+  };
+  const parts = {
+    verification,
+    output: { stdout_tail: found.stdoutTail, stderr_tail: found.stderrTail },
+  };
+  const outcome = found.outcome;
+  return outcome.kind === "verdict"
+    ? {
+      kind: "verdict",
+      resolved: outcome.verdict.resolved,
+      failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
+      ...parts,
+    }
+    : { kind: "fault", fault: outcome.fault, detail: outcome.detail, ...parts };
 }
 
 /** How the tests run, whichever the mode. */
@@ -110,7 +190,7 @@ interface TestRun {
   /** What the result carries besides the run (hijacks found before, snapshots). */
   base: Omit<
     SharedVerification,
-    "outcome" | "exitCode" | "stdoutTail" | "stderrTail" | "rewardFiles"
+    "outcome" | "exitCode" | "stdoutTail" | "stderrTail" | "rewardFiles" | "egress" | "reward"
   >;
 }
 
@@ -214,6 +294,8 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     stdoutTail: "",
     stderrTail: "",
     rewardFiles: { "reward.txt": null, "reward.json": null },
+    egress: [],
+    reward: null,
   };
   const digest = (await digestTree(settings.verifierDir)).digest;
   if (digest !== settings.expectedVerifierDigest) {
@@ -262,11 +344,13 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
   const sampler = run.candidatePids.length === 0
     ? undefined
     : setInterval(() => void sample(), 250);
+  const allowHosts = settings.allowHosts ?? [];
+  const egress = allowHosts.length === 0 ? null : await openEgress(session, settings, allowHosts);
   let tests;
   try {
     tests = await session.exec({
       argv: ["bash", "/tests/test.sh"],
-      env: settings.env,
+      env: { ...settings.env, ...(egress === null ? {} : proxyEnvironment(EGRESS_PORT)) },
       user: settings.user ?? "0:0",
       cwd: run.workdir,
       wallMs: settings.wallMs,
@@ -274,6 +358,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     });
   } finally {
     clearInterval(sampler);
+    await egress?.close();
   }
   await sample();
   const rewardFiles = {
@@ -287,6 +372,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     stderrTail: tests.stderrTail,
     rewardFiles,
     hijacks: [...found.hijacks, ...writers.values()],
+    egress: egress?.requests() ?? [],
   };
   if (tests.wallCapHit || tests.aborted) {
     return {
@@ -301,10 +387,13 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     };
   }
   const parsed = parseRewardFiles(rewardFiles, settings.reward);
-  if (parsed.kind === "verdict") return { ...result, outcome: parsed };
+  if (parsed.kind === "verdict") {
+    return { ...result, reward: parsed, outcome: { kind: "verdict", verdict: parsed.verdict } };
+  }
   const oom = await session.oomKilled();
   return {
     ...result,
+    reward: parsed,
     outcome: {
       kind: "fault",
       fault: oom ? "out_of_memory" : parsed.fault,
@@ -313,6 +402,39 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
       }`,
     },
   };
+}
+
+/**
+ * The egress proxy of one test run: started on a short host socket of its
+ * own, reached from the sandbox's loopback {@link EGRESS_PORT}; `close`
+ * ends the forwarder, then the proxy (its records are final after).
+ */
+async function openEgress(
+  session: SandboxSession,
+  settings: SharedVerifierSettings,
+  allowHosts: readonly string[],
+): Promise<{ requests(): EgressRequest[]; close(): Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "lb-egress-" });
+  let proxy: EgressProxy | null = null;
+  let forward: { close(): Promise<void> } | null = null;
+  const close = async () => {
+    await forward?.close().catch(() => {});
+    await proxy?.close().catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+  try {
+    proxy = await startEgressProxy({
+      socketPath: `${dir}/proxy.sock`,
+      allowHosts,
+      connect: settings.egressResolve,
+    });
+    forward = await session.forwardPort(EGRESS_PORT, proxy.socketPath);
+    const opened = proxy;
+    return { requests: () => opened.requests(), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** A reward file's text (UTF-8, replacing what is not), or null when absent. */

@@ -468,7 +468,10 @@ async function processExists(pid: number): Promise<boolean> {
  * @param values the forbidden values (non-empty)
  * @returns the first offending path, relative to `dir`
  */
-export async function findForbidden(dir: string, values: readonly string[]): Promise<string | null> {
+export async function findForbidden(
+  dir: string,
+  values: readonly string[],
+): Promise<string | null> {
   const needles = values.map((v) => Buffer.from(v, "utf8"));
   async function visit(abs: string, rel: string): Promise<string | null> {
     for await (const entry of Deno.readDir(abs)) {

@@ -93,6 +93,12 @@ export interface SandboxSession {
   changes(): Promise<FsChange[]>;
   /** The processes alive in the sandbox. */
   processes(): Promise<SessionProcess[]>;
+  /**
+   * Listens on `127.0.0.1:<port>` inside the sandbox and pipes each
+   * connection to a unix socket of the host (the model relay, the
+   * verifier's egress proxy): the sandbox's only way out.
+   */
+  forwardPort(port: number, socketPath: string): Promise<{ close(): Promise<void> }>;
   /** Whether the kernel's OOM killer has ended one of its processes. */
   oomKilled(): Promise<boolean>;
 }

@@ -1,0 +1,181 @@
+/**
+ * Harbor tasks run as Harbor runs them (issue 22), on the engine: each of
+ * the failures the issue found on real public tasks is a task here, in
+ * Harbor's layout over the offline Python base, imported with `suite
+ * import harbor` and proven with `suite check` (the oracle resolved, the
+ * untouched workspace not), in Harbor's shared verifier mode:
+ *
+ * 1. data a Dockerfile's `RUN` made in the workdir is in the workspace;
+ * 2. the verifier may write the workdir (`cp /tests/... /app`);
+ * 3. the image's `ENTRYPOINT` runs (it fills `/etc/hosts` and starts a
+ *    blocking server on port 80);
+ * 4. a service the solution started is still up when the tests query it,
+ *    and `/var/log` is writable;
+ * 5. a `reward.json` of several keys is decided by the key the import names.
+ *
+ * The base has no bash; each Dockerfile adds a two-line stand-in that runs
+ * busybox's shell (Harbor calls `bash /tests/test.sh`).
+ *
+ * @module
+ */
+import { deepEqual, equal } from "node:assert/strict";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+import { cli } from "./_cli_run.ts";
+import { buildPythonBase, writeSuite } from "./_python_toolchain.ts";
+
+const ENGINE = await requireDockerEngine("tests/harbor_environment_test.ts");
+
+const TOML = [
+  'version = "1.0"',
+  "[verifier]",
+  "timeout_sec = 60.0",
+  "[agent]",
+  "timeout_sec = 60.0",
+  "[environment]",
+  "allow_internet = false",
+  "",
+].join("\n");
+
+/** A bash for the busybox base (Harbor runs `bash /tests/test.sh`). */
+const BASH = "RUN printf '#!/bin/sh\\nexec /bin/sh \"$@\"\\n' > /bin/bash && chmod 755 /bin/bash";
+
+/** test.sh's last lines: reward 1 when `$check` held, else 0. */
+const REWARD = [
+  'if [ "$ok" = yes ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi',
+  "",
+].join("\n");
+
+/** The five tasks, path → text, over `python`. */
+function tasks(python: string): Record<string, string> {
+  return {
+    // 1. RUN-made data in the workdir.
+    "run-data/instruction.md":
+      "Write the number of records of /app/data/records.csv to /app/count.txt.\n",
+    "run-data/task.toml": TOML,
+    "run-data/environment/Dockerfile": [
+      `FROM ${python}`,
+      BASH,
+      "RUN mkdir -p /app/data && python3 -c \"print('id'); [print(i) for i in range(7)]\" > /app/data/records.csv",
+      "WORKDIR /app",
+      "",
+    ].join("\n"),
+    "run-data/solution/solve.sh":
+      "#!/bin/sh\necho $(($(wc -l < /app/data/records.csv) - 1)) > /app/count.txt\n",
+    "run-data/tests/test.sh":
+      `#!/bin/bash\nok=no; [ "$(cat /app/count.txt 2>/dev/null)" = 7 ] && ok=yes\n${REWARD}`,
+    // 2. The verifier writes the workdir.
+    "writes-app/instruction.md": "Create /app/greet.py printing hello.\n",
+    "writes-app/task.toml": TOML,
+    "writes-app/environment/Dockerfile": `FROM ${python}\n${BASH}\nWORKDIR /app\n`,
+    "writes-app/solution/solve.sh": "#!/bin/sh\necho 'print(\"hello\")' > /app/greet.py\n",
+    "writes-app/tests/test_outputs.py": [
+      "import subprocess",
+      "out = subprocess.run(['python3', '/app/greet.py'], capture_output=True, text=True).stdout",
+      "assert out.strip() == 'hello', out",
+      "",
+    ].join("\n"),
+    "writes-app/tests/test.sh":
+      `#!/bin/bash\ncp /tests/test_outputs.py /app/ && python3 /app/test_outputs.py && ok=yes\n${REWARD}`,
+    // 3. The image's ENTRYPOINT fills /etc/hosts and serves port 80.
+    "entrypoint/instruction.md": "Write what http://blocked.example/ answers to /app/page.txt.\n",
+    "entrypoint/task.toml": TOML,
+    "entrypoint/environment/entrypoint.sh": [
+      "#!/bin/sh",
+      "echo '127.0.0.1 blocked.example' >> /etc/hosts",
+      "mkdir -p /srv/www && echo blocked-by-policy > /srv/www/index.html",
+      "python3 -m http.server 80 --directory /srv/www >/dev/null 2>&1 &",
+      'exec "$@"',
+      "",
+    ].join("\n"),
+    "entrypoint/environment/Dockerfile": [
+      `FROM ${python}`,
+      BASH,
+      "COPY entrypoint.sh /entrypoint.sh",
+      "RUN chmod +x /entrypoint.sh",
+      'ENTRYPOINT ["/entrypoint.sh"]',
+      "WORKDIR /app",
+      "",
+    ].join("\n"),
+    "entrypoint/solution/solve.sh": [
+      "#!/bin/sh",
+      "for i in $(seq 50); do",
+      "  python3 -c \"import urllib.request; print(urllib.request.urlopen('http://blocked.example/').read().decode().strip())\" > /app/page.txt 2>/dev/null && break",
+      "  sleep 0.1",
+      "done",
+      "",
+    ].join("\n"),
+    "entrypoint/tests/test.sh":
+      `#!/bin/bash\nok=no; [ "$(cat /app/page.txt)" = blocked-by-policy ] && ok=yes\n${REWARD}`,
+    // 4. A service the solution started answers the tests; /var/log is writable.
+    "service/instruction.md": "Serve the text 42 on http://127.0.0.1:8000/ and keep it running.\n",
+    "service/task.toml": TOML,
+    "service/environment/Dockerfile":
+      `FROM ${python}\n${BASH}\nRUN mkdir -p /var/log\nWORKDIR /app\n`,
+    "service/solution/solve.sh": [
+      "#!/bin/sh",
+      "mkdir -p /srv/answer && echo 42 > /srv/answer/index.html",
+      "python3 -m http.server 8000 --bind 127.0.0.1 --directory /srv/answer > /var/log/answer.log 2>&1 &",
+      "sleep 1",
+      "",
+    ].join("\n"),
+    "service/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      "got=$(python3 -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8000/').read().decode().strip())\")",
+      '[ "$got" = 42 ] && [ -f /var/log/answer.log ] && ok=yes',
+      REWARD,
+    ].join("\n"),
+    // 5. A reward of several keys, decided by the key the import names.
+    "multi-key/instruction.md": "Create /app/dedupe.py.\n",
+    "multi-key/task.toml": TOML,
+    "multi-key/environment/Dockerfile": `FROM ${python}\n${BASH}\nWORKDIR /app\n`,
+    "multi-key/solution/solve.sh": "#!/bin/sh\necho 'pass' > /app/dedupe.py\n",
+    "multi-key/tests/test.sh": [
+      "#!/bin/bash",
+      "c=0; [ -f /app/dedupe.py ] && c=1",
+      'echo "{\\"correctness\\": $c, \\"performance\\": 0.7}" > /logs/verifier/reward.json',
+      "",
+    ].join("\n"),
+  };
+}
+
+Deno.test({
+  name: "Harbor tasks with RUN data, a verifier writing /app, an entrypoint, a service and a " +
+    "multi-key reward pass suite check in shared mode",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const python = await buildPythonBase();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-harbor-env-" });
+    try {
+      await writeSuite(`${dir}/harbor`, tasks(python));
+      const imported = await cli(
+        "suite",
+        "import",
+        "harbor",
+        `${dir}/harbor`,
+        "--out",
+        `${dir}/suite`,
+        "--reward-key",
+        "correctness",
+      );
+      equal(imported.code, 0, imported.stderr);
+      const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
+      deepEqual(
+        manifest.tasks.map((t: { verifier: { mode: string } }) => t.verifier.mode),
+        ["shared", "shared", "shared", "shared", "shared"],
+      );
+      const check = await cli("suite", "check", `${dir}/suite`);
+      const summary = JSON.parse(
+        await Deno.readTextFile(`${dir}/suite/check.json`).catch(() => "{}"),
+      );
+      equal(check.code, 0, check.stderr + check.stdout + JSON.stringify(summary, null, 1));
+    } finally {
+      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
