@@ -180,6 +180,17 @@ AGENTS AND ENVIRONMENT:
                            asking the engine; repeat for each image. With a
                            digest for every image, no Docker engine is needed
                            ("run" still checks each digest against its engine)
+  --build-network MODE     The network of the RUN steps when a task's
+                           environment is built from its Dockerfile (issue 22;
+                           the task author's step, before any model call):
+                           "default" (the default: the engine's default
+                           network, as "docker build" without --network),
+                           "none" (no network), "host", or the name of a Docker
+                           network. The built image's tag depends on it. On an
+                           engine without a default bridge (dockerd
+                           --bridge=none, as .ci/install_docker.sh starts it)
+                           "default" has no network either; "host" has the
+                           machine's. The episodes always run with no network
 
 PLAN:
   --out PLAN               Plan file to write (refused if it exists)
@@ -271,6 +282,7 @@ const OPTIONS = {
   "agent-command": { type: "string", multiple: true },
   "verifier-image": { type: "string" },
   "image-digest": { type: "string", multiple: true },
+  "build-network": { type: "string" },
   out: { type: "string" },
   "plan-id": { type: "string" },
   "order-seed": { type: "string" },
@@ -535,6 +547,15 @@ export async function run(args: string[], io: Io): Promise<number> {
     out.split("/").at(-1)!.replace(/\.json$/, "");
   const priceTableId = textOption(values, TEXTS.priceTableId) ?? "unpriced";
   const verifierImage = textOption(values, TEXTS.verifierImage) ?? VERIFIER_IMAGE;
+  const buildNetwork = values["build-network"] === undefined ? undefined : await (async () => {
+    // Loaded only when given: the module loads the Docker client.
+    const { BuildNetwork, BUILD_NETWORK_FORM } = await import("../runner/task_environments.ts");
+    return textOption(values, {
+      name: "build-network",
+      schema: BuildNetwork,
+      form: BUILD_NETWORK_FORM,
+    });
+  })();
   const given = givenDigests(values);
   const images = new Set([...agents.values(), verifierImage]);
   const needed = [...images].filter((image) => !given.has(image));
@@ -643,6 +664,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     suite,
     resolved.map((agent) => agent.image_digest),
     io,
+    buildNetwork,
   );
   const taskEnvironments = prepared.environments;
 
@@ -791,6 +813,7 @@ function smallestTokenCap(
  * @param suite the loaded suite
  * @param agentImages the agents' image digests
  * @param io where the builds' lines go
+ * @param buildNetwork `--build-network`, if given (task_environments.ts's default otherwise)
  * @returns the frozen environments by task, and the bundle digests by image digest (or null)
  * @throws {InputError} naming the task and the missing image, base image or
  *   failed build, or an agent image that cannot be bundled
@@ -799,6 +822,7 @@ async function prepareEnvironments(
   suite: Awaited<ReturnType<typeof loadSuite>>,
   agentImages: readonly string[],
   io: Io,
+  buildNetwork: string | undefined,
 ): Promise<{
   environments: Record<string, FrozenTaskEnvironment>;
   bundleDigests: Record<string, string> | null;
@@ -813,6 +837,7 @@ async function prepareEnvironments(
       suite,
       (ref) => imageDigest(ref),
       (line) => io.stderr(`${line}\n`),
+      { buildNetwork },
     );
     return {
       environments: prepared,
