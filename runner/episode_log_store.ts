@@ -5,8 +5,9 @@
  * candidate's bounded stdout and stderr tails, the relay's call records
  * (model, usage, status, latency, refusal, fault of each call) and each
  * call's request and response bodies as the relay kept them (bounded, the
- * key redacted: `Relay.callBodies()`), and for a judged task the judge's
- * relay's records and bodies beside them (issue 14).
+ * key redacted: `Relay.callBodies()`), for a judged task the judge's
+ * relay's records and bodies beside them (issue 14), and the verifier's own
+ * output tails with the mode it ran in (issue 22).
  *
  * Layout, under the artifact store's root (`runner/sandbox/artifact_store.ts`):
  * `<root>/sha256/<hex>.episode-log.json`, the log as canonical JSON
@@ -17,6 +18,7 @@
  */
 import { z } from "zod";
 import { canonicalJson } from "../analysis/canonical_json.ts";
+import { VerifierMode } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { CallBodies } from "./relay/call_bodies.ts";
 import { RelayCallRecord, RelayDeniedRequest } from "./relay/relay_call_record.ts";
@@ -74,6 +76,19 @@ export const EpisodeLog = z.object({
     calls: z.array(RelayCallRecord),
     bodies: z.array(StoredCallBodies),
   }).strict().optional(),
+  /**
+   * The verifier's output (issue 22, "The verifier's output kept"): the mode
+   * it ran in and the tails of its stdout and stderr, bounded and redacted
+   * as the candidate's. Untrusted diagnostics (in the shared mode the
+   * candidate's code ran in the test run), never parsed for a verdict.
+   * Absent: the verifier did not run (an earlier rule decided the row, the
+   * harness failed), its sandbox kept no output, or a log written before.
+   */
+  verifier: z.object({
+    mode: VerifierMode,
+    stdout_tail: z.string(),
+    stderr_tail: z.string(),
+  }).strict().optional(),
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
 
@@ -92,6 +107,8 @@ export interface EpisodeLogInput {
   bodies: readonly CallBodies[] | null;
   /** The relay's denied requests (`Relay.denied()`; absent or empty: none). */
   denied?: readonly RelayDeniedRequest[];
+  /** The verifier's mode and output tails (absent: the verifier did not run or kept none). */
+  verifier?: { mode: VerifierMode; stdoutTail: string; stderrTail: string };
 }
 
 /** Options of {@linkcode storeEpisodeLog}. */
@@ -112,8 +129,8 @@ export interface StoredEpisodeLog {
 }
 
 /**
- * Stores an episode's log: bounds it (each tail to its last `maxTailBytes`
- * bytes, marked as `tailText` marks a cut; at most `maxCalls` records and
+ * Stores an episode's log: bounds it (each tail, the candidate's and the
+ * verifier's, to its last `maxTailBytes` bytes, marked as `tailText` marks a cut; at most `maxCalls` records and
  * `maxCalls` bodies, the rest counted in `calls_omitted` and
  * `bodies_omitted`; each body comes bounded by the relay), replaces every `redact` value by
  * `[redacted]` in every string, writes it as canonical JSON to
@@ -173,6 +190,13 @@ export async function storeEpisodeLog(
       judge: {
         calls: input.judge.records.slice(0, maxCalls),
         bodies: input.judge.bodies.slice(0, maxCalls),
+      },
+    }),
+    ...(input.verifier === undefined ? {} : {
+      verifier: {
+        mode: input.verifier.mode,
+        stdout_tail: tail(input.verifier.stdoutTail)!,
+        stderr_tail: tail(input.verifier.stderrTail)!,
       },
     }),
   };

@@ -123,3 +123,27 @@ Deno.test("storeEpisodeLog() redacts the given values in every string", async ()
   assert.equal(log.calls[0].detail, "upstream said [redacted]");
   assert.equal(log.bodies[0].response.text, '{"echo":"Bearer [redacted]"}');
 });
+
+Deno.test("storeEpisodeLog() keeps the verifier's mode and output tails, bounded and redacted as the candidate's", async () => {
+  await using dir = await tempDir();
+  const key = "sk-upstream-secret";
+  const stored = await storeEpisodeLog(dir.path, {
+    ...INPUT,
+    verifier: {
+      mode: "sealed",
+      stdoutTail: "FAILED test_outputs.py::test_double - assert 41 == 42\n",
+      stderrTail: `0123456789 ${key}`,
+    },
+  }, { maxTailBytes: 30, redact: [key] });
+  const log = await openEpisodeLog(dir.path, stored.digest);
+  // each tail keeps its last 30 bytes (54 - 30 = 24 omitted, marked as tailText marks it),
+  // and the key is redacted as in every stored string
+  assert.deepEqual(log.verifier, {
+    mode: "sealed",
+    stdout_tail: "[… 24 earlier bytes omitted]\ntest_double - assert 41 == 42\n",
+    stderr_tail: "0123456789 [redacted]",
+  });
+  // absent when the verifier kept no output (and in logs written before)
+  const bare = await openEpisodeLog(dir.path, (await storeEpisodeLog(dir.path, INPUT)).digest);
+  assert.equal("verifier" in bare, false);
+});

@@ -7,7 +7,14 @@
  *
  * @module
  */
-import type { Caps, Environment, InvalidReason, Plan, StopReason } from "../analysis/schema.ts";
+import type {
+  Caps,
+  Environment,
+  InvalidReason,
+  Plan,
+  StopReason,
+  VerificationRecord,
+} from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { evidenceGate } from "./relay/evidence_gate.ts";
@@ -79,19 +86,35 @@ export interface CandidateFacts {
 }
 
 /**
+ * The verifier's own output (issue 22, "The verifier's output kept"): the
+ * bounded tails of its stdout and stderr (64 KiB each, as the candidate's),
+ * for the episode log and `suite check`'s problems. Diagnostics only: never
+ * parsed for a verdict.
+ */
+export interface VerifierOutput {
+  stdout_tail: string;
+  stderr_tail: string;
+}
+
+/**
  * A verifier's answer, sandboxed or not, or the LLM judge's (issue 14). A
  * fault is a `verifier_fault` unless it names another `reason`: the
  * judge's `judge_fault`, or the evidence gate's decision on the judge's
- * own calls.
+ * own calls. Both kinds may carry how the verifier ran (`verification`,
+ * issue 22: its mode, the reward file as read, what decided; the row
+ * records it) and its output tails (`output`: the episode log keeps them).
  */
 export type VerifyResult =
-  | { kind: "verdict"; resolved: boolean; failedChecks: string[] }
-  | {
-    kind: "fault";
-    fault: string;
-    detail: string;
-    reason?: "judge_fault" | "evidence_missing" | "provider_fault";
-  };
+  & (
+    | { kind: "verdict"; resolved: boolean; failedChecks: string[] }
+    | {
+      kind: "fault";
+      fault: string;
+      detail: string;
+      reason?: "judge_fault" | "evidence_missing" | "provider_fault";
+    }
+  )
+  & { verification?: VerificationRecord; output?: VerifierOutput };
 
 /**
  * The relay's totals that the row records besides its calls (issue 8):
@@ -145,7 +168,9 @@ export interface ClassifyInput {
  * harness does not speak the agent's API, issue 8; with metered calls those
  * refusals are only noted, so a stray request cannot turn an attempt
  * invalid), zero calls, a workspace too large to store, the verifier's
- * verdict or fault.
+ * verdict or fault. A row the verifier decided or faulted carries the
+ * result's `verification` (issue 22); a harness error in the verifier, and
+ * every row decided before the verifier ran, carries none.
  * Tokens, calls and `tool_calls` (the larger of the forwarded calls and the
  * tool calls the responses asked for) come from the relay's records only,
  * never from the agent's output.
@@ -240,15 +265,21 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
   } catch (error) {
     return invalid("harness_error", `harness error in the verifier: ${describeError(error)}`);
   }
+  // How the verifier ran goes on the row, whether it decided or faulted (issue 22).
+  const verification = result.verification;
+  const recorded = (row: EpisodeDraft): EpisodeDraft =>
+    verification === undefined ? row : { ...row, verification };
   if (result.kind === "fault") {
-    return result.reason === undefined
-      ? invalid("verifier_fault", `verifier fault ${result.fault}: ${result.detail}`)
-      : invalid(result.reason, `${result.reason}: ${result.detail}`);
+    return recorded(
+      result.reason === undefined
+        ? invalid("verifier_fault", `verifier fault ${result.fault}: ${result.detail}`)
+        : invalid(result.reason, `${result.reason}: ${result.detail}`),
+    );
   }
-  return scored(
+  return recorded(scored(
     result.resolved,
     result.failedChecks.length === 0 ? null : `failed checks: ${result.failedChecks.join(", ")}`,
-  );
+  ));
 }
 
 /** What {@link harnessFailureRow} records of an episode the harness could not carry out. */

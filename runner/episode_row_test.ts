@@ -5,6 +5,7 @@ import {
   classifyEpisode,
   harnessFailureRow,
   type RowBase,
+  type VerifyResult,
 } from "./episode_row.ts";
 import { callRecord, refusedRecord } from "./relay/_call_record_for_test.ts";
 
@@ -255,4 +256,63 @@ Deno.test("classifyEpisode() makes a wall cap over a call unanswered past the pl
     ["scored", false, null, "wall_cap"],
   );
   assert.equal(verified, 1);
+});
+
+Deno.test("classifyEpisode() records the verifier's verification on verdicts and verifier faults, never on a harness error", async () => {
+  const verification = {
+    mode: "sealed" as const,
+    reward: { correctness: 1, performance: 0.7 },
+    reward_file: "reward.json" as const,
+    decided_by: "min of 2 keys",
+    hijacks: [],
+    egress_allowed: 0,
+    egress_denied: 0,
+  };
+  const output = { stdout_tail: "1 failed\n", stderr_tail: "" };
+  const classify = (verify: () => Promise<VerifyResult>) =>
+    classifyEpisode({
+      base: BASE,
+      plan: plan(),
+      notes: [],
+      records: [callRecord(1)],
+      relayStop: "completed",
+      surface: NO_SURFACE,
+      candidate: CANDIDATE,
+      verify,
+    });
+  const scored = await classify(() =>
+    Promise.resolve({
+      kind: "verdict",
+      resolved: false,
+      failedChecks: ["reward"],
+      verification,
+      output,
+    })
+  );
+  assert.deepEqual([scored.status, scored.resolved, scored.verification], [
+    "scored",
+    false,
+    verification,
+  ]);
+  // the output tails are the episode log's, never the row's
+  assert.equal(JSON.stringify(scored).includes("1 failed"), false);
+  const faulted = await classify(() =>
+    Promise.resolve({
+      kind: "fault",
+      fault: "verdict_malformed",
+      detail:
+        'The verifier\'s reward.json has no "reward" key (keys found: correctness, performance)',
+      verification: { ...verification, decided_by: null },
+      output,
+    })
+  );
+  assert.deepEqual([faulted.status, faulted.invalid_reason], ["invalid", "verifier_fault"]);
+  assert.deepEqual(faulted.verification, { ...verification, decided_by: null });
+  // a verifier that records nothing (the host sandbox) leaves the field absent
+  const bare = await classify(() =>
+    Promise.resolve({ kind: "verdict", resolved: true, failedChecks: [] })
+  );
+  assert.equal("verification" in bare, false);
+  const harness = await classify(() => Promise.reject(new Error("engine gone")));
+  assert.deepEqual([harness.invalid_reason, "verification" in harness], ["harness_error", false]);
 });

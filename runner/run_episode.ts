@@ -27,8 +27,10 @@
  *    own sandbox, hidden files copied in only now, checked against the digest
  *    frozen for the run (`environment_check.ts`);
  * 5. one row, pointing at the episode's log (the candidate's output tails,
- *    the relay's call records and bodies) stored beside the artifact, also when the
- *    harness failed (`with_episode_log.ts`).
+ *    the relay's call records and bodies, the verifier's mode and output
+ *    tails) stored beside the artifact, also when the harness failed
+ *    (`with_episode_log.ts`); a row the verifier decided or faulted records
+ *    how it ran (`verification`, issue 22).
  *
  * Classification, in this order:
  *
@@ -295,19 +297,35 @@ export function createEpisodeExecutor(
     }
     await close();
     const artifact = candidate.artifact;
-    const runVerifier = () =>
-      sandbox.runVerifier({
+    // The program verifier's output, for the episode log (issue 22).
+    let verifierLog: EpisodeLogInput["verifier"];
+    const runVerifier = async () => {
+      const result = await sandbox.runVerifier({
         episode,
         artifact: artifact!,
         verifierDir: paths.verifier,
         expectedVerifierDigest: options.verifierDigests[task.task_id],
         signal: context.signal,
       });
+      if (result.output !== undefined && result.verification !== undefined) {
+        verifierLog = {
+          mode: result.verification.mode,
+          stdoutTail: result.output.stdout_tail,
+          stderrTail: result.output.stderr_tail,
+        };
+      }
+      return result;
+    };
     const verify = async (): Promise<VerifyResult> => {
       if (task.judge === undefined || material === undefined) return await runVerifier();
+      // With the program's verdict first, the row records how the program verifier ran.
+      let programRecord: Pick<VerifyResult, "verification"> = {};
       if (task.judge.with_program) {
         const program = await runVerifier();
         if (program.kind === "fault" || !program.resolved) return program;
+        if (program.verification !== undefined) {
+          programRecord = { verification: program.verification };
+        }
       }
       const judged = await judgeEpisode({
         judge: task.judge,
@@ -320,7 +338,7 @@ export function createEpisodeExecutor(
       });
       judgeRecord = judged.record;
       judgeCalls = judged.calls;
-      return judged.result;
+      return { ...judged.result, ...programRecord };
     };
     const row = withJudge(
       await classifyEpisode({
@@ -354,6 +372,7 @@ export function createEpisodeExecutor(
       bodies: relay.callBodies(),
       denied: relay.denied(),
       judge: judgeCalls,
+      verifier: verifierLog,
     });
   };
   // Whatever the episode left running ends with it, verified or not (issue 22).

@@ -60,6 +60,17 @@ async function setup(dir: string) {
   };
 }
 
+/** How the fake backend's verifier says it ran (issue 22). */
+const VERIFICATION = {
+  mode: "sealed" as const,
+  reward: { reward: 0 },
+  reward_file: "reward.txt" as const,
+  decided_by: 'key "reward"',
+  hijacks: [],
+  egress_allowed: 0,
+  egress_denied: 0,
+};
+
 /** A backend of the kind a Kubernetes one would be: it only runs things and reports events. */
 function fakeSandbox(events: string[], fail: Error | null): EpisodeSandbox {
   return {
@@ -105,7 +116,13 @@ function fakeSandbox(events: string[], fail: Error | null): EpisodeSandbox {
     },
     runVerifier: (request) => {
       events.push(`verify ${request.expectedVerifierDigest}`);
-      return Promise.resolve({ kind: "verdict", resolved: false, failedChecks: ["answer"] });
+      return Promise.resolve({
+        kind: "verdict",
+        resolved: false,
+        failedChecks: ["answer"],
+        verification: VERIFICATION,
+        output: { stdout_tail: "1 failed\n", stderr_tail: "assert 41 == 42\n" },
+      });
     },
   };
 }
@@ -144,6 +161,13 @@ Deno.test("createEpisodeExecutor() runs any sandbox through the one skeleton: re
     equal(row.notes, "FAKE BACKEND; rerun; failed checks: answer");
     const log = await openEpisodeLog(options.artifactsRoot, row.episode_log_digest!);
     deepEqual([log.stdout_tail, log.stderr_tail, log.calls.length], ["out\n", "err\n", 1]);
+    // How the verifier ran goes on the row; its output tails go to the log (issue 22).
+    deepEqual(row.verification, VERIFICATION);
+    deepEqual(log.verifier, {
+      mode: "sealed",
+      stdout_tail: "1 failed\n",
+      stderr_tail: "assert 41 == 42\n",
+    });
     // The episode's directory (the relay's socket) is gone.
     deepEqual(await Array.fromAsync(Deno.readDir(options.tempDir)), []);
   } finally {
@@ -168,6 +192,7 @@ Deno.test("createEpisodeExecutor() records a backend's throw as a harness_error 
     );
     equal(row.environment?.sandbox, "docker");
     equal(row.notes, "FAKE BACKEND; harness error: Cannot schedule the pod");
+    equal("verification" in row, false);
     deepEqual(await Array.fromAsync(Deno.readDir(options.tempDir)), []);
   } finally {
     await provider.close();

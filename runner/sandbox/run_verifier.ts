@@ -5,7 +5,8 @@
  * @module
  */
 import type Docker from "dockerode";
-import type { Verdict } from "../../analysis/schema.ts";
+import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
+import type { VerifierOutput, VerifyResult } from "../episode_row.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
 import { type Artifact, artifactEntries } from "./artifact_store.ts";
@@ -13,8 +14,8 @@ import { confinedEntries, escapingLinks } from "./confine_links.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree, type TreeEntry, treeManifest } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
-import { parseVerdictLine, type VerdictLine } from "./parse_verdict_line.ts";
-import { parseRewardFiles, type RewardRule } from "./parse_reward_file.ts";
+import { parseVerdictLine } from "./parse_verdict_line.ts";
+import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
 import { VERIFIER_KIT_MOUNT } from "./image_bundle.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
@@ -151,10 +152,81 @@ export interface VerifierRunInfo {
   artifactDigest: string;
 }
 
+/**
+ * What the sealed verifier's run leaves for the row and the episode log
+ * (issue 22), set once the container has run: how it ran (mode `sealed`,
+ * and the reward file as read when the task's verdict is by reward file),
+ * and its output: its stdout as the verdict channel kept it (the driver
+ * sends the verifier's stdout there; else the container's own) and the
+ * container's stderr, each its last 64 KiB. Diagnostics: nothing here is
+ * parsed for the verdict. Absent on a fault found before the run (a changed
+ * hidden file, a changed artifact).
+ */
+export interface VerifierRecordParts {
+  verification?: VerificationRecord;
+  output?: VerifierOutput;
+}
+
 /** The outcome: a verdict, or a fault that invalidates the episode. */
 export type VerifierOutcome =
-  | ({ kind: "verdict"; verdict: Verdict } & VerifierRunInfo)
-  | ({ kind: "fault"; fault: VerifierFaultCode; detail: string } & VerifierRunInfo);
+  & (
+    | ({ kind: "verdict"; verdict: Verdict } & VerifierRunInfo)
+    | ({ kind: "fault"; fault: VerifierFaultCode; detail: string } & VerifierRunInfo)
+  )
+  & VerifierRecordParts;
+
+/**
+ * The sealed verifier's record (issue 22): mode `sealed`, the reward file as
+ * read and what decided when the verdict is by reward file (all null for a
+ * JSON-line verdict, or when no reward was read), no hijacks (nothing the
+ * candidate left runs with the sealed verifier), no egress (the sealed
+ * verifier has no network).
+ *
+ * @param reward what the reward files gave; null: a JSON-line verdict, or no reward read
+ * @returns the record for the row's `verification`
+ * @example
+ * ```ts
+ * import { sealedVerification } from "./run_verifier.ts";
+ * sealedVerification(null).mode; // "sealed"
+ * ```
+ */
+export function sealedVerification(reward: RewardVerdict | null): VerificationRecord {
+  const read = reward?.reward ?? null;
+  return {
+    mode: "sealed",
+    reward: read === null ? null : { ...read.values },
+    reward_file: read === null ? null : read.file,
+    decided_by: reward?.kind === "verdict" ? reward.decidedBy : null,
+    hijacks: [],
+    egress_allowed: 0,
+    egress_denied: 0,
+  };
+}
+
+/**
+ * The sealed verifier's outcome as the episode skeleton takes it (the
+ * `VerifyResult` of `EpisodeSandbox.runVerifier`): the verdict's `resolved`
+ * and failed check names, or the fault and its detail; with its
+ * {@link VerifierRecordParts} (a fault found before the run gets the bare
+ * sealed record and the container's output, both empty of any reward).
+ *
+ * @param outcome what {@linkcode runVerifier} returned
+ * @returns the result the row is classified from
+ */
+export function verifierResult(outcome: VerifierOutcome): VerifyResult {
+  const parts = {
+    verification: outcome.verification ?? sealedVerification(null),
+    output: outcome.output ?? { stdout_tail: outcome.stdoutTail, stderr_tail: outcome.stderrTail },
+  };
+  return outcome.kind === "verdict"
+    ? {
+      kind: "verdict",
+      resolved: outcome.verdict.resolved,
+      failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
+      ...parts,
+    }
+    : { kind: "fault", fault: outcome.fault, detail: outcome.detail, ...parts };
+}
 
 /** Bytes kept from the end of the verifier's stdout in the verdict channel. */
 const VERDICT_TAIL_BYTES = 65536;
@@ -187,7 +259,9 @@ const VERDICT_TAIL_BYTES = 65536;
  *   `/ledgerbench/channel` (containers/verifier/driver.sh); the container's
  *   stdout and stderr are diagnostics, never parsed, and no row quotes them
  *   except a verifier fault's last stderr lines (written by the verifier,
- *   which candidate code cannot write to).
+ *   which candidate code cannot write to); their tails, with the verifier's
+ *   stdout as the channel kept it, go to the episode log only (issue 22,
+ *   {@link VerifierRecordParts}).
  *
  * The verdict is the last non-empty line of the verifier's stdout as the
  * channel holds it, parsed with `Verdict`, and is accepted only after exit
@@ -427,36 +501,59 @@ function classify(
   const lastLines = (n: number) =>
     new TextDecoder().decode(run.stderr).split("\n").filter((l) => l.trim() !== "").slice(-n)
       .join(" | ");
+  // The verifier's stdout went to the channel (driver.sh); the container's own is the fallback.
+  const kept: VerifierRecordParts = {
+    verification: sealedVerification(null),
+    output: { stdout_tail: channel.verifyOut || info.stdoutTail, stderr_tail: info.stderrTail },
+  };
   if (run.wallCapHit || run.aborted) {
-    return fault("timeout", `The verifier was killed at its wall-clock cap: ${lastLines(3)}`);
+    return {
+      ...fault("timeout", `The verifier was killed at its wall-clock cap: ${lastLines(3)}`),
+      ...kept,
+    };
   }
   const setup = channel.stages.map((line) => /^setup-failed (\d+)$/.exec(line)).find(Boolean);
   if (setup) {
-    return fault(
-      "setup_failed",
-      `The verifier's setup failed with exit code ${setup[1]} before any check ran: ${
-        lastLines(3)
-      }`,
-    );
+    return {
+      ...fault(
+        "setup_failed",
+        `The verifier's setup failed with exit code ${setup[1]} before any check ran: ${
+          lastLines(3)
+        }`,
+      ),
+      ...kept,
+    };
   }
   if (channel.stages.includes("missing-entry")) {
-    return fault("entry_missing", `The hidden verifier files hold no entry point: ${lastLines(1)}`);
+    return {
+      ...fault("entry_missing", `The hidden verifier files hold no entry point: ${lastLines(1)}`),
+      ...kept,
+    };
   }
-  const parsed: VerdictLine = reward === undefined
-    ? parseVerdictLine(channel.verifyOut)
-    : parseRewardFiles(
-      { "reward.txt": channel.rewardTxt, "reward.json": channel.rewardJson },
-      reward,
-    );
+  const rewarded: RewardVerdict | null = reward === undefined ? null : parseRewardFiles(
+    { "reward.txt": channel.rewardTxt, "reward.json": channel.rewardJson },
+    reward,
+  );
+  const parsed = rewarded ?? parseVerdictLine(channel.verifyOut);
+  // What the row and the episode log keep of the run, verdict or fault (issue 22).
+  const parts: VerifierRecordParts = { ...kept, verification: sealedVerification(rewarded) };
   if (run.exitCode === 0) {
-    if (parsed.kind === "verdict") return { kind: "verdict", verdict: parsed.verdict, ...info };
-    if (!run.oomKilled) return fault(parsed.fault, parsed.detail);
+    if (parsed.kind === "verdict") {
+      return { kind: "verdict", verdict: parsed.verdict, ...info, ...parts };
+    }
+    if (!run.oomKilled) return { ...fault(parsed.fault, parsed.detail), ...parts };
   }
   if (run.oomKilled) {
-    return fault("out_of_memory", "The verifier was killed by its 256 MB memory limit");
+    return {
+      ...fault("out_of_memory", "The verifier was killed by its 256 MB memory limit"),
+      ...parts,
+    };
   }
-  return fault(
-    "crashed",
-    `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
-  );
+  return {
+    ...fault(
+      "crashed",
+      `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
+    ),
+    ...parts,
+  };
 }
