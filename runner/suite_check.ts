@@ -20,12 +20,22 @@
  * artifacts and episode logs, and `check.json`, the summary `freeze` reads
  * (`suiteCheckState`).
  *
+ * Each failing problem of a verifier that ran (the oracle not resolved, the
+ * untouched workspace resolved, a verifier fault) ends with the last lines
+ * of the verifier's output, read from the episode's log
+ * (`verifierOutputLines`: the last 5 non-empty lines of its stderr, else of
+ * its stdout, each at most 200 characters, escaped), so the test run's own
+ * failure is seen without rerunning anything (issue 22).
+ *
  * @module
  */
 import { VERIFIER_IMAGE } from "./docker/build_images.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { Episode, Plan } from "../analysis/schema.ts";
 import { isExecutableFile, loadSuite } from "../inputs/suite.ts";
+import { describeError } from "./episode_row.ts";
+import { openEpisodeLog } from "./episode_log_store.ts";
+import { verifierOutputLines } from "./verifier_output_lines.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { imageDigest } from "./docker/image_digest.ts";
 import { checkEnvironment } from "./environment_check.ts";
@@ -166,10 +176,11 @@ export async function runSuiteCheck(
     });
     rows.push(...(await loadLedger(`${taskDir}/ledger.jsonl`)).rows);
   }
+  const quotes = await verifierQuotes(rows, `${dir}/artifacts`);
   const tasks = suite.manifest.tasks.map((task) =>
     judged.has(task.task_id)
       ? judgedTaskCheck(task.task_id)
-      : taskCheck(suite, task.task_id, rows, oracles.has(task.task_id))
+      : taskCheck(suite, task.task_id, { rows, quotes }, oracles.has(task.task_id))
   );
   const summary: SuiteCheckSummary = {
     schema_version: 1,
@@ -230,44 +241,81 @@ async function freezeCheckPlan(
   });
 }
 
+/**
+ * Per episode id, the clause a failing problem ends with: the verifier's last
+ * output lines from the episode's log (`verifierOutputLines`), or why they
+ * cannot be read. A row without a log, or whose log holds no verifier output
+ * (the verifier did not run), has none.
+ */
+async function verifierQuotes(
+  rows: readonly Episode[],
+  artifactsRoot: string,
+): Promise<Map<string, string>> {
+  const quotes = new Map<string, string>();
+  for (const row of rows) {
+    if (row.episode_log_digest === undefined) continue;
+    try {
+      const verifier = (await openEpisodeLog(artifactsRoot, row.episode_log_digest)).verifier;
+      if (verifier !== undefined) quotes.set(row.episode_id, verifierOutputLines(verifier));
+    } catch (error) {
+      quotes.set(row.episode_id, `the verifier's output cannot be read: ${describeError(error)}`);
+    }
+  }
+  return quotes;
+}
+
+/** The check's rows, and the verifier's output clause of each episode that has one. */
+interface CheckRows {
+  rows: readonly Episode[];
+  quotes: ReadonlyMap<string, string>;
+}
+
 /** One task's verdicts from the check's rows. */
 function taskCheck(
   suite: Suite,
   taskId: string,
-  rows: readonly Episode[],
+  { rows, quotes }: CheckRows,
   hasOracle: boolean,
 ): TaskCheck {
-  const episode = (agentId: string): CheckEpisode => {
-    const row = rows.find((r) => r.task_id === taskId && r.agent_id === agentId);
-    return row === undefined
-      ? { status: "missing", resolved: null, invalid_reason: null, notes: null }
-      : {
-        status: row.status,
-        resolved: row.resolved,
-        invalid_reason: row.invalid_reason,
-        notes: row.notes,
-      };
-  };
-  const oracle = episode(RUNNER_PROGRAM_AGENTS.oracle);
-  const noChange = episode(RUNNER_PROGRAM_AGENTS.noChange);
+  const rowOf = (agentId: string) =>
+    rows.find((r) => r.task_id === taskId && r.agent_id === agentId);
+  const episode = (row: Episode | undefined): CheckEpisode =>
+    row === undefined ? { status: "missing", resolved: null, invalid_reason: null, notes: null } : {
+      status: row.status,
+      resolved: row.resolved,
+      invalid_reason: row.invalid_reason,
+      notes: row.notes,
+    };
+  const oracleRow = rowOf(RUNNER_PROGRAM_AGENTS.oracle);
+  const noChangeRow = rowOf(RUNNER_PROGRAM_AGENTS.noChange);
+  const oracle = episode(oracleRow);
+  const noChange = episode(noChangeRow);
   const problems: string[] = hasOracle ? [] : [
     `no oracle: "${taskPaths(suite.dir, taskId).solution}/solve.sh" is not an executable file, ` +
     "so the verifier cannot be proven",
   ];
-  const describe = (what: string, e: CheckEpisode, want: boolean) => {
+  const describe = (what: string, row: Episode | undefined, e: CheckEpisode, want: boolean) => {
     if (what === "oracle" && !hasOracle) return null;
     if (e.status === "missing") {
       return `${what}: no row (the task's batch halted at its first invalid episode)`;
     }
-    if (e.status === "invalid") return `${what}: invalid (${e.invalid_reason}): ${e.notes ?? ""}`;
-    return e.resolved === want
+    const problem = e.status === "invalid"
+      ? `${what}: invalid (${e.invalid_reason}): ${e.notes ?? ""}`
+      : e.resolved === want
       ? null
       : want
       ? `${what}: the verifier did not resolve the oracle's solution`
       : `${what}: the verifier resolved the untouched workspace`;
+    if (problem === null) return null;
+    // The test run's own words, so the user sees its failure without rerunning it (issue 22).
+    const quote = row === undefined ? undefined : quotes.get(row.episode_id);
+    return quote === undefined ? problem : `${problem}; ${quote}`;
   };
   for (
-    const problem of [describe("oracle", oracle, true), describe("no-change", noChange, false)]
+    const problem of [
+      describe("oracle", oracleRow, oracle, true),
+      describe("no-change", noChangeRow, noChange, false),
+    ]
   ) {
     if (problem !== null) problems.push(problem);
   }

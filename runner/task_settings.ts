@@ -48,7 +48,9 @@ export function taskSandboxSettings(
         }
         : {}),
     },
-    ...(verifier === undefined || verifier.mode === "sealed" ? {} : { verifierMode: verifier.mode }),
+    ...(verifier === undefined || verifier.mode === "sealed"
+      ? {}
+      : { verifierMode: verifier.mode }),
     ...(verifier?.allow_hosts === undefined ? {} : { verifierAllowHosts: verifier.allow_hosts }),
     ...(verifier?.artifacts === undefined ? {} : { verifierArtifacts: verifier.artifacts }),
     ...(planned.verifier_environment === undefined

@@ -4,8 +4,10 @@
  * workspace not, zero model calls, the ledger beside the suite), and a copy
  * broken four ways is caught: a verifier whose setup crashes (seed 000's
  * 89-point incident), a solution the verifier rejects, a verifier that
- * passes an untouched workspace, and a task without an oracle. `freeze` refuses the failed check and a
- * stale one, and records an override with its reason.
+ * passes an untouched workspace, and a task without an oracle; each failing
+ * verifier's problem quotes its own last output lines (issue 22). `freeze`
+ * refuses the failed check and a stale one, and records an override with its
+ * reason.
  *
  * @module
  */
@@ -20,6 +22,27 @@ import { cli, freezeCli } from "./_cli_run.ts";
 import { buildPythonBase, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/suite_check_test.ts");
+
+/** The verification record of a sealed verdict by the JSON line. */
+const SEALED_BY_LINE = {
+  mode: "sealed",
+  reward: null,
+  reward_file: null,
+  decided_by: null,
+  hijacks: [],
+  egress_allowed: 0,
+  egress_denied: 0,
+};
+
+/** The verification record of a sealed verdict by `reward.txt` holding `reward`. */
+function sealedByReward(reward: number) {
+  return {
+    ...SEALED_BY_LINE,
+    reward: { reward },
+    reward_file: "reward.txt",
+    decided_by: "the one number of reward.txt",
+  };
+}
 
 /** Freezes `suite` for one solver agent; extra arguments after. */
 function freeze(suite: string, out: string, ...extra: string[]) {
@@ -61,6 +84,16 @@ Deno.test({
           ["oracle", "py-mean", "scored", true, 0],
         ],
       );
+      // Each row records how it was verified (issue 22): sealed, py-double by its reward.txt.
+      deepEqual(
+        rows.map((r) => [r.agent_id, r.task_id, r.verification]).sort(),
+        [
+          ["no-change", "py-double", sealedByReward(0)],
+          ["no-change", "py-mean", SEALED_BY_LINE],
+          ["oracle", "py-double", sealedByReward(1)],
+          ["oracle", "py-mean", SEALED_BY_LINE],
+        ],
+      );
       const frozen = await freeze(good, `${dir}/good-plan.json`);
       equal(frozen.code, 0, frozen.stderr);
       const plan = (await loadPlan(`${dir}/good-plan.json`, { frozen: true })).value;
@@ -72,6 +105,17 @@ Deno.test({
         "tasks/py-mean/verifier/setup.sh":
           "#!/bin/sh\necho 'cannot install the grader' >&2\nexit 1\n",
         "tasks/py-double/solution/solve.sh": "#!/bin/sh\necho 'print(41)' > /app/double.py\n",
+        // Harbor's test.sh prints the test run's failure to stdout, as pytest does.
+        "tasks/py-double/verifier/test.sh": [
+          "#!/bin/sh",
+          'got="$(python3 /app/double.py "$(cat /tests/input.txt)")"',
+          'if [ "$got" = 42 ]; then echo 1 > /logs/verifier/reward.txt; exit 0; fi',
+          'echo "test_outputs.py F"',
+          'echo "E       assert $got == 42"',
+          'echo "FAILED test_outputs.py::test_double - assert $got == 42"',
+          "echo 0 > /logs/verifier/reward.txt",
+          "",
+        ].join("\n"),
       });
       await writeSuite(broken, {
         "suite.json": JSON.stringify({
@@ -83,8 +127,11 @@ Deno.test({
           ],
         }),
         "tasks/always-passes/workspace/TASK.md": "Do nothing.\n",
-        "tasks/always-passes/verifier/verify.sh":
-          'echo \'{"resolved": true, "checks": [{"name": "nothing", "passed": true}]}\'\n',
+        "tasks/always-passes/verifier/verify.sh": [
+          "echo 'nothing to check: passing' >&2",
+          'echo \'{"resolved": true, "checks": [{"name": "nothing", "passed": true}]}\'',
+          "",
+        ].join("\n"),
         "tasks/always-passes/solution/solve.sh": "#!/bin/sh\ntrue\n",
         "tasks/no-oracle/workspace/TASK.md": "Write done.txt.\n",
         "tasks/no-oracle/verifier/verify.sh": [
@@ -98,17 +145,19 @@ Deno.test({
       const problems = failed.stdout.split("\n").filter((line) =>
         /^[a-z-]+: (oracle|no-change): /.test(line)
       );
-      deepEqual(
-        problems.map((line) => line.replace(/: The verifier's setup.*$/, "")),
-        [
-          "py-mean: oracle: invalid (verifier_fault): verifier fault setup_failed",
-          "py-mean: no-change: no row (the task's batch halted at its first invalid episode)",
-          "py-double: oracle: the verifier did not resolve the oracle's solution",
-          "always-passes: no-change: the verifier resolved the untouched workspace",
-        ].map((line) =>
-          line.replace(/: verifier fault setup_failed$/, ": verifier fault setup_failed")
-        ),
-      );
+      // Each failing verifier's problem ends with its own last output lines (issue 22): stderr's
+      // when it wrote any, else stdout's; a task whose verifier never ran quotes nothing.
+      deepEqual(problems, [
+        "py-mean: oracle: invalid (verifier_fault): verifier fault setup_failed: The verifier's " +
+        "setup failed with exit code 1 before any check ran: cannot install the grader; " +
+        "the verifier's stderr ends: cannot install the grader",
+        "py-mean: no-change: no row (the task's batch halted at its first invalid episode)",
+        "py-double: oracle: the verifier did not resolve the oracle's solution; the verifier's " +
+        "stdout ends: test_outputs.py F | E       assert 41 == 42 | " +
+        "FAILED test_outputs.py::test_double - assert 41 == 42",
+        "always-passes: no-change: the verifier resolved the untouched workspace; the " +
+        "verifier's stderr ends: nothing to check: passing",
+      ]);
       match(failed.stdout, /FAILED: 0 tasks of 4 proven/);
 
       const refused = await freeze(broken, `${dir}/broken-plan.json`);
