@@ -1,8 +1,11 @@
 /**
  * `ledgerbench show`: what happened in one episode (issue 8): its ledger row,
- * each model call the relay recorded and the candidate's output tails, read
- * from the episode log the row's `episode_log_digest` names and checked
- * against it (`runner/episode_log_store.ts`).
+ * how its verdict was reached (the row's `verification`, issue 22: the
+ * verifier's mode, the reward file's keys and values, what decided, the
+ * shared mode's hijack flags), each model call the relay recorded, the
+ * candidate's output tails and the verifier's, read from the episode log the
+ * row's `episode_log_digest` names and checked against it
+ * (`runner/episode_log_store.ts`).
  *
  * @module
  */
@@ -10,7 +13,7 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { openInput } from "../inputs/input_file.ts";
 import { ioError } from "../analysis/ledger_error.ts";
 import { scanLedger } from "../inputs/ledger.ts";
-import type { Episode, JudgeRecord } from "../analysis/schema.ts";
+import type { Episode, JudgeRecord, VerificationRecord } from "../analysis/schema.ts";
 import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
 import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
@@ -19,11 +22,13 @@ import { integer, renderTable } from "../report/format.ts";
 import { lineText, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
-export const help = `Print what happened in one episode: its ledger row, each model call the
-relay recorded (model, usage, latency, status, refusal or fault, the size of
-its request and response bodies; --json prints the bodies) and the
-candidate's stdout and stderr tails. They come from the episode log the runner
-stores beside the workspace artifact; the log is read by the row's
+export const help = `Print what happened in one episode: its ledger row, how its verdict was
+reached (the verifier's mode, the reward file's keys and values, what decided,
+hijack flags of a shared-mode test run), each model call the relay recorded
+(model, usage, latency, status, refusal or fault, the size of its request and
+response bodies; --json prints the bodies), the candidate's stdout and stderr
+tails and the verifier's. They come from the episode log the runner stores
+beside the workspace artifact; the log is read by the row's
 episode_log_digest and its bytes are checked against it.
 
 Show a failed episode of a run:
@@ -138,6 +143,7 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   text += `episode: ${lineText(row.episode_id)}\n`;
   text += `outcome: ${outcome(row)}, stop reason ${row.stop_reason}\n`;
   if (row.judge !== undefined) text += `judge: ${judgeLine(row.judge)}\n`;
+  if (row.verification !== undefined) text += verificationLines(row.verification);
   if (row.notes !== "") text += `notes: ${row.notes}\n`;
   text += `\nrow:\n${indent(canonicalJson(row), "  ")}`;
   if (log === null) {
@@ -179,6 +185,47 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   }
   text += `\nstdout tail:\n${tail(log.stdout_tail)}`;
   text += `\nstderr tail:\n${tail(log.stderr_tail)}`;
+  if (log.verifier !== undefined) {
+    text += `\nverifier stdout tail (${log.verifier.mode} mode):\n${
+      tail(log.verifier.stdout_tail)
+    }`;
+    text += `\nverifier stderr tail:\n${tail(log.verifier.stderr_tail)}`;
+  }
+  return text;
+}
+
+/**
+ * How the verdict was reached (issue 22), a line for the mode and one for
+ * each of: the reward file's keys and values (in the file's order) and what
+ * decided; the hijacks found; the verifier's egress. The hijacks and egress
+ * lines appear outside the sealed mode, or when there is something to say.
+ * Keys and paths are untrusted: each on one line, escaped.
+ */
+function verificationLines(record: VerificationRecord): string {
+  const mode = record.mode === "shared"
+    ? "shared (the verifier ran in the candidate's own container: the verdict is not sealed)"
+    : record.mode;
+  let text = `verification: ${mode}\n`;
+  const reward = record.reward;
+  text += reward === null
+    ? "  reward: none read (a JSON-line verdict, or no reward file was read)\n"
+    : `  reward (${record.reward_file ?? "file unknown"}): ${
+      Object.keys(reward).length === 0
+        ? "no keys"
+        : Object.entries(reward).map(([key, value]) => `${lineText(key)} ${value}`).join(", ")
+    }\n`;
+  if (record.decided_by !== null) text += `  decided by: ${lineText(record.decided_by)}\n`;
+  if (record.mode !== "sealed" || record.hijacks.length > 0) {
+    text += `  hijacks found: ${
+      record.hijacks.length === 0
+        ? "none"
+        : record.hijacks.map((h) => `${h.flag} ${lineText(h.path)}`).join(", ")
+    }\n`;
+  }
+  if (record.mode !== "sealed" || record.egress_allowed + record.egress_denied > 0) {
+    text += `  egress through the proxy: ${record.egress_allowed} allowed, ` +
+      `${record.egress_denied} denied\n`;
+  }
   return text;
 }
 

@@ -259,6 +259,83 @@ Deno.test("show escapes control characters from the log and the ledger", async (
   );
 });
 
+Deno.test("show prints the verification record and the verifier's output tails, escaped", async () => {
+  await using dir = await tempDir();
+  const stored = await storeEpisodeLog(`${dir.path}/artifacts`, {
+    episode_id: "r1/a/t1/1",
+    stdoutTail: "",
+    stderrTail: "",
+    records: [],
+    bodies: [],
+    verifier: {
+      mode: "shared",
+      stdoutTail:
+        "FAILED test_outputs.py::test_double - assert 41 == 42\n\x1b[31m1 failed\x1b[0m\n",
+      stderrTail: "",
+    },
+  });
+  const ledger = await writeJsonl(`${dir.path}/ledger.jsonl`, [
+    row({
+      resolved: false,
+      episode_log_digest: stored.digest,
+      verification: {
+        mode: "shared",
+        reward: { correctness: 1, "perf\nformance\u202e": 0.7 },
+        reward_file: "reward.json",
+        decided_by: "min of 2 keys",
+        hijacks: [{ flag: "conftest", path: "/app/conftest.py\x1b]0;x\x07" }],
+        egress_allowed: 2,
+        egress_denied: 1,
+      },
+    }),
+    row({
+      task_id: "t2",
+      resolved: true,
+      verification: { mode: "sealed", reward: null, reward_file: null, decided_by: null },
+    }),
+  ]);
+  const shown = await cli("show", "r1/a/t1/1", "--ledger", ledger);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.ok(!["\x1b", "\x07", "\u202e"].some((c) => shown.stdout.includes(c)));
+  const head = shown.stdout.split("\n\nrow:\n")[0];
+  assert.equal(
+    head.split("\n").slice(2).join("\n"),
+    [
+      "outcome: not resolved, stop reason completed",
+      "verification: shared (the verifier ran in the candidate's own container: the verdict is not sealed)",
+      "  reward (reward.json): correctness 1, perf\\nformance\\u202e 0.7",
+      "  decided by: min of 2 keys",
+      "  hijacks found: conftest /app/conftest.py\\x1b]0;x\\x07",
+      "  egress through the proxy: 2 allowed, 1 denied",
+    ].join("\n"),
+  );
+  assert.ok(
+    shown.stdout.endsWith(
+      "verifier stdout tail (shared mode):\n" +
+        "  | FAILED test_outputs.py::test_double - assert 41 == 42\n" +
+        "  | \\x1b[31m1 failed\\x1b[0m\n" +
+        "\nverifier stderr tail:\n  (empty)\n",
+    ),
+    shown.stdout,
+  );
+  // A sealed verdict by the JSON line: the mode, no reward, nothing about hijacks or egress.
+  const sealed = await cli("show", "r1/a/t2/1", "--ledger", ledger);
+  assert.equal(sealed.code, 0, sealed.stderr);
+  assert.ok(
+    sealed.stdout.includes(
+      "verification: sealed\n  reward: none read (a JSON-line verdict, or no reward file was read)\n\nrow:",
+    ),
+    sealed.stdout,
+  );
+  // --json keeps both whole
+  const json = JSON.parse((await cli("show", "r1/a/t1/1", "--ledger", ledger, "--json")).stdout);
+  assert.deepEqual(json.episode.verification.reward, {
+    correctness: 1,
+    "perf\nformance\u202e": 0.7,
+  });
+  assert.equal(json.episode_log.verifier.mode, "shared");
+});
+
 Deno.test("show without --ledger is a usage error (exit 1)", async () => {
   const result = await cli("show", "r1/a/t1/1");
   assert.equal(result.code, 1);
