@@ -19,6 +19,7 @@ import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { CensoringPolicy, Episode, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
 import { spendEvidenceFlags, type SpendFlag } from "../analysis/spend_evidence.ts";
 import { priceTableMix } from "../analysis/price_table_mix.ts";
+import { sharedModeNote, type VerificationModes } from "../analysis/verification_modes.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
@@ -125,6 +126,27 @@ export function priceTableClaim(rows: readonly Episode[]): ReportClaim | null {
     rule: "seed-001 one frozen price table",
     stated: true,
     text: `Flagged: ${mix}`,
+  };
+}
+
+/**
+ * The verifier-mode claim (issue 22): how many of the rows were verified in
+ * Harbor's shared mode, where the verifier ran in the candidate's own
+ * container and the verdict is not sealed (`sharedModeNote`); null when none
+ * was.
+ *
+ * @param counts the rows' verification modes (`verificationModes`, after errata)
+ * @returns the claim with id `verification-mode`, or null
+ */
+export function verificationModeClaim(counts: VerificationModes): ReportClaim | null {
+  const note = sharedModeNote(counts);
+  if (note === null) return null;
+  return {
+    id: "verification-mode",
+    topic: "validation",
+    rule: "issue-22 verifier mode",
+    stated: true,
+    text: note,
   };
 }
 

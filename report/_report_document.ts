@@ -153,11 +153,29 @@ function inputsSection(summary: ReportSummary): Block[] {
   ];
 }
 
+/** The validation claims that are no note on the ledger: its validation and the errata's. */
+const NOT_LEDGER_NOTES = new Set(["validation", "validation:errata"]);
+
+/**
+ * Notes on the ledger, after its validation: every other stated claim of
+ * topic `validation` (spend evidence, issue 8; several price tables, seed
+ * 001; rows verified in Harbor's shared mode, issue 22), one item each.
+ */
+function ledgerNotes(summary: ReportSummary): Block[] {
+  const notes = claimsOf(summary, "validation").filter((c) =>
+    c.stated && !NOT_LEDGER_NOTES.has(c.id)
+  );
+  return notes.length === 0 ? [] : [
+    { kind: "paragraph", text: "Notes on the ledger:" },
+    { kind: "list", items: notes.map((c) => `${c.text}.`) },
+  ];
+}
+
 function validationSection(summary: ReportSummary): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Validation against the plan" }];
   const v = summary.validation;
   blocks.push({ kind: "paragraph", text: claimById(summary, "validation")!.text + "." });
-  if (v === null) return blocks;
+  if (v === null) return [...blocks, ...ledgerNotes(summary)];
   const afterErrata = claimById(summary, "validation:errata");
   if (afterErrata !== undefined) blocks.push({ kind: "paragraph", text: afterErrata.text + "." });
   const counts = Object.entries(v.finding_counts).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
@@ -193,7 +211,7 @@ function validationSection(summary: ReportSummary): Block[] {
       ),
     });
   }
-  return blocks;
+  return [...blocks, ...ledgerNotes(summary)];
 }
 
 /**

@@ -38,7 +38,9 @@ import {
   spendEvidenceClaim,
   sprtClaim,
   validationClaim,
+  verificationModeClaim,
 } from "./_claims.ts";
+import { verificationModes } from "../analysis/verification_modes.ts";
 import { withheldPairWords, withheldWords } from "./standing_words.ts";
 import { assessClaims, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
 import { judgeFigures, judgeLeftOut } from "../analysis/judge/judge_rows.ts";
@@ -184,6 +186,11 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  *   and each correction and voided summary is stated;
  * - issue 8: every failed and invalid episode (after errata) is listed with
  *   the `ledgerbench show` command that opens its row and stored log;
+ * - issue 22: the rows' verifier modes are counted (`verificationModes`,
+ *   recorded in `summary.verification_modes` when a row records one), and
+ *   rows verified in Harbor's shared mode, where the verifier ran in the
+ *   candidate's own container, are stated among the notes on the ledger
+ *   (the `verification-mode` claim: their verdicts are not sealed);
  * - seed 002 SPRT, when the plan's stopping rule is `sprt`: each agent's rows
  *   replayed in the plan's task order, with the exact operating
  *   characteristic at p_drop, the midpoint and p_adopt, and the unreachable
@@ -367,6 +374,10 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   if (spend !== null) claims.push(spend);
   const prices = priceTableClaim(corrected);
   if (prices !== null) claims.push(prices);
+  // Rows whose verifier ran in the candidate's own container (issue 22): always counted and said.
+  const modes = verificationModes(rows);
+  const shared = verificationModeClaim(modes);
+  if (shared !== null) claims.push(shared);
   if (errata !== null && application !== null) {
     claims.push(...errataClaims(errata, application.applied));
   }
@@ -508,6 +519,8 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     sprt,
     // Only with judged rows or a plan's judge (issue 14): other reports keep their bytes.
     ...(judge === null ? {} : { judge }),
+    // Only when a row records how it was verified (issue 22), for the same reason.
+    ...(modes.recorded === 0 ? {} : { verification_modes: modes }),
     claims,
   };
   const statedAgents = new Set(

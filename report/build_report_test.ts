@@ -485,6 +485,50 @@ Deno.test("buildReport() states that the rows name two price tables, without a p
   equal(one.summary.claims.some((c) => c.id === "price-tables"), false);
 });
 
+Deno.test("buildReport() says how many rows were verified in Harbor's shared mode, in report.md and summary.json", () => {
+  // Issue 22: 3 rows verified in the candidate's own container, 4 sealed, 1 written before the
+  // record existed, over 8 rows.
+  const verification = (mode: string) => ({
+    verification: {
+      mode,
+      reward: { reward: 1 },
+      reward_file: "reward.txt",
+      decided_by: 'key "reward"',
+    },
+  });
+  const rows = [
+    ...[1, 2, 3].map((i) => episode("harbor", `t${i}`, true, verification("shared"))),
+    ...[1, 2, 3, 4].map((i) => episode("native", `t${i}`, i % 2 === 0, verification("sealed"))),
+    episode("old", "t1", false),
+  ];
+  const report = buildReport(inputsOf(rows));
+  const text = "3 of 8 rows were verified in Harbor's shared mode: the verifier ran in the " +
+    "candidate's own container, so these verdicts are not sealed";
+  deepEqual(claim(report, "verification-mode"), {
+    id: "verification-mode",
+    topic: "validation",
+    rule: "issue-22 verifier mode",
+    stated: true,
+    text,
+  });
+  deepEqual(report.summary.verification_modes, {
+    rows: 8,
+    recorded: 7,
+    by_mode: { sealed: 4, shared: 3, separate: 0 },
+  });
+  // Stated among the notes on the ledger, after its validation (Markdown escapes removed).
+  const plain = report.markdown.replaceAll("\\", "");
+  ok(plain.includes(`Notes on the ledger:\n\n- ${text}.`), plain);
+  // Only sealed rows: counted in summary.json, nothing to say.
+  const sealed = buildReport(inputsOf(rows.filter((r) => r.verification?.mode !== "shared")));
+  equal(sealed.summary.claims.some((c) => c.id === "verification-mode"), false);
+  equal(sealed.summary.verification_modes?.by_mode.shared, 0);
+  equal(sealed.markdown.includes("Notes on the ledger"), false);
+  // No row records a verification: summary.json keeps its bytes (no key at all).
+  const none = buildReport(inputsOf([episode("old", "t1", false)]));
+  equal("verification_modes" in none.summary, false);
+});
+
 Deno.test("buildReport() shortens 10,000-character ids in tables and figures, keeps them whole in the summary", async () => {
   const long = "agent-".repeat(1700);
   const [a, b] = [`${long}one`, `${long}two`];

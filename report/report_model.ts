@@ -19,6 +19,7 @@ import type { Comparison } from "../analysis/compare_agents.ts";
 import type { PairwisePValues } from "../analysis/pairwise_p_values.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
+import type { VerificationModes } from "../analysis/verification_modes.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import type { LedgerWithLines } from "../inputs/ledger.ts";
 import type {
@@ -275,6 +276,14 @@ export interface ReportSummary {
    * the plan no judge (format 4 without it, byte for byte).
    */
   judge?: ReportJudge;
+  /**
+   * How the rows (after errata) were verified (issue 22): every row, those
+   * with a `verification` record, and the count per mode (`shared`: the
+   * verifier ran in the candidate's own container, so the verdict is not
+   * sealed; the `verification-mode` claim states it). Absent when no row
+   * records one (format 4 without it, byte for byte).
+   */
+  verification_modes?: VerificationModes;
   claims: ReportClaim[];
   figures: ReportFigureRecord[];
 }
