@@ -50,9 +50,9 @@ SUBCOMMANDS:
                   A DIR is a task, or holds tasks in its subdirectories (sorted by
                   name); the task id is the directory's name. instruction.md becomes
                   TASK.md, tests/ the hidden verifier (at /tests, verdict read from
-                  /logs/verifier/reward.txt or reward.json), solution/ the oracle, the
-                  Dockerfile's last WORKDIR the task's workdir (with the files its COPY
-                  lines put there). The verifier runs as Harbor runs it: in the
+                  /logs/verifier/reward.txt or reward.json), solution/ the oracle. The
+                  environment runs as built: the image's WORKDIR, with what its COPY and
+                  RUN steps made, is the workspace. The verifier runs as Harbor runs it: in the
                   candidate's container after the agent ("shared"), or in a separate
                   environment (environment_mode = "separate", [verifier.environment];
                   tests/Dockerfile its image) receiving only the task's artifacts. A
@@ -200,7 +200,6 @@ async function runImport(args: string[], io: Io): Promise<number> {
       task_id: entry.task_id,
       source: task.dir,
       environment,
-      workdir: entry.workdir ?? null,
       verifier: entry.verifier?.mode ?? "sealed",
       internet_waived: entry.internet_waived === true,
       files: task.files.length,
@@ -221,8 +220,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
       let text = `Imported ${plural(rows.length, "task")} (${format}) into ${out} ` +
         `(suite "${suite.manifest.suite_id}")\n`;
       for (const row of rows) {
-        text += `  ${row.task_id}  ${row.environment}  workdir ${row.workdir ?? "/workspace"}` +
-          `  verifier ${row.verifier}${row.internet_waived ? "  internet waived" : ""}  ${
+        text += `  ${row.task_id}  ${row.environment}  verifier ${row.verifier}${row.internet_waived ? "  internet waived" : ""}  ${
             plural(row.files, "file")
           }\n`;
       }

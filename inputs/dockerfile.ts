@@ -1,9 +1,7 @@
 /**
  * Reading a Dockerfile's instructions (Docker's Dockerfile reference), for
- * the two places that need them: the base images `freeze` must find before
- * it builds a task's environment (`dockerfileBases`, issue 12: nothing is
- * pulled), and the files a Harbor task's Dockerfile copies into its workdir
- * (`dockerfileWorkspace` in harbor_task.ts). Pure: no I/O.
+ * the base images `freeze` must find before it builds a task's environment
+ * (`dockerfileBases`, issue 12: nothing is pulled). Pure: no I/O.
  *
  * @module
  */

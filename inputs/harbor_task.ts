@@ -91,7 +91,6 @@ import {
 import { pathExists, readInput } from "./input_file.ts";
 import { schemaProblem } from "./schema_problems.ts";
 import { decodeStrictText } from "./strict_json.ts";
-import { dockerfileInstructions } from "./dockerfile.ts";
 
 /** Where Harbor copies `tests/` in the verifier's container. */
 export const HARBOR_TESTS_MOUNT = "/tests";
@@ -231,7 +230,7 @@ const NOT_APPLIED: Record<string, string> = {
   env: "neither container is given these variables",
   skills_dir: "the agent is not given the skills there; they stay in the image",
   healthcheck: "nothing waits for it",
-  workdir: "the workdir is the Dockerfile's last WORKDIR, or /workspace",
+  workdir: "the workdir is the built image's WORKDIR",
 };
 
 /**
@@ -273,10 +272,10 @@ export async function harborTaskDirs(dir: string): Promise<string[]> {
  * exist; `environment/docker-compose.yaml` (and a separate verifier's
  * `tests/docker-compose.yaml`) is refused, naming the services it declares
  * (no sidecars yet); a missing `solution/solve.sh` is a warning (no
- * oracle). With a Dockerfile, its last `WORKDIR` becomes the task's
- * `workdir`, and what its `COPY`/`ADD` lines put into that directory is
- * copied into the workspace too (the workspace mount hides the image's
- * copy; {@link dockerfileWorkspace}).
+ * oracle). The working directory is not read here: the task's environment
+ * runs as built (issue 22), so the built image's `WORKDIR`, with whatever
+ * its `COPY` and `RUN` steps put there, is the candidate's workspace when
+ * the episode runs (`runner/sandbox/environment_candidate.ts`).
  *
  * @param dir the task directory, as given (recorded in `source.dir`)
  * @param options `withoutInternet`, `passThreshold`, `rewardKey`, `rewardRule`, `verifierAllowHosts`
@@ -330,7 +329,6 @@ export async function readHarborTask(
   const image = environmentConfig.docker_image;
   const dockerfile = `${base}/environment/Dockerfile`;
   let environment: SuiteTaskEntry["environment"];
-  let workdir: string | undefined;
   if (await isFile(dockerfile)) {
     if (image !== undefined) {
       warnings.push(
@@ -340,24 +338,10 @@ export async function readHarborTask(
     }
     environment = { dockerfile: "environment/Dockerfile" };
     files.push(...await treeFiles(`${base}/environment`, "environment", {}));
-    const mirrored = await dockerfileWorkspace(dockerfile, `${base}/environment`);
-    // The workspace is always at /workspace: a workdir there needs no second mount.
-    workdir = mirrored.workdir === "/workspace" ? undefined : mirrored.workdir;
-    warnings.push(...mirrored.warnings);
-    for (const file of mirrored.files) {
-      if (file.to === "workspace/TASK.md") {
-        throw refusal(
-          dockerfile,
-          `it copies a TASK.md into the workdir "${workdir}", where the prompt goes`,
-        );
-      }
-    }
-    files.push(...mirrored.files);
   } else if (image !== undefined) {
     environment = { image };
     warnings.push(
-      `no environment/Dockerfile: the image "${image}" must be present in the local engine, ` +
-        "and its WORKDIR is not read (the candidate starts in /workspace)",
+      `no environment/Dockerfile: the image "${image}" must be present in the local engine`,
     );
   } else {
     throw refusal(
@@ -413,14 +397,13 @@ export async function readHarborTask(
       wall_ms_cap: agentTimeout === undefined ? null : Math.round(agentTimeout * 1000),
     },
     environment,
-    ...(workdir === undefined ? {} : { workdir }),
     verifier,
     ...(Object.keys(resources).length === 0 ? {} : { resources }),
     ...(config.agent.user === undefined ? {} : { agent_user: config.agent.user }),
     ...(internetWaived ? { internet_waived: true } : {}),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
-  return { dir, entry, files: uniqueDestinations(files), warnings };
+  return { dir, entry, files, warnings };
 }
 
 /** Whether one absolute path is, lies inside or holds the other. */
@@ -1009,222 +992,4 @@ async function treeFiles(
     to: `${to}/${path}`,
     ...(Object.hasOwn(modes, path) ? { mode: modes[path] } : {}),
   }));
-}
-
-/** Keeps the last file given for each destination (a later COPY overwrites an earlier one). */
-function uniqueDestinations(files: HarborTaskFile[]): HarborTaskFile[] {
-  const byDestination = new Map<string, HarborTaskFile>();
-  for (const file of files) {
-    byDestination.delete(file.to);
-    byDestination.set(file.to, file);
-  }
-  return [...byDestination.values()];
-}
-
-/** What the final image puts into its workdir, as the workspace must hold it. */
-export interface DockerfileWorkspace {
-  /** The final stage's last `WORKDIR`, absolute; undefined when it sets none. */
-  workdir: string | undefined;
-  /** Files of the build context the final stage copies into the workdir. */
-  files: HarborTaskFile[];
-  warnings: string[];
-}
-
-/**
- * The workdir of a Dockerfile's final stage and the build-context files its
- * `COPY` and `ADD` lines put there (Dockerfile reference, "COPY": a source
- * directory's contents are copied, a file lands at the destination, or
- * inside it when the destination ends with `/`, is the workdir, or there
- * are several sources; a relative destination is taken from the `WORKDIR`
- * in effect). The workspace is mounted over the workdir, hiding the image's
- * copy, so these files go into the workspace at the same relative place.
- *
- * Handled forms: `COPY [--chown=..] [--chmod=..] [--link] SRC... DEST` and the
- * JSON form, sources inside the context, `*`, `?` and `[...]` globs. Into
- * the workdir, anything else is refused: `--from`, a URL or git source, an
- * `ADD` of an archive (it unpacks), a here-document, a variable, a glob
- * matching nothing, a source outside the context.
- *
- * @param dockerfile the Dockerfile's path (named in errors with the line)
- * @param context the build context (its directory)
- * @returns the workdir, the files (to `workspace/...`) and warnings
- * @throws {LedgerError} a `schema_violation` naming the Dockerfile and the refused line
- */
-export async function dockerfileWorkspace(
-  dockerfile: string,
-  context: string,
-): Promise<DockerfileWorkspace> {
-  const text = strictText(dockerfile, await readInput(dockerfile));
-  const instructions = dockerfileInstructions(text);
-  const lastFrom = instructions.findLastIndex((ins) => ins.keyword === "FROM");
-  const stage = instructions.slice(lastFrom + 1);
-  const fail = (line: number, message: string): never => {
-    throw refusal(dockerfile, message, { line });
-  };
-  // the workdir each line sees, and the stage's last one
-  let current = "/";
-  const seen: string[] = [];
-  for (const ins of stage) {
-    if (ins.keyword === "WORKDIR") {
-      const path = ins.args.replace(/^["']|["']$/g, "");
-      if (/\$/.test(path)) fail(ins.line, `WORKDIR "${path}" uses a variable: not supported`);
-      current = normalizeContainerPath(path.startsWith("/") ? path : `${current}/${path}`);
-    }
-    seen.push(current);
-  }
-  const workdir = seen.length === 0 || seen[seen.length - 1] === "/"
-    ? undefined
-    : seen[seen.length - 1];
-  const warnings: string[] = [];
-  if (workdir === undefined) return { workdir, files: [], warnings };
-  // The manifest's own rule for a workdir (plain names, no place the sandbox reserves).
-  const checked = workdir === "/workspace"
-    ? { success: true as const }
-    : SuiteTaskEntry.shape.workdir.safeParse(workdir);
-  if (!checked.success) {
-    const at = stage.findLast((ins) => ins.keyword === "WORKDIR")!.line;
-    fail(at, `WORKDIR "${workdir}" ${checked.error.issues[0].message}`);
-  }
-  const contextFiles = await listTree(context);
-  const files: HarborTaskFile[] = [];
-  const firstRun = stage.find((ins, i) => ins.keyword === "RUN" && seen[i] === workdir);
-  if (firstRun !== undefined) {
-    warnings.push(
-      `${dockerfile}:${firstRun.line}: RUN in the workdir "${workdir}": what it writes there ` +
-        "is hidden by the workspace mount (only COPY and ADD files are carried over)",
-    );
-  }
-  for (const [index, ins] of stage.entries()) {
-    if (ins.keyword !== "COPY" && ins.keyword !== "ADD") continue;
-    const words = copyWords(ins.args);
-    const flags = words.filter((w) => w.startsWith("--"));
-    const paths = words.filter((w) => !w.startsWith("--"));
-    const rawDest = paths.pop() ?? "";
-    const here = seen[index];
-    const dest = /\$/.test(rawDest) ? null : normalizeContainerPath(
-      rawDest.startsWith("/") ? rawDest : `${here}/${rawDest}`,
-    );
-    const into = dest !== null && (dest === workdir || dest.startsWith(`${workdir}/`));
-    if (!into && dest !== null) continue;
-    const refuse = (why: string): never =>
-      fail(
-        ins.line,
-        `${ins.keyword} into the workdir "${workdir}" cannot be resolved (${why}); ` +
-          "the workspace mount would hide it",
-      );
-    if (dest === null) refuse(`destination "${rawDest}" uses a variable`);
-    if (/<</.test(ins.args)) refuse("a here-document");
-    for (const flag of flags) {
-      if (!/^--(chown|chmod|link)(=|$)/.test(flag)) refuse(`option "${flag}"`);
-    }
-    if (paths.length === 0) refuse("no source");
-    const destinationIsDir = rawDest.endsWith("/") || dest === workdir || paths.length > 1 ||
-      paths.some((p) => /[*?[]/.test(p));
-    const relDest = dest === workdir ? "" : dest!.slice(workdir.length + 1);
-    for (const source of paths) {
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source) || /^git@/.test(source)) {
-        refuse(`source "${source}" is a URL`);
-      }
-      if (/\$/.test(source)) refuse(`source "${source}" uses a variable`);
-      if (ins.keyword === "ADD" && /\.(tar|tgz|tbz2?|txz|gz|bz2|xz|zst)$/i.test(source)) {
-        refuse(`ADD unpacks the archive "${source}"`);
-      }
-      const clean = normalizeContainerPath(source.replace(/^\/+/, ""));
-      if (clean === ".." || clean.startsWith("../")) {
-        refuse(`source "${source}" is outside the build context`);
-      }
-      const pattern = globPattern(clean);
-      const matches = contextFiles.filter((file) => pattern.test(file));
-      // a glob's matches and a plain source: each a file, or a directory's contents
-      const roots = new Set<string>();
-      for (const file of matches) {
-        const parts = file.split("/");
-        const depth = clean === "" ? 0 : clean.split("/").length;
-        roots.add(parts.slice(0, depth).join("/"));
-      }
-      if (roots.size === 0) refuse(`source "${source}" matches nothing in the build context`);
-      for (const root of roots) {
-        const isDir = !contextFiles.includes(root);
-        for (const file of contextFiles) {
-          if (isDir ? !(root === "" || file.startsWith(`${root}/`)) : file !== root) continue;
-          let target: string;
-          if (isDir) {
-            const inside = root === "" ? file : file.slice(root.length + 1);
-            target = relDest === "" ? inside : `${relDest}/${inside}`;
-          } else {
-            const name = file.slice(file.lastIndexOf("/") + 1);
-            target = destinationIsDir ? (relDest === "" ? name : `${relDest}/${name}`) : relDest;
-          }
-          files.push({ from: `${context}/${file}`, to: `workspace/${target}` });
-        }
-      }
-    }
-  }
-  if (files.length > 0 && await pathExists(`${context}/.dockerignore`)) {
-    warnings.push(`${context}/.dockerignore is not applied to the files copied into the workspace`);
-  }
-  return { workdir, files, warnings };
-}
-
-/** The words of a COPY/ADD line: its JSON array form, or split at white space. */
-function copyWords(args: string): string[] {
-  const flags: string[] = [];
-  let rest = args;
-  for (;;) {
-    const flag = /^(--\S+)\s+/.exec(rest);
-    if (flag === null) break;
-    flags.push(flag[1]);
-    rest = rest.slice(flag[0].length);
-  }
-  if (rest.startsWith("[")) {
-    try {
-      const list = JSON.parse(rest);
-      if (Array.isArray(list) && list.every((w) => typeof w === "string")) {
-        return [...flags, ...list];
-      }
-    } catch {
-      // not JSON: the shell form
-    }
-  }
-  return [...flags, ...rest.split(/\s+/).filter((w) => w !== "")];
-}
-
-/**
- * A path with `.` parts, repeated and trailing slashes removed; `..` goes
- * up (kept at the start of a relative path, so a source outside is seen).
- */
-function normalizeContainerPath(path: string): string {
-  const absolute = path.startsWith("/");
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === ".." && parts.length > 0 && parts[parts.length - 1] !== "..") parts.pop();
-    else if (part === ".." && absolute) continue;
-    else parts.push(part);
-  }
-  return (absolute ? "/" : "") + parts.join("/");
-}
-
-/**
- * A regular expression for a context path matching `pattern` (Go's
- * `filepath.Match`, which Docker uses: `*` and `?` within one path part,
- * `[...]` a class), or any file under it (a directory source).
- */
-function globPattern(pattern: string): RegExp {
-  if (pattern === "") return /^/;
-  let source = "";
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === "*") source += "[^/]*";
-    else if (c === "?") source += "[^/]";
-    else if (c === "[") {
-      const end = pattern.indexOf("]", i + 1);
-      if (end < 0) source += "\\[";
-      else {
-        source += `[${pattern.slice(i + 1, end).replace(/^!/, "^").replaceAll("\\", "\\\\")}]`;
-        i = end;
-      }
-    } else source += c.replace(/[.+^${}()|\\]/g, "\\$&");
-  }
-  return new RegExp(`^${source}(/|$)`);
 }

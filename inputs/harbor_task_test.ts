@@ -1,7 +1,7 @@
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
-import { dockerfileWorkspace, harborTaskDirs, readHarborTask } from "./harbor_task.ts";
+import { harborTaskDirs, readHarborTask } from "./harbor_task.ts";
 
 const FIXTURES = new URL("../tests/fixtures/harbor_tasks", import.meta.url).pathname;
 
@@ -44,7 +44,6 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
     // [agent] timeout_sec = 900.0 -> 900 000 ms
     limits: { token_cap: null, step_cap: null, wall_ms_cap: 900000 },
     environment: { dockerfile: "environment/Dockerfile" },
-    workdir: "/app",
     verifier: {
       entry: "test.sh",
       mount: "/tests",
@@ -72,9 +71,8 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
     ["tests/test_csvread.py", "verifier/test_csvread.py", undefined],
     ["solution/solve.sh", "solution/solve.sh", 0o755],
     ["environment/Dockerfile", "environment/Dockerfile", undefined],
+    // COPY src/ /app/src/ lands in the workspace from the built image's /app, when it runs
     ["environment/src/csvread.py", "environment/src/csvread.py", undefined],
-    // COPY src/ /app/src/ with WORKDIR /app
-    ["environment/src/csvread.py", "workspace/src/csvread.py", undefined],
   ]);
   deepEqual(task.warnings, [
     "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
@@ -96,7 +94,6 @@ Deno.test("readHarborTask() refuses a task that asks for the internet, unless wa
   // COPY notes.txt ./ after WORKDIR /app; the RUN comes before the WORKDIR
   deepEqual(task.files.filter((f) => f.to.startsWith("workspace/")).map((f) => f.to), [
     "workspace/TASK.md",
-    "workspace/notes.txt",
   ]);
   deepEqual(task.warnings, [
     "no solution/solve.sh: no oracle: suite check cannot prove this task",
@@ -191,90 +188,6 @@ Deno.test("readHarborTask() refuses bad fields, TOML, ids and layouts with one l
   );
 });
 
-Deno.test("dockerfileWorkspace() resolves COPY forms into the workdir", async () => {
-  await using tmp = await tempDir();
-  const context = await write(`${tmp.path}/env`, {
-    "a.py": "a\n",
-    "b.py": "b\n",
-    "data/x.csv": "x\n",
-    "etc/conf": "c\n",
-  });
-  await Deno.writeTextFile(
-    `${context}/Dockerfile`,
-    [
-      "# escape=\\",
-      "FROM builder AS build",
-      "WORKDIR /elsewhere",
-      "FROM base",
-      "COPY etc/conf /etc/conf",
-      "WORKDIR /srv",
-      "WORKDIR app",
-      'COPY --chown=1000:1000 ["a.py", "./"]',
-      "COPY *.py lib/",
-      "COPY data \\",
-      "  /srv/app/data",
-      "COPY --from=build /x /elsewhere/",
-      "RUN echo hi",
-    ].join("\n") + "\n",
-  );
-  const found = await dockerfileWorkspace(`${context}/Dockerfile`, context);
-  equal(found.workdir, "/srv/app");
-  deepEqual(found.files.map((f) => [f.from.slice(context.length + 1), f.to]), [
-    ["a.py", "workspace/a.py"],
-    ["a.py", "workspace/lib/a.py"],
-    ["b.py", "workspace/lib/b.py"],
-    ["data/x.csv", "workspace/data/x.csv"],
-  ]);
-  deepEqual(found.warnings, [
-    `${context}/Dockerfile:13: RUN in the workdir "/srv/app": what it writes there is hidden ` +
-    "by the workspace mount (only COPY and ADD files are carried over)",
-  ]);
-});
-
-Deno.test("dockerfileWorkspace() refuses what it cannot resolve into the workdir, naming the line", async () => {
-  await using tmp = await tempDir();
-  const context = await write(`${tmp.path}/env`, { "a.py": "a\n", "a.tar.gz": "z" });
-  const cases: [string, string][] = [
-    ["ADD https://example.com/a.py /app/", 'source "https://example.com/a.py" is a URL'],
-    ["COPY --from=build /x ./", 'option "--from=build"'],
-    ["COPY *.rs ./", 'source "*.rs" matches nothing in the build context'],
-    ["COPY ../secret ./", 'source "../secret" is outside the build context'],
-    ["ADD a.tar.gz ./", 'ADD unpacks the archive "a.tar.gz"'],
-    ["COPY a.py $DEST", 'destination "$DEST" uses a variable'],
-  ];
-  for (const [line, why] of cases) {
-    await Deno.writeTextFile(`${context}/Dockerfile`, `FROM base\nWORKDIR /app\n${line}\n`);
-    equal(
-      await refusal(() => dockerfileWorkspace(`${context}/Dockerfile`, context)),
-      `${context}/Dockerfile:3: ${line.split(" ")[0]} into the workdir "/app" cannot be resolved ` +
-        `(${why}); the workspace mount would hide it`,
-    );
-  }
-  // the same forms elsewhere than the workdir are the image's business
-  await Deno.writeTextFile(
-    `${context}/Dockerfile`,
-    "FROM base\nADD https://example.com/a /opt/\nWORKDIR /app\n",
-  );
-  deepEqual((await dockerfileWorkspace(`${context}/Dockerfile`, context)).files, []);
-  // a workdir over a place the sandbox reserves is refused by the manifest's own rule
-  await Deno.writeTextFile(`${context}/Dockerfile`, "FROM base\nWORKDIR /verifier\n");
-  match(
-    await refusal(() => dockerfileWorkspace(`${context}/Dockerfile`, context)),
-    new RegExp(
-      `^${context}/Dockerfile:2: WORKDIR "/verifier" must not be or lie inside /workspace, `,
-    ),
-  );
-  // /workspace itself is where the workspace already is
-  await Deno.writeTextFile(
-    `${context}/Dockerfile`,
-    "FROM base\nWORKDIR /workspace\nCOPY a.py ./\n",
-  );
-  deepEqual(
-    (await dockerfileWorkspace(`${context}/Dockerfile`, context)).files.map((f) => f.to),
-    ["workspace/a.py"],
-  );
-});
-
 Deno.test("harborTaskDirs() lists a dataset's tasks sorted, or the task itself", async () => {
   deepEqual(await harborTaskDirs(FIXTURES), [
     `${FIXTURES}/fetch-release-notes`,
@@ -311,8 +224,6 @@ function cookbookEntry(name: string, agentMs: number, sha: string, verifier = {}
     // [agent] timeout_sec
     limits: { token_cap: null, step_cap: null, wall_ms_cap: agentMs },
     environment: { dockerfile: "environment/Dockerfile" },
-    // every recipe's Dockerfile ends with WORKDIR /app
-    workdir: "/app",
     verifier: {
       entry: "test.sh",
       mount: "/tests",
@@ -741,8 +652,7 @@ Deno.test("readHarborTask() warns about each key it does not apply, and is silen
     // the names only: a value may be a secret
     "[environment] env (SECRET, MODE) not applied (neither container is given these variables)",
     "[environment] healthcheck (command) not applied (nothing waits for it)",
-    '[environment] workdir = "/app" not applied (the workdir is the Dockerfile\'s last WORKDIR, ' +
-    "or /workspace)",
+    '[environment] workdir = "/app" not applied (the workdir is the built image\'s WORKDIR)',
     '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
     '[environment] storage = "20G" not applied (no disk quota)',
     'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +

@@ -22,10 +22,10 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
   equal(
     run.stdout,
     `Imported 3 tasks (harbor) into ${out} (suite "tb")\n` +
-      "  fetch-release-notes  environment/Dockerfile  workdir /app  verifier shared  " +
-      "internet waived  5 files\n" +
-      "  fix-csv-parser  environment/Dockerfile  workdir /app  verifier shared  7 files\n" +
-      "  hello-image  image ledgerbench-demo-agent:latest  workdir /workspace  verifier shared  " +
+      "  fetch-release-notes  environment/Dockerfile  verifier shared  " +
+      "internet waived  4 files\n" +
+      "  fix-csv-parser  environment/Dockerfile  verifier shared  6 files\n" +
+      "  hello-image  image ledgerbench-demo-agent:latest  verifier shared  " +
       "3 files\n" +
       `suite sha256: ${suite.sha256}\n`,
   );
@@ -43,8 +43,7 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
       `warning: ${FIXTURES}/fix-csv-parser: [environment] storage_mb = 10240 not applied ` +
       "(no disk quota)\n" +
       `warning: ${FIXTURES}/hello-image: no environment/Dockerfile: the image ` +
-      '"ledgerbench-demo-agent:latest" must be present in the local engine, and its WORKDIR ' +
-      "is not read (the candidate starts in /workspace)\n",
+      '"ledgerbench-demo-agent:latest" must be present in the local engine\n',
   );
   deepEqual(suite.manifest.tasks.map((t) => [t.task_id, t.internet_waived, t.source?.dir]), [
     ["fetch-release-notes", true, `${FIXTURES}/fetch-release-notes`],
@@ -82,10 +81,9 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
       task_id: "fix-csv-parser",
       source: `${FIXTURES}/fix-csv-parser`,
       environment: "environment/Dockerfile",
-      workdir: "/app",
       verifier: "shared",
       internet_waived: false,
-      files: 7,
+      files: 6,
       warnings: [
         "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
         "[environment] storage_mb = 10240 not applied (no disk quota)",
@@ -125,13 +123,13 @@ Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-
   equal(
     run.stdout,
     `Imported 4 tasks (harbor) into ${out} (suite "cookbook")\n` +
-      "  simple-task  environment/Dockerfile  workdir /app  verifier shared  internet waived  " +
+      "  simple-task  environment/Dockerfile  verifier shared  internet waived  " +
       "5 files\n" +
-      "  multi-reward  environment/Dockerfile  workdir /app  verifier shared  internet waived  " +
+      "  multi-reward  environment/Dockerfile  verifier shared  internet waived  " +
       "6 files\n" +
-      "  dns-blacklisting  environment/Dockerfile  workdir /app  verifier shared  " +
+      "  dns-blacklisting  environment/Dockerfile  verifier shared  " +
       "internet waived  9 files\n" +
-      "  skills  environment/Dockerfile  workdir /app  verifier shared  internet waived  6 files\n" +
+      "  skills  environment/Dockerfile  verifier shared  internet waived  6 files\n" +
       `suite sha256: ${suite.sha256}\n`,
   );
   const common = (name: string) => [
@@ -247,16 +245,6 @@ const CASES: BadInputCase[] = [
     code: 2,
     stderr:
       /^error: \{dir\}\/Fix_CSV: field "task_id": "Fix_CSV" \(the directory's name\) must be lower-case letters, digits and dashes, starting with a letter or digit: rename the directory\n$/,
-  },
-  {
-    name: "a COPY from a URL into the workdir",
-    files: task({
-      "environment/Dockerfile": "FROM base\nWORKDIR /app\nADD https://example.com/data.csv ./\n",
-    }),
-    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
-    code: 2,
-    stderr:
-      /^error: \{dir\}\/t1\/environment\/Dockerfile:3: ADD into the workdir "\/app" cannot be resolved \(source "https:\/\/example\.com\/data\.csv" is a URL\); the workspace mount would hide it\n$/,
   },
   {
     name: "--out is not empty",
