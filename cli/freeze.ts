@@ -690,6 +690,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     ...(upstreamTimeoutMs === undefined ? {} : { upstream_timeout_ms: upstreamTimeoutMs }),
     ...(providerFeatures.length === 0 ? {} : { provider_features: providerFeatures }),
     ...(Object.keys(taskEnvironments).length === 0 ? {} : { task_environments: taskEnvironments }),
+    ...(Object.keys(prepared.verifierEnvironments).length === 0
+      ? {}
+      : { verifier_environments: prepared.verifierEnvironments }),
     suite_check: suiteCheck.record,
     runner_version: await runnerVersion(),
     verifier_image: verifierImage,
@@ -825,10 +828,11 @@ async function prepareEnvironments(
   buildNetwork: string | undefined,
 ): Promise<{
   environments: Record<string, FrozenTaskEnvironment>;
+  verifierEnvironments: Record<string, FrozenTaskEnvironment>;
   bundleDigests: Record<string, string> | null;
 }> {
   if (!suite.manifest.tasks.some((task) => task.environment !== undefined)) {
-    return { environments: {}, bundleDigests: null };
+    return { environments: {}, verifierEnvironments: {}, bundleDigests: null };
   }
   const { imageDigest } = await import("../runner/docker/image_digest.ts");
   const environments = await import("../runner/task_environments.ts");
@@ -841,6 +845,12 @@ async function prepareEnvironments(
     );
     return {
       environments: prepared,
+      verifierEnvironments: await environments.prepareVerifierEnvironments(
+        suite,
+        (ref) => imageDigest(ref),
+        (line) => io.stderr(`${line}\n`),
+        { buildNetwork },
+      ),
       bundleDigests: await environments.bundleDigests(agentImages),
     };
   } catch (error) {

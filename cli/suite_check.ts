@@ -8,7 +8,7 @@
  */
 import { lineText } from "../analysis/untrusted_text.ts";
 import { plural, renderTable } from "../report/format.ts";
-import { parseCommandArgs } from "./_args.ts";
+import { parseCommandArgs, textOption } from "./_args.ts";
 import { ExitCode, InputError, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
 
@@ -20,7 +20,9 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
                   The check's plan, ledger and check.json go beside the suite, in
                   SUITE.check/<time>/; "freeze" refuses a suite whose last check
                   failed or is older than the suite (--without-suite-check REASON
-                  overrides, and the plan records it). Exit 3 when a task fails.`;
+                  overrides, and the plan records it). Exit 3 when a task fails.
+                  --build-network MODE as for freeze (the RUN steps' network when
+                  an environment is built; "host" on an engine without a bridge).`;
 
 /**
  * Runs `suite check SUITE [--json]`: prints one line per task (`ok` or
@@ -32,8 +34,16 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
  * @throws {InputError} when the suite, an image or an environment is missing
  */
 export async function runCheck(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {}, { required: ["SUITE"] });
+  const { values, positionals } = parseCommandArgs(args, {
+    "build-network": { type: "string" },
+  }, { required: ["SUITE"] });
   const [suiteDir] = positionals;
+  const { BuildNetwork, BUILD_NETWORK_FORM } = await import("../runner/task_environments.ts");
+  const buildNetwork = textOption(values, {
+    name: "build-network",
+    schema: BuildNetwork,
+    form: BUILD_NETWORK_FORM,
+  });
   const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
   const engine = await dockerAvailable();
   if (!engine.available) {
@@ -46,7 +56,10 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const { TaskEnvironmentError } = await import("../runner/task_environments.ts");
   let outcome;
   try {
-    outcome = await runSuiteCheck(suiteDir, { log: (line) => io.stderr(`${line}\n`) });
+    outcome = await runSuiteCheck(suiteDir, {
+      log: (line) => io.stderr(`${line}\n`),
+      buildNetwork,
+    });
   } catch (error) {
     if (error instanceof TaskEnvironmentError || error instanceof SuiteCheckError) {
       throw new InputError(error.message);

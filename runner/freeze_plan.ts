@@ -47,6 +47,11 @@ export interface FreezeOptions {
    * ID. A task of the suite that names an environment must be here.
    */
   task_environments?: Record<string, NonNullable<PlannedTask["environment"]>>;
+  /**
+   * The separate verifiers' own environments (`prepareVerifierEnvironments`):
+   * task id → image and ID. A task whose verifier names one must be here.
+   */
+  verifier_environments?: Record<string, NonNullable<PlannedTask["verifier_environment"]>>;
   /** The suite's check as found (`suiteCheckState` in suite_check.ts); absent: not recorded. */
   suite_check?: Plan["suite_check"];
   order_seed: number | string;
@@ -117,10 +122,20 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
     ids.add(agent.agent_id);
   }
   const environments = options.task_environments ?? {};
+  const verifierEnvironments = options.verifier_environments ?? {};
   for (const task of suite.manifest.tasks) {
     if (task.environment !== undefined && environments[task.task_id] === undefined) {
       throw new Error(
         `Cannot freeze plan: task "${task.task_id}" names an environment that was not prepared`,
+      );
+    }
+    if (
+      task.verifier?.environment !== undefined &&
+      verifierEnvironments[task.task_id] === undefined
+    ) {
+      throw new Error(
+        `Cannot freeze plan: task "${task.task_id}" names a verifier environment that was not ` +
+          "prepared",
       );
     }
   }
@@ -131,6 +146,9 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
       ...(environments[task.task_id] === undefined
         ? {}
         : { environment: environments[task.task_id] }),
+      ...(verifierEnvironments[task.task_id] === undefined
+        ? {}
+        : { verifier_environment: verifierEnvironments[task.task_id] }),
     })),
     options.order_seed,
   );

@@ -49,7 +49,7 @@ import { runnerVersion } from "./runner_version.ts";
 import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
 import { RUNNER_PROGRAM_AGENTS, type RunnerProgram } from "./sandbox/episode_sandbox.ts";
 import { judgedTaskIds, type Suite, taskPaths } from "./suite_manifest.ts";
-import { prepareTaskEnvironments } from "./task_environments.ts";
+import { prepareTaskEnvironments, prepareVerifierEnvironments } from "./task_environments.ts";
 import {
   CHECK_SUMMARY,
   type CheckEpisode,
@@ -81,6 +81,8 @@ export interface SuiteCheckOptions {
   signal?: AbortSignal;
   /** A line per environment built and per task checked, for the operator. */
   log?: (line: string) => void;
+  /** The network of the environments' builds (`prepareTaskEnvironments`); default the engine's. */
+  buildNetwork?: string;
 }
 
 /** The check with where it was written. */
@@ -110,7 +112,7 @@ export async function runSuiteCheck(
   // One plan over every task resolves the environment once; each task then
   // runs as its own one-task batch, so that a verifier fault (which halts a
   // batch, seed 000) stops only its own task's check.
-  const plan = await freezeCheckPlan(suite, checkedAt, options.log);
+  const plan = await freezeCheckPlan(suite, checkedAt, options);
   const dir = await newResultDir(checksDir(suite.dir), checkedAt);
   await using temp = await createRunTempDir(options.tempDir);
   const environment = await checkEnvironment(plan, {
@@ -213,7 +215,7 @@ function judgedTaskCheck(taskId: string): TaskCheck {
 async function freezeCheckPlan(
   suite: Suite,
   checkedAt: string,
-  log?: (line: string) => void,
+  options: Pick<SuiteCheckOptions, "log" | "buildNetwork">,
 ): Promise<Plan> {
   const program = await imageDigest(CHECK_IMAGE);
   const verifier = await imageDigest(VERIFIER_IMAGE);
@@ -234,7 +236,18 @@ async function freezeCheckPlan(
     })),
     order_seed: 0,
     price_table_id: "unpriced",
-    task_environments: await prepareTaskEnvironments(suite, (ref) => imageDigest(ref), log),
+    task_environments: await prepareTaskEnvironments(
+      suite,
+      (ref) => imageDigest(ref),
+      options.log,
+      { buildNetwork: options.buildNetwork },
+    ),
+    verifier_environments: await prepareVerifierEnvironments(
+      suite,
+      (ref) => imageDigest(ref),
+      options.log,
+      { buildNetwork: options.buildNetwork },
+    ),
     runner_version: await runnerVersion(),
     verifier_image: VERIFIER_IMAGE,
     verifier_image_digest: verifier,

@@ -20,7 +20,7 @@
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { exportImageBundle } from "./sandbox/image_bundle.ts";
 import { removeTree } from "./sandbox/remove_tree.ts";
-import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { type Suite, type TaskEnvironment, taskPaths } from "./suite_manifest.ts";
 import type { PlannedTask } from "../analysis/schema.ts";
 import { dockerfileBases } from "../inputs/dockerfile.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
@@ -95,85 +95,148 @@ export async function prepareTaskEnvironments(
   log: (line: string) => void = () => {},
   options: PrepareTaskEnvironmentsOptions = {},
 ): Promise<Record<string, FrozenTaskEnvironment>> {
+  const network = checkedNetwork(options);
+  const frozen: Record<string, FrozenTaskEnvironment> = {};
+  for (const task of suite.manifest.tasks) {
+    if (task.environment === undefined) continue;
+    frozen[task.task_id] = await prepareOne(
+      suite,
+      task.task_id,
+      task.environment,
+      task.task_id,
+      lookup,
+      log,
+      network,
+    );
+  }
+  return frozen;
+}
+
+/**
+ * Prepares the separate verifiers' own environments (issue 22, Harbor's
+ * `[verifier.environment]`, built from the task's `tests/` as Harbor builds
+ * it) exactly as {@link prepareTaskEnvironments} prepares the tasks': a
+ * named image looked up, a Dockerfile built (tag
+ * `ledgerbench-env/<task_id>-verifier:<16 hex>`) with the same build network.
+ *
+ * @param suite the loaded suite
+ * @param lookup the image lookup (the engine's, never pulling)
+ * @param log a line per build, for the operator
+ * @param options the build network
+ * @returns task id → the verifier's frozen environment, for the tasks whose verifier has one
+ * @throws {TaskEnvironmentError} as {@link prepareTaskEnvironments}
+ */
+export async function prepareVerifierEnvironments(
+  suite: Suite,
+  lookup: ImageLookup,
+  log: (line: string) => void = () => {},
+  options: PrepareTaskEnvironmentsOptions = {},
+): Promise<Record<string, FrozenTaskEnvironment>> {
+  const network = checkedNetwork(options);
+  const frozen: Record<string, FrozenTaskEnvironment> = {};
+  for (const task of suite.manifest.tasks) {
+    const environment = task.verifier?.environment;
+    if (environment === undefined) continue;
+    frozen[task.task_id] = await prepareOne(
+      suite,
+      task.task_id,
+      environment,
+      `${task.task_id}-verifier`,
+      lookup,
+      log,
+      network,
+    );
+  }
+  return frozen;
+}
+
+/** The options' build network, checked. */
+function checkedNetwork(options: PrepareTaskEnvironmentsOptions): string {
   const network = options.buildNetwork ?? DEFAULT_BUILD_NETWORK;
   if (!BuildNetwork.safeParse(network).success) {
     throw new TaskEnvironmentError(`The build network must be ${BUILD_NETWORK_FORM}: "${network}"`);
   }
-  const frozen: Record<string, FrozenTaskEnvironment> = {};
-  for (const task of suite.manifest.tasks) {
-    const environment = task.environment;
-    if (environment === undefined) continue;
-    if ("image" in environment) {
-      const digest = await lookup(environment.image);
-      if (digest === null) {
-        throw new TaskEnvironmentError(
-          `task "${task.task_id}": environment image "${environment.image}" is not present ` +
-            "(images are never pulled; build or load it first)",
-        );
-      }
-      frozen[task.task_id] = { image: environment.image, image_digest: digest };
-      continue;
-    }
-    const dockerfile = `${taskPaths(suite.dir, task.task_id).root}/${environment.dockerfile}`;
-    const context = dockerfile.slice(0, dockerfile.lastIndexOf("/"));
-    for (const base of dockerfileBases(await Deno.readTextFile(dockerfile))) {
-      if (base.ref.includes("$")) {
-        throw new TaskEnvironmentError(
-          `task "${task.task_id}": ${dockerfile}:${base.line}: FROM "${base.ref}" uses a build ` +
-            "argument; name the base image itself",
-        );
-      }
-      if ((await lookup(base.ref)) === null) {
-        throw new TaskEnvironmentError(
-          `task "${task.task_id}": ${dockerfile}:${base.line}: base image "${base.ref}" is not ` +
-            "present (nothing is pulled; build or load it first)",
-        );
-      }
-    }
-    const contextDigest = (await digestTree(context)).digest;
-    const tag = `ledgerbench-env/${task.task_id}:${
-      sha256Hex(`${contextDigest}\nbuild-network=${network}`).slice(0, 16)
-    }`;
-    let digest = await lookup(tag);
+  return network;
+}
+
+/** Looks up or builds one environment of `taskId` (see {@link prepareTaskEnvironments}). */
+async function prepareOne(
+  suite: Suite,
+  taskId: string,
+  environment: TaskEnvironment,
+  tagName: string,
+  lookup: ImageLookup,
+  log: (line: string) => void,
+  network: string,
+): Promise<FrozenTaskEnvironment> {
+  if ("image" in environment) {
+    const digest = await lookup(environment.image);
     if (digest === null) {
-      log(
-        `building the environment of task "${task.task_id}" from ${dockerfile} as ${tag} ` +
-          `(build network "${network}")`,
+      throw new TaskEnvironmentError(
+        `task "${taskId}": environment image "${environment.image}" is not present ` +
+          "(images are never pulled; build or load it first)",
       );
-      const built = await new Deno.Command("docker", {
-        args: [
-          "build",
-          ...(network === DEFAULT_BUILD_NETWORK ? [] : ["--network", network]),
-          // The legacy builder's layer cache ignores the network: without this, a
-          // `--network none` build reused the `apt-get install` layer a networked build
-          // had left, and passed. Every RUN step of a built environment ran under its network.
-          "--no-cache",
-          // A failed step's container is removed too, not left on the engine.
-          "--force-rm",
-          "--tag",
-          tag,
-          "--file",
-          dockerfile,
-          context,
-        ],
-        env: { DOCKER_BUILDKIT: "0" },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      if (!built.success) {
-        throw new TaskEnvironmentError(
-          `task "${task.task_id}": building ${dockerfile} with build network "${network}" ` +
-            `failed: ${buildFailure(built)}`,
-        );
-      }
-      digest = await lookup(tag);
-      if (digest === null) {
-        throw new TaskEnvironmentError(`task "${task.task_id}": the built image "${tag}" is gone`);
-      }
     }
-    frozen[task.task_id] = { image: tag, image_digest: digest };
+    return { image: environment.image, image_digest: digest };
   }
-  return frozen;
+  const dockerfile = `${taskPaths(suite.dir, taskId).root}/${environment.dockerfile}`;
+  const context = dockerfile.slice(0, dockerfile.lastIndexOf("/"));
+  for (const base of dockerfileBases(await Deno.readTextFile(dockerfile))) {
+    if (base.ref.includes("$")) {
+      throw new TaskEnvironmentError(
+        `task "${taskId}": ${dockerfile}:${base.line}: FROM "${base.ref}" uses a build ` +
+          "argument; name the base image itself",
+      );
+    }
+    if ((await lookup(base.ref)) === null) {
+      throw new TaskEnvironmentError(
+        `task "${taskId}": ${dockerfile}:${base.line}: base image "${base.ref}" is not ` +
+          "present (nothing is pulled; build or load it first)",
+      );
+    }
+  }
+  const contextDigest = (await digestTree(context)).digest;
+  const tag = `ledgerbench-env/${tagName}:${
+    sha256Hex(`${contextDigest}\nbuild-network=${network}`).slice(0, 16)
+  }`;
+  let digest = await lookup(tag);
+  if (digest === null) {
+    log(
+      `building the environment of task "${taskId}" from ${dockerfile} as ${tag} ` +
+        `(build network "${network}")`,
+    );
+    const built = await new Deno.Command("docker", {
+      args: [
+        "build",
+        ...(network === DEFAULT_BUILD_NETWORK ? [] : ["--network", network]),
+        // The legacy builder's layer cache ignores the network: without this, a
+        // `--network none` build reused the `apt-get install` layer a networked build
+        // had left, and passed. Every RUN step of a built environment ran under its network.
+        "--no-cache",
+        // A failed step's container is removed too, not left on the engine.
+        "--force-rm",
+        "--tag",
+        tag,
+        "--file",
+        dockerfile,
+        context,
+      ],
+      env: { DOCKER_BUILDKIT: "0" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!built.success) {
+      throw new TaskEnvironmentError(
+        `task "${taskId}": building ${dockerfile} with build network "${network}" ` +
+          `failed: ${buildFailure(built)}`,
+      );
+    }
+    digest = await lookup(tag);
+    if (digest === null) {
+      throw new TaskEnvironmentError(`task "${taskId}": the built image "${tag}" is gone`);
+    }
+  }
+  return { image: tag, image_digest: digest };
 }
 
 /**
