@@ -190,6 +190,45 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
       tail(log.verifier.stdout_tail)
     }`;
     text += `\nverifier stderr tail:\n${tail(log.verifier.stderr_tail)}`;
+    text += verifierEvidenceLines(log.verifier);
+  }
+  return text;
+}
+
+/**
+ * What a Harbor-mode verifier saw (issue 22), from the episode log: each
+ * egress request (method, host and port, path, allowed or not, status), the
+ * container's diff after the agent (kind and path, the first 20) and the
+ * processes alive when verification started. All untrusted: escaped, one per line.
+ */
+function verifierEvidenceLines(verifier: NonNullable<EpisodeLog["verifier"]>): string {
+  let text = "";
+  const omitted = (n: number | undefined) => (n ?? 0) > 0 ? `, ${n} more not stored` : "";
+  if (verifier.egress !== undefined) {
+    text += `\nverifier egress requests: ${verifier.egress.length}${
+      omitted(verifier.egress_omitted)
+    }\n`;
+    for (const request of verifier.egress) {
+      text += `  ${lineText(request.method)} ${lineText(request.host)}:${request.port}` +
+        `${request.path === null ? "" : ` ${lineText(request.path)}`}: ` +
+        `${request.allowed ? "allowed" : "denied"}, status ${request.status ?? "none"}\n`;
+    }
+  }
+  if (verifier.changes !== undefined) {
+    const total = verifier.changes.length + (verifier.changes_omitted ?? 0);
+    text += `\ncontainer changes after the agent: ${total}\n`;
+    for (const change of verifier.changes.slice(0, 20)) {
+      text += `  ${change.kind} ${lineText(change.path)}\n`;
+    }
+    if (total > 20) text += `  ... (--json prints every stored one)\n`;
+  }
+  if (verifier.processes !== undefined) {
+    text += `\nprocesses when verification started: ${verifier.processes.length}${
+      omitted(verifier.processes_omitted)
+    }\n`;
+    for (const process of verifier.processes) {
+      text += `  ${process.pid} ${lineText(process.user)} ${lineText(process.command)}\n`;
+    }
   }
   return text;
 }

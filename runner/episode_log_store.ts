@@ -23,6 +23,8 @@ import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { CallBodies } from "./relay/call_bodies.ts";
 import { RelayCallRecord, RelayDeniedRequest } from "./relay/relay_call_record.ts";
 import { tailText } from "./sandbox/tail_text.ts";
+import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
+import { EgressRequest } from "./egress/egress_request.ts";
 
 /** The format tag of every stored log; bumped when its layout changes. */
 export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
@@ -88,6 +90,31 @@ export const EpisodeLog = z.object({
     mode: VerifierMode,
     stdout_tail: z.string(),
     stderr_tail: z.string(),
+    /**
+     * Shared mode (issue 22): the candidate's container's diff against its
+     * image after the agent's exit (its first {@link VERIFIER_EVIDENCE_LIMITS}
+     * entries), and how many were left out. Absent: not a shared verification.
+     */
+    changes: z.array(
+      z.object({
+        path: z.string(),
+        kind: z.enum(["modified", "added", "deleted"]),
+      }).strict(),
+    ).optional(),
+    changes_omitted: z.number().int().nonnegative().optional(),
+    /** Shared mode: the processes alive when verification started (host PIDs, commands bounded). */
+    processes: z.array(
+      z.object({
+        pid: z.number().int(),
+        ppid: z.number().int(),
+        user: z.string(),
+        command: z.string(),
+      }).strict(),
+    ).optional(),
+    processes_omitted: z.number().int().nonnegative().optional(),
+    /** Every request the verifier sent through its egress proxy (issue 22), allowed or denied. */
+    egress: z.array(EgressRequest).optional(),
+    egress_omitted: z.number().int().nonnegative().optional(),
   }).strict().optional(),
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
@@ -107,8 +134,55 @@ export interface EpisodeLogInput {
   bodies: readonly CallBodies[] | null;
   /** The relay's denied requests (`Relay.denied()`; absent or empty: none). */
   denied?: readonly RelayDeniedRequest[];
-  /** The verifier's mode and output tails (absent: the verifier did not run or kept none). */
-  verifier?: { mode: VerifierMode; stdoutTail: string; stderrTail: string };
+  /**
+   * The verifier's mode and output tails, and in Harbor's modes what it
+   * saw of the environment (absent: the verifier did not run or kept none).
+   */
+  verifier?: {
+    mode: VerifierMode;
+    stdoutTail: string;
+    stderrTail: string;
+    changes?: readonly FsChange[];
+    processes?: readonly SessionProcess[];
+    egress?: readonly EgressRequest[];
+  };
+}
+
+/**
+ * How much of a verifier's view of its environment a log keeps: the first
+ * entries of the diff, of the process list and of the egress requests; the
+ * rest is counted (`*_omitted`). A process's command is cut to its first
+ * `commandChars` characters.
+ */
+export const VERIFIER_EVIDENCE_LIMITS = {
+  changes: 1000,
+  processes: 256,
+  egress: 256,
+  commandChars: 512,
+} as const;
+
+/** The log's verifier section: the tails bounded, the lists cut at their limits and counted. */
+function verifierSection(
+  verifier: NonNullable<EpisodeLogInput["verifier"]>,
+  tail: (text: string) => string | null,
+): NonNullable<EpisodeLog["verifier"]> {
+  const limits = VERIFIER_EVIDENCE_LIMITS;
+  const cut = <T>(name: string, list: readonly T[] | undefined, max: number) =>
+    list === undefined
+      ? {}
+      : { [name]: list.slice(0, max), [`${name}_omitted`]: Math.max(0, list.length - max) };
+  return {
+    mode: verifier.mode,
+    stdout_tail: tail(verifier.stdoutTail)!,
+    stderr_tail: tail(verifier.stderrTail)!,
+    ...cut("changes", verifier.changes, limits.changes),
+    ...cut(
+      "processes",
+      verifier.processes?.map((p) => ({ ...p, command: p.command.slice(0, limits.commandChars) })),
+      limits.processes,
+    ),
+    ...cut("egress", verifier.egress, limits.egress),
+  };
 }
 
 /** Options of {@linkcode storeEpisodeLog}. */
@@ -192,13 +266,7 @@ export async function storeEpisodeLog(
         bodies: input.judge.bodies.slice(0, maxCalls),
       },
     }),
-    ...(input.verifier === undefined ? {} : {
-      verifier: {
-        mode: input.verifier.mode,
-        stdout_tail: tail(input.verifier.stdoutTail)!,
-        stderr_tail: tail(input.verifier.stderrTail)!,
-      },
-    }),
+    ...(input.verifier === undefined ? {} : { verifier: verifierSection(input.verifier, tail) }),
   };
   const secrets = (options.redact ?? []).filter((value) => value.length > 0);
   const text = canonicalJson(redactStrings(log, secrets));

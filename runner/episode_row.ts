@@ -16,6 +16,8 @@ import type {
   VerificationRecord,
 } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
+import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
+import type { EgressRequest } from "./egress/egress_request.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { evidenceGate } from "./relay/evidence_gate.ts";
 import type { RelayCallRecord } from "./relay/relay_call_record.ts";
@@ -94,6 +96,12 @@ export interface CandidateFacts {
 export interface VerifierOutput {
   stdout_tail: string;
   stderr_tail: string;
+  /** Harbor's shared mode: the container's diff after the agent, for the episode log. */
+  changes?: readonly FsChange[];
+  /** Harbor's shared mode: the processes alive when verification started. */
+  processes?: readonly SessionProcess[];
+  /** Harbor's modes: every request through the verifier's egress proxy. */
+  egress?: readonly EgressRequest[];
 }
 
 /**

@@ -312,6 +312,9 @@ export function createEpisodeExecutor(
           mode: result.verification.mode,
           stdoutTail: result.output.stdout_tail,
           stderrTail: result.output.stderr_tail,
+          changes: result.output.changes,
+          processes: result.output.processes,
+          egress: result.output.egress,
         };
       }
       return result;

@@ -11,6 +11,14 @@ import { Buffer } from "node:buffer";
 import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
 
 /**
+ * A Dockerfile line giving the busybox-based toolchain image a `bash`: a
+ * two-line script running busybox's shell (Harbor runs `bash
+ * /tests/test.sh`, and its images must have bash).
+ */
+export const BASH_STAND_IN =
+  "RUN printf '#!/bin/sh\\nexec /bin/sh \"$@\"\\n' > /bin/bash && chmod 755 /bin/bash";
+
+/**
  * Builds (or reuses) the Python toolchain image.
  *
  * @returns its reference, `ledgerbench-test/python:<tag>`

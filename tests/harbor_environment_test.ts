@@ -27,7 +27,7 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { buildPythonBase, writeSuite } from "./_python_toolchain.ts";
+import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_environment_test.ts");
 
@@ -41,9 +41,6 @@ const TOML = [
   "allow_internet = false",
   "",
 ].join("\n");
-
-/** A bash for the busybox base (Harbor runs `bash /tests/test.sh`). */
-const BASH = "RUN printf '#!/bin/sh\\nexec /bin/sh \"$@\"\\n' > /bin/bash && chmod 755 /bin/bash";
 
 /** test.sh's last lines: reward 1 when `$check` held, else 0. */
 const REWARD = [
@@ -60,7 +57,7 @@ function tasks(python: string): Record<string, string> {
     "run-data/task.toml": TOML,
     "run-data/environment/Dockerfile": [
       `FROM ${python}`,
-      BASH,
+      BASH_STAND_IN,
       "RUN mkdir -p /app/data && python3 -c \"print('id'); [print(i) for i in range(7)]\" > /app/data/records.csv",
       "WORKDIR /app",
       "",
@@ -72,7 +69,7 @@ function tasks(python: string): Record<string, string> {
     // 2. The verifier writes the workdir.
     "writes-app/instruction.md": "Create /app/greet.py printing hello.\n",
     "writes-app/task.toml": TOML,
-    "writes-app/environment/Dockerfile": `FROM ${python}\n${BASH}\nWORKDIR /app\n`,
+    "writes-app/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
     "writes-app/solution/solve.sh": "#!/bin/sh\necho 'print(\"hello\")' > /app/greet.py\n",
     "writes-app/tests/test_outputs.py": [
       "import subprocess",
@@ -95,7 +92,7 @@ function tasks(python: string): Record<string, string> {
     ].join("\n"),
     "entrypoint/environment/Dockerfile": [
       `FROM ${python}`,
-      BASH,
+      BASH_STAND_IN,
       "COPY entrypoint.sh /entrypoint.sh",
       "RUN chmod +x /entrypoint.sh",
       'ENTRYPOINT ["/entrypoint.sh"]',
@@ -116,7 +113,7 @@ function tasks(python: string): Record<string, string> {
     "service/instruction.md": "Serve the text 42 on http://127.0.0.1:8000/ and keep it running.\n",
     "service/task.toml": TOML,
     "service/environment/Dockerfile":
-      `FROM ${python}\n${BASH}\nRUN mkdir -p /var/log\nWORKDIR /app\n`,
+      `FROM ${python}\n${BASH_STAND_IN}\nRUN mkdir -p /var/log\nWORKDIR /app\n`,
     "service/solution/solve.sh": [
       "#!/bin/sh",
       "mkdir -p /srv/answer && echo 42 > /srv/answer/index.html",
@@ -137,7 +134,7 @@ function tasks(python: string): Record<string, string> {
       "[verifier]\n",
       '[verifier]\nenvironment_mode = "separate"\n',
     ),
-    "separate/environment/Dockerfile": `FROM ${python}\n${BASH}\nWORKDIR /app\n`,
+    "separate/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
     "separate/solution/solve.sh":
       "#!/bin/sh\necho 42 > /app/out.txt\necho not-an-artifact > /app/scratch.txt\n",
     "separate/tests/test.sh": [
@@ -149,7 +146,7 @@ function tasks(python: string): Record<string, string> {
     // 5. A reward of several keys, decided by the key the import names.
     "multi-key/instruction.md": "Create /app/dedupe.py.\n",
     "multi-key/task.toml": TOML,
-    "multi-key/environment/Dockerfile": `FROM ${python}\n${BASH}\nWORKDIR /app\n`,
+    "multi-key/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
     "multi-key/solution/solve.sh": "#!/bin/sh\necho 'pass' > /app/dedupe.py\n",
     "multi-key/tests/test.sh": [
       "#!/bin/bash",

@@ -18,7 +18,7 @@ import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
 import { REWARD_NOTE } from "../runner/sandbox/docker_sandbox.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";
-import { buildPythonBase, codexScript, writeSuite } from "./_python_toolchain.ts";
+import { BASH_STAND_IN, buildPythonBase, codexScript, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_suite_test.ts");
 const TASK = "count-lines";
@@ -50,7 +50,7 @@ function harborTask(python: string): Record<string, string> {
       "allow_internet = false",
       "",
     ].join("\n"),
-    "environment/Dockerfile": `FROM ${python}\nWORKDIR /app\nCOPY src/ /app/\n`,
+    "environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\nCOPY src/ /app/\n`,
     "environment/src/counter.py": "print('not yet')\n",
     "tests/test.sh": [
       "#!/bin/sh",

@@ -165,7 +165,12 @@ export function harborVerifyResult(
   };
   const parts = {
     verification,
-    output: { stdout_tail: found.stdoutTail, stderr_tail: found.stderrTail },
+    output: {
+      stdout_tail: found.stdoutTail,
+      stderr_tail: found.stderrTail,
+      ...(mode === "shared" ? { changes: found.changes, processes: found.processes } : {}),
+      egress: found.egress,
+    },
   };
   const outcome = found.outcome;
   return outcome.kind === "verdict"
