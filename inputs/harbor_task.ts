@@ -44,9 +44,9 @@
  * | `[agent] user` [root] | `agent_user` |
  * | `[agent] network_mode`, `allowed_hosts` | the internet rule (below; an allowlist asks for the internet too, its hosts not applied) |
  * | `[environment] docker_image` | `environment.image`, when there is no Dockerfile |
- * | `[environment] cpus`, `memory_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB) |
+ * | `[environment] cpus`, `memory_mb`, `storage_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB; Harbor's 10240 MiB of disk) |
  * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
- * | `[environment] build_timeout_sec`, `storage_mb`, `gpus`, `gpu_types`, `mcp_servers`, `env`, `skills_dir`, `healthcheck`, `workdir`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
+ * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `env`, `skills_dir`, `healthcheck`, `workdir`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
  * | any other key | a warning naming the file, the line and the key (Harbor ignores it too) |
  *
  * The internet rule (the agent's phase): an explicit `network_mode` wins,
@@ -165,7 +165,7 @@ const HarborEnvironment = z.looseObject({
   docker_image: z.string().min(1).optional(),
   cpus: TaskResources.shape.cpus,
   memory_mb: TaskResources.shape.memory_mb,
-  storage_mb: Ignored,
+  storage_mb: TaskResources.shape.storage_mb,
   gpus: Ignored,
   gpu_types: Ignored,
   allow_internet: z.boolean().optional(),
@@ -221,8 +221,7 @@ type HarborTaskToml = z.infer<typeof HarborTaskToml>;
  */
 const NOT_APPLIED: Record<string, string> = {
   build_timeout_sec: "freeze builds without a time limit",
-  storage_mb: "no disk quota",
-  storage: "no disk quota",
+  storage: "Harbor's older spelling: write storage_mb",
   memory: "Harbor's older spelling: write memory_mb",
   gpus: "episodes have no GPU",
   gpu_types: "episodes have no GPU",
@@ -387,6 +386,9 @@ export async function readHarborTask(
     ...(environmentConfig.memory_mb === undefined
       ? {}
       : { memory_mb: environmentConfig.memory_mb }),
+    ...(environmentConfig.storage_mb === undefined
+      ? {}
+      : { storage_mb: environmentConfig.storage_mb }),
   };
   const agentTimeout = config.agent.timeout_sec;
   const entry = SuiteTaskEntry.parse({

@@ -57,7 +57,7 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
       env: { PYTHONDONTWRITEBYTECODE: "1" },
       // allow_internet = false: the verifier's phase has no network either, and no host
     },
-    resources: { cpus: 1, memory_mb: 2048 },
+    resources: { cpus: 1, memory_mb: 2048, storage_mb: 10240 },
     source: {
       format: "harbor",
       dir,
@@ -76,7 +76,6 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
   ]);
   deepEqual(task.warnings, [
     "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
-    "[environment] storage_mb = 10240 not applied (no disk quota)",
   ]);
 });
 
@@ -208,7 +207,6 @@ const COOKBOOK = `${FIXTURES}/cookbook`;
 const COOKBOOK_WARNINGS = [
   "asks for the internet: imported without it (internet_waived)",
   "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
-  "[environment] storage_mb = 10240 not applied (no disk quota)",
 ];
 
 /** What the cookbook's verifiers are told: Harbor's default internet, none of it granted. */
@@ -237,7 +235,7 @@ function cookbookEntry(name: string, agentMs: number, sha: string, verifier = {}
       ...verifier,
     },
     // cpus = 1, memory_mb = 2048
-    resources: { cpus: 1, memory_mb: 2048 },
+    resources: { cpus: 1, memory_mb: 2048, storage_mb: 10240 },
     internet_waived: true,
     source: { format: "harbor", dir: `${COOKBOOK}/${name}`, task_toml_sha256: sha },
   };
@@ -299,7 +297,7 @@ Deno.test("readHarborTask() imports the cookbook's multi-reward under each rewar
     // the operator's hosts, sorted
     allow_hosts: ["astral.sh", "pypi.org"],
   });
-  deepEqual(key.warnings.slice(3), [
+  deepEqual(key.warnings.slice(2), [
     "the verifier asks for the internet ([environment] allow_internet is absent, and Harbor's " +
     "default is true): it may reach only the hosts given with --verifier-allow-host: " +
     "astral.sh, pypi.org",
@@ -654,7 +652,7 @@ Deno.test("readHarborTask() warns about each key it does not apply, and is silen
     "[environment] healthcheck (command) not applied (nothing waits for it)",
     '[environment] workdir = "/app" not applied (the workdir is the built image\'s WORKDIR)',
     '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
-    '[environment] storage = "20G" not applied (no disk quota)',
+    '[environment] storage = "20G" not applied (Harbor\'s older spelling: write storage_mb)',
     'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +
     "shared one sees the candidate's container as it is)",
   ]);

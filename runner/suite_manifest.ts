@@ -318,6 +318,13 @@ export const TaskResources = z.object({
   cpus: z.number().positive().max(64).optional(),
   /** Memory for each container, in MiB (no swap). */
   memory_mb: z.number().int().min(64).max(65536).optional(),
+  /**
+   * Disk the agent may fill outside its workspace, in MiB: a task
+   * environment run as built (Harbor's modes) has a writable root, and its
+   * writable layer is measured while the agent runs (issue 22). Absent:
+   * Harbor's 10240. The sealed sandbox's root is read-only: it has no use for it.
+   */
+  storage_mb: z.number().int().min(1).max(1_048_576).optional(),
 }).strict();
 export type TaskResources = z.infer<typeof TaskResources>;
 

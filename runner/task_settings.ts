@@ -35,6 +35,9 @@ export function taskSandboxSettings(
     ...(task.workdir === undefined ? {} : { workdir: task.workdir }),
     ...(resources?.memory_mb === undefined ? {} : { memoryBytes: resources.memory_mb * 1024 ** 2 }),
     ...(resources?.cpus === undefined ? {} : { nanoCpus: Math.round(resources.cpus * 1e9) }),
+    ...(resources?.storage_mb === undefined
+      ? {}
+      : { storageBytes: resources.storage_mb * 1024 ** 2 }),
     verifier: {
       ...(verifier?.entry === undefined ? {} : { entry: verifier.entry }),
       ...(verifier?.mount === undefined ? {} : { mount: verifier.mount }),

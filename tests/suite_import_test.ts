@@ -40,8 +40,6 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
       "--verifier-allow-host: none\n" +
       `warning: ${FIXTURES}/fix-csv-parser: [environment] build_timeout_sec = 600 not applied ` +
       "(freeze builds without a time limit)\n" +
-      `warning: ${FIXTURES}/fix-csv-parser: [environment] storage_mb = 10240 not applied ` +
-      "(no disk quota)\n" +
       `warning: ${FIXTURES}/hello-image: no environment/Dockerfile: the image ` +
       '"ledgerbench-demo-agent:latest" must be present in the local engine\n',
   );
@@ -86,7 +84,6 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
       files: 6,
       warnings: [
         "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
-        "[environment] storage_mb = 10240 not applied (no disk quota)",
       ],
     }],
   });
@@ -136,7 +133,6 @@ Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-
     `warning: ${COOKBOOK}/${name}: asks for the internet: imported without it (internet_waived)`,
     `warning: ${COOKBOOK}/${name}: [environment] build_timeout_sec = 600 not applied (freeze ` +
     "builds without a time limit)",
-    `warning: ${COOKBOOK}/${name}: [environment] storage_mb = 10240 not applied (no disk quota)`,
   ];
   const hosts = (name: string) =>
     `warning: ${COOKBOOK}/${name}: the verifier asks for the internet ([environment] ` +

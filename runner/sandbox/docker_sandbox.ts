@@ -56,6 +56,8 @@ export interface TaskSandboxSettings {
   /** Memory in bytes and nano-CPUs for both containers. */
   memoryBytes?: number;
   nanoCpus?: number;
+  /** The disk the agent may fill in a task environment's writable layer (Harbor's modes). */
+  storageBytes?: number;
   /** The verifier's entry, verdict and mount (and the same memory and CPUs). */
   verifier: VerifierTaskSettings;
   /** The verifier's wall cap in ms; absent: `VERIFIER_LIMITS.wallMs`. */
@@ -236,6 +238,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             user: settings.agentUser,
             memoryBytes: settings.memoryBytes,
             nanoCpus: settings.nanoCpus,
+            storageBytes: settings.storageBytes,
             wallMs: request.wallMs,
             signal: request.signal,
             onStarted: async (pid) => {

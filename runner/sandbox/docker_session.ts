@@ -46,6 +46,8 @@ export interface DockerSession extends SandboxSession {
   containerId: string;
   /** The container's init PID on the host. */
   pid: number;
+  /** The host directory of its writable layer (overlay's upper directory), or null when unknown. */
+  upperDir: string | null;
   /** Kills and removes the container (idempotent; never throws). */
   close(): Promise<void>;
 }
@@ -116,9 +118,11 @@ export async function startDockerSession(
       }
     }
     await options.openGate(pid);
+    const data = (info.GraphDriver as { Data?: Record<string, string> } | undefined)?.Data;
     return {
       containerId: container.id,
       pid,
+      upperDir: data?.UpperDir ?? null,
       close,
       exec: (request) => execIn(container, request),
       copyIn: (hostDir, path) => copyIn(container, hostDir, path),

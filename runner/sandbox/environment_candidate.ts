@@ -14,7 +14,10 @@
  * Harbor's tasks need it: the root filesystem is writable (apt, `/var/log`,
  * `/etc/hosts`), the container runs as the image's user (root by default)
  * with the capabilities package installs need, and unprivileged processes
- * may bind ports below 1024 (a task's own server on port 80).
+ * may bind ports below 1024 (a task's own server on port 80). What the
+ * writable layer takes on the host's disk is measured while the agent runs
+ * and bounded by the task's `storage_mb` ({@link ENVIRONMENT_STORAGE_BYTES}
+ * when it sets none).
  *
  * The workspace is the image's working directory as built (files its `RUN`
  * steps made included), copied out of the image, with the task's
@@ -46,6 +49,7 @@ import {
 import { type DockerSession, startDockerSession } from "./docker_session.ts";
 import type { FsChange, SessionProcess } from "./sandbox_session.ts";
 import { RESERVED_CONTAINER_PATHS } from "../suite_manifest.ts";
+import { layerBytes } from "./_layer_bytes.ts";
 
 /**
  * The capabilities a task's own environment keeps after `--cap-drop ALL`:
@@ -63,6 +67,15 @@ export const ENVIRONMENT_CAPABILITIES = [
   "SETGID",
   "KILL",
 ] as const;
+
+/**
+ * The disk an agent may fill in its environment's writable layer when the
+ * task sets no `storage_mb`: Harbor's own default, 10 GiB.
+ */
+export const ENVIRONMENT_STORAGE_BYTES = 10_240 * 1024 ** 2;
+
+/** How often the writable layer is measured while the agent runs, in ms. */
+const STORAGE_SAMPLE_MS = 2_000;
 
 /** A task environment's pids limit: a package install forks more than an agent alone. */
 const ENVIRONMENT_PIDS_LIMIT = 512;
@@ -85,6 +98,13 @@ export interface EnvironmentCandidateOptions {
   user?: string;
   memoryBytes?: number;
   nanoCpus?: number;
+  /**
+   * The disk the agent may fill outside its workspace (the container's
+   * writable layer); default {@link ENVIRONMENT_STORAGE_BYTES}. Past it the
+   * agent is stopped (stop reason `error`, its doing), with a line saying so
+   * at the end of its stderr.
+   */
+  storageBytes?: number;
   wallMs: number;
   signal: AbortSignal;
   /** Called with the init PID before the gate opens (the relay's forwarder binds here). */
@@ -217,14 +237,32 @@ export async function runEnvironmentCandidate(
         : { PATH: [imagePath, ...BUNDLE_PATH_DIRS].join(":") }),
       ...options.env,
     };
-    const run = await session.exec({
-      argv: options.argv,
-      env: agentEnv,
-      user: options.user ?? user,
-      cwd,
-      wallMs: options.wallMs,
-      signal: options.signal,
-    });
+    const storage = options.storageBytes ?? ENVIRONMENT_STORAGE_BYTES;
+    const full = new AbortController();
+    const upperDir = session.upperDir;
+    const sampler = upperDir === null ? undefined : setInterval(async () => {
+      if (!full.signal.aborted && await layerBytes(upperDir) > storage) full.abort();
+    }, STORAGE_SAMPLE_MS);
+    let run;
+    try {
+      run = await session.exec({
+        argv: options.argv,
+        env: agentEnv,
+        user: options.user ?? user,
+        cwd,
+        wallMs: options.wallMs,
+        signal: AbortSignal.any([options.signal, full.signal]),
+      });
+    } finally {
+      clearInterval(sampler);
+    }
+    if (full.signal.aborted) {
+      run = {
+        ...run,
+        stderrTail: `${run.stderrTail}\nledgerbench: the container's writable layer passed ` +
+          `${Math.round(storage / 1024 ** 2)} MiB (the task's storage_mb): the agent was stopped\n`,
+      };
+    }
     await options.onExited();
     const changesAfterAgent = await session.changes();
     const workspaceAfter = await relativePaths(copy);
