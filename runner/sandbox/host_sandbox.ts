@@ -13,12 +13,17 @@
  * plays no part here), the workspace is a copy stored as a content-addressed
  * artifact within the Docker sandbox's workspace limits (`storeWorkspace`:
  * one the candidate made unstorable is its scored failure there and here),
- * the hidden verifier files are copied only after the candidate
- * exits and are checked against the digest frozen for the run before and
- * after, the same classification rules apply, and the episode's log is
- * stored beside the artifact. What does not: no network isolation, no
- * read-only root, no capability drop, no pids or memory limit; the verifier
- * (`setup.sh`, `verify.sh` with `sh`) runs on the host too.
+ * the verifier runs the sealed protocol written once for every backend
+ * (`runSealedVerifier`, seed 000 §03–04: the hidden verifier files copied
+ * only after the candidate exits and checked against the digest frozen for
+ * the run before and after, the artifact's manifest and its read-only view
+ * checked before and after, the verdict read from the channel and
+ * classified by the same rules, with the same verification record and
+ * output), and the episode's log is stored beside the artifact. What does
+ * not: no network isolation, no read-only root, no capability drop, no pids
+ * or memory limit, nothing keeps candidate code the verifier runs from the
+ * channel or the hidden copy; the verifier's driver (`setup.sh`, then
+ * `verify.sh`, with `sh`) runs on the host too.
  *
  * Agent contract on the host: the command runs with the workspace copy as
  * its working directory and `LEDGERBENCH_WORKSPACE`, `LEDGERBENCH_TASK_FILE`,
@@ -34,7 +39,9 @@ import { startForwarder } from "../relay/start_forwarder.ts";
 import { storeWorkspace } from "./store_workspace.ts";
 import { storeLimits } from "./run_candidate.ts";
 import { copyTree } from "./copy_tree.ts";
-import { digestTree } from "./digest_tree.ts";
+import { killDescendants } from "./_kill_descendants.ts";
+import { removeTree } from "./remove_tree.ts";
+import { tailText } from "./tail_text.ts";
 import {
   type CandidateRequest,
   type CandidateRun,
@@ -42,7 +49,13 @@ import {
   relayEnvironment,
   type VerifierRequest,
 } from "./episode_sandbox.ts";
-import { parseVerdictLine } from "./parse_verdict_line.ts";
+import {
+  runSealedVerifier,
+  type SealedDriver,
+  type SealedDriverRun,
+  VERIFIER_LIMITS,
+  verifierResult,
+} from "./sealed_verifier.ts";
 
 /** Options of {@link createHostSandbox}. */
 export interface HostSandboxOptions {
@@ -50,7 +63,7 @@ export interface HostSandboxOptions {
   commands: Record<string, readonly string[]>;
   /** Directory for the workspace copies and the verifier's files; default the system temp dir. */
   tempDir?: string;
-  /** Verifier wall cap; default 120000. */
+  /** Verifier wall cap; default `VERIFIER_LIMITS.wallMs`. */
   verifierWallMs?: number;
 }
 
@@ -138,27 +151,35 @@ async function runHostCandidate(
       wallMs: run.wallMs,
       startedAt: run.startedAt,
       finishedAt: run.finishedAt,
-      stdoutTail: run.stdout,
-      stderrTail: run.stderr,
+      stdoutTail: tailText(run.stdout, TAIL_BYTES),
+      stderrTail: tailText(run.stderr, TAIL_BYTES),
       ...stored,
     };
   } finally {
     await closeForwarder();
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", temp] }).output().catch(() => {});
-    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    await removeTree(temp);
   }
 }
 
+/** Bytes kept from the end of a host process's stdout and of its stderr. */
+const TAIL_BYTES = 65536;
+
+/** How one host process ended, and its whole output. */
 interface HostRun {
   code: number;
   killed: boolean;
-  stdout: string;
-  stderr: string;
+  stdout: Uint8Array<ArrayBuffer>;
+  stderr: Uint8Array<ArrayBuffer>;
   wallMs: number;
   startedAt: string;
   finishedAt: string;
 }
 
+/**
+ * Runs one host process with exactly `env`, stdin closed; at `wallMs`, or
+ * when `signal` aborts (already or later), it is killed with what it
+ * started that is still its descendant.
+ */
 async function runHost(
   argv: readonly string[],
   cwd: string,
@@ -180,23 +201,19 @@ async function runHost(
   let killed = false;
   const kill = () => {
     killed = true;
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
+    void killDescendants(child.pid);
   };
   const timer = setTimeout(kill, wallMs);
   signal?.addEventListener("abort", kill, { once: true });
+  if (signal?.aborted) kill();
   const output = await child.output();
   clearTimeout(timer);
   signal?.removeEventListener("abort", kill);
-  const decoder = new TextDecoder();
   return {
     code: output.code,
     killed,
-    stdout: decoder.decode(output.stdout).slice(-65536),
-    stderr: decoder.decode(output.stderr).slice(-65536),
+    stdout: output.stdout,
+    stderr: output.stderr,
     wallMs: performance.now() - clock,
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -204,83 +221,110 @@ async function runHost(
 }
 
 /**
- * Runs `setup.sh` (when present) then `verify.sh` with `sh` on the host,
- * against the artifact snapshot; the hidden files are copied only now and
- * their copy is checked against the digest frozen for the run before and
- * after.
+ * Runs the sealed verifier (`runSealedVerifier`) with the host's driver,
+ * against the artifact's view; its outcome as the Docker sandbox gives it
+ * (`verifierResult`: the verdict or fault with the sealed record and the
+ * output tails).
  */
 async function runHostVerifier(
   request: VerifierRequest,
   options: HostSandboxOptions,
 ): Promise<VerifyResult> {
-  const wallMs = options.verifierWallMs ?? 120_000;
-  const artifactDir = request.artifact.dir;
-  const frozen = request.expectedVerifierDigest;
-  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-host-" });
-  const hidden = `${temp}/hidden`;
-  const scratch = `${temp}/scratch`;
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: scratch,
-    LEDGERBENCH_ARTIFACT: artifactDir,
-    LEDGERBENCH_HIDDEN: hidden,
-    LEDGERBENCH_SCRATCH: scratch,
+  const outcome = await runSealedVerifier(
+    {
+      artifact: request.artifact,
+      verifierDir: request.verifierDir,
+      expectedVerifierDigest: request.expectedVerifierDigest,
+    },
+    hostDriver(options.tempDir),
+    {
+      wallMs: options.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
+      signal: request.signal,
+      tempDir: options.tempDir,
+    },
+  );
+  return verifierResult(outcome);
+}
+
+/**
+ * The host's {@link SealedDriver}: what `containers/verifier/driver.sh` does
+ * in the verifier's container, as host processes under one wall cap:
+ * `setup.sh` (when present) with `sh`, its output to stderr, `setup-failed N`
+ * in `stages` when it fails (exit 97); then `verify.sh` with `sh`, its stdout
+ * to `verify.out`, `verify-exited N` (a missing one: `missing-entry`, exit
+ * 98). Seed 000's contract only: the host runs no `verify.ts`, no task entry
+ * and no reward file. Each runs in a scratch directory of its own with
+ * `LEDGERBENCH_ARTIFACT` (the workspace view), `LEDGERBENCH_HIDDEN`,
+ * `LEDGERBENCH_SCRATCH`, `PATH` and `HOME` (the scratch).
+ */
+function hostDriver(tempDir: string | undefined): SealedDriver {
+  return {
+    imageId: "",
+    async run({ hidden, workspace, channel, wallMs, signal, env }): Promise<SealedDriverRun> {
+      const scratch = await Deno.makeTempDir({ dir: tempDir, prefix: "ledgerbench-host-" });
+      const environment = {
+        ...env,
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: scratch,
+        LEDGERBENCH_ARTIFACT: workspace,
+        LEDGERBENCH_HIDDEN: hidden,
+        LEDGERBENCH_SCRATCH: scratch,
+      };
+      const clock = performance.now();
+      const stderr: Uint8Array<ArrayBuffer>[] = [];
+      let killed = false;
+      const step = async (argv: readonly string[]) => {
+        const left = wallMs - (performance.now() - clock);
+        const run = await runHost(argv, scratch, environment, left, signal);
+        stderr.push(run.stderr);
+        killed = run.killed;
+        return run;
+      };
+      const stage = (line: string) =>
+        Deno.writeTextFile(`${channel}/stages`, `${line}\n`, { append: true });
+      const ended = async (exitCode: number): Promise<SealedDriverRun> => ({
+        exitCode,
+        oomKilled: false,
+        wallCapHit: killed && !signal?.aborted,
+        aborted: killed && signal?.aborted === true,
+        wallMs: performance.now() - clock,
+        stdout: new Uint8Array(),
+        stderr: new Uint8Array(await new Blob(stderr).arrayBuffer()),
+        containerId: null,
+      });
+      try {
+        if (await isFile(`${hidden}/setup.sh`)) {
+          await stage("setup");
+          const setup = await step(["sh", "-c", 'exec sh "$0" 1>&2', `${hidden}/setup.sh`]);
+          if (killed) return await ended(setup.code);
+          if (setup.code !== 0) {
+            await stage(`setup-failed ${setup.code}`);
+            return await ended(97);
+          }
+        }
+        if (!(await isFile(`${hidden}/verify.sh`))) {
+          await stage("missing-entry");
+          stderr.push(new TextEncoder().encode("driver: the hidden files hold no verify.sh\n"));
+          return await ended(98);
+        }
+        await stage("verify");
+        const verify = await step(["sh", `${hidden}/verify.sh`]);
+        await Deno.writeFile(`${channel}/verify.out`, verify.stdout);
+        if (!killed) await stage(`verify-exited ${verify.code}`);
+        return await ended(verify.code);
+      } finally {
+        await removeTree(scratch);
+      }
+    },
   };
+}
+
+/** Whether `path` is a regular file (followed through links, as `[ -f ]` does). */
+async function isFile(path: string): Promise<boolean> {
   try {
-    await copyTree(request.verifierDir, hidden, { mode: "readonly" });
-    await Deno.mkdir(scratch, { recursive: true });
-    if ((await digestTree(hidden)).digest !== frozen) {
-      return {
-        kind: "fault",
-        fault: "hidden_files_changed",
-        detail: "the copy of the hidden files differs",
-      };
-    }
-    const hasSetup = await Deno.stat(`${hidden}/setup.sh`).then(() => true, () => false);
-    if (hasSetup) {
-      const setup = await runHost(["sh", `${hidden}/setup.sh`], scratch, env, wallMs);
-      if (setup.killed) {
-        return { kind: "fault", fault: "timeout", detail: "setup.sh hit the wall cap" };
-      }
-      if (setup.code !== 0) {
-        return {
-          kind: "fault",
-          fault: "setup_failed",
-          detail: `setup.sh exited with code ${setup.code}: ${
-            setup.stderr.trim().split("\n").slice(-3).join(" | ")
-          }`,
-        };
-      }
-    }
-    const run = await runHost(["sh", `${hidden}/verify.sh`], scratch, env, wallMs);
-    if ((await digestTree(hidden)).digest !== frozen) {
-      return {
-        kind: "fault",
-        fault: "hidden_files_changed",
-        detail: "the hidden files changed during the run",
-      };
-    }
-    if (run.killed) {
-      return { kind: "fault", fault: "timeout", detail: "verify.sh hit the wall cap" };
-    }
-    if (run.code !== 0) {
-      return {
-        kind: "fault",
-        fault: "crashed",
-        detail: `verify.sh exited with code ${run.code}: ${
-          run.stderr.trim().split("\n").slice(-3).join(" | ")
-        }`,
-      };
-    }
-    const parsed = parseVerdictLine(run.stdout);
-    if (parsed.kind === "fault") return parsed;
-    return {
-      kind: "verdict",
-      resolved: parsed.verdict.resolved,
-      failedChecks: parsed.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
-    };
-  } finally {
-    await new Deno.Command("chmod", { args: ["-R", "u+rwX", temp] }).output().catch(() => {});
-    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    return (await Deno.stat(path)).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
   }
 }

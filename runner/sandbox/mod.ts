@@ -1,7 +1,9 @@
 /**
  * The sandbox layer of the runner (seed 000, sections 02–04): candidate
  * containers with seed 000's flags, content-addressed artifacts, and the
- * verifier container whose faults are never counted against the candidate;
+ * sealed verifier protocol (written once, `sealed_verifier.ts`) whose faults
+ * are never counted against the candidate, with its Docker driver (the
+ * verifier container) and its host driver;
  * the {@link EpisodeSandbox} interface the episode skeleton runs behind
  * (issue 12), with its Docker and `--unsandboxed` host implementations.
  *
@@ -24,6 +26,7 @@ export * from "./remove_tree.ts";
 export * from "./tail_text.ts";
 export * from "./artifact_store.ts";
 export * from "./run_candidate.ts";
+export * from "./sealed_verifier.ts";
 export * from "./run_verifier.ts";
 export * from "./parse_verdict_line.ts";
 export * from "./network_isolation_problem.ts";

@@ -1,276 +1,74 @@
 /**
  * The verifier run of one episode, in its own container (seed 000, "验题程序
- * 也单独放进一个容器").
+ * 也单独放进一个容器"): Docker's driver of the sealed protocol
+ * (`sealed_verifier.ts`, seed 000 §03–04).
  *
  * @module
  */
 import type Docker from "dockerode";
-import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
-import type { VerifierOutput, VerifyResult } from "../episode_row.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
-import { type Artifact, artifactEntries } from "./artifact_store.ts";
-import { confinedEntries, escapingLinks } from "./confine_links.ts";
-import { copyTree } from "./copy_tree.ts";
-import { digestTree, type TreeEntry, treeManifest } from "./digest_tree.ts";
-import { removeTree } from "./remove_tree.ts";
-import { parseVerdictLine } from "./parse_verdict_line.ts";
-import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
 import { VERIFIER_KIT_MOUNT } from "./image_bundle.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { tailText } from "./tail_text.ts";
+import {
+  runSealedVerifier,
+  type SealedDriver,
+  type SealedVerifierOptions,
+  VERIFIER_LIMITS,
+  type VerifierJob,
+  type VerifierOutcome,
+} from "./sealed_verifier.ts";
 
-/** The verifier sandbox's limits: seed 000's 256 MB and half a CPU. */
-export const VERIFIER_LIMITS = {
-  /** 256 MiB; swap set equal, so no swap. */
-  memoryBytes: 256 * 1024 ** 2,
-  /** Half a CPU. */
-  nanoCpus: 500_000_000,
-  pidsLimit: 64,
-  /** Size of the verifier's own tmpfs at `/tmp` (counted in the memory limit). */
-  tmpfsBytes: 64 * 1024 ** 2,
-  /** Size of `/scratch`, the tmpfs candidate code run by the verifier may write (counted too). */
-  scratchBytes: 64 * 1024 ** 2,
-  /** Default wall-clock cap of one verification. */
-  wallMs: 120_000,
-  /**
-   * Deadline of the verifier's file work on each side of the run (digests and
-   * copies of the hidden files and of the artifact, which is within the
-   * candidate's workspace limits): missing it is the harness's fault
-   * (`store_deadline`), never the candidate's.
-   */
-  filesDeadlineMs: 60_000,
-} as const;
+// What the callers name beside `runVerifier` (`docker_sandbox.ts`, `harbor_verifier.ts`, the
+// tests) stays importable from here; it is defined once, in `sealed_verifier.ts`.
+export {
+  VERIFIER_LIMITS,
+  type VerifierFaultCode,
+  type VerifierJob,
+  type VerifierOutcome,
+  verifierResult,
+  type VerifierTaskSettings,
+} from "./sealed_verifier.ts";
 
-/** What to verify. */
-export interface VerifierJob {
-  /** The candidate's stored workspace (see `storeArtifact`), mounted read-only at `/workspace`. */
-  artifact: Artifact;
-  /**
-   * The task's hidden verifier directory on the host: `verify.sh` or
-   * `verify.ts`, optionally `setup.sh`, and any hidden files. A fresh
-   * read-only copy is made now and mounted at `/verifier`.
-   */
-  verifierDir: string;
-  /** The digest frozen in the plan (see `digestTree`); checked before the run when given. */
-  expectedVerifierDigest?: string;
-}
-
-/**
- * How a task's own verifier runs (the suite manifest's `verifier`,
- * `workdir` and `resources`, issue 12); every field absent: the driver's
- * `verify.sh`/`verify.ts`, verdict by its JSON line, seed 000's limits.
- */
-export interface VerifierTaskSettings {
-  /** The entry point inside the hidden files, executed directly. */
-  entry?: string;
-  /** Harbor's reward file instead of the JSON line, with its rule. */
-  reward?: RewardRule;
-  /** A second path the hidden files appear at (Harbor: `/tests`). */
-  mount?: string;
-  /** A second path the workspace appears at, and the verifier's working directory. */
-  workdir?: string;
-  /** Memory in bytes (no swap) and CPUs in nano-CPUs, replacing seed 000's. */
-  memoryBytes?: number;
-  nanoCpus?: number;
-}
-
-/** Options of {@linkcode runVerifier}. */
-export interface RunVerifierOptions {
-  /** The task's own settings (entry, verdict, mounts, resources). */
-  task?: VerifierTaskSettings;
+/** Options of {@linkcode runVerifier}: the sealed protocol's, and the container's. */
+export interface RunVerifierOptions extends SealedVerifierOptions {
   /**
    * The verifier image's files exported to a host directory (`exportImageBundle`),
    * when `image` is a task's own environment: mounted read-only at
    * {@link VERIFIER_KIT_MOUNT}, and the driver runs from there.
    */
   kitDir?: string;
-  /** Wall-clock cap in milliseconds; default 120000. */
-  wallMs?: number;
-  /** Deadline of the file work on each side of the run; default `VERIFIER_LIMITS.filesDeadlineMs`. */
-  filesDeadlineMs?: number;
-  /** Extra environment (no secrets: the verifier never needs a key). */
-  env?: Record<string, string>;
-  /** Bytes kept from the end of stdout and of stderr; default 65536. */
-  tailBytes?: number;
   /** Labels added to the container. */
   labels?: Record<string, string>;
-  /** Kills the container when aborted (a `timeout` fault). */
-  signal?: AbortSignal;
-  /** Directory for the temporary copies; default the system temp dir. */
-  tempDir?: string;
   /** Client to use; default the shared one. */
   docker?: Docker;
 }
 
 /**
- * Why a verification produced no verdict. Each one makes the episode invalid
- * (`verifier_fault`), never a candidate failure (seed 000, the 89-point
- * incident):
- * - `hidden_files_changed`: the hidden verifier files differ from the frozen
- *   digest, or changed between before and after the run;
- * - `artifact_changed`: the stored artifact's manifest does not hash to its
- *   digest, or the workspace given to the verifier differs from the view
- *   that manifest describes, before or after the run;
- * - `setup_failed`: the verifier's `setup.sh` exited non-zero;
- * - `entry_missing`: neither `verify.sh` nor `verify.ts` exists;
- * - `crashed`: the verifier exited non-zero;
- * - `out_of_memory`: the 256 MB limit killed it;
- * - `timeout`: the wall cap (or an abort) killed it;
- * - `verdict_missing`: exit 0 but no last stdout line;
- * - `verdict_malformed`: the last stdout line is not a valid `Verdict`.
- *
- * Each is read from the verdict channel, which candidate code cannot write
- * (see {@linkcode runVerifier}).
- */
-export type VerifierFaultCode =
-  | "hidden_files_changed"
-  | "artifact_changed"
-  | "setup_failed"
-  | "entry_missing"
-  | "crashed"
-  | "out_of_memory"
-  | "timeout"
-  | "verdict_missing"
-  | "verdict_malformed";
-
-/** Facts recorded for every verification, with or without a verdict. */
-export interface VerifierRunInfo {
-  /** The verifier image ID that ran. */
-  imageId: string;
-  /** Null when the container was never created (a digest check failed first). */
-  containerId: string | null;
-  exitCode: number | null;
-  /** Milliseconds from start to exit on the host; null when not started. */
-  wallMs: number | null;
-  stdoutTail: string;
-  stderrTail: string;
-  /** Digest of the hidden verifier files as found on the host before the run. */
-  verifierDigest: string;
-  /** Digest of the artifact verified. */
-  artifactDigest: string;
-}
-
-/**
- * What the sealed verifier's run leaves for the row and the episode log
- * (issue 22), set once the container has run: how it ran (mode `sealed`,
- * and the reward file as read when the task's verdict is by reward file),
- * and its output: its stdout as the verdict channel kept it (the driver
- * sends the verifier's stdout there; else the container's own) and the
- * container's stderr, each its last 64 KiB. Diagnostics: nothing here is
- * parsed for the verdict. Absent on a fault found before the run (a changed
- * hidden file, a changed artifact).
- */
-export interface VerifierRecordParts {
-  verification?: VerificationRecord;
-  output?: VerifierOutput;
-}
-
-/** The outcome: a verdict, or a fault that invalidates the episode. */
-export type VerifierOutcome =
-  & (
-    | ({ kind: "verdict"; verdict: Verdict } & VerifierRunInfo)
-    | ({ kind: "fault"; fault: VerifierFaultCode; detail: string } & VerifierRunInfo)
-  )
-  & VerifierRecordParts;
-
-/**
- * The sealed verifier's record (issue 22): mode `sealed`, the reward file as
- * read and what decided when the verdict is by reward file (all null for a
- * JSON-line verdict, or when no reward was read), no hijacks (nothing the
- * candidate left runs with the sealed verifier), no egress (the sealed
- * verifier has no network).
- *
- * @param reward what the reward files gave; null: a JSON-line verdict, or no reward read
- * @returns the record for the row's `verification`
- * @example
- * ```ts
- * import { sealedVerification } from "./run_verifier.ts";
- * sealedVerification(null).mode; // "sealed"
- * ```
- */
-export function sealedVerification(reward: RewardVerdict | null): VerificationRecord {
-  const read = reward?.reward ?? null;
-  return {
-    mode: "sealed",
-    reward: read === null ? null : { ...read.values },
-    reward_file: read === null ? null : read.file,
-    decided_by: reward?.kind === "verdict" ? reward.decidedBy : null,
-    hijacks: [],
-    egress_allowed: 0,
-    egress_denied: 0,
-  };
-}
-
-/**
- * The sealed verifier's outcome as the episode skeleton takes it (the
- * `VerifyResult` of `EpisodeSandbox.runVerifier`): the verdict's `resolved`
- * and failed check names, or the fault and its detail; with its
- * {@link VerifierRecordParts} (a fault found before the run gets the bare
- * sealed record and the container's output, both empty of any reward).
- *
- * @param outcome what {@linkcode runVerifier} returned
- * @returns the result the row is classified from
- */
-export function verifierResult(outcome: VerifierOutcome): VerifyResult {
-  const parts = {
-    verification: outcome.verification ?? sealedVerification(null),
-    output: outcome.output ?? { stdout_tail: outcome.stdoutTail, stderr_tail: outcome.stderrTail },
-  };
-  return outcome.kind === "verdict"
-    ? {
-      kind: "verdict",
-      resolved: outcome.verdict.resolved,
-      failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
-      ...parts,
-    }
-    : { kind: "fault", fault: outcome.fault, detail: outcome.detail, ...parts };
-}
-
-/** Bytes kept from the end of the verifier's stdout in the verdict channel. */
-const VERDICT_TAIL_BYTES = 65536;
-
-/**
- * Verifies a stored artifact in a separate container: network none, read-only
- * root, no-new-privileges, 256 MB (no swap), half a CPU, a pids limit. The
- * hidden verifier files are copied only now, after the candidate has exited,
- * into a fresh owner-only directory mounted at `/verifier`; their digest is
- * checked against `expectedVerifierDigest` and against the copy before the
- * run, and again after it. As for the candidate (under `--allow-all`),
+ * Verifies a stored artifact by the sealed protocol (`runSealedVerifier`:
+ * the hidden files copied only now and checked against their frozen digest,
+ * the artifact's manifest and view checked, before and after the run; the
+ * verdict read from the channel), its driver run in a separate container:
+ * network none, read-only root, no-new-privileges, 256 MB (no swap), half a
+ * CPU, a pids limit. As for the candidate (under `--allow-all`),
  * `NetworkDisabled` spares the engine's libnetwork sandbox, and the started
  * container is checked to be alone in its own network namespace.
  *
- * Nothing the candidate wrote can reach the hidden files, the verdict or the
- * question of whether the attempt counts (issue 7, items 1 and 2):
- * - the artifact is mounted read-only at `/workspace` as a view in which
- *   every link that leaves the workspace is neutralised (see
- *   `escapingLinks`: it points below `/dev/null`, so following it fails and
- *   `readlink` shows what it was); the view's digest is checked against the
- *   artifact's, with those links retargeted, before and after the run;
+ * The container's part of keeping the candidate away from the hidden files,
+ * the verdict and the question of whether the attempt counts (issue 7,
+ * items 1 and 2):
+ * - the private copy of the hidden files is mounted read-only at `/verifier`
+ *   (and at the task's `mount`), the artifact's view read-only at
+ *   `/workspace` (and at the task's `workdir`, the working directory), the
+ *   channel read-write at `/ledgerbench/channel` (containers/verifier/driver.sh);
  * - the verifier runs as root with every capability dropped except `SETUID`,
  *   `SETGID` and `KILL`, which `as_candidate.sh` uses to run candidate code as
- *   user nobody and to kill it at its time limit: that code cannot read `/verifier` (owner-only), write the
- *   verifier's `/tmp` or the verdict channel, open the verifier's
- *   descriptors or outlive its call (containers/verifier/as_candidate.sh);
- *   it writes only `/scratch`, a tmpfs of its own;
- * - the verdict and the stage markers travel through the channel, a host
- *   directory writable by the verifier's user alone, mounted at
- *   `/ledgerbench/channel` (containers/verifier/driver.sh); the container's
- *   stdout and stderr are diagnostics, never parsed, and no row quotes them
- *   except a verifier fault's last stderr lines (written by the verifier,
- *   which candidate code cannot write to); their tails, with the verifier's
- *   stdout as the channel kept it, go to the episode log only (issue 22,
- *   {@link VerifierRecordParts}).
- *
- * The verdict is the last non-empty line of the verifier's stdout as the
- * channel holds it, parsed with `Verdict`, and is accepted only after exit
- * code 0 (also when the kernel's OOM killer ended some process: candidate
- * code the verifier ran may have been that one, and the verdict says what
- * it made of it). Everything else is a fault (see
- * {@linkcode VerifierFaultCode}): seed 000's old runner counted the
- * verifier's exit code 1 in its setup phase as the model's failure, which
- * cost 11 points of a 100-point score.
+ *   user nobody and to kill it at its time limit: that code cannot read
+ *   `/verifier` (owner-only), write the verifier's `/tmp` or the verdict
+ *   channel, open the verifier's descriptors or outlive its call
+ *   (containers/verifier/as_candidate.sh); it writes only `/scratch`, a tmpfs
+ *   of its own.
  *
  * @param image verifier image reference (name:tag or `sha256:` ID); never pulled
  * @param job the artifact, the hidden verifier directory and its frozen digest
@@ -284,31 +82,6 @@ export async function runVerifier(
   job: VerifierJob,
   options: RunVerifierOptions = {},
 ): Promise<VerifierOutcome> {
-  const deadlineMs = options.filesDeadlineMs ?? VERIFIER_LIMITS.filesDeadlineMs;
-  const deadlines: AbortSignal[] = [];
-  const deadline = () => {
-    deadlines.push(AbortSignal.timeout(deadlineMs));
-    return deadlines.at(-1)!;
-  };
-  try {
-    return await verify(image, job, options, deadline);
-  } catch (error) {
-    if (!deadlines.some((signal) => signal.aborted)) throw error;
-    throw new SandboxError(
-      "store_deadline",
-      `Cannot copy and digest the verifier's files within ${deadlineMs} ms`,
-      { cause: error },
-    );
-  }
-}
-
-async function verify(
-  image: string,
-  job: VerifierJob,
-  options: RunVerifierOptions,
-  deadline: () => AbortSignal,
-): Promise<VerifierOutcome> {
-  const before = deadline();
   const docker = options.docker ?? dockerClient();
   const imageId = await imageDigest(image, { docker });
   if (imageId === null) {
@@ -318,242 +91,67 @@ async function verify(
         `run containers/build_images.sh)`,
     );
   }
-  const tailBytes = options.tailBytes ?? 65536;
-  const verifierDigest = (await digestTree(job.verifierDir, { signal: before })).digest;
-  const info: VerifierRunInfo = {
+  return await runSealedVerifier(job, containerDriver(imageId, docker, options), options);
+}
+
+/**
+ * Docker's {@link SealedDriver}: the image's `driver.sh` (or the kit's, in a
+ * task's own environment) in a container with seed 000's verifier flags.
+ */
+function containerDriver(
+  imageId: string,
+  docker: Docker,
+  options: RunVerifierOptions,
+): SealedDriver {
+  const kit = options.kitDir === undefined ? {} : {
+    Entrypoint: [
+      `${VERIFIER_KIT_MOUNT}/bin/sh`,
+      `${VERIFIER_KIT_MOUNT}/opt/ledgerbench/verifier/driver.sh`,
+    ],
+    Cmd: [],
+  };
+  return {
     imageId,
-    containerId: null,
-    exitCode: null,
-    wallMs: null,
-    stdoutTail: "",
-    stderrTail: "",
-    verifierDigest,
-    artifactDigest: job.artifact.digest,
-  };
-  const fault = (code: VerifierFaultCode, detail: string): VerifierOutcome => ({
-    kind: "fault",
-    fault: code,
-    detail,
-    ...info,
-  });
-  if (job.expectedVerifierDigest && job.expectedVerifierDigest !== verifierDigest) {
-    return fault(
-      "hidden_files_changed",
-      `The hidden verifier files in "${job.verifierDir}" have digest "${verifierDigest}", ` +
-        `the plan froze "${job.expectedVerifierDigest}"`,
-    );
-  }
-  let stored: TreeEntry[];
-  try {
-    stored = await artifactEntries(job.artifact);
-  } catch (error) {
-    return fault("artifact_changed", (error as Error).message);
-  }
-  // The copy's digest, checked against this view, vouches for the stored files.
-  const escaping = escapingLinks(stored);
-  const viewDigest = treeManifest(confinedEntries(stored)).digest;
-
-  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-verifier-" });
-  try {
-    // Copied only now: the hidden files never existed anywhere the candidate could see.
-    const hidden = `${temp}/verifier`;
-    const workspace = `${temp}/workspace`;
-    const channel = `${temp}/channel`;
-    await copyTree(job.verifierDir, hidden, { mode: "private", signal: before });
-    await copyTree(job.artifact.dir, workspace, {
-      mode: "readonly",
-      linkTarget: (path, target) => escaping.get(path) ?? target,
-      signal: before,
-    });
-    await Deno.mkdir(channel, { mode: 0o700 });
-    await Deno.chmod(channel, 0o700);
-    const hiddenBefore = (await digestTree(hidden, { signal: before })).digest;
-    if (hiddenBefore !== verifierDigest) {
-      return fault(
-        "hidden_files_changed",
-        `The copy of the hidden verifier files has digest "${hiddenBefore}", ` +
-          `the source has "${verifierDigest}"`,
-      );
-    }
-    const workspaceBefore = (await digestTree(workspace, { signal: before })).digest;
-    if (workspaceBefore !== viewDigest) {
-      return fault(
-        "artifact_changed",
-        `The verifier's view of artifact "${job.artifact.digest}" has digest ` +
-          `"${workspaceBefore}", expected "${viewDigest}"`,
-      );
-    }
-
-    const task = options.task ?? {};
-    const kit = options.kitDir === undefined ? {} : {
-      Entrypoint: [
-        `${VERIFIER_KIT_MOUNT}/bin/sh`,
-        `${VERIFIER_KIT_MOUNT}/opt/ledgerbench/verifier/driver.sh`,
-      ],
-      Cmd: [],
-    };
-    const run = await runContainer(
-      {
-        ...sandboxCreateOptions({
-          image: imageId,
-          env: {
-            ...options.env,
-            ...(options.kitDir === undefined ? {} : { LEDGERBENCH_KIT: VERIFIER_KIT_MOUNT }),
-            ...(task.entry === undefined ? {} : { LEDGERBENCH_VERIFIER_ENTRY: task.entry }),
-            ...(task.reward === undefined ? {} : { LEDGERBENCH_VERDICT: "reward" }),
-          },
-          user: "0:0",
-          capAdd: ["SETUID", "SETGID", "KILL"],
-          workingDir: task.workdir ?? "/tmp",
-          labels: { "ledgerbench.role": "verifier", ...options.labels },
-          pidsLimit: VERIFIER_LIMITS.pidsLimit,
-          memoryBytes: task.memoryBytes ?? VERIFIER_LIMITS.memoryBytes,
-          nanoCpus: task.nanoCpus ?? VERIFIER_LIMITS.nanoCpus,
-          tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
-          extraTmpfs: {
-            "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
-            // Harbor's verifiers write their reward below /logs/verifier.
-            ...(task.reward === undefined
-              ? {}
-              : { "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" } }),
-          },
-          binds: [
-            `${hidden}:/verifier:ro`,
-            ...(task.mount === undefined ? [] : [`${hidden}:${task.mount}:ro`]),
-            `${workspace}:/workspace:ro`,
-            ...(task.workdir === undefined ? [] : [`${workspace}:${task.workdir}:ro`]),
-            `${channel}:/ledgerbench/channel:rw`,
-            ...(options.kitDir === undefined ? [] : [`${options.kitDir}:${VERIFIER_KIT_MOUNT}:ro`]),
-          ],
-        }),
-        ...kit,
-      },
-      { docker, wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs, signal: options.signal },
-    );
-    info.containerId = run.containerId;
-    info.exitCode = run.exitCode;
-    info.wallMs = run.wallMs;
-    info.stdoutTail = tailText(run.stdout, tailBytes);
-    info.stderrTail = tailText(run.stderr, tailBytes);
-
-    const after = deadline();
-    const hiddenAfter = (await digestTree(hidden, { signal: after })).digest;
-    if (hiddenAfter !== verifierDigest) {
-      return fault(
-        "hidden_files_changed",
-        `The hidden verifier files changed during the run: "${verifierDigest}" before, ` +
-          `"${hiddenAfter}" after`,
-      );
-    }
-    const workspaceAfter = (await digestTree(workspace, { signal: after })).digest;
-    if (workspaceAfter !== viewDigest) {
-      return fault(
-        "artifact_changed",
-        `The artifact changed during the run: "${viewDigest}" before, ` +
-          `"${workspaceAfter}" after`,
-      );
-    }
-    return classify(run, await readChannel(channel), task.reward, fault, info);
-  } finally {
-    await removeTree(temp);
-  }
-}
-
-/** What the verifier wrote to its channel: its stage markers, the tail of its stdout, its reward files. */
-interface Channel {
-  stages: string[];
-  verifyOut: string;
-  rewardTxt: string | null;
-  rewardJson: string | null;
-}
-
-async function readChannel(dir: string): Promise<Channel> {
-  const read = async (name: string) => {
-    try {
-      return tailText(await Deno.readFile(`${dir}/${name}`), VERDICT_TAIL_BYTES);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return null;
-      throw error;
-    }
-  };
-  const stages = ((await read("stages")) ?? "").split("\n").filter((line) => line !== "");
-  return {
-    stages,
-    verifyOut: (await read("verify.out")) ?? "",
-    rewardTxt: await read("reward.txt"),
-    rewardJson: await read("reward.json"),
-  };
-}
-
-function classify(
-  run: {
-    exitCode: number;
-    oomKilled: boolean;
-    wallCapHit: boolean;
-    aborted: boolean;
-    stderr: Uint8Array;
-  },
-  channel: Channel,
-  reward: RewardRule | undefined,
-  fault: (code: VerifierFaultCode, detail: string) => VerifierOutcome,
-  info: VerifierRunInfo,
-): VerifierOutcome {
-  const lastLines = (n: number) =>
-    new TextDecoder().decode(run.stderr).split("\n").filter((l) => l.trim() !== "").slice(-n)
-      .join(" | ");
-  // The verifier's stdout went to the channel (driver.sh); the container's own is the fallback.
-  const kept: VerifierRecordParts = {
-    verification: sealedVerification(null),
-    output: { stdout_tail: channel.verifyOut || info.stdoutTail, stderr_tail: info.stderrTail },
-  };
-  if (run.wallCapHit || run.aborted) {
-    return {
-      ...fault("timeout", `The verifier was killed at its wall-clock cap: ${lastLines(3)}`),
-      ...kept,
-    };
-  }
-  const setup = channel.stages.map((line) => /^setup-failed (\d+)$/.exec(line)).find(Boolean);
-  if (setup) {
-    return {
-      ...fault(
-        "setup_failed",
-        `The verifier's setup failed with exit code ${setup[1]} before any check ran: ${
-          lastLines(3)
-        }`,
+    run: ({ hidden, workspace, channel, settings: task, wallMs, signal, env }) =>
+      runContainer(
+        {
+          ...sandboxCreateOptions({
+            image: imageId,
+            env: {
+              ...env,
+              ...(options.kitDir === undefined ? {} : { LEDGERBENCH_KIT: VERIFIER_KIT_MOUNT }),
+              ...(task.entry === undefined ? {} : { LEDGERBENCH_VERIFIER_ENTRY: task.entry }),
+              ...(task.reward === undefined ? {} : { LEDGERBENCH_VERDICT: "reward" }),
+            },
+            user: "0:0",
+            capAdd: ["SETUID", "SETGID", "KILL"],
+            workingDir: task.workdir ?? "/tmp",
+            labels: { "ledgerbench.role": "verifier", ...options.labels },
+            pidsLimit: VERIFIER_LIMITS.pidsLimit,
+            memoryBytes: task.memoryBytes ?? VERIFIER_LIMITS.memoryBytes,
+            nanoCpus: task.nanoCpus ?? VERIFIER_LIMITS.nanoCpus,
+            tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
+            extraTmpfs: {
+              "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
+              // Harbor's verifiers write their reward below /logs/verifier.
+              ...(task.reward === undefined
+                ? {}
+                : { "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" } }),
+            },
+            binds: [
+              `${hidden}:/verifier:ro`,
+              ...(task.mount === undefined ? [] : [`${hidden}:${task.mount}:ro`]),
+              `${workspace}:/workspace:ro`,
+              ...(task.workdir === undefined ? [] : [`${workspace}:${task.workdir}:ro`]),
+              `${channel}:/ledgerbench/channel:rw`,
+              ...(options.kitDir === undefined
+                ? []
+                : [`${options.kitDir}:${VERIFIER_KIT_MOUNT}:ro`]),
+            ],
+          }),
+          ...kit,
+        },
+        { docker, wallMs, signal },
       ),
-      ...kept,
-    };
-  }
-  if (channel.stages.includes("missing-entry")) {
-    return {
-      ...fault("entry_missing", `The hidden verifier files hold no entry point: ${lastLines(1)}`),
-      ...kept,
-    };
-  }
-  const rewarded: RewardVerdict | null = reward === undefined ? null : parseRewardFiles(
-    { "reward.txt": channel.rewardTxt, "reward.json": channel.rewardJson },
-    reward,
-  );
-  const parsed = rewarded ?? parseVerdictLine(channel.verifyOut);
-  // What the row and the episode log keep of the run, verdict or fault (issue 22).
-  const parts: VerifierRecordParts = { ...kept, verification: sealedVerification(rewarded) };
-  if (run.exitCode === 0) {
-    if (parsed.kind === "verdict") {
-      return { kind: "verdict", verdict: parsed.verdict, ...info, ...parts };
-    }
-    if (!run.oomKilled) return { ...fault(parsed.fault, parsed.detail), ...parts };
-  }
-  if (run.oomKilled) {
-    return {
-      ...fault("out_of_memory", "The verifier was killed by its 256 MB memory limit"),
-      ...parts,
-    };
-  }
-  return {
-    ...fault(
-      "crashed",
-      `The verifier exited with code ${run.exitCode} without a verdict: ${lastLines(3)}`,
-    ),
-    ...parts,
   };
 }
