@@ -220,9 +220,9 @@ async function runImport(args: string[], io: Io): Promise<number> {
       let text = `Imported ${plural(rows.length, "task")} (${format}) into ${out} ` +
         `(suite "${suite.manifest.suite_id}")\n`;
       for (const row of rows) {
-        text += `  ${row.task_id}  ${row.environment}  verifier ${row.verifier}${row.internet_waived ? "  internet waived" : ""}  ${
-            plural(row.files, "file")
-          }\n`;
+        text += `  ${row.task_id}  ${row.environment}  verifier ${row.verifier}${
+          row.internet_waived ? "  internet waived" : ""
+        }  ${plural(row.files, "file")}\n`;
       }
       text += `suite sha256: ${suite.sha256}\n`;
       return text;

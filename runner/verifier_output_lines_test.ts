@@ -1,7 +1,7 @@
 import { equal } from "node:assert/strict";
 import { VERIFIER_QUOTE_LIMITS, verifierOutputLines } from "./verifier_output_lines.ts";
 
-Deno.test("verifierOutputLines() quotes the last 5 non-empty lines of stderr, else of stdout", () => {
+Deno.test("verifierOutputLines() quotes stdout's last 5 non-empty lines, then stderr's last 3", () => {
   const pytest = [
     "============================= test session starts ==============================",
     "collected 2 items",
@@ -26,10 +26,13 @@ Deno.test("verifierOutputLines() quotes the last 5 non-empty lines of stderr, el
       "========================= 1 failed, 1 passed in 0.03s =========================",
     ].join(" | "),
   );
-  // stderr with a line wins over stdout; CRLF line ends are not shown
+  // both streams, stderr's last three; CRLF line ends are not shown
   equal(
-    verifierOutputLines({ stdout_tail: pytest, stderr_tail: "pip: no network\r\n" }),
-    "the verifier's stderr ends: pip: no network",
+    verifierOutputLines({
+      stdout_tail: "1 failed\n",
+      stderr_tail: "Reading package lists...\na\nb\npip: no network\r\n",
+    }),
+    "the verifier's stdout ends: 1 failed; its stderr ends: a | b | pip: no network",
   );
   equal(verifierOutputLines({ stdout_tail: "", stderr_tail: "" }), "the verifier printed nothing");
 });

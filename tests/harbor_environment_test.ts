@@ -143,6 +143,20 @@ function tasks(python: string): Record<string, string> {
       '[ "$(cat /app/out.txt)" = 42 ] && [ ! -e /app/scratch.txt ] && ok=yes',
       REWARD,
     ].join("\n"),
+    // Separate mode in the verifier's own image, built from tests/ with the tests baked in.
+    "separate-image/instruction.md": "Write 6 times 7 to /app/out.txt.\n",
+    "separate-image/task.toml": 'artifacts = ["/app/out.txt"]\n' + TOML +
+      "[verifier.environment]\nallow_internet = false\n",
+    "separate-image/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
+    "separate-image/solution/solve.sh": "#!/bin/sh\necho 42 > /app/out.txt\n",
+    "separate-image/tests/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nCOPY . /tests/\n` +
+      "RUN touch /verifier-image-marker\nWORKDIR /app\n",
+    "separate-image/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$(cat /app/out.txt)" = 42 ] && [ -e /verifier-image-marker ] && ok=yes',
+      REWARD,
+    ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.
     "multi-key/instruction.md": "Create /app/dedupe.py.\n",
     "multi-key/task.toml": TOML,
@@ -183,7 +197,7 @@ Deno.test({
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(
         manifest.tasks.map((t: { verifier: { mode: string } }) => t.verifier.mode),
-        ["shared", "shared", "shared", "separate", "shared", "shared"],
+        ["shared", "shared", "shared", "separate", "separate", "shared", "shared"],
       );
       const check = await cli("suite", "check", `${dir}/suite`);
       const summary = JSON.parse(

@@ -306,9 +306,11 @@ Deno.test({
         shown.stdout,
         /\n {2}#1 \/v1\/chat\/completions: request \d+ bytes, response \d+ bytes\n/,
       );
+      // the candidate's stderr tail, then the verifier's output (issue 22)
       ok(
-        shown.stdout.endsWith(
-          "stderr tail:\n  | crasher: call 1 answered HTTP 200\n  | crasher: crashing on purpose\n",
+        shown.stdout.includes(
+          "\nstderr tail:\n  | crasher: call 1 answered HTTP 200\n  | crasher: crashing on purpose\n" +
+            "\nverifier stdout tail (sealed mode):\n",
         ),
         shown.stdout,
       );

@@ -3,7 +3,7 @@
 # its own container, network none, 256 MB, half a CPU; hidden files are copied
 # in only after the candidate exits).
 #
-# Contract with runner/sandbox/run_verifier.ts (the verifier runs as root with
+# Contract with runner/sandbox/sealed_verifier.ts and run_verifier.ts (the verifier runs as root with
 # no capability but SETUID, SETGID and KILL, which it needs only to run
 # candidate code as another user and to stop it):
 #   /verifier   the task's hidden verifier files, a fresh owner-only copy:

@@ -77,6 +77,9 @@ export const ENVIRONMENT_STORAGE_BYTES = 10_240 * 1024 ** 2;
 /** How often the writable layer is measured while the agent runs, in ms. */
 const STORAGE_SAMPLE_MS = 2_000;
 
+/** The keep-alive command's last argument (seconds), by which its process is told apart. */
+const KEEP_ALIVE_SECONDS = "2147483647";
+
 /** A task environment's pids limit: a package install forks more than an agent alone. */
 const ENVIRONMENT_PIDS_LIMIT = 512;
 
@@ -230,6 +233,7 @@ export async function runEnvironmentCandidate(
     });
     stopSession = started.end;
     session = started.session;
+    await entrypointSettled(session.pid);
     const processesBefore = await session.processes();
     const agentEnv = {
       ...(options.bundleDir === undefined
@@ -406,7 +410,7 @@ export async function startEnvironmentSession(
   const create = sandboxCreateOptions({
     image: image.imageId,
     // The image's entrypoint runs as Harbor runs it, with a command that never ends.
-    command: [...image.entrypoint, GATE_BUSYBOX, "sleep", "2147483647"],
+    command: [...image.entrypoint, GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
     env: {},
     user: image.user,
     workingDir: spec.cwd,
@@ -443,6 +447,46 @@ export async function startEnvironmentSession(
   } catch (error) {
     gate.close();
     throw error;
+  }
+}
+
+/**
+ * Waits until the image's entrypoint has handed over to the keep-alive
+ * command (the container's init runs it: the entrypoint's own setup, such
+ * as filling `/etc/hosts`, is done) and the listening TCP sockets of the
+ * container's network namespace have stayed the same for a second (a
+ * server it started in the background is up), at most 10 s and 30 s in
+ * all: Harbor starts its agent seconds after the environment, and a task's
+ * entrypoint may rely on that. An entrypoint that never hands over (it
+ * runs its server in the foreground) is waited for the 30 s, then the agent starts.
+ */
+async function entrypointSettled(pid: number): Promise<void> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => null);
+    if (cmdline === null || cmdline.split("\0").includes(KEEP_ALIVE_SECONDS)) break;
+    await pause();
+  }
+  const listening = async () => {
+    let text = "";
+    for (const table of ["tcp", "tcp6"]) {
+      text += await Deno.readTextFile(`/proc/${pid}/net/${table}`).catch(() => "");
+    }
+    // State 0A is LISTEN; the local address is the second field.
+    return text.split("\n").filter((line) => line.split(/\s+/)[4] === "0A")
+      .map((line) => line.split(/\s+/)[2]).sort().join(",");
+  };
+  const settleBy = Math.min(deadline, performance.now() + 10_000);
+  let last = await listening();
+  let since = performance.now();
+  while (performance.now() < settleBy && performance.now() - since < 1_000) {
+    await pause();
+    const now = await listening();
+    if (now !== last) {
+      last = now;
+      since = performance.now();
+    }
   }
 }
 

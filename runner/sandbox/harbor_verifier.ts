@@ -40,7 +40,7 @@ import type { VerifyResult } from "../episode_row.ts";
 import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
 import type { FsChange } from "./sandbox_session.ts";
 import { fileHijacks, type Hijack } from "./shared_hijacks.ts";
-import type { VerifierFaultCode } from "./run_verifier.ts";
+import type { VerifierFaultCode } from "./sealed_verifier.ts";
 import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";

@@ -20,17 +20,6 @@ import {
   type VerifierOutcome,
 } from "./sealed_verifier.ts";
 
-// What the callers name beside `runVerifier` (`docker_sandbox.ts`, `harbor_verifier.ts`, the
-// tests) stays importable from here; it is defined once, in `sealed_verifier.ts`.
-export {
-  VERIFIER_LIMITS,
-  type VerifierFaultCode,
-  type VerifierJob,
-  type VerifierOutcome,
-  verifierResult,
-  type VerifierTaskSettings,
-} from "./sealed_verifier.ts";
-
 /** Options of {@linkcode runVerifier}: the sealed protocol's, and the container's. */
 export interface RunVerifierOptions extends SealedVerifierOptions {
   /**

@@ -1,0 +1,230 @@
+/**
+ * The public harbor-cookbook tasks that need no Compose (issue 22), as
+ * committed under tests/fixtures/harbor_tasks/cookbook/ (harbor-framework/
+ * harbor-cookbook at e093c9a, unmodified): `simple-task`, `multi-reward`,
+ * `dns-blacklisting` and `skills`, imported, proven by `suite check` (the
+ * oracle resolved, the untouched workspace not) in Harbor's shared mode,
+ * and `simple-task` run by the Codex CLI.
+ *
+ * What stands in for what these machines cannot reach:
+ * - `ubuntu:24.04` is a Debian base built with `debootstrap` from the
+ *   machine's own mirror (`tests/_stand_in_bases.ts`); the tasks'
+ *   Dockerfiles run their `apt-get install` with the build's network
+ *   (`--build-network host`: this engine has no bridge);
+ * - their `test.sh` runs `apt-get install curl` from the Debian mirror and
+ *   `curl https://astral.sh/uv/0.9.7/install.sh | sh` through the verifier's
+ *   egress proxy (the suite allows exactly those two hosts): astral.sh is a
+ *   loopback HTTPS server with the test CA's certificate, serving a stand-in
+ *   installer whose `uvx` takes Python and pytest from Debian's packages (uv
+ *   would take them from GitHub and PyPI), dropping `--with` and
+ *   pytest-json-ctrf's `--ctrf`; every request is in the episode's evidence.
+ *
+ * @module
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { lookup } from "node:dns/promises";
+import { loadLedger } from "../inputs/ledger.ts";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
+import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+import { cliCommand, ROOT } from "./_cli_run.ts";
+import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
+import { testCa } from "./_test_ca.ts";
+import { startPackageServer } from "./_package_server.ts";
+
+const ENGINE = await requireDockerEngine("tests/harbor_cookbook_test.ts");
+const TOOLS = ENGINE.available && await requireStandInTools("tests/harbor_cookbook_test.ts");
+const COOKBOOK = `${ROOT}tests/fixtures/harbor_tasks/cookbook`;
+const TASKS = ["dns-blacklisting", "multi-reward", "simple-task", "skills"];
+
+/** uv's installer as it stands in here: `uvx` over Debian's python3-pytest. */
+const UV_INSTALLER = [
+  "#!/bin/sh",
+  "# ledgerbench's stand-in for uv's installer (tests only; see tests/harbor_cookbook_test.ts)",
+  "set -e",
+  'mkdir -p "$HOME/.local/bin"',
+  "cat > \"$HOME/.local/bin/uvx\" <<'UVX'",
+  "#!/bin/sh",
+  "set -e",
+  "while [ $# -gt 0 ]; do",
+  '  case "$1" in --with) shift 2 ;; --with=*) shift ;; *) break ;; esac',
+  "done",
+  'tool="$1"; shift',
+  'if ! python3 -c "import pytest" 2>/dev/null; then',
+  "  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pytest >&2",
+  "fi",
+  "n=$#; i=0",
+  'while [ "$i" -lt "$n" ]; do',
+  '  a="$1"; shift; i=$((i + 1))',
+  '  if [ "$a" = --ctrf ]; then shift; i=$((i + 1)); continue; fi',
+  '  set -- "$@" "$a"',
+  "done",
+  'exec python3 -m "$tool" "$@"',
+  "UVX",
+  'chmod +x "$HOME/.local/bin/uvx"',
+  'printf \'export PATH="$HOME/.local/bin:$PATH"\\n\' > "$HOME/.local/bin/env"',
+  "",
+].join("\n");
+
+/**
+ * The scripted model behind Codex on simple-task: its first turn (the
+ * cookbook's instruction names hello.txt) runs one shell command writing the
+ * file, its second says it is done.
+ */
+function helloScript() {
+  return {
+    model: "m-codex",
+    rules: [
+      {
+        turn: 0,
+        contains: "hello.txt",
+        reply: {
+          tool_calls: [{
+            name: "exec_command",
+            arguments: JSON.stringify({ cmd: "printf 'Hello, world!\\n' > /app/hello.txt" }),
+          }],
+          usage: { prompt_tokens: 1200, completion_tokens: 30 },
+        },
+      },
+      {
+        turn: 1,
+        last: "tool_result",
+        reply: { content: "Done.", usage: { prompt_tokens: 1300, completion_tokens: 5 } },
+      },
+    ],
+    default: { content: "" },
+  };
+}
+
+/** Runs the CLI with the egress resolution of this test; its output and status. */
+async function ledgerbench(env: Record<string, string>, ...args: string[]) {
+  const out = await cliCommand(args, { env }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: decoder.decode(out.stdout),
+    stderr: decoder.decode(out.stderr),
+  };
+}
+
+Deno.test({
+  name: "the harbor-cookbook tasks pass suite check in shared mode over stand-in bases, their " +
+    "verifiers' downloads through the egress proxy, and the Codex CLI solves simple-task",
+  ignore: !TOOLS,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    await standInBase("ubuntu:24.04");
+    const ca = await testCa();
+    const server = await startPackageServer({
+      files: { "astral.sh/uv/0.9.7/install.sh": UV_INSTALLER },
+      tls: await ca.certFor(["astral.sh"]),
+    });
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cookbook-" });
+    try {
+      const debian = (await lookup("deb.debian.org")).address;
+      const env = {
+        [EGRESS_RESOLVE_VARIABLE]: `astral.sh:443=127.0.0.1:${server.tlsPort},` +
+          `deb.debian.org:80=${debian}:80`,
+      };
+      await Deno.mkdir(`${dir}/harbor`);
+      for (const task of TASKS) {
+        await new Deno.Command("cp", { args: ["-R", `${COOKBOOK}/${task}`, `${dir}/harbor/`] })
+          .output();
+      }
+      const imported = await ledgerbench(
+        env,
+        "suite",
+        "import",
+        "harbor",
+        `${dir}/harbor`,
+        "--out",
+        `${dir}/suite`,
+        "--without-internet",
+        "--reward-rule",
+        "min",
+        "--verifier-allow-host",
+        "deb.debian.org",
+        "--verifier-allow-host",
+        "astral.sh",
+      );
+      equal(imported.code, 0, imported.stderr);
+      const check = await ledgerbench(
+        env,
+        "suite",
+        "check",
+        `${dir}/suite`,
+        "--build-network",
+        "host",
+      );
+      equal(check.code, 0, check.stderr + check.stdout);
+      // Every verifier fetched through the proxy, and the requests are the episodes' evidence.
+      const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
+      const rows = [];
+      for (const task of TASKS) {
+        rows.push(...(await loadLedger(`${checkDir}/tasks/${task}/ledger.jsonl`)).rows);
+      }
+      equal(rows.length, 2 * TASKS.length);
+      for (const row of rows) {
+        equal(row.verification?.mode, "shared");
+        ok((row.verification?.egress_allowed ?? 0) > 0, `${row.task_id}: no egress recorded`);
+        equal(row.verification?.egress_denied, 0);
+        const log = await openEpisodeLog(`${checkDir}/artifacts`, row.episode_log_digest!);
+        const hosts = new Set((log.verifier?.egress ?? []).map((r) => `${r.method} ${r.host}`));
+        ok(hosts.has("CONNECT astral.sh"), `${row.task_id}: ${[...hosts]}`);
+        ok(hosts.has("GET deb.debian.org"), `${row.task_id}: ${[...hosts]}`);
+      }
+      const multi = rows.find((r) => r.task_id === "multi-reward" && r.resolved)!;
+      deepEqual(multi.verification?.reward, { correctness: 1, performance: 1 });
+      equal(multi.verification?.decided_by, "min of 2 keys");
+
+      // A real agent CLI: Codex solves simple-task in its environment as built.
+      const freeze = await ledgerbench(
+        env,
+        "freeze",
+        "--suite",
+        `${dir}/suite`,
+        "--out",
+        `${dir}/plan.json`,
+        "--order-seed",
+        "1",
+        "--agent",
+        "codex=ledgerbench/agent-codex:latest",
+        "--model",
+        "codex=m-codex",
+        "--build-network",
+        "host",
+      );
+      equal(freeze.code, 0, freeze.stderr);
+      const script = `${dir}/codex.script.json`;
+      await Deno.writeTextFile(script, JSON.stringify(helloScript()));
+      const run = await ledgerbench(
+        env,
+        "run",
+        "--plan",
+        `${dir}/plan.json`,
+        "--suite",
+        `${dir}/suite`,
+        "--ledger",
+        `${dir}/ledger.jsonl`,
+        "--provider-script",
+        `codex=${script}`,
+      );
+      equal(run.code, 0, run.stderr);
+      const ran = (await loadLedger(`${dir}/ledger.jsonl`)).rows;
+      const simple = ran.find((r) => r.task_id === "simple-task")!;
+      deepEqual(
+        [simple.status, simple.resolved, simple.verification?.mode],
+        ["scored", true, "shared"],
+        simple.notes ?? "",
+      );
+      ok((simple.model_calls ?? 0) > 0);
+    } finally {
+      await server.close();
+      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
