@@ -13,6 +13,7 @@ import type {
   InvalidReason,
   Plan,
   StopReason,
+  Verdict,
   VerificationRecord,
 } from "../analysis/schema.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
@@ -123,6 +124,37 @@ export type VerifyResult =
     }
   )
   & { verification?: VerificationRecord; output?: VerifierOutput };
+
+/**
+ * A verifier's verdict or fault as the episode skeleton takes it, whatever
+ * the mode (sealed, shared, separate): the verdict's `resolved` and the
+ * names of its failed checks, or the fault and its detail, with how the
+ * verifier ran and its output.
+ *
+ * @param outcome the verdict (a `Verdict`) or the fault
+ * @param parts the row's verification record and the episode log's output
+ * @returns the result `classifyEpisode` takes
+ * @example
+ * ```ts
+ * import { verifyResultOf } from "./episode_row.ts";
+ * const check = { name: "t", passed: false, detail: "" };
+ * const verdict = { schema_version: 1 as const, resolved: false, checks: [check] };
+ * verifyResultOf({ kind: "verdict", verdict }, {}).kind; // "verdict", failedChecks ["t"]
+ * ```
+ */
+export function verifyResultOf(
+  outcome: { kind: "verdict"; verdict: Verdict } | { kind: "fault"; fault: string; detail: string },
+  parts: Pick<VerifyResult, "verification" | "output">,
+): VerifyResult {
+  return outcome.kind === "verdict"
+    ? {
+      kind: "verdict",
+      resolved: outcome.verdict.resolved,
+      failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
+      ...parts,
+    }
+    : { kind: "fault", fault: outcome.fault, detail: outcome.detail, ...parts };
+}
 
 /**
  * The relay's totals that the row records besides its calls (issue 8):

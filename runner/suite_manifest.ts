@@ -66,19 +66,33 @@ export const RESERVED_CONTAINER_PATHS = [
   "/etc",
 ] as const;
 
+/**
+ * An absolute path inside a container of plain names, without `.` or `..`
+ * parts or a trailing slash, that is not one of `reserved` nor inside one
+ * (and, with `holding`, does not hold one either).
+ */
+function plainContainerPath(reserved: readonly string[], holding: boolean) {
+  return z.string().regex(
+    /^(\/[A-Za-z0-9._-]+)+$/,
+    "must be an absolute path of plain names (letters, digits, '.', '_', '-')",
+  ).refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
+    message: "must not contain '.' or '..' parts",
+  }).refine(
+    (path) =>
+      !reserved.some((place) =>
+        path === place || path.startsWith(`${place}/`) ||
+        (holding && place.startsWith(`${path}/`))
+      ),
+    {
+      message: `must not be${holding ? ", lie inside or hold" : " or lie inside"} ${
+        reserved.join(", ")
+      }`,
+    },
+  );
+}
+
 /** An absolute path inside a container, without `..`, a trailing slash or a reserved place. */
-const ContainerPath = z.string().regex(
-  /^(\/[A-Za-z0-9._-]+)+$/,
-  "must be an absolute path of plain names (letters, digits, '.', '_', '-')",
-).refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
-  message: "must not contain '.' or '..' parts",
-}).refine(
-  (path) =>
-    !RESERVED_CONTAINER_PATHS.some((reserved) =>
-      path === reserved || path.startsWith(`${reserved}/`)
-    ),
-  { message: `must not be or lie inside ${RESERVED_CONTAINER_PATHS.join(", ")}` },
-);
+const ContainerPath = plainContainerPath(RESERVED_CONTAINER_PATHS, false);
 
 /**
  * The task's own environment (issue 12): an image already present in the
@@ -145,18 +159,7 @@ export const RESERVED_ARTIFACT_PATHS = [
 ] as const;
 
 /** A path a separate verifier copies from the candidate's container (Harbor's `artifacts`). */
-const ArtifactPath = z.string().regex(
-  /^(\/[A-Za-z0-9._-]+)+$/,
-  "must be an absolute path of plain names (letters, digits, '.', '_', '-')",
-).refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
-  message: "must not contain '.' or '..' parts",
-}).refine(
-  (path) =>
-    !RESERVED_ARTIFACT_PATHS.some((reserved) =>
-      path === reserved || path.startsWith(`${reserved}/`) || reserved.startsWith(`${path}/`)
-    ),
-  { message: `must not be, lie inside or hold ${RESERVED_ARTIFACT_PATHS.join(", ")}` },
-);
+const ArtifactPath = plainContainerPath(RESERVED_ARTIFACT_PATHS, true);
 
 /**
  * Where a task's verifier runs (issue 22). `sealed`: ledgerbench's own

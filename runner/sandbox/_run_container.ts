@@ -205,19 +205,7 @@ export async function runContainer(
   const deadlineMs = options.engineDeadlineMs ?? ENGINE_DEADLINE_MS;
   const call = <T>(what: string, request: (abortSignal: AbortSignal) => Promise<T>) =>
     engineCall(what, request, { deadlineMs });
-  let container: Docker.Container;
-  try {
-    container = await call(
-      `create a container from ${create.Image}`,
-      (abortSignal) => docker.createContainer({ ...create, abortSignal }),
-    );
-  } catch (error) {
-    throw new SandboxError(
-      "engine_error",
-      `Cannot create a container from "${create.Image}": ${message(error)}`,
-      { cause: error },
-    );
-  }
+  const container = await createSandboxContainer(docker, create, deadlineMs);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let sampler: ReturnType<typeof setInterval> | undefined;
   let onAbort: (() => void) | undefined;
@@ -385,6 +373,36 @@ export async function runContainer(
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
     await removeOnce();
     await exitedHook?.catch(() => {});
+  }
+}
+
+/**
+ * Creates a sandbox's container under the engine deadline (every sandbox
+ * container, one-shot or a session's, is made here).
+ *
+ * @param docker the engine client
+ * @param create the create request
+ * @param deadlineMs the request's deadline; default `ENGINE_DEADLINE_MS`
+ * @returns the created container (not started)
+ * @throws {SandboxError} `engine_error` when the engine refuses or misses the deadline
+ */
+export async function createSandboxContainer(
+  docker: Docker,
+  create: Docker.ContainerCreateOptions,
+  deadlineMs = ENGINE_DEADLINE_MS,
+): Promise<Docker.Container> {
+  try {
+    return await engineCall(
+      `create a container from ${create.Image}`,
+      (abortSignal) => docker.createContainer({ ...create, abortSignal }),
+      { deadlineMs },
+    );
+  } catch (error) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot create a container from "${create.Image}": ${message(error)}`,
+      { cause: error },
+    );
   }
 }
 

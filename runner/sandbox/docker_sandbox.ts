@@ -212,6 +212,27 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         await forwarder?.close().catch(() => {});
         forwarder = null;
       };
+      // The candidate's code waits at its gate until onStarted returns, so the
+      // forwarder holds its port first and cannot miss the candidate: an
+      // in-process listener in the container's namespace when FFI is available
+      // (no process launch), else the nsenter forwarder process.
+      const relayHooks = {
+        onStarted: async (pid: number) => {
+          forwarder = forwardInNamespaceAvailable()
+            ? forwardInNamespace({ pid, socketPath: request.relaySocket, port })
+            : await startForwarder({ pid, socketPath: request.relaySocket, port });
+        },
+        onExited: async () => {
+          await closeForwarder();
+          await request.onExited();
+        },
+      };
+      // suite check's programs: the oracle's solve.sh, or a program that changes nothing.
+      const programArgv = program === undefined
+        ? undefined
+        : program.kind === "oracle"
+        ? ["/solution/solve.sh"]
+        : [GATE_BUSYBOX, "true"];
       try {
         const harborMode = settings.verifierMode === "shared" ||
           settings.verifierMode === "separate";
@@ -222,11 +243,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           }, {
             env: { ...agent.env, ...relayEnvironment(port, request.model) },
             forbiddenValues: request.forbiddenValues,
-            argv: program === undefined
-              ? [...bundle!.command, ...(agent.command?.slice(1) ?? [])]
-              : program.kind === "oracle"
-              ? ["/solution/solve.sh"]
-              : [GATE_BUSYBOX, "true"],
+            argv: programArgv ?? [...bundle!.command, ...(agent.command?.slice(1) ?? [])],
             bundleDir: bundle?.dir,
             solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
             workdir: settings.workdir,
@@ -236,15 +253,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             storageBytes: settings.storageBytes,
             wallMs: request.wallMs,
             signal: request.signal,
-            onStarted: async (pid) => {
-              forwarder = forwardInNamespaceAvailable()
-                ? forwardInNamespace({ pid, socketPath: request.relaySocket, port })
-                : await startForwarder({ pid, socketPath: request.relaySocket, port });
-            },
-            onExited: async () => {
-              await closeForwarder();
-              await request.onExited();
-            },
+            ...relayHooks,
             labels: episodeLabels(request.episode),
             tempDir: options.tempDir,
           });
@@ -264,31 +273,14 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           bundle: bundle === undefined
             ? undefined
             : { dir: bundle.dir, argv: [...bundle.command, ...(agent.command?.slice(1) ?? [])] },
-          // suite check's programs: the oracle's solve.sh, or a program that changes nothing.
-          exactArgv: program === undefined
-            ? undefined
-            : program.kind === "oracle"
-            ? ["/solution/solve.sh"]
-            : [GATE_BUSYBOX, "true"],
+          exactArgv: programArgv,
           solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
           workdir: settings.workdir,
           memoryBytes: settings.memoryBytes,
           nanoCpus: settings.nanoCpus,
           forbiddenValues: request.forbiddenValues,
           wallMs: request.wallMs,
-          // The candidate's code waits at its gate until this returns, so the
-          // forwarder holds its port first and cannot miss the candidate.
-          onStarted: async (pid) => {
-            // In-process listener in the container's namespace when FFI is
-            // available (no process launch); else the nsenter forwarder process.
-            forwarder = forwardInNamespaceAvailable()
-              ? forwardInNamespace({ pid, socketPath: request.relaySocket, port })
-              : await startForwarder({ pid, socketPath: request.relaySocket, port });
-          },
-          onExited: async () => {
-            await closeForwarder();
-            await request.onExited();
-          },
+          ...relayHooks,
           signal: request.signal,
           labels: episodeLabels(request.episode),
           tempDir: options.tempDir,

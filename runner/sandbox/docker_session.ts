@@ -23,6 +23,7 @@ import type {
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { killDescendants } from "./_kill_descendants.ts";
+import { createSandboxContainer } from "./_run_container.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
 
@@ -67,20 +68,7 @@ export async function startDockerSession(
   create: Docker.ContainerCreateOptions,
   options: DockerSessionOptions,
 ): Promise<DockerSession> {
-  const { docker } = options;
-  let container: Docker.Container;
-  try {
-    container = await engineCall(
-      `create a container from ${create.Image}`,
-      (abortSignal) => docker.createContainer({ ...create, abortSignal }),
-    );
-  } catch (error) {
-    throw new SandboxError(
-      "engine_error",
-      `Cannot create a container from "${create.Image}": ${message(error)}`,
-      { cause: error },
-    );
-  }
+  const container = await createSandboxContainer(options.docker, create);
   const short = container.id.slice(0, 12);
   let closing: Promise<void> | null = null;
   const close = () =>

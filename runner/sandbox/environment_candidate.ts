@@ -33,17 +33,17 @@ import { engineCall } from "../docker/engine_call.ts";
 import { type Artifact } from "./artifact_store.ts";
 import { storeWorkspace } from "./store_workspace.ts";
 import { removeTree } from "./remove_tree.ts";
-import { ownerOf } from "./_owner_of.ts";
 import { sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { createGate, GATE_BUSYBOX } from "./_gate.ts";
-import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
-import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
+import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS, unpackFromImage } from "./image_bundle.ts";
+import { unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 import {
   CANDIDATE_LIMITS,
   type CandidateResult,
   DEFAULT_PATH,
   findForbidden,
+  mountCandidateQuota,
   storeLimits,
 } from "./run_candidate.ts";
 import { type DockerSession, startDockerSession } from "./docker_session.ts";
@@ -186,12 +186,7 @@ export async function runEnvironmentCandidate(
       await removeTree(temp).catch(() => {});
     })();
   try {
-    const owner = await ownerOf(temp);
-    await Deno.mkdir(quota);
-    await mountQuota(quota, {
-      bytes: CANDIDATE_LIMITS.workspaceBytes,
-      inodes: CANDIDATE_LIMITS.workspaceInodes,
-    }, owner);
+    await mountCandidateQuota(quota);
     mounted = true;
     await Deno.mkdir(copy);
     if (workdir !== undefined && workdir !== "/") {
@@ -510,26 +505,15 @@ async function extractDirectory(
   path: string,
   dest: string,
 ): Promise<void> {
-  let container: Docker.Container | null = null;
   try {
-    container = await docker.createContainer({
-      Image: imageId,
-      Entrypoint: ["/ledgerbench-never-started"],
-      Cmd: [],
-      NetworkDisabled: true,
-      Labels: { "ledgerbench.role": "workdir-export" },
-    });
-    const stream = await container.getArchive({ path }) as unknown as AsyncIterable<Uint8Array>;
-    const tar = new Deno.Command("tar", {
-      args: ["-x", "-C", dest, "--strip-components=1", "--numeric-owner", "--same-owner", "-p"],
-      stdin: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = tar.stdin.getWriter();
-    for await (const chunk of stream) await writer.write(chunk);
-    await writer.close();
-    const done = await tar.output();
-    if (!done.success) throw new Error(`tar: ${new TextDecoder().decode(done.stderr).trim()}`);
+    await unpackFromImage(
+      docker,
+      imageId,
+      "workdir-export",
+      async (container) =>
+        await container.getArchive({ path }) as unknown as AsyncIterable<Uint8Array>,
+      ["-x", "-C", dest, "--strip-components=1", "--numeric-owner", "--same-owner", "-p"],
+    );
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return; // no such directory: empty
     throw new SandboxError(
@@ -539,8 +523,6 @@ async function extractDirectory(
       }`,
       { cause: error },
     );
-  } finally {
-    await container?.remove({ force: true }).catch(() => {});
   }
 }
 

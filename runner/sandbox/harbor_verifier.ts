@@ -36,7 +36,7 @@
 import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
 import { digestTree } from "./digest_tree.ts";
 import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
-import type { VerifyResult } from "../episode_row.ts";
+import { type VerifyResult, verifyResultOf } from "../episode_row.ts";
 import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
 import type { FsChange } from "./sandbox_session.ts";
 import { fileHijacks, type Hijack } from "./shared_hijacks.ts";
@@ -172,15 +172,7 @@ export function harborVerifyResult(
       egress: found.egress,
     },
   };
-  const outcome = found.outcome;
-  return outcome.kind === "verdict"
-    ? {
-      kind: "verdict",
-      resolved: outcome.verdict.resolved,
-      failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
-      ...parts,
-    }
-    : { kind: "fault", fault: outcome.fault, detail: outcome.detail, ...parts };
+  return verifyResultOf(found.outcome, parts);
 }
 
 /** How the tests run, whichever the mode. */

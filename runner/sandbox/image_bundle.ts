@@ -95,33 +95,17 @@ export async function exportImageBundle(
   }
   const command = bundleCommand(imageId, info.Config?.Labels?.[BUNDLE_COMMAND_LABEL]);
   await Deno.mkdir(dir, { recursive: false });
-  let container: Docker.Container | null = null;
   try {
-    container = await docker.createContainer({
-      Image: imageId,
-      Entrypoint: ["/ledgerbench-never-started"],
-      Cmd: [],
-      NetworkDisabled: true,
-      Labels: { "ledgerbench.role": "bundle-export" },
-    });
-    const stream = await container.export();
-    const tar = new Deno.Command("tar", {
-      args: ["-x", "-C", dir, "--no-same-owner", "--numeric-owner"],
-      stdin: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = tar.stdin.getWriter();
-    for await (const chunk of stream as AsyncIterable<Uint8Array>) await writer.write(chunk);
-    await writer.close();
-    const done = await tar.output();
-    if (!done.success) {
-      throw new Error(`tar: ${new TextDecoder().decode(done.stderr).trim()}`);
-    }
+    await unpackFromImage(
+      docker,
+      imageId,
+      "bundle-export",
+      async (container) => await container.export() as unknown as AsyncIterable<Uint8Array>,
+      ["-x", "-C", dir, "--no-same-owner", "--numeric-owner"],
+    );
   } catch (error) {
     await removeTree(dir).catch(() => {});
     throw engineError(imageId, error);
-  } finally {
-    await container?.remove({ force: true }).catch(() => {});
   }
   for (const entry of ENGINE_ENTRIES) {
     await Deno.remove(`${dir}/${entry}`, { recursive: true }).catch((error) => {
@@ -129,6 +113,47 @@ export async function exportImageBundle(
     });
   }
   return { dir, digest: (await digestTree(dir)).digest, command };
+}
+
+/**
+ * Streams an archive out of a container of `imageId` that never starts
+ * (its filesystem as built, nothing of the image run) into `tar` with
+ * `tarArgs`, then removes the container.
+ *
+ * @param docker the engine client
+ * @param imageId the image ID
+ * @param role the container's `ledgerbench.role` label (for `removeOrphans`)
+ * @param archive what to read of the container (`export()`, `getArchive(...)`)
+ * @param tarArgs the unpacking `tar`'s arguments (`-x -C DIR ...`)
+ * @throws {Error} the engine's error, or `tar`'s stderr when it fails
+ */
+export async function unpackFromImage(
+  docker: Docker,
+  imageId: string,
+  role: string,
+  archive: (container: Docker.Container) => Promise<AsyncIterable<Uint8Array>>,
+  tarArgs: readonly string[],
+): Promise<void> {
+  let container: Docker.Container | null = null;
+  try {
+    container = await docker.createContainer({
+      Image: imageId,
+      Entrypoint: ["/ledgerbench-never-started"],
+      Cmd: [],
+      NetworkDisabled: true,
+      Labels: { "ledgerbench.role": role },
+    });
+    const stream = await archive(container);
+    const tar = new Deno.Command("tar", { args: [...tarArgs], stdin: "piped", stderr: "piped" })
+      .spawn();
+    const writer = tar.stdin.getWriter();
+    for await (const chunk of stream) await writer.write(chunk);
+    await writer.close();
+    const done = await tar.output();
+    if (!done.success) throw new Error(`tar: ${new TextDecoder().decode(done.stderr).trim()}`);
+  } finally {
+    await container?.remove({ force: true }).catch(() => {});
+  }
 }
 
 /** The label's argv, or null when absent. */

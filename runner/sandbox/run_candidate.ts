@@ -323,12 +323,7 @@ export async function runCandidate(
   let mounted = false;
   let gate: Gate | null = null;
   try {
-    const owner = await ownerOf(temp);
-    await Deno.mkdir(quota);
-    await mountQuota(quota, {
-      bytes: CANDIDATE_LIMITS.workspaceBytes,
-      inodes: CANDIDATE_LIMITS.workspaceInodes,
-    }, owner);
+    const owner = await mountCandidateQuota(quota);
     mounted = true;
     const copy = `${quota}/workspace`;
     await copyTree(job.workspace, copy, { mode: "writable" });
@@ -427,6 +422,26 @@ export async function runCandidate(
     if (mounted) await unmountQuota(quota).catch(() => {});
     await removeTree(temp);
   }
+}
+
+/**
+ * Makes `quota` (inside a fresh directory of the runner's) the candidate's
+ * workspace file system: its own tmpfs with `CANDIDATE_LIMITS`'
+ * `workspaceBytes` and `workspaceInodes`, owned by the runner (issue 7,
+ * item 3), for every sandbox that copies a workspace in.
+ *
+ * @param quota the directory to create and mount on
+ * @returns the runner's `uid:gid`, which owns it
+ * @throws {SandboxError} `workspace_failed` when the mount fails
+ */
+export async function mountCandidateQuota(quota: string): Promise<string> {
+  const owner = await ownerOf(quota.slice(0, quota.lastIndexOf("/")));
+  await Deno.mkdir(quota);
+  await mountQuota(quota, {
+    bytes: CANDIDATE_LIMITS.workspaceBytes,
+    inodes: CANDIDATE_LIMITS.workspaceInodes,
+  }, owner);
+  return owner;
 }
 
 /**

@@ -13,7 +13,7 @@
  * @module
  */
 import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
-import type { VerifierOutput, VerifyResult } from "../episode_row.ts";
+import { type VerifierOutput, type VerifyResult, verifyResultOf } from "../episode_row.ts";
 import { type Artifact, artifactEntries } from "./artifact_store.ts";
 import { confinedEntries, escapingLinks } from "./confine_links.ts";
 import { copyTree } from "./copy_tree.ts";
@@ -278,14 +278,7 @@ export function verifierResult(outcome: VerifierOutcome): VerifyResult {
     verification: outcome.verification ?? sealedVerification(null),
     output: outcome.output ?? { stdout_tail: outcome.stdoutTail, stderr_tail: outcome.stderrTail },
   };
-  return outcome.kind === "verdict"
-    ? {
-      kind: "verdict",
-      resolved: outcome.verdict.resolved,
-      failedChecks: outcome.verdict.checks.filter((c) => !c.passed).map((c) => c.name),
-      ...parts,
-    }
-    : { kind: "fault", fault: outcome.fault, detail: outcome.detail, ...parts };
+  return verifyResultOf(outcome, parts);
 }
 
 /** Bytes kept from the end of each file of the verdict channel. */
