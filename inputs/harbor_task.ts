@@ -320,9 +320,13 @@ export async function readHarborTask(
     warnings.push("no solution/solve.sh: no oracle: suite check cannot prove this task");
   }
 
-  await refuseCompose(base, "environment", "give the task an environment/Dockerfile");
+  warnings.push(
+    ...await refuseCompose(base, "environment", "give the task an environment/Dockerfile"),
+  );
   if (mode === "separate") {
-    await refuseCompose(base, "tests", "give the separate verifier a tests/Dockerfile");
+    warnings.push(
+      ...await refuseCompose(base, "tests", "give the separate verifier a tests/Dockerfile"),
+    );
   }
   const environmentConfig = config.environment;
   const image = environmentConfig.docker_image;
@@ -488,15 +492,29 @@ function verifierMode(file: string, text: string, config: HarborTaskToml): "shar
 }
 
 /**
- * Refuses a Compose file in `<base>/<dir>/`, naming the services it declares.
+ * Refuses a Compose file in `<base>/<dir>/`, naming the services it
+ * declares; one that declares only Harbor's `main` service beside a
+ * Dockerfile is that Dockerfile's environment (Harbor's airgapped form),
+ * imported with a warning that its own settings are not read.
  *
+ * @returns the warnings (the main-only form's)
  * @throws {LedgerError} `schema_violation` naming the Compose file
  */
-async function refuseCompose(base: string, dir: string, fix: string): Promise<void> {
+async function refuseCompose(base: string, dir: string, fix: string): Promise<string[]> {
   for (const name of ["docker-compose.yaml", "docker-compose.yml"]) {
     const path = `${base}/${dir}/${name}`;
     if (!(await pathExists(path))) continue;
     const services = composeServices(strictText(path, await readInput(path)));
+    // Harbor's own airgapped example: one `main` service built from the Dockerfile beside it.
+    if (
+      services.length === 1 && services[0] === "main" && await isFile(`${base}/${dir}/Dockerfile`)
+    ) {
+      return [
+        `${dir}/${name} declares only the main service: its ${dir}/Dockerfile is built and run ` +
+        "as the environment, and the Compose file's own settings (volumes, limits, network_mode, " +
+        "environment) are not read: the task's resources apply, and episodes have no network",
+      ];
+    }
     const declared = services.length === 0
       ? "it declares no services"
       : `it declares the service${services.length === 1 ? "" : "s"} ${services.join(", ")}`;
@@ -506,6 +524,7 @@ async function refuseCompose(base: string, dir: string, fix: string): Promise<vo
         `supported yet, one container per side): ${fix}`,
     );
   }
+  return [];
 }
 
 /**

@@ -375,7 +375,6 @@ Deno.test("readHarborTask() refuses a steps/ directory without [[steps]], and Co
       '\n  "cache":\n    image: y\nvolumes:\n  data: {}\n',
       "it declares the services main, cache",
     ],
-    ["services:\n    main:\n      image: x\n", "it declares the service main"],
   ];
   for (const [i, [yaml, declared]] of composes.entries()) {
     const dir = await write(`${tmp.path}/t-compose-${i}`, {
@@ -389,6 +388,20 @@ Deno.test("readHarborTask() refuses a steps/ directory without [[steps]], and Co
         "give the task an environment/Dockerfile",
     );
   }
+  // Harbor's airgapped form: only the main service, built from the Dockerfile beside it
+  const mainOnly = await write(`${tmp.path}/t-compose-main`, {
+    ...TASK,
+    "environment/docker-compose.yaml": 'services:\n  main:\n    network_mode: "none"\n',
+  });
+  const imported = await readHarborTask(mainOnly);
+  deepEqual(imported.entry.environment, { dockerfile: "environment/Dockerfile" });
+  equal(
+    imported.warnings.find((w) => w.startsWith("environment/docker-compose.yaml")),
+    "environment/docker-compose.yaml declares only the main service: its environment/Dockerfile " +
+      "is built and run as the environment, and the Compose file's own settings (volumes, " +
+      "limits, network_mode, environment) are not read: the task's resources apply, and " +
+      "episodes have no network",
+  );
   // a separate verifier's tests/docker-compose.yaml too; in shared mode it is only a file
   const separate = await write(`${tmp.path}/t-tests-compose`, {
     ...TASK,
