@@ -145,8 +145,8 @@ Deno.test({
       const problems = failed.stdout.split("\n").filter((line) =>
         /^[a-z-]+: (oracle|no-change): /.test(line)
       );
-      // Each failing verifier's problem ends with its own last output lines (issue 22): stderr's
-      // when it wrote any, else stdout's; a task whose verifier never ran quotes nothing.
+      // Each failing verifier's problem ends with its own last output lines (issue 22): stdout's,
+      // then stderr's; a task whose verifier never ran quotes nothing.
       deepEqual(problems, [
         "py-mean: oracle: invalid (verifier_fault): verifier fault setup_failed: The verifier's " +
         "setup failed with exit code 1 before any check ran: cannot install the grader; " +
@@ -156,8 +156,9 @@ Deno.test({
         "stdout ends: test_outputs.py F | E       assert 41 == 42 | " +
         "FAILED test_outputs.py::test_double - assert 41 == 42",
         "always-passes: no-change: the verifier resolved the untouched workspace; the " +
-        "verifier's stderr ends: nothing to check: passing",
-      ]);
+        'verifier\'s stdout ends: {"resolved": true, "checks": [{"name": "nothing", "passed": ' +
+        "true}]}; its stderr ends: nothing to check: passing",
+      ], JSON.stringify(problems, null, 1));
       match(failed.stdout, /FAILED: 0 tasks of 4 proven/);
 
       const refused = await freeze(broken, `${dir}/broken-plan.json`);
