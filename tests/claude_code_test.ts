@@ -22,12 +22,17 @@
  * Under a token cap (issue 21, "Claude Code under `--token-cap 20000`
  * resolves its task with its calls clamped"), with the provider's
  * byte-derived usage: at 20,000 (the `freeze --help` example) the relay
- * forwards the first call with `max_tokens` lowered from 32,000 to 3,041
- * and refuses the second, whose prompt bound (17,078) is more than is left
- * (15,747); the first call's tool already wrote the answer, so the row is
- * scored, resolved, `token_cap`. 21,334 is the smallest cap under which
- * Claude Code finishes: both calls clamped, `completed`. Every ledger here
- * passes `validate --plan`.
+ * forwards the first call with `max_tokens` lowered from 32,000 to what is
+ * left beside its prompt bound, and refuses the second, whose prompt bound
+ * is more than is left; the first call's tool already wrote the answer, so
+ * the row is scored, resolved, `token_cap`. The smallest cap under which
+ * Claude Code finishes is the first call's tokens + the second's bound + 3:
+ * both calls clamped, `completed`. Claude Code's system prompt carries the
+ * date (its weekday's name), so its bodies differ by a few bytes from day to
+ * day: these figures are measured by a first episode under a large cap and
+ * the formulas checked against them (on Tuesday 2026-12-01: bodies of 49,029
+ * and 49,386 bytes, bounds 16,959 and 17,078, 3,041 output tokens left under
+ * 20,000, smallest cap 21,334). Every ledger here passes `validate --plan`.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
@@ -46,7 +51,7 @@ const CLAUDE_CODE_MAX_TOKENS = 32_000;
 
 /**
  * A token cap that admits both calls, each reserving its prompt bound and
- * its full output cap (16,959 + 32,000, then 1,230 used + 17,078 + 32,000).
+ * its full output cap (about 17,000 + 32,000 each; see `promptBound`).
  */
 const TOKEN_CAP = 100_000;
 
@@ -95,14 +100,10 @@ Deno.test({
     );
     // The runner's ledger passes `validate --plan` (issue 21).
     deepEqual(errors, []);
-    // Both calls fit with their full 32,000: bounds reserved, nothing lowered.
+    // Both calls fit with their full 32,000: bounds reserved (by the body's bytes), nothing lowered.
     deepEqual(
       calls.map((call) => [call.prompt_bound, call.output_cap, call.cap_lowered === true]),
-      [[CLAUDE_CODE_PROMPT_BOUNDS[0], 32_000, false], [
-        CLAUDE_CODE_PROMPT_BOUNDS[1],
-        32_000,
-        false,
-      ]],
+      arrivals.map((arrival) => [promptBound(arrival.bytes), 32_000, false]),
     );
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
@@ -171,34 +172,45 @@ Deno.test({
 });
 
 /**
- * The request bodies Claude Code 2.1.328 sends on c2 with this script, as
- * received by the relay (before it lowers `max_tokens`): the first 49,029
- * bytes (system prompt and 12 tool definitions before the task's text), the
- * second 49,386 (the first turn's `tool_use` and its result added).
+ * The prompt bound of a Claude Code body of `bytes` (`prompt_token_bound.ts`,
+ * reserved by `admission.ts`): ceil((bytes + 48) / 3) + 600, the 48 bytes
+ * the room for a rewritten output cap field and the 600 tokens the Messages
+ * allowance for a call with tools (Claude Code's 12 tools are all custom, so
+ * no typed-tool allowance). On 2026-12-01: ceil(49077 / 3) + 600 = 16959.
  */
-const CLAUDE_CODE_BODY_BYTES = [49_029, 49_386];
+function promptBound(bytes: number): number {
+  return Math.ceil((bytes + 48) / 3) + 600;
+}
 
-/**
- * Their prompt bounds (`prompt_token_bound.ts`, reserved by `admission.ts`):
- * ceil((bytes + 48) / 3) + 600, the 48 bytes the room for a rewritten
- * output cap field and the 600 tokens the Messages allowance for a call
- * with tools (Claude Code's 12 tools are all custom, so no typed-tool
- * allowance): ceil(49077 / 3) + 600 = 16359 + 600 = 16959, and
- * ceil(49434 / 3) + 600 = 16478 + 600 = 17078.
- */
-const CLAUDE_CODE_PROMPT_BOUNDS = [16_959, 17_078];
+/** What one episode under a large cap measures of Claude Code's two calls on c2. */
+interface Measured {
+  /** The bodies' bytes as received (before any cap rewrites `max_tokens`). */
+  bytes: number[];
+  /** Their prompt bounds. */
+  bounds: number[];
+  /**
+   * The scripted provider's derived usage of each (`derivedUsage`: ceil(bytes
+   * / 4) of the system prompt's and messages' text, and of the reply; the 12
+   * tool definitions are not in that text, so a real provider bills more,
+   * and the bounds still cover the whole body). On 2026-12-01: 4212 + 41 and 4218 + 2.
+   */
+  usage: { prompt_tokens: number; completion_tokens: number }[];
+}
 
-/**
- * The scripted provider's derived usage of the two calls (`derivedUsage`:
- * ceil(bytes / 4) of the system prompt's and messages' text, and of the
- * reply): 4212 + 41 (the Bash call) and 4218 + 2 ("Done."). The 12 tool
- * definitions are not in that text, so a real provider bills more; the
- * bounds above still cover the whole body.
- */
-const CLAUDE_CODE_USAGE = [
-  { prompt_tokens: 4212, completion_tokens: 41 },
-  { prompt_tokens: 4218, completion_tokens: 2 },
-];
+/** Claude Code's two calls under a cap that clamps neither, with derived usage. */
+async function measure(): Promise<Measured> {
+  const run = await claudeEpisode(TOKEN_CAP, "derived");
+  deepEqual(run.errors, []);
+  const calls = run.calls.filter((call) => call.forwarded);
+  equal(calls.length, 2);
+  const bytes = run.arrivals.map((arrival) => arrival.bytes);
+  deepEqual(calls.map((call) => call.prompt_bound), bytes.map(promptBound));
+  return { bytes, bounds: bytes.map(promptBound), usage: calls.map((call) => call.usage!) };
+}
+
+/** Tokens a call's usage counts. */
+const spent = (usage: { prompt_tokens: number; completion_tokens: number }) =>
+  usage.prompt_tokens + usage.completion_tokens;
 
 /**
  * Checks that Claude Code's forwarded calls were clamped by `tokenCap`: each
@@ -208,25 +220,29 @@ const CLAUDE_CODE_USAGE = [
  * is the body as received with only `max_tokens` rewritten (32000 → the
  * lowered cap, `5 - digits` bytes shorter).
  */
-function assertClamped(run: RealAgentRun, tokenCap: number, forwarded: number): number[] {
+function assertClamped(
+  run: RealAgentRun,
+  measured: Measured,
+  tokenCap: number,
+  forwarded: number,
+): number[] {
   const calls = run.calls.filter((call) => call.forwarded);
   equal(calls.length, forwarded);
   let used = 0;
   const caps: number[] = [];
   for (const [i, call] of calls.entries()) {
-    equal(call.prompt_bound, CLAUDE_CODE_PROMPT_BOUNDS[i], `call ${i + 1}`);
+    equal(call.prompt_bound, measured.bounds[i], `call ${i + 1}`);
     equal(call.cap_lowered, true, `call ${i + 1}`);
-    const outputCap = tokenCap - used - CLAUDE_CODE_PROMPT_BOUNDS[i];
+    const outputCap = tokenCap - used - measured.bounds[i];
     equal(call.output_cap, outputCap, `call ${i + 1}`);
     ok(outputCap < CLAUDE_CODE_MAX_TOKENS);
-    deepEqual(call.usage, CLAUDE_CODE_USAGE[i], `call ${i + 1}`);
+    deepEqual(call.usage, measured.usage[i], `call ${i + 1}`);
     equal((run.requests[i].body as { max_tokens?: number }).max_tokens, outputCap);
     equal(
       run.arrivals[i].bytes,
-      CLAUDE_CODE_BODY_BYTES[i] -
-        (String(CLAUDE_CODE_MAX_TOKENS).length - String(outputCap).length),
+      measured.bytes[i] - (String(CLAUDE_CODE_MAX_TOKENS).length - String(outputCap).length),
     );
-    used += call.usage!.prompt_tokens + call.usage!.completion_tokens;
+    used += spent(call.usage!);
     caps.push(outputCap);
   }
   equal(run.arrivals.length, forwarded);
@@ -235,17 +251,20 @@ function assertClamped(run: RealAgentRun, tokenCap: number, forwarded: number): 
 
 Deno.test({
   name:
-    "agent-claude under token cap 20000 (freeze --help's example): its first call clamped to 3041 output tokens, its second refused; the row is scored and resolved by the first call, stop_reason token_cap",
+    "agent-claude under token cap 20000 (freeze --help's example): its first call clamped to what its prompt bound leaves, its second refused; the row is scored and resolved by the first call, stop_reason token_cap",
   ignore,
   async fn() {
+    const measured = await measure();
     const run = await claudeEpisode(20_000, "derived");
     const { row, calls, errors } = run;
     deepEqual(errors, []);
-    // Call 1: 20000 - 0 used - 16959 bound = 3041 output tokens (asked: 32000); old relay:
-    // refused outright, since 32000 alone is over the cap (issue 21 item 2).
-    deepEqual(assertClamped(run, 20_000, 1), [3041]);
-    // Call 2: 20000 - 4253 used (4212 + 41) = 15747 left, below its bound of 17078, so not
-    // one output token is left: refused for the cap. Claude Code cannot finish under 20000.
+    // Call 1: 20000 - 0 used - its bound output tokens (asked: 32000; 3041 on 2026-12-01); old
+    // relay: refused outright, since 32000 alone is over the cap (issue 21 item 2).
+    deepEqual(assertClamped(run, measured, 20_000, 1), [20_000 - measured.bounds[0]]);
+    // Call 2: what is left after call 1 is below its bound, so not one output token is left:
+    // refused for the cap. Claude Code cannot finish under 20000.
+    const left = 20_000 - spent(measured.usage[0]);
+    ok(left < measured.bounds[1] + 1);
     const refused = calls.filter((call) => !call.forwarded);
     deepEqual(refused.map((call) => [call.index, call.refusal, call.status]), [[
       2,
@@ -254,7 +273,10 @@ Deno.test({
     ]]);
     match(
       refused[0].detail,
-      /4253 tokens used of 20000 allowed; the call's prompt may take up to 17078/,
+      new RegExp(
+        `${spent(measured.usage[0])} tokens used of 20000 allowed; the call's prompt may take ` +
+          `up to ${measured.bounds[1]}`,
+      ),
     );
     // The first call's Bash command had already written the answer: the stored workspace is
     // verified and passes; Claude Code exits 1 on the refusal, and the refusal is the stop reason.
@@ -262,44 +284,57 @@ Deno.test({
     equal(row.resolved, true, row.notes);
     equal(row.stop_reason, "token_cap");
     match(row.notes, /candidate exit code 1/);
-    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [1, 4212, 41]);
+    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [
+      1,
+      measured.usage[0].prompt_tokens,
+      measured.usage[0].completion_tokens,
+    ]);
     equal(row.evidence?.prompt_bound_excess, 0);
   },
 });
 
 Deno.test({
   name:
-    "agent-claude under token cap 21334, the smallest it finishes under: both calls clamped (4375 and 3 output tokens), resolved, completed, 8473 tokens",
+    "agent-claude under the smallest token cap it finishes under (call 1's tokens + call 2's bound + 3): both calls clamped, the second to 3 output tokens, resolved, completed",
   ignore,
   async fn() {
     // The smallest cap at which Claude Code's second call is forwarded and not shortened:
-    // 4253 tokens used by call 1 + 17078 bound of call 2 + 3, so that its lowered cap (3)
-    // is above the 2 tokens of "Done." (a call that uses all of a lowered cap counts as
-    // shortened by it, relay_stop_reason.ts). One less and "Done." fills its cap of 2:
-    // forwarded, resolved, but stop_reason token_cap.
-    const tight = await claudeEpisode(21_333, "derived");
+    // call 1's tokens + the bound of call 2 + 3, so that its lowered cap (3) is above the 2
+    // tokens of "Done." (a call that uses all of a lowered cap counts as shortened by it,
+    // relay_stop_reason.ts). One less and "Done." fills its cap of 2: forwarded, resolved,
+    // but stop_reason token_cap. (21,334 on 2026-12-01.)
+    const measured = await measure();
+    const smallest = spent(measured.usage[0]) + measured.bounds[1] + 3;
+    const tight = await claudeEpisode(smallest - 1, "derived");
     deepEqual(tight.errors, []);
-    deepEqual(assertClamped(tight, 21_333, 2), [4374, 2]);
+    deepEqual(assertClamped(tight, measured, smallest - 1, 2), [
+      smallest - 1 - measured.bounds[0],
+      2,
+    ]);
     deepEqual([tight.row.status, tight.row.resolved, tight.row.stop_reason], [
       "scored",
       true,
       "token_cap",
     ]);
 
-    const run = await claudeEpisode(21_334, "derived");
+    const run = await claudeEpisode(smallest, "derived");
     const { row, errors } = run;
     deepEqual(errors, []);
-    // Call 1: 21334 - 0 - 16959 = 4375; call 2: 21334 - 4253 - 17078 = 3 (each asked 32000).
-    deepEqual(assertClamped(run, 21_334, 2), [4375, 3]);
+    // Call 1: smallest - 0 - its bound; call 2: smallest - call 1's tokens - its bound = 3.
+    deepEqual(assertClamped(run, measured, smallest, 2), [smallest - measured.bounds[0], 3]);
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
     equal(row.stop_reason, "completed", row.notes);
     equal(row.notes, "");
-    equal(row.caps.token_cap, 21_334);
-    // 4212 + 4218 prompt, 41 + 2 completion: 8473 tokens, within the cap (the bounds, not the
-    // spend, decide what is forwarded); no prompt passed its bound.
-    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [2, 8430, 43]);
-    ok(row.prompt_tokens! + row.completion_tokens! <= 21_334);
+    equal(row.caps.token_cap, smallest);
+    // Both calls' derived usage, within the cap (the bounds, not the spend, decide what is
+    // forwarded); no prompt passed its bound.
+    deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [
+      2,
+      measured.usage[0].prompt_tokens + measured.usage[1].prompt_tokens,
+      measured.usage[0].completion_tokens + measured.usage[1].completion_tokens,
+    ]);
+    ok(row.prompt_tokens! + row.completion_tokens! <= smallest);
     equal(row.evidence?.prompt_bound_excess, 0);
     equal(row.evidence?.unmetered_requests, 0);
   },
