@@ -24,12 +24,8 @@ import { VERIFIER_LIMITS, verifierResult, type VerifierTaskSettings } from "./se
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { removeTree } from "./remove_tree.ts";
-import {
-  type EnvironmentEpisode,
-  inspectEnvironmentImage,
-  runEnvironmentCandidate,
-  startEnvironmentSession,
-} from "./environment_candidate.ts";
+import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_candidate.ts";
+import { inspectEnvironmentImage, startEnvironmentSession } from "./environment_session.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { harborVerifyResult, runSeparateVerifier, runSharedVerifier } from "./harbor_verifier.ts";
 import type { SandboxSession } from "./sandbox_session.ts";

@@ -5,7 +5,10 @@
  * are never counted against the candidate, with its Docker driver (the
  * verifier container) and its host driver;
  * the {@link EpisodeSandbox} interface the episode skeleton runs behind
- * (issue 12), with its Docker and `--unsandboxed` host implementations.
+ * (issue 12), with its Docker and `--unsandboxed` host implementations; and
+ * for Harbor's tasks (issue 22) the session primitives
+ * ({@link SandboxSession}), a task's environment run as built, and Harbor's
+ * shared and separate verifier modes written once on those primitives.
  *
  * Typical episode:
  * ```ts ignore
@@ -33,3 +36,9 @@ export * from "./network_isolation_problem.ts";
 export * from "./episode_sandbox.ts";
 export * from "./docker_sandbox.ts";
 export * from "./host_sandbox.ts";
+export * from "./sandbox_session.ts";
+export * from "./docker_session.ts";
+export * from "./environment_session.ts";
+export * from "./environment_candidate.ts";
+export * from "./harbor_verifier.ts";
+export * from "./shared_hijacks.ts";
