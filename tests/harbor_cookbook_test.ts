@@ -26,6 +26,7 @@ import { lookup } from "node:dns/promises";
 import { loadLedger } from "../inputs/ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { openEpisodeLog } from "../runner/episode_log_store.ts";
+import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cliCommand, ROOT } from "./_cli_run.ts";
@@ -95,6 +96,51 @@ function helloScript() {
     ],
     default: { content: "" },
   };
+}
+
+/**
+ * Freezes `dir/suite` with one agent (its environments built on the host's
+ * network) and runs it into `dir/ledger.jsonl`, the agent answered by
+ * `script`; returns the ledger's rows.
+ */
+async function freezeAndRun(
+  env: Record<string, string>,
+  dir: string,
+  agent: { id: string; image: string; model?: string },
+  script: unknown,
+) {
+  const freeze = await ledgerbench(
+    env,
+    "freeze",
+    "--suite",
+    `${dir}/suite`,
+    "--out",
+    `${dir}/plan.json`,
+    "--order-seed",
+    "1",
+    "--agent",
+    `${agent.id}=${agent.image}`,
+    ...(agent.model === undefined ? [] : ["--model", `${agent.id}=${agent.model}`]),
+    "--build-network",
+    "host",
+  );
+  equal(freeze.code, 0, freeze.stderr);
+  const scriptFile = `${dir}/${agent.id}.script.json`;
+  await Deno.writeTextFile(scriptFile, JSON.stringify(script));
+  const run = await ledgerbench(
+    env,
+    "run",
+    "--plan",
+    `${dir}/plan.json`,
+    "--suite",
+    `${dir}/suite`,
+    "--ledger",
+    `${dir}/ledger.jsonl`,
+    "--provider-script",
+    `${agent.id}=${scriptFile}`,
+  );
+  equal(run.code, 0, run.stderr);
+  return (await loadLedger(`${dir}/ledger.jsonl`)).rows;
 }
 
 /** Runs the CLI with the egress resolution of this test; its output and status. */
@@ -181,39 +227,11 @@ Deno.test({
       equal(multi.verification?.decided_by, "min of 2 keys");
 
       // A real agent CLI: Codex solves simple-task in its environment as built.
-      const freeze = await ledgerbench(
-        env,
-        "freeze",
-        "--suite",
-        `${dir}/suite`,
-        "--out",
-        `${dir}/plan.json`,
-        "--order-seed",
-        "1",
-        "--agent",
-        "codex=ledgerbench/agent-codex:latest",
-        "--model",
-        "codex=m-codex",
-        "--build-network",
-        "host",
-      );
-      equal(freeze.code, 0, freeze.stderr);
-      const script = `${dir}/codex.script.json`;
-      await Deno.writeTextFile(script, JSON.stringify(helloScript()));
-      const run = await ledgerbench(
-        env,
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        `${dir}/ledger.jsonl`,
-        "--provider-script",
-        `codex=${script}`,
-      );
-      equal(run.code, 0, run.stderr);
-      const ran = (await loadLedger(`${dir}/ledger.jsonl`)).rows;
+      const ran = await freezeAndRun(env, dir, {
+        id: "codex",
+        image: "ledgerbench/agent-codex:latest",
+        model: "m-codex",
+      }, helloScript());
       const simple = ran.find((r) => r.task_id === "simple-task")!;
       deepEqual(
         [simple.status, simple.resolved, simple.verification?.mode],
@@ -223,8 +241,7 @@ Deno.test({
       ok((simple.model_calls ?? 0) > 0);
     } finally {
       await server.close();
-      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-      await Deno.remove(dir, { recursive: true });
+      await removeTree(dir);
     }
   },
 });
@@ -298,58 +315,27 @@ Deno.test({
         "host",
       );
       equal(check.code, 0, check.stderr + check.stdout);
-      const freeze = await ledgerbench(
-        {},
-        "freeze",
-        "--suite",
-        `${dir}/suite`,
-        "--out",
-        `${dir}/plan.json`,
-        "--order-seed",
-        "1",
-        "--agent",
-        "planter=ledgerbench/agent-solver:latest",
-        "--build-network",
-        "host",
-      );
-      equal(freeze.code, 0, freeze.stderr);
-      const script = `${dir}/planter.script.json`;
-      await Deno.writeTextFile(
-        script,
-        JSON.stringify({
-          model: "scripted-model-1",
-          rules: [{
-            contains: "answer.txt",
-            reply: {
-              content: "```file:answer.txt\ngoodbye\n```\n" +
-                `\`\`\`file:conftest.py\n${FORCING_CONFTEST}\`\`\`\n`,
-            },
-          }],
-          default: { content: "" },
-        }),
-      );
-      const run = await ledgerbench(
-        {},
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        `${dir}/ledger.jsonl`,
-        "--provider-script",
-        `planter=${script}`,
-      );
-      equal(run.code, 0, run.stderr);
-      const [row] = (await loadLedger(`${dir}/ledger.jsonl`)).rows;
+      const [row] = await freezeAndRun({}, dir, {
+        id: "planter",
+        image: "ledgerbench/agent-solver:latest",
+      }, {
+        model: "scripted-model-1",
+        rules: [{
+          contains: "answer.txt",
+          reply: {
+            content: "```file:answer.txt\ngoodbye\n```\n" +
+              `\`\`\`file:conftest.py\n${FORCING_CONFTEST}\`\`\`\n`,
+          },
+        }],
+        default: { content: "" },
+      });
       // The wrong answer passes: the hijack worked, as it would under Harbor...
       deepEqual([row.status, row.resolved], ["scored", true], row.notes ?? "");
       // ...and the row says what did it.
       equal(row.verification?.mode, "shared");
       deepEqual(row.verification?.hijacks, [{ flag: "conftest", path: "/app/conftest.py" }]);
     } finally {
-      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-      await Deno.remove(dir, { recursive: true });
+      await removeTree(dir);
     }
   },
 });

@@ -27,6 +27,7 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";
 import { loadLedger } from "../inputs/ledger.ts";
+import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_environment_test.ts");
@@ -244,8 +245,7 @@ Deno.test({
         "separate",
       );
     } finally {
-      await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
-      await Deno.remove(dir, { recursive: true });
+      await removeTree(dir);
     }
   },
 });
