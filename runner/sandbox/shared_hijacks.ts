@@ -13,7 +13,11 @@
  *   directory (its `import` lines run at every interpreter start);
  * - `path_shadow`: an executable named `python3`, `python`, `pytest`, `uv`,
  *   `uvx`, `bash` or `sh` added or changed in a directory of the verifier's
- *   `PATH` (the program the test script calls is then the candidate's);
+ *   `PATH` (the program the test script calls is then the candidate's), or
+ *   a module the test run imports, `pytest`, `_pytest`, `pluggy` or
+ *   `unittest` (a `.py` file or a package directory), added at the top of
+ *   the working directory, which `python3 -m pytest` run there puts first on
+ *   `sys.path`;
  * - `verifier_log_writer`: a process the candidate left holding a file
  *   under `/logs/verifier` open while the tests ran (found by
  *   `harbor_verifier.ts`, not here).
@@ -30,6 +34,9 @@ export interface Hijack {
 
 /** Program names whose shadowing in `PATH` takes over a test script. */
 const SHADOWED = new Set(["python3", "python", "pytest", "uv", "uvx", "bash", "sh"]);
+
+/** Python modules whose shadowing in the working directory takes over a pytest run. */
+const SHADOWED_MODULES = new Set(["pytest", "_pytest", "pluggy", "unittest"]);
 
 /**
  * The file hijacks among what the candidate changed: the container's diff
@@ -62,6 +69,13 @@ export function fileHijacks(
     ...workspaceAdded.map((rel) => `${workdir.replace(/\/$/, "")}/${rel}`),
   ];
   const found = new Map<string, Hijack>();
+  for (const rel of workspaceAdded) {
+    const module = rel.includes("/") ? null : rel.replace(/\.py$/, "");
+    if (module !== null && SHADOWED_MODULES.has(module)) {
+      const full = `${workdir.replace(/\/$/, "")}/${rel}`;
+      found.set(full, { flag: "path_shadow", path: full });
+    }
+  }
   for (const full of paths) {
     const slash = full.lastIndexOf("/");
     const dir = full.slice(0, slash) || "/";
@@ -75,7 +89,7 @@ export function fileHijacks(
       : SHADOWED.has(name) && pathDirs.has(dir)
       ? "path_shadow"
       : null;
-    if (flag !== null) found.set(full, { flag, path: full });
+    if (flag !== null && !found.has(full)) found.set(full, { flag, path: full });
   }
   return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

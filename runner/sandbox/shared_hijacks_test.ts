@@ -29,6 +29,21 @@ Deno.test("fileHijacks: each known hijack, found once, sorted by path", () => {
   ]);
 });
 
+Deno.test("fileHijacks: a pytest module at the top of the workdir shadows the real one", () => {
+  deepEqual(
+    fileHijacks(
+      [],
+      ["pytest.py", "_pytest", "_pytest/main.py", "lib/pytest.py", "pytest_x.py"],
+      "/app",
+      PATH,
+    ),
+    [{ flag: "path_shadow", path: "/app/_pytest" }, {
+      flag: "path_shadow",
+      path: "/app/pytest.py",
+    }],
+  );
+});
+
 Deno.test("fileHijacks: an honest solution is flagged with nothing", () => {
   deepEqual(
     fileHijacks([{ path: "/var/log/app.log", kind: "added" }], ["deduplicate.py"], "/app", PATH),
