@@ -33,6 +33,7 @@
  *
  * @module
  */
+import { pathExists } from "../inputs/input_file.ts";
 import { systemTempDir, testCa } from "./_test_ca.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
@@ -372,7 +373,7 @@ async function copyAptSources(root: string, sources: AptSource[], host: string):
     if (!onMirror) continue;
     let keyrings = true;
     for (const keyring of entries.flatMap((source) => source.signedBy)) {
-      keyrings &&= await exists(`${root}${keyring}`);
+      keyrings &&= await pathExists(`${root}${keyring}`);
     }
     if (!keyrings) continue;
     if (!copied && file !== "/etc/apt/sources.list") {
@@ -407,7 +408,7 @@ async function copyAptSettings(root: string): Promise<void> {
       if (line.includes(": ")) owned.add(path);
     }
   }
-  if (await exists("/etc/apt/apt.conf")) candidates.push("/etc/apt/apt.conf");
+  if (await pathExists("/etc/apt/apt.conf")) candidates.push("/etc/apt/apt.conf");
   for (const file of candidates.filter((file) => !owned.has(file))) {
     await Deno.copyFile(file, `${root}${file}`);
   }
@@ -460,14 +461,4 @@ async function importRoot(root: string, tag: string, changes: string[]): Promise
     );
   }
   return id.trim();
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }

@@ -149,6 +149,26 @@ export async function startDockerSession(
  */
 async function execIn(container: Docker.Container, request: SessionExec): Promise<SessionExecRun> {
   const tailBytes = request.tailBytes ?? 65536;
+  const { stdout, stderr, ...run } = await execOutput(container, request, tailBytes);
+  return {
+    ...run,
+    stdoutTail: tailText(stdout, tailBytes),
+    stderrTail: tailText(stderr, tailBytes),
+  };
+}
+
+/**
+ * {@link execIn}'s run, with the last `2 × keepBytes` of each stream as
+ * bytes (the engine's exit code read once its process has gone: -1 when the
+ * engine reports none).
+ */
+async function execOutput(
+  container: Docker.Container,
+  request: SessionExec,
+  keepBytes: number,
+): Promise<
+  Omit<SessionExecRun, "stdoutTail" | "stderrTail"> & { stdout: Uint8Array; stderr: Uint8Array }
+> {
   const exec = await engineCall(
     "create an exec",
     () =>
@@ -169,7 +189,7 @@ async function execIn(container: Docker.Container, request: SessionExec): Promis
     "start an exec",
     () => exec.start({ hijack: true, stdin: false }) as Promise<NodeJS.ReadableStream>,
   );
-  const output = new FrameTails(tailBytes);
+  const output = new FrameTails(keepBytes);
   let killedBy: "wall" | "abort" | null = null;
   const kill = async (by: "wall" | "abort") => {
     if (killedBy !== null) return;
@@ -212,8 +232,8 @@ async function execIn(container: Docker.Container, request: SessionExec): Promis
     wallMs,
     startedAt,
     finishedAt,
-    stdoutTail: tailText(output.stdout(), tailBytes),
-    stderrTail: tailText(output.stderr(), tailBytes),
+    stdout: output.stdout(),
+    stderr: output.stderr(),
   };
 }
 
@@ -357,44 +377,20 @@ async function readFile(
   path: string,
   maxBytes: number,
 ): Promise<Uint8Array | null> {
-  const exec = await engineCall(
-    "create an exec",
-    () =>
-      container.exec({
-        Cmd: [
-          GATE_BUSYBOX,
-          "sh",
-          "-c",
-          'test -f "$1" && exec head -c "$2" "$1"',
-          "read",
-          path,
-          `${maxBytes}`,
-        ],
-        User: "0:0",
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-      }),
-  );
-  const stream = await engineCall(
-    "start an exec",
-    () => exec.start({ hijack: true, stdin: false }) as Promise<NodeJS.ReadableStream>,
-  );
-  const output = new FrameTails(maxBytes);
-  await new Promise<void>((resolve) => {
-    stream.on("data", (chunk: Buffer) => output.push(new Uint8Array(chunk)));
-    stream.on("end", () => resolve());
-    stream.on("close", () => resolve());
-    stream.on("error", () => resolve());
-  });
-  for (let i = 0; i < 50; i++) {
-    const state = await exec.inspect().catch(() => null);
-    if (state !== null && !state.Running) {
-      return state.ExitCode === 0 ? output.stdout().subarray(0, maxBytes) : null;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return null;
+  const run = await execOutput(container, {
+    argv: [
+      GATE_BUSYBOX,
+      "sh",
+      "-c",
+      'test -f "$1" && exec head -c "$2" "$1"',
+      "read",
+      path,
+      `${maxBytes}`,
+    ],
+    user: "0:0",
+    wallMs: 30_000,
+  }, maxBytes);
+  return run.exitCode === 0 ? run.stdout.subarray(0, maxBytes) : null;
 }
 
 /** The engine's diff of the container's filesystem against its image. */

@@ -31,6 +31,7 @@ import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS, unpackFromImage } from "./image_b
 import { unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 import {
   type CandidateResult,
+  candidateStopReason,
   findForbidden,
   mountCandidateQuota,
   storeLimits,
@@ -232,11 +233,7 @@ export async function runEnvironmentCandidate(
     const workspaceAfter = await relativePaths(copy);
     const stored = await storeWorkspace(copy, job.artifactsRoot, storeLimits());
     const oomKilled = await session.oomKilled();
-    const stopReason = run.wallCapHit
-      ? "wall_cap"
-      : run.aborted || oomKilled || run.exitCode !== 0
-      ? "error"
-      : "completed";
+    const stopReason = candidateStopReason({ ...run, oomKilled });
     const result: CandidateResult = {
       imageId: built.imageId,
       containerId: session.containerId,

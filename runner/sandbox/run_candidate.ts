@@ -394,11 +394,7 @@ export async function runCandidate(
         signal: options.signal,
       },
     );
-    const stopReason = run.wallCapHit
-      ? "wall_cap"
-      : run.aborted || run.oomKilled || run.exitCode !== 0
-      ? "error"
-      : "completed";
+    const stopReason = candidateStopReason(run);
     return {
       imageId,
       containerId: run.containerId,
@@ -422,6 +418,25 @@ export async function runCandidate(
     if (mounted) await unmountQuota(quota).catch(() => {});
     await removeTree(temp);
   }
+}
+
+/**
+ * The sandbox's stop reason of a candidate run, whatever ran it (one
+ * container, or an `exec` into a task's environment): `wall_cap` when the
+ * cap killed it; `error` when aborted, OOM-killed or exited non-zero; else
+ * `completed` (`CandidateResult.stopReason`).
+ *
+ * @param run what the candidate's process did
+ * @returns the stop reason
+ */
+export function candidateStopReason(
+  run: Pick<CandidateResult, "wallCapHit" | "aborted" | "oomKilled" | "exitCode">,
+): CandidateResult["stopReason"] {
+  return run.wallCapHit
+    ? "wall_cap"
+    : run.aborted || run.oomKilled || run.exitCode !== 0
+    ? "error"
+    : "completed";
 }
 
 /**
