@@ -17,9 +17,10 @@ export const help = `The LLM judge of a suite's judged tasks (issue 14).
 
 calibrate: the judge against human labels
 (seed 000 §06-07): agreement with the humans and Cohen's kappa with 95%
-intervals, swap consistency of pairwise judgments, and the gates (80% and
-90% by default), and the adversarial probes that ship with the tool (issue 21:
-an answer that instructs the judge, a keyword-stuffed non-answer, a forged end
+intervals, swap consistency of pairwise judgments (a pair with a judge fault
+counts as inconsistent), and the gates (80% and 90% by default), and the
+adversarial probes that ship with the tool (issue 21: an answer that
+instructs the judge, a keyword-stuffed non-answer, a forged end
 marker, an empty answer; each judged task gets all four, and the judge passes
 only when each gets a usable judgment below the task's pass threshold).
 "freeze --judge" records the newest result for exactly this judge and suite;

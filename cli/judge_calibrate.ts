@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { JudgeCalibration } from "../analysis/judge/judge_calibration.ts";
+import { type JudgeCalibration, swapCounts } from "../analysis/judge/judge_calibration.ts";
 import type { JudgeCalibrationSummary } from "../analysis/schema.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { loadGoldenSet } from "../inputs/golden_set.ts";
@@ -159,11 +159,7 @@ function render(summary: JudgeCalibrationSummary): string {
     } (sha256 ${summary.golden.sha256}), ${figures.items} items, ${figures.label_lines} labels`,
     set(figures.latest),
     ...(figures.blind === null ? [] : [set(figures.blind)]),
-    `swap consistency ${
-      share(swap)
-    } (${swap.consistent} of ${swap.measured} pairs; ${swap.judge_faults} with a judge fault)${
-      interval(swap.wilson)
-    }`,
+    `swap consistency ${share(swap)} (${swapCounts(swap)})${interval(swap.wilson)}`,
     ...probeLines(summary),
     `judge calls: ${summary.spend.model_calls}, tokens ${summary.spend.prompt_tokens} + ${summary.spend.completion_tokens}`,
     summary.passed

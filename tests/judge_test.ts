@@ -225,6 +225,51 @@ Deno.test("judge calibrate fails a position-biased judge on the swap gate", asyn
   }
 });
 
+Deno.test("judge calibrate counts a pair with a judge fault as inconsistent (issue 23)", async () => {
+  const { dir, suite } = await exampleSuite();
+  try {
+    const shipped = JSON.parse(await Deno.readTextFile(SCRIPT));
+    // No usable pairwise reply unless the pair is p3 (the only one with "sum to 24 over 3"):
+    // 5 of the 6 pairs are judge faults, p3 alone is measured, and consistent.
+    const faulty = {
+      ...shipped,
+      rules: [
+        {
+          matches: "^(?![^]*sum to 24 over 3)[^]*BEGIN ANSWER A \\[tag ",
+          reply: { content: "no verdict" },
+        },
+        ...shipped.rules,
+      ],
+    };
+    await Deno.writeTextFile(`${dir}/faulty.json`, JSON.stringify(faulty));
+    // The agreement gate out of the way: only the swap gate is at issue.
+    const judge = JSON.parse(await Deno.readTextFile(JUDGE));
+    await Deno.writeTextFile(
+      `${dir}/judge.json`,
+      JSON.stringify({ ...judge, gates: { ...judge.gates, human_agreement: 0 } }),
+    );
+    const result = await calibrate(
+      suite,
+      "--judge",
+      `${dir}/judge.json`,
+      "--judge-provider-script",
+      `${dir}/faulty.json`,
+    );
+    equal(result.code, 3, result.stderr);
+    // Left out, the faults gave 1 of 1 = 1.000 and a pass.
+    match(
+      result.stdout,
+      /\nswap consistency 0\.167 \(1 of 6 pairs consistent; 1 measured, 5 with a judge fault, which count as inconsistent\) \[/,
+    );
+    match(
+      result.stdout,
+      /\nUNCALIBRATED: swap consistency 0\.167 is below the gate 0\.90 \(1 of 6 pairs consistent; 1 measured, 5 with a judge fault, which count as inconsistent\)\n/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test({
   name:
     "a judged task runs sandboxed: the judge's calls go through its relay, code computes the total",

@@ -154,4 +154,6 @@ if __name__ == "__main__":
     pairs = [j for _, k, _, _, j in ITEMS if k == "pairwise"]
     measured = [p for p in pairs if None not in p]
     consistent = sum(swapped(*p)[1] for p in measured)
-    print("swap", consistent, len(measured), consistent / len(measured), wilson(consistent, len(measured)))
+    # A pair with a judge fault counts as inconsistent: the rate is over all pairs (issue 23).
+    print("swap", consistent, len(measured), len(pairs), consistent / len(pairs),
+          wilson(consistent, len(pairs)))

@@ -93,19 +93,23 @@ export interface LabelSetFigures {
   pairwise: KindFigures;
 }
 
-/** Swap consistency of the pairwise items; plain JSON data, keys in this order. */
+/**
+ * Swap consistency of the pairwise items; plain JSON data, keys in this
+ * order. A pair with a judge fault counts as inconsistent (see
+ * {@link judgeCalibration}).
+ */
 export interface SwapFigures {
-  /** Pairwise items. */
+  /** Pairwise items: the rate's denominator. */
   pairs: number;
-  /** Pairwise items with a judge fault in either run, left out of the rate. */
+  /** Pairwise items with a judge fault in either run: no verdict, counted as inconsistent. */
   judge_faults: number;
-  /** Pairwise items without a fault. */
+  /** Pairwise items with a usable judgment in both runs (pairs - judge_faults). */
   measured: number;
   /** Of those, the items whose two runs named the same answer. */
   consistent: number;
-  /** consistent / measured; null when nothing was measured. */
+  /** consistent / pairs; null when there is no pairwise item. */
   rate: number | null;
-  /** Wilson 95% interval of the rate; null when nothing was measured. */
+  /** Wilson 95% interval of the rate; null when there is no pairwise item. */
   wilson: WilsonInterval | null;
 }
 
@@ -181,8 +185,15 @@ const WINNERS: readonly unknown[] = ["A", "B", "tie"];
  *   agreement when it equals `human_winner`; a fault in either run is a
  *   disagreement. Kappa over (human, judge) winners without faults.
  * - Overall agreement: agreeing items of both kinds / all items of the set.
- * - Swap consistency: consistent pairwise items / pairwise items without a
- *   fault, once (it does not depend on the labels).
+ * - Swap consistency: consistent pairwise items / all pairwise items, once
+ *   (it does not depend on the labels). A pair with a judge fault in either
+ *   run counts as inconsistent, never left out (issue 23): it has no
+ *   verdict, so the swap rule makes it a tie just like a pair whose runs
+ *   disagree; a candidate's answer can bring a fault about (issue 21); and
+ *   leaving faults out let a judge pass on whatever few pairs it did judge
+ *   (1 of 6 measured, 5 faults: 1 of 1 consistent). So the gate also bounds
+ *   the faults: meeting 0.90 needs at least 90% of the pairs measured. The
+ *   counts of pairs measured and faulted are reported beside the rate.
  * - Intervals: Wilson 95% for agreement and swap consistency
  *   ({@link wilsonInterval}); for each kappa a percentile bootstrap over the
  *   items without a fault (seed 001's rule of `bootstrap_rate.ts`): `rounds`
@@ -194,8 +205,11 @@ const WINNERS: readonly unknown[] = ["A", "B", "tie"];
  *   floor(0.025 V) and floor(0.975 V), V the kept rounds.
  * - Gates: passed iff the gated agreement ≥ `gates.human_agreement` and swap
  *   consistency ≥ `gates.swap_consistency`; an unmet gate, or one that
- *   cannot be measured (no items; no pairwise item, or none without a
- *   fault), gives a one-line reason.
+ *   cannot be measured (no items; no pairwise item), gives a one-line
+ *   reason, the swap one naming the pairs measured and faulted
+ *   ({@link swapCounts}: `swap consistency 0.167 is below the gate 0.90 (1 of 6
+ *   pairs consistent; 1 measured, 5 with a judge fault, which count as
+ *   inconsistent)`).
  *
  * Items are taken in the order of their first line in the golden file; the
  * result depends only on the input and the seed (same input, same seed, same
@@ -454,14 +468,13 @@ function swapFigures(items: readonly Item[]): SwapFigures {
     if (judged.first === null || judged.second === null) faults++;
     else if (swappedVerdict(judged.first, judged.second).consistent) consistent++;
   }
-  const measured = pairs - faults;
   return {
     pairs,
     judge_faults: faults,
-    measured,
+    measured: pairs - faults,
     consistent,
-    rate: measured === 0 ? null : consistent / measured,
-    wilson: measured === 0 ? null : wilsonInterval(consistent, measured),
+    rate: pairs === 0 ? null : consistent / pairs,
+    wilson: pairs === 0 ? null : wilsonInterval(consistent, pairs),
   };
 }
 
@@ -490,17 +503,11 @@ function gateOutcome(
   }
   const swapPassed = swap.rate !== null && swap.rate >= gates.swap_consistency;
   if (swap.rate === null) {
-    reasons.push(
-      `swap consistency cannot be measured: ${
-        swap.pairs === 0
-          ? "the golden set has no pairwise items"
-          : `every pairwise item has a judge fault (${swap.pairs} of ${swap.pairs})`
-      }`,
-    );
+    reasons.push("swap consistency cannot be measured: the golden set has no pairwise items");
   } else if (!swapPassed) {
     reasons.push(
       `swap consistency ${shownBelow(swap.rate, gates.swap_consistency)} is below the gate ` +
-        `${shownGate(gates.swap_consistency)} (${swap.consistent} of ${swap.measured} pairs)`,
+        `${shownGate(gates.swap_consistency)} (${swapCounts(swap)})`,
     );
   }
   return {
@@ -514,6 +521,33 @@ function gateOutcome(
     passed: agreementPassed && swapPassed,
     reasons,
   };
+}
+
+/**
+ * The swap figure's counts in words: the consistent pairs of all pairs,
+ * then how many were measured and how many had a judge fault (`3 of 6 pairs
+ * consistent; 6 measured, 0 with a judge fault`; with faults, `1 of 6 pairs
+ * consistent; 1 measured, 5 with a judge fault, which count as
+ * inconsistent`).
+ *
+ * @param swap the swap figures
+ * @returns the counts, for a gate reason or a report line
+ * @example
+ * ```ts
+ * import { swapCounts } from "./judge_calibration.ts";
+ * import { equal } from "node:assert/strict";
+ * const swap = { pairs: 6, judge_faults: 5, measured: 1, consistent: 1, rate: 1 / 6, wilson: null };
+ * equal(
+ *   swapCounts(swap),
+ *   "1 of 6 pairs consistent; 1 measured, 5 with a judge fault, which count as inconsistent",
+ * );
+ * ```
+ */
+export function swapCounts(swap: SwapFigures): string {
+  const counts = `${swap.consistent} of ${swap.pairs} pairs consistent; ${swap.measured} ` +
+    `measured, ${swap.judge_faults} with a judge fault`;
+  if (swap.judge_faults === 0) return counts;
+  return `${counts}, which count${swap.judge_faults === 1 ? "s" : ""} as inconsistent`;
 }
 
 /** A gate with two decimals, more when it has them (0.80, 0.855). */

@@ -193,27 +193,29 @@ Deno.test("judgeCalibration() kappa bootstrap matches a Python port of seedrando
 
 Deno.test("judgeCalibration() holds the gates to the blind labels, with both reasons", () => {
   const { swap_consistency: swap, gates } = judgeCalibration(INPUT, OPTIONS);
-  // Swap: 7 pairs, p6 a fault, p1 p2 p3 consistent of 6: python3 (same script) ->
-  //   3 6 0.5 (0.18761630648265054, 0.8123836935173494)
+  // Swap: 7 pairs, p6 a fault (counted as inconsistent), p1 p2 p3 consistent of the 6
+  //   measured: python3 (same script) -> 3 6 7 0.42857142857142855
+  //   (0.15821985525146975, 0.7495416354723428)
   deepEqual(
     [swap.pairs, swap.judge_faults, swap.measured, swap.consistent, swap.rate],
-    [7, 1, 6, 3, 0.5],
+    [7, 1, 6, 3, 3 / 7],
   );
-  close(swap.wilson!.lower, 0.18761630648265054, "swap wilson lower");
-  close(swap.wilson!.upper, 0.8123836935173494, "swap wilson upper");
+  close(swap.wilson!.lower, 0.15821985525146975, "swap wilson lower");
+  close(swap.wilson!.upper, 0.7495416354723428, "swap wilson upper");
   deepEqual(gates, {
     human_agreement: { gate: 0.8, value: 8 / 14, label_set: "blind", passed: false },
-    swap_consistency: { gate: 0.9, value: 0.5, passed: false },
+    swap_consistency: { gate: 0.9, value: 3 / 7, passed: false },
     passed: false,
     reasons: [
       "agreement with the blind human labels 0.571 is below the gate 0.80 (8 of 14 items)",
-      "swap consistency 0.500 is below the gate 0.90 (3 of 6 pairs)",
+      "swap consistency 0.429 is below the gate 0.90 (3 of 7 pairs consistent; 6 measured, " +
+      "1 with a judge fault, which counts as inconsistent)",
     ],
   });
   // With lower gates the latest set's 0.733 would pass, the blind set's 0.571 does not.
   const lenient = judgeCalibration(INPUT, {
     ...OPTIONS,
-    gates: { human_agreement: 0.7, swap_consistency: 0.5 },
+    gates: { human_agreement: 0.7, swap_consistency: 0.4 },
   });
   deepEqual(lenient.gates.reasons, [
     "agreement with the blind human labels 0.571 is below the gate 0.70 (8 of 14 items)",
@@ -252,9 +254,64 @@ Deno.test("judgeCalibration() fails a position-biased judge on swap consistency"
   equal(result.latest.score.kappa.kappa, null);
   deepEqual(result.gates.reasons, [
     "agreement with the human labels 0.200 is below the gate 0.80 (1 of 5 items)",
-    "swap consistency 0.000 is below the gate 0.90 (0 of 5 pairs)",
+    "swap consistency 0.000 is below the gate 0.90 (0 of 5 pairs consistent; 5 measured, " +
+    "0 with a judge fault)",
   ]);
   equal(result.gates.passed, false);
+});
+
+Deno.test("judgeCalibration() counts a pair with a judge fault as inconsistent (issue 23)", () => {
+  // The issue's case: 6 pairs, 5 with a judge fault in one run, 1 measured and consistent.
+  // Leaving the faults out gave 1 of 1 = 1.000 and a pass; counted, it is 1 of 6.
+  const labels = ["A", "B", "A", "B", "A", "B"].map((w, i) =>
+    pair(`f${i}`, 1, false, w as PairWinner)
+  );
+  const judged = new Map<string, JudgedItem>([
+    ["f0", judgedPair("A", "B")],
+    ["f1", judgedPair(null, "A")],
+    ["f2", judgedPair("A", null)],
+    ["f3", judgedPair(null, null)],
+    ["f4", judgedPair(null, "B")],
+    ["f5", judgedPair("B", null)],
+  ]);
+  const result = judgeCalibration({ labels, judged, passThresholds: {} }, {
+    ...OPTIONS,
+    // The agreement gate out of the way, so only the swap gate is at issue.
+    gates: { human_agreement: 0, swap_consistency: 0.9 },
+  });
+  deepEqual(
+    [
+      result.swap_consistency.pairs,
+      result.swap_consistency.judge_faults,
+      result.swap_consistency.measured,
+      result.swap_consistency.consistent,
+      result.swap_consistency.rate,
+    ],
+    [6, 5, 1, 1, 1 / 6],
+  );
+  // wilsonInterval(1, 6): python3 -c "from math import sqrt; z=1.959963984540054; n=6; p=1/6;
+  //   c=(p+z*z/(2*n))/(1+z*z/n); h=z*sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n); print(c-h, c+h)"
+  //   -> 0.030053369748306635 0.5635028221864702
+  close(result.swap_consistency.wilson!.lower, 0.030053369748306635, "wilson lower");
+  close(result.swap_consistency.wilson!.upper, 0.5635028221864702, "wilson upper");
+  deepEqual(result.gates.swap_consistency, { gate: 0.9, value: 1 / 6, passed: false });
+  equal(result.gates.passed, false);
+  deepEqual(result.gates.reasons, [
+    "swap consistency 0.167 is below the gate 0.90 (1 of 6 pairs consistent; 1 measured, " +
+    "5 with a judge fault, which count as inconsistent)",
+  ]);
+  // Faults are bounded by the gate itself: 19 of 20 consistent and 1 fault still pass 0.90.
+  const many = ["A", "B"].flatMap((w) => Array.from({ length: 10 }, () => w as PairWinner));
+  const manyLabels = many.map((w, i) => pair(`m${i}`, 1, false, w));
+  const manyJudged = new Map<string, JudgedItem>(many.map((w, i) => [
+    `m${i}`,
+    i === 0 ? judgedPair(null, "B") : judgedPair(w, w === "A" ? "B" : "A"),
+  ]));
+  const one = judgeCalibration({ labels: manyLabels, judged: manyJudged, passThresholds: {} }, {
+    ...OPTIONS,
+    gates: { human_agreement: 0, swap_consistency: 0.9 },
+  });
+  deepEqual([one.swap_consistency.rate, one.gates.swap_consistency.passed], [19 / 20, true]);
 });
 
 Deno.test("judgeCalibration() passes a judge that meets both gates", () => {
@@ -310,15 +367,17 @@ Deno.test("judgeCalibration() names the figures it cannot measure", () => {
     "before the labeller saw the model's output",
     "swap consistency cannot be measured: the golden set has no pairwise items",
   ]);
-  // Every pairwise run a fault.
+  // Every pairwise run a fault: measured as 0 of 1, the fault counted as inconsistent.
   const faulty = judgeCalibration({
     labels: [pair("p1", 1, false, "A")],
     judged: new Map([["p1", judgedPair("A", null)]]),
     passThresholds: {},
   }, OPTIONS);
+  equal(faulty.swap_consistency.rate, 0);
   deepEqual(faulty.gates.reasons, [
     "agreement with the human labels 0.000 is below the gate 0.80 (0 of 1 items)",
-    "swap consistency cannot be measured: every pairwise item has a judge fault (1 of 1)",
+    "swap consistency 0.000 is below the gate 0.90 (0 of 1 pairs consistent; 0 measured, " +
+    "1 with a judge fault, which counts as inconsistent)",
   ]);
   // Nothing at all.
   const empty = judgeCalibration({ labels: [], judged: new Map(), passThresholds: {} }, OPTIONS);
