@@ -47,7 +47,10 @@ export type PricedEpisode = Priced & Pick<Episode, "episode_id">;
  * };
  * const row = { agent_id: "a", price_table_id: "p1", prompt_tokens: 1800, completion_tokens: 900 };
  * // 1800 × 3 / 1e6 + 900 × 15 / 1e6 = 0.0054 + 0.0135 = 0.0189
- * if (Math.abs(episodeCost(row, table) - 0.0189) > 1e-15) throw new Error("cost");
+ * const cost = episodeCost(row, table);
+ * if (cost === null || Math.abs(cost - 0.0189) > 1e-15) throw new Error(`cost ${cost}`);
+ * // Tokens not recorded have no cost, not the cost of zero tokens.
+ * if (episodeCost({ ...row, prompt_tokens: null }, table) !== null) throw new Error("null");
  * ```
  */
 export function episodeCost(row: Priced, table: PriceTable): number | null {
