@@ -65,6 +65,9 @@ export function binomialTestTwoSided(k: number, n: number, p: number): number {
  * import { holmAdjust } from "./binomial_test.ts";
  * // sorted 0.01 × 3, 0.03 × 2, 0.04 × 1, made non-decreasing: [0.03, 0.06, 0.06]
  * const adjusted = holmAdjust([0.01, 0.04, 0.03]);
+ * if (adjusted.some((p, i) => Math.abs(p - [0.03, 0.06, 0.06][i]) > 1e-15)) {
+ *   throw new Error(String(adjusted));
+ * }
  * ```
  */
 export function holmAdjust(pValues: readonly number[]): number[] {

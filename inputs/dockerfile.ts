@@ -23,8 +23,11 @@ export interface DockerfileInstruction {
  * @example
  * ```ts
  * import { dockerfileInstructions } from "./dockerfile.ts";
- * dockerfileInstructions("FROM a \\\n  AS b\nRUN x\n");
- * // [{ keyword: "FROM", args: "a    AS b", line: 1 }, { keyword: "RUN", args: "x", line: 3 }]
+ * import { deepEqual } from "node:assert/strict";
+ * deepEqual(dockerfileInstructions("FROM a \\\n  AS b\nRUN x\n"), [
+ *   { keyword: "FROM", args: "a    AS b", line: 1 },
+ *   { keyword: "RUN", args: "x", line: 3 },
+ * ]);
  * ```
  */
 export function dockerfileInstructions(text: string): DockerfileInstruction[] {

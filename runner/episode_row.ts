@@ -139,7 +139,8 @@ export type VerifyResult =
  * import { verifyResultOf } from "./episode_row.ts";
  * const check = { name: "t", passed: false, detail: "" };
  * const verdict = { schema_version: 1 as const, resolved: false, checks: [check] };
- * verifyResultOf({ kind: "verdict", verdict }, {}).kind; // "verdict", failedChecks ["t"]
+ * const result = verifyResultOf({ kind: "verdict", verdict }, {});
+ * if (result.kind !== "verdict" || result.failedChecks.join() !== "t") throw new Error();
  * ```
  */
 export function verifyResultOf(

@@ -28,8 +28,10 @@ export type EgressResolve = (
  * @example
  * ```ts
  * import { parseEgressResolve } from "./egress_resolve.ts";
- * parseEgressResolve("astral.sh:443=127.0.0.1:8443")("astral.sh", 443);
- * // { hostname: "127.0.0.1", port: 8443 }
+ * import { deepEqual, equal } from "node:assert/strict";
+ * const resolve = parseEgressResolve("astral.sh:443=127.0.0.1:8443");
+ * deepEqual(resolve("Astral.sh", 443), { hostname: "127.0.0.1", port: 8443 });
+ * equal(resolve("astral.sh", 80), undefined);
  * ```
  */
 export function parseEgressResolve(text: string): EgressResolve {

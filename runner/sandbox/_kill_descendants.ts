@@ -17,7 +17,8 @@
  * @example
  * ```ts
  * import { descendantsOf } from "./_kill_descendants.ts";
- * descendantsOf(10, new Map([[11, 10], [12, 11], [13, 1]])); // [10, 11, 12]
+ * import { deepEqual } from "node:assert/strict";
+ * deepEqual(descendantsOf(10, new Map([[11, 10], [12, 11], [13, 1]])), [10, 11, 12]);
  * ```
  */
 export function descendantsOf(root: number, parents: ReadonlyMap<number, number>): number[] {

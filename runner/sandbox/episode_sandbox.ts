@@ -185,7 +185,10 @@ export interface EpisodeSandbox {
  * @example
  * ```ts
  * import { relayEnvironment } from "./episode_sandbox.ts";
- * relayEnvironment(18080, "default").OPENAI_BASE_URL; // "http://127.0.0.1:18080/v1"
+ * import { equal } from "node:assert/strict";
+ * const env = relayEnvironment(18080, "default");
+ * equal(env.OPENAI_BASE_URL, "http://127.0.0.1:18080/v1");
+ * equal(env.ANTHROPIC_BASE_URL, "http://127.0.0.1:18080");
  * ```
  */
 export function relayEnvironment(port: number, model: string): Record<RunnerEnvName, string> {

@@ -246,7 +246,8 @@ export interface SealedVerifierOptions {
  * @example
  * ```ts
  * import { sealedVerification } from "./sealed_verifier.ts";
- * sealedVerification(null).mode; // "sealed"
+ * import { equal } from "node:assert/strict";
+ * equal(sealedVerification(null).mode, "sealed");
  * ```
  */
 export function sealedVerification(reward: RewardVerdict | null): VerificationRecord {

@@ -51,10 +51,12 @@ const SHADOWED_MODULES = new Set(["pytest", "_pytest", "pluggy", "unittest"]);
  * @example
  * ```ts
  * import { fileHijacks } from "./shared_hijacks.ts";
- * fileHijacks([{ path: "/usr/local/bin/pytest", kind: "added" }], ["conftest.py"], "/app",
- *   "/usr/local/bin:/usr/bin");
- * // [{ flag: "conftest", path: "/app/conftest.py" },
- * //  { flag: "path_shadow", path: "/usr/local/bin/pytest" }]
+ * import { deepEqual } from "node:assert/strict";
+ * const changed = [{ path: "/usr/local/bin/pytest", kind: "added" as const }];
+ * deepEqual(fileHijacks(changed, ["conftest.py"], "/app", "/usr/local/bin:/usr/bin"), [
+ *   { flag: "conftest", path: "/app/conftest.py" },
+ *   { flag: "path_shadow", path: "/usr/local/bin/pytest" },
+ * ]);
  * ```
  */
 export function fileHijacks(
