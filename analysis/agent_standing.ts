@@ -1,16 +1,25 @@
 /**
  * The one claim function (issue 11): what each agent's capability numbers
- * may say, from the validation against the plan, the censoring rate, the
- * rate of missing tasks and the judge-fault rate (issue 21). `summarize`, `censoring`, `compare` and the report
- * all call {@link assessClaims}, so the CLI and the report never disagree.
+ * may say, from every way a row can fail to count: the validation against
+ * the plan, the invalid rate (issue 23), the censoring rate, the
+ * judge-fault rate (issue 21) and the rate of missing tasks; and what the
+ * whole run pooled may say, never more than its weakest agent (issue 23).
+ * `summarize`, `censoring`, `compare`, the report and the notebooks all call
+ * {@link assessClaims}, so they never disagree.
  *
  * @module
  */
 import type { LedgerWithLines } from "../inputs/ledger.ts";
-import { type CensoringClaim, type CensoringSummary, censoringSummary } from "./censoring.ts";
+import {
+  type CensoringClaim,
+  type CensoringSummary,
+  censoringSummary,
+  stricterClaim,
+} from "./censoring.ts";
 import type { CensoringPolicy, Episode, Plan, TaskList } from "./schema.ts";
 import type { LeftOutTask } from "./judge/judge_rows.ts";
 import { type AgentJudgeFaults, agentJudgeFaults } from "./judge/judge_faults.ts";
+import { type InvalidSummary, invalidSummary } from "./invalid_attempts.ts";
 import {
   type AgentCoverage,
   type Denominator,
@@ -30,6 +39,7 @@ import {
 const CAUSE_ORDER = [
   "validation",
   "nothing_scored",
+  "invalid",
   "censoring",
   "judge_faults",
   "missing",
@@ -39,6 +49,8 @@ export type WithheldCause = typeof CAUSE_ORDER[number];
 /** What one agent may claim. */
 export interface AgentStanding {
   agent_id: string;
+  /** The invalid rate's claim (issue 23, `invalidSummary`); null without rows. */
+  invalid_claim: CensoringClaim | null;
   /** The censoring rate's claim; null when nothing was scored. */
   censoring_claim: CensoringClaim | null;
   /** The missing rate's claim; null without a plan or task list. */
@@ -48,7 +60,7 @@ export interface AgentStanding {
    * only for an agent with judged rows (other outputs keep their bytes).
    */
   judge_fault_claim?: CensoringClaim;
-  /** The strictest of them (a headline only when all allow one); null when nothing was scored. */
+  /** The strictest of the rates' claims (a headline only when all allow one); null when nothing was scored. */
   claim: CensoringClaim | null;
   /** The first cause that withholds the agent's numbers, or null when they may be stated. */
   withheld: WithheldCause | null;
@@ -67,12 +79,6 @@ const COVERAGE_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
   "row_count",
 ]);
 
-const STRICTNESS: Record<CensoringClaim, number> = {
-  headline: 0,
-  both_labelled: 1,
-  budget_adequacy_only: 2,
-};
-
 /**
  * Each agent's standing, in the order given.
  *
@@ -83,22 +89,26 @@ const STRICTNESS: Record<CensoringClaim, number> = {
  *    (`maxFindingsPerCode`) withholds every agent, since the unlisted ones
  *    cannot be attributed; codes about missing rows are left to rule 4;
  * 2. nothing scored (seeds 000 and 001: only scored rows count);
- * 3. censoring rate above `labelled_max` (seed 003: budget adequacy only);
- * 4. judge-fault rate above `labelled_max` (issue 21, `agentJudgeFaults`:
- *    judge faults are invalid rows, left out of every score, so they are
- *    held to the censoring thresholds, else an answer that breaks the
- *    judge would turn a failure into an attempt that does not count);
- * 5. missing rate above the missing policy's `labelled_max` (issue 11:
+ * 3. invalid rate above the invalid policy's `labelled_max` (issue 23,
+ *    `invalidSummary`: an invalid attempt is left out of every score, so a
+ *    score over few scored attempts of many says little);
+ * 4. censoring rate above `labelled_max` (seed 003: budget adequacy only);
+ * 5. judge-fault rate above the judge-fault policy's `labelled_max`
+ *    (issue 21, `agentJudgeFaults`: judge faults are invalid rows, left out
+ *    of every score, so an answer that breaks the judge would otherwise
+ *    turn a failure into an attempt that does not count);
+ * 6. missing rate above the missing policy's `labelled_max` (issue 11:
  *    missing tasks enter the policy the way censoring does).
- * The claim is the strictest of the censoring, judge-fault and missing
- * claims: a headline needs every rate under `headline_max`. O(agents +
- * findings).
+ * The claim is the strictest of the invalid, censoring, judge-fault and
+ * missing claims: a headline needs every rate under its `headline_max`.
+ * O(agents + findings).
  *
  * @param agents the agents to judge, in output order
  * @param censoring the censoring summary of the rows
  * @param coverage per-agent coverage of the plan or task list; null without one
  * @param validation the validation of the ledger against its plan; null without a plan
  * @param judgeFaults each agent's judge faults (`agentJudgeFaults`); default none
+ * @param invalid each agent's invalid attempts (`invalidSummary`); null: not held
  * @returns one standing per agent, in the order of `agents`
  * @example
  * ```ts
@@ -114,23 +124,27 @@ export function agentStandings(
   coverage: readonly AgentCoverage[] | null,
   validation: ValidationReport | null,
   judgeFaults: readonly AgentJudgeFaults[] = [],
+  invalid: InvalidSummary | null = null,
 ): AgentStanding[] {
   const censoringRows = new Map(censoring.agents.map((row) => [row.agent_id, row]));
+  const invalidRows = new Map(invalid?.agents.map((row) => [row.agent_id, row]) ?? []);
   const judgeRows = new Map(judgeFaults.map((row) => [row.agent_id, row]));
   const coverageRows = new Map(coverage?.map((row) => [row.agent_id, row]) ?? []);
   const blocking = blockingCodes(validation);
   return agents.map((agent) => {
     const censoringClaim = censoringRows.get(agent)?.claim ?? null;
+    const invalidClaim = invalidRows.get(agent)?.claim ?? null;
     const missingClaim = coverage === null ? null : coverageRows.get(agent)?.claim ?? null;
     const judgeClaim = judgeRows.get(agent)?.claim ?? null;
-    const claim = censoringClaim === null
-      ? null
-      : stricter(stricter(censoringClaim, missingClaim), judgeClaim);
+    const claim = censoringClaim === null ? null : [invalidClaim, missingClaim, judgeClaim]
+      .reduce<CensoringClaim>((a, b) => stricterClaim(a, b), censoringClaim);
     const codes = [...new Set([...blocking.all, ...(blocking.byAgent.get(agent) ?? [])])].sort();
     const withheld: WithheldCause | null = codes.length > 0
       ? "validation"
       : censoringClaim === null
       ? "nothing_scored"
+      : invalidClaim === "budget_adequacy_only"
+      ? "invalid"
       : censoringClaim === "budget_adequacy_only"
       ? "censoring"
       : judgeClaim === "budget_adequacy_only"
@@ -140,6 +154,7 @@ export function agentStandings(
       : null;
     return {
       agent_id: agent,
+      invalid_claim: invalidClaim,
       censoring_claim: censoringClaim,
       missing_claim: missingClaim,
       ...(judgeClaim === null ? {} : { judge_fault_claim: judgeClaim }),
@@ -148,10 +163,6 @@ export function agentStandings(
       blocking_codes: codes,
     };
   });
-}
-
-function stricter(a: CensoringClaim, b: CensoringClaim | null): CensoringClaim {
-  return b !== null && STRICTNESS[b] > STRICTNESS[a] ? b : a;
 }
 
 /** The error codes that withhold every agent, and those that withhold one agent. */
@@ -193,7 +204,11 @@ export interface ClaimInputs {
   plan: Plan | null;
   /** The task list of imported results; null without one (never with a plan). */
   taskList: TaskList | null;
-  /** The censoring thresholds in force (flags, else the plan's, else the defaults). */
+  /**
+   * The censoring thresholds in force (flags, else the plan's, else the
+   * defaults); also those of the invalid, judge-fault and missing rates
+   * where the plan sets none of its own.
+   */
   policy: CensoringPolicy;
   /** At most this many findings of one code are listed (default: no limit). */
   maxFindingsPerCode?: number;
@@ -215,12 +230,71 @@ export interface ClaimAssessment {
   denominator: Denominator | null;
   /** The thresholds the missing rate is held to: the plan's `missing_policy`, else `policy`. */
   missing_policy: CensoringPolicy;
+  /** Each agent's invalid attempts by reason and the claim their rate allows (issue 23). */
+  invalid: InvalidSummary;
+  /** The thresholds the judge-fault rate is held to: the plan's `judge_fault_policy`, else `policy`. */
+  judge_fault_policy: CensoringPolicy;
   /** Per-agent coverage of the denominator; null without one. */
   coverage: AgentCoverage[] | null;
   /** Each agent's judge faults over the counted rows (issue 21); empty without judged rows. */
   judge_faults: AgentJudgeFaults[];
   /** One standing per agent with rows or planned, sorted by id. */
   standings: AgentStanding[];
+  /** What the whole run pooled may claim: never more than its weakest agent. */
+  pooled: PooledStanding;
+}
+
+/** What the whole run, every agent pooled, may claim (issue 23). */
+export interface PooledStanding {
+  /**
+   * The strictest of the pooled invalid and censoring claims and of every
+   * agent's claim; null when nothing was scored.
+   */
+  claim: CensoringClaim | null;
+  /** The first cause that withholds a pooled number, or null when it may be stated. */
+  withheld: WithheldCause | null;
+  /** The agents whose own numbers are withheld, sorted; a pooled number then is too. */
+  withheld_agents: string[];
+}
+
+/**
+ * The pooled standing: a pooled figure mixes every agent's rows, so it may
+ * say no more than the weakest of them (issue 23: two agents each missing
+ * 80% of their tasks, both withheld, gave "all agents pooled: headline
+ * score"). Rule: the claim is the strictest of the pooled invalid and
+ * censoring claims and of each agent's claim; it is withheld when any
+ * agent's numbers are (the first cause, in the agents' cause order), or
+ * when the pooled invalid or censoring rate is above its `labelled_max`.
+ * O(agents).
+ *
+ * @param standings every agent's standing
+ * @param censoring the censoring summary (its pooled row)
+ * @param invalid the invalid summary (its pooled row)
+ * @returns the pooled standing
+ */
+export function pooledStanding(
+  standings: readonly AgentStanding[],
+  censoring: CensoringSummary,
+  invalid: InvalidSummary,
+): PooledStanding {
+  const base = censoring.overall.claim;
+  const claim = base === null ? null : [
+    invalid.overall.claim,
+    ...standings.map((s) => s.claim),
+  ].reduce<CensoringClaim>((a, b) => stricterClaim(a, b), base);
+  const withheldAgents = standings.filter((s) => s.withheld !== null).map((s) => s.agent_id)
+    .sort();
+  const causes = new Set(standings.map((s) => s.withheld));
+  const agentCause = CAUSE_ORDER.find((c) => causes.has(c)) ?? null;
+  const withheld: WithheldCause | null = agentCause ??
+    (base === null
+      ? "nothing_scored"
+      : invalid.overall.claim === "budget_adequacy_only"
+      ? "invalid"
+      : base === "budget_adequacy_only"
+      ? "censoring"
+      : null);
+  return { claim, withheld, withheld_agents: withheldAgents };
 }
 
 /**
@@ -231,8 +305,10 @@ export interface ClaimAssessment {
  * scores, issue 14: seed 000's "the tasks that depend on the judge are not
  * scored for now", so that their absence from `rows` never lowers a score
  * over planned tasks nor a missing claim), hold each agent's judge-fault
- * rate to the same thresholds (issue 21, `agentJudgeFaults` with `policy`),
- * then {@link agentStandings}. Pure.
+ * rate to the plan's `judge_fault_policy`, else `policy` (issue 21,
+ * `agentJudgeFaults`), and each agent's invalid rate to the plan's
+ * `invalid_rate_policy`, else `policy` (issue 23, `invalidSummary`), then
+ * {@link agentStandings} and {@link pooledStanding}. Pure.
  * Cost: O(rows + agents × planned tasks).
  *
  * @param inputs the recorded ledger, the corrected rows, plan or task list, policy
@@ -261,21 +337,27 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
     : leaveOutTasks(full, leftOut.map((task) => task.task_id));
   const missingPolicy = plan?.missing_policy ?? policy;
   const coverage = denominator === null ? null : taskCoverage(rows, denominator, missingPolicy);
-  const judgeFaults = agentJudgeFaults(rows, policy);
+  const judgeFaultPolicy = plan?.judge_fault_policy ?? policy;
+  const judgeFaults = agentJudgeFaults(rows, judgeFaultPolicy);
+  const invalid = invalidSummary(rows, plan?.invalid_rate_policy ?? policy);
   const agents = [
     ...new Set([
       ...censoring.agents.map((row) => row.agent_id),
       ...(coverage ?? []).map((row) => row.agent_id),
     ]),
   ].sort(); // strings sort by UTF-16 code units
+  const standings = agentStandings(agents, censoring, coverage, validation, judgeFaults, invalid);
   return {
     validation,
     censoring,
     denominator,
     missing_policy: missingPolicy,
+    invalid,
+    judge_fault_policy: judgeFaultPolicy,
     coverage,
     judge_faults: judgeFaults,
-    standings: agentStandings(agents, censoring, coverage, validation, judgeFaults),
+    standings,
+    pooled: pooledStanding(standings, censoring, invalid),
   };
 }
 
@@ -291,7 +373,7 @@ export interface WithheldPairGroup {
 /**
  * Groups the pairs whose ranking may not be stated by cause: a pair is
  * withheld when either agent is (its cause is the first, in the order
- * validation, nothing scored, censoring, judge faults, missing, of its agents' causes), so
+ * validation, nothing scored, invalid, censoring, judge faults, missing, of its agents' causes), so
  * each pair is counted in exactly one group. O(pairs).
  *
  * @param pairs the compared pairs, as agent ids
@@ -301,7 +383,8 @@ export interface WithheldPairGroup {
  * ```ts
  * import { withheldPairGroups } from "./agent_standing.ts";
  * const standing = (agent_id: string, withheld: "missing" | null) => ({
- *   agent_id, withheld, claim: null, censoring_claim: null, missing_claim: null, blocking_codes: [],
+ *   agent_id, withheld, claim: null, invalid_claim: null, censoring_claim: null, missing_claim: null,
+ *   blocking_codes: [],
  * });
  * const groups = withheldPairGroups([["a", "b"], ["a", "c"], ["b", "c"]], [
  *   standing("a", null), standing("b", "missing"), standing("c", null),

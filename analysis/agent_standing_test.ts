@@ -111,6 +111,7 @@ Deno.test("withheldPairGroups(): 14 agents, 91 pairs: one group per cause, each 
       ? "censoring" as const
       : null,
     claim: null,
+    invalid_claim: null,
     censoring_claim: null,
     missing_claim: null,
     blocking_codes: [],
@@ -157,4 +158,115 @@ Deno.test("assessClaims() leaves a task left out of formal scores out of the den
   });
   deepEqual([coverage![0].planned, coverage![0].missing], [1, 0]);
   deepEqual(denominator?.task_ids, ["t1"]);
+});
+
+/** A task list of `n` tasks named t1..tn. */
+function taskList(n: number) {
+  return {
+    schema_version: 1 as const,
+    tasks: TASKS.slice(0, n).map((task_id) => ({ task_id, lane: "default" })),
+    attempts_per_task: 1,
+    sources: [],
+  };
+}
+
+function assess(rows: Episode[], n = 50, plan: Plan | null = null) {
+  return assessClaims({
+    recorded: {
+      file: "l.jsonl",
+      sha256: "0".repeat(64),
+      lines: rows.length,
+      valid_rows: rows.length,
+      chained: false,
+      problems: [],
+      rows,
+      row_lines: rows.map((_, i) => i + 1),
+    },
+    rows,
+    plan,
+    taskList: plan === null ? taskList(n) : null,
+    policy: POLICY,
+  });
+}
+
+const harnessError = { status: "invalid", resolved: null, invalid_reason: "harness_error" };
+
+Deno.test("assessClaims(): an invalid rate above 10% withholds the headline (issue 23: 234 of 300 harness errors)", () => {
+  // The SWE-bench Lite report's shape, scaled to 50 tasks: 11 resolved, 39 harness errors (78%).
+  const rows = TASKS.map((t, i) => row("m", t, i < 11 ? {} : harnessError));
+  const assessment = assess(rows);
+  const [m] = assessment.standings;
+  deepEqual([m.invalid_claim, m.censoring_claim, m.missing_claim, m.claim, m.withheld], [
+    "budget_adequacy_only",
+    "headline",
+    "headline",
+    "budget_adequacy_only",
+    "invalid",
+  ]);
+  const [invalid] = assessment.invalid.agents;
+  deepEqual([invalid.attempts, invalid.invalid, invalid.reasons.harness_error], [50, 39, 39]);
+  deepEqual(invalid.resolved_rate_invalid_as_failures, 11 / 50);
+  deepEqual(assessment.pooled, {
+    claim: "budget_adequacy_only",
+    withheld: "invalid",
+    withheld_agents: ["m"],
+  });
+});
+
+Deno.test("assessClaims(): 2% to 10% invalid needs both scores labelled; the plan's invalid_rate_policy decides", () => {
+  // 3 of 50 invalid: 6%.
+  const rows = TASKS.map((t, i) => row("a", t, i < 3 ? harnessError : {}));
+  const [a] = assess(rows).standings;
+  deepEqual([a.invalid_claim, a.claim, a.withheld], ["both_labelled", "both_labelled", null]);
+  const plan = Plan.parse({
+    plan_id: "p",
+    tasks: TASKS.map((task_id) => ({ task_id })),
+    agents: [{ agent_id: "a", image_digest: `sha256:${"a".repeat(64)}` }],
+    invalid_rate_policy: { headline_max: 0.07, labelled_max: 0.2 },
+  });
+  const planned = assessClaims({
+    recorded: {
+      file: "l.jsonl",
+      sha256: "0".repeat(64),
+      lines: rows.length,
+      valid_rows: rows.length,
+      chained: false,
+      problems: [],
+      rows,
+      row_lines: rows.map((_, i) => i + 1),
+    },
+    rows,
+    plan,
+    taskList: null,
+    policy: POLICY,
+  });
+  deepEqual(planned.invalid.policy, { headline_max: 0.07, labelled_max: 0.2 });
+  deepEqual(planned.standings[0].invalid_claim, "headline");
+});
+
+Deno.test("assessClaims(): the pooled claim never exceeds the weakest agent's (issue 23)", () => {
+  // Two agents each missing 80% of 50 planned tasks, every row they have completed and resolved.
+  const rows = [
+    ...TASKS.slice(0, 10).map((t) => row("a", t)),
+    ...TASKS.slice(0, 10).map((t) => row("b", t)),
+  ];
+  const assessment = assess(rows);
+  deepEqual(assessment.standings.map((s) => s.withheld), ["missing", "missing"]);
+  // The pooled censoring rate alone (0%) would allow a headline: the pooled standing does not.
+  deepEqual(assessment.censoring.overall.censoring_rate, 0);
+  deepEqual(assessment.pooled, {
+    claim: "budget_adequacy_only",
+    withheld: "missing",
+    withheld_agents: ["a", "b"],
+  });
+  // One labelled agent beside a headline one: the pooled claim is labelled.
+  const mixed = [
+    ...TASKS.map((t) => row("full", t)),
+    ...TASKS.map((t, i) =>
+      row("capped", t, i < 3 ? { stop_reason: "token_cap", resolved: false } : {})
+    ),
+  ];
+  const pooled = assess(mixed);
+  deepEqual(pooled.censoring.overall.claim, "both_labelled");
+  deepEqual(pooled.pooled, { claim: "both_labelled", withheld: null, withheld_agents: [] });
 });

@@ -32,7 +32,7 @@ export interface CensoringRow {
   score_completed_only: number | null;
   /** `censored / scored` (= `1 - completed / scored`); null when nothing is scored. */
   censoring_rate: number | null;
-  /** Tokens of the scored rows (prompt + completion); null when one of them did not record them. */
+  /** Tokens of the scored rows (prompt + completion); null when one of them did not record them, or none was scored. */
   tokens: number | null;
   /** `tokens / passed`; null when nothing passed or the tokens were not recorded. */
   tokens_per_success: number | null;
@@ -95,6 +95,29 @@ export function censoringClaim(
   return "budget_adequacy_only";
 }
 
+const STRICTNESS: Record<CensoringClaim, number> = {
+  headline: 0,
+  both_labelled: 1,
+  budget_adequacy_only: 2,
+};
+
+/**
+ * The stricter of two claims (a headline is the least strict, budget
+ * adequacy only the most); `b` null leaves `a`.
+ *
+ * @param a a claim
+ * @param b another claim, or null
+ * @returns the stricter
+ * @example
+ * ```ts
+ * import { stricterClaim } from "./censoring.ts";
+ * if (stricterClaim("headline", "both_labelled") !== "both_labelled") throw new Error();
+ * ```
+ */
+export function stricterClaim(a: CensoringClaim, b: CensoringClaim | null): CensoringClaim {
+  return b !== null && STRICTNESS[b] > STRICTNESS[a] ? b : a;
+}
+
 interface Tally {
   scored: number;
   invalid: number;
@@ -152,7 +175,7 @@ function finish(agent_id: string, tally: Tally, policy: CensoringPolicy): Censor
     score_all_tasks: tally.scored > 0 ? tally.passed / tally.scored : null,
     score_completed_only: tally.completed > 0 ? tally.passed_completed / tally.completed : null,
     censoring_rate,
-    tokens: tally.tokens,
+    tokens: tally.scored === 0 ? null : tally.tokens,
     tokens_per_success: tally.passed > 0 && tally.tokens !== null
       ? tally.tokens / tally.passed
       : null,
@@ -172,7 +195,9 @@ function finish(agent_id: string, tally: Tally, policy: CensoringPolicy): Censor
  * - censoring rate = censored / scored = 1 − completed / scored
  * - tokens per success = Σ (prompt + completion tokens) / passed; null
  *   ("not recorded") when a scored row did not record its tokens (issue 11)
- * - claim = {@link censoringClaim}(censoring rate, policy)
+ * - claim = {@link censoringClaim}(censoring rate, policy); the pooled
+ *   row's claim is the strictest of its own and every agent's (issue 23: a
+ *   pooled figure may say no more than its weakest agent)
  *
  * Cost: O(rows) time, O(agents) memory; `rows` may be any iterable, so a
  * generator over a streamed ledger works.
@@ -210,5 +235,10 @@ export function censoringSummary(
     add(overall, row);
   }
   const agents = [...byAgent.keys()].sort().map((id) => finish(id, byAgent.get(id)!, policy));
-  return { policy, agents, overall: finish("*", overall, policy) };
+  const pooled = finish("*", overall, policy);
+  // A pooled claim never exceeds its weakest agent's (issue 23).
+  const claim = pooled.claim === null
+    ? null
+    : agents.reduce<CensoringClaim>((a, row) => stricterClaim(a, row.claim), pooled.claim);
+  return { policy, agents, overall: { ...pooled, claim } };
 }

@@ -783,6 +783,21 @@ export const Plan = z.object({
    * materialized default, so plans frozen before it existed keep their hash.
    */
   missing_policy: CensoringPolicy.optional(),
+  /**
+   * The thresholds each agent's invalid rate (invalid attempts of any
+   * reason over its attempts) is held to, in seed 003's bands (issue 23: a
+   * score over the 66 scored rows of 300 attempts is no headline; seed 002
+   * reports the invalid rate apart and calls 30% hard to accept). Absent:
+   * the `censoring` thresholds; no materialized default, so plans frozen
+   * before it existed keep their hash.
+   */
+  invalid_rate_policy: CensoringPolicy.optional(),
+  /**
+   * The thresholds each agent's judge-fault rate (`judge_fault` rows over
+   * its judged rows, issue 21) is held to. Absent: the `censoring`
+   * thresholds; no materialized default, likewise.
+   */
+  judge_fault_policy: CensoringPolicy.optional(),
   bootstrap: z.object({
     rounds: z.number().int().positive().max(PLAN_LIMITS.bootstrap_rounds).default(
       DEFAULT_BOOTSTRAP.rounds,

@@ -79,12 +79,13 @@ export interface AgentSummary {
   resolved_rate: number | null;
   /**
    * prompt + completion tokens of the scored rows, failed attempts included;
-   * null ("not recorded") when any scored row did not record its tokens.
+   * null ("not recorded") when any scored row did not record its tokens, and
+   * when nothing was scored (no scored row recorded any: never 0, issue 23).
    */
   tokens: number | null;
   /** prompt + completion tokens of the invalid rows (not in `tokens` nor TPR); null likewise. */
   invalid_tokens: number | null;
-  /** Σ wall_ms / 1000 of the scored rows; null when any scored row did not record it. */
+  /** Σ wall_ms / 1000 of the scored rows; null when any scored row did not record it, or none was scored. */
   wall_seconds: number | null;
   /** Σ wall_ms / 1000 of the invalid rows (not in `wall_seconds` nor SPR); null likewise. */
   invalid_wall_seconds: number | null;
@@ -92,6 +93,13 @@ export interface AgentSummary {
   rows_without_tokens: number;
   /** Rows (scored or invalid) whose wall time was not recorded. */
   rows_without_wall: number;
+  /**
+   * Scored rows whose tokens the agent itself reported (an imported row's
+   * `provenance.tokens_reported_by` is `agent`, e.g. Harbor's
+   * `agent_result`): counts no meter witnessed, marked wherever they are
+   * printed (issue 23: an agent-reported 0 read as a measured 0).
+   */
+  agent_reported_token_rows: number;
   /**
    * Tokens per resolved: tokens / resolved; null when nothing resolved
    * ("没有 TPR") or the tokens were not recorded.
@@ -117,6 +125,7 @@ interface Tally {
   invalidWallMs: number | null;
   withoutTokens: number;
   withoutWall: number;
+  agentReported: number;
   /** The agent's scored and invalid rows, in ledger order, priced with a price table. */
   scoredRows: Episode[];
   invalidRows: Episode[];
@@ -139,7 +148,10 @@ interface Tally {
  *   not known: null, "not recorded", and so are the TPR (SPR) and cost built
  *   on it; never the sum of the rows that did (issue 11: an imported result
  *   without token counts showed TPR 0.00). `rows_without_tokens` and
- *   `rows_without_wall` count such rows
+ *   `rows_without_wall` count such rows. A sum over no scored row is null
+ *   too, never 0 (issue 23: an all-error import showed `"tokens": 0` beside
+ *   552 rows without tokens); `agent_reported_token_rows` counts the scored
+ *   rows whose tokens the agent itself reported
  * - cost (with `priceTable`, see {@link totalCost}) = Σ prompt × prompt rate / 1e6
  *   + Σ completion × completion rate / 1e6 over scored rows (token totals priced
  *   once per agent); cost_per_resolved = cost / resolved (null when 0);
@@ -199,6 +211,7 @@ export function summarizeAgents(
         invalidWallMs: 0,
         withoutTokens: 0,
         withoutWall: 0,
+        agentReported: 0,
         scoredRows: [],
         invalidRows: [],
         lanes: new Map(),
@@ -218,6 +231,7 @@ export function summarizeAgents(
     }
     tally.scored++;
     tally.tokens = sumOrNull(tally.tokens, tokens);
+    if (tokens !== null && row.provenance?.tokens_reported_by === "agent") tally.agentReported++;
     tally.wallMs = sumOrNull(tally.wallMs, row.wall_ms);
     if (priceTable !== undefined) tally.scoredRows.push(row);
     let lane = tally.lanes.get(row.lane);
@@ -234,7 +248,9 @@ export function summarizeAgents(
   const agents = [...tallies.keys()].sort(byCodeUnit);
   return agents.map((agentId) => {
     const t = tallies.get(agentId)!;
-    const wallSeconds = t.wallMs === null ? null : t.wallMs / 1000;
+    // A sum over no scored row is no figure: not recorded, never 0 (issue 23).
+    const tokens = t.scored === 0 ? null : t.tokens;
+    const wallSeconds = t.scored === 0 || t.wallMs === null ? null : t.wallMs / 1000;
     return {
       agent_id: agentId,
       episodes: t.episodes,
@@ -243,13 +259,14 @@ export function summarizeAgents(
       scored: t.scored,
       resolved: t.resolved,
       resolved_rate: t.scored === 0 ? null : t.resolved / t.scored,
-      tokens: t.tokens,
+      tokens,
       invalid_tokens: t.invalidTokens,
       wall_seconds: wallSeconds,
       invalid_wall_seconds: t.invalidWallMs === null ? null : t.invalidWallMs / 1000,
       rows_without_tokens: t.withoutTokens,
       rows_without_wall: t.withoutWall,
-      tpr: t.resolved === 0 || t.tokens === null ? null : t.tokens / t.resolved,
+      agent_reported_token_rows: t.agentReported,
+      tpr: t.resolved === 0 || tokens === null ? null : tokens / t.resolved,
       spr: t.resolved === 0 || wallSeconds === null ? null : wallSeconds / t.resolved,
       cost: priceTable === undefined ? null : agentCost(t, priceTable),
       lane_score: laneWeights === undefined ? null : laneScore(t, laneWeights),
@@ -293,7 +310,7 @@ function checkWeights(weights: Record<string, number>): void {
 }
 
 function agentCost(t: Tally, table: PriceTable): AgentCost {
-  const cost = totalCost(t.scoredRows, table);
+  const cost = t.scored === 0 ? null : totalCost(t.scoredRows, table);
   return {
     price_table_id: table.price_table_id,
     currency: table.currency,

@@ -140,6 +140,7 @@ Deno.test("summarizeAgents() sorts agents by code unit and has stable JSON", () 
     "invalid_wall_seconds",
     "rows_without_tokens",
     "rows_without_wall",
+    "agent_reported_token_rows",
     "tpr",
     "spr",
     "cost",
@@ -392,4 +393,45 @@ Deno.test("summarizeAgents(): tokens or time not recorded give no TPR, SPR or co
     true,
     true,
   ]);
+});
+
+Deno.test("summarizeAgents(): nothing scored and nothing recorded is null, never 0 (issue 23)", () => {
+  // An all-error SWE-bench import: every row invalid, no tokens or times recorded.
+  const rows = Array.from({ length: 552 }, () =>
+    invalid({
+      agent_id: "m",
+      invalid_reason: "harness_error",
+      prompt_tokens: null,
+      completion_tokens: null,
+      wall_ms: null,
+    }));
+  const [m] = summarizeAgents(rows);
+  equal(m.scored, 0);
+  equal(m.tokens, null);
+  equal(m.wall_seconds, null);
+  equal(m.rows_without_tokens, 552);
+  // Invalid rows recorded their tokens, but none was scored: still no total of scored tokens.
+  const [n] = summarizeAgents([invalid({ agent_id: "n" })]);
+  equal(n.tokens, null);
+  equal(n.invalid_tokens, 150);
+});
+
+Deno.test("summarizeAgents() counts the scored rows whose tokens the agent reported (issue 23)", () => {
+  const provenance = {
+    evidence_kind: "imported",
+    format: "harbor",
+    importer_version: "1",
+    source: "job/trial/result.json",
+    source_sha256: "0".repeat(64),
+    position: "trial",
+    tokens_reported_by: "agent",
+    model: null,
+    reported_cost_usd: null,
+  };
+  const [a] = summarizeAgents([
+    row({ agent_id: "a", resolved: true, prompt_tokens: 0, completion_tokens: 0, provenance }),
+    row({ agent_id: "a", resolved: false }),
+  ]);
+  equal(a.tokens, 150);
+  equal(a.agent_reported_token_rows, 1);
 });

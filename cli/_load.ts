@@ -7,15 +7,10 @@
  *
  * @module
  */
-import { type AppliedErratum, applyErrata } from "../analysis/errata.ts";
-import {
-  type JudgeFigures,
-  judgeFigures,
-  judgeLeftOut,
-  type LeftOutTask,
-} from "../analysis/judge/judge_rows.ts";
+import type { AppliedErratum } from "../analysis/errata.ts";
+import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
-import { priceTableMix } from "../analysis/price_table_mix.ts";
+import { ledgerView } from "../analysis/ledger_view.ts";
 import type { Episode } from "../analysis/schema.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import type { Loaded } from "../inputs/json_file.ts";
@@ -74,10 +69,12 @@ export interface LoadedLedger {
 export type LoadedConfig<T> = Loaded<T>;
 
 /**
- * Reads a ledger and, when `errataPath` is given, applies the errata; then
- * leaves the rows of an uncalibrated judge out of the rows every command
- * counts, keeping the tasks left out and the judge's figures over all rows
- * (issue 14). The price-table check reads every corrected row.
+ * Reads a ledger and, when `errataPath` is given, its errata; then takes
+ * the one view of their rows (`ledgerView`, the report's and the notebooks'
+ * too): the errata applied, the rows of an uncalibrated judge left out of
+ * the rows every command counts, the tasks left out and the judge's
+ * figures over all rows (issue 14), and the price-table check over every
+ * corrected row.
  *
  * @throws {LedgerError} on the first problem unless `lenient`; an unreadable
  *   or zero-byte file always throws
@@ -88,25 +85,22 @@ export async function loadLedger(
 ): Promise<LoadedLedger> {
   const lenient = options.lenient === true;
   const ledger = await loadLedgerFile(path, { lenient });
-  const problems = [...ledger.problems];
-  let rows = ledger.rows;
-  let errata: LoadedLedger["errata"] = null;
-  if (options.errata !== undefined) {
-    const file = await loadErrata(options.errata, { lenient });
-    const application = applyErrata(rows, file, { lenient });
-    rows = application.rows;
-    problems.push(...file.problems, ...application.problems);
-    errata = {
-      path: options.errata,
-      sha256: file.sha256,
-      applied: application.applied,
-      voided_summaries: application.voided_summaries,
-    };
-  }
-  const mix = priceTableMix(rows);
-  // The judge's figures over every corrected row, then only the counted rows go on (issue 14).
-  const figures = judgeFigures(rows);
-  const { counted, leftOut } = judgeLeftOut(rows);
+  const file = options.errata === undefined ? null : await loadErrata(options.errata, { lenient });
+  // The one view of the rows (analysis/ledger_view.ts), the report's and the notebooks' too.
+  const view = ledgerView(ledger.rows, file, { lenient });
+  const application = view.errata;
+  const errata: LoadedLedger["errata"] = file === null || application === null ? null : {
+    path: options.errata!,
+    sha256: file.sha256,
+    applied: application.applied,
+    voided_summaries: application.voided_summaries,
+  };
+  const problems = [
+    ...ledger.problems,
+    ...(file?.problems ?? []),
+    ...(application?.problems ?? []),
+  ];
+  const leftOut = view.left_out;
   return {
     ledger: {
       path,
@@ -117,12 +111,12 @@ export async function loadLedger(
       ...(leftOut.length === 0 ? {} : { left_out: leftOut }),
     },
     errata,
-    rows: counted,
+    rows: view.rows,
     left_out: leftOut,
-    judge: figures.rows === 0 ? null : figures,
+    judge: view.judge,
     recorded: ledger,
     problems,
-    warnings: mix === null ? [] : [`${path}: ${mix}`],
+    warnings: view.price_mix === null ? [] : [`${path}: ${view.price_mix}`],
   };
 }
 

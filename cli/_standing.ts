@@ -13,7 +13,7 @@ import type { Loaded } from "../inputs/json_file.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
 import { percent, plural, quotedList, renderTable } from "../report/format.ts";
 import {
-  CLAIM_SHORT_WORDS,
+  claimLabel,
   denominatorLine,
   missingLines,
   withheldWords,
@@ -145,9 +145,7 @@ export function standingSection(assessment: LoadedAssessment): string {
         c === undefined ? "-" : `${c.missing} (${percent(c.missing_rate)})`,
         c === undefined ? "-" : `${percent(c.score_planned)} (lower bound)`,
         percent(censoring.get(standing.agent_id)?.score_all_tasks),
-        standing.withheld === null
-          ? CLAIM_SHORT_WORDS[standing.claim!]
-          : `withheld (${standing.withheld})`,
+        claimLabel(standing),
       ];
     }),
   );

@@ -21,7 +21,8 @@ import { numberOption, parseCommandArgs, rangeText, stringOption } from "./_args
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { integer, percent, renderTable } from "../report/format.ts";
+import { integer, NOT_RECORDED, percent, quotedList, renderTable } from "../report/format.ts";
+import { claimLabel } from "../report/standing_words.ts";
 import {
   HEADLINE_MAX_RANGE,
   INTERVAL_METHOD_HELP,
@@ -142,6 +143,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     denominator: denominatorRecord(assessment),
     coverage: assessment.coverage,
     standings: assessment.standings,
+    invalid: assessment.invalid,
+    pooled: assessment.pooled,
   };
   emit(io, {
     json: values.json === true,
@@ -182,8 +185,10 @@ export async function run(args: string[], io: Io): Promise<number> {
           percent(r.score_all_tasks),
           percent(r.score_completed_only),
           percent(r.censoring_rate, 2),
-          r.tokens_per_success === null ? "-" : integer(r.tokens_per_success),
-          r.claim ?? "-",
+          r.tokens_per_success === null
+            ? r.passed > 0 && r.tokens === null ? NOT_RECORDED : "-"
+            : integer(r.tokens_per_success),
+          claimLabel(r.agent_id === "*" ? assessment.pooled : standings.get(r.agent_id)!),
         ]),
       );
       text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
@@ -192,18 +197,21 @@ export async function run(args: string[], io: Io): Promise<number> {
       for (const r of rows) {
         const standing = standings.get(r.agent_id);
         // withheld for censoring or missing tasks: budget adequacy may still be discussed
-        const claim = r.agent_id === "*"
-          ? r.claim
-          : standing?.withheld === "validation"
-          ? null
-          : standing?.claim ?? null;
-        const name = r.agent_id === "*" ? "all agents pooled" : `agent "${displayId(r.agent_id)}"`;
+        const pooled = r.agent_id === "*";
+        const own = pooled ? assessment.pooled : standing;
+        const claim = own?.withheld === "validation" ? null : own?.claim ?? null;
+        const name = pooled ? "all agents pooled" : `agent "${displayId(r.agent_id)}"`;
         const words = claim !== null
           ? CLAIMS[claim] + claimDetail(r, claim)
           : r.claim === null
           ? "nothing scored"
           : "nothing may be stated (the ledger does not validate; see the note above)";
-        text += `  ${name}: ${words}\n`;
+        const weakest = pooled && assessment.pooled.withheld_agents.length > 0
+          ? ` (never more than its weakest agent: ${
+            quotedList(assessment.pooled.withheld_agents)
+          } withheld)`
+          : "";
+        text += `  ${name}: ${words}${weakest}\n`;
       }
       text += describeProblems(loaded.problems);
       return text;

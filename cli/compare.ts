@@ -26,11 +26,17 @@ import {
 } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import {
+  type AgentStanding,
   denominatorRecord,
   type WithheldPairGroup,
   withheldPairGroups,
 } from "../analysis/agent_standing.ts";
-import { denominatorLine, notRecordedFor, withheldPairWords } from "../report/standing_words.ts";
+import {
+  claimLabel,
+  denominatorLine,
+  notRecordedFor,
+  withheldPairWords,
+} from "../report/standing_words.ts";
 import {
   assessLoaded,
   type LoadedAssessment,
@@ -40,7 +46,7 @@ import {
 } from "./_standing.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish, wrap } from "./_output.ts";
-import { fixed, percent, percentInterval, renderTable } from "../report/format.ts";
+import { fixed, NOT_RECORDED, percent, percentInterval, renderTable } from "../report/format.ts";
 import {
   BOOTSTRAP_ROUNDS_RANGE,
   INTERVAL_METHOD_HELP,
@@ -213,10 +219,11 @@ export async function run(args: string[], io: Io): Promise<number> {
         `${roundsParam.value} rounds (${roundsParam.source}), seed ${seedParam.value} ` +
         `(${seedParam.source})\n` +
         `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source})\n\n`;
-      text += sideTable(comparisons);
+      const standings = new Map(assessment.standings.map((s) => [s.agent_id, s]));
+      text += sideTable(comparisons, standings);
       text += coverageWarnings(comparisons);
-      for (const c of comparisons) text += "\n" + explain(c);
-      if (comparisons.length > 1) text += "\n" + matrixTable(comparisons);
+      for (const c of comparisons) text += "\n" + explain(c, pairStanding(c, standings));
+      if (comparisons.length > 1) text += "\n" + matrixTable(comparisons, standings);
       if (paired !== null && pValues !== null) {
         paired.forEach((p, i) => text += "\n" + explainPaired(p, pValues, i));
         if (pValues.comparisons > 1) text += "\n" + pValueTable(pValues);
@@ -279,7 +286,24 @@ function selectAgents(all: AgentSummary[], wanted: string[] | undefined): AgentS
   return chosen;
 }
 
-function sideTable(comparisons: Comparison[]): string {
+/**
+ * Whether a pair's verdict may be stated (issue 23: a withheld agent's
+ * figures are marked wherever they are printed): `stated`, or `withheld
+ * (<cause>)` naming the first cause of its agents, in cause order
+ * (`withheldPairGroups`).
+ */
+function pairStanding(c: Comparison, standings: ReadonlyMap<string, AgentStanding>): string {
+  const [group] = withheldPairGroups([[c.a.agent_id, c.b.agent_id]], [
+    standings.get(c.a.agent_id)!,
+    standings.get(c.b.agent_id)!,
+  ]);
+  return group === undefined ? "stated" : `withheld (${group.cause})`;
+}
+
+function sideTable(
+  comparisons: Comparison[],
+  standings: ReadonlyMap<string, AgentStanding>,
+): string {
   const sides = new Map<string, Comparison["a"]>();
   for (const c of comparisons) {
     if (!sides.has(c.a.agent_id)) sides.set(c.a.agent_id, c.a);
@@ -293,6 +317,7 @@ function sideTable(comparisons: Comparison[]): string {
       { header: "95% interval", align: "right" },
       { header: "TPR", align: "right" },
       { header: "SPR (s)", align: "right" },
+      { header: "claim" },
     ],
     [...sides.values()].map((s) => [
       s.agent_id,
@@ -300,16 +325,19 @@ function sideTable(comparisons: Comparison[]): string {
       percent(s.rate),
       s.interval === null ? "-" : percentInterval([s.interval.lower, s.interval.upper]) +
         (s.wilson === null ? "" : ` (Wilson ${percentInterval([s.wilson.lower, s.wilson.upper])})`),
-      fixed(s.tpr),
-      fixed(s.spr),
+      s.tpr === null && s.resolved > 0 ? NOT_RECORDED : fixed(s.tpr),
+      s.spr === null && s.resolved > 0 ? NOT_RECORDED : fixed(s.spr),
+      claimLabel(standings.get(s.agent_id)!),
     ]),
   );
 }
 
-/** Explains which rule fired for one pair, step by step. */
-function explain(c: Comparison): string {
+/** Explains which rule fired for one pair, step by step, and whether its verdict may be stated. */
+function explain(c: Comparison, stated: string): string {
   const a = c.a, b = c.b;
-  let text = `${displayId(a.agent_id)} vs ${displayId(b.agent_id)}:\n`;
+  let text = `${displayId(a.agent_id)} vs ${displayId(b.agent_id)}${
+    stated === "stated" ? "" : ` (${stated}: the verdict below may not be stated)`
+  }:\n`;
   if (c.rule === "no_resolved") {
     const failed = c.failed.map((id) => `"${displayId(id)}"`).join(" and ");
     return text + `  ${failed} resolved nothing: no TPR, failure reported, no ranking\n` +
@@ -356,7 +384,10 @@ function relative(d: number | null): string {
   return d === null ? "infinite" : percent(d);
 }
 
-function matrixTable(comparisons: Comparison[]): string {
+function matrixTable(
+  comparisons: Comparison[],
+  standings: ReadonlyMap<string, AgentStanding>,
+): string {
   return "Pairwise matrix:\n" + renderTable(
     [
       { header: "a", id: true },
@@ -366,6 +397,7 @@ function matrixTable(comparisons: Comparison[]): string {
       { header: "overlap" },
       { header: "TPR diff", align: "right" },
       { header: "SPR diff", align: "right" },
+      { header: "verdict" },
     ],
     comparisons.map((c) => [
       c.a.agent_id,
@@ -375,6 +407,7 @@ function matrixTable(comparisons: Comparison[]): string {
       c.intervals_overlap === null ? "-" : c.intervals_overlap ? "yes" : "no",
       c.tpr_relative_difference === null ? "-" : percent(c.tpr_relative_difference),
       c.spr_relative_difference === null ? "-" : percent(c.spr_relative_difference),
+      pairStanding(c, standings),
     ]),
   );
 }

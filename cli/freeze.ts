@@ -77,6 +77,10 @@ const NUMBERS = {
   labelledMax: { name: "labelled-max", range: LABELLED_MAX_RANGE },
   missingHeadlineMax: { name: "missing-headline-max", range: HEADLINE_MAX_RANGE },
   missingLabelledMax: { name: "missing-labelled-max", range: LABELLED_MAX_RANGE },
+  invalidHeadlineMax: { name: "invalid-headline-max", range: HEADLINE_MAX_RANGE },
+  invalidLabelledMax: { name: "invalid-labelled-max", range: LABELLED_MAX_RANGE },
+  judgeFaultHeadlineMax: { name: "judge-fault-headline-max", range: HEADLINE_MAX_RANGE },
+  judgeFaultLabelledMax: { name: "judge-fault-labelled-max", range: LABELLED_MAX_RANGE },
   rounds: { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE },
   tieBand: { name: "tie-band", range: TIE_BAND_RANGE },
 } as const satisfies Record<string, NumberOption>;
@@ -235,6 +239,18 @@ ${SPRT_OPTIONS_HELP}
                            (default: --headline-max)
   --missing-labelled-max X The same up to which both scores are stated,
                            ${range("missingLabelledMax")} (default: --labelled-max)
+  --invalid-headline-max X Share of an agent's attempts that are invalid (any
+                           reason) below which a headline may be stated,
+                           ${range("invalidHeadlineMax")} (default: --headline-max)
+  --invalid-labelled-max X The same up to which both scores are stated,
+                           ${range("invalidLabelledMax")} (default: --labelled-max)
+  --judge-fault-headline-max X
+                           Share of an agent's judged rows that are judge
+                           faults below which a headline may be stated,
+                           ${range("judgeFaultHeadlineMax")} (default: --headline-max)
+  --judge-fault-labelled-max X
+                           The same up to which both scores are stated,
+                           ${range("judgeFaultLabelledMax")} (default: --labelled-max)
   --bootstrap-seed S       Bootstrap seed: an integer (007 is 7) or any other text
                            (default ${DEFAULT_BOOTSTRAP.seed})
   --rounds N               Bootstrap rounds, ${range("rounds")}
@@ -301,6 +317,10 @@ const OPTIONS = {
   "labelled-max": { type: "string" },
   "missing-headline-max": { type: "string" },
   "missing-labelled-max": { type: "string" },
+  "invalid-headline-max": { type: "string" },
+  "invalid-labelled-max": { type: "string" },
+  "judge-fault-headline-max": { type: "string" },
+  "judge-fault-labelled-max": { type: "string" },
   "bootstrap-seed": { type: "string" },
   rounds: { type: "string" },
   "tie-band": { type: "string" },
@@ -515,21 +535,23 @@ export async function run(args: string[], io: Io): Promise<number> {
       `Option "--headline-max" (${headlineMax}) must not exceed "--labelled-max" (${labelledMax})`,
     );
   }
-  const missingHeadline = number("missingHeadlineMax");
-  const missingLabelled = number("missingLabelledMax");
-  // Absent: the plan has no missing_policy, and the censoring thresholds apply to missing tasks.
-  const missingPolicy = missingHeadline === undefined && missingLabelled === undefined
-    ? undefined
-    : {
-      headline_max: missingHeadline ?? headlineMax,
-      labelled_max: missingLabelled ?? labelledMax,
-    };
-  if (missingPolicy !== undefined && !CensoringPolicy.safeParse(missingPolicy).success) {
-    throw new UsageError(
-      `Option "--missing-headline-max" (${missingPolicy.headline_max}) must not exceed ` +
-        `"--missing-labelled-max" (${missingPolicy.labelled_max})`,
-    );
-  }
+  // Absent: the plan has no such policy, and the censoring thresholds apply to that rate.
+  const secondaryPolicy = (prefix: "missing" | "invalid" | "judgeFault", flag: string) => {
+    const headline = number(`${prefix}HeadlineMax` as const);
+    const labelled = number(`${prefix}LabelledMax` as const);
+    if (headline === undefined && labelled === undefined) return undefined;
+    const policy = { headline_max: headline ?? headlineMax, labelled_max: labelled ?? labelledMax };
+    if (!CensoringPolicy.safeParse(policy).success) {
+      throw new UsageError(
+        `Option "--${flag}-headline-max" (${policy.headline_max}) must not exceed ` +
+          `"--${flag}-labelled-max" (${policy.labelled_max})`,
+      );
+    }
+    return policy;
+  };
+  const missingPolicy = secondaryPolicy("missing", "missing");
+  const invalidRatePolicy = secondaryPolicy("invalid", "invalid");
+  const judgeFaultPolicy = secondaryPolicy("judgeFault", "judge-fault");
   const rounds = number("rounds") ?? DEFAULT_BOOTSTRAP.rounds;
   const tieBand = number("tieBand") ?? DEFAULT_TIE_BAND;
   // Absent: the plan has no interval_method (the percentile bootstrap), and keeps its old bytes.
@@ -684,6 +706,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     max_attempts: maxAttempts,
     censoring,
     ...(missingPolicy === undefined ? {} : { missing_policy: missingPolicy }),
+    ...(invalidRatePolicy === undefined ? {} : { invalid_rate_policy: invalidRatePolicy }),
+    ...(judgeFaultPolicy === undefined ? {} : { judge_fault_policy: judgeFaultPolicy }),
     bootstrap: { rounds, seed: bootstrapSeed },
     tie_band: tieBand,
     ...(anyLimit ? { model_limits: modelLimits } : {}),

@@ -9,11 +9,21 @@
  *
  * @module
  */
-import type { ClaimAssessment } from "../analysis/agent_standing.ts";
-import type { CensoringClaim, CensoringRow } from "../analysis/censoring.ts";
+import type { AgentStanding, ClaimAssessment } from "../analysis/agent_standing.ts";
+import {
+  type CensoringClaim,
+  censoringClaim as claimOfRate,
+  type CensoringRow,
+} from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
 import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
-import { CLAIM_SHORT_WORDS, notRecordedFor, type Withheld } from "./standing_words.ts";
+import {
+  CLAIM_SHORT_WORDS,
+  claimLabel,
+  invalidReasonsText,
+  notRecordedFor,
+  type Withheld,
+} from "./standing_words.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { CensoringPolicy, Episode, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
@@ -26,7 +36,8 @@ import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, percent, percentInterval, plural, quotedList } from "./format.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
-import type { AgentInterval, InvalidRow, ReportClaim, SprtAgentResult } from "./report_model.ts";
+import type { AgentInterval, ReportClaim, SprtAgentResult } from "./report_model.ts";
+import type { InvalidRow } from "../analysis/invalid_attempts.ts";
 
 const CLAIM_WORDS: Record<CensoringClaim, string> = {
   headline: "a headline score may be stated",
@@ -316,6 +327,8 @@ export interface AgentClaimContext {
   withheld: Withheld | null;
   /** The agent's judge faults (issue 21); absent or null when it has no judged row. */
   judgeFaults?: AgentJudgeFaults | null;
+  /** The agent's invalid attempts (issue 23); absent or null: not held. */
+  invalid?: InvalidRow | null;
 }
 
 /**
@@ -324,7 +337,9 @@ export interface AgentClaimContext {
  * (lower bound over all tasks, and completed tasks only), or a withheld claim
  * naming the rule. When the agent's judge-fault rate is in the labelled
  * band (issue 21), the resolved rate with its judge faults counted as
- * failures is stated beside them, as a lower bound.
+ * failures is stated beside them, as a lower bound; likewise, when its
+ * invalid rate is in the labelled band (issue 23), the resolved rate with
+ * every invalid attempt counted as a failure.
  *
  * @param agent the agent's summary
  * @param context its interval, censoring row and withholding reason
@@ -333,7 +348,17 @@ export interface AgentClaimContext {
 export function agentClaim(agent: AgentSummary, context: AgentClaimContext): ReportClaim {
   const { interval, row, claim, withheld } = context;
   const faults = context.judgeFaults ?? null;
+  const invalid = context.invalid ?? null;
   const judgeDriven = faults !== null && faults.claim === claim && row.claim !== claim;
+  const invalidDriven = invalid !== null && invalid.claim === claim && row.claim !== claim;
+  const invalidBound = invalid === null || invalid.claim !== "both_labelled"
+    ? ""
+    : `; its invalid rate ${percent(invalid.invalid_rate)} (${integer(invalid.invalid)} of ${
+      plural(invalid.attempts, "attempt")
+    }: ${invalidReasonsText(invalid.reasons)}) needs labels too: resolved rate with each ` +
+      `invalid attempt counted as a failure ${
+        percent(invalid.resolved_rate_invalid_as_failures)
+      } (${integer(invalid.resolved)} of ${integer(invalid.attempts)}, a lower bound)`;
   const faultBound = faults === null || faults.claim !== "both_labelled"
     ? ""
     : `; its judge-fault rate ${percent(faults.judge_fault_rate)} (${
@@ -366,6 +391,12 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
         integer(agent.resolved)
       } of ${plural(agent.scored, "scored episode")}, ${ci}); censoring ${
         percent(row.censoring_rate)
+      }${
+        invalid === null || invalid.invalid === 0
+          ? ""
+          : `, invalid ${percent(invalid.invalid_rate)} (${integer(invalid.invalid)} of ${
+            plural(invalid.attempts, "attempt")
+          })`
       }, so this is a headline`,
     };
   }
@@ -381,10 +412,10 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     }, ${ci}) and score over completed tasks only ${percent(row.score_completed_only)} (${
       integer(row.passed_completed)
     } of ${integer(row.completed)}); censoring ${percent(row.censoring_rate)}${
-      row.claim === claim || judgeDriven
+      row.claim === claim || judgeDriven || invalidDriven
         ? ""
         : " and the share of planned tasks without a row (see coverage)"
-    }, so both are stated, labelled${faultBound}`,
+    }, so both are stated, labelled${faultBound}${invalidBound}`,
   };
 }
 
@@ -428,16 +459,29 @@ export function coverageClaim(row: AgentCoverage, assessment: ClaimAssessment): 
 /**
  * The censoring claim of one agent, or of the whole run (`agent_id` `"*"`):
  * the rate, the censored episodes by stop reason, and the claim the policy
- * allows (seed 003's table).
+ * allows for that rate (seed 003's table); when the agent's standing (or
+ * the pooled standing, which never exceeds the weakest agent's) says less,
+ * that is said too, so the censoring section never grants what the summary
+ * withholds (issue 23).
  *
  * @param row the censoring row
  * @param policy the thresholds and where they come from (`source`, e.g. "from the plan")
+ * @param standing the agent's standing, or the pooled one for `"*"`
  * @returns the claim with id `censoring:<agent_id>`
  */
 export function censoringClaim(
   row: CensoringRow,
   policy: CensoringPolicy & { source: string },
+  standing: Pick<AgentStanding, "claim" | "withheld">,
 ): ReportClaim {
+  const own = row.censoring_rate === null ? null : claimOfRate(row.censoring_rate, policy);
+  const overall = standing.withheld === null && standing.claim === own
+    ? ""
+    : `; ${
+      row.agent_id === "*"
+        ? "pooled figures, never more than the weakest agent's"
+        : "its claim over every rate"
+    }: ${claimLabel(standing)}`;
   const source = policy.source;
   const who = row.agent_id === "*" ? "Whole run" : `"${displayId(row.agent_id)}"`;
   if (row.claim === null || row.censoring_rate === null) {
@@ -453,14 +497,14 @@ export function censoringClaim(
     return {
       id: "censoring:*",
       topic: "censoring",
-      rule: `seed-003 policy "${row.claim}"`,
+      rule: `seed-003 policy "${own}"`,
       stated: true,
       text:
         `Whole run: censoring rate ${percent(row.censoring_rate)}: ${integer(row.censored)} of ${
           integer(row.scored)
         } scored episodes stopped before completing${censoredBreakdown(row)}; that is the ` +
-        `policy's "${CLAIM_SHORT_WORDS[row.claim]}" band (${policyText(policy)}; ${source}), ` +
-        "and each agent's claims follow its own rate",
+        `policy's "${CLAIM_SHORT_WORDS[own!]}" band (${policyText(policy)}; ${source}), ` +
+        `and each agent's claims follow its own rate${overall}`,
     };
   }
   return {
@@ -471,33 +515,39 @@ export function censoringClaim(
     text: `${who}: censoring rate ${percent(row.censoring_rate)}: ${integer(row.censored)} of ${
       integer(row.scored)
     } scored episodes stopped before completing${censoredBreakdown(row)}; ${
-      CLAIM_WORDS[row.claim]
-    }`,
+      standing.withheld === null
+        ? CLAIM_WORDS[row.claim]
+        : `the censoring rate alone allows "${CLAIM_SHORT_WORDS[row.claim]}"`
+    }${overall}`,
   };
 }
 
 /**
- * An agent's invalid attempts by reason (seeds 000 and 002: counted, never scored).
+ * An agent's invalid attempts by reason (seeds 000 and 002: counted, never
+ * scored) and the claim their rate allows (issue 23, `invalidSummary`).
  *
  * @param row the agent's invalid tally
+ * @param policy the thresholds the rate was held to
  * @returns the claim with id `invalid:<agent_id>`
  */
-export function invalidClaim(row: InvalidRow): ReportClaim {
-  const reasons = (Object.entries(row.reasons) as [string, number][])
-    .filter(([, n]) => n > 0)
-    .map(([reason, n]) => `${reason} ${n}`);
+export function invalidClaim(row: InvalidRow, policy: CensoringPolicy): ReportClaim {
+  const band = row.claim === null
+    ? ""
+    : `; the invalid rate allows "${CLAIM_SHORT_WORDS[row.claim]}" (${policyText(policy)})`;
   const text = row.invalid === 0
-    ? `"${displayId(row.agent_id)}": no invalid attempt (0 of ${integer(row.attempts)})`
+    ? `"${displayId(row.agent_id)}": no invalid attempt (0 of ${integer(row.attempts)})${band}`
     : `"${displayId(row.agent_id)}": ${integer(row.invalid)} of ${
       integer(row.attempts)
     } attempts invalid (${percent(row.invalid_rate)}: ${
-      reasons.join(", ")
+      invalidReasonsText(row.reasons)
     }); invalid attempts are neither passes nor failures and are left ` +
-      "out of every score";
+      `out of every score${band}`;
   return {
     id: `invalid:${row.agent_id}`,
     topic: "invalid",
-    rule: "seeds 000 and 002: invalid is not scored",
+    rule: row.claim === null
+      ? "seeds 000 and 002: invalid is not scored"
+      : `issue-23 invalid attempts, seed-003 policy "${row.claim}"`,
     stated: true,
     text,
   };

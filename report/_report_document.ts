@@ -7,24 +7,26 @@
  *
  * @module
  */
-import type { CensoringClaim } from "../analysis/censoring.ts";
+import { censoringClaim as claimOfRate } from "../analysis/censoring.ts";
 import { StopReason } from "../analysis/schema.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { decimal, integer, money, percent, percentInterval, plural } from "./format.ts";
+import {
+  decimal,
+  integer,
+  money,
+  NOT_RECORDED,
+  percent,
+  percentInterval,
+  plural,
+} from "./format.ts";
 import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
-import { CLAIM_SHORT_WORDS } from "./standing_words.ts";
+import { CLAIM_SHORT_WORDS, claimLabel } from "./standing_words.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
-
-const CLAIM_SHORT: Record<CensoringClaim, string> = {
-  headline: "headline",
-  both_labelled: "both scores, labelled",
-  budget_adequacy_only: "budget adequacy only",
-};
 
 const NOT_STATED = "not stated";
 
@@ -412,6 +414,7 @@ function agentsSection(summary: ReportSummary): Block[] {
     return blocks;
   }
   const censoring = new Map(summary.censoring.agents.map((r) => [r.agent_id, r]));
+  const standings = new Map(summary.standings.map((s) => [s.agent_id, s]));
   const intervals = new Map(summary.intervals.map((i) => [i.agent_id, i]));
   const priced = summary.inputs.price_table !== null;
   const lanes = summary.parameters.lane_weights !== null;
@@ -421,7 +424,7 @@ function agentsSection(summary: ReportSummary): Block[] {
     "invalid",
     "scored",
     "resolved",
-    "policy allows",
+    "claim",
     "score over all tasks [95% interval]",
     "score over completed only",
     "tokens per resolved",
@@ -440,7 +443,7 @@ function agentsSection(summary: ReportSummary): Block[] {
       integer(a.invalid),
       integer(a.scored),
       integer(a.resolved),
-      c.claim === null ? "-" : CLAIM_SHORT[c.claim],
+      claimLabel(standings.get(a.agent_id)!),
     ];
     if (!stated) {
       cells.push(NOT_STATED, NOT_STATED, NOT_STATED, NOT_STATED);
@@ -448,12 +451,14 @@ function agentsSection(summary: ReportSummary): Block[] {
       if (lanes) cells.push(NOT_STATED);
       return cells;
     }
-    const lower = c.claim === "both_labelled" ? " (lower bound)" : "";
+    const lower = standings.get(a.agent_id)!.claim === "both_labelled" ? " (lower bound)" : "";
     cells.push(
       `${percent(a.resolved_rate)}${lower} ${ci}`,
       c.score_completed_only === null ? "-" : `${percent(c.score_completed_only)} (completed only)`,
-      a.tpr === null ? "none: nothing resolved" : integer(a.tpr),
-      a.spr === null ? "none: nothing resolved" : decimal(a.spr, 1),
+      a.tpr === null ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED : integer(a.tpr),
+      a.spr === null
+        ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED
+        : decimal(a.spr, 1),
     );
     if (priced) {
       cells.push(a.cost?.cost_per_resolved == null ? "none" : money(a.cost.cost_per_resolved));
@@ -633,6 +638,7 @@ function comparisonsSection(summary: ReportSummary, figures: readonly FigureBloc
 }
 
 function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
+  const standings = new Map(summary.standings.map((s) => [s.agent_id, s]));
   const blocks: Block[] = [
     { kind: "heading", level: 2, text: "Censoring and stop reasons (seed 003)" },
   ];
@@ -651,7 +657,8 @@ function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[
     ...reasons,
     "censored",
     "censoring rate",
-    "policy allows",
+    "censoring allows",
+    "claim",
   ];
   const rows = [...censoring.agents, censoring.overall].map((r) => [
     r.agent_id === "*" ? "whole run" : displayId(r.agent_id),
@@ -660,7 +667,10 @@ function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[
     ...reasons.map((reason) => integer(r.stop_reasons[reason])),
     integer(r.censored),
     percent(r.censoring_rate),
-    r.claim === null ? "-" : CLAIM_SHORT[r.claim],
+    r.censoring_rate === null
+      ? "-"
+      : CLAIM_SHORT_WORDS[claimOfRate(r.censoring_rate, summary.censoring.policy)],
+    claimLabel(r.agent_id === "*" ? summary.pooled : standings.get(r.agent_id)!),
   ]);
   blocks.push({
     kind: "table",

@@ -43,6 +43,39 @@ export function percentInterval(
   return `[${percent(lower, digits)}, ${percent(upper, digits)}]`;
 }
 
+/** A figure the rows did not record (issue 11), never shown as 0. */
+export const NOT_RECORDED = "not recorded";
+
+/**
+ * A token total as a cell (issue 23: not recorded is never 0, and an
+ * agent-reported count is marked as such): `not recorded` when some row
+ * did not record its tokens, `-` when there is nothing to sum, else the
+ * grouped integer, followed by `(agent-reported)` when the agent itself
+ * reported some of the counts.
+ *
+ * @param figures the total, the rows that did not record tokens, the agent-reported rows
+ * @returns the cell text
+ * @example
+ * ```ts
+ * import { tokensText } from "./format.ts";
+ * const none = { tokens: null, rows_without_tokens: 552, agent_reported_token_rows: 0 };
+ * if (tokensText(none) !== "not recorded") throw new Error();
+ * const zero = { tokens: 0, rows_without_tokens: 0, agent_reported_token_rows: 1 };
+ * if (tokensText(zero) !== "0 (agent-reported)") throw new Error();
+ * ```
+ */
+export function tokensText(
+  figures: {
+    tokens: number | null;
+    rows_without_tokens: number;
+    agent_reported_token_rows: number;
+  },
+): string {
+  if (figures.tokens === null) return figures.rows_without_tokens > 0 ? NOT_RECORDED : "-";
+  return integer(figures.tokens) +
+    (figures.agent_reported_token_rows > 0 ? " (agent-reported)" : "");
+}
+
 /**
  * A count with comma grouping (`1234567.4` → `"1,234,567"`), rounded to an integer.
  *

@@ -30,6 +30,24 @@ export interface Withheld {
 /** The rule a judge-fault claim names (issue 21: judge faults held to seed 003's thresholds). */
 export const JUDGE_FAULT_RULE = 'issue-21 judge faults, seed-003 policy "budget_adequacy_only"';
 
+/** The rule an invalid-rate claim names (issue 23: invalid attempts held to seed 003's bands). */
+export const INVALID_RATE_RULE =
+  'issue-23 invalid attempts, seeds 000 and 002, seed-003 policy "budget_adequacy_only"';
+
+/**
+ * Invalid attempts per reason in words, only the reasons that occur, in
+ * schema order: `harness_error 234, verifier_fault 2`.
+ *
+ * @param reasons counts per reason
+ * @returns the list, or "none"
+ */
+export function invalidReasonsText(reasons: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(reasons).filter(([, n]) => n > 0).map(([r, n]) =>
+    `${r} ${integer(n)}`
+  );
+  return parts.length === 0 ? "none" : parts.join(", ");
+}
+
 /** Seed 003's claims in a few words. */
 export const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
   headline: "headline",
@@ -38,9 +56,31 @@ export const CLAIM_SHORT_WORDS: Record<CensoringClaim, string> = {
 };
 
 /**
+ * What an agent (or the pooled run) may claim, in a table cell: the claim's
+ * short words, or `withheld (<cause>)`, so that a withheld agent's figures
+ * are marked wherever a table prints them (issue 23).
+ *
+ * @param standing the agent's or the pooled standing
+ * @returns e.g. `headline`, `both scores, labelled`, `withheld (invalid)`
+ * @example
+ * ```ts
+ * import { claimLabel } from "./standing_words.ts";
+ * if (claimLabel({ claim: "headline", withheld: "missing" }) !== "withheld (missing)") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function claimLabel(
+  standing: Pick<AgentStanding, "claim" | "withheld">,
+): string {
+  if (standing.withheld !== null) return `withheld (${standing.withheld})`;
+  return standing.claim === null ? "-" : CLAIM_SHORT_WORDS[standing.claim];
+}
+
+/**
  * Why one agent's numbers are withheld, in words, or null when they may be
- * stated: the standing's cause (validation, nothing scored, censoring,
- * judge-fault or missing rate above `labelled_max`) with the figures
+ * stated: the standing's cause (validation, nothing scored, invalid,
+ * censoring, judge-fault or missing rate above `labelled_max`) with the figures
  * behind it.
  *
  * @param standing the agent's standing
@@ -72,6 +112,22 @@ export function withheldWords(
         reason: "nothing was scored",
         rule: "seeds 000 and 001: only scored rows count",
       };
+    case "invalid": {
+      const invalid = assessment.invalid.agents.find((r) => r.agent_id === standing.agent_id);
+      return {
+        cause: "invalid",
+        reason:
+          `${integer(invalid?.invalid)} of its ${plural(invalid?.attempts ?? 0, "attempt")} ${
+            invalid?.invalid === 1 ? "is" : "are"
+          } invalid (${percent(invalid?.invalid_rate)}: ${
+            invalidReasonsText(invalid?.reasons ?? {})
+          }; above ${
+            formatPercentExact(assessment.invalid.policy.labelled_max)
+          }): an invalid attempt is left out of every score, so the score over the rest is no ` +
+          "capability claim",
+        rule: INVALID_RATE_RULE,
+      };
+    }
     case "censoring":
       return {
         cause: "censoring",
@@ -89,7 +145,7 @@ export function withheldWords(
         } ${faults?.judge_faults === 1 ? "is a judge fault" : "are judge faults"} (${
           percent(faults?.judge_fault_rate)
         }, above ${
-          formatPercentExact(assessment.censoring.policy.labelled_max)
+          formatPercentExact(assessment.judge_fault_policy.labelled_max)
         }): a judge fault is left out of every score, so no capability claim is stated`,
         rule: JUDGE_FAULT_RULE,
       };
@@ -192,6 +248,7 @@ export function withheldPairWords(
 const CAUSE_WORDS: Record<WithheldCause, string> = {
   validation: "the ledger does not validate",
   nothing_scored: "nothing scored",
+  invalid: "invalid attempts above the policy",
   censoring: "censoring above the policy",
   judge_faults: "judge faults above the policy",
   missing: "missing tasks above the policy",

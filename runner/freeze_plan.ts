@@ -64,6 +64,10 @@ export interface FreezeOptions {
   censoring?: CensoringPolicy;
   /** Thresholds for the share of missing tasks; absent: the censoring thresholds apply. */
   missing_policy?: CensoringPolicy;
+  /** Thresholds for the share of invalid attempts; absent: the censoring thresholds apply. */
+  invalid_rate_policy?: CensoringPolicy;
+  /** Thresholds for the share of judge faults; absent: the censoring thresholds apply. */
+  judge_fault_policy?: CensoringPolicy;
   bootstrap?: { rounds: number; seed: number | string };
   tie_band?: number;
   /**
@@ -169,6 +173,12 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
     max_attempts: options.max_attempts,
     censoring: options.censoring,
     ...(options.missing_policy === undefined ? {} : { missing_policy: options.missing_policy }),
+    ...(options.invalid_rate_policy === undefined
+      ? {}
+      : { invalid_rate_policy: options.invalid_rate_policy }),
+    ...(options.judge_fault_policy === undefined
+      ? {}
+      : { judge_fault_policy: options.judge_fault_policy }),
     bootstrap: options.bootstrap,
     tie_band: options.tie_band,
     ...(options.model_limits === undefined ? {} : {
