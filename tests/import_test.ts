@@ -10,6 +10,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { cli, fileSha256 } from "./_cli_run.ts";
 
 const INSPECT = new URL("./fixtures/import/inspect/", import.meta.url).pathname;
+const HARBOR = new URL("./fixtures/import/harbor/", import.meta.url).pathname;
 
 const AGENTS = Array.from({ length: 14 }, (_, i) => `config-${String(i).padStart(2, "0")}`);
 const TASKS = Array.from({ length: 730 }, (_, j) => `repo__issue-${1000 + j}`);
@@ -143,6 +144,52 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
     )).stdout,
   );
   deepEqual(compare.withheld_pairs, [{ cause: "missing", agents: [GAPPY], pairs: 2 }]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("import harbor: a task the trials name org/name and the config name counts once", async () => {
+  const dir = await Deno.makeTempDir();
+  const job = `${HARBOR}org-names`;
+  const imported = await cli("import", "harbor", job, "--out", `${dir}/ledger.jsonl`);
+  equal(imported.code, 0, imported.stderr);
+  equal(
+    imported.stderr,
+    `warning: ${job}/result.json: n_total_trials is 8 but 6 trials have a result.json: 2 missing\n`,
+  );
+  const tasks = JSON.parse(await Deno.readTextFile(`${dir}/ledger.tasks.json`)).tasks;
+  // The config's 8 tasks, once each, by their short names (fix-git's trial says
+  // "terminal-bench/fix-git", its config entry "tasks/fix-git").
+  deepEqual(tasks.map((task: { task_id: string }) => task.task_id), [
+    "fix-git",
+    "hello-world",
+    "regex-log",
+    "log-summary",
+    "qemu-startup",
+    "crack-7z-hash",
+    "fix-permissions",
+    "polyglot-c-py",
+  ]);
+  const summary = await cli(
+    "summarize",
+    `${dir}/ledger.jsonl`,
+    "--tasks",
+    `${dir}/ledger.tasks.json`,
+    "--json",
+  );
+  equal(summary.code, 0, summary.stderr);
+  const [coverage] = JSON.parse(summary.stdout).coverage;
+  // 6 trials of the 8 planned tasks, rewards 1, 1, 0, 1, 0, 1: 6 of 8. Read as written, the
+  // trials "terminal-bench/fix-git" and "terminal-bench/fix-permissions" matched no config task:
+  // the job planned nothing (6 of 6, its 2 missing tasks uncounted), and a union of both
+  // spellings would plan 10 and count fix-git and fix-permissions missing.
+  deepEqual(
+    [coverage.agent_id, coverage.planned, coverage.rows, coverage.missing, coverage.resolved],
+    ["terminus-2/claude-sonnet-4-5", 8, 6, 2, 4],
+  );
+  deepEqual([coverage.missing_tasks, coverage.unplanned_rows], [
+    ["log-summary", "crack-7z-hash"],
+    0,
+  ]);
   await Deno.remove(dir, { recursive: true });
 });
 

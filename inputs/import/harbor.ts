@@ -31,6 +31,25 @@
  * Times are written by pydantic from `datetime.now(timezone.utc)`
  * (`...Z`); a time without a zone cannot be placed and is left out.
  *
+ * Task ids (see `harborTaskIds`): a task is its name without its registry
+ * org, `org/name` and `name` being one task. Harbor names one task in two
+ * forms: a trial's `task_name` is `Task.name` (`models/task/task.py`), the
+ * `[task] name` of its `task.toml` when it has one (`PackageInfo`,
+ * `models/task/config.py`, always `org/name`: `ORG_NAME_PATTERN` in
+ * `constants.py`), else its directory's name; the job config names a local
+ * or git task by its `path` (`LocalTaskId.get_name`, `GitTaskId.get_name`:
+ * the directory's name), a package task by `org/name`
+ * (`TaskConfig.get_task_id`, `PackageTaskId.get_name`), and a dataset's
+ * `task_names` match those names (`DatasetConfig._filter_task_ids`). Harbor
+ * itself drops the org where a task's name must be short: `Task.short_name`
+ * ("Task name without registry org prefix") and the trial directory's name
+ * (`TrialConfig.generate_trial_name`, `get_name().split("/")[-1]`).
+ *
+ * No file this importer reads carries a format version (`TrialResult`,
+ * `JobConfig` and `JobResult` have none; `agent_info.version` is the
+ * agent's, a dataset's `version` the dataset's; only the job's `lock.json`,
+ * which is not read, has a `schema_version`): there is none to check.
+ *
  * @module
  */
 import { basename, join } from "node:path";
@@ -38,6 +57,7 @@ import { z } from "zod";
 import { ioError } from "../../analysis/ledger_error.ts";
 import type { InvalidReason, StopReason } from "../../analysis/schema.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
+import { displayId } from "../../analysis/untrusted_text.ts";
 import { pathExists, readInput } from "../input_file.ts";
 import { fieldProblem, parseJsonFile } from "../json_file.ts";
 import { type IsoInstant, parseIsoTime } from "./_iso_time.ts";
@@ -45,7 +65,7 @@ import { noteText } from "./_notes.ts";
 import type { ImportBatch, ImportedAttempt, ImportedOutcome } from "./imported_attempt.ts";
 
 /** Written into every row's provenance; bump it when a mapping below changes. */
-export const HARBOR_IMPORTER_VERSION = "1.0.0";
+export const HARBOR_IMPORTER_VERSION = "1.1.0";
 
 /** Options of {@link importHarborJob}. */
 export interface HarborImportOptions {
@@ -507,12 +527,17 @@ async function readTrials(dir: string): Promise<{ trials: Trial[]; unfinished: n
 }
 
 /**
- * Numbers the trials of each agent and task 1..n: by `started_at`
- * (earliest first; a trial without one last), then by trial name.
+ * Numbers the trials of each agent and task (by task id) 1..n: by
+ * `started_at` (earliest first; a trial without one last), then by trial
+ * name.
  *
  * @returns the attempt number of each trial
  */
-function attemptNumbers(trials: Trial[], agentOf: (trial: Trial) => string): Map<Trial, number> {
+function attemptNumbers(
+  trials: Trial[],
+  agentOf: (trial: Trial) => string,
+  taskId: (name: string) => string,
+): Map<Trial, number> {
   const ordered = [...trials].sort((a, b) =>
     (a.started ?? Infinity) - (b.started ?? Infinity) ||
     (a.result.trial_name < b.result.trial_name
@@ -524,7 +549,7 @@ function attemptNumbers(trials: Trial[], agentOf: (trial: Trial) => string): Map
   const counts = new Map<string, number>();
   const numbers = new Map<Trial, number>();
   for (const trial of ordered) {
-    const key = JSON.stringify([agentOf(trial), trial.result.task_name]);
+    const key = JSON.stringify([agentOf(trial), taskId(trial.result.task_name)]);
     const next = (counts.get(key) ?? 0) + 1;
     counts.set(key, next);
     numbers.set(trial, next);
@@ -538,14 +563,16 @@ function isGlob(name: string): boolean {
 }
 
 /**
- * The tasks the job config names, or null when it does not name them all.
+ * The task names the job config holds, as written, or null when it does
+ * not name them all.
  *
- * Rule: each `tasks[]` entry by its `name` (a package task), else the last
- * component of its `path` (Harbor names a task by its directory unless its
- * `task.toml` names it); each dataset only when it lists `task_names`
- * without glob patterns, exclusions or an `n_tasks` cut.
+ * Rule: each `tasks[]` entry by its `name` (a package task, `org/name`),
+ * else the last component of its `path` (Harbor names a task by its
+ * directory unless its `task.toml` names it); each dataset only when it
+ * lists `task_names` without glob patterns, exclusions or an `n_tasks`
+ * cut. {@link harborTaskIds} turns them into task ids.
  */
-function configTasks(config: JobConfig): string[] | null {
+function configTaskNames(config: JobConfig): string[] | null {
   const names: string[] = [];
   for (const task of config.tasks) {
     const name = task.name ?? (task.path == null ? null : basename(task.path));
@@ -562,15 +589,53 @@ function configTasks(config: JobConfig): string[] | null {
     }
     names.push(...listed);
   }
-  return names.length === 0 ? null : [...new Set(names)];
+  return names.length === 0 ? null : names;
 }
 
 /**
- * The planned tasks and a warning: the config's tasks when they name every
- * trial's task; else null.
+ * The task id of every Harbor task name of one job: a trial's
+ * `task_name`, a config task's `name` or directory, a dataset's
+ * `task_names`.
+ *
+ * Rule: a name's id is its short name, the part after its last `/`
+ * (`terminal-bench/fix-git` is `fix-git`), so that a trial named
+ * `org/name` and a config naming `name` are one planned task, never two.
+ * Source: Harbor 0.22.0 names one task both ways (a trial by its
+ * `task.toml`'s `[task] name`, `org/name`; the config by its directory;
+ * see the module doc) and drops the org itself for a short name
+ * (`Task.short_name`, `TrialConfig.generate_trial_name`). Exception: when
+ * the job holds one short name under two orgs (`a/name`, `b/name`), each
+ * of those keeps its org (one id for both would count two tasks as one),
+ * and a bare `name` stays `name`. Cost: O(names).
+ *
+ * @param names every task name the job's trials and config hold
+ * @returns the task id of any of those names
  */
-function plannedTasks(config: JobConfig, trials: Trial[], configFile: string) {
-  const named = configTasks(config);
+function harborTaskIds(names: Iterable<string>): (name: string) => string {
+  const shortName = (name: string) => name.slice(name.lastIndexOf("/") + 1);
+  const qualified = new Map<string, Set<string>>();
+  for (const name of names) {
+    const short = shortName(name);
+    if (short === name) continue;
+    const forms = qualified.get(short) ?? new Set<string>();
+    qualified.set(short, forms.add(name));
+  }
+  return (name) => {
+    const short = shortName(name);
+    return (qualified.get(short)?.size ?? 0) > 1 ? name : short;
+  };
+}
+
+/**
+ * The planned tasks (task ids, each once, in config order) and a warning:
+ * the config's tasks when they name every trial's task; else null.
+ */
+function plannedTasks(
+  named: string[] | null,
+  trials: Trial[],
+  configFile: string,
+  taskId: (name: string) => string,
+) {
   if (named === null) {
     return {
       planned: null,
@@ -578,13 +643,13 @@ function plannedTasks(config: JobConfig, trials: Trial[], configFile: string) {
         "explicit task names); pass a task list to count missing tasks",
     };
   }
-  const known = new Set(named);
-  const stranger = trials.find((trial) => !known.has(trial.result.task_name));
-  if (stranger === undefined) return { planned: named, warning: null };
+  const known = new Set(named.map(taskId));
+  const stranger = trials.find((trial) => !known.has(taskId(trial.result.task_name)));
+  if (stranger === undefined) return { planned: [...known], warning: null };
   return {
     planned: null,
-    warning: `${stranger.file}: task ${JSON.stringify(stranger.result.task_name)} is not among ` +
-      `the tasks ${configFile} names; pass a task list to count missing tasks`,
+    warning: `${stranger.file}: task_name "${displayId(stranger.result.task_name)}" is not ` +
+      `among the tasks ${configFile} names; pass a task list to count missing tasks`,
   };
 }
 
@@ -620,6 +685,7 @@ function attemptOf(
   context: {
     runId: string;
     agentId: string;
+    taskId: string;
     attempt: number;
     threshold: number;
     rewardKey?: string;
@@ -638,11 +704,12 @@ function attemptOf(
     reward.note,
     usage.cache === null ? "" : `cache tokens ${usage.cache} (included in prompt tokens)`,
     steps ? `multi-step trial (${steps} steps)` : "",
+    context.taskId === result.task_name ? "" : `task_name ${noteText(result.task_name)}`,
   ];
   return {
     run_id: context.runId,
     agent_id: context.agentId,
-    task_id: result.task_name,
+    task_id: context.taskId,
     attempt: context.attempt,
     outcome: verdict.outcome,
     stop_reason: verdict.stop_reason,
@@ -719,11 +786,16 @@ function jobWarnings(
  * `tokens_reported_by` `agent`, or null and `not_recorded` when neither is
  * reported); `reported_cost_usd` = `cost_usd`; wall = the
  * `agent_execution` phase; times in UTC (`Z`, to the millisecond); tool
- * and model calls null (not recorded). Trials of one agent and task are
- * attempts 1..n by start time, then trial name; rows are sorted by agent,
- * task and attempt. Planned tasks: the config's, when it names every task
- * (see `configTasks`); attempts per task: `n_attempts`. Cost: O(trials)
- * file reads.
+ * and model calls null (not recorded). Task id = the task's name without
+ * its registry org (`terminal-bench/fix-git` is `fix-git`), in the rows
+ * and the planned tasks alike, so a task the trials name `org/name` and
+ * the config `name` is one task (see `harborTaskIds`: Harbor's
+ * `Task.short_name`; a short name held under two orgs keeps them; a
+ * row's notes keep a `task_name` that differs from its id). Trials of one
+ * agent and task are attempts 1..n by start time, then trial name; rows
+ * are sorted by agent, task and attempt. Planned tasks: the config's, when
+ * it names every trial's task (see `configTaskNames`); attempts per task:
+ * `n_attempts`. Cost: O(trials) file reads.
  *
  * @param dir the job directory, as given
  * @param options agent id, pass threshold, reward key
@@ -753,19 +825,22 @@ export async function importHarborJob(
     : {};
   const { trials, unfinished } = await readTrials(dir);
   const agentOf = agentIds(trials, options.agentId);
-  const numbers = attemptNumbers(trials, agentOf);
+  const named = configTaskNames(config);
+  const taskId = harborTaskIds([...trials.map((trial) => trial.result.task_name), ...named ?? []]);
+  const numbers = attemptNumbers(trials, agentOf, taskId);
   const runId = config.job_name ?? job.id ?? basename(dir);
   const log: TimeLog = { zoneless: 0 };
   const attempts = trials.map((trial) =>
     attemptOf(trial, {
       runId,
       agentId: agentOf(trial),
+      taskId: taskId(trial.result.task_name),
       attempt: numbers.get(trial)!,
       threshold: options.passThreshold ?? 1,
       rewardKey: options.rewardKey,
     }, log)
   ).sort(byAgentTaskAttempt);
-  const { planned, warning } = plannedTasks(config, trials, configFile);
+  const { planned, warning } = plannedTasks(named, trials, configFile, taskId);
   const warnings = jobWarnings(dir, config, job.n_total_trials, trials.length, unfinished);
   if (warning !== null) warnings.push(warning);
   const extra = attempts.filter((row) => row.attempt === config.n_attempts + 1).length;

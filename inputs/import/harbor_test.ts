@@ -9,6 +9,7 @@ const FIXTURES = new URL("../../tests/fixtures/import/harbor/", import.meta.url)
 const JOB_A = `${FIXTURES}2026-08-22__10-00-00`;
 const JOB_B = `${FIXTURES}tb2-attempts`;
 const JOB_C = `${FIXTURES}multi-reward`;
+const JOB_D = `${FIXTURES}org-names`;
 const CLAUDE = "terminus-2/claude-sonnet-4-5";
 
 /** The first problem of the LedgerError `run` throws. */
@@ -161,6 +162,82 @@ Deno.test("importHarborJob() plans the config's tasks and warns about missing tr
     "chess-best-move",
     "count-dataset-tokens",
   ]);
+});
+
+Deno.test("importHarborJob() plans a task named with and without its org once", async () => {
+  const batch = await importHarborJob(JOB_D, {});
+  // config.json: tasks[] paths fix-git, hello-world, regex-log, log-summary, the package
+  // terminal-bench/qemu-startup, crack-7z-hash; datasets' task_names fix-permissions and
+  // terminal-bench/polyglot-c-py: 8 tasks. The trials name fix-git, fix-permissions,
+  // qemu-startup and polyglot-c-py with the org "terminal-bench/". Read as written, fix-git's
+  // trial matched no config task and the job planned nothing.
+  deepEqual(batch.planned_tasks, [
+    "fix-git",
+    "hello-world",
+    "regex-log",
+    "log-summary",
+    "qemu-startup",
+    "crack-7z-hash",
+    "fix-permissions",
+    "polyglot-c-py",
+  ]);
+  // 6 trial directories, each with its result.json: 6 of the 8 planned tasks ran.
+  deepEqual(batch.attempts.map((row) => [row.task_id, row.attempt, verdict(row)[1]]), [
+    ["fix-git", 1, true],
+    ["fix-permissions", 1, false],
+    ["hello-world", 1, true],
+    ["polyglot-c-py", 1, true],
+    ["qemu-startup", 1, true],
+    ["regex-log", 1, false],
+  ]);
+  equal(
+    batch.attempts[0].notes,
+    "cache tokens 60500 (included in prompt tokens); task_name terminal-bench/fix-git",
+  );
+  equal(HARBOR_IMPORTER_VERSION, "1.1.0");
+  deepEqual(batch.warnings, [
+    `${JOB_D}/result.json: n_total_trials is 8 but 6 trials have a result.json: 2 missing`,
+  ]);
+});
+
+Deno.test("importHarborJob() keeps the org of a task name two orgs share", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const text = await Deno.readTextFile(`${JOB_A}/hello-world__Xk2PqLm/result.json`);
+    const trials = [["alice/hello-world", "hello-world__Aa1Aa1A"], [
+      "bob/hello-world",
+      "hello-world__Bb2Bb2B",
+    ]];
+    for (const [task, trial] of trials) {
+      await Deno.mkdir(`${dir}/${trial}`);
+      const result = JSON.parse(text);
+      Object.assign(result, { task_name: task, trial_name: trial });
+      await Deno.writeTextFile(`${dir}/${trial}/result.json`, JSON.stringify(result));
+    }
+    const config = {
+      job_name: "tmp",
+      tasks: [{ name: "alice/hello-world" }, { name: "bob/hello-world" }],
+    };
+    await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(config));
+    const batch = await importHarborJob(dir, {});
+    // One short name under two orgs: two tasks, each keeps its org.
+    deepEqual(batch.planned_tasks, ["alice/hello-world", "bob/hello-world"]);
+    deepEqual(batch.attempts.map((row) => [row.task_id, row.attempt]), [
+      ["alice/hello-world", 1],
+      ["bob/hello-world", 1],
+    ]);
+    // A config naming the bare name cannot tell which: no planned tasks, and a warning.
+    config.tasks = [{ name: "hello-world" }];
+    await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(config));
+    const bare = await importHarborJob(dir, {});
+    equal(bare.planned_tasks, null);
+    deepEqual(bare.warnings, [
+      `${dir}/hello-world__Aa1Aa1A/result.json: task_name "alice/hello-world" is not among ` +
+      `the tasks ${dir}/config.json names; pass a task list to count missing tasks`,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("importHarborJob() numbers attempts of one agent and task by start time", async () => {
