@@ -61,6 +61,89 @@ export function erratumLine(erratum: z.input<typeof Erratum>): string {
   return canonicalJsonLine(Erratum.parse(erratum));
 }
 
+/**
+ * What an erratum corrects: `episode <episode_id>` for the episode kinds
+ * (an invalidation and a rescore of one episode share it), `summary
+ * <summary_sha256>` for a voided summary.
+ */
+function correctionTarget(erratum: Erratum): string {
+  return erratum.kind === "void_summary"
+    ? `summary ${erratum.summary_sha256}`
+    : `episode ${erratum.episode_id}`;
+}
+
+/**
+ * The correction an erratum makes, as a comparable text: every field but
+ * its `erratum_id`, `created_at` and `explanation` (who wrote it, when and
+ * in which words does not change what it does), as canonical JSON.
+ */
+function correctionOf(erratum: Erratum): string {
+  const { erratum_id: _id, created_at: _at, explanation: _why, ...change } = erratum;
+  return canonicalJsonLine(change);
+}
+
+/**
+ * Finds the erratum `entry` repeats, and records `entry` as the latest on
+ * its target. The errata reader (inputs/errata.ts) and the errata writer
+ * (runner/errata_file.ts) both refuse a repeat through it.
+ *
+ * Rule: an erratum repeats the one before it on the same target (the same
+ * episode, or the same summary) when both make the same correction: the
+ * same kind and the same fields, whatever their `erratum_id`, `created_at`
+ * and `explanation` (an invalidation: its `invalid_reason`; a rescore: its
+ * `resolved`, `verifier_image_digest` and `artifact_digest`; a voided
+ * summary: nothing more). Applied in file order, the repeat would change
+ * nothing (seed 000: a correction is recorded once, and the errata stay a
+ * list of corrections, not of attempts to make them). An erratum that
+ * restores an earlier state after a different one on the same target
+ * (invalidate, rescore, invalidate again) is no repeat. O(1) per erratum
+ * (O(erratum size) for its text).
+ *
+ * @param latest the latest erratum on each target so far (updated)
+ * @param entry the next erratum and its line
+ * @returns the entry it repeats, or null
+ * @example
+ * ```ts
+ * import { repeatedCorrection } from "./errata.ts";
+ * const erratum = {
+ *   schema_version: 1, kind: "void_summary", erratum_id: "e1", created_at: "2026-09-04T00:00:00Z",
+ *   summary_sha256: "0".repeat(64), explanation: "verifier fault",
+ * } as const;
+ * const latest = new Map();
+ * if (repeatedCorrection(latest, { line: 1, erratum }) !== null) throw new Error();
+ * const again = { line: 2, erratum: { ...erratum, erratum_id: "e2" } };
+ * if (repeatedCorrection(latest, again)?.line !== 1) throw new Error();
+ * ```
+ */
+export function repeatedCorrection(
+  latest: Map<string, { entry: ErratumEntry; correction: string }>,
+  entry: ErratumEntry,
+): ErratumEntry | null {
+  const target = correctionTarget(entry.erratum);
+  const correction = correctionOf(entry.erratum);
+  const previous = latest.get(target);
+  if (previous !== undefined && previous.correction === correction) return previous.entry;
+  latest.set(target, { entry, correction });
+  return null;
+}
+
+/**
+ * How a repeated erratum is worded, by the reader and the writer alike:
+ * what it repeats, on which line.
+ *
+ * @param erratum the repeat
+ * @param first the erratum it repeats
+ * @returns the message, naming the first one's line and id
+ */
+export function repeatedCorrectionMessage(erratum: Erratum, first: ErratumEntry): string {
+  const target = erratum.kind === "void_summary"
+    ? `summary ${erratum.summary_sha256}`
+    : `episode "${erratum.episode_id}"`;
+  return `erratum "${erratum.erratum_id}" repeats the correction on line ${first.line} ` +
+    `(erratum "${first.erratum.erratum_id}"): the same ${erratum.kind} of ${target} again, ` +
+    "which would change nothing";
+}
+
 /** The verdict-bearing fields of a row, before or after an erratum. */
 export interface EpisodeVerdictState {
   status: EpisodeStatus;

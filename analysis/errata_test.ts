@@ -154,7 +154,11 @@ function errataOf(...records: unknown[]): Promise<ErrataFile> {
 Deno.test("applyErrata() corrects copies, reports before/after and voided summaries", async () => {
   const { rows } = await loadLedger(SAMPLE);
   const snapshot = structuredClone(rows);
-  const errata = await errataOf(INVALIDATE, RESCORE, VOID, { ...VOID, erratum_id: "e-4" });
+  const read = await errataOf(INVALIDATE, RESCORE, VOID);
+  // The reader refuses a summary voided twice (a repeated correction); an ErrataFile built
+  // by hand may still hold one.
+  const again = { line: 4, erratum: { ...read.entries[2].erratum, erratum_id: "e-4" } };
+  const errata = { ...read, lines: 4, entries: [...read.entries, again] };
   const result = applyErrata(rows, errata);
   // The input rows are untouched.
   deepEqual(rows, snapshot);
@@ -277,4 +281,53 @@ Deno.test("erratumLine() writes the parsed record on one line with sorted keys",
   // rescore_episode fills its two digest defaults with null.
   ok(erratumLine(RESCORE).includes('"artifact_digest":null'));
   throws(() => erratumLine({ ...VOID, summary_sha256: "nope" } as never));
+});
+
+Deno.test("loadErrata() refuses a correction that repeats the latest one on its target", async () => {
+  const later = "2026-09-05T08:00:00Z";
+  // Same kind, episode and reason; another id, time and explanation: the same correction.
+  const again = { ...INVALIDATE, erratum_id: "e-9", created_at: later, explanation: "again" };
+  const problem = await withFile(jsonl(INVALIDATE, RESCORE, again), problemOf);
+  deepEqual(problem, {
+    code: "duplicate_erratum_id",
+    file: problem.file,
+    line: 3,
+    field: "",
+    message: 'erratum "e-9" repeats the correction on line 1 (erratum "e-1"): the same ' +
+      'invalidate_episode of episode "r1/a/t3/1" again, which would change nothing',
+  });
+  // A voided summary voided again, whatever lies between.
+  const voidAgain = await withFile(
+    jsonl(VOID, INVALIDATE, { ...VOID, erratum_id: "e-8" }),
+    problemOf,
+  );
+  deepEqual([voidAgain.line, voidAgain.code], [3, "duplicate_erratum_id"]);
+  // Lenient: listed, and left out of the entries (applying it would change nothing).
+  await withFile(jsonl(INVALIDATE, again), async (path) => {
+    const errata = await loadErrata(path, { lenient: true });
+    deepEqual(errata.entries.map((entry) => entry.erratum.erratum_id), ["e-1"]);
+    deepEqual(errata.problems.map((p) => [p.line, p.code]), [[2, "duplicate_erratum_id"]]);
+  });
+});
+
+Deno.test("loadErrata() keeps corrections that differ, or that restore an earlier state", async () => {
+  const rescoreA = { ...RESCORE, erratum_id: "e-4", episode_id: "r1/a/t3/1" };
+  const errata = await errataOf(
+    INVALIDATE,
+    // another reason on the same episode: a different change
+    { ...INVALIDATE, erratum_id: "e-5", invalid_reason: "harness_error" },
+    // the first reason again, after the second: it changes the row back
+    { ...INVALIDATE, erratum_id: "e-6" },
+    rescoreA,
+    // the same verdict on another artifact: a different re-verification
+    { ...rescoreA, erratum_id: "e-7", artifact_digest: `sha256:${"c".repeat(64)}` },
+    // the same correction on another episode
+    { ...INVALIDATE, erratum_id: "e-10", episode_id: "r1/a/t1/1" },
+    VOID,
+    { ...VOID, erratum_id: "e-11", summary_sha256: "b".repeat(64) },
+  );
+  deepEqual(
+    errata.entries.map((entry) => entry.erratum.erratum_id),
+    ["e-1", "e-5", "e-6", "e-4", "e-7", "e-10", "e-3", "e-11"],
+  );
 });

@@ -62,8 +62,12 @@ OPTIONS:
   --json                  Print the stored record as canonical JSON
   -h, --help              This help
 
-The file is created when absent. A malformed errata file, a duplicate id or
-an unknown episode is refused with exit status 2 and nothing is written.
+The file is created when absent. A malformed errata file, a duplicate id, a
+repeated correction or an unknown episode is refused with exit status 2 and
+nothing is written. A correction repeats the latest erratum on the same
+episode (or summary) when it has the same kind and the same fields (reason;
+resolved and digests; summary), whatever its id, time and explanation: it
+would change nothing. Reading errata (--errata) refuses such a repeat too.
 `;
 
 const OPTIONS = {

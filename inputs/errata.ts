@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { type ErrataFile, type ErrataOptions, type ErratumEntry } from "../analysis/errata.ts";
+import {
+  type ErrataFile,
+  type ErrataOptions,
+  type ErratumEntry,
+  repeatedCorrection,
+  repeatedCorrectionMessage,
+} from "../analysis/errata.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { Erratum } from "../analysis/schema.ts";
 import { openInput } from "./input_file.ts";
@@ -13,9 +19,13 @@ import { parseLine, scanJsonl } from "./jsonl.ts";
 /**
  * Reads an errata file, streaming: each line must be one JSON object fitting
  * the {@link Erratum} schema (a strict object: an unknown key is an error),
- * and `erratum_id` must not repeat (code `duplicate_erratum_id`). Problems
- * name file, line and field. A zero-byte file holds no corrections. Cost:
- * O(file) time, O(errata) memory.
+ * `erratum_id` must not repeat (code `duplicate_erratum_id`, field
+ * `erratum_id`), and no erratum may repeat the correction of the one before
+ * it on the same episode or summary (`repeatedCorrection` in
+ * analysis/errata.ts: same kind and fields, whatever the id, time and
+ * explanation; code `duplicate_erratum_id`, the whole line, naming the line
+ * it repeats). Problems name file, line and field. A zero-byte file holds
+ * no corrections. Cost: O(file) time, O(errata) memory.
  *
  * @param path the errata file
  * @param options `lenient` lists problems instead of throwing (rows with a
@@ -29,6 +39,7 @@ export async function loadErrata(path: string, options: ErrataOptions = {}): Pro
   const entries: ErratumEntry[] = [];
   const problems: LedgerProblem[] = [];
   const seen = new Set<string>();
+  const latest = new Map<string, { entry: ErratumEntry; correction: string }>();
   const report = (problem: LedgerProblem) => {
     if (!options.lenient) throw new LedgerError([problem]);
     problems.push(problem);
@@ -47,7 +58,18 @@ export async function loadErrata(path: string, options: ErrataOptions = {}): Pro
       });
     }
     seen.add(erratum.erratum_id);
-    entries.push({ line, erratum });
+    const entry = { line, erratum };
+    const first = repeatedCorrection(latest, entry);
+    if (first !== null) {
+      return report({
+        code: "duplicate_erratum_id",
+        file: path,
+        line,
+        field: "",
+        message: repeatedCorrectionMessage(erratum, first),
+      });
+    }
+    entries.push(entry);
   });
   return { file: path, sha256: summary.sha256, lines: summary.lines, entries, problems };
 }

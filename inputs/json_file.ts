@@ -52,7 +52,7 @@ export function parseJsonFile<S extends z.ZodType>(
       code: "schema_violation",
       file,
       line: 0,
-      ...schemaProblem(issue, parsed.value),
+      ...schemaProblem(issue, parsed.value, { schema }),
     })));
   }
   return { value: result.data, text: parsed.text };

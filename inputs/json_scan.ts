@@ -1,12 +1,31 @@
 /**
  * A small JSON scanner (RFC 8259) that finds the first problem in a text
  * `JSON.parse` refused or accepted too readily: a syntax error with its
- * line and column (V8's messages name neither, and quote the text), or a
- * key repeated in one object (which `JSON.parse` resolves silently to the
- * last value). It runs only on the slow path, after a cheap check failed.
+ * line and column (V8's messages name neither, and quote the text), a key
+ * repeated in one object (which `JSON.parse` resolves silently to the last
+ * value), or a value nested deeper than {@link MAX_JSON_DEPTH} (which
+ * `JSON.parse` reads, but which would overflow the call stack of every
+ * recursive walk after it). It runs only on the slow path, after a cheap
+ * check failed.
  *
  * @module
  */
+
+/**
+ * The deepest nesting of objects and arrays an input may have: the
+ * top-level object is level 1, each object or array inside it one more
+ * (`{"a":[{}]}` has 3 levels). Deeper values are refused by every JSON
+ * reader of the inputs layer (strict_json.ts), before any recursive walk
+ * (the reader's own checks, zod, `canonicalJson`) sees them.
+ *
+ * Why 256: real inputs nest a few dozen levels at most (an Inspect log's
+ * tool-call arguments inside messages inside samples: under 20), while the
+ * shallowest recursive walk over parsed values overflows V8's default stack
+ * between 1,000 and 3,000 levels (`canonicalJson`, measured with Deno 2.5),
+ * so 256 leaves a margin of 4× or more for the frames beneath a reader.
+ * serde_json's default is 128, Ruby's `JSON.parse` 100, .NET's 64.
+ */
+export const MAX_JSON_DEPTH = 256;
 
 /** Where a JSON text goes wrong. */
 export interface JsonFault {
@@ -18,16 +37,23 @@ export interface JsonFault {
   column: number;
   /** Dotted path of the object member at fault (`a.b.0.c`); `""` at the top. */
   path: string;
-  /** True for a repeated key, false for a syntax error. */
-  duplicate: boolean;
+  /**
+   * What kind of fault: a syntax error, a key repeated in one object, or a
+   * value nested deeper than {@link MAX_JSON_DEPTH} (its `path` is then the
+   * member holding it, cut to its first {@link DEEP_PATH_SEGMENTS} steps).
+   */
+  kind: "syntax" | "duplicate_key" | "too_deep";
 }
+
+/** How many steps of a too-deep value's path are named (the rest reads `…`). */
+export const DEEP_PATH_SEGMENTS = 6;
 
 class Fault extends Error {
   constructor(
     readonly at: number,
     readonly detail: string,
     readonly path: string[],
-    readonly duplicate = false,
+    readonly kind: JsonFault["kind"] = "syntax",
   ) {
     super(detail);
   }
@@ -59,15 +85,19 @@ export interface JsonScanOptions {
 
 /**
  * Scans `text` as one JSON value and returns its first fault, or null when
- * it is well-formed and no object repeats a key.
+ * it is well-formed, no object repeats a key and nothing nests deeper than
+ * {@link MAX_JSON_DEPTH}.
  *
  * Rule: the grammar of RFC 8259 (no comments, no trailing commas, strings
  * without raw control characters); a repeated member name within one
  * object is a fault too (RFC 8259 section 4: names "SHOULD be unique";
  * ledgerbench refuses them, since `JSON.parse` would keep the last one and
- * the first would be lost without a word). With `nonFinite`, the three
- * bare values Python's `json` writes by default (`allow_nan=True`) are
- * values too. Cost: O(text).
+ * the first would be lost without a word), and so is an object or array
+ * opened at level {@link MAX_JSON_DEPTH} + 1 (RFC 8259 section 9: "An
+ * implementation may set limits on the maximum depth of nesting"); the
+ * scanner's own recursion stops there. With `nonFinite`, the three bare
+ * values Python's `json` writes by default (`allow_nan=True`) are values
+ * too. Cost: O(text × depth) for the paths, depth ≤ {@link MAX_JSON_DEPTH}.
  *
  * @param text the whole JSON text
  * @param options `nonFinite`: also accept bare `NaN`, `Infinity`, `-Infinity`
@@ -123,6 +153,14 @@ export function findJsonFault(text: string, options: JsonScanOptions = {}): Json
   const value = (path: string[]): void => {
     skip();
     const char = text[at];
+    if ((char === "{" || char === "[") && path.length >= MAX_JSON_DEPTH) {
+      throw new Fault(
+        at,
+        `nested too deeply: more than ${MAX_JSON_DEPTH} levels of objects and arrays`,
+        path,
+        "too_deep",
+      );
+    }
     if (char === "{") {
       at++;
       const keys = new Set<string>();
@@ -137,7 +175,12 @@ export function findJsonFault(text: string, options: JsonScanOptions = {}): Json
         const keyAt = at;
         const key = string(path);
         if (keys.has(key)) {
-          throw new Fault(keyAt, `duplicate key ${JSON.stringify(key)}`, [...path, key], true);
+          throw new Fault(
+            keyAt,
+            `duplicate key ${JSON.stringify(key)}`,
+            [...path, key],
+            "duplicate_key",
+          );
         }
         keys.add(key);
         skip();
@@ -199,19 +242,13 @@ export function findJsonFault(text: string, options: JsonScanOptions = {}): Json
     if (at < text.length) expect("end of text after the value", []);
     return null;
   } catch (error) {
-    if (error instanceof RangeError) {
-      return { message: "nested too deeply", line: 1, column: 1, path: "", duplicate: false };
-    }
     if (!(error instanceof Fault)) throw error;
     const before = text.slice(0, error.at);
     const line = before.split("\n").length;
     const column = error.at - before.lastIndexOf("\n");
-    return {
-      message: error.detail,
-      line,
-      column,
-      path: error.path.join("."),
-      duplicate: error.duplicate,
-    };
+    const path = error.kind === "too_deep" && error.path.length > DEEP_PATH_SEGMENTS
+      ? [...error.path.slice(0, DEEP_PATH_SEGMENTS), "…"]
+      : error.path;
+    return { message: error.detail, line, column, path: path.join("."), kind: error.kind };
   }
 }

@@ -123,7 +123,8 @@ export interface ParseLineOptions<T> {
  * byte-order mark, bytes that are not UTF-8, JSON syntax, one object, no
  * repeated key, no number beyond the double range); then the schema, whose
  * first issue is worded by {@linkcode schemaProblem} (a missing field reads
- * "missing").
+ * "missing (required; ...)", with "or null when not recorded" where null is
+ * allowed).
  *
  * @param schema the zod schema every line must fit
  * @param input the line's `bytes` (without the `\n`), its `file`, 1-based `line` number and,
@@ -155,6 +156,6 @@ export function parseLine<S extends z.ZodType>(
   }
   const result = schema.safeParse(raw);
   if (result.success) return { ok: true, value: result.data, raw };
-  const { field, message } = schemaProblem(result.error.issues[0], raw);
+  const { field, message } = schemaProblem(result.error.issues[0], raw, { schema });
   return { ok: false, problem: { code: "schema_violation", file, line, field, message } };
 }

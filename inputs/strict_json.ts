@@ -3,17 +3,20 @@
  * `JSON.parse` and `TextDecoder` would let through silently or word
  * badly: a byte-order mark (a UTF-8 one is stripped by `TextDecoder`
  * without a word; a UTF-16 one means the file is not UTF-8 at all), bytes
- * that are not UTF-8, a repeated key (`JSON.parse` keeps the last), and a
- * number too large for a double (`1e999` reads as `Infinity`). One opt-in
+ * that are not UTF-8, a repeated key (`JSON.parse` keeps the last), a
+ * number too large for a double (`1e999` reads as `Infinity`), and a value
+ * nested deeper than `MAX_JSON_DEPTH` (256 levels; `JSON.parse` reads
+ * 100,000 levels, then every recursive walk overflows the stack). One opt-in
  * ({@link JsonParseOptions.nonFinite}) accepts the bare `NaN`, `Infinity`
  * and `-Infinity` that Python's `json` writes (Inspect AI logs hold them).
  *
  * @module
  */
-import { findJsonFault } from "./json_scan.ts";
+import { findJsonFault, MAX_JSON_DEPTH } from "./json_scan.ts";
 
 /** Why a text is not one acceptable JSON object. */
 export interface JsonObjectProblem {
+  /** `malformed_json` also for a value nested deeper than `MAX_JSON_DEPTH` (json_scan.ts). */
   code: "bad_encoding" | "malformed_json" | "duplicate_key" | "number_out_of_range";
   /** 1-based line within the text (1 for a one-line text); 0 when no line can be named. */
   line: number;
@@ -125,20 +128,29 @@ function lineOfByte(bytes: Uint8Array, offset: number): number {
   return line;
 }
 
+/** What {@link countKeys} returns for a number that is not finite. */
+const NON_FINITE = -1;
+/** What {@link countKeys} returns for an object or array deeper than `MAX_JSON_DEPTH`. */
+const TOO_DEEP = -2;
+
 /**
- * The number of member names in `value` (every nested object's keys), or -1
- * when it holds a number that is not finite. Allocates nothing: it runs on
- * every ledger line.
+ * The number of member names in `value` (every nested object's keys), or
+ * {@link NON_FINITE} when it holds a number that is not finite, or
+ * {@link TOO_DEEP} when an object or array inside it sits deeper than
+ * `MAX_JSON_DEPTH` (`value` itself at `depth`), whichever comes first.
+ * Allocates nothing: it runs on every ledger line; its recursion is
+ * bounded by the depth limit.
  */
-function countKeys(value: object): number {
+function countKeys(value: object, depth: number): number {
   let count = 0;
   if (Array.isArray(value)) {
     for (const item of value) {
       if (typeof item === "object" && item !== null) {
-        const inner = countKeys(item);
-        if (inner < 0) return -1;
+        if (depth >= MAX_JSON_DEPTH) return TOO_DEEP;
+        const inner = countKeys(item, depth + 1);
+        if (inner < 0) return inner;
         count += inner;
-      } else if (typeof item === "number" && item - item !== 0) return -1;
+      } else if (typeof item === "number" && item - item !== 0) return NON_FINITE;
     }
     return count;
   }
@@ -146,10 +158,11 @@ function countKeys(value: object): number {
     count++;
     const member = (value as Record<string, unknown>)[key];
     if (typeof member === "object" && member !== null) {
-      const inner = countKeys(member);
-      if (inner < 0) return -1;
+      if (depth >= MAX_JSON_DEPTH) return TOO_DEEP;
+      const inner = countKeys(member, depth + 1);
+      if (inner < 0) return inner;
       count += inner;
-    } else if (typeof member === "number" && member - member !== 0) return -1;
+    } else if (typeof member === "number" && member - member !== 0) return NON_FINITE;
   }
   return count;
 }
@@ -232,10 +245,17 @@ function encodingFault(message: string, line = 1): StrictTextResult & { ok: fals
  * Decodes `bytes` (unless `text` is already their decoding) and parses one
  * JSON object, refusing a byte-order mark, bytes that are not UTF-8, a JSON
  * syntax error (with its line and column), a value that is not an object,
- * a repeated key and a number beyond the double range.
+ * a repeated key, a number beyond the double range, and an object or array
+ * nested deeper than `MAX_JSON_DEPTH` (json_scan.ts: 256 levels; code
+ * `malformed_json`, with the line, the column and the member holding it).
+ * This is the one JSON reader of the inputs layer: ledgers, errata, plans,
+ * price tables, task lists, suites, judge files and imported sources all
+ * parse through it, so none of them hands a deeper value to a recursive
+ * walk (zod, `canonicalJson`) that would overflow the stack.
  *
  * Rule: RFC 8259 with unique member names, over UTF-8 without a BOM (RFC
- * 8259 section 8.1: "MUST NOT add a byte order mark"). The checks that
+ * 8259 section 8.1: "MUST NOT add a byte order mark"), nesting at most
+ * `MAX_JSON_DEPTH` levels (section 9 lets a parser limit it). The checks that
  * every text pays for are one walk of the parsed value and one `indexOf`
  * pass over the text; the exact fault is located only when they disagree.
  * With `nonFinite`, a text `JSON.parse` refuses is read a second time with
@@ -273,8 +293,9 @@ export function parseJsonObject(
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail("malformed_json", `${subject} must hold one JSON object`);
   }
-  const keys = countKeys(value);
-  if (keys < 0) {
+  const keys = countKeys(value, 1);
+  if (keys === TOO_DEEP) return tooDeep(findJsonFault(text, { nonFinite }));
+  if (keys === NON_FINITE) {
     return fail(
       "number_out_of_range",
       "number out of range: it reads as a non-finite value (beyond ±1.8e308)",
@@ -284,7 +305,9 @@ export function parseJsonObject(
   }
   if (keys !== countKeyTokens(text)) {
     const fault = findJsonFault(text, { nonFinite });
-    if (fault?.duplicate) return fail("duplicate_key", fault.message, fault.line, fault.path);
+    if (fault?.kind === "duplicate_key") {
+      return fail("duplicate_key", fault.message, fault.line, fault.path);
+    }
   }
   if (parsed.sentinels) restoreNonFinite(value);
   return { ok: true, value: value as Record<string, unknown>, text };
@@ -316,11 +339,34 @@ function parseText(
     }
   }
   const fault = findJsonFault(text, { nonFinite });
+  if (fault?.kind === "too_deep") return tooDeep(fault);
   const nul = text.includes("\0") ? " (the text holds NUL characters: is it UTF-16?)" : "";
   return fault === null ? fail("malformed_json", `not valid JSON${nul}`) : fail(
     "malformed_json",
     `not valid JSON: ${fault.message} at column ${fault.column}${nul}`,
     fault.line,
+  );
+}
+
+/**
+ * The problem of a value nested deeper than `MAX_JSON_DEPTH`: its line, the
+ * member holding it (its path cut short) and the column of the bracket
+ * that opens the level too many. The scanner finds it wherever the cheap
+ * walk did; should it not, the text is still refused, without a place.
+ */
+function tooDeep(fault: ReturnType<typeof findJsonFault>): JsonObjectResult {
+  if (fault === null || fault.kind !== "too_deep") {
+    return fail(
+      "malformed_json",
+      `nested too deeply: more than ${MAX_JSON_DEPTH} levels of objects and arrays`,
+      0,
+    );
+  }
+  return fail(
+    "malformed_json",
+    `${fault.message} (at column ${fault.column})`,
+    fault.line,
+    fault.path,
   );
 }
 

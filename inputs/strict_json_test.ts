@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { parseJsonObject } from "./strict_json.ts";
-import { findJsonFault } from "./json_scan.ts";
+import { findJsonFault, MAX_JSON_DEPTH } from "./json_scan.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const problem = (input: Uint8Array | string) => {
@@ -87,7 +87,14 @@ Deno.test("findJsonFault() agrees with JSON.parse on well-formed and malformed t
     }
     equal(findJsonFault(text) === null, parses, text);
   }
-  equal(findJsonFault("[".repeat(200_000))?.message, "nested too deeply");
+  // 200,000 unclosed brackets: the depth limit comes first, at the 257th (column 257).
+  deepEqual(findJsonFault("[".repeat(200_000)), {
+    message: "nested too deeply: more than 256 levels of objects and arrays",
+    line: 1,
+    column: 257,
+    path: "0.0.0.0.0.0.…",
+    kind: "too_deep",
+  });
 });
 
 const nonFinite = (text: string) =>
@@ -135,4 +142,32 @@ Deno.test("findJsonFault() with nonFinite accepts the bare values and nothing mo
     findJsonFault('{"a":-NaN}', { nonFinite: true })?.message,
     'unexpected "-" (expected a value)',
   );
+});
+
+Deno.test("parseJsonObject() refuses nesting deeper than MAX_JSON_DEPTH, naming line and member", () => {
+  const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+  // The top object is level 1: 255 arrays inside it make 256 levels, the most allowed.
+  equal(MAX_JSON_DEPTH, 256);
+  equal(problem(`{"a":${nested(255)}}`), null);
+  equal(problem(`{"a":{"b":${nested(254)}}}`), null);
+  // One more level: the 257th bracket, at column 5 + 256 = 261 (after `{"a":` and 255 `[`).
+  deepEqual(problem(`{"a":${nested(256)}}`), {
+    code: "malformed_json",
+    line: 1,
+    field: "a.0.0.0.0.0.…",
+    message: "nested too deeply: more than 256 levels of objects and arrays (at column 261)",
+  });
+  // The issue's 100,000 levels, on line 2 of a text, inside a short path: named, no overflow.
+  // Line 2 is `"notes":{"k":[[[...`: the first "[" (level 3) at column 14, level 257 at 268.
+  deepEqual(problem(`{"x":1,\n"notes":{"k":${nested(100_000)}}}`), {
+    code: "malformed_json",
+    line: 2,
+    field: "notes.k.0.0.0.0.…",
+    message: "nested too deeply: more than 256 levels of objects and arrays (at column 268)",
+  });
+  // Objects count as arrays do; a text JSON.parse refuses is held to the limit first.
+  equal(problem(`{"a":${'{"b":'.repeat(300)}1${"}".repeat(300)}}`)?.field, "a.b.b.b.b.b.…");
+  equal(problem(`{"a":${"[".repeat(100_000)}`)?.message.startsWith("nested too deeply"), true);
+  // A path of at most six steps is named whole.
+  equal(problem(`{"a":${nested(300)}}`)?.field, "a.0.0.0.0.0.…");
 });

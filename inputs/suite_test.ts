@@ -50,8 +50,8 @@ Deno.test("loadSuite() names every problem of a hand-written manifest at once", 
   // The new user needed eight freeze attempts, one field each: all are named together.
   const dir = await suiteDir({ tasks: [{ lane: "A", limits: { token_cap: -1 } }] }, {});
   deepEqual(await problems(dir), [
-    "suite_id: missing (expected string)",
-    "tasks.0.task_id: missing (expected string)",
+    "suite_id: missing (required; expected string)",
+    "tasks.0.task_id: missing (required; expected string)",
     "tasks.0.limits.token_cap: Too small: expected number to be >=0",
   ]);
   await Deno.remove(dir, { recursive: true });

@@ -4,7 +4,12 @@
  *
  * @module
  */
-import { type ErratumEntry, erratumLine } from "../analysis/errata.ts";
+import {
+  type ErratumEntry,
+  erratumLine,
+  repeatedCorrection,
+  repeatedCorrectionMessage,
+} from "../analysis/errata.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import { parseLine } from "../inputs/jsonl.ts";
 import { ioError, LedgerError } from "../analysis/ledger_error.ts";
@@ -28,7 +33,11 @@ const encoder = new TextEncoder();
  * Before writing it checks, in order: the record fits the {@link Erratum}
  * schema (code `schema_violation`, naming the line it would occupy and the
  * field); the existing file reads strictly (any problem in it is thrown as
- * is); the `erratum_id` is new (`duplicate_erratum_id`); and, when
+ * is, a repeated correction among them); the `erratum_id` is new
+ * (`duplicate_erratum_id`); the record does not repeat the correction of
+ * the latest erratum on its episode or summary (`repeatedCorrection` in
+ * analysis/errata.ts: same kind and fields, whatever the id, time and
+ * explanation; `duplicate_erratum_id`, naming the line it repeats); and, when
  * `options.episodes` is given, the episode exists (`unknown_episode`). A file
  * whose last line lacks its newline gets one first, so rows never merge. The
  * file is created when absent. One writer at a time: concurrent appenders
@@ -73,6 +82,18 @@ export async function appendErratum(
       line,
       field: "erratum_id",
       message: `erratum "${record.erratum_id}" already exists on line ${clash.line}`,
+    }]);
+  }
+  const latest = new Map<string, { entry: ErratumEntry; correction: string }>();
+  for (const entry of errata.entries) repeatedCorrection(latest, entry);
+  const first = repeatedCorrection(latest, { line, erratum: record });
+  if (first !== null) {
+    throw new LedgerError([{
+      code: "duplicate_erratum_id",
+      file: path,
+      line,
+      field: "",
+      message: `${repeatedCorrectionMessage(record, first)}; nothing was written`,
     }]);
   }
   if (options.episodes !== undefined && record.kind !== "void_summary") {

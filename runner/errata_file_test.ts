@@ -108,3 +108,26 @@ Deno.test("appendErratum() refuses to append to a damaged errata file", async ()
     deepEqual([io.code, io.file, io.line], ["io_error", `${dir}/missing/errata.jsonl`, 0]);
   });
 });
+
+Deno.test("appendErratum() refuses the same correction again, naming the line it repeats", async () => {
+  await inTempDir(async (dir) => {
+    const path = `${dir}/errata.jsonl`;
+    await appendErratum(path, VOID);
+    await appendErratum(path, INVALIDATE);
+    const before = await Deno.readTextFile(path);
+    const again = { ...INVALIDATE, erratum_id: "e-3", created_at: "2026-09-05T00:00:00Z" };
+    const repeat = await problemOf(appendErratum(path, again));
+    deepEqual(repeat, {
+      code: "duplicate_erratum_id",
+      file: path,
+      line: 3,
+      field: "",
+      message: 'erratum "e-3" repeats the correction on line 2 (erratum "e-2"): the same ' +
+        'invalidate_episode of episode "r1/a/t3/1" again, which would change nothing; ' +
+        "nothing was written",
+    });
+    equal(await Deno.readTextFile(path), before);
+    // Another reason is another correction.
+    equal((await appendErratum(path, { ...again, invalid_reason: "harness_error" })).line, 3);
+  });
+});

@@ -17,6 +17,21 @@ const ERRATUM = JSON.stringify({
   summary_sha256: "0".repeat(64),
   explanation: "test",
 });
+/** `levels` nested arrays, e.g. 2 → `[[]]`. */
+const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+/** The issue's value: 100,000 levels, where 256 are allowed (MAX_JSON_DEPTH, json_scan.ts). */
+const DEEP = nested(100_000);
+/** A row whose notes hold {@link DEEP}: the 257th level opens 255 "[" after `"notes":`. */
+const DEEP_ROW = `${line().slice(0, -1)},"notes":${DEEP}}`;
+const DEEP_ROW_COLUMN = DEEP_ROW.indexOf("[") + 255 + 1;
+const DEEP_PLAN = `{"plan_id":"p","tasks":${DEEP}}`;
+/** The nesting message, at a column. */
+const tooDeep = (column: number) =>
+  `nested too deeply: more than 256 levels of objects and arrays \\(at column ${column}\\)`;
+/** One erratum as `errata append` would store it (canonical JSON). */
+const STORED_VOID =
+  `{"created_at":"2026-09-04T00:00:00Z","erratum_id":"errata-0001","explanation":"test",` +
+  `"kind":"void_summary","schema_version":1,"summary_sha256":"${"0".repeat(64)}"}`;
 const bytes = (...parts: (string | number[])[]) =>
   new Uint8Array(
     parts.flatMap((part) => typeof part === "string" ? [...new TextEncoder().encode(part)] : part),
@@ -114,7 +129,150 @@ const CASES: BadInputCase[] = [
     files: { "l.jsonl": `${line({ run_id: undefined })}\n` },
     args: ["summarize", "{dir}/l.jsonl"],
     code: 2,
-    stderr: /^error: \{dir\}\/l\.jsonl:1: field "run_id": missing \(expected string\)\n$/,
+    stderr: /^error: \{dir\}\/l\.jsonl:1: field "run_id": missing \(required; expected string\)\n$/,
+  },
+  {
+    name: "a row without seed: missing, required, null when not recorded",
+    files: { "l.jsonl": `${line()}\n${line({ task_id: "t2", seed: undefined })}\n` },
+    args: ["summarize", "{dir}/l.jsonl"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/l\.jsonl:2: field "seed": missing \(required; expected number or string, or null when not recorded\)\n$/,
+  },
+  {
+    name: "a row without prompt_tokens, in validate too",
+    files: { "l.jsonl": `${line({ prompt_tokens: undefined })}\n`, "p.json": PLAN },
+    args: ["validate", "{dir}/l.jsonl", "--plan", "{dir}/p.json"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/l\.jsonl:1: field "prompt_tokens": missing \(required; expected number, or null when not recorded\)\n$/,
+  },
+  {
+    name: "a plan without tasks",
+    files: { "l.jsonl": GOOD, "p.json": '{"plan_id":"p"}' },
+    args: ["summarize", "{dir}/l.jsonl", "--plan", "{dir}/p.json"],
+    code: 2,
+    stderr: /^error: \{dir\}\/p\.json: field "tasks": missing \(required; expected array\)\n$/,
+  },
+  {
+    name: "an erratum without its kind",
+    files: { "l.jsonl": GOOD, "e.jsonl": `${ERRATUM.replace('"kind":"void_summary",', "")}\n` },
+    args: ["summarize", "{dir}/l.jsonl", "--errata", "{dir}/e.jsonl"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/e\.jsonl:1: field "kind": missing \(required; expected one of "invalidate_episode", "rescore_episode", "void_summary"\)\n$/,
+  },
+  {
+    name: "a 100,000-deep value in a ledger line",
+    files: { "l.jsonl": `${line()}\n${DEEP_ROW}\n` },
+    args: ["summarize", "{dir}/l.jsonl"],
+    code: 2,
+    stderr: new RegExp(
+      `^error: \\{dir\\}/l\\.jsonl:2: field "notes\\.0\\.0\\.0\\.0\\.0\\.…": ${
+        tooDeep(DEEP_ROW_COLUMN)
+      }\\n$`,
+    ),
+  },
+  {
+    name: "a 100,000-deep value in the plan",
+    files: { "l.jsonl": GOOD, "p.json": DEEP_PLAN },
+    args: ["validate", "{dir}/l.jsonl", "--plan", "{dir}/p.json"],
+    code: 2,
+    // `{"plan_id":"p","tasks":` is 23 characters; the 257th level is the 256th "["
+    stderr: new RegExp(
+      `^error: \\{dir\\}/p\\.json:1: field "tasks\\.0\\.0\\.0\\.0\\.0\\.…": ${
+        tooDeep(23 + 256)
+      }\\n$`,
+    ),
+  },
+  {
+    name: "a 100,000-deep value in the errata",
+    files: { "l.jsonl": GOOD, "e.jsonl": `${ERRATUM.slice(0, -1)},"x":${DEEP}}\n` },
+    args: ["summarize", "{dir}/l.jsonl", "--errata", "{dir}/e.jsonl"],
+    code: 2,
+    stderr: /^error: \{dir\}\/e\.jsonl:1: field "x\.0\.0\.0\.0\.0\.…": nested too deeply/,
+  },
+  {
+    name: "a 100,000-deep value in the price table",
+    files: {
+      "l.jsonl": GOOD,
+      "t.json": `{"price_table_id":"local-0","currency":"USD","x":${DEEP}}`,
+    },
+    args: ["summarize", "{dir}/l.jsonl", "--price-table", "{dir}/t.json"],
+    code: 2,
+    stderr: /^error: \{dir\}\/t\.json:1: field "x\.0\.0\.0\.0\.0\.…": nested too deeply/,
+  },
+  {
+    name: "a 100,000-deep value in the task list",
+    files: { "l.jsonl": GOOD, "tasks.json": `{"tasks":${DEEP}}` },
+    args: ["summarize", "{dir}/l.jsonl", "--tasks", "{dir}/tasks.json"],
+    code: 2,
+    stderr: /^error: \{dir\}\/tasks\.json:1: field "tasks\.0\.0\.0\.0\.0\.…": nested too deeply/,
+  },
+  {
+    name: "errata append: the same correction twice, under a new id and time",
+    files: { "e.jsonl": `${STORED_VOID}\n` },
+    args: [
+      "errata",
+      "append",
+      "{dir}/e.jsonl",
+      "--kind",
+      "void_summary",
+      "--summary-sha256",
+      "0".repeat(64),
+      "--explanation",
+      "test",
+    ],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/e\.jsonl:2: erratum "errata-0002" repeats the correction on line 1 \(erratum "errata-0001"\): the same void_summary of summary 0{64} again, which would change nothing; nothing was written\n$/,
+  },
+  {
+    name: "errata append: the same invalidation with other words is the same correction",
+    files: {
+      "l.jsonl": GOOD,
+      "e.jsonl": `${
+        JSON.stringify({
+          kind: "invalidate_episode",
+          erratum_id: "e1",
+          created_at: "2026-09-04T00:00:00Z",
+          episode_id: "r1/a/t1/1",
+          invalid_reason: "verifier_fault",
+          explanation: "the verifier crashed",
+        })
+      }\n`,
+    },
+    args: [
+      "errata",
+      "append",
+      "{dir}/e.jsonl",
+      "--kind",
+      "invalidate_episode",
+      "--episode",
+      "r1/a/t1/1",
+      "--reason",
+      "verifier_fault",
+      "--explanation",
+      "Verifier crashed in setup",
+      "--ledger",
+      "{dir}/l.jsonl",
+    ],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/e\.jsonl:2: erratum "errata-0002" repeats the correction on line 1 \(erratum "e1"\): the same invalidate_episode of episode "r1\/a\/t1\/1" again, which would change nothing; nothing was written\n$/,
+  },
+  {
+    name: "an errata file that already repeats a correction, on its line",
+    files: {
+      "l.jsonl": GOOD,
+      "e.jsonl": `${STORED_VOID}\n${
+        STORED_VOID.replace("errata-0001", "errata-0002").replace("2026-09-04", "2026-09-05")
+      }\n`,
+    },
+    args: ["summarize", "{dir}/l.jsonl", "--errata", "{dir}/e.jsonl"],
+    code: 2,
+    stderr:
+      /^error: \{dir\}\/e\.jsonl:2: erratum "errata-0002" repeats the correction on line 1 \(erratum "errata-0001"\): the same void_summary of summary 0{64} again, which would change nothing\n$/,
   },
   {
     name: "a repeated key in a row",
