@@ -193,6 +193,41 @@ Deno.test("import harbor: a task the trials name org/name and the config name co
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("import inspect: a limited run plans the dataset its log names, or warns", async () => {
+  const dir = await Deno.makeTempDir();
+  const real = `${INSPECT}2025-05-12T20-28-26-04-00_security-guide.json`;
+  // The real log ran 3 of the dataset's 16 samples (eval.config.limit 3) and names only those.
+  const limited = await cli("import", "inspect", real, "--out", `${dir}/real.jsonl`);
+  equal(limited.code, 0, limited.stderr);
+  equal(
+    limited.stderr,
+    `warning: ${real}: eval.config.limit is 3: eval.dataset.sample_ids names only the 3 sample(s) ` +
+      "the run selected, so they are the denominator; the dataset has 16 samples " +
+      "(eval.dataset.samples): pass its task list to count the other 13 as missing\n",
+  );
+  // The same log as Inspect 0.3.43 and 0.3.44 wrote it, naming all 16 samples: 3 of 16 ran.
+  const log = JSON.parse(await Deno.readTextFile(real));
+  log.eval.dataset.sample_ids = Array.from({ length: 16 }, (_, i) => i + 1);
+  await Deno.writeTextFile(`${dir}/whole.json`, JSON.stringify(log));
+  const whole = await cli("import", "inspect", `${dir}/whole.json`, "--out", `${dir}/whole.jsonl`);
+  equal(whole.code, 0, whole.stderr);
+  match(
+    whole.stderr,
+    /names all 16 samples of the dataset, .*: the 13 without an attempt are missing\n$/,
+  );
+  const summary = await cli(
+    "summarize",
+    `${dir}/whole.jsonl`,
+    "--tasks",
+    `${dir}/whole.tasks.json`,
+    "--json",
+  );
+  equal(summary.code, 0, summary.stderr);
+  const [coverage] = JSON.parse(summary.stdout).coverage;
+  deepEqual([coverage.planned, coverage.rows, coverage.missing], [16, 3, 13]);
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("import inspect: the .json and .eval forms of one log import to the same rows", async () => {
   const dir = await Deno.makeTempDir();
   const rowsOf = async (file: string, ledger: string) => {

@@ -10,7 +10,9 @@
  * 2026; MIT): `src/inspect_ai/log/_log.py` (EvalLog, EvalSpec, EvalDataset,
  * EvalConfig, EvalSample, EvalSampleSummary, EvalSampleLimit, sort_samples),
  * `log/_recorders/eval.py` (the ZIP layout, `_read_log`, `_read_header`),
- * `model/_model_output.py` (ModelUsage), `scorer/_metric.py`
+ * `_eval/task/log.py` (TaskLogger: what `eval.dataset` records),
+ * `_eval/task/util.py` (slice_dataset), `_util/constants.py`
+ * (LOG_SCHEMA_VERSION), `model/_model_output.py` (ModelUsage), `scorer/_metric.py`
  * (value_to_float) and the providers under `model/_providers/`, plus the
  * commits named in the table. No code was copied.
  *
@@ -19,9 +21,11 @@
  * | content starting with `PK` / with `{` | — | a `.eval` ZIP / a `.json` log, whatever the extension |
  * | `eval.run_id` | `run_id` | |
  * | `options.agentId` ?? `eval.model` | `agent_id` | |
- * | `eval.task` + `/` + `sample.id` | `task_id` | sample ids are per dataset (1, 2, 3...) and repeat across tasks and logs, so the task name qualifies them |
+ * | `eval.task` + `/` + `sample.id` | `task_id` | sample ids are per dataset (1, 2, 3...) and repeat across tasks and logs, so the task name qualifies them; an integer id in decimal, a string id as written (Inspect's `int \| str`), by one function (`sampleId`) for the samples and the planned tasks, so a sample is one task |
  * | `sample.epoch` | `attempt` | one attempt per sample and epoch |
  * | `eval.dataset.sample_ids` | `planned_tasks` | mapped as `task_id`; null when absent |
+ * | `eval.config.limit` (a count or a `[start, end]` range) or `eval.config.sample_id`, selecting fewer samples than `eval.dataset.samples` | a warning | since Inspect 0.3.45 `sample_ids` names only the selection: it is the denominator, and the warning gives the dataset's size; when `sample_ids` names the whole dataset (0.3.43, 0.3.44) it is planned and the samples without an attempt are missing (`plannedTasks`) |
+ * | `version` other than 1 or 2 (absent: 2, Inspect's default) | a warning | read by the version 2 rules (`KNOWN_LOG_VERSIONS`) |
  * | `eval.config.epochs` ?? 1 | `attempts_per_task` | |
  * | `sample.error` (non-null) | invalid `harness_error`, stop `error` (unless a limit names another) | the message kept in `notes`, cut to 500 characters (`noteText`) |
  * | the one scorer's value, or `options.scorer`'s | scored, `resolved` = value ≥ `passThreshold` (default 1: full credit only) | values as Inspect's `value_to_float`: `"C"` 1, `"P"` 0.5, `"I"`/`"N"` 0, booleans, finite numbers, and (case-insensitive) `yes`/`true` 1, `no`/`false` 0, numeric strings |
@@ -63,6 +67,7 @@
  */
 import type { StopReason } from "../../analysis/schema.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
+import { displayId } from "../../analysis/untrusted_text.ts";
 import { readInput } from "../input_file.ts";
 import type { ImportBatch, ImportedAttempt, ImportedOutcome } from "./imported_attempt.ts";
 import {
@@ -117,7 +122,12 @@ interface LogContext extends ScoreChoice {
 /**
  * Reads one Inspect AI eval log (`.json` or `.eval`, told apart by content)
  * into imported attempts, one per sample and epoch, by the rules of the
- * module table.
+ * module table. Task id = `eval.task/sample.id` (an integer id in decimal),
+ * in the attempts and the planned tasks alike; the planned tasks are
+ * `eval.dataset.sample_ids`, with a warning when `eval.config.limit` or
+ * `sample_id` ran part of the dataset (see `plannedTasks`: since Inspect
+ * 0.3.45 the log names only the selected samples, and `eval.dataset.samples`
+ * counts the whole dataset); a log `version` other than 1 or 2 warns.
  *
  * @param path the log, as given (recorded as the provenance source)
  * @param options the scorer, the pass threshold, the agent id
@@ -126,7 +136,8 @@ interface LogContext extends ScoreChoice {
  *   ZIP nor JSON text), `bad_archive` (a ZIP, or an entry of it, that
  *   cannot be read), `malformed_json`,
  *   `duplicate_key`, `schema_violation` (a field the rules read has the
- *   wrong type, an unknown or missing scorer choice), each naming the file
+ *   wrong type, `eval.config.limit` among them, an unknown or missing
+ *   scorer choice), each naming the file
  *   (`log.eval:samples/3_epoch_1.json` for a ZIP entry) and the field
  * @example
  * ```ts
@@ -167,16 +178,20 @@ export async function importInspectLog(
   checkScorerKnown(log, context, path);
   const attemptsPerTask = epochs(spec, evalPlace);
   uniqueAttempts(attempts, log.samples);
+  versionWarning(log, warnings);
   statusWarnings(log, attempts.length, warnings);
+  const plan = plannedTasks(spec, evalPlace, task, attempts);
+  if (plan.warning !== null) warnings.push(plan.warning);
   const beyond = attempts.filter((attempt) => attempt.attempt > attemptsPerTask).length;
   if (beyond > 0) {
     warnings.push(
-      `${beyond} attempt(s) have an epoch beyond eval.config.epochs (${attemptsPerTask})`,
+      `${log.headerPlace.file}: ${beyond} attempt(s) have an epoch beyond ` +
+        `eval.config.epochs (${attemptsPerTask})`,
     );
   }
   return {
     attempts,
-    planned_tasks: plannedTasks(spec, evalPlace, task),
+    planned_tasks: plan.planned,
     attempts_per_task: attemptsPerTask,
     warnings,
   };
@@ -410,7 +425,8 @@ function epochs(spec: Json, place: Place): number {
   return value as number;
 }
 
-function plannedTasks(spec: Json, place: Place, task: string): string[] | null {
+/** The ids the log names: `eval.dataset.sample_ids` mapped as task ids, or null when absent. */
+function datasetSampleIds(spec: Json, place: Place, task: string): string[] | null {
   const dataset = spec.dataset as Json | undefined;
   const ids = typeof dataset === "object" && dataset !== null ? dataset.sample_ids : undefined;
   if (ids === undefined || ids === null) return null;
@@ -424,6 +440,126 @@ function plannedTasks(spec: Json, place: Place, task: string): string[] | null {
   }
   return ids.map((id, index) =>
     `${task}/${sampleId(id, { ...place, prefix: `${place.prefix}dataset.sample_ids.${index}` })}`
+  );
+}
+
+/** `eval.dataset.samples`, the dataset's size, or null when absent. */
+function datasetSize(spec: Json, place: Place): number | null {
+  const dataset = spec.dataset as Json | undefined;
+  const size = typeof dataset === "object" && dataset !== null ? dataset.samples : undefined;
+  if (size === undefined || size === null) return null;
+  if (Number.isInteger(size) && (size as number) >= 0) return size as number;
+  throw problem(
+    "schema_violation",
+    place.file,
+    field(place, "dataset.samples"),
+    "must be a whole number ≥ 0",
+  );
+}
+
+/**
+ * What selected part of the dataset, as the warning says it
+ * (`eval.config.limit is 10`), or null for a run over the whole dataset.
+ * `sample_id` wins over `limit`, as in Inspect's `slice_dataset`.
+ *
+ * @throws {LedgerError} `schema_violation` for a `limit` that is neither a
+ *   whole number nor a `[start, end]` pair of them
+ */
+function datasetSelection(spec: Json, place: Place): string | null {
+  const config = spec.config as Json | undefined;
+  if (typeof config !== "object" || config === null) return null;
+  if (config.sample_id !== undefined && config.sample_id !== null) {
+    return "eval.config.sample_id selects samples by id";
+  }
+  const limit = config.limit;
+  if (limit === undefined || limit === null) return null;
+  const whole = (value: unknown) => Number.isInteger(value) && (value as number) >= 0;
+  if (whole(limit)) return `eval.config.limit is ${limit}`;
+  if (Array.isArray(limit) && limit.length === 2 && limit.every(whole)) {
+    return `eval.config.limit is [${limit[0]}, ${limit[1]}]`;
+  }
+  throw problem(
+    "schema_violation",
+    place.file,
+    field(place, "config.limit"),
+    "must be a whole number or a [start, end] pair of them",
+  );
+}
+
+/**
+ * The planned tasks of a log and the warning of a run over part of its
+ * dataset.
+ *
+ * Rule: planned = `eval.dataset.sample_ids` as task ids (null when
+ * absent). A run under `eval.config.limit` (a count, or a `[start, end]`
+ * range) or `eval.config.sample_id` warns unless it selected the whole
+ * dataset: when `sample_ids` names as many samples as `eval.dataset.samples`
+ * counts, the task list plans them all and those without an attempt are
+ * missing; else the denominator is the samples the log names (or, without
+ * `sample_ids`, those that ran), and the warning says how many the dataset
+ * has (`eval.dataset.samples`, or that it is not recorded). Source:
+ * Inspect's `_eval/task/log.py` (`TaskLogger`) writes `samples` =
+ * `len(dataset)`, the whole dataset, and `sample_ids` = the ids of
+ * `slice_dataset(dataset, limit, sample_id)` (`_eval/task/util.py`), the
+ * selection, since 0.3.45 (commit 3355df2, November 2024); 0.3.43 and
+ * 0.3.44 (commit 6c96d92) wrote the whole dataset's ids, and earlier
+ * releases none. Cost: O(samples).
+ */
+function plannedTasks(
+  spec: Json,
+  place: Place,
+  task: string,
+  attempts: ImportedAttempt[],
+): { planned: string[] | null; warning: string | null } {
+  const ids = datasetSampleIds(spec, place, task);
+  const size = datasetSize(spec, place);
+  const selection = datasetSelection(spec, place);
+  if (selection === null) return { planned: ids, warning: null };
+  const ran = new Set(attempts.map((attempt) => attempt.task_id));
+  const file = place.file;
+  if (ids !== null && size !== null && ids.length >= size) {
+    const notRun = ids.filter((id) => !ran.has(id)).length;
+    return {
+      planned: ids,
+      warning: notRun === 0 ? null : `${file}: ${selection}: eval.dataset.sample_ids names ` +
+        `all ${size} samples of the dataset, which the task list plans: the ${notRun} ` +
+        "without an attempt are missing",
+    };
+  }
+  const selected = ids?.length ?? ran.size;
+  if (size !== null && selected >= size) return { planned: ids, warning: null };
+  const denominator = ids === null
+    ? "the log names no sample ids (eval.dataset.sample_ids), so the denominator is the " +
+      `${selected} sample(s) that ran`
+    : `eval.dataset.sample_ids names only the ${selected} sample(s) the run selected, so ` +
+      "they are the denominator";
+  const dataset = size === null
+    ? "the dataset's size is not recorded (eval.dataset.samples)"
+    : `the dataset has ${size} samples (eval.dataset.samples): pass its task list to count the ` +
+      `other ${size - selected} as missing`;
+  return { planned: ids, warning: `${file}: ${selection}: ${denominator}; ${dataset}` };
+}
+
+/**
+ * The log format versions Inspect has written and this importer reads:
+ * `EvalLog.version`, 1 until July 2024 (commit 696fb05), 2 since
+ * (`LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615). Releases
+ * 0.3.195 to 0.3.200 wrote 3 when `INSPECT_LOG_FORMAT_V3` was set (commit
+ * e1b3ff7, withdrawn in 15d0294), which Inspect itself no longer reads.
+ */
+const KNOWN_LOG_VERSIONS: ReadonlySet<unknown> = new Set([1, 2]);
+
+/**
+ * The warning of a log whose `version` this importer does not know (see
+ * {@link KNOWN_LOG_VERSIONS}); an absent version is Inspect's default, 2.
+ * The log is still read, by the version 2 rules.
+ */
+function versionWarning(log: InspectLog, warnings: string[]): void {
+  const version = log.header.version;
+  if (version === undefined || KNOWN_LOG_VERSIONS.has(version)) return;
+  warnings.push(
+    `${log.headerPlace.file}: version is ${displayId(JSON.stringify(version))}, not an ` +
+      "Inspect log format version this importer knows (1, 2): read by the version 2 rules",
   );
 }
 
@@ -458,7 +594,8 @@ function statusWarnings(log: InspectLog, count: number, warnings: string[]): voi
   const summaries = log.samples.filter((record) => record.summary).length;
   if (summaries > 0) {
     warnings.push(
-      `${summaries} attempt(s) read from sample summaries (no samples/ entry): no event counts`,
+      `${log.headerPlace.file}: ${summaries} attempt(s) read from sample summaries ` +
+        "(no samples/ entry): no event counts",
     );
   }
 }

@@ -75,8 +75,10 @@ Deno.test("importInspectLog() reads a cancelled .json log: its rows, a warning, 
   // eval.dataset.sample_ids == [1, 2, 3]; eval.config.epochs == 1; status "cancelled"
   deepEqual(batch.planned_tasks, ["popularity/1", "popularity/2", "popularity/3"]);
   equal(batch.attempts_per_task, 1);
-  equal(batch.warnings.length, 1);
+  equal(batch.warnings.length, 2);
   match(batch.warnings[0], /status is "cancelled", not "success": imported the 3 attempt\(s\)/);
+  // eval.config.limit 3, eval.dataset.samples 100
+  match(batch.warnings[1], /limit is 3: .* names only the 3 sample\(s\) .* has 100 samples/);
 });
 
 Deno.test("importInspectLog() records provenance: source as given, SHA-256, position", async () => {
@@ -157,7 +159,9 @@ Deno.test("importInspectLog() reads a sample without score, usage or events as e
   }]);
   equal(batch.attempts[0].provenance.tokens_reported_by, "not_recorded");
   // eval.config is {}: epochs 1, and epoch 4 lies beyond it
-  deepEqual(batch.warnings, ["1 attempt(s) have an epoch beyond eval.config.epochs (1)"]);
+  deepEqual(batch.warnings, [
+    `${DIR}/log_tool_call_error.json: 1 attempt(s) have an epoch beyond eval.config.epochs (1)`,
+  ]);
 });
 
 Deno.test("importInspectLog() reads the .json and .eval forms of log_formats to the same rows", async () => {
@@ -418,7 +422,134 @@ Deno.test("importInspectLog() reads a crashed .eval from its journal's summaries
   ]]);
   equal(batch.planned_tasks?.length, 3);
   match(batch.warnings[0], /status is "started"/);
-  match(batch.warnings[1], /2 attempt\(s\) read from sample summaries/);
+  match(
+    batch.warnings[1],
+    /crashed_journal\.eval:_journal\/start\.json: 2 attempt\(s\) read from sample summaries/,
+  );
+});
+
+const SECURITY_GUIDE = "2025-05-12T20-28-26-04-00_security-guide.json";
+
+/** The fields of a real log its variants change. */
+interface LogVariant {
+  version?: unknown;
+  eval: { config: Record<string, unknown>; dataset: Record<string, unknown> };
+}
+
+/** Runs `test` on a copy of the real log `name` changed by `change`, in a temporary directory. */
+async function withVariant(
+  name: string,
+  change: (log: LogVariant) => void,
+  test: (path: string) => Promise<void>,
+) {
+  const dir = await Deno.makeTempDir();
+  try {
+    const log = JSON.parse(await Deno.readTextFile(`${DIR}/${name}`));
+    change(log);
+    const path = `${dir}/${name}`;
+    await Deno.writeTextFile(path, JSON.stringify(log));
+    await test(path);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("importInspectLog() warns of a run limited to part of its dataset", async () => {
+  const batch = await read(SECURITY_GUIDE);
+  // python3: eval.config.limit 3, eval.dataset.samples 16, sample_ids [1, 2, 3], 3 samples
+  deepEqual(batch.planned_tasks, ["security_guide/1", "security_guide/2", "security_guide/3"]);
+  deepEqual(batch.warnings, [
+    `${DIR}/${SECURITY_GUIDE}: eval.config.limit is 3: eval.dataset.sample_ids names only the 3 ` +
+    "sample(s) the run selected, so they are the denominator; the dataset has 16 samples " +
+    "(eval.dataset.samples): pass its task list to count the other 13 as missing",
+  ]);
+  // log_formats.json (Inspect 0.3.41) names no sample ids: limit 1, samples 100, 1 sample ran.
+  deepEqual((await read("log_formats.json")).warnings, [
+    `${DIR}/log_formats.json: eval.config.limit is 1: the log names no sample ids ` +
+    "(eval.dataset.sample_ids), so the denominator is the 1 sample(s) that ran; the dataset " +
+    "has 100 samples (eval.dataset.samples): pass its task list to count the other 99 as missing",
+  ]);
+  // In a .eval log the warning names the header entry.
+  match(
+    (await read("log_formats.eval")).warnings[0],
+    /^tests\/fixtures\/import\/inspect\/log_formats\.eval:header\.json: eval\.config\.limit is 1: /,
+  );
+  // A run over the whole dataset (no limit, browser.json: 1 sample of 1) does not warn.
+  deepEqual((await read("2025-05-12T20-27-36-04-00_browser.json")).warnings, []);
+});
+
+Deno.test("importInspectLog() plans the whole dataset when a limited log names it", async () => {
+  // As Inspect 0.3.43 and 0.3.44 wrote it: sample_ids lists the whole dataset (16 ids).
+  await withVariant(SECURITY_GUIDE, (log) => {
+    log.eval.dataset.sample_ids = Array.from({ length: 16 }, (_, i) => i + 1);
+  }, async (path) => {
+    const batch = await importInspectLog(path, {});
+    equal(batch.planned_tasks?.length, 16);
+    equal(batch.planned_tasks?.at(-1), "security_guide/16");
+    equal(batch.attempts.length, 3);
+    deepEqual(batch.warnings, [
+      `${path}: eval.config.limit is 3: eval.dataset.sample_ids names all 16 samples of the ` +
+      "dataset, which the task list plans: the 13 without an attempt are missing",
+    ]);
+  });
+  // A [start, end] range, the dataset's size unrecorded.
+  await withVariant(SECURITY_GUIDE, (log) => {
+    log.eval.config.limit = [0, 3];
+    delete log.eval.dataset.samples;
+  }, async (path) => {
+    deepEqual((await importInspectLog(path, {})).warnings, [
+      `${path}: eval.config.limit is [0, 3]: eval.dataset.sample_ids names only the 3 sample(s) ` +
+      "the run selected, so they are the denominator; the dataset's size is not recorded " +
+      "(eval.dataset.samples)",
+    ]);
+  });
+  // A selection by id; a limit as large as the dataset selects all of it.
+  await withVariant(SECURITY_GUIDE, (log) => {
+    log.eval.config.sample_id = [1, 2, 3];
+  }, async (path) => {
+    match((await importInspectLog(path, {})).warnings[0], /: eval\.config\.sample_id selects /);
+  });
+  await withVariant(SECURITY_GUIDE, (log) => {
+    log.eval.config.limit = 16;
+    log.eval.dataset.samples = 3;
+  }, async (path) => deepEqual((await importInspectLog(path, {})).warnings, []));
+  await withVariant(SECURITY_GUIDE, (log) => {
+    log.eval.config.limit = "3";
+  }, async (path) => {
+    const problem = await problemOf(importInspectLog(path, {}));
+    deepEqual([problem.code, problem.field, problem.message], [
+      "schema_violation",
+      "eval.config.limit",
+      "must be a whole number or a [start, end] pair of them",
+    ]);
+  });
+});
+
+Deno.test("importInspectLog() warns of a log format version it does not know", async () => {
+  // python3: every real log says version 2
+  for (const [version, shown] of [[3, "3"], ["2", '"2"'], [null, "null"]]) {
+    await withVariant(SECURITY_GUIDE, (log) => {
+      log.version = version;
+      delete log.eval.config.limit;
+    }, async (path) => {
+      deepEqual((await importInspectLog(path, {})).warnings, [
+        `${path}: version is ${shown}, not an Inspect log format version this importer knows ` +
+        "(1, 2): read by the version 2 rules",
+      ]);
+    });
+  }
+  // Version 1 (Inspect until July 2024) and an absent version (Inspect's default, 2) are known.
+  for (
+    const change of [
+      (log: LogVariant) => log.version = 1,
+      (log: LogVariant) => delete log.version,
+    ]
+  ) {
+    await withVariant(SECURITY_GUIDE, (log) => {
+      change(log);
+      delete log.eval.config.limit;
+    }, async (path) => deepEqual((await importInspectLog(path, {})).warnings, []));
+  }
 });
 
 Deno.test("importInspectLog() reads a repeated ZIP entry as its last version, as Inspect does", async () => {
