@@ -16,7 +16,8 @@ import {
   censoringSummary,
   stricterClaim,
 } from "./censoring.ts";
-import type { CensoringPolicy, Episode, Plan, TaskList } from "./schema.ts";
+import { CensoringPolicy, type Episode, type Plan, type TaskList } from "./schema.ts";
+import type { LedgerView } from "./ledger_view.ts";
 import type { LeftOutTask } from "./judge/judge_rows.ts";
 import { type AgentJudgeFaults, agentJudgeFaults } from "./judge/judge_faults.ts";
 import { type InvalidSummary, invalidSummary } from "./invalid_attempts.ts";
@@ -359,6 +360,41 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
     standings,
     pooled: pooledStanding(standings, censoring, invalid),
   };
+}
+
+/**
+ * {@link assessClaims} of a ledger's view (`ledgerView`): its counted rows
+ * and the tasks it left out of formal scores, with the censoring thresholds
+ * the plan sets (else the defaults) unless `policy` is given. The CLI's
+ * commands, the report and the notebooks assess a ledger through this call,
+ * so none of them can pass other rows or forget the left-out tasks (issue
+ * 23). Pure.
+ *
+ * @param view the ledger's view (its `rows` and `left_out`)
+ * @param recorded the ledger as recorded, with each row's line
+ * @param options the plan or task list (at most one), the policy, the findings listed per code
+ * @returns the assessment
+ * @throws {RangeError} when both a plan and a task list are given
+ */
+export function assessView(
+  view: Pick<LedgerView, "rows" | "left_out">,
+  recorded: LedgerWithLines,
+  options: {
+    plan: Plan | null;
+    taskList: TaskList | null;
+    policy?: CensoringPolicy;
+    maxFindingsPerCode?: number;
+  },
+): ClaimAssessment {
+  return assessClaims({
+    recorded,
+    rows: view.rows,
+    plan: options.plan,
+    taskList: options.taskList,
+    policy: options.policy ?? options.plan?.censoring ?? CensoringPolicy.parse({}),
+    maxFindingsPerCode: options.maxFindingsPerCode,
+    leftOut: view.left_out,
+  });
 }
 
 /** Withheld pairs of one cause (issue 11: one line per cause, not one per pair). */

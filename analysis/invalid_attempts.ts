@@ -19,9 +19,14 @@ export interface InvalidRow {
   agent_id: string;
   /** Every attempt, scored or invalid. */
   attempts: number;
+  /** Invalid attempts, every reason. */
   invalid: number;
   /** invalid / attempts; null without attempts. */
   invalid_rate: number | null;
+  /** The invalid attempts the claim holds: every reason but `judge_fault` (the judge-fault rate holds those). */
+  held: number;
+  /** held / attempts: the rate the claim holds; null without attempts. */
+  held_rate: number | null;
   /** Invalid attempts per reason, every reason present (zero included), in schema order. */
   reasons: Record<InvalidReason, number>;
   /** Scored attempts that resolved. */
@@ -32,7 +37,7 @@ export interface InvalidRow {
    * without attempts.
    */
   resolved_rate_invalid_as_failures: number | null;
-  /** The claim the invalid rate allows under the policy; null without attempts. */
+  /** The claim `held_rate` allows under the policy; null without attempts. */
   claim: CensoringClaim | null;
 }
 
@@ -68,18 +73,22 @@ function add(tally: Tally, row: Episode): void {
 }
 
 function finish(agentId: string, tally: Tally, policy: CensoringPolicy): InvalidRow {
-  const rate = tally.attempts === 0 ? null : tally.invalid / tally.attempts;
+  const none = tally.attempts === 0;
+  const held = tally.invalid - tally.reasons.judge_fault;
+  const heldRate = none ? null : held / tally.attempts;
   return {
     agent_id: agentId,
     attempts: tally.attempts,
     invalid: tally.invalid,
-    invalid_rate: rate,
+    invalid_rate: none ? null : tally.invalid / tally.attempts,
+    held,
+    held_rate: heldRate,
     reasons: tally.reasons,
     resolved: tally.resolved,
     resolved_rate_invalid_as_failures: tally.attempts === 0
       ? null
       : tally.resolved / tally.attempts,
-    claim: rate === null ? null : censoringClaim(rate, policy),
+    claim: heldRate === null ? null : censoringClaim(heldRate, policy),
   };
 }
 
@@ -88,11 +97,15 @@ function finish(agentId: string, tally: Tally, policy: CensoringPolicy): Invalid
  * invalid rate and the claim it allows, in one pass.
  *
  * Rule (issue 23, by seed 002's "单独报告无效率" and seed 003's bands):
- * - invalid rate = invalid attempts (any reason: verifier fault, missing
- *   evidence, harness, provider or judge fault) / attempts; every attempt
- *   counts, a rerun of an invalid attempt included (no silent retries: a
- *   rerun never erases the attempt it replaces);
- * - claim = `censoringClaim(rate, policy)`: under `headline_max` a headline,
+ * - invalid rate = invalid attempts (verifier fault, missing evidence,
+ *   harness or provider fault, ...) / attempts; every attempt counts, a
+ *   rerun of an invalid attempt included (no silent retries: a rerun never
+ *   erases the attempt it replaces);
+ * - the rate the claim holds (`held_rate`) leaves `judge_fault` attempts
+ *   out of the numerator: the judge-fault rate over the judged rows holds
+ *   them (`agentJudgeFaults`, issue 21), so each way a row fails to count
+ *   is held by one policy;
+ * - claim = `censoringClaim(held_rate, policy)`: under `headline_max` a headline,
  *   up to `labelled_max` (inclusive) both the score over scored attempts and
  *   the lower bound `resolved / attempts` (each invalid attempt a failure)
  *   labelled, above it no capability number;

@@ -36,3 +36,5 @@ export * from "./pilot_estimate.ts";
 export * from "./json_schema.ts";
 export * from "./task_coverage.ts";
 export * from "./agent_standing.ts";
+export * from "./ledger_view.ts";
+export * from "./invalid_attempts.ts";

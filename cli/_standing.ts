@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { assessClaims, type ClaimAssessment } from "../analysis/agent_standing.ts";
+import { assessView, type ClaimAssessment } from "../analysis/agent_standing.ts";
 import type { LeftOutTask } from "../analysis/judge/judge_rows.ts";
-import { CensoringPolicy, type Plan, type TaskList } from "../analysis/schema.ts";
+import type { CensoringPolicy, Plan, TaskList } from "../analysis/schema.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
 import { percent, plural, quotedList, renderTable } from "../report/format.ts";
@@ -88,15 +88,12 @@ export function assessLoaded(
   loaded: LoadedLedger,
   plan: Loaded<Plan> | null,
   taskList: Loaded<TaskList> | null,
-  policy: CensoringPolicy = plan?.value.censoring ?? CensoringPolicy.parse({}),
+  policy?: CensoringPolicy,
 ): LoadedAssessment {
-  const assessment = assessClaims({
-    recorded: loaded.recorded,
-    rows: loaded.rows,
+  const assessment = assessView(loaded, loaded.recorded, {
     plan: plan?.value ?? null,
     taskList: taskList?.value ?? null,
     policy,
-    leftOut: loaded.left_out,
   });
   return {
     ...assessment,

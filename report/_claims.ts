@@ -353,9 +353,11 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
   const invalidDriven = invalid !== null && invalid.claim === claim && row.claim !== claim;
   const invalidBound = invalid === null || invalid.claim !== "both_labelled"
     ? ""
-    : `; its invalid rate ${percent(invalid.invalid_rate)} (${integer(invalid.invalid)} of ${
+    : `; its invalid rate ${percent(invalid.held_rate)} (${integer(invalid.held)} of ${
       plural(invalid.attempts, "attempt")
-    }: ${invalidReasonsText(invalid.reasons)}) needs labels too: resolved rate with each ` +
+    }: ${
+      invalidReasonsText(invalid.reasons, { judgeFaults: false })
+    }) needs labels too: resolved rate with each ` +
       `invalid attempt counted as a failure ${
         percent(invalid.resolved_rate_invalid_as_failures)
       } (${integer(invalid.resolved)} of ${integer(invalid.attempts)}, a lower bound)`;
@@ -392,9 +394,9 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       } of ${plural(agent.scored, "scored episode")}, ${ci}); censoring ${
         percent(row.censoring_rate)
       }${
-        invalid === null || invalid.invalid === 0
+        invalid === null || invalid.held === 0
           ? ""
-          : `, invalid ${percent(invalid.invalid_rate)} (${integer(invalid.invalid)} of ${
+          : `, invalid ${percent(invalid.held_rate)} (${integer(invalid.held)} of ${
             plural(invalid.attempts, "attempt")
           })`
       }, so this is a headline`,

@@ -39,12 +39,16 @@ export const INVALID_RATE_RULE =
  * schema order: `harness_error 234, verifier_fault 2`.
  *
  * @param reasons counts per reason
+ * @param options `judgeFaults: false` leaves `judge_fault` out (the invalid rate's claim does not hold it)
  * @returns the list, or "none"
  */
-export function invalidReasonsText(reasons: Readonly<Record<string, number>>): string {
-  const parts = Object.entries(reasons).filter(([, n]) => n > 0).map(([r, n]) =>
-    `${r} ${integer(n)}`
-  );
+export function invalidReasonsText(
+  reasons: Readonly<Record<string, number>>,
+  options: { judgeFaults?: boolean } = {},
+): string {
+  const parts = Object.entries(reasons).filter(([r, n]) =>
+    n > 0 && (options.judgeFaults !== false || r !== "judge_fault")
+  ).map(([r, n]) => `${r} ${integer(n)}`);
   return parts.length === 0 ? "none" : parts.join(", ");
 }
 
@@ -117,10 +121,10 @@ export function withheldWords(
       return {
         cause: "invalid",
         reason:
-          `${integer(invalid?.invalid)} of its ${plural(invalid?.attempts ?? 0, "attempt")} ${
-            invalid?.invalid === 1 ? "is" : "are"
-          } invalid (${percent(invalid?.invalid_rate)}: ${
-            invalidReasonsText(invalid?.reasons ?? {})
+          `${integer(invalid?.held)} of its ${plural(invalid?.attempts ?? 0, "attempt")} ${
+            invalid?.held === 1 ? "is" : "are"
+          } invalid (${percent(invalid?.held_rate)}: ${
+            invalidReasonsText(invalid?.reasons ?? {}, { judgeFaults: false })
           }; above ${
             formatPercentExact(assessment.invalid.policy.labelled_max)
           }): an invalid attempt is left out of every score, so the score over the rest is no ` +

@@ -26,8 +26,8 @@ Deno.test("summarize pins the seed-001 sample (a 3/4, b 2/4, TPR 7766.67 vs 3750
   // a: tokens 1800+900+4200+3100+5100+4400+2600+1200 = 23300, /3 = 7766.67;
   //    wall 14+41+56+18 = 129 s, /3 = 43.00.
   // b: tokens 900+400+1600+800+1100+500+1500+700 = 7500, /2 = 3750; wall 40 s, /2 = 20.00.
-  assertMatch(text.stdout, /^a +4 +0 +3\/4 +75\.0% .*23,300 +7766\.67 +43\.00$/m);
-  assertMatch(text.stdout, /^b +4 +0 +2\/4 +50\.0% .*7,500 +3750\.00 +20\.00$/m);
+  assertMatch(text.stdout, /^a +4 +0 +3\/4 +75\.0% .*23,300 +7766\.67 +43\.00 +headline$/m);
+  assertMatch(text.stdout, /^b +4 +0 +2\/4 +50\.0% .*7,500 +3750\.00 +20\.00 +headline$/m);
   assertStringIncludes(text.stdout, "2000 rounds (default), seed 7 (default)");
 
   const json = await cli("summarize", SAMPLE, "--json");
@@ -255,7 +255,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
     'errata-0001 (line 1) invalidate_episode "r1/a/t3/1": not resolved -> invalid (verifier_fault)',
   );
   // a: t3 (5100 + 4400 tokens, 56 s) leaves the scored set: 3/3, (23300 - 9500) / 3 = 4600
-  assertMatch(summary.stdout, /^a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33$/m);
+  assertMatch(summary.stdout, /^a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m);
   assertStringIncludes(summary.stdout, 'agent "a": the bootstrap interval collapsed to a point');
   const json = JSON.parse((await cli("summarize", ledger, "--errata", errata, "--json")).stdout);
   assertEquals(json.errata.applied.length, 1);
@@ -621,8 +621,8 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
     text.stdout,
     /^agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
   );
-  assertMatch(text.stdout, /^a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +-$/m);
-  assertMatch(text.stdout, /^b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00$/m);
+  assertMatch(text.stdout, /^a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m);
+  assertMatch(text.stdout, /^b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m);
   assertStringIncludes(
     text.stdout,
     'note: agent "a": 3 of 3 scored episodes are censored (rate_limited 3): the resolved rate ' +
