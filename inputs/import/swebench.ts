@@ -29,6 +29,16 @@
  * - The report's file name is the model name with `/` written as `__`,
  *   a dot, the run id and `.json`.
  * - No report holds tokens, tool calls, times or the agent's stop reason.
+ * - An instance is named by one string everywhere: its `instance_id`
+ *   (`<owner>__<repo>-<number>`, `astropy__astropy-12907`), the same in
+ *   every id list, the predictions and the report tree's directory names
+ *   (`run_instance` writes `<run_id>/<model>/<instance_id>/`). So a task id
+ *   is the instance id as written, in the rows and the planned tasks alike,
+ *   and the predictions and the tree are matched on it exactly.
+ * - `schema_version` is 2 since release 2.0.10 (commit 44482e2, July 2024,
+ *   "Add schema version to report card") and still 2 at 5.0.2; reports
+ *   before it have none. Any other value is a version this importer does
+ *   not know: it warns and reads the report by the version 2 rules.
  *
  * @module
  */
@@ -130,6 +140,9 @@ const ALL_LISTS = [
   ...OTHER_LISTS,
 ] as const;
 type ListName = typeof ALL_LISTS[number];
+
+/** The final report's `schema_version`s this importer reads (absent: before release 2.0.10). */
+const KNOWN_SCHEMA_VERSIONS: ReadonlySet<number> = new Set([2]);
 
 /** Count fields that must equal the length of their list when both are present. */
 const COUNTED_LISTS = [
@@ -587,6 +600,15 @@ function runIdentity(
   return { runId, agentId, model, warnings };
 }
 
+/** The warning of a `schema_version` this importer does not know (see the module doc), or null. */
+function versionWarning(report: FinalReport, file: string): string | null {
+  const version = report.schema_version;
+  return version === undefined || KNOWN_SCHEMA_VERSIONS.has(version)
+    ? null
+    : `${file}: schema_version is ${version}, not a SWE-bench report version this importer ` +
+      "knows (2, or none before release 2.0.10): read by the version 2 rules";
+}
+
 /**
  * The warning when `total_instances` exceeds the ids the report names.
  *
@@ -616,10 +638,12 @@ function totalWarning(report: FinalReport, index: IdIndex, file: string): string
  * (or one named only in `submitted_ids` / `completed_ids`) is planned but
  * missing.
  *
- * Rules: planned tasks = every id the report names, first seen in the
- * order resolved, unresolved, empty patch, error, infrastructure failure,
- * ambiguous failure, incomplete, submitted, completed; rows follow that
- * order. An id twice in one list, in two outcome lists, or an overlay id
+ * Rules: task id = the instance id as written (one string in every list,
+ * the predictions and the report tree: see the module doc); planned tasks
+ * = every id the report names, first seen in the order resolved,
+ * unresolved, empty patch, error, infrastructure failure, ambiguous
+ * failure, incomplete, submitted, completed; rows follow that order. A
+ * `schema_version` other than 2 (or none) warns. An id twice in one list, in two outcome lists, or an overlay id
  * outside `unresolved_ids` / `error_ids` is an error naming both places;
  * so is a `<name>_instances` count that differs from its list. Tokens,
  * tool calls, model calls, wall time and times are null (not recorded),
@@ -666,6 +690,7 @@ export async function importSwebenchReport(
   const identity = runIdentity(path, sha256, options, predictions?.model ?? null);
   const warnings = [
     ...identity.warnings,
+    versionWarning(report, path),
     totalWarning(report, index, path),
     predictions === null ? null : checkPredictions(predictions, index, path),
   ];

@@ -285,6 +285,26 @@ Deno.test("importSwebenchReport() warns when total_instances exceeds the ids nam
   equal(batch.attempts[0].run_id, "lite_v2");
 });
 
+Deno.test("importSwebenchReport() warns of a schema_version it does not know", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // The nightly fixture says schema_version 2 (reporting.py at 5.0.2); lite_v2 (release 2.0.0
+    // keys) has none: both known, neither warns (see the tests above).
+    const path = `${dir}/openai__gpt-4.1.nightly.json`;
+    const report = JSON.parse(await Deno.readTextFile(NIGHTLY));
+    report.schema_version = 3;
+    await Deno.writeTextFile(path, JSON.stringify(report));
+    const batch = await importSwebenchReport(path, { runId: "nightly" });
+    deepEqual(batch.warnings, [
+      `${path}: schema_version is 3, not a SWE-bench report version this importer knows (2, ` +
+      "or none before release 2.0.10): read by the version 2 rules",
+    ]);
+    equal(batch.attempts.length, NIGHTLY_ROWS.length);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("importSwebenchReport() refuses an id in two outcome lists, naming both", async () => {
   const path = `${FIXTURES}bad/two_lists.nightly.json`;
   const problem = await problemOf(() => importSwebenchReport(path, {}));
@@ -324,7 +344,10 @@ Deno.test("importSwebenchReport() refuses the other contradictions of a report",
   const notReport = await problemOf(() =>
     importSwebenchReport(`${FIXTURES}bad/not_a_report.json`, {})
   );
-  deepEqual([notReport.field, notReport.message], ["resolved_ids", "missing (expected array)"]);
+  deepEqual([notReport.field, notReport.message], [
+    "resolved_ids",
+    "missing (required; expected array)",
+  ]);
   const absent = await problemOf(() => importSwebenchReport(`${FIXTURES}bad/absent.json`, {}));
   equal(absent.code, "io_error");
 });

@@ -4,6 +4,13 @@
  * mappings (issue 11). See {@link TABLE_IMPORT_HELP} for the syntax a user
  * writes and {@link importTable} for the rules.
  *
+ * Task ids are the `task_id` cells as written: no trimming, no case
+ * folding, no prefix dropped (a JSONL number as JavaScript writes it,
+ * `12`). A table follows no harness's naming, so there is no rule of its
+ * own to normalise by; the table declares no planned tasks, and the task
+ * list given with it (`--tasks`) must spell the same ids. A table carries
+ * no format version.
+ *
  * @module
  */
 import { createHash } from "node:crypto";
@@ -311,6 +318,8 @@ interface Slot {
  *   provenance's reported cost, `model` its model; times (ISO 8601 with a
  *   zone, `T` or a space, seconds optional: `_iso_time.ts`) are normalised
  *   to UTC at millisecond precision, and a time without a zone is an error;
+ * - task id = the `task_id` cell as written (see the module doc: a table
+ *   follows no harness's naming, so nothing is normalised);
  * - two rows with the same run, agent, task and attempt are an error;
  * - run id: `options.runId`, else the `run_id` column, else
  *   {@link DEFAULT_TABLE_RUN_ID}; the batch declares no planned tasks (the
