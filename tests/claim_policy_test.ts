@@ -1,0 +1,139 @@
+/**
+ * Issue 23, findings 1–3, through the real CLI on files of the shapes that
+ * broke: a SWE-bench Lite report with 234 of 300 instances as harness
+ * errors, two agents each missing 80% of their planned tasks, and an
+ * all-error import without any token count.
+ *
+ * @module
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { tempDir } from "../runner/_temp_dir_for_test.ts";
+import { cli, row, writeJsonl } from "./_cli_run.ts";
+
+/** A SWE-bench harness final report (schema 2) of `n` instances: `resolved` resolved, `errors` errors. */
+function swebenchReport(n: number, resolved: number, errors: number): Record<string, unknown> {
+  const ids = Array.from({ length: n }, (_, i) => `astropy__astropy-${1000 + i}`);
+  return {
+    total_instances: n,
+    submitted_instances: n,
+    completed_instances: n - errors,
+    resolved_instances: resolved,
+    unresolved_instances: n - errors - resolved,
+    empty_patch_instances: 0,
+    error_instances: errors,
+    completed_ids: ids.slice(0, n - errors),
+    resolved_ids: ids.slice(0, resolved),
+    unresolved_ids: ids.slice(resolved, n - errors),
+    error_ids: ids.slice(n - errors),
+    submitted_ids: ids,
+    empty_patch_ids: [],
+    incomplete_ids: [],
+    schema_version: 2,
+  };
+}
+
+async function importReport(dir: string, report: Record<string, unknown>): Promise<string> {
+  const source = `${dir}/model.lite.json`;
+  await Deno.writeTextFile(source, JSON.stringify(report));
+  const imported = await cli("import", "swebench", source, "--out", `${dir}/l.jsonl`);
+  equal(imported.code, 0, imported.stderr);
+  return `${dir}/l.jsonl`;
+}
+
+Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the headline and say why (issue 23, finding 1)", async () => {
+  await using dir = await tempDir();
+  const ledger = await importReport(dir.path, swebenchReport(300, 66, 234));
+  const tasks = `${dir.path}/l.tasks.json`;
+  const text = await cli("summarize", ledger, "--tasks", tasks);
+  equal(text.code, 0, text.stderr);
+  match(text.stdout, /^model +300 +234 \(78\.0%\) +66\/66 +100\.0% .* +withheld \(invalid\)$/m);
+  match(
+    text.stdout,
+    /note: agent "model": capability numbers withheld: 234 of its 300 attempts are invalid \(78\.0%: harness_error 234; above 10%\)/,
+  );
+  const json = JSON.parse((await cli("summarize", ledger, "--tasks", tasks, "--json")).stdout);
+  deepEqual(
+    [json.standings[0].invalid_claim, json.standings[0].claim, json.standings[0].withheld],
+    ["budget_adequacy_only", "budget_adequacy_only", "invalid"],
+  );
+  deepEqual(
+    [
+      json.invalid.agents[0].held,
+      json.invalid.agents[0].held_rate,
+      json.invalid.agents[0].attempts,
+    ],
+    [234, 0.78, 300],
+  );
+  deepEqual(json.pooled, {
+    claim: "budget_adequacy_only",
+    withheld: "invalid",
+    withheld_agents: ["model"],
+  });
+
+  const out = `${dir.path}/report`;
+  const report = await cli("report", ledger, "--tasks", tasks, "--out", out);
+  equal(report.code, 0, report.stderr);
+  const markdown = await Deno.readTextFile(`${out}/report.md`);
+  ok(!markdown.includes("so this is a headline"), "no headline at 78% invalid");
+  match(
+    markdown,
+    /"model": resolved rate not stated: 234 of its 300 attempts are invalid \(78\.0%: harness\\_error 234; above 10%\)/,
+  );
+  match(markdown, /\| model \| 300 \| 234 \| 66 \| 66 \| withheld \(invalid\) \| not stated \|/);
+  const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
+  equal(summary.invalid.agents[0].claim, "budget_adequacy_only");
+  equal(summary.pooled.withheld, "invalid");
+});
+
+Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headline, and every table marks them (issue 23, finding 2)", async () => {
+  await using dir = await tempDir();
+  const tasks = Array.from({ length: 50 }, (_, i) => `t${i + 1}`);
+  await Deno.writeTextFile(`${dir.path}/tasks.txt`, tasks.join("\n") + "\n");
+  const ledger = await writeJsonl(`${dir.path}/l.jsonl`, [
+    ...tasks.slice(0, 10).map((task_id) => row({ agent_id: "a", task_id })),
+    ...tasks.slice(0, 10).map((task_id, i) => row({ agent_id: "b", task_id, resolved: i < 5 })),
+  ]);
+  const censoring = await cli("censoring", ledger, "--tasks", `${dir.path}/tasks.txt`);
+  equal(censoring.code, 0, censoring.stderr);
+  ok(!censoring.stdout.includes("all agents pooled: headline"), censoring.stdout);
+  match(
+    censoring.stdout,
+    /all agents pooled: budget adequacy only; no capability headline \(never more than its weakest agent: "a" and "b" withheld\)/,
+  );
+  match(censoring.stdout, /^\(all\) +20 +0 +20 +0 .* +withheld \(missing\)$/m);
+  const json = JSON.parse(
+    (await cli("censoring", ledger, "--tasks", `${dir.path}/tasks.txt`, "--json")).stdout,
+  );
+  // The pooled censoring rate alone (0%) allows a headline; the pooled standing does not.
+  equal(json.censoring.overall.censoring_rate, 0);
+  deepEqual(json.pooled, {
+    claim: "budget_adequacy_only",
+    withheld: "missing",
+    withheld_agents: ["a", "b"],
+  });
+  const summarize = await cli("summarize", ledger, "--tasks", `${dir.path}/tasks.txt`);
+  match(summarize.stdout, /^a +10 +0 +10\/10 +100\.0% .* +withheld \(missing\)$/m);
+  const compare = await cli("compare", ledger, "--tasks", `${dir.path}/tasks.txt`);
+  equal(compare.code, 0, compare.stderr);
+  match(compare.stdout, /^a +10\/10 +100\.0% .* +withheld \(missing\)$/m);
+  match(compare.stdout, /^a vs b \(withheld \(missing\): the verdict below may not be stated\):$/m);
+});
+
+Deno.test("an all-error import without token counts: tokens are not recorded, never 0 (issue 23, finding 3)", async () => {
+  await using dir = await tempDir();
+  const ledger = await importReport(dir.path, swebenchReport(20, 0, 20));
+  const tasks = `${dir.path}/l.tasks.json`;
+  const json = JSON.parse((await cli("summarize", ledger, "--tasks", tasks, "--json")).stdout);
+  deepEqual(
+    [json.agents[0].tokens, json.agents[0].wall_seconds, json.agents[0].rows_without_tokens],
+    [null, null, 20],
+  );
+  equal(json.agents[0].agent_reported_token_rows, 0);
+  const text = await cli("summarize", ledger, "--tasks", tasks);
+  match(
+    text.stdout,
+    /^model +20 +20 \(100\.0%\) +0\/0 +- +- +0 +not recorded +not recorded +not recorded +withheld \(nothing_scored\)$/m,
+  );
+  const censoring = JSON.parse((await cli("censoring", ledger, "--json")).stdout);
+  equal(censoring.censoring.agents[0].tokens, null);
+});
