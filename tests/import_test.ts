@@ -257,7 +257,8 @@ Deno.test("import refuses a duplicate: importing the same log again writes nothi
   equal(again.code, 2);
   match(
     again.stderr,
-    /^error: .*log_formats\.eval: episode ".*" from .* is already in ledger ".*l\.jsonl" at line 1: importing again refuses duplicates, nothing was written\n$/,
+    // after the source's warning (eval.config.limit 1 of 100 samples)
+    /^warning: .*log_formats\.eval:header\.json: eval\.config\.limit is 1: .*\nerror: .*log_formats\.eval: episode ".*" from .* is already in ledger ".*l\.jsonl" at line 1: importing again refuses duplicates, nothing was written\n$/,
   );
   deepEqual([await fileSha256(`${dir}/l.jsonl`), await fileSha256(`${dir}/l.tasks.json`)], before);
   await Deno.remove(dir, { recursive: true });

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { displayId } from "../../analysis/untrusted_text.ts";
 import { field, type Json, object, type Place, problem } from "./_inspect_fields.ts";
 
 /**
@@ -120,16 +121,17 @@ export interface Version {
  * warning.
  *
  * @param spec the log's `eval`
+ * @param file the file holding it, named in the warnings
  * @param warnings where the warnings go
  * @returns the version, or null
  */
-export function inspectVersion(spec: Json, warnings: string[]): Version | null {
+export function inspectVersion(spec: Json, file: string, warnings: string[]): Version | null {
   const packages = spec.packages as Json | undefined;
   const text = typeof packages === "object" && packages !== null ? packages.inspect_ai : undefined;
   const match = typeof text === "string" ? /^(\d+)\.(\d+)\.(\d+)(\.dev\d+)?/.exec(text) : null;
   if (match === null) {
     warnings.push(
-      "eval.packages.inspect_ai is absent or unreadable: tokens are read by the rules of " +
+      `${file}: eval.packages.inspect_ai is absent or unreadable: tokens are read by the rules of ` +
         `Inspect ${INPUT_EXCLUDES_CACHE_SINCE} and later`,
     );
     return null;
@@ -139,7 +141,9 @@ export function inspectVersion(spec: Json, warnings: string[]): Version | null {
   for (const boundary of [INPUT_EXCLUDES_CACHE_SINCE, GOOGLE_OUTPUT_INCLUDES_REASONING_SINCE]) {
     if (version.dev && release.join(".") === boundary) {
       warnings.push(
-        `Inspect ${version.text} is a development build of ${boundary}, where the token ` +
+        `${file}: eval.packages.inspect_ai is ${
+          displayId(version.text)
+        }, a development build of ${boundary}, where the token ` +
           "rules changed: read as a build from before that release",
       );
     }

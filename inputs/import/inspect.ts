@@ -168,7 +168,7 @@ export async function importInspectLog(
     agentId: options.agentId ?? nonEmpty(spec.model, evalPlace, "model"),
     task,
     model: nonEmpty(spec.model, evalPlace, "model"),
-    version: inspectVersion(spec, warnings),
+    version: inspectVersion(spec, log.headerPlace.file, warnings),
     scorer: options.scorer,
     passThreshold,
     source: path,
@@ -586,7 +586,9 @@ function statusWarnings(log: InspectLog, count: number, warnings: string[]): voi
   const status = log.header.status;
   if (status !== "success") {
     warnings.push(
-      `${log.headerPlace.file}: the log's status is ${JSON.stringify(status ?? "started")}, not ` +
+      `${log.headerPlace.file}: the log's status is ${
+        displayId(JSON.stringify(status ?? "started"))
+      }, not ` +
         `"success": imported the ${count} attempt(s) it holds; planned samples without a ` +
         "record are missing",
     );

@@ -343,10 +343,17 @@ Deno.test("importInspectLog() reads input and output tokens by the rules of the 
   deepEqual(await tokens("tokens_0.3.250.json"), [2490, 410, 0.75, []]);
   const dev = await tokens("tokens_0.3.184.dev7.json");
   deepEqual(dev.slice(0, 2), [2140, 430]);
-  match((dev[3] as string[])[0], /development build of 0\.3\.184/);
+  deepEqual(dev[3], [
+    `${DIR}/tokens_0.3.184.dev7.json: eval.packages.inspect_ai is 0.3.184.dev7+gbf26615, a ` +
+    "development build of 0.3.184, where the token rules changed: read as a build from before " +
+    "that release",
+  ]);
   const unknown = await tokens("tokens_unknown.json");
   deepEqual(unknown.slice(0, 2), [2490, 410]);
-  match((unknown[3] as string[])[0], /eval\.packages\.inspect_ai is absent/);
+  deepEqual(unknown[3], [
+    `${DIR}/tokens_unknown.json: eval.packages.inspect_ai is absent or unreadable: tokens are ` +
+    "read by the rules of Inspect 0.3.184 and later",
+  ]);
 });
 
 Deno.test("importInspectLog() counts model and tool events outside scorer spans, times in UTC", async () => {
