@@ -542,10 +542,12 @@ function plannedTasks(
 
 /**
  * The log format versions Inspect has written and this importer reads:
- * `EvalLog.version`, 1 until July 2024 (commit 696fb05), 2 since
- * (`LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615). Releases
- * 0.3.195 to 0.3.200 wrote 3 when `INSPECT_LOG_FORMAT_V3` was set (commit
- * e1b3ff7, withdrawn in 15d0294), which Inspect itself no longer reads.
+ * `EvalLog.version`, 1 until July 2024, 2 since (commit 696fb05, released
+ * in 0.3.18; `LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615).
+ * Releases 0.3.195 to 0.3.199 wrote 3 when `INSPECT_LOG_FORMAT_V3` was set
+ * (commit e1b3ff7; 15d0294, in 0.3.200, went back to 2), and Inspect's
+ * `.json` reader refuses any version above 2 (`_validate_version`,
+ * `log/_recorders/json.py`).
  */
 const KNOWN_LOG_VERSIONS: ReadonlySet<unknown> = new Set([1, 2]);
 
