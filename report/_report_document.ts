@@ -13,6 +13,7 @@ import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import {
+  AGENT_REPORTED,
   decimal,
   integer,
   money,
@@ -27,6 +28,11 @@ import { shellQuote } from "./_shell_quote.ts";
 import { CLAIM_SHORT_WORDS, claimLabel } from "./standing_words.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
+import type {
+  FrontierNullReason,
+  RatioEstimate,
+  RatioNullReason,
+} from "../analysis/per_resolved_uncertainty.ts";
 
 const NOT_STATED = "not stated";
 
@@ -330,7 +336,7 @@ function judgeSection(summary: ReportSummary): Block[] {
     blocks.push({
       kind: "paragraph",
       text: "Judge faults per agent (issue 21): a judge fault is left out of every score, so " +
-        "each agent's rate over its counted judged rows is held to the censoring thresholds " +
+        "each agent's rate over its counted judged rows is held to the judge-fault thresholds (the plan's, else the censoring ones) " +
         "and limits its claim; the last column counts every fault as a failure (a lower bound).",
     });
     blocks.push({
@@ -455,7 +461,9 @@ function agentsSection(summary: ReportSummary): Block[] {
     cells.push(
       `${percent(a.resolved_rate)}${lower} ${ci}`,
       c.score_completed_only === null ? "-" : `${percent(c.score_completed_only)} (completed only)`,
-      a.tpr === null ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED : integer(a.tpr),
+      a.tpr === null
+        ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED
+        : integer(a.tpr) + (a.agent_reported_token_rows > 0 ? AGENT_REPORTED : ""),
       a.spr === null
         ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED
         : decimal(a.spr, 1),
@@ -487,7 +495,89 @@ function agentsSection(summary: ReportSummary): Block[] {
       "and seconds per resolved count every scored attempt, failed ones included, over the " +
       `resolved ones (seed 001). "${NOT_STATED}": the rule named in the summary withholds it.`,
   });
+  blocks.push(...perResolvedBlocks(summary));
   return blocks;
+}
+
+/** Why a per-resolved figure is absent, in the table's words. */
+const RATIO_NULL: Record<RatioNullReason, string> = {
+  no_scored_attempts: "none: no scored attempt",
+  not_recorded: "not recorded",
+  nothing_resolved: "none: nothing resolved",
+  no_price_table: "none: no price table",
+};
+
+/** Why an agent has no frontier share, in the table's words. */
+const FRONTIER_NULL: Record<FrontierNullReason, string> = {
+  ...RATIO_NULL,
+  not_recorded: "none: cost not recorded",
+  not_in_frontier_set: NOT_STATED,
+};
+
+/** A per-resolved figure with its interval: `7,767 [3,250, 32,300]`, or why there is none. */
+function ratioCell(r: RatioEstimate, show: (x: number) => string): string {
+  if (r.null_reason !== null || r.estimate === null) return RATIO_NULL[r.null_reason!];
+  const lo = r.lo === null ? "unbounded" : show(r.lo);
+  return `${show(r.estimate)} [${lo}, ${r.hi === null ? "unbounded" : show(r.hi)}]`;
+}
+
+/**
+ * The per-resolved figures with their task-cluster intervals and each agent's
+ * share of task-paired resamples on the cost frontier (`summary.per_resolved`,
+ * issue 23), one row per agent; withheld agents' cells are "not stated".
+ */
+function perResolvedBlocks(summary: ReportSummary): Block[] {
+  const u = summary.per_resolved;
+  const priced = summary.inputs.price_table !== null;
+  const header = [
+    "agent",
+    "tasks resampled",
+    "tokens per resolved [95% interval]",
+    "seconds per resolved [95% interval]",
+  ];
+  if (priced) {
+    header.push(`cost per resolved (${summary.inputs.price_table!.currency}) [95% interval]`);
+  }
+  header.push("on the cost frontier (share of task resamples)");
+  const rows = u.agents.map((a) => {
+    const stated = claimById(summary, `agent:${a.agent_id}`)?.stated === true;
+    const cells = [displayId(a.agent_id), integer(a.tasks)];
+    if (!stated) return [...cells, ...header.slice(2).map(() => NOT_STATED)];
+    cells.push(
+      ratioCell(a.tokens_per_resolved, integer),
+      ratioCell(a.seconds_per_resolved, (x) => decimal(x, 1)),
+    );
+    if (priced) cells.push(ratioCell(a.cost_per_resolved, money));
+    cells.push(
+      a.frontier_probability === null
+        ? FRONTIER_NULL[a.frontier_null_reason!]
+        : `${percent(a.frontier_probability)} (${integer(a.frontier_rounds)} of ${
+          integer(u.rounds)
+        } rounds)`,
+    );
+    return cells;
+  });
+  const measure = u.frontier.measure === "money" ? "cost per resolved" : "tokens per resolved";
+  return [
+    {
+      kind: "table",
+      header,
+      align: header.map((_, i) => i === 0 ? "left" : "right"),
+      rows,
+    },
+    {
+      kind: "paragraph",
+      text: "Intervals: 95% percentile bootstrap of each ratio, each of " +
+        `${integer(u.rounds)} rounds (seed ${u.seed}) redrawing the agent's tasks with ` +
+        "replacement, each with all its scored attempts: attempts at one task are correlated, " +
+        'and resampling them one by one would narrow the interval. "unbounded": more than ' +
+        "2.5% of the rounds resolved nothing, so no upper end. A figure a scored attempt did " +
+        'not record is "not recorded", never 0. The frontier share: in each round one draw ' +
+        "of the tasks serves every stated agent (they ran the same tasks) and the frontier of " +
+        `${measure} against resolved rate is recomputed; the share of rounds an agent is on ` +
+        "it says how stable its place there is, not how likely it is to be the best agent.",
+    },
+  ];
 }
 
 /** Below this lowest coverage a printed 95% interval gets a warning (analysis/interval_coverage.ts). */

@@ -43,6 +43,9 @@ export function percentInterval(
   return `[${percent(lower, digits)}, ${percent(upper, digits)}]`;
 }
 
+/** What a figure built on agent-reported tokens carries after it (issue 23). */
+export const AGENT_REPORTED = " (agent-reported)";
+
 /** A figure the rows did not record (issue 11), never shown as 0. */
 export const NOT_RECORDED = "not recorded";
 
@@ -73,7 +76,7 @@ export function tokensText(
 ): string {
   if (figures.tokens === null) return figures.rows_without_tokens > 0 ? NOT_RECORDED : "-";
   return integer(figures.tokens) +
-    (figures.agent_reported_token_rows > 0 ? " (agent-reported)" : "");
+    (figures.agent_reported_token_rows > 0 ? AGENT_REPORTED : "");
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cli, ROOT, row, writeJsonl } from "./_cli_run.ts";
 
 /** A SWE-bench harness final report (schema 2) of `n` instances: `resolved` resolved, `errors` errors. */
 function swebenchReport(n: number, resolved: number, errors: number): Record<string, unknown> {
@@ -136,4 +136,35 @@ Deno.test("an all-error import without token counts: tokens are not recorded, ne
   );
   const censoring = JSON.parse((await cli("censoring", ledger, "--json")).stdout);
   equal(censoring.censoring.agents[0].tokens, null);
+});
+
+Deno.test("an agent-reported 0 tokens on a verified Harbor trial is marked as the agent's, not shown as a bare 0 (issue 23, finding 3)", async () => {
+  await using dir = await tempDir();
+  const job = `${dir.path}/job`;
+  await new Deno.Command("cp", {
+    args: ["-r", `${ROOT}tests/fixtures/import/harbor/org-names`, job],
+  }).output();
+  // Every trial reports zero tokens of its own (Harbor's agent_result, which the agent writes).
+  for await (const entry of Deno.readDir(job)) {
+    if (!entry.isDirectory) continue;
+    const path = `${job}/${entry.name}/result.json`;
+    const result = JSON.parse(await Deno.readTextFile(path));
+    if (result.agent_result !== null && result.agent_result !== undefined) {
+      result.agent_result = {
+        ...result.agent_result,
+        n_input_tokens: 0,
+        n_cache_tokens: 0,
+        n_output_tokens: 0,
+      };
+    }
+    await Deno.writeTextFile(path, JSON.stringify(result));
+  }
+  const imported = await cli("import", "harbor", job, "--out", `${dir.path}/l.jsonl`);
+  equal(imported.code, 0, imported.stderr);
+  const json = JSON.parse((await cli("summarize", `${dir.path}/l.jsonl`, "--json")).stdout);
+  const [agent] = json.agents;
+  equal(agent.tokens, 0);
+  equal(agent.agent_reported_token_rows, agent.scored);
+  const text = await cli("summarize", `${dir.path}/l.jsonl`);
+  match(text.stdout, / 0 \(agent-reported\) +0\.00 \(agent-reported\) /);
 });
