@@ -2,8 +2,9 @@
  * The Pareto frontier of a set of agents on two axes: a cost to minimise and a
  * benefit to maximise (seed 001: rank by cost, not by pass rate alone; the
  * frontier shows which agents no other agent beats on both at once), and how
- * often each agent is on it when the episodes are resampled (issue 13: a
- * frontier of point estimates hides how fragile its membership is).
+ * often each agent is on it when the tasks are resampled (issue 13: a
+ * frontier of point estimates hides how fragile its membership is; issue
+ * 23: the agents ran the same tasks, so one resample of tasks serves all).
  *
  * @module
  */
@@ -78,7 +79,9 @@ export function paretoFrontier<T>(points: readonly T[], options: ParetoFrontierO
 export interface FrontierSample {
   /** The agent. */
   agent_id: string;
-  /** Cost of each scored episode (money or tokens), finite and ≥ 0. */
+  /** Task of each scored episode. */
+  task_ids: readonly string[];
+  /** Cost of each (money or tokens), finite and ≥ 0, the same length. */
   costs: readonly number[];
   /** Outcome of each, the same length. */
   resolved: readonly boolean[];
@@ -96,6 +99,8 @@ export interface FrontierProbabilityOptions {
 export interface FrontierMembership {
   /** The agent. */
   agent_id: string;
+  /** Tasks with at least one of its scored episodes. */
+  tasks: number;
   /** Rounds in which the agent was on the frontier. */
   on_frontier: number;
   /** on_frontier / rounds. */
@@ -106,32 +111,49 @@ export interface FrontierMembership {
 
 /** The bootstrap frontier membership; plain JSON data, keys in this order. */
 export interface FrontierProbability {
+  /** Always "task_paired": each round draws one resample of tasks for every agent. */
+  method: "task_paired";
   /** Bootstrap rounds R. */
   rounds: number;
   /** Seed of `seededRandom`. */
   seed: number | string;
+  /** Distinct tasks over all agents' episodes, the units each round draws T of. */
+  tasks: number;
   /** One entry per agent, in the order given. */
   agents: FrontierMembership[];
 }
 
 /**
- * The bootstrap probability that each agent is on the cost-accuracy Pareto
- * frontier.
+ * How often each agent is on the cost-accuracy Pareto frontier when the
+ * tasks are resampled with replacement, the same resample for every agent
+ * (a task-paired bootstrap).
  *
- * Rule: R rounds from one `seededRandom(seed)`; in each, every agent in the
- * order given draws n_i of its n_i scored episodes with replacement
- * (`randomIndex`, n_i draws; agents are resampled independently), and gets
- * cost per resolved = Σ cost / Σ resolved and rate = Σ resolved / n_i over
- * its resample; {@link paretoFrontier} of those points (cost minimised, rate
- * maximised) names the agents on the frontier that round. An agent whose
- * resample resolved nothing has no cost per resolved: it is off the frontier
- * that round, and the round is counted in `rounds_without_resolved`. The
- * probability is on_frontier / R, a nonparametric bootstrap estimate of how
- * stable the agent's membership is (Efron & Tibshirani 1993, ch. 6; the
- * frontier's uncertainty, which point-estimate frontiers such as HAL's leave
- * out). Cost: O(R × (Σ n_i + A log A)) time, O(A) memory.
+ * Rule: the units are the T distinct task ids of all agents' episodes,
+ * sorted by code unit; each agent's episodes at a task are summed there
+ * (cost, resolved, attempts; zero at a task it has no episode on). R rounds
+ * from one `seededRandom(seed)`; each draws T tasks with replacement
+ * (`randomIndex(random, T)`, T draws) and applies that one draw to every
+ * agent, since the agents ran the same tasks: an agent's cost per resolved
+ * is Σ cost / Σ resolved and its rate Σ resolved / Σ attempts over the drawn
+ * tasks (with multiplicity), and {@link paretoFrontier} of those points
+ * (cost minimised, rate maximised) names the agents on the frontier that
+ * round. An agent whose resample resolved nothing has no cost per resolved:
+ * it is off the frontier that round, and the round is counted in
+ * `rounds_without_resolved`. The probability is on_frontier / R.
  *
- * @param samples each agent's scored episodes (cost and outcome)
+ * What it is: a stability figure, the share of resamples of the tasks in
+ * which the agent stays on the frontier (a bootstrap estimate of the
+ * variability of frontier membership; Efron & Tibshirani 1993, ch. 6; the
+ * frontier's uncertainty, which point-estimate frontiers such as HAL's
+ * leave out). It is not the probability that the agent is truly on the
+ * frontier, nor that it is the best agent: it depends on the other agents
+ * in the set, and an agent tied with another stays on in most rounds.
+ * Pairing matters because the agents' results on one task are correlated
+ * (a hard task is hard for all): resampling each agent independently
+ * moves the shares (issue 23 measured up to 0.06). Cost: O(n log n + R ×
+ * (T A + A log A)) time for n episodes of A agents, O(T A) memory.
+ *
+ * @param samples each agent's scored episodes (task, cost and outcome)
  * @param options `rounds` (default 2000), `seed` (default 7)
  * @returns per agent, the rounds on the frontier and its share of R
  * @throws {RangeError} when an agent has no episodes, its arrays differ in
@@ -139,12 +161,13 @@ export interface FrontierProbability {
  * @example
  * ```ts
  * import { paretoFrontierProbability } from "./pareto_frontier.ts";
+ * const tasks = ["t1", "t2", "t3", "t4"];
  * const result = paretoFrontierProbability([
- *   { agent_id: "cheap", costs: [1, 1, 1, 1], resolved: [true, true, false, false] },
- *   { agent_id: "dear", costs: [9, 9, 9, 9], resolved: [true, false, false, false] },
+ *   { agent_id: "cheap", task_ids: tasks, costs: [1, 1, 1, 1], resolved: [true, true, false, false] },
+ *   { agent_id: "dear", task_ids: tasks, costs: [9, 9, 9, 9], resolved: [true, false, false, false] },
  * ], { rounds: 500 });
- * // "dear" is on the frontier only in rounds where its resample beats cheap's rate
- * if (result.agents[0].probability < result.agents[1].probability) throw new Error();
+ * // "dear" resolves only t1, which "cheap" resolves too: it is never on the frontier
+ * if (result.agents[1].probability !== 0) throw new Error(JSON.stringify(result));
  * ```
  */
 export function paretoFrontierProbability(
@@ -160,10 +183,11 @@ export function paretoFrontierProbability(
   }
   for (const sample of samples) {
     const n = sample.costs.length;
-    if (n === 0 || sample.resolved.length !== n) {
+    if (n === 0 || sample.resolved.length !== n || sample.task_ids.length !== n) {
       throw new RangeError(
-        `Cannot bootstrap the frontier: agent "${sample.agent_id}" needs as many outcomes as ` +
-          `costs (at least one), got ${n} costs and ${sample.resolved.length} outcomes`,
+        `Cannot bootstrap the frontier: agent "${sample.agent_id}" needs as many outcomes and ` +
+          `task ids as costs (at least one), got ${n} costs, ${sample.resolved.length} ` +
+          `outcomes and ${sample.task_ids.length} task ids`,
       );
     }
     const bad = sample.costs.find((c) => !(Number.isFinite(c) && c >= 0));
@@ -174,39 +198,64 @@ export function paretoFrontierProbability(
       );
     }
   }
-  const costs = samples.map((sample) => Float64Array.from(sample.costs));
-  const wins = samples.map((sample) => Uint8Array.from(sample.resolved, (x) => (x ? 1 : 0)));
+  const ids = [...new Set(samples.flatMap((sample) => sample.task_ids))].sort(byCodeUnit);
+  const index = new Map(ids.map((id, u) => [id, u]));
+  const tasks = ids.length;
+  const agents = samples.length;
+  // Per task u and agent a, at [u * agents + a]: Σ cost, Σ resolved, attempts.
+  const cost = new Float64Array(tasks * agents);
+  const wins = new Float64Array(tasks * agents);
+  const attempts = new Float64Array(tasks * agents);
+  samples.forEach((sample, a) => {
+    sample.task_ids.forEach((task, i) => {
+      const cell = index.get(task)! * agents + a;
+      cost[cell] += sample.costs[i];
+      if (sample.resolved[i]) wins[cell]++;
+      attempts[cell]++;
+    });
+  });
   const random = seededRandom(seed);
-  const onFrontier = new Array<number>(samples.length).fill(0);
-  const without = new Array<number>(samples.length).fill(0);
+  const onFrontier = new Array<number>(agents).fill(0);
+  const without = new Array<number>(agents).fill(0);
   const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
+  const total = new Float64Array(agents);
+  const hits = new Float64Array(agents);
+  const tries = new Float64Array(agents);
   for (let r = 0; r < rounds; r++) {
-    for (let a = 0; a < samples.length; a++) {
-      const cost = costs[a];
-      const win = wins[a];
-      const n = cost.length;
-      let total = 0;
-      let hits = 0;
-      for (let i = 0; i < n; i++) {
-        const j = randomIndex(random, n);
-        total += cost[j];
-        hits += win[j];
+    total.fill(0);
+    hits.fill(0);
+    tries.fill(0);
+    for (let i = 0; i < tasks; i++) {
+      const row = randomIndex(random, tasks) * agents;
+      for (let a = 0; a < agents; a++) {
+        total[a] += cost[row + a];
+        hits[a] += wins[row + a];
+        tries[a] += attempts[row + a];
       }
-      if (hits === 0) without[a]++;
-      points[a].cost = hits === 0 ? NaN : total / hits;
-      points[a].rate = hits / n;
+    }
+    for (let a = 0; a < agents; a++) {
+      if (hits[a] === 0) without[a]++;
+      points[a].cost = hits[a] === 0 ? NaN : total[a] / hits[a];
+      points[a].rate = hits[a] === 0 ? NaN : hits[a] / tries[a];
     }
     const front = paretoFrontier(points, { cost: (p) => p.cost, benefit: (p) => p.rate });
     for (const point of front) onFrontier[point.index]++;
   }
   return {
+    method: "task_paired",
     rounds,
     seed,
+    tasks,
     agents: samples.map((sample, a) => ({
       agent_id: sample.agent_id,
+      tasks: new Set(sample.task_ids).size,
       on_frontier: onFrontier[a],
       probability: onFrontier[a] / rounds,
       rounds_without_resolved: without[a],
     })),
   };
+}
+
+function byCodeUnit(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -5,6 +5,10 @@ import {
   paretoFrontierProbability,
 } from "./pareto_frontier.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
+import { agentEpisodeSamples } from "./ratio_bootstrap.ts";
+import { loadLedger } from "../inputs/ledger.ts";
+
+const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 
 interface Point {
   id: string;
@@ -97,18 +101,29 @@ Deno.test("paretoFrontier() agrees with the O(n²) definition on seeded random p
 });
 
 /**
- * The plain frontier probability: the same resamples (one generator, agents in
- * order, n draws each), the frontier by the O(n²) definition, counts by agent.
+ * The plain frontier probability: the same resamples (one generator, the
+ * sorted union of tasks, T draws a round shared by every agent), each
+ * agent's drawn attempts listed one by one, the frontier by the O(n²)
+ * definition, counts by agent.
  */
 function naiveFrontierProbability(samples: FrontierSample[], rounds: number, seed: number) {
   const random = seededRandom(seed);
+  const tasks = [...new Set(samples.flatMap((s) => s.task_ids))].sort();
   const counts = new Map(samples.map((s) => [s.agent_id, 0]));
   for (let r = 0; r < rounds; r++) {
+    const draw = tasks.map(() => tasks[randomIndex(random, tasks.length)]);
     const points: Point[] = samples.map((s) => {
-      const picks = s.costs.map(() => randomIndex(random, s.costs.length));
+      const picks = draw.flatMap((t) => s.task_ids.flatMap((x, i) => (x === t ? [i] : [])));
       const hits = picks.filter((i) => s.resolved[i]).length;
-      const total = picks.reduce((sum, i) => sum + s.costs[i], 0);
-      return { id: s.agent_id, cost: hits === 0 ? null : total / hits, rate: hits / picks.length };
+      // per task first, then over the drawn tasks: the same float additions as the fast path
+      const total = draw.map((t) =>
+        s.task_ids.reduce((sum, x, i) => (x === t ? sum + s.costs[i] : sum), 0)
+      ).reduce((a, b) => a + b, 0);
+      return {
+        id: s.agent_id,
+        cost: hits === 0 ? null : total / hits,
+        rate: hits === 0 ? NaN : hits / picks.length,
+      };
     });
     for (const id of bruteForce(points)) counts.set(id, counts.get(id)! + 1);
   }
@@ -123,6 +138,9 @@ Deno.test("paretoFrontierProbability() matches the naive implementation", () => 
       const p = random();
       return {
         agent_id: `agent-${a}`,
+        // up to 8 tasks shared unevenly, so some agents have several attempts at a task and
+        // none at another
+        task_ids: Array.from({ length: n }, () => `t${randomIndex(random, 8)}`),
         // integer costs on a coarse grid, so ties between agents happen
         costs: Array.from({ length: n }, () => 1 + randomIndex(random, 4)),
         resolved: Array.from({ length: n }, () => random() < p),
@@ -134,18 +152,19 @@ Deno.test("paretoFrontierProbability() matches the naive implementation", () => 
       naiveFrontierProbability(samples, rounds, seed),
     );
     fast.agents.forEach((a) => assert.equal(a.probability, a.on_frontier / rounds));
+    assert.equal(fast.tasks, new Set(samples.flatMap((s) => s.task_ids)).size);
   }
 });
 
 Deno.test("paretoFrontierProbability() against an exact hand computation", () => {
-  // X: one resolved episode of cost 1: always cost 1, rate 1.
-  // Y: two episodes of cost 0.5, one resolved. Its resample resolves both with p 1/4
-  // (cost 0.5, rate 1: Y dominates X), one with p 1/2 (cost 1, rate 1/2: X dominates Y)
-  // or none with p 1/4 (no cost per resolved). Exact: P(X on) = 3/4, P(Y on) = 1/4.
+  // Both ran t1 and t2. X resolves both at cost 1 each: always cost 1, rate 1. Y resolves t1
+  // at 0.5 and fails t2 at 0.5. The shared draw of two tasks is t1 twice with p 1/4 (Y: cost
+  // 0.5, rate 1, dominating X), one of each with p 1/2 (Y: cost 1, rate 1/2, dominated by X)
+  // or t2 twice with p 1/4 (Y resolves nothing). Exact: P(X on) = 3/4, P(Y on) = 1/4.
   const rounds = 20_000;
   const result = paretoFrontierProbability([
-    { agent_id: "X", costs: [1], resolved: [true] },
-    { agent_id: "Y", costs: [0.5, 0.5], resolved: [true, false] },
+    { agent_id: "X", task_ids: ["t1", "t2"], costs: [1, 1], resolved: [true, true] },
+    { agent_id: "Y", task_ids: ["t1", "t2"], costs: [0.5, 0.5], resolved: [true, false] },
   ], { rounds, seed: 5 });
   const sd = Math.sqrt(0.25 * 0.75 / rounds);
   const [x, y] = result.agents;
@@ -153,18 +172,86 @@ Deno.test("paretoFrontierProbability() against an exact hand computation", () =>
   assert.equal(x.on_frontier + y.on_frontier, rounds); // exactly one of them each round
   assert.ok(Math.abs(y.rounds_without_resolved / rounds - 0.25) < 4 * sd);
   assert.equal(x.rounds_without_resolved, 0);
-  assert.deepEqual([result.rounds, result.seed], [rounds, 5]);
+  assert.deepEqual([result.method, result.rounds, result.seed, result.tasks], [
+    "task_paired",
+    rounds,
+    5,
+    2,
+  ]);
+});
+
+Deno.test("paretoFrontierProbability() pairs the tasks: the seed-001 sample, exactly", async () => {
+  const { rows } = await loadLedger(SAMPLE);
+  const samples = agentEpisodeSamples(rows).map((s) => ({
+    agent_id: s.agent_id,
+    task_ids: s.task_ids,
+    costs: s.tokens!,
+    resolved: s.resolved,
+  }));
+  // Exact, by enumerating the 35 multisets of 4 draws from t1..t4 with their multinomial
+  // weights (python3 analysis/_per_resolved_reference.py, "exact paired"): P(a on) = 0.625,
+  // P(b on) = 0.7265625. Resampling the agents independently instead ("exact independent",
+  // all 35 × 35 pairs) gives 0.655517578125 and 0.75921630859375: 0.03 higher each, about
+  // ten standard errors at 20,000 rounds.
+  const rounds = 20_000;
+  const { agents: [a, b] } = paretoFrontierProbability(samples, { rounds, seed: 7 });
+  for (
+    const [agent, paired, independent] of [[a, 0.625, 0.655517578125], [
+      b,
+      0.7265625,
+      0.75921630859375,
+    ]] as const
+  ) {
+    const sd = Math.sqrt(paired * (1 - paired) / rounds);
+    assert.ok(
+      Math.abs(agent.probability - paired) < 4 * sd,
+      `${agent.agent_id} ${agent.probability}`,
+    );
+    assert.ok(Math.abs(agent.probability - independent) > 6 * sd, `${agent.agent_id}`);
+  }
+  // The plan's default 2000 rounds, seed 7, as the report prints them; the Alea port of the
+  // reference script draws the same tasks and counts 1250 and 1432.
+  const pinned = paretoFrontierProbability(samples);
+  assert.deepEqual(pinned.agents.map((m) => [m.on_frontier, m.rounds_without_resolved]), [
+    [1250, 5],
+    [1432, 137],
+  ]);
+});
+
+Deno.test("paretoFrontierProbability() never puts an agent a paired one beats on every draw", () => {
+  // "dear" resolves only t1, which "cheap" resolves too, at nine times the cost: whatever
+  // tasks a round draws, cheap's rate is at least dear's and its cost lower. Resampled
+  // independently, dear would be on the frontier whenever its draw beat cheap's.
+  const tasks = ["t1", "t2", "t3", "t4"];
+  const result = paretoFrontierProbability([
+    {
+      agent_id: "cheap",
+      task_ids: tasks,
+      costs: [1, 1, 1, 1],
+      resolved: [true, true, false, false],
+    },
+    {
+      agent_id: "dear",
+      task_ids: tasks,
+      costs: [9, 9, 9, 9],
+      resolved: [true, false, false, false],
+    },
+  ]);
+  assert.equal(result.agents[1].on_frontier, 0);
 });
 
 Deno.test("paretoFrontierProbability() refuses bad input", () => {
   const fails = (fn: () => unknown, text: string) =>
     assert.throws(fn, (e: unknown) => e instanceof RangeError && e.message.includes(text));
   fails(
-    () => paretoFrontierProbability([{ agent_id: "a", costs: [], resolved: [] }]),
-    'agent "a" needs as many outcomes as costs',
+    () => paretoFrontierProbability([{ agent_id: "a", task_ids: [], costs: [], resolved: [] }]),
+    'agent "a" needs as many outcomes and task ids as costs',
   );
   fails(
-    () => paretoFrontierProbability([{ agent_id: "a", costs: [NaN], resolved: [true] }]),
+    () =>
+      paretoFrontierProbability([
+        { agent_id: "a", task_ids: ["t"], costs: [NaN], resolved: [true] },
+      ]),
     "not a finite number >= 0: NaN",
   );
   fails(

@@ -1,7 +1,9 @@
 /**
  * Percentile bootstrap intervals of a ratio over an agent's scored episodes:
  * tokens per resolved, seconds per resolved and cost per resolved (issue 13:
- * the efficiency columns had point estimates only).
+ * the efficiency columns had point estimates only), resampled by task
+ * (issue 23: attempts at one task are correlated, so a task and all its
+ * attempts are drawn together).
  *
  * @module
  */
@@ -17,18 +19,31 @@ export interface RatioBootstrapOptions {
   rounds?: number;
   /** Seed of `seededRandom`; default 7. */
   seed?: number | string;
+  /**
+   * Each episode's task id, the same length as the values: each draw then
+   * takes one task with all its episodes (a task-cluster bootstrap). Default:
+   * none, each draw takes one episode.
+   */
+  tasks?: readonly string[];
 }
+
+/** What one bootstrap draw takes: a task with all its scored episodes, or one episode. */
+export type ResampleUnit = "task" | "episode";
 
 /** A percentile bootstrap interval of Σ value / Σ resolved; plain JSON data, keys in this order. */
 export interface RatioInterval {
   /** Always "percentile_bootstrap_ratio". */
   method: "percentile_bootstrap_ratio";
+  /** What one draw takes: `"task"` (with `tasks`) or `"episode"`. */
+  unit: ResampleUnit;
   /** Bootstrap rounds R. */
   rounds: number;
   /** Seed of `seededRandom`. */
   seed: number | string;
-  /** Episodes resampled (the agent's scored episodes) n. */
+  /** The agent's scored episodes n. */
   episodes: number;
+  /** Distinct tasks among them, the units resampled; null when episodes are resampled. */
+  tasks: number | null;
   /** Resolved episodes among them. */
   resolved: number;
   /** Σ value over the episodes (tokens, seconds or money). */
@@ -45,25 +60,36 @@ export interface RatioInterval {
 
 /**
  * Percentile bootstrap 95% interval of the ratio Σ value / Σ resolved over
- * episodes (tokens per resolved, seconds per resolved, cost per resolved).
+ * episodes (tokens per resolved, seconds per resolved, cost per resolved),
+ * resampling tasks when `tasks` names each episode's task.
  *
- * Rule: R rounds; each draws n episodes with replacement (n draws of
- * `randomIndex(seededRandom(seed), n)`, a fresh generator per call as for
- * the rate bootstrap of seed 001, so the tokens and seconds of one agent are
- * resampled with the same indices) and records Σ value / Σ resolved over the
- * resample (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993,
- * ch. 13, the percentile interval; the ratio is a ratio estimator of
- * cluster sums). A resample with no resolved episode has no ratio: it is
- * counted in `rounds_without_resolved` and sorted above every ratio (a
- * positive total over zero resolved is unbounded), never dropped, so the
- * bounds stay the entries at floor(0.025 R) and floor(0.975 R) of all R
- * rounds (seed 001's percentile convention); a bound that falls on such a
- * round is null (the interval is unbounded above). Cost: O(R n) time, O(R)
+ * Rule: the units are the distinct tasks (sorted by code unit), each with
+ * the sums of its episodes' values and resolved outcomes, or without
+ * `tasks` the episodes themselves in the order given. R rounds; each draws
+ * C of the C units with replacement (C draws of `randomIndex(random, C)`
+ * from one `seededRandom(seed)`, a fresh generator per call as for the rate
+ * bootstrap of seed 001, so the tokens and seconds of one agent are
+ * resampled with the same draws) and records Σ value / Σ resolved over the
+ * drawn units' episodes. Drawing a task takes all its attempts: attempts at
+ * one task share its difficulty, so resampling them one by one treats
+ * correlated attempts as independent and narrows the interval (the cluster
+ * bootstrap: Davison & Hinkley, "Bootstrap Methods and their Application",
+ * 1997, §3.8; Efron & Tibshirani, "An Introduction to the Bootstrap", 1993,
+ * ch. 13, for the percentile interval). With one attempt per task the two
+ * units have the same distribution. This is the unit of the paired rate
+ * comparison (`pairedComparison`); seed 001's rate bootstrap resamples
+ * episodes, which are tasks when each task has one attempt. A resample
+ * with no resolved episode has no ratio: it is counted in
+ * `rounds_without_resolved` and sorted above every ratio (a positive total
+ * over zero resolved is unbounded), never dropped, so the bounds stay the
+ * entries at floor(0.025 R) and floor(0.975 R) of all R rounds (seed 001's
+ * percentile convention); a bound that falls on such a round is null (the
+ * interval is unbounded above). Cost: O(n log n + R C) time, O(R + C)
  * memory.
  *
  * @param values per-episode numerators (tokens, seconds, money), finite and ≥ 0
  * @param resolved per-episode outcomes, the same length
- * @param options `rounds` (default 2000), `seed` (default 7)
+ * @param options `rounds` (default 2000), `seed` (default 7), `tasks` (resample by task)
  * @returns the point ratio, its interval and the rounds without a ratio
  * @throws {RangeError} when the arrays are empty or of different lengths, a
  *   value is negative or not finite, or `rounds` is not a positive integer
@@ -73,6 +99,11 @@ export interface RatioInterval {
  * // three episodes of 100 tokens, two resolved: 300 / 2 = 150 tokens per resolved
  * const tpr = ratioBootstrap([100, 100, 100], [true, true, false], { rounds: 200 });
  * if (tpr.estimate !== 150) throw new Error(JSON.stringify(tpr));
+ * // by task: t1's two attempts are drawn together
+ * const byTask = ratioBootstrap([100, 100, 100], [true, true, false], {
+ *   rounds: 200, tasks: ["t1", "t1", "t2"],
+ * });
+ * if (byTask.unit !== "task" || byTask.tasks !== 2) throw new Error(JSON.stringify(byTask));
  * ```
  */
 export function ratioBootstrap(
@@ -116,10 +147,24 @@ function bootstrapRatios(
       `Cannot bootstrap a ratio: "rounds" must be a positive integer, got ${rounds}`,
     );
   }
+  const tasks = options.tasks;
+  if (tasks !== undefined && tasks.length !== n) {
+    throw new RangeError(
+      `Cannot bootstrap a ratio: need a task id per outcome, got ${tasks.length} task ids and ` +
+        `${n} outcomes`,
+    );
+  }
   const k = numerators.length;
-  const table = new Float64Array(n * k);
-  numerators.forEach((values, m) => values.forEach((v, i) => table[i * k + m] = v));
-  const wins = Uint8Array.from(resolved, (x) => (x ? 1 : 0));
+  const units = resampleUnits(tasks, n);
+  const c = units.count;
+  // Per unit: the sums of its episodes' numerators and resolved outcomes, in episode order.
+  const table = new Float64Array(c * k);
+  const wins = new Float64Array(c);
+  for (let i = 0; i < n; i++) {
+    const u = units.of[i];
+    for (let m = 0; m < k; m++) table[u * k + m] += numerators[m][i];
+    if (resolved[i]) wins[u]++;
+  }
   const random = seededRandom(seed);
   const stats = numerators.map(() => new Float64Array(rounds));
   const totals = new Float64Array(k);
@@ -127,8 +172,8 @@ function bootstrapRatios(
   for (let r = 0; r < rounds; r++) {
     totals.fill(0);
     let hits = 0;
-    for (let i = 0; i < n; i++) {
-      const j = randomIndex(random, n);
+    for (let i = 0; i < c; i++) {
+      const j = randomIndex(random, c);
       for (let m = 0; m < k; m++) totals[m] += table[j * k + m];
       hits += wins[j];
     }
@@ -136,15 +181,17 @@ function bootstrapRatios(
     for (let m = 0; m < k; m++) stats[m][r] = hits === 0 ? Infinity : totals[m] / hits;
   }
   const bound = (x: number) => (x === Infinity ? null : x);
-  const hits = wins.reduce((sum, x) => sum + x, 0);
+  const hits = resolved.reduce((sum, x) => sum + (x ? 1 : 0), 0);
   return numerators.map((values, m) => {
     stats[m].sort();
     const total = values.reduce((sum, v) => sum + v, 0);
     return {
       method: "percentile_bootstrap_ratio",
+      unit: tasks === undefined ? "episode" : "task",
       rounds,
       seed,
       episodes: n,
+      tasks: tasks === undefined ? null : c,
       resolved: hits,
       total,
       estimate: hits === 0 ? null : total / hits,
@@ -155,11 +202,37 @@ function bootstrapRatios(
   });
 }
 
+/**
+ * The resampling units of n episodes: without task ids each episode is its
+ * own unit, in order; with them, unit u is the u-th distinct task id in
+ * code-unit order. O(n log n).
+ */
+function resampleUnits(
+  tasks: readonly string[] | undefined,
+  n: number,
+): { count: number; of: Int32Array } {
+  const of = new Int32Array(n);
+  if (tasks === undefined) {
+    for (let i = 0; i < n; i++) of[i] = i;
+    return { count: n, of };
+  }
+  const ids = [...new Set(tasks)].sort(byCodeUnit);
+  const index = new Map(ids.map((id, u) => [id, u]));
+  for (let i = 0; i < n; i++) of[i] = index.get(tasks[i])!;
+  return { count: ids.length, of };
+}
+
+function byCodeUnit(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** One agent's scored episodes as the per-resolved ratios read them; keys in this order. */
 export interface AgentEpisodeSample {
   /** The agent. */
   agent_id: string;
-  /** Outcome of each scored episode, in ledger order. */
+  /** Task of each scored episode, in ledger order. */
+  task_ids: string[];
+  /** Outcome of each, in the same order. */
   resolved: boolean[];
   /** prompt + completion tokens of each; null when any did not record them. */
   tokens: number[] | null;
@@ -171,7 +244,7 @@ export interface AgentEpisodeSample {
 
 /**
  * Each agent's scored episodes (invalid rows are never scored, seed 000) as
- * parallel arrays of outcome, tokens, seconds and money, the numerators of
+ * parallel arrays of task, outcome, tokens, seconds and money, the numerators of
  * TPR, SPR and cost per resolved as `summarizeAgents` sums them (a column
  * any scored row did not record is null, "not recorded", never 0). Agents
  * without scored rows are left out. Cost: O(rows).
@@ -199,6 +272,7 @@ export function agentEpisodeSamples(
     const list = byAgent.get(agent_id)!;
     return {
       agent_id,
+      task_ids: list.map((row) => row.task_id),
       resolved: list.map((row) => row.resolved === true),
       tokens: column(list, episodeTokens),
       seconds: column(list, (row) => (row.wall_ms === null ? null : row.wall_ms / 1000)),
@@ -219,22 +293,46 @@ export interface AgentRatioIntervals {
   cost_per_resolved: RatioInterval | null;
 }
 
+/** Options for {@link agentRatioIntervals}. */
+export interface AgentRatioIntervalsOptions {
+  /** Bootstrap rounds R; default 2000 (the plan's `bootstrap.rounds`). */
+  rounds?: number;
+  /** Seed of `seededRandom`; default 7 (the plan's `bootstrap.seed`). */
+  seed?: number | string;
+  /** The frozen price table: enables cost per resolved. */
+  priceTable?: PriceTable;
+}
+
 /**
  * The {@link ratioBootstrap} intervals of tokens, seconds and cost per
  * resolved of every agent with scored rows ({@link agentEpisodeSamples}),
- * each with the same rounds and seed, so the three of one agent come from
- * the same resamples (drawn once for the three). Cost: O(rows + R × rows).
+ * resampled by task (each draw takes a task with all the agent's scored
+ * attempts at it), each with the same rounds and seed, so the three of one
+ * agent come from the same resamples (drawn once for the three). A column
+ * a scored row did not record has no interval (null, "not recorded"),
+ * never one computed from 0. Cost: O(rows log rows + R × tasks) per agent.
  *
  * @param rows ledger rows, errata applied
  * @param options `rounds` and `seed` (the plan's bootstrap; default 2000 and 7), `priceTable`
  * @returns one entry per agent with scored rows, sorted by agent id
+ * @example
+ * ```ts
+ * import { agentRatioIntervals } from "./ratio_bootstrap.ts";
+ * import { Episode } from "./schema.ts";
+ * const rows = [true, false, true].map((resolved, i) => Episode.parse({
+ *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 7, resolved, prompt_tokens: 90,
+ *   completion_tokens: 10, tool_calls: 1, wall_ms: 2000, price_table_id: "p",
+ * }));
+ * const [a] = agentRatioIntervals(rows, { rounds: 200 });
+ * if (a.tpr?.estimate !== 150 || a.tpr.unit !== "task") throw new Error(JSON.stringify(a));
+ * ```
  */
 export function agentRatioIntervals(
   rows: readonly Episode[],
-  options: RatioBootstrapOptions & { priceTable?: PriceTable } = {},
+  options: AgentRatioIntervalsOptions = {},
 ): AgentRatioIntervals[] {
-  const settings = { rounds: options.rounds, seed: options.seed };
   return agentEpisodeSamples(rows, options.priceTable).map((sample) => {
+    const settings = { rounds: options.rounds, seed: options.seed, tasks: sample.task_ids };
     // One pass over the resamples for every recorded column.
     const columns = [sample.tokens, sample.seconds, sample.cost];
     const known = columns.filter((c): c is number[] => c !== null);

@@ -11,21 +11,27 @@ const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.m
 const PRICES = new URL("../ledgers/examples/price_table.json", import.meta.url).pathname;
 
 /**
- * The plain implementation: build each resample as an array, sum it with
- * reduce, represent "no ratio" as null, sort with nulls last.
+ * The plain implementation: build each resample as an array of episodes
+ * (with `tasks`: draw tasks, sorted, and take all their episodes), sum it
+ * with reduce, represent "no ratio" as null, sort with nulls last.
  */
 function naiveRatioBootstrap(
   values: number[],
   resolved: boolean[],
   rounds: number,
   seed: number | string,
+  tasks?: string[],
 ) {
   const random = seededRandom(seed);
+  const units = tasks === undefined
+    ? values.map((_, i) => [i])
+    : [...new Set(tasks)].sort().map((t) => tasks.flatMap((x, i) => (x === t ? [i] : [])));
   const stats: (number | null)[] = [];
   for (let r = 0; r < rounds; r++) {
-    const picks = values.map(() => randomIndex(random, values.length));
-    const total = picks.map((i) => values[i]).reduce((a, b) => a + b, 0);
-    const hits = picks.filter((i) => resolved[i]).length;
+    const picks = units.map(() => units[randomIndex(random, units.length)]);
+    // per unit first, then over the units: the same float additions as the fast path
+    const total = picks.map((u) => u.reduce((a, i) => a + values[i], 0)).reduce((a, b) => a + b, 0);
+    const hits = picks.flat().filter((i) => resolved[i]).length;
     stats.push(hits === 0 ? null : total / hits);
   }
   stats.sort((a, b) => (a === null ? 1 : b === null ? -1 : a - b));
@@ -48,7 +54,34 @@ Deno.test("ratioBootstrap() matches the naive implementation", () => {
       [naive.lower, naive.upper, naive.without],
       `n ${n}`,
     );
+    // By task: up to four attempts per task, tasks named out of order.
+    const tasks = values.map(() => `t${randomIndex(random, Math.ceil(n / 2))}`);
+    const byTask = ratioBootstrap(values, resolved, { rounds, seed, tasks });
+    const plain = naiveRatioBootstrap(values, resolved, rounds, seed, tasks);
+    deepEqual(
+      [byTask.lower, byTask.upper, byTask.rounds_without_resolved],
+      [plain.lower, plain.upper, plain.without],
+      `n ${n}, by task`,
+    );
+    deepEqual([byTask.unit, byTask.tasks, fast.unit, fast.tasks], [
+      "task",
+      new Set(tasks).size,
+      "episode",
+      null,
+    ]);
   }
+});
+
+Deno.test("ratioBootstrap() by task with one attempt per task in task order equals by episode", () => {
+  const values = [5, 1, 9, 4, 4, 7];
+  const resolved = [true, false, true, true, false, true];
+  const tasks = ["a", "b", "c", "d", "e", "f"];
+  const byTask = ratioBootstrap(values, resolved, { seed: 3, tasks });
+  const byEpisode = ratioBootstrap(values, resolved, { seed: 3 });
+  deepEqual(
+    { ...byTask, unit: "episode", tasks: null },
+    byEpisode,
+  );
 });
 
 Deno.test("ratioBootstrap() hand-computed two-episode cases", () => {
@@ -91,11 +124,14 @@ Deno.test("ratioBootstrap() rounds without a resolved episode: Monte Carlo again
 Deno.test("agentRatioIntervals() on the seed-001 sample: exact bootstrap quantiles", async () => {
   const { rows } = await loadLedger(SAMPLE);
   const [a, b] = agentRatioIntervals(rows);
+  // One attempt per task: resampling tasks is resampling episodes.
+  deepEqual([a.tpr!.unit, a.tpr!.tasks, a.tpr!.episodes], ["task", 4, 4]);
   // Point estimates: seed 001, a 23300 / 3 tokens and 129 / 3 s; b 7500 / 2 and 40 / 2.
   deepEqual([a.tpr!.estimate, a.spr!.estimate], [23300 / 3, 43]);
   deepEqual([b.tpr!.estimate, b.spr!.estimate], [3750, 20]);
-  // Exact quantiles by enumerating all 4^4 resamples (Python, itertools.product): a's TPR
-  // 2.5% 3250, 97.5% 32300, SPR 16 and 186; b's TPR 2.5% 1450, SPR 8.5, and no ratio with
+  // Exact quantiles by enumerating all 4^4 resamples (Python, itertools.product; also
+  // python3 analysis/_per_resolved_reference.py, "exact cluster quantiles"): a's TPR 2.5%
+  // 3250, 97.5% 32300, SPR 16 and 186; b's TPR 2.5% 1450, SPR 8.5, and no ratio with
   // probability 1/16 > 2.5%, so b is unbounded above. The Monte Carlo bounds agree.
   deepEqual([a.tpr!.lower, a.tpr!.upper, a.spr!.lower, a.spr!.upper], [3250, 32300, 16, 186]);
   deepEqual([b.tpr!.lower, b.tpr!.upper, b.spr!.lower, b.spr!.upper], [1450, null, 8.5, null]);
@@ -106,8 +142,9 @@ Deno.test("agentRatioIntervals() on the seed-001 sample: exact bootstrap quantil
   // each column's own ratioBootstrap with the same seed.
   equal(a.tpr!.rounds_without_resolved, a.spr!.rounds_without_resolved);
   const sample = agentEpisodeSamples(rows)[0];
-  deepEqual(a.tpr, ratioBootstrap(sample.tokens!, sample.resolved));
-  deepEqual(a.spr, ratioBootstrap(sample.seconds!, sample.resolved));
+  const tasks = sample.task_ids;
+  deepEqual(a.tpr, ratioBootstrap(sample.tokens!, sample.resolved, { tasks }));
+  deepEqual(a.spr, ratioBootstrap(sample.seconds!, sample.resolved, { tasks }));
   equal(a.cost_per_resolved, null);
   // Replays byte for byte.
   equal(canonicalJson(agentRatioIntervals(rows)), canonicalJson([a, b]));
@@ -144,4 +181,8 @@ Deno.test("ratioBootstrap() refuses bad input", () => {
   fails(() => ratioBootstrap([1, 2], [true]), "got 2 values and 1 outcomes");
   fails(() => ratioBootstrap([1, -1], [true, true]), "value 1 must be a finite number >= 0");
   fails(() => ratioBootstrap([1], [true], { rounds: 0 }), '"rounds" must be a positive integer');
+  fails(
+    () => ratioBootstrap([1, 2], [true, true], { tasks: ["t"] }),
+    "need a task id per outcome, got 1 task ids and 2 outcomes",
+  );
 });

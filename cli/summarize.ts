@@ -6,6 +6,11 @@
  * @module
  */
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
+import {
+  type PerResolvedUncertainty,
+  perResolvedUncertainty,
+  type RatioEstimate,
+} from "../analysis/per_resolved_uncertainty.ts";
 import type { WilsonInterval } from "../analysis/wilson_interval.ts";
 import {
   type CoverageWarning,
@@ -61,7 +66,10 @@ error, not completed); the rate counts them as the ledger scores them, and
 "censoring" gives the score over completed episodes only. Rows whose LLM
 judge was not calibrated are recorded but left out of every figure (seed 000,
 issue 14): their tasks are listed with their rows and the reason, are neither
-planned nor missing, and a judge section gives the judge's own figures.
+planned nor missing, and a judge section gives the judge's own figures. TPR,
+SPR and cost per resolved carry 95% intervals that resample tasks (each with
+all its attempts), and each agent the share of task-paired resamples in which
+it is on the cost frontier (issue 23; JSON: per_resolved).
 
 Summarize the seed-001 sample:
   deno task ledgerbench summarize ledgers/examples/sample_ledger.jsonl
@@ -172,6 +180,15 @@ export async function run(args: string[], io: Io): Promise<number> {
       censored_stop_reasons: censoredStops,
     };
   });
+  // Task-cluster intervals of TPR, SPR and cost per resolved, and the frontier share over the
+  // agents whose claims stand (the report's set), with the same bootstrap (issue 23).
+  const perResolved = perResolvedUncertainty(loaded.rows, {
+    rounds: roundsParam.value,
+    seed: seedParam.value,
+    priceTable: prices?.value,
+    agents: agents.map((a) => a.agent_id),
+    frontierAgents: assessment.standings.filter((s) => s.withheld === null).map((s) => s.agent_id),
+  });
   const payload = {
     command: "summarize",
     ledger: loaded.ledger,
@@ -193,6 +210,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     },
     problems: loaded.problems,
     agents,
+    per_resolved: perResolved,
     denominator: denominatorRecord(assessment),
     coverage: assessment.coverage,
     standings: assessment.standings,
@@ -220,6 +238,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       }
       text += "\n";
       text += agentTable(agents);
+      text += "\n" + perResolvedTable(perResolved);
       if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
       if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
       text += "\n" + standingSection(assessment);
@@ -262,6 +281,45 @@ function agentTable(agents: SummarizedAgent[]): string {
       a.wall_seconds === null ? NOT_RECORDED : fixed(a.spr),
     ]),
   );
+}
+
+/**
+ * TPR, SPR and cost per resolved with their task-cluster 95% intervals, and
+ * the share of task-paired resamples on the cost frontier (a stability
+ * figure, not the chance of being the best agent).
+ */
+function perResolvedTable(u: PerResolvedUncertainty): string {
+  const cell = (r: RatioEstimate, digits: number) =>
+    r.null_reason !== null
+      ? r.null_reason.replaceAll("_", " ")
+      : `${fixed(r.estimate, digits)} [${fixed(r.lo, digits)}, ${
+        r.hi === null ? "unbounded" : fixed(r.hi, digits)
+      }]`;
+  const priced = u.frontier.measure === "money";
+  const columns: Parameters<typeof renderTable>[0] = [
+    { header: "agent", id: true },
+    { header: "tasks", align: "right" },
+    { header: "TPR [95%]", align: "right" },
+    { header: "SPR (s) [95%]", align: "right" },
+    ...(priced ? [{ header: "cost/resolved [95%]", align: "right" as const }] : []),
+    { header: "on frontier", align: "right" },
+  ];
+  return `95% intervals: the tasks resampled, each with all its attempts (${u.rounds} rounds, ` +
+    `seed ${u.seed})\non frontier: share of task-paired resamples on the ${
+      priced ? "cost" : "tokens"
+    } frontier (how stable, not the chance of being best)\n` + renderTable(
+      columns,
+      u.agents.map((a) => [
+        a.agent_id,
+        String(a.tasks),
+        cell(a.tokens_per_resolved, 2),
+        cell(a.seconds_per_resolved, 2),
+        ...(priced ? [cell(a.cost_per_resolved, 4)] : []),
+        a.frontier_probability === null
+          ? a.frontier_null_reason!.replaceAll("_", " ")
+          : percent(a.frontier_probability),
+      ]),
+    );
 }
 
 function costTable(agents: SummarizedAgent[]): string {

@@ -25,6 +25,7 @@ import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.t
 import { sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { type AgentSummary, summarizeAgents } from "../analysis/summarize_agents.ts";
+import { perResolvedUncertainty } from "../analysis/per_resolved_uncertainty.ts";
 import { validateRows } from "../analysis/validate_ledger.ts";
 import {
   agentClaim,
@@ -448,6 +449,16 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     });
   }
 
+  // Tokens, seconds and cost per resolved with task-cluster intervals, and each stated agent's
+  // share of task-paired resamples on the cost frontier (issue 23), with the plan's bootstrap.
+  const perResolved = perResolvedUncertainty(rows, {
+    rounds,
+    seed,
+    priceTable: tableRef?.value,
+    agents: agents.map((a) => a.agent_id),
+    frontierAgents: agents.filter((a) => withheld.get(a.agent_id) === null).map((a) => a.agent_id),
+  });
+
   const title = plan === null
     ? `Evaluation report: ${ledger.file}`
     : `Evaluation report: plan "${plan.plan_id}"`;
@@ -508,6 +519,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     agents,
     intervals,
     interval_coverage: intervalCoverage,
+    per_resolved: perResolved,
     invalid,
     episodes_to_inspect: episodesToInspect(rows),
     censoring,

@@ -35,6 +35,7 @@ import type { SprtCalibration } from "../analysis/sprt/calibrate_sprt.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
+import type { PerResolvedUncertainty } from "../analysis/per_resolved_uncertainty.ts";
 import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import type { EpisodeToInspect } from "./episodes_to_inspect.ts";
@@ -253,6 +254,15 @@ export interface ReportSummary {
   intervals: AgentInterval[];
   /** Per agent with a scored episode, the exact coverage of its intervals (format 4). */
   interval_coverage: AgentIntervalCoverage[];
+  /**
+   * Per agent, tokens, seconds and cost per resolved with their task-cluster
+   * bootstrap 95% intervals (`{estimate, lo, hi}`, or nulls with
+   * `null_reason`), and the share of task-paired resamples in which it is on
+   * the cost frontier of the stated agents (`frontier_probability`, a
+   * stability figure); `perResolvedUncertainty` with the plan's bootstrap
+   * (issue 23).
+   */
+  per_resolved: PerResolvedUncertainty;
   invalid: { agents: InvalidRow[]; overall: InvalidRow };
   /** Every failed and invalid episode after errata, in ledger order (`ledgerbench show` opens each). */
   episodes_to_inspect: EpisodeToInspect[];

@@ -1,12 +1,13 @@
 /**
  * Figure 7: cost per resolved against resolved rate, with the Pareto frontier
- * and, when given, each agent's intervals and bootstrap frontier probability.
+ * and, when given, each agent's intervals and how often it stays on the
+ * frontier when the tasks are resampled.
  *
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import { type FrontierMembership, paretoFrontier } from "../pareto_frontier.ts";
-import type { RatioInterval } from "../ratio_bootstrap.ts";
+import { paretoFrontier } from "../pareto_frontier.ts";
+import type { PerResolvedUncertainty, RatioEstimate } from "../per_resolved_uncertainty.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import { compact, grouped, percent, quoted } from "./_format.ts";
 import { displayId } from "../untrusted_text.ts";
@@ -32,24 +33,21 @@ export interface CostFrontierPlotOptions {
 
 /** The bootstrap uncertainty of the figure's points (see {@link costFrontierPlot}). */
 export interface CostUncertainty {
-  /** Bootstrap rounds of the intervals and of the frontier probability. */
-  rounds: number;
-  /** Their seed. */
-  seed: number | string;
-  /** One entry per agent; an agent without one has no bars. */
-  agents: readonly CostAgentUncertainty[];
+  /** The per-resolved intervals and frontier probabilities (`perResolvedUncertainty`). */
+  per_resolved: Pick<PerResolvedUncertainty, "rounds" | "seed" | "agents">;
+  /**
+   * Each agent's 95% interval of the resolved rate, the one its verdicts use
+   * (`rateInterval`'s `rule`); an agent without one has no vertical bar.
+   */
+  rates: readonly RateBounds[];
 }
 
-/** One agent's uncertainty on both axes. */
-export interface CostAgentUncertainty {
+/** One agent's 95% interval of the resolved rate. */
+export interface RateBounds {
   /** The agent. */
   agent_id: string;
-  /** 95% interval of the resolved rate (the percentile bootstrap `compare` prints). */
-  rate: { lower: number; upper: number };
-  /** 95% interval of cost per resolved, in the figure's measure (`ratioBootstrap`); null when unknown. */
-  cost: RatioInterval | null;
-  /** How often the agent was on the resampled frontier (`paretoFrontierProbability`). */
-  frontier: FrontierMembership;
+  lower: number;
+  upper: number;
 }
 
 /** Which measure of cost the figure uses. */
@@ -206,15 +204,20 @@ function placeLabels(
  * ends at a round value above the dearest agent) and the font's metrics.
  * Each label row records its `placement`.
  *
- * With `uncertainty`, each agent carries error bars: vertically its rate's
- * 95% interval, horizontally its cost per resolved's 95% ratio-bootstrap
- * interval (dashed to the axis end when unbounded above: more than 2.5% of
- * the resamples resolved nothing), and a second label line "on the frontier
- * in NN% of rounds", the bootstrap probability of `paretoFrontierProbability`
- * (each round resamples every agent's episodes and recomputes the frontier).
- * The cost axis then also reaches the highest finite upper bound, the labels
- * avoid the bars as they avoid the frontier, and the subtitle states the
- * rounds, the seed and, per agent, the rounds whose resample resolved nothing.
+ * With `uncertainty`, each agent carries error bars: vertically the 95%
+ * interval of its rate that its verdicts use, horizontally the 95%
+ * task-cluster bootstrap interval of its cost per resolved
+ * (`perResolvedUncertainty`; dashed to the axis end when unbounded above:
+ * more than 2.5% of the resamples resolved nothing), and a second label
+ * line "on the frontier in NN% of task resamples", its frontier probability
+ * (`paretoFrontierProbability`: each round redraws the tasks once for every
+ * agent and recomputes the frontier). That share is a stability figure, how
+ * often the agent stays on the frontier of these agents when the tasks are
+ * redrawn, not the probability that it is the best agent; the subtitle says
+ * so. The cost axis then also reaches the highest finite upper bound, the
+ * labels avoid the bars as they avoid the frontier, and the subtitle states
+ * the rounds, the seed and, per agent, the rounds whose resample resolved
+ * nothing.
  *
  * Seed rule visualised: seed 001, "按单位成功成本排序，而不是只看通过率" (rank
  * by cost per resolved, money only through a frozen price table).
@@ -250,8 +253,19 @@ export function costFrontierPlot(
   const currency = measure.kind === "money" ? agents[0].cost!.currency : "";
   const show = (v: number) =>
     measure.kind === "money" ? `${compact(v)} ${currency}` : `${grouped(v)} tokens`;
-  const uncertaintyOf = (a: CostAgent) =>
-    options.uncertainty?.agents.find((u) => u.agent_id === a.agent_id) ?? null;
+  const uncertaintyOf = (a: CostAgent) => {
+    const u = options.uncertainty;
+    if (u === undefined) return null;
+    const entry = u.per_resolved.agents.find((e) => e.agent_id === a.agent_id);
+    const estimate = measure.kind === "money"
+      ? entry?.cost_per_resolved
+      : entry?.tokens_per_resolved;
+    return {
+      rate: u.rates.find((r) => r.agent_id === a.agent_id) ?? null,
+      cost: estimate === undefined || estimate.null_reason !== null ? null : estimate,
+      frontier: entry?.frontier_probability ?? null,
+    };
+  };
   const points = placed.map((a) => {
     const cost = costOf(a, measure.kind)!;
     const u = uncertaintyOf(a);
@@ -261,12 +275,15 @@ export function costFrontierPlot(
       cost,
       rate: a.resolved_rate,
       status: frontier.includes(a) ? FRONTIER : DOMINATED,
-      text: u === null
-        ? first
-        : [first, `on the frontier in ${percent(u.frontier.probability, 0)} of rounds`],
+      text: u === null ? first : [
+        first,
+        u.frontier === null
+          ? "no frontier share"
+          : `on the frontier in ${share(u.frontier)} of task resamples`,
+      ],
     };
   });
-  const finiteUppers = placed.map((a) => uncertaintyOf(a)?.cost?.upper ?? null).filter((
+  const finiteUppers = placed.map((a) => uncertaintyOf(a)?.cost?.hi ?? null).filter((
     v,
   ): v is number => v !== null);
   const costs = [...points.map((p) => p.cost), ...finiteUppers];
@@ -293,19 +310,24 @@ export function costFrontierPlot(
   });
   // Error bars: the rate interval at the agent's cost, the cost interval at its rate.
   const rateBars = placed.flatMap((a) => {
-    const u = uncertaintyOf(a);
-    if (u === null) return [];
-    return [{ agent: displayId(a.agent_id), cost: costOf(a, measure.kind)!, ...u.rate }];
+    const rate = uncertaintyOf(a)?.rate ?? null;
+    if (rate === null) return [];
+    return [{
+      agent: displayId(a.agent_id),
+      cost: costOf(a, measure.kind)!,
+      lower: rate.lower,
+      upper: rate.upper,
+    }];
   });
   const costBars = placed.flatMap((a) => {
-    const interval = uncertaintyOf(a)?.cost ?? null;
-    if (interval === null || interval.lower === null) return [];
-    const unbounded = interval.upper === null;
+    const interval: RatioEstimate | null = uncertaintyOf(a)?.cost ?? null;
+    if (interval === null || interval.lo === null) return [];
+    const unbounded = interval.hi === null;
     return [{
       agent: displayId(a.agent_id),
       rate: a.resolved_rate!,
-      lower: interval.lower,
-      upper: unbounded ? costTop : interval.upper!,
+      lower: interval.lo,
+      upper: unbounded ? costTop : interval.hi!,
       unbounded,
     }];
   });
@@ -453,23 +475,34 @@ export function costFrontierPlot(
   };
 }
 
+/**
+ * A share of rounds in whole percents, never rounded to a certainty it is
+ * not: above 0 but under 0.5% is `<1%`, under 1 but from 99.5% is `>99%`.
+ */
+function share(p: number): string {
+  if (p > 0 && p < 0.005) return "<1%";
+  if (p < 1 && p >= 0.995) return ">99%";
+  return percent(p, 0);
+}
+
 /** The subtitle lines that explain the bars and the probabilities and count the empty rounds. */
 function uncertaintyLines(
   uncertainty: CostUncertainty | undefined,
   placed: readonly CostAgent[],
 ): string[] {
   if (uncertainty === undefined) return [];
+  const { rounds, seed, agents } = uncertainty.per_resolved;
   const empty = placed.flatMap((a) => {
-    const u = uncertainty.agents.find((e) => e.agent_id === a.agent_id);
-    return u === undefined || u.frontier.rounds_without_resolved === 0
-      ? []
-      : [`${displayId(a.agent_id)} ${u.frontier.rounds_without_resolved}`];
+    const u = agents.find((e) => e.agent_id === a.agent_id);
+    const n = u?.frontier_rounds_without_resolved ?? 0;
+    return n === 0 ? [] : [`${displayId(a.agent_id)} ${n}`];
   });
   return [
-    `Bars: 95% intervals of the resolved rate and of cost per resolved (bootstrap over each agent's ` +
-    `scored episodes, ${uncertainty.rounds} rounds, seed ${uncertainty.seed}); dashed: unbounded above.`,
-    "On the frontier in NN% of rounds: each round resamples every agent's episodes and " +
-    "recomputes the frontier. Rounds in which an agent's resample resolved nothing (off the " +
-    `frontier): ${empty.length === 0 ? "none" : empty.join(", ")}.`,
+    "Bars: 95% intervals of the resolved rate (the one the verdicts use) and of cost per resolved " +
+    `(task-cluster bootstrap, ${rounds} rounds, seed ${seed}); dashed: unbounded above.`,
+    "On the frontier in NN% of task resamples: each round redraws the tasks once for every agent " +
+    "and recomputes the frontier; a stability figure, not the chance that the agent is the best.",
+    "Rounds in which an agent's resample resolved nothing (off the frontier): " +
+    `${empty.length === 0 ? "none" : empty.join(", ")}.`,
   ];
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { costFrontierPlot } from "./cost_frontier_plot.ts";
 import { nodes, row, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
@@ -117,61 +118,54 @@ Deno.test("costFrontierPlot() moves a label at the top right corner below and le
 });
 
 Deno.test("costFrontierPlot() draws each agent's intervals and frontier probability", async () => {
-  const agents = summarizeAgents(await sampleRows());
-  const interval = (lower: number, upper: number | null) => ({
-    method: "percentile_bootstrap_ratio" as const,
-    rounds: 2000,
-    seed: 7,
-    episodes: 4,
-    resolved: 3,
-    total: 23300,
-    estimate: 23300 / 3,
-    lower,
-    upper,
-    rounds_without_resolved: 0,
-  });
-  const membership = (agent_id: string, on_frontier: number, without: number) => ({
-    agent_id,
-    on_frontier,
-    probability: on_frontier / 2000,
-    rounds_without_resolved: without,
-  });
+  const rows = await sampleRows();
+  const agents = summarizeAgents(rows);
   const spec = costFrontierPlot(agents, {
     uncertainty: {
-      rounds: 2000,
-      seed: 7,
-      agents: [
-        // a: a bounded cost interval; b: unbounded above
-        {
-          agent_id: "a",
-          rate: { lower: 0.25, upper: 1 },
-          cost: interval(3250, 32300),
-          frontier: membership("a", 1341, 0),
-        },
-        {
-          agent_id: "b",
-          rate: { lower: 0, upper: 1 },
-          cost: interval(1450, null),
-          frontier: membership("b", 1549, 125),
-        },
-      ],
+      per_resolved: perResolvedUncertainty(rows),
+      rates: [{ agent_id: "a", lower: 0.25, upper: 1 }, { agent_id: "b", lower: 0, upper: 1 }],
     },
   });
   const labels = rowsWith(spec, "agent", "text", "placement").flat();
-  // 1341 / 2000 = 67.05% and 1549 / 2000 = 77.45%, printed to whole percents
+  // 1250 / 2000 = 62.5% and 1432 / 2000 = 71.6% of the task-paired resamples
+  // (analysis/_per_resolved_reference.py, "frontier paired"), printed to whole percents
   assert.deepEqual(labels.map((l) => l.text), [
-    ["a: 75.0% at 7,767 tokens", "on the frontier in 67% of rounds"],
-    ["b: 50.0% at 3,750 tokens", "on the frontier in 77% of rounds"],
+    ["a: 75.0% at 7,767 tokens", "on the frontier in 63% of task resamples"],
+    ["b: 50.0% at 3,750 tokens", "on the frontier in 72% of task resamples"],
   ]);
   const rateBars = rowsWith(spec, "agent", "cost", "lower", "upper").flat();
   assert.deepEqual(rateBars.map((b) => [b.agent, b.lower, b.upper]), [["a", 0.25, 1], ["b", 0, 1]]);
   const costBars = rowsWith(spec, "agent", "rate", "lower", "upper", "unbounded").flat();
-  // The axis reaches the highest finite bound: 32300 × 1.05 rounded up to 35,000;
-  // b's unbounded bar runs dashed to it.
+  // a's tokens per resolved [3250, 32300] (exact cluster quantiles); the axis reaches the
+  // highest finite bound: 32300 × 1.05 rounded up to 35,000; b's unbounded bar runs dashed to it.
   assert.deepEqual(costBars.map((b) => [b.agent, b.lower, b.upper, b.unbounded]), [
     ["a", 3250, 32300, false],
     ["b", 1450, 35000, true],
   ]);
-  assert.match(subtitle(spec), /bootstrap over each agent's scored episodes, 2000 rounds, seed 7/);
-  assert.match(subtitle(spec), /resolved nothing \(off the frontier\): b 125\./);
+  assert.match(subtitle(spec), /task-cluster bootstrap, 2000 rounds, seed 7/);
+  assert.match(subtitle(spec), /a stability figure, not the chance that the agent is the best/);
+  assert.match(subtitle(spec), /resolved nothing \(off the frontier\): a 5, b 137\./);
+});
+
+Deno.test("costFrontierPlot() never rounds a frontier share to a certainty", async () => {
+  const rows = await sampleRows();
+  const agents = summarizeAgents(rows);
+  const perResolved = perResolvedUncertainty(rows);
+  const shares = [0.0004, 0.9996];
+  const spec = costFrontierPlot(agents, {
+    uncertainty: {
+      per_resolved: {
+        ...perResolved,
+        agents: perResolved.agents.map((a, i) => ({ ...a, frontier_probability: shares[i] })),
+      },
+      rates: [],
+    },
+  });
+  const labels = rowsWith(spec, "agent", "text", "placement").flat();
+  assert.deepEqual(labels.map((l) => (l.text as string[])[1]), [
+    "on the frontier in <1% of task resamples",
+    "on the frontier in >99% of task resamples",
+  ]);
+  // No rate intervals given: no vertical bars.
+  assert.equal(rowsWith(spec, "agent", "cost", "lower", "upper").length, 0);
 });

@@ -1,17 +1,17 @@
 /**
  * Figure 2: tokens per resolved and seconds per resolved per agent, with the
  * tie band of seed 001's rule drawn around the lowest value and, when given,
- * each agent's bootstrap interval as an error bar.
+ * each agent's task-cluster bootstrap interval as an error bar.
  *
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
 import { withinTieBand } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
-import type { AgentRatioIntervals, RatioInterval } from "../ratio_bootstrap.ts";
+import type { PerResolvedUncertainty, RatioEstimate } from "../per_resolved_uncertainty.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped } from "./_format.ts";
-import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { displayId } from "../untrusted_text.ts";
 import { DEFAULT_TIE_BAND } from "../defaults.ts";
 
@@ -29,10 +29,10 @@ export interface EfficiencyPlotOptions {
   /** Width of each panel in pixels; default 340. */
   width?: number;
   /**
-   * Per-agent intervals of TPR and SPR (`agentRatioIntervals`), drawn as error
-   * bars; default none (points only).
+   * Per-agent intervals of TPR and SPR (`perResolvedUncertainty`), drawn as
+   * error bars; default none (points only).
    */
-  intervals?: readonly Pick<AgentRatioIntervals, "agent_id" | "tpr" | "spr">[];
+  uncertainty?: Pick<PerResolvedUncertainty, "rounds" | "seed" | "agents">;
 }
 
 /** Point classes, as the legend names them. */
@@ -62,43 +62,75 @@ function panel(
   band: number,
   width: number,
   first: boolean,
-  intervals: readonly Pick<AgentRatioIntervals, "agent_id" | "tpr" | "spr">[] | undefined,
+  uncertainty: EfficiencyPlotOptions["uncertainty"],
 ): Panel {
   const values = agents.map((a) => a[field]).filter((v): v is number => v !== null);
   const lowest = values.length === 0 ? null : Math.min(...values);
   const lowestAgent = agents.find((a) => a[field] === lowest);
   const bandName = `band: lowest to lowest + ${formatPercentExact(band)}`;
   const show = (v: number) => field === "tpr" ? grouped(v) : compact(v);
+  const intervalOf = (a: EfficiencyAgent): RatioEstimate | null => {
+    const entry = uncertainty?.agents.find((u) => u.agent_id === a.agent_id);
+    const estimate = field === "tpr" ? entry?.tokens_per_resolved : entry?.seconds_per_resolved;
+    return estimate === undefined || estimate.null_reason !== null ? null : estimate;
+  };
   const points = agents.map((a) => {
     const v = a[field];
     if (v === null || lowest === null) {
-      return { agent: label(a), value: null, status: null, text: null };
+      return {
+        agent: label(a),
+        value: null,
+        anchor: null,
+        align: "left",
+        status: null,
+        text: null,
+      };
     }
     // Seed 001's tie test against the lowest value, decided exactly as compareAgents decides it.
     const within = withinTieBand(a, lowestAgent!, field, band) === true;
     const status = v === lowest ? LOWEST : within ? WITHIN : OUTSIDE;
-    return { agent: label(a), value: v, status, text: show(v) };
+    const i = intervalOf(a);
+    // The interval in numbers beside the value, so it reads without the axis.
+    const range = i === null || i.lo === null
+      ? ""
+      : ` [${show(i.lo)}, ${i.hi === null ? "unbounded" : show(i.hi)}]`;
+    return {
+      agent: label(a),
+      value: v,
+      anchor: i?.lo ?? v,
+      align: "left",
+      status,
+      text: show(v) + range,
+    };
   });
+  // An agent without the figure: nothing resolved, or not recorded (never drawn as 0).
   const missing = agents.filter((a) => a[field] === null).map((a) => ({
     agent: label(a),
-    text: field === "tpr" ? "no tokens per resolved: nothing resolved" : "nothing resolved",
+    text: (field === "tpr" ? "no tokens per resolved: " : "no seconds per resolved: ") +
+      (a.resolved === 0 ? "nothing resolved" : "not recorded"),
   }));
   const statuses = [LOWEST, WITHIN, OUTSIDE];
   const labels = agents.map(label);
   const y = { field: "agent", type: "nominal", sort: labels } as const;
-  const intervalOf = (a: EfficiencyAgent): RatioInterval | null =>
-    intervals?.find((i) => i.agent_id === a.agent_id)?.[field] ?? null;
-  const uppers = agents.map((a) => intervalOf(a)?.upper ?? null).filter((v): v is number =>
+  const uppers = agents.map((a) => intervalOf(a)?.hi ?? null).filter((v): v is number =>
     v !== null
   );
   const top = values.length === 0 ? 1 : Math.max(...values, ...uppers, lowest! * (1 + band));
   const axisEnd = top * 1.12;
+  // A label that would run past the panel's right edge ends at its bar's upper end instead.
+  for (const p of points) {
+    if (p.text === null || p.anchor === null) continue;
+    if ((p.anchor / axisEnd) * width + textWidth(p.text, 11) <= width) continue;
+    const agent = agents.find((a) => label(a) === p.agent)!;
+    p.anchor = Math.min(intervalOf(agent)?.hi ?? axisEnd, axisEnd);
+    p.align = "right";
+  }
   // Error bars: lower to upper; an interval unbounded above runs dashed to the axis end.
   const bars = agents.flatMap((a) => {
     const i = intervalOf(a);
-    if (i === null || i.lower === null) return [];
-    const unbounded = i.upper === null;
-    return [{ agent: label(a), lo: i.lower, hi: unbounded ? axisEnd : i.upper, unbounded }];
+    if (i === null || i.lo === null) return [];
+    const unbounded = i.hi === null;
+    return [{ agent: label(a), lo: i.lo, hi: unbounded ? axisEnd : i.hi!, unbounded }];
   });
   const title = field === "tpr"
     ? "Tokens per resolved (prompt + completion tokens)"
@@ -171,19 +203,33 @@ function panel(
         },
       },
     },
-    {
+  );
+  if (bars.length === 0) {
+    layers.push({
       data: { values: points },
-      // With error bars the value sits above its point, off the bar.
-      mark: bars.length > 0
-        ? { type: "text", align: "center", dy: -14, fontSize: 11, color: PALETTE.black }
-        : { type: "text", align: "left", dx: 10, fontSize: 11, color: PALETTE.black },
+      mark: { type: "text", align: "left", dx: 10, fontSize: 11, color: PALETTE.black },
       encoding: {
         y,
         x: { field: "value", type: "quantitative" },
         text: { field: "text", type: "nominal" },
       },
-    },
-  );
+    });
+  }
+  // With error bars the value and its interval sit above the bar, from its lower end (or,
+  // where that would leave the panel, up to its upper end).
+  for (const align of bars.length === 0 ? [] : ["left", "right"] as const) {
+    const values = points.filter((p) => p.text !== null && p.align === align);
+    if (values.length === 0) continue;
+    layers.push({
+      data: { values },
+      mark: { type: "text", align, dy: -14, fontSize: 11, color: PALETTE.black },
+      encoding: {
+        y,
+        x: { field: "anchor", type: "quantitative" },
+        text: { field: "text", type: "nominal" },
+      },
+    });
+  }
   if (missing.length > 0) {
     layers.push({
       data: { values: missing },
@@ -220,19 +266,22 @@ function panel(
  * band runs from the lowest value to lowest × (1 + band): an agent inside it
  * is within the band of the best on that measure, where seed 001 declares no
  * winner on it (diamond: lowest; square: inside the band; circle: outside).
- * An agent that resolved nothing has no TPR or SPR and is named as such.
- * With `intervals`, each agent carries its 95% percentile bootstrap interval
- * (`ratioBootstrap` over its scored episodes) as a bar, the value then
- * printed above the point; an interval unbounded above (more than 2.5% of the
- * resamples resolved nothing) is dashed to the axis end, and the subtitle
- * states, per agent, how many rounds had no resolved episode.
+ * An agent that resolved nothing, or whose scored attempts did not record the
+ * figure, has no TPR or SPR and is named as such (never drawn at 0).
+ * With `uncertainty`, each agent carries its 95% percentile bootstrap interval
+ * (`perResolvedUncertainty`: each round draws the agent's tasks with
+ * replacement, each with all its attempts) as a bar, the value and the
+ * interval printed above the point (`7,767 [3,250, 32,300]`); an interval
+ * unbounded above (more than 2.5% of the resamples resolved nothing) is
+ * dashed to the axis end, and the subtitle states, per agent, how many
+ * rounds had no resolved episode.
  *
  * Seed rule visualised: seed 001, "第四步：效率决胜" (fewer tokens per resolved
  * wins unless the two are within 10%, then seconds per resolved with the same
  * band, else a tie), which applies when the rate intervals overlap.
  *
  * @param agents per-agent summaries (`summarizeAgents`)
- * @param options tie band (default 0.10), title, panel width, intervals (`agentRatioIntervals`)
+ * @param options tie band (default 0.10), title, panel width, uncertainty (`perResolvedUncertainty`)
  * @returns a vega-lite spec with inlined data and fixed sizes
  * @throws {RangeError} when `agents` is empty or `band` is negative or not finite
  * @example
@@ -268,12 +317,12 @@ export function efficiencyPlot(
         formatPercentExact(band)
       } of the lowest value.`,
       "Failed attempts count in the numerators; invalid attempts do not. Lower is better.",
-      ...intervalLines(agents, options.intervals),
+      ...intervalLines(agents, options.uncertainty),
     ]),
     config: baseConfig(),
     hconcat: [
-      panel(agents, "tpr", band, width, true, options.intervals),
-      panel(agents, "spr", band, width, false, options.intervals),
+      panel(agents, "tpr", band, width, true, options.uncertainty),
+      panel(agents, "spr", band, width, false, options.uncertainty),
     ],
     resolve: { scale: { x: "independent" } },
   };
@@ -282,22 +331,25 @@ export function efficiencyPlot(
 /** The subtitle lines that explain the error bars and count the rounds without a ratio. */
 function intervalLines(
   agents: readonly EfficiencyAgent[],
-  intervals: readonly Pick<AgentRatioIntervals, "agent_id" | "tpr" | "spr">[] | undefined,
+  uncertainty: EfficiencyPlotOptions["uncertainty"],
 ): string[] {
+  if (uncertainty === undefined) return [];
   const shown = agents.flatMap((a) => {
-    const entry = intervals?.find((i) => i.agent_id === a.agent_id);
-    const interval = entry?.tpr ?? entry?.spr ?? null;
-    return interval === null ? [] : [{ agent: a, interval }];
+    const entry = uncertainty.agents.find((u) => u.agent_id === a.agent_id);
+    const estimate = [entry?.tokens_per_resolved, entry?.seconds_per_resolved].find((e) =>
+      e !== undefined && e.null_reason === null
+    );
+    return estimate === undefined ? [] : [{ agent: a, estimate }];
   });
   if (shown.length === 0) return [];
-  const { rounds, seed } = shown[0].interval;
-  const empty = shown.filter((s) => s.interval.rounds_without_resolved > 0).map((s) =>
-    `${displayId(s.agent.agent_id)} ${s.interval.rounds_without_resolved} of ${s.interval.rounds}`
+  const { rounds, seed } = uncertainty;
+  const empty = shown.filter((s) => s.estimate.rounds_without_resolved! > 0).map((s) =>
+    `${displayId(s.agent.agent_id)} ${s.estimate.rounds_without_resolved} of ${rounds}`
   );
   return [
-    `Bars: 95% percentile bootstrap interval, resampling each agent's scored episodes (${rounds} ` +
-    `rounds, seed ${seed}); dashed to the axis end: unbounded above.`,
-    "Rounds whose resample resolved nothing (no ratio, counted as unbounded): " +
-    (empty.length === 0 ? "none." : `${empty.join(", ")}.`),
+    "Bars and [brackets]: 95% percentile bootstrap interval; each round redraws the agent's " +
+    `tasks with replacement, each with all its attempts (${rounds} rounds, seed ${seed}).`,
+    "Dashed to the axis end: unbounded above. Rounds whose resample resolved nothing (no ratio, " +
+    `counted as unbounded): ${empty.length === 0 ? "none." : `${empty.join(", ")}.`}`,
   ];
 }

@@ -3,7 +3,7 @@ import { compareAgents } from "../compare_agents.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { efficiencyPlot } from "./efficiency_plot.ts";
 import { nodes, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
-import { agentRatioIntervals } from "../ratio_bootstrap.ts";
+import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";
 
 Deno.test("efficiencyPlot() pins the seed-001 sample's TPR and SPR and their bands", async () => {
   const spec = efficiencyPlot(summarizeAgents(await sampleRows()));
@@ -68,11 +68,17 @@ Deno.test("efficiencyPlot() names an agent without TPR and honours a custom band
   const spec = efficiencyPlot([
     { agent_id: "x", scored: 4, resolved: 0, tpr: null, spr: null },
     { agent_id: "y", scored: 4, resolved: 2, tpr: 200, spr: 5 },
+    // resolved, but a scored attempt did not record its tokens: not drawn, and never at 0
+    { agent_id: "z", scored: 4, resolved: 1, tpr: null, spr: 7 },
   ], { band: 0.25 });
   const missing = rowsWith(spec, "agent", "text").filter((rows) => !("value" in rows[0]));
-  assert.deepEqual(missing[0], [{
+  assert.deepEqual(missing[0], [
+    { agent: "x (0/4)", text: "no tokens per resolved: nothing resolved" },
+    { agent: "z (1/4)", text: "no tokens per resolved: not recorded" },
+  ]);
+  assert.deepEqual(missing[1], [{
     agent: "x (0/4)",
-    text: "no tokens per resolved: nothing resolved",
+    text: "no seconds per resolved: nothing resolved",
   }]);
   // Band 25%: 200 × 1.25 = 250.
   assert.equal(rowsWith(spec, "lo", "hi")[0][0].hi, 250);
@@ -86,10 +92,10 @@ Deno.test("efficiencyPlot() names an agent without TPR and honours a custom band
   });
 });
 
-Deno.test("efficiencyPlot() draws the ratio-bootstrap intervals as error bars", async () => {
+Deno.test("efficiencyPlot() draws the task-cluster intervals as error bars and in brackets", async () => {
   const rows = await sampleRows();
-  const intervals = agentRatioIntervals(rows);
-  const spec = efficiencyPlot(summarizeAgents(rows), { intervals });
+  const uncertainty = perResolvedUncertainty(rows);
+  const spec = efficiencyPlot(summarizeAgents(rows), { uncertainty });
   // Bars: rows with lo, hi and unbounded (the tie band rows have no "unbounded").
   const bars = rowsWith(spec, "agent", "lo", "hi", "unbounded").flat();
   // a's TPR [3250, 32300] and SPR [16, 186] are the exact bootstrap quantiles (all 4^4
@@ -114,12 +120,48 @@ Deno.test("efficiencyPlot() draws the ratio-bootstrap intervals as error bars", 
     (n.mark as { strokeDash?: number[] } | undefined)?.strokeDash !== undefined
   );
   assert.equal(dashed.length, 2); // b's bar in each panel
-  const [a, b] = intervals;
-  assert.match(subtitle(spec), /resampling each agent's scored episodes \(2000 rounds, seed 7\)/);
+  // The value and its interval in numbers, above the bar from its lower end.
+  const labels = nodes(spec).filter((n) => (n.mark as { type?: string })?.type === "text")
+    .flatMap((n) => ((n.data as { values: Record<string, unknown>[] }).values))
+    .filter((l) => "anchor" in l);
+  assert.deepEqual(labels.map((l) => [l.text, l.anchor, l.align]), [
+    ["7,767 [3,250, 32,300]", 3250, "left"],
+    ["3,750 [1,450, unbounded]", 1450, "left"],
+    ["43.0 [16.0, 186]", 16, "left"],
+    ["20.0 [8.50, unbounded]", 8.5, "left"],
+  ]);
+  // A label that would leave the panel on the right ends at its bar's upper end instead.
+  const wide = efficiencyPlot([
+    { agent_id: "p", scored: 4, resolved: 4, tpr: 100, spr: 1 },
+    { agent_id: "q", scored: 4, resolved: 4, tpr: 900, spr: 1 },
+  ], {
+    uncertainty: {
+      rounds: 2000,
+      seed: 7,
+      agents: uncertainty.agents.map((a, i) => ({
+        ...a,
+        agent_id: i === 0 ? "p" : "q",
+        tokens_per_resolved: {
+          ...a.tokens_per_resolved,
+          ...(i === 0 ? { lo: 90, hi: 110 } : { lo: 850, hi: 1000 }),
+          unbounded_above: false,
+        },
+      })),
+    },
+  });
+  const q = nodes(wide).filter((n) => (n.mark as { align?: string })?.align === "right");
+  assert.deepEqual(
+    q.map((n) => (n.data as { values: Record<string, unknown>[] }).values.map((l) => l.anchor)),
+    [[1000]],
+  );
+  assert.match(
+    subtitle(spec),
+    /redraws the agent's tasks with replacement, each with all its attempts \(2000 rounds, seed 7\)/,
+  );
+  // 5 and 137 rounds without a resolved task (analysis/_per_resolved_reference.py)
   assert.ok(
     subtitle(spec).includes(
-      `resolved nothing (no ratio, counted as unbounded): a ${a.tpr!.rounds_without_resolved} ` +
-        `of 2000, b ${b.tpr!.rounds_without_resolved} of 2000.`,
+      "resolved nothing (no ratio, counted as unbounded): a 5 of 2000, b 137 of 2000.",
     ),
     subtitle(spec),
   );

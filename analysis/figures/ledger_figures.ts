@@ -1,10 +1,10 @@
 /**
  * Every figure of a ledger in one call: the analysis results are computed
- * with the project's functions and handed to the builders of this folder.
+ * with the project's functions and handed to the one figure assembly
+ * ({@link assembleFigures}) the report uses too.
  *
  * @module
  */
-import type { TopLevelSpec } from "vega-lite";
 import { episodeTokens, isScored } from "../classify_episode.ts";
 import { censoringSummary } from "../censoring.ts";
 import { comparisonMatrix } from "../compare_agents.ts";
@@ -12,21 +12,11 @@ import { pilotEstimate } from "../pilot_estimate.ts";
 import type { Episode, Plan, PriceTable, SprtParams } from "../schema.ts";
 import { calibrateSprt } from "../sprt/calibrate_sprt.ts";
 import { replaySprt } from "../sprt/replay_sprt.ts";
-import { sprtOperatingCharacteristic } from "../sprt/sprt_operating_characteristic.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
-import { agentEpisodeSamples, agentRatioIntervals } from "../ratio_bootstrap.ts";
-import { paretoFrontierProbability } from "../pareto_frontier.ts";
-import { bootstrapRate } from "../bootstrap_rate.ts";
-import { DEFAULT_BOOTSTRAP } from "../defaults.ts";
-import { costFrontierPlot } from "./cost_frontier_plot.ts";
-import { efficiencyPlot } from "./efficiency_plot.ts";
-import { forestPlot } from "./forest_plot.ts";
-import { pilotProjectionPlot } from "./pilot_projection_plot.ts";
-import { sprtCalibrationPlot } from "./sprt_calibration_plot.ts";
-import { sprtPathPlot } from "./sprt_path_plot.ts";
-import { stopReasonsPlot } from "./stop_reasons_plot.ts";
-import { displayId } from "../untrusted_text.ts";
-import { DEFAULT_TIE_BAND } from "../defaults.ts";
+import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";
+import { rateInterval } from "../rate_interval.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_INTERVAL_METHOD, DEFAULT_TIE_BAND } from "../defaults.ts";
+import { type AssembledFigure, assembleFigures, type NamedFigure } from "./assemble_figures.ts";
 
 /** The pilot projection's inputs (seed 003). */
 export interface LedgerFiguresPilot {
@@ -66,44 +56,31 @@ export interface LedgerFiguresOptions {
   calibration?: LedgerFiguresCalibration | boolean;
 }
 
-/** One figure: a file-name-safe name, the builder that made it, and the spec. */
-export interface NamedFigure {
-  /** File-name-safe, unique within the list (e.g. `forest_plot`, `sprt_path_plot_agent-a`). */
-  name: string;
-  /** The builder function's name. */
-  builder: string;
-  /** The vega-lite spec. */
-  spec: TopLevelSpec;
-}
-
-/** A file-name-safe form of an agent id: characters outside [A-Za-z0-9_.-] become "_". */
-function slug(id: string): string {
-  return id.replace(/[^A-Za-z0-9_.-]/g, "_");
-}
+export type { NamedFigure };
 
 /**
- * Builds every figure a ledger supports, in the issue's order: forest plot
- * (two or more agents), tokens and seconds per resolved, stop reasons, one
- * SPRT path per agent, SPRT calibration, pilot projection, cost frontier.
+ * Builds every figure a ledger supports, through {@link assembleFigures} (the
+ * report's order, file stems, titles and captions): forest plot (two or more
+ * agents), tokens and seconds per resolved, stop reasons, cost frontier, SPRT
+ * calibration, one SPRT path per agent, pilot projection.
  *
- * Inputs to each builder come from the analysis functions, with the plan's
+ * Inputs to the assembly come from the analysis functions, with the plan's
  * settings when a plan is given (else the seeds' defaults):
  * - `summarizeAgents(rows, {priceTable})`;
- * - `comparisonMatrix(agents, {band: plan.tie_band, rounds/seed: plan.bootstrap})`;
- * - with the plan's bootstrap rounds and seed (default 2000, 7), per agent:
- *   `agentRatioIntervals` of tokens and seconds per resolved (error bars of
- *   the efficiency figure) and of cost per resolved in the cost figure's
- *   measure (money with a price table, else tokens), `bootstrapRate` of the resolved
- *   rate, and `paretoFrontierProbability` of the agents that resolved
- *   something (error bars and frontier probabilities of the cost figure);
+ * - `comparisonMatrix(agents, {band: plan.tie_band, rounds/seed: plan.bootstrap,
+ *   method: plan.interval_method})`, and each agent's `rateInterval` rule
+ *   (the vertical bars of the cost figure);
+ * - `perResolvedUncertainty(rows, {rounds/seed: plan.bootstrap, priceTable})`:
+ *   the task-cluster intervals of tokens, seconds and cost per resolved and
+ *   the task-paired frontier probabilities, over every agent;
  * - `censoringSummary(rows, {policy: plan.censoring})`;
  * - `replaySprt(rows, {agentId, params: plan SPRT params, order: plan task order})`;
- * - `sprtOperatingCharacteristic` on a grid over [0, 1] and `calibrateSprt`;
+ * - `calibrateSprt` (its exact curve on a grid over [0, 1]);
  * - `pilotEstimate(spend, {tasks, budget}, {central: "max"})` and `"mean"`.
  *
- * Pure: no I/O, no clock; the Monte Carlo is seeded. Cost: dominated by the
- * bootstrap (one per agent) and, when drawn, the calibration (O(rates ×
- * trials × E[N])).
+ * Pure: no I/O, no clock; the bootstraps and the Monte Carlo are seeded.
+ * Cost: dominated by the bootstraps (O(R × tasks × agents)) and, when drawn,
+ * the calibration (O(rates × trials × E[N])).
  *
  * @param rows ledger rows, errata already applied
  * @param options plan, price table, pilot inputs, SPRT agents, calibration settings
@@ -120,7 +97,7 @@ function slug(id: string): string {
  *     prompt_tokens: 100, completion_tokens: 10 })
  * );
  * const names = ledgerFigures(rows).map((f) => f.name);
- * if (names.join() !== "forest_plot,efficiency_plot,stop_reasons_plot,cost_frontier_plot") {
+ * if (names.join() !== "forest,efficiency,stop_reasons,cost_frontier") {
  *   throw new Error(names.join());
  * }
  * ```
@@ -128,106 +105,68 @@ function slug(id: string): string {
 export function ledgerFigures(
   rows: readonly Episode[],
   options: LedgerFiguresOptions = {},
-): NamedFigure[] {
+): AssembledFigure[] {
   if (rows.length === 0) throw new RangeError("Cannot build figures: the ledger has no rows");
   const { plan, priceTable } = options;
-  const figures: NamedFigure[] = [];
-  const add = (name: string, builder: string, spec: TopLevelSpec) => {
-    let unique = name;
-    for (let k = 2; figures.some((f) => f.name === unique); k++) unique = `${name}_${k}`;
-    figures.push({ name: unique, builder, spec });
-  };
   const agents = summarizeAgents(rows, { priceTable });
   const band = plan?.tie_band ?? DEFAULT_TIE_BAND;
-  if (agents.length >= 2) {
-    const comparisons = comparisonMatrix(agents, {
-      band,
-      rounds: plan?.bootstrap.rounds,
-      seed: plan?.bootstrap.seed,
-    });
-    add("forest_plot", "forestPlot", forestPlot(comparisons));
-  }
+  const method = plan?.interval_method ?? DEFAULT_INTERVAL_METHOD;
   const bootstrap = {
     rounds: plan?.bootstrap.rounds ?? DEFAULT_BOOTSTRAP.rounds,
     seed: plan?.bootstrap.seed ?? DEFAULT_BOOTSTRAP.seed,
   };
-  // Tokens, seconds and money of one agent are resampled with the same indices (same seed).
-  const intervals = agentRatioIntervals(rows, { ...bootstrap, priceTable });
-  add("efficiency_plot", "efficiencyPlot", efficiencyPlot(agents, { band, intervals }));
-  add(
-    "stop_reasons_plot",
-    "stopReasonsPlot",
-    stopReasonsPlot(censoringSummary(rows, { policy: plan?.censoring })),
-  );
+  const comparisons = agents.length >= 2
+    ? comparisonMatrix(agents, { band, method, ...bootstrap })
+    : [];
+  const rateIntervals = agents.flatMap((a) => {
+    const rule = rateInterval(a.resolved, a.scored, { method, ...bootstrap }).rule;
+    return rule === null ? [] : [{ agent_id: a.agent_id, lower: rule.lower, upper: rule.upper }];
+  });
   const sprtParams: Partial<SprtParams> = plan?.stopping.kind === "sprt"
     ? plan.stopping.params
     : {};
   const bySprt = plan?.stopping.kind === "sprt";
   const sprtAgents = options.sprtAgents ?? (bySprt ? agents.map((a) => a.agent_id) : []);
   const order = plan?.tasks.map((t) => t.task_id);
-  for (const agentId of sprtAgents) {
-    const replay = replaySprt(rows, { agentId, params: sprtParams, order });
-    add(`sprt_path_plot_${slug(displayId(agentId))}`, "sprtPathPlot", sprtPathPlot(replay));
-  }
-  const calibration = options.calibration ?? bySprt;
-  if (calibration !== false) {
-    const settings = calibration === true ? {} : calibration;
-    const steps = settings.gridSteps ?? 100;
-    const curve = Array.from(
-      { length: steps + 1 },
-      (_, i) => sprtOperatingCharacteristic(sprtParams, i / steps),
-    );
-    const result = calibrateSprt(sprtParams, {
-      trials: settings.trials,
-      seed: settings.seed,
-      rates: settings.rates,
-    });
-    add("sprt_calibration_plot", "sprtCalibrationPlot", sprtCalibrationPlot(curve, result));
-  }
+  const replays = sprtAgents.map((agentId) =>
+    replaySprt(rows, { agentId, params: sprtParams, order })
+  );
+  const calibrationOption = options.calibration ?? bySprt;
+  const settings = typeof calibrationOption === "object" ? calibrationOption : {};
+  const calibration = calibrationOption === false ? null : calibrateSprt(sprtParams, {
+    trials: settings.trials,
+    seed: settings.seed,
+    rates: settings.rates,
+  });
+  let pilot = null;
   if (options.pilot !== undefined) {
     const { tasks, budget, safety } = options.pilot;
     // rows that did not record their tokens (imported) have no spend to project from
     const spend = options.pilot.spend ??
       rows.filter(isScored).map(episodeTokens).filter((t): t is number => t !== null);
     const target = { tasks, budget };
-    const estimates = [
-      pilotEstimate(spend, target, { safety, central: "max" }),
-      pilotEstimate(spend, target, { safety, central: "mean" }),
-    ];
-    add(
-      "pilot_projection_plot",
-      "pilotProjectionPlot",
-      pilotProjectionPlot(estimates, { pilotSpend: spend }),
-    );
+    pilot = {
+      spend,
+      estimates: [
+        pilotEstimate(spend, target, { safety, central: "max" }),
+        pilotEstimate(spend, target, { safety, central: "mean" }),
+      ],
+    };
   }
-  // The cost figure's measure: money when priced through the frozen table, else tokens.
-  const costed = agentEpisodeSamples(rows, priceTable).flatMap((sample, i) => {
-    const costs = priceTable === undefined ? sample.tokens : sample.cost;
-    const interval = priceTable === undefined ? intervals[i].tpr : intervals[i].cost_per_resolved;
-    return costs === null || interval === null || !sample.resolved.includes(true)
-      ? []
-      : [{ sample, costs, interval }];
+  return assembleFigures({
+    agents,
+    comparisons,
+    censoring: censoringSummary(rows, { policy: plan?.censoring }),
+    band,
+    uncertainty: perResolvedUncertainty(rows, { ...bootstrap, priceTable }),
+    rateIntervals,
+    priceTableId: priceTable?.price_table_id ?? null,
+    sprt: replays.length === 0 && calibration === null ? null : {
+      params: sprtParams,
+      calibration,
+      gridSteps: settings.gridSteps ?? 100,
+      replays,
+    },
+    pilot,
   });
-  const membership = paretoFrontierProbability(
-    costed.map(({ sample, costs }) => ({
-      agent_id: sample.agent_id,
-      costs,
-      resolved: sample.resolved,
-    })),
-    bootstrap,
-  );
-  const uncertainty = {
-    ...bootstrap,
-    agents: costed.map(({ sample, interval }, i) => {
-      const rate = bootstrapRate(interval.resolved, interval.episodes, bootstrap);
-      return {
-        agent_id: sample.agent_id,
-        rate: { lower: rate.lower, upper: rate.upper },
-        cost: interval,
-        frontier: membership.agents[i],
-      };
-    }),
-  };
-  add("cost_frontier_plot", "costFrontierPlot", costFrontierPlot(agents, { uncertainty }));
-  return figures;
 }

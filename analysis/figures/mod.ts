@@ -11,14 +11,17 @@
  * | figure | builder | seed rule |
  * |---|---|---|
  * | 1 | {@linkcode forestPlot}: resolved rate with bootstrap intervals, pairwise overlap matrix | 001: no winner when intervals overlap |
- * | 2 | {@linkcode efficiencyPlot}: tokens and seconds per resolved with the tie band | 001: efficiency tie-break, 10% band |
+ * | 2 | {@linkcode efficiencyPlot}: tokens and seconds per resolved with the tie band and task-cluster intervals | 001: efficiency tie-break, 10% band |
  * | 3 | {@linkcode stopReasonsPlot}: stop reasons, censoring rate, allowed claim | 003: censoring policy |
  * | 4 | {@linkcode sprtPathPlot}: cumulative LLR against the boundaries | 002: Wald SPRT, invalid attempts |
  * | 5 | {@linkcode sprtCalibrationPlot}: exact OC and E[N] with Monte Carlo points | 002: calibration |
  * | 6 | {@linkcode pilotProjectionPlot}: projection against the budget | 003: pilot estimator |
- * | 7 | {@linkcode costFrontierPlot}: cost per resolved against rate, Pareto frontier | 001: cost per resolved |
+ * | 7 | {@linkcode costFrontierPlot}: cost per resolved against rate, Pareto frontier, each agent's share of task-paired resamples on it | 001: cost per resolved |
  *
- * {@linkcode ledgerFigures} builds all that a ledger supports in one call.
+ * {@linkcode assembleFigures} is the one assembly (which figures, their order,
+ * file stems, titles, captions and builder inputs) that the report and
+ * {@linkcode ledgerFigures} both call; `ledgerFigures` builds all that a
+ * ledger supports in one call.
  *
  * @module
  */
@@ -29,5 +32,6 @@ export * from "./sprt_path_plot.ts";
 export * from "./sprt_calibration_plot.ts";
 export * from "./pilot_projection_plot.ts";
 export * from "./cost_frontier_plot.ts";
+export * from "./assemble_figures.ts";
 export * from "./ledger_figures.ts";
 export * from "./judge_calibration_plot.ts";
