@@ -193,7 +193,8 @@ export async function run(args: string[], io: Io): Promise<number> {
       );
       text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
       text += "\n" + standingSection(assessment);
-      text += "\nWhat each may claim (every rate together: invalid, censoring, judge faults, missing):\n";
+      text +=
+        "\nWhat each may claim (every rate together: invalid, censoring, judge faults, missing):\n";
       for (const r of rows) {
         const standing = standings.get(r.agent_id);
         // withheld for censoring or missing tasks: budget adequacy may still be discussed

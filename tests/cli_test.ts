@@ -255,7 +255,10 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
     'errata-0001 (line 1) invalidate_episode "r1/a/t3/1": not resolved -> invalid (verifier_fault)',
   );
   // a: t3 (5100 + 4400 tokens, 56 s) leaves the scored set: 3/3, (23300 - 9500) / 3 = 4600
-  assertMatch(summary.stdout, /^a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m);
+  assertMatch(
+    summary.stdout,
+    /^a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m,
+  );
   assertStringIncludes(summary.stdout, 'agent "a": the bootstrap interval collapsed to a point');
   const json = JSON.parse((await cli("summarize", ledger, "--errata", errata, "--json")).stdout);
   assertEquals(json.errata.applied.length, 1);
@@ -621,8 +624,14 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
     text.stdout,
     /^agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
   );
-  assertMatch(text.stdout, /^a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m);
-  assertMatch(text.stdout, /^b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m);
+  assertMatch(
+    text.stdout,
+    /^a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m,
+  );
+  assertMatch(
+    text.stdout,
+    /^b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m,
+  );
   assertStringIncludes(
     text.stdout,
     'note: agent "a": 3 of 3 scored episodes are censored (rate_limited 3): the resolved rate ' +

@@ -1,6 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { agentJudgeFaults } from "./judge_faults.ts";
 import { agentStandings, assessClaims } from "../agent_standing.ts";
+import { invalidSummary } from "../invalid_attempts.ts";
 import { censoringSummary } from "../censoring.ts";
 import { Episode } from "../schema.ts";
 
@@ -130,6 +131,7 @@ Deno.test("agentStandings(): a judge-fault rate above 10% withholds the agent, 2
     null,
     null,
     agentJudgeFaults(ledger, POLICY),
+    invalidSummary(ledger, POLICY),
   );
   deepEqual(standings.map((s) => [s.agent_id, s.judge_fault_claim, s.claim, s.withheld]), [
     ["edge", "both_labelled", "both_labelled", null],
