@@ -53,9 +53,9 @@ export function judgeCalibrationPlot(
       )
     ),
     row(
-      `swap consistency (${calibration.swap_consistency.consistent}/${calibration.swap_consistency.measured} pairs)`,
+      `swap consistency (${calibration.swap_consistency.consistent}/${calibration.swap_consistency.pairs} pairs)`,
       {
-        items: calibration.swap_consistency.measured,
+        items: calibration.swap_consistency.pairs,
         agreeing: calibration.swap_consistency.consistent,
         rate: calibration.swap_consistency.rate,
         wilson: calibration.swap_consistency.wilson,
