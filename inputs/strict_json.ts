@@ -188,10 +188,16 @@ function countKeyTokens(text: string): number {
   let count = 0;
   for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
     let at = colon - 1;
-    while (at >= 0 && WHITESPACE_CODES.has(text.charCodeAt(at))) at--;
-    if (text.charCodeAt(at) !== QUOTE) continue;
-    let slashes = 0;
-    for (let i = at - 1; text.charCodeAt(i) === BACKSLASH; i--) slashes++;
+    let code = text.charCodeAt(at);
+    // JSON's whitespace: space, LF, CR, tab (RFC 8259 section 2); before offset 0, NaN
+    while (code === 32 || code === 10 || code === 13 || code === 9) code = text.charCodeAt(--at);
+    if (code !== QUOTE) continue;
+    if (text.charCodeAt(at - 1) !== BACKSLASH) {
+      count++;
+      continue;
+    }
+    let slashes = 1;
+    for (let i = at - 2; text.charCodeAt(i) === BACKSLASH; i--) slashes++;
     if (slashes % 2 === 0) count++;
   }
   return count;
@@ -199,8 +205,6 @@ function countKeyTokens(text: string): number {
 
 const QUOTE = 34;
 const BACKSLASH = 92;
-/** JSON's whitespace: space, tab, LF, CR (RFC 8259 section 2). */
-const WHITESPACE_CODES = new Set([32, 9, 10, 13]);
 
 /** Text decoded strictly, or why the bytes are not such text. */
 export type StrictTextResult =

@@ -150,6 +150,7 @@ Deno.test("LedgerWriter moves a torn final line to the sidecar, loudly, and repo
     sha256: sha256(tail),
     sidecar: `${path}.torn.jsonl`,
     episode_id: "r1/a/t2/1",
+    unfinished_batch: false,
   });
   equal(warnings.length, 1);
   match(warnings[0], /ended in a torn line .* episode "r1\/a\/t2\/1".*moved to/);
@@ -304,4 +305,114 @@ Deno.test({
       await new Deno.Command("umount", { args: ["--lazy", fs] }).output();
     }
   },
+});
+
+Deno.test("LedgerWriter.appendAll() writes the same bytes as appends one by one", async () => {
+  await using temp = await tempDir();
+  const one = `${temp.path}/one.jsonl`;
+  const batch = `${temp.path}/batch.jsonl`;
+  const drafts = [draft("t1"), draft("t2", { resolved: false }), draft("t3")];
+  const first = await LedgerWriter.open(one);
+  for (const d of drafts) await first.writer.append(d);
+  await first.writer.close();
+  const second = await LedgerWriter.open(batch);
+  const rows = await second.writer.appendAll(drafts);
+  equal(rows.length, 3);
+  // the chain continues after a batch, as after an append
+  await second.writer.append(draft("t4"));
+  await second.writer.close();
+  const third = await LedgerWriter.open(one, { resume: true });
+  await third.writer.append(draft("t4"));
+  await third.writer.close();
+  deepEqual(await Deno.readFile(batch), await Deno.readFile(one));
+  // the marker is gone once the batch is durable
+  await rejects(Deno.stat(`${batch}.pending`), Deno.errors.NotFound);
+  equal((await loadLedger(batch)).valid_rows, 4);
+});
+
+Deno.test("LedgerWriter.appendAll() checks every row first and writes nothing on a bad one", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const { writer } = await LedgerWriter.open(path);
+  await writer.append(draft("t1"));
+  const before = await Deno.readFile(path);
+  await rejects(
+    writer.appendAll([draft("t2"), draft("t3"), draft("t2")]),
+    /\(row 3 of the batch, nothing written\): duplicate episode "r1\/a\/t2\/1"/,
+  );
+  await rejects(writer.appendAll([draft("t1")]), /row 1 of the batch.*duplicate episode/);
+  await rejects(
+    writer.appendAll([draft("t2"), draft("t3", { status: "invalid", resolved: true })]),
+    /\(row 2 of the batch, nothing written\): field "resolved": must be null/,
+  );
+  deepEqual(await Deno.readFile(path), before);
+  deepEqual(await writer.appendAll([]), []);
+  await writer.appendAll([draft("t2"), draft("t3")]);
+  await writer.close();
+  equal((await loadLedger(path)).valid_rows, 3);
+});
+
+Deno.test("LedgerWriter.open() undoes a batch that a crash left unfinished, bytes kept aside", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.close();
+  const before = await Deno.readFile(path);
+  // What a process killed mid-batch leaves: the marker, and two of three rows on disk.
+  const full = `${temp.path}/full.jsonl`;
+  const other = await LedgerWriter.open(full);
+  await other.writer.appendAll([draft("t1"), draft("t2"), draft("t3"), draft("t4")]);
+  await other.writer.close();
+  const whole = await Deno.readFile(full);
+  const lineEnds = [...whole.keys()].filter((i) => whole[i] === 10);
+  const partial = whole.subarray(before.length, lineEnds[2] + 1 + 40);
+  await Deno.writeFile(path, partial, { append: true });
+  await Deno.writeTextFile(
+    `${path}.pending`,
+    JSON.stringify({ ledger: path, offset: before.length, rows: 3 }) + "\n",
+  );
+  const warnings: string[] = [];
+  const resumed = await LedgerWriter.open(path, {
+    resume: true,
+    now: () => new Date("2026-11-07T00:00:00Z"),
+    warn: (m) => warnings.push(m),
+  });
+  deepEqual(resumed.torn, {
+    offset: before.length,
+    length: partial.length,
+    sha256: sha256(partial),
+    sidecar: `${path}.torn.jsonl`,
+    episode_id: null,
+    unfinished_batch: true,
+  });
+  equal(resumed.existing, 1);
+  match(warnings[0], /holds a batch whose write never completed .* cut back to where the batch/);
+  deepEqual(await Deno.readFile(path), before);
+  await rejects(Deno.stat(`${path}.pending`), Deno.errors.NotFound);
+  const sidecar = JSON.parse(await Deno.readTextFile(`${path}.torn.jsonl`));
+  deepEqual([sidecar.unfinished_batch, sidecar.text], [true, new TextDecoder().decode(partial)]);
+  // The import can run again: its rows are not in the ledger.
+  await resumed.writer.appendAll([draft("t2"), draft("t3"), draft("t4")]);
+  await resumed.writer.close();
+  deepEqual(await Deno.readFile(path), whole.subarray(0, whole.length));
+});
+
+Deno.test("LedgerWriter.open() drops the marker of a batch that wrote nothing, and refuses a bad one", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.close();
+  const size = (await Deno.stat(path)).size;
+  await Deno.writeTextFile(`${path}.pending`, JSON.stringify({ offset: size }) + "\n");
+  const resumed = await LedgerWriter.open(path, { resume: true, warn: () => {} });
+  equal(resumed.torn, null);
+  await resumed.writer.close();
+  await rejects(Deno.stat(`${path}.pending`), Deno.errors.NotFound);
+  await Deno.writeTextFile(`${path}.pending`, JSON.stringify({ offset: size + 10 }) + "\n");
+  await rejects(
+    LedgerWriter.open(path, { resume: true }),
+    /records an unfinished batch at offset \d+, but the ledger holds \d+ bytes/,
+  );
 });

@@ -88,6 +88,8 @@ export interface ImportOutcome {
  *   rows name, with a warning that missing tasks cannot then be known;
  *   attempts per task the largest any source declares; merged into a task
  *   list already at the path (its tasks first, attempts per task equal);
+ * - the rows are appended as one batch (`LedgerWriter.appendAll`): all of
+ *   them or, after a failed write or a crash, none;
  * - the ledger's lock is held throughout (one writer per ledger).
  *
  * @param options the ledger, sources, task list path, given tasks, price table id
@@ -119,7 +121,8 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
     );
     refuseDuplicates(drafts, known, options.ledger);
     const taskList = await writeTaskList(options, warn);
-    for (const draft of drafts) await writer.append(draft);
+    // one batch: every row checked first, one fsync, whole or nothing (ledger_writer.ts)
+    await writer.appendAll(drafts);
     return {
       ledger: options.ledger,
       existing_rows: existing,
