@@ -139,7 +139,7 @@ Deno.test("dejaVuTextWidth() never exceeds the width the figures lay their label
     example.figures.filter((f) => f.builder === "costFrontierPlot").flatMap((f) => textsOf(f.spec))
   );
   assert.ok(labels.includes("agent-beta: 56.0% at 0.033 USD"), labels.join("; "));
-  assert.ok(labels.includes("on the frontier in 98% of rounds"), labels.join("; "));
+  assert.ok(labels.includes("on the frontier in 98% of task resamples"), labels.join("; "));
   for (const text of [...labels, "Zz: 100.0% at 1,234,567 tokens", "\u2212WM%", ""]) {
     const exact = dejaVuTextWidth(text, 11);
     const estimate = textWidth(text, 11);
