@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { z } from "zod";
+import { sha256Stream } from "../analysis/sha256_hex.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { parseJsonObject } from "./strict_json.ts";
 import { schemaProblem } from "./schema_problems.ts";
@@ -42,7 +42,7 @@ export async function scanJsonl(
   chunks: AsyncIterable<Uint8Array>,
   visit: (bytes: Uint8Array, line: number, text: string | undefined) => void,
 ): Promise<ScanSummary> {
-  const hash = createHash("sha256");
+  const hash = sha256Stream();
   let carry: Uint8Array | null = null;
   let line = 0;
   for await (const chunk of chunks) {
@@ -68,7 +68,7 @@ export async function scanJsonl(
     }
   }
   if (carry !== null) visit(carry, ++line, undefined);
-  return { sha256: hash.digest("hex"), lines: line };
+  return { sha256: hash.hex(), lines: line };
 }
 
 /** Decodes without consuming a byte-order mark, so that {@link parseLine} sees and refuses it. */

@@ -8,14 +8,46 @@
 import { Episode } from "../analysis/schema.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
-import { fastEpisode } from "../analysis/_fast_episode.ts";
-import { parseLine, scanJsonl } from "./jsonl.ts";
+import { parseLine, type ParseLineOptions, scanJsonl } from "./jsonl.ts";
 import { openInput } from "./input_file.ts";
 import { StringSet } from "./_string_set.ts";
 import { type LineDigester, lineDigester } from "./_line_digester.ts";
 
-/** Common rows skip zod (same result, see `_fast_episode.ts`); zod decides the rest. */
-const FAST = { fast: fastEpisode };
+/**
+ * Lines from which a ledger is read through the fast path (`_fast_episode.ts`:
+ * common rows skip zod, same result; zod decides the rest). Deriving it
+ * costs about 5 ms, zod about 10 µs a row, so a smaller ledger (seed 001's
+ * sample: 8 rows) is read by zod alone, and the command starts sooner.
+ */
+const FAST_PATH_MIN_LINES = 512;
+/** A first chunk this large is followed by more: the fast path pays off. */
+const FAST_PATH_MIN_BYTES = 1 << 16;
+
+/**
+ * `chunks`, unchanged, after loading the fast path into `options` when the
+ * first chunk shows a ledger of at least {@link FAST_PATH_MIN_LINES} lines
+ * (or of {@link FAST_PATH_MIN_BYTES} bytes and more to come). Only the speed
+ * depends on the choice, never a result or a message.
+ */
+async function* withFastPath(
+  chunks: AsyncIterable<Uint8Array>,
+  options: ParseLineOptions<Episode>,
+): AsyncGenerator<Uint8Array> {
+  let first = true;
+  for await (const chunk of chunks) {
+    if (first) {
+      first = false;
+      let lines = 0;
+      for (let at = chunk.indexOf(10); at !== -1 && lines < FAST_PATH_MIN_LINES; lines++) {
+        at = chunk.indexOf(10, at + 1);
+      }
+      if (lines >= FAST_PATH_MIN_LINES || chunk.length >= FAST_PATH_MIN_BYTES) {
+        options.fast = (await import("../analysis/_fast_episode.ts")).fastEpisode;
+      }
+    }
+    yield chunk;
+  }
+}
 
 /** Options for {@link scanLedger}. */
 export interface ScanLedgerOptions {
@@ -77,7 +109,9 @@ export function lineSha256(bytes: Uint8Array): string {
  * Reads a ledger stream one row at a time, calling `visit` for each valid row
  * in file order; memory stays O(number of episode ids).
  *
- * Checks per line: JSON syntax, the {@link Episode} schema, duplicate
+ * Checks per line: JSON syntax, the {@link Episode} schema (through the
+ * fast path of `_fast_episode.ts` from {@link FAST_PATH_MIN_LINES} lines on,
+ * the same result), duplicate
  * `episode_id`, and the hash chain (`prev_sha256` = SHA-256 of the previous
  * line's bytes; null on the first row; a ledger whose first row lacks the
  * field is unchained and no later row may carry it). The line digests come
@@ -104,15 +138,19 @@ export async function scanLedger(
     if (!options.lenient) throw new LedgerError([problem]);
     problems.push(problem);
   };
-  /** Holds the SHA-256 of the line before the current one. */
-  const previous = lineDigester();
-  const summary = await scanJsonl(chunks, (bytes, line, text) => {
-    const result = parseLine(Episode, { bytes, file, line, text }, FAST);
-    if (line === 1 && result.ok) chained = "prev_sha256" in result.raw;
+  /** Holds the SHA-256 of the line before the current one; made once line 1 says "chained". */
+  let previous: LineDigester | null = null;
+  const fast: ParseLineOptions<Episode> = {};
+  const summary = await scanJsonl(withFastPath(chunks, fast), (bytes, line, text) => {
+    const result = parseLine(Episode, { bytes, file, line, text }, fast);
+    if (line === 1 && result.ok) {
+      chained = "prev_sha256" in result.raw;
+      if (chained) previous = lineDigester();
+    }
     const chainProblem = result.ok
       ? checkChain(result.value.prev_sha256, { chained, line, previous })
       : null;
-    if (chained) previous.digest(bytes);
+    if (chained) previous!.digest(bytes);
     if (!result.ok) return report(result.problem);
     const row = result.value;
     if (chainProblem !== null) {
@@ -150,8 +188,8 @@ export async function scanLedger(
 interface ChainPosition {
   chained: boolean;
   line: number;
-  /** Holds the SHA-256 of line `line - 1` (nothing on line 1). */
-  previous: LineDigester;
+  /** Holds the SHA-256 of line `line - 1` (nothing on line 1); null in an unchained ledger. */
+  previous: LineDigester | null;
 }
 
 function checkChain(actual: string | null | undefined, at: ChainPosition): string | null {
@@ -160,8 +198,8 @@ function checkChain(actual: string | null | undefined, at: ChainPosition): strin
   }
   if (actual === undefined) return "missing in a hash-chained ledger";
   if (at.line === 1) return actual === null ? null : "must be null on the first row";
-  if (actual === null || !at.previous.matches(actual)) {
-    return `expected "${at.previous.hex()}" (SHA-256 of line ${at.line - 1}), found ${
+  if (actual === null || !at.previous!.matches(actual)) {
+    return `expected "${at.previous!.hex()}" (SHA-256 of line ${at.line - 1}), found ${
       JSON.stringify(actual)
     }`;
   }
