@@ -30,9 +30,19 @@ import {
   pick,
 } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { fixed, integer, percent, percentInterval, plural, renderTable } from "../report/format.ts";
+import {
+  AGENT_REPORTED,
+  fixed,
+  integer,
+  NOT_RECORDED,
+  percent,
+  percentInterval,
+  plural,
+  renderTable,
+  tokensText,
+} from "../report/format.ts";
 import type { CensoringPolicy, Plan, PriceTable, StopReason } from "../analysis/schema.ts";
-import { denominatorRecord } from "../analysis/agent_standing.ts";
+import { type AgentStanding, denominatorRecord } from "../analysis/agent_standing.ts";
 import {
   assessLoaded,
   standingSection,
@@ -50,7 +60,7 @@ import { displayId } from "../analysis/untrusted_text.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { CLAIM_SHORT_WORDS } from "../report/standing_words.ts";
+import { CLAIM_SHORT_WORDS, claimLabel } from "../report/standing_words.ts";
 
 /** `--rounds`: the plan's `bootstrap.rounds` range. */
 const ROUNDS = { name: "rounds", range: BOOTSTRAP_ROUNDS_RANGE };
@@ -214,6 +224,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     denominator: denominatorRecord(assessment),
     coverage: assessment.coverage,
     standings: assessment.standings,
+    invalid: assessment.invalid,
+    pooled: assessment.pooled,
     // Only with judged rows (issue 14): a ledger without them keeps its bytes. Each agent's
     // judge-fault rate and the claim it allows (issue 21) beside the judge's figures.
     ...(loaded.judge === null
@@ -237,14 +249,14 @@ export async function run(args: string[], io: Io): Promise<number> {
           `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n`;
       }
       text += "\n";
-      text += agentTable(agents);
+      text += agentTable(agents, assessment.standings);
       text += "\n" + perResolvedTable(perResolved);
       if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
       if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
       text += "\n" + standingSection(assessment);
       if (loaded.judge !== null) {
         text += "\n" + judgeSection(loaded.judge, loaded.left_out);
-        text += judgeFaultSection(assessment.judge_faults, assessment.censoring.policy);
+        text += judgeFaultSection(assessment.judge_faults, assessment.judge_fault_policy);
       }
       text += notes(agents);
       text += describeProblems(loaded.problems);
@@ -254,7 +266,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   return finish(io, loaded);
 }
 
-function agentTable(agents: SummarizedAgent[]): string {
+/**
+ * The per-agent table; its last column is the claim each agent may carry
+ * (`claimLabel`), so a withheld agent's rate and interval are marked where
+ * they are printed (issue 23).
+ */
+function agentTable(agents: SummarizedAgent[], standings: readonly AgentStanding[]): string {
+  const claims = new Map(standings.map((s) => [s.agent_id, claimLabel(s)]));
   return renderTable(
     [
       { header: "agent", id: true },
@@ -267,6 +285,7 @@ function agentTable(agents: SummarizedAgent[]): string {
       { header: "tokens", align: "right" },
       { header: "TPR", align: "right" },
       { header: "SPR (s)", align: "right" },
+      { header: "claim" },
     ],
     agents.map((a) => [
       a.agent_id,
@@ -276,9 +295,12 @@ function agentTable(agents: SummarizedAgent[]): string {
       percent(a.resolved_rate),
       a.interval === null ? "-" : percentInterval([a.interval.lower, a.interval.upper]),
       String(a.censored),
-      a.tokens === null ? NOT_RECORDED : integer(a.tokens),
-      a.tokens === null ? NOT_RECORDED : fixed(a.tpr),
-      a.wall_seconds === null ? NOT_RECORDED : fixed(a.spr),
+      tokensText(a),
+      a.tokens === null
+        ? tokensText(a)
+        : fixed(a.tpr) + (a.tpr !== null && a.agent_reported_token_rows > 0 ? AGENT_REPORTED : ""),
+      a.wall_seconds === null ? a.rows_without_wall > 0 ? NOT_RECORDED : "-" : fixed(a.spr),
+      claims.get(a.agent_id) ?? "-",
     ]),
   );
 }
@@ -431,7 +453,7 @@ function judgeFaultSection(
   policy: CensoringPolicy,
 ): string {
   if (rows.length === 0) return "";
-  return `judge faults per agent (issue 21: held to the censoring thresholds, headline under ${
+  return `judge faults per agent (issue 21: held to the plan's judge_fault_policy, else its censoring thresholds: headline under ${
     formatPercentExact(policy.headline_max)
   }, both labelled up to ${
     formatPercentExact(policy.labelled_max)
@@ -457,9 +479,6 @@ function judgeFaultSection(
       ]),
     );
 }
-
-/** A figure the rows did not record (issue 11), never shown as 0. */
-const NOT_RECORDED = "not recorded";
 
 function notes(agents: SummarizedAgent[]): string {
   let text = "";

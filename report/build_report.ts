@@ -13,14 +13,9 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
 import { pairedComparison } from "../analysis/paired_comparison.ts";
 import { pairwisePValues } from "../analysis/pairwise_p_values.ts";
-import { applyErrata } from "../analysis/errata.ts";
+import { ledgerView } from "../analysis/ledger_view.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import {
-  CensoringPolicy,
-  type Episode,
-  InvalidReason,
-  type PriceTable,
-} from "../analysis/schema.ts";
+import { CensoringPolicy, type Episode, type PriceTable } from "../analysis/schema.ts";
 import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
 import { sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
@@ -43,8 +38,8 @@ import {
 } from "./_claims.ts";
 import { verificationModes } from "../analysis/verification_modes.ts";
 import { withheldPairWords, withheldWords } from "./standing_words.ts";
-import { assessClaims, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
-import { judgeFigures, judgeLeftOut } from "../analysis/judge/judge_rows.ts";
+import { assessView, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
+import { judgeFigures } from "../analysis/judge/judge_rows.ts";
 import { judgeClaim, judgeFaultClaim, reportJudge } from "./_judge.ts";
 import { toMarkdown } from "./_document.ts";
 import { CALIBRATION_GRID_STEPS, figureSpecs } from "./_figures.ts";
@@ -52,7 +47,6 @@ import { reportDocument } from "./_report_document.ts";
 import { episodesToInspect } from "./episodes_to_inspect.ts";
 import {
   type AgentInterval,
-  type InvalidRow,
   type ParameterSource,
   type Report,
   REPORT_DEFAULTS,
@@ -99,27 +93,6 @@ function checkPriceTable(rows: readonly Episode[], table: ReportConfig<PriceTabl
         `name: episode "${other.episode_id}" names "${other.price_table_id}"`,
     }]);
   }
-}
-
-function invalidRow(agentId: string, rows: Iterable<Episode>): InvalidRow {
-  const reasons = {} as Record<InvalidReason, number>;
-  for (const reason of InvalidReason.options) reasons[reason] = 0;
-  let attempts = 0;
-  let invalid = 0;
-  for (const row of rows) {
-    attempts++;
-    if (row.status === "invalid" && row.invalid_reason !== null) {
-      invalid++;
-      reasons[row.invalid_reason]++;
-    }
-  }
-  return {
-    agent_id: agentId,
-    attempts,
-    invalid,
-    invalid_rate: attempts === 0 ? null : invalid / attempts,
-    reasons,
-  };
 }
 
 function agentInterval(
@@ -255,14 +228,17 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   const tableRef = inputs.priceTable ?? null;
   const taskListRef = inputs.taskList ?? null;
 
-  // Errata on top of the ledger, never rewriting it (seed 000).
-  const application = errata === null ? null : applyErrata(ledger.rows, errata);
-  const corrected = application === null ? ledger.rows : application.rows;
+  // The one view of the rows (analysis/ledger_view.ts, the commands' and the notebooks' too):
+  // errata on top of the ledger, never rewriting it (seed 000); the rows of an uncalibrated judge
+  // recorded but left out of every figure (issue 14, seed 000); the judge's own figures over
+  // every corrected row.
+  const view = ledgerView(ledger.rows, errata);
+  const application = view.errata;
+  const corrected = view.corrected;
   if (tableRef !== null) checkPriceTable(corrected, tableRef);
-  // The rows of an uncalibrated judge are recorded but left out of every figure (issue 14, seed
-  // 000); the judge's own figures are over every corrected row.
-  const { counted: rows, leftOut } = judgeLeftOut(corrected);
-  const judgeRecordFigures = judgeFigures(corrected);
+  const rows = view.rows;
+  const leftOut = view.left_out;
+  const judgeRecordFigures = view.judge ?? judgeFigures([]);
 
   // Parameters: the plan's pre-registered values, else seed 001/003 defaults.
   const source: ParameterSource = plan === null ? "default" : "plan";
@@ -281,14 +257,11 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   // each agent's standing decides what it may claim; tasks left out of formal scores are not in
   // the denominator. The corrected rows, all of them, are validated again to state what the
   // errata changed.
-  const assessment = assessClaims({
-    recorded: ledger,
-    rows,
+  const assessment = assessView(view, ledger, {
     plan,
     taskList: taskListRef?.value ?? null,
     policy,
     maxFindingsPerCode: maxFindings,
-    leftOut,
   });
   const validation = assessment.validation;
   const judge = reportJudge(judgeRecordFigures, leftOut, plan, assessment.judge_faults);
@@ -313,16 +286,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     used: usedCoverage[i],
     wilson: wilsonCoverage[i],
   }));
-  const byAgent = new Map<string, Episode[]>();
-  for (const row of rows) {
-    const list = byAgent.get(row.agent_id);
-    if (list === undefined) byAgent.set(row.agent_id, [row]);
-    else list.push(row);
-  }
-  const invalid = {
-    agents: agents.map((a) => invalidRow(a.agent_id, byAgent.get(a.agent_id) ?? [])),
-    overall: invalidRow("*", rows),
-  };
+  const invalid = assessment.invalid;
   const censoring = assessment.censoring;
   const comparisons = agents.length >= 2
     ? comparisonMatrix(agents, { band, rounds, seed, method })
@@ -391,26 +355,33 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       text: "The ledger holds no rows: nothing to report",
     });
   } else {
-    claims.push(censoringClaim(censoring.overall, { ...policy, source: policySource }));
+    claims.push(
+      censoringClaim(censoring.overall, { ...policy, source: policySource }, assessment.pooled),
+    );
   }
   agents.forEach((agent, i) => {
     const row = censoringRows.get(agent.agent_id)!;
-    claims.push(censoringClaim(row, { ...policy, source: policySource }));
+    claims.push(
+      censoringClaim(row, { ...policy, source: policySource }, standings.get(agent.agent_id)!),
+    );
     claims.push(agentClaim(agent, {
       interval: intervals[i],
       row,
       claim: standings.get(agent.agent_id)!.claim,
       withheld: withheld.get(agent.agent_id) ?? null,
       judgeFaults: assessment.judge_faults.find((r) => r.agent_id === agent.agent_id) ?? null,
+      invalid: invalid.agents.find((r) => r.agent_id === agent.agent_id) ?? null,
     }));
   });
-  for (const row of invalid.agents) claims.push(invalidClaim(row));
+  for (const row of invalid.agents) claims.push(invalidClaim(row, invalid.policy));
   if (assessment.coverage !== null) {
     for (const row of assessment.coverage) claims.push(coverageClaim(row, assessment));
   }
   if (judge !== null) {
     claims.push(judgeClaim(judge));
-    for (const row of judge.judge_faults) claims.push(judgeFaultClaim(row, policy));
+    for (const row of judge.judge_faults) {
+      claims.push(judgeFaultClaim(row, assessment.judge_fault_policy));
+    }
   }
   for (const c of comparisons) {
     const claim = comparisonClaim(c, { withheld, labelled });
@@ -526,6 +497,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     denominator: denominatorRecord(assessment),
     coverage: assessment.coverage,
     standings: assessment.standings,
+    pooled: assessment.pooled,
     comparisons,
     paired_tests: pairedTests,
     sprt,

@@ -175,7 +175,7 @@ Deno.test("buildReport() withholds an agent's numbers above the censoring policy
   equal(notes.a, "headline score 50.0% over all tasks");
   equal(notes.b, "scores not stated (censoring > 10%)");
   equal(notes.c, "score 50.0% over all tasks (lower bound), 52.6% over completed only");
-  ok(report.markdown.includes("| b | 20 | 0 | 20 | 10 | budget adequacy only | not stated |"));
+  ok(report.markdown.includes("| b | 20 | 0 | 20 | 10 | withheld (censoring) | not stated |"));
 });
 
 Deno.test("buildReport(): a task without a row withholds only the agent lacking it (issue 11)", () => {
@@ -436,8 +436,17 @@ Deno.test("buildReport() on the shipped example agrees with a plain count of its
       agent.claim,
       rate < 0.02 ? "headline" : rate <= 0.1 ? "both_labelled" : "budget_adequacy_only",
     );
+    // Issue 23: the invalid rate (every reason but judge_fault, over every attempt) too.
+    const attempts = raw.filter((r) => r.agent_id === agent.agent_id);
+    const invalid = attempts.filter((r) =>
+      r.status === "invalid" && r.invalid_reason !== "judge_fault"
+    ).length;
     const stated = claim(report, `agent:${agent.agent_id}`).stated;
-    equal(stated, agent.claim !== "budget_adequacy_only", agent.agent_id);
+    equal(
+      stated,
+      agent.claim !== "budget_adequacy_only" && invalid / attempts.length <= 0.1,
+      agent.agent_id,
+    );
   }
   ok(report.summary.citable, "the ledger as recorded matches its plan");
   equal(report.summary.errata?.applied.length, 2);

@@ -12,7 +12,11 @@ import type { TopLevelSpec } from "vega-lite";
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
 import type { CoverageProfile } from "../analysis/interval_coverage.ts";
 import type { CoverageWarning, IntervalMethod } from "../analysis/rate_interval.ts";
-import type { AgentStanding, DenominatorRecord } from "../analysis/agent_standing.ts";
+import type {
+  AgentStanding,
+  DenominatorRecord,
+  PooledStanding,
+} from "../analysis/agent_standing.ts";
 import type { CensoringSummary } from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
@@ -20,11 +24,11 @@ import type { PairwisePValues } from "../analysis/pairwise_p_values.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { VerificationModes } from "../analysis/verification_modes.ts";
+import type { InvalidSummary } from "../analysis/invalid_attempts.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import type { LedgerWithLines } from "../inputs/ledger.ts";
 import type {
   CensoringPolicy,
-  InvalidReason,
   JudgeConfig,
   Plan,
   PriceTable,
@@ -118,18 +122,6 @@ export interface AgentIntervalCoverage {
   /** The coverage of the interval of the plan's method, which the verdicts use. */
   used: CoverageProfile;
   wilson: CoverageProfile;
-}
-
-/** Invalid attempts of one agent (or `"*"`: the whole run), by reason. */
-export interface InvalidRow {
-  agent_id: string;
-  /** Every attempt, scored or invalid. */
-  attempts: number;
-  invalid: number;
-  /** invalid / attempts; null without attempts. */
-  invalid_rate: number | null;
-  /** Invalid attempts per reason, every reason present (zero included), in schema order. */
-  reasons: Record<InvalidReason, number>;
 }
 
 /**
@@ -263,7 +255,8 @@ export interface ReportSummary {
    * (issue 23).
    */
   per_resolved: PerResolvedUncertainty;
-  invalid: { agents: InvalidRow[]; overall: InvalidRow };
+  /** Invalid attempts per agent and reason, their rates and claims (`invalidSummary`, issue 23). */
+  invalid: InvalidSummary;
   /** Every failed and invalid episode after errata, in ledger order (`ledgerbench show` opens each). */
   episodes_to_inspect: EpisodeToInspect[];
   censoring: CensoringSummary;
@@ -273,6 +266,8 @@ export interface ReportSummary {
   coverage: AgentCoverage[] | null;
   /** What each agent may claim (`assessClaims`, the same call every command makes). */
   standings: AgentStanding[];
+  /** What the whole run pooled may claim: never more than its weakest agent (issue 23). */
+  pooled: PooledStanding;
   comparisons: Comparison[];
   /**
    * The exact McNemar test of each pair on the tasks both attempted, and its

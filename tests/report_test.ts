@@ -86,7 +86,7 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
       const first = await ledgerbench(work, ...REPORT_ARGS, "--out", "one");
       equal(first.code, 0, first.stderr);
       equal(first.stderr, "");
-      match(first.stdout, /^Wrote one: summary\.json, report\.md, report\.html and 8 figures/);
+      match(first.stdout, /^Wrote one: summary\.json, report\.md, report\.html and 7 figures/);
       const second = await ledgerbench(work, ...REPORT_ARGS, "--out", "two");
       equal(second.code, 0, second.stderr);
       const files = await listFiles(`${work}/one`);
@@ -124,7 +124,7 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
       const run = await ledgerbench(work, "verify-report", "one");
       equal(run.code, 0, run.stdout + run.stderr);
       match(run.stdout, /ledger: inputs\/synthetic_ledger\.jsonl \(SHA-256 matches\)/);
-      match(run.stdout, /OK: one matches its inputs: 19 files identical/);
+      match(run.stdout, /OK: one matches its inputs: 17 files identical/);
       // From elsewhere, --base resolves the recorded relative paths.
       const elsewhere = await ledgerbench(ROOT, "verify-report", `${work}/one`, "--base", work);
       equal(elsewhere.code, 0, elsewhere.stdout + elsewhere.stderr);

@@ -5,7 +5,12 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { CensoringClaim, CensoringRow, CensoringSummary } from "../censoring.ts";
+import {
+  type CensoringClaim,
+  censoringClaim,
+  type CensoringRow,
+  type CensoringSummary,
+} from "../censoring.ts";
 import { type CensoringPolicy, StopReason } from "../schema.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
@@ -172,7 +177,11 @@ export function stopReasonsPlot(
     ? "Whole run: nothing scored."
     : `Whole run: ${overall.censored} of ${overall.scored} scored episodes censored (${
       percent(overall.censoring_rate)
-    }): ${CLAIM_TEXT[overall.claim]}.`;
+    })${
+      overall.claim === censoringClaim(overall.censoring_rate, policy)
+        ? ""
+        : ", pooled, so never more than its weakest agent"
+    }: ${CLAIM_TEXT[overall.claim]}.`;
   const y = { field: "agent", type: "nominal", sort: labels } as const;
   return {
     $schema: VEGA_LITE_SCHEMA,

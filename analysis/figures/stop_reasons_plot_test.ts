@@ -59,7 +59,7 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
   // Whole run: 4 censored of 120 scored = 3.3%: both labelled.
   assert.match(
     subtitle(spec),
-    /Whole run: 4 of 120 scored episodes censored \(3\.3%\): both scores, labelled\./,
+    /Whole run: 4 of 120 scored episodes censored \(3\.3%\), pooled, so never more than its weakest agent: budget adequacy only\./,
   );
   assert.match(subtitle(spec), /under 2% censored, headline; 2% to 10%, both scores labelled/);
 });
