@@ -67,3 +67,71 @@ export function peakRssKib(): number | null {
     return null;
   }
 }
+
+/** CPU time (user + system) of this process's waited-for children in ms (`/proc/self/stat`), or null. */
+export function childrenCpuMs(): number | null {
+  try {
+    const stat = Deno.readTextFileSync("/proc/self/stat");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // cutime and cstime are fields 16 and 17 of stat; counted from the state field (3): 13, 14
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Wall and CPU milliseconds of one child process. */
+export interface ChildTiming {
+  ms: number;
+  /** The child's CPU time (user + system, 10 ms clock ticks), or null off Linux. */
+  cpu_ms: number | null;
+}
+
+/**
+ * Runs `command args...` from `cwd` to its end and times it: wall time from
+ * spawn to exit, and the CPU time it accrued (see {@link childrenCpuMs}).
+ *
+ * @throws {Error} unless it exits 0 (with the start of its stderr)
+ */
+export async function timeChild(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<ChildTiming> {
+  const cpuBefore = childrenCpuMs();
+  const start = performance.now();
+  const output = await new Deno.Command(command, {
+    args: [...args],
+    cwd,
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const ms = performance.now() - start;
+  const cpuAfter = childrenCpuMs();
+  if (output.code !== 0) {
+    const stderr = new TextDecoder().decode(output.stderr).slice(0, 2000);
+    throw new Error(`"${command} ${args.join(" ")}" exited ${output.code}: ${stderr}`);
+  }
+  return { ms, cpu_ms: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+}
+
+/** The median of a non-empty list. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * The median wall time and the mean CPU time of a list of timings (the
+ * mean: a 10 ms clock tick distorts it less than a median of single runs).
+ */
+export function summarizeTimings(timings: ChildTiming[]): ChildTiming {
+  const cpu = timings.map((t) => t.cpu_ms);
+  const known = cpu.filter((c): c is number => c !== null);
+  return {
+    ms: median(timings.map((t) => t.ms)),
+    cpu_ms: known.length < cpu.length ? null : known.reduce((a, b) => a + b, 0) / known.length,
+  };
+}

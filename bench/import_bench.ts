@@ -53,11 +53,12 @@ interface WorkerResult {
 }
 
 /** The column map of the generated table (the issue's run table plus tokens, time and cost). */
-const TABLE_MAP = "agent_id=model,task_id=instance_id,resolved=resolved,model_calls=turns," +
+export const TABLE_MAP = "agent_id=model,task_id=instance_id,resolved=resolved,model_calls=turns," +
   "prompt_tokens=input_tokens,completion_tokens=output_tokens,wall_seconds=duration_s," +
   "cost_usd=cost,notes=notes";
 
-const TABLE_MODELS = 14;
+/** Agents of the generated table: the SWE-Bench Pro run table's 14 models. */
+export const TABLE_MODELS = 14;
 const SELF = new URL(import.meta.url).pathname;
 const ROOT = new URL("..", import.meta.url).pathname;
 const INSPECT_MODULE = new URL("../inputs/import/inspect.ts", import.meta.url);
@@ -70,7 +71,7 @@ interface InspectModule {
 }
 
 /** Writes `parts()` to `path` in pieces of about 1 MB; returns the bytes written. */
-async function writeInPieces(path: string, parts: Iterable<string>): Promise<number> {
+export async function writeInPieces(path: string, parts: Iterable<string>): Promise<number> {
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
   let bytes = 0;
@@ -272,7 +273,7 @@ function withZip64End(zip: Uint8Array, count: number): Uint8Array {
  * resolved, turns) plus tokens, duration and cost; every 20th row has a
  * quoted note holding a comma and a doubled quote.
  */
-function* tableParts(rows: number): Generator<string> {
+export function* tableParts(rows: number): Generator<string> {
   yield "model,instance_id,resolved,turns,input_tokens,output_tokens,duration_s,cost,notes\n";
   for (let i = 0; i < rows; i++) {
     const task = `repo__repo-${Math.floor(i / TABLE_MODELS)}`;

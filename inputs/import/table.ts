@@ -13,8 +13,8 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { LedgerError, type LedgerProblem } from "../../analysis/ledger_error.ts";
+import { sha256Stream } from "../../analysis/sha256_hex.ts";
 import {
   InvalidReason,
   type Provenance,
@@ -718,7 +718,7 @@ async function readDelimited(
   delimiter: "," | "\t",
   builder: RowBuilder,
 ): Promise<string> {
-  const hash = createHash("sha256");
+  const hash = sha256Stream();
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const scanner = new CsvScanner(delimiter);
   let indexes: number[] | null = null;
@@ -763,7 +763,7 @@ async function readDelimited(
   if (bytes === 0) {
     builder.fail(0, "", "the file is empty: a table needs a header row", "empty_file");
   }
-  return hash.digest("hex");
+  return hash.hex();
 }
 
 /** The decoded text of `chunk`, or null when it is not UTF-8 or holds a NUL (UTF-16?). */

@@ -1,0 +1,107 @@
+/**
+ * Benchmark: `ledgerbench import table` end to end through the CLI (issue
+ * 23, item 8: the 9,729-row SWE-Bench Pro run table took 12–34 s, one
+ * fdatasync per row and 51× the CPU of Python's `csv` reader; target:
+ * within 3× of Python's `csv` reading the same file end to end).
+ *
+ * The table has the SWE-Bench Pro run table's shape: 9,729 rows, 14 models,
+ * the model, instance id, resolved and turns columns plus tokens, duration,
+ * cost and a note (`tableParts` of `import_bench.ts`, deterministic). Each
+ * measured run is a fresh process, as a user runs them: `deno run
+ * --allow-all cli/main.ts import table TABLE --out NEW_LEDGER --map ...`
+ * from the repository root (read, map, validate, hash-chain, write, fsync,
+ * task list), against `python3 -c` of `csv.reader` over the same file
+ * (start the interpreter, open, parse every row). Runs alternate after
+ * one unmeasured round; the median wall time counts, and the children's
+ * mean CPU time is recorded beside it.
+ *
+ * @module
+ */
+import { type BenchResult, type ChildTiming, summarizeTimings, timeChild } from "./_measure.ts";
+import { TABLE_MAP, TABLE_MODELS, tableParts, writeInPieces } from "./import_bench.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+
+/** Python's `csv` module reading every row of the file named by its first argument. */
+const PYTHON_CSV = "import csv, sys\n" +
+  "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n" +
+  "    print(sum(1 for _ in csv.reader(f)))";
+
+/** Options of {@link importCliBench}. */
+export interface ImportCliBenchOptions {
+  /** Directory for the table and the ledgers (created and removed by the caller). */
+  dir: string;
+  /** Rows of the table (default 9,729, the SWE-Bench Pro run table's). */
+  rows?: number;
+  /** Alternating repetitions; the median counts (default 5). */
+  repetitions?: number;
+}
+
+/**
+ * Times `ledgerbench import table` of a generated run table against
+ * `python3 -c` reading it with `csv.reader`, each in a fresh process.
+ *
+ * @returns one result: ratio = median wall time of the import / Python's
+ * @throws {Error} when `python3` or the import fails
+ */
+export async function importCliBench(options: ImportCliBenchOptions): Promise<BenchResult> {
+  const rows = options.rows ?? 9729;
+  const repetitions = options.repetitions ?? 5;
+  const table = `${options.dir}/run_table_${rows}.csv`;
+  const bytes = await writeInPieces(table, tableParts(rows));
+  let run = 0;
+  const importOnce = async (): Promise<ChildTiming> => {
+    const ledger = `${options.dir}/imported_${run++}.jsonl`;
+    const timing = await timeChild(Deno.execPath(), [
+      "run",
+      "--allow-all",
+      "cli/main.ts",
+      "import",
+      "table",
+      table,
+      "--out",
+      ledger,
+      "--map",
+      TABLE_MAP,
+      "--tokens-reported-by",
+      "agent",
+    ], ROOT);
+    for (const file of [ledger, `${ledger}.lock`, ledger.replace(/\.jsonl$/, ".tasks.json")]) {
+      await Deno.remove(file).catch(() => {});
+    }
+    return timing;
+  };
+  const pythonOnce = () => timeChild("python3", ["-c", PYTHON_CSV, table], ROOT);
+  await pythonOnce();
+  await importOnce();
+  const python: ChildTiming[] = [];
+  const imports: ChildTiming[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    python.push(await pythonOnce());
+    imports.push(await importOnce());
+  }
+  await Deno.remove(table);
+  const base = summarizeTimings(python);
+  const measured = summarizeTimings(imports);
+  const cpuRatio = measured.cpu_ms === null || base.cpu_ms === null || base.cpu_ms === 0
+    ? undefined
+    : measured.cpu_ms / base.cpu_ms;
+  return {
+    name: "import table (CLI)",
+    workload: `ledgerbench import table: ${rows.toLocaleString("en")} rows, ${TABLE_MODELS} ` +
+      `agents, ${(bytes / 1e6).toFixed(1)} MB, through the CLI into a new ledger`,
+    ms: measured.ms,
+    baseline: { name: "python3 -c csv.reader over the same file", ms: base.ms },
+    ratio: measured.ms / base.ms,
+    ...(cpuRatio === undefined ? {} : { cpu_ratio: cpuRatio }),
+    target: "≤ 3",
+    peak_rss_mib: null,
+    notes: [
+      `median of ${repetitions} alternating runs, each a fresh process, after a warm-up`,
+      measured.cpu_ms === null || base.cpu_ms === null
+        ? "CPU time not available"
+        : `mean CPU time: ${measured.cpu_ms.toFixed(0)} ms vs ${base.cpu_ms.toFixed(0)} ms`,
+      "the ledger is written as one batch: three fsyncs (batch marker, ledger, directory)",
+    ],
+  };
+}
