@@ -1,4 +1,5 @@
 import { deepEqual } from "node:assert/strict";
+import { inMemoryLedger } from "./_ledger_for_test.ts";
 import { agentStandings, assessClaims, withheldPairGroups } from "./agent_standing.ts";
 import { censoringSummary } from "./censoring.ts";
 import { CensoringPolicy, Episode, Plan } from "./schema.ts";
@@ -71,16 +72,7 @@ Deno.test("assessClaims(): a validation error withholds only the agent it names;
   ];
   const assess = (maxFindingsPerCode?: number) =>
     assessClaims({
-      recorded: {
-        file: "l",
-        sha256: "0".repeat(64),
-        lines: 5,
-        valid_rows: 5,
-        chained: false,
-        problems: [],
-        rows,
-        row_lines: rows.map((_, i) => i + 1),
-      },
+      recorded: inMemoryLedger(rows, "l"),
       rows,
       plan,
       taskList: null,
@@ -170,18 +162,10 @@ function taskList(n: number) {
   };
 }
 
+/** `assessClaims` of `rows` against `plan`, else a task list of the first `n` tasks. */
 function assess(rows: Episode[], n = 50, plan: Plan | null = null) {
   return assessClaims({
-    recorded: {
-      file: "l.jsonl",
-      sha256: "0".repeat(64),
-      lines: rows.length,
-      valid_rows: rows.length,
-      chained: false,
-      problems: [],
-      rows,
-      row_lines: rows.map((_, i) => i + 1),
-    },
+    recorded: inMemoryLedger(rows, "l.jsonl"),
     rows,
     plan,
     taskList: plan === null ? taskList(n) : null,
@@ -224,22 +208,7 @@ Deno.test("assessClaims(): 2% to 10% invalid needs both scores labelled; the pla
     agents: [{ agent_id: "a", image_digest: `sha256:${"a".repeat(64)}` }],
     invalid_rate_policy: { headline_max: 0.07, labelled_max: 0.2 },
   });
-  const planned = assessClaims({
-    recorded: {
-      file: "l.jsonl",
-      sha256: "0".repeat(64),
-      lines: rows.length,
-      valid_rows: rows.length,
-      chained: false,
-      problems: [],
-      rows,
-      row_lines: rows.map((_, i) => i + 1),
-    },
-    rows,
-    plan,
-    taskList: null,
-    policy: POLICY,
-  });
+  const planned = assess(rows, 50, plan);
   deepEqual(planned.invalid.policy, { headline_max: 0.07, labelled_max: 0.2 });
   deepEqual(planned.standings[0].invalid_claim, "headline");
 });

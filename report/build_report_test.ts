@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { ErrataFile } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
@@ -49,16 +50,7 @@ function episode(
 /** A ledger record for rows that never touched a file. */
 function inputsOf(rows: Episode[], extra: Partial<ReportInputs> = {}): ReportInputs {
   return {
-    ledger: {
-      file: "mem.jsonl",
-      sha256: "0".repeat(64),
-      lines: rows.length,
-      valid_rows: rows.length,
-      chained: false,
-      problems: [],
-      rows,
-      row_lines: rows.map((_, i) => i + 1),
-    },
+    ledger: inMemoryLedger(rows),
     ...extra,
   };
 }

@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { applyErrata, type ErrataFile } from "../analysis/errata.ts";
 import { Episode, Erratum } from "../analysis/schema.ts";
 import { buildReport } from "./build_report.ts";
@@ -30,16 +31,7 @@ const ROWS = [
 
 function inputsOf(rows: Episode[], file = "runs/r1/ledger.jsonl") {
   return {
-    ledger: {
-      file,
-      sha256: "0".repeat(64),
-      lines: rows.length,
-      valid_rows: rows.length,
-      chained: false,
-      problems: [],
-      rows,
-      row_lines: rows.map((_, i) => i + 1),
-    },
+    ledger: inMemoryLedger(rows, file),
   };
 }
 

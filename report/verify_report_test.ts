@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { buildReport } from "./build_report.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";
@@ -77,16 +78,7 @@ Deno.test("buildReport() draws the frontier over the stated agents and tabulates
     );
   }
   const report = buildReport({
-    ledger: {
-      file: "mem.jsonl",
-      sha256: "0".repeat(64),
-      lines: rows.length,
-      valid_rows: rows.length,
-      chained: false,
-      problems: [],
-      rows,
-      row_lines: rows.map((_, i) => i + 1),
-    },
+    ledger: inMemoryLedger(rows),
   });
   const u = report.summary.per_resolved;
   // b's numbers may not be stated, so the frontier is a's and c's; c recorded no tokens for

@@ -7,49 +7,15 @@ Alea (node_modules/seedrandom/lib/alea.js), so the bootstrap bounds are checked 
 
 Run: python3 analysis/judge/_calibration_reference.py
 """
+import os
+import sys
 from collections import Counter
 from math import floor, sqrt
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from _alea_reference import alea  # noqa: E402
+
 Z = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
-
-
-def mash_factory():
-    n = 0xEFC8249D
-
-    def mash(data):
-        nonlocal n
-        for ch in str(data):
-            n += ord(ch)
-            h = 0.02519603282416938 * n
-            n = int(h) % 2**32
-            h -= n
-            h *= n
-            n = int(h) % 2**32
-            h -= n
-            n += h * 0x100000000
-        return (int(n) % 2**32) * 2.3283064365386963e-10
-
-    return mash
-
-
-def alea(seed):
-    mash = mash_factory()
-    s = [mash(" "), mash(" "), mash(" ")]
-    for i in range(3):
-        s[i] -= mash(seed)
-        if s[i] < 0:
-            s[i] += 1
-    c = 1
-
-    def nxt():
-        nonlocal c
-        t = 2091639 * s[0] + c * 2.3283064365386963e-10
-        s[0], s[1] = s[1], s[2]
-        c = int(t)
-        s[2] = t - c
-        return s[2]
-
-    return nxt
 
 
 def kappa(pairs):
