@@ -382,7 +382,14 @@ export class LedgerWriter {
     this.#size += bytes.length;
     this.#previous = previous;
     for (const id of ids) this.#ids.add(id);
-    await removeMarker(marker);
+    try {
+      await removeMarker(marker);
+    } catch (error) {
+      // the batch is on disk but not committed: the next open undoes it, so nothing may follow it
+      this.#broken = `the batch was written but its marker "${marker}" could not be removed ` +
+        `(${(error as Error).message}); the next open undoes the batch`;
+      throw new Error(`Cannot append to ledger "${this.path}": ${this.#broken}`, { cause: error });
+    }
     return rows;
   }
 
