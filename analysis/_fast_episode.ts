@@ -33,7 +33,7 @@
  * @module
  */
 import type { z } from "zod";
-import { type Episode, Episode as EpisodeSchema } from "./schema.ts";
+import { type Episode, Episode as EpisodeSchema } from "./schema/records.ts";
 
 /** What a checker returns for a value its node rejects. */
 const FAIL: unique symbol = Symbol("fail");
@@ -721,7 +721,7 @@ export const EPISODE_DELEGATED: readonly string[] = EPISODE.delegated;
  * key order, defaults and omissions); returns `undefined` for anything else,
  * leaving the verdict and the message to zod. The checker is derived from
  * the `Episode` schema ({@linkcode deriveFastParser}); seed 001's row with
- * the defaults of `analysis/schema.ts`. O(row size).
+ * the defaults of `analysis/schema/records.ts`. O(row size).
  *
  * @param raw the parsed JSON object of one line
  * @returns the row, or `undefined` when zod must decide

@@ -6,7 +6,7 @@ import {
   FAST_PATH_ENABLED,
   fastEpisode,
 } from "./_fast_episode.ts";
-import { Episode, EpisodeInput } from "./schema.ts";
+import { Episode, EpisodeInput } from "./schema/records.ts";
 import { generateSyntheticLedger } from "../tools/synthetic_ledger.ts";
 import { seededRandom } from "./seeded_random.ts";
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { LedgerWithLines } from "../inputs/ledger.ts";
-import type { Episode } from "./schema.ts";
+import type { LedgerWithLines } from "./schema/ledger_file.ts";
+import type { Episode } from "./schema/records.ts";
 
 /**
  * The rows as a read ledger.

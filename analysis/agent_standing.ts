@@ -9,14 +9,14 @@
  *
  * @module
  */
-import type { LedgerWithLines } from "../inputs/ledger.ts";
+import type { LedgerWithLines } from "./schema/ledger_file.ts";
 import {
   type CensoringClaim,
   type CensoringSummary,
   censoringSummary,
   stricterClaim,
 } from "./censoring.ts";
-import { CensoringPolicy, type Episode, type Plan, type TaskList } from "./schema.ts";
+import { CensoringPolicy, type Episode, type Plan, type TaskList } from "./schema/records.ts";
 import type { LedgerView } from "./ledger_view.ts";
 import type { LeftOutTask } from "./judge/judge_rows.ts";
 import { type AgentJudgeFaults, agentJudgeFaults } from "./judge/judge_faults.ts";

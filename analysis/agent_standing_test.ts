@@ -2,7 +2,7 @@ import { deepEqual } from "node:assert/strict";
 import { inMemoryLedger } from "./_ledger_for_test.ts";
 import { agentStandings, assessClaims, withheldPairGroups } from "./agent_standing.ts";
 import { censoringSummary } from "./censoring.ts";
-import { CensoringPolicy, Episode, Plan } from "./schema.ts";
+import { CensoringPolicy, Episode, Plan } from "./schema/records.ts";
 import { taskCoverage, taskListDenominator } from "./task_coverage.ts";
 
 function row(agent_id: string, task_id: string, fields: Record<string, unknown> = {}): Episode {

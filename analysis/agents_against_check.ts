@@ -7,7 +7,7 @@
  * @module
  */
 import { canonicalJsonLine } from "./canonical_json.ts";
-import type { AgentCheck, AgentCheckAgent, PlannedAgent } from "./schema.ts";
+import type { AgentCheck, AgentCheckAgent, PlannedAgent } from "./schema/records.ts";
 import { displayId } from "./untrusted_text.ts";
 
 /** The plan's side of the comparison. */

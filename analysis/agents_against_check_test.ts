@@ -1,6 +1,6 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { agentsAgainstCheck } from "./agents_against_check.ts";
-import { AgentCheck, type AgentCheckAgent } from "./schema.ts";
+import { AgentCheck, type AgentCheckAgent } from "./schema/records.ts";
 
 const DIGEST = `sha256:${"a1".repeat(32)}`;
 const OTHER = `sha256:${"b2".repeat(32)}`;

@@ -5,7 +5,7 @@
  * @module
  */
 import { episodeTokens, isCensored, isCompleted, isScored } from "./classify_episode.ts";
-import { CensoringPolicy, type Episode, StopReason } from "./schema.ts";
+import { CensoringPolicy, type Episode, StopReason } from "./schema/records.ts";
 
 /** What a run may claim (seed 003, "A policy for deciding when a number may ship"). */
 export type CensoringClaim = "headline" | "both_labelled" | "budget_adequacy_only";
@@ -208,7 +208,7 @@ function finish(agent_id: string, tally: Tally, policy: CensoringPolicy): Censor
  * @example
  * ```ts
  * import { censoringSummary } from "./censoring.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const base = { run_id: "r", seed: 1, prompt_tokens: 100, completion_tokens: 50, tool_calls: 1, wall_ms: 1, price_table_id: "p" };
  * const rows = [
  *   Episode.parse({ ...base, agent_id: "a", task_id: "t1", resolved: true }),

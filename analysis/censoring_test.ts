@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { censoringClaim, censoringSummary } from "./censoring.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Episode } from "./schema.ts";
+import { Episode } from "./schema/records.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 const TOLERANCE = 1e-12;

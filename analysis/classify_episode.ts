@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { Caps, Episode } from "./schema.ts";
+import type { Caps, Episode } from "./schema/records.ts";
 
 /** The fields the classification rules read. */
 export type ClassifiedRow = Pick<Episode, "status" | "stop_reason">;

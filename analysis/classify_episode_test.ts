@@ -9,7 +9,7 @@ import {
   overCap,
   WALL_CAP_KILL_MS,
 } from "./classify_episode.ts";
-import { StopReason } from "./schema.ts";
+import { StopReason } from "./schema/records.ts";
 
 Deno.test("isCensored() marks every scored non-completed stop reason and no invalid row", () => {
   // Seed 003: graded = stop_reason == "completed"; everything else scored is censored.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Episode, PriceTable, Rate } from "./schema.ts";
+import type { Episode, PriceTable, Rate } from "./schema/records.ts";
 
 /** The fields of an episode (or of a sum of episodes of one agent) that set its cost. */
 export type Priced = Pick<

@@ -1,6 +1,6 @@
 import { equal, ok, throws } from "node:assert/strict";
 import { episodeCost, totalCost } from "./episode_cost.ts";
-import { Episode, PriceTable } from "./schema.ts";
+import { Episode, PriceTable } from "./schema/records.ts";
 
 function throwsWith(fn: () => unknown, kind: ErrorConstructor, text: string): void {
   throws(fn, (error: unknown) => error instanceof kind && error.message.includes(text));

@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import { canonicalJsonLine } from "./canonical_json.ts";
 import { LedgerError, type LedgerProblem } from "./ledger_error.ts";
-import { type Episode, type EpisodeStatus, Erratum, type InvalidReason } from "./schema.ts";
+import { type Episode, type EpisodeStatus, Erratum, type InvalidReason } from "./schema/records.ts";
 
 /** Options for {@link applyErrata} (and the errata reader, inputs/errata.ts). */
 export interface ErrataOptions {

@@ -12,7 +12,7 @@
  * @module
  */
 import { type CensoringClaim, censoringClaim } from "./censoring.ts";
-import { type CensoringPolicy, type Episode, InvalidReason } from "./schema.ts";
+import { type CensoringPolicy, type Episode, InvalidReason } from "./schema/records.ts";
 
 /** Invalid attempts of one agent (or `"*"`: the whole run), by reason; plain JSON data. */
 export interface InvalidRow {
@@ -119,7 +119,7 @@ function finish(agentId: string, tally: Tally, policy: CensoringPolicy): Invalid
  * @example
  * ```ts
  * import { invalidSummary } from "./invalid_attempts.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const row = (task_id: string, invalid: boolean) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id, seed: null, prompt_tokens: null,
  *   completion_tokens: null, tool_calls: null, wall_ms: null, price_table_id: "none",

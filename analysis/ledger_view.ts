@@ -16,7 +16,7 @@ import {
   type LeftOutTask,
 } from "./judge/judge_rows.ts";
 import { priceTableMix } from "./price_table_mix.ts";
-import type { Episode } from "./schema.ts";
+import type { Episode } from "./schema/records.ts";
 
 /** A ledger as every figure sees it. */
 export interface LedgerView {
@@ -53,7 +53,7 @@ export interface LedgerView {
  * @example
  * ```ts
  * import { ledgerView } from "./ledger_view.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const row = Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: "t", seed: 1, resolved: true, prompt_tokens: 1,
  *   completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p",

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Episode } from "./schema.ts";
+import type { Episode } from "./schema/records.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
 import { binomialTestTwoSided } from "./binomial_test.ts";
@@ -134,7 +134,7 @@ interface Cell {
  * @example
  * ```ts
  * import { pairedComparison } from "./paired_comparison.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const row = (agent_id: string, task_id: string, resolved: boolean) => Episode.parse({
  *   run_id: "r", agent_id, task_id, seed: 7, resolved, prompt_tokens: 1,
  *   completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p",

@@ -2,7 +2,7 @@ import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
 import { pairedComparison } from "./paired_comparison.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Episode } from "./schema.ts";
+import { Episode } from "./schema/records.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;

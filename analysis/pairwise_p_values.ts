@@ -54,7 +54,7 @@ export interface PairwisePValues {
  * ```ts
  * import { pairwisePValues } from "./pairwise_p_values.ts";
  * import { pairedComparison } from "./paired_comparison.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const row = (agent_id: string, task_id: string, resolved: boolean) => Episode.parse({
  *   run_id: "r", agent_id, task_id, seed: 7, resolved, prompt_tokens: 1,
  *   completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p",

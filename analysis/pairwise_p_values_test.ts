@@ -2,7 +2,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { pairedComparison } from "./paired_comparison.ts";
 import { pairwisePValues } from "./pairwise_p_values.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Episode } from "./schema.ts";
+import { Episode } from "./schema/records.ts";
 
 const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.meta.url).pathname;
 

@@ -9,7 +9,7 @@
  */
 import { agentEpisodeSamples, agentRatioIntervals, type RatioInterval } from "./ratio_bootstrap.ts";
 import { paretoFrontierProbability } from "./pareto_frontier.ts";
-import type { Episode, PriceTable } from "./schema.ts";
+import type { Episode, PriceTable } from "./schema/records.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** Why a per-resolved figure has no value. */
@@ -146,7 +146,7 @@ export interface PerResolvedUncertaintyOptions {
  * @example
  * ```ts
  * import { perResolvedUncertainty } from "./per_resolved_uncertainty.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const rows = [["a", true], ["a", false], ["b", true], ["b", true]].map(([agent, ok], i) =>
  *   Episode.parse({ run_id: "r", agent_id: agent, task_id: `t${i % 2}`, seed: 7, resolved: ok,
  *     prompt_tokens: 100, completion_tokens: 10, tool_calls: 1, wall_ms: 1000,

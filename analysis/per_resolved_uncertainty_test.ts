@@ -4,7 +4,7 @@ import { perResolvedUncertainty } from "./per_resolved_uncertainty.ts";
 import { agentEpisodeSamples, ratioBootstrap } from "./ratio_bootstrap.ts";
 import { paretoFrontierProbability } from "./pareto_frontier.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
-import { Episode } from "./schema.ts";
+import { Episode } from "./schema/records.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 
 /**

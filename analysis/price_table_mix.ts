@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Episode } from "./schema.ts";
+import type { Episode } from "./schema/records.ts";
 
 /**
  * The finding for rows that name several price tables, or null when they

@@ -9,7 +9,7 @@
  */
 import { episodeTokens, isScored } from "./classify_episode.ts";
 import { episodeCost } from "./episode_cost.ts";
-import type { Episode, PriceTable } from "./schema.ts";
+import type { Episode, PriceTable } from "./schema/records.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
@@ -318,7 +318,7 @@ export interface AgentRatioIntervalsOptions {
  * @example
  * ```ts
  * import { agentRatioIntervals } from "./ratio_bootstrap.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const rows = [true, false, true].map((resolved, i) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 7, resolved, prompt_tokens: 90,
  *   completion_tokens: 10, tool_calls: 1, wall_ms: 2000, price_table_id: "p",

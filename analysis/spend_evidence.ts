@@ -7,7 +7,7 @@
  * @module
  */
 import { episodeTokens } from "./classify_episode.ts";
-import type { Episode } from "./schema.ts";
+import type { Episode } from "./schema/records.ts";
 
 /** One flag on one row. */
 export interface SpendFlag {
@@ -50,7 +50,7 @@ export interface SpendFlag {
  * @returns the flags, in the order above; empty when the row is plausible
  * @example
  * ```ts
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * import { spendEvidenceFlags } from "./spend_evidence.ts";
  * const row = Episode.parse({
  *   run_id: "r", agent_id: "codex", task_id: "t", seed: 1, resolved: true,

@@ -1,5 +1,5 @@
 import { deepEqual } from "node:assert/strict";
-import { Episode } from "./schema.ts";
+import { Episode } from "./schema/records.ts";
 import { spendEvidenceFlags } from "./spend_evidence.ts";
 
 const ROW = Episode.parse({

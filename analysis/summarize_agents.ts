@@ -7,7 +7,7 @@
  */
 import { episodeTokens } from "./classify_episode.ts";
 import { totalCost } from "./episode_cost.ts";
-import type { Episode, PriceTable } from "./schema.ts";
+import type { Episode, PriceTable } from "./schema/records.ts";
 
 /** Options for {@link summarizeAgents}. */
 export interface SummarizeAgentsOptions {
@@ -179,7 +179,7 @@ interface Tally {
  * @example
  * ```ts
  * import { summarizeAgents } from "./summarize_agents.ts";
- * import { Episode } from "./schema.ts";
+ * import { Episode } from "./schema/records.ts";
  * const rows = [true, false].map((resolved, i) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 7, resolved, prompt_tokens: 100,
  *   completion_tokens: 50, tool_calls: 1, wall_ms: 3000, price_table_id: "p",

@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Episode, PriceTable } from "./schema.ts";
+import { Episode, PriceTable } from "./schema/records.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;

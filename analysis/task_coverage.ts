@@ -9,7 +9,7 @@
  * @module
  */
 import { type CensoringClaim, censoringClaim } from "./censoring.ts";
-import type { CensoringPolicy, Episode, Plan, TaskList } from "./schema.ts";
+import type { CensoringPolicy, Episode, Plan, TaskList } from "./schema/records.ts";
 import type { ValidationReport } from "./validate_ledger.ts";
 
 /** How many missing task ids a coverage row names (the count is always complete). */
@@ -171,7 +171,7 @@ export interface AgentCoverage {
  * @example
  * ```ts
  * import { taskCoverage } from "./task_coverage.ts";
- * import { CensoringPolicy, Episode } from "./schema.ts";
+ * import { CensoringPolicy, Episode } from "./schema/records.ts";
  * const row = (task_id: string, resolved: boolean) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id, seed: null, resolved, prompt_tokens: null,
  *   completion_tokens: null, tool_calls: null, wall_ms: null, price_table_id: "none",

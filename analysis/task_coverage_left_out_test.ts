@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { CensoringPolicy, Episode, Plan } from "./schema.ts";
+import { CensoringPolicy, Episode, Plan } from "./schema/records.ts";
 import {
   leaveOutTasks,
   planDenominator,

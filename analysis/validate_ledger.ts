@@ -8,8 +8,14 @@
  */
 import { type CapExcess, episodeSteps, episodeTokens, overCap } from "./classify_episode.ts";
 import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
-import type { LedgerScan } from "../inputs/ledger.ts";
-import { type Caps, type Episode, type Plan, type SprtParams, StopReason } from "./schema.ts";
+import type { LedgerScan } from "./schema/ledger_file.ts";
+import {
+  type Caps,
+  type Episode,
+  type Plan,
+  type SprtParams,
+  StopReason,
+} from "./schema/records.ts";
 import { spendEvidenceFlags } from "./spend_evidence.ts";
 import { replaySprt, type SprtRow } from "./sprt/replay_sprt.ts";
 

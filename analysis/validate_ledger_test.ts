@@ -3,7 +3,7 @@ import { lineSha256 } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { type Finding, ledgerValidator } from "./validate_ledger.ts";
 import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
-import { Episode, Plan } from "./schema.ts";
+import { Episode, Plan } from "./schema/records.ts";
 
 const EXAMPLES = new URL("../ledgers/examples/", import.meta.url).pathname;
 const encoder = new TextEncoder();

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Episode, VerifierMode } from "./schema.ts";
+import type { Episode, VerifierMode } from "./schema/records.ts";
 
 /** The rows counted by the mode their verification records. */
 export interface VerificationModes {

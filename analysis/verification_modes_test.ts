@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { Episode } from "./schema.ts";
+import { Episode } from "./schema/records.ts";
 import { sharedModeNote, verificationModes } from "./verification_modes.ts";
 
 const verified = (mode: string | null) =>

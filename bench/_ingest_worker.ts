@@ -20,7 +20,7 @@
 import { openInput } from "../inputs/input_file.ts";
 import { scanLedger } from "../inputs/ledger.ts";
 import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { peakRssKib } from "./_measure.ts";
 import process from "node:process";
 

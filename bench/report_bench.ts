@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { Plan, PriceTable } from "../analysis/schema.ts";
+import { Plan, PriceTable } from "../analysis/schema/records.ts";
 import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
 import { renderReport } from "../report/render_report.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { buildImages, VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -20,7 +20,7 @@ import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { digestTree } from "../runner/sandbox/digest_tree.ts";
-import { taskPaths } from "../runner/suite_manifest.ts";
+import { taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { MINI_SUITE } from "../suites/demo_suite.ts";
 import type { BenchResult } from "./_measure.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { Plan, SprtParams } from "../analysis/schema.ts";
+import { Plan, SprtParams } from "../analysis/schema/records.ts";
 import {
   numberListOption,
   numberOption,

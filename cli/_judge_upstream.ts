@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Upstream } from "../runner/run_episode.ts";
+import type { Upstream } from "../runner/relay/upstream.ts";
 import { stringOption } from "./_args.ts";
 import { UsageError } from "./_command.ts";
 import { startScriptedUpstream, upstreamKindOf } from "./_upstream_options.ts";

@@ -11,10 +11,11 @@ import type { AppliedErratum } from "../analysis/errata.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { ledgerView } from "../analysis/ledger_view.ts";
-import type { Episode } from "../analysis/schema.ts";
+import type { Episode } from "../analysis/schema/records.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import type { Loaded } from "../inputs/json_file.ts";
-import { type LedgerWithLines, loadLedger as loadLedgerFile } from "../inputs/ledger.ts";
+import { loadLedger as loadLedgerFile } from "../inputs/ledger.ts";
+import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import type { FileRef } from "./_output.ts";
 
 export { loadPlan } from "../inputs/plan.ts";

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { UNCALIBRATED_JUDGE_REASON } from "../analysis/judge/judge_rows.ts";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { loadLedger } from "./_load.ts";
 import { assessLoaded } from "./_standing.ts";
 import { row, writeJsonl } from "../tests/_cli_run.ts";

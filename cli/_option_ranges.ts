@@ -2,13 +2,13 @@
  * The ranges of the numeric options several commands share. Those that
  * mirror a plan field (`--rounds`, `--band` and `--tie-band`, the censoring
  * thresholds, `freeze`'s caps and limits) take the plan schema's own range,
- * read from `analysis/schema.ts` by {@link schemaRange}, so that an option
+ * read from `analysis/schema/records.ts` by {@link schemaRange}, so that an option
  * accepts exactly what a plan may say (issue 10; the upper ends a run can
  * afford are the schema's `PLAN_LIMITS`).
  *
  * @module
  */
-import { Caps, CensoringPolicy, ModelLimits, Plan } from "../analysis/schema.ts";
+import { Caps, CensoringPolicy, ModelLimits, Plan } from "../analysis/schema/records.ts";
 import { DEFAULT_INTERVAL_METHOD, INTERVAL_METHODS } from "../analysis/defaults.ts";
 import type { IntervalMethod } from "../analysis/rate_interval.ts";
 import { choiceOption, type NumberRange, type ParsedArgs, schemaRange } from "./_args.ts";

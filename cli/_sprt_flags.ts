@@ -8,7 +8,7 @@
 import type { ParseArgsOptionsConfig } from "node:util";
 import { DEFAULT_SPRT } from "../analysis/defaults.ts";
 import { parseSprtParams } from "../analysis/sprt/sprt_params.ts";
-import { type Plan, SprtParams } from "../analysis/schema.ts";
+import { type Plan, SprtParams } from "../analysis/schema/records.ts";
 import {
   type NumberOption,
   numberOption,

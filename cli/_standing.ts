@@ -8,7 +8,7 @@
  */
 import { assessView, type ClaimAssessment } from "../analysis/agent_standing.ts";
 import type { LeftOutTask } from "../analysis/judge/judge_rows.ts";
-import type { CensoringPolicy, Plan, TaskList } from "../analysis/schema.ts";
+import type { CensoringPolicy, Plan, TaskList } from "../analysis/schema/records.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
 import { percent, plural, quotedList, renderTable } from "../report/format.ts";

@@ -9,7 +9,7 @@
 import { loadProviderScript } from "../inputs/provider_script.ts";
 import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
-import type { Upstream } from "../runner/run_episode.ts";
+import type { Upstream } from "../runner/relay/upstream.ts";
 
 /** A scripted provider started for a script file, as an upstream, and how to stop it. */
 export interface ScriptedUpstream {

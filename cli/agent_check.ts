@@ -9,7 +9,7 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { AgentCheck, type AgentCheckAgent } from "../analysis/schema.ts";
+import { AgentCheck, type AgentCheckAgent } from "../analysis/schema/records.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { plural } from "../report/format.ts";
@@ -75,7 +75,7 @@ OPTIONS:
   --wall-ms N              Wall clock of each check episode in ms, ${rangeText(WALL_MS.range)}
                            (default ${CHECK_WALL_MS})
   --out FILE               Write the result as JSON (the AgentCheck record of
-                           analysis/schema.ts; replaced if it exists), for
+                           analysis/schema/records.ts; replaced if it exists), for
                            "freeze --agent-check FILE"
   --json                   Print the result as canonical JSON
   -h, --help               This help

@@ -15,7 +15,7 @@ import {
   TASKS_OPTION,
 } from "./_standing.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { CensoringPolicy } from "../analysis/schema.ts";
+import { CensoringPolicy } from "../analysis/schema/records.ts";
 import { DEFAULT_CENSORING } from "../analysis/defaults.ts";
 import { numberOption, parseCommandArgs, rangeText, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";

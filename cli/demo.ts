@@ -24,7 +24,7 @@ import { generateSuite } from "../runner/generate_suite.ts";
 import { createProgress } from "../runner/progress.ts";
 import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { describeHalt } from "../runner/run_batch.ts";
-import type { Upstream } from "../runner/run_episode.ts";
+import type { Upstream } from "../runner/relay/upstream.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
@@ -38,7 +38,7 @@ import { loadSuite } from "../inputs/suite.ts";
 import { calibrateJudge } from "../runner/judge/calibrate_judge.ts";
 import { planJudge } from "../runner/judge/judge_calibration_store.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
-import type { Suite } from "../runner/suite_manifest.ts";
+import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import {
   type NumberOption,
   numberOption,

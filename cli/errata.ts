@@ -7,7 +7,7 @@
  */
 import { loadErrata } from "../inputs/errata.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Erratum, InvalidReason } from "../analysis/schema.ts";
+import { Erratum, InvalidReason } from "../analysis/schema/records.ts";
 import { inputSha256 } from "../inputs/input_file.ts";
 import { appendErratum } from "../runner/errata_file.ts";
 import {

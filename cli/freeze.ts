@@ -14,7 +14,7 @@ import {
   Plan,
   PlannedAgent,
   ProviderFeature,
-} from "../analysis/schema.ts";
+} from "../analysis/schema/records.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { effectiveCaps } from "../runner/effective_caps.ts";
 import { loadAgentCheck } from "../inputs/agent_check.ts";
@@ -23,7 +23,7 @@ import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
 import { suiteCheckState } from "../runner/suite_check_state.ts";
 import { planJudge } from "../runner/judge/judge_calibration_store.ts";
-import { judgedTaskIds } from "../runner/suite_manifest.ts";
+import { judgedTaskIds } from "../analysis/schema/suite_manifest.ts";
 import { loadJudgeSettings } from "../inputs/judge_settings.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { generateSuite } from "../runner/generate_suite.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { type JudgeCalibration, swapCounts } from "../analysis/judge/judge_calibration.ts";
-import type { JudgeCalibrationSummary } from "../analysis/schema.ts";
+import type { JudgeCalibrationSummary } from "../analysis/schema/judge_records.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { loadGoldenSet } from "../inputs/golden_set.ts";
 import { loadJudgeSettings } from "../inputs/judge_settings.ts";

@@ -9,7 +9,7 @@
 import { dirname } from "node:path";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { type PairwiseSummary, pairwiseSummary } from "../analysis/judge/pairwise_summary.ts";
-import type { PairRecord, PairwiseRecord } from "../analysis/schema.ts";
+import type { PairRecord, PairwiseRecord } from "../analysis/schema/judge_records.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import { loadPairwiseRecord } from "../inputs/judge_records.ts";

@@ -8,7 +8,7 @@
 import { VERIFIER_IMAGE as DEFAULT_VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { reverify } from "../runner/reverify.ts";
-import { Erratum, Plan } from "../analysis/schema.ts";
+import { Erratum, Plan } from "../analysis/schema/records.ts";
 import { nameListOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";

@@ -9,7 +9,7 @@ import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import { LedgerLockedError } from "../runner/ledger_lock.ts";
-import type { Upstream } from "../runner/run_episode.ts";
+import type { Upstream } from "../runner/relay/upstream.ts";
 import {
   type ScriptedUpstream,
   startScriptedUpstream,
@@ -25,7 +25,7 @@ import {
   stringOption,
   textOption,
 } from "./_args.ts";
-import { EpisodeInput } from "../analysis/schema.ts";
+import { EpisodeInput } from "../analysis/schema/records.ts";
 import { PARALLEL_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";

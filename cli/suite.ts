@@ -10,7 +10,12 @@
 import { lineText } from "../analysis/untrusted_text.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
-import { AllowHost, RewardRule, SuiteManifest, TaskVerifier } from "../runner/suite_manifest.ts";
+import {
+  AllowHost,
+  RewardRule,
+  SuiteManifest,
+  TaskVerifier,
+} from "../analysis/schema/suite_manifest.ts";
 import { plural } from "../report/format.ts";
 import {
   choiceOption,

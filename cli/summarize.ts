@@ -41,7 +41,7 @@ import {
   renderTable,
   tokensText,
 } from "../report/format.ts";
-import type { CensoringPolicy, Plan, PriceTable, StopReason } from "../analysis/schema.ts";
+import type { CensoringPolicy, Plan, PriceTable, StopReason } from "../analysis/schema/records.ts";
 import { type AgentStanding, denominatorRecord } from "../analysis/agent_standing.ts";
 import {
   assessLoaded,

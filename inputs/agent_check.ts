@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AgentCheck } from "../analysis/schema.ts";
+import { AgentCheck } from "../analysis/schema/records.ts";
 import { type Loaded, loadJsonFile, refuseRepeatedId } from "./json_file.ts";
 
 /**

@@ -12,7 +12,7 @@ import {
   repeatedCorrectionMessage,
 } from "../analysis/errata.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
-import { Erratum } from "../analysis/schema.ts";
+import { Erratum } from "../analysis/schema/records.ts";
 import { openInput } from "./input_file.ts";
 import { parseLine, scanJsonl } from "./jsonl.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { GoldenLabel } from "../analysis/schema.ts";
+import { GoldenLabel } from "../analysis/schema/records.ts";
 import { openInput } from "./input_file.ts";
 import { parseLine, scanJsonl } from "./jsonl.ts";
 

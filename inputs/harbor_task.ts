@@ -87,10 +87,10 @@ import {
   SuiteTaskEntry,
   TaskResources,
   TaskVerifier,
-} from "../runner/suite_manifest.ts";
+} from "../analysis/schema/suite_manifest.ts";
 import { pathExists, readInput } from "./input_file.ts";
-import { schemaProblem } from "./schema_problems.ts";
-import { decodeStrictText } from "./strict_json.ts";
+import { schemaProblem } from "../analysis/schema/schema_problems.ts";
+import { decodeStrictText } from "../analysis/schema/strict_json.ts";
 
 /** Where Harbor copies `tests/` in the verifier's container. */
 export const HARBOR_TESTS_MOUNT = "/tests";

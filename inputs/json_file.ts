@@ -10,8 +10,8 @@ import type { z } from "zod";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readInput } from "./input_file.ts";
-import { schemaProblem } from "./schema_problems.ts";
-import { parseJsonObject } from "./strict_json.ts";
+import { schemaProblem } from "../analysis/schema/schema_problems.ts";
+import { parseJsonObject } from "../analysis/schema/strict_json.ts";
 
 /** What every loader returns: the path as given, the SHA-256 of the bytes, the parsed value. */
 export interface Loaded<T> {

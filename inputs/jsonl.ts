@@ -8,8 +8,8 @@
 import type { z } from "zod";
 import { sha256Stream } from "../analysis/sha256_hex.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
-import { parseJsonObject } from "./strict_json.ts";
-import { schemaProblem } from "./schema_problems.ts";
+import { parseJsonObject } from "../analysis/schema/strict_json.ts";
+import { schemaProblem } from "../analysis/schema/schema_problems.ts";
 
 const NEWLINE = 10;
 

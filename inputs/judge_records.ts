@@ -14,7 +14,7 @@ import {
   JudgeCalibrationSummary,
   PairwiseRecord,
   ProbeJudgment,
-} from "../analysis/schema.ts";
+} from "../analysis/schema/judge_records.ts";
 import { openInput } from "./input_file.ts";
 import { type Loaded, loadJsonFile, parseJsonFile } from "./json_file.ts";
 import type { z } from "zod";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { JudgeSettings } from "../analysis/schema.ts";
+import { JudgeSettings } from "../analysis/schema/records.ts";
 import { type Loaded, loadJsonFile } from "./json_file.ts";
 
 /**

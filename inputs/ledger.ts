@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Episode } from "../analysis/schema.ts";
+import { Episode } from "../analysis/schema/records.ts";
+import type { LedgerScan, LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { parseLine, type ParseLineOptions, scanJsonl } from "./jsonl.ts";
@@ -74,26 +75,6 @@ export interface LedgerSource {
   chunks: AsyncIterable<Uint8Array>;
   /** The file named in problems and in the scan's `file`. */
   file: string;
-}
-
-/** What a scan of a ledger found, apart from the rows themselves. */
-export interface LedgerScan {
-  file: string;
-  /** SHA-256 (hex) of the ledger file's bytes. */
-  sha256: string;
-  /** Lines in the file. */
-  lines: number;
-  /** Rows that passed every check. */
-  valid_rows: number;
-  /** True when the first row carries `prev_sha256` (so every row must). */
-  chained: boolean;
-  /** Every problem found (empty unless `lenient`). */
-  problems: LedgerProblem[];
-}
-
-/** A whole ledger in memory. */
-export interface Ledger extends LedgerScan {
-  rows: Episode[];
 }
 
 /**
@@ -234,12 +215,6 @@ export async function scanLedgerFile(
     }]);
   }
   return scan;
-}
-
-/** A whole ledger in memory with each row's 1-based line ({@link loadLedger}). */
-export interface LedgerWithLines extends Ledger {
-  /** `row_lines[i]` is the line `rows[i]` was read from. */
-  row_lines: number[];
 }
 
 /**

@@ -292,7 +292,7 @@ Deno.test("loadLedger() loads the seed-001 minimal rows unchanged with the docum
     const r = raw[i];
     // Every field of the sample survives as written...
     for (const key of Object.keys(r)) deepEqual(parsed[key as keyof typeof parsed], r[key], key);
-    // ...and the absent ones take the defaults documented in analysis/schema.ts.
+    // ...and the absent ones take the defaults documented in analysis/schema/records.ts.
     deepEqual(parsed, {
       ...r,
       schema_version: 1,

@@ -7,7 +7,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { ioError, LedgerError } from "../analysis/ledger_error.ts";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { readInput } from "./input_file.ts";
 import { fieldProblem, type Loaded, parseJsonFile, refuseRepeatedId } from "./json_file.ts";

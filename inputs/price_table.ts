@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PriceTable } from "../analysis/schema.ts";
+import { PriceTable } from "../analysis/schema/records.ts";
 import { type Loaded, loadJsonFile } from "./json_file.ts";
 
 /**

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { ProviderScript } from "../runner/relay/provider_script.ts";
+import { ProviderScript } from "../analysis/schema/provider_script.ts";
 import { type Loaded, loadJsonFile } from "./json_file.ts";
 
 /**
  * Reads a provider script through the strict {@link ProviderScript} schema
- * (the format is documented in runner/relay/provider_script.ts and the
+ * (the format is documented in analysis/schema/provider_script.ts and the
  * README). Cost: O(file).
  *
  * @param path a JSON file, as given

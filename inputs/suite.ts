@@ -5,7 +5,7 @@
  * @module
  */
 import { ioError } from "../analysis/ledger_error.ts";
-import { Rubric } from "../analysis/schema.ts";
+import { Rubric } from "../analysis/schema/records.ts";
 import {
   JUDGE_REFERENCE_FILE,
   JUDGE_RUBRIC_FILE,
@@ -13,8 +13,8 @@ import {
   SUITE_MANIFEST,
   SuiteManifest,
   taskPaths,
-} from "../runner/suite_manifest.ts";
-import { suiteSha256 } from "../runner/suite_sha256.ts";
+} from "../analysis/schema/suite_manifest.ts";
+import { suiteSha256 } from "./suite_sha256.ts";
 import { pathExists } from "./input_file.ts";
 import { loadJsonFile, refuseRepeatedId } from "./json_file.ts";
 

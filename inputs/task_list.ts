@@ -7,12 +7,12 @@
  * @module
  */
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { TaskList } from "../analysis/schema.ts";
+import { TaskList } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
 import { readInput } from "./input_file.ts";
 import { type Loaded, parseJsonFile, refuseRepeatedId } from "./json_file.ts";
-import { decodeStrictText } from "./strict_json.ts";
+import { decodeStrictText } from "../analysis/schema/strict_json.ts";
 
 /**
  * Reads a task list.

@@ -9,7 +9,7 @@ import {
   type ValidateOptions,
   type ValidationReport,
 } from "../analysis/validate_ledger.ts";
-import type { Plan } from "../analysis/schema.ts";
+import type { Plan } from "../analysis/schema/records.ts";
 import { scanLedgerFile } from "./ledger.ts";
 
 /**

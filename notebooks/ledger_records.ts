@@ -9,7 +9,7 @@ import {
   isCensored,
   isInvalid,
 } from "../analysis/classify_episode.ts";
-import type { Episode, InvalidReason, StopReason } from "../analysis/schema.ts";
+import type { Episode, InvalidReason, StopReason } from "../analysis/schema/records.ts";
 
 /** One episode as a flat record (no nested objects), keys in this order. */
 export interface LedgerRecord {
@@ -50,7 +50,7 @@ export interface LedgerRecord {
  * @returns one record per row, in the given order
  * @example
  * ```ts
- * import { Episode } from "../analysis/schema.ts";
+ * import { Episode } from "../analysis/schema/records.ts";
  * import { ledgerRecords } from "./ledger_records.ts";
  * const [r] = ledgerRecords([Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: "t", seed: 1, resolved: false, stop_reason: "token_cap",
@@ -118,7 +118,7 @@ export interface JudgeRecordRow {
  * @returns one record per judged row, in the given order; `row` counts every row given
  * @example
  * ```ts
- * import { Episode } from "../analysis/schema.ts";
+ * import { Episode } from "../analysis/schema/records.ts";
  * import { judgeRecords } from "./ledger_records.ts";
  * const row = (judge?: Record<string, unknown>) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: "t", seed: 1, resolved: true, prompt_tokens: 1,

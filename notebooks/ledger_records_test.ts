@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Episode } from "../analysis/schema.ts";
+import { Episode } from "../analysis/schema/records.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { ledgerRecords } from "./ledger_records.ts";
 

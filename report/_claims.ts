@@ -26,7 +26,13 @@ import {
 } from "./standing_words.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
-import type { CensoringPolicy, Episode, Plan, SprtParams, StopReason } from "../analysis/schema.ts";
+import type {
+  CensoringPolicy,
+  Episode,
+  Plan,
+  SprtParams,
+  StopReason,
+} from "../analysis/schema/records.ts";
 import { spendEvidenceFlags, type SpendFlag } from "../analysis/spend_evidence.ts";
 import { priceTableMix } from "../analysis/price_table_mix.ts";
 import { sharedModeNote, type VerificationModes } from "../analysis/verification_modes.ts";

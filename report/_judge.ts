@@ -10,7 +10,7 @@
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { type JudgeFigures, type LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
-import type { CensoringPolicy, Plan } from "../analysis/schema.ts";
+import type { CensoringPolicy, Plan } from "../analysis/schema/records.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { integer, percent, plural, quotedList } from "./format.ts";
 import { faultsAsFailuresText, policyText } from "./_claims.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import { censoringClaim as claimOfRate } from "../analysis/censoring.ts";
-import { StopReason } from "../analysis/schema.ts";
+import { StopReason } from "../analysis/schema/records.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import { code } from "./_document.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";

@@ -15,7 +15,7 @@ import { pairedComparison } from "../analysis/paired_comparison.ts";
 import { pairwisePValues } from "../analysis/pairwise_p_values.ts";
 import { ledgerView } from "../analysis/ledger_view.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { CensoringPolicy, type Episode, type PriceTable } from "../analysis/schema.ts";
+import { CensoringPolicy, type Episode, type PriceTable } from "../analysis/schema/records.ts";
 import { calibrateSprt, SEED_002_RATES } from "../analysis/sprt/calibrate_sprt.ts";
 import { sprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
@@ -194,7 +194,7 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  * @example
  * ```ts
  * import { buildReport } from "./build_report.ts";
- * import { Episode } from "../analysis/schema.ts";
+ * import { Episode } from "../analysis/schema/records.ts";
  * const rows = [true, false].map((resolved, i) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 7, resolved, prompt_tokens: 100,
  *   completion_tokens: 50, tool_calls: 1, wall_ms: 3000, price_table_id: "p",

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { UNCALIBRATED_JUDGE_REASON } from "../analysis/judge/judge_rows.ts";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { buildReport } from "./build_report.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import type { ReportInputs } from "./report_model.ts";

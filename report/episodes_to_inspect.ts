@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Episode, InvalidReason, StopReason } from "../analysis/schema.ts";
+import type { Episode, InvalidReason, StopReason } from "../analysis/schema/records.ts";
 
 /** One failed or invalid episode, as `summary.json` records it. */
 export interface EpisodeToInspect {
@@ -29,7 +29,7 @@ export interface EpisodeToInspect {
  * @example
  * ```ts
  * import { episodesToInspect } from "./episodes_to_inspect.ts";
- * import { Episode } from "../analysis/schema.ts";
+ * import { Episode } from "../analysis/schema/records.ts";
  * const rows = [true, false].map((resolved, i) => Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: `t${i}`, seed: 7, resolved, prompt_tokens: 100,
  *   completion_tokens: 50, tool_calls: 1, wall_ms: 3000, price_table_id: "p",

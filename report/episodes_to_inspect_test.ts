@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { applyErrata, type ErrataFile } from "../analysis/errata.ts";
-import { Episode, Erratum } from "../analysis/schema.ts";
+import { Episode, Erratum } from "../analysis/schema/records.ts";
 import { buildReport } from "./build_report.ts";
 import { episodesToInspect } from "./episodes_to_inspect.ts";
 import { reportHtml } from "./report_html.ts";

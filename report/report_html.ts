@@ -21,7 +21,7 @@ import type { Report } from "./report_model.ts";
  * ```ts
  * import { buildReport } from "./build_report.ts";
  * import { reportHtml } from "./report_html.ts";
- * import { Episode } from "../analysis/schema.ts";
+ * import { Episode } from "../analysis/schema/records.ts";
  * const rows = [Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: "t", seed: 7, resolved: true, prompt_tokens: 1,
  *   completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p",

@@ -26,7 +26,7 @@ import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts"
 import type { VerificationModes } from "../analysis/verification_modes.ts";
 import type { InvalidSummary } from "../analysis/invalid_attempts.ts";
 import type { Loaded } from "../inputs/json_file.ts";
-import type { LedgerWithLines } from "../inputs/ledger.ts";
+import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import type {
   CensoringPolicy,
   JudgeConfig,
@@ -34,7 +34,7 @@ import type {
   PriceTable,
   SprtParams,
   TaskList,
-} from "../analysis/schema.ts";
+} from "../analysis/schema/records.ts";
 import type { SprtCalibration } from "../analysis/sprt/calibrate_sprt.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";

@@ -23,7 +23,7 @@
  * @module
  */
 import { episodeTokens } from "../analysis/classify_episode.ts";
-import type { Episode, InvalidReason, Plan } from "../analysis/schema.ts";
+import type { Episode, InvalidReason, Plan } from "../analysis/schema/records.ts";
 import { type SprtDecision, sprtDecision } from "../analysis/sprt/sprt_decision.ts";
 
 /** One episode the scheduler wants run. */

@@ -1,5 +1,5 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { Episode, Plan } from "../analysis/schema.ts";
+import { Episode, Plan } from "../analysis/schema/records.ts";
 import { BatchState, type PlannedEpisode } from "./batch_state.ts";
 
 function plan(fields: Record<string, unknown> = {}): Plan {

@@ -33,7 +33,7 @@ import type {
   AgentCheckCall,
   Episode,
   PlannedAgent,
-} from "../analysis/schema.ts";
+} from "../analysis/schema/records.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { VERIFIER_IMAGE } from "./docker/build_images.ts";
@@ -42,8 +42,8 @@ import { type EpisodeLog, openEpisodeLog } from "./episode_log_store.ts";
 import { freezePlan, writePlan } from "./freeze_plan.ts";
 import type { ProgressSink } from "./progress.ts";
 import type { UpstreamKind } from "./relay/api/upstream_kind.ts";
-import type { ProviderScriptInput } from "./relay/provider_script.ts";
-import type { RelayCallRecord } from "./relay/relay_call_record.ts";
+import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
+import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { startScriptedProvider } from "./relay/scripted_provider.ts";
 import { runPlan } from "./run_plan.ts";
 import { runnerVersion } from "./runner_version.ts";

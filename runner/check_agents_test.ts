@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { AgentCheck, Episode } from "../analysis/schema.ts";
+import { AgentCheck, Episode } from "../analysis/schema/records.ts";
 import { agentResult, NO_METERED_CALL } from "./check_agents.ts";
 import type { EpisodeLog } from "./episode_log_store.ts";
 import { callRecord } from "./relay/_call_record_for_test.ts";

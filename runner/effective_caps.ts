@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { Caps } from "../analysis/schema.ts";
-import type { TaskLimits } from "./suite_manifest.ts";
+import type { Caps } from "../analysis/schema/records.ts";
+import type { TaskLimits } from "../analysis/schema/suite_manifest.ts";
 
 /**
  * Merges the plan's caps with a task's own limits.

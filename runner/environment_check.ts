@@ -9,13 +9,13 @@
  *
  * @module
  */
-import type { Plan } from "../analysis/schema.ts";
+import type { Plan } from "../analysis/schema/records.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { imageDigest } from "./docker/image_digest.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import type { EnvironmentCheck } from "./run_batch.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
-import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
 import { exportImageBundle, type ImageBundle } from "./sandbox/image_bundle.ts";
 import { asksForOwnSandbox, taskSandboxSettings } from "./task_settings.ts";

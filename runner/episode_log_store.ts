@@ -18,10 +18,10 @@
  */
 import { z } from "zod";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { VerifierMode } from "../analysis/schema.ts";
+import { VerifierMode } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { CallBodies } from "./relay/call_bodies.ts";
-import { RelayCallRecord, RelayDeniedRequest } from "./relay/relay_call_record.ts";
+import { RelayCallRecord, RelayDeniedRequest } from "../analysis/schema/relay_call_record.ts";
 import { tailText } from "./sandbox/tail_text.ts";
 import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
 import { EgressRequest } from "./egress/egress_request.ts";

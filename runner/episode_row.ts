@@ -15,13 +15,13 @@ import type {
   StopReason,
   Verdict,
   VerificationRecord,
-} from "../analysis/schema.ts";
+} from "../analysis/schema/records.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
 import type { EgressRequest } from "./egress/egress_request.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { evidenceGate } from "./relay/evidence_gate.ts";
-import type { RelayCallRecord } from "./relay/relay_call_record.ts";
+import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import type { RelayTotals } from "./relay/relay.ts";
 
 /** The identity and frozen context of a row. */

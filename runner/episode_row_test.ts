@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import {
   type CandidateFacts,
   classifyEpisode,

@@ -13,7 +13,7 @@ import {
 import { loadErrata } from "../inputs/errata.ts";
 import { parseLine } from "../inputs/jsonl.ts";
 import { ioError, LedgerError } from "../analysis/ledger_error.ts";
-import { Erratum } from "../analysis/schema.ts";
+import { Erratum } from "../analysis/schema/records.ts";
 
 /** Options for {@link appendErratum}. */
 export interface AppendErratumOptions {

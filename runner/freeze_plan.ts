@@ -21,8 +21,8 @@ import {
   type PlannedTask,
   type ProviderFeature,
   type StoppingRule,
-} from "../analysis/schema.ts";
-import type { Suite } from "./suite_manifest.ts";
+} from "../analysis/schema/records.ts";
+import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import type { LoadedPlan } from "../inputs/plan.ts";
 
 /** The runner's wall cap when neither the plan nor the task sets one (seed 002; `run_episode.ts`). */

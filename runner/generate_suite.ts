@@ -11,11 +11,16 @@ import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { SuiteDefinition, TemplateOptions } from "../suites/_template.ts";
-import { type Suite, SUITE_MANIFEST, SuiteManifest, taskPaths } from "./suite_manifest.ts";
+import {
+  type Suite,
+  SUITE_MANIFEST,
+  SuiteManifest,
+  taskPaths,
+} from "../analysis/schema/suite_manifest.ts";
 import { checkSeed } from "./suite_seed.ts";
 import { fileBlocks } from "../containers/agents/_model.ts";
 import { Buffer } from "node:buffer";
-import { suiteSha256 } from "./suite_sha256.ts";
+import { suiteSha256 } from "../inputs/suite_sha256.ts";
 
 /** Options of {@link generateSuite}. */
 export interface GenerateSuiteOptions extends TemplateOptions {

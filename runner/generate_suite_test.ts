@@ -1,7 +1,7 @@
 import { deepEqual, equal, notEqual, ok, rejects } from "node:assert/strict";
 import { generateSuite } from "./generate_suite.ts";
 import { loadSuite } from "../inputs/suite.ts";
-import { listFileDigests, suiteSha256 } from "./suite_sha256.ts";
+import { listFileDigests, suiteSha256 } from "../inputs/suite_sha256.ts";
 import { checkSeed, createSeedFile, readSeedFile } from "./suite_seed.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";

@@ -10,7 +10,7 @@ import { ioError, LedgerError } from "../analysis/ledger_error.ts";
 import type { HarborTask } from "../inputs/harbor_task.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import { loadSuite } from "../inputs/suite.ts";
-import { type Suite, SUITE_MANIFEST, SuiteManifest } from "./suite_manifest.ts";
+import { type Suite, SUITE_MANIFEST, SuiteManifest } from "../analysis/schema/suite_manifest.ts";
 
 /** Options of {@link writeHarborSuite}. */
 export interface WriteHarborSuiteOptions {

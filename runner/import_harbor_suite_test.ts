@@ -3,7 +3,7 @@ import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbo
 import { loadSuite } from "../inputs/suite.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";
 import { writeHarborSuite } from "./import_harbor_suite.ts";
-import { SuiteTaskEntry } from "./suite_manifest.ts";
+import { SuiteTaskEntry } from "../analysis/schema/suite_manifest.ts";
 
 const FIXTURES = new URL("../tests/fixtures/harbor_tasks", import.meta.url).pathname;
 

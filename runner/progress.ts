@@ -6,7 +6,7 @@
  * @module
  */
 import { episodeTokens } from "../analysis/classify_episode.ts";
-import type { Episode } from "../analysis/schema.ts";
+import type { Episode } from "../analysis/schema/records.ts";
 import type { BatchTally } from "./batch_state.ts";
 
 /** A snapshot of the batch for the display. */

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { Episode } from "../analysis/schema.ts";
+import { Episode } from "../analysis/schema/records.ts";
 import { createProgress, type ProgressSnapshot } from "./progress.ts";
 
 const row = (resolved: boolean | null, tokens: number): Episode =>

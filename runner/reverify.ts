@@ -14,13 +14,13 @@
 import { loadErrata } from "../inputs/errata.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import type { Episode, Erratum } from "../analysis/schema.ts";
+import type { Episode, Erratum } from "../analysis/schema/records.ts";
 import { appendErratum } from "./errata_file.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 import { openArtifact } from "./sandbox/artifact_store.ts";
 import { runVerifier } from "./sandbox/run_verifier.ts";
-import { judgedTaskIds, type Suite, taskPaths } from "./suite_manifest.ts";
+import { judgedTaskIds, type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { type TaskSandboxSettings, taskVerifierOptions } from "./sandbox/docker_sandbox.ts";
 import { exportImageBundle, type ImageBundle } from "./sandbox/image_bundle.ts";
 import { taskSandboxSettings } from "./task_settings.ts";

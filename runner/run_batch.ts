@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { Episode, Plan } from "../analysis/schema.ts";
+import type { Episode, Plan } from "../analysis/schema/records.ts";
 import type { SprtDecision } from "../analysis/sprt/sprt_decision.ts";
 import { BatchState, type HaltReason, type PlannedEpisode } from "./batch_state.ts";
 import { type EpisodeDraft, LedgerWriter, type TornTail } from "./ledger_writer.ts";

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { loadLedger } from "../inputs/ledger.ts";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { seededRandom } from "../analysis/seeded_random.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";

@@ -78,7 +78,7 @@
  *
  * @module
  */
-import type { Plan, PlannedAgent } from "../analysis/schema.ts";
+import type { Plan, PlannedAgent } from "../analysis/schema/records.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
@@ -86,11 +86,11 @@ import { withEpisodeLog } from "./with_episode_log.ts";
 import type { EpisodeLogInput } from "./episode_log_store.ts";
 import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
-import { type Suite, taskPaths } from "./suite_manifest.ts";
+import { type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
-import type { UpstreamKind } from "./relay/api/upstream_kind.ts";
+import type { Upstream } from "./relay/upstream.ts";
 import type { CandidateRun, EpisodeSandbox, RunnerProgram } from "./sandbox/episode_sandbox.ts";
-import type { JudgeRecord } from "../analysis/schema.ts";
+import type { JudgeRecord } from "../analysis/schema/records.ts";
 import type { VerifyResult } from "./episode_row.ts";
 import {
   judgeEpisode,
@@ -98,21 +98,6 @@ import {
   loadJudgeMaterial,
   unjudgedRecord,
 } from "./judge/judge_episode.ts";
-
-/** Where one agent's model calls go. */
-export interface Upstream {
-  /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:4000/v1` or `https://api.anthropic.com/v1`. */
-  baseUrl: string;
-  /**
-   * Which vendor's APIs it serves (`RelayOptions.upstreamKind`; absent:
-   * `openai`): the relay meters and forwards model calls of that kind only.
-   */
-  kind?: UpstreamKind;
-  /** The upstream key; lives in the relay only. */
-  key: string;
-  /** When given, a call served by another model id is missing evidence. */
-  expectedModelIds?: readonly string[];
-}
 
 /** Options of {@link createEpisodeExecutor}: what every sandbox's episodes share. */
 export interface EpisodeExecutorOptions {

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import { openEpisodeLog } from "./episode_log_store.ts";
@@ -11,7 +11,7 @@ import { createEpisodeExecutor } from "./run_episode.ts";
 import { storeArtifact } from "./sandbox/artifact_store.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
 import type { EpisodeSandbox } from "./sandbox/episode_sandbox.ts";
-import { taskPaths } from "./suite_manifest.ts";
+import { taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";
 
 const DIGEST = `sha256:${"0".repeat(64)}`;

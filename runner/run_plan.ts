@@ -10,10 +10,11 @@
 import type { FrozenPlan } from "./freeze_plan.ts";
 import { checkEnvironment, imageDriftCheck, type ImageResolver } from "./environment_check.ts";
 import { type BatchOutcome, runBatch } from "./run_batch.ts";
-import { createEpisodeExecutor, type Upstream } from "./run_episode.ts";
+import { createEpisodeExecutor } from "./run_episode.ts";
+import type { Upstream } from "./relay/upstream.ts";
 import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
 import { createHostSandbox } from "./sandbox/host_sandbox.ts";
-import type { PlannedAgent } from "../analysis/schema.ts";
+import type { PlannedAgent } from "../analysis/schema/records.ts";
 import type { ProgressSink } from "./progress.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { removeOrphans } from "./remove_orphans.ts";

@@ -31,7 +31,7 @@
  */
 import { VERIFIER_IMAGE } from "./docker/build_images.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import type { Episode, Plan } from "../analysis/schema.ts";
+import type { Episode, Plan } from "../analysis/schema/records.ts";
 import { isExecutableFile, loadSuite } from "../inputs/suite.ts";
 import { describeError } from "./episode_row.ts";
 import { openEpisodeLog } from "./episode_log_store.ts";
@@ -48,7 +48,7 @@ import { createRunTempDir } from "./run_temp_dir.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
 import { RUNNER_PROGRAM_AGENTS, type RunnerProgram } from "./sandbox/episode_sandbox.ts";
-import { judgedTaskIds, type Suite, taskPaths } from "./suite_manifest.ts";
+import { judgedTaskIds, type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { prepareTaskEnvironments, prepareVerifierEnvironments } from "./task_environments.ts";
 import {
   CHECK_SUMMARY,

@@ -8,7 +8,7 @@
  * @module
  */
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import type { Suite } from "./suite_manifest.ts";
+import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import { newestResults } from "./newest_results.ts";
 
 /** The summary file of one check, inside its directory. */

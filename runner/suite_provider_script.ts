@@ -8,8 +8,11 @@
  * @module
  */
 import { seededRandom } from "../analysis/seeded_random.ts";
-import type { ProviderReplyInput, ProviderScriptInput } from "./relay/provider_script.ts";
-import { type Suite, taskPaths } from "./suite_manifest.ts";
+import type {
+  ProviderReplyInput,
+  ProviderScriptInput,
+} from "../analysis/schema/provider_script.ts";
+import { type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 
 /** Options of {@link suiteProviderScript}. */
 export interface SuiteProviderScriptOptions {

@@ -20,8 +20,8 @@
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { exportImageBundle } from "./sandbox/image_bundle.ts";
 import { removeTree } from "./sandbox/remove_tree.ts";
-import { type Suite, type TaskEnvironment, taskPaths } from "./suite_manifest.ts";
-import type { PlannedTask } from "../analysis/schema.ts";
+import { type Suite, type TaskEnvironment, taskPaths } from "../analysis/schema/suite_manifest.ts";
+import type { PlannedTask } from "../analysis/schema/records.ts";
 import { dockerfileBases } from "../inputs/dockerfile.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { z } from "zod";

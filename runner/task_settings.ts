@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { PlannedTask } from "../analysis/schema.ts";
+import type { PlannedTask } from "../analysis/schema/records.ts";
 import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
-import type { SuiteTaskEntry } from "./suite_manifest.ts";
+import type { SuiteTaskEntry } from "../analysis/schema/suite_manifest.ts";
 
 /**
  * Maps a task's manifest entry and its frozen plan entry to sandbox

@@ -13,7 +13,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { TaskList } from "../analysis/schema.ts";
+import { TaskList } from "../analysis/schema/records.ts";
 import type { ImportBatch, ImportedAttempt } from "../inputs/import/imported_attempt.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import type { Loaded } from "../inputs/json_file.ts";

@@ -1,9 +1,9 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { fileBlocks } from "../containers/agents/_model.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import { taskPaths } from "../runner/suite_manifest.ts";
+import { taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { copyTree } from "../runner/sandbox/copy_tree.ts";
-import { Verdict } from "../analysis/schema.ts";
+import { Verdict } from "../analysis/schema/records.ts";
 import { DEMO_SEED, DEMO_SUITE } from "./demo_suite.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { validateLedgerFile } from "../inputs/validate_ledger_file.ts";
-import type { Plan } from "../analysis/schema.ts";
+import type { Plan } from "../analysis/schema/records.ts";
 
 /**
  * The error findings of validating `ledger` against `plan`, each as

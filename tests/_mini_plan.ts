@@ -9,7 +9,7 @@
 import { equal } from "node:assert/strict";
 import { loadSuite } from "../inputs/suite.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
-import type { Suite } from "../runner/suite_manifest.ts";
+import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import { cli } from "./_cli_run.ts";
 
 /** Options of {@linkcode freezeMiniPlan}. */

@@ -8,7 +8,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
 
 /**
  * A Dockerfile line giving the busybox-based toolchain image a `bash`: a

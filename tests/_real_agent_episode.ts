@@ -15,20 +15,20 @@
 import { equal } from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { loadLedger } from "../inputs/ledger.ts";
-import type { Episode } from "../analysis/schema.ts";
+import type { Episode } from "../analysis/schema/records.ts";
 import { fileBlocks } from "../containers/agents/_model.ts";
 import { buildImages, type ImageName } from "../runner/docker/build_images.ts";
 import { type FreezeOptions, freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
 import { type ProviderRequest, startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import type { UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
-import { taskPaths } from "../runner/suite_manifest.ts";
+import { taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
 import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
-import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { cli } from "./_cli_run.ts";
 import { ledgerErrors } from "./_ledger_fits_plan.ts";
 

@@ -12,23 +12,23 @@
  * @module
  */
 import { loadLedger } from "../inputs/ledger.ts";
-import type { Episode, PlannedAgent } from "../analysis/schema.ts";
+import type { Episode, PlannedAgent } from "../analysis/schema/records.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { type FreezeOptions, freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
 import {
   type ScriptedProvider,
   type ScriptedProviderOptions,
   startScriptedProvider,
 } from "../runner/relay/scripted_provider.ts";
 import type { UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
-import type { Upstream } from "../runner/run_episode.ts";
+import type { Upstream } from "../runner/relay/upstream.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
 import { openArtifact } from "../runner/sandbox/artifact_store.ts";
 import { openEpisodeLog } from "../runner/episode_log_store.ts";
-import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
+import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { c2FilterSum } from "../suites/templates/c2_filter_sum.ts";
 import { ledgerErrors } from "./_ledger_fits_plan.ts";
 

@@ -11,7 +11,7 @@
  * @module
  */
 import { deepEqual, equal, match } from "node:assert/strict";
-import { AgentCheck, Plan } from "../analysis/schema.ts";
+import { AgentCheck, Plan } from "../analysis/schema/records.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";

@@ -18,8 +18,8 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { ScriptedProvider } from "../runner/relay/scripted_provider.ts";
-import type { RelayCallRecord } from "../runner/relay/relay_call_record.ts";
-import { ProviderFeature } from "../analysis/schema.ts";
+import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
+import { ProviderFeature } from "../analysis/schema/records.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { type Attack, type AttackOutcome, runAttackerPlan } from "./_relay_attacker_plan.ts";
 

@@ -12,7 +12,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { AgentCheck, type AgentCheckAgent, Plan } from "../analysis/schema.ts";
+import { AgentCheck, type AgentCheckAgent, Plan } from "../analysis/schema/records.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";
 import { cliCommand, fileSha256 } from "./_cli_run.ts";

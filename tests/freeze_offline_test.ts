@@ -7,7 +7,7 @@
  * @module
  */
 import { deepEqual, equal, match } from "node:assert/strict";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { cliCommand } from "./_cli_run.ts";

@@ -14,7 +14,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
 import { REWARD_NOTE } from "../runner/sandbox/docker_sandbox.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";

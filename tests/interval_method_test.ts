@@ -5,7 +5,7 @@
  * usage error) or from the flag when there is no plan, and say which.
  */
 import assert from "node:assert/strict";
-import { Plan } from "../analysis/schema.ts";
+import { Plan } from "../analysis/schema/records.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
 import { cli, cliCommand, SAMPLE } from "./_cli_run.ts";

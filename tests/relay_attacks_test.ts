@@ -12,7 +12,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { spendEvidenceFlags } from "../analysis/spend_evidence.ts";
-import type { ProviderScriptInput } from "../runner/relay/provider_script.ts";
+import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
 import type { ScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { type AttackOutcome, runAttackerPlan } from "./_relay_attacker_plan.ts";

@@ -20,7 +20,7 @@ import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { prepareTaskEnvironments, TaskEnvironmentError } from "../runner/task_environments.ts";
-import type { Suite } from "../runner/suite_manifest.ts";
+import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli } from "./_cli_run.ts";
 import { writeSuite } from "./_python_toolchain.ts";

@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import { type Suite, taskPaths } from "../runner/suite_manifest.ts";
+import { type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { runCandidate } from "../runner/sandbox/run_candidate.ts";
 import { runVerifier } from "../runner/sandbox/run_verifier.ts";
 import type { VerifierOutcome } from "../runner/sandbox/sealed_verifier.ts";

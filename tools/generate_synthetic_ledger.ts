@@ -13,7 +13,7 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { erratumLine } from "../analysis/errata.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { shuffleOnce } from "../analysis/shuffle_once.ts";
-import type { PlannedTask } from "../analysis/schema.ts";
+import type { PlannedTask } from "../analysis/schema/records.ts";
 import {
   SEED_000_LANES,
   SYNTHETIC_CAPS,

@@ -8,7 +8,7 @@ import { loadPriceTable } from "../inputs/price_table.ts";
 import { applyErrata } from "../analysis/errata.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import { censoringSummary } from "../analysis/censoring.ts";
-import { InvalidReason, StopReason } from "../analysis/schema.ts";
+import { InvalidReason, StopReason } from "../analysis/schema/records.ts";
 
 const EXAMPLES = new URL("../ledgers/examples/", import.meta.url).pathname;
 

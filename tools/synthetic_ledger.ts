@@ -18,7 +18,7 @@ import {
   Plan,
   type PlannedTask,
   type StopReason,
-} from "../analysis/schema.ts";
+} from "../analysis/schema/records.ts";
 
 /** Seed 000's lanes: tasks per lane and lane weight (points out of 100). */
 export const SEED_000_LANES: readonly { lane: string; tasks: number; weight: number }[] = [

@@ -6,7 +6,7 @@ import {
   syntheticLedgerPlan,
   writeSyntheticLedger,
 } from "./synthetic_ledger.ts";
-import { type Episode, InvalidReason, StopReason } from "../analysis/schema.ts";
+import { type Episode, InvalidReason, StopReason } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { scanLedger } from "../inputs/ledger.ts";
 import { overCap } from "../analysis/classify_episode.ts";

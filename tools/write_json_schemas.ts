@@ -1,5 +1,5 @@
 /**
- * Writes the JSON Schemas generated from `analysis/schema.ts` into
+ * Writes the JSON Schemas generated from `analysis/schema/records.ts` into
  * `ledgers/schema/` (`deno task schema`).
  *
  * Usage: `deno run --allow-write=ledgers/schema tools/write_json_schemas.ts [--out DIR]`
@@ -7,7 +7,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { JSON_SCHEMA_DIR, jsonSchemaFiles } from "../analysis/json_schema.ts";
+import { JSON_SCHEMA_DIR, jsonSchemaFiles } from "../analysis/schema/json_schema.ts";
 
 /**
  * Writes every generated schema file (`<name>.schema.json`, canonical JSON)
@@ -36,7 +36,7 @@ if (import.meta.main) {
   });
   if (values.help) {
     console.log(
-      "Usage: deno task schema [--out DIR]\n\nRegenerates ledgers/schema/*.schema.json from analysis/schema.ts.",
+      "Usage: deno task schema [--out DIR]\n\nRegenerates ledgers/schema/*.schema.json from analysis/schema/records.ts.",
     );
   } else {
     for (const path of await writeJsonSchemas(values.out)) console.log(`wrote ${path}`);

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { writeJsonSchemas } from "./write_json_schemas.ts";
-import { JSON_SCHEMA_COMMAND } from "../analysis/json_schema.ts";
+import { JSON_SCHEMA_COMMAND } from "../analysis/schema/json_schema.ts";
 
 Deno.test("writeJsonSchemas() writes the committed bytes into a fresh folder", async () => {
   const dir = await Deno.makeTempDir();

@@ -6,7 +6,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { loadLedger } from "../../inputs/ledger.ts";
-import { Episode } from "../schema.ts";
+import { Episode } from "../schema/records.ts";
 
 /** A loosely typed view of any spec node. */
 export type Node = Record<string, unknown>;

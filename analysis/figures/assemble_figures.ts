@@ -131,7 +131,7 @@ function quotedList(ids: readonly string[]): string {
  * @example
  * ```ts
  * import { assembleFigures } from "./assemble_figures.ts";
- * import { Episode } from "../schema.ts";
+ * import { Episode } from "../schema/records.ts";
  * import { summarizeAgents } from "../summarize_agents.ts";
  * import { censoringSummary } from "../censoring.ts";
  * import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";

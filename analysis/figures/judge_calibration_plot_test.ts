@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { judgeCalibration } from "../judge/judge_calibration.ts";
-import { GoldenLabel } from "../schema.ts";
+import { GoldenLabel } from "../schema/records.ts";
 import { judgeCalibrationPlot } from "./judge_calibration_plot.ts";
 
 const label = (item_id: string, human_total: number) =>

@@ -9,7 +9,7 @@ import { episodeTokens, isScored } from "../classify_episode.ts";
 import { censoringSummary } from "../censoring.ts";
 import { comparisonMatrix } from "../compare_agents.ts";
 import { pilotEstimate } from "../pilot_estimate.ts";
-import type { Episode, Plan, PriceTable, SprtParams } from "../schema.ts";
+import type { Episode, Plan, PriceTable, SprtParams } from "../schema/records.ts";
 import { calibrateSprt } from "../sprt/calibrate_sprt.ts";
 import { replaySprt } from "../sprt/replay_sprt.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
@@ -89,7 +89,7 @@ export type { NamedFigure };
  * @throws {Error} when the rows do not match the price table (see `summarizeAgents`)
  * @example
  * ```ts
- * import { Episode } from "../schema.ts";
+ * import { Episode } from "../schema/records.ts";
  * import { ledgerFigures } from "./ledger_figures.ts";
  * const base = { run_id: "r", seed: 7, tool_calls: 1, wall_ms: 1000, price_table_id: "p" };
  * const rows = [["a", true], ["a", false], ["b", true], ["b", true]].map(([agent, ok], i) =>

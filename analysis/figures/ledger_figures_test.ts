@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Plan } from "../schema.ts";
+import { Plan } from "../schema/records.ts";
 import { ledgerFigures } from "./ledger_figures.ts";
 import { row, sampleRows } from "./_test_helpers.ts";
 import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";

@@ -75,7 +75,7 @@ function verdictText(replay: SprtReplay): string {
  * @returns a vega-lite spec with inlined data and fixed sizes
  * @example
  * ```ts
- * import { Episode } from "../schema.ts";
+ * import { Episode } from "../schema/records.ts";
  * import { replaySprt } from "../sprt/replay_sprt.ts";
  * import { sprtPathPlot } from "./sprt_path_plot.ts";
  * const rows = [1, 2, 3, 4, 5, 6].map((i) => Episode.parse({

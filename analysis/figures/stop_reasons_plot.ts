@@ -11,7 +11,7 @@ import {
   type CensoringRow,
   type CensoringSummary,
 } from "../censoring.ts";
-import { type CensoringPolicy, StopReason } from "../schema.ts";
+import { type CensoringPolicy, StopReason } from "../schema/records.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { percent } from "./_format.ts";
 import { displayId } from "../untrusted_text.ts";
@@ -123,7 +123,7 @@ function note(row: CensoringRow, policy: CensoringPolicy, withheld?: string): st
  * @example
  * ```ts
  * import { censoringSummary } from "../censoring.ts";
- * import { Episode } from "../schema.ts";
+ * import { Episode } from "../schema/records.ts";
  * import { stopReasonsPlot } from "./stop_reasons_plot.ts";
  * const base = { run_id: "r", agent_id: "a", seed: 1, prompt_tokens: 1, completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p" };
  * const rows = [

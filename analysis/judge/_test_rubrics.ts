@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Rubric } from "../schema.ts";
+import { Rubric } from "../schema/records.ts";
 
 /** Seed-style 1–5 rubric: weights 3, 2, 1. */
 export const SEED_RUBRIC: Rubric = Rubric.parse({

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { GoldenLabel, JudgeGates, PairWinner } from "../schema.ts";
+import type { GoldenLabel, JudgeGates, PairWinner } from "../schema/records.ts";
 import { randomIndex, seededRandom } from "../seeded_random.ts";
 import { type WilsonInterval, wilsonInterval } from "../wilson_interval.ts";
 import { cohenKappa } from "./cohen_kappa.ts";

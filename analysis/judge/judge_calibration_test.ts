@@ -2,7 +2,7 @@ import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { judgeCalibration, type JudgedItem } from "./judge_calibration.ts";
 import { canonicalJson } from "../canonical_json.ts";
 import { DEFAULT_JUDGE_GATES } from "../defaults.ts";
-import { GoldenLabel, type PairWinner } from "../schema.ts";
+import { GoldenLabel, type PairWinner } from "../schema/records.ts";
 
 const TOLERANCE = 1e-12;
 const OPTIONS = { gates: { ...DEFAULT_JUDGE_GATES }, rounds: 2000, seed: 7 };

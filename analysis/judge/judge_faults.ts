@@ -12,7 +12,7 @@
  */
 import { type CensoringClaim, censoringClaim } from "../censoring.ts";
 import { isScored } from "../classify_episode.ts";
-import type { CensoringPolicy, Episode } from "../schema.ts";
+import type { CensoringPolicy, Episode } from "../schema/records.ts";
 
 /** One agent's judge faults; plain JSON data, keys in this order. */
 export interface AgentJudgeFaults {

@@ -3,7 +3,7 @@ import { agentJudgeFaults } from "./judge_faults.ts";
 import { agentStandings, assessClaims } from "../agent_standing.ts";
 import { invalidSummary } from "../invalid_attempts.ts";
 import { censoringSummary } from "../censoring.ts";
-import { Episode } from "../schema.ts";
+import { Episode } from "../schema/records.ts";
 
 const SHA = "ab".repeat(32);
 const POLICY = { headline_max: 0.02, labelled_max: 0.1 };

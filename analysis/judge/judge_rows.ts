@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Episode } from "../schema.ts";
+import type { Episode } from "../schema/records.ts";
 
 /** Why {@link judgeLeftOut} leaves a task's rows out of formal scores. */
 export const UNCALIBRATED_JUDGE_REASON =
@@ -79,7 +79,7 @@ export interface JudgeFigures {
  * @example
  * ```ts
  * import { judgeLeftOut } from "./judge_rows.ts";
- * import { Episode } from "../schema.ts";
+ * import { Episode } from "../schema/records.ts";
  * const row = Episode.parse({
  *   run_id: "r", agent_id: "a", task_id: "t", seed: 1, resolved: true, prompt_tokens: 1,
  *   completion_tokens: 1, tool_calls: 0, wall_ms: 1, price_table_id: "p",

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { judgeFigures, judgeLeftOut, UNCALIBRATED_JUDGE_REASON } from "./judge_rows.ts";
-import { Episode } from "../schema.ts";
+import { Episode } from "../schema/records.ts";
 
 const SHA = "ab".repeat(32);
 

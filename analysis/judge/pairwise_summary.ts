@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { PairWinner } from "../schema.ts";
+import type { PairWinner } from "../schema/records.ts";
 import { swappedVerdict } from "./swapped_verdict.ts";
 import { type WilsonInterval, wilsonInterval } from "../wilson_interval.ts";
 

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import { parseJsonObject } from "../../inputs/strict_json.ts";
-import type { DimensionScore, PairWinner, Rubric } from "../schema.ts";
+import { parseJsonObject } from "../schema/strict_json.ts";
+import type { DimensionScore, PairWinner, Rubric } from "../schema/records.ts";
 import { lineText } from "../untrusted_text.ts";
 import { weightedTotal } from "./weighted_total.ts";
 
@@ -50,7 +50,7 @@ const WINNERS: readonly string[] = ["A", "B", "tie"];
  * `{"scores": [{"name": "<dimension>", "score": <integer>}, ...],
  * "rationale": "<optional string>"}` (RFC 8259 with unique keys: a repeated
  * key, which `JSON.parse` would resolve silently to the last, is refused,
- * by `parseJsonObject` of `inputs/strict_json.ts`, a pure function). No
+ * by `parseJsonObject` of `analysis/schema/strict_json.ts`, a pure function). No
  * markdown fence, no text around it, no other member. Every dimension of the
  * rubric has exactly one entry, every entry names a dimension, every score is
  * an integer in the dimension's `min..max` (seed 000 §06: "a missing

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ProbeOutcome } from "../schema.ts";
+import type { ProbeOutcome } from "../schema/judge_records.ts";
 
 /** What the judge made of one probe: its total, null when no attempt was usable. */
 export interface JudgedProbe {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { PairWinner } from "../schema.ts";
+import type { PairWinner } from "../schema/records.ts";
 
 /** The verdict of two position-swapped runs; plain JSON data, keys in this order. */
 export interface SwappedVerdict {

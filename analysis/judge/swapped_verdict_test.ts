@@ -1,6 +1,6 @@
 import { deepEqual } from "node:assert/strict";
 import { swappedVerdict } from "./swapped_verdict.ts";
-import type { PairWinner } from "../schema.ts";
+import type { PairWinner } from "../schema/records.ts";
 
 Deno.test("swappedVerdict() follows the full 3 x 3 table", () => {
   // Hand table: the second run's label maps back A -> B, B -> A, tie -> tie; the verdict

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DimensionScore, Rubric } from "../schema.ts";
+import type { DimensionScore, Rubric } from "../schema/records.ts";
 
 /**
  * The weighted total of one judgment on the 0–100 scale:

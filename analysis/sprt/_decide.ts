@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { SprtParams } from "../schema.ts";
+import type { SprtParams } from "../schema/records.ts";
 import type { SprtCounts } from "./sprt_counts.ts";
 import { capAdopts, exactBoundaryCode, type ExactSprtRule, exactSprtRule } from "./_exact_rule.ts";
 

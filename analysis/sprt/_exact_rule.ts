@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { SprtParams } from "../schema.ts";
+import type { SprtParams } from "../schema/records.ts";
 import { decimalRational, type Rational } from "../exact_ratio.ts";
 
 /** The unit roundoff of IEEE 754 doubles, 2^−53. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SprtParams } from "../schema.ts";
+import type { SprtParams } from "../schema/records.ts";
 import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { type SprtBoundaries, sprtBoundaries } from "./sprt_boundaries.ts";
 import {

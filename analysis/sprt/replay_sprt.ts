@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Episode, SprtParams } from "../schema.ts";
+import type { Episode, SprtParams } from "../schema/records.ts";
 import { CONTINUE, DECISION_NAMES, decisionCode, llrOf, sprtConstants } from "./_decide.ts";
 import { parseSprtParams, type SprtParamsInput } from "./sprt_params.ts";
 import { type SprtBoundaries, sprtBoundaries } from "./sprt_boundaries.ts";
@@ -142,7 +142,7 @@ const unused = (row: SprtRow): SprtUnusedRow => ({
  * @throws {RangeError} on invalid parameters or a task listed twice in `order`
  * @example
  * ```ts
- * import { Episode } from "../schema.ts";
+ * import { Episode } from "../schema/records.ts";
  * import { replaySprt } from "./replay_sprt.ts";
  * const rows = [1, 2, 3, 4, 5, 6].map((i) =>
  *   Episode.parse({

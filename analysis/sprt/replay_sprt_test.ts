@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { replaySprt } from "./replay_sprt.ts";
-import { Episode } from "../schema.ts";
+import { Episode } from "../schema/records.ts";
 import { canonicalJson } from "../canonical_json.ts";
 
 const LN_1_5 = 0.4054651081081644; // Python math.log(1.5)

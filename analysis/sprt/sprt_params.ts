@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import { SprtParams } from "../schema.ts";
+import { SprtParams } from "../schema/records.ts";
 
 /**
  * What callers may pass as SPRT parameters: any subset of
@@ -17,7 +17,7 @@ export type SprtParamsInput = z.input<typeof SprtParams>;
 /**
  * Validates SPRT parameters through the schema and fills seed 002's defaults.
  *
- * Rule: `SprtParams` from `analysis/schema.ts` (0 < p_drop < p_adopt < 1,
+ * Rule: `SprtParams` from `analysis/schema/records.ts` (0 < p_drop < p_adopt < 1,
  * 0 < alpha, beta < 1, n_cap a positive integer, no other field). The result
  * always has the key order `p_adopt, p_drop, alpha, beta, n_cap`.
  *

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SprtParams } from "../schema.ts";
+import type { SprtParams } from "../schema/records.ts";
 import {
   ADOPT,
   CAP_ADOPT,

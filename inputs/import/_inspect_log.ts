@@ -15,7 +15,7 @@
  * @module
  */
 import { LedgerError } from "../../analysis/ledger_error.ts";
-import { parseJsonObject } from "../strict_json.ts";
+import { parseJsonObject } from "../../analysis/schema/strict_json.ts";
 import { isZip, readZipDirectory, readZipEntry, type ZipEntry, ZipError } from "./_zip.ts";
 import { type Json, object, type Place, problem } from "./_inspect_fields.ts";
 

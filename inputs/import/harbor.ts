@@ -55,7 +55,7 @@
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { ioError } from "../../analysis/ledger_error.ts";
-import type { InvalidReason, StopReason } from "../../analysis/schema.ts";
+import type { InvalidReason, StopReason } from "../../analysis/schema/records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { displayId } from "../../analysis/untrusted_text.ts";
 import { pathExists, readInput } from "../input_file.ts";

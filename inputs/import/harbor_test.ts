@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { LedgerError } from "../../analysis/ledger_error.ts";
-import { Provenance } from "../../analysis/schema.ts";
+import { Provenance } from "../../analysis/schema/records.ts";
 import type { ImportedAttempt } from "./imported_attempt.ts";
 import { HARBOR_EXCEPTION_MAPPING, HARBOR_IMPORTER_VERSION, importHarborJob } from "./harbor.ts";
 

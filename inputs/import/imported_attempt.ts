@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { InvalidReason, Provenance, StopReason } from "../../analysis/schema.ts";
+import type { InvalidReason, Provenance, StopReason } from "../../analysis/schema/records.ts";
 
 /** The verdict of one imported attempt: scored (resolved or not) or invalid. */
 export type ImportedOutcome =

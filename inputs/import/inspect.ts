@@ -65,7 +65,7 @@
  *
  * @module
  */
-import type { StopReason } from "../../analysis/schema.ts";
+import type { StopReason } from "../../analysis/schema/records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { displayId } from "../../analysis/untrusted_text.ts";
 import { readInput } from "../input_file.ts";

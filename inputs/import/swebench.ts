@@ -45,12 +45,12 @@
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { LedgerError } from "../../analysis/ledger_error.ts";
-import type { Provenance } from "../../analysis/schema.ts";
+import type { Provenance } from "../../analysis/schema/records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { openInput, readInput } from "../input_file.ts";
 import { fieldProblem, parseJsonFile } from "../json_file.ts";
 import { parseLine, scanJsonl } from "../jsonl.ts";
-import { parseJsonObject } from "../strict_json.ts";
+import { parseJsonObject } from "../../analysis/schema/strict_json.ts";
 import type { ImportBatch, ImportedAttempt, ImportedOutcome } from "./imported_attempt.ts";
 
 /** Written into every row's provenance; bump it when a mapping below changes. */

@@ -1,7 +1,7 @@
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { LedgerError } from "../../analysis/ledger_error.ts";
-import { Provenance } from "../../analysis/schema.ts";
+import { Provenance } from "../../analysis/schema/records.ts";
 import { importSwebenchReport, SWEBENCH_IMPORTER_VERSION } from "./swebench.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/import/swebench/", import.meta.url).pathname;

@@ -20,10 +20,10 @@ import {
   type Provenance,
   StopReason,
   type TokensReportedBy,
-} from "../../analysis/schema.ts";
+} from "../../analysis/schema/records.ts";
 import { openInput, readInput } from "../input_file.ts";
 import { scanJsonl } from "../jsonl.ts";
-import { decodeStrictText, parseJsonObject } from "../strict_json.ts";
+import { decodeStrictText, parseJsonObject } from "../../analysis/schema/strict_json.ts";
 import { CsvScanner, CsvSyntaxError } from "./_csv.ts";
 import { parseIsoTime } from "./_iso_time.ts";
 import type { ImportBatch, ImportedAttempt, ImportedOutcome } from "./imported_attempt.ts";

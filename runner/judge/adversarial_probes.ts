@@ -19,7 +19,7 @@
  *
  * @module
  */
-import type { Rubric } from "../../analysis/schema.ts";
+import type { Rubric } from "../../analysis/schema/records.ts";
 import { endMarker, FENCE_TAG_BITS, type JudgeMaterial } from "./judge_prompt.ts";
 
 /** The probes' ids, in the order a calibration judges them. */

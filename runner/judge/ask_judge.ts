@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { JudgeParameters } from "../../analysis/schema.ts";
+import type { JudgeParameters } from "../../analysis/schema/records.ts";
 import type { UpstreamKind } from "../relay/api/upstream_kind.ts";
-import { contentText } from "../relay/provider_script.ts";
+import { contentText } from "../../analysis/schema/provider_script.ts";
 import type { JudgePrompt } from "./judge_prompt.ts";
 
 /** Where and how the judge is asked. */

@@ -15,12 +15,12 @@ import { canonicalJson, canonicalJsonLine } from "../../analysis/canonical_json.
 import { DEFAULT_BOOTSTRAP } from "../../analysis/defaults.ts";
 import { judgeCalibration, type JudgedItem } from "../../analysis/judge/judge_calibration.ts";
 import { probeOutcomes, probeReasons } from "../../analysis/judge/probe_outcomes.ts";
+import type { JudgeSettings } from "../../analysis/schema/records.ts";
 import type {
   GoldenItemJudgment,
   JudgeCalibrationSummary,
-  JudgeSettings,
   ProbeJudgment,
-} from "../../analysis/schema.ts";
+} from "../../analysis/schema/judge_records.ts";
 import {
   loadCalibrationJudgments,
   loadCalibrationSummary,
@@ -28,8 +28,8 @@ import {
 } from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import type { GoldenSet } from "../../inputs/golden_set.ts";
-import type { Upstream } from "../run_episode.ts";
-import { type Suite, taskPaths } from "../suite_manifest.ts";
+import type { Upstream } from "../relay/upstream.ts";
+import { type Suite, taskPaths } from "../../analysis/schema/suite_manifest.ts";
 import { newResultDir } from "../newest_results.ts";
 import {
   CALIBRATION_JUDGMENTS,

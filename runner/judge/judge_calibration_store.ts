@@ -10,10 +10,14 @@
  * @module
  */
 import { canonicalJson } from "../../analysis/canonical_json.ts";
-import type { JudgeCalibrationState, JudgeConfig, JudgeSettings } from "../../analysis/schema.ts";
+import type {
+  JudgeCalibrationState,
+  JudgeConfig,
+  JudgeSettings,
+} from "../../analysis/schema/records.ts";
 import { parseCalibrationHeader, parseCalibrationSummary } from "../../inputs/judge_records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
-import type { Suite } from "../suite_manifest.ts";
+import type { Suite } from "../../analysis/schema/suite_manifest.ts";
 import { newestResults } from "../newest_results.ts";
 import { JUDGE_PROMPT_VERSION } from "./judge_prompt.ts";
 

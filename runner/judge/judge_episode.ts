@@ -14,21 +14,26 @@
  *
  * @module
  */
-import type { DimensionScore, JudgeConfig, JudgeRecord, Rubric } from "../../analysis/schema.ts";
-import { Rubric as RubricSchema } from "../../analysis/schema.ts";
+import type {
+  DimensionScore,
+  JudgeConfig,
+  JudgeRecord,
+  Rubric,
+} from "../../analysis/schema/records.ts";
+import { Rubric as RubricSchema } from "../../analysis/schema/records.ts";
 import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { digestTree } from "../sandbox/digest_tree.ts";
 import { parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
 import type { VerifyResult } from "../episode_row.ts";
 import type { CallBodies } from "../relay/call_bodies.ts";
-import type { RelayCallRecord } from "../relay/relay_call_record.ts";
-import type { Upstream } from "../run_episode.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
+import type { Upstream } from "../relay/upstream.ts";
 import {
   JUDGE_REFERENCE_FILE,
   JUDGE_RUBRIC_FILE,
   type TaskJudge,
   type TaskPaths,
-} from "../suite_manifest.ts";
+} from "../../analysis/schema/suite_manifest.ts";
 import type { JudgeMaterial } from "./judge_prompt.ts";
 import { scorePrompt } from "./judge_prompt.ts";
 import { type Judgment, openJudgeSession } from "./judge_session.ts";

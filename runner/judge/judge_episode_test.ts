@@ -5,10 +5,13 @@ import {
 } from "node:assert/strict";
 import { JUDGE_EXAMPLE } from "../../suites/judge_example.ts";
 import { digestTree } from "../sandbox/digest_tree.ts";
-import { taskPaths } from "../suite_manifest.ts";
+import { taskPaths } from "../../analysis/schema/suite_manifest.ts";
 import { SEED_RUBRIC } from "../../analysis/judge/_test_rubrics.ts";
-import { JudgeConfig } from "../../analysis/schema.ts";
-import { parseProviderScript, type ProviderScriptInput } from "../relay/provider_script.ts";
+import { JudgeConfig } from "../../analysis/schema/records.ts";
+import {
+  parseProviderScript,
+  type ProviderScriptInput,
+} from "../../analysis/schema/provider_script.ts";
 import { startScriptedProvider } from "../relay/scripted_provider.ts";
 import { judgeEpisode, type LoadedJudgeMaterial, loadJudgeMaterial } from "./judge_episode.ts";
 

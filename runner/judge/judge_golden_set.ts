@@ -11,14 +11,10 @@
  *
  * @module
  */
-import type {
-  GoldenItemJudgment,
-  GoldenLabel,
-  JudgeSettings,
-  ProbeJudgment,
-} from "../../analysis/schema.ts";
+import type { GoldenLabel, JudgeSettings } from "../../analysis/schema/records.ts";
+import type { GoldenItemJudgment, ProbeJudgment } from "../../analysis/schema/judge_records.ts";
 import { parseScoreJudgment } from "../../analysis/judge/parse_judgment.ts";
-import type { Upstream } from "../run_episode.ts";
+import type { Upstream } from "../relay/upstream.ts";
 import type { LoadedJudgeMaterial } from "./judge_episode.ts";
 import { scorePrompt } from "./judge_prompt.ts";
 import {

@@ -8,10 +8,11 @@
  *
  * @module
  */
-import type { Episode, JudgeConfig, PairRecord } from "../../analysis/schema.ts";
+import type { Episode, JudgeConfig } from "../../analysis/schema/records.ts";
+import type { PairRecord } from "../../analysis/schema/judge_records.ts";
 import { openArtifact } from "../sandbox/artifact_store.ts";
-import type { Upstream } from "../run_episode.ts";
-import { type Suite, taskPaths } from "../suite_manifest.ts";
+import type { Upstream } from "../relay/upstream.ts";
+import { type Suite, taskPaths } from "../../analysis/schema/suite_manifest.ts";
 import { loadJudgeMaterial, readAnswerFile } from "./judge_episode.ts";
 import { type JudgeSpend, judgeSwapped, openJudgeSession } from "./judge_session.ts";
 

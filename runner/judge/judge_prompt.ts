@@ -23,7 +23,7 @@
  *
  * @module
  */
-import type { Rubric } from "../../analysis/schema.ts";
+import type { Rubric } from "../../analysis/schema/records.ts";
 
 /**
  * The version of these words. A calibration binds to it (through the judge

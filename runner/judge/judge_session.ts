@@ -14,12 +14,12 @@ import {
   type JudgeAttempt,
   type JudgeConfig,
   type PairWinner,
-} from "../../analysis/schema.ts";
+} from "../../analysis/schema/records.ts";
 import { evidenceGate, type EvidenceGateResult } from "../relay/evidence_gate.ts";
 import type { CallBodies } from "../relay/call_bodies.ts";
-import type { RelayCallRecord } from "../relay/relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { startRelay } from "../relay/relay.ts";
-import type { Upstream } from "../run_episode.ts";
+import type { Upstream } from "../relay/upstream.ts";
 import { askJudge, type JudgeEndpoint } from "./ask_judge.ts";
 import { type JudgeMaterial, type JudgePrompt, pairPrompt } from "./judge_prompt.ts";
 import { parsePairJudgment } from "../../analysis/judge/parse_judgment.ts";

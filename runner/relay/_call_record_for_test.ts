@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { ProviderScriptInput } from "./provider_script.ts";
+import type { ProviderScriptInput } from "../../analysis/schema/provider_script.ts";
 import { type ScriptedProvider, startScriptedProvider } from "./scripted_provider.ts";
 
 /** The upstream key the tests' providers accept. */

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { RelayRefusal } from "./relay_call_record.ts";
+import type { RelayRefusal } from "../../analysis/schema/relay_call_record.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
 import { readBody } from "./_read_body.ts";
 import { type Ticket, TokenBudget } from "./token_budget.ts";

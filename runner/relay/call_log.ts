@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { RelayCallRecord, RelayDeniedRequest, RelayRefusal } from "./relay_call_record.ts";
+import type {
+  RelayCallRecord,
+  RelayDeniedRequest,
+  RelayRefusal,
+} from "../../analysis/schema/relay_call_record.ts";
 import { type CallBodies, type CallBodyLimits, CallBodyLog } from "./call_bodies.ts";
 
 /** Sums over an episode's call records. */

@@ -11,8 +11,8 @@ import {
   type Evidence,
   type InvalidReason,
   type ModelLimits,
-} from "../../analysis/schema.ts";
-import type { RelayCallRecord } from "./relay_call_record.ts";
+} from "../../analysis/schema/records.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { combineFingerprints } from "./request_fingerprint.ts";
 
 /** Options of {@linkcode evidenceGate}. */

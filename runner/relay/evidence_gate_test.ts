@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Evidence } from "../../analysis/schema.ts";
+import { Evidence } from "../../analysis/schema/records.ts";
 import { evidenceGate } from "./evidence_gate.ts";
 import { combineFingerprints, requestFingerprint } from "./request_fingerprint.ts";
 import { callRecord, refusedRecord } from "./_call_record_for_test.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import type { ModelApi } from "./api/model_api.ts";
 import { upstreamHeaders, type UpstreamKind } from "./api/upstream_kind.ts";
 

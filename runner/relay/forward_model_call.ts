@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import type { Admitted } from "./admission.ts";
 import type { CallLog } from "./call_log.ts";
 import type { ModelApi, RelayError } from "./api/model_api.ts";

@@ -3,7 +3,7 @@ import { admitModelCall, type Admitted } from "./admission.ts";
 import { admittedRecord, type ForwardContext, forwardModelCall } from "./forward_model_call.ts";
 import { CallLog } from "./call_log.ts";
 import { openaiChat } from "./api/openai_chat.ts";
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import type { Upstream } from "./forward_call.ts";
 
 const KEY = "sk-forward-test";

@@ -48,7 +48,7 @@ export {
   RelayRefusal,
   RelayUsage,
   RelayUsageDetail,
-} from "./relay_call_record.ts";
+} from "../../analysis/schema/relay_call_record.ts";
 export { relayStopReason } from "./relay_stop_reason.ts";
 export { promptTokenBound } from "./prompt_token_bound.ts";
 export {
@@ -80,5 +80,8 @@ export {
   ProviderScript,
   ProviderToolCall,
   ProviderUsage,
-} from "./provider_script.ts";
-export type { ProviderReplyInput, ProviderScriptInput } from "./provider_script.ts";
+} from "../../analysis/schema/provider_script.ts";
+export type {
+  ProviderReplyInput,
+  ProviderScriptInput,
+} from "../../analysis/schema/provider_script.ts";

@@ -4,7 +4,11 @@
  * @module
  */
 import type { Conversation } from "./provider_conversation.ts";
-import type { ProviderReply, ProviderRule, ProviderScript } from "./provider_script.ts";
+import type {
+  ProviderReply,
+  ProviderRule,
+  ProviderScript,
+} from "../../analysis/schema/provider_script.ts";
 
 /** The reply chosen for a call, and which part of the script gave it. */
 export interface PickedReply {
@@ -30,7 +34,7 @@ export interface PickedReply {
  * @example
  * ```ts
  * import { pickReply } from "./pick_provider_reply.ts";
- * import { parseProviderScript } from "./provider_script.ts";
+ * import { parseProviderScript } from "../../analysis/schema/provider_script.ts";
  * import { readConversation } from "./provider_conversation.ts";
  * const script = parseProviderScript({ rules: [{ turn: 1, reply: { content: "done" } }] });
  * const conversation = readConversation("chat", {

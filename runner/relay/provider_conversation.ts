@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { contentText, messageText } from "./provider_script.ts";
+import { contentText, messageText } from "../../analysis/schema/provider_script.ts";
 
 /** The model APIs the scripted provider serves. */
 export type ProviderApi = "chat" | "completions" | "responses" | "messages";

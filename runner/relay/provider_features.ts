@@ -52,7 +52,7 @@
  *
  * @module
  */
-import { ProviderFeature } from "../../analysis/schema.ts";
+import { ProviderFeature } from "../../analysis/schema/records.ts";
 import { isRecord, type ModelApi } from "./api/model_api.ts";
 
 export { ProviderFeature };

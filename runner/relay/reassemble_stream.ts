@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import type { SseEvent } from "./_sse_splitter.ts";
 import { readEvents } from "./_read_events.ts";
 import type { ModelApi, RelayError, StreamReader } from "./api/model_api.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { reassembleStream } from "./reassemble_stream.ts";
 import { SilenceTimer } from "./forward_call.ts";
 import { callRecord } from "./_call_record_for_test.ts";
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { openaiChat } from "./api/openai_chat.ts";
 
 const KEY = "sk-the-upstream-key";

@@ -18,8 +18,8 @@
  *
  * @module
  */
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, type StopReason } from "../../analysis/schema.ts";
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, type StopReason } from "../../analysis/schema/records.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { relayStopReason } from "./relay_stop_reason.ts";
 import { rawTarget, routeRequest } from "./relay_surface.ts";
 import { TokenBudget } from "./token_budget.ts";

@@ -10,7 +10,7 @@ import {
   type ScriptedProviderOptions,
   startScriptedProvider,
 } from "./scripted_provider.ts";
-import type { ProviderScriptInput } from "./provider_script.ts";
+import type { ProviderScriptInput } from "../../analysis/schema/provider_script.ts";
 
 const KEY = "sk-upstream-limits-91d2";
 

@@ -12,7 +12,7 @@ import OpenAI from "openai";
 import { evidenceGate } from "./evidence_gate.ts";
 import { startRelay } from "./relay.ts";
 import { startScriptedProvider } from "./scripted_provider.ts";
-import type { ProviderScriptInput } from "./provider_script.ts";
+import type { ProviderScriptInput } from "../../analysis/schema/provider_script.ts";
 import type { Relay, RelayOptions } from "./relay.ts";
 import {
   type RelayRig,

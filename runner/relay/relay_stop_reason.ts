@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { StopReason } from "../../analysis/schema.ts";
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { StopReason } from "../../analysis/schema/records.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 
 /**
  * The stop reason the relay's call log implies: the first budget event, in

@@ -5,10 +5,10 @@ import {
   type ScriptedProviderOptions,
   startScriptedProvider,
 } from "./scripted_provider.ts";
-import type { ProviderScriptInput } from "./provider_script.ts";
+import type { ProviderScriptInput } from "../../analysis/schema/provider_script.ts";
 import { evidenceGate } from "./evidence_gate.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
-import { RelayCallRecord } from "./relay_call_record.ts";
+import { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 
 const KEY = "sk-upstream-7f3c-secret";
 

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import type { ProviderScriptInput } from "./provider_script.ts";
+import type { ProviderScriptInput } from "../../analysis/schema/provider_script.ts";
 import { post, TEST_KEY, withProvider } from "./_scripted_provider_for_test.ts";
 
 const BEARER = { authorization: `Bearer ${TEST_KEY}` };

@@ -12,7 +12,10 @@
 import { isCount } from "./api/model_api.ts";
 import { type Conversation, type ProviderApi, readConversation } from "./provider_conversation.ts";
 import { pickReply } from "./pick_provider_reply.ts";
-import { parseProviderScript, type ProviderScriptInput } from "./provider_script.ts";
+import {
+  parseProviderScript,
+  type ProviderScriptInput,
+} from "../../analysis/schema/provider_script.ts";
 import { chatWire, openAiError } from "./scripted_chat_wire.ts";
 import { completionsWire } from "./scripted_completions_wire.ts";
 import { anthropicError, messagesWire } from "./scripted_messages_wire.ts";

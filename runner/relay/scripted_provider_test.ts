@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startScriptedProvider } from "./scripted_provider.ts";
-import type { ProviderScriptInput } from "./provider_script.ts";
+import type { ProviderScriptInput } from "../../analysis/schema/provider_script.ts";
 
 const KEY = "sk-upstream-test";
 

@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { derivedUsage, type ProviderReply, type ProviderScript } from "./provider_script.ts";
+import {
+  derivedUsage,
+  type ProviderReply,
+  type ProviderScript,
+} from "../../analysis/schema/provider_script.ts";
 
 /** Token counts of a reply, in the script's meaning (see `ProviderUsage`). */
 export interface ReplyUsage {
@@ -63,7 +67,7 @@ export interface ReplyPartsOptions {
  * @example
  * ```ts
  * import { replyParts } from "./scripted_reply_parts.ts";
- * import { parseProviderScript } from "./provider_script.ts";
+ * import { parseProviderScript } from "../../analysis/schema/provider_script.ts";
  * const script = parseProviderScript({ default: { content: "hello" } });
  * const parts = replyParts(script, 1, script.default, { promptText: "0123456789", credential: null });
  * if (parts.usage?.total_tokens !== 5 || parts.model !== "scripted-model-1") throw new Error();

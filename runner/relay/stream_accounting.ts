@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { streamBack, type StreamEnd } from "./_stream_back.ts";
 import type { ModelApi, StreamReader } from "./api/model_api.ts";
 import { describeFailure, passedHeaders, type SilenceTimer } from "./forward_call.ts";

@@ -3,7 +3,7 @@ import { accountStream } from "./stream_accounting.ts";
 import { SilenceTimer } from "./forward_call.ts";
 import { callRecord } from "./_call_record_for_test.ts";
 import { openaiChat } from "./api/openai_chat.ts";
-import type { RelayCallRecord } from "./relay_call_record.ts";
+import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 
 const CHUNKS = [
   { model: "m-3", choices: [{ index: 0, delta: { content: "he" } }] },

@@ -24,7 +24,7 @@ import { SandboxError } from "./sandbox_error.ts";
 import { createGate, GATE_BUSYBOX } from "./_gate.ts";
 import { CANDIDATE_LIMITS, DEFAULT_PATH } from "./run_candidate.ts";
 import { type DockerSession, startDockerSession } from "./docker_session.ts";
-import { RESERVED_CONTAINER_PATHS } from "../suite_manifest.ts";
+import { RESERVED_CONTAINER_PATHS } from "../../analysis/schema/suite_manifest.ts";
 
 /**
  * The capabilities a task's own environment keeps after `--cap-drop ALL`:

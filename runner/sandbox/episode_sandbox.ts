@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { PlannedAgent, RunnerEnvName } from "../../analysis/schema.ts";
+import type { PlannedAgent, RunnerEnvName } from "../../analysis/schema/records.ts";
 import type { PlannedEpisode } from "../batch_state.ts";
 import type { CandidateFacts, VerifyResult } from "../episode_row.ts";
 import type { Artifact } from "./artifact_store.ts";

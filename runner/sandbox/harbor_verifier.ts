@@ -33,7 +33,7 @@
  *
  * @module
  */
-import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
+import type { Verdict, VerificationRecord } from "../../analysis/schema/records.ts";
 import { digestTree } from "./digest_tree.ts";
 import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
 import { type VerifyResult, verifyResultOf } from "../episode_row.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Verdict } from "../../analysis/schema.ts";
+import type { Verdict } from "../../analysis/schema/records.ts";
 
 /**
  * Which reward decides (the manifest's `verifier.reward_rule`, issue 22):

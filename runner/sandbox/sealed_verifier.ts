@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Verdict, VerificationRecord } from "../../analysis/schema.ts";
+import type { Verdict, VerificationRecord } from "../../analysis/schema/records.ts";
 import { type VerifierOutput, type VerifyResult, verifyResultOf } from "../episode_row.ts";
 import { type Artifact, artifactEntries } from "./artifact_store.ts";
 import { confinedEntries, escapingLinks } from "./confine_links.ts";

@@ -1,7 +1,7 @@
 /**
  * The shell prelude every generated `verify.sh` starts with: paths, a
  * `check` helper and the `verdict` printer. A verifier prints exactly one
- * `Verdict` JSON object (analysis/schema.ts) as its last stdout line; if it
+ * `Verdict` JSON object (analysis/schema/records.ts) as its last stdout line; if it
  * exits before that line, the episode is a verifier fault, never a candidate
  * failure (seed 000, the 89-point incident).
  *

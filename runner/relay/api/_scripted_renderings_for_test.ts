@@ -7,7 +7,10 @@
  *
  * @module
  */
-import { parseProviderScript, type ProviderReplyInput } from "../provider_script.ts";
+import {
+  parseProviderScript,
+  type ProviderReplyInput,
+} from "../../../analysis/schema/provider_script.ts";
 import { replyParts } from "../scripted_reply_parts.ts";
 import { chatWire } from "../scripted_chat_wire.ts";
 import { completionsWire } from "../scripted_completions_wire.ts";

@@ -42,7 +42,7 @@
  *
  * @module
  */
-import type { RelayUsage, RelayUsageDetail } from "../relay_call_record.ts";
+import type { RelayUsage, RelayUsageDetail } from "../../../analysis/schema/relay_call_record.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
 import { messagesToolAllowance } from "../prompt_token_bound.ts";
 import { errorBody } from "./upstream_kind.ts";

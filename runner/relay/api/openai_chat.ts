@@ -45,7 +45,7 @@
  *
  * @module
  */
-import type { RelayUsage } from "../relay_call_record.ts";
+import type { RelayUsage } from "../../../analysis/schema/relay_call_record.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
 import {
   type CallEvidence,

@@ -36,7 +36,7 @@
  *
  * @module
  */
-import type { RelayUsage, RelayUsageDetail } from "../relay_call_record.ts";
+import type { RelayUsage, RelayUsageDetail } from "../../../analysis/schema/relay_call_record.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
 import {
   type CallEvidence,

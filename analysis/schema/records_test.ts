@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { canonicalJson, canonicalJsonLine } from "./canonical_json.ts";
-import { Episode, Evidence, ModelLimits, NO_MODEL_LIMITS, Plan } from "./schema.ts";
+import { canonicalJson, canonicalJsonLine } from "../canonical_json.ts";
+import { Episode, Evidence, ModelLimits, NO_MODEL_LIMITS, Plan } from "./records.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 const HEX = "ab".repeat(32);
 
 async function lines(path: string): Promise<string[]> {

@@ -10,7 +10,7 @@
  * @module
  */
 import { z } from "zod";
-import { RelayDeniedRequest, Sha256 } from "../../analysis/schema.ts";
+import { RelayDeniedRequest, Sha256 } from "./records.ts";
 
 export { RelayDeniedRequest };
 

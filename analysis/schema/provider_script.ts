@@ -46,7 +46,7 @@
  * @module
  */
 import { z } from "zod";
-import { schemaProblem } from "../../inputs/schema_problems.ts";
+import { schemaProblem } from "./schema_problems.ts";
 
 const Count = z.number().int().nonnegative();
 
@@ -188,7 +188,7 @@ export type ProviderScriptInput = z.input<typeof ProviderScript>;
  * @param source Where it came from (a file name), quoted in the error; omitted: not named.
  * @returns The script with defaults applied.
  * @throws {Error} `Invalid provider script "<source>": "<path>" <message>` (the
- * message worded by `schemaProblem`, inputs/schema_problems.ts), e.g.
+ * message worded by `schemaProblem`, analysis/schema/schema_problems.ts), e.g.
  * `Invalid provider script "s.json": "rules.1.turn" expected number, received string`
  * @example
  * ```ts

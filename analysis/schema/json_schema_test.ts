@@ -6,7 +6,7 @@ import {
   jsonSchemaFiles,
 } from "./json_schema.ts";
 
-const ROOT = new URL("../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
 
 Deno.test("jsonSchemaFiles() matches the files committed under ledgers/schema", async () => {
   const drifted: string[] = [];
@@ -23,7 +23,7 @@ Deno.test("jsonSchemaFiles() matches the files committed under ledgers/schema", 
   }
   if (drifted.length > 0) {
     fail(
-      `JSON Schemas drifted from analysis/schema.ts: ${drifted.join(", ")}; ` +
+      `JSON Schemas drifted from analysis/schema/records.ts: ${drifted.join(", ")}; ` +
         `regenerate them with ${JSON_SCHEMA_COMMAND}`,
     );
   }

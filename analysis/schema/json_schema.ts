@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import { canonicalJson } from "./canonical_json.ts";
+import { canonicalJson } from "../canonical_json.ts";
 import {
   AgentCheck,
   Episode,
@@ -19,7 +19,7 @@ import {
   PriceTable,
   Rubric,
   Verdict,
-} from "./schema.ts";
+} from "./records.ts";
 
 /** The records with a published JSON Schema, by file name stem. */
 export const JSON_SCHEMA_NAMES = [
@@ -48,7 +48,7 @@ const SOURCES: Record<JsonSchemaName, { schema: z.ZodType; title: string; descri
     schema: Episode,
     title: "ledgerbench episode row",
     description: "One JSONL ledger line: one attempt of one agent at one task (seeds 000-003). " +
-      "Absent optional fields take the defaults documented in analysis/schema.ts; a missing " +
+      "Absent optional fields take the defaults documented in analysis/schema/records.ts; a missing " +
       'episode_id defaults to "<run_id>/<agent_id>/<task_id>/<attempt>".',
   },
   plan: {
@@ -123,7 +123,7 @@ const EPISODE_INVARIANTS = [{
  * schema in input mode (`z.toJSONSchema(schema, { io: "input" })`): fields
  * with a default are optional, exactly what a JSONL line or a config file may
  * omit. The episode schema also carries the status invariants as `allOf`
- * `if`/`then` (see analysis/schema.ts). Cost: O(size of the schema).
+ * `if`/`then` (see analysis/schema/records.ts). Cost: O(size of the schema).
  *
  * @param name which record
  * @returns a fresh JSON Schema object with `title` and `description`

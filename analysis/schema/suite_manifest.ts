@@ -29,7 +29,7 @@
  * @module
  */
 import { z } from "zod";
-import { Sha256 } from "../analysis/schema.ts";
+import { Sha256 } from "./records.ts";
 
 /** File name of the manifest inside a suite directory. */
 export const SUITE_MANIFEST = "suite.json";

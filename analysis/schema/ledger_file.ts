@@ -1,0 +1,36 @@
+/**
+ * The shapes of a ledger file as the inputs layer reads it (issue 23: they
+ * lived in `inputs/ledger.ts`, so analysis modules that take a read ledger
+ * imported from the inputs layer): what a scan found, the rows in memory,
+ * and each row's line.
+ *
+ * @module
+ */
+import type { LedgerProblem } from "../ledger_error.ts";
+import type { Episode } from "./records.ts";
+
+/** What a scan of a ledger found, apart from the rows themselves. */
+export interface LedgerScan {
+  file: string;
+  /** SHA-256 (hex) of the ledger file's bytes. */
+  sha256: string;
+  /** Lines in the file. */
+  lines: number;
+  /** Rows that passed every check. */
+  valid_rows: number;
+  /** True when the first row carries `prev_sha256` (so every row must). */
+  chained: boolean;
+  /** Every problem found (empty unless `lenient`). */
+  problems: LedgerProblem[];
+}
+
+/** A whole ledger in memory. */
+export interface Ledger extends LedgerScan {
+  rows: Episode[];
+}
+
+/** A whole ledger in memory with each row's 1-based line (the inputs layer's `loadLedger`). */
+export interface LedgerWithLines extends Ledger {
+  /** `row_lines[i]` is the line `rows[i]` was read from. */
+  row_lines: number[];
+}
