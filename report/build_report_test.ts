@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { inMemoryLedger } from "../analysis/_ledger_for_test.ts";
+import { episode, inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { ErrataFile } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
@@ -23,28 +23,6 @@ function near(
     typeof actual === "number" && Math.abs(actual - expected) <= tolerance,
     `${what}: expected ${expected} ± ${tolerance}, got ${actual}`,
   );
-}
-
-/** One scored row; `stop` other than "completed" makes it censored. */
-function episode(
-  agent: string,
-  task: string,
-  resolved: boolean | null,
-  extra: Record<string, unknown> = {},
-): Episode {
-  return Episode.parse({
-    run_id: "r",
-    agent_id: agent,
-    task_id: task,
-    seed: 1,
-    resolved,
-    prompt_tokens: 1000,
-    completion_tokens: 500,
-    tool_calls: 3,
-    wall_ms: 10_000,
-    price_table_id: "p",
-    ...extra,
-  });
 }
 
 /** A ledger record for rows that never touched a file. */

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { inMemoryLedger } from "../analysis/_ledger_for_test.ts";
+import { episode, inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { buildReport } from "./build_report.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";
@@ -48,20 +48,7 @@ Deno.test("verifyReport() recomputes the per-resolved intervals and frontier sha
 });
 
 Deno.test("buildReport() draws the frontier over the stated agents and tabulates the intervals", () => {
-  const row = (agent: string, task: string, resolved: boolean, extra = {}) =>
-    Episode.parse({
-      run_id: "r",
-      agent_id: agent,
-      task_id: task,
-      seed: 1,
-      resolved,
-      prompt_tokens: 1000,
-      completion_tokens: 500,
-      tool_calls: 3,
-      wall_ms: 10_000,
-      price_table_id: "p",
-      ...extra,
-    });
+  const row = episode;
   const rows: Episode[] = [];
   for (let t = 1; t <= 20; t++) {
     // a resolves the odd tasks; b the same but 3 of 20 censored (15% > 10%: withheld); c
