@@ -3,14 +3,14 @@
  * logs, SWE-bench reports, Harbor jobs, plain tables) as an ordinary
  * hash-chained ledger plus the task list that is its denominator (issue
  * 11). The importers live in `inputs/import/`; writing is
- * `runner/write_import.ts`.
+ * `runner/write_import.ts`. The Inspect, SWE-bench and Harbor importers
+ * load only when their format is asked for (with Inspect's ZIP readers,
+ * node:zlib and fflate); the table importer, whose syntax the help text
+ * shows, always loads.
  *
  * @module
  */
-import { importHarborJob } from "../inputs/import/harbor.ts";
 import type { ImportBatch } from "../inputs/import/imported_attempt.ts";
-import { importInspectLog } from "../inputs/import/inspect.ts";
-import { importSwebenchReport } from "../inputs/import/swebench.ts";
 import {
   importTable,
   parseColumnMap,
@@ -209,7 +209,22 @@ function idOption(values: ParsedArgs["values"], name: string): string | undefine
   return text;
 }
 
-/** The importer of the format, with its options read and checked once. */
+/**
+ * The importers of the other formats, each loaded by a computed specifier
+ * when its format runs (Deno loads every literal `import("...")` at start:
+ * see `loadCommand` in `main.ts`).
+ */
+const INSPECT = new URL("../inputs/import/inspect.ts", import.meta.url).href;
+type InspectModule = typeof import("../inputs/import/inspect.ts");
+const SWEBENCH = new URL("../inputs/import/swebench.ts", import.meta.url).href;
+type SwebenchModule = typeof import("../inputs/import/swebench.ts");
+const HARBOR = new URL("../inputs/import/harbor.ts", import.meta.url).href;
+type HarborModule = typeof import("../inputs/import/harbor.ts");
+
+/**
+ * The importer of the format, with its options read and checked once (its
+ * module is loaded at the first source).
+ */
 function sourceReader(
   format: Format,
   values: ParsedArgs["values"],
@@ -220,16 +235,32 @@ function sourceReader(
   switch (format) {
     case "inspect": {
       const scorer = stringOption(values, "scorer");
-      return (path) => importInspectLog(path, { scorer, passThreshold, agentId });
+      return async (path) =>
+        (await import(INSPECT) as InspectModule).importInspectLog(path, {
+          scorer,
+          passThreshold,
+          agentId,
+        });
     }
     case "swebench": {
       const reportTree = stringOption(values, "report-tree");
       const predictions = stringOption(values, "predictions");
-      return (path) => importSwebenchReport(path, { agentId, runId, reportTree, predictions });
+      return async (path) =>
+        (await import(SWEBENCH) as SwebenchModule).importSwebenchReport(path, {
+          agentId,
+          runId,
+          reportTree,
+          predictions,
+        });
     }
     case "harbor": {
       const rewardKey = stringOption(values, "reward-key");
-      return (path) => importHarborJob(path, { agentId, passThreshold, rewardKey });
+      return async (path) =>
+        (await import(HARBOR) as HarborModule).importHarborJob(path, {
+          agentId,
+          passThreshold,
+          rewardKey,
+        });
     }
     case "table": {
       const map = stringOption(values, "map");
