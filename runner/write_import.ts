@@ -13,7 +13,7 @@
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { TaskList } from "../analysis/schema/records.ts";
+import { type Provenance, TaskList } from "../analysis/schema/records.ts";
 import type { ImportBatch, ImportedAttempt } from "../inputs/import/imported_attempt.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import type { Loaded } from "../inputs/json_file.ts";
@@ -176,30 +176,37 @@ function refuseDuplicates(
   known: Map<string, number>,
   ledger: string,
 ): void {
-  const seen = new Map<string, string>();
+  /** The provenance of the first row of each key in this import; worded only for a message. */
+  const seen = new Map<string, Provenance>();
   for (const draft of drafts) {
     const provenance = draft.provenance!;
     const id = episodeIdOf(draft);
     for (const key of [`id ${id}`, sourceKey(provenance)]) {
       const line = known.get(key);
-      const where = `${provenance.source} (${provenance.position})`;
       if (line !== undefined) {
         throw duplicate(
           provenance.source,
-          `episode "${id}" from ${where} is already in ledger "${ledger}" at line ${line}: ` +
-            "importing again refuses duplicates, nothing was written",
+          `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
+            `${line}: importing again refuses duplicates, nothing was written`,
         );
       }
       const first = seen.get(key);
       if (first !== undefined) {
         throw duplicate(
           provenance.source,
-          `episode "${id}" from ${where} repeats ${first} in this import: nothing was written`,
+          `episode "${id}" from ${placeOf(provenance)} repeats ${
+            placeOf(first)
+          } in this import: nothing was written`,
         );
       }
-      seen.set(key, where);
+      seen.set(key, provenance);
     }
   }
+}
+
+/** Where a row came from, for a message: `runs.csv (line 12)`. */
+function placeOf(provenance: Provenance): string {
+  return `${provenance.source} (${provenance.position})`;
 }
 
 function duplicate(file: string, message: string): LedgerError {

@@ -263,3 +263,28 @@ Deno.test("import refuses a duplicate: importing the same log again writes nothi
   deepEqual([await fileSha256(`${dir}/l.jsonl`), await fileSha256(`${dir}/l.tasks.json`)], before);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("import refuses a row repeated across its sources, naming both places, and writes nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/a.csv`, "model,task,ok\nm,t1,yes\nm,t2,no\n");
+  await Deno.writeTextFile(`${dir}/b.csv`, "model,task,ok,turns\nm,t3,yes,1\nm,t2,no,2\n");
+  const repeated = await cli(
+    "import",
+    "table",
+    `${dir}/a.csv`,
+    `${dir}/b.csv`,
+    "--out",
+    `${dir}/l.jsonl`,
+    "--map",
+    "agent_id=model,task_id=task,resolved=ok",
+  );
+  equal(repeated.code, 2);
+  // b.csv's line 3 is a.csv's line 3 again: the same run, agent, task and attempt
+  equal(
+    repeated.stderr.split("\n").filter((line) => line.startsWith("error: ")).join("\n"),
+    `error: ${dir}/b.csv: episode "imported/m/t2/1" from ${dir}/b.csv (line 3) repeats ` +
+      `${dir}/a.csv (line 3) in this import: nothing was written`,
+  );
+  equal(await Deno.stat(`${dir}/l.jsonl`).then(({ size }) => size, () => 0), 0);
+  await Deno.remove(dir, { recursive: true });
+});
