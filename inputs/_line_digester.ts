@@ -48,7 +48,6 @@ export function lineDigester(options: LineDigesterOptions = {}): LineDigester {
 
 const HEX = "0123456789abcdef";
 const HEX_CODES = Uint8Array.from(HEX, (c) => c.charCodeAt(0));
-const BYTE_HEX = Array.from({ length: 256 }, (_, b) => HEX[b >> 4] + HEX[b & 15]);
 
 class NodeDigester implements LineDigester {
   readonly engine = "node:crypto";
@@ -71,6 +70,8 @@ class NativeDigester implements LineDigester {
   readonly engine = "libcrypto";
   #sha256: (bytes: Uint8Array, out: Uint8Array) => void;
   #out = new Uint8Array(32);
+  /** The hex digits' character codes, reused by {@link hex}. */
+  #codes: number[] = new Array(64);
 
   constructor(sha256: (bytes: Uint8Array, out: Uint8Array) => void) {
     this.#sha256 = sha256;
@@ -95,9 +96,15 @@ class NativeDigester implements LineDigester {
     return true;
   }
 
+  /** One flat string of the 64 hex digits' codes (no 32-piece concatenation to flatten later). */
   hex(): string {
-    let text = "";
-    for (const byte of this.#out) text += BYTE_HEX[byte];
-    return text;
+    const out = this.#out;
+    const codes = this.#codes;
+    for (let i = 0; i < 32; i++) {
+      const byte = out[i];
+      codes[2 * i] = HEX_CODES[byte >> 4];
+      codes[2 * i + 1] = HEX_CODES[byte & 15];
+    }
+    return String.fromCharCode.apply(null, codes);
   }
 }
