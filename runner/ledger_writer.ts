@@ -278,13 +278,14 @@ export class LedgerWriter {
   /**
    * The row a draft becomes after `previous` (the common row by the fast
    * path of `_fast_episode.ts`, the same value zod gives; zod words the
-   * rest), refusing a schema violation and an id in `ids`.
+   * rest), refusing a schema violation and an id in `ids`. `batchRow`: the
+   * draft's 0-based place in a batch, named by the message (null: one row).
    */
   #row(
     draft: EpisodeDraft,
     previous: string | null,
     ids: ReadonlySet<string>,
-    at: string,
+    batchRow: number | null,
   ): Episode {
     const input = { ...draft, prev_sha256: previous };
     let row = fastEpisode(input);
@@ -293,7 +294,7 @@ export class LedgerWriter {
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         throw new Error(
-          `Cannot append to ledger "${this.path}"${at}: field "${
+          `Cannot append to ledger "${this.path}"${placeInBatch(batchRow)}: field "${
             issue.path.join(".")
           }": ${issue.message}`,
         );
@@ -302,7 +303,9 @@ export class LedgerWriter {
     }
     if (ids.has(row.episode_id) || this.#ids.has(row.episode_id)) {
       throw new Error(
-        `Cannot append to ledger "${this.path}"${at}: duplicate episode "${row.episode_id}"`,
+        `Cannot append to ledger "${this.path}"${
+          placeInBatch(batchRow)
+        }: duplicate episode "${row.episode_id}"`,
       );
     }
     return row;
@@ -310,7 +313,7 @@ export class LedgerWriter {
 
   async #write(draft: EpisodeDraft): Promise<Episode> {
     this.#checkOpen();
-    const row = this.#row(draft, this.#previous, this.#ids, "");
+    const row = this.#row(draft, this.#previous, this.#ids, null);
     const line = encoder.encode(canonicalJsonLine(row));
     const bytes = new Uint8Array(line.length + 1);
     bytes.set(line);
@@ -336,8 +339,8 @@ export class LedgerWriter {
     const digest = lineDigester();
     let previous = this.#previous;
     let length = 0;
-    for (const [i, draft] of drafts.entries()) {
-      const row = this.#row(draft, previous, ids, ` (row ${i + 1} of the batch, nothing written)`);
+    for (let i = 0; i < drafts.length; i++) {
+      const row = this.#row(drafts[i], previous, ids, i);
       const line = encoder.encode(canonicalJsonLine(row) + "\n");
       digest.digest(line.subarray(0, line.length - 1));
       previous = digest.hex();
@@ -424,6 +427,11 @@ export class LedgerWriter {
       this.#file.close();
     }
   }
+}
+
+/** Where a refused row was, for the message: its place in a batch (worded only then), or nothing. */
+function placeInBatch(batchRow: number | null): string {
+  return batchRow === null ? "" : ` (row ${batchRow + 1} of the batch, nothing written)`;
 }
 
 /** Removes the batch marker (the batch's commit point) and makes its removal durable. */
