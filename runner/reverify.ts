@@ -15,6 +15,7 @@ import { loadErrata } from "../inputs/errata.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import type { Episode, Erratum } from "../analysis/schema/records.ts";
+import { repeatedCorrection } from "../analysis/errata.ts";
 import { appendErratum } from "./errata_file.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
@@ -65,7 +66,10 @@ export interface ReverifyOutcome {
  * true/false, a verifier fault gives `resolved` null (still invalid, as
  * `verifier_fault`). The erratum id is `rescore/<episode_id>/<12 hex of the
  * hidden verifier files' digest>`, so running the same fixed verifier twice
- * appends nothing new (the second time the episode is skipped). Cost: one
+ * appends nothing new (the second time the episode is skipped); an outcome
+ * that would repeat the episode's latest correction (`repeatedCorrection`,
+ * issue 23: same verdict on the same image and artifact, from other hidden
+ * files) is skipped too, naming the erratum it repeats. Cost: one
  * verifier container per row; zero model calls.
  *
  * @param ledger the ledger file (read strictly, never written)
@@ -94,9 +98,14 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
     );
   }
   const existing = new Set<string>();
+  // The latest correction of each episode: a re-verification that would repeat it is skipped.
+  const latest: Parameters<typeof repeatedCorrection>[0] = new Map();
+  let lines = 0;
   if (await pathExists(options.errata)) {
     for (const entry of (await loadErrata(options.errata)).entries) {
       existing.add(entry.erratum.erratum_id);
+      repeatedCorrection(latest, entry);
+      lines = entry.line;
     }
   }
   const ids = new Set(rows.map((row) => row.episode_id));
@@ -162,7 +171,18 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
         result,
       ].join("; "),
     };
+    const repeated = repeatedCorrection(latest, { line: lines + 1, erratum });
+    if (repeated !== null) {
+      skipped.push({
+        episode_id: row.episode_id,
+        reason:
+          `the outcome repeats erratum "${repeated.erratum.erratum_id}" (line ${repeated.line}): ` +
+          "nothing to correct",
+      });
+      continue;
+    }
     const stored = await appendErratum(options.errata, erratum, { episodes: ids });
+    lines++;
     existing.add(erratumId);
     appended.push(stored.erratum);
     options.onErratum?.(stored.erratum);

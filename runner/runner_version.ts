@@ -13,10 +13,13 @@ export const RUNNER_RELEASE = "0.1.0";
 
 /**
  * The runner version: `<release>+src.<12 hex>`, where the hex is the start of
- * the SHA-256 over every non-test `.ts` file under `runner/` (sorted by
- * path; each contributes `<path>\n<sha256 of its bytes>\n`). Any change to the
- * runner's code, relay and sandbox included, changes the version, so a plan
- * frozen under one runner is refused by another. O(size of runner/).
+ * the SHA-256 over every non-test `.ts` file under `runner/` and under
+ * `analysis/schema/` (the records the runner writes and the suite manifests
+ * and provider scripts it reads, moved there from `runner/` in issue 23),
+ * sorted by path relative to the runner's directory; each contributes
+ * `<path>\n<sha256 of its bytes>\n`. Any change to the runner's code, relay,
+ * sandbox and records included, changes the version, so a plan frozen under
+ * one runner is refused by another. O(size of runner/ and analysis/schema/).
  *
  * @returns e.g. `0.1.0+src.3f9a0c1d2b4e`
  */
@@ -31,6 +34,7 @@ export async function runnerVersion(): Promise<string> {
     }
   };
   await walk(root, "");
+  await walk(`${root}/../analysis/schema`, "../analysis/schema");
   files.sort();
   const hash = createHash("sha256");
   for (const path of files) {

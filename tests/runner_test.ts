@@ -552,6 +552,17 @@ Deno.test({
       equal(again.code, 0, again.stderr);
       match(again.stdout, /0 errata appended/);
       equal((await loadErrata(errata)).entries.length, 2);
+      // Other hidden files with the same verdict repeat the latest correction (issue 23): skipped,
+      // never appended as a second, identical correction.
+      const other = await generateSuite(definition, { seed: SEED, dir: `${dir}/suite-other` });
+      for (const row of rows) {
+        await Deno.writeTextFile(`${taskPaths(other.dir, row.task_id).verifier}/NOTE`, "audit\n");
+      }
+      const repeat = await cli("reverify", ledger, "--errata", errata, "--suite", other.dir);
+      equal(repeat.code, 0, repeat.stderr);
+      match(repeat.stdout, /0 errata appended/);
+      match(repeat.stdout, /the outcome repeats erratum "rescore\//);
+      equal((await loadErrata(errata)).entries.length, 2);
     } finally {
       await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
       await Deno.remove(dir, { recursive: true });
