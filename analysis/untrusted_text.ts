@@ -29,7 +29,6 @@
  *
  * @module
  */
-import { sha256Hex } from "./sha256_hex.ts";
 
 /** UAX #9's bidirectional formatting characters, then U+2028 and U+2029 (see the module doc). */
 const BIDI_AND_SEPARATORS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029";
@@ -48,8 +47,8 @@ const UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_AND_SEPARATORS}]`, "g"
 /** The longest id {@link displayId} shows whole, in UTF-16 code units. */
 export const ID_DISPLAY_LENGTH = 48;
 
-/** Hex digits of the id's SHA-256 that a shortened id ends with. */
-const ID_HASH_DIGITS = 8;
+/** Characters of its head a shortened id keeps before the ellipsis; the rest of the budget is its tail. */
+const ID_HEAD_LENGTH = 16;
 
 /** The escape of one unsafe character (see the module doc). */
 function escapeChar(char: string): string {
@@ -138,10 +137,13 @@ export function terminalJson(json: string): string {
 /**
  * An id as figures, tables and `report.md` show it: {@link lineText} of the
  * id when that is at most {@link ID_DISPLAY_LENGTH} (48) characters; else its
- * first characters, an ellipsis and the first 8 hex digits of the full id's
- * SHA-256, at most 48 characters in all, so two long ids that share a prefix stay
- * distinct (and a figure's size stays bounded). The prefix never ends inside
- * an escape or a surrogate pair. O(length).
+ * first 16 characters, an ellipsis and its real last characters, at most 48
+ * in all (issue 25: an id that ended in 8 hex digits of a hash could not be
+ * found by searching for it; the tail is where ids such as
+ * `django__django-11179` or `…/episode-3/2` differ). A figure's size stays
+ * bounded; ids that differ only inside the part left out look alike, and
+ * the JSON outputs keep every id whole. Neither part ever splits an escape
+ * or a surrogate pair. O(length).
  *
  * @param id an untrusted id (agent, task, episode, model)
  * @returns the id to show
@@ -149,19 +151,23 @@ export function terminalJson(json: string): string {
  * ```ts
  * import { displayId } from "./untrusted_text.ts";
  * if (displayId("agent-a") !== "agent-a") throw new Error();
- * const shown = displayId("x".repeat(10_000));
- * if (shown.length !== 48 || !shown.startsWith("xxx") || shown.at(-9) !== "…") throw new Error();
+ * const shown = displayId(`${"x".repeat(10_000)}-task-17`);
+ * if (shown.length !== 48 || shown.at(16) !== "…" || !shown.endsWith("-task-17")) throw new Error();
  * ```
  */
 export function displayId(id: string): string {
   const shown = lineText(id);
   if (shown.length <= ID_DISPLAY_LENGTH) return shown;
-  const budget = ID_DISPLAY_LENGTH - 1 - ID_HASH_DIGITS;
-  let prefix = "";
-  for (const char of id) {
-    const piece = lineText(char);
-    if (prefix.length + piece.length > budget) break;
-    prefix += piece;
+  const chars = [...id].map(lineText);
+  let head = "";
+  let first = 0;
+  while (first < chars.length && head.length + chars[first].length <= ID_HEAD_LENGTH) {
+    head += chars[first++];
   }
-  return `${prefix}…${sha256Hex(id).slice(0, ID_HASH_DIGITS)}`;
+  let tail = "";
+  for (let last = chars.length - 1; last >= first; last--) {
+    if (head.length + 1 + tail.length + chars[last].length > ID_DISPLAY_LENGTH) break;
+    tail = chars[last] + tail;
+  }
+  return `${head}…${tail}`;
 }

@@ -1,5 +1,4 @@
 import { equal, notEqual, ok } from "node:assert/strict";
-import { createHash } from "node:crypto";
 import {
   displayId,
   hasUnsafeCharacter,
@@ -64,12 +63,15 @@ Deno.test("displayId() keeps an id of up to 48 characters whole", () => {
   equal(displayId("agent-alpha"), "agent-alpha");
 });
 
-Deno.test("displayId() shortens a longer id to 48 characters ending with its hash", () => {
-  const id = "a".repeat(ID_DISPLAY_LENGTH + 1);
-  // printf 'a%.0s' $(seq 49) | sha256sum | cut -c1-8
-  const hash = createHash("sha256").update(id).digest("hex").slice(0, 8);
-  equal(displayId(id), `${"a".repeat(39)}…${hash}`);
+Deno.test("displayId() shortens a longer id to 48 characters keeping its head and its real tail (issue 25)", () => {
+  const id = `scaleai__swe-bench-pro__${"x".repeat(40)}__instance-9f3a2c1`;
+  // 16 characters of the head, the ellipsis, the last 31 characters: searchable by its end.
+  equal(displayId(id), `scaleai__swe-ben…${id.slice(-31)}`);
   equal(displayId(id).length, ID_DISPLAY_LENGTH);
+  ok(displayId(id).endsWith("__instance-9f3a2c1"));
+  // A tail of escaped characters is cut between escapes, never inside one.
+  const escaped = displayId(`${"a".repeat(60)}${"\u202e".repeat(10)}`);
+  ok(escaped.endsWith("\\u202e") && escaped.length <= ID_DISPLAY_LENGTH, escaped);
 });
 
 Deno.test("displayId() keeps two long ids that share a prefix distinct", () => {
@@ -82,9 +84,13 @@ Deno.test("displayId() keeps two long ids that share a prefix distinct", () => {
 });
 
 Deno.test("displayId() never cuts an escape or a surrogate pair", () => {
-  const escaped = displayId(`${"a".repeat(36)}\u202e${"b".repeat(20)}`);
-  ok(escaped.startsWith(`${"a".repeat(36)}…`), escaped); // "\u202e" (6) would pass 39
-  const emoji = displayId(`${"a".repeat(38)}😀${"b".repeat(20)}`);
-  ok(emoji.startsWith(`${"a".repeat(38)}…`), emoji); // the pair (2) would pass 39
+  // The head keeps 16 characters: "\u202e" (6) would pass them, so the head stops before it.
+  const escaped = displayId(`${"a".repeat(12)}\u202e${"b".repeat(60)}`);
+  ok(escaped.startsWith(`${"a".repeat(12)}…`), escaped);
+  const emoji = displayId(`${"a".repeat(15)}😀${"b".repeat(60)}`);
+  ok(emoji.startsWith(`${"a".repeat(15)}…`), emoji); // the pair (2) would pass 16
+  // The tail likewise: the budget left for it (31) ends before a whole escape fits.
+  const tail = displayId(`${"b".repeat(60)}\u202e${"c".repeat(27)}`);
+  ok(tail.endsWith(`…${"c".repeat(27)}`), tail);
   equal(hasUnsafeCharacter(displayId(`x\n${"y".repeat(100)}`)), false);
 });
