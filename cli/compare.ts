@@ -46,7 +46,14 @@ import {
 } from "./_standing.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish, wrap } from "./_output.ts";
-import { fixed, NOT_RECORDED, percent, percentInterval, renderTable } from "../report/format.ts";
+import {
+  fixed,
+  NOT_RECORDED,
+  percent,
+  percentInterval,
+  pValue,
+  renderTable,
+} from "../report/format.ts";
 import {
   BOOTSTRAP_ROUNDS_RANGE,
   INTERVAL_METHOD_HELP,
@@ -416,11 +423,6 @@ function signedPercent(x: number): string {
   return (x > 0 ? "+" : "") + percent(x);
 }
 
-/** A p-value: 3 decimals, or 3 significant digits in exponent form below 0.001. */
-function pValue(x: number): string {
-  return x < 0.001 ? x.toExponential(2) : x.toFixed(3);
-}
-
 /** The exact McNemar line of pair `index`, with its Holm-adjusted p when the matrix has more. */
 function mcnemarLine(p: PairedComparison, pValues: PairwisePValues, index: number): string {
   const m = p.mcnemar;
@@ -511,7 +513,7 @@ function statedPairs(
   assessment: LoadedAssessment,
 ): string {
   const withheld = groups.reduce((sum, g) => sum + g.pairs, 0);
-  let text = "Which rankings may be stated (validation, censoring and missing tasks):\n";
+  let text = "Which rankings may be stated (validation, invalid, censoring, judge faults, missing tasks):\n";
   text += "  " + denominatorLine(assessment, assessment.file);
   text += `  ${total - withheld} of ${total} pair${total === 1 ? "" : "s"} may be stated\n`;
   for (const group of groups) {

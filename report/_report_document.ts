@@ -21,6 +21,7 @@ import {
   percent,
   percentInterval,
   plural,
+  pValue,
 } from "./format.ts";
 import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { policyText } from "./_claims.ts";
@@ -666,8 +667,8 @@ function pairedTestBlocks(summary: ReportSummary): Block[] {
           pair,
           integer(t.only_a),
           integer(t.only_b),
-          decimal(t.p_value, 3),
-          decimal(t.holm_p_value, 3),
+          pValue(t.p_value),
+          pValue(t.holm_p_value),
         ];
       }),
     },

@@ -43,6 +43,24 @@ export function percentInterval(
   return `[${percent(lower, digits)}, ${percent(upper, digits)}]`;
 }
 
+/**
+ * A p-value as every table prints it: 3 decimals, or `< 0.001` below 0.001
+ * (issue 25: `0.000` read as an impossible p of zero, and an exponent form
+ * claims digits the test's resolution does not give).
+ *
+ * @param x the p-value, in [0, 1]; null or undefined gives `"-"`
+ * @returns e.g. `0.042`, `< 0.001`
+ * @example
+ * ```ts
+ * import { pValue } from "./format.ts";
+ * if (pValue(0.0421) !== "0.042" || pValue(0.00002) !== "< 0.001") throw new Error();
+ * ```
+ */
+export function pValue(x: number | null | undefined): string {
+  if (x === null || x === undefined) return "-";
+  return x < 0.001 ? "< 0.001" : x.toFixed(3);
+}
+
 /** What a figure built on agent-reported tokens carries after it (issue 23). */
 export const AGENT_REPORTED = " (agent-reported)";
 

@@ -71,7 +71,7 @@ Deno.test("compare --paired with four agents gives Holm-adjusted p-values over 6
         "a            b            only a  only b        p   Holm p\n" +
         "-----------  -----------  ------  ------  -------  -------\n" +
         "agent-alpha  agent-beta       24      14    0.143    0.334\n" +
-        "agent-alpha  agent-delta      38      10  6.17e-5  3.70e-4\n" +
+        "agent-alpha  agent-delta      38      10  < 0.001  < 0.001\n" +
         "agent-alpha  agent-gamma      26      10    0.011    0.048\n" +
         "agent-beta   agent-delta      31      13    0.010    0.048\n" +
         "agent-beta   agent-gamma      21      15    0.405    0.405\n" +
