@@ -513,7 +513,8 @@ function statedPairs(
   assessment: LoadedAssessment,
 ): string {
   const withheld = groups.reduce((sum, g) => sum + g.pairs, 0);
-  let text = "Which rankings may be stated (validation, invalid, censoring, judge faults, missing tasks):\n";
+  let text =
+    "Which rankings may be stated (validation, invalid, censoring, judge faults, missing tasks):\n";
   text += "  " + denominatorLine(assessment, assessment.file);
   text += `  ${total - withheld} of ${total} pair${total === 1 ? "" : "s"} may be stated\n`;
   for (const group of groups) {
