@@ -973,6 +973,8 @@ function reproduceSection(summary: ReportSummary): Block[] {
     ...(inputs.plan === null ? [] : ["--plan", inputs.plan.path]),
     ...(inputs.errata === null ? [] : ["--errata", inputs.errata.path]),
     ...(inputs.price_table === null ? [] : ["--price-table", inputs.price_table.path]),
+    // The denominator of results not run under a plan (issue 25: without it, another report).
+    ...(inputs.task_list === null ? [] : ["--tasks", inputs.task_list.path]),
     "--out DIR",
   ];
   return [

@@ -80,6 +80,8 @@ Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the
     /"model": resolved rate not stated: 234 of its 300 attempts are invalid \(78\.0%: harness\\_error 234; above 10%\)/,
   );
   match(markdown, /\| model \| 300 \| 234 \| 66 \| 66 \| withheld \(invalid\) \| not stated \|/);
+  // The reproduce command names the task list: copying it gives the same report (issue 25).
+  ok(markdown.includes(`--tasks ${tasks}`), "the reproduce command keeps --tasks");
   const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
   equal(summary.invalid.agents[0].claim, "budget_adequacy_only");
   equal(summary.pooled.withheld, "invalid");
