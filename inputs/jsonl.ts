@@ -10,6 +10,7 @@ import { sha256Stream } from "../analysis/sha256_hex.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { parseJsonObject } from "../analysis/schema/strict_json.ts";
 import { schemaProblem } from "../analysis/schema/schema_problems.ts";
+import { concatBytes } from "../analysis/concat_bytes.ts";
 
 const NEWLINE = 10;
 
@@ -54,7 +55,7 @@ export async function scanJsonl(
       let bytes = chunk.subarray(start, end);
       let text = ascii?.slice(start, end);
       if (carry !== null) {
-        bytes = concat(carry, bytes);
+        bytes = concatBytes([carry, bytes]);
         text = undefined;
         carry = null;
       }
@@ -64,7 +65,7 @@ export async function scanJsonl(
     }
     if (start < chunk.length) {
       const rest = chunk.slice(start);
-      carry = carry === null ? rest : concat(carry, rest);
+      carry = carry === null ? rest : concatBytes([carry, rest]);
     }
   }
   if (carry !== null) visit(carry, ++line, undefined);
@@ -78,13 +79,6 @@ const quickDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 function asciiText(chunk: Uint8Array): string | null {
   const text = quickDecoder.decode(chunk);
   return text.length === chunk.length && !text.includes("\uFFFD") ? text : null;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /** The outcome of parsing one line against a schema. */

@@ -43,6 +43,7 @@ import { openInput } from "../inputs/input_file.ts";
 import { lineSha256, scanLedger } from "../inputs/ledger.ts";
 import { Episode, EpisodeInput } from "../analysis/schema/records.ts";
 import type { z } from "zod";
+import { concatBytes } from "../analysis/concat_bytes.ts";
 
 /** A row as the runner hands it to the writer: everything but the chain link. */
 export type EpisodeDraft = Omit<z.input<typeof EpisodeInput>, "prev_sha256">;
@@ -338,7 +339,6 @@ export class LedgerWriter {
     const ids = new Set<string>();
     const digest = lineDigester();
     let previous = this.#previous;
-    let length = 0;
     for (let i = 0; i < drafts.length; i++) {
       const row = this.#row(drafts[i], previous, ids, i);
       const line = encoder.encode(canonicalJsonLine(row) + "\n");
@@ -347,14 +347,8 @@ export class LedgerWriter {
       ids.add(row.episode_id);
       rows.push(row);
       lines.push(line);
-      length += line.length;
     }
-    const bytes = new Uint8Array(length);
-    let at = 0;
-    for (const line of lines) {
-      bytes.set(line, at);
-      at += line.length;
-    }
+    const bytes = concatBytes(lines);
     const marker = pendingPath(this.path);
     try {
       const record = { ledger: this.path, offset: this.#size, rows: rows.length };

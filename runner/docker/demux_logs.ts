@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { concatBytes } from "../../analysis/concat_bytes.ts";
 
 /** The two streams of a container without a TTY. */
 export interface DemuxedLogs {
@@ -40,16 +41,5 @@ export function demuxLogs(bytes: Uint8Array): DemuxedLogs {
     else if (stream === 2) err.push(payload);
     at += 8 + size;
   }
-  return { stdout: concat(out), stderr: concat(err) };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const result = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    result.set(part, at);
-    at += part.length;
-  }
-  return result;
+  return { stdout: concatBytes(out), stderr: concatBytes(err) };
 }

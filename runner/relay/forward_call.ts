@@ -8,6 +8,7 @@
 import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import type { ModelApi } from "./api/model_api.ts";
 import { upstreamHeaders, type UpstreamKind } from "./api/upstream_kind.ts";
+import { concatBytes } from "../../analysis/concat_bytes.ts";
 
 /** Response headers passed back to the agent (and any `x-ratelimit-*`, `anthropic-ratelimit-*`). */
 const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id", "request-id"];
@@ -154,22 +155,14 @@ export async function readWhole(
   silence: SilenceTimer,
 ): Promise<WholeResponse> {
   const chunks: Uint8Array[] = [];
-  let length = 0;
   const reader = response.body?.getReader();
   while (reader !== undefined) {
     const { value, done } = await reader.read();
     if (done) break;
     silence.heard();
     chunks.push(value);
-    length += value.length;
   }
-  const body = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return { status: response.status, headers: response.headers, body };
+  return { status: response.status, headers: response.headers, body: concatBytes(chunks) };
 }
 
 /**

@@ -26,6 +26,7 @@ import { killDescendants } from "./_kill_descendants.ts";
 import { createSandboxContainer } from "./_run_container.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
+import { concatBytes } from "../../analysis/concat_bytes.ts";
 
 /** How long a forwarded connection may send nothing after the other side last answered. */
 const TUNNEL_DEADLINE_MS = 600_000;
@@ -251,7 +252,7 @@ class FrameTails {
   constructor(private readonly keep: number) {}
 
   push(chunk: Uint8Array): void {
-    let data = this.#pending.length === 0 ? chunk : concat([this.#pending, chunk]);
+    let data = this.#pending.length === 0 ? chunk : concatBytes([this.#pending, chunk]);
     while (data.length >= 8) {
       const size = new DataView(data.buffer, data.byteOffset).getUint32(4);
       if (data.length < 8 + size) break;
@@ -264,11 +265,11 @@ class FrameTails {
   }
 
   stdout(): Uint8Array {
-    return concat(this.#out);
+    return concatBytes(this.#out);
   }
 
   stderr(): Uint8Array {
-    return concat(this.#err);
+    return concatBytes(this.#err);
   }
 
   #add(parts: Uint8Array[], bytes: number, payload: Uint8Array): number {
@@ -279,16 +280,6 @@ class FrameTails {
     }
     return bytes;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /** Copies `hostDir`'s contents into `path`: a tar of it, owned by root ({@link archiveIn}). */
@@ -368,7 +359,7 @@ async function archiveOut(
     }
     parts.push(new Uint8Array(chunk));
   }
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** Reads a file's head with the runner's busybox (`head -c`); null when it is not a regular file. */
