@@ -1,0 +1,51 @@
+/**
+ * The field-scale ledger of issue 25, made as a researcher makes one: the
+ * generated 14-agent run table ({@link fieldScaleTable}) written to a
+ * directory and imported with the real `ledgerbench import table`, which
+ * writes the ledger and the task list beside it.
+ *
+ * @module
+ */
+import { cli } from "./_cli_run.ts";
+import {
+  FIELD_SCALE_MAP,
+  FIELD_SCALE_VALUES,
+  fieldScaleTable,
+} from "../tools/field_scale_table.ts";
+
+/** The files one import made. */
+export interface FieldScaleLedger {
+  /** The CSV run table. */
+  table: string;
+  /** The ledger `import table` wrote. */
+  ledger: string;
+  /** The task list it wrote beside the ledger (`ledger.tasks.json`). */
+  tasks: string;
+}
+
+/**
+ * Writes the table of `instances` instances into `dir` and imports it.
+ *
+ * @throws {Error} when the import exits non-zero (its stderr in the message)
+ */
+export async function importFieldScaleLedger(
+  dir: string,
+  instances = 120,
+): Promise<FieldScaleLedger> {
+  const table = `${dir}/run_table.csv`;
+  const ledger = `${dir}/ledger.jsonl`;
+  await Deno.writeTextFile(table, fieldScaleTable(instances));
+  const result = await cli(
+    "import",
+    "table",
+    table,
+    "--out",
+    ledger,
+    "--map",
+    FIELD_SCALE_MAP,
+    "--values",
+    FIELD_SCALE_VALUES,
+  );
+  if (result.code !== 0) throw new Error(`import table failed: ${result.stderr}`);
+  return { table, ledger, tasks: `${dir}/ledger.tasks.json` };
+}
