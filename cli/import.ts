@@ -18,8 +18,8 @@ import {
   TABLE_IMPORT_HELP,
   type TableFormat,
 } from "../inputs/import/table.ts";
-import { loadTaskList } from "../inputs/task_list.ts";
-import { defaultTaskListPath, writeImport } from "../runner/write_import.ts";
+import { defaultTaskListPath, loadTaskList } from "../inputs/task_list.ts";
+import { writeImport } from "../runner/write_import.ts";
 import { plural, renderTable } from "../report/format.ts";
 import {
   choiceOption,

@@ -10,7 +10,7 @@ import { LedgerError } from "../analysis/ledger_error.ts";
 import { TaskList } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
-import { readInput } from "./input_file.ts";
+import { pathExists, readInput } from "./input_file.ts";
 import { type Loaded, parseJsonFile, refuseRepeatedId } from "./json_file.ts";
 import { decodeStrictText } from "../analysis/schema/strict_json.ts";
 
@@ -52,6 +52,53 @@ export async function loadTaskList(path: string): Promise<Loaded<TaskList>> {
     refuseRepeatedId(path, firstAt, { list: "tasks", what: "task", id: task.task_id, index })
   );
   return { path, sha256, value };
+}
+
+/**
+ * Where `ledgerbench import` writes a ledger's task list unless told
+ * (`--tasks-out`): beside the ledger, its name with a final `.jsonl`
+ * replaced by `.tasks.json` (`runs.jsonl` → `runs.tasks.json`; a name
+ * without `.jsonl` gets `.tasks.json` appended). The one statement of that
+ * rule: `import` writes there and every command that takes `--tasks` looks
+ * there ({@link findTaskListBeside}). Issue 11 (the task list), issue 25
+ * item 4 (the denominator by default).
+ *
+ * @param ledger the ledger path, as given
+ * @returns the task list path
+ * @example
+ * ```ts
+ * import { defaultTaskListPath } from "./task_list.ts";
+ * if (defaultTaskListPath("out/runs.jsonl") !== "out/runs.tasks.json") throw new Error();
+ * ```
+ */
+export function defaultTaskListPath(ledger: string): string {
+  return `${ledger.endsWith(".jsonl") ? ledger.slice(0, -".jsonl".length) : ledger}.tasks.json`;
+}
+
+/**
+ * The task list beside a ledger, if there is one: the path
+ * {@link defaultTaskListPath} names when something exists there, else
+ * `null`. A command given no `--tasks` and no `--plan` uses it as the
+ * denominator and says so (issue 25 item 4: `import` wrote a task list that
+ * `report` then ignored, giving an agent missing 23% of its tasks a headline
+ * score). What is found is only a path: it is read, and refused if
+ * malformed, by {@link loadTaskList} like any task list.
+ *
+ * @param ledger the ledger path, as given
+ * @returns the task list's path, or `null` when nothing is beside the ledger
+ * @throws {LedgerError} code `io_error` when the place cannot be looked at
+ * @example
+ * ```ts
+ * import { findTaskListBeside } from "./task_list.ts";
+ * const dir = await Deno.makeTempDir();
+ * if (await findTaskListBeside(`${dir}/runs.jsonl`) !== null) throw new Error();
+ * await Deno.writeTextFile(`${dir}/runs.tasks.json`, '{"tasks": [{"task_id": "a"}]}');
+ * if (await findTaskListBeside(`${dir}/runs.jsonl`) !== `${dir}/runs.tasks.json`) throw new Error();
+ * ```
+ */
+export async function findTaskListBeside(ledger: string): Promise<string | null> {
+  const path = defaultTaskListPath(ledger);
+  return await pathExists(path) ? path : null;
 }
 
 /** The task ids of the plain text form, one per line. */

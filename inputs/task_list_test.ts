@@ -1,6 +1,6 @@
 import { deepEqual, rejects } from "node:assert/strict";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { loadTaskList } from "./task_list.ts";
+import { defaultTaskListPath, findTaskListBeside, loadTaskList } from "./task_list.ts";
 
 const FIXTURE = new URL("../tests/fixtures/task_list/swe_ids.txt", import.meta.url).pathname;
 
@@ -62,4 +62,44 @@ Deno.test("loadTaskList() refuses what would change the denominator silently", a
     "schema_violation line 0 epochs: unknown key; the schema has no such field",
   );
   await rejects(() => loadTaskList("/nonexistent/tasks.txt"), LedgerError);
+});
+
+Deno.test("defaultTaskListPath() replaces a final .jsonl, else appends", () => {
+  deepEqual(
+    [
+      defaultTaskListPath("out/runs.jsonl"),
+      defaultTaskListPath("ledger.jsonl.bak"),
+      defaultTaskListPath("a.jsonl/ledger.jsonl"),
+    ],
+    ["out/runs.tasks.json", "ledger.jsonl.bak.tasks.json", "a.jsonl/ledger.tasks.json"],
+  );
+});
+
+Deno.test("findTaskListBeside() finds the list import writes beside the ledger, else null", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const ledger = `${dir}/runs.jsonl`;
+    deepEqual(await findTaskListBeside(ledger), null);
+    // Another name beside the ledger is not its task list.
+    await Deno.writeTextFile(`${dir}/runs.tasks.txt`, "a\n");
+    await Deno.writeTextFile(`${dir}/ledger.tasks.json`, '{"tasks": [{"task_id": "a"}]}');
+    deepEqual(await findTaskListBeside(ledger), null);
+    await Deno.writeTextFile(`${dir}/runs.tasks.json`, '{"tasks": [{"task_id": "a"}]}');
+    deepEqual(await findTaskListBeside(ledger), `${dir}/runs.tasks.json`);
+    // Found is only a path: loadTaskList reads (or refuses) it like any task list.
+    deepEqual((await loadTaskList((await findTaskListBeside(ledger))!)).value.tasks.length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("findTaskListBeside() names the path import wrote (defaultTaskListPath)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const ledger = `${dir}/imported`;
+    await Deno.writeTextFile(defaultTaskListPath(ledger), "a\n");
+    deepEqual(await findTaskListBeside(ledger), `${dir}/imported.tasks.json`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

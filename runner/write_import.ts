@@ -313,13 +313,3 @@ function tally({ path, batch }: ImportedSource): SourceTally {
   };
 }
 
-/**
- * Where `import` writes a ledger's task list unless told: beside it, its
- * name with `.jsonl` replaced (`runs.jsonl` → `runs.tasks.json`).
- *
- * @param ledger the ledger path
- * @returns the task list path
- */
-export function defaultTaskListPath(ledger: string): string {
-  return `${ledger.endsWith(".jsonl") ? ledger.slice(0, -".jsonl".length) : ledger}.tasks.json`;
-}
