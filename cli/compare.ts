@@ -142,7 +142,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const lenient = values.lenient === true;
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
-  const taskList = await taskListOption(values, plan);
+  const taskList = await taskListOption(values, plan, positionals[0]);
   const loaded = await loadLedger(positionals[0], {
     errata: stringOption(values, "errata"),
     lenient,

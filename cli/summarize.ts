@@ -152,7 +152,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const prices: LoadedConfig<PriceTable> | null = pricePath === undefined
     ? null
     : await loadPriceTable(pricePath);
-  const taskList = await taskListOption(values, plan);
+  const taskList = await taskListOption(values, plan, positionals[0]);
   const loaded = await loadLedger(positionals[0], {
     errata: stringOption(values, "errata"),
     lenient,

@@ -7,7 +7,8 @@
  * call's request and response bodies as the relay kept them (bounded, the
  * key redacted: `Relay.callBodies()`), for a judged task the judge's
  * relay's records and bodies beside them (issue 14), and the verifier's own
- * output tails with the mode it ran in (issue 22).
+ * output tails with the mode it ran in (issue 22), and the workspace diff
+ * against the task's start (issue 25: `workspaceDiff`, bounded).
  *
  * Layout, under the artifact store's root (`runner/sandbox/artifact_store.ts`):
  * `<root>/sha256/<hex>.episode-log.json`, the log as canonical JSON
@@ -25,6 +26,7 @@ import { RelayCallRecord, RelayDeniedRequest } from "../analysis/schema/relay_ca
 import { tailText } from "./sandbox/tail_text.ts";
 import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
 import { EgressRequest } from "./egress/egress_request.ts";
+import type { WorkspaceDiff } from "./sandbox/workspace_diff.ts";
 
 /** The format tag of every stored log; bumped when its layout changes. */
 export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
@@ -116,6 +118,22 @@ export const EpisodeLog = z.object({
     egress: z.array(EgressRequest).optional(),
     egress_omitted: z.number().int().nonnegative().optional(),
   }).strict().optional(),
+  /**
+   * What the candidate changed in its workspace (issue 25): the patch from
+   * the task's `workspace/` to the stored artifact, its first
+   * `WORKSPACE_DIFF_LIMITS.maxBytes` (`truncated` says when cut), and the
+   * changed paths. Absent: no artifact was stored, the task's workspace
+   * comes from an image (its start is not a directory of the suite), the
+   * diff could not be made, or a log written before.
+   */
+  workspace_diff: z.object({
+    text: z.string(),
+    truncated: z.boolean(),
+    files: z.array(
+      z.object({ path: z.string(), kind: z.enum(["added", "deleted", "modified"]) }).strict(),
+    ),
+    files_omitted: z.number().int().nonnegative(),
+  }).strict().optional(),
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
 
@@ -146,6 +164,8 @@ export interface EpisodeLogInput {
     processes?: readonly SessionProcess[];
     egress?: readonly EgressRequest[];
   };
+  /** The workspace diff against the task's start (`workspaceDiff`; absent: not made). */
+  workspaceDiff?: WorkspaceDiff;
 }
 
 /**
@@ -267,6 +287,14 @@ export async function storeEpisodeLog(
       },
     }),
     ...(input.verifier === undefined ? {} : { verifier: verifierSection(input.verifier, tail) }),
+    ...(input.workspaceDiff === undefined ? {} : {
+      workspace_diff: {
+        text: input.workspaceDiff.text,
+        truncated: input.workspaceDiff.truncated,
+        files: input.workspaceDiff.files,
+        files_omitted: input.workspaceDiff.files_omitted,
+      },
+    }),
   };
   const secrets = (options.redact ?? []).filter((value) => value.length > 0);
   const text = canonicalJson(redactStrings(log, secrets));

@@ -83,6 +83,7 @@ import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { withEpisodeLog } from "./with_episode_log.ts";
+import { workspaceDiff } from "./sandbox/workspace_diff.ts";
 import type { EpisodeLogInput } from "./episode_log_store.ts";
 import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./episode_row.ts";
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
@@ -352,8 +353,13 @@ export function createEpisodeExecutor(
         verify,
       }),
     );
+    // What the candidate changed (issue 25), when its start is the suite's workspace directory.
+    const workspaceChanges = artifact === null || described.task_image_digest !== undefined
+      ? undefined
+      : await workspaceDiff(paths.workspace, artifact.dir).catch(() => undefined);
     return await withEpisodeLog(row, {
       ...logSource,
+      workspaceDiff: workspaceChanges,
       stdoutTail: candidate.stdoutTail,
       stderrTail: candidate.stderrTail,
       records: relay.records(),
