@@ -10,8 +10,9 @@ import { assessView, type ClaimAssessment } from "../analysis/agent_standing.ts"
 import type { LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { CensoringPolicy, Plan, TaskList } from "../analysis/schema/records.ts";
 import type { Loaded } from "../inputs/json_file.ts";
-import { loadTaskList } from "../inputs/task_list.ts";
-import { percent, plural, quotedList, renderTable } from "../report/format.ts";
+import { percent, plural, quotedList } from "../report/format.ts";
+import { DEFAULT_WIDTH, fitTable, TableContext } from "./_table_layout.ts";
+import { AGENT_COLUMN, type AgentOrder, RANK_COLUMN } from "./_table_order.ts";
 import {
   claimLabel,
   denominatorLine,
@@ -21,7 +22,7 @@ import {
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
 import { type ParsedArgs, stringOption } from "./_args.ts";
 import { UsageError } from "./_command.ts";
-import type { LoadedLedger } from "./_load.ts";
+import { chooseTaskList, type LoadedLedger, type LoadedTaskList, NO_TASK_LIST } from "./_load.ts";
 
 /** The option every analysis command takes. */
 export const TASKS_OPTION = { tasks: { type: "string" } } as const;
@@ -31,25 +32,31 @@ export const TASKS_HELP =
   `  --tasks FILE        Task list, the denominator of results not run under a
                       plan (written by "import", or one task id per line):
                       per agent, missing tasks and the score over planned
-                      tasks; not with --plan, whose tasks are the denominator`;
+                      tasks; not with --plan, whose tasks are the denominator.
+                      Without --tasks and --plan, the list import wrote beside
+                      the ledger (LEDGER minus .jsonl, plus .tasks.json) when
+                      there is one; --tasks ${NO_TASK_LIST} declines it`;
 
 /**
- * Reads `--tasks` when given.
+ * Reads the task list a command uses (`chooseTaskList`, cli/_load.ts):
+ * `--tasks FILE`, else (without `--plan`) the list beside the ledger, noted
+ * "found beside the ledger"; `--tasks none` declines it (issue 25 item 4).
  *
  * @param values the parsed options
  * @param plan the plan given with `--plan`, or null
+ * @param ledger the ledger path, as given
  * @returns the loaded task list, or null
- * @throws {UsageError} when both `--plan` and `--tasks` are given
+ * @throws {UsageError} when both `--plan` and `--tasks FILE` are given
  * @throws {LedgerError} when the task list cannot be read (inputs/task_list.ts)
  */
 export async function taskListOption(
   values: ParsedArgs["values"],
   plan: Loaded<Plan> | null,
-): Promise<Loaded<TaskList> | null> {
-  const path = stringOption(values, "tasks");
-  if (path === undefined) return null;
-  if (plan !== null) refuseTwoDenominators();
-  return await loadTaskList(path);
+  ledger: string,
+): Promise<LoadedTaskList | null> {
+  const given = stringOption(values, "tasks");
+  if (given !== undefined && given !== NO_TASK_LIST && plan !== null) refuseTwoDenominators();
+  return (await chooseTaskList(ledger, given, plan !== null)).list;
 }
 
 /**
@@ -109,12 +116,25 @@ export function assessLoaded(
  * not in it), one table row per agent (planned tasks, rows, missing, score over planned tasks, score
  * over scored rows, the claim allowed or the cause that withholds it), a
  * note per withheld agent with the reason and rule, and one per agent
- * lacking rows.
+ * lacking rows. With an `order` (issue 25), the rows and notes come in
+ * leaderboard order with each agent's rank, and the table is laid out at
+ * the context's width (cli/_table_layout.ts).
  *
  * @param assessment the command's claim assessment
+ * @param options the output's table context and the leaderboard order; default: the default width, agents by id
  * @returns the section, ending in a newline
  */
-export function standingSection(assessment: LoadedAssessment): string {
+export function standingSection(
+  assessment: LoadedAssessment,
+  options: { context?: TableContext; order?: AgentOrder } = {},
+): string {
+  const context = options.context ?? new TableContext(DEFAULT_WIDTH);
+  const order = options.order;
+  const ids = assessment.standings.map((s) => s.agent_id);
+  const position = new Map((order?.sort(ids) ?? ids).map((id, i) => [id, i]));
+  const standings = [...assessment.standings].sort((x, y) =>
+    position.get(x.agent_id)! - position.get(y.agent_id)!
+  );
   const coverage = new Map((assessment.coverage ?? []).map((row) => [row.agent_id, row]));
   const censoring = new Map(assessment.censoring.agents.map((row) => [row.agent_id, row]));
   let text = denominatorLine(assessment, assessment.file);
@@ -123,19 +143,22 @@ export function standingSection(assessment: LoadedAssessment): string {
       `scores (${quotedList(assessment.leftOut.map((task) => task.task_id))}): neither ` +
       "planned nor missing\n";
   }
-  text += renderTable(
+  text += fitTable(
+    context,
     [
-      { header: "agent", id: true },
-      { header: "planned", align: "right" },
-      { header: "rows", align: "right" },
-      { header: "missing", align: "right" },
-      { header: "score over planned", align: "right" },
-      { header: "score over scored", align: "right" },
-      { header: "claim" },
+      ...(order === undefined ? [] : [RANK_COLUMN]),
+      AGENT_COLUMN,
+      { header: "planned", align: "right", priority: 3 },
+      { header: "rows", align: "right", priority: 2 },
+      { header: "missing", align: "right", priority: 1 },
+      { header: "score over planned", align: "right", priority: 0 },
+      { header: "score over scored", align: "right", priority: 1 },
+      { header: "claim", priority: 0 },
     ],
-    assessment.standings.map((standing) => {
+    standings.map((standing) => {
       const c = coverage.get(standing.agent_id);
       return [
+        ...(order === undefined ? [] : [order.rank(standing.agent_id)]),
         standing.agent_id,
         c === undefined ? "-" : String(c.planned),
         c === undefined ? "-" : String(c.rows),
@@ -146,7 +169,7 @@ export function standingSection(assessment: LoadedAssessment): string {
       ];
     }),
   );
-  for (const standing of assessment.standings) {
+  for (const standing of standings) {
     const withheld = withheldWords(standing, assessment, assessment.planId);
     if (withheld === null) continue;
     text += `note: agent "${displayId(standing.agent_id)}": capability numbers withheld: ${

@@ -21,7 +21,24 @@ import { numberOption, parseCommandArgs, rangeText, stringOption } from "./_args
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { integer, NOT_RECORDED, percent, quotedList, renderTable } from "../report/format.ts";
+import { integer, NOT_RECORDED, percent, quotedList } from "../report/format.ts";
+import {
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
+import {
+  AGENT_COLUMN,
+  type AgentOrder,
+  agentOrder,
+  RANK_COLUMN,
+  RANK_NOTE,
+} from "./_table_order.ts";
+import { summarizeAgents } from "../analysis/summarize_agents.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 import { claimLabel } from "../report/standing_words.ts";
 import {
   HEADLINE_MAX_RANGE,
@@ -67,12 +84,14 @@ ${INTERVAL_METHOD_HELP}
   --errata FILE       Apply the corrections of an errata file first
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
+${WIDTH_HELP}
   --json              Canonical JSON instead of tables
   -h, --help          This help
 `;
 
 const OPTIONS = {
   ...TASKS_OPTION,
+  ...WIDTH_OPTION,
   ...INTERVAL_METHOD_OPTION,
   plan: { type: "string" },
   "headline-max": { type: "string" },
@@ -93,6 +112,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const headline = numberOption(values, HEADLINE_MAX);
   const labelled = numberOption(values, LABELLED_MAX);
   const lenient = values.lenient === true;
+  const width = outputWidth(values);
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
   const taskList = await taskListOption(values, plan, positionals[0]);
@@ -162,21 +182,35 @@ export async function run(args: string[], io: Io): Promise<number> {
         `above: budget adequacy only\n`;
       text += `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source}); ` +
         "the claims compare rates with the thresholds and use no interval\n\n";
-      const rows = [...result.agents, result.overall];
-      text += renderTable(
+      // The leaderboard order (issue 25), by the verdicts `compare` gives under the plan's settings.
+      const order = agentOrder(summarizeAgents(loaded.rows), assessment, {
+        settings: {
+          band: plan?.value.tie_band ?? DEFAULT_TIE_BAND,
+          rounds: plan?.value.bootstrap.rounds ?? DEFAULT_BOOTSTRAP.rounds,
+          seed: plan?.value.bootstrap.seed ?? DEFAULT_BOOTSTRAP.seed,
+          method: methodParam.value,
+        },
+      });
+      const context = new TableContext(width);
+      const rows = [...sortRows(result.agents, order), result.overall];
+      const rank = (r: CensoringRow) => r.agent_id === "*" ? "" : order.rank(r.agent_id);
+      text += fitTable(
+        context,
         [
-          { header: "agent", id: true },
-          { header: "scored", align: "right" },
-          { header: "invalid", align: "right" },
-          { header: "completed", align: "right" },
-          { header: "censored", align: "right" },
-          { header: "score (all)", align: "right" },
-          { header: "score (completed)", align: "right" },
-          { header: "censoring", align: "right" },
-          { header: "tokens/success", align: "right" },
-          { header: "claim" },
+          RANK_COLUMN,
+          AGENT_COLUMN,
+          { header: "scored", align: "right", priority: 3 },
+          { header: "invalid", align: "right", priority: 3 },
+          { header: "completed", align: "right", priority: 2 },
+          { header: "censored", align: "right", priority: 2 },
+          { header: "score (all)", align: "right", priority: 0 },
+          { header: "score (completed)", align: "right", priority: 1 },
+          { header: "censoring", align: "right", priority: 0 },
+          { header: "tokens/success", align: "right", priority: 4 },
+          { header: "claim", priority: 0 },
         ],
         rows.map((r) => [
+          rank(r),
           r.agent_id === "*" ? "(all)" : r.agent_id,
           String(r.scored),
           String(r.invalid),
@@ -191,8 +225,9 @@ export async function run(args: string[], io: Io): Promise<number> {
           claimLabel(r.agent_id === "*" ? assessment.pooled : standings.get(r.agent_id)!),
         ]),
       );
-      text += "\nStop reasons of scored episodes:\n" + stopReasonTable(rows);
-      text += "\n" + standingSection(assessment);
+      text += RANK_NOTE;
+      text += "\nStop reasons of scored episodes:\n" + stopReasonTable(context, rows, rank);
+      text += "\n" + standingSection(assessment, { context, order });
       text +=
         "\nWhat each may claim (every rate together: invalid, censoring, judge faults, missing):\n";
       for (const r of rows) {
@@ -215,7 +250,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         text += `  ${name}: ${words}${weakest}\n`;
       }
       text += describeProblems(loaded.problems);
-      return text;
+      return fitLines(text, width);
     },
   });
   return finish(io, loaded);
@@ -227,14 +262,27 @@ function claimDetail(r: CensoringRow, claim: CensoringClaim): string {
     `${percent(r.score_completed_only)})`;
 }
 
-function stopReasonTable(rows: CensoringRow[]): string {
+/** The agents' rows in leaderboard order. */
+function sortRows(rows: readonly CensoringRow[], order: AgentOrder): CensoringRow[] {
+  const byId = new Map(rows.map((r) => [r.agent_id, r]));
+  return order.sort(rows.map((r) => r.agent_id)).map((id) => byId.get(id)!);
+}
+
+function stopReasonTable(
+  context: TableContext,
+  rows: CensoringRow[],
+  rank: (r: CensoringRow) => string,
+): string {
   const reasons = Object.keys(rows[0].stop_reasons);
-  return renderTable(
+  return fitTable(
+    context,
     [
-      { header: "agent", id: true },
+      RANK_COLUMN,
+      AGENT_COLUMN,
       ...reasons.map((reason) => ({ header: reason, align: "right" as const })),
     ],
     rows.map((r) => [
+      rank(r),
       r.agent_id === "*" ? "(all)" : r.agent_id,
       ...reasons.map((reason) => String(r.stop_reasons[reason as keyof typeof r.stop_reasons])),
     ]),

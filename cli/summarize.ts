@@ -18,7 +18,7 @@ import {
   type MethodRateInterval,
   rateInterval,
 } from "../analysis/rate_interval.ts";
-import { DEFAULT_BOOTSTRAP } from "../analysis/defaults.ts";
+import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 import { numberOption, parseCommandArgs, rangeText, seedOption, stringOption } from "./_args.ts";
 import type { Io } from "./_command.ts";
 import {
@@ -38,9 +38,24 @@ import {
   percent,
   percentInterval,
   plural,
-  renderTable,
   tokensText,
 } from "../report/format.ts";
+import {
+  type FitColumn,
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
+import {
+  AGENT_COLUMN,
+  type AgentOrder,
+  agentOrder,
+  RANK_COLUMN,
+  RANK_NOTE,
+} from "./_table_order.ts";
 import type { CensoringPolicy, Plan, PriceTable, StopReason } from "../analysis/schema/records.ts";
 import { type AgentStanding, denominatorRecord } from "../analysis/agent_standing.ts";
 import {
@@ -106,12 +121,14 @@ ${TASKS_HELP}
 ${INTERVAL_METHOD_HELP}
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
+${WIDTH_HELP}
   --json              Canonical JSON instead of tables
   -h, --help          This help
 `;
 
 const OPTIONS = {
   ...TASKS_OPTION,
+  ...WIDTH_OPTION,
   ...INTERVAL_METHOD_OPTION,
   errata: { type: "string" },
   plan: { type: "string" },
@@ -146,6 +163,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const rounds = numberOption(values, ROUNDS);
   const seed = seedOption(values);
   const lenient = values.lenient === true;
+  const width = outputWidth(values);
   const planPath = stringOption(values, "plan");
   const pricePath = stringOption(values, "price-table");
   const plan: LoadedConfig<Plan> | null = planPath === undefined ? null : await loadPlan(planPath);
@@ -199,6 +217,15 @@ export async function run(args: string[], io: Io): Promise<number> {
     agents: agents.map((a) => a.agent_id),
     frontierAgents: assessment.standings.filter((s) => s.withheld === null).map((s) => s.agent_id),
   });
+  // The leaderboard order of every table below (issue 25), by the verdicts `compare` gives.
+  const order = agentOrder(agents, assessment, {
+    settings: {
+      band: plan?.value.tie_band ?? DEFAULT_TIE_BAND,
+      rounds: roundsParam.value,
+      seed: seedParam.value,
+      method: methodParam.value,
+    },
+  });
   const payload = {
     command: "summarize",
     ledger: loaded.ledger,
@@ -249,45 +276,73 @@ export async function run(args: string[], io: Io): Promise<number> {
           `${Math.floor(0.025 * r)} and ${Math.floor(0.975 * r)}\n`;
       }
       text += "\n";
-      text += agentTable(agents, assessment.standings);
-      text += "\n" + perResolvedTable(perResolved);
-      if (agents.some((agent) => agent.cost !== null)) text += "\n" + costTable(agents);
-      if (agents.some((agent) => agent.lane_score !== null)) text += "\n" + laneTable(agents);
-      text += "\n" + standingSection(assessment);
-      if (loaded.judge !== null) {
-        text += "\n" + judgeSection(loaded.judge, loaded.left_out);
-        text += judgeFaultSection(assessment.judge_faults, assessment.judge_fault_policy);
+      const context = new TableContext(width);
+      const sorted = sortAgents(agents, order);
+      text += agentTable(context, sorted, assessment.standings, order);
+      text += "\n" + perResolvedTable(context, perResolved, order);
+      if (agents.some((agent) => agent.cost !== null)) {
+        text += "\n" + costTable(context, sorted, order);
       }
-      text += notes(agents);
+      if (agents.some((agent) => agent.lane_score !== null)) {
+        text += "\n" + laneTable(context, sorted, order);
+      }
+      text += "\n" + standingSection(assessment, { context, order });
+      if (loaded.judge !== null) {
+        text += "\n" + judgeSection(context, loaded.judge, loaded.left_out);
+        text += judgeFaultSection(
+          context,
+          assessment.judge_faults,
+          assessment.judge_fault_policy,
+          order,
+        );
+      }
+      text += notes(sorted);
       text += describeProblems(loaded.problems);
-      return text;
+      return fitLines(text, width);
     },
   });
   return finish(io, loaded);
 }
 
+/** The agents in leaderboard order (`agentOrder`). */
+function sortAgents<T extends { agent_id: string }>(agents: readonly T[], order: AgentOrder): T[] {
+  const byId = new Map(agents.map((agent) => [agent.agent_id, agent]));
+  return order.sort(agents.map((agent) => agent.agent_id)).map((id) => byId.get(id)!);
+}
+
 /**
- * The per-agent table; its last column is the claim each agent may carry
+ * The per-agent table, in leaderboard order with each agent's rank
+ * (issue 25); its last column is the claim each agent may carry
  * (`claimLabel`), so a withheld agent's rate and interval are marked where
- * they are printed (issue 23).
+ * they are printed (issue 23). The rate, its interval and the claim never
+ * leave the table; the counts move to a second table first when it is too
+ * wide (cli/_table_layout.ts).
  */
-function agentTable(agents: SummarizedAgent[], standings: readonly AgentStanding[]): string {
+function agentTable(
+  context: TableContext,
+  agents: SummarizedAgent[],
+  standings: readonly AgentStanding[],
+  order: AgentOrder,
+): string {
   const claims = new Map(standings.map((s) => [s.agent_id, claimLabel(s)]));
-  return renderTable(
+  return fitTable(
+    context,
     [
-      { header: "agent", id: true },
-      { header: "episodes", align: "right" },
-      { header: "invalid", align: "right" },
-      { header: "resolved", align: "right" },
-      { header: "rate", align: "right" },
-      { header: "95% interval", align: "right" },
-      { header: "censored", align: "right" },
-      { header: "tokens", align: "right" },
-      { header: "TPR", align: "right" },
-      { header: "SPR (s)", align: "right" },
-      { header: "claim" },
+      RANK_COLUMN,
+      AGENT_COLUMN,
+      { header: "episodes", align: "right", priority: 5 },
+      { header: "invalid", align: "right", priority: 3 },
+      { header: "resolved", align: "right", priority: 2 },
+      { header: "rate", align: "right", priority: 0 },
+      { header: "95% interval", align: "right", priority: 0 },
+      { header: "censored", align: "right", priority: 4 },
+      { header: "tokens", align: "right", priority: 6 },
+      { header: "TPR", align: "right", priority: 6 },
+      { header: "SPR (s)", align: "right", priority: 6 },
+      { header: "claim", priority: 0 },
     ],
     agents.map((a) => [
+      order.rank(a.agent_id),
       a.agent_id,
       String(a.episodes),
       a.invalid === 0 ? "0" : `${a.invalid} (${percent(a.invalid_rate)})`,
@@ -302,7 +357,7 @@ function agentTable(agents: SummarizedAgent[], standings: readonly AgentStanding
       a.wall_seconds === null ? a.rows_without_wall > 0 ? NOT_RECORDED : "-" : fixed(a.spr),
       claims.get(a.agent_id) ?? "-",
     ]),
-  );
+  ) + RANK_NOTE;
 }
 
 /**
@@ -310,7 +365,11 @@ function agentTable(agents: SummarizedAgent[], standings: readonly AgentStanding
  * the share of task-paired resamples on the cost frontier (a stability
  * figure, not the chance of being the best agent).
  */
-function perResolvedTable(u: PerResolvedUncertainty): string {
+function perResolvedTable(
+  context: TableContext,
+  u: PerResolvedUncertainty,
+  order: AgentOrder,
+): string {
   const cell = (r: RatioEstimate, digits: number) =>
     r.null_reason !== null
       ? r.null_reason.replaceAll("_", " ")
@@ -318,9 +377,10 @@ function perResolvedTable(u: PerResolvedUncertainty): string {
         r.hi === null ? "unbounded" : fixed(r.hi, digits)
       }]`;
   const priced = u.frontier.measure === "money";
-  const columns: Parameters<typeof renderTable>[0] = [
-    { header: "agent", id: true },
-    { header: "tasks", align: "right" },
+  const columns: FitColumn[] = [
+    RANK_COLUMN,
+    AGENT_COLUMN,
+    { header: "tasks", align: "right", priority: 2 },
     { header: "TPR [95%]", align: "right" },
     { header: "SPR (s) [95%]", align: "right" },
     ...(priced ? [{ header: "cost/resolved [95%]", align: "right" as const }] : []),
@@ -329,9 +389,11 @@ function perResolvedTable(u: PerResolvedUncertainty): string {
   return `95% intervals: the tasks resampled, each with all its attempts (${u.rounds} rounds, ` +
     `seed ${u.seed})\non frontier: share of task-paired resamples on the ${
       priced ? "cost" : "tokens"
-    } frontier (how stable, not the chance of being best)\n` + renderTable(
+    } frontier (how stable, not the chance of being best)\n` + fitTable(
+      context,
       columns,
-      u.agents.map((a) => [
+      sortAgents(u.agents, order).map((a) => [
+        order.rank(a.agent_id),
         a.agent_id,
         String(a.tasks),
         cell(a.tokens_per_resolved, 2),
@@ -344,16 +406,19 @@ function perResolvedTable(u: PerResolvedUncertainty): string {
     );
 }
 
-function costTable(agents: SummarizedAgent[]): string {
-  return renderTable(
+function costTable(context: TableContext, agents: SummarizedAgent[], order: AgentOrder): string {
+  return fitTable(
+    context,
     [
-      { header: "agent", id: true },
-      { header: "price table" },
+      RANK_COLUMN,
+      AGENT_COLUMN,
+      { header: "price table", priority: 2 },
       { header: "cost", align: "right" },
       { header: "cost/resolved", align: "right" },
       { header: "invalid cost", align: "right" },
     ],
     agents.map((a) => [
+      order.rank(a.agent_id),
       a.agent_id,
       a.cost?.price_table_id ?? "-",
       a.cost === null ? "-" : `${fixed(a.cost.cost, 4)} ${a.cost.currency}`,
@@ -363,13 +428,14 @@ function costTable(agents: SummarizedAgent[]): string {
   );
 }
 
-function laneTable(agents: SummarizedAgent[]): string {
+function laneTable(context: TableContext, agents: SummarizedAgent[], order: AgentOrder): string {
   const rows: string[][] = [];
   for (const a of agents) {
     if (a.lane_score === null) continue;
     const s = a.lane_score;
     for (const lane of s.lanes) {
       rows.push([
+        order.rank(a.agent_id),
         a.agent_id,
         lane.lane,
         lane.weight === null ? "-" : String(lane.weight),
@@ -379,6 +445,7 @@ function laneTable(agents: SummarizedAgent[]): string {
       ]);
     }
     rows.push([
+      order.rank(a.agent_id),
       a.agent_id,
       "(score)",
       String(s.max_score),
@@ -387,9 +454,11 @@ function laneTable(agents: SummarizedAgent[]): string {
       s.score === null ? "-" : `${fixed(s.score)} of ${s.max_score}`,
     ]);
   }
-  return "Lane-weighted score (seed 000: sum of weight x lane pass rate):\n" + renderTable(
+  return "Lane-weighted score (seed 000: sum of weight x lane pass rate):\n" + fitTable(
+    context,
     [
-      { header: "agent", id: true },
+      RANK_COLUMN,
+      AGENT_COLUMN,
       { header: "lane" },
       { header: "weight", align: "right" },
       { header: "resolved", align: "right" },
@@ -407,7 +476,11 @@ function laneTable(agents: SummarizedAgent[]): string {
  * its own calls and tokens (never an agent's), and per task its rows,
  * faults, passes, fails and whether formal scores count it.
  */
-function judgeSection(judge: JudgeFigures, leftOut: readonly LeftOutTask[]): string {
+function judgeSection(
+  context: TableContext,
+  judge: JudgeFigures,
+  leftOut: readonly LeftOutTask[],
+): string {
   const left = new Set(leftOut.map((task) => task.task_id));
   let text = `LLM judge (issue 14): ${plural(judge.rows, "judge-verified row")}, ` +
     `${integer(judge.calibrated_rows)} of them by a calibrated judge\n`;
@@ -422,9 +495,10 @@ function judgeSection(judge: JudgeFigures, leftOut: readonly LeftOutTask[]): str
   }, ${integer(judge.judge_prompt_tokens)} prompt and ${
     integer(judge.judge_completion_tokens)
   } completion tokens\n`;
-  return text + renderTable(
+  return text + fitTable(
+    context,
     [
-      { header: "task", id: true },
+      { header: "task", id: true, key: true },
       { header: "judged rows", align: "right" },
       { header: "judge_fault", align: "right" },
       { header: "passed", align: "right" },
@@ -449,8 +523,10 @@ function judgeSection(judge: JudgeFigures, leftOut: readonly LeftOutTask[]): str
  * failure (a lower bound); empty when no counted row was judged.
  */
 function judgeFaultSection(
+  context: TableContext,
   rows: readonly AgentJudgeFaults[],
   policy: CensoringPolicy,
+  order: AgentOrder,
 ): string {
   if (rows.length === 0) return "";
   return `judge faults per agent (issue 21: held to the plan's judge_fault_policy, else its censoring thresholds: headline under ${
@@ -458,16 +534,19 @@ function judgeFaultSection(
   }, both labelled up to ${
     formatPercentExact(policy.labelled_max)
   }; a fault is left out of every score, so a high rate limits the agent's claim):\n` +
-    renderTable(
+    fitTable(
+      context,
       [
-        { header: "agent", id: true },
-        { header: "judged rows", align: "right" },
-        { header: "judge_fault", align: "right" },
-        { header: "rate", align: "right" },
-        { header: "claim" },
+        RANK_COLUMN,
+        AGENT_COLUMN,
+        { header: "judged rows", align: "right", priority: 2 },
+        { header: "judge_fault", align: "right", priority: 2 },
+        { header: "rate", align: "right", priority: 0 },
+        { header: "claim", priority: 0 },
         { header: "resolved, faults as failures", align: "right" },
       ],
-      rows.map((row) => [
+      sortAgents(rows, order).map((row) => [
+        order.rank(row.agent_id),
         row.agent_id,
         String(row.judged),
         String(row.judge_faults),
@@ -482,8 +561,16 @@ function judgeFaultSection(
 
 function notes(agents: SummarizedAgent[]): string {
   let text = "";
+  // One line, not one per agent, when no row of any agent recorded tokens or times (issue 25).
+  const noneRecorded = agents.length > 1 &&
+    agents.every((a) => a.rows_without_tokens === a.episodes && a.rows_without_wall === a.episodes);
+  if (noneRecorded) {
+    text += `note: no agent's rows recorded tokens or wall time (${
+      plural(agents.reduce((sum, a) => sum + a.episodes, 0), "row")
+    }): no TPR, SPR or cost is computed, never a zero\n`;
+  }
   for (const a of agents) {
-    if (a.rows_without_tokens > 0 || a.rows_without_wall > 0) {
+    if (!noneRecorded && (a.rows_without_tokens > 0 || a.rows_without_wall > 0)) {
       const what = [
         a.rows_without_tokens > 0 ? `tokens on ${a.rows_without_tokens}` : "",
         a.rows_without_wall > 0 ? `wall time on ${a.rows_without_wall}` : "",

@@ -181,6 +181,44 @@ export function quotedList(ids: readonly string[]): string {
   return `${q.slice(0, -1).join(", ")} and ${q[q.length - 1]}`;
 }
 
+/**
+ * An id shown in at most `length` characters, by `displayId`'s rule (issue
+ * 25: the head and the id's real tail, never a hash, so the shortened id
+ * can still be searched for): escaped by `lineText`; whole when it fits;
+ * else up to 16 characters of its head (at most a third of the length,
+ * so that the tail, which tells ids of one family apart, keeps the most),
+ * `…`, and as much of its real tail as fits. At 48 and above this is
+ * `displayId` itself. An escape is never split. O(length of the id).
+ *
+ * @param id untrusted id
+ * @param length the most characters to show (at least 5)
+ * @returns the id, whole or shortened
+ * @example
+ * ```ts
+ * import { fitId } from "./format.ts";
+ * const shown = fitId("northwind/albatross-large-thinking-2025-09", 24);
+ * if (shown !== "northwin…hinking-2025-09") throw new Error(shown);
+ * ```
+ */
+export function fitId(id: string, length: number): string {
+  const shown = lineText(id);
+  if (shown.length <= length) return shown;
+  if (length >= 48) return displayId(id);
+  const chars = [...id].map(lineText);
+  const headBudget = Math.min(16, Math.floor(length / 3));
+  let head = "";
+  let first = 0;
+  while (first < chars.length && head.length + chars[first].length <= headBudget) {
+    head += chars[first++];
+  }
+  let tail = "";
+  for (let last = chars.length - 1; last >= first; last--) {
+    if (head.length + 1 + tail.length + chars[last].length > length) break;
+    tail = chars[last] + tail;
+  }
+  return `${head}…${tail}`;
+}
+
 /** One column of a plain-text table: its header and alignment (numbers right, text left). */
 export interface Column {
   header: string;
