@@ -10,11 +10,9 @@
  * @module
  */
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { openInput } from "../inputs/input_file.ts";
-import { ioError } from "../analysis/ledger_error.ts";
-import { scanLedger } from "../inputs/ledger.ts";
 import type { Episode, JudgeRecord, VerificationRecord } from "../analysis/schema/records.ts";
-import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import { artifactsDir, type LedgerLine, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
 import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
@@ -70,26 +68,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   const episodeId = positionals[0];
   const ledger = stringOption(values, "ledger");
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
-  const dir = ledger.includes("/") ? ledger.slice(0, ledger.lastIndexOf("/")) : ".";
-  const artifacts = stringOption(values, "artifacts") ?? `${dir}/artifacts`;
+  const artifacts = artifactsDir(ledger, stringOption(values, "artifacts"));
 
   const found = await findRow(ledger, episodeId);
-  const digest = found.row.episode_log_digest;
-  let log: EpisodeLog | null = null;
-  if (digest !== undefined) {
-    const where = `${ledger}:${found.line}: field "episode_log_digest"`;
-    if (!(await isDirectory(artifacts))) {
-      const hint = values.artifacts === undefined
-        ? " (the default, artifacts/ beside the ledger): name the run's store with --artifacts DIR"
-        : "";
-      throw new InputError(`${where}: No artifact store at "${artifacts}"${hint}`);
-    }
-    try {
-      log = await openEpisodeLog(artifacts, digest);
-    } catch (error) {
-      throw new InputError(`${where}: ${(error as Error).message}`);
-    }
-  }
+  const log = await openRowLog(found, {
+    ledger,
+    artifacts,
+    named: values.artifacts !== undefined,
+  });
   if (values.json === true) {
     io.stdout(terminalJson(canonicalJson({
       ledger: { path: ledger, sha256: found.sha256 },
@@ -104,36 +90,20 @@ export async function run(args: string[], io: Io): Promise<number> {
   return ExitCode.ok;
 }
 
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-interface FoundRow {
-  row: Episode;
-  line: number;
+interface FoundRow extends LedgerLine {
   sha256: string;
 }
 
 /** The row of `episodeId` in the ledger, read strictly (a bad ledger is exit 2). */
 async function findRow(ledger: string, episodeId: string): Promise<FoundRow> {
-  let chunks: AsyncIterable<Uint8Array>;
-  try {
-    chunks = await openInput(ledger);
-  } catch (error) {
-    throw ioError(ledger, error);
-  }
-  const matches: { row: Episode; line: number }[] = [];
-  const scan = await scanLedger({ chunks, file: ledger }, (row, line) => {
+  const matches: LedgerLine[] = [];
+  const sha256 = await scanLedgerRows(ledger, (row, line) => {
     if (row.episode_id === episodeId) matches.push({ row, line });
   });
   if (matches.length === 0) {
     throw new InputError(`${ledger}: no row has episode_id "${episodeId}"`);
   }
-  return { ...matches[0], sha256: scan.sha256 };
+  return { ...matches[0], sha256 };
 }
 
 /** The text report; every untrusted string is escaped by the caller. */
