@@ -1,6 +1,7 @@
 /**
- * Inline display for the notebooks (Deno Jupyter kernel): figures as SVG and
- * as a vega-lite bundle, tables as HTML, Markdown and plain text.
+ * Inline display for the notebooks (Deno Jupyter kernel): figures as a
+ * vega-lite bundle (interactive, with the spec's tooltips), PNG and SVG,
+ * tables as HTML, Markdown and plain text.
  *
  * Every number shown comes from `analysis/`; this module only renders and
  * formats (fixed, locale-free formatting, so re-running a notebook gives the
@@ -13,8 +14,9 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import type { TopLevelSpec } from "vega-lite";
-import { renderSvg } from "../report/render_figure.ts";
+import { renderSvg, svgToPng } from "../report/render_figure.ts";
 
 /**
  * The MIME type of the vega-lite bundle: the newest one Jupyter frontends
@@ -214,10 +216,36 @@ function specTitle(spec: TopLevelSpec): string {
   return "figure";
 }
 
+/** Zoom from SVG pixels to PNG pixels of a figure's PNG: sharp on high-density screens. */
+export const FIGURE_PNG_SCALE = 2;
+
+/** The width and height attributes vega writes on an SVG's root, in CSS pixels. */
+function svgSize(svg: string): { width: number; height: number } {
+  const root = svg.slice(0, svg.indexOf(">"));
+  const attribute = (name: string) => Number(root.match(new RegExp(` ${name}="([0-9.]+)"`))?.[1]);
+  return { width: attribute("width"), height: attribute("height") };
+}
+
 /**
- * A MIME bundle for a figure: `image/svg+xml` (rendered headless by
- * `renderSvg`, as in the report), the vega-lite spec under
- * {@link VEGA_LITE_MIME}, and a `text/plain` line naming it.
+ * A MIME bundle for a figure, so that every frontend shows it (issue 25: an
+ * executed notebook exported with `nbconvert --to html` lost every SVG):
+ *
+ * | part | what | who shows it |
+ * | --- | --- | --- |
+ * | {@link VEGA_LITE_MIME} | the spec, untouched (its tooltips and selections work) | JupyterLab, Notebook 7, VS Code (interactive) |
+ * | `text/markdown` | an `<img>` of the PNG, embedded as a data URL | `nbconvert --to html`, classic Notebook |
+ * | `image/png` | the PNG (base64), rendered from the SVG by resvg | GitHub, `nbconvert` formats without Markdown |
+ * | `image/svg+xml` | the SVG, rendered headless as in the report | frontends without vega-lite |
+ * | `text/plain` | a line naming the figure | terminals |
+ *
+ * A frontend picks by its own ranking of MIME types, not by the bundle's
+ * order: JupyterLab ranks vega-lite (57) above Markdown (60), SVG (80) and
+ * PNG (90); nbconvert's HTML exporter ranks Markdown above SVG above PNG,
+ * and its HTML sanitizer (lxml's `clean_html` in nbconvert 6) strips an
+ * SVG's elements, leaving only its text. The Markdown part is therefore
+ * what nbconvert embeds. The keys are written in that order of preference
+ * all the same. The SVG and PNG are those of `report/render_figure.ts`
+ * (`renderSvg`, `svgToPng` at {@link FIGURE_PNG_SCALE}), the report's own.
  *
  * @param spec a vega-lite spec from `analysis/figures/` (inlined data)
  * @param options alternative text
@@ -235,9 +263,15 @@ export async function figureBundle(
   if (warnings.length > 0) {
     throw new Error(`Cannot display figure "${title}": vega reported: ${warnings.join("; ")}`);
   }
+  const png = Buffer.from(svgToPng(svg, { scale: FIGURE_PNG_SCALE })).toString("base64");
+  const alt = options.alt ?? title;
+  const { width } = svgSize(svg);
+  const size = Number.isFinite(width) ? ` width="${width}"` : "";
   return {
-    "image/svg+xml": svg,
     [VEGA_LITE_MIME]: spec as object,
+    "text/markdown": `<img alt="${escapeHtml(alt)}"${size} src="data:image/png;base64,${png}">`,
+    "image/png": png,
+    "image/svg+xml": svg,
     "text/plain": options.alt ?? `[figure] ${title}`,
   };
 }
@@ -283,7 +317,7 @@ export async function display(bundle: MediaBundle): Promise<void> {
 }
 
 /**
- * Displays a figure inline as SVG and as a vega-lite bundle ({@link figureBundle}).
+ * Displays a figure inline: vega-lite, an embedded PNG, PNG and SVG ({@link figureBundle}).
  *
  * @param spec a vega-lite spec from `analysis/figures/`
  * @param options alternative text

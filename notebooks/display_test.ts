@@ -69,20 +69,41 @@ Deno.test("frameBundle() shows a danfojs DataFrame with its row labels", () => {
   assert.equal(b["text/markdown"], ["|  | n |", "| ---: | ---: |", "| 1 | 4 |"].join("\n"));
 });
 
-Deno.test("figureBundle() carries the SVG and the vega-lite spec", async () => {
+Deno.test("figureBundle() carries the spec untouched, an embedded PNG, the PNG and the SVG", async () => {
   const spec: TopLevelSpec = {
     title: "Demo",
     width: 80,
     height: 40,
     data: { values: [{ x: 1 }, { x: 2 }] },
     mark: "point",
-    encoding: { x: { field: "x", type: "quantitative" } },
+    encoding: { x: { field: "x", type: "quantitative" }, tooltip: [{ field: "x" }] },
   };
-  const b = await figureBundle(spec);
-  assert.deepEqual(Object.keys(b), ["image/svg+xml", VEGA_LITE_MIME, "text/plain"]);
-  assert.match(String(b["image/svg+xml"]), /^<svg[^>]*>.*Demo/s);
+  const copy = structuredClone(spec);
+  const b = await figureBundle(spec, { alt: 'Demo "x"' });
+  // The order of preference (JupyterLab: vega-lite; nbconvert's HTML: Markdown; GitHub: PNG).
+  assert.deepEqual(Object.keys(b), [
+    VEGA_LITE_MIME,
+    "text/markdown",
+    "image/png",
+    "image/svg+xml",
+    "text/plain",
+  ]);
+  // The very spec, tooltip included, not a copy the display changed.
   assert.equal(b[VEGA_LITE_MIME], spec);
-  assert.equal(b["text/plain"], "[figure] Demo");
+  // (vega tags the data objects with a symbol while rendering; JSON, what the kernel sends, is unchanged.)
+  assert.equal(JSON.stringify(spec), JSON.stringify(copy));
+  assert.match(String(b["image/svg+xml"]), /^<svg[^>]*>.*Demo/s);
+  // PNG signature, base64 of 89 50 4E 47.
+  assert.match(String(b["image/png"]), /^iVBORw0KGgo/);
+  const width = String(b["image/svg+xml"]).match(/^<svg[^>]* width="(\d+)"/)![1];
+  assert.equal(
+    b["text/markdown"],
+    `<img alt="Demo &quot;x&quot;" width="${width}" src="data:image/png;base64,${b["image/png"]}">`,
+  );
+  assert.equal(b["text/plain"], 'Demo "x"');
+  // PNG pixels are FIGURE_PNG_SCALE times the SVG's (IHDR width, bytes 16-19).
+  const png = Uint8Array.from(atob(String(b["image/png"])), (c) => c.charCodeAt(0));
+  assert.equal(new DataView(png.buffer).getUint32(16), 2 * Number(width));
 });
 
 Deno.test("figureBundle() refuses a figure vega warns about", async () => {
