@@ -44,8 +44,10 @@ export interface FileRef {
 }
 
 /** The opening line naming an input file and its hash: `ledger  path (sha256 abc…)`. */
-export function fileLine(label: string, file: FileRef | null): string {
-  return file === null ? "" : `${label}: ${file.path} (sha256 ${file.sha256})\n`;
+export function fileLine(label: string, file: (FileRef & { note?: string }) | null): string {
+  if (file === null) return "";
+  return `${label}: ${file.path} (sha256 ${file.sha256})` +
+    (file.note === undefined ? "" : ` (${file.note})`) + "\n";
 }
 
 /** Wraps `text` at `width` columns, indenting continuation lines by `indent`. */

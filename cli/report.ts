@@ -21,6 +21,7 @@ import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
 import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
 import { REPORT_DEFAULTS } from "../report/report_model.ts";
+import { chooseTaskList, NO_TASK_LIST } from "./_load.ts";
 
 /** `--max-findings`: validation findings listed per code. */
 const MAX_FINDINGS: NumberOption = { name: "max-findings", range: MAX_FINDINGS_RANGE };
@@ -92,14 +93,21 @@ export async function run(args: string[], io: Io): Promise<number> {
   const maxFindingsPerCode = numberOption(values, MAX_FINDINGS) ??
     REPORT_DEFAULTS.maxFindingsPerCode;
   const pngScale = numberOption(values, PNG_SCALE) ?? REPORT_DEFAULTS.pngScale;
-  if (values.plan !== undefined && values.tasks !== undefined) refuseTwoDenominators();
+  const tasks = stringOption(values, "tasks");
+  const planPath = stringOption(values, "plan");
+  if (planPath !== undefined && tasks !== undefined && tasks !== NO_TASK_LIST) {
+    refuseTwoDenominators();
+  }
   await checkReportDir(out);
+  // --tasks, else the task list beside the ledger (issue 25 item 4), else none.
+  const taskList = await chooseTaskList(positionals[0], tasks, planPath !== undefined);
   const inputs = await loadReportInputs({
     ledger: positionals[0],
-    plan: stringOption(values, "plan"),
+    plan: planPath,
     errata: stringOption(values, "errata"),
     priceTable: stringOption(values, "price-table"),
-    taskList: stringOption(values, "tasks"),
+    taskList: taskList.list?.path ?? null,
+    taskListSource: taskList.source,
   });
   const report = buildReport(inputs, { maxFindingsPerCode, pngScale });
   // Loaded here, not at the top: the renderer loads resvg's native addon (--allow-ffi), which
@@ -127,6 +135,9 @@ export async function run(args: string[], io: Io): Promise<number> {
       let text = `Wrote ${out}: summary.json, report.md, report.html and ` +
         `${s.figures.length} figure${s.figures.length === 1 ? "" : "s"} (SVG and PNG)\n`;
       for (const path of removed) text += `  removed stale ${path}\n`;
+      if (taskList.list !== null && taskList.source === "beside_ledger") {
+        text += `task list: ${taskList.list.path} (found beside the ledger)\n`;
+      }
       text += `\n${s.title}\n`;
       const stated = s.claims.filter((c) => c.stated);
       const withheld = s.claims.filter((c) => !c.stated);

@@ -101,6 +101,14 @@ export async function findTaskListBeside(ledger: string): Promise<string | null>
   return await pathExists(path) ? path : null;
 }
 
+/**
+ * Where a command's task list came from (issue 25 item 4): `flag`
+ * (`--tasks FILE`), `beside_ledger` (no `--tasks` and no `--plan`, and
+ * {@link findTaskListBeside} found one), `declined` (`--tasks none`) or
+ * `none` (a plan is the denominator, or nothing is beside the ledger).
+ */
+export type TaskListSource = "flag" | "beside_ledger" | "declined" | "none";
+
 /** The task ids of the plain text form, one per line. */
 function textTasks(bytes: Uint8Array, path: string): { task_id: string }[] {
   const problem = (

@@ -138,6 +138,8 @@ function inputsSection(summary: ReportSummary): Block[] {
             ? "no money columns"
             : `"${inputs.price_table.price_table_id}", ${inputs.price_table.currency}`,
         ),
+        // Issue 25 item 4: the denominator's file, and how it was chosen.
+        row("task list", inputs.task_list, taskListDetail(inputs)),
       ],
     },
     {
@@ -965,6 +967,23 @@ function sprtSection(summary: ReportSummary, figures: readonly FigureBlock[]): B
   return blocks;
 }
 
+/** How the task list was chosen, in the inputs table (issue 25 item 4). */
+function taskListDetail(inputs: ReportSummary["inputs"]): string {
+  const tasks = inputs.task_list === null ? "" : `${plural(inputs.task_list.tasks, "task")}: `;
+  switch (inputs.task_list_source) {
+    case "beside_ledger":
+      return `${tasks}found beside the ledger (no --tasks or --plan given)`;
+    case "flag":
+      return `${tasks}given with --tasks`;
+    case "declined":
+      return "declined with --tasks none: missing tasks are not counted";
+    case "none":
+      return inputs.plan === null
+        ? "none beside the ledger: missing tasks are not counted"
+        : "the plan's tasks are the denominator";
+  }
+}
+
 function reproduceSection(summary: ReportSummary): Block[] {
   const { inputs } = summary;
   const args = [
@@ -975,6 +994,8 @@ function reproduceSection(summary: ReportSummary): Block[] {
     ...(inputs.price_table === null ? [] : ["--price-table", inputs.price_table.path]),
     // The denominator of results not run under a plan (issue 25: without it, another report).
     ...(inputs.task_list === null ? [] : ["--tasks", inputs.task_list.path]),
+    // Declined: without "--tasks none" the list beside the ledger would be used (issue 25 item 4).
+    ...(inputs.task_list_source === "declined" ? ["--tasks", "none"] : []),
     "--out DIR",
   ];
   return [

@@ -461,6 +461,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
         sha256: taskListRef.sha256,
         tasks: taskListRef.value.tasks.length,
       },
+      task_list_source: inputs.taskListSource ?? (taskListRef === null ? "none" : "flag"),
     },
     parameters: {
       bootstrap: { rounds, seed, source },

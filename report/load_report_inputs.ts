@@ -9,7 +9,7 @@
 import { loadErrata } from "../inputs/errata.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
-import { loadTaskList } from "../inputs/task_list.ts";
+import { loadTaskList, type TaskListSource } from "../inputs/task_list.ts";
 import { loadPriceTable } from "../inputs/price_table.ts";
 import type { ReportInputs } from "./report_model.ts";
 
@@ -21,6 +21,8 @@ export interface ReportPaths {
   priceTable?: string | null;
   /** A task list (issue 11): the denominator when there is no plan. */
   taskList?: string | null;
+  /** How the task list was chosen (`chooseTaskList`); recorded in summary.json. */
+  taskListSource?: TaskListSource;
 }
 
 /**
@@ -51,5 +53,6 @@ export async function loadReportInputs(paths: ReportPaths): Promise<ReportInputs
     plan: paths.plan == null ? null : await loadPlan(paths.plan),
     priceTable: paths.priceTable == null ? null : await loadPriceTable(paths.priceTable),
     taskList: paths.taskList == null ? null : await loadTaskList(paths.taskList),
+    ...(paths.taskListSource === undefined ? {} : { taskListSource: paths.taskListSource }),
   };
 }

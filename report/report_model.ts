@@ -26,6 +26,7 @@ import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts"
 import type { VerificationModes } from "../analysis/verification_modes.ts";
 import type { InvalidSummary } from "../analysis/invalid_attempts.ts";
 import type { Loaded } from "../inputs/json_file.ts";
+import type { TaskListSource } from "../inputs/task_list.ts";
 import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import type {
   CensoringPolicy,
@@ -65,6 +66,11 @@ export interface ReportInputs {
   priceTable?: ReportConfig<PriceTable> | null;
   /** The task list of imported results: the denominator when there is no plan (issue 11). */
   taskList?: ReportConfig<TaskList> | null;
+  /**
+   * How the task list was chosen (`chooseTaskList`, cli/_load.ts; issue 25
+   * item 4); absent: `flag` with a task list, else `none`.
+   */
+  taskListSource?: TaskListSource;
 }
 
 /** Where a parameter came from. */
@@ -215,6 +221,13 @@ export interface ReportSummary {
       | null;
     /** The task list given with `--tasks` (issue 11); null without one. */
     task_list: { path: string; sha256: string; tasks: number } | null;
+    /**
+     * Where the task list came from: `flag` (`--tasks FILE`), `beside_ledger`
+     * (found beside the ledger, no `--tasks` or `--plan`), `declined`
+     * (`--tasks none`), `none` (issue 25 item 4). The reproduce command
+     * names the list, or `--tasks none`, so that copying it gives this report.
+     */
+    task_list_source: TaskListSource;
   };
   parameters: {
     bootstrap: { rounds: number; seed: number | string; source: ParameterSource };

@@ -11,6 +11,7 @@ import { buildReport } from "./build_report.ts";
 import { REPORT_FORMAT, type ReportInputs } from "./report_model.ts";
 import { diffJson } from "./diff_json.ts";
 import { inputSha256 } from "../inputs/input_file.ts";
+import type { TaskListSource } from "../inputs/task_list.ts";
 import { loadJsonFile } from "../inputs/json_file.ts";
 import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";
@@ -236,6 +237,8 @@ export async function verifyReport(
         ? null
         : resolve(options.base, pathOf("price_table")!),
       taskList: pathOf("task_list") === null ? null : resolve(options.base, pathOf("task_list")!),
+      // As recorded: verify-report never looks beside the ledger itself (issue 25 item 4).
+      taskListSource: recordedTaskListSource(recorded),
     });
   } catch (error) {
     if (!(error instanceof LedgerError) || differences.length === 0) throw error;
@@ -336,4 +339,14 @@ export async function verifyReport(
     );
   }
   return { ok: differences.length === 0, dir, inputs, compared, differences, notes };
+}
+
+/** The task list's source summary.json records; a summary without one: `flag` with a list, else `none`. */
+function recordedTaskListSource(recorded: unknown): TaskListSource {
+  const inputs = (recorded as { inputs?: { task_list?: unknown; task_list_source?: unknown } })
+    ?.inputs;
+  const source = inputs?.task_list_source;
+  if (source === "flag" || source === "beside_ledger" || source === "declined") return source;
+  if (source === "none") return source;
+  return inputs?.task_list == null ? "none" : "flag";
 }
