@@ -45,15 +45,24 @@ import {
   TASKS_OPTION,
 } from "./_standing.ts";
 import { configRef, loadLedger, loadPlan, pick } from "./_load.ts";
-import { describeInputs, describeProblems, emit, finish, wrap } from "./_output.ts";
+import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
+import { fixed, NOT_RECORDED, percent, percentInterval, pValue } from "../report/format.ts";
 import {
-  fixed,
-  NOT_RECORDED,
-  percent,
-  percentInterval,
-  pValue,
-  renderTable,
-} from "../report/format.ts";
+  type FitColumn,
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
+import {
+  AGENT_COLUMN,
+  type AgentOrder,
+  agentOrder,
+  RANK_COLUMN,
+  RANK_NOTE,
+} from "./_table_order.ts";
 import {
   BOOTSTRAP_ROUNDS_RANGE,
   INTERVAL_METHOD_HELP,
@@ -63,6 +72,9 @@ import {
 } from "./_option_ranges.ts";
 import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+
+/** Explaining every stated pair is the default up to this many pairs (four agents). */
+const PAIR_LINES_MAX = 6;
 
 /** `--band`: the plan's `tie_band` range. */
 const BAND = { name: "band", range: TIE_BAND_RANGE };
@@ -75,7 +87,13 @@ and is not ranked; separated 95% bootstrap intervals of the resolved rate give
 a rate winner; overlapping intervals give no rate winner, then fewer tokens per
 resolved wins unless the two are within the band, then fewer seconds per
 resolved with the same band, else a tie. The output says which rule fired.
-More than two agents give the pairwise matrix. --paired adds the paired
+More than two agents give the pairwise matrix: one cell per pair, the
+winner's mark, a tie or "not stated". Agents come in leaderboard order (rank
+= 1 + the stated agents that beat it; withheld agents last, unranked), and
+the pairs that may not be stated are named, by cause, before any verdict.
+Each stated pair's rule is explained when at most ${PAIR_LINES_MAX} pairs are compared, else
+with --pairs; a pair with a withheld side is never given a winner in the
+text (--json keeps every verdict). --paired adds the paired
 comparison over the tasks both agents scored (difference in resolved rate
 with a task-cluster bootstrap interval, McNemar counts and the exact McNemar
 p-value; with more than two agents also Holm-adjusted over every pair).
@@ -99,6 +117,8 @@ OPTIONS:
   --seed S            Bootstrap seed: an integer (007 is 7) or any other text
                       (default: the plan's, else ${DEFAULT_BOOTSTRAP.seed})
 ${INTERVAL_METHOD_HELP}
+  --pairs             Explain the rule of every stated pair (the default when
+                      at most ${PAIR_LINES_MAX} pairs are compared)
   --paired            Add the paired comparison of each pair
   --task-rule RULE    Paired McNemar verdict of a task with several attempts:
                       "majority" (default) or "any"
@@ -109,12 +129,15 @@ ${INTERVAL_METHOD_HELP}
 ${TASKS_HELP}
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
+${WIDTH_HELP}
   --json              Canonical JSON instead of tables
   -h, --help          This help
 `;
 
 const OPTIONS = {
   ...TASKS_OPTION,
+  ...WIDTH_OPTION,
+  pairs: { type: "boolean" },
   ...INTERVAL_METHOD_OPTION,
   agents: { type: "string" },
   band: { type: "string" },
@@ -140,6 +163,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     fallback: "majority",
   });
   const lenient = values.lenient === true;
+  const width = outputWidth(values);
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
   const taskList = await taskListOption(values, plan, positionals[0]);
@@ -216,7 +240,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     json: values.json === true,
     payload,
     render: () => {
-      const names = agents.map((agent) => displayId(agent.agent_id)).join(", ");
+      const names = agents.length > 3
+        ? `${agents.length} agents`
+        : agents.map((agent) => displayId(agent.agent_id)).join(", ");
       let text = `Seed-001 comparison of ${names}\n\n`;
       text += describeInputs(loaded, [["plan", plan], ["task list", taskList]]);
       text +=
@@ -227,17 +253,38 @@ export async function run(args: string[], io: Io): Promise<number> {
         `(${seedParam.source})\n` +
         `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source})\n\n`;
       const standings = new Map(assessment.standings.map((s) => [s.agent_id, s]));
-      text += sideTable(comparisons, standings);
+      // Leaderboard order and ranks (issue 25) from these very verdicts.
+      const order = agentOrder(agents, assessment, { comparisons });
+      const context = new TableContext(width);
+      const marks = agentMarks(order.ids);
+      const matrix = agents.length > 2;
+      text += sideTable(context, comparisons, standings, order, matrix ? marks : null);
       text += coverageWarnings(comparisons);
-      for (const c of comparisons) text += "\n" + explain(c, pairStanding(c, standings));
-      if (comparisons.length > 1) text += "\n" + matrixTable(comparisons, standings);
-      if (paired !== null && pValues !== null) {
-        paired.forEach((p, i) => text += "\n" + explainPaired(p, pValues, i));
-        if (pValues.comparisons > 1) text += "\n" + pValueTable(pValues);
-      }
+      // What may not be stated comes before any verdict (issue 25).
       text += "\n" + statedPairs(comparisons.length, withheldPairs, assessment);
+      if (matrix) text += "\n" + matrixTable(context, comparisons, standings, order, marks);
+      const explained = values.pairs === true || comparisons.length <= PAIR_LINES_MAX;
+      const shownPairs = comparisons.map((c, i) => ({ c, i })).filter(({ c }) =>
+        explained && pairStanding(c, standings) === "stated"
+      );
+      for (const { c } of shownPairs) text += "\n" + explain(c);
+      const withheldShown = comparisons.filter((c) => pairStanding(c, standings) !== "stated");
+      if (explained && withheldShown.length > 0) {
+        text += "\n" + withheldPairLines(withheldShown, standings);
+      }
+      if (!explained) {
+        text += `\nEach stated pair's rule: --pairs (${
+          shownCount(comparisons, standings)
+        } pairs); every verdict: --json\n`;
+      }
+      if (paired !== null && pValues !== null) {
+        for (const { i } of shownPairs) text += "\n" + explainPaired(paired[i], pValues, i);
+        if (pValues.comparisons > 1) {
+          text += "\n" + pValueTable(context, pValues, comparisons, standings);
+        }
+      }
       text += describeProblems(loaded.problems);
-      return text;
+      return fitLines(text, width);
     },
   });
   return finish(io, loaded);
@@ -307,26 +354,59 @@ function pairStanding(c: Comparison, standings: ReadonlyMap<string, AgentStandin
   return group === undefined ? "stated" : `withheld (${group.cause})`;
 }
 
+/** The stated pairs among `comparisons`. */
+function shownCount(
+  comparisons: readonly Comparison[],
+  standings: ReadonlyMap<string, AgentStanding>,
+): number {
+  return comparisons.filter((c) => pairStanding(c, standings) === "stated").length;
+}
+
+/**
+ * Each agent's mark in the matrix, in leaderboard order: `A` to `Z`, then
+ * `AA`, `AB`, ... (issue 25: a cell names its winner by mark, so 14 agents
+ * fit in 80 columns).
+ */
+function agentMarks(ids: readonly string[]): Map<string, string> {
+  const mark = (i: number): string =>
+    i < 26 ? String.fromCharCode(65 + i) : mark(Math.floor(i / 26) - 1) + mark(i % 26);
+  return new Map(ids.map((id, i) => [id, mark(i)]));
+}
+
+/**
+ * The agents' figures, one row per agent in leaderboard order with its
+ * rank (and its mark when the matrix follows), the claim last, so a
+ * withheld agent is marked where its rate is printed.
+ */
 function sideTable(
+  context: TableContext,
   comparisons: Comparison[],
   standings: ReadonlyMap<string, AgentStanding>,
+  order: AgentOrder,
+  marks: ReadonlyMap<string, string> | null,
 ): string {
   const sides = new Map<string, Comparison["a"]>();
   for (const c of comparisons) {
     if (!sides.has(c.a.agent_id)) sides.set(c.a.agent_id, c.a);
     if (!sides.has(c.b.agent_id)) sides.set(c.b.agent_id, c.b);
   }
-  return renderTable(
-    [
-      { header: "agent", id: true },
-      { header: "resolved", align: "right" },
-      { header: "rate", align: "right" },
-      { header: "95% interval", align: "right" },
-      { header: "TPR", align: "right" },
-      { header: "SPR (s)", align: "right" },
-      { header: "claim" },
-    ],
-    [...sides.values()].map((s) => [
+  const columns: FitColumn[] = [
+    RANK_COLUMN,
+    ...(marks === null ? [] : [{ header: "mark", key: true }]),
+    AGENT_COLUMN,
+    { header: "resolved", align: "right", priority: 2 },
+    { header: "rate", align: "right", priority: 0 },
+    { header: "95% interval", align: "right", priority: 0 },
+    { header: "TPR", align: "right", priority: 3 },
+    { header: "SPR (s)", align: "right", priority: 3 },
+    { header: "claim", priority: 0 },
+  ];
+  return fitTable(
+    context,
+    columns,
+    order.sort([...sides.keys()]).map((id) => sides.get(id)!).map((s) => [
+      order.rank(s.agent_id),
+      ...(marks === null ? [] : [marks.get(s.agent_id)!]),
       s.agent_id,
       `${s.resolved}/${s.scored}`,
       percent(s.rate),
@@ -336,15 +416,28 @@ function sideTable(
       s.spr === null && s.resolved > 0 ? NOT_RECORDED : fixed(s.spr),
       claimLabel(standings.get(s.agent_id)!),
     ]),
-  );
+  ) + RANK_NOTE;
 }
 
-/** Explains which rule fired for one pair, step by step, and whether its verdict may be stated. */
-function explain(c: Comparison, stated: string): string {
+/**
+ * The pairs with a withheld side, one line each, never with a winner
+ * (issue 25: "wins" was printed for withheld agents): the cause of each,
+ * whose reasons the section above gives.
+ */
+function withheldPairLines(
+  comparisons: readonly Comparison[],
+  standings: ReadonlyMap<string, AgentStanding>,
+): string {
+  return "Pairs that may not be stated (no verdict is given; see above):\n" +
+    comparisons.map((c) =>
+      `  ${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}: ${pairStanding(c, standings)}\n`
+    ).join("");
+}
+
+/** Explains which rule fired for one stated pair, step by step. */
+function explain(c: Comparison): string {
   const a = c.a, b = c.b;
-  let text = `${displayId(a.agent_id)} vs ${displayId(b.agent_id)}${
-    stated === "stated" ? "" : ` (${stated}: the verdict below may not be stated)`
-  }:\n`;
+  let text = `${displayId(a.agent_id)} vs ${displayId(b.agent_id)}:\n`;
   if (c.rule === "no_resolved") {
     const failed = c.failed.map((id) => `"${displayId(id)}"`).join(" and ");
     return text + `  ${failed} resolved nothing: no TPR, failure reported, no ranking\n` +
@@ -391,32 +484,53 @@ function relative(d: number | null): string {
   return d === null ? "infinite" : percent(d);
 }
 
+/**
+ * The verdicts as a matrix (issue 25: 91 pairs of prose at 14 agents): one
+ * row and one column per agent in leaderboard order, each cell the
+ * winner's mark, `=` for a tie, `-` for no ranking (an agent resolved
+ * nothing), `x` for a pair that may not be stated (a withheld side: no
+ * winner is shown), `.` on the diagonal; a legend under it.
+ */
 function matrixTable(
+  context: TableContext,
   comparisons: Comparison[],
   standings: ReadonlyMap<string, AgentStanding>,
+  order: AgentOrder,
+  marks: ReadonlyMap<string, string>,
 ): string {
-  return "Pairwise matrix:\n" + renderTable(
-    [
-      { header: "a", id: true },
-      { header: "b", id: true },
-      { header: "rule" },
-      { header: "winner", id: true },
-      { header: "overlap" },
-      { header: "TPR diff", align: "right" },
-      { header: "SPR diff", align: "right" },
-      { header: "verdict" },
-    ],
-    comparisons.map((c) => [
-      c.a.agent_id,
-      c.b.agent_id,
-      c.rule,
-      c.winner ?? (c.rule === "tie" ? "tie" : "none"),
-      c.intervals_overlap === null ? "-" : c.intervals_overlap ? "yes" : "no",
-      c.tpr_relative_difference === null ? "-" : percent(c.tpr_relative_difference),
-      c.spr_relative_difference === null ? "-" : percent(c.spr_relative_difference),
-      pairStanding(c, standings),
-    ]),
-  );
+  const ids = order.sort([...marks.keys()]);
+  const pairs = new Map<string, Comparison>();
+  for (const c of comparisons) {
+    pairs.set(`${c.a.agent_id}\n${c.b.agent_id}`, c);
+    pairs.set(`${c.b.agent_id}\n${c.a.agent_id}`, c);
+  }
+  const cell = (row: string, column: string): string => {
+    if (row === column) return ".";
+    const c = pairs.get(`${row}\n${column}`);
+    if (c === undefined) return "";
+    if (pairStanding(c, standings) !== "stated") return "x";
+    if (c.winner !== null) return marks.get(c.winner)!;
+    return c.rule === "no_resolved" ? "-" : "=";
+  };
+  return "Pairwise matrix (seed 001's verdict of the row's agent against the column's):\n" +
+    fitTable(
+      context,
+      [
+        RANK_COLUMN,
+        { header: "mark", key: true },
+        AGENT_COLUMN,
+        ...ids.map((id) => ({ header: marks.get(id)!, key: true, align: "right" as const })),
+      ],
+      ids.map((row) => [
+        order.rank(row),
+        marks.get(row)!,
+        row,
+        ...ids.map((column) => cell(row, column)),
+      ]),
+    ) +
+    "a mark: that agent wins (the rule: --pairs or --json); =: tie (overlapping intervals, no " +
+    "tie-break decided); -: no ranking (an agent resolved nothing); x: may not be stated (a " +
+    "withheld side, see above); .: the agent itself\n";
 }
 
 function signedPercent(x: number): string {
@@ -437,24 +551,39 @@ function mcnemarLine(p: PairedComparison, pValues: PairwisePValues, index: numbe
   return text + "\n";
 }
 
-function pValueTable(pValues: PairwisePValues): string {
+/**
+ * The paired p-values of every pair, as `pValue` prints them (`< 0.001`
+ * below 0.001); a pair with a withheld side is marked in a last column
+ * (only when there is one), as its verdict is.
+ */
+function pValueTable(
+  context: TableContext,
+  pValues: PairwisePValues,
+  comparisons: readonly Comparison[],
+  standings: ReadonlyMap<string, AgentStanding>,
+): string {
+  const stated = comparisons.map((c) => pairStanding(c, standings));
+  const marked = stated.some((s) => s !== "stated");
   return `Paired p-values (exact McNemar; Holm-adjusted over ${pValues.comparisons} comparisons):\n` +
-    renderTable(
+    fitTable(
+      context,
       [
-        { header: "a", id: true },
-        { header: "b", id: true },
-        { header: "only a", align: "right" },
-        { header: "only b", align: "right" },
-        { header: "p", align: "right" },
-        { header: "Holm p", align: "right" },
+        { header: "a", id: true, key: true },
+        { header: "b", id: true, key: true },
+        { header: "only a", align: "right", priority: 2 },
+        { header: "only b", align: "right", priority: 2 },
+        { header: "p", align: "right", priority: 0 },
+        { header: "Holm p", align: "right", priority: 0 },
+        ...(marked ? [{ header: "verdict", priority: 0 }] : []),
       ],
-      pValues.pairs.map((pair) => [
+      pValues.pairs.map((pair, i) => [
         pair.a,
         pair.b,
         String(pair.only_a),
         String(pair.only_b),
         pValue(pair.p_value),
         pValue(pair.holm_p_value),
+        ...(marked ? [stated[i]] : []),
       ]),
     );
 }
@@ -519,7 +648,7 @@ function statedPairs(
   text += `  ${total - withheld} of ${total} pair${total === 1 ? "" : "s"} may be stated\n`;
   for (const group of groups) {
     const words = withheldPairWords(group, assessment, assessment.planId);
-    text += wrap(`- ${words.text} (${words.rule})`, 78, "    ").replace(/^/, "  ");
+    text += `  - ${words.text} (${words.rule})\n`;
   }
   return text;
 }

@@ -26,7 +26,20 @@ import { parseCommandArgs, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
-import { integer, percent, renderTable } from "../report/format.ts";
+import { integer, percent } from "../report/format.ts";
+import { claimLabel } from "../report/standing_words.ts";
+import { DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
+import {
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
+import { AGENT_COLUMN, agentOrder, RANK_COLUMN, RANK_NOTE } from "./_table_order.ts";
+import { assessLoaded, taskListOption, TASKS_HELP, TASKS_OPTION } from "./_standing.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
 export const help = `Report how often the 95% interval of each agent's resolved rate contains the
@@ -57,15 +70,21 @@ OPTIONS:
 ${INTERVAL_METHOD_HELP}
   --rates R,...       The true rates to report across, each in [0, 1]
                       (default ${COVERAGE_RATES.join(",")})
+${TASKS_HELP}
+                      (here: the claim beside each agent's rate, and the
+                      leaderboard order of the rows)
   --errata FILE       Apply the corrections of an errata file first
   --lenient           Report every bad line instead of stopping at the first;
                       the rows not used are listed and the exit status is 2
+${WIDTH_HELP}
   --json              Canonical JSON instead of tables
   -h, --help          This help
 `;
 
 const OPTIONS = {
   ...INTERVAL_METHOD_OPTION,
+  ...TASKS_OPTION,
+  ...WIDTH_OPTION,
   plan: { type: "string" },
   rates: { type: "string" },
   errata: { type: "string" },
@@ -91,6 +110,8 @@ export async function run(args: string[], io: Io): Promise<number> {
   const rates = ratesOption(stringOption(values, "rates"));
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
+  const taskList = await taskListOption(values, plan, positionals[0]);
+  const width = outputWidth(values);
   const loaded = await loadLedger(positionals[0], {
     errata: stringOption(values, "errata"),
     lenient: values.lenient === true,
@@ -114,6 +135,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     ledger: loaded.ledger,
     errata: loaded.errata,
     plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
+    // Only with --tasks: the output without one keeps its bytes.
+    ...(taskList === null
+      ? {}
+      : { task_list: configRef(taskList, (t) => ({ tasks: t.tasks.length })) }),
     parameters: {
       rounds: bootstrap.rounds,
       seed: bootstrap.seed,
@@ -130,24 +155,59 @@ export async function run(args: string[], io: Io): Promise<number> {
     payload,
     render: () => {
       let text = "Coverage of the 95% rate intervals (the tool's own error)\n\n";
-      text += describeInputs(loaded, [["plan", plan]]);
+      text += describeInputs(loaded, [["plan", plan], ["task list", taskList]]);
       text += `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source}); ` +
         `bootstrap: ${bootstrap.rounds} rounds, seed ${bootstrap.seed}; exact over the ` +
         `binomial distribution of the resolved count; rates ${rates.join(", ")}\n\n`;
-      text += renderTable(
+      // The leaderboard order and each agent's claim beside its rate (issue 25).
+      const assessment = assessLoaded(loaded, plan, taskList);
+      const standings = new Map(assessment.standings.map((s) => [s.agent_id, s]));
+      const order = agentOrder(scored, assessment, {
+        settings: {
+          band: plan?.value.tie_band ?? DEFAULT_TIE_BAND,
+          rounds: bootstrap.rounds,
+          seed: bootstrap.seed,
+          method: methodParam.value,
+        },
+      });
+      const byId = new Map(agents.map((agent) => [agent.agent_id, agent]));
+      const sorted = order.sort(agents.map((agent) => agent.agent_id)).map((id) => byId.get(id)!);
+      const context = new TableContext(width);
+      // One row per agent: its rate beside its claim (issue 25: a withheld agent is marked).
+      text += fitTable(
+        context,
         [
-          { header: "agent", id: true },
-          { header: "n", align: "right" },
-          { header: "resolved", align: "right" },
-          { header: "method" },
-          { header: "at observed rate", align: "right" },
-          { header: "lowest across rates", align: "right" },
+          RANK_COLUMN,
+          AGENT_COLUMN,
+          { header: "n", align: "right", priority: 0 },
+          { header: "resolved", align: "right", priority: 0 },
+          { header: "claim", priority: 0 },
         ],
-        agents.flatMap((agent) =>
+        sorted.map((agent) => [
+          order.rank(agent.agent_id),
+          agent.agent_id,
+          integer(agent.scored),
+          `${integer(agent.resolved)} (${percent(agent.rate)})`,
+          standings.has(agent.agent_id) ? claimLabel(standings.get(agent.agent_id)!) : "-",
+        ]),
+      );
+      text += RANK_NOTE;
+      // One row per agent and method: the coverage at the observed rate and the lowest.
+      text += "\nat observed: the coverage at the agent's observed rate; lowest: the lowest " +
+        "across the true rates, and at which (* the method the verdicts use)\n";
+      text += fitTable(
+        context,
+        [
+          RANK_COLUMN,
+          AGENT_COLUMN,
+          { header: "method", priority: 0 },
+          { header: "at observed", align: "right", priority: 0 },
+          { header: "lowest", align: "right", priority: 1 },
+        ],
+        sorted.flatMap((agent) =>
           agent.methods.map((profile) => [
+            order.rank(agent.agent_id),
             agent.agent_id,
-            integer(agent.scored),
-            `${integer(agent.resolved)} (${percent(agent.rate)})`,
             `${profile.method}${profile.method === methodParam.value ? " *" : ""}`,
             profile.lowest === null ? "not computed" : percent(profile.at_observed),
             profile.lowest === null
@@ -156,12 +216,14 @@ export async function run(args: string[], io: Io): Promise<number> {
           ])
         ),
       );
-      const poor = agents.flatMap((agent) =>
+      const poor = sorted.flatMap((agent) =>
         agent.methods.flatMap((profile) =>
           profile.method === methodParam.value && profile.lowest !== null &&
             profile.lowest.coverage < 0.9
             ? [
-              `- "${agent.agent_id}": at n = ${agent.scored} the interval the verdicts use ` +
+              `- "${
+                displayId(agent.agent_id)
+              }": at n = ${agent.scored} the interval the verdicts use ` +
               `covers ${percent(profile.lowest.coverage)} at a true rate of ` +
               `${percent(profile.lowest.rate)}, not 95%: read its interval as narrower than it is`,
             ]
@@ -169,7 +231,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         )
       );
       if (poor.length > 0) text += `\nwarnings:\n${poor.join("\n")}\n`;
-      return text + describeProblems(loaded.problems);
+      return fitLines(text + describeProblems(loaded.problems), width);
     },
   });
   return finish(io, loaded);

@@ -9,8 +9,16 @@ import { replaySprt, type SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan } from "./_load.ts";
-import { describeInputs, describeProblems, emit, finish, wrap } from "./_output.ts";
-import { percent, renderPairs, renderTable, signedFixed } from "../report/format.ts";
+import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
+import { percent, renderPairs, signedFixed } from "../report/format.ts";
+import {
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
 import {
   describeSprtParams,
   resolveSprtParams,
@@ -46,6 +54,12 @@ ${SPRT_OPTIONS_HELP}
   --errata FILE    Apply the corrections of an errata file first
   --lenient        Report every bad line instead of stopping at the first; the
                    rows not used are listed and the exit status is 2
+${
+  WIDTH_HELP.replaceAll("\n" + " ".repeat(22), "\n" + " ".repeat(19)).replace(
+    "--width N           ",
+    "--width N        ",
+  )
+}
   --json           Canonical JSON instead of tables
   -h, --help       This help
 `;
@@ -54,6 +68,7 @@ const OPTIONS = {
   agent: { type: "string" },
   plan: { type: "string" },
   ...SPRT_OPTIONS,
+  ...WIDTH_OPTION,
   errata: { type: "string" },
   lenient: { type: "boolean" },
 } as const;
@@ -62,6 +77,7 @@ const OPTIONS = {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
   const lenient = values.lenient === true;
+  const width = outputWidth(values);
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
   const { params, source } = resolveSprtParams(values, plan);
@@ -117,29 +133,30 @@ export async function run(args: string[], io: Io): Promise<number> {
             : "file order (no plan given: the pre-registered order cannot be checked)",
         ],
       ]);
-      text += "\n" + stepTable(replay);
+      text += "\n" + stepTable(new TableContext(width), replay);
       text += "\n" + verdictLine(replay);
       text += unusedRows(replay);
-      for (const note of replay.notes) text += wrap(`note: ${note}`, 78, "  ");
+      for (const note of replay.notes) text += `note: ${note}\n`;
       text += describeProblems(loaded.problems);
-      return text;
+      return fitLines(text, width);
     },
   });
   return finish(io, loaded);
 }
 
-function stepTable(replay: SprtReplay): string {
+function stepTable(context: TableContext, replay: SprtReplay): string {
   if (replay.steps.length === 0) return "no rows to replay\n";
-  return renderTable(
+  return fitTable(
+    context,
     [
-      { header: "n", align: "right" },
-      { header: "task", id: true },
-      { header: "episode", id: true },
-      { header: "outcome" },
-      { header: "passes", align: "right" },
-      { header: "fails", align: "right" },
-      { header: "LLR", align: "right" },
-      { header: "decision" },
+      { header: "n", align: "right", key: true },
+      { header: "task", id: true, key: true },
+      { header: "episode", id: true, priority: 3 },
+      { header: "outcome", priority: 0 },
+      { header: "passes", align: "right", priority: 2 },
+      { header: "fails", align: "right", priority: 2 },
+      { header: "LLR", align: "right", priority: 0 },
+      { header: "decision", priority: 0 },
     ],
     replay.steps.map((step) => [
       String(step.n),
@@ -181,11 +198,9 @@ function unusedRows(replay: SprtReplay): string {
     }
   }
   if (replay.skipped_tasks.length > 0) {
-    text += wrap(
-      `planned tasks skipped before the last walked row: ${replay.skipped_tasks.join(", ")}`,
-      78,
-      "  ",
-    );
+    text += `planned tasks skipped before the last walked row: ${
+      replay.skipped_tasks.map(displayId).join(", ")
+    }\n`;
   }
   return text;
 }
