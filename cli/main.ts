@@ -98,6 +98,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Show one episode: its row, each model call and the output tails",
     file: "show.ts",
   },
+  view: {
+    summary: "Browse episodes in a local page: filters, transcripts, side by side",
+    file: "view.ts",
+  },
   demo: {
     summary: "Build images, run the demo suite for two agents in Docker, summarize",
     file: "demo.ts",

@@ -1,0 +1,140 @@
+/**
+ * `ledgerbench view`: the episode browser (issue 25), a local page on
+ * loopback that browses a ledger's episodes: a filterable table, each
+ * episode's transcript, tool calls, output, verdict and workspace diff, and
+ * two agents side by side on one task. The pages are built by `viewer/`
+ * (pure) and served by `_view_server.ts`; what they show and never show is
+ * in `viewer/mod.ts`.
+ *
+ * @module
+ */
+import {
+  type NumberOption,
+  numberOption,
+  parseCommandArgs,
+  rangeText,
+  stringOption,
+} from "./_args.ts";
+import { ExitCode, type Io, UsageError } from "./_command.ts";
+import { artifactsDir, type LedgerLine, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
+import { viewHandler } from "./_view_server.ts";
+
+/** `--port`: 0 asks the system for a free one. */
+const PORT: NumberOption = { name: "port", range: { min: 0, max: 65535, integer: true } };
+
+/** Help text, an example first. */
+export const help = `Browse a ledger's episodes in a local web page: a table filtered by agent,
+task, outcome, stop reason and invalid reason (tokens, wall time, model
+calls); each episode's transcript from the stored model-call bodies, its tool
+calls, stdout and stderr, the verifier's verdict and checks and the workspace
+diff against the task's start; two agents side by side on one task. Nothing
+is fetched from outside; no request header, key or hidden verifier file is
+ever shown (the verdict and the checks the verifier reported are).
+
+Browse the demo run (prints the URL to open):
+  deno task ledgerbench view ledgers/demo/ledger.jsonl
+
+On a fixed port, with the artifact store elsewhere:
+  deno task ledgerbench view runs/r1/ledger.jsonl --port 8123 \\
+    --artifacts /srv/ledgerbench/artifacts
+
+USAGE:
+  deno task ledgerbench view LEDGER [OPTIONS]
+
+OPTIONS:
+  --artifacts DIR      Artifact store holding the episode logs (default:
+                       artifacts/ beside the ledger, where run stores it)
+  --port N             Port to listen on, ${rangeText(PORT.range)} (default 0: a free port)
+  --host ADDR          Address to listen on (default 127.0.0.1); only a
+                       loopback address (127.0.0.0/8, ::1, localhost)
+                       unless --allow-remote is given
+  --allow-remote       Allow a --host that is not loopback: anyone who can
+                       reach it reads every transcript
+  -h, --help           This help
+
+The server runs until interrupted (Ctrl-C). Imported rows (no artifacts)
+get one sentence naming their source file and position. Strings from the
+ledger and the logs are untrusted: escaped as in the report, and every page
+carries a Content-Security-Policy that runs no inline script.
+
+EXIT STATUS:
+  0 stopped by a signal; 1 usage error; 2 bad input (the ledger unreadable,
+  a line malformed, or the artifact store or an episode log missing or
+  altered: checked on the first row that names a log)
+`;
+
+const OPTIONS = {
+  artifacts: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  "allow-remote": { type: "boolean" },
+} as const;
+
+/**
+ * Whether `host` is a loopback address: `localhost`, 127.0.0.0/8 or `::1`
+ * (RFC 1122 section 3.2.1.3, RFC 4291 section 2.5.3).
+ *
+ * @param host the address as given
+ * @returns true for a loopback address
+ * @example
+ * ```ts
+ * import { isLoopback } from "./view.ts";
+ * if (!isLoopback("127.0.0.2") || !isLoopback("::1") || isLoopback("0.0.0.0")) throw new Error();
+ * ```
+ */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Runs `view`; see {@link help}. */
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const ledger = positionals[0];
+  const port = numberOption(values, PORT) ?? 0;
+  const host = stringOption(values, "host") ?? "127.0.0.1";
+  if (!isLoopback(host) && values["allow-remote"] !== true) {
+    throw new UsageError(
+      `Option "--host": "${host}" is not a loopback address: add --allow-remote to serve it`,
+    );
+  }
+  const artifacts = artifactsDir(ledger, stringOption(values, "artifacts"));
+  const rows: LedgerLine[] = [];
+  const sha256 = await scanLedgerRows(ledger, (row, line) => rows.push({ row, line }));
+  const place = { ledger, artifacts, named: values.artifacts !== undefined };
+  // A missing store or an altered log is bad input at once, not a page that says so later.
+  const first = rows.find((r) => r.row.episode_log_digest !== undefined);
+  if (first !== undefined) await openRowLog(first, place);
+
+  const hostname = host === "localhost" ? "127.0.0.1" : host.replace(/^\[|\]$/g, "");
+  const hosts = new Set<string>();
+  const stop = new AbortController();
+  let resolveListening: (port: number) => void;
+  const listening = new Promise<number>((resolve) => resolveListening = resolve);
+  const server = Deno.serve({
+    hostname,
+    port,
+    signal: stop.signal,
+    onListen: (address) => resolveListening(address.port),
+  }, (request) => handler(request));
+  const bound = await listening;
+  const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+  for (const name of [shown, ...(isLoopback(host) ? ["localhost", "127.0.0.1", "[::1]"] : [])]) {
+    hosts.add(`${name}:${bound}`);
+  }
+  const handler = viewHandler({ ledger: { path: ledger, sha256, rows }, place, hosts });
+  const onSignal = () => stop.abort();
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  io.stdout(
+    `ledgerbench view: ${rows.length} episodes of ${ledger} at http://${shown}:${bound}/ ` +
+      `(Ctrl-C stops)\n`,
+  );
+  try {
+    await server.finished;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,122 @@
+/**
+ * The HTML building blocks of the episode browser's pages (issue 25): every
+ * untrusted string goes through one of these, by the report's rule
+ * (`analysis/untrusted_text.ts` for the characters, `report/_document.ts`'s
+ * `htmlEscape` for the markup), and every page carries the browser's
+ * Content-Security-Policy, so that even an escaping slip runs nothing.
+ *
+ * @module
+ */
+import { displayId, lineText, terminalText } from "../analysis/untrusted_text.ts";
+import { htmlEscape } from "../report/_document.ts";
+
+/**
+ * The policy of every page: nothing by default; styles, scripts and images
+ * from the page's own origin only (no inline script or style, no `eval`), no
+ * frames, forms sent only to the page's origin, no `<base>`. Sent as a
+ * header by the server and repeated in a `<meta>` element.
+ */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+  "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * Untrusted text for one line of a page (a cell, a heading): unsafe
+ * characters as escapes (`lineText`), then `& < > "` as entities.
+ *
+ * @param value untrusted text
+ * @returns HTML text, safe in element content and in double-quoted attributes
+ * @example
+ * ```ts
+ * import { text } from "./_html.ts";
+ * if (text('<img src=x onerror="a()">\n') !== "&lt;img src=x onerror=&quot;a()&quot;&gt;\\n") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function text(value: string): string {
+  return htmlEscape(lineText(value));
+}
+
+/**
+ * Untrusted text of several lines (a log tail, a message) for a `<pre>`:
+ * as {@link text}, but line feeds and tabs kept (`terminalText`).
+ *
+ * @param value untrusted text
+ * @returns HTML text
+ */
+export function block(value: string): string {
+  return htmlEscape(terminalText(value));
+}
+
+/**
+ * An id as the report shows it: shortened keeping its real tail
+ * (`displayId`), with the whole id (escaped) in a `title` attribute.
+ *
+ * @param id untrusted id
+ * @returns a `<span>` with the shown id and its title
+ */
+export function idSpan(id: string): string {
+  return `<span class="id" title="${text(id)}">${htmlEscape(displayId(id))}</span>`;
+}
+
+/**
+ * A link's `href` within the browser: a path of the server's own plus a
+ * query whose values are percent-encoded (`URLSearchParams`), so no value
+ * can make a scheme (`javascript:`) or leave the attribute.
+ *
+ * @param path the server's path, e.g. `"episode"`
+ * @param query the query's names and values (undefined values are left out)
+ * @returns the escaped relative URL
+ * @example
+ * ```ts
+ * import { href } from "./_html.ts";
+ * if (href("episode", { id: 'javascript:alert("x")' }) !== "episode?id=javascript%3Aalert%28%22x%22%29") {
+ *   throw new Error(href("episode", { id: 'javascript:alert("x")' }));
+ * }
+ * ```
+ */
+export function href(path: string, query: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== "") params.set(name, value);
+  }
+  const search = params.toString().replaceAll("(", "%28").replaceAll(")", "%29");
+  return htmlEscape(search === "" ? path : `${path}?${search}`);
+}
+
+/** What a page holds besides its body. */
+export interface PageShell {
+  /** The page's title (untrusted parts already in it are escaped here). */
+  title: string;
+  /** The body's HTML. */
+  body: string;
+}
+
+/**
+ * A whole page: the policy in a `<meta>` element, the browser's own
+ * stylesheet and script (`assets/`), no referrer, the navigation bar.
+ *
+ * @param shell the title and the body
+ * @returns the document
+ */
+export function page(shell: PageShell): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${text(shell.title)}</title>
+<link rel="stylesheet" href="assets/view.css">
+<script src="assets/view.js" defer></script>
+</head>
+<body>
+<nav><a href="./">Episodes</a> · <a href="compare">Side by side</a></nav>
+<main>
+${shell.body}
+</main>
+</body>
+</html>
+`;
+}

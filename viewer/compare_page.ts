@@ -1,0 +1,77 @@
+/**
+ * Two agents' episodes on one task, side by side (issue 25): the same
+ * sections as the episode page, in two columns, with a form to choose the
+ * task and the two agents. Pure.
+ *
+ * @module
+ */
+import { type EpisodeEvidence, episodeSections } from "./episode_page.ts";
+import { href, idSpan, page, text } from "./_html.ts";
+
+/** What the comparison shows, and what it was asked for. */
+export interface Comparison {
+  /** The task and agents asked for (empty when not chosen). */
+  task: string;
+  left: string;
+  right: string;
+  /** The two episodes found; null where none matched. */
+  leftEpisode: EpisodeEvidence | null;
+  rightEpisode: EpisodeEvidence | null;
+  /** Every agent and task of the ledger, for the form. */
+  agents: readonly string[];
+  tasks: readonly string[];
+}
+
+function select(name: string, label: string, values: readonly string[], chosen: string): string {
+  return `<label>${label} <select name="${name}"><option value="">choose</option>${
+    values.map((v) =>
+      `<option value="${text(v)}"${v === chosen ? " selected" : ""}>${text(v)}</option>`
+    ).join("")
+  }</select></label>`;
+}
+
+function column(side: string, agent: string, evidence: EpisodeEvidence | null, task: string) {
+  const body = evidence !== null
+    ? episodeSections(evidence)
+    : agent === "" || task === ""
+    ? `<p class="absent">Choose a task and an agent.</p>`
+    : `<p class="absent">${idSpan(agent)} has no episode on ${idSpan(task)}.</p>`;
+  const open = evidence === null
+    ? ""
+    : `<p><a href="${
+      href("episode", { id: evidence.row.episode_id })
+    }">Open this episode alone</a></p>`;
+  return `<div class="side" id="${side}">${open}${body}</div>`;
+}
+
+/**
+ * The side-by-side page: the form, then the left and the right episode in
+ * two columns (`#left`, `#right`), each saying when its agent has no
+ * episode on the task.
+ *
+ * @param comparison what was asked for and what was found
+ * @returns the page's HTML
+ */
+export function comparePage(comparison: Comparison): string {
+  const { task, left, right } = comparison;
+  const form = `<form method="get" action="compare" class="filters" id="compare-form">
+${select("task", "Task", comparison.tasks, task)}
+${select("left", "Left agent", comparison.agents, left)}
+${select("right", "Right agent", comparison.agents, right)}
+<button type="submit">Side by side</button>
+</form>`;
+  const heading = task === ""
+    ? "Two agents on one task"
+    : `Task ${idSpan(task)}: ${left === "" ? "?" : idSpan(left)} and ${
+      right === "" ? "?" : idSpan(right)
+    }`;
+  return page({
+    title: task === "" ? "Side by side" : `Side by side: ${task}`,
+    body: `<h1>${heading}</h1>
+${form}
+<div class="columns">
+${column("left", left, comparison.leftEpisode, task)}
+${column("right", right, comparison.rightEpisode, task)}
+</div>`,
+  });
+}

@@ -1,0 +1,165 @@
+/**
+ * The episode browser's first page (issue 25): the ledger's episodes as a
+ * filterable table (agent, task, outcome, stop reason, invalid reason,
+ * tokens, wall time, model calls), a page of {@link PAGE_SIZE} rows at a
+ * time, so a ledger of 10,000 rows (the SWE-Bench Pro table has 9,729)
+ * sends 100. Filters are a plain GET form: they work with no script. Pure.
+ *
+ * @module
+ */
+import type { Episode } from "../analysis/schema/records.ts";
+import { formatGrouped } from "../analysis/format_number.ts";
+import {
+  type EpisodeFilter,
+  FILTER_NAMES,
+  matchesFilter,
+  outcomeOf,
+  OUTCOMES,
+} from "./episode_filter.ts";
+import { href, idSpan, page, text } from "./_html.ts";
+
+/** Rows a page of the table shows. */
+export const PAGE_SIZE = 100;
+
+/** What the table pages are built from. */
+export interface LedgerView {
+  /** The ledger's path as given, and its SHA-256. */
+  path: string;
+  sha256: string;
+  /** Every row, in file order, with its line. */
+  rows: readonly { row: Episode; line: number }[];
+}
+
+/** "not recorded" stands for a null, never 0 (issue 11). */
+export const NOT_RECORDED = "not recorded";
+
+/**
+ * The tokens an episode used: prompt plus completion, grouped; "not
+ * recorded" when either is null (an imported row without counts).
+ *
+ * @param row the ledger row
+ * @returns the cell's text
+ * @example
+ * ```ts
+ * import { tokensCell } from "./episode_table_page.ts";
+ * if (tokensCell({ prompt_tokens: 1200, completion_tokens: 34 }) !== "1,234") throw new Error();
+ * if (tokensCell({ prompt_tokens: null, completion_tokens: null }) !== "not recorded") throw new Error();
+ * ```
+ */
+export function tokensCell(row: Pick<Episode, "prompt_tokens" | "completion_tokens">): string {
+  if (row.prompt_tokens === null || row.completion_tokens === null) return NOT_RECORDED;
+  return formatGrouped(row.prompt_tokens + row.completion_tokens);
+}
+
+/**
+ * An episode's wall time in seconds with two decimals; "not recorded" for a null.
+ *
+ * @param row the ledger row
+ * @returns the cell's text
+ * @example
+ * ```ts
+ * import { wallCell } from "./episode_table_page.ts";
+ * if (wallCell({ wall_ms: 1234 }) !== "1.23 s" || wallCell({ wall_ms: null }) !== "not recorded") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function wallCell(row: Pick<Episode, "wall_ms">): string {
+  return row.wall_ms === null
+    ? NOT_RECORDED
+    : `${formatGrouped(row.wall_ms / 1000, { digits: 2 })} s`;
+}
+
+/** Distinct values, sorted (UTF-16 order, as the analysis sorts ids). */
+function distinct(values: Iterable<string | null>): string[] {
+  return [...new Set([...values].filter((v): v is string => v !== null))].sort();
+}
+
+function select(name: string, label: string, values: readonly string[], chosen?: string): string {
+  const options = values.map((value) =>
+    `<option value="${text(value)}"${value === chosen ? " selected" : ""}>${text(value)}</option>`
+  ).join("");
+  return `<label>${label} <select name="${name}" data-autosubmit><option value="">all</option>${options}</select></label>`;
+}
+
+/**
+ * The table page: the filter form (every value the ledger holds), the
+ * matching rows' page `pageNumber` (1-based, clamped to the last page),
+ * links to the pages before and after, and a form for the side-by-side
+ * view of two agents on one task.
+ *
+ * Cost: O(rows) to filter and list the values; the page holds at most
+ * {@link PAGE_SIZE} rows.
+ *
+ * @param ledger the ledger's path, digest and rows
+ * @param options the filters and the page wanted
+ * @returns the page's HTML
+ */
+export function episodeTablePage(
+  ledger: LedgerView,
+  options: { filter: EpisodeFilter; page: number },
+): string {
+  const { filter } = options;
+  const rows = ledger.rows.map((r) => r.row);
+  const matching = ledger.rows.filter((r) => matchesFilter(r.row, filter));
+  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+  const current = Math.min(Math.max(1, Math.floor(options.page)), pages);
+  const shown = matching.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
+  const agents = distinct(rows.map((r) => r.agent_id));
+  const tasks = distinct(rows.map((r) => r.task_id));
+  const form = `<form method="get" action="./" class="filters" id="filters">
+${select("agent", "Agent", agents, filter.agent)}
+${select("task", "Task", tasks, filter.task)}
+${select("outcome", "Outcome", OUTCOMES, filter.outcome)}
+${select("stop", "Stop reason", distinct(rows.map((r) => r.stop_reason)), filter.stop)}
+${select("invalid", "Invalid reason", distinct(rows.map((r) => r.invalid_reason)), filter.invalid)}
+<button type="submit">Filter</button> <a href="./">Clear</a>
+</form>`;
+  const body = shown.map(({ row, line }) => {
+    const outcome = outcomeOf(row);
+    return `<tr data-line="${line}">
+<td><a href="${href("episode", { id: row.episode_id })}">${idSpan(row.episode_id)}</a></td>
+<td>${idSpan(row.agent_id)}</td>
+<td>${idSpan(row.task_id)}</td>
+<td class="outcome ${outcome}">${outcome}</td>
+<td>${text(row.stop_reason)}</td>
+<td>${row.invalid_reason === null ? "" : text(row.invalid_reason)}</td>
+<td class="num">${tokensCell(row)}</td>
+<td class="num">${wallCell(row)}</td>
+<td class="num">${row.model_calls === null ? NOT_RECORDED : formatGrouped(row.model_calls)}</td>
+</tr>`;
+  }).join("\n");
+  const filterQuery = Object.fromEntries(FILTER_NAMES.map((name) => [name, filter[name]]));
+  const pageLink = (n: number, label: string) =>
+    `<a href="${href("./", { ...filterQuery, page: n === 1 ? undefined : String(n) })}" rel="${
+      n < current ? "prev" : "next"
+    }">${label}</a>`;
+  const pager = `<p class="pager">Page ${current} of ${pages}${
+    current > 1 ? ` · ${pageLink(current - 1, "previous")}` : ""
+  }${current < pages ? ` · ${pageLink(current + 1, "next")}` : ""}</p>`;
+  const compareForm = `<form method="get" action="compare" class="filters" id="compare-form">
+${select("task", "Task", tasks, filter.task)}
+${select("left", "Left agent", agents, filter.agent)}
+${select("right", "Right agent", agents)}
+<button type="submit">Side by side</button>
+</form>`;
+  return page({
+    title: `Episodes: ${ledger.path}`,
+    body: `<h1>Episodes of ${text(ledger.path)}</h1>
+<p class="meta">SHA-256 ${ledger.sha256} · ${
+      formatGrouped(ledger.rows.length)
+    } rows · <span id="match-count">${formatGrouped(matching.length)}</span> match</p>
+${form}
+${pager}
+<table id="episodes">
+<thead><tr><th>Episode</th><th>Agent</th><th>Task</th><th>Outcome</th><th>Stop reason</th><th>Invalid reason</th><th>Tokens</th><th>Wall time</th><th>Model calls</th></tr></thead>
+<tbody>
+${body}
+</tbody>
+</table>
+${shown.length === 0 ? "<p>No episode matches these filters.</p>" : ""}
+${pager}
+<h2>Two agents on one task</h2>
+${compareForm}`,
+  });
+}
