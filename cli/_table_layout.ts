@@ -20,9 +20,9 @@
  *    column would read the same; a shortened agent id is
  *    listed in full once, in a key under the first table that shortens it
  *    (`--json` always has every id in full);
- * 4. the columns of the lowest priority move, one at a time, to a second
- *    table that repeats the key columns (rank and agent), so no column is
- *    ever cut; that table is laid out by the same rules;
+ * 4. the columns of the lowest priority move, a priority group at a time,
+ *    to a second table that repeats the key columns (rank and agent), so
+ *    no column is ever cut; that table is laid out by the same rules;
  * 5. a number or any other cell is never truncated: a line that is still
  *    too wide (a width below what the key columns need, a long path in a
  *    sentence) is folded by {@link fitLines}, so that no line ever exceeds
@@ -101,9 +101,9 @@ export interface FitColumn {
   /** Repeated in every part of a folded table (rank, agent). */
   key?: boolean;
   /**
-   * Which columns move to the second table first: the highest priority
-   * number first (the rightmost first among equals); 0 (the default for a
-   * key) never moves.
+   * Which columns move to the second table first: those of the highest
+   * priority number, together (a group: tokens, TPR and SPR move as one);
+   * 0 never moves; default 1.
    */
   priority?: number;
   /** A shortened id of this column is listed in full in the key (agent ids). */
@@ -131,7 +131,7 @@ export function displayLength(text: string): number {
  * Lays out a table by the module doc's rules at `context.width`: the
  * table, the lines of its uniform columns, its continuation tables, and a
  * key of the agent ids it shortened that no earlier table listed.
- * O(cells × columns) at worst (one column moves at a time).
+ * O(cells × columns) at worst (one priority group moves at a time).
  *
  * @param context the output's width and key
  * @param columns the columns, in order
@@ -217,9 +217,9 @@ function fitPart(
   while (total(shown, minimum) > width && movable().length > 0) {
     const candidates = movable();
     const top = Math.max(...candidates.map((i) => columns[i].priority ?? 1));
-    const out = candidates.filter((i) => (columns[i].priority ?? 1) === top).at(-1)!;
-    shown = shown.filter((i) => i !== out);
-    moved.unshift(out);
+    const out = candidates.filter((i) => (columns[i].priority ?? 1) === top);
+    shown = shown.filter((i) => !out.includes(i));
+    moved.unshift(...out);
   }
   // still too wide with nothing left to move: the id columns shrink further, to 12 at the least
   const widths = new Map(shown.map((i) => [i, minimum(i)]));
@@ -266,6 +266,7 @@ function fitPart(
   text = fitLines(text, width) + fitLines(notes, width);
   if (moved.length === 0) return text;
   const keys = indices.filter((i) => columns[i].key);
+  moved.sort((x, y) => x - y);
   return text + "\n" + fitPart(context, [...keys, ...moved], columns, cells, newlyKeyed);
 }
 

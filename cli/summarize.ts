@@ -330,7 +330,7 @@ function agentTable(
     [
       RANK_COLUMN,
       AGENT_COLUMN,
-      { header: "episodes", align: "right", priority: 5 },
+      { header: "episodes", align: "right", priority: 3 },
       { header: "invalid", align: "right", priority: 3 },
       { header: "resolved", align: "right", priority: 2 },
       { header: "rate", align: "right", priority: 0 },

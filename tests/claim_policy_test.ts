@@ -44,9 +44,15 @@ Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the
   await using dir = await tempDir();
   const ledger = await importReport(dir.path, swebenchReport(300, 66, 234));
   const tasks = `${dir.path}/l.tasks.json`;
-  const text = await cli("summarize", ledger, "--tasks", tasks);
+  // wide enough for one line per note and every column in one table (tests/cli_tables_test.ts
+  // pins the layouts at 80 and 100 columns)
+  const text = await cli("summarize", ledger, "--tasks", tasks, "--width", "250");
   equal(text.code, 0, text.stderr);
-  match(text.stdout, /^model +300 +234 \(78\.0%\) +66\/66 +100\.0% .* +withheld \(invalid\)$/m);
+  // withheld: listed unranked ("-") and marked
+  match(
+    text.stdout,
+    /^ +-  model +300 +234 \(78\.0%\) +66\/66 +100\.0% .* +withheld \(invalid\)$/m,
+  );
   match(
     text.stdout,
     /note: agent "model": capability numbers withheld: 234 of its 300 attempts are invalid \(78\.0%: harness_error 234; above 10%\)/,
@@ -95,14 +101,21 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     ...tasks.slice(0, 10).map((task_id) => row({ agent_id: "a", task_id })),
     ...tasks.slice(0, 10).map((task_id, i) => row({ agent_id: "b", task_id, resolved: i < 5 })),
   ]);
-  const censoring = await cli("censoring", ledger, "--tasks", `${dir.path}/tasks.txt`);
+  const censoring = await cli(
+    "censoring",
+    ledger,
+    "--tasks",
+    `${dir.path}/tasks.txt`,
+    "--width",
+    "250",
+  );
   equal(censoring.code, 0, censoring.stderr);
   ok(!censoring.stdout.includes("all agents pooled: headline"), censoring.stdout);
   match(
     censoring.stdout,
     /all agents pooled: budget adequacy only; no capability headline \(never more than its weakest agent: "a" and "b" withheld\)/,
   );
-  match(censoring.stdout, /^\(all\) +20 +0 +20 +0 .* +withheld \(missing\)$/m);
+  match(censoring.stdout, /^ +\(all\) +20 +0 +20 +0 .* +withheld \(missing\)$/m);
   const json = JSON.parse(
     (await cli("censoring", ledger, "--tasks", `${dir.path}/tasks.txt`, "--json")).stdout,
   );
@@ -113,12 +126,29 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     withheld: "missing",
     withheld_agents: ["a", "b"],
   });
-  const summarize = await cli("summarize", ledger, "--tasks", `${dir.path}/tasks.txt`);
-  match(summarize.stdout, /^a +10 +0 +10\/10 +100\.0% .* +withheld \(missing\)$/m);
-  const compare = await cli("compare", ledger, "--tasks", `${dir.path}/tasks.txt`);
+  const summarize = await cli(
+    "summarize",
+    ledger,
+    "--tasks",
+    `${dir.path}/tasks.txt`,
+    "--width",
+    "250",
+  );
+  match(summarize.stdout, /^ +-  a +10 +0 +10\/10 +100\.0% .* +withheld \(missing\)$/m);
+  const compare = await cli(
+    "compare",
+    ledger,
+    "--tasks",
+    `${dir.path}/tasks.txt`,
+    "--width",
+    "250",
+  );
   equal(compare.code, 0, compare.stderr);
-  match(compare.stdout, /^a +10\/10 +100\.0% .* +withheld \(missing\)$/m);
-  match(compare.stdout, /^a vs b \(withheld \(missing\): the verdict below may not be stated\):$/m);
+  match(compare.stdout, /^ +-  a +10\/10 +100\.0% .* +withheld \(missing\)$/m);
+  // issue 25: a pair with a withheld side is never given a winner, and says so before any verdict
+  match(compare.stdout, /^  0 of 1 pair may be stated$/m);
+  match(compare.stdout, /^  a vs b: withheld \(missing\)$/m);
+  ok(!compare.stdout.includes("wins"), compare.stdout);
 });
 
 Deno.test("an all-error import without token counts: tokens are not recorded, never 0 (issue 23, finding 3)", async () => {
@@ -131,10 +161,10 @@ Deno.test("an all-error import without token counts: tokens are not recorded, ne
     [null, null, 20],
   );
   equal(json.agents[0].agent_reported_token_rows, 0);
-  const text = await cli("summarize", ledger, "--tasks", tasks);
+  const text = await cli("summarize", ledger, "--tasks", tasks, "--width", "250");
   match(
     text.stdout,
-    /^model +20 +20 \(100\.0%\) +0\/0 +- +- +0 +not recorded +not recorded +not recorded +withheld \(nothing_scored\)$/m,
+    /^ +-  model +20 +20 \(100\.0%\) +0\/0 +- +- +0 +not recorded +not recorded +not recorded +withheld \(nothing_scored\)$/m,
   );
   const censoring = JSON.parse((await cli("censoring", ledger, "--json")).stdout);
   equal(censoring.censoring.agents[0].tokens, null);
@@ -167,6 +197,6 @@ Deno.test("an agent-reported 0 tokens on a verified Harbor trial is marked as th
   const [agent] = json.agents;
   equal(agent.tokens, 0);
   equal(agent.agent_reported_token_rows, agent.scored);
-  const text = await cli("summarize", `${dir.path}/l.jsonl`);
+  const text = await cli("summarize", `${dir.path}/l.jsonl`, "--width", "250");
   match(text.stdout, / 0 \(agent-reported\) +0\.00 \(agent-reported\) /);
 });

@@ -19,15 +19,20 @@ function near(actual: number, expected: number, tolerance: number): void {
 }
 
 Deno.test("summarize pins the seed-001 sample (a 3/4, b 2/4, TPR 7766.67 vs 3750)", async () => {
-  const text = await cli("summarize", SAMPLE);
+  // wide enough for every column in one table (tests/cli_tables_test.ts pins the narrow layouts)
+  const text = await cli("summarize", SAMPLE, "--width", "200");
   assertEquals(text.code, 0);
   assertEquals(text.stderr, "");
   // seed 001: a resolves t1, t2, t4; b resolves t1, t3.
   // a: tokens 1800+900+4200+3100+5100+4400+2600+1200 = 23300, /3 = 7766.67;
   //    wall 14+41+56+18 = 129 s, /3 = 43.00.
   // b: tokens 900+400+1600+800+1100+500+1500+700 = 7500, /2 = 3750; wall 40 s, /2 = 20.00.
-  assertMatch(text.stdout, /^a +4 +0 +3\/4 +75\.0% .*23,300 +7766\.67 +43\.00 +headline$/m);
-  assertMatch(text.stdout, /^b +4 +0 +2\/4 +50\.0% .*7,500 +3750\.00 +20\.00 +headline$/m);
+  // Ranks (issue 25): the intervals overlap and b wins on TPR (the compare test below), so b is
+  // 1 and a, beaten once, is 2; b is listed first.
+  assertMatch(
+    text.stdout,
+    /^ +1  b +4 +0 +2\/4 +50\.0% .*7,500 +3750\.00 +20\.00 +headline\n +2  a +4 +0 +3\/4 +75\.0% .*23,300 +7766\.67 +43\.00 +headline$/m,
+  );
   assertStringIncludes(text.stdout, "2000 rounds (default), seed 7 (default)");
 
   const json = await cli("summarize", SAMPLE, "--json");
@@ -97,7 +102,11 @@ Deno.test("compare gives the pairwise matrix for three agents and names the rule
   assertEquals(out.parameters.band, 0.2);
   assertEquals(out.parameters.band_source, "flag");
   const text = await cli("compare", path);
-  assertStringIncludes(text.stdout, "Pairwise matrix:");
+  assertStringIncludes(text.stdout, "Pairwise matrix (");
+  // b beats a on TPR; c resolved nothing: listed last, unranked, "-" against everyone
+  assertMatch(text.stdout, /^ +1  A +b +\. +A +-$/m);
+  assertMatch(text.stdout, /^ +2  B +a +A +\. +-$/m);
+  assertMatch(text.stdout, /^ +-  C +c +- +- +\.$/m);
   assertStringIncludes(text.stdout, '"c" resolved nothing: no TPR, failure reported, no ranking');
 });
 
@@ -202,10 +211,10 @@ Deno.test("--lenient lists every bad line, summarizes the rest, and still exits 
     row({ task_id: "t2", resolved: false }),
     row({ task_id: "t3", tool_calls: -1 }),
   ]);
-  const result = await cli("summarize", path, "--lenient");
+  const result = await cli("summarize", path, "--lenient", "--width", "200");
   assertEquals(result.code, 2);
   // the two good rows: 1 of 2 resolved
-  assertMatch(result.stdout, /^a +2 +0 +1\/2 +50\.0%/m);
+  assertMatch(result.stdout, /^ +1  a +2 +0 +1\/2 +50\.0%/m);
   assertStringIncludes(result.stdout, "2 problems found (--lenient)");
   assertStringIncludes(result.stdout, `${path}:2: not valid JSON`);
   assertStringIncludes(result.stdout, `${path}:4: field "tool_calls":`);
@@ -247,7 +256,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
   assertEquals(stored.episode_id, "r1/a/t3/1");
   assertEquals(stored.invalid_reason, "verifier_fault");
 
-  const summary = await cli("summarize", ledger, "--errata", errata);
+  const summary = await cli("summarize", ledger, "--errata", errata, "--width", "200");
   assertEquals(summary.code, 0);
   assertStringIncludes(summary.stdout, "1 correction applied");
   assertStringIncludes(
@@ -257,7 +266,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
   // a: t3 (5100 + 4400 tokens, 56 s) leaves the scored set: 3/3, (23300 - 9500) / 3 = 4600
   assertMatch(
     summary.stdout,
-    /^a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m,
+    /^ +-  a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m,
   );
   assertStringIncludes(summary.stdout, 'agent "a": the bootstrap interval collapsed to a point');
   const json = JSON.parse((await cli("summarize", ledger, "--errata", errata, "--json")).stdout);
@@ -378,7 +387,7 @@ Deno.test("sprt replays in the plan's order, skips and counts invalid attempts, 
       stopping: { kind: "sprt", params: {} },
     }),
   );
-  const result = await cli("sprt", ledger, "--agent", "a", "--plan", plan);
+  const result = await cli("sprt", ledger, "--agent", "a", "--plan", plan, "--width", "200");
   assertEquals(result.code, 0, result.stderr);
   assertStringIncludes(result.stdout, "order:       pre-registered: the plan's 8 tasks");
   assertStringIncludes(
@@ -617,20 +626,21 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
     row({ agent_id: "b", task_id: "t3", resolved: false, stop_reason: "completed" }),
   ];
   const path = await writeJsonl(`${dir}/censored.jsonl`, [...limited, ...b]);
-  const text = await cli("summarize", path);
+  const text = await cli("summarize", path, "--width", "250");
   assertEquals(text.code, 0);
   // Every number as before: a 0/3 (0.0%), b 1/3 (33.3%); the censored column beside the interval.
   assertMatch(
     text.stdout,
-    /^agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
+    /^rank  agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
+  );
+  // both withheld: unranked, by rate (b first)
+  assertMatch(
+    text.stdout,
+    /^ +-  a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m,
   );
   assertMatch(
     text.stdout,
-    /^a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m,
-  );
-  assertMatch(
-    text.stdout,
-    /^b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m,
+    /^ +-  b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m,
   );
   assertStringIncludes(
     text.stdout,

@@ -37,7 +37,7 @@ Deno.test("coverage: the demo's agents, exact and replayable, with the warning n
     equal(Math.abs(profile.at_observed - expected.at_observed!) < 1e-11, true, profile.method);
     equal(profile.lowest.rate, expected.lowest!.rate);
   }
-  const text = await cli("coverage", DEMO);
+  const text = await cli("coverage", DEMO, "--width", "200");
   equal(text.code, 0, text.stderr);
   match(
     text.stdout,

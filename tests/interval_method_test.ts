@@ -93,7 +93,7 @@ Deno.test("freeze records --interval-method; without it the plan has no such key
 
 Deno.test("summarize without a plan takes --interval-method and says which interval it printed", async () => {
   // Default: the percentile bootstrap, with the coverage warning and Wilson beside it at n = 4.
-  const plain = await cli("summarize", SAMPLE);
+  const plain = await cli("summarize", SAMPLE, "--width", "200");
   assert.equal(plain.code, 0, plain.stderr);
   assert.ok(plain.stdout.includes("interval: percentile-bootstrap (seed 001), 95% (default)\n"));
   // scipy.stats.binomtest(3, 4).proportion_ci(method="wilson") -> (0.3006, 0.9544)

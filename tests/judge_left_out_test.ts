@@ -60,7 +60,7 @@ Deno.test("summarize --json leaves the judged tasks out of the scores and record
 });
 
 Deno.test("summarize names each left-out task, its rows and why, and the judge's own figures", async () => {
-  const result = await cli("summarize", LEDGER, "--plan", PLAN);
+  const result = await cli("summarize", LEDGER, "--plan", PLAN, "--width", "250");
   assert.equal(result.code, 0, result.stderr);
   const text = result.stdout;
   includes(
@@ -183,7 +183,7 @@ Deno.test("summarize states each agent's judge-fault rate and withholds an agent
       return parsed;
     });
     const ledger = await writeJsonl(`${dir}/l.jsonl`, lines);
-    const result = await cli("summarize", ledger);
+    const result = await cli("summarize", ledger, "--width", "250");
     assert.equal(result.code, 0, result.stderr);
     const text = result.stdout;
     // agent-a: essay-1 scored, essay-2 a judge_fault and its retry scored: 1 of 3 (33.3%);

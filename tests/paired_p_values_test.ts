@@ -55,6 +55,8 @@ Deno.test("compare --paired gives the audit's exact McNemar p 0.143 for agent-al
 
 Deno.test("compare --paired with four agents gives Holm-adjusted p-values over 6 comparisons", async () => {
   const text = await cli("compare", SYNTHETIC, "--paired");
+  // agent-gamma is withheld (censoring 21.4% > 10%): its pairs are marked, and not explained
+  assert.ok(!text.stdout.includes("Paired comparison agent-alpha vs agent-gamma"), text.stdout);
   assert.equal(text.code, 0, text.stderr);
   // Raw p: scipy.stats.binomtest; Holm: Python from the six raw values (see
   // analysis/pairwise_p_values_test.ts).
@@ -68,14 +70,14 @@ Deno.test("compare --paired with four agents gives Holm-adjusted p-values over 6
   assert.ok(
     text.stdout.includes(
       "Paired p-values (exact McNemar; Holm-adjusted over 6 comparisons):\n" +
-        "a            b            only a  only b        p   Holm p\n" +
-        "-----------  -----------  ------  ------  -------  -------\n" +
-        "agent-alpha  agent-beta       24      14    0.143    0.334\n" +
-        "agent-alpha  agent-delta      38      10  < 0.001  < 0.001\n" +
-        "agent-alpha  agent-gamma      26      10    0.011    0.048\n" +
-        "agent-beta   agent-delta      31      13    0.010    0.048\n" +
-        "agent-beta   agent-gamma      21      15    0.405    0.405\n" +
-        "agent-delta  agent-gamma      18      30    0.111    0.334\n",
+        "a            b            only a  only b        p   Holm p  verdict\n" +
+        "-----------  -----------  ------  ------  -------  -------  --------------------\n" +
+        "agent-alpha  agent-beta       24      14    0.143    0.334  stated\n" +
+        "agent-alpha  agent-delta      38      10  < 0.001  < 0.001  stated\n" +
+        "agent-alpha  agent-gamma      26      10    0.011    0.048  withheld (censoring)\n" +
+        "agent-beta   agent-delta      31      13    0.010    0.048  stated\n" +
+        "agent-beta   agent-gamma      21      15    0.405    0.405  withheld (censoring)\n" +
+        "agent-delta  agent-gamma      18      30    0.111    0.334  withheld (censoring)\n",
     ),
     text.stdout,
   );
