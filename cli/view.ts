@@ -15,8 +15,15 @@ import {
   rangeText,
   stringOption,
 } from "./_args.ts";
-import { ExitCode, type Io, UsageError } from "./_command.ts";
-import { artifactsDir, type LedgerLine, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
+import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
+import { lineText } from "../analysis/untrusted_text.ts";
+import {
+  artifactsDir,
+  isDirectory,
+  type LedgerLine,
+  openRowLog,
+  scanLedgerRows,
+} from "./_episode_evidence.ts";
 import { viewHandler } from "./_view_server.ts";
 
 /** `--port`: 0 asks the system for a free one. */
@@ -57,10 +64,14 @@ get one sentence naming their source file and position. Strings from the
 ledger and the logs are untrusted: escaped as in the report, and every page
 carries a Content-Security-Policy that runs no inline script.
 
+A missing artifact store (the default, artifacts/ beside the ledger) or a
+missing or altered episode log is a warning on stderr, and the pages of the
+episodes concerned say so: the rows can still be browsed.
+
 EXIT STATUS:
-  0 stopped by a signal; 1 usage error; 2 bad input (the ledger unreadable,
-  a line malformed, or the artifact store or an episode log missing or
-  altered: checked on the first row that names a log)
+  0 stopped by a signal; 1 usage error; 2 bad input (the ledger unreadable
+  or a line malformed: error: <file>:<line>: field "<f>": <message>; or
+  --artifacts DIR not a directory)
 `;
 
 const OPTIONS = {
@@ -102,9 +113,17 @@ export async function run(args: string[], io: Io): Promise<number> {
   const rows: LedgerLine[] = [];
   const sha256 = await scanLedgerRows(ledger, (row, line) => rows.push({ row, line }));
   const place = { ledger, artifacts, named: values.artifacts !== undefined };
-  // A missing store or an altered log is bad input at once, not a page that says so later.
+  if (place.named && !(await isDirectory(artifacts))) {
+    throw new InputError(`Option "--artifacts": "${artifacts}" is not a directory`);
+  }
+  // A missing default store or an altered log is said once here, and on each page it touches:
+  // the rows can still be browsed.
   const first = rows.find((r) => r.row.episode_log_digest !== undefined);
-  if (first !== undefined) await openRowLog(first, place);
+  if (first !== undefined) {
+    await openRowLog(first, place).catch((error: Error) =>
+      io.stderr(`warning: ${lineText(error.message)}; episode pages without their log say so\n`)
+    );
+  }
 
   const hostname = host === "localhost" ? "127.0.0.1" : host.replace(/^\[|\]$/g, "");
   const hosts = new Set<string>();

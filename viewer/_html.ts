@@ -11,13 +11,19 @@ import { displayId, lineText, terminalText } from "../analysis/untrusted_text.ts
 import { htmlEscape } from "../report/_document.ts";
 
 /**
- * The policy of every page: nothing by default; styles, scripts and images
- * from the page's own origin only (no inline script or style, no `eval`), no
- * frames, forms sent only to the page's origin, no `<base>`. Sent as a
- * header by the server and repeated in a `<meta>` element.
+ * The policy of every page, as the `<meta>` element carries it: nothing by
+ * default; styles, scripts and images from the page's own origin only (no
+ * inline script or style, no `eval`), forms sent only to the page's
+ * origin, no `<base>`.
  */
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-  "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+  "form-action 'self'; base-uri 'none'";
+
+/**
+ * The policy the server sends as a header: the page's, and no framing by
+ * another page (`frame-ancestors`, which a `<meta>` element cannot carry).
+ */
+export const CONTENT_SECURITY_POLICY = `${PAGE_POLICY}; frame-ancestors 'none'`;
 
 /**
  * Untrusted text for one line of a page (a cell, a heading): unsafe
@@ -104,7 +110,7 @@ export function page(shell: PageShell): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${text(shell.title)}</title>

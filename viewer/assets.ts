@@ -28,6 +28,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .outcome.failed, .fail, .deleted { color: #a11c1c; font-weight: 600; }
 .outcome.invalid, .modified { color: #8a5a00; font-weight: 600; }
 .id { font-family: ui-monospace, monospace; font-size: 13px; }
+h2.episode-id .id { font-size: 18px; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line);
   padding: 6px 8px; margin: 4px 0; font: 12px/1.4 ui-monospace, monospace; max-height: 32em; overflow: auto; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 6px 0; }
