@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { cli, cliCommand, SAMPLE } from "../tests/_cli_run.ts";
+import { tempDir } from "../runner/_temp_dir_for_test.ts";
+
+Deno.test("view: bad input is one line naming the file, line, field or option, never a stack trace", async () => {
+  await using dir = await tempDir();
+  const bad = `${dir.path}/bad.jsonl`;
+  await Deno.writeTextFile(bad, "{not json\n");
+  const cases: [string[], number, RegExp][] = [
+    [["view"], 1, /^error: Missing argument: LEDGER\n/],
+    [
+      ["view", SAMPLE, "--host", "0.0.0.0"],
+      1,
+      /^error: Option "--host": "0\.0\.0\.0" is not a loopback/,
+    ],
+    [["view", SAMPLE, "--port", "70000"], 1, /^error: Option "--port"/],
+    [["view", `${dir.path}/missing.jsonl`], 2, /^error: .*missing\.jsonl/],
+    [["view", bad], 2, /^error: .*bad\.jsonl:1: not valid JSON/],
+    [
+      ["view", SAMPLE, "--artifacts", `${dir.path}/none`],
+      2,
+      /^error: Option "--artifacts": ".*none" is not a directory\n$/,
+    ],
+  ];
+  for (const [args, code, message] of cases) {
+    const result = await cli(...args);
+    assert.equal(result.code, code, args.join(" "));
+    assert.match(result.stderr, message, args.join(" "));
+    assert.ok(!/^\s+at /m.test(result.stderr), `${args.join(" ")}: ${result.stderr}`);
+    assert.equal(result.stdout, "");
+  }
+});
+
+Deno.test("view: a missing default artifact store is a warning, and the rows are still served", async () => {
+  await using dir = await tempDir();
+  const ledger = `${dir.path}/ledger.jsonl`;
+  const row = JSON.parse((await Deno.readTextFile(SAMPLE)).split("\n")[0]);
+  row.episode_log_digest = `sha256:${"a".repeat(64)}`;
+  await Deno.writeTextFile(ledger, JSON.stringify(row) + "\n");
+  const child = cliCommand(["view", ledger, "--host", "localhost"]).spawn();
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  while (!printed.includes("\n")) printed += (await out.read()).value ?? "";
+  const url = /http:\/\/\S+\//.exec(printed)![0];
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  const page = await (await fetch(url)).text();
+  assert.ok(page.includes('<tr data-line="1">'));
+  child.kill("SIGTERM");
+  assert.equal((await child.status).code, 0);
+  await out.cancel();
+  const stderr = await new Response(child.stderr).text();
+  assert.match(
+    stderr,
+    /^warning: .*ledger\.jsonl:1: field "episode_log_digest": No artifact store at/,
+  );
+});

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { episode } from "../analysis/_ledger_for_test.ts";
+import { episodeSections } from "./episode_page.ts";
+import type { EpisodeLog } from "../runner/episode_log_store.ts";
+
+const LOG: EpisodeLog = {
+  format: "ledgerbench-episode-log/1",
+  episode_id: "r/a/t/1",
+  stdout_tail: "out\n",
+  stderr_tail: "",
+  calls: [],
+  calls_omitted: 0,
+  bodies: [],
+  bodies_omitted: 0,
+  judge: {
+    calls: [],
+    bodies: [{
+      index: 1,
+      endpoint: "/v1/chat/completions",
+      request: { text: "REFERENCE ANSWER: 42", bytes: 20, truncated: false },
+      response: { text: "{}", bytes: 2, truncated: false },
+    }],
+  },
+  verifier: {
+    mode: "shared",
+    stdout_tail: "cat /tests/hidden_expected.txt: SECRET-VALUE\n" +
+      '{"resolved": false, "checks": [{"name": "case_3", "passed": false, "detail": "wrong total"}]}\n',
+    stderr_tail: "HIDDEN-STDERR\n",
+    changes: [{ path: "/tests/hidden_expected.txt", kind: "added" }],
+    changes_omitted: 0,
+  },
+};
+
+Deno.test("episodeSections() shows the verdict's checks, never the verifier's raw output or the judge's prompt", () => {
+  const html = episodeSections({ row: episode("a", "t", false), line: 3, log: LOG, problem: null });
+  assert.ok(html.includes("<td>case_3</td>"));
+  assert.ok(html.includes("<td>wrong total</td>"));
+  for (const hidden of ["SECRET-VALUE", "HIDDEN-STDERR", "hidden_expected", "REFERENCE ANSWER"]) {
+    assert.ok(!html.includes(hidden), hidden);
+  }
+  assert.ok(html.includes('<pre class="stdout">out\n</pre>'));
+  assert.ok(html.includes("Not recorded: the log predates the runner's workspace diff"));
+});
+
+Deno.test("episodeSections() gives an imported row one sentence naming its source and position", () => {
+  const row = episode("a", "t", true, {
+    provenance: {
+      evidence_kind: "imported",
+      format: "swebench",
+      importer_version: "swebench/1",
+      model: null,
+      position: "resolved_ids[7]",
+      reported_cost_usd: null,
+      source: "runs/report.json",
+      source_sha256: "0".repeat(64),
+      tokens_reported_by: "not_recorded",
+    },
+  });
+  const html = episodeSections({ row, line: 9, log: null, problem: null });
+  assert.ok(html.includes(
+    "imported (swebench) from &quot;runs/report.json&quot; at resolved_ids[7]: it has no stored artifacts",
+  ));
+  assert.ok(!html.includes("Verifier's verdict") && !html.includes("Transcript"));
+});
+
+Deno.test("episodeSections() says why a row has no log, or why its log could not be read", () => {
+  const row = episode("a", "t", true);
+  assert.ok(
+    episodeSections({ row, line: 1, log: null, problem: null }).includes(
+      "No episode log is stored",
+    ),
+  );
+  const html = episodeSections({
+    row,
+    line: 1,
+    log: null,
+    problem: 'l.jsonl:1: field "x": <gone>',
+  });
+  assert.ok(html.includes("could not be read: l.jsonl:1: field &quot;x&quot;: &lt;gone&gt;"));
+});
