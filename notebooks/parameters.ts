@@ -303,12 +303,13 @@ export class Parameters {
    *
    * @param name the variable
    * @param fallback the default
-   * @param options `example: true`: the default goes with the example ledger only
+   * @param options `example`: the default is the example's, and applies only when this is true
+   *   (e.g. `parameters.exampleLedger`)
    * @returns the text, or null
    */
   text(name: string, fallback: string | null, options: { example?: boolean } = {}): string | null {
     const given = this.#env.get(name);
-    const useDefault = options.example !== true || this.exampleLedger;
+    const useDefault = options.example ?? true;
     const value = given === undefined
       ? (useDefault ? fallback : null)
       : given === ""
@@ -321,11 +322,13 @@ export class Parameters {
         ? "environment"
         : value === null
         ? "none"
-        : options.example === true
+        : options.example !== undefined
         ? "example default"
         : "default",
       note: given === undefined && !useDefault && fallback !== null
-        ? `the example's ${name} goes with the example ledger only, and LEDGER is set`
+        ? `the example's ${name} goes with the example's inputs only`
+        : given === ""
+        ? `${name} is empty`
         : "",
     });
     return value;

@@ -109,6 +109,8 @@ Deno.test("Parameters.number() and text(): unset the default, empty none, a bad 
   assert.equal(p.number("TRIALS", 20000), 500);
   assert.equal(p.number("PILOT_SIZE", 24), 24);
   assert.equal(p.text("SEED", "7"), null);
-  assert.equal(p.text("RUN_ID", "example-table", { example: true }), null);
+  assert.equal(p.text("RUN_ID", "example-table", { example: p.exampleLedger }), null);
+  assert.equal(p.text("COLUMNS", "agent_id=model", { example: true }), "agent_id=model");
+  assert.deepEqual(p.inputs.slice(-2).map((r) => r.source), ["none", "example default"]);
   assert.throws(() => p.number("BUDGET", 1), /Cannot read BUDGET: "lots" is not a number/);
 });

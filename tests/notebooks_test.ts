@@ -1,7 +1,13 @@
 /**
  * The notebooks: committed without outputs, parameterised by a ledger path in
  * their first code cell, type-correct, and executing headless on the Deno
- * Jupyter kernel without a cell error.
+ * Jupyter kernel without a cell error: on their shipped defaults, and (issue
+ * 25) on a researcher's own ledger with no edit, only environment variables:
+ * the generated 14-agent ledger imported by `import table` (missing tasks, no
+ * tokens, an agent over the invalid band), its task list found beside it, one
+ * run from another working directory with relative paths. An executed notebook
+ * exported to HTML embeds a PNG of every figure, and a path that does not
+ * exist is refused in one sentence.
  *
  * Execution needs `jupyter nbconvert` and the Deno kernelspec, which
  * `.ci/install_jupyter.sh` installs. Without them the execution tests fail
@@ -10,7 +16,14 @@
  * suite).
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { loadLedger } from "../inputs/ledger.ts";
+import {
+  FIELD_SCALE_AGENTS,
+  FIELD_SCALE_MAP,
+  FIELD_SCALE_VALUES,
+} from "../tools/field_scale_table.ts";
+import { type FieldScaleLedger, importFieldScaleLedger } from "./_field_scale_ledger.ts";
 import {
   type Notebook,
   notebookText,
@@ -75,17 +88,21 @@ for (const name of notebookNames) {
     );
   });
 
-  Deno.test(`${name}.ipynb defines the ledger path in its first code cell`, async () => {
+  Deno.test(`${name}.ipynb reads its inputs through notebooks/parameters.ts in its first code cell`, async () => {
     const { notebook } = await readNotebook(name);
     const first = codeCells(notebook)[0];
     assert.ok(first !== undefined, "no code cell");
     assert.deepEqual((first.metadata as { tags?: string[] }).tags, ["parameters"]);
-    const match = source(first).match(
-      /^const LEDGER = Deno\.env\.get\("LEDGER"\) \?\? "([^"]+)";$/m,
+    const text = source(first);
+    assert.match(text, /^import \{ [^}]*Parameters[^}]* \} from "\.\/parameters\.ts";$/m);
+    // No input read around the module (an env variable read by hand escapes its rules).
+    assert.doesNotMatch(text, /Deno\.env/);
+    const match = text.match(
+      /^const LEDGER = parameters\.path\("LEDGER", \{ example: "([^"]+)", required: true \}\)!;$/m,
     );
-    assert.ok(match !== null, `first code cell does not define LEDGER:\n${source(first)}`);
-    // The default path resolves from notebooks/ (the kernel's working directory).
-    const ledger = await loadLedger(path(new URL(match[1], NOTEBOOK_DIR)));
+    assert.ok(match !== null, `first code cell does not define LEDGER:\n${text}`);
+    // The example default resolves from the repository root, wherever Jupyter runs.
+    const ledger = await loadLedger(path(new URL(match[1], ROOT)));
     assert.ok(ledger.rows.length > 0);
   });
 }
@@ -96,13 +113,15 @@ for (const name of notebookNames) {
 async function run(
   cmd: string,
   args: string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
 ): Promise<{ code: number; text: string }> {
+  const cwd = options.cwd ?? path(ROOT).replace(/\/$/, "");
   try {
     const out = await new Deno.Command(cmd, {
       args,
-      cwd: path(ROOT),
-      env: { PYDEVD_DISABLE_FILE_VALIDATION: "1", ...options.env },
+      cwd,
+      // PWD as a shell sets it for a command typed in `cwd` (the kernel inherits it unchanged).
+      env: { PYDEVD_DISABLE_FILE_VALIDATION: "1", PWD: cwd, ...options.env },
       stdout: "piped",
       stderr: "piped",
       signal: options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs),
@@ -199,12 +218,26 @@ async function withSlot<T>(task: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Options of {@link execute}. */
+interface ExecuteOptions {
+  /** Variables added to the environment (the notebook's parameters). */
+  env?: Record<string, string>;
+  /** The directory nbconvert runs in (default the repository root; `PWD` follows it). */
+  cwd?: string;
+  /** True: a failing run is returned, not an error (for the tests of refused parameters). */
+  mayFail?: boolean;
+}
+
 /**
  * Executes a notebook with nbconvert into a fresh temporary directory and
- * returns the executed copy (the directory is removed); fails on a non-zero exit (nbconvert stops at the
- * first cell error) or a timeout, quoting nbconvert's output.
+ * returns the executed copy and nbconvert's output (the directory is
+ * removed); fails on a non-zero exit (nbconvert stops at the first cell
+ * error) or a timeout, quoting nbconvert's output, unless `mayFail`.
  */
-async function execute(name: string, env: Record<string, string> = {}): Promise<Notebook> {
+async function executeRun(
+  name: string,
+  options: ExecuteOptions = {},
+): Promise<{ code: number; text: string; notebook: Notebook | null }> {
   if (missing !== null) {
     throw new Error(
       `Cannot execute notebooks: ${missing}: run "bash .ci/install_jupyter.sh" (CI installs it)`,
@@ -221,15 +254,29 @@ async function execute(name: string, env: Record<string, string> = {}): Promise<
       `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
       "--output-dir",
       dir,
-      `notebooks/${name}.ipynb`,
-    ], { env: { ...JUPYTER_ENV, ...env }, timeoutMs: 4 * CELL_TIMEOUT_S * 1000 });
-    const cellError = result.text.indexOf("An error occurred while executing the following cell");
-    const detail = cellError >= 0 ? result.text.slice(cellError) : result.text.slice(-6000);
-    assert.equal(result.code, 0, `nbconvert failed on ${name}.ipynb:\n${detail}`);
-    return JSON.parse(await Deno.readTextFile(`${dir}/${name}.ipynb`));
+      path(new URL(`${name}.ipynb`, NOTEBOOK_DIR)),
+    ], {
+      env: { ...JUPYTER_ENV, ...options.env },
+      cwd: options.cwd,
+      timeoutMs: 4 * CELL_TIMEOUT_S * 1000,
+    });
+    if (options.mayFail !== true) {
+      const cellError = result.text.indexOf("An error occurred while executing the following cell");
+      const detail = cellError >= 0 ? result.text.slice(cellError) : result.text.slice(-6000);
+      assert.equal(result.code, 0, `nbconvert failed on ${name}.ipynb:\n${detail}`);
+    }
+    const notebook = result.code === 0
+      ? JSON.parse(await Deno.readTextFile(`${dir}/${name}.ipynb`))
+      : null;
+    return { ...result, notebook };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** {@link executeRun} of a run that must succeed: the executed notebook. */
+async function execute(name: string, options: ExecuteOptions = {}): Promise<Notebook> {
+  return (await executeRun(name, options)).notebook!;
 }
 
 type Output = {
@@ -249,7 +296,11 @@ const plainText = (o: Output) => {
   return Array.isArray(t) ? t.join("") : String(t);
 };
 
-/** Checks an executed notebook: every cell ran, no error, no stderr, every figure as SVG + vega-lite. */
+/**
+ * Checks an executed notebook: every cell ran, no error, no stderr, every
+ * figure as vega-lite (the spec, with its `$schema`), an embedded PNG in
+ * Markdown (what nbconvert's HTML shows), PNG and SVG.
+ */
 function checkExecuted(name: string, notebook: Notebook): number {
   for (const [i, cell] of codeCells(notebook).entries()) {
     assert.equal(typeof cell.execution_count, "number", `${name}: code cell ${i} did not run`);
@@ -264,12 +315,18 @@ function checkExecuted(name: string, notebook: Notebook): number {
     assert.notEqual(o.output_type, "error", `${where}\n${o.ename}: ${o.evalue}`);
     assert.ok(!(o.output_type === "stream" && o.name === "stderr"), `${where}\n${plainText(o)}`);
     const data = o.data ?? {};
-    if ("image/svg+xml" in data || VEGA_LITE_MIME in data) {
+    if ("image/svg+xml" in data || VEGA_LITE_MIME in data || "image/png" in data) {
       figures++;
-      const svg = data["image/svg+xml"];
-      assert.match(Array.isArray(svg) ? svg.join("") : String(svg), /^<svg/, where);
+      const text = (key: string) => {
+        const value = data[key];
+        return Array.isArray(value) ? value.join("") : String(value);
+      };
+      assert.match(text("image/svg+xml"), /^<svg/, where);
       assert.equal(typeof data[VEGA_LITE_MIME], "object", where);
       assert.match(String((data[VEGA_LITE_MIME] as { $schema?: string }).$schema), /vega-lite/);
+      const png = text("image/png").replaceAll("\n", "");
+      assert.match(png, /^iVBORw0KGgo/, where);
+      assert.ok(text("text/markdown").includes(`src="data:image/png;base64,${png}"`), where);
     }
   }
   return figures;
@@ -281,8 +338,8 @@ const FIGURES: Record<string, number> = {
   explore_ledger: 1,
   // forest, efficiency, cost frontier, seed-001 sample forest
   compare_agents: 4,
-  // calibration, one SPRT path per agent of the synthetic ledger (4)
-  sprt_calibration: 5,
+  // calibration, the SPRT paths of the synthetic ledger's two stated agents (gamma and delta withheld)
+  sprt_calibration: 3,
   // seed-003 projection, ledger projection, stop reasons
   budget_planning: 3,
   // tables only: the importers' attempts, coverage and comparisons
@@ -294,6 +351,37 @@ const FIGURES: Record<string, number> = {
 // Seed 001's sample ledger, no plan, no errata: a run of explore_ledger with other parameters.
 const SAMPLE = path(new URL("ledgers/examples/sample_ledger.jsonl", ROOT));
 const SAMPLE_RUN = { LEDGER: SAMPLE, PLAN: "", ERRATA: "" };
+
+/**
+ * The field-scale ledger of issue 25 (14 agents; "orca-13b-2025-02" misses
+ * 31 of 120 tasks, "heron-8b-2024-10" is over the invalid band; no tokens,
+ * no times), imported into a temporary directory by the real CLI, which
+ * writes `ledger.tasks.json` beside it. 120 instances: every part at field
+ * scale, in a few seconds per notebook.
+ */
+const FIELD_DIR = await Deno.makeTempDir({ prefix: "ledgerbench_nb_field_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(FIELD_DIR, { recursive: true }));
+let field: Promise<FieldScaleLedger> | null = null;
+const fieldLedger = () => field ??= importFieldScaleLedger(FIELD_DIR, 120);
+const MISSING_AGENT = "orca-13b-2025-02";
+const INVALID_AGENT = "heron-8b-2024-10";
+
+/**
+ * The environment each notebook is given on the field-scale ledger: nothing
+ * but variables. explore_ledger runs from the ledger's directory with a
+ * relative path (and PWD set there, as a shell does); imported_results is
+ * given the run table and the maps `import table` took.
+ */
+async function fieldRun(name: string): Promise<ExecuteOptions> {
+  const { ledger, table } = await fieldLedger();
+  if (name === "explore_ledger") return { env: { LEDGER: "ledger.jsonl" }, cwd: FIELD_DIR };
+  if (name === "imported_results") {
+    return {
+      env: { LEDGER: ledger, TABLE: table, COLUMNS: FIELD_SCALE_MAP, VALUES: FIELD_SCALE_VALUES },
+    };
+  }
+  return { env: { LEDGER: ledger } };
+}
 
 /**
  * The slow jobs (the type check and every execution), started together on
@@ -309,7 +397,14 @@ function job<T>(key: string): Promise<T> {
     jobs.set("typecheck", withSlot(typeCheckCells));
     if (!executionIgnored) {
       for (const name of notebookNames) jobs.set(name, withSlot(() => execute(name)));
-      jobs.set("explore_ledger:sample", withSlot(() => execute("explore_ledger", SAMPLE_RUN)));
+      jobs.set(
+        "explore_ledger:sample",
+        withSlot(() => execute("explore_ledger", { env: SAMPLE_RUN })),
+      );
+      for (const name of notebookNames) {
+        jobs.set(`${name}:field`, withSlot(async () => execute(name, await fieldRun(name))));
+      }
+      jobs.set("missing_path", withSlot(() => executeRun("explore_ledger", MISSING_RUN)));
     }
     for (const p of jobs.values()) p.catch(() => {});
   }
@@ -356,5 +451,159 @@ Deno.test({
     // Seed 001's sample: 8 lines, 8 rows (agents a and b, 4 tasks each).
     assert.match(text, /lines \/ rows\s+8 \/ 8/);
     assert.match(text, /No plan given: validation skipped/);
+  },
+});
+
+/** Text of every output of an executed notebook. */
+const outputText = (notebook: Notebook) =>
+  outputsOf(notebook).map(({ o }) => plainText(o)).join("\n");
+
+/** Figures each notebook displays on the field-scale ledger (no tokens, no times, no plan). */
+const FIELD_FIGURES: Record<string, number> = {
+  // stop reasons
+  explore_ledger: 1,
+  // the forest plot of the 12 stated agents, seed 001's sample; no efficiency or cost (no tokens)
+  compare_agents: 2,
+  // seed 003's projection and stop reasons; no pilot (no tokens)
+  budget_planning: 2,
+  // calibration and the paths of the 12 stated agents
+  sprt_calibration: 13,
+  imported_results: 0,
+  // the judge's calibration (no judged rows: the ledger's judge parts are skipped)
+  llm_judge: 1,
+};
+
+for (const name of notebookNames) {
+  Deno.test({
+    ...executionTest,
+    name: `${name}.ipynb runs on an imported 14-agent ledger with only environment variables`,
+    fn: async () => {
+      const notebook = await job<Notebook>(`${name}:field`);
+      const figures = checkExecuted(name, notebook);
+      if (name in FIELD_FIGURES) {
+        assert.equal(figures, FIELD_FIGURES[name], `${name}: figures shown`);
+      }
+      const text = outputText(notebook);
+      // The task list beside the imported ledger is the denominator, and the notebook says so.
+      assert.match(text, /TASKS +\S+ledger\.tasks\.json +beside the ledger/, name);
+      // The agent missing 26% of its tasks and the one over the invalid band are marked, never ranked.
+      for (const [agent, cause] of [[MISSING_AGENT, "missing"], [INVALID_AGENT, "invalid"]]) {
+        assert.match(
+          text,
+          new RegExp(`${agent.replaceAll(".", "\\.")} .*withheld \\(${cause}\\)`),
+          name,
+        );
+      }
+      // In every table with a rank column, the withheld agents' rank is "-".
+      let rankTables = 0;
+      for (const { o } of outputsOf(notebook)) {
+        const lines = plainText(o).split("\n");
+        const header = lines.findIndex((l) => /^rank +agent /.test(l));
+        if (header < 0) continue;
+        rankTables++;
+        for (const line of lines.slice(header + 2)) {
+          if (line.includes(` ${MISSING_AGENT} `) || line.includes(` ${INVALID_AGENT} `)) {
+            assert.match(line, /^- /, `${name}: a withheld agent is ranked: ${line}`);
+          }
+        }
+      }
+      assert.ok(rankTables > 0, `${name}: no table with a rank column`);
+      assert.ok(
+        FIELD_SCALE_AGENTS.every((a) => text.includes(a.model)),
+        `${name}: an agent is not shown`,
+      );
+    },
+  });
+}
+
+Deno.test({
+  ...executionTest,
+  name: "explore_ledger.ipynb resolves a relative LEDGER from the directory nbconvert ran in",
+  fn: async () => {
+    const notebook = await job<Notebook>("explore_ledger:field");
+    const text = outputText(notebook);
+    const dir = await Deno.realPath(FIELD_DIR);
+    assert.match(text, new RegExp(`LEDGER +${join(dir, "ledger.jsonl")} +environment`));
+    assert.match(text, new RegExp(`relative paths resolve from +${dir} +PWD`));
+  },
+});
+
+Deno.test({
+  ...executionTest,
+  name: "budget_planning.ipynb skips the pilot without tokens and still runs the censoring part",
+  fn: async () => {
+    const text = outputText(await job<Notebook>("budget_planning:field"));
+    assert.match(text, /No pilot: 1618 of the 1618 scored episodes did not record their tokens/);
+    assert.match(text, /Two scores and the censoring rate/);
+  },
+});
+
+Deno.test({
+  ...executionTest,
+  name:
+    "compare_agents.ipynb skips cost and efficiency without a price table or tokens, saying why",
+  fn: async () => {
+    const text = outputText(await job<Notebook>("compare_agents:field"));
+    assert.match(text, /PRICES +— +none \(the example's PRICES goes with the example ledger only/);
+    assert.match(text, /No tokens or times per resolved: no agent recorded/);
+    assert.match(
+      text,
+      /No cost figure: there is no price table \(PRICES\) and no agent recorded tokens/,
+    );
+  },
+});
+
+Deno.test({
+  ...executionTest,
+  name:
+    "imported_results.ipynb reads the run table with the maps it is given, the Inspect part skipped",
+  fn: async () => {
+    const text = outputText(await job<Notebook>("imported_results:field"));
+    assert.match(text, /Not read: INSPECT_LOG is none/);
+    assert.match(text, /TABLE: 1644 attempts, the same in the ledger/);
+  },
+});
+
+/** A path that does not exist, relative, resolved from an explicit LEDGERBENCH_CWD (PWD is wrong). */
+const MISSING_RUN: ExecuteOptions = {
+  env: { LEDGER: "out/nowhere.jsonl", LEDGERBENCH_CWD: "/tmp", PWD: "/" },
+  mayFail: true,
+};
+
+Deno.test({
+  ...executionTest,
+  name:
+    "a LEDGER that does not exist is refused in one sentence: the path, where from, the variable",
+  fn: async () => {
+    const { code, text } = await job<{ code: number; text: string }>("missing_path");
+    assert.notEqual(code, 0);
+    const sentence = 'ParameterError: Cannot read LEDGER: "out/nowhere.jsonl" resolved from /tmp ' +
+      "(LEDGERBENCH_CWD) is /tmp/out/nowhere.jsonl, which does not exist";
+    assert.ok(text.includes(sentence), text.slice(-3000));
+    // The sentence alone: no stack trace after it.
+    assert.doesNotMatch(text.slice(text.indexOf(sentence)), /\n\s+at /);
+  },
+});
+
+Deno.test({
+  ...executionTest,
+  name: "nbconvert --to html of an executed notebook embeds a PNG of every figure",
+  fn: async () => {
+    const notebook = await job<Notebook>("compare_agents");
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench_nb_html_" });
+    try {
+      await Deno.writeTextFile(`${dir}/executed.ipynb`, JSON.stringify(notebook));
+      const result = await run("jupyter", ["nbconvert", "--to", "html", `${dir}/executed.ipynb`], {
+        env: JUPYTER_ENV,
+      });
+      assert.equal(result.code, 0, result.text);
+      const html = await Deno.readTextFile(`${dir}/executed.html`);
+      const pngs = [...html.matchAll(/<img [^>]*src="data:image\/png;base64,iVBORw0KGgo/g)];
+      assert.equal(pngs.length, FIGURES.compare_agents, "embedded PNGs");
+      // nbconvert's sanitizer leaves an SVG as bare text: none is what the page shows.
+      assert.doesNotMatch(html, /data-mime-type="image\/svg\+xml"/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
