@@ -214,10 +214,14 @@ function fitPart(
   // rule 4: move columns out until the rest fits with ids at their narrowest
   const moved: number[] = [];
   const movable = () => shown.filter((i) => !columns[i].key && (columns[i].priority ?? 1) > 0);
-  while (total(shown, minimum) > width && movable().length > 0) {
+  // A table keeps at least one column besides its keys, so that each continuation is narrower
+  // than the table it continues and the layout ends.
+  const rest = () => shown.filter((i) => !columns[i].key).length;
+  while (total(shown, minimum) > width && movable().length > 0 && rest() > 1) {
     const candidates = movable();
     const top = Math.max(...candidates.map((i) => columns[i].priority ?? 1));
-    const out = candidates.filter((i) => (columns[i].priority ?? 1) === top);
+    let out = candidates.filter((i) => (columns[i].priority ?? 1) === top);
+    if (out.length >= rest()) out = out.slice(1);
     shown = shown.filter((i) => !out.includes(i));
     moved.unshift(...out);
   }

@@ -528,7 +528,7 @@ function matrixTable(
         ...ids.map((column) => cell(row, column)),
       ]),
     ) +
-    "a mark: that agent wins (the rule: --pairs or --json); =: tie (overlapping intervals, no " +
+    "a mark: the pair's winner (the rule: --pairs or --json); =: tie (overlapping intervals, no " +
     "tie-break decided); -: no ranking (an agent resolved nothing); x: may not be stated (a " +
     "withheld side, see above); .: the agent itself\n";
 }

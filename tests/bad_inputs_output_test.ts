@@ -27,9 +27,15 @@ const RAW =
   "[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029]";
 /** At the start of the output, which holds no {@link RAW} character. */
 const NO_RAW = `(?<![\\s\\S])(?![\\s\\S]*${RAW})`;
-/** A table row that starts with `cell` (as the CLI shows it) and goes on on the same line. */
+/**
+ * A table row whose agent cell is `cell` (as the CLI shows it), after its rank (issue 25), and
+ * that goes on on the same line.
+ */
 const rowOf = (cell: string) =>
-  new RegExp(`^${NO_RAW}[\\s\\S]*^${cell.replace(/[.*+?^${}()|[\]\\`]/g, "\\$&")} +\\S`, "m");
+  new RegExp(
+    `^${NO_RAW}[\\s\\S]*^ *(?:\\d+|-)  ${cell.replace(/[.*+?^${}()|[\]\\`]/g, "\\$&")} +\\S`,
+    "m",
+  );
 
 const CASES: BadInputCase[] = [];
 for (
@@ -45,7 +51,8 @@ for (
       name:
         `${command}: an agent id holding ${what} is shown escaped (and shortened when long) in the table`,
       files: { "l.jsonl": ledger(id) },
-      args: [command, "{dir}/l.jsonl"],
+      // wide enough for the 48 characters of displayId (narrower widths shorten ids further)
+      args: [command, "{dir}/l.jsonl", "--width", "250"],
       code: 0,
       stderr: /^$/,
       stdout: rowOf(shown),

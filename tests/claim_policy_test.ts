@@ -51,7 +51,7 @@ Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the
   // withheld: listed unranked ("-") and marked
   match(
     text.stdout,
-    /^ +-  model +300 +234 \(78\.0%\) +66\/66 +100\.0% .* +withheld \(invalid\)$/m,
+    /^ +- {2}model +300 +234 \(78\.0%\) +66\/66 +100\.0% .* +withheld \(invalid\)$/m,
   );
   match(
     text.stdout,
@@ -134,7 +134,7 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     "--width",
     "250",
   );
-  match(summarize.stdout, /^ +-  a +10 +0 +10\/10 +100\.0% .* +withheld \(missing\)$/m);
+  match(summarize.stdout, /^ +- {2}a +10 +0 +10\/10 +100\.0% .* +withheld \(missing\)$/m);
   const compare = await cli(
     "compare",
     ledger,
@@ -144,10 +144,10 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     "250",
   );
   equal(compare.code, 0, compare.stderr);
-  match(compare.stdout, /^ +-  a +10\/10 +100\.0% .* +withheld \(missing\)$/m);
+  match(compare.stdout, /^ +- {2}a +10\/10 +100\.0% .* +withheld \(missing\)$/m);
   // issue 25: a pair with a withheld side is never given a winner, and says so before any verdict
-  match(compare.stdout, /^  0 of 1 pair may be stated$/m);
-  match(compare.stdout, /^  a vs b: withheld \(missing\)$/m);
+  match(compare.stdout, /^ {2}0 of 1 pair may be stated$/m);
+  match(compare.stdout, /^ {2}a vs b: withheld \(missing\)$/m);
   ok(!compare.stdout.includes("wins"), compare.stdout);
 });
 
@@ -164,7 +164,7 @@ Deno.test("an all-error import without token counts: tokens are not recorded, ne
   const text = await cli("summarize", ledger, "--tasks", tasks, "--width", "250");
   match(
     text.stdout,
-    /^ +-  model +20 +20 \(100\.0%\) +0\/0 +- +- +0 +not recorded +not recorded +not recorded +withheld \(nothing_scored\)$/m,
+    /^ +- {2}model +20 +20 \(100\.0%\) +0\/0 +- +- +0 +not recorded +not recorded +not recorded +withheld \(nothing_scored\)$/m,
   );
   const censoring = JSON.parse((await cli("censoring", ledger, "--json")).stdout);
   equal(censoring.censoring.agents[0].tokens, null);

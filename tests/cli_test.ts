@@ -31,7 +31,7 @@ Deno.test("summarize pins the seed-001 sample (a 3/4, b 2/4, TPR 7766.67 vs 3750
   // 1 and a, beaten once, is 2; b is listed first.
   assertMatch(
     text.stdout,
-    /^ +1  b +4 +0 +2\/4 +50\.0% .*7,500 +3750\.00 +20\.00 +headline\n +2  a +4 +0 +3\/4 +75\.0% .*23,300 +7766\.67 +43\.00 +headline$/m,
+    /^ +1 {2}b +4 +0 +2\/4 +50\.0% .*7,500 +3750\.00 +20\.00 +headline\n +2 {2}a +4 +0 +3\/4 +75\.0% .*23,300 +7766\.67 +43\.00 +headline$/m,
   );
   assertStringIncludes(text.stdout, "2000 rounds (default), seed 7 (default)");
 
@@ -104,9 +104,9 @@ Deno.test("compare gives the pairwise matrix for three agents and names the rule
   const text = await cli("compare", path);
   assertStringIncludes(text.stdout, "Pairwise matrix (");
   // b beats a on TPR; c resolved nothing: listed last, unranked, "-" against everyone
-  assertMatch(text.stdout, /^ +1  A +b +\. +A +-$/m);
-  assertMatch(text.stdout, /^ +2  B +a +A +\. +-$/m);
-  assertMatch(text.stdout, /^ +-  C +c +- +- +\.$/m);
+  assertMatch(text.stdout, /^ +1 {2}A +b +\. +A +-$/m);
+  assertMatch(text.stdout, /^ +2 {2}B +a +A +\. +-$/m);
+  assertMatch(text.stdout, /^ +- {2}C +c +- +- +\.$/m);
   assertStringIncludes(text.stdout, '"c" resolved nothing: no TPR, failure reported, no ranking');
 });
 
@@ -214,7 +214,7 @@ Deno.test("--lenient lists every bad line, summarizes the rest, and still exits 
   const result = await cli("summarize", path, "--lenient", "--width", "200");
   assertEquals(result.code, 2);
   // the two good rows: 1 of 2 resolved
-  assertMatch(result.stdout, /^ +1  a +2 +0 +1\/2 +50\.0%/m);
+  assertMatch(result.stdout, /^ +1 {2}a +2 +0 +1\/2 +50\.0%/m);
   assertStringIncludes(result.stdout, "2 problems found (--lenient)");
   assertStringIncludes(result.stdout, `${path}:2: not valid JSON`);
   assertStringIncludes(result.stdout, `${path}:4: field "tool_calls":`);
@@ -266,7 +266,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
   // a: t3 (5100 + 4400 tokens, 56 s) leaves the scored set: 3/3, (23300 - 9500) / 3 = 4600
   assertMatch(
     summary.stdout,
-    /^ +-  a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m,
+    /^ +- {2}a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m,
   );
   assertStringIncludes(summary.stdout, 'agent "a": the bootstrap interval collapsed to a point');
   const json = JSON.parse((await cli("summarize", ledger, "--errata", errata, "--json")).stdout);
@@ -631,16 +631,16 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
   // Every number as before: a 0/3 (0.0%), b 1/3 (33.3%); the censored column beside the interval.
   assertMatch(
     text.stdout,
-    /^rank  agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
+    /^rank {2}agent +episodes +invalid +resolved +rate +95% interval +censored +tokens/m,
   );
   // both withheld: unranked, by rate (b first)
   assertMatch(
     text.stdout,
-    /^ +-  a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m,
+    /^ +- {2}a +3 +0 +0\/3 +0\.0% +\S+, \S+ +3 +450 +- +- +withheld \(censoring\)$/m,
   );
   assertMatch(
     text.stdout,
-    /^ +-  b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m,
+    /^ +- {2}b +3 +0 +1\/3 +33\.3% +\S+, \S+ +1 +450 +450\.00 +3\.00 +withheld \(censoring\)$/m,
   );
   assertStringIncludes(
     text.stdout,
