@@ -168,6 +168,8 @@ Deno.test("createEpisodeExecutor() runs any sandbox through the one skeleton: re
       stdout_tail: "1 failed\n",
       stderr_tail: "assert 41 == 42\n",
     });
+    // The workspace diff against the task's start (issue 25): this backend changed nothing.
+    deepEqual(log.workspace_diff, { text: "", truncated: false, files: [], files_omitted: 0 });
     // The episode's directory (the relay's socket) is gone.
     deepEqual(await Array.fromAsync(Deno.readDir(options.tempDir)), []);
   } finally {
