@@ -27,6 +27,7 @@ import { type Io, UsageError } from "./_command.ts";
 import { configRef, loadLedger, loadPlan } from "./_load.ts";
 import { describeInputs, describeProblems, emit, finish } from "./_output.ts";
 import { integer, percent } from "../report/format.ts";
+import { formatPercentExact } from "../analysis/format_number.ts";
 import { claimLabel } from "../report/standing_words.ts";
 import { DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 import {
@@ -158,7 +159,9 @@ export async function run(args: string[], io: Io): Promise<number> {
       text += describeInputs(loaded, [["plan", plan], ["task list", taskList]]);
       text += `interval: ${describeIntervalMethod(methodParam.value)} (${methodParam.source}); ` +
         `bootstrap: ${bootstrap.rounds} rounds, seed ${bootstrap.seed}; exact over the ` +
-        `binomial distribution of the resolved count; rates ${rates.join(", ")}\n\n`;
+        `binomial distribution of the resolved count; true rates ${
+          rates.map((rate) => formatPercentExact(rate)).join(", ")
+        }\n\n`;
       // The leaderboard order and each agent's claim beside its rate (issue 25).
       const assessment = assessLoaded(loaded, plan, taskList);
       const standings = new Map(assessment.standings.map((s) => [s.agent_id, s]));

@@ -2,6 +2,7 @@ import { equal } from "node:assert/strict";
 import { displayId } from "../analysis/untrusted_text.ts";
 import {
   decimal,
+  fitId,
   fixed,
   integer,
   money,
@@ -62,4 +63,21 @@ Deno.test("renderTable() escapes every cell and shortens the cells of id columns
 Deno.test("renderPairs() escapes values and never shortens them", () => {
   const sha = "0".repeat(64);
   equal(renderPairs([["sha256", sha], ["path", "a\nb"]]), `sha256:  ${sha}\npath:    a\\nb\n`);
+});
+
+Deno.test("fitId() keeps the head and the real tail at any length, displayId's rule at 48", () => {
+  const id =
+    "instance_qutebrowser__qutebrowser-0833b5f6f140d04200ec91605f88704dd18e2970-v059c6fdc75567943479b23ebca7c07b5e9a7f34c";
+  // whole when it fits; escaped first
+  equal(fitId("cobalt-xl", 20), "cobalt-xl");
+  equal(fitId("a\u202eb", 20), "a\\u202eb");
+  equal(fitId(id, 48), displayId(id));
+  for (const length of [12, 20, 30, 47]) {
+    const shown = fitId(id, length);
+    equal([...shown].length, length, shown);
+    const [head, tail] = shown.split("…");
+    // the head at most a third (and at most 16), the rest the id's real tail, no hash
+    equal(head, id.slice(0, Math.min(16, Math.floor(length / 3))));
+    equal(id.endsWith(tail), true, shown);
+  }
 });
