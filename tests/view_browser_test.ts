@@ -137,10 +137,10 @@ async function openPage(
   return { page, dialogs, csp };
 }
 
-async function shot(page: Page, name: string) {
+async function shot(page: Page, name: string, fullPage = true) {
   if (SHOTS === undefined) return;
   await Deno.mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage });
 }
 
 const cellTexts = (page: Page, column: number) =>
@@ -498,6 +498,7 @@ browserTest(
     const { page, csp } = await openPage(browser);
     await page.goto(viewer.url);
     assert.equal((await cellTexts(page, 1)).length, 100);
+    await shot(page, "table_field_scale", false);
     const pager = await page.$eval(".pager", (p) => p.textContent ?? "");
     assert.ok(pager.startsWith(`Page 1 of ${Math.ceil(lines / 100)}`), pager);
     // The field-scale table records no tokens: "not recorded", never 0.

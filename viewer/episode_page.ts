@@ -127,6 +127,18 @@ function verdictSection(row: Episode, log: EpisodeLog | null): string {
         }`
     }.</p>`;
   }
+  if (v !== undefined && v.reward !== null) {
+    // Harbor's modes: the reward file decided; the verifier's stdout is test output, not a verdict.
+    const outcome = row.status === "invalid"
+      ? "invalid"
+      : row.resolved
+      ? "resolved"
+      : "not resolved";
+    return html +
+      `<p>Verdict from ${text(v.reward_file ?? "the reward file")}: <strong class="outcome ${
+        outcomeOf(row) === "resolved" ? "resolved" : "failed"
+      }">${outcome}</strong>.</p></section>`;
+  }
   const stdout = log?.verifier?.stdout_tail;
   const parsed = stdout === undefined ? null : parseVerdictLine(stdout);
   if (parsed === null) {

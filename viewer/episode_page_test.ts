@@ -78,3 +78,23 @@ Deno.test("episodeSections() says why a row has no log, or why its log could not
   });
   assert.ok(html.includes("could not be read: l.jsonl:1: field &quot;x&quot;: &lt;gone&gt;"));
 });
+
+Deno.test("episodeSections() takes a reward file's verdict from the row, not from the test output", () => {
+  const row = episode("a", "t", true, {
+    verification: {
+      mode: "shared",
+      reward: { reward: 1 },
+      reward_file: "reward.txt",
+      decided_by: 'key "reward"',
+      hijacks: [],
+      egress_allowed: 0,
+      egress_denied: 0,
+    },
+  });
+  const html = episodeSections({ row, line: 1, log: LOG, problem: null });
+  assert.ok(html.includes("Mode shared, decided by key &quot;reward&quot;; reward reward 1."));
+  assert.ok(
+    html.includes('Verdict from reward.txt: <strong class="outcome resolved">resolved</strong>'),
+  );
+  assert.ok(!html.includes("case_3") && !html.includes("SECRET-VALUE"));
+});
