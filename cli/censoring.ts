@@ -62,6 +62,12 @@ only, the censoring rate (scored episodes stopped by a cap, a rate limit or an
 error), tokens per success, and the claim the censoring policy allows: under
 2% a headline, 2% to 10% both scores labelled, above 10% budget adequacy only.
 Invalid episodes are counted and left out of every figure.
+Agents come in leaderboard order (issue 25): rank = 1 + the agents whose
+numbers may be stated that beat it by seed 001's rule (compare's verdicts),
+so overlapping agents share a rank; withheld agents and agents that resolved
+nothing are listed last, unranked, each marked with its claim. Tables fit
+the width (--width): long ids keep their head and real tail and are listed
+in full once, and columns that do not fit move to a second table.
 
 Censoring of the synthetic example under its plan's policy:
   deno task ledgerbench censoring ledgers/examples/synthetic_ledger.jsonl \\

@@ -95,6 +95,12 @@ planned nor missing, and a judge section gives the judge's own figures. TPR,
 SPR and cost per resolved carry 95% intervals that resample tasks (each with
 all its attempts), and each agent the share of task-paired resamples in which
 it is on the cost frontier (issue 23; JSON: per_resolved).
+Agents come in leaderboard order (issue 25): rank = 1 + the agents whose
+numbers may be stated that beat it by seed 001's rule (compare's verdicts),
+so overlapping agents share a rank; withheld agents and agents that resolved
+nothing are listed last, unranked, each marked with its claim. Tables fit
+the width (--width): long ids keep their head and real tail and are listed
+in full once, and columns that do not fit move to a second table.
 
 Summarize the seed-001 sample:
   deno task ledgerbench summarize ledgers/examples/sample_ledger.jsonl
