@@ -530,6 +530,24 @@ Deno.test({
 
 Deno.test({
   ...executionTest,
+  name: "the stop-reasons figure prints no score for the agents the tables withhold",
+  fn: async () => {
+    for (const name of ["explore_ledger", "budget_planning"]) {
+      const notebook = await job<Notebook>(`${name}:field`);
+      const svgs = outputsOf(notebook).map(({ o }) => o.data?.["image/svg+xml"])
+        .filter((svg) => svg !== undefined).map((svg) =>
+          Array.isArray(svg) ? svg.join("") : String(svg)
+        );
+      const stop = svgs.find((svg) => svg.includes("Stop reasons and censoring per agent"))!;
+      // orca-13b-2025-02 (31 of 120 tasks missing) and heron-8b-2024-10 (17.5% invalid).
+      assert.ok(stop.includes("scores not stated (31 of its 120 planned"), name);
+      assert.ok(stop.includes("scores not stated (21 of its 120 attempts"), name);
+    }
+  },
+});
+
+Deno.test({
+  ...executionTest,
   name: "budget_planning.ipynb skips the pilot without tokens and still runs the censoring part",
   fn: async () => {
     const text = outputText(await job<Notebook>("budget_planning:field"));
