@@ -13,11 +13,11 @@
 import type { EpisodeLog } from "../runner/episode_log_store.ts";
 import { type EpisodeEvidence, episodePage } from "../viewer/episode_page.ts";
 import { comparePage } from "../viewer/compare_page.ts";
-import { episodeTablePage, type LedgerView } from "../viewer/episode_table_page.ts";
+import { episodeTablePage, type LedgerView, type ViewRow } from "../viewer/episode_table_page.ts";
 import { parseFilter } from "../viewer/episode_filter.ts";
 import { CONTENT_SECURITY_POLICY, page, text } from "../viewer/_html.ts";
 import { VIEW_CSS, VIEW_JS } from "../viewer/assets.ts";
-import { type LedgerLine, type LogPlace, openRowLog } from "./_episode_evidence.ts";
+import { type LogPlace, openRowLog } from "./_episode_evidence.ts";
 
 /** What the handler serves. */
 export interface ViewSource {
@@ -57,7 +57,7 @@ function notFound(message: string): Response {
  */
 export function viewHandler(source: ViewSource): (request: Request) => Promise<Response> {
   const byId = new Map(source.ledger.rows.map((r) => [r.row.episode_id, r]));
-  const byTask = new Map<string, LedgerLine[]>();
+  const byTask = new Map<string, ViewRow[]>();
   for (const r of source.ledger.rows) {
     const list = byTask.get(r.row.task_id) ?? [];
     list.push(r);
@@ -66,7 +66,7 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
   const agents = [...new Set(source.ledger.rows.map((r) => r.row.agent_id))].sort();
   const tasks = [...byTask.keys()].sort();
   const logs = new Map<string, Promise<EpisodeLog | null>>();
-  const evidence = async (found: LedgerLine): Promise<EpisodeEvidence> => {
+  const evidence = async (found: ViewRow): Promise<EpisodeEvidence> => {
     let pending = logs.get(found.row.episode_id);
     if (pending === undefined) {
       pending = openRowLog(found, source.place);

@@ -17,14 +17,11 @@ import {
 } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
-import {
-  artifactsDir,
-  isDirectory,
-  type LedgerLine,
-  openRowLog,
-  scanLedgerRows,
-} from "./_episode_evidence.ts";
+import { artifactsDir, isDirectory, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
 import { viewHandler } from "./_view_server.ts";
+import type { LedgerView, ViewRow } from "../viewer/episode_table_page.ts";
+import { loadErrata } from "../inputs/errata.ts";
+import { type AppliedErratum, applyErrata } from "../analysis/errata.ts";
 
 /** `--port`: 0 asks the system for a free one. */
 const PORT: NumberOption = { name: "port", range: { min: 0, max: 65535, integer: true } };
@@ -51,6 +48,9 @@ USAGE:
 OPTIONS:
   --artifacts DIR      Artifact store holding the episode logs (default:
                        artifacts/ beside the ledger, where run stores it)
+  --errata FILE        Corrections to apply on top of the ledger (as every
+                       command applies them): corrected rows are marked and
+                       their pages name the erratum
   --port N             Port to listen on, ${rangeText(PORT.range)} (default 0: a free port)
   --host ADDR          Address to listen on (default 127.0.0.1); only a
                        loopback address (127.0.0.0/8, ::1, localhost)
@@ -69,13 +69,14 @@ missing or altered episode log is a warning on stderr, and the pages of the
 episodes concerned say so: the rows can still be browsed.
 
 EXIT STATUS:
-  0 stopped by a signal; 1 usage error; 2 bad input (the ledger unreadable
-  or a line malformed: error: <file>:<line>: field "<f>": <message>; or
-  --artifacts DIR not a directory)
+  0 stopped by a signal; 1 usage error; 2 bad input (the ledger or the
+  errata unreadable or a line malformed: error: <file>:<line>: field "<f>":
+  <message>; an erratum that cannot apply; --artifacts DIR not a directory)
 `;
 
 const OPTIONS = {
   artifacts: { type: "string" },
+  errata: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },
   "allow-remote": { type: "boolean" },
@@ -110,8 +111,24 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const artifacts = artifactsDir(ledger, stringOption(values, "artifacts"));
-  const rows: LedgerLine[] = [];
+  const rows: ViewRow[] = [];
   const sha256 = await scanLedgerRows(ledger, (row, line) => rows.push({ row, line }));
+  const errataPath = stringOption(values, "errata");
+  let errata: LedgerView["errata"];
+  if (errataPath !== undefined) {
+    const file = await loadErrata(errataPath);
+    const application = applyErrata(rows.map((r) => r.row), file);
+    const changed = new Map<string, AppliedErratum[]>();
+    for (const applied of application.applied) {
+      changed.set(applied.episode_id, [...(changed.get(applied.episode_id) ?? []), applied]);
+    }
+    rows.forEach((r, i) => {
+      r.row = application.rows[i];
+      const corrections = changed.get(r.row.episode_id);
+      if (corrections !== undefined) r.corrections = corrections;
+    });
+    errata = { path: errataPath, sha256: file.sha256, applied: application.applied.length };
+  }
   const place = { ledger, artifacts, named: values.artifacts !== undefined };
   if (place.named && !(await isDirectory(artifacts))) {
     throw new InputError(`Option "--artifacts": "${artifacts}" is not a directory`);
@@ -141,7 +158,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   for (const name of [shown, ...(isLoopback(host) ? ["localhost", "127.0.0.1", "[::1]"] : [])]) {
     hosts.add(`${name}:${bound}`);
   }
-  const handler = viewHandler({ ledger: { path: ledger, sha256, rows }, place, hosts });
+  const handler = viewHandler({ ledger: { path: ledger, sha256, rows, errata }, place, hosts });
   const onSignal = () => stop.abort();
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);

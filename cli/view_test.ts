@@ -54,3 +54,35 @@ Deno.test("view: a missing default artifact store is a warning, and the rows are
     /^warning: .*ledger\.jsonl:1: field "episode_log_digest": No artifact store at/,
   );
 });
+
+Deno.test("view --errata: corrected rows are marked, and their page names the erratum", async () => {
+  const ledger = "ledgers/examples/synthetic_ledger.jsonl";
+  const child = cliCommand(["view", ledger, "--errata", "ledgers/examples/synthetic_errata.jsonl"])
+    .spawn();
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  while (!printed.includes("\n")) printed += (await out.read()).value ?? "";
+  const url = /http:\/\/\S+\//.exec(printed)![0];
+  try {
+    const table = await (await fetch(`${url}?agent=agent-delta&task=D04`)).text();
+    assert.match(
+      table,
+      /errata ledgers\/examples\/synthetic_errata\.jsonl applied \(2 corrections/,
+    );
+    assert.match(
+      table,
+      /<td class="outcome invalid">invalid <span class="corrected" title="erratum errata-0002 \(invalidate_episode\)">corrected<\/span><\/td>/,
+    );
+    const id = encodeURIComponent("synthetic-2026-09/agent-beta/E11/1");
+    const page = await (await fetch(`${url}episode?id=${id}`)).text();
+    assert.match(
+      page,
+      /Corrected by erratum errata-0001 \(rescore_episode, errata line 1\): recorded failed, now resolved\./,
+    );
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await out.cancel();
+    await child.stderr.cancel();
+  }
+});

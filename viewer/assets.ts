@@ -39,6 +39,8 @@ dt { color: var(--muted); } dd { margin: 0; }
 .role { font-weight: 600; font-size: 12px; text-transform: uppercase; color: #444; }
 .label { font-size: 11px; text-transform: uppercase; background: #eef; padding: 0 4px; }
 .absent, .problem { color: #7a4b00; font-style: italic; }
+.corrected { color: #5b4bb7; font-size: 12px; }
+p.corrected { font-size: 14px; background: #f1effb; border: 1px solid #cfc8ef; padding: 6px 8px; }
 .imported { background: #fff8e1; border: 1px solid #f0d98c; padding: 8px; }
 .patch .add { color: #176b2c; background: #eaf7ec; } .patch .del { color: #a11c1c; background: #fbeaea; }
 .patch .hunk { color: #5b4bb7; } .patch .head { font-weight: 600; }

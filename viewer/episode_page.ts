@@ -8,6 +8,7 @@
  * @module
  */
 import type { Episode } from "../analysis/schema/records.ts";
+import type { AppliedErratum } from "../analysis/errata.ts";
 import { formatGrouped } from "../analysis/format_number.ts";
 import type { EpisodeLog } from "../runner/episode_log_store.ts";
 import { parseVerdictLine } from "../runner/sandbox/parse_verdict_line.ts";
@@ -25,6 +26,8 @@ export interface EpisodeEvidence {
   log: EpisodeLog | null;
   /** Why the log named by the row could not be read; null otherwise. */
   problem: string | null;
+  /** The errata that changed the row (absent or empty: none). */
+  corrections?: readonly AppliedErratum[];
 }
 
 /** The other episodes on the same task, for the side-by-side links. */
@@ -48,7 +51,7 @@ const num = (value: number | null | undefined) =>
  */
 export function episodeSections(evidence: EpisodeEvidence): string {
   const { row } = evidence;
-  let html = summary(row, evidence.line);
+  let html = summary(row, evidence.line) + correctionLines(evidence.corrections ?? []);
   if (row.provenance?.evidence_kind === "imported") {
     const p = row.provenance;
     return html +
@@ -69,6 +72,23 @@ export function episodeSections(evidence: EpisodeEvidence): string {
       `<p class="problem">No episode log is stored for this row (it has no episode_log_digest; its notes say why).</p>`;
   }
   return html + transcriptSection(log) + toolSection(log) + outputSection(log) + diffSection(log);
+}
+
+/** One line per erratum that changed the row: the outcome as recorded and as corrected. */
+function correctionLines(corrections: readonly AppliedErratum[]): string {
+  const state = (s: AppliedErratum["before"]) =>
+    s.status === "invalid"
+      ? `invalid (${text(s.invalid_reason ?? "")})`
+      : s.resolved
+      ? "resolved"
+      : "failed";
+  return corrections.map((c) =>
+    `<p class="corrected">Corrected by erratum ${
+      text(c.erratum_id)
+    } (${c.kind}, errata line ${c.line}): recorded ${state(c.before)}, now ${
+      state(c.after)
+    }. The figures and pages show the corrected row.</p>`
+  ).join("");
 }
 
 function summary(row: Episode, line: number): string {

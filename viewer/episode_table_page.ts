@@ -8,6 +8,7 @@
  * @module
  */
 import type { Episode } from "../analysis/schema/records.ts";
+import type { AppliedErratum } from "../analysis/errata.ts";
 import { formatGrouped } from "../analysis/format_number.ts";
 import {
   type EpisodeFilter,
@@ -26,8 +27,18 @@ export interface LedgerView {
   /** The ledger's path as given, and its SHA-256. */
   path: string;
   sha256: string;
-  /** Every row, in file order, with its line. */
-  rows: readonly { row: Episode; line: number }[];
+  /** Every row, in file order, with its line (after errata, with the corrections that changed it). */
+  rows: readonly ViewRow[];
+  /** The errata file applied on top of the rows, if any. */
+  errata?: { path: string; sha256: string; applied: number };
+}
+
+/** A row as the browser shows it: after errata, with the corrections applied to it. */
+export interface ViewRow {
+  row: Episode;
+  line: number;
+  /** The errata that changed the row, in errata order (absent or empty: none). */
+  corrections?: readonly AppliedErratum[];
 }
 
 /** "not recorded" stands for a null, never 0 (issue 11). */
@@ -115,13 +126,18 @@ ${select("stop", "Stop reason", distinct(rows.map((r) => r.stop_reason)), filter
 ${select("invalid", "Invalid reason", distinct(rows.map((r) => r.invalid_reason)), filter.invalid)}
 <button type="submit">Filter</button> <a href="./">Clear</a>
 </form>`;
-  const body = shown.map(({ row, line }) => {
+  const body = shown.map(({ row, line, corrections }) => {
     const outcome = outcomeOf(row);
+    const corrected = corrections === undefined || corrections.length === 0
+      ? ""
+      : ` <span class="corrected" title="${
+        text(corrections.map((c) => `erratum ${c.erratum_id} (${c.kind})`).join("; "))
+      }">corrected</span>`;
     return `<tr data-line="${line}">
 <td><a href="${href("episode", { id: row.episode_id })}">${idSpan(row.episode_id)}</a></td>
 <td>${idSpan(row.agent_id)}</td>
 <td>${idSpan(row.task_id)}</td>
-<td class="outcome ${outcome}">${outcome}</td>
+<td class="outcome ${outcome}">${outcome}${corrected}</td>
 <td>${text(row.stop_reason)}</td>
 <td>${row.invalid_reason === null ? "" : text(row.invalid_reason)}</td>
 <td class="num">${tokensCell(row)}</td>
@@ -146,9 +162,13 @@ ${select("right", "Right agent", agents)}
   return page({
     title: `Episodes: ${ledger.path}`,
     body: `<h1>Episodes of ${text(ledger.path)}</h1>
-<p class="meta">SHA-256 ${ledger.sha256} · ${
-      formatGrouped(ledger.rows.length)
-    } rows · <span id="match-count">${formatGrouped(matching.length)}</span> match</p>
+<p class="meta">SHA-256 ${ledger.sha256} · ${formatGrouped(ledger.rows.length)} rows${
+      ledger.errata === undefined
+        ? ""
+        : ` · errata ${text(ledger.errata.path)} applied (${ledger.errata.applied} correction${
+          ledger.errata.applied === 1 ? "" : "s"
+        }, SHA-256 ${ledger.errata.sha256})`
+    } · <span id="match-count">${formatGrouped(matching.length)}</span> match</p>
 ${form}
 ${pager}
 <table id="episodes">
