@@ -17,7 +17,14 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { assessView } from "../analysis/agent_standing.ts";
+import { comparisonMatrix } from "../analysis/compare_agents.ts";
+import { forestPlot } from "../analysis/figures/forest_plot.ts";
+import { ledgerView } from "../analysis/ledger_view.ts";
+import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { loadLedger } from "../inputs/ledger.ts";
+import { loadTaskList } from "../inputs/task_list.ts";
 import {
   FIELD_SCALE_AGENTS,
   FIELD_SCALE_MAP,
@@ -600,6 +607,34 @@ Deno.test({
     assert.ok(text.includes(sentence), text.slice(-3000));
     // The sentence alone: no stack trace after it.
     assert.doesNotMatch(text.slice(text.indexOf(sentence)), /\n\s+at /);
+  },
+});
+
+Deno.test({
+  ...executionTest,
+  name:
+    "a figure's vega-lite part is the spec analysis/figures builds, untouched (its tooltips work)",
+  fn: async () => {
+    const notebook = await job<Notebook>("compare_agents:field");
+    // The forest plot of the stated pairs, built here from the same inputs the notebook reads.
+    const { ledger: file, tasks } = await fieldLedger();
+    const ledger = await loadLedger(file);
+    const view = ledgerView(ledger.rows, null);
+    const taskList = (await loadTaskList(tasks)).value;
+    const assessment = assessView(view, ledger, { plan: null, taskList });
+    const stated = new Set(
+      assessment.standings.filter((s) => s.withheld === null).map((s) => s.agent_id),
+    );
+    const pairs = comparisonMatrix(summarizeAgents(view.rows)).filter((c) =>
+      stated.has(c.a.agent_id) && stated.has(c.b.agent_id)
+    );
+    const expected = JSON.parse(JSON.stringify(forestPlot(pairs)));
+    const specs = outputsOf(notebook).map(({ o }) => o.data?.[VEGA_LITE_MIME])
+      .filter((spec) => spec !== undefined);
+    assert.ok(
+      specs.some((spec) => isDeepStrictEqual(spec, expected)),
+      "the forest plot's spec differs",
+    );
   },
 });
 
