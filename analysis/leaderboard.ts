@@ -153,3 +153,81 @@ export function byRateDescending(entries: readonly LeaderboardEntry[]): string[]
     .sort(byPlace)
     .map((entry) => entry.agent_id);
 }
+
+/**
+ * The leaderboard of summarized agents (the report's, issue 25): each
+ * agent's sorting rate is its score over planned tasks when a denominator
+ * is known (`coverage`), else its resolved rate over scored episodes (null
+ * when nothing was scored), the rule `cli/_table_order.ts` sorts by too;
+ * then {@link leaderboard}. Only the agents given are placed. Cost: as
+ * {@link leaderboard}.
+ *
+ * @param agents the agents, with resolved and scored counts
+ * @param assessment the standings (withheld agents) and coverage (score over planned tasks; null: none)
+ * @param comparisons seed 001's verdicts between the agents
+ * @returns one place per agent, in leaderboard order
+ * @example
+ * ```ts
+ * import { leaderboardOfAgents } from "./leaderboard.ts";
+ * const standing = (agent_id: string) => ({ agent_id, withheld: null });
+ * const places = leaderboardOfAgents(
+ *   [{ agent_id: "a", resolved: 3, scored: 4 }, { agent_id: "b", resolved: 2, scored: 4 }],
+ *   { standings: [standing("a"), standing("b")], coverage: null },
+ *   [{ winner: null, failed: [], a: { agent_id: "a" }, b: { agent_id: "b" } }],
+ * );
+ * // overlapping: both rank 1, a first by its rate
+ * if (places.map((p) => `${p.agent_id}${p.rank}`).join() !== "a1,b1") throw new Error();
+ * ```
+ */
+export function leaderboardOfAgents(
+  agents: readonly { agent_id: string; resolved: number; scored: number }[],
+  assessment: {
+    standings: readonly Pick<AgentStanding, "agent_id" | "withheld">[];
+    coverage: readonly { agent_id: string; score_planned: number | null }[] | null;
+  },
+  comparisons: Parameters<typeof leaderboard>[2],
+): LeaderboardPlace[] {
+  const planned = new Map((assessment.coverage ?? []).map((row) => [row.agent_id, row]));
+  const shown = new Set(agents.map((agent) => agent.agent_id));
+  return leaderboard(
+    agents.map((agent) => ({
+      agent_id: agent.agent_id,
+      sort_rate: planned.get(agent.agent_id)?.score_planned ??
+        (agent.scored === 0 ? null : agent.resolved / agent.scored),
+    })),
+    assessment.standings.filter((s) => shown.has(s.agent_id)),
+    comparisons,
+  );
+}
+
+/**
+ * The order of a per-agent figure (issue 25): the order given (the report
+ * passes its leaderboard, so a withheld agent is never drawn second), the
+ * agents it does not name after them by {@link byRateDescending}; without
+ * an order, {@link byRateDescending} alone. Ids in `order` but not in
+ * `entries` are skipped. O(n log n).
+ *
+ * @param entries the agents drawn, with the rate the figure draws
+ * @param order an agent order to follow (`summary.leaderboard`), or undefined
+ * @returns the agent ids of `entries` in figure order
+ * @example
+ * ```ts
+ * import { figureOrder } from "./leaderboard.ts";
+ * const entries = [
+ *   { agent_id: "a", sort_rate: 0.2 }, { agent_id: "b", sort_rate: 0.9 },
+ *   { agent_id: "c", sort_rate: 0.5 },
+ * ];
+ * if (figureOrder(entries).join() !== "b,c,a") throw new Error();
+ * if (figureOrder(entries, ["a", "x"]).join() !== "a,b,c") throw new Error();
+ * ```
+ */
+export function figureOrder(
+  entries: readonly LeaderboardEntry[],
+  order?: readonly string[],
+): string[] {
+  if (order === undefined) return byRateDescending(entries);
+  const present = new Set(entries.map((e) => e.agent_id));
+  const first = order.filter((id) => present.has(id));
+  const named = new Set(first);
+  return [...first, ...byRateDescending(entries.filter((e) => !named.has(e.agent_id)))];
+}

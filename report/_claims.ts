@@ -335,6 +335,15 @@ export interface AgentClaimContext {
   judgeFaults?: AgentJudgeFaults | null;
   /** The agent's invalid attempts (issue 23); absent or null: not held. */
   invalid?: InvalidRow | null;
+  /**
+   * The agent's coverage of the plan's or task list's tasks (issue 11);
+   * absent or null without a denominator. With one, a labelled claim's
+   * lower bound is the score over planned tasks, the number the
+   * missing-tasks section and `summarize` give (issue 25 item 3: the claim
+   * said "score over all tasks 25.0% (a lower bound; 166 of 663)" where the
+   * missing-tasks section gave 22.7% of 730).
+   */
+  coverage?: AgentCoverage | null;
 }
 
 /**
@@ -408,6 +417,32 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       }, so this is a headline`,
     };
   }
+  const coverage = context.coverage ?? null;
+  if (coverage !== null) {
+    return {
+      id,
+      topic: "agent",
+      rule,
+      stated: true,
+      text:
+        `"${displayId(agent.agent_id)}": score over all planned tasks ${
+          percent(coverage.score_planned)
+        } (a lower bound; ${integer(coverage.resolved)} of ${
+          plural(coverage.planned, "planned task")
+        }, a missing or invalid one counted as not resolved), over scored episodes ${
+          percent(agent.resolved_rate)
+        } (${integer(agent.resolved)} of ${integer(agent.scored)}, ${ci}) and over completed ` +
+        `tasks only ${percent(row.score_completed_only)} (${integer(row.passed_completed)} of ${
+          integer(row.completed)
+        }); censoring ${percent(row.censoring_rate)}${
+          row.claim === claim || judgeDriven || invalidDriven
+            ? ""
+            : ` and ${integer(coverage.missing)} of ${
+              integer(coverage.planned)
+            } planned tasks without a row (${percent(coverage.missing_rate)})`
+        }, so both scores are stated, labelled${faultBound}${invalidBound}`,
+    };
+  }
   return {
     id,
     topic: "agent",
@@ -439,6 +474,12 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
  */
 export function coverageClaim(row: AgentCoverage, assessment: ClaimAssessment): ReportClaim {
   const scored = assessment.censoring.agents.find((r) => r.agent_id === row.agent_id);
+  // Issue 25 item 3: never "allows headline" alone beside an agent the report withholds.
+  const standing = assessment.standings.find((s) => s.agent_id === row.agent_id);
+  const overall = standing === undefined ||
+      (standing.withheld === null && standing.claim === row.claim)
+    ? ""
+    : `; its claim over every rate: ${claimLabel(standing)}`;
   const missing = row.missing === 0
     ? "no task missing"
     : `${integer(row.missing)} missing (${percent(row.missing_rate)}${
@@ -458,9 +499,9 @@ export function coverageClaim(row: AgentCoverage, assessment: ClaimAssessment): 
       percent(row.score_planned)
     } (a lower bound: ${integer(row.resolved)} of ${integer(row.planned)}), over scored rows ${
       percent(scored?.score_all_tasks)
-    }; the missing rate allows "${CLAIM_SHORT_WORDS[row.claim]}" (${
+    }; the missing rate alone allows "${CLAIM_SHORT_WORDS[row.claim]}" (${
       policyText(assessment.missing_policy)
-    })`,
+    })${overall}`,
   };
 }
 

@@ -55,7 +55,30 @@ export type Block =
   | { kind: "list"; items: string[] }
   | { kind: "table"; header: string[]; align: ("left" | "right")[]; rows: string[][] }
   | { kind: "code"; text: string }
+  /** The table of contents: every level-2 and level-3 heading after it, linked (issue 25). */
+  | { kind: "toc" }
   | FigureBlock;
+
+/**
+ * The headings a table of contents lists: every level-2 and level-3
+ * heading of the blocks given (the renderers pass those after the `toc`
+ * block), in order, each with its anchor ({@link anchor},
+ * the `id` of the HTML heading and, for the headings the report uses —
+ * letters, digits, spaces and parentheses — the anchor GitHub gives the
+ * Markdown heading). O(blocks).
+ *
+ * @param blocks the document
+ * @returns the headings, with level, text and anchor
+ */
+export function tocEntries(
+  blocks: readonly Block[],
+): { level: 2 | 3; text: string; anchor: string }[] {
+  return blocks.flatMap((block) =>
+    block.kind === "heading" && block.level !== 1
+      ? [{ level: block.level, text: block.text, anchor: anchor(block.text) }]
+      : []
+  );
+}
 
 /**
  * Path of a figure file relative to the report directory.
@@ -131,7 +154,7 @@ function mdInline(text: string): string {
  * @returns the Markdown, blocks separated by a blank line, ending with one newline
  */
 export function toMarkdown(blocks: readonly Block[]): string {
-  const parts = blocks.map((block) => {
+  const parts = blocks.map((block, i) => {
     switch (block.kind) {
       case "heading":
         return `${"#".repeat(block.level)} ${mdInline(block.text)}`;
@@ -149,6 +172,10 @@ export function toMarkdown(blocks: readonly Block[]): string {
       }
       case "code":
         return mdFence(block.text, "sh");
+      case "toc":
+        return tocEntries(blocks.slice(i + 1)).map((e) =>
+          `${e.level === 3 ? "  " : ""}- [${mdInline(e.text)}](#${e.anchor})`
+        ).join("\n");
       case "figure":
         return `![Figure ${block.number}. ${mdEscape(block.title)}](${
           figurePath(block.name, "svg")
@@ -217,10 +244,43 @@ export function scopeSvgIds(svg: string, prefix: string): string {
     .replace(/(href=")#([^"]+)(")/g, (_, a, id, b) => `${a}#${scoped(id)}${b}`);
 }
 
+/** The table of contents as nested lists: level-3 entries inside their level-2 entry. */
+function tocHtml(entries: { level: 2 | 3; text: string; anchor: string }[]): string {
+  let out = "<ul>";
+  let open = false;
+  entries.forEach((e, n) => {
+    const link = `<a href="#${htmlEscape(e.anchor)}">${htmlInline(e.text)}</a>`;
+    if (e.level === 2) {
+      if (n > 0) out += open ? "</ul></li>" : "</li>";
+      open = false;
+      out += `\n<li>${link}`;
+    } else {
+      if (!open) out += "<ul>";
+      open = true;
+      out += `<li>${link}</li>`;
+    }
+  });
+  if (entries.length > 0) out += open ? "</ul></li>" : "</li>";
+  return out + "\n</ul>";
+}
+
+/** The HTML page's main column: its maximum width and side padding, in CSS px. */
+const MAIN_MAX_WIDTH = 1040;
+const MAIN_SIDE_PADDING = 28;
+
+/**
+ * The widest a figure is shown in report.html, in CSS px: the main column's
+ * maximum width less its side padding. An SVG wider than this is scaled
+ * down to it (`max-width: 100%`), and its text with it; the figure builders
+ * keep their SVGs within it so no text shows below 10 px (issue 25 item 2:
+ * the forest plot was scaled to about 29%, its text to about 3 px).
+ */
+export const FIGURE_MAX_WIDTH = MAIN_MAX_WIDTH - 2 * MAIN_SIDE_PADDING;
+
 const STYLE = `
 body { margin: 0; background: #fff; color: #1a1a1a;
   font: 16px/1.5 "DejaVu Sans", Verdana, sans-serif; }
-main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 64px; }
+main { max-width: ${MAIN_MAX_WIDTH}px; margin: 0 auto; padding: 24px ${MAIN_SIDE_PADDING}px 64px; }
 h1 { font-size: 1.7em; margin: 0.2em 0 0.6em; }
 h2 { font-size: 1.3em; margin: 1.8em 0 0.5em; padding-bottom: 0.2em; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1.1em; margin: 1.4em 0 0.4em; }
@@ -234,6 +294,8 @@ th { background: #eee; text-align: left; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
+nav#contents ul { margin: 0.3em 0; }
+nav#contents > ul { columns: 2; }
 figcaption { font-size: 0.9em; margin-top: 0.4em; }
 `.trim();
 
@@ -258,7 +320,7 @@ export interface HtmlPage {
  */
 export function toHtml(blocks: readonly Block[], page: HtmlPage): string {
   const { title, svgs } = page;
-  const body = blocks.map((block) => {
+  const body = blocks.map((block, i) => {
     switch (block.kind) {
       case "heading":
         return `<h${block.level} id="${anchor(block.text)}">${
@@ -284,6 +346,8 @@ export function toHtml(blocks: readonly Block[], page: HtmlPage): string {
       }
       case "code":
         return `<pre><code>${htmlEscape(block.text)}</code></pre>`;
+      case "toc":
+        return `<nav id="contents">\n${tocHtml(tocEntries(blocks.slice(i + 1)))}\n</nav>`;
       case "figure": {
         if (!Object.hasOwn(svgs, block.name)) {
           throw new Error(`Cannot write HTML: figure "${block.name}" has no rendered SVG`);

@@ -14,6 +14,7 @@ import type { WithheldCause } from "../analysis/agent_standing.ts";
 import { type AssembledFigure, assembleFigures } from "../analysis/figures/assemble_figures.ts";
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import type { ReportSummary } from "./report_model.ts";
+import { percent } from "./format.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
 export const CALIBRATION_GRID_STEPS = 100;
@@ -60,6 +61,8 @@ export function figureSpecs(
     priceTableId: summary.inputs.price_table?.price_table_id ?? null,
     statedAgents: context.statedAgents,
     scoresWithheld: scoresWithheld(summary),
+    scoresInstead: scoresInstead(summary),
+    order: summary.leaderboard.map((place) => place.agent_id),
     sprt: summary.sprt === null ? null : {
       params: summary.sprt.params,
       calibration: summary.sprt.calibration,
@@ -73,6 +76,7 @@ export function figureSpecs(
 const FIGURE_WITHHELD: Partial<Record<WithheldCause, string>> = {
   validation: "the ledger does not validate against its plan",
   missing: "too many planned tasks have no row",
+  invalid: "too many attempts are invalid",
   judge_faults: "too many judged rows are judge faults",
 };
 
@@ -84,4 +88,29 @@ function scoresWithheld(summary: Omit<ReportSummary, "figures">): Map<string, st
     if (reason !== undefined) withheld.set(standing.agent_id, reason);
   }
   return withheld;
+}
+
+/**
+ * The words in place of an agent's censoring-band scores when its claim over
+ * every rate (missing tasks, invalid attempts) is "both scores, labelled"
+ * while its censoring alone would allow a headline (issue 25 item 3): the
+ * score over planned tasks as the lower bound the leaderboard gives.
+ */
+function scoresInstead(summary: Omit<ReportSummary, "figures">): Map<string, string> {
+  const out = new Map<string, string>();
+  const censoring = new Map(summary.censoring.agents.map((row) => [row.agent_id, row]));
+  const coverage = new Map((summary.coverage ?? []).map((row) => [row.agent_id, row]));
+  for (const standing of summary.standings) {
+    const row = censoring.get(standing.agent_id);
+    if (standing.withheld !== null || row === undefined || standing.claim === row.claim) continue;
+    if (standing.claim !== "both_labelled") continue;
+    const planned = coverage.get(standing.agent_id);
+    out.set(
+      standing.agent_id,
+      planned === undefined || planned.score_planned === null
+        ? `labelled: ${percent(row.score_all_tasks)} over scored (lower bound)`
+        : `labelled: ${percent(planned.score_planned)} over planned tasks (lower bound)`,
+    );
+  }
+  return out;
 }

@@ -19,13 +19,19 @@ import {
   money,
   NOT_RECORDED,
   percent,
-  percentInterval,
   plural,
   pValue,
 } from "./format.ts";
 import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { policyText } from "./_claims.ts";
 import { shellQuote } from "./_shell_quote.ts";
+import { intervalCell } from "./_interval_cell.ts";
+import {
+  leaderboardBlocks,
+  NOT_STATED,
+  perResolvedCell,
+  verdictMatrixBlocks,
+} from "./_leaderboard_section.ts";
 import { CLAIM_SHORT_WORDS, claimLabel } from "./standing_words.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
@@ -34,8 +40,6 @@ import type {
   RatioEstimate,
   RatioNullReason,
 } from "../analysis/per_resolved_uncertainty.ts";
-
-const NOT_STATED = "not stated";
 
 function claimsOf(summary: ReportSummary, topic: ReportClaim["topic"]): ReportClaim[] {
   return summary.claims.filter((c) => c.topic === topic);
@@ -60,6 +64,20 @@ function sourceText(source: string): string {
   return source === "plan" ? "from the plan" : "default";
 }
 
+/** Claim ids the leaderboard and the verdict matrix state (in their cells and cause lines). */
+function inTheTables(c: ReportClaim): boolean {
+  return c.id.startsWith("agent:") || c.id.startsWith("pair:") ||
+    c.id.startsWith("pairs-withheld:");
+}
+
+/**
+ * The top of the report (issue 25 item 2): the validation verdict, the
+ * leaderboard (`leaderboardBlocks`), the run's censoring claim, the SPRT
+ * decisions, the pairwise verdicts as a matrix (`verdictMatrixBlocks`),
+ * and any other withheld claim with its rule. Each agent's claim sentence
+ * is in Per-agent results, each pair's rule in Comparisons; all are in
+ * summary.json.
+ */
 function summarySection(summary: ReportSummary): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Summary" }];
   const validation = claimById(summary, "validation")!;
@@ -71,22 +89,30 @@ function summarySection(summary: ReportSummary): Block[] {
   );
   const afterErrata = claimById(summary, "validation:errata");
   if (afterErrata !== undefined) blocks.push({ kind: "paragraph", text: afterErrata.text + "." });
-  const headline = summary.claims.filter((c) =>
-    c.stated && (c.topic === "agent" || c.topic === "comparison" ||
-      (c.topic === "sprt" && c.id.startsWith("sprt:")))
-  );
   const run = claimById(summary, "censoring:*");
-  const stated = [...(run === undefined ? [] : [run]), ...headline];
-  if (stated.length > 0) {
-    blocks.push({ kind: "paragraph", text: "What the rules allow this report to state:" });
-    blocks.push({ kind: "list", items: stated.map((c) => `${c.text}.`) });
+  if (run !== undefined) blocks.push({ kind: "paragraph", text: `${run.text}.` });
+  if (summary.agents.length > 0) {
+    blocks.push({ kind: "heading", level: 3, text: "Leaderboard" });
+    blocks.push(...leaderboardBlocks(summary));
   }
-  const withheld = summary.claims.filter((c) => !c.stated);
+  const sprt = summary.claims.filter((c) =>
+    c.stated && c.topic === "sprt" && c.id.startsWith("sprt:")
+  );
+  if (sprt.length > 0) {
+    blocks.push({ kind: "paragraph", text: "Sequential decisions (seed 002):" });
+    blocks.push({ kind: "list", items: sprt.map((c) => `${c.text}.`) });
+  }
+  const matrix = verdictMatrixBlocks(summary);
+  if (matrix.length > 0) {
+    blocks.push({ kind: "heading", level: 3, text: "Pairwise verdicts (seed 001)" });
+    blocks.push(...matrix);
+  }
+  const withheld = summary.claims.filter((c) => !c.stated && !inTheTables(c));
   if (withheld.length > 0) {
     blocks.push({
       kind: "paragraph",
-      text: "Withheld (computed, recorded in summary.json, but not stated, and the rule that " +
-        "withholds each):",
+      text: "Also withheld (computed, recorded in summary.json, but not stated, and the rule " +
+        "that withholds each):",
     });
     blocks.push({ kind: "list", items: withheld.map((c) => `${c.text} (${c.rule}).`) });
   }
@@ -397,25 +423,6 @@ function errataSection(summary: ReportSummary): Block[] {
   return blocks;
 }
 
-/**
- * An agent's interval as the per-agent table prints it: the one the verdicts
- * use (Wilson in place of a collapsed bootstrap), named unless it is seed
- * 001's bootstrap, and under the default method's coverage warning the
- * Wilson interval beside it.
- */
-function intervalCell(interval: ReportSummary["intervals"][number]): string {
-  if (interval.rule === null) return "-";
-  const used = interval.wilson !== null
-    ? `Wilson ${percentInterval(interval.wilson)}`
-    : interval.method === "percentile-bootstrap"
-    ? percentInterval(interval.rule)
-    : `${interval.method} ${percentInterval(interval.rule)}`;
-  const warning = interval.coverage_warning;
-  return warning === null || interval.wilson !== null
-    ? used
-    : `${used} (few episodes: Wilson ${percentInterval(warning.wilson)})`;
-}
-
 function agentsSection(summary: ReportSummary): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Per-agent results" }];
   if (summary.agents.length === 0) {
@@ -434,14 +441,18 @@ function agentsSection(summary: ReportSummary): Block[] {
     "scored",
     "resolved",
     "claim",
-    "score over all tasks [95% interval]",
+    "resolved over scored [95% interval]",
     "score over completed only",
     "tokens per resolved",
     "seconds per resolved",
   ];
   if (priced) header.push(`cost per resolved (${summary.inputs.price_table!.currency})`);
   if (lanes) header.push("lane score");
-  const rows = summary.agents.map((a) => {
+  const order = new Map(summary.leaderboard.map((p, i) => [p.agent_id, i]));
+  const ordered = [...summary.agents].sort((x, y) =>
+    (order.get(x.agent_id) ?? 0) - (order.get(y.agent_id) ?? 0)
+  );
+  const rows = ordered.map((a) => {
     const c = censoring.get(a.agent_id)!;
     const stated = claimById(summary, `agent:${a.agent_id}`)?.stated === true;
     const interval = intervals.get(a.agent_id)!;
@@ -460,20 +471,17 @@ function agentsSection(summary: ReportSummary): Block[] {
       if (lanes) cells.push(NOT_STATED);
       return cells;
     }
-    const lower = standings.get(a.agent_id)!.claim === "both_labelled" ? " (lower bound)" : "";
     cells.push(
-      `${percent(a.resolved_rate)}${lower} ${ci}`,
+      `${percent(a.resolved_rate)} ${ci}`,
       c.score_completed_only === null ? "-" : `${percent(c.score_completed_only)} (completed only)`,
-      a.tpr === null
-        ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED
-        : integer(a.tpr) + (a.agent_reported_token_rows > 0 ? AGENT_REPORTED : ""),
-      a.spr === null
-        ? a.resolved === 0 ? "none: nothing resolved" : NOT_RECORDED
-        : decimal(a.spr, 1),
+      perResolvedCell(
+        a.tpr,
+        a.resolved,
+        (x) => integer(x) + (a.agent_reported_token_rows > 0 ? AGENT_REPORTED : ""),
+      ),
+      perResolvedCell(a.spr, a.resolved, (x) => decimal(x, 1)),
     );
-    if (priced) {
-      cells.push(a.cost?.cost_per_resolved == null ? "none" : money(a.cost.cost_per_resolved));
-    }
+    if (priced) cells.push(perResolvedCell(a.cost?.cost_per_resolved ?? null, a.resolved, money));
     if (lanes) {
       const ls = a.lane_score;
       cells.push(
@@ -497,6 +505,13 @@ function agentsSection(summary: ReportSummary): Block[] {
     text: "Scores are resolved / scored episodes; invalid attempts are never scored. Tokens " +
       "and seconds per resolved count every scored attempt, failed ones included, over the " +
       `resolved ones (seed 001). "${NOT_STATED}": the rule named in the summary withholds it.`,
+  });
+  blocks.push({ kind: "paragraph", text: "What each agent may claim, in leaderboard order:" });
+  blocks.push({
+    kind: "list",
+    items: ordered.map((a) => claimById(summary, `agent:${a.agent_id}`)).filter((c) =>
+      c !== undefined
+    ).map((c) => `${c!.text}${c!.stated ? "" : ` (${c!.rule})`}.`),
   });
   blocks.push(...perResolvedBlocks(summary));
   return blocks;
@@ -727,7 +742,24 @@ function comparisonsSection(summary: ReportSummary, figures: readonly FigureBloc
   blocks.push({ kind: "list", items: claimsOf(summary, "comparison").map((c) => `${c.text}.`) });
   blocks.push(...pairedTestBlocks(summary));
   blocks.push(...figureOf(figures, "forest"), ...figureOf(figures, "efficiency"));
+  if (figureOf(figures, "efficiency").length === 0 && statedResolvedAgents(summary) > 0) {
+    // Issue 25 item 3: a sentence, not a figure of empty panels.
+    blocks.push({
+      kind: "paragraph",
+      text: "No figure of tokens and seconds per resolved: no agent whose numbers may be " +
+        "stated recorded tokens or wall times (imported rows often carry neither), so the " +
+        `tie-breaks of seed 001 could not be used and the tables say "${NOT_RECORDED}".`,
+    });
+  }
   return blocks;
+}
+
+/** The agents whose numbers may be stated and that resolved something. */
+function statedResolvedAgents(summary: ReportSummary): number {
+  const stated = new Set(
+    summary.standings.filter((s) => s.withheld === null).map((s) => s.agent_id),
+  );
+  return summary.agents.filter((a) => stated.has(a.agent_id) && a.resolved > 0).length;
 }
 
 function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
@@ -816,6 +848,19 @@ function invalidSection(summary: ReportSummary): Block[] {
  * command can be pasted whatever they hold and no control or bidirectional
  * character reaches the page.
  */
+/** Failed and invalid episodes listed per agent in the report; every one is in summary.json. */
+export const EPISODES_LISTED_PER_AGENT = 5;
+
+/**
+ * The failed and invalid episodes (issue 8), capped (issue 25 item 2: at 14
+ * agents × 730 tasks the list was 7,089 rows, most of the report's 2 MB):
+ * per agent, in leaderboard order, its failed and invalid counts, then its
+ * first {@link EPISODES_LISTED_PER_AGENT} in ledger order and how many more;
+ * every one stays in summary.json (`episodes_to_inspect`). An episode the
+ * runner wrote gets its `ledgerbench show` command; an imported one, which
+ * `show` could only print as its row, names the source and the position
+ * its row was read from.
+ */
 function inspectSection(summary: ReportSummary): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Failed and invalid episodes" }];
   const episodes = summary.episodes_to_inspect;
@@ -823,26 +868,64 @@ function inspectSection(summary: ReportSummary): Block[] {
     blocks.push({ kind: "paragraph", text: "No attempt failed or was invalid." });
     return blocks;
   }
-  blocks.push({
-    kind: "paragraph",
-    text: `Each command prints the episode's row, each model call the relay recorded (model, ` +
-      `usage, latency, status, refusal or fault) and the candidate's stdout and stderr tails, ` +
-      `read from the episode log stored beside its workspace artifact and checked against the ` +
-      `row's digest; add ${code("--artifacts DIR")} when the artifact store is not ` +
-      `${code("artifacts/")} beside the ledger. A row without a stored log (written before logs ` +
-      `were stored) is printed with "no stored log".`,
-  });
+  const byAgent = new Map<string, typeof episodes>();
+  for (const e of episodes) {
+    if (!byAgent.has(e.agent_id)) byAgent.set(e.agent_id, []);
+    byAgent.get(e.agent_id)!.push(e);
+  }
+  const order = summary.leaderboard.map((p) => p.agent_id).filter((id) => byAgent.has(id));
+  for (const id of byAgent.keys()) if (!order.includes(id)) order.push(id);
+  const cap = EPISODES_LISTED_PER_AGENT;
+  const listed = order.flatMap((id) => byAgent.get(id)!.slice(0, cap));
+  const imported = listed.filter((e) => e.imported !== undefined).length;
   const ledger = shellQuote(summary.inputs.ledger.path);
   blocks.push({
+    kind: "paragraph",
+    text: `${plural(episodes.length, "episode")} failed or were invalid; per agent, the first ` +
+      `${cap} in ledger order are listed below, and summary.json lists every one ` +
+      `(${code("episodes_to_inspect")}). ${
+        code("deno task ledgerbench show EPISODE --ledger " + ledger)
+      } ` +
+      "prints an episode's row, each model call the relay recorded (model, usage, latency, " +
+      "status, refusal or fault) and the candidate's stdout and stderr tails, read from the " +
+      "episode log stored beside its workspace artifact and checked against the row's digest " +
+      `(add ${code("--artifacts DIR")} when the store is not ${code("artifacts/")} beside the ` +
+      'ledger; a row without a stored log is printed with "no stored log"); ' +
+      `${code("deno task ledgerbench view " + ledger)} browses and filters them all.` +
+      (imported > 0
+        ? " An imported episode has no stored log or transcript (its row is all there is), so " +
+          "instead of a command it names the file and position its row was read from."
+        : ""),
+  });
+  blocks.push({
     kind: "table",
-    header: ["episode", "outcome", "stop reason", "log", "command"],
+    header: ["agent", "failed", "invalid", "listed"],
+    align: ["left", "right", "right", "right"],
+    rows: order.map((id) => {
+      const list = byAgent.get(id)!;
+      const invalid = list.filter((e) => e.outcome === "invalid").length;
+      return [
+        displayId(id),
+        integer(list.length - invalid),
+        integer(invalid),
+        list.length > cap
+          ? `${cap} (and ${integer(list.length - cap)} more)`
+          : integer(list.length),
+      ];
+    }),
+  });
+  blocks.push({
+    kind: "table",
+    header: ["episode", "outcome", "stop reason", "log", "open with"],
     align: ["left", "left", "left", "left", "left"],
-    rows: episodes.map((e) => [
+    rows: listed.map((e) => [
       code(displayId(e.episode_id)),
       e.outcome === "invalid" ? `invalid (${code(e.invalid_reason ?? "")})` : "failed",
       code(e.stop_reason),
-      e.episode_log_digest === null ? "none" : "stored",
-      code(`deno task ledgerbench show ${shellQuote(e.episode_id)} --ledger ${ledger}`),
+      e.imported !== undefined ? "imported" : e.episode_log_digest === null ? "none" : "stored",
+      e.imported !== undefined
+        ? `imported from ${code(e.imported.source)}, ${e.imported.position}`
+        : code(`deno task ledgerbench show ${shellQuote(e.episode_id)} --ledger ${ledger}`),
     ]),
   });
   return blocks;
@@ -850,8 +933,22 @@ function inspectSection(summary: ReportSummary): Block[] {
 
 function costSection(summary: ReportSummary, figures: readonly FigureBlock[]): Block[] {
   const figure = figureOf(figures, "cost_frontier");
-  if (figure.length === 0) return [];
   const table = summary.inputs.price_table;
+  if (figure.length === 0) {
+    if (statedResolvedAgents(summary) === 0) return [];
+    // Issue 25 item 3: never an empty plot under "Frontier: .".
+    return [
+      { kind: "heading", level: 2, text: "Cost against resolved rate" },
+      {
+        kind: "paragraph",
+        text:
+          `No cost figure: no agent whose numbers may be stated recorded ${
+            table === null ? "tokens (and no price table was given)" : "a cost"
+          }, so there is no cost per resolved to set against the resolved rate and no Pareto ` +
+          "frontier.",
+      },
+    ];
+  }
   return [
     { kind: "heading", level: 2, text: "Cost against resolved rate" },
     {
@@ -1045,6 +1142,8 @@ export function reportDocument(
         "inputs' SHA-256, seeds and parameters. A sentence appears only when the rules of the " +
         "seed documents allow it; the rule is named beside it in summary.json.",
     },
+    { kind: "heading", level: 2, text: "Contents" },
+    { kind: "toc" },
     ...summarySection(summary),
     ...inputsSection(summary),
     ...validationSection(summary),

@@ -8,6 +8,7 @@
 import { coverageProfiles } from "../analysis/interval_coverage.ts";
 import { type IntervalMethod, rateInterval } from "../analysis/rate_interval.ts";
 import type { RateInterval } from "../analysis/bootstrap_rate.ts";
+import { leaderboardOfAgents } from "../analysis/leaderboard.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
@@ -371,6 +372,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       withheld: withheld.get(agent.agent_id) ?? null,
       judgeFaults: assessment.judge_faults.find((r) => r.agent_id === agent.agent_id) ?? null,
       invalid: invalid.agents.find((r) => r.agent_id === agent.agent_id) ?? null,
+      coverage: assessment.coverage?.find((r) => r.agent_id === agent.agent_id) ?? null,
     }));
   });
   for (const row of invalid.agents) claims.push(invalidClaim(row, invalid.policy));
@@ -500,6 +502,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     standings: assessment.standings,
     pooled: assessment.pooled,
     comparisons,
+    leaderboard: leaderboardOfAgents(agents, assessment, comparisons),
     paired_tests: pairedTests,
     sprt,
     // Only with judged rows or a plan's judge (issue 14): other reports keep their bytes.

@@ -183,8 +183,9 @@ Deno.test("buildReport(): a task without a row withholds only the agent lacking 
   equal(
     claim(report, "coverage:b").text,
     '"b": 3 planned, 2 rows, 1 missing (33.3%: "t3"); score over all planned tasks 66.7% (a ' +
-      'lower bound: 2 of 3), over scored rows 100.0%; the missing rate allows "budget adequacy ' +
-      'only" (headline under 2%, both scores labelled up to 10%, above that budget adequacy only)',
+      'lower bound: 2 of 3), over scored rows 100.0%; the missing rate alone allows "budget ' +
+      'adequacy only" (headline under 2%, both scores labelled up to 10%, above that budget ' +
+      "adequacy only); its claim over every rate: withheld (missing)",
   );
   equal(
     claim(report, "pairs-withheld:missing").text.startsWith("No ranking stated for 1 pair"),

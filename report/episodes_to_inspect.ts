@@ -17,6 +17,13 @@ export interface EpisodeToInspect {
   stop_reason: StopReason;
   /** The row's `episode_log_digest`; null when the row names no stored log. */
   episode_log_digest: string | null;
+  /**
+   * Where an imported row came from (its `provenance`: the source file as
+   * given at import and the position inside it); absent for rows the runner
+   * wrote. `show` has nothing more to print for such a row than the row
+   * itself (issue 25 item 2), so the report names the source instead.
+   */
+  imported?: { source: string; position: string };
 }
 
 /**
@@ -47,5 +54,8 @@ export function episodesToInspect(rows: readonly Episode[]): EpisodeToInspect[] 
     invalid_reason: row.invalid_reason,
     stop_reason: row.stop_reason,
     episode_log_digest: row.episode_log_digest ?? null,
+    ...(row.provenance === undefined
+      ? {}
+      : { imported: { source: row.provenance.source, position: row.provenance.position } }),
   }));
 }

@@ -84,12 +84,19 @@ Deno.test("buildReport() links each failed and invalid episode to its show comma
   ok(
     report.markdown.includes(
       "## Failed and invalid episodes\n\n" +
-        "Each command prints the episode's row, each model call the relay recorded (model, " +
-        "usage, latency, status, refusal or fault) and the candidate's stdout and stderr tails, " +
-        "read from the episode log stored beside its workspace artifact and checked against the " +
-        "row's digest; add `--artifacts DIR` when the artifact store is not `artifacts/` beside " +
-        'the ledger. A row without a stored log (written before logs were stored) is printed with "no stored log".\n\n' +
-        "| episode | outcome | stop reason | log | command |\n" +
+        "2 episodes failed or were invalid; per agent, the first 5 in ledger order are listed " +
+        "below, and summary.json lists every one (`episodes_to_inspect`). " +
+        "`deno task ledgerbench show EPISODE --ledger runs/r1/ledger.jsonl` prints an episode's " +
+        "row, each model call the relay recorded (model, usage, latency, status, refusal or " +
+        "fault) and the candidate's stdout and stderr tails, read from the episode log stored " +
+        "beside its workspace artifact and checked against the row's digest (add " +
+        "`--artifacts DIR` when the store is not `artifacts/` beside the ledger; a row without " +
+        'a stored log is printed with "no stored log"); ' +
+        "`deno task ledgerbench view runs/r1/ledger.jsonl` browses and filters them all.\n\n" +
+        "| agent | failed | invalid | listed |\n" +
+        "| --- | ---: | ---: | ---: |\n" +
+        "| a | 1 | 1 | 2 |\n\n" +
+        "| episode | outcome | stop reason | log | open with |\n" +
         "| --- | --- | --- | --- | --- |\n" +
         "| `r1/a/t2/1` | failed | `error` | stored | " +
         "`deno task ledgerbench show r1/a/t2/1 --ledger runs/r1/ledger.jsonl` |\n" +

@@ -19,6 +19,7 @@ import type {
 } from "../analysis/agent_standing.ts";
 import type { CensoringSummary } from "../analysis/censoring.ts";
 import type { AgentCoverage } from "../analysis/task_coverage.ts";
+import type { LeaderboardPlace } from "../analysis/leaderboard.ts";
 import type { Comparison } from "../analysis/compare_agents.ts";
 import type { PairwisePValues } from "../analysis/pairwise_p_values.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
@@ -282,6 +283,14 @@ export interface ReportSummary {
   /** What the whole run pooled may claim: never more than its weakest agent (issue 23). */
   pooled: PooledStanding;
   comparisons: Comparison[];
+  /**
+   * The agents in leaderboard order with their ranks (`leaderboardOfAgents`,
+   * issue 25): rank = 1 + the stated agents that beat it by seed 001's
+   * verdicts (`comparisons`), overlapping agents sharing a rank; withheld
+   * agents and agents that resolved nothing last, unranked. Every per-agent
+   * table and figure of the report comes in this order.
+   */
+  leaderboard: LeaderboardPlace[];
   /**
    * The exact McNemar test of each pair on the tasks both attempted, and its
    * Holm adjustment over the number of comparisons (format 4); null with

@@ -8,6 +8,7 @@
  * @module
  */
 import { formatGrouped, formatPercent } from "../format_number.ts";
+import { displayId, lineText } from "../untrusted_text.ts";
 
 /** The true minus sign the figures write (U+2212). */
 const MINUS = "\u2212";
@@ -58,4 +59,21 @@ export function wrap(text: string, maxChars: number): string[] {
   }
   lines.push(line);
   return lines;
+}
+
+/** Ids up to this many characters are shown whole in a tooltip. */
+const TOOLTIP_ID_MAX = 200;
+
+/**
+ * An id as a figure's tooltip shows it (issue 25 item 5): whole, through
+ * `lineText` (no control or bidirectional character), up to 200
+ * characters, so a label shortened by `displayId` can be read in full;
+ * longer (hostile) ids as `displayId` shortens them, so a spec's size stays
+ * bounded.
+ *
+ * @param id an untrusted id
+ * @returns the id to put in the tooltip's data
+ */
+export function tooltipId(id: string): string {
+  return id.length <= TOOLTIP_ID_MAX ? lineText(id) : displayId(id);
 }

@@ -48,8 +48,15 @@ export interface FigureSetInputs {
   priceTableId: string | null;
   /** Agents whose capability numbers may be stated; default every agent. */
   statedAgents?: ReadonlySet<string>;
+  /**
+   * The order of every per-agent figure (the report's leaderboard, issue 25);
+   * default each figure by the rate it draws (`figureOrder`).
+   */
+  order?: readonly string[];
   /** Agents whose scores the stop-reasons figure must not print, with the reason. */
   scoresWithheld?: ReadonlyMap<string, string>;
+  /** Agents whose stop-reasons scores are replaced by these words (`StopReasonsPlotOptions`). */
+  scoresInstead?: ReadonlyMap<string, string>;
   /** SPRT figures: the calibration (figure 5, when not null) and the paths of these replays (4). */
   sprt?: {
     /** The plan's SPRT parameters, for the exact curve. */
@@ -118,7 +125,10 @@ function quotedList(ids: readonly string[]): string {
  * (7), the SPRT's exact operating characteristic with the seeded Monte
  * Carlo (5) and each replay's SPRT path (4), and the pilot projection (6).
  * Figures with nothing to draw are left out: no pair, no stated agent that
- * resolved something, no agent, no calibration, no replay, no pilot.
+ * resolved something and recorded tokens or times (efficiency), no stated
+ * agent with a cost per resolved (or tokens per resolved) and a rate (cost
+ * frontier; issue 25: an empty plot under "Frontier: ."), no agent, no
+ * calibration, no replay, no pilot; the report says why in a sentence.
  * Agents whose numbers may not be stated are left out of the capability
  * figures, and the captions name them.
  *
@@ -170,10 +180,11 @@ export function assembleFigures(inputs: FigureSetInputs): AssembledFigure[] {
       caption: "Each point is an agent's resolved rate over its scored episodes; each bar its " +
         "percentile bootstrap 95% interval. The matrix marks every pair: overlapping " +
         "intervals give no rate winner; the tie-breaks of seed 001 then decide." + leftOut,
-      spec: forestPlot(pairs),
+      spec: forestPlot(pairs, { order: inputs.order }),
     });
   }
-  if (agents.some((a) => a.resolved > 0)) {
+  // Issue 25 item 3: no figure of empty panels when no stated agent recorded tokens or times.
+  if (agents.some((a) => a.resolved > 0 && (a.tpr !== null || a.spr !== null))) {
     out.push({
       name: "efficiency",
       builder: "efficiencyPlot",
@@ -185,7 +196,11 @@ export function assembleFigures(inputs: FigureSetInputs): AssembledFigure[] {
         "bracket beside the value, is the 95% percentile bootstrap interval of the ratio, " +
         "each round redrawing the agent's tasks with all its attempts at each " +
         `(${rounds} rounds, seed ${seed}).` + leftOut,
-      spec: efficiencyPlot(agents, { band: inputs.band, uncertainty: inputs.uncertainty }),
+      spec: efficiencyPlot(agents, {
+        band: inputs.band,
+        uncertainty: inputs.uncertainty,
+        order: inputs.order,
+      }),
     });
   }
   if (inputs.censoring.agents.length > 0) {
@@ -198,10 +213,15 @@ export function assembleFigures(inputs: FigureSetInputs): AssembledFigure[] {
         "scores that claim lets the report state.",
       spec: stopReasonsPlot(inputs.censoring, {
         scoresWithheld: new Map(inputs.scoresWithheld ?? []),
+        scoresInstead: new Map(inputs.scoresInstead ?? []),
+        order: inputs.order,
       }),
     });
   }
-  if (agents.length > 0) {
+  // Issue 25 item 3: no empty plot under "Frontier: ." when no stated agent has a cost.
+  if (
+    agents.some((a) => a.resolved_rate !== null && (a.cost?.cost_per_resolved ?? a.tpr) !== null)
+  ) {
     const frontier = "Filled points lie on the Pareto frontier (no other agent is cheaper and at " +
       "least as good). Beside each point: the share of task resamples (the same draw of tasks " +
       `for every agent, ${rounds} rounds, seed ${seed}) in which it stays on the frontier, a ` +

@@ -9,7 +9,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { paretoFrontier } from "../pareto_frontier.ts";
 import type { PerResolvedUncertainty, RatioEstimate } from "../per_resolved_uncertainty.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
-import { compact, grouped, percent, quoted } from "./_format.ts";
+import { compact, grouped, percent, quoted, tooltipId } from "./_format.ts";
 import { displayId } from "../untrusted_text.ts";
 import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
@@ -245,7 +245,14 @@ export function costFrontierPlot(
   }
   const measure = costMeasure(agents);
   const placed = agents.filter((a) => costOf(a, measure.kind) !== null && a.resolved_rate !== null);
-  const unplaced = agents.filter((a) => !placed.includes(a)).map((a) => displayId(a.agent_id));
+  const unplaced = agents.filter((a) => !placed.includes(a) && a.resolved === 0).map((a) =>
+    displayId(a.agent_id)
+  );
+  // Issue 25 item 3: an agent that resolved tasks but recorded no cost is "not recorded", never
+  // "nothing resolved".
+  const notRecorded = agents.filter((a) => !placed.includes(a) && a.resolved > 0).map((a) =>
+    displayId(a.agent_id)
+  );
   const frontier = paretoFrontier(placed, {
     cost: (a) => costOf(a, measure.kind),
     benefit: (a) => a.resolved_rate,
@@ -272,6 +279,9 @@ export function costFrontierPlot(
     const first = `${displayId(a.agent_id)}: ${percent(a.resolved_rate!)} at ${show(cost)}`;
     return {
       agent: displayId(a.agent_id),
+      agent_id: tooltipId(a.agent_id),
+      counts: `${a.resolved} / ${a.scored}`,
+      summary: first,
       cost,
       rate: a.resolved_rate,
       status: frontier.includes(a) ? FRONTIER : DOMINATED,
@@ -379,8 +389,15 @@ export function costFrontierPlot(
     measure.kind === "money"
       ? "Cost counts every scored attempt, failed ones included, priced through the frozen table."
       : "No frozen price table: cost is tokens, failed attempts included.",
-    `Frontier: ${quoted(frontier.map((a) => displayId(a.agent_id)))}.` +
-    (unplaced.length > 0 ? ` Not shown (nothing resolved): ${quoted(unplaced)}.` : ""),
+    (frontier.length === 0
+      ? "Frontier: none (no agent has both a cost and a rate)."
+      : `Frontier: ${quoted(frontier.map((a) => displayId(a.agent_id)))}.`) +
+    (unplaced.length > 0 ? ` Not shown (nothing resolved): ${quoted(unplaced)}.` : "") +
+    (notRecorded.length > 0
+      ? ` Not shown (${measure.kind === "money" ? "cost" : "tokens"} not recorded): ${
+        quoted(notRecorded)
+      }.`
+      : ""),
     ...uncertaintyLines(options.uncertainty, placed),
   ];
   const barLayers = [
@@ -450,6 +467,12 @@ export function costFrontierPlot(
             scale: { domain: [0, 1] },
             axis: { title: "Resolved rate (% of scored episodes)", format: ".0%" },
           },
+          tooltip: [
+            { field: "agent_id", type: "nominal", title: "agent" },
+            { field: "summary", type: "nominal", title: "rate at cost per resolved" },
+            { field: "counts", type: "nominal", title: "resolved / scored" },
+            { field: "status", type: "nominal", title: "frontier" },
+          ],
           shape: {
             field: "status",
             type: "nominal",

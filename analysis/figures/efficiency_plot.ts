@@ -10,8 +10,9 @@ import { withinTieBand } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import type { PerResolvedUncertainty, RatioEstimate } from "../per_resolved_uncertainty.ts";
 import { formatPercentExact } from "../format_number.ts";
-import { compact, grouped } from "./_format.ts";
+import { compact, grouped, tooltipId } from "./_format.ts";
 import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
+import { figureOrder } from "../leaderboard.ts";
 import { displayId } from "../untrusted_text.ts";
 import { DEFAULT_TIE_BAND } from "../defaults.ts";
 
@@ -26,7 +27,9 @@ export interface EfficiencyPlotOptions {
   band?: number;
   /** Figure title; default "Tokens and seconds per resolved task". */
   title?: string;
-  /** Width of each panel in pixels; default 340. */
+  /** The agents' order (the report's leaderboard); default by resolved rate (`figureOrder`). */
+  order?: readonly string[];
+  /** Width of each panel in pixels; default 300. */
   width?: number;
   /**
    * Per-agent intervals of TPR and SPR (`perResolvedUncertainty`), drawn as
@@ -79,6 +82,8 @@ function panel(
     if (v === null || lowest === null) {
       return {
         agent: label(a),
+        agent_id: tooltipId(a.agent_id),
+        counts: `${a.resolved} / ${a.scored}`,
         value: null,
         anchor: null,
         align: "left",
@@ -96,6 +101,8 @@ function panel(
       : ` [${show(i.lo)}, ${i.hi === null ? "unbounded" : show(i.hi)}]`;
     return {
       agent: label(a),
+      agent_id: tooltipId(a.agent_id),
+      counts: `${a.resolved} / ${a.scored}`,
       value: v,
       anchor: i?.lo ?? v,
       align: "left",
@@ -103,11 +110,16 @@ function panel(
       text: show(v) + range,
     };
   });
-  // An agent without the figure: nothing resolved, or not recorded (never drawn as 0).
+  // An agent without the figure: nothing resolved, or not recorded (never drawn as 0; issue 25
+  // item 3: an agent that resolved tasks is never "nothing resolved").
   const missing = agents.filter((a) => a[field] === null).map((a) => ({
     agent: label(a),
-    text: (field === "tpr" ? "no tokens per resolved: " : "no seconds per resolved: ") +
-      (a.resolved === 0 ? "nothing resolved" : "not recorded"),
+    agent_id: tooltipId(a.agent_id),
+    text: a.resolved === 0
+      ? `no ${field === "tpr" ? "tokens" : "seconds"} per resolved: nothing resolved`
+      : field === "tpr"
+      ? "tokens not recorded"
+      : "wall times not recorded",
   }));
   const statuses = [LOWEST, WITHIN, OUTSIDE];
   const labels = agents.map(label);
@@ -178,6 +190,16 @@ function panel(
         stroke: PALETTE.black,
       },
       encoding: {
+        tooltip: [
+          { field: "agent_id", type: "nominal", title: "agent" },
+          {
+            field: "text",
+            type: "nominal",
+            title: field === "tpr" ? "tokens per resolved [95%]" : "seconds per resolved [95%]",
+          },
+          { field: "counts", type: "nominal", title: "resolved / scored" },
+          { field: "status", type: "nominal", title: "tie band" },
+        ],
         y: {
           ...y,
           title: first ? "Agent (resolved/scored)" : null,
@@ -245,6 +267,10 @@ function panel(
         y,
         x: { datum: 0, type: "quantitative" },
         text: { field: "text", type: "nominal" },
+        tooltip: [
+          { field: "agent_id", type: "nominal", title: "agent" },
+          { field: "text", type: "nominal", title: "why no value" },
+        ],
       },
     });
   }
@@ -259,8 +285,11 @@ function panel(
  * Tokens per resolved and seconds per resolved, side by side, with the tie
  * band of seed 001's rule.
  *
- * What it shows: one row per agent (sorted as given; `summarizeAgents` sorts by
- * id), labelled `id (resolved/scored)`. Left: tokens per resolved (TPR = all
+ * What it shows: one row per agent, by resolved rate, highest first, then id
+ * (`byRateDescending`, issue 25), labelled `id (resolved/scored)`; tooltips
+ * give the full id, the value with its interval and the counts; an agent
+ * that resolved tasks but recorded no tokens (or times) reads "tokens not
+ * recorded", never "nothing resolved" (issue 25 item 3). Left: tokens per resolved (TPR = all
  * prompt + completion tokens of scored episodes, failed attempts included,
  * over resolved). Right: seconds per resolved (SPR, wall clock). The shaded
  * band runs from the lowest value to lowest × (1 + band): an agent inside it
@@ -295,9 +324,10 @@ function panel(
  * ```
  */
 export function efficiencyPlot(
-  agents: readonly EfficiencyAgent[],
+  given: readonly EfficiencyAgent[],
   options: EfficiencyPlotOptions = {},
 ): TopLevelSpec {
+  let agents = given;
   if (agents.length === 0) {
     throw new RangeError("Cannot build efficiency plot: no agents");
   }
@@ -307,7 +337,16 @@ export function efficiencyPlot(
       `Cannot build efficiency plot: "band" must be a non-negative number, got "${band}"`,
     );
   }
-  const width = options.width ?? 340;
+  const width = options.width ?? 300;
+  // Rows by resolved rate, highest first (issue 25: alphabetical at 14 agents).
+  const byId = new Map(agents.map((a) => [a.agent_id, a]));
+  agents = figureOrder(
+    agents.map((a) => ({
+      agent_id: a.agent_id,
+      sort_rate: a.scored === 0 ? null : a.resolved / a.scored,
+    })),
+    options.order,
+  ).map((id) => byId.get(id)!);
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: titleBlock(options.title ?? "Tokens and seconds per resolved task", [

@@ -60,7 +60,11 @@ Deno.test("efficiencyPlot() puts an agent in the band exactly when seed 001's ru
     "value",
     "status",
   );
-  assert.equal(tpr[1].status, "within the band of the lowest (tie on this measure)");
+  // Rows by resolved rate, then id (byRateDescending): both 3/4, so "high" first.
+  assert.equal(
+    tpr.find((r) => r.agent === "high (3/4)")!.status,
+    "within the band of the lowest (tie on this measure)",
+  );
   assert.equal(compareAgents(sums("low", 70_000), sums("high", 77_000)).rule, "tie");
 });
 
@@ -72,12 +76,15 @@ Deno.test("efficiencyPlot() names an agent without TPR and honours a custom band
     { agent_id: "z", scored: 4, resolved: 1, tpr: null, spr: 7 },
   ], { band: 0.25 });
   const missing = rowsWith(spec, "agent", "text").filter((rows) => !("value" in rows[0]));
+  // Rows by resolved rate (y 2/4, z 1/4, x 0/4); z resolved 1: "tokens not recorded", never
+  // "nothing resolved" (issue 25 item 3).
   assert.deepEqual(missing[0], [
-    { agent: "x (0/4)", text: "no tokens per resolved: nothing resolved" },
-    { agent: "z (1/4)", text: "no tokens per resolved: not recorded" },
+    { agent: "z (1/4)", agent_id: "z", text: "tokens not recorded" },
+    { agent: "x (0/4)", agent_id: "x", text: "no tokens per resolved: nothing resolved" },
   ]);
   assert.deepEqual(missing[1], [{
     agent: "x (0/4)",
+    agent_id: "x",
     text: "no seconds per resolved: nothing resolved",
   }]);
   // Band 25%: 200 × 1.25 = 250.

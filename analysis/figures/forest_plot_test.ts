@@ -61,16 +61,28 @@ Deno.test("forestPlot() names agents that resolved nothing and stacks panels for
   const comparisons = comparisonMatrix(agents);
   const spec = forestPlot(comparisons);
   assert.ok("vconcat" in spec && !("hconcat" in spec));
-  const [cells] = rowsWith(spec, "state", "text");
-  assert.equal(cells.length, 6); // 4 agents: 4·3/2 pairs
+  // From four agents on (issue 25): a compact matrix of every ordered pair, one symbol each,
+  // rows by resolved rate (b 6/10, a 5/10, d 4/10, c 0/10), numbered as the columns.
+  const [cells] = rowsWith(spec, "state", "symbol");
+  assert.equal(cells.length, 12); // 4 agents: 4·3 ordered pairs
+  assert.deepEqual([...new Set(cells.map((c) => c.row))].sort(), [
+    "1. b (6/10)",
+    "2. a (5/10)",
+    "3. d (4/10)",
+    "4. c (0/10)",
+  ]);
+  const [forest] = rowsWith(spec, "agent", "counts");
+  assert.deepEqual(forest.map((r) => r.agent_id), ["b", "a", "d", "c"]);
   const unranked = cells.filter((c) => c.state === "not ranked: nothing resolved");
-  assert.equal(unranked.length, 3); // every pair with c
-  for (const cell of unranked) assert.equal(cell.text, "not ranked\nc\nresolved nothing");
+  assert.equal(unranked.length, 6); // every pair with c, from both sides
+  for (const cell of unranked) assert.equal(cell.symbol, "∅");
   // a, b and d overlap (5/10, 6/10, 4/10) and differ by at most 5% on TPR (100,
   // 100, 105) and SPR (1, 1, 1.05), inside the 10% band: the 3 pairs are ties.
-  const ties = cells.filter((c) => c.text === "overlap\ntie\nwithin the band");
-  assert.equal(ties.length, 3);
+  const ties = cells.filter((c) => c.symbol === "=");
+  assert.equal(ties.length, 6);
   assert.equal(comparisons.filter((c) => c.rule === "tie").length, 3);
+  // Each cell's tooltip carries its pair's verdict sentence and both full ids.
+  assert.ok(cells.every((c) => typeof c.verdict === "string" && c.agent_id !== c.against));
   assert.match(subtitle(spec), /^.*6 pairs: \d+ overlap \(no rate winner\)/);
 });
 

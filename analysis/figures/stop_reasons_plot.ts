@@ -13,7 +13,8 @@ import {
 } from "../censoring.ts";
 import { type CensoringPolicy, StopReason } from "../schema/records.ts";
 import { formatPercentExact } from "../format_number.ts";
-import { percent } from "./_format.ts";
+import { percent, tooltipId } from "./_format.ts";
+import { figureOrder } from "../leaderboard.ts";
 import { displayId } from "../untrusted_text.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
@@ -21,7 +22,7 @@ import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 export interface StopReasonsPlotOptions {
   /** Figure title; default "Stop reasons and censoring per agent". */
   title?: string;
-  /** Width of the bar panel in pixels; default 460. */
+  /** Width of the bar panel in pixels; default 300 (with the notes beside it, readable at 984 px). */
   width?: number;
   /**
    * Per agent, a reason that withholds its scores whatever its censoring
@@ -32,6 +33,16 @@ export interface StopReasonsPlotOptions {
    * censoring policy's own limit needs no option.
    */
   scoresWithheld?: ReadonlyMap<string, string>;
+  /**
+   * Per agent, the words printed in place of its scores when its claim over
+   * every rate is less than its censoring band allows but still states
+   * numbers (missing tasks or invalid attempts in the labelled band; issue
+   * 25 item 3: the figure said "headline score" beside an agent the
+   * report states labelled). Ignored for an agent in `scoresWithheld`.
+   */
+  scoresInstead?: ReadonlyMap<string, string>;
+  /** The agents' order (the report's leaderboard); default by score over all tasks (`figureOrder`). */
+  order?: readonly string[];
 }
 
 /** The claim each policy band allows, in the words of seed 003's table. */
@@ -81,24 +92,32 @@ function scores(row: CensoringRow, policy: CensoringPolicy, withheld?: string): 
   }
 }
 
-function note(row: CensoringRow, policy: CensoringPolicy, withheld?: string): string {
-  const invalid = row.invalid > 0 ? `; ${row.invalid} invalid, not scored` : "";
+function note(
+  row: CensoringRow,
+  policy: CensoringPolicy,
+  withheld?: string,
+  instead?: string,
+): string {
+  // Its own line, last (issue 25: appended to the first it made the figure too wide to read).
+  const invalid = row.invalid > 0 ? `\n${row.invalid} invalid, not scored` : "";
   if (row.censoring_rate === null || row.claim === null) {
     return `nothing scored${invalid}`;
   }
   // The censored counts by reason, spelled out so the bar reads without colour.
   const reasons = StopReason.options.filter((r) => r !== "completed" && row.stop_reasons[r] > 0)
     .map((r) => `${row.stop_reasons[r]} ${r}`);
-  return `censored ${percent(row.censoring_rate)}: ${CLAIM_TEXT[row.claim]}${invalid}\n` +
-    scores(row, policy, withheld) +
-    (reasons.length > 0 ? `\ncensored: ${reasons.join(", ")}` : "");
+  return `censored ${percent(row.censoring_rate)}: ${CLAIM_TEXT[row.claim]}\n` +
+    (withheld === undefined && instead !== undefined ? instead : scores(row, policy, withheld)) +
+    (reasons.length > 0 ? `\ncensored: ${reasons.join(", ")}` : "") + invalid;
 }
 
 /**
  * Stacked bars of stop reasons per agent, labelled with the censoring rate and
  * the claim the policy allows.
  *
- * What it shows: one bar per agent (sorted by id) over its scored episodes,
+ * What it shows: one bar per agent (by score over all tasks, highest first,
+ * then id: `byRateDescending`, issue 25) over its scored episodes, tooltips
+ * naming the agent in full,
  * split by stop reason in the schema's order (completed first; every other
  * reason is censoring). Beside each bar: the censoring rate (censored /
  * scored), the claim the policy allows for it, the scores that claim lets
@@ -147,12 +166,19 @@ export function stopReasonsPlot(
     r === "completed" || summary.agents.some((a) => a.stop_reasons[r] > 0)
   );
   const widest = Math.max(1, ...summary.agents.map((a) => a.scored));
-  const segments = summary.agents.flatMap((row) => {
+  // Bars by score over all tasks, highest first, then id (`byRateDescending`, issue 25).
+  const byId = new Map(summary.agents.map((row) => [row.agent_id, row]));
+  const agents = figureOrder(
+    summary.agents.map((row) => ({ agent_id: row.agent_id, sort_rate: row.score_all_tasks })),
+    options.order,
+  ).map((id) => byId.get(id)!);
+  const segments = agents.flatMap((row) => {
     let start = 0;
     return reasons.filter((r) => row.stop_reasons[r] > 0).map((reason) => {
       const count = row.stop_reasons[reason];
       const segment = {
         agent: label(row),
+        agent_id: tooltipId(row.agent_id),
         reason,
         count,
         x0: start,
@@ -166,12 +192,20 @@ export function stopReasonsPlot(
       return segment;
     });
   });
-  const notes = summary.agents.map((row) => ({
+  const notes = agents.map((row) => ({
     agent: label(row),
+    agent_id: tooltipId(row.agent_id),
     end: row.scored,
-    text: note(row, summary.policy, options.scoresWithheld?.get(row.agent_id)),
+    text: note(
+      row,
+      summary.policy,
+      options.scoresWithheld?.get(row.agent_id),
+      options.scoresInstead?.get(row.agent_id),
+    ),
   }));
-  const labels = summary.agents.map(label);
+  const noteLines = Math.max(1, ...notes.map((n) => n.text.split("\n").length));
+  const rowHeight = Math.max(64, 14 * noteLines + 20);
+  const labels = agents.map(label);
   const { policy, overall } = summary;
   const runVerdict = overall.censoring_rate === null || overall.claim === null
     ? "Whole run: nothing scored."
@@ -195,8 +229,8 @@ export function stopReasonsPlot(
       runVerdict,
     ]),
     config: baseConfig(),
-    width: options.width ?? 460,
-    height: 64 * labels.length,
+    width: options.width ?? 300,
+    height: rowHeight * labels.length,
     layer: [
       {
         data: { values: segments },
@@ -210,6 +244,11 @@ export function stopReasonsPlot(
             axis: { title: "Scored episodes (count)", tickMinStep: 1, format: "d" },
           },
           x2: { field: "x1" },
+          tooltip: [
+            { field: "agent_id", type: "nominal", title: "agent" },
+            { field: "reason", type: "nominal", title: "stop reason" },
+            { field: "count", type: "quantitative", title: "scored episodes" },
+          ],
           fill: {
             field: "reason",
             type: "nominal",
@@ -235,7 +274,7 @@ export function stopReasonsPlot(
           align: "left",
           baseline: "middle",
           dx: 8,
-          dy: -13,
+          dy: -6 * (noteLines - 1),
           lineBreak: "\n",
           fontSize: 11,
           color: PALETTE.black,
@@ -244,6 +283,10 @@ export function stopReasonsPlot(
           y,
           x: { field: "end", type: "quantitative" },
           text: { field: "text", type: "nominal" },
+          tooltip: [
+            { field: "agent_id", type: "nominal", title: "agent" },
+            { field: "text", type: "nominal", title: "censoring and claim" },
+          ],
         },
       },
     ],

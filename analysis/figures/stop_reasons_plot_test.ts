@@ -27,7 +27,16 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
   ];
   const summary = censoringSummary(rows);
   const spec = stopReasonsPlot(summary);
-  const [segments] = rowsWith(spec, "reason", "x0", "x1");
+  const [drawn] = rowsWith(spec, "reason", "x0", "x1");
+  // Bars by score over all tasks, highest first (issue 25): c 100%, a 98%, b 70%.
+  assert.deepEqual([...new Set(drawn.map((s) => s.agent))], [
+    "c (60 scored)",
+    "a (50 scored)",
+    "b (10 scored)",
+  ]);
+  const byAgent = (x: Record<string, unknown>, y: Record<string, unknown>) =>
+    String(x.agent) < String(y.agent) ? -1 : String(x.agent) > String(y.agent) ? 1 : 0;
+  const segments = [...drawn].sort(byAgent);
   // Stacked in the schema's order, each segment starting where the previous ended.
   assert.deepEqual(segments.map((s) => [s.agent, s.reason, s.x0, s.x1]), [
     ["a (50 scored)", "completed", 0, 49],
@@ -37,12 +46,14 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
     ["b (10 scored)", "error", 9, 10],
     ["c (60 scored)", "completed", 0, 60],
   ]);
-  const [notes] = rowsWith(spec, "agent", "end", "text");
+  const notes = [...rowsWith(spec, "agent", "end", "text")[0]].sort(byAgent);
   assert.deepEqual(notes.map((n) => (n.text as string).split("\n")[0]), [
     "censored 2.0%: both scores, labelled",
-    "censored 30.0%: budget adequacy only; 1 invalid, not scored",
+    "censored 30.0%: budget adequacy only",
     "censored 0.0%: headline score allowed",
   ]);
+  // The invalid attempts on a line of their own, last.
+  assert.equal((notes[1].text as string).split("\n")[3], "1 invalid, not scored");
   // The scores each claim allows (seed 003's table), second line of each note.
   assert.deepEqual(notes.map((n) => (n.text as string).split("\n")[1]), [
     // a, both labelled: 49/50 = 98% over all tasks (a lower bound), 49/49 over completed only.
