@@ -10,7 +10,6 @@
  *
  * @module
  */
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
 import { type EpisodeEvidence, episodePage } from "../viewer/episode_page.ts";
 import { comparePage } from "../viewer/compare_page.ts";
 import { episodeTablePage, type LedgerView, type ViewRow } from "../viewer/episode_table_page.ts";
@@ -46,6 +45,22 @@ function notFound(message: string): Response {
 }
 
 /**
+ * A row with its stored log, or with why the log it names could not be
+ * read (a page says so; the browser goes on).
+ *
+ * @param found the row, its line and its corrections
+ * @param place the ledger and the artifact store
+ * @returns what the pages show of the episode
+ */
+export async function rowEvidence(found: ViewRow, place: LogPlace): Promise<EpisodeEvidence> {
+  try {
+    return { ...found, log: await openRowLog(found, place), problem: null };
+  } catch (error) {
+    return { ...found, log: null, problem: (error as Error).message };
+  }
+}
+
+/**
  * The handler: `/` (the table; query `agent`, `task`, `outcome`, `stop`,
  * `invalid`, `page`), `/episode?id=ID`, `/compare?a=ID&b=ID` or
  * `/compare?task=T&left=A&right=B` (each agent's last attempt on the task),
@@ -65,18 +80,14 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
   }
   const agents = [...new Set(source.ledger.rows.map((r) => r.row.agent_id))].sort();
   const tasks = [...byTask.keys()].sort();
-  const logs = new Map<string, Promise<EpisodeLog | null>>();
-  const evidence = async (found: ViewRow): Promise<EpisodeEvidence> => {
+  const logs = new Map<string, Promise<EpisodeEvidence>>();
+  const evidence = (found: ViewRow): Promise<EpisodeEvidence> => {
     let pending = logs.get(found.row.episode_id);
     if (pending === undefined) {
-      pending = openRowLog(found, source.place);
+      pending = rowEvidence(found, source.place);
       logs.set(found.row.episode_id, pending);
     }
-    try {
-      return { ...found, log: await pending, problem: null };
-    } catch (error) {
-      return { ...found, log: null, problem: (error as Error).message };
-    }
+    return pending;
   };
   const lastOf = (task: string, agent: string) =>
     (byTask.get(task) ?? []).filter((r) => r.row.agent_id === agent).at(-1);
@@ -99,8 +110,7 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
       case "/episode": {
         const found = byId.get(query.get("id") ?? "");
         if (found === undefined) return notFound("No episode has this id in the ledger.");
-        const neighbours = (byTask.get(found.row.task_id) ?? []).map((r) => r.row);
-        return html(episodePage(await evidence(found), neighbours));
+        return html(episodePage(await evidence(found), byTask.get(found.row.task_id) ?? []));
       }
       case "/compare": {
         let left = query.has("a") ? byId.get(query.get("a")!) : undefined;

@@ -19,6 +19,7 @@ import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
 import { artifactsDir, isDirectory, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
 import { viewHandler } from "./_view_server.ts";
+import { MAX_STATIC_PAIRS, writeStaticView } from "./_view_static.ts";
 import type { LedgerView, ViewRow } from "../viewer/episode_table_page.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import { type AppliedErratum, applyErrata } from "../analysis/errata.ts";
@@ -38,6 +39,9 @@ ever shown (the verdict and the checks the verifier reported are).
 Browse the demo run (prints the URL to open):
   deno task ledgerbench view ledgers/demo/ledger.jsonl
 
+As static files, to open without a server:
+  deno task ledgerbench view ledgers/demo/ledger.jsonl --out /tmp/demo-view
+
 On a fixed port, with the artifact store elsewhere:
   deno task ledgerbench view runs/r1/ledger.jsonl --port 8123 \\
     --artifacts /srv/ledgerbench/artifacts
@@ -55,6 +59,10 @@ OPTIONS:
   --host ADDR          Address to listen on (default 127.0.0.1); only a
                        loopback address (127.0.0.0/8, ::1, localhost)
                        unless --allow-remote is given
+  --out DIR            Write the same pages as static files into DIR instead
+                       of serving them (index.html: every row, filtered by
+                       the page's script; episode/<line>.html; side by side
+                       in compare/, up to ${MAX_STATIC_PAIRS} pairs)
   --allow-remote       Allow a --host that is not loopback: anyone who can
                        reach it reads every transcript
   -h, --help           This help
@@ -69,7 +77,7 @@ missing or altered episode log is a warning on stderr, and the pages of the
 episodes concerned say so: the rows can still be browsed.
 
 EXIT STATUS:
-  0 stopped by a signal; 1 usage error; 2 bad input (the ledger or the
+  0 stopped by a signal, or the pages written (--out); 1 usage error; 2 bad input (the ledger or the
   errata unreadable or a line malformed: error: <file>:<line>: field "<f>":
   <message>; an erratum that cannot apply; --artifacts DIR not a directory)
 `;
@@ -80,6 +88,7 @@ const OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   "allow-remote": { type: "boolean" },
+  out: { type: "string" },
 } as const;
 
 /**
@@ -140,6 +149,23 @@ export async function run(args: string[], io: Io): Promise<number> {
     await openRowLog(first, place).catch((error: Error) =>
       io.stderr(`warning: ${lineText(error.message)}; episode pages without their log say so\n`)
     );
+  }
+
+  const out = stringOption(values, "out");
+  if (out !== undefined) {
+    if (values.port !== undefined || values.host !== undefined) {
+      throw new UsageError('Option "--out" writes files: "--port" and "--host" are for serving');
+    }
+    const wrote = await writeStaticView(out, { path: ledger, sha256, rows, errata }, place);
+    io.stdout(
+      `ledgerbench view: wrote ${wrote.episodes} episode pages and ${wrote.pairs} side-by-side ` +
+        `pages to ${out}/ (open ${out}/index.html)` +
+        (wrote.pairs_left_out
+          ? `; more than ${MAX_STATIC_PAIRS} pairs: none written (the server shows any pair)`
+          : "") +
+        "\n",
+    );
+    return ExitCode.ok;
   }
 
   const hostname = host === "localhost" ? "127.0.0.1" : host.replace(/^\[|\]$/g, "");

@@ -14,6 +14,11 @@ Deno.test("view: bad input is one line naming the file, line, field or option, n
       /^error: Option "--host": "0\.0\.0\.0" is not a loopback/,
     ],
     [["view", SAMPLE, "--port", "70000"], 1, /^error: Option "--port"/],
+    [
+      ["view", SAMPLE, "--out", `${dir.path}/o`, "--port", "8"],
+      1,
+      /^error: Option "--out" writes files/,
+    ],
     [["view", `${dir.path}/missing.jsonl`], 2, /^error: .*missing\.jsonl/],
     [["view", bad], 2, /^error: .*bad\.jsonl:1: not valid JSON/],
     [

@@ -392,7 +392,13 @@ async function hostileLedger(dir: string): Promise<string> {
 }
 
 /** Nothing hostile ran, and the page shows the strings as text. */
-async function assertInert(page: Page, dialogs: string[], csp: string[], where: string) {
+async function assertInert(
+  page: Page,
+  dialogs: string[],
+  csp: string[],
+  where: string,
+  script = "assets/view.js",
+) {
   assert.equal(
     await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
     undefined,
@@ -404,7 +410,7 @@ async function assertInert(page: Page, dialogs: string[], csp: string[], where: 
   assert.equal(await page.$$eval("img, svg, iframe, object, embed", (e) => e.length), 0, where);
   assert.deepEqual(
     await page.$$eval("script", (s) => s.map((e) => e.getAttribute("src"))),
-    ["assets/view.js"],
+    [script],
     where,
   );
   assert.equal(
@@ -516,5 +522,41 @@ browserTest(
       /imported \(table\) from "/,
     );
     assert.deepEqual(csp, []);
+  },
+);
+
+browserTest(
+  "view --out: the static pages filter by the page's script and link side by side",
+  async (browser) => {
+    await using dir = {
+      path: await Deno.makeTempDir(),
+      [Symbol.asyncDispose]: () => removeTree(dir.path),
+    };
+    const ledger = await hostileLedger(dir.path);
+    const written = await cli("view", ledger, "--out", `${dir.path}/site`);
+    assert.equal(written.code, 0, written.stderr);
+    assert.match(written.stdout, /wrote 3 episode pages and 2 side-by-side pages/);
+    const { page, dialogs, csp } = await openPage(browser);
+    await page.goto(`file://${dir.path}/site/index.html`);
+    await assertInert(page, dialogs, csp, "static table");
+    assert.equal((await cellIds(page, 1)).length, 3);
+    // The script filters in place: no server, no navigation.
+    await page.select('#filters select[name="agent"]', "plain-agent");
+    const visible = await page.$$eval("#episodes tbody tr:not([hidden])", (rows) => rows.length);
+    assert.equal(visible, 1);
+    assert.equal(await page.$eval("#match-count", (e) => e.textContent), "1");
+    await page.select('#filters select[name="agent"]', "");
+    await page.select('#filters select[name="outcome"]', "resolved");
+    assert.equal(await page.$$eval("#episodes tbody tr:not([hidden])", (rows) => rows.length), 2);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click("#episodes tbody tr:not([hidden]) a"),
+    ]);
+    await assertInert(page, dialogs, csp, "static episode", "../assets/view.js");
+    assert.ok((await page.$eval("main", (m) => m.textContent ?? "")).includes(HOSTILE.user));
+    await Promise.all([page.waitForNavigation(), page.click(".compare-links a")]);
+    await assertInert(page, dialogs, csp, "static side by side", "../assets/view.js");
+    assert.ok((await idsIn(page, "#left")).includes("plain-agent"));
+    assert.ok((await idsIn(page, "#right")).includes(HOSTILE.agent));
   },
 );

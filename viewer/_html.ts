@@ -96,6 +96,10 @@ export interface PageShell {
   title: string;
   /** The body's HTML. */
   body: string;
+  /** The prefix from the page to the browser's root (`""` or `"../"`); default `""`. */
+  root?: string;
+  /** A static export's page: no link to the server's side-by-side form. */
+  static?: boolean;
 }
 
 /**
@@ -106,6 +110,10 @@ export interface PageShell {
  * @returns the document
  */
 export function page(shell: PageShell): string {
+  const root = shell.root ?? "";
+  const nav = shell.static === true
+    ? `<a href="${root}index.html">Episodes</a>`
+    : `<a href="./">Episodes</a> · <a href="compare">Side by side</a>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -114,11 +122,11 @@ export function page(shell: PageShell): string {
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${text(shell.title)}</title>
-<link rel="stylesheet" href="assets/view.css">
-<script src="assets/view.js" defer></script>
+<link rel="stylesheet" href="${root}assets/view.css">
+<script src="${root}assets/view.js" defer></script>
 </head>
 <body>
-<nav><a href="./">Episodes</a> · <a href="compare">Side by side</a></nav>
+<nav>${nav}</nav>
 <main>
 ${shell.body}
 </main>

@@ -2,8 +2,9 @@
  * The episode browser's two local assets (issue 25): its stylesheet and its
  * one script, served from the page's own origin (the policy allows nothing
  * else: no inline script or style, nothing fetched from outside). The
- * script only submits a filter form when one of its selects changes; every
- * page works without it.
+ * script submits a filter form when one of its selects changes, or in a
+ * static export filters the table in place; every served page works
+ * without it.
  *
  * @module
  */
@@ -49,7 +50,12 @@ p.corrected { font-size: 14px; background: #f1effb; border: 1px solid #cfc8ef; p
 ul.changed { margin: 4px 0; padding-left: 20px; }
 `;
 
-/** `assets/view.js`: a select marked `data-autosubmit` submits its form on change. */
+/**
+ * `assets/view.js`: a select marked `data-autosubmit` submits its form on
+ * change (the server's table); a form marked `data-static` (an export's
+ * table) filters the table's rows by their `data-` attributes instead, and
+ * counts the rows that match.
+ */
 export const VIEW_JS = `"use strict";
 document.addEventListener("change", (event) => {
   const target = event.target;
@@ -57,4 +63,22 @@ document.addEventListener("change", (event) => {
     target.form.submit();
   }
 });
+const staticForm = document.querySelector("form[data-static]");
+if (staticForm) {
+  const names = ["agent", "task", "outcome", "stop", "invalid"];
+  const apply = () => {
+    const chosen = new FormData(staticForm);
+    let shown = 0;
+    for (const row of document.querySelectorAll("#episodes tbody tr")) {
+      const match = names.every((name) => !chosen.get(name) || row.dataset[name] === chosen.get(name));
+      row.hidden = !match;
+      if (match) shown++;
+    }
+    const count = document.getElementById("match-count");
+    if (count) count.textContent = shown.toLocaleString("en-US");
+  };
+  staticForm.addEventListener("change", apply);
+  staticForm.addEventListener("submit", (event) => { event.preventDefault(); apply(); });
+  apply();
+}
 `;

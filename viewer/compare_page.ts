@@ -6,7 +6,8 @@
  * @module
  */
 import { type EpisodeEvidence, episodeSections } from "./episode_page.ts";
-import { href, idSpan, page, text } from "./_html.ts";
+import { idSpan, page, text } from "./_html.ts";
+import { type Links, SERVER_LINKS } from "./links.ts";
 
 /** What the comparison shows, and what it was asked for. */
 export interface Comparison {
@@ -30,7 +31,13 @@ function select(name: string, label: string, values: readonly string[], chosen: 
   }</select></label>`;
 }
 
-function column(side: string, agent: string, evidence: EpisodeEvidence | null, task: string) {
+function column(
+  side: string,
+  agent: string,
+  evidence: EpisodeEvidence | null,
+  task: string,
+  links: Links,
+) {
   const body = evidence !== null
     ? episodeSections(evidence)
     : agent === "" || task === ""
@@ -38,9 +45,7 @@ function column(side: string, agent: string, evidence: EpisodeEvidence | null, t
     : `<p class="absent">${idSpan(agent)} has no episode on ${idSpan(task)}.</p>`;
   const open = evidence === null
     ? ""
-    : `<p><a href="${
-      href("episode", { id: evidence.row.episode_id })
-    }">Open this episode alone</a></p>`;
+    : `<p><a href="${links.episode(evidence)}">Open this episode alone</a></p>`;
   return `<div class="side" id="${side}">${open}${body}</div>`;
 }
 
@@ -50,11 +55,14 @@ function column(side: string, agent: string, evidence: EpisodeEvidence | null, t
  * episode on the task.
  *
  * @param comparison what was asked for and what was found
+ * @param links where links go (default: the server's; a static export has no form)
  * @returns the page's HTML
  */
-export function comparePage(comparison: Comparison): string {
+export function comparePage(comparison: Comparison, links: Links = SERVER_LINKS): string {
   const { task, left, right } = comparison;
-  const form = `<form method="get" action="compare" class="filters" id="compare-form">
+  const form = links.static
+    ? ""
+    : `<form method="get" action="compare" class="filters" id="compare-form">
 ${select("task", "Task", comparison.tasks, task)}
 ${select("left", "Left agent", comparison.agents, left)}
 ${select("right", "Right agent", comparison.agents, right)}
@@ -66,12 +74,14 @@ ${select("right", "Right agent", comparison.agents, right)}
       right === "" ? "?" : idSpan(right)
     }`;
   return page({
+    root: links.root,
+    static: links.static,
     title: task === "" ? "Side by side" : `Side by side: ${task}`,
     body: `<h1>${heading}</h1>
 ${form}
 <div class="columns">
-${column("left", left, comparison.leftEpisode, task)}
-${column("right", right, comparison.rightEpisode, task)}
+${column("left", left, comparison.leftEpisode, task, links)}
+${column("right", right, comparison.rightEpisode, task, links)}
 </div>`,
   });
 }

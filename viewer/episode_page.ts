@@ -15,7 +15,8 @@ import { parseVerdictLine } from "../runner/sandbox/parse_verdict_line.ts";
 import { outcomeOf } from "./episode_filter.ts";
 import { NOT_RECORDED, tokensCell, wallCell } from "./episode_table_page.ts";
 import { toolCalls, transcript, type TranscriptMessage } from "./transcript.ts";
-import { block, href, idSpan, page, text } from "./_html.ts";
+import { block, idSpan, page, text } from "./_html.ts";
+import { type Links, SERVER_LINKS } from "./links.ts";
 
 /** One episode as the pages show it. */
 export interface EpisodeEvidence {
@@ -32,8 +33,8 @@ export interface EpisodeEvidence {
 
 /** The other episodes on the same task, for the side-by-side links. */
 export interface Neighbour {
-  episode_id: string;
-  agent_id: string;
+  row: { episode_id: string; agent_id: string };
+  line: number;
 }
 
 const num = (value: number | null | undefined) =>
@@ -325,24 +326,27 @@ function diffSection(log: EpisodeLog): string {
  * on the same task, side by side with this one.
  *
  * @param evidence the row, its line and its log
- * @param neighbours the other episodes on its task (any agent but this one)
+ * @param neighbours the episodes on its task (those of its own agent are left out)
+ * @param links where links go (default: the server's paths)
  * @returns the page's HTML
  */
-export function episodePage(evidence: EpisodeEvidence, neighbours: readonly Neighbour[]): string {
+export function episodePage(
+  evidence: EpisodeEvidence,
+  neighbours: readonly Neighbour[],
+  links: Links = SERVER_LINKS,
+): string {
   const { row } = evidence;
-  const others = neighbours.filter((n) =>
-    n.episode_id !== row.episode_id && n.agent_id !== row.agent_id
-  );
+  const others = neighbours.flatMap((n) => {
+    if (n.row.episode_id === row.episode_id || n.row.agent_id === row.agent_id) return [];
+    const link = links.compare(evidence, n);
+    return link === null ? [] : [`<a href="${link}">${idSpan(n.row.agent_id)}</a>`];
+  });
   const compare = others.length === 0
     ? ""
-    : `<p class="compare-links">Side by side on this task with: ${
-      others.map((n) =>
-        `<a href="${href("compare", { a: row.episode_id, b: n.episode_id })}">${
-          idSpan(n.agent_id)
-        }</a>`
-      ).join(", ")
-    }</p>`;
+    : `<p class="compare-links">Side by side on this task with: ${others.join(", ")}</p>`;
   return page({
+    root: links.root,
+    static: links.static,
     title: `Episode ${row.episode_id}`,
     body: `${compare}${episodeSections(evidence)}`,
   });

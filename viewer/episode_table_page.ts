@@ -17,7 +17,8 @@ import {
   outcomeOf,
   OUTCOMES,
 } from "./episode_filter.ts";
-import { href, idSpan, page, text } from "./_html.ts";
+import { idSpan, page, text } from "./_html.ts";
+import { type Links, SERVER_LINKS } from "./links.ts";
 
 /** Rows a page of the table shows. */
 export const PAGE_SIZE = 100;
@@ -86,45 +87,71 @@ function distinct(values: Iterable<string | null>): string[] {
   return [...new Set([...values].filter((v): v is string => v !== null))].sort();
 }
 
-function select(name: string, label: string, values: readonly string[], chosen?: string): string {
+function select(
+  name: string,
+  label: string,
+  values: readonly string[],
+  chosen?: string,
+  autosubmit = true,
+): string {
   const options = values.map((value) =>
     `<option value="${text(value)}"${value === chosen ? " selected" : ""}>${text(value)}</option>`
   ).join("");
-  return `<label>${label} <select name="${name}" data-autosubmit><option value="">all</option>${options}</select></label>`;
+  return `<label>${label} <select name="${name}"${
+    autosubmit ? " data-autosubmit" : ""
+  }><option value="">all</option>${options}</select></label>`;
 }
 
 /**
  * The table page: the filter form (every value the ledger holds), the
  * matching rows' page `pageNumber` (1-based, clamped to the last page),
  * links to the pages before and after, and a form for the side-by-side
- * view of two agents on one task.
+ * view of two agents on one task. A static export's table (`links.static`)
+ * is one page of every row, each carrying its values as `data-` attributes
+ * that the page's script filters by, with no pager and no server form.
  *
- * Cost: O(rows) to filter and list the values; the page holds at most
- * {@link PAGE_SIZE} rows.
+ * Cost: O(rows) to filter and list the values; a served page holds at
+ * most {@link PAGE_SIZE} rows.
  *
  * @param ledger the ledger's path, digest and rows
- * @param options the filters and the page wanted
+ * @param options the filters and the page wanted, and where links go (default: the server)
  * @returns the page's HTML
  */
 export function episodeTablePage(
   ledger: LedgerView,
-  options: { filter: EpisodeFilter; page: number },
+  options: { filter: EpisodeFilter; page: number; links?: Links },
 ): string {
   const { filter } = options;
+  const links = options.links ?? SERVER_LINKS;
   const rows = ledger.rows.map((r) => r.row);
-  const matching = ledger.rows.filter((r) => matchesFilter(r.row, filter));
-  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+  const matching = links.static
+    ? ledger.rows
+    : ledger.rows.filter((r) => matchesFilter(r.row, filter));
+  const pages = links.static ? 1 : Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
   const current = Math.min(Math.max(1, Math.floor(options.page)), pages);
-  const shown = matching.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
+  const shown = links.static
+    ? matching
+    : matching.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
+  const auto = !links.static;
   const agents = distinct(rows.map((r) => r.agent_id));
   const tasks = distinct(rows.map((r) => r.task_id));
-  const form = `<form method="get" action="./" class="filters" id="filters">
-${select("agent", "Agent", agents, filter.agent)}
-${select("task", "Task", tasks, filter.task)}
-${select("outcome", "Outcome", OUTCOMES, filter.outcome)}
-${select("stop", "Stop reason", distinct(rows.map((r) => r.stop_reason)), filter.stop)}
-${select("invalid", "Invalid reason", distinct(rows.map((r) => r.invalid_reason)), filter.invalid)}
-<button type="submit">Filter</button> <a href="./">Clear</a>
+  const form = `<form method="get" action="${links.table()}" class="filters" id="filters"${
+    links.static ? " data-static" : ""
+  }>
+${select("agent", "Agent", agents, filter.agent, auto)}
+${select("task", "Task", tasks, filter.task, auto)}
+${select("outcome", "Outcome", OUTCOMES, filter.outcome, auto)}
+${select("stop", "Stop reason", distinct(rows.map((r) => r.stop_reason)), filter.stop, auto)}
+${
+    select(
+      "invalid",
+      "Invalid reason",
+      distinct(rows.map((r) => r.invalid_reason)),
+      filter.invalid,
+      auto,
+    )
+  }
+<button type="submit">Filter</button> <a href="${links.table()}">Clear</a>
 </form>`;
   const body = shown.map(({ row, line, corrections }) => {
     const outcome = outcomeOf(row);
@@ -133,8 +160,14 @@ ${select("invalid", "Invalid reason", distinct(rows.map((r) => r.invalid_reason)
       : ` <span class="corrected" title="${
         text(corrections.map((c) => `erratum ${c.erratum_id} (${c.kind})`).join("; "))
       }">corrected</span>`;
-    return `<tr data-line="${line}">
-<td><a href="${href("episode", { id: row.episode_id })}">${idSpan(row.episode_id)}</a></td>
+    const data = links.static
+      ? ` data-agent="${text(row.agent_id)}" data-task="${
+        text(row.task_id)
+      }" data-outcome="${outcome}"` +
+        ` data-stop="${text(row.stop_reason)}" data-invalid="${text(row.invalid_reason ?? "")}"`
+      : "";
+    return `<tr data-line="${line}"${data}>
+<td><a href="${links.episode({ row, line })}">${idSpan(row.episode_id)}</a></td>
 <td>${idSpan(row.agent_id)}</td>
 <td>${idSpan(row.task_id)}</td>
 <td class="outcome ${outcome}">${outcome}${corrected}</td>
@@ -147,19 +180,25 @@ ${select("invalid", "Invalid reason", distinct(rows.map((r) => r.invalid_reason)
   }).join("\n");
   const filterQuery = Object.fromEntries(FILTER_NAMES.map((name) => [name, filter[name]]));
   const pageLink = (n: number, label: string) =>
-    `<a href="${href("./", { ...filterQuery, page: n === 1 ? undefined : String(n) })}" rel="${
+    `<a href="${links.table({ ...filterQuery, page: n === 1 ? undefined : String(n) })}" rel="${
       n < current ? "prev" : "next"
     }">${label}</a>`;
-  const pager = `<p class="pager">Page ${current} of ${pages}${
-    current > 1 ? ` · ${pageLink(current - 1, "previous")}` : ""
-  }${current < pages ? ` · ${pageLink(current + 1, "next")}` : ""}</p>`;
-  const compareForm = `<form method="get" action="compare" class="filters" id="compare-form">
+  const pager = links.static
+    ? ""
+    : `<p class="pager">Page ${current} of ${pages}${
+      current > 1 ? ` · ${pageLink(current - 1, "previous")}` : ""
+    }${current < pages ? ` · ${pageLink(current + 1, "next")}` : ""}</p>`;
+  const compareForm = links.static
+    ? "<p>Open an episode to see it side by side with another agent's on its task.</p>"
+    : `<form method="get" action="compare" class="filters" id="compare-form">
 ${select("task", "Task", tasks, filter.task)}
 ${select("left", "Left agent", agents, filter.agent)}
 ${select("right", "Right agent", agents)}
 <button type="submit">Side by side</button>
 </form>`;
   return page({
+    root: links.root,
+    static: links.static,
     title: `Episodes: ${ledger.path}`,
     body: `<h1>Episodes of ${text(ledger.path)}</h1>
 <p class="meta">SHA-256 ${ledger.sha256} · ${formatGrouped(ledger.rows.length)} rows${
