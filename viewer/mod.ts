@@ -11,7 +11,9 @@
  * - `compare_page.ts`: two agents on one task, side by side;
  * - `transcript.ts`: the conversation read from the stored model-call
  *   bodies of the four APIs the relay meters;
- * - `_html.ts`: escaping, links and the page shell with its
+ * - `links.ts`: where links go, to the server's paths or to the files of a
+ *   static export (`view --out`, written by `cli/_view_static.ts`);
+ * - `_html.ts`: escaping, query links and the page shell with its
  *   Content-Security-Policy; `assets.ts`: the stylesheet and the one script.
  *
  * What is shown: the row's fields; the bodies of the agent's model calls as
@@ -48,3 +50,4 @@ export { episodePage, episodeSections } from "./episode_page.ts";
 export { comparePage } from "./compare_page.ts";
 export { toolCalls, transcript } from "./transcript.ts";
 export { CONTENT_SECURITY_POLICY } from "./_html.ts";
+export { SERVER_LINKS, staticLinks } from "./links.ts";
