@@ -262,6 +262,16 @@ browserTest("view: two demo agents side by side on one task", async (browser) =>
   assert.match(left, /Transcript/);
   assert.match(right, /Transcript/);
   await shot(page, "side_by_side");
+  // The table's form picks the task and the two agents (choosing does not submit it).
+  await page.goto(viewer.url);
+  await page.select('#compare-form select[name="task"]', "b1-range");
+  await page.select('#compare-form select[name="left"]', "solver-weak");
+  await page.select('#compare-form select[name="right"]', "solver-strong");
+  await Promise.all([page.waitForNavigation(), page.click("#compare-form button")]);
+  assert.deepEqual(
+    [(await idsIn(page, "#left"))[0], (await idsIn(page, "#right"))[0]],
+    ["demo/solver-weak/b1-range/1", "demo/solver-strong/b1-range/1"],
+  );
   // The episode page links to the same view.
   await page.goto(`${viewer.url}episode?id=${encodeURIComponent("demo/solver-weak/b3-report/1")}`);
   await Promise.all([page.waitForNavigation(), page.click(".compare-links a")]);

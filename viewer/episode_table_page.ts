@@ -93,13 +93,14 @@ function select(
   values: readonly string[],
   chosen?: string,
   autosubmit = true,
+  none = "all",
 ): string {
   const options = values.map((value) =>
     `<option value="${text(value)}"${value === chosen ? " selected" : ""}>${text(value)}</option>`
   ).join("");
   return `<label>${label} <select name="${name}"${
     autosubmit ? " data-autosubmit" : ""
-  }><option value="">all</option>${options}</select></label>`;
+  }><option value="">${none}</option>${options}</select></label>`;
 }
 
 /**
@@ -191,9 +192,9 @@ ${
   const compareForm = links.static
     ? "<p>Open an episode to see it side by side with another agent's on its task.</p>"
     : `<form method="get" action="compare" class="filters" id="compare-form">
-${select("task", "Task", tasks, filter.task)}
-${select("left", "Left agent", agents, filter.agent)}
-${select("right", "Right agent", agents)}
+${select("task", "Task", tasks, filter.task, false, "choose")}
+${select("left", "Left agent", agents, filter.agent, false, "choose")}
+${select("right", "Right agent", agents, undefined, false, "choose")}
 <button type="submit">Side by side</button>
 </form>`;
   return page({
