@@ -5,9 +5,10 @@
  * agent by seed 001's verdicts, overlapping agents sharing a rank;
  * withheld agents and agents that resolved nothing listed last, never
  * ranked), sorted within a rank by the score over planned tasks when a
- * denominator is known, else by the resolved rate. `summarize`,
- * `compare`, `censoring` and `coverage` all call {@link agentOrder}, so
- * their rows come in one order with one rank.
+ * denominator is known, else by the resolved rate (`leaderboardOfAgents`,
+ * the report's call too). `summarize`, `compare`, `censoring` and
+ * `coverage` all call {@link agentOrder}, so their rows come in one order
+ * with one rank, the report's.
  *
  * @module
  */
@@ -18,7 +19,7 @@ import {
   type Comparison,
   comparisonMatrix,
 } from "../analysis/compare_agents.ts";
-import { leaderboard, type LeaderboardPlace } from "../analysis/leaderboard.ts";
+import { leaderboardOfAgents, type LeaderboardPlace } from "../analysis/leaderboard.ts";
 
 /** The leaderboard of a command's agents, and its cells. */
 export interface AgentOrder {
@@ -49,18 +50,8 @@ export function agentOrder(
 ): AgentOrder {
   const comparisons = options.comparisons ??
     (agents.length < 2 ? [] : comparisonMatrix([...agents], options.settings));
-  const coverage = new Map((assessment.coverage ?? []).map((row) => [row.agent_id, row]));
-  const entries = agents.map((agent) => ({
-    agent_id: agent.agent_id,
-    sort_rate: coverage.get(agent.agent_id)?.score_planned ??
-      (agent.scored === 0 ? null : agent.resolved / agent.scored),
-  }));
-  const shown = new Set(agents.map((agent) => agent.agent_id));
-  const places = leaderboard(
-    entries,
-    assessment.standings.filter((s) => shown.has(s.agent_id)),
-    comparisons,
-  );
+  // The report's leaderboard, by the same call (analysis/leaderboard.ts).
+  const places = leaderboardOfAgents(agents, assessment, comparisons);
   const ids = places.map((place) => place.agent_id);
   const position = new Map(ids.map((id, i) => [id, i]));
   const byId = new Map(places.map((place) => [place.agent_id, place]));

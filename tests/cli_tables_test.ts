@@ -154,6 +154,30 @@ Deno.test("CLI tables on the 14-agent ledger (issue 25)", async (t) => {
     );
 
     await t.step(
+      "the CLI's order and ranks are the report's leaderboard (summary.json)",
+      async () => {
+        const out = `${dir}/report`;
+        const report = await cli("report", ledger, "--tasks", tasks, "--out", out);
+        assert.equal(report.code, 0, report.stderr);
+        const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
+        const board = summary.leaderboard.map((p: { agent_id: string; rank: number | null }) => [
+          p.rank === null ? "-" : String(p.rank),
+          p.agent_id,
+        ]);
+        const text = await run("summarize", ledger, "--tasks", tasks, "--width", "400");
+        assert.deepEqual(
+          tableRows(text, /^rank {2}agent +episodes/).map((row) => row.slice(0, 2)),
+          board,
+        );
+        const compare = await run("compare", ledger, "--tasks", tasks, "--width", "400");
+        assert.deepEqual(
+          tableRows(compare, /^rank {2}mark {2}agent +resolved/).map((row) => [row[0], row[2]]),
+          board,
+        );
+      },
+    );
+
+    await t.step(
       "every table that prints a rate marks the withheld agents, last and unranked",
       async () => {
         const cases: [string, RegExp][] = [
