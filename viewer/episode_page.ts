@@ -72,7 +72,8 @@ export function episodeSections(evidence: EpisodeEvidence): string {
     return html +
       `<p class="problem">No episode log is stored for this row (it has no episode_log_digest; its notes say why).</p>`;
   }
-  return html + transcriptSection(log) + toolSection(log) + outputSection(log) + diffSection(log);
+  return html + transcriptSection(log) + toolSection(log) + deniedSection(log) +
+    outputSection(log) + diffSection(log);
 }
 
 /** One line per erratum that changed the row: the outcome as recorded and as corrected. */
@@ -264,6 +265,20 @@ function toolSection(log: EpisodeLog): string {
       ).join("")
     }</tbody></table>`;
   return html + `</section>`;
+}
+
+/** The requests the relay answered itself outside the model APIs (method, target, status, code). */
+function deniedSection(log: EpisodeLog): string {
+  const denied = log.denied_requests ?? [];
+  if (denied.length === 0) return "";
+  return `<section class="denied"><h3>Requests refused outside the model APIs (${denied.length})</h3>` +
+    `<table><thead><tr><th>Method</th><th>Target</th><th>Status</th><th>Code</th></tr></thead><tbody>${
+      denied.map((d) =>
+        `<tr><td>${text(d.method)}</td><td><code>${
+          text(d.target)
+        }</code></td><td>${d.status}</td><td>${text(d.code)}</td></tr>`
+      ).join("")
+    }</tbody></table></section>`;
 }
 
 function tail(title: string, value: string | null, cls: string): string {

@@ -12,6 +12,7 @@ const LOG: EpisodeLog = {
   calls_omitted: 0,
   bodies: [],
   bodies_omitted: 0,
+  denied_requests: [{ method: "GET", target: "/v1/models?<x>", status: 404, code: "not_found" }],
   judge: {
     calls: [],
     bodies: [{
@@ -39,6 +40,7 @@ Deno.test("episodeSections() shows the verdict's checks, never the verifier's ra
     assert.ok(!html.includes(hidden), hidden);
   }
   assert.ok(html.includes('<pre class="stdout">out\n</pre>'));
+  assert.ok(html.includes("<td>GET</td><td><code>/v1/models?&lt;x&gt;</code></td><td>404</td>"));
   assert.ok(html.includes("Not recorded: the log predates the runner's workspace diff"));
 });
 
