@@ -19,7 +19,8 @@
  * What is shown: the row's fields; the bodies of the agent's model calls as
  * the relay stored them (the agent's requests and the replies it received,
  * with the upstream key already replaced by `[redacted]` when stored); the
- * relay's call records (model, usage, status, refusal, fault); the
+ * relay's call records (model, usage, status, refusal, fault) and the
+ * requests it refused outside the model APIs (method, target); the
  * candidate's stdout and stderr tails; the verifier's verdict and the checks
  * it reported (name, passed, message), its mode and reward values; a judged
  * task's total; the workspace diff from the task's `workspace/` to the
