@@ -292,6 +292,7 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #bbb; padding: 3px 8px; vertical-align: top; }
 th { background: #eee; text-align: left; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
+td.r { white-space: nowrap; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
 nav#contents ul { margin: 0.3em 0; }

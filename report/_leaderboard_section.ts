@@ -30,7 +30,7 @@ export const NOT_STATED = "not stated";
 
 /** What the rank column says of an agent that has no rank. */
 const UNRANKED: Record<"withheld" | "nothing_resolved", string> = {
-  withheld: "– (withheld)",
+  withheld: "–",
   nothing_resolved: "– (nothing resolved)",
 };
 
@@ -66,7 +66,8 @@ export function perResolvedCell(
  * tasks (a lower bound: a missing or invalid task counts as not resolved),
  * its resolved rate over scored episodes with the interval the verdicts
  * use, its invalid and missing shares, and its tokens and seconds per
- * resolved (and cost, with a price table) or "not recorded". Capability
+ * resolved (and cost, with a price table) or "not recorded" (a column no
+ * agent recorded gives way to one sentence). Capability
  * numbers of a withheld agent are "not stated"; the shares that withhold
  * them are shown. Then the rank rule and one line per cause that withholds
  * an agent.
@@ -87,12 +88,16 @@ export function leaderboardBlocks(summary: ReportSummary): Block[] {
     "agent",
     "claim",
     denominator ? "score over planned tasks (lower bound)" : "score over planned tasks",
-    "resolved over scored [95% interval]",
+    "resolved / scored",
+    "95% interval",
     "invalid",
     "missing",
-    "tokens per resolved",
-    "seconds per resolved",
   ];
+  // Columns of figures no agent recorded give way to one sentence under the table.
+  const tokens = summary.agents.some((a) => a.tpr !== null);
+  const seconds = summary.agents.some((a) => a.spr !== null);
+  if (tokens) header.push("tokens per resolved");
+  if (seconds) header.push("seconds per resolved");
   if (priced) header.push(`cost per resolved (${summary.inputs.price_table!.currency})`);
   const rows = summary.leaderboard.map((place) => {
     const a = agents.get(place.agent_id)!;
@@ -105,30 +110,35 @@ export function leaderboardBlocks(summary: ReportSummary): Block[] {
       : `${percent(c.score_planned)} (${integer(c.resolved)} of ${integer(c.planned)})`;
     const scored = a.scored === 0
       ? "none scored"
-      : `${percent(a.resolved_rate)} (${integer(a.resolved)} of ${integer(a.scored)}) ${
-        intervalCell(intervals.get(place.agent_id)!)
-      }`;
+      : `${percent(a.resolved_rate)} (${integer(a.resolved)} of ${integer(a.scored)})`;
     const cells = [
       rank,
       displayId(place.agent_id),
       claimLabel(standing),
       stated ? planned : NOT_STATED,
       stated ? scored : NOT_STATED,
+      stated ? intervalCell(intervals.get(place.agent_id)!) : NOT_STATED,
       a.invalid === 0 ? "0" : `${integer(a.invalid)} (${percent(a.invalid_rate)})`,
       c === undefined
         ? "-"
         : c.missing === 0
         ? "0"
         : `${integer(c.missing)} (${percent(c.missing_rate)})`,
-      stated
-        ? perResolvedCell(
-          a.tpr,
-          a.resolved,
-          (x) => integer(x) + (a.agent_reported_token_rows > 0 ? AGENT_REPORTED : ""),
-        )
-        : NOT_STATED,
-      stated ? perResolvedCell(a.spr, a.resolved, (x) => decimal(x, 1)) : NOT_STATED,
     ];
+    if (tokens) {
+      cells.push(
+        stated
+          ? perResolvedCell(
+            a.tpr,
+            a.resolved,
+            (x) => integer(x) + (a.agent_reported_token_rows > 0 ? AGENT_REPORTED : ""),
+          )
+          : NOT_STATED,
+      );
+    }
+    if (seconds) {
+      cells.push(stated ? perResolvedCell(a.spr, a.resolved, (x) => decimal(x, 1)) : NOT_STATED);
+    }
     if (priced) {
       cells.push(
         stated ? perResolvedCell(a.cost?.cost_per_resolved ?? null, a.resolved, money) : NOT_STATED,
@@ -151,6 +161,16 @@ export function leaderboardBlocks(summary: ReportSummary): Block[] {
             "(missing or invalid) as not resolved: a lower bound."
           : "No plan or task list: the score over planned tasks is not known, and a task " +
             "without a row is not counted."
+      }${
+        tokens && seconds
+          ? ""
+          : ` ${
+            !tokens && !seconds
+              ? "Tokens and seconds per resolved"
+              : !tokens
+              ? "Tokens per resolved"
+              : "Seconds per resolved"
+          }: ${NOT_RECORDED} for any agent (no column; seed 001's tie-breaks cannot decide).`
       } "${NOT_STATED}": a rule withholds the agent's capability numbers (below).`,
     },
   ];

@@ -7,6 +7,14 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { episode, inMemoryLedger } from "../analysis/_ledger_for_test.ts";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { buildReport } from "../report/build_report.ts";
+import { loadReportInputs } from "../report/load_report_inputs.ts";
+import { FIGURE_MAX_WIDTH } from "../report/_document.ts";
+import { renderSvg } from "../report/render_figure.ts";
+import { claimLabel } from "../report/standing_words.ts";
+import { importFieldScaleLedger } from "./_field_scale_ledger.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const EXAMPLES = `${ROOT}ledgers/examples`;
@@ -32,6 +40,7 @@ async function ledgerbench(cwd: string, ...args: string[]): Promise<Run> {
       "--allow-write",
       "--allow-sys",
       "--allow-ffi",
+      "--allow-env",
       "--config",
       `${ROOT}deno.json`,
       `${ROOT}cli/main.ts`,
@@ -218,4 +227,273 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
   } finally {
     await Deno.remove(work, { recursive: true });
   }
+});
+
+// ------------------------------------------------------------------ field scale (issue 25)
+
+/**
+ * The smallest text of an SVG as report.html shows it, in CSS px: each
+ * `font-size` in user units, times the SVG's pixels per user unit (its
+ * `width` over its viewBox width), times the page's scaling (an SVG wider
+ * than the main column, `FIGURE_MAX_WIDTH`, is shrunk to it by
+ * `max-width: 100%`).
+ */
+function smallestTextPx(svg: string): number {
+  const root = svg.match(/<svg[^>]*>/)![0];
+  const width = Number(root.match(/\swidth="([\d.]+)"/)![1]);
+  const viewBox = root.match(/\sviewBox="([^"]+)"/)![1].trim().split(/\s+/).map(Number);
+  const perUnit = width / viewBox[2];
+  const page = Math.min(1, FIGURE_MAX_WIDTH / width);
+  const sizes = [...svg.matchAll(/font-size="([\d.]+)(?:px)?"/g)].map((m) => Number(m[1]));
+  ok(sizes.length > 0, "the SVG has text");
+  return Math.min(...sizes) * perUnit * page;
+}
+
+/** The rows of the Markdown table that follows `heading` (cells unescaped). */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const start = markdown.indexOf(`${heading}\n`);
+  ok(start >= 0, heading);
+  const lines = markdown.slice(start).split("\n");
+  const first = lines.findIndex((line) => line.startsWith("| "));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith("| ")) break;
+    rows.push(line.slice(2, -2).split(" | ").map((cell) => cell.replaceAll("\\", "")));
+  }
+  return rows;
+}
+
+/** GitHub's anchor of a Markdown heading (lower case, punctuation but `-` dropped, spaces to `-`). */
+function githubSlug(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+}
+
+Deno.test("the report at 14 agents: the task list beside the ledger, a leaderboard, a matrix, a capped list, readable figures (issue 25)", async () => {
+  const work = await Deno.makeTempDir({ prefix: "ledgerbench_field_" });
+  try {
+    const field = await importFieldScaleLedger(work, 120);
+    // No --tasks: the task list import wrote beside the ledger is the denominator, and said so.
+    const run = await ledgerbench(work, "report", "ledger.jsonl", "--out", "out");
+    equal(run.code, 0, run.stderr);
+    ok(run.stdout.includes("task list: ledger.tasks.json (found beside the ledger)"), run.stdout);
+    const summary = JSON.parse(await Deno.readTextFile(`${work}/out/summary.json`));
+    equal(summary.inputs.task_list.path, "ledger.tasks.json");
+    equal(summary.inputs.task_list_source, "beside_ledger");
+    equal(summary.inputs.task_list.sha256, sha256(await Deno.readFile(field.tasks)));
+    const md = await Deno.readTextFile(`${work}/out/report.md`);
+    const html = await Deno.readTextFile(`${work}/out/report.html`);
+    // The reproduce command names the list, so copying it gives this report.
+    ok(
+      md.includes(
+        "deno task ledgerbench report ledger.jsonl --tasks ledger.tasks.json --out DIR",
+      ),
+      md,
+    );
+    const verified = await ledgerbench(work, "verify-report", "out");
+    equal(verified.code, 0, verified.stdout + verified.stderr);
+
+    // The claims and the denominators are summarize's (it finds the same task list).
+    const summarize = await ledgerbench(work, "summarize", "ledger.jsonl", "--json");
+    equal(summarize.code, 0, summarize.stderr);
+    const cli = JSON.parse(summarize.stdout);
+    equal(cli.task_list.path, "ledger.tasks.json");
+    deepEqual(summary.standings, cli.standings);
+    deepEqual(
+      summary.coverage.map((c: Record<string, unknown>) => [c.agent_id, c.resolved, c.planned]),
+      cli.coverage.map((c: Record<string, unknown>) => [c.agent_id, c.resolved, c.planned]),
+    );
+
+    // The leaderboard, checked against the intervals by hand: rank = 1 + the stated agents
+    // whose interval lies wholly above (no tokens or times recorded: no tie-break decides).
+    const board = tableAfter(md, "### Leaderboard");
+    equal(board.length, 14);
+    const standings = new Map<string, { withheld: string | null; claim: string }>(
+      cli.standings.map((s: { agent_id: string }) => [s.agent_id, s]),
+    );
+    const interval = new Map<string, { lower: number; upper: number }>(
+      summary.intervals.map((i: { agent_id: string; rule: { lower: number; upper: number } }) => [
+        i.agent_id,
+        i.rule,
+      ]),
+    );
+    const stated = [...standings].filter(([, s]) => s.withheld === null).map(([id]) => id);
+    const coverage = new Map<string, { resolved: number; planned: number; missing: number }>(
+      cli.coverage.map((c: { agent_id: string }) => [c.agent_id, c]),
+    );
+    for (const row of board) {
+      const [rank, agent, claim, planned, scored] = row;
+      const s = standings.get(agent)!;
+      // The claim column is summarize's claim label.
+      equal(claim, claimLabel(s as Parameters<typeof claimLabel>[0]), agent);
+      if (s.withheld !== null) {
+        equal(rank, "–", agent);
+        equal(planned, "not stated");
+        continue;
+      }
+      const mine = interval.get(agent)!;
+      const above = stated.filter((other) => interval.get(other)!.lower > mine.upper).length;
+      equal(rank, String(1 + above), agent);
+      const c = coverage.get(agent)!;
+      ok(planned.endsWith(`(${c.resolved} of ${c.planned})`), `${agent}: ${planned}`);
+      const a = cli.agents.find((x: { agent_id: string }) => x.agent_id === agent);
+      ok(scored.endsWith(`(${a.interval.resolved} of ${a.interval.scored})`), scored);
+    }
+    // No agent recorded tokens or times: no such columns, one sentence instead.
+    ok(text(md).includes("Tokens and seconds per resolved: not recorded for any agent"), "n/r");
+    // Withheld agents last; the three causes of the table are there.
+    deepEqual(board.slice(-2).map((r) => r[2]).sort(), [
+      "withheld (invalid)",
+      "withheld (missing)",
+    ]);
+    ok(board.some((r) => r[2] === "both scores, labelled"), "kestrel-coder-7b is labelled");
+    // Sorted within a rank by the score over planned tasks.
+    const ranked = board.filter((r) => !r[0].startsWith("–"));
+    for (let i = 1; i < ranked.length; i++) {
+      ok(Number(ranked[i - 1][0]) <= Number(ranked[i][0]), "ranks ascend");
+    }
+
+    // The matrix: agents in leaderboard order; a cell is ▲ / ▼ exactly when the intervals are
+    // separated, = when they overlap, · when either agent is withheld.
+    const matrix = tableAfter(md, "### Pairwise verdicts (seed 001)");
+    deepEqual(matrix.map((r) => r[1]), board.map((r) => r[1]));
+    for (const [i, row] of matrix.entries()) {
+      for (const [j, column] of matrix.entries()) {
+        const cell = row[2 + j];
+        const [a, b] = [row[1], column[1]];
+        if (i === j) equal(cell, "");
+        else if (!stated.includes(a) || !stated.includes(b)) equal(cell, "·");
+        else {
+          const [x, y] = [interval.get(a)!, interval.get(b)!];
+          equal(cell, x.lower > y.upper ? "▲" : y.lower > x.upper ? "▼" : "=", `${a} vs ${b}`);
+        }
+      }
+    }
+
+    // A table of contents whose every link names a heading, in both files.
+    const toc = [...md.matchAll(/^ *- \[([^\]]+)\]\(#([^)]+)\)$/gm)];
+    ok(toc.length >= 12, `${toc.length} entries`);
+    const headings = [...md.matchAll(/^#{2,3} (.+)$/gm)].map((m) => githubSlug(m[1]));
+    for (const [, text, anchor] of toc) {
+      ok(headings.includes(anchor), `${text} -> #${anchor}`);
+      ok(html.includes(`id="${anchor}"`), `report.html has #${anchor}`);
+      ok(html.includes(`href="#${anchor}"`), `report.html links #${anchor}`);
+    }
+
+    // The failed-episode list: 5 per agent at most, the rest counted; imported rows name their
+    // source instead of a show command that could only print the row.
+    const failed = summary.episodes_to_inspect.length;
+    const listed = tableAfter(md, "| episode | outcome | stop reason | log | open with |");
+    ok(listed.length <= 5 * 14 && listed.length > 0, `${listed.length} listed of ${failed}`);
+    ok(
+      md.includes(`${failed.toLocaleString("en-US")} episodes failed or were invalid`),
+      "the count",
+    );
+    ok(/\| 5 \(and \d+ more\) \|/.test(md), "and K more");
+    equal(md.includes("ledgerbench show imported/"), false);
+    ok(
+      listed.every((r) => r[4].startsWith(`imported from \`${field.table}\`, line `)),
+      listed[0][4],
+    );
+
+    // Absent data is said as absent: these agents resolved tasks but recorded no tokens.
+    for (const text of [md, html]) equal(text.includes("nothing resolved"), false);
+    equal(text(md).includes("Frontier: ."), false);
+    ok(md.includes("No figure of tokens and seconds per resolved"), "no empty efficiency figure");
+    ok(md.includes("No cost figure:"), "no empty cost figure");
+    equal(summary.figures.map((f: { name: string }) => f.name).join(), "forest,stop_reasons");
+
+    // Every figure readable at the page's widest: text at least 10 CSS px, never scaled below.
+    for (const figure of summary.figures) {
+      const svg = await Deno.readTextFile(`${work}/out/${figure.svg}`);
+      const px = smallestTextPx(svg);
+      ok(px >= 10, `${figure.name}: smallest text ${px.toFixed(1)} px`);
+    }
+    // Before: 87 KB of Markdown per 120 instances would be 0.5 MB at 730 (2.0 MB measured).
+    const { size } = await Deno.stat(`${work}/out/report.md`);
+    ok(size < 100_000, `report.md is ${size} bytes`);
+
+    // --tasks none declines the list beside the ledger, and the reproduce command says so.
+    const declined = await ledgerbench(
+      work,
+      "report",
+      "ledger.jsonl",
+      "--tasks",
+      "none",
+      "--out",
+      "declined",
+    );
+    equal(declined.code, 0, declined.stderr);
+    const without = JSON.parse(await Deno.readTextFile(`${work}/declined/summary.json`));
+    equal(without.inputs.task_list, null);
+    equal(without.inputs.task_list_source, "declined");
+    ok(
+      (await Deno.readTextFile(`${work}/declined/report.md`)).includes(
+        "deno task ledgerbench report ledger.jsonl --tasks none --out DIR",
+      ),
+    );
+    const reverified = await ledgerbench(work, "verify-report", "declined");
+    equal(reverified.code, 0, reverified.stdout + reverified.stderr);
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+/** Markdown with its backslash escapes removed. */
+function text(markdown: string): string {
+  return markdown.replaceAll("\\", "");
+}
+
+Deno.test("every figure of a 20-agent report keeps its text at 10 px or more in report.html", async () => {
+  // 20 agents with ids as long as the field's, rates 5% to 81%, tokens and times recorded so
+  // that every per-agent figure is drawn.
+  const rows = Array.from({ length: 20 }, (_, a) => {
+    const agent = `vendor-${String(a).padStart(2, "0")}/model-large-thinking-2025-09`;
+    return Array.from({ length: 50 }, (_, t) =>
+      episode(agent, `task-${t}`, t < 2 + 2 * a, {
+        prompt_tokens: 1000 + 37 * a,
+        wall_ms: 10_000 + 500 * a,
+        ...(t === 49 && a % 3 === 0 ? { stop_reason: "token_cap", resolved: false } : {}),
+      }));
+  }).flat();
+  const report = buildReport({ ledger: inMemoryLedger(rows) });
+  equal(report.summary.leaderboard.length, 20);
+  // Every per-agent figure is drawn in leaderboard order.
+  const order = report.summary.leaderboard.map((p) => p.agent_id);
+  ok(order[0].startsWith("vendor-19/") && order[19].startsWith("vendor-00/"), order.join());
+  deepEqual(report.figures.map((f) => f.name), [
+    "forest",
+    "efficiency",
+    "stop_reasons",
+    "cost_frontier",
+  ]);
+  for (const figure of report.figures) {
+    const px = smallestTextPx(await renderSvg(figure.spec));
+    ok(px >= 10, `${figure.name}: smallest text ${px.toFixed(1)} px`);
+    // Tooltips on every figure, naming each agent in full.
+    ok(canonicalJson(figure.spec).includes('"tooltip"'), `${figure.name} has tooltips`);
+  }
+});
+
+Deno.test("every figure of the shipped example's report keeps its text at 10 px or more", async () => {
+  const report = buildReport(
+    await loadReportInputs({
+      ledger: `${EXAMPLES}/synthetic_ledger.jsonl`,
+      plan: `${EXAMPLES}/synthetic_plan.json`,
+      errata: `${EXAMPLES}/synthetic_errata.jsonl`,
+      priceTable: `${EXAMPLES}/price_table.json`,
+    }),
+    { calibrationTrials: 200 },
+  );
+  ok(report.figures.length >= 6, report.figures.map((f) => f.name).join());
+  for (const figure of report.figures) {
+    const px = smallestTextPx(await renderSvg(figure.spec));
+    ok(px >= 10, `${figure.name}: smallest text ${px.toFixed(1)} px`);
+  }
+  // Withheld agents (gamma: censoring, delta: invalid) are listed last on the leaderboard.
+  deepEqual(report.summary.leaderboard.map((p) => [p.agent_id, p.rank, p.unranked]), [
+    ["agent-beta", 1, null],
+    ["agent-alpha", 2, null],
+    ["agent-gamma", null, "withheld"],
+    ["agent-delta", null, "withheld"],
+  ]);
 });
