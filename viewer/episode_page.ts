@@ -163,7 +163,9 @@ function verdictSection(row: Episode, log: EpisodeLog | null): string {
   }
   const stdout = log?.verifier?.stdout_tail;
   const parsed = stdout === undefined ? null : parseVerdictLine(stdout);
-  if (parsed === null) {
+  if (parsed === null && row.judge !== undefined) {
+    html += `<p>The judge decided: no program verifier's verdict was recorded.</p>`;
+  } else if (parsed === null) {
     html +=
       `<p class="absent">No verdict line was recorded (the verifier did not run, or the log predates it).</p>`;
   } else if (parsed.kind === "fault") {
