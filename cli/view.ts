@@ -77,9 +77,10 @@ missing or altered episode log is a warning on stderr, and the pages of the
 episodes concerned say so: the rows can still be browsed.
 
 EXIT STATUS:
-  0 stopped by a signal, or the pages written (--out); 1 usage error; 2 bad input (the ledger or the
-  errata unreadable or a line malformed: error: <file>:<line>: field "<f>":
-  <message>; an erratum that cannot apply; --artifacts DIR not a directory)
+  0 stopped by a signal, or the pages written (--out); 1 usage error;
+  2 bad input (the ledger or the errata unreadable or a line malformed:
+  error: <file>:<line>: field "<f>": <message>; an erratum that cannot
+  apply; --artifacts DIR not a directory)
 `;
 
 const OPTIONS = {
