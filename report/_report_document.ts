@@ -45,6 +45,26 @@ function claimsOf(summary: ReportSummary, topic: ReportClaim["topic"]): ReportCl
   return summary.claims.filter((c) => c.topic === topic);
 }
 
+/**
+ * Per-agent items in leaderboard order (issue 25: every per-agent table and
+ * list in one order); items of no agent on the board (the whole run's) keep
+ * their place first, in the order given.
+ */
+function inBoardOrder<T>(
+  summary: ReportSummary,
+  items: readonly T[],
+  agentOf: (item: T) => string,
+): T[] {
+  const position = new Map(summary.leaderboard.map((p, i) => [p.agent_id, i]));
+  return items.map((item, i) => ({ item, i, at: position.get(agentOf(item)) ?? -1 }))
+    .sort((x, y) => x.at - y.at || x.i - y.i).map((entry) => entry.item);
+}
+
+/** A per-agent claim's agent: the id after the topic's prefix (`coverage:<agent>`). */
+function claimAgent(c: ReportClaim): string {
+  return c.id.slice(c.id.indexOf(":") + 1);
+}
+
 function claimById(summary: ReportSummary, id: string): ReportClaim | undefined {
   return summary.claims.find((c) => c.id === id);
 }
@@ -279,7 +299,12 @@ function coverageSection(summary: ReportSummary): Block[] {
       "(a lower bound, seed 003), and the share of missing tasks is held to the policy the " +
       "way censoring is.",
   });
-  blocks.push({ kind: "list", items: claimsOf(summary, "coverage").map((c) => `${c.text}.`) });
+  blocks.push({
+    kind: "list",
+    items: inBoardOrder(summary, claimsOf(summary, "coverage"), claimAgent).map((c) =>
+      `${c.text}.`
+    ),
+  });
   const leftOut = summary.judge?.left_out ?? [];
   if (leftOut.length > 0) {
     blocks.push({
@@ -557,7 +582,7 @@ function perResolvedBlocks(summary: ReportSummary): Block[] {
     header.push(`cost per resolved (${summary.inputs.price_table!.currency}) [95% interval]`);
   }
   header.push("on the cost frontier (share of task resamples)");
-  const rows = u.agents.map((a) => {
+  const rows = inBoardOrder(summary, u.agents, (a) => a.agent_id).map((a) => {
     const stated = claimById(summary, `agent:${a.agent_id}`)?.stated === true;
     const cells = [displayId(a.agent_id), integer(a.tasks)];
     if (!stated) return [...cells, ...header.slice(2).map(() => NOT_STATED)];
@@ -632,7 +657,7 @@ function intervalCoverageSection(summary: ReportSummary): Block[] {
       "Wilson, lowest",
     ],
     align: ["left", "right", "right", "right", "right", "right"],
-    rows: summary.interval_coverage.map((c) => [
+    rows: inBoardOrder(summary, summary.interval_coverage, (c) => c.agent_id).map((c) => [
       displayId(c.agent_id),
       integer(c.scored),
       percent(c.used.at_observed),
@@ -805,7 +830,9 @@ function censoringSection(summary: ReportSummary, figures: readonly FigureBlock[
   });
   blocks.push({
     kind: "list",
-    items: claimsOf(summary, "censoring").map((c) => `${c.text}.`),
+    items: inBoardOrder(summary, claimsOf(summary, "censoring"), claimAgent).map((c) =>
+      `${c.text}.`
+    ),
   });
   blocks.push(...figureOf(figures, "stop_reasons"));
   return blocks;
@@ -832,7 +859,10 @@ function invalidSection(summary: ReportSummary): Block[] {
       ...reasons.map((reason) => integer(r.reasons[reason])),
     ]),
   });
-  blocks.push({ kind: "list", items: claimsOf(summary, "invalid").map((c) => `${c.text}.`) });
+  blocks.push({
+    kind: "list",
+    items: inBoardOrder(summary, claimsOf(summary, "invalid"), claimAgent).map((c) => `${c.text}.`),
+  });
   blocks.push({
     kind: "paragraph",
     text: "An invalid attempt is a failure of the harness or of the measurement, never of the " +

@@ -298,6 +298,15 @@ Deno.test("the report at 14 agents: the task list beside the ledger, a leaderboa
     const cli = JSON.parse(summarize.stdout);
     equal(cli.task_list.path, "ledger.tasks.json");
     deepEqual(summary.standings, cli.standings);
+    // Every command that takes --tasks finds it too, and says so.
+    for (const command of ["summarize", "compare", "censoring"]) {
+      const shown = await ledgerbench(work, command, "ledger.jsonl", "--width", "200");
+      equal(shown.code, 0, shown.stderr);
+      match(
+        shown.stdout,
+        /^task list: ledger\.tasks\.json \(sha256 [0-9a-f]{64}\) \(found beside the ledger\)$/m,
+      );
+    }
     deepEqual(
       summary.coverage.map((c: Record<string, unknown>) => [c.agent_id, c.resolved, c.planned]),
       cli.coverage.map((c: Record<string, unknown>) => [c.agent_id, c.resolved, c.planned]),
