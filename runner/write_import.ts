@@ -312,4 +312,3 @@ function tally({ path, batch }: ImportedSource): SourceTally {
     invalid: batch.attempts.length - scored.length,
   };
 }
-
