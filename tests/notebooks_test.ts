@@ -25,6 +25,7 @@ import { ledgerView } from "../analysis/ledger_view.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
+import { agentOrder } from "../cli/_table_order.ts";
 import {
   FIELD_SCALE_AGENTS,
   FIELD_SCALE_MAP,
@@ -537,7 +538,8 @@ Deno.test({
 
 Deno.test({
   ...executionTest,
-  name: "the stop-reasons figure prints no score for the agents the tables withhold",
+  name:
+    "the stop-reasons figure is the report's: no score for a withheld agent, a labelled one's lower bound",
   fn: async () => {
     for (const name of ["explore_ledger", "budget_planning"]) {
       const notebook = await job<Notebook>(`${name}:field`);
@@ -546,9 +548,12 @@ Deno.test({
           Array.isArray(svg) ? svg.join("") : String(svg)
         );
       const stop = svgs.find((svg) => svg.includes("Stop reasons and censoring per agent"))!;
-      // orca-13b-2025-02 (31 of 120 tasks missing) and heron-8b-2024-10 (17.5% invalid).
-      assert.ok(stop.includes("scores not stated (31 of its 120 planned"), name);
-      assert.ok(stop.includes("scores not stated (21 of its 120 attempts"), name);
+      // The report's words: orca-13b-2025-02 misses 31 of 120 tasks, heron-8b-2024-10 has 17.5%
+      // invalid attempts, kestrel-coder-7b misses 5 (4.2%: labelled, 28 of 120 over planned).
+      assert.ok(stop.includes("scores not stated (too many planned tasks have no row)"), name);
+      assert.ok(stop.includes("scores not stated (too many attempts are invalid)"), name);
+      assert.ok(stop.includes("labelled: 23.3% over planned tasks (lower bound)"), name);
+      assert.ok(!stop.includes("headline score 46.1%"), name);
     }
   },
 });
@@ -628,7 +633,9 @@ Deno.test({
     const pairs = comparisonMatrix(summarizeAgents(view.rows)).filter((c) =>
       stated.has(c.a.agent_id) && stated.has(c.b.agent_id)
     );
-    const expected = JSON.parse(JSON.stringify(forestPlot(pairs)));
+    const agents = summarizeAgents(view.rows);
+    const order = agentOrder(agents, assessment, { comparisons: comparisonMatrix(agents) });
+    const expected = JSON.parse(JSON.stringify(forestPlot(pairs, { order: order.ids })));
     const specs = outputsOf(notebook).map(({ o }) => o.data?.[VEGA_LITE_MIME])
       .filter((spec) => spec !== undefined);
     assert.ok(
