@@ -45,7 +45,7 @@ export const DASHES: readonly number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [
 /** Point shapes, one per series, for points that must differ in greyscale. */
 export const SHAPES = ["circle", "square", "triangle-up", "diamond", "cross"] as const;
 
-/** The config block shared by every figure (fonts, sizes, white background). */
+/** The config block shared by every figure (fonts, sizes, white background, tooltips). */
 export function baseConfig(): Config {
   return {
     font: FONT,
@@ -81,6 +81,10 @@ export function baseConfig(): Config {
       symbolStrokeWidth: 2,
     },
     header: { labelFontSize: 12, titleFontSize: 12 },
+    // Every mark without a tooltip encoding of its own shows its encoded fields on hover (issue
+    // 25 item 5: no figure had tooltips, even in JupyterLab); the per-agent figures name each
+    // agent in full, with its rate, interval and counts.
+    mark: { tooltip: true },
     text: { fontSize: 11 },
     concat: { spacing: 40 },
   };

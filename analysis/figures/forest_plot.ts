@@ -249,6 +249,7 @@ export function forestPlot(
       {
         mark: { type: "rule", strokeWidth: 3, color: PALETTE.blue },
         encoding: {
+          opacity: PICKED,
           x: {
             field: "lower",
             type: "quantitative",
@@ -279,7 +280,10 @@ export function forestPlot(
       },
       {
         mark: { type: "point", filled: true, size: 110, shape: "diamond", color: PALETTE.black },
-        encoding: { x: { field: "rate", type: "quantitative" } },
+        // Click an agent (shift-click for more) to pick it out here and in the matrix; an empty
+        // pick shows every agent, so the static SVG and PNG are unchanged (issue 25 item 5).
+        params: [{ name: PICK, select: { type: "point", fields: ["agent_id"], on: "click" } }],
+        encoding: { x: { field: "rate", type: "quantitative" }, opacity: PICKED },
       },
       {
         mark: {
@@ -392,6 +396,12 @@ function spelledOutMatrix(
   };
 }
 
+/** The selection of agents a reader clicks in the forest panel (vega-lite point selection). */
+const PICK = "picked_agents";
+
+/** Opacity under {@link PICK}: full for a picked agent (or when none is picked), faint otherwise. */
+const PICKED = { condition: { param: PICK, value: 1 }, value: 0.2 } as const;
+
 /** Pixels per cell of the compact matrix. */
 const COMPACT_CELL = 30;
 
@@ -451,6 +461,7 @@ function compactMatrix(
       {
         mark: { type: "rect", stroke: "#FFFFFF", strokeWidth: 2 },
         encoding: {
+          opacity: PICKED,
           fill: {
             field: "state",
             type: "nominal",

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { compile, type TopLevelSpec } from "vega-lite";
 import { compareAgents, comparisonMatrix } from "../compare_agents.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { forestPlot } from "./forest_plot.ts";
@@ -83,6 +84,14 @@ Deno.test("forestPlot() names agents that resolved nothing and stacks panels for
   assert.equal(comparisons.filter((c) => c.rule === "tie").length, 3);
   // Each cell's tooltip carries its pair's verdict sentence and both full ids.
   assert.ok(cells.every((c) => typeof c.verdict === "string" && c.agent_id !== c.against));
+  // A click picks agents out in both panels (issue 25 item 5): a vega-lite point selection over
+  // agent_id that compiles to a selection store; with nothing picked every mark is opaque.
+  const compiled = compile(spec as TopLevelSpec).spec as { data: { name: string }[] };
+  assert.ok(compiled.data.some((d) => d.name === "picked_agents_store"), "selection store");
+  assert.match(
+    JSON.stringify(spec),
+    /"opacity":\{"condition":\{"param":"picked_agents","value":1\}/,
+  );
   assert.match(subtitle(spec), /^.*6 pairs: \d+ overlap \(no rate winner\)/);
 });
 
