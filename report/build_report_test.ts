@@ -40,10 +40,15 @@ function stopNotes(report: ReturnType<typeof buildReport>): Record<string, strin
   };
   const notes = spec.layer.flatMap((l) => l.data.values).filter((v) => Object.hasOwn(v, "end"));
   return Object.fromEntries(
-    notes.map((n) => [
-      (n.agent as string).split(" ")[0],
-      (n.text as string).split("\n")[1],
-    ]),
+    notes.map((n) => {
+      // The scores: the lines after the first, up to the censored counts (labelled: two lines).
+      const lines = (n.text as string).split("\n").slice(1);
+      const end = lines.findIndex((l) => l.startsWith("censored:") || l.endsWith("not scored"));
+      return [
+        (n.agent as string).split(" ")[0],
+        lines.slice(0, end === -1 ? undefined : end).join(" "),
+      ];
+    }),
   );
 }
 

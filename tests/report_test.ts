@@ -453,10 +453,13 @@ function text(markdown: string): string {
 }
 
 Deno.test("every figure of a 20-agent report keeps its text at 10 px or more in report.html", async () => {
-  // 20 agents with ids as long as the field's, rates 5% to 81%, tokens and times recorded so
+  // 20 agents, rates 4% to 80%, tokens and times recorded so
   // that every per-agent figure is drawn.
   const rows = Array.from({ length: 20 }, (_, a) => {
-    const agent = `vendor-${String(a).padStart(2, "0")}/model-large-thinking-2025-09`;
+    // Ids longer than displayId keeps (48 characters): the widest labels a figure can get.
+    const agent = `vendor-${
+      String(a).padStart(2, "0")
+    }/model-large-thinking-2025-09-instruct-preview`;
     return Array.from({ length: 50 }, (_, t) =>
       episode(agent, `task-${t}`, t < 2 + 2 * a, {
         prompt_tokens: 1000 + 37 * a,

@@ -118,6 +118,9 @@ const PLACEMENTS: readonly Placement[] = [
 ];
 
 const LABEL_FONT_SIZE = 11;
+/** At most this many points are labelled; beyond it only the frontier's (tooltips name the rest). */
+const LABELLED_AGENTS = 8;
+
 /** The line height of a label, in pixels; the placement boxes use it too. */
 const LINE_HEIGHT = LABEL_FONT_SIZE * 1.25;
 /** Half the side of the box a point (size 140, stroke 2) covers, in pixels. */
@@ -345,13 +348,18 @@ export function costFrontierPlot(
     ...rateBars.map((b): Box => [px(b.cost), py(b.upper), px(b.cost), py(b.lower)]),
     ...costBars.map((b): Box => [px(b.lower), py(b.rate), px(b.upper), py(b.rate)]),
   ];
+  // Beyond LABELLED_AGENTS points the labels would cover each other (issue 25: 20 agents):
+  // only the frontier's are labelled, the others named in their tooltips.
+  const labelled = points.length <= LABELLED_AGENTS
+    ? points
+    : points.filter((p) => p.status === FRONTIER);
   const placements = placeLabels(
-    points.map((p) => ({ x: px(p.cost), y: py(p.rate!), text: p.text })),
+    labelled.map((p) => ({ x: px(p.cost), y: py(p.rate!), text: p.text })),
     segments,
     { width, height },
     barBoxes,
   );
-  const labels = points.map((p, i) => ({
+  const labels = labelled.map((p, i) => ({
     agent: p.agent,
     cost: p.cost,
     rate: p.rate,
@@ -399,6 +407,12 @@ export function costFrontierPlot(
       }.`
       : ""),
     ...uncertaintyLines(options.uncertainty, placed),
+    ...(labelled.length < points.length
+      ? [
+        `Labelled: the frontier's agents only (${points.length} points; hover a point for its ` +
+        "agent, rate and cost).",
+      ]
+      : []),
   ];
   const barLayers = [
     ...(rateBars.length === 0 ? [] : [{

@@ -29,7 +29,7 @@ export interface EfficiencyPlotOptions {
   title?: string;
   /** The agents' order (the report's leaderboard); default by resolved rate (`figureOrder`). */
   order?: readonly string[];
-  /** Width of each panel in pixels; default 300. */
+  /** Width of each panel in pixels; default 280 (two panels and 48-character labels within 984 px). */
   width?: number;
   /**
    * Per-agent intervals of TPR and SPR (`perResolvedUncertainty`), drawn as
@@ -337,7 +337,7 @@ export function efficiencyPlot(
       `Cannot build efficiency plot: "band" must be a non-negative number, got "${band}"`,
     );
   }
-  const width = options.width ?? 300;
+  const width = options.width ?? 280;
   // Rows by resolved rate, highest first (issue 25: alphabetical at 14 agents).
   const byId = new Map(agents.map((a) => [a.agent_id, a]));
   agents = figureOrder(

@@ -85,7 +85,8 @@ function scores(row: CensoringRow, policy: CensoringPolicy, withheld?: string): 
       const completed = row.score_completed_only === null
         ? "n/a"
         : percent(row.score_completed_only);
-      return `score ${all} over all tasks (lower bound), ${completed} over completed only`;
+      // Two lines (issue 25: on one, the notes made the figure too wide to read at 20 agents).
+      return `score ${all} over all tasks (lower bound),\n${completed} over completed only`;
     }
     default: // "budget_adequacy_only": no capability number at all
       return `scores not stated (censoring > ${formatPercentExact(policy.labelled_max)})`;

@@ -54,8 +54,9 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
   ]);
   // The invalid attempts on a line of their own, last.
   assert.equal((notes[1].text as string).split("\n")[3], "1 invalid, not scored");
-  // The scores each claim allows (seed 003's table), second line of each note.
-  assert.deepEqual(notes.map((n) => (n.text as string).split("\n")[1]), [
+  // The scores each claim allows (seed 003's table), from the second line of each note (the
+  // labelled scores on two lines).
+  assert.deepEqual(notes.map((n) => scoresOf(n.text as string)), [
     // a, both labelled: 49/50 = 98% over all tasks (a lower bound), 49/49 over completed only.
     "score 98.0% over all tasks (lower bound), 100.0% over completed only",
     // b, budget adequacy only: no score; its 7/10 = 70% and 7/7 = 100% must not appear.
@@ -90,7 +91,7 @@ Deno.test("stopReasonsPlot() states the policy's own thresholds and a reason wit
   );
   const summary = censoringSummary(rows, { policy });
   const second = (spec: ReturnType<typeof stopReasonsPlot>) =>
-    rowsWith(spec, "agent", "end", "text")[0].map((n) => (n.text as string).split("\n")[1]);
+    rowsWith(spec, "agent", "end", "text")[0].map((n) => scoresOf(n.text as string));
   // a: t0 censored (resolved, so it counts in the lower bound): 5/10 = 50% over all
   // tasks; completed t1..t9 resolve t2, t4, t6, t8: 4/9 = 44.4%.
   assert.deepEqual(second(stopReasonsPlot(summary)), [
@@ -115,3 +116,12 @@ Deno.test("stopReasonsPlot() refuses a summary without agents", () => {
     message: "Cannot build stop reasons plot: the censoring summary has no agents",
   });
 });
+
+/** A note's scores: its lines after the first, up to the censored counts, joined by a space. */
+function scoresOf(note: string): string {
+  const lines = note.split("\n").slice(1);
+  const end = lines.findIndex((line) =>
+    line.startsWith("censored:") || line.endsWith("not scored")
+  );
+  return lines.slice(0, end === -1 ? undefined : end).join(" ");
+}
