@@ -46,8 +46,12 @@ import type { ValidationReport } from "../analysis/validate_ledger.ts";
 import type { Block, FigureBlock } from "./_document.ts";
 import type { EpisodeToInspect } from "./episodes_to_inspect.ts";
 
-/** The format tag written into every `summary.json`; bumped when its layout changes. */
-export const REPORT_FORMAT = "ledgerbench-report/4";
+/**
+ * The format tag written into every `summary.json`; bumped when its layout
+ * changes. Format 5 (issue 25): `leaderboard`, `inputs.task_list_source`,
+ * and `imported` on the episodes to inspect that were imported.
+ */
+export const REPORT_FORMAT = "ledgerbench-report/5";
 
 /** The ledger as the inputs layer loads it: its scan, readable rows in file order (before errata) and each row's 1-based line. */
 export type ReportLedger = LedgerWithLines;
