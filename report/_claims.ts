@@ -499,9 +499,9 @@ export function coverageClaim(row: AgentCoverage, assessment: ClaimAssessment): 
       percent(row.score_planned)
     } (a lower bound: ${integer(row.resolved)} of ${integer(row.planned)}), over scored rows ${
       percent(scored?.score_all_tasks)
-    }; the missing rate alone allows "${CLAIM_SHORT_WORDS[row.claim]}" (${
-      policyText(assessment.missing_policy)
-    })${overall}`,
+    }; the missing rate ${overall === "" ? "" : "alone "}allows "${
+      CLAIM_SHORT_WORDS[row.claim]
+    }" (${policyText(assessment.missing_policy)})${overall}`,
   };
 }
 
@@ -577,12 +577,25 @@ export function censoringClaim(
  *
  * @param row the agent's invalid tally
  * @param policy the thresholds the rate was held to
+ * @param standing the agent's standing: when it says less than the invalid
+ *   rate allows, that is said too (as the censoring and coverage claims do)
  * @returns the claim with id `invalid:<agent_id>`
  */
-export function invalidClaim(row: InvalidRow, policy: CensoringPolicy): ReportClaim {
+export function invalidClaim(
+  row: InvalidRow,
+  policy: CensoringPolicy,
+  standing?: Pick<AgentStanding, "claim" | "withheld">,
+): ReportClaim {
+  // Issue 25 item 3: never "allows headline" alone beside an agent whose claim is less.
+  const overall = standing === undefined ||
+      (standing.withheld === null && standing.claim === row.claim)
+    ? ""
+    : `; its claim over every rate: ${claimLabel(standing)}`;
   const band = row.claim === null
     ? ""
-    : `; the invalid rate allows "${CLAIM_SHORT_WORDS[row.claim]}" (${policyText(policy)})`;
+    : `; the invalid rate ${overall === "" ? "" : "alone "}allows "${
+      CLAIM_SHORT_WORDS[row.claim]
+    }" (${policyText(policy)})${overall}`;
   const text = row.invalid === 0
     ? `"${displayId(row.agent_id)}": no invalid attempt (0 of ${integer(row.attempts)})${band}`
     : `"${displayId(row.agent_id)}": ${integer(row.invalid)} of ${

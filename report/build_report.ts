@@ -375,7 +375,9 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
       coverage: assessment.coverage?.find((r) => r.agent_id === agent.agent_id) ?? null,
     }));
   });
-  for (const row of invalid.agents) claims.push(invalidClaim(row, invalid.policy));
+  for (const row of invalid.agents) {
+    claims.push(invalidClaim(row, invalid.policy, standings.get(row.agent_id)));
+  }
   if (assessment.coverage !== null) {
     for (const row of assessment.coverage) claims.push(coverageClaim(row, assessment));
   }

@@ -404,6 +404,17 @@ Deno.test("the report at 14 agents: the task list beside the ledger, a leaderboa
       listed[0][4],
     );
 
+    // "allows headline" is never said alone beside an agent the report withholds (issue 25 item 3).
+    for (const [agent, s] of standings) {
+      if (s.withheld === null) continue;
+      const lines = text(md).split("\n").filter((l) =>
+        l.startsWith(`- "${agent}"`) && l.includes('allows "headline"')
+      );
+      ok(lines.length >= 2, `${agent}: ${lines.length} lines`);
+      for (const line of lines) {
+        ok(line.includes(`its claim over every rate: withheld (${s.withheld})`), line);
+      }
+    }
     // Absent data is said as absent: these agents resolved tasks but recorded no tokens.
     for (const text of [md, html]) equal(text.includes("nothing resolved"), false);
     equal(text(md).includes("Frontier: ."), false);
