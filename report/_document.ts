@@ -53,7 +53,7 @@ export type Block =
   | { kind: "paragraph"; text: string }
   | { kind: "note"; text: string }
   | { kind: "list"; items: string[] }
-  | { kind: "table"; header: string[]; align: ("left" | "right")[]; rows: string[][] }
+  | { kind: "table"; header: string[]; align: ("left" | "right" | "center")[]; rows: string[][] }
   | { kind: "code"; text: string }
   /** The table of contents: every level-2 and level-3 heading after it, linked (issue 25). */
   | { kind: "toc" }
@@ -166,7 +166,10 @@ export function toMarkdown(blocks: readonly Block[]): string {
         return block.items.map((item) => `- ${mdInline(item)}`).join("\n");
       case "table": {
         const head = `| ${block.header.map(mdInline).join(" | ")} |`;
-        const rule = `|${block.align.map((a) => a === "right" ? " ---: " : " --- ").join("|")}|`;
+        const rule = `|${
+          block.align.map((a) => a === "right" ? " ---: " : a === "center" ? " :---: " : " --- ")
+            .join("|")
+        }|`;
         const rows = block.rows.map((row) => `| ${row.map(mdInline).join(" | ")} |`);
         return [head, rule, ...rows].join("\n");
       }
@@ -293,6 +296,7 @@ th, td { border: 1px solid #bbb; padding: 3px 8px; vertical-align: top; }
 th { background: #eee; text-align: left; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 td.r { white-space: nowrap; }
+td.c, th.c { text-align: center; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
 nav#contents ul { margin: 0.3em 0; }
@@ -336,7 +340,12 @@ export function toHtml(blocks: readonly Block[], page: HtmlPage): string {
           block.items.map((item) => `<li>${htmlInline(item)}</li>`).join("\n")
         }\n</ul>`;
       case "table": {
-        const cls = (i: number) => block.align[i] === "right" ? ' class="r"' : "";
+        const cls = (i: number) =>
+          block.align[i] === "right"
+            ? ' class="r"'
+            : block.align[i] === "center"
+            ? ' class="c"'
+            : "";
         const head = block.header.map((h, i) => `<th${cls(i)}>${htmlInline(h)}</th>`).join("");
         const rows = block.rows.map((row) =>
           `<tr>${row.map((c, i) => `<td${cls(i)}>${htmlInline(c)}</td>`).join("")}</tr>`

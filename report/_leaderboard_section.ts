@@ -296,7 +296,7 @@ export function verdictMatrixBlocks(summary: ReportSummary): Block[] {
     {
       kind: "table",
       header: ["#", "agent", ...ids.map((_, i) => String(i + 1))],
-      align: ["right", "left", ...ids.map(() => "right" as const)],
+      align: ["right", "left", ...ids.map(() => "center" as const)],
       rows,
     },
     { kind: "paragraph", text: legend },
