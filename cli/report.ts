@@ -38,7 +38,10 @@ overlap (seed 001, the rule that fired is named), the censoring policy's
 verdict per agent (seed 003: headline, both scores labelled, or budget
 adequacy only), invalid rates, the errata applied and voided summaries, SPRT
 decisions when the plan pre-registers SPRT (seed 002), and validation
-against the plan. The same inputs give byte-identical files.
+against the plan. It opens with a table of contents, a leaderboard (shared
+ranks by seed 001's verdicts, each agent's claim and its score over planned
+tasks as a lower bound; withheld agents listed last, unranked) and the
+pairwise verdicts as a matrix. The same inputs give byte-identical files.
 
 Report on the shipped synthetic example:
   deno task ledgerbench report ledgers/examples/synthetic_ledger.jsonl \\
