@@ -1,7 +1,9 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, rejects } from "node:assert/strict";
 import { UNCALIBRATED_JUDGE_REASON } from "../analysis/judge/judge_rows.ts";
 import { Plan } from "../analysis/schema/records.ts";
-import { loadLedger } from "./_load.ts";
+import { chooseTaskList, configRef, loadLedger } from "./_load.ts";
+import { taskListOption } from "./_standing.ts";
+import { UsageError } from "./_command.ts";
 import { assessLoaded } from "./_standing.ts";
 import { row, writeJsonl } from "../tests/_cli_run.ts";
 
@@ -128,6 +130,51 @@ Deno.test("loadLedger(): a calibrated judge's rows count; a ledger without judge
     const plain = await loadLedger(await writeJsonl(`${dir}/p.jsonl`, ROWS.slice(0, 2)));
     deepEqual([plain.rows.length, plain.left_out, plain.judge], [2, [], null]);
     deepEqual(Object.keys(plain.ledger), ["path", "sha256", "lines", "rows", "chained"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("chooseTaskList(): --tasks, else the list beside the ledger without a plan, --tasks none declines", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const ledger = `${dir}/runs.jsonl`;
+    const pick = async (given: string | undefined, plan: boolean) => {
+      const { list, source } = await chooseTaskList(ledger, given, plan);
+      return [source, list?.path ?? null, list?.note ?? null];
+    };
+    // Nothing beside the ledger: no denominator, as before.
+    deepEqual(await pick(undefined, false), ["none", null, null]);
+    await Deno.writeTextFile(`${dir}/runs.tasks.json`, '{"tasks": [{"task_id": "a"}]}');
+    await Deno.writeTextFile(`${dir}/other.txt`, "a\nb\n");
+    deepEqual(await pick(undefined, false), [
+      "beside_ledger",
+      `${dir}/runs.tasks.json`,
+      "found beside the ledger",
+    ]);
+    // A plan is the denominator: the list beside the ledger is not looked at.
+    deepEqual(await pick(undefined, true), ["none", null, null]);
+    deepEqual(await pick(`${dir}/other.txt`, false), ["flag", `${dir}/other.txt`, null]);
+    deepEqual(await pick("none", false), ["declined", null, null]);
+    // The JSON outputs record the note; a list given with --tasks keeps its record's bytes.
+    const found = (await chooseTaskList(ledger, undefined, false)).list;
+    deepEqual(configRef(found, (t) => ({ tasks: t.tasks.length })), {
+      path: `${dir}/runs.tasks.json`,
+      sha256: found!.sha256,
+      tasks: 1,
+      note: "found beside the ledger",
+    });
+    const given = (await chooseTaskList(ledger, `${dir}/other.txt`, false)).list;
+    deepEqual(Object.keys(configRef(given, (t) => ({ tasks: t.tasks.length }))!), [
+      "path",
+      "sha256",
+      "tasks",
+    ]);
+    // taskListOption refuses a task list beside a plan, but not --tasks none.
+    const plan = { path: "p.json", sha256: "0".repeat(64), value: {} as Plan };
+    await rejects(() => taskListOption({ tasks: `${dir}/other.txt` }, plan, ledger), UsageError);
+    equal(await taskListOption({ tasks: "none" }, plan, ledger), null);
+    equal(await taskListOption({}, plan, ledger), null);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
