@@ -16,8 +16,13 @@
  *
  * @module
  */
-import type { AgentStanding } from "./agent_standing.ts";
-import type { Comparison } from "./compare_agents.ts";
+import type { AgentStanding, ClaimAssessment } from "./agent_standing.ts";
+import {
+  type ComparableAgent,
+  type CompareAgentsOptions,
+  type Comparison,
+  comparisonMatrix,
+} from "./compare_agents.ts";
 
 /** One agent's place on the leaderboard. */
 export interface LeaderboardPlace {
@@ -158,7 +163,7 @@ export function byRateDescending(entries: readonly LeaderboardEntry[]): string[]
  * The leaderboard of summarized agents (the report's, issue 25): each
  * agent's sorting rate is its score over planned tasks when a denominator
  * is known (`coverage`), else its resolved rate over scored episodes (null
- * when nothing was scored), the rule `cli/_table_order.ts` sorts by too;
+ * when nothing was scored), the rule {@link agentOrder} sorts by too;
  * then {@link leaderboard}. Only the agents given are placed. Cost: as
  * {@link leaderboard}.
  *
@@ -230,4 +235,53 @@ export function figureOrder(
   const first = order.filter((id) => present.has(id));
   const named = new Set(first);
   return [...first, ...byRateDescending(entries.filter((e) => !named.has(e.agent_id)))];
+}
+
+/** The leaderboard of a command's agents, and its cells. */
+export interface AgentOrder {
+  /** The places, in leaderboard order. */
+  places: LeaderboardPlace[];
+  /** The agent ids in leaderboard order. */
+  ids: string[];
+  /** An agent's rank cell: the rank, or `-` when it is not ranked. */
+  rank(agentId: string): string;
+  /** The ids given, in leaderboard order (ids not on the board last, in the order given). */
+  sort(ids: readonly string[]): string[];
+}
+
+/**
+ * The leaderboard of `agents` with the cells every per-agent table prints
+ * (the CLI's tables and the notebooks, issue 25): {@link leaderboardOfAgents}.
+ * Without `comparisons`, seed
+ * 001's verdicts are computed here (`comparisonMatrix` with `settings`: one
+ * bootstrap per agent plus O(agents²)), the same call `compare` makes.
+ *
+ * @param agents the agents to place (summaries with the columns the rule reads)
+ * @param assessment the claim assessment: standings (withheld agents) and coverage (score over planned tasks)
+ * @param options `comparisons` already computed, else `settings` for `comparisonMatrix`
+ * @returns the order and its cells
+ */
+export function agentOrder(
+  agents: readonly ComparableAgent[],
+  assessment: Pick<ClaimAssessment, "standings" | "coverage">,
+  options: { comparisons?: readonly Comparison[]; settings?: CompareAgentsOptions } = {},
+): AgentOrder {
+  const comparisons = options.comparisons ??
+    (agents.length < 2 ? [] : comparisonMatrix([...agents], options.settings));
+  const places = leaderboardOfAgents(agents, assessment, comparisons);
+  const ids = places.map((place) => place.agent_id);
+  const position = new Map(ids.map((id, i) => [id, i]));
+  const byId = new Map(places.map((place) => [place.agent_id, place]));
+  return {
+    places,
+    ids,
+    rank: (agentId) => {
+      const rank = byId.get(agentId)?.rank;
+      return rank === null || rank === undefined ? "-" : String(rank);
+    },
+    sort: (list) =>
+      [...list].map((id, i) => ({ id, i })).sort((x, y) =>
+        (position.get(x.id) ?? ids.length + x.i) - (position.get(y.id) ?? ids.length + y.i)
+      ).map((entry) => entry.id),
+  };
 }

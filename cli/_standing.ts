@@ -12,7 +12,8 @@ import type { CensoringPolicy, Plan, TaskList } from "../analysis/schema/records
 import type { Loaded } from "../inputs/json_file.ts";
 import { percent, plural, quotedList } from "../report/format.ts";
 import { DEFAULT_WIDTH, fitTable, TableContext } from "./_table_layout.ts";
-import { AGENT_COLUMN, type AgentOrder, RANK_COLUMN } from "./_table_order.ts";
+import type { AgentOrder } from "../analysis/leaderboard.ts";
+import { AGENT_COLUMN, RANK_COLUMN } from "./_table_order.ts";
 import {
   claimLabel,
   denominatorLine,

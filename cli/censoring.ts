@@ -30,13 +30,8 @@ import {
   WIDTH_HELP,
   WIDTH_OPTION,
 } from "./_table_layout.ts";
-import {
-  AGENT_COLUMN,
-  type AgentOrder,
-  agentOrder,
-  RANK_COLUMN,
-  RANK_NOTE,
-} from "./_table_order.ts";
+import { type AgentOrder, agentOrder } from "../analysis/leaderboard.ts";
+import { AGENT_COLUMN, RANK_COLUMN, RANK_NOTE } from "./_table_order.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { DEFAULT_BOOTSTRAP, DEFAULT_TIE_BAND } from "../analysis/defaults.ts";
 import { claimLabel } from "../report/standing_words.ts";

@@ -56,13 +56,8 @@ import {
   WIDTH_HELP,
   WIDTH_OPTION,
 } from "./_table_layout.ts";
-import {
-  AGENT_COLUMN,
-  type AgentOrder,
-  agentOrder,
-  RANK_COLUMN,
-  RANK_NOTE,
-} from "./_table_order.ts";
+import { type AgentOrder, agentOrder } from "../analysis/leaderboard.ts";
+import { AGENT_COLUMN, RANK_COLUMN, RANK_NOTE } from "./_table_order.ts";
 import {
   BOOTSTRAP_ROUNDS_RANGE,
   INTERVAL_METHOD_HELP,

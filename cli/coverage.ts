@@ -38,7 +38,8 @@ import {
   WIDTH_HELP,
   WIDTH_OPTION,
 } from "./_table_layout.ts";
-import { AGENT_COLUMN, agentOrder, RANK_COLUMN, RANK_NOTE } from "./_table_order.ts";
+import { agentOrder } from "../analysis/leaderboard.ts";
+import { AGENT_COLUMN, RANK_COLUMN, RANK_NOTE } from "./_table_order.ts";
 import { assessLoaded, taskListOption, TASKS_HELP, TASKS_OPTION } from "./_standing.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 

@@ -25,7 +25,7 @@ import { ledgerView } from "../analysis/ledger_view.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
-import { agentOrder } from "../cli/_table_order.ts";
+import { agentOrder } from "../analysis/leaderboard.ts";
 import {
   FIELD_SCALE_AGENTS,
   FIELD_SCALE_MAP,
