@@ -171,3 +171,33 @@ export function displayId(id: string): string {
   }
   return `${head}…${tail}`;
 }
+
+/**
+ * Ids shown together (a list, a table's column): each by {@link displayId},
+ * except that ids whose shortened forms would look alike are shown whole
+ * (escaped by {@link lineText}). On the public SWE-Bench Pro results
+ * (issue 25) instance ids share both their head and their tail
+ * (`instance_ansible__ansible-<commit>-v<environment>`, the environment hash
+ * common to many instances), so two missing tasks printed as the same
+ * `instance_ansible…e2528b935359cfe578530722bca2c59`; a list must never
+ * show two different ids as one. Repeated equal ids stay shortened.
+ * O(total length).
+ *
+ * @param ids the untrusted ids, in order
+ * @returns the text to show for each, in the same order
+ * @example
+ * ```ts
+ * import { distinctDisplayIds } from "./untrusted_text.ts";
+ * const env = "-v" + "e".repeat(40);
+ * const a = `instance_ansible__ansible-${"1".repeat(40)}${env}`;
+ * const b = `instance_ansible__ansible-${"2".repeat(40)}${env}`;
+ * const shown = distinctDisplayIds([a, b, "short"]);
+ * if (shown[0] !== a || shown[1] !== b || shown[2] !== "short") throw new Error(shown.join());
+ * ```
+ */
+export function distinctDisplayIds(ids: readonly string[]): string[] {
+  const shown = ids.map(displayId);
+  const originals = new Map<string, Set<string>>();
+  ids.forEach((id, i) => originals.set(shown[i], (originals.get(shown[i]) ?? new Set()).add(id)));
+  return ids.map((id, i) => originals.get(shown[i])!.size > 1 ? lineText(id) : shown[i]);
+}

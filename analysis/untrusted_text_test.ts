@@ -1,6 +1,7 @@
-import { equal, notEqual, ok } from "node:assert/strict";
+import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import {
   displayId,
+  distinctDisplayIds,
   hasUnsafeCharacter,
   ID_DISPLAY_LENGTH,
   lineText,
@@ -93,4 +94,19 @@ Deno.test("displayId() never cuts an escape or a surrogate pair", () => {
   const tail = displayId(`${"b".repeat(60)}\u202e${"c".repeat(27)}`);
   ok(tail.endsWith(`…${"c".repeat(27)}`), tail);
   equal(hasUnsafeCharacter(displayId(`x\n${"y".repeat(100)}`)), false);
+});
+
+Deno.test("distinctDisplayIds() shows whole the real SWE-Bench Pro ids a shortening would merge", () => {
+  // Three instance ids of the public SWE-Bench Pro results (scaleapi/SWE-bench_Pro-os,
+  // traj/claude-sonnet-4-paper/eval_results.json): one repository, one environment hash.
+  const env = "-v0f01c69f1e2528b935359cfe578530722bca2c59";
+  const ids = [
+    `instance_ansible__ansible-3b823d908e8a5d17674f8c26d337d3114b7493b1${env}`,
+    `instance_ansible__ansible-3889ddeb4b780ab4bac9ca2e75f8c1991bcabe83${env}`,
+    "instance_flipt-io__flipt-cf06f4ebfab7fa21eed3e5838592e8e44566957f",
+  ];
+  equal(displayId(ids[0]), displayId(ids[1]));
+  equal(displayId(ids[0]), "instance_ansible…e2528b935359cfe578530722bca2c59");
+  deepEqual(distinctDisplayIds(ids), [ids[0], ids[1], displayId(ids[2])]);
+  deepEqual(distinctDisplayIds([ids[0], ids[0]]), [displayId(ids[0]), displayId(ids[0])]);
 });

@@ -13,7 +13,7 @@
  * @module
  */
 import { formatGrouped, formatPercent } from "../analysis/format_number.ts";
-import { displayId, lineText } from "../analysis/untrusted_text.ts";
+import { displayId, distinctDisplayIds, lineText } from "../analysis/untrusted_text.ts";
 
 /**
  * A rate as a percentage with fixed decimals (`0.75` → `"75.0%"`).
@@ -170,13 +170,14 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 
 /**
  * Ids quoted the way messages quote them, `"a", "b" and "c"`, each shown by
- * `displayId` (escaped, and shortened past 48 characters).
+ * `distinctDisplayIds` (escaped, shortened past 48 characters unless two
+ * would then look alike).
  *
  * @param ids the ids, in order
  * @returns the quoted list joined with commas and a final "and"
  */
 export function quotedList(ids: readonly string[]): string {
-  const q = ids.map((id) => `"${displayId(id)}"`);
+  const q = distinctDisplayIds(ids).map((id) => `"${id}"`);
   if (q.length <= 1) return q.join("");
   return `${q.slice(0, -1).join(", ")} and ${q[q.length - 1]}`;
 }
