@@ -58,6 +58,28 @@ export const WIDTH_HELP =
                       columns that do not fit move to a second table`;
 
 /**
+ * {@link WIDTH_HELP} with its descriptions starting at `column` instead of
+ * 22, for an OPTIONS section laid out at another column.
+ *
+ * @param column where the descriptions of the section start (at least 12)
+ * @returns the help lines of `--width`
+ * @example
+ * ```ts
+ * import { widthHelpAt } from "./_table_layout.ts";
+ * if (!widthHelpAt(19).startsWith("  --width N        Width")) throw new Error();
+ * ```
+ */
+export function widthHelpAt(column: number): string {
+  const at = Math.max(12, column);
+  const [first, ...rest] = WIDTH_HELP.split("\n").map((line) => line.trim());
+  const description = first.slice("--width N".length).trimStart();
+  return [
+    "  --width N".padEnd(at) + description,
+    ...rest.map((line) => " ".repeat(at) + line),
+  ].join("\n");
+}
+
+/**
  * The width of a command's text output (module doc): `--width`, else the
  * terminal's columns when stdout is a terminal, else `COLUMNS`, else
  * {@link DEFAULT_WIDTH}.
@@ -304,37 +326,71 @@ export function fitLines(text: string, width: number): string {
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
   const out: string[] = [];
   for (const line of lines) {
-    if (displayLength(line) <= width) {
-      out.push(line);
-      continue;
-    }
     const own = /^ */.exec(line)![0];
-    const indent = own.length + 2 <= width / 2 ? own + "  " : "";
-    let rest = [...line];
-    let first = true;
-    while (rest.length > 0) {
-      const prefix = first ? [] : [...indent];
-      if (!first) {
-        while (rest[0] === " ") rest = rest.slice(1);
-        if (rest.length === 0) break;
-      }
-      const room = width - prefix.length;
-      if (rest.length <= room) {
-        out.push([...prefix, ...rest].join(""));
-        break;
-      }
-      let cut = -1;
-      for (let k = room; k > 0; k--) {
-        if (rest[k] === " ") {
-          cut = k;
-          break;
-        }
-      }
-      if (cut <= (first ? own.length : 0)) cut = room;
-      out.push([...prefix, ...rest.slice(0, cut)].join("").trimEnd());
-      rest = rest.slice(cut);
-      first = false;
-    }
+    foldLine(out, line, width, own.length + 2 <= width / 2 ? own + "  " : "");
   }
   return out.join("\n") + "\n";
+}
+
+/**
+ * Renders `key: value` pairs as `renderPairs` does (keys padded to the
+ * longest one, values escaped, never shortened) and folds a value that does
+ * not fit at `width`: its continuation lines start under the value when the
+ * keys take at most half the width, else two spaces in. O(length).
+ *
+ * @param pairs the keys and values, in order
+ * @param width the most columns per line
+ * @returns one line per pair or more, each ending with a newline
+ * @example
+ * ```ts
+ * import { fitPairs } from "./_table_layout.ts";
+ * if (fitPairs([["seed", "7"], ["path", "aaa bbb ccc"]], 14) !== "seed:  7\npath:  aaa bbb\n       ccc\n") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function fitPairs(pairs: readonly [string, string][], width: number): string {
+  const keyWidth = Math.max(0, ...pairs.map(([key]) => displayLength(key)));
+  const column = keyWidth + 3;
+  const indent = " ".repeat(column <= width / 2 ? column : 2);
+  const out: string[] = [];
+  for (const [key, value] of pairs) {
+    const pad = " ".repeat(keyWidth - displayLength(key));
+    foldLine(out, `${key}:${pad}  ${lineText(value)}`, width, indent);
+  }
+  return out.length === 0 ? "" : out.join("\n") + "\n";
+}
+
+/** Pushes `line` onto `out` folded at `width` (see {@link fitLines}), continuations after `indent`. */
+function foldLine(out: string[], line: string, width: number, indent: string): void {
+  if (displayLength(line) <= width) {
+    out.push(line);
+    return;
+  }
+  const own = /^ */.exec(line)![0];
+  let rest = [...line];
+  let first = true;
+  while (rest.length > 0) {
+    const prefix = first ? [] : [...indent];
+    if (!first) {
+      while (rest[0] === " ") rest = rest.slice(1);
+      if (rest.length === 0) break;
+    }
+    const room = width - prefix.length;
+    if (rest.length <= room) {
+      out.push([...prefix, ...rest].join(""));
+      break;
+    }
+    let cut = -1;
+    for (let k = room; k > 0; k--) {
+      if (rest[k] === " ") {
+        cut = k;
+        break;
+      }
+    }
+    if (cut <= (first ? own.length : 0)) cut = room;
+    out.push([...prefix, ...rest.slice(0, cut)].join("").trimEnd());
+    rest = rest.slice(cut);
+    first = false;
+  }
 }

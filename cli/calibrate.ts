@@ -25,14 +25,16 @@ import {
 } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, fileLine, wrap } from "./_output.ts";
+import { fixed, integer, percent, signedFixed } from "../report/format.ts";
 import {
-  fixed,
-  integer,
-  percent,
-  renderPairs,
-  renderTable,
-  signedFixed,
-} from "../report/format.ts";
+  fitLines,
+  fitPairs,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_OPTION,
+  widthHelpAt,
+} from "./_table_layout.ts";
 import {
   describeSprtParams,
   resolveSprtParams,
@@ -96,6 +98,7 @@ ${SPRT_OPTIONS_HELP}
   rangeText(TOLERANCE_Z.range)
 } (default ${DEFAULT_CALIBRATION.toleranceZ}); where an expected
                    count is below ${NORMAL_APPROXIMATION_MIN_EXPECTED}, an exact binomial test at the same level
+${widthHelpAt(19)}
   --json           Canonical JSON instead of tables
   -h, --help       This help
 `;
@@ -107,6 +110,7 @@ const OPTIONS = {
   trials: { type: "string" },
   seed: { type: "string" },
   "tolerance-z": { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /**
@@ -174,14 +178,18 @@ function exactTestRows(calibration: SprtCalibration): string[][] {
 }
 
 /** The agreement sentence: every deciding |z| within the tolerance, every exact p at the level. */
-function agreementLine(calibration: SprtCalibration, exactShown: boolean): string {
+function agreementLine(
+  calibration: SprtCalibration,
+  exactShown: boolean,
+  wrapAt: number,
+): string {
   const { tolerance_z: toleranceZ, max_abs_z: maxZ, min_exact_p: minP } = calibration;
   const level = p3(calibration.exact_p_level);
   if (calibration.agrees) {
     return wrap(
       `Exact and Monte Carlo agree: every |z| <= ${toleranceZ} (largest ${fixed(maxZ, 2)})` +
         (exactShown && minP !== null ? `; every exact p >= ${level} (smallest ${p3(minP)})` : ""),
-      78,
+      wrapAt,
       "  ",
     );
   }
@@ -192,12 +200,13 @@ function agreementLine(calibration: SprtCalibration, exactShown: boolean): strin
   if (minP !== null && minP < calibration.exact_p_level) {
     reasons.push(`smallest exact p ${p3(minP)} < ${level}`);
   }
-  return wrap(`Exact and Monte Carlo DISAGREE: ${reasons.join("; ")}`, 78, "  ");
+  return wrap(`Exact and Monte Carlo DISAGREE: ${reasons.join("; ")}`, wrapAt, "  ");
 }
 
 /** Runs `calibrate`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
+  const width = outputWidth(values);
   const planPath = stringOption(values, "plan");
   const plan = planPath === undefined ? null : await loadPlan(planPath);
   const { params, source } = resolveSprtParams(values, plan);
@@ -232,7 +241,10 @@ export async function run(args: string[], io: Io): Promise<number> {
       let text = "SPRT calibration (seed 002): exact dynamic programming beside Monte Carlo\n\n";
       text += fileLine("plan", plan);
       const b = calibration.boundaries;
-      text += renderPairs([
+      const context = new TableContext(width);
+      // prose folds at 78 columns, as before, or at the width when it is narrower
+      const wrapAt = Math.min(78, width - 2);
+      text += fitPairs([
         ["parameters", `${describeSprtParams(params)} (${source})`],
         [
           "boundaries",
@@ -240,19 +252,20 @@ export async function run(args: string[], io: Io): Promise<number> {
         ],
         ["llr steps", `pass ${signedFixed(b.llr_per_pass)}, fail ${signedFixed(b.llr_per_fail)}`],
         ["monte carlo", `${integer(trials)} trials per rate, seed ${seed} (seedrandom alea)`],
-      ]);
+      ], width);
       text += "\nExact:\n";
-      text += renderTable(
+      text += fitTable(
+        context,
         [
-          { header: "p_true", align: "right" },
-          { header: "adopt", align: "right" },
-          { header: "drop", align: "right" },
-          { header: "cap-adopt", align: "right" },
-          { header: "cap-drop", align: "right" },
-          { header: "final adopt", align: "right" },
-          { header: "P(N = cap)", align: "right" },
-          { header: "E[N]", align: "right" },
-          { header: "sd(N)", align: "right" },
+          { header: "p_true", align: "right", key: true },
+          { header: "adopt", align: "right", priority: 0 },
+          { header: "drop", align: "right", priority: 0 },
+          { header: "cap-adopt", align: "right", priority: 2 },
+          { header: "cap-drop", align: "right", priority: 2 },
+          { header: "final adopt", align: "right", priority: 1 },
+          { header: "P(N = cap)", align: "right", priority: 1 },
+          { header: "E[N]", align: "right", priority: 0 },
+          { header: "sd(N)", align: "right", priority: 1 },
         ],
         calibration.rows.map(({ p_true, exact }) => [
           fixed(p_true, 2),
@@ -267,16 +280,17 @@ export async function run(args: string[], io: Io): Promise<number> {
         ]),
       );
       text += "\nMonte Carlo (± one standard error):\n";
-      text += renderTable(
+      text += fitTable(
+        context,
         [
-          { header: "p_true", align: "right" },
-          { header: "adopt", align: "right" },
-          { header: "drop", align: "right" },
-          { header: "cap-adopt", align: "right" },
-          { header: "cap-drop", align: "right" },
-          { header: "P(N = cap)", align: "right" },
-          { header: "mean N", align: "right" },
-          { header: "max |z|", align: "right" },
+          { header: "p_true", align: "right", key: true },
+          { header: "adopt", align: "right", priority: 0 },
+          { header: "drop", align: "right", priority: 0 },
+          { header: "cap-adopt", align: "right", priority: 2 },
+          { header: "cap-drop", align: "right", priority: 2 },
+          { header: "P(N = cap)", align: "right", priority: 1 },
+          { header: "mean N", align: "right", priority: 1 },
+          { header: "max |z|", align: "right", priority: 0 },
         ],
         calibration.rows.map(({ p_true, monte_carlo: mc, max_abs_z }) => [
           fixed(p_true, 2),
@@ -295,25 +309,28 @@ export async function run(args: string[], io: Io): Promise<number> {
           `Exact binomial tests where an expected count is below ` +
             `${NORMAL_APPROXIMATION_MIN_EXPECTED} (|z| not used; agreement at p >= ` +
             `${p3(calibration.exact_p_level)}):`,
-          78,
+          wrapAt,
           "",
         );
-        text += renderTable(
+        text += fitTable(
+          context,
           [
-            { header: "p_true", align: "right" },
-            { header: "outcome", align: "left" },
-            { header: "hits", align: "right" },
-            { header: "exact P", align: "right" },
-            { header: "expected", align: "right" },
-            { header: "p", align: "right" },
+            { header: "p_true", align: "right", key: true },
+            { header: "outcome", align: "left", key: true },
+            { header: "hits", align: "right", priority: 0 },
+            { header: "exact P", align: "right", priority: 1 },
+            { header: "expected", align: "right", priority: 1 },
+            { header: "p", align: "right", priority: 0 },
           ],
           exactRows,
         );
       }
       text += "\n";
-      text += agreementLine(calibration, exactRows.length > 0);
-      for (const warning of calibration.warnings) text += wrap(`warning: ${warning}`, 78, "  ");
-      return text;
+      text += agreementLine(calibration, exactRows.length > 0, wrapAt);
+      for (const warning of calibration.warnings) {
+        text += wrap(`warning: ${warning}`, wrapAt, "  ");
+      }
+      return fitLines(text, width);
     },
   });
   return ExitCode.ok;

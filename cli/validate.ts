@@ -19,7 +19,15 @@ import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { configRef, loadPlan } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
-import { renderPairs, renderTable } from "../report/format.ts";
+import {
+  fitLines,
+  fitPairs,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
 
 /** `--max-findings`: findings listed per kind. */
 const MAX_FINDINGS: NumberOption = { name: "max-findings", range: MAX_FINDINGS_RANGE };
@@ -47,6 +55,7 @@ OPTIONS:
                       error and left out; the exit status is then 2
   --max-findings N    List at most N findings of each kind, ${rangeText(MAX_FINDINGS.range)}
                       (counts stay complete; default: all)
+${WIDTH_HELP}
   --json              Canonical JSON instead of tables
   -h, --help          This help
 
@@ -60,6 +69,7 @@ const OPTIONS = {
   plan: { type: "string" },
   lenient: { type: "boolean" },
   "max-findings": { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /** The finding codes that come from the ledger reader (the line itself is bad). */
@@ -82,6 +92,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (planPath === undefined) throw new UsageError('Missing option: "--plan"');
   const maxFindings = numberOption(values, MAX_FINDINGS);
   const lenient = values.lenient === true;
+  const width = outputWidth(values);
   const plan = await loadPlan(planPath);
   const path = positionals[0];
   const report = await validateLedgerFile(path, plan.value, { maxFindingsPerCode: maxFindings });
@@ -112,7 +123,8 @@ export async function run(args: string[], io: Io): Promise<number> {
       let text = `Validation against plan "${report.plan_id}" (seed 003)\n\n`;
       text += fileLine("ledger", { path, sha256: report.sha256 });
       text += fileLine("plan", plan);
-      text += "\n" + renderPairs([
+      const context = new TableContext(width);
+      text += "\n" + fitPairs([
         ["lines", `${report.lines} (hash chain: ${report.chained ? "yes" : "no"})`],
         ["rows read", `${report.rows} (scored ${report.scored}, invalid ${report.invalid})`],
         ["planned", `${report.planned_scored} scored rows (stopping: ${report.stopping})`],
@@ -120,16 +132,17 @@ export async function run(args: string[], io: Io): Promise<number> {
           "stop reasons",
           Object.entries(report.stop_reasons).map(([reason, n]) => `${reason} ${n}`).join(", "),
         ],
-      ]);
-      text += "\n" + renderTable(
+      ], width);
+      text += "\n" + fitTable(
+        context,
         [
-          { header: "agent", id: true },
-          { header: "planned" },
-          { header: "rows", align: "right" },
-          { header: "scored", align: "right" },
-          { header: "invalid", align: "right" },
-          { header: "tasks scored", align: "right" },
-          { header: "tasks without score", align: "right" },
+          { header: "agent", id: true, key: true, keyed: true },
+          { header: "planned", priority: 0 },
+          { header: "rows", align: "right", priority: 2 },
+          { header: "scored", align: "right", priority: 0 },
+          { header: "invalid", align: "right", priority: 0 },
+          { header: "tasks scored", align: "right", priority: 1 },
+          { header: "tasks without score", align: "right", priority: 1 },
         ],
         report.agents.map((a) => [
           a.agent_id,
@@ -141,12 +154,12 @@ export async function run(args: string[], io: Io): Promise<number> {
           String(a.tasks_without_score),
         ]),
       );
-      text += "\n" + describeFindings(report.findings, report.finding_counts);
+      text += "\n" + describeFindings(context, report.findings, report.finding_counts);
       text += report.ok
         ? "\nverdict: the ledger fits the plan\n"
         : `\nverdict: the ledger does NOT fit the plan (${errorCount(report.findings)} ` +
           `error finding${errorCount(report.findings) === 1 ? "" : "s"} listed)\n`;
-      return text;
+      return fitLines(text, width);
     },
   });
   if (readerProblems.length > 0) {
@@ -160,7 +173,11 @@ function errorCount(findings: Finding[]): number {
   return findings.filter((finding) => finding.severity === "error").length;
 }
 
-function describeFindings(findings: Finding[], counts: Partial<Record<string, number>>): string {
+function describeFindings(
+  context: TableContext,
+  findings: Finding[],
+  counts: Partial<Record<string, number>>,
+): string {
   const total = Object.values(counts).reduce((sum: number, n) => sum + (n ?? 0), 0);
   if (total === 0) return "findings: none\n";
   const summary = Object.entries(counts).map(([code, n]) => `${code} ${n}`).join(", ");
@@ -168,13 +185,14 @@ function describeFindings(findings: Finding[], counts: Partial<Record<string, nu
   if (findings.length < total) {
     text += `  (${total - findings.length} not listed: --max-findings)\n`;
   }
-  text += renderTable(
+  text += fitTable(
+    context,
     [
-      { header: "severity" },
-      { header: "line", align: "right" },
-      { header: "code" },
-      { header: "where" },
-      { header: "message" },
+      { header: "severity", priority: 1 },
+      { header: "line", align: "right", key: true },
+      { header: "code", priority: 1 },
+      { header: "where", priority: 3 },
+      { header: "message", priority: 2 },
     ],
     findings.map((f) => [
       f.severity,
