@@ -20,7 +20,16 @@ import {
 } from "../inputs/import/table.ts";
 import { defaultTaskListPath, loadTaskList } from "../inputs/task_list.ts";
 import { writeImport } from "../runner/write_import.ts";
-import { plural, renderTable } from "../report/format.ts";
+import { plural } from "../report/format.ts";
+import {
+  displayLength,
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  WIDTH_OPTION,
+} from "./_table_layout.ts";
 import {
   choiceOption,
   numberOption,
@@ -74,6 +83,7 @@ OPTIONS:
   --agent-id ID       One agent id for every row (default: from the source)
   --price-table-id ID The rows' price_table_id (default "none": money needs a
                       frozen price table of that id)
+${WIDTH_HELP}
   --json              Canonical JSON instead of text
   -h, --help          This help
 
@@ -109,6 +119,7 @@ const OPTIONS = {
   values: { type: "string" },
   format: { type: "string" },
   "tokens-reported-by": { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 const FORMATS = ["inspect", "swebench", "harbor", "table"] as const;
@@ -135,6 +146,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     optional: Number.MAX_SAFE_INTEGER,
   });
   const format = positionals[0];
+  const width = outputWidth(values);
   if (!(FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(
       `Unknown format "${format}": expected ${FORMATS.map((f) => `"${f}"`).join(", ")}`,
@@ -165,7 +177,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     tasks,
     priceTableId,
     // at once, so that a warning (a torn ledger tail moved aside) is seen even if the import fails
-    warn: (message) => io.stderr(`warning: ${lineText(message)}\n`),
+    warn: (message) => io.stderr(fitLines(`warning: ${lineText(message)}\n`, width)),
   });
   emit(io, {
     json: values.json === true,
@@ -174,13 +186,14 @@ export async function run(args: string[], io: Io): Promise<number> {
       const t = outcome.task_list;
       let text = `Imported ${plural(outcome.written, "row")} (${format}) into ${outcome.ledger} ` +
         `(${plural(outcome.existing_rows, "row")} there before)\n\n`;
-      text += renderTable(
+      text += fitTable(
+        new TableContext(width),
         [
-          { header: "source", id: true },
-          { header: "attempts", align: "right" },
-          { header: "scored", align: "right" },
-          { header: "resolved", align: "right" },
-          { header: "invalid", align: "right" },
+          { header: "source", id: true, key: true, keyed: true },
+          { header: "attempts", align: "right", priority: 1 },
+          { header: "scored", align: "right", priority: 0 },
+          { header: "resolved", align: "right", priority: 0 },
+          { header: "invalid", align: "right", priority: 0 },
         ],
         outcome.sources.map((s) => [
           s.source,
@@ -193,8 +206,12 @@ export async function run(args: string[], io: Io): Promise<number> {
       text += `\ntask list: ${t.path}: ${plural(t.tasks, "task")}${
         t.attempts_per_task === 1 ? "" : ` × ${t.attempts_per_task} attempts`
       } (from ${t.derived_from}${t.merged ? ", merged with the list already there" : ""})\n`;
-      text += `next: deno task ledgerbench summarize ${out} --tasks ${t.path}\n`;
-      return text;
+      const next = `deno task ledgerbench summarize ${out} --tasks ${t.path}`;
+      // a command too wide for one line is split where a shell continues it, never mid-word
+      text += displayLength(`next: ${next}`) <= width
+        ? `next: ${next}\n`
+        : `next:\n  deno task ledgerbench summarize ${out} \\\n    --tasks ${t.path}\n`;
+      return fitLines(text, width);
     },
   });
   return 0;
