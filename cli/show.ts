@@ -16,7 +16,15 @@ import { artifactsDir, type LedgerLine, openRowLog, scanLedgerRows } from "./_ep
 import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
-import { integer, renderTable } from "../report/format.ts";
+import { integer } from "../report/format.ts";
+import {
+  fitLines,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_OPTION,
+  widthHelpAt,
+} from "./_table_layout.ts";
 import { lineText, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
@@ -43,6 +51,7 @@ OPTIONS:
   --ledger FILE        The ledger holding the episode's row (read strictly)
   --artifacts DIR      Artifact store holding the log (default: artifacts/
                        beside the ledger, where run stores it)
+${widthHelpAt(23)}
   --json               Print the row and the log as canonical JSON
   -h, --help           This help
 
@@ -60,12 +69,14 @@ EXIT STATUS:
 const OPTIONS = {
   ledger: { type: "string" },
   artifacts: { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /** Runs `show`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["EPISODE_ID"] });
   const episodeId = positionals[0];
+  const width = outputWidth(values);
   const ledger = stringOption(values, "ledger");
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
   const artifacts = artifactsDir(ledger, stringOption(values, "artifacts"));
@@ -86,7 +97,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     })));
     return ExitCode.ok;
   }
-  io.stdout(terminalText(render(found, ledger, artifacts, log)));
+  io.stdout(terminalText(render(found, ledger, artifacts, log, width)));
   return ExitCode.ok;
 }
 
@@ -107,7 +118,26 @@ async function findRow(ledger: string, episodeId: string): Promise<FoundRow> {
 }
 
 /** The text report; every untrusted string is escaped by the caller. */
-function render(found: FoundRow, ledger: string, artifacts: string, log: EpisodeLog | null) {
+function render(
+  found: FoundRow,
+  ledger: string,
+  artifacts: string,
+  log: EpisodeLog | null,
+  width: number,
+) {
+  return fitLines(renderText(found, ledger, artifacts, log, width), width);
+}
+
+/** The text of {@link render} before the lines are folded to the width. */
+function renderText(
+  found: FoundRow,
+  ledger: string,
+  artifacts: string,
+  log: EpisodeLog | null,
+  width: number,
+) {
+  const context = new TableContext(width);
+  const tail = (text: string | null) => tailLines(text, width);
   const { row } = found;
   let text = `ledger: ${ledger} (sha256 ${found.sha256}), line ${found.line}\n`;
   text += `episode: ${lineText(row.episode_id)}\n`;
@@ -123,7 +153,7 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   text += `\nepisode log: ${row.episode_log_digest} in ${artifacts} (content checked)\n`;
   text += `\ncalls: ${log.calls.length}` +
     (log.calls_omitted === 0 ? "" : `, ${log.calls_omitted} more not stored`) + "\n";
-  if (log.calls.length > 0) text += callTable(log.calls);
+  if (log.calls.length > 0) text += callTable(context, log.calls);
   for (const call of log.calls) {
     const budget = budgetNote(call);
     if (budget !== null) text += `  #${call.index} ${budget}\n`;
@@ -147,7 +177,7 @@ function render(found: FoundRow, ledger: string, artifacts: string, log: Episode
   if (log.bodies_omitted > 0) text += `  ${log.bodies_omitted} more not stored\n`;
   if (log.judge !== undefined) {
     text += `\njudge calls (its own relay): ${log.judge.calls.length}\n`;
-    if (log.judge.calls.length > 0) text += callTable(log.judge.calls);
+    if (log.judge.calls.length > 0) text += callTable(context, log.judge.calls);
     for (const body of log.judge.bodies) {
       text += `  #${body.index} ${body.endpoint}: request ${size(body.request)}, ` +
         `response ${size(body.response)}\n`;
@@ -281,18 +311,19 @@ function outcome(row: Episode): string {
   return row.resolved ? "resolved" : "not resolved";
 }
 
-function callTable(calls: readonly RelayCallRecord[]): string {
-  return renderTable(
+function callTable(context: TableContext, calls: readonly RelayCallRecord[]): string {
+  return fitTable(
+    context,
     [
-      { header: "#", align: "right" },
-      { header: "endpoint" },
-      { header: "status", align: "right" },
-      { header: "model", id: true },
-      { header: "prompt", align: "right" },
-      { header: "completion", align: "right" },
-      { header: "tools", align: "right" },
-      { header: "latency ms", align: "right" },
-      { header: "outcome" },
+      { header: "#", align: "right", key: true },
+      { header: "endpoint", priority: 1 },
+      { header: "status", align: "right", priority: 0 },
+      { header: "model", id: true, keyed: true, priority: 2 },
+      { header: "prompt", align: "right", priority: 0 },
+      { header: "completion", align: "right", priority: 0 },
+      { header: "tools", align: "right", priority: 1 },
+      { header: "latency ms", align: "right", priority: 2 },
+      { header: "outcome", priority: 0 },
     ],
     calls.map((call) => [
       String(call.index),
@@ -314,11 +345,13 @@ function callTable(calls: readonly RelayCallRecord[]): string {
   );
 }
 
-/** A tail as quoted lines, or what stands in for it. */
-function tail(text: string | null): string {
+/** A tail as quoted lines, each folded to fit `width` after its `  | ` mark, or what stands in for it. */
+function tailLines(text: string | null, width: number): string {
   if (text === null) return "  (not captured: the harness failed before the candidate's output)\n";
   if (text === "") return "  (empty)\n";
-  return indent(text.endsWith("\n") ? text : `${text}\n`, "  | ");
+  const lines = (text.endsWith("\n") ? text : `${text}\n`).split("\n").slice(0, -1);
+  return lines.map((line) => indent(line === "" ? "\n" : fitLines(`${line}\n`, width - 4), "  | "))
+    .join("");
 }
 
 function indent(text: string, prefix: string): string {
