@@ -10,6 +10,7 @@ import { formatProblem, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { displayId, lineText, terminalJson, terminalText } from "../analysis/untrusted_text.ts";
 import { plural } from "../report/format.ts";
 import { ExitCode, type Io } from "./_command.ts";
+import { fitLines } from "./_table_layout.ts";
 
 /** A command's result in both forms: see {@link emit}. */
 export interface CommandOutput {
@@ -19,6 +20,8 @@ export interface CommandOutput {
   payload: unknown;
   /** The text report otherwise; called only then. */
   render: () => string;
+  /** When given, every line of the text report is folded to this width (`fitLines`; never the JSON). */
+  width?: number;
 }
 
 /**
@@ -26,14 +29,17 @@ export interface CommandOutput {
  * digits, trailing newline) when `output.json` is set, else the text
  * `output.render()` returns; either way through the untrusted-text rule
  * (`terminalJson`, the same JSON value; `terminalText`), so no string from a
- * ledger can move the cursor or reorder a line of the terminal.
+ * ledger can move the cursor or reorder a line of the terminal. With
+ * `output.width`, the text's lines are folded to it first.
  *
  * @param io where the output goes
  * @param output the `json` flag, the `payload` and the text `render`er
  */
 export function emit(io: Io, output: CommandOutput): void {
   io.stdout(
-    output.json ? terminalJson(canonicalJson(output.payload)) : terminalText(output.render()),
+    output.json ? terminalJson(canonicalJson(output.payload)) : terminalText(
+      output.width === undefined ? output.render() : fitLines(output.render(), output.width),
+    ),
   );
 }
 

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { AgentCheck, type AgentCheckAgent } from "../analysis/schema/records.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
@@ -77,6 +78,7 @@ OPTIONS:
   --out FILE               Write the result as JSON (the AgentCheck record of
                            analysis/schema/records.ts; replaced if it exists), for
                            "freeze --agent-check FILE"
+${widthHelpAt(27)}
   --json                   Print the result as canonical JSON
   -h, --help               This help
 
@@ -101,6 +103,7 @@ const OPTIONS = {
   "upstream-kind": { type: "string", multiple: true },
   "wall-ms": { type: "string" },
   out: { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /** Runs `agent <subcommand>`; see {@link help}. */
@@ -168,6 +171,7 @@ export function agentsOption(values: Record<string, unknown>): ParsedAgent[] {
  */
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
+  const width = outputWidth(values);
   const agents = agentsOption(values);
   const wallMs = numberOption(values, WALL_MS) ?? CHECK_WALL_MS;
   const out = stringOption(values, "out");
@@ -196,6 +200,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   if (out !== undefined) await Deno.writeTextFile(out, canonicalJson(result));
   emit(io, {
     json: values.json === true,
+    width,
     payload: result,
     render: () => {
       const ok = result.agents.filter((agent) => agent.verdict === "ok").length;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { fitPairs, outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { Erratum, InvalidReason } from "../analysis/schema/records.ts";
@@ -20,7 +21,6 @@ import {
 } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
-import { renderPairs } from "../report/format.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 
 /** Help text, an example first. */
@@ -59,6 +59,7 @@ OPTIONS:
   --id ID                 erratum_id (default "errata-NNNN", the next line number)
   --created-at ISO        Timestamp, an ISO 8601 UTC datetime such as
                           2026-12-01T09:30:00Z (default: now)
+${widthHelpAt(26)}
   --json                  Print the stored record as canonical JSON
   -h, --help              This help
 
@@ -82,6 +83,7 @@ const OPTIONS = {
   ledger: { type: "string" },
   id: { type: "string" },
   "created-at": { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 const KINDS = ["invalidate_episode", "rescore_episode", "void_summary"] as const;
@@ -126,6 +128,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, {
     required: ["append", "ERRATA_FILE"],
   });
+  const width = outputWidth(values);
   if (positionals[0] !== "append") {
     throw new UsageError(`Unknown errata action: "${positionals[0]}" (expected "append")`);
   }
@@ -193,6 +196,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   };
   emit(io, {
     json: values.json === true,
+    width,
     payload,
     render: () => {
       const e = entry.erratum;
@@ -200,7 +204,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         ? `summary ${e.summary_sha256}`
         : `"${displayId(e.episode_id)}"`;
       let text = `appended erratum "${e.erratum_id}" to ${path}, line ${entry.line}\n\n`;
-      text += renderPairs([
+      text += fitPairs([
         ["kind", e.kind],
         ["target", target],
         ...(e.kind === "invalidate_episode"
@@ -215,7 +219,7 @@ export async function run(args: string[], io: Io): Promise<number> {
           "checked",
           ledgerPath === undefined ? "episode not checked (no --ledger)" : `against ${ledgerPath}`,
         ],
-      ]);
+      ], width);
       text += wrap(`explanation: ${e.explanation}`, 78, "  ");
       text += "the ledger was not modified; apply the errata with --errata " + path + "\n";
       return text;

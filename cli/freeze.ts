@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { fitLines, outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import {
   CensoringPolicy,
@@ -275,6 +276,7 @@ ${SPRT_OPTIONS_HELP}
                            this suite: "passed", "failed" or "not_run". Until
                            it passed, judged tasks are run and recorded but
                            not counted in formal scores
+${widthHelpAt(27)}
   --json                   Print the plan and its hash as canonical JSON
   -h, --help               This help
 
@@ -329,6 +331,7 @@ const OPTIONS = {
   judge: { type: "string" },
   "allow-provider-feature": { type: "string", multiple: true },
   "agent-check": { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /**
@@ -490,6 +493,8 @@ function providerFeaturesOption(given: readonly string[]): ProviderFeature[] {
 /** Runs `freeze`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
+  const width = outputWidth(values);
+  const warn = (text: string) => io.stderr(fitLines(text, width));
   const suiteDir = stringOption(values, "suite");
   const out = stringOption(values, "out");
   if (suiteDir === undefined) throw new UsageError('Missing option: "--suite"');
@@ -617,7 +622,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       ? await readSeedFile(seedFile)
       : await createSeedFile(newSeedFile!);
     await generateSuite(definition, { seed, dir: suiteDir });
-    io.stderr(
+    warn(
       `generated suite "${suiteDir}" from template set "${template}" (seed kept in "${
         seedFile ?? newSeedFile
       }")\n`,
@@ -732,27 +737,28 @@ export async function run(args: string[], io: Io): Promise<number> {
   };
   const frozen = await writePlan(out, plan);
   if (judge !== undefined && judge.calibration.state !== "passed") {
-    io.stderr(
+    warn(
       `warning: the judge is uncalibrated (${judge.calibration.state}): its judged tasks ` +
         "will be run and recorded, but not counted in formal scores (ledgerbench judge calibrate)\n",
     );
   }
-  for (const warning of checkSays?.warnings ?? []) io.stderr(`warning: ${lineText(warning)}\n`);
+  for (const warning of checkSays?.warnings ?? []) warn(`warning: ${lineText(warning)}\n`);
   if (checked === null) {
-    io.stderr(
+    warn(
       "warning: the agents were not checked (ledgerbench agent check, then freeze " +
         "--agent-check FILE): an agent whose requests the relay refuses makes no metered " +
         "call and scores 0 on every task\n",
     );
   }
   if (suiteCheck.record.state === "not_run") {
-    io.stderr(
+    warn(
       `warning: suite "${suite.dir}" was never checked (ledgerbench suite check); ` +
         'the plan records "not_run"\n',
     );
   }
   emit(io, {
     json: values.json === true,
+    width,
     payload: { plan: frozen.value, plan_sha256: frozen.sha256, path: out },
     render: () =>
       [

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { widthHelpAt } from "./_table_layout.ts";
 import { type Io, runSubcommand, type Subcommands } from "./_command.ts";
 import { JUDGE_UPSTREAM_HELP } from "./_judge_upstream.ts";
 import { runCalibrate } from "./judge_calibrate.ts";
@@ -83,6 +84,7 @@ OPTIONS (pairwise):
 
 COMMON:
 ${JUDGE_UPSTREAM_HELP}
+${widthHelpAt(23)}
   --json               Canonical JSON instead of text
   -h, --help           This help
 

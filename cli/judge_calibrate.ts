@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_OPTION } from "./_table_layout.ts";
 import { type JudgeCalibration, swapCounts } from "../analysis/judge/judge_calibration.ts";
 import type { JudgeCalibrationSummary } from "../analysis/schema/judge_records.ts";
 import { displayId, lineText } from "../analysis/untrusted_text.ts";
@@ -24,6 +25,7 @@ const CALIBRATE_OPTIONS = {
   golden: { type: "string" },
   replay: { type: "string" },
   ...JUDGE_UPSTREAM_OPTIONS,
+  ...WIDTH_OPTION,
 } as const;
 
 /**
@@ -36,6 +38,7 @@ const CALIBRATE_OPTIONS = {
  */
 export async function runCalibrate(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, CALIBRATE_OPTIONS);
+  const width = outputWidth(values);
   const suiteDir = stringOption(values, "suite");
   const goldenFile = stringOption(values, "golden");
   const replay = stringOption(values, "replay");
@@ -62,6 +65,7 @@ export async function runCalibrate(args: string[], io: Io): Promise<number> {
     const { identical, stored } = outcome;
     emit(io, {
       json: values.json === true,
+      width,
       payload: { identical, dir: replay, summary: JSON.parse(outcome.text) },
       render: () =>
         `${render(stored)}replay: ${
@@ -95,6 +99,7 @@ export async function runCalibrate(args: string[], io: Io): Promise<number> {
   }
   emit(io, {
     json: values.json === true,
+    width,
     payload: { dir: outcome.dir, summary_sha256: outcome.summary_sha256, summary: outcome.summary },
     render: () => `${render(outcome.summary)}written: ${outcome.dir}\n`,
   });

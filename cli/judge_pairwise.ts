@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_OPTION } from "./_table_layout.ts";
 import { dirname } from "node:path";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { type PairwiseSummary, pairwiseSummary } from "../analysis/judge/pairwise_summary.ts";
@@ -31,6 +32,7 @@ const PAIRWISE_OPTIONS = {
   out: { type: "string" },
   from: { type: "string" },
   ...JUDGE_UPSTREAM_OPTIONS,
+  ...WIDTH_OPTION,
 } as const;
 
 /**
@@ -44,6 +46,7 @@ const PAIRWISE_OPTIONS = {
  */
 export async function runPairwise(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, PAIRWISE_OPTIONS);
+  const width = outputWidth(values);
   const from = stringOption(values, "from");
   if (from !== undefined) {
     const file = (await loadPairwiseRecord(from)).value;
@@ -51,6 +54,7 @@ export async function runPairwise(args: string[], io: Io): Promise<number> {
     const identical = canonicalJson(summary) === canonicalJson(file.summary);
     emit(io, {
       json: values.json === true,
+      width,
       payload: { identical, summary },
       render: () =>
         `${renderPairwise({ ...file, summary })}replay: ${
@@ -126,6 +130,7 @@ export async function runPairwise(args: string[], io: Io): Promise<number> {
   await Deno.writeTextFile(out, canonicalJson(file), { createNew: true });
   emit(io, {
     json: values.json === true,
+    width,
     payload: { out, ...file },
     render: () => `${renderPairwise(file)}written: ${out}\n`,
   });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { fitPairs, outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { pilotEstimate } from "../analysis/pilot_estimate.ts";
 import { episodeTokens, isScored } from "../analysis/classify_episode.ts";
 import {
@@ -20,7 +21,6 @@ import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { loadLedger } from "./_load.ts";
 import { emit, fileLine } from "./_output.ts";
-import { renderPairs } from "../report/format.ts";
 import { DEFAULT_PILOT_SAFETY } from "../analysis/defaults.ts";
 
 /** Tokens are safe integers in the ledger; spend and budget are kept in that range. */
@@ -64,6 +64,7 @@ OPTIONS:
   --budget B        Budget in the same unit (tokens), ${rangeText(BUDGET.range)}
   --central C       "max" (default) or "mean"
   --safety X        Safety factor, ${rangeText(SAFETY.range)} (default ${DEFAULT_PILOT_SAFETY})
+${widthHelpAt(20)}
   --json            Canonical JSON instead of text
   -h, --help        This help
 
@@ -79,6 +80,7 @@ const OPTIONS = {
   budget: { type: "string" },
   central: { type: "string" },
   safety: { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /**
@@ -95,6 +97,7 @@ function tokens(x: number): string {
 /** Runs `plan`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
+  const width = outputWidth(values);
   const pilotPath = stringOption(values, "pilot");
   const spendList = numberListOption(values, SPEND);
   if ((pilotPath === undefined) === (spendList === undefined)) {
@@ -154,6 +157,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   };
   emit(io, {
     json: values.json === true,
+    width,
     payload,
     render: () => {
       let text = "Pilot estimate (seed 003)\n\n";
@@ -164,7 +168,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       } else {
         text += `pilot: ${spend.length} episodes from --spend\n`;
       }
-      text += "\n" + renderPairs([
+      text += "\n" + fitPairs([
         ["unit", `${tokens(estimate.unit_tokens)} tokens (pilot ${central})`],
         [
           "projected",
@@ -173,7 +177,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         ],
         ["budget", `${tokens(budget)} tokens`],
         ["headroom", `${tokens(estimate.headroom)} tokens`],
-      ]);
+      ], width);
       text += estimate.fits
         ? "\nverdict: the plan fits the budget\n"
         : "\nverdict: REFUSED: the projected spend exceeds the budget; shrink the task set or " +

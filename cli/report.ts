@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
 import { refuseTwoDenominators, TASKS_HELP, TASKS_OPTION } from "./_standing.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { buildReport } from "../report/build_report.ts";
@@ -67,6 +68,7 @@ ${TASKS_HELP}
                       (default ${REPORT_DEFAULTS.maxFindingsPerCode})
   --png-scale X       PNG pixels per SVG pixel, ${rangeText(PNG_SCALE.range)}
                       (default ${REPORT_DEFAULTS.pngScale})
+${WIDTH_HELP}
   --json              Print the files written (path, bytes, SHA-256) as JSON
   -h, --help          This help
 
@@ -86,11 +88,13 @@ const OPTIONS = {
   "price-table": { type: "string" },
   "max-findings": { type: "string" },
   "png-scale": { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /** Runs `report`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const width = outputWidth(values);
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
   const maxFindingsPerCode = numberOption(values, MAX_FINDINGS) ??
@@ -127,6 +131,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const s = report.summary;
   emit(io, {
     json: values.json === true,
+    width,
     payload: {
       command: "report",
       out,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { VERIFIER_IMAGE as DEFAULT_VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { reverify } from "../runner/reverify.ts";
@@ -57,6 +58,7 @@ OPTIONS:
   --episodes ID,...    Episodes to re-verify (default: every row invalid with
                        "verifier_fault")
   --reason TEXT        Why; written into every erratum
+${widthHelpAt(23)}
   --json               Print the errata appended as canonical JSON
   -h, --help           This help
 
@@ -72,11 +74,13 @@ const OPTIONS = {
   "verifier-image": { type: "string" },
   episodes: { type: "string" },
   reason: { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /** Runs `reverify`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const width = outputWidth(values);
   const ledger = positionals[0];
   const errata = stringOption(values, "errata");
   const suite = stringOption(values, "suite");
@@ -106,6 +110,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   });
   emit(io, {
     json: values.json === true,
+    width,
     payload: {
       ledger,
       errata,

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
@@ -81,6 +82,7 @@ OPTIONS (import harbor):
                       (a host name or *.name, optionally :port, lower-cased; repeatable). The
                       verifier reaches exactly these, plus a task's own allowed_hosts when
                       its verifier's network_mode is "allowlist"; default none
+${WIDTH_HELP}
   --json              Canonical JSON instead of text
   -h, --help          This help
 
@@ -103,6 +105,7 @@ const IMPORT_OPTIONS = {
   "reward-key": { type: "string" },
   "reward-rule": { type: "string" },
   "verifier-allow-host": { type: "string", multiple: true },
+  ...WIDTH_OPTION,
 } as const;
 
 /** `--pass-threshold`: any finite reward. */
@@ -151,6 +154,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
     required: ["FORMAT", "DIR"],
     optional: Number.MAX_SAFE_INTEGER,
   });
+  const width = outputWidth(values);
   const [format, ...sources] = positionals;
   if (!(FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(
@@ -213,6 +217,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
   });
   emit(io, {
     json: values.json === true,
+    width,
     payload: {
       command: "suite import",
       format,

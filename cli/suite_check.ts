@@ -7,8 +7,9 @@
  * @module
  */
 import { lineText } from "../analysis/untrusted_text.ts";
-import { plural, renderTable } from "../report/format.ts";
+import { plural } from "../report/format.ts";
 import { parseCommandArgs, textOption } from "./_args.ts";
+import { fitTable, outputWidth, TableContext, WIDTH_OPTION } from "./_table_layout.ts";
 import { ExitCode, InputError, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
 
@@ -36,7 +37,9 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     "build-network": { type: "string" },
+    ...WIDTH_OPTION,
   }, { required: ["SUITE"] });
+  const width = outputWidth(values);
   const [suiteDir] = positionals;
   const { BuildNetwork, BUILD_NETWORK_FORM } = await import("../runner/task_environments.ts");
   const buildNetwork = textOption(values, {
@@ -69,14 +72,19 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const { summary, dir } = outcome;
   emit(io, {
     json: values.json === true,
+    width,
     payload: { ...summary, dir },
     render: () => {
       const failed = summary.tasks.filter((task) => !task.passed);
       return [
-        renderTable(
-          [{ header: "task", id: true }, { header: "oracle" }, { header: "no change" }, {
-            header: "check",
-          }],
+        fitTable(
+          new TableContext(width),
+          [
+            { header: "task", id: true, key: true, keyed: true },
+            { header: "oracle", priority: 1 },
+            { header: "no change", priority: 1 },
+            { header: "check", priority: 0 },
+          ],
           summary.tasks.map((task) => [
             task.task_id,
             episodeWords(task.oracle),

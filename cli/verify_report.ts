@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
@@ -29,6 +30,7 @@ USAGE:
 OPTIONS:
   --base DIR          Resolve relative input paths against DIR (default: the
                       current directory)
+${WIDTH_HELP}
   --json              The verdict, the inputs' hashes and every difference as JSON
   -h, --help          This help
 
@@ -38,11 +40,12 @@ EXIT STATUS:
   input cannot be read
 `;
 
-const OPTIONS = { base: { type: "string" } } as const;
+const OPTIONS = { base: { type: "string" }, ...WIDTH_OPTION } as const;
 
 /** Runs `verify-report`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["DIR"] });
+  const width = outputWidth(values);
   const dir = positionals[0];
   // Loaded here, not at the top: the renderer loads resvg's native addon (--allow-ffi), which
   // "ledgerbench --help" must not need.
@@ -50,6 +53,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const result = await verifyReport(dir, { base: stringOption(values, "base") });
   emit(io, {
     json: values.json === true,
+    width,
     payload: { command: "verify-report", ...result },
     render: () => {
       let text = "";

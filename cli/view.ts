@@ -9,6 +9,13 @@
  * @module
  */
 import {
+  displayLength,
+  fitLines,
+  outputWidth,
+  WIDTH_OPTION,
+  widthHelpAt,
+} from "./_table_layout.ts";
+import {
   type NumberOption,
   numberOption,
   parseCommandArgs,
@@ -65,6 +72,7 @@ OPTIONS:
                        in compare/, up to ${MAX_STATIC_PAIRS} pairs)
   --allow-remote       Allow a --host that is not loopback: anyone who can
                        reach it reads every transcript
+${widthHelpAt(23)}
   -h, --help           This help
 
 The server runs until interrupted (Ctrl-C). Imported rows (no artifacts)
@@ -90,6 +98,7 @@ const OPTIONS = {
   host: { type: "string" },
   "allow-remote": { type: "boolean" },
   out: { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /**
@@ -112,6 +121,7 @@ export function isLoopback(host: string): boolean {
 /** Runs `view`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, { required: ["LEDGER"] });
+  const width = outputWidth(values);
   const ledger = positionals[0];
   const port = numberOption(values, PORT) ?? 0;
   const host = stringOption(values, "host") ?? "127.0.0.1";
@@ -148,7 +158,12 @@ export async function run(args: string[], io: Io): Promise<number> {
   const first = rows.find((r) => r.row.episode_log_digest !== undefined);
   if (first !== undefined) {
     await openRowLog(first, place).catch((error: Error) =>
-      io.stderr(`warning: ${lineText(error.message)}; episode pages without their log say so\n`)
+      io.stderr(
+        fitLines(
+          `warning: ${lineText(error.message)}; episode pages without their log say so\n`,
+          width,
+        ),
+      )
     );
   }
 
@@ -158,14 +173,15 @@ export async function run(args: string[], io: Io): Promise<number> {
       throw new UsageError('Option "--out" writes files: "--port" and "--host" are for serving');
     }
     const wrote = await writeStaticView(out, { path: ledger, sha256, rows, errata }, place);
-    io.stdout(
+    io.stdout(fitLines(
       `ledgerbench view: wrote ${wrote.episodes} episode pages and ${wrote.pairs} side-by-side ` +
         `pages to ${out}/ (open ${out}/index.html)` +
         (wrote.pairs_left_out
           ? `; more than ${MAX_STATIC_PAIRS} pairs: none written (the server shows any pair)`
           : "") +
         "\n",
-    );
+      width,
+    ));
     return ExitCode.ok;
   }
 
@@ -189,9 +205,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   const onSignal = () => stop.abort();
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
+  // too wide for one line: the address first, whole (a script reads the first line for it)
+  const address = `http://${shown}:${bound}/ (Ctrl-C stops)`;
+  const episodes = `${rows.length} episodes of ${ledger}`;
   io.stdout(
-    `ledgerbench view: ${rows.length} episodes of ${ledger} at http://${shown}:${bound}/ ` +
-      `(Ctrl-C stops)\n`,
+    displayLength(`ledgerbench view: ${episodes} at ${address}`) <= width
+      ? `ledgerbench view: ${episodes} at ${address}\n`
+      : `ledgerbench view: ${address}\n` + fitLines(`  ${episodes}\n`, width),
   );
   try {
     await server.finished;

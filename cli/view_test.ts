@@ -42,7 +42,8 @@ Deno.test("view: a missing default artifact store is a warning, and the rows are
   const row = JSON.parse((await Deno.readTextFile(SAMPLE)).split("\n")[0]);
   row.episode_log_digest = `sha256:${"a".repeat(64)}`;
   await Deno.writeTextFile(ledger, JSON.stringify(row) + "\n");
-  const child = cliCommand(["view", ledger, "--host", "localhost"]).spawn();
+  // --width 400: the warning pinned on one line
+  const child = cliCommand(["view", ledger, "--host", "localhost", "--width", "400"]).spawn();
   const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let printed = "";
   while (!printed.includes("\n")) printed += (await out.read()).value ?? "";

@@ -75,7 +75,8 @@ async function validate(rows: Record<string, unknown>[]) {
   try {
     const ledger = await writeJsonl(`${dir}/l.jsonl`, rows);
     await Deno.writeTextFile(`${dir}/plan.json`, JSON.stringify(SPRT_PLAN));
-    return await cli("validate", ledger, "--plan", `${dir}/plan.json`);
+    // --width 400: a finding's code, where and message pinned on one row
+    return await cli("validate", ledger, "--plan", `${dir}/plan.json`, "--width", "400");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -150,7 +150,16 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
 Deno.test("import harbor: a task the trials name org/name and the config name counts once", async () => {
   const dir = await Deno.makeTempDir();
   const job = `${HARBOR}org-names`;
-  const imported = await cli("import", "harbor", job, "--out", `${dir}/ledger.jsonl`);
+  // --width 400: the warning pinned whole, unfolded
+  const imported = await cli(
+    "import",
+    "harbor",
+    job,
+    "--out",
+    `${dir}/ledger.jsonl`,
+    "--width",
+    "400",
+  );
   equal(imported.code, 0, imported.stderr);
   equal(
     imported.stderr,
@@ -197,7 +206,16 @@ Deno.test("import inspect: a limited run plans the dataset its log names, or war
   const dir = await Deno.makeTempDir();
   const real = `${INSPECT}2025-05-12T20-28-26-04-00_security-guide.json`;
   // The real log ran 3 of the dataset's 16 samples (eval.config.limit 3) and names only those.
-  const limited = await cli("import", "inspect", real, "--out", `${dir}/real.jsonl`);
+  // --width 400: the warnings pinned whole, unfolded
+  const limited = await cli(
+    "import",
+    "inspect",
+    real,
+    "--out",
+    `${dir}/real.jsonl`,
+    "--width",
+    "400",
+  );
   equal(limited.code, 0, limited.stderr);
   equal(
     limited.stderr,
@@ -209,7 +227,15 @@ Deno.test("import inspect: a limited run plans the dataset its log names, or war
   const log = JSON.parse(await Deno.readTextFile(real));
   log.eval.dataset.sample_ids = Array.from({ length: 16 }, (_, i) => i + 1);
   await Deno.writeTextFile(`${dir}/whole.json`, JSON.stringify(log));
-  const whole = await cli("import", "inspect", `${dir}/whole.json`, "--out", `${dir}/whole.jsonl`);
+  const whole = await cli(
+    "import",
+    "inspect",
+    `${dir}/whole.json`,
+    "--out",
+    `${dir}/whole.jsonl`,
+    "--width",
+    "400",
+  );
   equal(whole.code, 0, whole.stderr);
   match(
     whole.stderr,
@@ -250,7 +276,16 @@ Deno.test("import inspect: the .json and .eval forms of one log import to the sa
 
 Deno.test("import refuses a duplicate: importing the same log again writes nothing", async () => {
   const dir = await Deno.makeTempDir();
-  const args = ["import", "inspect", `${INSPECT}log_formats.eval`, "--out", `${dir}/l.jsonl`];
+  const args = [
+    "import",
+    "inspect",
+    `${INSPECT}log_formats.eval`,
+    "--out",
+    `${dir}/l.jsonl`,
+    // the warning pinned whole, unfolded
+    "--width",
+    "400",
+  ];
   equal((await cli(...args)).code, 0);
   const before = [await fileSha256(`${dir}/l.jsonl`), await fileSha256(`${dir}/l.tasks.json`)];
   const again = await cli(...args);

@@ -34,7 +34,8 @@ async function exampleSuite(): Promise<{ dir: string; suite: string }> {
 }
 
 const calibrate = (suite: string, ...extra: string[]) =>
-  cli("judge", "calibrate", "--suite", suite, "--golden", GOLDEN, ...extra);
+  // --width 400: the lines pinned whole, unfolded
+  cli("judge", "calibrate", "--suite", suite, "--golden", GOLDEN, "--width", "400", ...extra);
 
 /** `judge calibrate` of the shipped judge with its scripted provider, which must pass. */
 async function calibrateShipped(suite: string): Promise<void> {
@@ -325,6 +326,8 @@ Deno.test({
         byAgent.right.episode_id,
         "--ledger",
         `${dir}/ledger.jsonl`,
+        "--width",
+        "400",
       );
       equal(shown.code, 0, shown.stderr);
       match(

@@ -10,6 +10,9 @@ import { storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { callRecord, refusedRecord } from "../runner/relay/_call_record_for_test.ts";
 import { cli, fileSha256, row, writeJsonl } from "./_cli_run.ts";
 
+/** Lines pinned whole: the text at a width that folds nothing (`--width`). */
+const WIDE = ["--width", "400"];
+
 const RECORDS = [
   callRecord(1, { server_model_id: "demo-weak-1", latency_ms: 12.4 }),
   refusedRecord(2, "step_cap"),
@@ -52,7 +55,7 @@ async function fixture(dir: string, stderrTail = "Traceback: crashed on purpose\
 Deno.test("show prints the row, each call and the output tails of a stored log", async () => {
   await using dir = await tempDir();
   const { ledger, stored } = await fixture(dir.path);
-  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.stderr, "");
   assert.equal(result.code, 0);
   const sha = await fileSha256(ledger);
@@ -152,7 +155,7 @@ Deno.test("show prints what the token cap did to each call, its provider feature
   const ledger = await writeJsonl(`${dir.path}/ledger.jsonl`, [
     row({ agent_id: "claude", resolved: true, episode_log_digest: stored.digest }),
   ]);
-  const result = await cli("show", "r1/claude/t1/1", "--ledger", ledger);
+  const result = await cli("show", "r1/claude/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.code, 0, result.stderr);
   const lines = result.stdout.split("\n");
   const from = lines.findIndex((line) => line.startsWith("  #1 prompt bound"));
@@ -187,7 +190,7 @@ Deno.test("show --json prints the row and the stored log as canonical JSON", asy
 Deno.test("show prints a row without a stored log and says so", async () => {
   await using dir = await tempDir();
   const { ledger } = await fixture(dir.path);
-  const result = await cli("show", "r1/old/t1/1", "--ledger", ledger);
+  const result = await cli("show", "r1/old/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.code, 0);
   assert.match(result.stdout, /^ledger: .*, line 2\nepisode: r1\/old\/t1\/1\noutcome: resolved,/);
   assert.ok(
@@ -210,7 +213,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
 
   await Deno.chmod(stored.path, 0o644);
   await Deno.writeTextFile(stored.path, "{}\n");
-  const tampered = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  const tampered = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(tampered.code, 2);
   assert.equal(tampered.stdout, "");
   assert.equal(
@@ -223,7 +226,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
 
   // No store where the default points (the log is elsewhere): the error says how to name it.
   await Deno.rename(`${dir.path}/artifacts`, `${dir.path}/elsewhere`);
-  const nowhere = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  const nowhere = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.deepEqual(nowhere, {
     code: 2,
     stdout: "",
@@ -232,7 +235,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
       "store with --artifacts DIR\n",
   });
 
-  const unknown = await cli("show", "r1/nobody/t1/1", "--ledger", ledger);
+  const unknown = await cli("show", "r1/nobody/t1/1", "--ledger", ledger, ...WIDE);
   assert.deepEqual(unknown, {
     code: 2,
     stdout: "",
@@ -243,7 +246,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
 Deno.test("show escapes control characters from the log and the ledger", async () => {
   await using dir = await tempDir();
   const { ledger } = await fixture(dir.path, "\x1b[2J\x1b]0;owned\x07fake\rline \u202eevil\n");
-  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger);
+  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.code, 0);
   assert.ok(!["\x1b", "\x07", "\r", "\u202e"].some((c) => result.stdout.includes(c)));
   assert.ok(
@@ -294,7 +297,7 @@ Deno.test("show prints the verification record and the verifier's output tails, 
       verification: { mode: "sealed", reward: null, reward_file: null, decided_by: null },
     }),
   ]);
-  const shown = await cli("show", "r1/a/t1/1", "--ledger", ledger);
+  const shown = await cli("show", "r1/a/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(shown.code, 0, shown.stderr);
   assert.ok(!["\x1b", "\x07", "\u202e"].some((c) => shown.stdout.includes(c)));
   const head = shown.stdout.split("\n\nrow:\n")[0];
@@ -319,7 +322,7 @@ Deno.test("show prints the verification record and the verifier's output tails, 
     shown.stdout,
   );
   // A sealed verdict by the JSON line: the mode, no reward, nothing about hijacks or egress.
-  const sealed = await cli("show", "r1/a/t2/1", "--ledger", ledger);
+  const sealed = await cli("show", "r1/a/t2/1", "--ledger", ledger, ...WIDE);
   assert.equal(sealed.code, 0, sealed.stderr);
   assert.ok(
     sealed.stdout.includes(
