@@ -327,7 +327,7 @@ export function fitLines(text: string, width: number): string {
   const out: string[] = [];
   for (const line of lines) {
     const own = /^ */.exec(line)![0];
-    foldLine(out, line, width, own.length + 2 <= width / 2 ? own + "  " : "");
+    foldLine(out, line, width, own.length + 2 <= width / 2 ? own + "  " : "", own.length);
   }
   return out.join("\n") + "\n";
 }
@@ -356,18 +356,21 @@ export function fitPairs(pairs: readonly [string, string][], width: number): str
   const out: string[] = [];
   for (const [key, value] of pairs) {
     const pad = " ".repeat(keyWidth - displayLength(key));
-    foldLine(out, `${key}:${pad}  ${lineText(value)}`, width, indent);
+    // a first line never holds the key alone when the value would continue at the same column
+    foldLine(out, `${key}:${pad}  ${lineText(value)}`, width, indent, indent.length);
   }
   return out.length === 0 ? "" : out.join("\n") + "\n";
 }
 
-/** Pushes `line` onto `out` folded at `width` (see {@link fitLines}), continuations after `indent`. */
-function foldLine(out: string[], line: string, width: number, indent: string): void {
+/**
+ * Pushes `line` onto `out` folded at `width` (see {@link fitLines}), continuations after
+ * `indent`; the first line is cut at a space past column `keep`, else mid-word.
+ */
+function foldLine(out: string[], line: string, width: number, indent: string, keep: number): void {
   if (displayLength(line) <= width) {
     out.push(line);
     return;
   }
-  const own = /^ */.exec(line)![0];
   let rest = [...line];
   let first = true;
   while (rest.length > 0) {
@@ -388,7 +391,7 @@ function foldLine(out: string[], line: string, width: number, indent: string): v
         break;
       }
     }
-    if (cut <= (first ? own.length : 0)) cut = room;
+    if (cut <= (first ? keep : 0)) cut = room;
     out.push([...prefix, ...rest.slice(0, cut)].join("").trimEnd());
     rest = rest.slice(cut);
     first = false;

@@ -1,5 +1,14 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { fitLines, fitTable, outputWidth, TableContext } from "./_table_layout.ts";
+import {
+  fitLines,
+  fitPairs,
+  fitTable,
+  outputWidth,
+  TableContext,
+  WIDTH_HELP,
+  widthHelpAt,
+} from "./_table_layout.ts";
+import { renderPairs } from "../report/format.ts";
 import { fitId } from "../report/format.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 
@@ -93,4 +102,34 @@ Deno.test("outputWidth() takes --width, refuses a narrow one", () => {
   throws(() => outputWidth({ width: "39" }), /at least 40/);
   throws(() => outputWidth({ width: "8O" }), /whole number/);
   deepEqual(typeof outputWidth({}), "number");
+});
+
+Deno.test("fitPairs() is renderPairs when it fits, and folds a value under itself", () => {
+  const pairs: [string, string][] = [
+    ["ledger", "ledgers/examples/synthetic_ledger.jsonl"],
+    ["stop reasons", "completed 323, step_cap 7, token_cap 5, wall_cap 2, rate_limited 8"],
+  ];
+  equal(fitPairs(pairs, 200), renderPairs(pairs));
+  // "stop reasons:" and two spaces: values start at column 15, continuations too; a path
+  // longer than the room is cut, never moved off its key's line (it would not fit there either)
+  equal(
+    fitPairs(pairs, 50),
+    "ledger:        ledgers/examples/synthetic_ledger.j\n" +
+      "               sonl\n" +
+      "stop reasons:  completed 323, step_cap 7,\n" +
+      "               token_cap 5, wall_cap 2,\n" +
+      "               rate_limited 8\n",
+  );
+  ok(widest(fitPairs(pairs, 40)) <= 40);
+  // keys wider than half the width: continuations two spaces in
+  equal(fitPairs([["a long key name", "x y"]], 20), "a long key name:  x\n  y\n");
+  equal(fitPairs([], 80), "");
+});
+
+Deno.test("widthHelpAt() re-indents the --width help; at 22 it is WIDTH_HELP", () => {
+  equal(widthHelpAt(22), WIDTH_HELP);
+  const lines = widthHelpAt(19).split("\n");
+  equal(lines.length, WIDTH_HELP.split("\n").length);
+  ok(lines[0].startsWith("  --width N        Width of the text output"), lines[0]);
+  ok(lines.slice(1).every((line) => /^ {19}\S/.test(line)), lines.join("\n"));
 });
