@@ -104,6 +104,9 @@ Deno.test({
           "--out",
           `${dir}/${out}`,
           ...DIGESTS,
+          // the summary's lines pinned whole, unfolded
+          "--width",
+          "400",
           ...rest,
         ]);
 

@@ -183,7 +183,8 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
       const changed = new TextEncoder().encode(lines.join("\n"));
       equal(changed.length, original.length, "one byte changed, same length");
       await Deno.writeFile(path, changed);
-      const run = await ledgerbench(work, "verify-report", "one");
+      // --width 400: the difference pinned on one line
+      const run = await ledgerbench(work, "verify-report", "one", "--width", "400");
       equal(run.code, 1, run.stdout + run.stderr);
       match(run.stdout, /ledger: inputs\/synthetic_ledger\.jsonl \(SHA-256 DIFFERS\)/);
       ok(
@@ -203,7 +204,7 @@ Deno.test("ledgerbench report is byte-identical across runs and verify-report ca
       const at = new TextDecoder().decode(original).indexOf('"wall_ms":') + 10;
       early[at] = early[at] === 0x31 ? 0x32 : 0x31;
       await Deno.writeFile(path, early);
-      const broken = await ledgerbench(work, "verify-report", "one");
+      const broken = await ledgerbench(work, "verify-report", "one", "--width", "400");
       equal(broken.code, 1, broken.stdout + broken.stderr);
       match(broken.stdout, /\$\.inputs\.ledger\.sha256: the ledger has changed/);
       match(
