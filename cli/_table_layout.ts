@@ -28,6 +28,11 @@
  *    sentence) is folded by {@link fitLines}, so that no line ever exceeds
  *    the width.
  *
+ * The other text follows the same width: `key: value` pairs by
+ * {@link fitPairs} (a value continues under itself), every other line by
+ * {@link fitLines}; a command's `emit` with a `width` folds its whole text
+ * report so (`_output.ts`), never its `--json`.
+ *
  * @module
  */
 import { fitId } from "../report/format.ts";

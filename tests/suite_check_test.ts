@@ -140,7 +140,8 @@ Deno.test({
           "",
         ].join("\n"),
       });
-      const failed = await cli("suite", "check", broken);
+      // --width 400: each problem pinned whole, on its line
+      const failed = await cli("suite", "check", broken, "--width", "400");
       equal(failed.code, 3, failed.stderr + failed.stdout);
       const problems = failed.stdout.split("\n").filter((line) =>
         /^[a-z-]+: (oracle|no-change): /.test(line)
