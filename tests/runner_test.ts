@@ -561,7 +561,7 @@ Deno.test({
       const repeat = await cli("reverify", ledger, "--errata", errata, "--suite", other.dir);
       equal(repeat.code, 0, repeat.stderr);
       match(repeat.stdout, /0 errata appended/);
-      match(repeat.stdout, /the outcome repeats erratum "rescore\//);
+      match(repeat.stdout, /the outcome repeats erratum\s+"rescore\//);
       equal((await loadErrata(errata)).entries.length, 2);
     } finally {
       await new Deno.Command("chmod", { args: ["-R", "u+rwX", dir] }).output();
