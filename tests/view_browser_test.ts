@@ -236,7 +236,17 @@ browserTest(
     await using viewer = await startView(await demoLedger());
     const { page, csp } = await openPage(browser);
     await page.goto(viewer.url);
-    await Promise.all([page.waitForNavigation(), page.click("#episodes tbody tr:first-child a")]);
+    // The episode's link in the table, found by its id (a demo run's row order is its own).
+    const id = "demo/solver-strong/a1-locate/1";
+    const index = (await page.$$eval(
+      "#episodes tbody tr",
+      (rows) => rows.map((row) => row.querySelector("a")?.textContent ?? ""),
+    )).indexOf(id);
+    assert.ok(index >= 0, `the table links ${id}`);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click(`#episodes tbody tr:nth-child(${index + 1}) a`),
+    ]);
     const body = await page.$eval("main", (m) => (m as HTMLElement).innerText);
     assert.match(body, /demo\/solver-strong\/a1-locate\/1/);
     assert.match(body, /Verdict: resolved, 2 checks/);
