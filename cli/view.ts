@@ -205,13 +205,18 @@ export async function run(args: string[], io: Io): Promise<number> {
   const onSignal = () => stop.abort();
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
-  // too wide for one line: the address first, whole (a script reads the first line for it)
-  const address = `http://${shown}:${bound}/ (Ctrl-C stops)`;
+  // Too wide for one line: the address first and whole (a script reads the first line for it;
+  // alone on it when even "ledgerbench view: " beside it does not fit), then the rest folded.
+  const url = `http://${shown}:${bound}/`;
   const episodes = `${rows.length} episodes of ${ledger}`;
+  const whole = `ledgerbench view: ${episodes} at ${url} (Ctrl-C stops)`;
+  const head = displayLength(`ledgerbench view: ${url}`) <= width
+    ? `ledgerbench view: ${url}\n`
+    : `${url}\n`;
   io.stdout(
-    displayLength(`ledgerbench view: ${episodes} at ${address}`) <= width
-      ? `ledgerbench view: ${episodes} at ${address}\n`
-      : `ledgerbench view: ${address}\n` + fitLines(`  ${episodes}\n`, width),
+    displayLength(whole) <= width
+      ? `${whole}\n`
+      : head + fitLines(`  (Ctrl-C stops) ${episodes}\n`, width),
   );
   try {
     await server.finished;

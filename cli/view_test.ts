@@ -92,3 +92,31 @@ Deno.test("view --errata: corrected rows are marked, and their page names the er
     await child.stderr.cancel();
   }
 });
+
+Deno.test("view at a narrow width: the address stays whole on the first line, no line wider", async () => {
+  const ledger = "ledgers/examples/synthetic_ledger.jsonl";
+  const child = cliCommand(["view", ledger, "--width", "40"]).spawn();
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  // the address line, then the episodes line under it
+  while (printed.split("\n").length < 3) printed += (await out.read()).value ?? "";
+  try {
+    const [first, ...rest] = printed.split("\n");
+    // "ledgerbench view: http://127.0.0.1:NNNNN/" is 41 columns (an ephemeral port has 5
+    // digits): the address alone
+    assert.match(first, /^(ledgerbench view: )?http:\/\/127\.0\.0\.1:\d+\/$/);
+    // folded, the path cut where it does not fit: the same characters
+    assert.match(
+      rest.join("").replace(/\s+/g, ""),
+      /^\(Ctrl-Cstops\)351episodesofledgers\/examples\/synthetic_ledger\.jsonl$/,
+    );
+    for (const line of printed.split("\n")) assert.ok([...line].length <= 40, line);
+    const url = /http:\/\/\S+\//.exec(first)![0];
+    assert.ok((await (await fetch(url)).text()).includes("<table"));
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await out.cancel();
+    await child.stderr.cancel();
+  }
+});
