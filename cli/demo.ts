@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { fitLines, outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { buildImages, VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
@@ -97,6 +98,7 @@ OPTIONS:
   --work DIR       The generated suite (default out/demo; replaced)
   --reports DIR    Where report-demo/, report-judge/ and report-example/ go
                    (default out)
+${widthHelpAt(19)}
   -h, --help       This help
 
 EXIT STATUS:
@@ -109,6 +111,7 @@ const OPTIONS = {
   out: { type: "string" },
   work: { type: "string" },
   reports: { type: "string" },
+  ...WIDTH_OPTION,
 } as const;
 
 /** The files the demo writes into `--out`. */
@@ -137,6 +140,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const out = stringOption(values, "out") ?? "out/ledger-demo";
   const work = stringOption(values, "work") ?? "out/demo";
   const reports = stringOption(values, "reports") ?? "out";
+  // the width of the analyses' text, passed on to summarize, compare and report
+  const width = outputWidth(values);
+  const example: AnalysedFiles = { ...EXAMPLE_FILES, width };
 
   const engine = await dockerAvailable();
   if (!engine.available) {
@@ -146,8 +152,8 @@ export async function run(args: string[], io: Io): Promise<number> {
         `demo: Falling back to the analysis of the shipped example ledger ` +
         `ledgers/examples/synthetic_ledger.jsonl.\n\n`,
     );
-    const status = await analyse(io, EXAMPLE_FILES);
-    return firstFailure(status, await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`));
+    const status = await analyse(io, example);
+    return firstFailure(status, await writeReport(io, example, `${reports}/report-example`));
   }
 
   io.stderr(`demo: Docker engine ${engine.serverVersion} on ${engine.socketPath}\n`);
@@ -222,14 +228,14 @@ export async function run(args: string[], io: Io): Promise<number> {
     `demo: wrote ${out}/{plan.json,plan.json.sha256,ledger.jsonl,errata.jsonl,price_table.json} ` +
       `and the same in ${out}/judge/\n\n`,
   );
-  const demoFiles = demoFilesIn(out);
-  const judgedFiles = demoFilesIn(`${out}/judge`);
+  const demoFiles = { ...demoFilesIn(out), width };
+  const judgedFiles = { ...demoFilesIn(`${out}/judge`), width };
   const status = firstFailure(
     await analyse(io, demoFiles),
     await summarizeFiles(io, judgedFiles, { label: " (the judged example)", apart: true }),
     await writeReport(io, demoFiles, `${reports}/report-demo`),
     await writeReport(io, judgedFiles, `${reports}/report-judge`),
-    await writeReport(io, EXAMPLE_FILES, `${reports}/report-example`),
+    await writeReport(io, example, `${reports}/report-example`),
   );
   return halted ? ExitCode.refused : status;
 }
@@ -361,6 +367,18 @@ interface AnalysedFiles {
   plan: string;
   errata: string;
   priceTable: string;
+  /** The width of their analyses' text (`--width`; default: `outputWidth`'s). */
+  width?: number;
+}
+
+/** The `--width` option of the analyses of `files`, when they have a width. */
+function widthArgs(files: AnalysedFiles): string[] {
+  return files.width === undefined ? [] : ["--width", String(files.width)];
+}
+
+/** A heading folded to the width of the analyses of `files`, when they have one. */
+function fitted(files: AnalysedFiles, text: string): string {
+  return files.width === undefined ? text : fitLines(text, files.width);
 }
 
 /** The first non-zero exit status, or 0. */
@@ -371,7 +389,7 @@ function firstFailure(...statuses: number[]): number {
 /** Writes the replayable report of one ledger through the CLI's own `report` command. */
 async function writeReport(io: Io, files: AnalysedFiles, dir: string): Promise<number> {
   const report = await import("./report.ts");
-  io.stdout(`\n== report ${files.ledger} -> ${dir}/report.md\n`);
+  io.stdout(fitted(files, `\n== report ${files.ledger} -> ${dir}/report.md\n`));
   return await report.run([
     files.ledger,
     "--plan",
@@ -382,6 +400,7 @@ async function writeReport(io: Io, files: AnalysedFiles, dir: string): Promise<n
     files.priceTable,
     "--out",
     dir,
+    ...widthArgs(files),
   ], io);
 }
 
@@ -405,7 +424,12 @@ async function summarizeFiles(
   heading: { label?: string; apart?: boolean } = {},
 ): Promise<number> {
   const summarize = await import("./summarize.ts");
-  io.stdout(`${heading.apart ? "\n" : ""}== summarize ${files.ledger}${heading.label ?? ""}\n`);
+  io.stdout(
+    fitted(
+      files,
+      `${heading.apart ? "\n" : ""}== summarize ${files.ledger}${heading.label ?? ""}\n`,
+    ),
+  );
   return await summarize.run([
     files.ledger,
     "--plan",
@@ -414,6 +438,7 @@ async function summarizeFiles(
     files.errata,
     "--price-table",
     files.priceTable,
+    ...widthArgs(files),
   ], io);
 }
 
@@ -421,9 +446,9 @@ async function summarizeFiles(
 async function analyse(io: Io, files: AnalysedFiles): Promise<number> {
   const compare = await import("./compare.ts");
   const first = await summarizeFiles(io, files);
-  io.stdout(`\n== compare ${files.ledger}\n`);
+  io.stdout(fitted(files, `\n== compare ${files.ledger}\n`));
   const second = await compare.run(
-    [files.ledger, "--plan", files.plan, "--errata", files.errata],
+    [files.ledger, "--plan", files.plan, "--errata", files.errata, ...widthArgs(files)],
     io,
   );
   return first !== ExitCode.ok ? first : second;
