@@ -52,7 +52,7 @@ Deno.test({
       equal(freeze.code, 0, freeze.stderr);
       match(
         freeze.stdout,
-        /task py-mean: environment ledgerbench-env\/py-mean:[0-9a-f]{16} sha256:/,
+        /task py-mean: environment ledgerbench-env\/py-mean:[0-9a-f]{16}\s+sha256:/,
       );
       const plan = (await loadPlan(`${dir}/plan.json`, { frozen: true })).value;
       const environments = Object.fromEntries(
