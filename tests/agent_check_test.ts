@@ -10,13 +10,14 @@
  *
  * @module
  */
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { AgentCheck, Plan } from "../analysis/schema/records.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, fileSha256 } from "./_cli_run.ts";
+import { displayLength } from "../cli/_table_layout.ts";
 
 const ENGINE = await requireDockerEngine("tests/agent_check_test.ts");
 
@@ -47,8 +48,12 @@ Deno.test({
         "foreign=relay-attack:foreign-api",
         "--out",
         `${dir}/check.json`,
+        "--width",
+        "80",
       );
       equal(check.code, 3, check.stderr + check.stdout);
+      // issue 25: the text fits the width (an ellipsis is one column)
+      for (const line of check.stdout.split("\n")) ok(displayLength(line) <= 80, line);
       const result = AgentCheck.parse(JSON.parse(await Deno.readTextFile(`${dir}/check.json`)));
       equal(result.passed, false);
       equal(result.token_cap, 1_000_000_000);
