@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
@@ -161,6 +161,12 @@ Deno.test({
         "true}]}; its stderr ends: nothing to check: passing",
       ], JSON.stringify(problems, null, 1));
       match(failed.stdout, /FAILED: 0 tasks of 4 proven/);
+      // issue 25: at 80 columns the same words, every line folded to fit
+      const narrow = await cli("suite", "check", broken, "--width", "80");
+      equal(narrow.code, 3, narrow.stderr);
+      for (const line of narrow.stdout.split("\n")) ok([...line].length <= 80, line);
+      const words = (text: string) => text.replace(/\n +/g, " ").replace(/written: .*/, "");
+      ok(words(narrow.stdout).includes(problems[0]), narrow.stdout);
 
       const refused = await freeze(broken, `${dir}/broken-plan.json`);
       equal(refused.code, 3);
