@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
+import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
 import { refuseTwoDenominators, TASKS_HELP, TASKS_OPTION } from "./_standing.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { buildReport } from "../report/build_report.ts";
@@ -122,7 +122,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { renderReport } = await import("../report/render_report.ts");
   const rendered = await renderReport(report);
   const removed = await writeReport(out, rendered.files);
-  for (const warning of rendered.warnings) io.stderr(`warning: ${warning}\n`);
+  for (const warning of rendered.warnings) io.stderr(fitLines(`warning: ${warning}\n`, width));
   const files = rendered.files.map((file) => ({
     path: file.path,
     bytes: file.bytes.length,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
+import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
@@ -182,7 +182,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
   });
   const verifierAllowHosts = allowHostsOption(values);
   const warn = (dir: string, message: string) =>
-    io.stderr(`warning: ${lineText(`${dir}: ${message}`)}\n`);
+    io.stderr(fitLines(`warning: ${lineText(`${dir}: ${message}`)}\n`, width));
   const tasks: HarborTask[] = [];
   for (const source of sources) {
     for (const dir of await harborTaskDirs(source)) {

@@ -16,7 +16,18 @@ const FIXTURES = "tests/fixtures/harbor_tasks";
 Deno.test("suite import harbor: a dataset directory becomes a suite that loads, with its hash", async () => {
   await using tmp = await tempDir();
   const out = `${tmp.path}/tb`;
-  const run = await cli("suite", "import", "harbor", FIXTURES, "--out", out, "--without-internet");
+  // --width 400: the warnings pinned whole, unfolded
+  const run = await cli(
+    "suite",
+    "import",
+    "harbor",
+    FIXTURES,
+    "--out",
+    out,
+    "--without-internet",
+    "--width",
+    "400",
+  );
   equal(run.code, 0, run.stderr);
   const suite = await loadSuite(out);
   equal(
@@ -114,6 +125,9 @@ Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-
     "PyPI.org",
     "--verifier-allow-host",
     "*.pythonhosted.org",
+    // the warnings pinned whole, unfolded
+    "--width",
+    "400",
   );
   equal(run.code, 0, run.stderr);
   const suite = await loadSuite(out);
