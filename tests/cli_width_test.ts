@@ -13,7 +13,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { cli } from "./_cli_run.ts";
+import { cli, ROOT } from "./_cli_run.ts";
+import { demoLedger } from "./_demo_ledger.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
 import { importFieldScaleLedger } from "./_field_scale_ledger.ts";
 import { FIELD_SCALE_MAP, FIELD_SCALE_VALUES } from "../tools/field_scale_table.ts";
 import { displayLength } from "../cli/_table_layout.ts";
@@ -98,11 +100,6 @@ const EXAMPLES: Case[] = [
   {
     name: "import inspect",
     args: (dir) => ["import", "inspect", INSPECT_LOG, "--out", `${dir}/ledger.jsonl`],
-  },
-  {
-    name: "show demo",
-    args: () => ["show", "demo/solver-strong/a1-locate/1", "--ledger", DEMO],
-    json: false,
   },
   {
     name: "show synthetic",
@@ -210,6 +207,24 @@ const EXAMPLES: Case[] = [
 Deno.test("every command's text fits 80 and 100 columns on the shipped examples", async (t) => {
   await t.step("stdout and stderr", () => checkCases(EXAMPLES));
   await t.step("--json is the same bytes with --width", () => checkJson(EXAMPLES));
+});
+
+// A runner episode's log (its calls and output tails): the demo's artifacts are not kept by git,
+// so without them the demo runs once into a temporary directory, on the engine.
+const demoArtifacts = await Deno.stat(`${ROOT}ledgers/demo/artifacts/sha256`).then(
+  () => true,
+  () => false,
+);
+Deno.test({
+  name: "show of a runner episode fits 80 and 100 columns",
+  ignore: !demoArtifacts && !(await requireDockerEngine("tests/cli_width_test.ts")).available,
+}, async () => {
+  const ledger = await demoLedger();
+  await checkCases([{
+    name: "show demo",
+    args: () => ["show", "demo/solver-strong/a1-locate/1", "--ledger", ledger],
+    json: false,
+  }]);
 });
 
 Deno.test("verify-report and judge calibrate fit 80 and 100 columns", async () => {

@@ -19,7 +19,8 @@
  */
 import assert from "node:assert/strict";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { cli, cliCommand, ROOT } from "./_cli_run.ts";
+import { cli, cliCommand } from "./_cli_run.ts";
+import { demoLedger } from "./_demo_ledger.ts";
 import { importFieldScaleLedger } from "./_field_scale_ledger.ts";
 import { Episode } from "../analysis/schema/records.ts";
 import { storeEpisodeLog } from "../runner/episode_log_store.ts";
@@ -162,48 +163,6 @@ const cellIds = (page: Page, column: number) =>
 /** The whole ids shown in an element. */
 const idsIn = (page: Page, selector: string) =>
   page.$$eval(`${selector} .id`, (ids) => ids.map((id) => id.getAttribute("title") ?? ""));
-
-/**
- * The demo ledger with its artifact store: `LEDGERBENCH_VIEW_DEMO` when set,
- * else `ledgers/demo/` when its artifacts/ is there (the demo writes it; git
- * does not keep it), else a demo run into a temporary directory (Docker).
- */
-let demoRun: Promise<string> | undefined;
-function demoLedger(): Promise<string> {
-  return demoRun ??= (async () => {
-    const named = Deno.env.get("LEDGERBENCH_VIEW_DEMO");
-    if (named !== undefined) return named;
-    const committed = `${ROOT}ledgers/demo`;
-    if (await exists(`${committed}/artifacts/sha256`)) return `${committed}/ledger.jsonl`;
-    const dir = await Deno.makeTempDir({ prefix: "ledgerbench_view_demo_" });
-    const result = await cli(
-      "demo",
-      "--out",
-      `${dir}/ledger`,
-      "--work",
-      `${dir}/work`,
-      "--reports",
-      `${dir}/reports`,
-    );
-    const ledger = `${dir}/ledger/ledger.jsonl`;
-    if (result.code !== 0 || !(await exists(`${dir}/ledger/artifacts/sha256`))) {
-      throw new Error(
-        `The demo's artifacts are not in ledgers/demo/artifacts and the demo could not run ` +
-          `(it needs a Docker engine: bash .ci/install_docker.sh): ${result.stderr.slice(-400)}`,
-      );
-    }
-    return ledger;
-  })();
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 browserTest("view: the demo table narrows by agent, then by outcome", async (browser) => {
   await using viewer = await startView(await demoLedger());
