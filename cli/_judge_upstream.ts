@@ -11,6 +11,7 @@ import type { Upstream } from "../runner/relay/upstream.ts";
 import { stringOption } from "./_args.ts";
 import { UsageError } from "./_command.ts";
 import { startScriptedUpstream, upstreamKindOf } from "./_upstream_options.ts";
+import { upstreamKey } from "./_upstream_key.ts";
 
 /** The two options, for a command's option table. */
 export const JUDGE_UPSTREAM_OPTIONS = {
@@ -52,14 +53,7 @@ export async function judgeUpstreamOption(
     throw new UsageError('Give at most one of "--judge-upstream" and "--judge-provider-script"');
   }
   if (url !== undefined) {
-    const key = Deno.env.get("LEDGERBENCH_JUDGE_KEY") ??
-      Deno.env.get("LEDGERBENCH_UPSTREAM_KEY") ?? "";
-    if (key === "") {
-      throw new UsageError(
-        'The judge\'s key must be in the environment variable "LEDGERBENCH_JUDGE_KEY" ' +
-          '(or "LEDGERBENCH_UPSTREAM_KEY")',
-      );
-    }
+    const key = upstreamKey("LEDGERBENCH_JUDGE_KEY", "LEDGERBENCH_UPSTREAM_KEY");
     const { kind, target } = upstreamKindOf(url);
     return { upstream: { baseUrl: target, kind, key }, close: () => Promise.resolve() };
   }

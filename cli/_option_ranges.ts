@@ -50,6 +50,12 @@ export const UPSTREAM_TIMEOUT_MS_RANGE: NumberRange = schemaRange(Plan.shape.ups
  */
 export const PARALLEL_RANGE: NumberRange = { min: 1, max: 64, integer: true };
 
+/**
+ * `--parallel` of `run --executor slurm`: 1..4096 slots queued or running
+ * at once (each on a node of the cluster; the run process only reads rows).
+ */
+export const SLURM_PARALLEL_RANGE: NumberRange = { min: 1, max: 4096, integer: true };
+
 /** `--max-findings` of `validate` and `report`: findings listed per code, 0..1000000. */
 export const MAX_FINDINGS_RANGE: NumberRange = { min: 0, max: 1_000_000, integer: true };
 

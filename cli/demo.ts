@@ -251,17 +251,31 @@ function demoAgents(images: Record<string, string>) {
   }));
 }
 
-/** The demo's scripted providers for `suite`: strong (every answer right) and weak (half). */
+/**
+ * The scripts of the demo's two scripted models on `suite`: strong (every
+ * answer right, model `demo-strong-1`) and weak (half, `demo-weak-1`); the
+ * Slurm test runs the demo plan from them as files.
+ *
+ * @param suite the demo suite
+ * @returns the two scripts
+ */
+export async function demoProviderScripts(suite: Suite) {
+  return {
+    strong: await suiteProviderScript(suite, { model: "demo-strong-1", correctRate: 1 }),
+    weak: await suiteProviderScript(suite, {
+      model: "demo-weak-1",
+      correctRate: 0.5,
+      seed: "demo-weak",
+    }),
+  };
+}
+
+/** The demo's scripted providers for `suite` ({@link demoProviderScripts}). */
 async function demoProviders(suite: Suite) {
   const keys = { strong: crypto.randomUUID(), weak: crypto.randomUUID() };
-  const strong = await startScriptedProvider(
-    await suiteProviderScript(suite, { model: "demo-strong-1", correctRate: 1 }),
-    { apiKey: keys.strong },
-  );
-  const weak = await startScriptedProvider(
-    await suiteProviderScript(suite, { model: "demo-weak-1", correctRate: 0.5, seed: "demo-weak" }),
-    { apiKey: keys.weak },
-  );
+  const scripts = await demoProviderScripts(suite);
+  const strong = await startScriptedProvider(scripts.strong, { apiKey: keys.strong });
+  const weak = await startScriptedProvider(scripts.weak, { apiKey: keys.weak });
   const upstreams: Record<string, Upstream> = {
     "solver-strong": {
       baseUrl: strong.baseUrl,

@@ -102,6 +102,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Browse episodes in a local page: filters, transcripts, side by side",
     file: "view.ts",
   },
+  slot: {
+    summary: "Run one episode slot of a cluster run on this node (what Slurm array tasks run)",
+    file: "slot.ts",
+  },
   demo: {
     summary: "Build images, run the demo suite for two agents in Docker, summarize",
     file: "demo.ts",

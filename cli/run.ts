@@ -6,15 +6,20 @@
  */
 import { loadPlan } from "../inputs/plan.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
+import { slurmAvailable } from "../runner/slurm/slurm_available.ts";
 import { BatchHaltedError, describeHalt } from "../runner/run_batch.ts";
 import { EnvironmentMismatchError } from "../runner/environment_check.ts";
 import { LedgerLockedError } from "../runner/ledger_lock.ts";
-import type { Upstream } from "../runner/relay/upstream.ts";
+import type { SlotUpstreamOptions } from "../analysis/schema/executor_slot.ts";
+import { SlotTimeLimitError } from "../runner/executor/slot_time_limit.ts";
+import { checkRunUpstreamOptions, type RunUpstreams, startRunUpstreams } from "./_run_upstreams.ts";
 import {
-  type ScriptedUpstream,
-  startScriptedUpstream,
-  upstreamKindOf,
-} from "./_upstream_options.ts";
+  EXECUTOR_HELP,
+  EXECUTOR_OPTIONS,
+  executorOption,
+  refuseSlurmOptions,
+  slurmExecutorChoice,
+} from "./_executor_options.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { createProgress } from "../runner/progress.ts";
 import {
@@ -26,17 +31,12 @@ import {
   textOption,
 } from "./_args.ts";
 import { EpisodeInput } from "../analysis/schema/records.ts";
-import { PARALLEL_RANGE } from "./_option_ranges.ts";
+import { PARALLEL_RANGE, SLURM_PARALLEL_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { pairsOption } from "./freeze.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
-import {
-  JUDGE_UPSTREAM_HELP,
-  JUDGE_UPSTREAM_OPTIONS,
-  type JudgeUpstream,
-  judgeUpstreamOption,
-} from "./_judge_upstream.ts";
+import { JUDGE_UPSTREAM_HELP, JUDGE_UPSTREAM_OPTIONS } from "./_judge_upstream.ts";
 
 /** `--parallel`: episodes at once. */
 const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
@@ -78,6 +78,14 @@ an OpenAI one for the others:
     --upstream https://api.openai.com/v1 \\
     --upstream claude=anthropic+https://api.anthropic.com/v1
 
+On a Slurm cluster, 200 slots at once, each a job-array task on a node with
+Docker or Podman (ledger, plan, suite and this checkout on the shared file
+system; the key read on each node from a file only you can read):
+  LEDGERBENCH_UPSTREAM_KEY_FILE=~/.ledgerbench/key deno task ledgerbench run \\
+    --plan plan.json --suite suite --ledger /shared/runs/r1/ledger.jsonl \\
+    --upstream https://api.example.com/v1 --executor slurm \\
+    --slurm-partition batch --parallel 200
+
 Against scripted providers (tests, demos), one script per agent:
   deno task ledgerbench run --plan plan.json --suite suite --ledger l.jsonl \\
     --provider-script solver=solver_script.json --provider-script looper=looper.json
@@ -115,8 +123,10 @@ OPTIONS:
                        the plan id); a run redone after a halt needs a new one
   --resume             Continue the ledger of an interrupted run; a torn final
                        line is moved to FILE.torn.jsonl and reported
-  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (default
-                       ${DEFAULT_PARALLEL}); rows are appended in completion order,
+  --parallel N         Episodes at once, ${rangeText(PARALLEL.range)} (under Slurm
+                       ${
+  rangeText(SLURM_PARALLEL_RANGE)
+}; default ${DEFAULT_PARALLEL}); rows are appended in completion order,
                        episode ids stay deterministic; an SPRT agent keeps one
                        episode in flight
   --artifacts DIR      Artifact store (default: artifacts/ beside the ledger)
@@ -126,6 +136,7 @@ OPTIONS:
                        The runner version and the suite hash are checked as
                        in a sandboxed run (no image is: none runs)
   --agent-command ID=CMD  Host command of agent ID (split on spaces)
+${EXECUTOR_HELP}
   --json               Print the outcome as canonical JSON
   -h, --help           This help
 
@@ -134,13 +145,16 @@ Ctrl-C or SIGTERM stops starting episodes: running ones finish and are
 recorded, then the run exits (resume later). A second Ctrl-C or SIGTERM kills
 the running episodes: they are not recorded (nothing is written for them, not
 even a failure) and --resume runs them. A SIGKILL of the runner leaves their
-containers, which --resume removes before it runs them.
+containers, which --resume removes before it runs them. Under Slurm the first
+Ctrl-C also cancels the slots still queued (not recorded; --resume runs them),
+the second cancels the running ones (scancel), and the run exits once no task
+of its jobs runs; a resume cancels the jobs of a runner that was killed.
 
 EXIT STATUS:
   0 the batch is complete (every task, or every agent's SPRT decision);
   1 usage error; 2 bad input (plan hash, plan, suite or ledger unreadable,
   ledger directory missing, ledger of another run); 3 refused or halted (no
-  Docker engine, another runner holds the ledger's lock, environment differs
+  Docker engine, no Slurm cluster under --executor slurm, another runner holds the ledger's lock, environment differs
   from the plan, the batch halted under its invalid policy or on an image
   change); 130 interrupted by Ctrl-C; 143 stopped by SIGTERM
 `;
@@ -160,22 +174,8 @@ const OPTIONS = {
   unsandboxed: { type: "boolean" },
   "agent-command": { type: "string", multiple: true },
   ...JUDGE_UPSTREAM_OPTIONS,
+  ...EXECUTOR_OPTIONS,
 } as const;
-
-/** Splits `[ID=]VALUE` items into a default and per-agent values. */
-function perAgent(
-  items: string[] | undefined,
-): { all: string | null; byAgent: Map<string, string> } {
-  let all: string | null = null;
-  const byAgent = new Map<string, string>();
-  for (const item of items ?? []) {
-    const match = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(item);
-    if (match !== null && !/^[a-z+]+:\/\//.test(item)) byAgent.set(match[1], match[2]);
-    else if (all === null) all = item;
-    else throw new UsageError(`Two defaults given for one option: "${all}" and "${item}"`);
-  }
-  return { all, byAgent };
-}
 
 /** Runs `run`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
@@ -186,23 +186,37 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (plan === undefined) throw new UsageError('Missing option: "--plan"');
   if (suite === undefined) throw new UsageError('Missing option: "--suite"');
   if (ledger === undefined) throw new UsageError('Missing option: "--ledger"');
-  const parallel = numberOption(values, PARALLEL) ?? DEFAULT_PARALLEL;
   const runId = textOption(values, RUN_ID);
-  const upstreams = perAgent(values.upstream as unknown as string[] | undefined);
-  const scripts = perAgent(values["provider-script"] as unknown as string[] | undefined);
-  const usesUpstream = upstreams.all !== null || upstreams.byAgent.size > 0;
-  const usesScripts = scripts.all !== null || scripts.byAgent.size > 0;
-  if (usesUpstream === usesScripts) {
-    throw new UsageError('Give exactly one of "--upstream" and "--provider-script"');
-  }
-  const expected = (values["expect-model"] as unknown as string[] | undefined) ?? [];
+  const upstreamOptions: SlotUpstreamOptions = {
+    upstream: (values.upstream as string[] | undefined) ?? [],
+    provider_script: (values["provider-script"] as string[] | undefined) ?? [],
+    expect_model: (values["expect-model"] as string[] | undefined) ?? [],
+    judge_upstream: stringOption(values, "judge-upstream") ?? null,
+    judge_provider_script: stringOption(values, "judge-provider-script") ?? null,
+  };
   const unsandboxed = values.unsandboxed === true;
   const commands = pairsOption(values, "agent-command");
   if (!unsandboxed && commands.size > 0) {
     throw new UsageError('Option "--agent-command" needs "--unsandboxed"');
   }
+  const executor = executorOption(values);
+  const parallel = numberOption(
+    values,
+    executor === "slurm" ? { name: "parallel", range: SLURM_PARALLEL_RANGE } : PARALLEL,
+  ) ?? DEFAULT_PARALLEL;
+  if (executor !== "local" && unsandboxed) {
+    throw new UsageError('Option "--unsandboxed" runs on this host: it needs "--executor local"');
+  }
+  if (executor === "local") refuseSlurmOptions(values);
 
-  if (!unsandboxed) {
+  if (executor === "slurm") {
+    const cluster = await slurmAvailable();
+    if (!cluster.available) {
+      io.stderr(`error: No Slurm cluster answers: ${cluster.reason}\nNothing was run.\n`);
+      return ExitCode.refused;
+    }
+  }
+  if (!unsandboxed && executor === "local") {
     const engine = await dockerAvailable();
     if (!engine.available) {
       io.stderr(
@@ -222,32 +236,6 @@ export async function run(args: string[], io: Io): Promise<number> {
     frozen: true,
     expectedSha256: stringOption(values, "plan-sha256"),
   });
-
-  const providers: ScriptedUpstream[] = [];
-  const started = new Map<string, Upstream>();
-  const scriptUpstream = async (value: string): Promise<Upstream> => {
-    const { kind, target: file } = upstreamKindOf(value);
-    let upstream = started.get(file);
-    if (upstream === undefined) {
-      const provider = await startScriptedUpstream(file);
-      providers.push(provider);
-      upstream = provider.upstream;
-      started.set(file, upstream);
-    }
-    return { ...upstream, kind };
-  };
-  const key = Deno.env.get("LEDGERBENCH_UPSTREAM_KEY") ?? "";
-  if (usesUpstream && key === "") {
-    throw new UsageError(
-      'The upstream key must be in the environment variable "LEDGERBENCH_UPSTREAM_KEY"',
-    );
-  }
-  const resolved = new Map<string, Upstream>();
-  const upstreamFor = (agentId: string): Upstream => {
-    const found = resolved.get(agentId);
-    if (found === undefined) throw new UsageError(`No upstream for agent "${agentId}"`);
-    return found;
-  };
 
   // SIGINT and SIGTERM alike: the first stops starting episodes, the second aborts the running ones.
   const controller = new AbortController();
@@ -271,33 +259,15 @@ export async function run(args: string[], io: Io): Promise<number> {
     listener: onSignal(name),
   }));
   for (const { name, listener } of listeners) Deno.addSignalListener(name, listener);
-  let judge: JudgeUpstream | null = null;
+  let upstreams: RunUpstreams | null = null;
   try {
-    judge = await judgeUpstreamOption(values);
-    if (frozen.value.judge !== undefined && judge === null) {
-      throw new UsageError(
-        'The plan has an LLM judge: give "--judge-upstream" or "--judge-provider-script"',
-      );
-    }
-    if (frozen.value.judge === undefined && judge !== null) {
-      throw new UsageError("The plan has no LLM judge: its upstream option is not needed");
+    if (executor === "local") {
+      upstreams = await startRunUpstreams(upstreamOptions, frozen.value);
+    } else {
+      // Each node starts its own; here only what the options name is checked.
+      checkRunUpstreamOptions(upstreamOptions, frozen.value);
     }
     for (const { agent_id } of frozen.value.agents) {
-      if (usesScripts) {
-        const file = scripts.byAgent.get(agent_id) ?? scripts.all;
-        if (file === null) throw new UsageError(`No --provider-script for agent "${agent_id}"`);
-        resolved.set(agent_id, await scriptUpstream(file));
-      } else {
-        const value = upstreams.byAgent.get(agent_id) ?? upstreams.all;
-        if (value === null) throw new UsageError(`No --upstream for agent "${agent_id}"`);
-        const { kind, target: url } = upstreamKindOf(value);
-        resolved.set(agent_id, {
-          baseUrl: url,
-          kind,
-          key,
-          expectedModelIds: expected.length > 0 ? expected : undefined,
-        });
-      }
       if (unsandboxed && !commands.has(agent_id)) {
         throw new UsageError(`Option "--unsandboxed" needs "--agent-command ${agent_id}=CMD"`);
       }
@@ -310,8 +280,11 @@ export async function run(args: string[], io: Io): Promise<number> {
       resume: values.resume === true,
       parallel,
       artifacts: stringOption(values, "artifacts"),
-      upstream: (agent) => upstreamFor(agent.agent_id),
-      judgeUpstream: judge?.upstream,
+      upstream: upstreams?.upstream,
+      judgeUpstream: upstreams?.judge?.upstream ?? undefined,
+      executor: executor === "local"
+        ? { kind: "local" }
+        : slurmExecutorChoice(values, { ledger, upstreams: upstreamOptions }),
       progress: createProgress(),
       signal: controller.signal,
       hardSignal: hard.signal,
@@ -337,6 +310,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         complete: outcome.complete,
         interrupted: outcome.interrupted,
         aborted: outcome.aborted,
+        withdrawn: outcome.withdrawn,
         halted: outcome.halted,
         decisions: outcome.decisions,
         torn: outcome.torn,
@@ -348,6 +322,10 @@ export async function run(args: string[], io: Io): Promise<number> {
           ...(outcome.aborted.length === 0 ? [] : [
             `${outcome.aborted.length} running episode(s) killed, not recorded ` +
             `(--resume runs them): ${outcome.aborted.join(", ")}`,
+          ]),
+          ...(outcome.withdrawn.length === 0 ? [] : [
+            `${outcome.withdrawn.length} queued slot(s) cancelled before they started, not ` +
+            `recorded (--resume runs them): ${outcome.withdrawn.join(", ")}`,
           ]),
           ...(outcome.torn === null ? [] : [
             `torn final line (${outcome.torn.length} bytes) moved to ${outcome.torn.sidecar}`,
@@ -365,6 +343,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     });
     return status;
   } catch (error) {
+    if (error instanceof SlotTimeLimitError) throw new UsageError(error.message);
     if (
       error instanceof EnvironmentMismatchError || error instanceof BatchHaltedError ||
       error instanceof LedgerLockedError
@@ -375,7 +354,6 @@ export async function run(args: string[], io: Io): Promise<number> {
     throw error;
   } finally {
     for (const { name, listener } of listeners) Deno.removeSignalListener(name, listener);
-    for (const provider of providers) await provider.close();
-    await judge?.close();
+    await upstreams?.close();
   }
 }

@@ -6,6 +6,9 @@
 import type { Caps } from "../analysis/schema/records.ts";
 import type { TaskLimits } from "../analysis/schema/suite_manifest.ts";
 
+/** The runner's wall cap when neither the plan nor the task sets one (seed 002). */
+export const RUNNER_WALL_MS = 300_000;
+
 /**
  * Merges the plan's caps with a task's own limits.
  *

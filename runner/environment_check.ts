@@ -73,6 +73,12 @@ export interface CheckEnvironmentOptions {
   /** Where to export the bundles (the run's temporary directory); default the system's. */
   tempDir?: string;
   /**
+   * The images are on the nodes of a cluster, not here (`run --executor
+   * slurm`): no image is resolved or exported here, and each node checks
+   * its own before its slot (runner/executor/run_slot.ts).
+   */
+  imagesOnNodes?: boolean;
+  /**
    * Export and check each agent's bundle for the tasks with their own
    * environment; default true. `suite check`'s runner programs need none.
    */
@@ -123,7 +129,9 @@ export async function checkEnvironment(
           "which only the Docker sandbox gives (--unsandboxed runs verify.sh on the host)",
       );
     }
-    if (options.hostCommands === undefined && task.environment !== undefined) {
+    if (
+      options.hostCommands === undefined && !options.imagesOnNodes && task.environment !== undefined
+    ) {
       const found = await resolve(task.environment.image);
       if (found !== task.environment.image_digest) {
         mismatches.push(
@@ -145,12 +153,12 @@ export async function checkEnvironment(
         mismatches.push(`no host command for agent "${agent.agent_id}"`);
       }
     }
-  } else {
+  } else if (!options.imagesOnNodes) {
     verifierImage = await resolveImages(plan, resolve, agentImages, mismatches);
   }
   if (mismatches.length > 0) throw new EnvironmentMismatchError(mismatches);
   const bundles = plan.tasks.some((task) => task.environment !== undefined) &&
-      options.hostCommands === undefined
+      options.hostCommands === undefined && !options.imagesOnNodes
     ? await exportBundles(plan, {
       agentImages: options.agentBundles === false ? null : agentImages,
       verifierImage: verifierImage!,

@@ -24,9 +24,7 @@ import {
 } from "../analysis/schema/records.ts";
 import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import type { LoadedPlan } from "../inputs/plan.ts";
-
-/** The runner's wall cap when neither the plan nor the task sets one (seed 002; `run_episode.ts`). */
-const RUNNER_WALL_MS = 300_000;
+import { RUNNER_WALL_MS } from "./effective_caps.ts";
 
 /** What {@link freezePlan} needs besides the suite. */
 export interface FreezeOptions {

@@ -30,6 +30,26 @@ export interface EpisodeContext {
   notes: string[];
   /** Aborted when the operator insists on stopping now; the episode's row is then discarded. */
   signal: AbortSignal;
+  /**
+   * Aborted when the operator asks to stop starting episodes: an executor
+   * whose episode has not started yet (a cluster job still queued) may then
+   * withdraw it by throwing {@link EpisodeWithdrawnError}. Absent: never.
+   */
+  stop?: AbortSignal;
+}
+
+/**
+ * Thrown by an executor for an episode it withdrew before it started (the
+ * operator stopped the batch while its cluster job was still queued): like
+ * an aborted episode, it is not recorded and a resume runs it, since nothing
+ * of it ran.
+ */
+export class EpisodeWithdrawnError extends Error {
+  /** @param message why and where it was withdrawn */
+  constructor(message: string) {
+    super(message);
+    this.name = "EpisodeWithdrawnError";
+  }
 }
 
 /**
@@ -87,6 +107,8 @@ export interface BatchOutcome {
   interrupted: boolean;
   /** Episodes `hardSignal` aborted: not recorded, run again on resume. */
   aborted: string[];
+  /** Episodes the executor withdrew before they started (`EpisodeWithdrawnError`): run on resume. */
+  withdrawn: string[];
   /** The torn final line moved aside on resume, if any. */
   torn: TornTail | null;
 }
@@ -156,6 +178,8 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
     const hard = options.hardSignal ?? new AbortController().signal;
     const appended: Episode[] = [];
     const aborted: string[] = [];
+    const withdrawn: string[] = [];
+    const stop = options.signal ?? new AbortController().signal;
     const active = new Set<Promise<void>>();
     let fatal: unknown = null;
     const snapshot = (): ProgressSnapshot => ({
@@ -192,9 +216,14 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
       }
       let draft: EpisodeDraft;
       try {
-        draft = await options.execute(episode, { notes, signal: hard });
+        draft = await options.execute(episode, { notes, signal: hard, stop });
         checkIdentity(draft, episode, options.runId);
       } catch (error) {
+        if (error instanceof EpisodeWithdrawnError && !hard.aborted) {
+          state.cancel(episode);
+          withdrawn.push(episode.episode_id);
+          return;
+        }
         draft = harnessErrorRow(plan, episode, error, notes);
       }
       if (hard.aborted) {
@@ -239,6 +268,7 @@ export async function runBatch(plan: Plan, options: RunBatchOptions): Promise<Ba
       complete: state.halted === null && !interrupted,
       interrupted,
       aborted,
+      withdrawn,
       torn,
     };
   } finally {

@@ -80,7 +80,7 @@
  */
 import type { Plan, PlannedAgent } from "../analysis/schema/records.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
-import { effectiveCaps } from "./effective_caps.ts";
+import { effectiveCaps, RUNNER_WALL_MS } from "./effective_caps.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { withEpisodeLog } from "./with_episode_log.ts";
 import { workspaceDiff } from "./sandbox/workspace_diff.ts";
@@ -120,7 +120,7 @@ export interface EpisodeExecutorOptions {
   verifierDigests: Record<string, string>;
   /** Directory for per-episode temporary files; default the system temp dir. */
   tempDir?: string;
-  /** Default wall cap when neither plan nor task has one; default 300000 (seed 002). */
+  /** Default wall cap when neither plan nor task has one; default `RUNNER_WALL_MS` (seed 002). */
   defaultWallMs?: number;
   /**
    * `suite check` only: the runner-owned program each agent id stands for
@@ -256,7 +256,7 @@ export function createEpisodeExecutor(
         program: options.runnerPrograms?.(agent.agent_id, task.task_id),
         relaySocket: relay.socketPath,
         forbiddenValues: [upstream.key],
-        wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? 300_000,
+        wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? RUNNER_WALL_MS,
         signal: context.signal,
         onExited: close,
       });

@@ -10,16 +10,43 @@
 import type { FrozenPlan } from "./freeze_plan.ts";
 import { checkEnvironment, imageDriftCheck, type ImageResolver } from "./environment_check.ts";
 import { type BatchOutcome, runBatch } from "./run_batch.ts";
-import { createEpisodeExecutor } from "./run_episode.ts";
 import type { Upstream } from "./relay/upstream.ts";
-import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
-import { createHostSandbox } from "./sandbox/host_sandbox.ts";
+import { createLocalExecutor } from "./executor/local_executor.ts";
+import {
+  createSlurmExecutor,
+  type SlurmClient,
+  type SlurmExecutor,
+  type SlurmSubmitOptions,
+} from "./executor/slurm_executor.ts";
+import { slotTimeLimit } from "./executor/slot_time_limit.ts";
+import type { SlotUpstreamOptions } from "../analysis/schema/executor_slot.ts";
 import type { PlannedAgent } from "../analysis/schema/records.ts";
 import type { ProgressSink } from "./progress.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { removeOrphans } from "./remove_orphans.ts";
 import { acquireLedgerLock } from "./ledger_lock.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
+
+/**
+ * Where the episodes run: `local` (this machine, the default) or `slurm`
+ * (each slot a task of a Slurm job array, runner/executor/slurm_executor.ts).
+ */
+export type ExecutorChoice =
+  | { kind: "local" }
+  | {
+    kind: "slurm";
+    /** The shared directory the slots' requests and rows go through. */
+    dir: string;
+    /** The sbatch options; the time limit defaults to `slotTimeLimit`'s. */
+    submit: Omit<SlurmSubmitOptions, "timeLimitMinutes"> & { timeLimitMinutes?: number };
+    client: SlurmClient;
+    /** The upstream options each node resolves for itself (never a key). */
+    upstreams: SlotUpstreamOptions;
+    /** The command an array task runs before the request's path. */
+    workerCommand: readonly string[];
+    /** How often results and job states are read; default 1000 ms. */
+    pollMs?: number;
+  };
 
 /** Options of {@link runPlan}. */
 export interface RunPlanOptions {
@@ -39,8 +66,11 @@ export interface RunPlanOptions {
   parallel?: number;
   /** Artifact store root; default `<ledger directory>/artifacts`. */
   artifacts?: string;
-  /** The upstream of each agent's model calls. */
-  upstream: (agent: PlannedAgent) => Upstream;
+  /**
+   * The upstream of each agent's model calls; required by the `local`
+   * executor (under `slurm` each node starts its own from the options).
+   */
+  upstream?: (agent: PlannedAgent) => Upstream;
   /** The upstream of the plan's LLM judge; required when the suite has a judged task (issue 14). */
   judgeUpstream?: Upstream;
   progress?: ProgressSink;
@@ -54,6 +84,8 @@ export interface RunPlanOptions {
    * Maps agent id → argv of the host command.
    */
   unsandboxed?: Record<string, string[]>;
+  /** Where the episodes run; default `local`. */
+  executor?: ExecutorChoice;
   /** Image lookup (tests); default the engine's. */
   resolveImage?: ImageResolver;
   /**
@@ -102,7 +134,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
     : ".";
   const artifacts = options.artifacts ?? `${ledgerDir}/artifacts`;
   const unsandboxed = options.unsandboxed;
-  if (unsandboxed === undefined && options.resume) {
+  const choice = options.executor ?? { kind: "local" };
+  if (choice.kind === "local" && unsandboxed === undefined && options.resume) {
     const removed = await removeOrphans(runId);
     if (removed.length > 0) {
       options.progress?.note(
@@ -117,40 +150,65 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanOutcome> 
     resolveImage: options.resolveImage,
     hostCommands: unsandboxed,
     tempDir: temp.path,
+    imagesOnNodes: choice.kind === "slurm",
   });
-  const sandbox = unsandboxed !== undefined
-    ? createHostSandbox({ commands: unsandboxed, tempDir: temp.path })
-    : createDockerSandbox({
-      agentImages: environment.agentImages,
-      // Resolved: checkEnvironment refuses a sandboxed run without it.
-      verifierImage: environment.verifierImage!,
-      tasks: environment.taskSettings,
-      agentBundles: environment.agentBundles,
-      verifierKit: environment.verifierKit ?? undefined,
-      tempDir: temp.path,
+  let slurm: SlurmExecutor | null = null;
+  try {
+    if (choice.kind === "slurm") {
+      slurm = await createSlurmExecutor({
+        runId,
+        dir: choice.dir,
+        client: choice.client,
+        submit: {
+          ...choice.submit,
+          timeLimitMinutes: slotTimeLimit(plan, environment.suite, choice.submit.timeLimitMinutes),
+        },
+        workerCommand: choice.workerCommand,
+        pollMs: choice.pollMs,
+        note: warn,
+        request: {
+          plan: absolutePath(frozen.path),
+          plan_sha256: frozen.sha256,
+          suite: absolutePath(options.suite),
+          artifacts: absolutePath(artifacts),
+          cwd: Deno.cwd(),
+          verifier_digests: environment.verifierDigests,
+          upstreams: choice.upstreams,
+        },
+      });
+    }
+    const outcome = await runBatch(plan, {
+      runId,
+      ledger: options.ledger,
+      resume: options.resume,
+      parallel: options.parallel,
+      progress: options.progress,
+      signal: options.signal,
+      hardSignal: options.hardSignal,
+      // Under Slurm each node checks its images before its slot (run_slot.ts).
+      beforeEpisode: unsandboxed === undefined && slurm === null
+        ? imageDriftCheck(plan, { resolveImage: options.resolveImage })
+        : undefined,
+      execute: slurm?.execute ?? createLocalExecutor({
+        plan,
+        planSha256: frozen.sha256,
+        environment,
+        artifactsRoot: artifacts,
+        upstream: options.upstream ?? (() => {
+          throw new Error("A local run needs the agents' upstreams");
+        }),
+        judgeUpstream: options.judgeUpstream,
+        unsandboxed,
+        tempDir: temp.path,
+      }),
     });
-  const outcome = await runBatch(plan, {
-    runId,
-    ledger: options.ledger,
-    resume: options.resume,
-    parallel: options.parallel,
-    progress: options.progress,
-    signal: options.signal,
-    hardSignal: options.hardSignal,
-    beforeEpisode: unsandboxed === undefined
-      ? imageDriftCheck(plan, { resolveImage: options.resolveImage })
-      : undefined,
-    execute: createEpisodeExecutor(sandbox, {
-      plan,
-      planSha256: frozen.sha256,
-      suite: environment.suite,
-      artifactsRoot: artifacts,
-      upstream: options.upstream,
-      judgeUpstream: options.judgeUpstream,
-      runnerVersion: version,
-      verifierDigests: environment.verifierDigests,
-      tempDir: temp.path,
-    }),
-  });
-  return { ...outcome, plan: frozen, runId };
+    return { ...outcome, plan: frozen, runId };
+  } finally {
+    await slurm?.close();
+  }
+}
+
+/** `path` made absolute against the working directory (the nodes read it there). */
+function absolutePath(path: string): string {
+  return path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
 }

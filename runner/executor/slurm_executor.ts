@@ -1,0 +1,493 @@
+/**
+ * The `slurm` executor (issue 24): episode slots go out as Slurm job arrays,
+ * each array task running one episode on its node with the node's own
+ * container engine, relay and sandbox, exactly as `run` does locally
+ * (`ledgerbench slot`, run_slot.ts), and writing the row back under the
+ * run's shared directory, which this process reads and hands to the batch,
+ * the ledger's one writer.
+ *
+ * Slots go out in waves: the slots the batch starts together (up to
+ * `--parallel`) are one job array, and each slot the batch starts later, as
+ * rows come back, is an array of its own; so the batch's scheduling (SPRT,
+ * reruns, halts) is the local one, and `--parallel` is the number of slots
+ * queued or running at once. Every array is submitted with `--no-requeue`:
+ * Slurm never runs a slot twice behind the ledger's back.
+ *
+ * Layout of the shared directory, per run and per runner process:
+ * `<dir>/<run id>/<host>-<pid>-<start>/jobs` (the job ids submitted) and
+ * `wave-<n>/slot-<i>.json` (the request), `slot-<i>.result.json` (the row),
+ * `slot-<i>.log` (the array task's output).
+ *
+ * How a slot ends:
+ *
+ * | what happened | row |
+ * |---|---|
+ * | the result came back | the node's row, noting job and node |
+ * | the node could not run the episode (its images or suite differ) | invalid `harness_error`, the node's reason |
+ * | the task ended `NODE_FAIL`, `PREEMPTED`, `BOOT_FAIL`, `CANCELLED`, `FAILED`, `OUT_OF_MEMORY`, `DEADLINE`, or `COMPLETED` without a result | invalid `harness_error` naming the state |
+ * | the task ended `TIMEOUT` without a result (the episode's own wall cap would have given a row first) | invalid `harness_error` naming the time limit |
+ * | Slurm no longer knows the job and no result came | invalid `harness_error` (the slot vanished) |
+ * | the operator stopped the batch while the task was still queued | cancelled, not recorded (resume runs it) |
+ * | the operator killed the running episodes | cancelled, not recorded |
+ *
+ * None of them is ever the agent's failure. A result that arrives after its
+ * slot was settled is never read.
+ *
+ * @module
+ */
+import type { PlannedEpisode } from "../batch_state.ts";
+import type { EpisodeDraft } from "../ledger_writer.ts";
+import { type EpisodeContext, type EpisodeExecutor, EpisodeWithdrawnError } from "../run_batch.ts";
+import { type SlotRequest, SlotResult } from "../../analysis/schema/executor_slot.ts";
+import { loadJsonFile } from "../../inputs/json_file.ts";
+import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "../runner_identity.ts";
+import { writeFileAtomically } from "./write_file_atomically.ts";
+import { removeTree } from "../sandbox/remove_tree.ts";
+
+/** The state of one array task, as Slurm reports it. */
+export interface ArrayTaskState {
+  /** `PENDING`, `RUNNING`, `COMPLETED`, `NODE_FAIL`, … (`scontrol show job`'s `JobState`). */
+  state: string;
+  /** Slurm's `Reason`, or null when it gives none. */
+  reason: string | null;
+  /** The node the task ran on, or null before it started. */
+  node: string | null;
+}
+
+/** What the executor needs of Slurm (runner/slurm implements it on the real commands). */
+export interface SlurmClient {
+  /**
+   * Submits `script` as an array of `size` tasks, indices `0..size-1`.
+   *
+   * @returns the job id
+   */
+  submitArray(
+    script: string,
+    options: {
+      size: number;
+      jobName: string;
+      comment: string;
+      output: string;
+      cwd: string;
+      /** Partition, account, time limit and further arguments; always without requeue. */
+      submit: SlurmSubmitOptions;
+    },
+  ): Promise<string>;
+  /** The state of each known task of the job (empty when Slurm no longer knows it). */
+  taskStates(jobId: string): Promise<Map<number, ArrayTaskState>>;
+  /** Cancels the whole job, or the given tasks; a job that already ended is not an error. */
+  cancel(jobId: string, indices?: readonly number[]): Promise<void>;
+}
+
+/** Where the sbatch options of a run come from (`run --slurm-*`). */
+export interface SlurmSubmitOptions {
+  partition?: string;
+  account?: string;
+  /** Time limit of each array task, in minutes. */
+  timeLimitMinutes: number;
+  /** Further `sbatch` arguments, as given. */
+  extraArgs: readonly string[];
+}
+
+/** Options of {@link createSlurmExecutor}. */
+export interface SlurmExecutorOptions {
+  runId: string;
+  /** The run's shared directory (seen at the same path by every node). */
+  dir: string;
+  /** The parts of each slot's request the run fixes (all but episode and notes). */
+  request: Omit<SlotRequest, "episode" | "notes">;
+  submit: SlurmSubmitOptions;
+  client: SlurmClient;
+  /** The command an array task runs, before the request's path (`deno run -A cli/main.ts slot`). */
+  workerCommand: readonly string[];
+  /** How often results and states are read; default 1000 ms. */
+  pollMs?: number;
+  /** Where the executor reports what it did besides rows (cancelled orphans). */
+  note?: (message: string) => void;
+}
+
+/** A running Slurm executor: the batch's executor, and `close` to cancel what is left. */
+export interface SlurmExecutor {
+  execute: EpisodeExecutor;
+  /** Cancels every job with a slot still out and stops polling (idempotent). */
+  close(): Promise<void>;
+}
+
+/** States in which a task may still deliver its result. */
+const ACTIVE = new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "REQUEUED",
+  "RESIZING",
+  "SIGNALING",
+  "STAGE_OUT",
+]);
+
+/** Polls a task may be missing from a job Slurm still knows before it counts as vanished. */
+const MISSING_POLLS = 3;
+
+interface Slot {
+  index: number;
+  episode: PlannedEpisode;
+  request: string;
+  result: string;
+  log: string;
+  /** Notes the runner wants in the row. */
+  notes: string[];
+  settled: boolean;
+  stopRequested: boolean;
+  missing: number;
+  resolve(draft: EpisodeDraft): void;
+  reject(error: Error): void;
+}
+
+interface Wave {
+  jobId: string | null;
+  slots: Slot[];
+}
+
+/**
+ * Starts the executor: first cancels the jobs and removes the slot
+ * directories that runners of this run which are gone left behind (only
+ * theirs; the caller holds the ledger's lock), then waits for slots.
+ *
+ * @param options run, shared directory, request, sbatch options, client
+ * @returns the executor and its `close`
+ * @throws {Error} when the shared directory cannot be made
+ */
+export async function createSlurmExecutor(options: SlurmExecutorOptions): Promise<SlurmExecutor> {
+  const runDir = `${options.dir}/${encodeURIComponent(options.runId)}`;
+  await Deno.mkdir(runDir, { recursive: true, mode: 0o700 });
+  await removeDeadSessions(runDir, options);
+  const self = currentRunner();
+  const session = `${runDir}/${self.host}-${self.pid}-${self.start}`;
+  await Deno.mkdir(session, { recursive: true, mode: 0o700 });
+  const waves: Wave[] = [];
+  /** The tasks this executor cancelled: `close` waits until none of them is active. */
+  const cancelled: { jobId: string; index: number }[] = [];
+  let queued: Slot[] = [];
+  let flushing: ReturnType<typeof setTimeout> | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let polling = false;
+  let closed = false;
+
+  const outstanding = (wave: Wave) => wave.slots.filter((slot) => !slot.settled);
+  const settle = (slot: Slot, outcome: { draft: EpisodeDraft } | { error: Error }) => {
+    if (slot.settled) return;
+    slot.settled = true;
+    if ("draft" in outcome) slot.resolve(outcome.draft);
+    else slot.reject(outcome.error);
+    if (waves.every((wave) => outstanding(wave).length === 0) && queued.length === 0) stopPolling();
+  };
+  const stopPolling = () => {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+  };
+
+  const flush = async () => {
+    flushing = null;
+    const slots = queued;
+    queued = [];
+    if (slots.length === 0) return;
+    const number = waves.length;
+    const wave: Wave = { jobId: null, slots };
+    waves.push(wave);
+    const dir = `${session}/wave-${number}`;
+    try {
+      await Deno.mkdir(dir, { mode: 0o700 });
+      slots.forEach((slot, index) => {
+        slot.index = index;
+        slot.request = `${dir}/slot-${index}.json`;
+        slot.result = `${dir}/slot-${index}.result.json`;
+        slot.log = `${dir}/slot-${index}.log`;
+      });
+      for (const slot of slots) {
+        const request: SlotRequest = {
+          ...options.request,
+          episode: { ...slot.episode },
+          notes: slot.notes,
+        };
+        await writeFileAtomically(slot.request, JSON.stringify(request, null, 2) + "\n");
+      }
+      const script = jobScript(options.workerCommand, `${dir}/slot-`, options.runId, number);
+      wave.jobId = await options.client.submitArray(script, {
+        size: slots.length,
+        jobName: slurmJobName(options.runId),
+        comment: runnerLabel(self),
+        output: `${dir}/slot-%a.log`,
+        cwd: options.request.cwd,
+        submit: options.submit,
+      });
+      await Deno.writeTextFile(`${session}/jobs`, `${wave.jobId}\n`, { append: true });
+    } catch (error) {
+      for (const slot of slots) {
+        settle(slot, {
+          error: new Error(`Cannot submit the slot to Slurm: ${(error as Error).message}`),
+        });
+      }
+      return;
+    }
+    for (const slot of slots) {
+      if (slot.stopRequested) void withdraw(wave, slot, "the batch was stopped");
+    }
+  };
+
+  const withdraw = async (wave: Wave, slot: Slot, why: string) => {
+    if (slot.settled || wave.jobId === null) return;
+    cancelled.push({ jobId: wave.jobId, index: slot.index });
+    await options.client.cancel(wave.jobId, [slot.index]).catch(() => {});
+    settle(slot, {
+      error: new EpisodeWithdrawnError(
+        `Slurm task ${wave.jobId}_${slot.index} cancelled: ${why}`,
+      ),
+    });
+  };
+
+  const readResult = async (wave: Wave, slot: Slot): Promise<boolean> => {
+    try {
+      await Deno.stat(slot.result);
+    } catch {
+      return false;
+    }
+    let result: SlotResult;
+    try {
+      result = (await loadJsonFile(slot.result, SlotResult)).value;
+    } catch (error) {
+      settle(slot, {
+        error: new Error(`the slot's result is unreadable: ${(error as Error).message}`),
+      });
+      return true;
+    }
+    const where = `Slurm job ${wave.jobId}_${slot.index} on node "${result.node}"`;
+    if (!result.ok) {
+      settle(slot, { error: new Error(`${where} could not run the episode: ${result.error}`) });
+      return true;
+    }
+    const draft = result.draft as EpisodeDraft;
+    const notes = [draft.notes ?? "", `ran as ${where}`].filter((part) => part !== "");
+    settle(slot, { draft: { ...draft, notes: notes.join("; ") } });
+    return true;
+  };
+
+  const pollWave = async (wave: Wave) => {
+    if (wave.jobId === null) return;
+    for (const slot of outstanding(wave)) await readResult(wave, slot);
+    if (outstanding(wave).length === 0) return;
+    const states = await options.client.taskStates(wave.jobId);
+    for (const slot of outstanding(wave)) {
+      const task = states.get(slot.index);
+      if (task !== undefined && ACTIVE.has(task.state)) {
+        slot.missing = 0;
+        if (slot.stopRequested && task.state === "PENDING") {
+          await withdraw(wave, slot, "the batch was stopped while it was still queued");
+        }
+        continue;
+      }
+      if (task === undefined && states.size > 0 && ++slot.missing < MISSING_POLLS) continue;
+      // Ended (or unknown): the result may have landed since it was last looked for.
+      if (await readResult(wave, slot)) continue;
+      settle(slot, {
+        error: new Error(endedWithoutResult(wave.jobId, slot, task, options.submit)),
+      });
+    }
+  };
+
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      for (const wave of waves) {
+        if (outstanding(wave).length > 0) await pollWave(wave);
+      }
+    } catch (error) {
+      options.note?.(
+        `warning: cannot read the state of the Slurm jobs: ${(error as Error).message}`,
+      );
+    } finally {
+      polling = false;
+    }
+  };
+
+  const execute: EpisodeExecutor = (episode, context: EpisodeContext) => {
+    if (closed) return Promise.reject(new Error("The Slurm executor is closed"));
+    return new Promise<EpisodeDraft>((resolve, reject) => {
+      const slot: Slot = {
+        index: -1,
+        episode,
+        request: "",
+        result: "",
+        log: "",
+        settled: false,
+        stopRequested: false,
+        missing: 0,
+        notes: context.notes,
+        resolve,
+        reject,
+      };
+      queued.push(slot);
+      flushing ??= setTimeout(() => void flush(), 0);
+      timer ??= setInterval(() => void poll(), options.pollMs ?? 1000);
+      const waveOf = () => waves.find((wave) => wave.slots.includes(slot));
+      context.stop?.addEventListener("abort", () => {
+        slot.stopRequested = true;
+      }, { once: true });
+      context.signal.addEventListener("abort", () => {
+        const wave = waveOf();
+        if (wave !== undefined) {
+          void withdraw(wave, slot, "the operator killed the running episodes");
+        }
+      }, { once: true });
+    });
+  };
+
+  return {
+    execute,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (flushing !== null) clearTimeout(flushing);
+      stopPolling();
+      for (const wave of waves) {
+        const left = outstanding(wave);
+        if (wave.jobId === null || left.length === 0) continue;
+        for (const slot of left) cancelled.push({ jobId: wave.jobId, index: slot.index });
+        await options.client.cancel(wave.jobId, left.map((slot) => slot.index)).catch(() => {});
+        for (const slot of left) {
+          settle(slot, {
+            error: new EpisodeWithdrawnError(`Slurm task ${wave.jobId}_${slot.index} cancelled`),
+          });
+        }
+      }
+      await waitUntilEnded(cancelled, options);
+    },
+  };
+}
+
+/** How long `close` waits for cancelled tasks to end (Slurm's default KillWait is 30 s). */
+const CANCEL_WAIT_MS = 60_000;
+
+/**
+ * Waits until none of the `tasks` cancelled is still active (a cancelled
+ * task ends once its worker has removed its containers on SIGTERM), so that
+ * a stopped run leaves no job behind; gives up after
+ * {@link CANCEL_WAIT_MS}, saying so.
+ */
+async function waitUntilEnded(
+  tasks: readonly { jobId: string; index: number }[],
+  options: SlurmExecutorOptions,
+): Promise<void> {
+  const deadline = Date.now() + CANCEL_WAIT_MS;
+  for (const jobId of new Set(tasks.map((task) => task.jobId))) {
+    const indices = tasks.filter((task) => task.jobId === jobId).map((task) => task.index);
+    for (;;) {
+      let states: Map<number, ArrayTaskState>;
+      try {
+        states = await options.client.taskStates(jobId);
+      } catch {
+        break;
+      }
+      const active = indices.filter((index) => ACTIVE.has(states.get(index)?.state ?? ""));
+      if (active.length === 0) break;
+      if (Date.now() > deadline) {
+        options.note?.(
+          `warning: Slurm tasks ${active.map((index) => `${jobId}_${index}`).join(", ")} ` +
+            `still run after they were cancelled`,
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs ?? 1000, 500)));
+    }
+  }
+}
+
+/**
+ * The message of a slot whose task ended without a result: a harness fault
+ * naming Slurm's state, its reason, the node and the task's log.
+ */
+function endedWithoutResult(
+  jobId: string,
+  slot: Slot,
+  task: ArrayTaskState | undefined,
+  submit: SlurmSubmitOptions,
+): string {
+  const id = `Slurm task ${jobId}_${slot.index}`;
+  const log = `(its output: "${slot.log}")`;
+  if (task === undefined) {
+    return `${id} vanished: Slurm no longer knows it and no row came back ${log}`;
+  }
+  const node = task.node === null ? "" : ` on node "${task.node}"`;
+  const reason = task.reason === null || task.reason === "None" ? "" : ` (${task.reason})`;
+  if (task.state === "TIMEOUT") {
+    return `${id} reached its Slurm time limit of ${submit.timeLimitMinutes} min${node} before ` +
+      `the episode's row came back: the limit cut the slot, not the episode's own wall cap ${log}`;
+  }
+  return `${id} ended ${task.state}${reason}${node} before the episode's row came back ${log}`;
+}
+
+/**
+ * The job name of a run's arrays, `ledgerbench-<run id>` with every
+ * character but letters, digits, `.`, `_` and `-` written `_` (a name is one
+ * word to Slurm), at most 64 characters: `squeue --name` finds a run's jobs.
+ *
+ * @param runId the run id
+ * @returns the job name
+ */
+export function slurmJobName(runId: string): string {
+  return `ledgerbench-${runId.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 64);
+}
+
+/** A shell word: single-quoted, each `'` written as `'\''`. */
+function shellWord(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The job script of a wave: it runs the worker on the request of its array
+ * index. It names no key, and nothing secret is in it.
+ */
+function jobScript(
+  command: readonly string[],
+  requestPrefix: string,
+  runId: string,
+  wave: number,
+): string {
+  return [
+    "#!/bin/sh",
+    `# ledgerbench: one episode slot of run ${JSON.stringify(runId)}, wave ${wave};`,
+    "# the row comes back beside the request, in slot-<index>.result.json",
+    `exec ${command.map(shellWord).join(" ")} ${
+      shellWord(requestPrefix)
+    }"$SLURM_ARRAY_TASK_ID"'.json'`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Cancels the jobs of, and removes, each session directory of the run whose
+ * runner is gone (`<host>-<pid>-<start>` names a process no longer running
+ * on this host); a live runner's, or another host's, is never touched.
+ */
+async function removeDeadSessions(runDir: string, options: SlurmExecutorOptions): Promise<void> {
+  for await (const entry of Deno.readDir(runDir)) {
+    const match = /^(.+)-(\d+)-(\d+)$/.exec(entry.name);
+    if (!entry.isDirectory || match === null) continue;
+    const runner = parseRunnerLabel(`${match[1]}/${match[2]}/${match[3]}`);
+    if (runner === null || runnerAlive(runner)) continue;
+    const dir = `${runDir}/${entry.name}`;
+    let jobs: string[] = [];
+    try {
+      jobs = (await Deno.readTextFile(`${dir}/jobs`)).split("\n").filter((id) => id !== "");
+    } catch {
+      jobs = [];
+    }
+    for (const job of jobs) await options.client.cancel(job);
+    await removeTree(dir);
+    options.note?.(
+      `removed the slots of runner ${entry.name} of run "${options.runId}", which is gone` +
+        (jobs.length === 0 ? "" : ` (its Slurm jobs ${jobs.join(", ")} cancelled)`),
+    );
+  }
+}
