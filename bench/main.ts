@@ -47,6 +47,7 @@ import { importCliBench } from "./import_cli_bench.ts";
 import { ingestBench } from "./ingest_bench.ts";
 import type { BenchApi, RelayOverhead } from "./relay_overhead.ts";
 import { sprtExactBench, sprtMonteCarloBench } from "./sprt_bench.ts";
+import { measureExecutorOverhead } from "./executor_overhead.ts";
 
 const BENCHES = [
   "ingest",
@@ -55,6 +56,7 @@ const BENCHES = [
   "sprt",
   "relay",
   "runner",
+  "executor",
   "report",
   "startup",
 ] as const;
@@ -202,7 +204,8 @@ export async function main(args: string[]): Promise<number> {
     if (!BENCHES.includes(name)) throw new Error(`Unknown benchmark: "${name}"`);
   }
   const wanted = (name: BenchName) =>
-    only.includes(name) && !(values["no-runner"] && (name === "relay" || name === "runner"));
+    only.includes(name) &&
+    !(values["no-runner"] && (name === "relay" || name === "runner" || name === "executor"));
 
   const started = new Date().toISOString();
   const results: BenchResult[] = [];
@@ -297,6 +300,9 @@ export async function main(args: string[]): Promise<number> {
           );
         }
       }
+    }
+    if (wanted("executor")) {
+      await run("executor", () => measureExecutorOverhead({ rounds: quick ? 1 : 2 }));
     }
     if (wanted("report")) {
       const report = await importOptional<ReportModule>("./report_bench.ts");
