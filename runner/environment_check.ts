@@ -19,6 +19,7 @@ import { type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
 import { exportImageBundle, type ImageBundle } from "./sandbox/image_bundle.ts";
 import { asksForOwnSandbox, taskSandboxSettings } from "./task_settings.ts";
+import { engineFlagsCheck } from "./sandbox/engine_flags_check.ts";
 
 /** What the checks resolved, for the executor. */
 export interface ResolvedEnvironment {
@@ -83,13 +84,21 @@ export interface CheckEnvironmentOptions {
    * environment; default true. `suite check`'s runner programs need none.
    */
   agentBundles?: boolean;
+  /**
+   * Whether the engine gives the sandbox its flags, run on the verifier
+   * image: a sentence per flag it does not honour (issue 24); default
+   * `engineFlagsCheck` when the engine resolves the images (no
+   * `resolveImage`), none otherwise.
+   */
+  engineFlags?: (verifierImage: string) => Promise<string[]>;
 }
 
 /**
  * Checks, and collects every mismatch before refusing: runner version, suite
  * hash (and task list), each agent's image reference → the frozen digest, the
  * verifier image → the frozen digest (or, given `hostCommands`, a host
- * command for each agent instead of the images). On success it also freezes
+ * command for each agent instead of the images), the engine's sandbox flags
+ * (`engineFlags`). On success it also freezes
  * the digest of each task's hidden verifier files for the run.
  *
  * @param plan the frozen plan
@@ -155,6 +164,9 @@ export async function checkEnvironment(
     }
   } else if (!options.imagesOnNodes) {
     verifierImage = await resolveImages(plan, resolve, agentImages, mismatches);
+    const flags = options.engineFlags ??
+      (options.resolveImage === undefined ? engineFlagsCheck : undefined);
+    if (verifierImage !== "" && flags !== undefined) mismatches.push(...await flags(verifierImage));
   }
   if (mismatches.length > 0) throw new EnvironmentMismatchError(mismatches);
   const bundles = plan.tasks.some((task) => task.environment !== undefined) &&

@@ -11,6 +11,10 @@ import { demuxLogs } from "../docker/demux_logs.ts";
 import { ENGINE_DEADLINE_MS, engineCall } from "../docker/engine_call.ts";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { engineIdentity } from "../docker/engine_identity.ts";
+import { engineCreateOptions } from "./engine_create_options.ts";
+import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
+import { containerOomKilled } from "./_oom_killed.ts";
 
 /** What differs between the candidate's and the verifier's sandbox. */
 export interface SandboxSpec {
@@ -52,7 +56,8 @@ export interface SandboxSpec {
  * both the candidate and the verifier: `--network none --read-only --cap-drop
  * ALL --security-opt no-new-privileges:true` (plus the spec's `capAdd`, if
  * any), the spec's pids limit, memory (swap equal to memory) and optional CPU
- * limit, a `nosuid,nodev` tmpfs at `/tmp` (and the spec's further tmpfs),
+ * limit, a `nosuid,nodev,noexec` tmpfs at `/tmp` (Docker's default
+ * `noexec`, spelt out for engines without it; and the spec's further tmpfs),
  * bounded json-file logs, no auto-removal (the runner removes it), never
  * privileged, no stdin or TTY.
  *
@@ -89,7 +94,7 @@ export function sandboxCreateOptions(spec: SandboxSpec): Docker.ContainerCreateO
       MemorySwap: spec.memoryBytes,
       ...(spec.nanoCpus === undefined ? {} : { NanoCpus: spec.nanoCpus }),
       Tmpfs: {
-        "/tmp": `rw,nosuid,nodev,size=${spec.tmpfsBytes}`,
+        "/tmp": `rw,nosuid,nodev,noexec,size=${spec.tmpfsBytes}`,
         ...Object.fromEntries(
           Object.entries(spec.extraTmpfs ?? {}).map((
             [path, { bytes, mode }],
@@ -149,7 +154,7 @@ export interface ContainerRun {
   pid: number;
   /** Exit code as reported by the engine (137 after a kill). */
   exitCode: number;
-  /** The kernel's OOM killer ended a process of the container (`State.OOMKilled`). */
+  /** The kernel's OOM killer ended a process of the container (`containerOomKilled`). */
   oomKilled: boolean;
   /** The runner killed the container at its wall-clock cap. */
   wallCapHit: boolean;
@@ -194,7 +199,8 @@ export interface ContainerRun {
  * @param options the `docker` client, wall cap, started and exited hooks, abort signal
  * @returns what happened
  * @throws {SandboxError} `engine_error` when the engine fails or misses a deadline; `hook_failed`
- *   when the started hook throws
+ *   when the started hook throws; `isolation_failed` when the started container is not
+ *   network-isolated or does not run with its flags (`requireSandboxFlags`)
  * @throws {unknown} the exited hook's own error
  */
 export async function runContainer(
@@ -271,6 +277,7 @@ export async function runContainer(
         `Container "${container.id.slice(0, 12)}" is not network-isolated: ${problem}`,
       );
     }
+    await requireSandboxFlags(docker, create, container.id, pid);
     let pidsLimitHits: number | null = null;
     const eventsFile = pid > 0 ? await pidsEventsFile(pid) : null;
     if (eventsFile) {
@@ -356,7 +363,7 @@ export async function runContainer(
       containerId: container.id,
       pid,
       exitCode,
-      oomKilled: done.State.OOMKilled === true,
+      oomKilled: await containerOomKilled(docker, container.id, done.State),
       wallCapHit: killed && killing.by === "wall",
       aborted: killed && killing.by === "abort",
       wallMs,
@@ -378,7 +385,8 @@ export async function runContainer(
 
 /**
  * Creates a sandbox's container under the engine deadline (every sandbox
- * container, one-shot or a session's, is made here).
+ * container, one-shot or a session's, is made here), with the engine's
+ * changes to the request (`engineCreateOptions`: Podman's).
  *
  * @param docker the engine client
  * @param create the create request
@@ -392,9 +400,10 @@ export async function createSandboxContainer(
   deadlineMs = ENGINE_DEADLINE_MS,
 ): Promise<Docker.Container> {
   try {
+    const request = engineCreateOptions(create, await engineIdentity(docker));
     return await engineCall(
       `create a container from ${create.Image}`,
-      (abortSignal) => docker.createContainer({ ...create, abortSignal }),
+      (abortSignal) => docker.createContainer({ ...request, abortSignal }),
       { deadlineMs },
     );
   } catch (error) {

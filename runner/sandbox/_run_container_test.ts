@@ -29,7 +29,7 @@ Deno.test("sandboxCreateOptions() carries seed 000's isolation flags and the spe
     Memory: 268435456,
     MemorySwap: 268435456,
     NanoCpus: 500_000_000,
-    Tmpfs: { "/tmp": "rw,nosuid,nodev,size=67108864" },
+    Tmpfs: { "/tmp": "rw,nosuid,nodev,noexec,size=67108864" },
     Binds: ["/h/v:/verifier:ro"],
     LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "2" } },
     AutoRemove: false,
@@ -65,7 +65,7 @@ Deno.test("sandboxCreateOptions() sets no CPU limit without nanoCpus and replace
 Deno.test("runContainer() ends with engine_error when the engine never reports the exit after the wall-cap kill, and still removes the container", async () => {
   await using temp = await tempDir();
   const socketPath = `${temp.path}/docker.sock`;
-  // A fake engine: create, start, inspect, kill and remove succeed; the wait is never answered.
+  // A fake engine: version, create, start, inspect, kill and remove answer; the wait never does.
   const calls: string[] = [];
   const waits: ((response: Response) => void)[] = [];
   const server = Deno.serve({ path: socketPath, onListen() {} }, (request) => {
@@ -74,6 +74,7 @@ Deno.test("runContainer() ends with engine_error when the engine never reports t
     if (pathname === "/containers/create") {
       return Response.json({ Id: "c0ffee".repeat(10) }, { status: 201 });
     }
+    if (pathname === "/version") return Response.json({ Version: "20.10.24", ApiVersion: "1.41" });
     if (pathname.endsWith("/wait")) return new Promise<Response>((resolve) => waits.push(resolve));
     if (pathname.endsWith("/json")) return Response.json({ State: { Pid: 0, OOMKilled: false } });
     return new Response(null, { status: 204 });
@@ -95,8 +96,13 @@ Deno.test("runContainer() ends with engine_error when the engine never reports t
       return true;
     });
     const id = "c0ffee".repeat(10);
-    // Created, started, killed at the wall cap, then removed (the HTTP client may resend the wait).
-    deepEqual(calls.slice(0, 2), ["POST /containers/create", `POST /containers/${id}/start`]);
+    // Identified, created, started, killed at the wall cap, then removed (the HTTP client may
+    // resend the wait).
+    deepEqual(calls.slice(0, 3), [
+      "GET /version",
+      "POST /containers/create",
+      `POST /containers/${id}/start`,
+    ]);
     ok(calls.includes(`POST /containers/${id}/kill`), calls.join(", "));
     equal(calls.at(-1), `DELETE /containers/${id}`);
   } finally {

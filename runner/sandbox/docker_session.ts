@@ -24,6 +24,8 @@ import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { killDescendants } from "./_kill_descendants.ts";
 import { createSandboxContainer } from "./_run_container.ts";
+import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
+import { containerOomKilled } from "./_oom_killed.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
@@ -57,8 +59,9 @@ export interface DockerSession extends SandboxSession {
 /**
  * Creates and starts the container of `create` (whose command must not
  * exit: a keep-alive after the image's entrypoint), checks that it is alone
- * in its own network namespace with only loopback (as every sandbox is),
- * runs `onStarted` and opens its gate.
+ * in its own network namespace with only loopback and runs with its flags
+ * (as every sandbox is, `requireSandboxFlags`), runs `onStarted` and opens
+ * its gate.
  *
  * @param create the create request (`sandboxCreateOptions` with the caller's changes)
  * @param options the engine client and the hooks
@@ -95,6 +98,7 @@ export async function startDockerSession(
         `Container "${short}" is not network-isolated: ${problem}`,
       );
     }
+    await requireSandboxFlags(options.docker, create, container.id, pid);
     if (options.onStarted) {
       try {
         await options.onStarted(pid);
@@ -126,10 +130,14 @@ export async function startDockerSession(
           : await startForwarder({ pid, socketPath, port }),
       processes: () => processesOf(container),
       oomKilled: async () =>
-        (await engineCall(
-          `inspect container ${short}`,
-          (abortSignal) => container.inspect({ abortSignal }),
-        )).State.OOMKilled === true,
+        containerOomKilled(
+          options.docker,
+          container.id,
+          (await engineCall(
+            `inspect container ${short}`,
+            (abortSignal) => container.inspect({ abortSignal }),
+          )).State,
+        ),
     };
   } catch (error) {
     await close();

@@ -1,0 +1,41 @@
+/**
+ * Private: the started-container check of every sandbox (one-shot and
+ * session containers alike) that its flags took effect.
+ *
+ * @module
+ */
+import type Docker from "dockerode";
+import { engineIdentity } from "../docker/engine_identity.ts";
+import { networkIsolationCheckable } from "./network_isolation_problem.ts";
+import { sandboxFlagsProblem } from "./sandbox_flags_problem.ts";
+import { SandboxError } from "./sandbox_error.ts";
+
+/**
+ * Refuses a started container whose init does not run with the flags its
+ * request asked for (`sandboxFlagsProblem`), before its own command runs.
+ * Checked whenever the network isolation is (`networkIsolationCheckable`:
+ * the same `/proc` reads), so a run that checks one checks both.
+ *
+ * @param docker the engine client (its identity names the engine in the message)
+ * @param create the create request, before `engineCreateOptions`
+ * @param containerId the container's ID
+ * @param pid its init's host pid (0: it has exited, nothing to check)
+ * @throws {SandboxError} `isolation_failed` naming each flag that did not take effect and the engine
+ */
+export async function requireSandboxFlags(
+  docker: Docker,
+  create: Docker.ContainerCreateOptions,
+  containerId: string,
+  pid: number,
+): Promise<void> {
+  if (!(pid > 0) || !networkIsolationCheckable()) return;
+  const problem = sandboxFlagsProblem(create, pid);
+  if (problem === null) return;
+  const engine = await engineIdentity(docker).then((e) => e.label, () => "its engine");
+  throw new SandboxError(
+    "isolation_failed",
+    `Container "${
+      containerId.slice(0, 12)
+    }" does not run with the sandbox's flags on ${engine}: ${problem}`,
+  );
+}

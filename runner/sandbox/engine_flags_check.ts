@@ -1,0 +1,139 @@
+/**
+ * The check, before a batch, that the engine gives the sandbox its flags
+ * (issue 24: "where a flag has no Podman equivalent, the episode refuses to
+ * start rather than run weaker"), called by the environment check as an
+ * image mismatch is.
+ *
+ * @module
+ */
+import type Docker from "dockerode";
+import { dockerClient } from "../docker/docker_client.ts";
+import { engineCall } from "../docker/engine_call.ts";
+import { type EngineIdentity, engineIdentity } from "../docker/engine_identity.ts";
+import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
+import { GATE_BUSYBOX, gateBusybox } from "./_gate.ts";
+import { VERIFIER_LIMITS } from "./sealed_verifier.ts";
+import { RUNNER_LABEL } from "../remove_orphans.ts";
+import { currentRunner, runnerLabel } from "../runner_identity.ts";
+import { SandboxError } from "./sandbox_error.ts";
+import { networkIsolationCheckable } from "./network_isolation_problem.ts";
+
+/** The log bound every sandbox asks for (`sandboxCreateOptions`), as Podman reports it. */
+const PODMAN_LOG_SIZE = "1MB";
+
+const checks = new WeakMap<Docker, Promise<string[]>>();
+
+/**
+ * Runs one probe container through the sandbox's own path (`runContainer`:
+ * the engine's request changes, then the network and flag checks of every
+ * started container, `requireSandboxFlags`) with the verifier's flags,
+ * which are the candidate's plus `--cap-add`, tmpfs modes and read-only
+ * binds: no network, read-only root, `--cap-drop ALL --cap-add SETUID
+ * --cap-add SETGID --cap-add KILL`, no-new-privileges, the pids, memory,
+ * swap and CPU limits, the tmpfs, and a bounded log (Docker's
+ * `max-size=1m`; Podman keeps one file truncated at that size, its
+ * `log_size_max`, so its log is bounded too, by one file instead of two).
+ * Every flag that did not take effect is a sentence naming it and the
+ * engine. The probe runs the host's busybox (the gate's) in `image`, so it
+ * needs nothing of the image but its existence. Once per engine client;
+ * when this process cannot read the container's `/proc` entries
+ * (`networkIsolationCheckable`), no container's flags are checked and
+ * neither is the engine's.
+ *
+ * Cost: one container, about 0.3 s on Docker and 0.5 s on Podman here.
+ *
+ * @param image an image present on the engine (the run's verifier image)
+ * @param options the client (default the shared one)
+ * @returns one sentence per flag the engine does not honour; empty when it honours all
+ * @throws {SandboxError} `engine_error` when the engine fails (not a flag's problem)
+ */
+export function engineFlagsCheck(
+  image: string,
+  options: { docker?: Docker } = {},
+): Promise<string[]> {
+  const docker = options.docker ?? dockerClient();
+  let check = checks.get(docker);
+  if (check === undefined) {
+    check = probe(docker, image);
+    check.catch(() => checks.delete(docker));
+    checks.set(docker, check);
+  }
+  return check;
+}
+
+async function probe(docker: Docker, image: string): Promise<string[]> {
+  if (!networkIsolationCheckable()) return [];
+  const engine = await engineIdentity(docker);
+  const done = new AbortController();
+  const found: string[] = [];
+  const create = sandboxCreateOptions({
+    image,
+    command: [GATE_BUSYBOX, "sleep", "60"],
+    env: {},
+    user: "0:0",
+    workingDir: "/tmp",
+    labels: { "ledgerbench.role": "probe", [RUNNER_LABEL]: runnerLabel(currentRunner()) },
+    pidsLimit: VERIFIER_LIMITS.pidsLimit,
+    memoryBytes: VERIFIER_LIMITS.memoryBytes,
+    nanoCpus: VERIFIER_LIMITS.nanoCpus,
+    tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
+    extraTmpfs: {
+      "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
+      "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" },
+    },
+    capAdd: ["SETUID", "SETGID", "KILL"],
+    binds: [`${gateBusybox()}:${GATE_BUSYBOX}:ro`],
+  });
+  try {
+    await runContainer({ ...create, Entrypoint: [] }, {
+      docker,
+      wallMs: 60_000,
+      signal: done.signal,
+      onStarted: async (_pid, containerId) => {
+        try {
+          const bound = await logBound(docker, containerId, engine);
+          if (bound !== null) found.push(`the ${engine.label} engine: --log-opt ${bound}`);
+        } finally {
+          done.abort();
+        }
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof SandboxError) || error.code !== "isolation_failed") throw error;
+    found.push(`the ${engine.label} engine does not give the sandbox its flags: ${error.message}`);
+  }
+  return found;
+}
+
+/**
+ * Why the container's log is not bounded as asked (`max-size=1m`), or null:
+ * Docker's inspect keeps the option; Podman's compatible inspect drops it,
+ * its own (`/v<version>/libpod/containers/<id>/json`) shows it as `LogConfig.Size`.
+ */
+async function logBound(
+  docker: Docker,
+  containerId: string,
+  engine: EngineIdentity,
+): Promise<string | null> {
+  if (engine.name === "docker") {
+    const info = await engineCall(
+      "inspect the probe container",
+      (abortSignal) => docker.getContainer(containerId).inspect({ abortSignal }),
+    );
+    const size = info.HostConfig.LogConfig?.Config?.["max-size"];
+    return size === "1m" ? null : `max-size=1m: the container's log has max-size "${size}"`;
+  }
+  const info = await engineCall(
+    "inspect the probe container (libpod)",
+    () =>
+      new Promise<{ HostConfig?: { LogConfig?: { Size?: string } } }>((resolve, reject) =>
+        docker.modem.dial({
+          path: `/v${engine.version}/libpod/containers/${containerId}/json`,
+          method: "GET",
+          statusCodes: { 200: true },
+        }, (error, data) => error ? reject(error) : resolve(data as never))
+      ),
+  );
+  const size = info.HostConfig?.LogConfig?.Size;
+  return size === PODMAN_LOG_SIZE ? null : `max-size=1m: the container's log size is "${size}"`;
+}
