@@ -27,6 +27,8 @@ import { tailText } from "./sandbox/tail_text.ts";
 import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
 import { EgressRequest } from "./egress/egress_request.ts";
 import type { WorkspaceDiff } from "./sandbox/workspace_diff.ts";
+import { removeDeadStaging, stagingPath } from "./sandbox/store_staging.ts";
+import { nameFullDisk } from "./name_full_disk.ts";
 
 /** The format tag of every stored log; bumped when its layout changes. */
 export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
@@ -229,8 +231,9 @@ export interface StoredEpisodeLog {
  * `bodies_omitted`; each body comes bounded by the relay), replaces every `redact` value by
  * `[redacted]` in every string, writes it as canonical JSON to
  * `<root>/sha256/<hex>.episode-log.json` (read-only, through a staging file
- * and a rename) and returns its digest. The same log stored twice is one
- * file (same bytes, same digest).
+ * named after this runner and a rename; the first store of a process removes
+ * the staging of runners that are gone, `store_staging.ts`) and returns its
+ * digest. The same log stored twice is one file (same bytes, same digest).
  *
  * Cost: linear in the log's size; one file written.
  *
@@ -238,6 +241,7 @@ export interface StoredEpisodeLog {
  * @param input the episode's id, tails and call records
  * @param options bounds and values to redact
  * @returns the digest (for the row's `episode_log_digest`) and the file
+ * @throws {DiskFullError} when the store's file system is full (`ENOSPC`, `EDQUOT`), naming the store
  * @throws {Deno.errors.PermissionDenied} and other I/O errors when the file cannot be written
  * @example
  * ```ts
@@ -301,11 +305,14 @@ export async function storeEpisodeLog(
   const hex = sha256Hex(text);
   const shelf = `${root}/sha256`;
   const path = `${shelf}/${hex}.episode-log.json`;
-  await Deno.mkdir(shelf, { recursive: true });
-  const staging = `${shelf}/.staging-${crypto.randomUUID()}.episode-log.json`;
+  const staging = stagingPath(shelf, ".episode-log.json");
   try {
+    await Deno.mkdir(shelf, { recursive: true });
+    await removeDeadStaging(root);
     await Deno.writeTextFile(staging, text, { mode: 0o444 });
     await Deno.rename(staging, path);
+  } catch (error) {
+    throw nameFullDisk(error, [{ place: "artifact store", path: root }]);
   } finally {
     await Deno.remove(staging).catch(() => {});
   }

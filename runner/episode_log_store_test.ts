@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import { tempDir } from "./_temp_dir_for_test.ts";
 import { openEpisodeLog, storeEpisodeLog } from "./episode_log_store.ts";
 import { callRecord, refusedRecord } from "./relay/_call_record_for_test.ts";
+import { currentRunner } from "./runner_identity.ts";
+import { DiskFullError } from "./name_full_disk.ts";
 
 const INPUT = {
   episode_id: "r1/crasher/t1/1",
@@ -146,4 +148,51 @@ Deno.test("storeEpisodeLog() keeps the verifier's mode and output tails, bounded
   // absent when the verifier kept no output (and in logs written before)
   const bare = await openEpisodeLog(dir.path, (await storeEpisodeLog(dir.path, INPUT)).digest);
   assert.equal("verifier" in bare, false);
+});
+
+Deno.test("storeEpisodeLog() removes the staging of a runner that is gone, not a live or another host's", async () => {
+  await using dir = await tempDir();
+  const shelf = `${dir.path}/sha256`;
+  await Deno.mkdir(shelf);
+  const self = currentRunner();
+  const child = new Deno.Command("true").spawn();
+  await child.status;
+  const hex = "0123456789abcdef";
+  const dead = `.staging-${child.pid}-12345-${hex}-${self.host}.episode-log.json`;
+  const live = `.staging-${self.pid}-${self.start}-${hex}-${self.host}.episode-log.json`;
+  const otherHost = `.staging-${child.pid}-12345-${hex}-node-b.episode-log.json`;
+  // Made before staging names told their owner: whose it is cannot be told, so it stays.
+  const unowned = `.staging-${crypto.randomUUID()}.episode-log.json`;
+  for (const name of [dead, live, otherHost, unowned]) {
+    await Deno.writeTextFile(`${shelf}/${name}`, "{", { mode: 0o444 });
+  }
+  const stored = await storeEpisodeLog(dir.path, INPUT);
+  const names = [...Deno.readDirSync(shelf)].map((entry) => entry.name).sort();
+  assert.deepEqual(names, [stored.path.slice(shelf.length + 1), live, otherHost, unowned].sort());
+});
+
+Deno.test("storeEpisodeLog() names a full store: ENOSPC and the store's path", {
+  ignore: Deno.uid() !== 0,
+}, async () => {
+  await using dir = await tempDir();
+  const store = `${dir.path}/store`;
+  await Deno.mkdir(store);
+  const mount = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", "size=4k", "ledgerbench-test-store", store],
+  }).output();
+  assert.equal(mount.code, 0);
+  try {
+    // The first page holds the log; the second cannot.
+    await storeEpisodeLog(store, { ...INPUT, stdoutTail: "x".repeat(1000) });
+    await assert.rejects(
+      () => storeEpisodeLog(store, { ...INPUT, stdoutTail: "y".repeat(60000) }),
+      (error) =>
+        error instanceof DiskFullError &&
+        error.message.startsWith(
+          `No space left on device (ENOSPC) in the artifact store "${store}": writefile '${store}/sha256/.staging-`,
+        ),
+    );
+  } finally {
+    await new Deno.Command("umount", { args: ["--lazy", store] }).output();
+  }
 });

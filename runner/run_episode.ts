@@ -89,6 +89,8 @@ import { classifyEpisode, harnessFailureRow, relaySurface, rowBase } from "./epi
 import type { EpisodeContext, EpisodeExecutor } from "./run_batch.ts";
 import { type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { type Relay, startRelay } from "./relay/relay.ts";
+import { runnerSocketPath } from "./runner_socket_path.ts";
+import { type DiskPlace, nameFullDisk } from "./name_full_disk.ts";
 import type { Upstream } from "./relay/upstream.ts";
 import type { CandidateRun, EpisodeSandbox, RunnerProgram } from "./sandbox/episode_sandbox.ts";
 import type { JudgeRecord } from "../analysis/schema/records.ts";
@@ -118,7 +120,10 @@ export interface EpisodeExecutorOptions {
   runnerVersion: string;
   /** Frozen digests (`digestTree`) of each task's hidden verifier files. */
   verifierDigests: Record<string, string>;
-  /** Directory for per-episode temporary files; default the system temp dir. */
+  /**
+   * The runner's temporary directory (run_temp_dir.ts), named by a harness
+   * error when its file system is full (`name_full_disk.ts`).
+   */
   tempDir?: string;
   /** Default wall cap when neither plan nor task has one; default `RUNNER_WALL_MS` (seed 002). */
   defaultWallMs?: number;
@@ -150,6 +155,13 @@ export function createEpisodeExecutor(
   options: EpisodeExecutorOptions,
 ): EpisodeExecutor {
   const tasks = new Map(options.suite.manifest.tasks.map((task) => [task.task_id, task]));
+  // Where a full disk of a harness error may be (issue 24).
+  const disks: DiskPlace[] = [
+    ...(options.tempDir === undefined
+      ? []
+      : [{ place: "runner's temporary directory", path: options.tempDir }]),
+    { place: "artifact store", path: options.artifactsRoot },
+  ];
   const agents = new Map(options.plan.agents.map((agent) => [agent.agent_id, agent]));
   const judgeConfig = options.plan.judge;
   // Each judged task's question, reference and rubric, read once, when its first episode runs,
@@ -222,21 +234,16 @@ export function createEpisodeExecutor(
         ...(options.judgeUpstream === undefined ? [] : [options.judgeUpstream.key]),
       ],
     };
-    const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-episode-" });
     let relay: Relay | null = null;
     let closing: Promise<void> | null = null;
     // Once the agent has gone (the sandbox closed its forwarder): close the
-    // relay and drop the socket's directory.
-    const close = () =>
-      closing ??= (async () => {
-        await relay?.close().catch(() => {});
-        await Deno.remove(temp, { recursive: true }).catch(() => {});
-      })();
+    // relay, which removes its socket.
+    const close = () => closing ??= (async () => await relay?.close().catch(() => {}))();
     let candidate: CandidateRun;
     const startedAt = new Date().toISOString();
     const clock = performance.now();
     try {
-      relay = await startRelay(`${temp}/relay.sock`, {
+      relay = await startRelay(await runnerSocketPath("relay"), {
         upstreamBaseUrl: upstream.baseUrl,
         upstreamKind: upstream.kind,
         upstreamKey: upstream.key,
@@ -267,7 +274,7 @@ export function createEpisodeExecutor(
       const row = withJudge(harnessFailureRow(base, {
         notes,
         records,
-        error,
+        error: nameFullDisk(error, disks),
         wallMs,
         startedAt,
         modelLimits: options.plan.model_limits,
@@ -323,7 +330,6 @@ export function createEpisodeExecutor(
         config: judgeConfig!,
         upstream: options.judgeUpstream!,
         upstreamTimeoutMs: options.plan.upstream_timeout_ms,
-        tempDir: options.tempDir,
       });
       judgeRecord = judged.record;
       judgeCalls = judged.calls;
@@ -350,7 +356,10 @@ export function createEpisodeExecutor(
           artifactDigest: artifact?.digest ?? null,
           artifactError: candidate.artifactError,
         },
-        verify,
+        verify: () =>
+          verify().catch((error) => {
+            throw nameFullDisk(error, disks);
+          }),
       }),
     );
     // What the candidate changed (issue 25), when its start is the suite's workspace directory.

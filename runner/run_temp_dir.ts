@@ -1,22 +1,28 @@
 /**
  * One temporary directory per runner (issue 9, item 7: 83 directories leaked
  * over 32 kills, some holding relay sockets and the verifier's hidden files
- * and expected answers). Every per-episode directory (`ledgerbench-episode-`,
- * `ledgerbench-candidate-` with its workspace tmpfs, `ledgerbench-verifier-`,
- * `ledgerbench-host-`) is made inside `ledgerbench-run-<pid>-<start>-<n>`,
- * named after the runner process (runner_identity.ts; `n` counts the runs of
- * one process). A run removes its own
- * at its end, and every run first removes those of runners that are gone
- * (unmounting what a killed runner left mounted below them), never a live
- * runner's.
+ * and expected answers). Every per-episode directory (`ledgerbench-candidate-`
+ * with its workspace tmpfs, `ledgerbench-verifier-`, `ledgerbench-host-`) is
+ * made inside `ledgerbench-run-<pid>-<start>-<n>-<host>`, named after the
+ * runner process (runner_identity.ts; `n` counts the runs of one process).
+ * A run removes its own at its end, and every run first removes those of
+ * runners that are gone (unmounting what a killed runner left mounted below
+ * them), never a live runner's. The host is in the name because a `TMPDIR` may be shared
+ * by the nodes of a cluster (issue 24): a directory of another host's runner
+ * is never judged by this host's pids. A name without a host (made before
+ * it was added) is this host's.
+ *
+ * Sockets do not go here (runner_socket_path.ts): the length of `TMPDIR`
+ * does not matter.
  *
  * @module
  */
 import { currentRunner, runnerAlive } from "./runner_identity.ts";
 import { removeTree } from "./sandbox/remove_tree.ts";
+import { removeDeadRunnerSocketDirs } from "./runner_socket_path.ts";
 
 const PREFIX = "ledgerbench-run-";
-const NAME = /^ledgerbench-run-(\d+)-(\d+)-\d+$/;
+const NAME = /^ledgerbench-run-(\d+)-(\d+)-\d+(?:-(.+))?$/;
 
 /** Runner directories made by this process so far (the last part of their names). */
 let made = 0;
@@ -46,9 +52,8 @@ export async function createRunTempDir(
 ): Promise<RunTempDir> {
   const self = currentRunner();
   const root = base ?? defaultBase();
-  // No random suffix: the relay's socket lies two levels below, within 107 bytes.
   for (;;) {
-    const path = `${root}/${PREFIX}${self.pid}-${self.start}-${++made}`;
+    const path = `${root}/${PREFIX}${self.pid}-${self.start}-${++made}-${self.host}`;
     try {
       await Deno.mkdir(path, { mode: 0o700 });
     } catch (error) {
@@ -89,10 +94,12 @@ export async function removeRunTempDir(dir: string): Promise<void> {
 }
 
 /**
- * Removes the runner directories under `base` whose runner is gone (its pid
- * no longer runs with the start time in the name). One that cannot be
- * removed (another run removing it at the same time, a mount still busy) is
- * reported through `warn` and left for a later run: it never stops this one.
+ * Removes the runner directories under `base` whose runner is gone (its
+ * host is this one and its pid no longer runs with the start time in the
+ * name). One that cannot be removed (another run removing it at the same
+ * time, a mount still busy) is reported through `warn` and left for a later
+ * run: it never stops this one. The socket directories of runners that are
+ * gone go too (`removeDeadRunnerSocketDirs`; not among those returned).
  *
  * @param base where runner directories are made; default `TMPDIR` or `/tmp`
  * @param warn where a failed removal is reported; default stderr
@@ -108,7 +115,8 @@ export async function removeDeadRunnerTempDirs(
   for await (const entry of Deno.readDir(root)) {
     const match = NAME.exec(entry.name);
     if (!entry.isDirectory || match === null) continue;
-    if (runnerAlive({ host, pid: Number(match[1]), start: Number(match[2]) })) continue;
+    const runner = { host: match[3] ?? host, pid: Number(match[1]), start: Number(match[2]) };
+    if (runnerAlive(runner)) continue;
     const dir = `${root}/${entry.name}`;
     try {
       await removeRunTempDir(dir);
@@ -121,6 +129,7 @@ export async function removeDeadRunnerTempDirs(
       );
     }
   }
+  await removeDeadRunnerSocketDirs(warn);
   return removed.sort();
 }
 

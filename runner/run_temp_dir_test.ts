@@ -2,6 +2,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "./run_temp_dir.ts";
 import { currentRunner } from "./runner_identity.ts";
 import { tempDir } from "./_temp_dir_for_test.ts";
+import { startOtherHostRunner } from "./_other_host_runner_for_test.ts";
 
 const isRoot = Deno.uid() === 0;
 
@@ -19,8 +20,9 @@ Deno.test({
     const self = currentRunner();
     await using run = await createRunTempDir(base.path);
     const live = run.path;
-    ok(/^ledgerbench-run-\d+-\d+-\d+$/.test(live.slice(base.path.length + 1)), live);
+    ok(/^ledgerbench-run-\d+-\d+-\d+-.+$/.test(live.slice(base.path.length + 1)), live);
     ok(live.startsWith(`${base.path}/ledgerbench-run-${self.pid}-${self.start}-`), live);
+    ok(live.endsWith(`-${self.host}`), live);
     await Deno.mkdir(`${live}/ledgerbench-verifier-x/verifier`, { recursive: true });
     // A runner that is gone: this pid with another start time (a reused pid), and a pid that exited.
     const child = new Deno.Command("true").spawn();
@@ -82,6 +84,24 @@ Deno.test({
       );
     } finally {
       await new Deno.Command("chattr", { args: ["-i", `${stuck}/relay.sock`] }).output();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "removeDeadRunnerTempDirs() leaves the directory of a live runner of another host sharing TMPDIR",
+  ignore: !isRoot,
+  async fn() {
+    // A cluster's TMPDIR may be shared by its nodes (issue 24): the other node's pid means
+    // nothing here, so its directory must never be judged by this host's processes.
+    await using base = await tempDir();
+    const other = await startOtherHostRunner(base.path, { host: "node-b" });
+    try {
+      deepEqual(await removeDeadRunnerTempDirs(base.path), []);
+      equal(await Deno.readTextFile(`${other.runDir}/expected.txt`), "42\n");
+    } finally {
+      await other.stop();
     }
   },
 });

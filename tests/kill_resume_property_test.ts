@@ -6,8 +6,9 @@
  * completes each ledger.
  * Whatever the kill points, every ledger ends with every planned episode
  * exactly once, the hash chain intact (strict read), the same verdicts as an
- * uninterrupted run, no container of the run left and no directory of a dead
- * runner left.
+ * uninterrupted run, no container of the run left, no directory of a dead
+ * runner left (temporary or socket directory), and no `.staging-*` entry
+ * anywhere in the artifact store (issue 24: one was left in one trial).
  *
  * Skipped when no engine answers.
  *
@@ -35,6 +36,17 @@ async function completeRows(path: string): Promise<number> {
   }
 }
 
+/** The `.staging-*` entries anywhere under `dir`. */
+function stagedUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.name.startsWith(".staging-")) found.push(path);
+    else if (entry.isDirectory) found.push(...stagedUnder(path));
+  }
+  return found;
+}
+
 /** `episode_id → resolved` of a ledger read strictly (schema, duplicates, hash chain). */
 async function verdicts(ledger: string): Promise<Record<string, boolean | null>> {
   const { rows } = await loadLedger(ledger);
@@ -49,8 +61,7 @@ Deno.test({
   async fn() {
     await buildImages();
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-kills-" });
-    // The runners' own temp root: short (the relay socket path is bounded) and private, so
-    // that what dead runners leave is countable.
+    // The runners' own temp root: private, so that what dead runners leave is countable.
     const tmp = await Deno.makeTempDir({ dir: "/tmp", prefix: "kr" });
     const env = { TMPDIR: tmp };
     const runId = `kills-${crypto.randomUUID().slice(0, 8)}`;
@@ -85,6 +96,7 @@ Deno.test({
 
       const random = seededRandom(SEED);
       const killedAfterMs: number[] = [];
+      const pids: number[] = [];
       // How the kills landed (reported, not asserted: it depends on the machine's speed).
       const landed = { runner_killed: 0, rows_at_kills: [] as number[] };
       for (let l = 0; l < LEDGERS; l++) {
@@ -95,6 +107,7 @@ Deno.test({
           killedAfterMs.push(delay);
           const args = [...runArgs(ledger), ...(k === 0 ? [] : ["--resume"])];
           const child = cliCommand(args, { env }).spawn();
+          pids.push(child.pid);
           await new Promise((resolve) => setTimeout(resolve, delay));
           try {
             child.kill("SIGKILL");
@@ -105,7 +118,9 @@ Deno.test({
           if (status.signal === "SIGKILL") landed.runner_killed++;
           landed.rows_at_kills.push(await completeRows(ledger));
         }
-        const finished = await cliCommand([...runArgs(ledger), "--resume"], { env }).output();
+        const last = cliCommand([...runArgs(ledger), "--resume"], { env }).spawn();
+        pids.push(last.pid);
+        const finished = await last.output();
         equal(finished.code, 0, new TextDecoder().decode(finished.stderr));
         deepEqual(await verdicts(ledger), expected, `ledger ${l}`);
       }
@@ -117,6 +132,14 @@ Deno.test({
       deepEqual(containersOf(runId), []);
       // The last resume of each ledger swept every dead runner's directory and removed its own.
       deepEqual([...Deno.readDirSync(tmp)].map((entry) => entry.name), []);
+      deepEqual(
+        [...Deno.readDirSync("/tmp")].map((entry) => entry.name).filter((name) =>
+          pids.some((pid) => name.startsWith(`ledgerbench-sockets-${pid}-`))
+        ),
+        [],
+      );
+      // Whatever a killed runner had staged in the store, the runners after it removed.
+      deepEqual(stagedUnder(`${dir}/artifacts`), []);
     } finally {
       for (const id of containersOf(runId)) {
         new Deno.Command("docker", { args: ["rm", "-f", id], stdout: "null", stderr: "null" })

@@ -158,7 +158,7 @@ Deno.test({
     let tmp = "";
     try {
       const { ledger, args, tasks } = await fixture(dir, runId);
-      tmp = await Deno.makeTempDir({ prefix: "lbt-" }); // short: the relay socket lies 3 levels below
+      tmp = await Deno.makeTempDir({ prefix: "lbt-" });
       const env = { TMPDIR: tmp };
       // The provider first answers after 50 s, so the first candidate waits on its model call.
       const script = await Deno.readTextFile(`${dir}/a.json`);
@@ -178,7 +178,9 @@ Deno.test({
       equal(runDirs.length, 1);
       const leftovers = await find(runDirs[0], /^ledgerbench-(episode|candidate|verifier)-/);
       ok(leftovers.some((path) => path.includes("/ledgerbench-candidate-")), String(leftovers));
-      equal((await find(runDirs[0], /^ledgerbench-episode-/, /^relay\.sock$/)).length, 1);
+      // Its relay's socket, in its socket directory (runner_socket_path.ts).
+      const sockets = new RegExp(`^ledgerbench-sockets-${child.pid}-`);
+      equal((await find("/tmp", sockets, /^relay-\d+\.sock$/)).length, 1);
       ok((await mountsBelow(tmp)).length >= 1);
       // A live runner's directory (this test process is alive): never touched.
       const self = currentRunner();
@@ -193,6 +195,7 @@ Deno.test({
       match(stderr, /removed 1 temporary directory left by runners that are gone/);
       match(stderr, /resume: removed \d+ container\(s\) left behind by the interrupted run/);
       deepEqual(await find(tmp, /./), [live]);
+      deepEqual(await find("/tmp", sockets), []);
       equal(
         await Deno.readTextFile(`${live}/ledgerbench-verifier-x/verifier/expected.txt`),
         "42\n",

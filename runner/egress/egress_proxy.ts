@@ -47,7 +47,10 @@ const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 
 /** Options of {@linkcode startEgressProxy}. */
 export interface EgressProxyOptions {
-  /** Where to listen (at most 107 bytes; keep it short); a stale socket file there is replaced. */
+  /**
+   * Where to listen (at most 107 bytes: a runner's come from `runnerSocketPath`, whatever
+   * `TMPDIR` is); a stale socket file there is replaced.
+   */
   socketPath: string;
   /**
    * The hosts the verifier may reach: `host`, `host:port`, `*.suffix` or

@@ -48,7 +48,6 @@ export interface CalibrateJudgeOptions {
   settings: JudgeSettings;
   golden: GoldenSet;
   upstream: Upstream;
-  tempDir?: string;
   onItem?: (done: number, total: number) => void;
   /** The time written into the summary and the directory's name; default now. */
   now?: Date;
@@ -84,7 +83,6 @@ export async function calibrateJudge(options: CalibrateJudgeOptions): Promise<Ca
     settings: options.settings,
     upstream: options.upstream,
     materials,
-    tempDir: options.tempDir,
     onItem: options.onItem,
   });
   const judgments = items.map((item) => canonicalJsonLine(item) + "\n").join("");

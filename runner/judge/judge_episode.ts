@@ -121,7 +121,6 @@ export interface JudgeEpisodeInput {
   config: JudgeConfig;
   upstream: Upstream;
   upstreamTimeoutMs?: number;
-  tempDir?: string;
 }
 
 /** The judge's outcome: the verifier result it stands for, the row's record and the calls. */
@@ -152,7 +151,6 @@ export async function judgeEpisode(input: JudgeEpisodeInput): Promise<JudgeEpiso
     upstream: input.upstream,
     config: input.config,
     upstreamTimeoutMs: input.upstreamTimeoutMs,
-    tempDir: input.tempDir,
   });
   const rubric = input.material.rubric;
   let judgment: Judgment<{ scores: DimensionScore[]; total: number }>;

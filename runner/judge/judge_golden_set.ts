@@ -32,7 +32,6 @@ export interface JudgeGoldenSetOptions {
   upstream: Upstream;
   /** Each judged task's material, by task id. */
   materials: ReadonlyMap<string, LoadedJudgeMaterial>;
-  tempDir?: string;
   /** Called after each item and each probe (progress). */
   onItem?: (done: number, total: number) => void;
 }
@@ -66,7 +65,6 @@ export async function judgeGoldenSet(
   const session = await openJudgeSession({
     upstream: options.upstream,
     config: { ...options.settings, calibration: { state: "not_run" } },
-    tempDir: options.tempDir,
   });
   const judged: GoldenItemJudgment[] = [];
   const probes: ProbeJudgment[] = [];

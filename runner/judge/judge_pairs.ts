@@ -26,7 +26,6 @@ export interface JudgePairsOptions {
   agents: [string, string];
   config: JudgeConfig;
   upstream: Upstream;
-  tempDir?: string;
 }
 
 /**
@@ -55,7 +54,6 @@ export async function judgePairs(
   const session = await openJudgeSession({
     upstream: options.upstream,
     config: options.config,
-    tempDir: options.tempDir,
   });
   const records: PairRecord[] = [];
   try {

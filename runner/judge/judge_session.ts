@@ -19,6 +19,7 @@ import { evidenceGate, type EvidenceGateResult } from "../relay/evidence_gate.ts
 import type { CallBodies } from "../relay/call_bodies.ts";
 import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { startRelay } from "../relay/relay.ts";
+import { runnerSocketPath } from "../runner_socket_path.ts";
 import type { Upstream } from "../relay/upstream.ts";
 import { askJudge, type JudgeEndpoint } from "./ask_judge.ts";
 import { type JudgeMaterial, type JudgePrompt, pairPrompt } from "./judge_prompt.ts";
@@ -59,8 +60,6 @@ export interface JudgeSessionOptions {
   config: JudgeConfig;
   /** The relay's upstream timeout per call (the plan's `upstream_timeout_ms`). */
   upstreamTimeoutMs?: number;
-  /** Where the relay's socket goes; default the system temporary directory. */
-  tempDir?: string;
 }
 
 /**
@@ -74,25 +73,18 @@ export interface JudgeSessionOptions {
  * its reply's first {@linkcode JUDGE_REPLY_KEEP_CHARS} characters, its whole
  * length and its problem.
  *
- * @param options the upstream, the judge configuration, the timeout and the temp dir
+ * @param options the upstream, the judge configuration and the timeout
  * @returns the open session
  */
 export async function openJudgeSession(options: JudgeSessionOptions): Promise<JudgeSession> {
-  const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-judge-" });
   const { upstream, config } = options;
-  let relay;
-  try {
-    relay = await startRelay(`${temp}/judge.sock`, {
-      upstreamBaseUrl: upstream.baseUrl,
-      upstreamKind: upstream.kind,
-      upstreamKey: upstream.key,
-      pinnedModel: config.model,
-      upstreamTimeoutMs: options.upstreamTimeoutMs,
-    });
-  } catch (error) {
-    await Deno.remove(temp, { recursive: true }).catch(() => {});
-    throw error;
-  }
+  const relay = await startRelay(await runnerSocketPath("judge"), {
+    upstreamBaseUrl: upstream.baseUrl,
+    upstreamKind: upstream.kind,
+    upstreamKey: upstream.key,
+    pinnedModel: config.model,
+    upstreamTimeoutMs: options.upstreamTimeoutMs,
+  });
   const endpoint: JudgeEndpoint = {
     socketPath: relay.socketPath,
     kind: upstream.kind ?? "openai",
@@ -120,7 +112,6 @@ export async function openJudgeSession(options: JudgeSessionOptions): Promise<Ju
     },
     async close() {
       await relay.close();
-      await Deno.remove(temp, { recursive: true }).catch(() => {});
       const records = relay.records();
       return {
         records,

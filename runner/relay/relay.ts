@@ -308,7 +308,8 @@ const MAX_SOCKET_PATH_BYTES = 107;
  * Anthropic's `{"type":"error","error":{"type","message","details":{"error_code"}}}`;
  * requests outside the surface get the upstream kind's form.
  *
- * @param socketPath Where to listen (at most 107 bytes); a stale socket file there is replaced.
+ * @param socketPath Where to listen (at most 107 bytes: a runner's come from `runnerSocketPath`,
+ *   whatever `TMPDIR` is); a stale socket file there is replaced.
  * @param options Upstream, key and caps.
  * @returns The running relay, once it listens.
  * @throws {Error} when the key is empty, the base URL is not http(s), `maxOutputTokens` is not a

@@ -15,6 +15,8 @@
 import { copyTree } from "./copy_tree.ts";
 import { digestTree, treeDigestOfManifest, type TreeEntry } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
+import { removeDeadStaging, stagingPath } from "./store_staging.ts";
+import { nameFullDisk } from "../name_full_disk.ts";
 
 /** A stored workspace. */
 export interface Artifact {
@@ -46,7 +48,10 @@ const GIB = 1024 ** 3;
 /**
  * Stores a workspace as a content-addressed artifact: digests it, copies it
  * to a staging directory as a read-only snapshot, checks that the copy has
- * the same digest, and moves it to `<root>/sha256/<hex>`. Storing the same
+ * the same digest, and moves it to `<root>/sha256/<hex>`; the staging
+ * directory is named after this runner, and the first store of a process
+ * removes those of runners that are gone (`store_staging.ts`). A full file
+ * system is a `DiskFullError` naming the store (`name_full_disk.ts`). Storing the same
  * content again returns the existing artifact (same content → same digest →
  * same directory). Fifos, sockets and devices are not stored. A workspace
  * `digestTree` refuses (over `maxBytes`, a name that is not UTF-8, deeper
@@ -65,6 +70,7 @@ const GIB = 1024 ** 3;
  * @throws {SandboxError} `too_large` when the workspace exceeds `maxBytes`; `unstorable`
  *   (see `digestTree`)
  * @throws {Error} when the workspace changes while it is being stored
+ * @throws {DiskFullError} when the store's file system is full (`ENOSPC`, `EDQUOT`)
  * @throws {unknown} the signal's reason once `signal` is aborted (nothing is left staged)
  */
 export async function storeArtifact(
@@ -82,10 +88,15 @@ export async function storeArtifact(
   const hex = source.digest.slice("sha256:".length);
   const shelf = `${root}/sha256`;
   const dir = `${shelf}/${hex}`;
-  await Deno.mkdir(shelf, { recursive: true });
+  const store = [{ place: "artifact store", path: root }];
+  await Deno.mkdir(shelf, { recursive: true }).catch((error) => {
+    throw nameFullDisk(error, store);
+  });
+  await removeDeadStaging(root);
   if (await exists(dir)) return await openArtifact(root, source.digest);
 
-  const staging = `${root}/.staging-${crypto.randomUUID()}`;
+  const staging = stagingPath(root);
+  const manifestTmp = `${staging}.manifest.tmp`;
   try {
     await copyTree(workspace, staging, { mode: "readonly", signal });
     const staged = await digestTree(staging, { signal });
@@ -95,7 +106,6 @@ export async function storeArtifact(
           `(digest "${source.digest}" before, "${staged.digest}" after)`,
       );
     }
-    const manifestTmp = `${staging}.manifest.tmp`;
     await Deno.writeTextFile(manifestTmp, source.manifest);
     await Deno.rename(manifestTmp, `${dir}.manifest.jsonl`);
     try {
@@ -104,8 +114,11 @@ export async function storeArtifact(
       // A concurrent store of the same content won the race: keep theirs.
       if (!(await exists(dir))) throw error;
     }
+  } catch (error) {
+    throw nameFullDisk(error, store);
   } finally {
     await removeTree(staging);
+    await Deno.remove(manifestTmp).catch(() => {});
   }
   return { digest: source.digest, dir, files: source.files, bytes: source.bytes };
 }

@@ -3,6 +3,8 @@ import { artifactEntries, openArtifact, storeArtifact } from "./artifact_store.t
 import { digestTree } from "./digest_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { stagingPath } from "./store_staging.ts";
+import { DiskFullError } from "../name_full_disk.ts";
 
 async function workspace(root: string, name: string, answer: string): Promise<string> {
   const dir = `${root}/${name}`;
@@ -109,6 +111,96 @@ Deno.test("artifactEntries() reads a stored artifact's entries from its manifest
     await Deno.writeTextFile(manifest, '{"path":"x","type":"dir"}\n');
     await assert.rejects(() => artifactEntries(stored), /its manifest ".*" has digest "sha256:/);
   } finally {
+    await removeTree(root);
+  }
+});
+
+/** The names of the staging entries in a store's root and in its `sha256/`. */
+function stagedIn(store: string): string[] {
+  return [store, `${store}/sha256`].flatMap((dir) => {
+    try {
+      return [...Deno.readDirSync(dir)].map((entry) => entry.name);
+    } catch {
+      return [];
+    }
+  }).filter((name) => name.startsWith(".staging-")).sort();
+}
+
+Deno.test({
+  name:
+    "storeArtifact() removes the staging a runner killed between staging and rename left, not a live runner's",
+  async fn() {
+    const root = await Deno.makeTempDir({ prefix: "artifact-store-test-" });
+    try {
+      const store = `${root}/store`;
+      // 64 MiB that are not zeros (no holes, see copyTree): copying and digesting them takes a while.
+      await Deno.mkdir(`${root}/big`);
+      const block = new Uint8Array(1 << 20).fill(0xab);
+      await Deno.writeFile(`${root}/big/data.bin`, new Uint8Array(0));
+      for (let i = 0; i < 64; i++) {
+        await Deno.writeFile(`${root}/big/data.bin`, block, { append: true });
+      }
+      await Deno.mkdir(store);
+      const watcher = Deno.watchFs(store, { recursive: false });
+      const module = new URL("./artifact_store.ts", import.meta.url).href;
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "eval",
+          "--no-config",
+          `import { storeArtifact } from "${module}"; ` +
+          `await storeArtifact(${JSON.stringify(`${root}/big`)}, ${JSON.stringify(store)});`,
+        ],
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      // SIGKILLed as soon as its staging directory is made: before its rename.
+      for await (const event of watcher) {
+        const names = event.paths.map((path) => path.slice(path.lastIndexOf("/") + 1));
+        if (event.kind === "create" && names.some((name) => name.startsWith(".staging-"))) break;
+      }
+      watcher.close();
+      child.kill("SIGKILL");
+      assert.equal((await child.status).signal, "SIGKILL");
+      const left = stagedIn(store);
+      assert.equal(left.length, 1, `the kill came after the rename: ${left}`);
+
+      // This process's own staging stands for a live runner's.
+      const live = stagingPath(store);
+      await Deno.mkdir(live);
+      await storeArtifact(await workspace(root, "a", "42\n"), store);
+      assert.deepEqual(stagedIn(store), [live.slice(store.length + 1)]);
+    } finally {
+      await removeTree(root);
+    }
+  },
+});
+
+Deno.test("storeArtifact() names a full store: ENOSPC and the store's path", {
+  ignore: Deno.uid() !== 0,
+}, async () => {
+  const root = await Deno.makeTempDir({ prefix: "artifact-store-test-" });
+  const store = `${root}/store`;
+  await Deno.mkdir(store);
+  const mount = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", "size=4k", "ledgerbench-test-store", store],
+  }).output();
+  assert.equal(mount.code, 0);
+  try {
+    await Deno.writeTextFile(`${root}/big.txt`, "x".repeat(64 * 1024));
+    const dir = await workspace(root, "a", "42\n");
+    await Deno.copyFile(`${root}/big.txt`, `${dir}/big.txt`);
+    await assert.rejects(
+      () => storeArtifact(dir, store),
+      (error) =>
+        error instanceof DiskFullError && error.code === "ENOSPC" &&
+        error.message.startsWith(
+          `No space left on device (ENOSPC) in the artifact store "${store}": `,
+        ),
+    );
+    // Nothing is left staged on the full store.
+    assert.deepEqual(stagedIn(store), []);
+  } finally {
+    await new Deno.Command("umount", { args: ["--lazy", store] }).output();
     await removeTree(root);
   }
 });

@@ -44,6 +44,7 @@ import type { VerifierFaultCode } from "./sealed_verifier.ts";
 import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";
+import { runnerSocketPath } from "../runner_socket_path.ts";
 
 /** Where Harbor's verifier writes its reward and logs. */
 export const HARBOR_VERIFIER_LOGS = "/logs/verifier";
@@ -402,26 +403,25 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
 }
 
 /**
- * The egress proxy of one test run: started on a short host socket of its
- * own, reached from the sandbox's loopback {@link EGRESS_PORT}; `close`
- * ends the forwarder, then the proxy (its records are final after).
+ * The egress proxy of one test run: started on a socket of the runner's
+ * (runner_socket_path.ts), reached from the sandbox's loopback
+ * {@link EGRESS_PORT}; `close` ends the forwarder, then the proxy (its
+ * records are final after).
  */
 async function openEgress(
   session: SandboxSession,
   settings: SharedVerifierSettings,
   allowHosts: readonly string[],
 ): Promise<{ requests(): EgressRequest[]; close(): Promise<void> }> {
-  const dir = await Deno.makeTempDir({ prefix: "lb-egress-" });
   let proxy: EgressProxy | null = null;
   let forward: { close(): Promise<void> } | null = null;
   const close = async () => {
     await forward?.close().catch(() => {});
     await proxy?.close().catch(() => {});
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   try {
     proxy = await startEgressProxy({
-      socketPath: `${dir}/proxy.sock`,
+      socketPath: await runnerSocketPath("egress"),
       allowHosts,
       connect: settings.egressResolve,
     });
