@@ -42,9 +42,13 @@ command -v slurmctld >/dev/null 2>&1 || missing+=(slurm-wlm)
 command -v munged >/dev/null 2>&1 || missing+=(munge)
 if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
-  sudo_if_needed apt-get update -qq
-  sudo_if_needed apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 ||
+  apt_log="$(mktemp)"
+  if ! { sudo_if_needed apt-get update -qq && sudo_if_needed apt-get install -y -qq "${missing[@]}"; } \
+    >"$apt_log" 2>&1; then
+    tail -n 20 "$apt_log" >&2
     fail "apt-get install ${missing[*]} failed"
+  fi
+  rm -f "$apt_log"
 fi
 
 # A daemon is alive when the pid its pid file names is that program (a pid

@@ -8,8 +8,6 @@ import { MAX_ARRAY_TASK_ID } from "./parse_array_task_ids.ts";
 
 /** Options of {@linkcode cancelJob}. */
 export interface CancelJobOptions {
-  /** Only these task ids; the whole array (every task, pending or running) when absent. */
-  indices?: readonly number[];
   /** Kill `scancel` after this many milliseconds (see `SLURM_COMMAND_DEADLINE_MS`). */
   deadlineMs?: number;
 }
@@ -25,20 +23,25 @@ export interface CancelJobOptions {
  *
  * @example
  * ```ts ignore
- * await cancelJob(jobId, { indices: [3] });
+ * await cancelJob(jobId, [3]);
  * await cancelJob(jobId);
  * ```
  *
  * @param jobId the array's job id, as `submitJobArray` returned it
- * @param options the tasks and the deadline
+ * @param indices only these task ids; the whole array (every task, pending
+ *   or running) when absent
+ * @param options the deadline
  * @throws {Error} when `jobId` is not a job id or an index is not a task id
  * @throws {SlurmCommandError} when scancel cannot run, misses its deadline or fails
  */
-export async function cancelJob(jobId: string, options: CancelJobOptions = {}): Promise<void> {
+export async function cancelJob(
+  jobId: string,
+  indices?: readonly number[],
+  options: CancelJobOptions = {},
+): Promise<void> {
   if (!/^\d{1,10}$/.test(jobId)) {
     throw new Error(`Cannot cancel job ${JSON.stringify(jobId)}: not a job id`);
   }
-  const indices = options.indices;
   for (const index of indices ?? []) {
     if (!Number.isInteger(index) || index < 0 || index > MAX_ARRAY_TASK_ID) {
       throw new Error(`Cannot cancel task ${JSON.stringify(index)} of job ${jobId}: not a task id`);

@@ -16,13 +16,15 @@
  *
  * What the single-node test cluster (.ci/install_slurm.sh, Slurm 22.05)
  * does, captured in testdata/ by testdata/capture_fixtures.sh:
- * - `scancel` of a running task: `CANCELLED`, exit code `0:15`; of a pending
+ * - `scancel` of a running task: `CANCELLED`, exit code `0:15` (SIGTERM), or
+ *   `143:0` when the script's shell outlived its killed child; of a pending
  *   task: it leaves the array's records; of a whole pending array: one
  *   `CANCELLED` record for the range.
  * - `--time=1` on a longer task: `TIMEOUT`, reason `TimeLimit`, `0:15`,
  *   60 to 90 s after the start (the limit is checked every 30 s).
  * - `scontrol update nodename=... state=down` under a running task: with
- *   `--no-requeue`, `NODE_FAIL`, reason `NodeDown`, `0:15`; without it the
+ *   `--no-requeue`, `NODE_FAIL`, reason `NodeDown`, exit code `0:0` at first
+ *   and `0:15` once the killed task reports back; without it the
  *   task is requeued, `PENDING` with reason `BeginTime` and `Restarts=1`,
  *   and runs again later. With `ReturnToService=2` the node, whose slurmd
  *   still answers, is back in service at once.
