@@ -9,6 +9,7 @@ import type { SlurmClient } from "./slurm_executor.ts";
 import { submitJobArray } from "../slurm/submit_job_array.ts";
 import { arrayTaskStates } from "../slurm/array_task_states.ts";
 import { cancelJob } from "../slurm/cancel_job.ts";
+import { jobsNamed } from "../slurm/jobs_named.ts";
 
 /**
  * A client over the Slurm commands on `PATH`; every array is submitted with
@@ -45,5 +46,7 @@ export function slurmCommandsClient(): SlurmClient {
       );
     },
     cancel: (jobId, indices) => cancelJob(jobId, indices),
+    liveJobs: async (jobName) =>
+      (await jobsNamed(jobName)).map((job) => ({ jobId: job.jobId, comment: job.comment })),
   };
 }

@@ -77,6 +77,8 @@ export interface SlurmClient {
   taskStates(jobId: string): Promise<Map<number, ArrayTaskState>>;
   /** Cancels the whole job, or the given tasks; a job that already ended is not an error. */
   cancel(jobId: string, indices?: readonly number[]): Promise<void>;
+  /** The jobs named `jobName` Slurm still has queued or running, with their comments. */
+  liveJobs(jobName: string): Promise<{ jobId: string; comment: string }[]>;
 }
 
 /** Where the sbatch options of a run come from (`run --slurm-*`). */
@@ -223,6 +225,8 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
       });
       await Deno.writeTextFile(`${session}/jobs`, `${wave.jobId}\n`, { append: true });
     } catch (error) {
+      // An sbatch killed at its deadline may have submitted the array all the same.
+      await cancelUnrecorded(options, session, runnerLabel(self));
       for (const slot of slots) {
         settle(slot, {
           error: new Error(`Cannot submit the slot to Slurm: ${(error as Error).message}`),
@@ -416,7 +420,8 @@ function endedWithoutResult(
   const id = `Slurm task ${jobId}_${slot.index}`;
   const log = `(its output: "${slot.log}")`;
   if (task === undefined) {
-    return `${id} vanished: Slurm no longer knows it and no row came back ${log}`;
+    return `${id} vanished: Slurm no longer lists it (cancelled while queued, or purged) and no ` +
+      `row came back ${log}`;
   }
   const node = task.node === null ? "" : ` on node "${task.node}"`;
   const reason = task.reason === null || task.reason === "None" ? "" : ` (${task.reason})`;
@@ -463,6 +468,35 @@ function jobScript(
     }"$SLURM_ARRAY_TASK_ID"'.json'`,
     "",
   ].join("\n");
+}
+
+/**
+ * Cancels every live job of the run that this runner submitted (its
+ * comment is this runner's label) but did not record in its `jobs` file:
+ * an array whose `sbatch` failed after Slurm had taken it.
+ */
+async function cancelUnrecorded(
+  options: SlurmExecutorOptions,
+  session: string,
+  label: string,
+): Promise<void> {
+  try {
+    const recorded = new Set(
+      (await Deno.readTextFile(`${session}/jobs`).catch(() => "")).split("\n"),
+    );
+    for (const job of await options.client.liveJobs(slurmJobName(options.runId))) {
+      if (job.comment === label && !recorded.has(job.jobId)) {
+        await options.client.cancel(job.jobId);
+        options.note?.(`cancelled Slurm job ${job.jobId}, submitted although sbatch failed`);
+      }
+    }
+  } catch (error) {
+    options.note?.(
+      `warning: cannot look for a job submitted although sbatch failed: ${
+        (error as Error).message
+      }`,
+    );
+  }
 }
 
 /**

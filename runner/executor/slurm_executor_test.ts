@@ -10,6 +10,8 @@ function fakeCluster() {
   const submitted: { script: string; size: number; submit: unknown; output: string }[] = [];
   const states = new Map<string, Map<number, ArrayTaskState>>();
   const cancelled: { jobId: string; indices?: readonly number[] }[] = [];
+  /** Jobs Slurm lists that the executor may not know of (a submission that failed late). */
+  const live: { jobId: string; comment: string }[] = [];
   const client: SlurmClient = {
     submitArray(script, options) {
       const jobId = String(100 + submitted.length);
@@ -26,6 +28,7 @@ function fakeCluster() {
       return Promise.resolve(jobId);
     },
     taskStates: (jobId) => Promise.resolve(new Map(states.get(jobId) ?? [])),
+    liveJobs: () => Promise.resolve(live),
     cancel(jobId, indices) {
       cancelled.push({ jobId, indices });
       const tasks = states.get(jobId);
@@ -37,7 +40,7 @@ function fakeCluster() {
       return Promise.resolve();
     },
   };
-  return { client, submitted, states, cancelled };
+  return { client, submitted, states, cancelled, live };
 }
 
 const pending = (): ArrayTaskState => ({ state: "PENDING", reason: "Priority", node: null });
@@ -197,8 +200,27 @@ Deno.test("createSlurmExecutor() counts a job Slurm no longer knows as a vanishe
     t.cluster.states.delete("100");
     await rejects(
       slot,
-      /^Error: Slurm task 100_0 vanished: Slurm no longer knows it and no row came back/,
+      /^Error: Slurm task 100_0 vanished: Slurm no longer lists it \(cancelled while queued, or purged\) and no row came back/,
     );
+  } finally {
+    await t.executor.close();
+    await t.dir[Symbol.asyncDispose]();
+  }
+});
+
+Deno.test("createSlurmExecutor() cancels an array that sbatch submitted although it failed, and records the slots as harness faults", async () => {
+  const t = await setUp();
+  try {
+    const label = `${currentRunner().host}/${currentRunner().pid}/${currentRunner().start}`;
+    t.cluster.client.submitArray = () => {
+      t.cluster.live.push({ jobId: "77", comment: label }, { jobId: "78", comment: "other/1/2" });
+      return Promise.reject(new Error("sbatch: killed at its deadline"));
+    };
+    await rejects(
+      t.executor.execute(episode("t1"), t.context()),
+      /^Error: Cannot submit the slot to Slurm: sbatch: killed at its deadline$/,
+    );
+    deepEqual(t.cluster.cancelled, [{ jobId: "77", indices: undefined }]);
   } finally {
     await t.executor.close();
     await t.dir[Symbol.asyncDispose]();
