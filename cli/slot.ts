@@ -8,7 +8,9 @@
  */
 import { parseCommandArgs } from "./_args.ts";
 import { ExitCode, type Io } from "./_command.ts";
-import { runSlot } from "../runner/executor/run_slot.ts";
+import { runSlot, slotResultPath } from "../runner/executor/run_slot.ts";
+import { displayId } from "../analysis/untrusted_text.ts";
+import { TERMINATED } from "./run.ts";
 import { startRunUpstreams } from "./_run_upstreams.ts";
 
 /** Help text. */
@@ -16,6 +18,9 @@ export const help = `Run one episode slot of a cluster run on this node (what ea
 the job arrays that "run --executor slurm" submits runs; not for people).
 
   deno task ledgerbench slot /shared/runs/r1/slurm/r1/host-1-2/wave-0/slot-3.json
+
+USAGE:
+  deno task ledgerbench slot REQUEST
 
 The episode runs as "run" runs it locally (this node's engine, relay and
 sandbox; plan hash, runner version, suite hash and image digests checked
@@ -25,13 +30,15 @@ the episode and writes nothing. The upstream key comes from this node's
 LEDGERBENCH_UPSTREAM_KEY or LEDGERBENCH_UPSTREAM_KEY_FILE.
 
 EXIT STATUS:
-  0 a result was written; 1 usage error; 143 stopped by SIGTERM (nothing written)
+  0 the row was written; 1 usage error; 3 the node cannot run the slot (the
+  reason was written instead: request or plan unreadable, environment differs);
+  143 stopped by SIGTERM (nothing written)
 `;
 
 const OPTIONS = {} as const;
 
 /** Runs `slot`; see {@link help}. */
-export async function run(args: string[], _io: Io): Promise<number> {
+export async function run(args: string[], io: Io): Promise<number> {
   const { positionals } = parseCommandArgs(args, OPTIONS, { required: ["REQUEST"] });
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -49,7 +56,20 @@ export async function run(args: string[], _io: Io): Promise<number> {
         };
       },
     });
-    return result === null ? 143 : ExitCode.ok;
+    if (result === null) return TERMINATED;
+    const written = slotResultPath(positionals[0]);
+    if (!result.ok) {
+      io.stderr(`error: The node cannot run the slot: ${result.error} (written to "${written}")\n`);
+      return ExitCode.refused;
+    }
+    io.stdout(
+      `slot ${
+        displayId(result.draft.episode_id)
+      } on node "${result.node}": ${result.draft.status}` +
+        `${result.draft.status === "scored" ? ` (resolved ${result.draft.resolved})` : ""}, ` +
+        `row written to "${written}"\n`,
+    );
+    return ExitCode.ok;
   } finally {
     for (const name of ["SIGTERM", "SIGINT"] as const) Deno.removeSignalListener(name, onSignal);
   }
