@@ -158,7 +158,6 @@ Deno.test({
  * once, at attempt 1.
  */
 async function signalAndResume(signals: Deno.Signal[]) {
-  // A short path: the relay's socket lies three directories below TMPDIR (unix sockets: 107 bytes).
   const dir = await Deno.makeTempDir({ prefix: "lbs-" });
   const runId = `sig-${crypto.randomUUID().slice(0, 8)}`;
   try {
