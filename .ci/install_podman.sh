@@ -22,7 +22,8 @@
 # 6. copy every ledgerbench/* image of the Docker engine whose ID Podman
 #    lacks (`docker save | podman load`: the image ID is the digest of the
 #    image's config, which the copy keeps, so a plan frozen on Docker runs
-#    unchanged on Podman), and check that the IDs match.
+#    unchanged on Podman), and check that the IDs match;
+# 7. run one container with the sandbox's main flags as a smoke test.
 #
 # Environment: PODMAN_WAIT_SECONDS (default 60), PODMAN_LOG (default
 # /var/log/ledgerbench-podman.log).
@@ -62,9 +63,14 @@ can_raise_limits() {
 }
 conf="[containers]
 base_hosts_file = \"none\""
+# The smaller of a hard limit and its kernel ceiling (Podman lowers its own nproc
+# to kernel.pid_max, and the containers' cannot be higher than the service's).
+capped() { if [ "$1" = unlimited ] || [ "$1" -gt "$2" ]; then echo "$2"; else echo "$1"; fi; }
 if ! can_raise_limits; then
+  nofile="$(capped "$(ulimit -Hn)" "$(cat /proc/sys/fs/nr_open)")"
+  nproc="$(capped "$(ulimit -Hu)" "$(cat /proc/sys/kernel/pid_max)")"
   conf="$conf
-default_ulimits = [\"nofile=$(ulimit -Hn):$(ulimit -Hn)\", \"nproc=$(ulimit -Hu):$(ulimit -Hu)\"]"
+default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]"
 fi
 conf_changed=false
 if [ "$(cat "$CONF" 2>/dev/null)" != "$conf" ]; then
@@ -141,3 +147,10 @@ if [ "${#refs[@]}" -gt 0 ]; then
   done
 fi
 log "Podman holds the $(docker images --filter 'reference=ledgerbench/*' -q | sort -u | wc -l) ledgerbench image(s) of Docker, with the same IDs"
+# Smoke test: a container with the sandbox's main flags starts (a limit or a
+# storage driver that does not work here fails now, not in the tests).
+if docker image inspect ledgerbench/base:latest >/dev/null 2>&1; then
+  sudo_if_needed podman --remote --url "unix://$SOCKET" run --rm --network none --read-only \
+    --cap-drop ALL --security-opt no-new-privileges ledgerbench/base:latest true ||
+    die "Podman cannot run a sandboxed container; see \"$LOG\""
+fi
