@@ -98,6 +98,34 @@ Deno.test("checkEnvironment() resolves a matching environment; imageDriftCheck()
   );
 });
 
+Deno.test("checkEnvironment() refuses an engine that does not honour a sandbox flag, before the batch", async () => {
+  await using fixture = await setup();
+  const { dir, plan } = fixture;
+  const images: Record<string, string> = { "img/solver:1": A, "img/verifier:1": V };
+  const probed: string[] = [];
+  const refusal =
+    'the Podman 4.3.1 engine does not give the sandbox its flags: --read-only: mount "/run" ' +
+    "(tmpfs) is writable";
+  await rejects(
+    checkEnvironment(plan, {
+      suiteDir: `${dir}/suite`,
+      runnerVersion: "0.1.0+src.frozen",
+      resolveImage: (ref) => Promise.resolve(images[ref] ?? null),
+      engineFlags: (image) => {
+        probed.push(image);
+        return Promise.resolve([refusal]);
+      },
+    }),
+    (error: unknown) => {
+      if (!(error instanceof EnvironmentMismatchError)) return false;
+      deepEqual(error.mismatches, [refusal]);
+      return true;
+    },
+  );
+  // The probe runs the verifier image, resolved to its frozen ID.
+  deepEqual(probed, [V]);
+});
+
 Deno.test("checkEnvironment() with host commands resolves no image and needs a command per agent", async () => {
   await using fixture = await setup();
   const { dir, plan } = fixture;
