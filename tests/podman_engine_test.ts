@@ -105,8 +105,13 @@ Deno.test({
   });
   const started = async (request: Docker.ContainerCreateOptions) => {
     const container = await podman.createContainer(request);
-    await container.start();
-    return { container, pid: (await container.inspect()).State.Pid };
+    try {
+      await container.start();
+      return { container, pid: (await container.inspect()).State.Pid };
+    } catch (error) {
+      await container.remove({ force: true });
+      throw error;
+    }
   };
   // The request as sent to Docker: Podman's compatible service adds its writable tmpfs.
   const raw = await started(create);

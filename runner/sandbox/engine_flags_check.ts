@@ -14,9 +14,12 @@ import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { GATE_BUSYBOX, gateBusybox } from "./_gate.ts";
 import { VERIFIER_LIMITS } from "./sealed_verifier.ts";
 import { RUNNER_LABEL } from "../remove_orphans.ts";
-import { currentRunner, runnerLabel } from "../runner_identity.ts";
+import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "../runner_identity.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { networkIsolationCheckable } from "./network_isolation_problem.ts";
+
+/** The `ledgerbench.role` of the probe container. */
+const PROBE_ROLE = "probe";
 
 /** The log bound every sandbox asks for (`sandboxCreateOptions`), as Podman reports it. */
 const PODMAN_LOG_SIZE = "1MB";
@@ -35,7 +38,9 @@ const checks = new WeakMap<Docker, Promise<string[]>>();
  * `log_size_max`, so its log is bounded too, by one file instead of two).
  * Every flag that did not take effect is a sentence naming it and the
  * engine. The probe runs the host's busybox (the gate's) in `image`, so it
- * needs nothing of the image but its existence. Once per engine client;
+ * needs nothing of the image but its existence; probes left by a runner
+ * that was killed meanwhile (their `ledgerbench.runner` is gone) are removed
+ * first, as `removeOrphans` removes a run's. Once per engine client;
  * when this process cannot read the container's `/proc` entries
  * (`networkIsolationCheckable`), no container's flags are checked and
  * neither is the engine's.
@@ -64,6 +69,7 @@ export function engineFlagsCheck(
 async function probe(docker: Docker, image: string): Promise<string[]> {
   if (!networkIsolationCheckable()) return [];
   const engine = await engineIdentity(docker);
+  await removeDeadProbes(docker);
   const done = new AbortController();
   const found: string[] = [];
   const create = sandboxCreateOptions({
@@ -72,7 +78,7 @@ async function probe(docker: Docker, image: string): Promise<string[]> {
     env: {},
     user: "0:0",
     workingDir: "/tmp",
-    labels: { "ledgerbench.role": "probe", [RUNNER_LABEL]: runnerLabel(currentRunner()) },
+    labels: { "ledgerbench.role": PROBE_ROLE, [RUNNER_LABEL]: runnerLabel(currentRunner()) },
     pidsLimit: VERIFIER_LIMITS.pidsLimit,
     memoryBytes: VERIFIER_LIMITS.memoryBytes,
     nanoCpus: VERIFIER_LIMITS.nanoCpus,
@@ -103,6 +109,27 @@ async function probe(docker: Docker, image: string): Promise<string[]> {
     found.push(`the ${engine.label} engine does not give the sandbox its flags: ${error.message}`);
   }
   return found;
+}
+
+/** Removes the probe containers whose runner is gone (killed before it removed its probe). */
+async function removeDeadProbes(docker: Docker): Promise<void> {
+  const probes = await engineCall(
+    "list the probe containers",
+    (abortSignal) =>
+      docker.listContainers({
+        all: true,
+        filters: { label: [`ledgerbench.role=${PROBE_ROLE}`] },
+        abortSignal,
+      }),
+  );
+  for (const info of probes) {
+    const runner = parseRunnerLabel(info.Labels?.[RUNNER_LABEL] ?? "");
+    if (runner !== null && runnerAlive(runner)) continue;
+    await engineCall(
+      `remove probe container "${info.Id.slice(0, 12)}"`,
+      (abortSignal) => docker.getContainer(info.Id).remove({ force: true, abortSignal }),
+    ).catch(() => {}); // removed meanwhile by another runner's sweep
+  }
 }
 
 /**
