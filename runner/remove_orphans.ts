@@ -42,17 +42,19 @@ export function episodeLabels(
  * Force-removes every container (running or not) labelled with `runId`
  * whose runner is gone: its `ledgerbench.runner` label names a process that
  * is no longer running, or it has none (written before the label existed;
- * the caller holds the ledger's lock).
+ * only when the caller holds the ledger's lock, `unlabelled: true`).
  *
  * @param runId the run whose containers to remove
- * @param options the client (default the shared one)
+ * @param options the client (default the shared one); `unlabelled`: also
+ *   remove containers without a runner label (default true: `run` holds the
+ *   ledger's lock; a cluster node, which does not, passes false)
  * @returns the ids of the containers removed
  * @throws {Error} when the engine refuses the listing
  * @throws {EngineDeadlineError} when the engine does not answer a request within its deadline
  */
 export async function removeOrphans(
   runId: string,
-  options: { docker?: Docker } = {},
+  options: { docker?: Docker; unlabelled?: boolean } = {},
 ): Promise<string[]> {
   const docker = options.docker ?? dockerClient();
   const found = await engineCall(
@@ -68,7 +70,11 @@ export async function removeOrphans(
   for (const info of found) {
     const label = info.Labels?.[RUNNER_LABEL];
     const runner = label === undefined ? null : parseRunnerLabel(label);
-    if (label !== undefined && (runner === null || runnerAlive(runner))) continue;
+    if (
+      label === undefined ? options.unlabelled === false : runner === null || runnerAlive(runner)
+    ) {
+      continue;
+    }
     try {
       await engineCall(
         `remove container "${info.Id.slice(0, 12)}"`,

@@ -93,7 +93,8 @@ async function runRequest(requestPath: string, options: RunSlotOptions) {
     expectedSha256: request.plan_sha256,
   });
   const plan = frozen.value;
-  await removeOrphans(request.episode.run_id);
+  // Without the ledger's lock here: only containers whose runner is known to be gone.
+  await removeOrphans(request.episode.run_id, { unlabelled: false });
   await removeDeadRunnerTempDirs(options.tempDir, () => {});
   await using temp = await createRunTempDir(options.tempDir);
   const environment = await checkEnvironment(plan, {
