@@ -331,10 +331,8 @@ Deno.test({
       { agent_id: "crasher", image: "ledgerbench/agent-crasher" },
     ]);
     try {
-      // A temporary directory too deep for the relay's unix socket (108 bytes): the relay cannot start.
-      const deep = `${f.dir}/${"d".repeat(120)}`;
-      await Deno.mkdir(deep);
-      await f.run({ tempDir: deep });
+      // An upstream the relay refuses to forward to: the relay cannot start.
+      await f.run({ upstream: () => ({ baseUrl: "ftp://upstream.invalid/v1", key: "k" }) });
       const [row] = (await loadLedger(`${f.dir}/ledger.jsonl`)).rows;
       deepEqual([row.status, row.invalid_reason, row.model_calls], [
         "invalid",
