@@ -244,13 +244,19 @@ Deno.test(
 );
 
 Deno.test({
-  name: "runCandidate() survives a fork bomb and records the wall-cap kill",
+  name: "runCandidate() survives a fork bomb and records how the candidate ended",
   ...options,
 }, async () => {
   const result = await attack("forkbomb", "forkbomb", { wallMs: 3000 });
-  assert.equal(result.wallCapHit, true);
-  assert.equal(result.stopReason, "wall_cap");
-  assert.equal(result.exitCode, 137);
+  // The wall cap kills it, unless the bomb, holding every pid the limit allows, first
+  // starves the attacker's own Deno of threads (about 1 run in 4): then it dies on its own.
+  if (result.wallCapHit) {
+    assert.equal(result.stopReason, "wall_cap");
+    assert.equal(result.exitCode, 137);
+  } else {
+    assert.equal(result.stopReason, "error");
+    assert.notEqual(result.exitCode, 0);
+  }
   assert.deepEqual((await readReport(result)).forkbomb, { started: true });
   // The cgroup counted refused forks (when the host lets us read pids.events).
   if (result.pidsLimitHits !== null) assert.ok(result.pidsLimitHits > 0);
