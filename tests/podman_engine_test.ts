@@ -3,7 +3,8 @@
  * service, started by `.ci/install_podman.sh`, against the same sandbox
  * flags and the same hostile attacks as Docker.
  *
- * The attack suites run here as sub-runs of `deno test` with
+ * The attack suites, and the Slurm executor's suite (a node whose engine is
+ * Podman), run here as sub-runs of `deno test` with
  * `LEDGERBENCH_TEST_ENGINE=podman` (tests/_docker_engine.ts), one step per
  * file, so the README's one test command runs them under both engines (the
  * outer run has run them under Docker). Left out, and why:
@@ -34,12 +35,17 @@ import { demuxLogs } from "../runner/docker/demux_logs.ts";
 import { PODMAN_SOCKET, requireDockerEngine, TEST_ENGINE_VARIABLE } from "./_docker_engine.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 
-/** The attack suites run under Podman. */
-const ATTACK_FILES = [
+/**
+ * The suites run under Podman: the attacks, and the Slurm executor's (issue
+ * 24: "the same suite under Podman", a cluster whose node runs Podman; the
+ * array tasks inherit `DOCKER_HOST`).
+ */
+const PODMAN_FILES = [
   "tests/verifier_integrity_test.ts",
   "tests/relay_attacks_test.ts",
   "tests/budget_attacks_test.ts",
   "tests/sandbox_test.ts",
+  "tests/slurm_executor_test.ts",
 ] as const;
 
 const docker = await requireDockerEngine("tests/podman_engine_test.ts");
@@ -230,8 +236,11 @@ function outcomes(report: string): Outcome[] {
   return found;
 }
 
-Deno.test({ name: "the attack suites pass under Podman", ...options }, async (t) => {
-  for (const file of ATTACK_FILES) {
+Deno.test({
+  name: "the attack suites and the Slurm executor's pass under Podman",
+  ...options,
+}, async (t) => {
+  for (const file of PODMAN_FILES) {
     await t.step(file, async () => {
       const run = await new Deno.Command(Deno.execPath(), {
         // Type-checked by the outer run, which holds every test file.
