@@ -64,7 +64,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     }
     io.stdout(
       `slot ${
-        displayId(result.draft.episode_id)
+        displayId(result.draft.episode_id ?? "(no id)")
       } on node "${result.node}": ${result.draft.status}` +
         `${result.draft.status === "scored" ? ` (resolved ${result.draft.resolved})` : ""}, ` +
         `row written to "${written}"\n`,
