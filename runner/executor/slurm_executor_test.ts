@@ -4,6 +4,7 @@ import { EpisodeWithdrawnError } from "../run_batch.ts";
 import type { PlannedEpisode } from "../batch_state.ts";
 import { tempDir as makeTempDir } from "../_temp_dir_for_test.ts";
 import { currentRunner } from "../runner_identity.ts";
+import { pathExists } from "../../inputs/input_file.ts";
 
 /** A cluster in memory: the tests set each task's state and write its result file. */
 function fakeCluster() {
@@ -287,20 +288,11 @@ Deno.test("createSlurmExecutor() cancels the jobs of a runner that is gone and k
       jobId: "42",
       indices: undefined,
     }]);
-    ok(!(await exists(gone)));
-    ok(await exists(live));
-    ok(await exists(elsewhere));
+    ok(!(await pathExists(gone)));
+    ok(await pathExists(live));
+    ok(await pathExists(elsewhere));
     match(notes[0], /which is gone \(its Slurm jobs 41, 42 cancelled\)$/);
   } finally {
     await dir[Symbol.asyncDispose]();
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
