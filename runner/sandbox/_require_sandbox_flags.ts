@@ -19,7 +19,11 @@ import { SandboxError } from "./sandbox_error.ts";
  * @param docker the engine client (its identity names the engine in the message)
  * @param create the create request, before `engineCreateOptions`
  * @param containerId the container's ID
- * @param pid its init's host pid (0: it has exited, nothing to check)
+ * @param pid its init's host pid (0: it has exited, nothing to check). A
+ *   container without a gate whose command ended before it could be read
+ *   (its init a zombie, whose `/proc` shows the root cgroup, or gone) is
+ *   not refused: nothing of it runs any more, and the probe before the batch
+ *   (engine_flags_check.ts) proved the engine gives these flags
  * @throws {SandboxError} `isolation_failed` naming each flag that did not take effect and the engine
  */
 export async function requireSandboxFlags(
@@ -30,7 +34,7 @@ export async function requireSandboxFlags(
 ): Promise<void> {
   if (!(pid > 0) || !networkIsolationCheckable()) return;
   const problem = sandboxFlagsProblem(create, pid);
-  if (problem === null) return;
+  if (problem === null || await exitedMeanwhile(docker, containerId, pid)) return;
   const engine = await engineIdentity(docker).then((e) => e.label, () => "its engine");
   throw new SandboxError(
     "isolation_failed",
@@ -38,4 +42,24 @@ export async function requireSandboxFlags(
       containerId.slice(0, 12)
     }" does not run with the sandbox's flags on ${engine}: ${problem}`,
   );
+}
+
+/**
+ * Whether the container's init `pid` has ended since it was inspected: it is
+ * gone or a zombie (`/proc/<pid>/stat` state `Z`), or the engine no longer
+ * reports the container running with that pid.
+ */
+async function exitedMeanwhile(docker: Docker, containerId: string, pid: number): Promise<boolean> {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Field 3, after the command in parentheses, which may itself hold ") ".
+    if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z") return true;
+  } catch {
+    return true;
+  }
+  const state = await docker.getContainer(containerId).inspect().then(
+    (info) => info.State,
+    () => null,
+  );
+  return state !== null && (!state.Running || state.Pid !== pid);
 }
