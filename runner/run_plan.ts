@@ -12,12 +12,8 @@ import { checkEnvironment, imageDriftCheck, type ImageResolver } from "./environ
 import { type BatchOutcome, runBatch } from "./run_batch.ts";
 import type { Upstream } from "./relay/upstream.ts";
 import { createLocalExecutor } from "./executor/local_executor.ts";
-import {
-  createSlurmExecutor,
-  type SlurmClient,
-  type SlurmExecutor,
-  type SlurmSubmitOptions,
-} from "./executor/slurm_executor.ts";
+import { createSlurmExecutor, type SlurmExecutor } from "./executor/slurm_executor.ts";
+import type { SlurmClient, SlurmSubmitOptions } from "./executor/slurm_client.ts";
 import { slotTimeLimit } from "./executor/slot_time_limit.ts";
 import type { SlotUpstreamOptions } from "../analysis/schema/executor_slot.ts";
 import type { PlannedAgent } from "../analysis/schema/records.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SlurmClient } from "./slurm_executor.ts";
+import type { SlurmClient } from "./slurm_client.ts";
 import { submitJobArray } from "../slurm/submit_job_array.ts";
 import { arrayTaskStates } from "../slurm/array_task_states.ts";
 import { cancelJob } from "../slurm/cancel_job.ts";

@@ -40,56 +40,12 @@ import type { EpisodeDraft } from "../ledger_writer.ts";
 import { type EpisodeContext, type EpisodeExecutor, EpisodeWithdrawnError } from "../run_batch.ts";
 import { type SlotRequest, SlotResult } from "../../analysis/schema/executor_slot.ts";
 import { loadJsonFile } from "../../inputs/json_file.ts";
-import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "../runner_identity.ts";
+import { currentRunner, runnerLabel } from "../runner_identity.ts";
 import { writeFileAtomically } from "./write_file_atomically.ts";
-import { removeTree } from "../sandbox/remove_tree.ts";
-
-/** The state of one array task, as Slurm reports it. */
-export interface ArrayTaskState {
-  /** `PENDING`, `RUNNING`, `COMPLETED`, `NODE_FAIL`, … (`scontrol show job`'s `JobState`). */
-  state: string;
-  /** Slurm's `Reason`, or null when it gives none. */
-  reason: string | null;
-  /** The node the task ran on, or null before it started. */
-  node: string | null;
-}
-
-/** What the executor needs of Slurm (runner/slurm implements it on the real commands). */
-export interface SlurmClient {
-  /**
-   * Submits `script` as an array of `size` tasks, indices `0..size-1`.
-   *
-   * @returns the job id
-   */
-  submitArray(
-    script: string,
-    options: {
-      size: number;
-      jobName: string;
-      comment: string;
-      output: string;
-      cwd: string;
-      /** Partition, account, time limit and further arguments; always without requeue. */
-      submit: SlurmSubmitOptions;
-    },
-  ): Promise<string>;
-  /** The state of each known task of the job (empty when Slurm no longer knows it). */
-  taskStates(jobId: string): Promise<Map<number, ArrayTaskState>>;
-  /** Cancels the whole job, or the given tasks; a job that already ended is not an error. */
-  cancel(jobId: string, indices?: readonly number[]): Promise<void>;
-  /** The jobs named `jobName` Slurm still has queued or running, with their comments. */
-  liveJobs(jobName: string): Promise<{ jobId: string; comment: string }[]>;
-}
-
-/** Where the sbatch options of a run come from (`run --slurm-*`). */
-export interface SlurmSubmitOptions {
-  partition?: string;
-  account?: string;
-  /** Time limit of each array task, in minutes. */
-  timeLimitMinutes: number;
-  /** Further `sbatch` arguments, as given. */
-  extraArgs: readonly string[];
-}
+import { ACTIVE_STATES, type SlurmClient, type SlurmSubmitOptions } from "./slurm_client.ts";
+import { slotJobScript, slurmJobName } from "./slurm_job_script.ts";
+import { cancelUnrecorded, removeDeadSessions } from "./slurm_sessions.ts";
+import { endedWithoutRow, waitUntilEnded } from "./slurm_task_end.ts";
 
 /** Options of {@link createSlurmExecutor}. */
 export interface SlurmExecutorOptions {
@@ -114,19 +70,6 @@ export interface SlurmExecutor {
   /** Cancels every job with a slot still out and stops polling (idempotent). */
   close(): Promise<void>;
 }
-
-/** States in which a task may still deliver its result. */
-const ACTIVE = new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "REQUEUED",
-  "RESIZING",
-  "SIGNALING",
-  "STAGE_OUT",
-]);
 
 /** Polls a task may be missing from a job Slurm still knows before it counts as vanished. */
 const MISSING_POLLS = 3;
@@ -214,7 +157,7 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
         };
         await writeFileAtomically(slot.request, JSON.stringify(request, null, 2) + "\n");
       }
-      const script = jobScript(options.workerCommand, `${dir}/slot-`, options.runId, number);
+      const script = slotJobScript(options.workerCommand, `${dir}/slot-`, options.runId, number);
       wave.jobId = await options.client.submitArray(script, {
         size: slots.length,
         jobName: slurmJobName(options.runId),
@@ -283,7 +226,7 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
     const states = await options.client.taskStates(wave.jobId);
     for (const slot of outstanding(wave)) {
       const task = states.get(slot.index);
-      if (task !== undefined && ACTIVE.has(task.state)) {
+      if (task !== undefined && ACTIVE_STATES.has(task.state)) {
         slot.missing = 0;
         if (slot.stopRequested && task.state === "PENDING") {
           await withdraw(wave, slot, "the batch was stopped while it was still queued");
@@ -294,7 +237,9 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
       // Ended (or unknown): the result may have landed since it was last looked for.
       if (await readResult(wave, slot)) continue;
       settle(slot, {
-        error: new Error(endedWithoutResult(wave.jobId, slot, task, options.submit)),
+        error: new Error(
+          endedWithoutRow({ ...slot, jobId: wave.jobId }, task, options.submit.timeLimitMinutes),
+        ),
       });
     }
   };
@@ -368,160 +313,4 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
       await waitUntilEnded(cancelled, options);
     },
   };
-}
-
-/** How long `close` waits for cancelled tasks to end (Slurm's default KillWait is 30 s). */
-const CANCEL_WAIT_MS = 60_000;
-
-/**
- * Waits until none of the `tasks` cancelled is still active (a cancelled
- * task ends once its worker has removed its containers on SIGTERM), so that
- * a stopped run leaves no job behind; gives up after
- * {@link CANCEL_WAIT_MS}, saying so.
- */
-async function waitUntilEnded(
-  tasks: readonly { jobId: string; index: number }[],
-  options: SlurmExecutorOptions,
-): Promise<void> {
-  const deadline = Date.now() + CANCEL_WAIT_MS;
-  for (const jobId of new Set(tasks.map((task) => task.jobId))) {
-    const indices = tasks.filter((task) => task.jobId === jobId).map((task) => task.index);
-    for (;;) {
-      let states: Map<number, ArrayTaskState>;
-      try {
-        states = await options.client.taskStates(jobId);
-      } catch {
-        break;
-      }
-      const active = indices.filter((index) => ACTIVE.has(states.get(index)?.state ?? ""));
-      if (active.length === 0) break;
-      if (Date.now() > deadline) {
-        options.note?.(
-          `warning: Slurm tasks ${active.map((index) => `${jobId}_${index}`).join(", ")} ` +
-            `still run after they were cancelled`,
-        );
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs ?? 1000, 500)));
-    }
-  }
-}
-
-/**
- * The message of a slot whose task ended without a result: a harness fault
- * naming Slurm's state, its reason, the node and the task's log.
- */
-function endedWithoutResult(
-  jobId: string,
-  slot: Slot,
-  task: ArrayTaskState | undefined,
-  submit: SlurmSubmitOptions,
-): string {
-  const id = `Slurm task ${jobId}_${slot.index}`;
-  const log = `(its output: "${slot.log}")`;
-  if (task === undefined) {
-    return `${id} vanished: Slurm no longer lists it (cancelled while queued, or purged) and no ` +
-      `row came back ${log}`;
-  }
-  const node = task.node === null ? "" : ` on node "${task.node}"`;
-  const reason = task.reason === null || task.reason === "None" ? "" : ` (${task.reason})`;
-  if (task.state === "TIMEOUT") {
-    return `${id} reached its Slurm time limit of ${submit.timeLimitMinutes} min${node} before ` +
-      `the episode's row came back: the limit cut the slot, not the episode's own wall cap ${log}`;
-  }
-  return `${id} ended ${task.state}${reason}${node} before the episode's row came back ${log}`;
-}
-
-/**
- * The job name of a run's arrays, `ledgerbench-<run id>` with every
- * character but letters, digits, `.`, `_` and `-` written `_` (a name is one
- * word to Slurm), at most 64 characters: `squeue --name` finds a run's jobs.
- *
- * @param runId the run id
- * @returns the job name
- */
-export function slurmJobName(runId: string): string {
-  return `ledgerbench-${runId.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 64);
-}
-
-/** A shell word: single-quoted, each `'` written as `'\''`. */
-function shellWord(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * The job script of a wave: it runs the worker on the request of its array
- * index. It names no key, and nothing secret is in it.
- */
-function jobScript(
-  command: readonly string[],
-  requestPrefix: string,
-  runId: string,
-  wave: number,
-): string {
-  return [
-    "#!/bin/sh",
-    `# ledgerbench: one episode slot of run ${JSON.stringify(runId)}, wave ${wave};`,
-    "# the row comes back beside the request, in slot-<index>.result.json",
-    `exec ${command.map(shellWord).join(" ")} ${
-      shellWord(requestPrefix)
-    }"$SLURM_ARRAY_TASK_ID"'.json'`,
-    "",
-  ].join("\n");
-}
-
-/**
- * Cancels every live job of the run that this runner submitted (its
- * comment is this runner's label) but did not record in its `jobs` file:
- * an array whose `sbatch` failed after Slurm had taken it.
- */
-async function cancelUnrecorded(
-  options: SlurmExecutorOptions,
-  session: string,
-  label: string,
-): Promise<void> {
-  try {
-    const recorded = new Set(
-      (await Deno.readTextFile(`${session}/jobs`).catch(() => "")).split("\n"),
-    );
-    for (const job of await options.client.liveJobs(slurmJobName(options.runId))) {
-      if (job.comment === label && !recorded.has(job.jobId)) {
-        await options.client.cancel(job.jobId);
-        options.note?.(`cancelled Slurm job ${job.jobId}, submitted although sbatch failed`);
-      }
-    }
-  } catch (error) {
-    options.note?.(
-      `warning: cannot look for a job submitted although sbatch failed: ${
-        (error as Error).message
-      }`,
-    );
-  }
-}
-
-/**
- * Cancels the jobs of, and removes, each session directory of the run whose
- * runner is gone (`<host>-<pid>-<start>` names a process no longer running
- * on this host); a live runner's, or another host's, is never touched.
- */
-async function removeDeadSessions(runDir: string, options: SlurmExecutorOptions): Promise<void> {
-  for await (const entry of Deno.readDir(runDir)) {
-    const match = /^(.+)-(\d+)-(\d+)$/.exec(entry.name);
-    if (!entry.isDirectory || match === null) continue;
-    const runner = parseRunnerLabel(`${match[1]}/${match[2]}/${match[3]}`);
-    if (runner === null || runnerAlive(runner)) continue;
-    const dir = `${runDir}/${entry.name}`;
-    let jobs: string[] = [];
-    try {
-      jobs = (await Deno.readTextFile(`${dir}/jobs`)).split("\n").filter((id) => id !== "");
-    } catch {
-      jobs = [];
-    }
-    for (const job of jobs) await options.client.cancel(job);
-    await removeTree(dir);
-    options.note?.(
-      `removed the slots of runner ${entry.name} of run "${options.runId}", which is gone` +
-        (jobs.length === 0 ? "" : ` (its Slurm jobs ${jobs.join(", ")} cancelled)`),
-    );
-  }
 }

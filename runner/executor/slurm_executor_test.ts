@@ -1,5 +1,6 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { type ArrayTaskState, createSlurmExecutor, type SlurmClient } from "./slurm_executor.ts";
+import { createSlurmExecutor } from "./slurm_executor.ts";
+import type { ArrayTaskState, SlurmClient } from "./slurm_client.ts";
 import { EpisodeWithdrawnError } from "../run_batch.ts";
 import type { PlannedEpisode } from "../batch_state.ts";
 import { tempDir as makeTempDir } from "../_temp_dir_for_test.ts";
