@@ -10,6 +10,9 @@ import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 import { sandboxFlagsProblem } from "./sandbox_flags_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
+/** Looks, 100 ms apart, for a container that is ending before its problem is believed. */
+const EXIT_WAITS = 10;
+
 /**
  * Refuses a started container whose init does not run with the flags its
  * request asked for (`sandboxFlagsProblem`), before its own command runs.
@@ -33,8 +36,16 @@ export async function requireSandboxFlags(
   pid: number,
 ): Promise<void> {
   if (!(pid > 0) || !networkIsolationCheckable()) return;
-  const problem = sandboxFlagsProblem(create, pid);
-  if (problem === null || await exitedMeanwhile(docker, containerId, pid)) return;
+  let problem = sandboxFlagsProblem(create, pid);
+  // An exiting init is moved to the root cgroup (cgroup v1) before it turns zombie: give it
+  // a second to end, then read once more; only a container that runs on refuses.
+  for (let wait = 0; problem !== null && wait < EXIT_WAITS; wait++) {
+    if (await exitedMeanwhile(docker, containerId, pid)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (problem !== null && await exitedMeanwhile(docker, containerId, pid)) return;
+  if (problem !== null) problem = sandboxFlagsProblem(create, pid);
+  if (problem === null) return;
   const engine = await engineIdentity(docker).then((e) => e.label, () => "its engine");
   throw new SandboxError(
     "isolation_failed",
