@@ -32,7 +32,7 @@ ROOT="$(dirname "$HERE")"
 DENO="${LEDGERBENCH_DENO:-$ROOT/node_modules/@deno/linux-x64-glibc/deno}"
 BUSYBOX="${LEDGERBENCH_BUSYBOX:-/usr/bin/busybox}"
 BUILD="$HERE/.build"
-AGENTS=(solver looper nocall crasher attacker forger filler relay_attacker)
+AGENTS=(solver looper nocall crasher attacker forger filler relay_attacker shell)
 
 log() { echo "build_images: $*" >&2; }
 die() {
@@ -202,7 +202,7 @@ for agent in "${AGENTS[@]}"; do
   } | sha256sum | cut -c1-16)"
   perms="$AGENT_PERMS"
   # The hostile agents need what an unconstrained agent would have.
-  case "$agent" in attacker | forger | filler) perms='"--allow-all"' ;; esac
+  case "$agent" in attacker | forger | filler | shell) perms='"--allow-all"' ;; esac
   derive "agent-$agent" "$tag" "[$DENO_RUN, $perms, \"/opt/ledgerbench/agents/$agent.ts\"]" \
     "[$BUNDLE_DENO_RUN, $perms, \"$BUNDLE/opt/ledgerbench/agents/$agent.ts\"]" \
     "$HERE/agents/_model.ts:/opt/ledgerbench/agents/_model.ts" \

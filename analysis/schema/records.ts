@@ -254,19 +254,27 @@ export const VerifierMode = z.enum(["sealed", "shared", "separate"]);
 export type VerifierMode = z.infer<typeof VerifierMode>;
 
 /**
- * A known way a candidate hijacks a shared-mode test run (issue 22; Harbor
- * checks none of them), as `runner/sandbox/shared_hijacks.ts` finds them: a
+ * A known way a candidate hijacks a shared-mode test run (Harbor checks
+ * none of them), as `runner/sandbox/shared_hijacks.ts` finds them: a
  * `conftest.py` pytest loads (`conftest`), a `sitecustomize.py` or
  * `usercustomize.py` (`sitecustomize`) or a `.pth` file in `site-packages`
- * (`pth_file`) the interpreter runs at start, a program on the verifier's
- * `PATH` the candidate replaced (`path_shadow`), a process the candidate
- * left holding a file under `/logs/verifier` open (`verifier_log_writer`).
+ * (`pth_file`) the interpreter runs at start, a `[pytest11]` entry point
+ * (`pytest_plugin`), the dynamic loader's configuration (`loader_config`),
+ * a Python library file changed (`interpreter_changed`), a program on the
+ * verifier's `PATH` the candidate replaced or changed (`path_shadow`), the
+ * tests changed in the container while they ran (`tests_changed`), a
+ * process the candidate left holding a file under `/logs/verifier` open
+ * (`verifier_log_writer`).
  */
 export const HijackFlag = z.enum([
   "conftest",
   "sitecustomize",
   "pth_file",
+  "pytest_plugin",
+  "loader_config",
+  "interpreter_changed",
   "path_shadow",
+  "tests_changed",
   "verifier_log_writer",
 ]);
 export type HijackFlag = z.infer<typeof HijackFlag>;
@@ -292,6 +300,17 @@ export const VerificationRecord = z.object({
   hijacks: z.array(z.object({ flag: HijackFlag, path: z.string() }).strict()).default([]),
   egress_allowed: Count.default(0),
   egress_denied: Count.default(0),
+  /**
+   * Shared mode: the candidate's processes left running beside the tests
+   * because they held a listening socket the tests may query (command and
+   * sockets, untrusted text); every other process of the candidate's was
+   * stopped. Absent: not shared mode, or a row written before it was recorded.
+   */
+  kept_processes: z.array(
+    z.object({ command: z.string(), listening: z.array(z.string()) }).strict(),
+  ).optional(),
+  /** Shared mode: how many of the candidate's processes were stopped for the test run (absent as above). */
+  stopped_processes: Count.optional(),
 }).strict();
 export type VerificationRecord = z.infer<typeof VerificationRecord>;
 

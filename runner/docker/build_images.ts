@@ -16,6 +16,7 @@ export const IMAGE_NAMES = [
   "ledgerbench/agent-forger",
   "ledgerbench/agent-filler",
   "ledgerbench/agent-relay_attacker",
+  "ledgerbench/agent-shell",
   "ledgerbench/agent-codex",
   "ledgerbench/agent-claude",
   "ledgerbench/verifier",

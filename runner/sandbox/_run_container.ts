@@ -15,6 +15,7 @@ import { engineIdentity } from "../docker/engine_identity.ts";
 import { engineCreateOptions } from "./engine_create_options.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
+import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
 
 /** What differs between the candidate's and the verifier's sandbox. */
 export interface SandboxSpec {
@@ -279,7 +280,8 @@ export async function runContainer(
     }
     await requireSandboxFlags(docker, create, container.id, pid);
     let pidsLimitHits: number | null = null;
-    const eventsFile = pid > 0 ? await pidsEventsFile(pid) : null;
+    const cgroupDir = pid > 0 ? await pidsCgroupDir(pid) : null;
+    const eventsFile = cgroupDir === null ? null : `${cgroupDir}/pids.events`;
     if (eventsFile) {
       const sample = () => {
         try {
@@ -432,33 +434,6 @@ async function inspect(
       { cause: error },
     );
   }
-}
-
-/** The `pids.events` file of a process's cgroup (v1 `pids` hierarchy or v2 unified). */
-async function pidsEventsFile(pid: number): Promise<string | null> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(`/proc/${pid}/cgroup`);
-  } catch {
-    return null;
-  }
-  const candidates: string[] = [];
-  for (const line of text.split("\n")) {
-    const [, controllers, path] = line.split(":");
-    if (path === undefined) continue;
-    if (controllers.split(",").includes("pids")) {
-      candidates.push(`/sys/fs/cgroup/pids${path}/pids.events`);
-    } else if (controllers === "") candidates.push(`/sys/fs/cgroup${path}/pids.events`);
-  }
-  for (const file of candidates) {
-    try {
-      await Deno.stat(file);
-      return file;
-    } catch {
-      // try the next hierarchy
-    }
-  }
-  return null;
 }
 
 function message(error: unknown): string {

@@ -26,6 +26,9 @@ import { killDescendants } from "./_kill_descendants.ts";
 import { createSandboxContainer } from "./_run_container.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
+import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
+import { stopProcesses } from "./_stop_processes.ts";
+import { listeningSockets } from "./_listening_sockets.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
@@ -129,6 +132,14 @@ export async function startDockerSession(
           ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs: TUNNEL_DEADLINE_MS })
           : await startForwarder({ pid, socketPath, port }),
       processes: () => processesOf(container),
+      listeners: (pids) => listeningSockets(pid, pids),
+      stopAllBut: async (keep) => {
+        const cgroup = await pidsCgroupDir(pid);
+        if (cgroup === null) {
+          throw new SandboxError("engine_error", `Container "${short}" has no pids cgroup to list`);
+        }
+        return await stopProcesses(`${cgroup}/cgroup.procs`, new Set([pid, ...keep]));
+      },
       oomKilled: async () =>
         containerOomKilled(
           options.docker,

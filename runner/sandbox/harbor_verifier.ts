@@ -1,5 +1,5 @@
 /**
- * Harbor's two verifier modes (issue 22), written once on the session
+ * Harbor's two verifier modes, written once on the session
  * primitives (`sandbox_session.ts`), as Harbor's `Verifier` runs them:
  *
  * - **shared** (Harbor's default, {@link runSharedVerifier}): after the
@@ -24,22 +24,45 @@
  * is not the verdict (Harbor ignores it too), but no reward is a verifier
  * fault, never the candidate's failure.
  *
- * What Harbor lacks and is added in shared mode: the container's
- * filesystem diff and the processes alive when verification started are
- * kept, and the known hijacks of the test run (`shared_hijacks.ts`) are
- * looked for. A shared verdict is only as strong as the shared container:
- * the candidate's processes ran beside the tests, which every row verified
- * this way says.
+ * What Harbor lacks and is added in shared mode, so that nothing the
+ * candidate left behind reaches the tests, the reward or the verifier's
+ * network (seed 000: nothing the candidate writes may reach the verifier's
+ * files or the verdict channel):
+ *
+ * - every process the candidate left is stopped for the test run
+ *   (`SandboxSession.stopAllBut`), but those holding a listening socket (a
+ *   service the tests may query, as Harbor's fidelity needs), which are
+ *   kept running and recorded on the row with their sockets, and stopped
+ *   in turn once test.sh ends, before the reward is read;
+ * - the container's filesystem diff after the agent is read for the
+ *   system paths a test run trusts (`shared_hijacks.ts`), and `/tests` is
+ *   compared with the frozen tests after the run (`tests_changed`);
+ * - a kept process holding a file under `/logs/verifier` is flagged;
+ * - a test run that ends without a verdict (killed, timed out, no or a bad
+ *   reward, out of memory) while the candidate's processes were there is
+ *   the candidate's scored failure, never an invalid row: a candidate must
+ *   never be able to choose invalid (seed 002: only what the harness did
+ *   wrong is invalid).
+ *
+ * A shared verdict is still only as strong as the shared container: kept
+ * processes and the candidate's code the tests run are beside the tests,
+ * which every row verified this way says.
  *
  * @module
  */
 import type { Verdict, VerificationRecord } from "../../analysis/schema/records.ts";
-import { digestTree } from "./digest_tree.ts";
+import { digestTree, type TreeEntry } from "./digest_tree.ts";
 import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
 import { type VerifyResult, verifyResultOf } from "../episode_row.ts";
 import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
 import type { FsChange } from "./sandbox_session.ts";
-import { fileHijacks, type Hijack } from "./shared_hijacks.ts";
+import {
+  entryPointFiles,
+  fileHijacks,
+  type Hijack,
+  pytestPluginHijacks,
+  sortedByPath,
+} from "./shared_hijacks.ts";
 import type { VerifierFaultCode } from "./sealed_verifier.ts";
 import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
@@ -130,6 +153,10 @@ export interface SharedVerification {
   hijacks: Hijack[];
   /** The processes alive when verification started. */
   processes: SessionProcess[];
+  /** The candidate's processes kept running through the tests (they listened), with their sockets. */
+  kept: { command: string; listening: string[] }[];
+  /** How many of the candidate's processes were stopped for the tests. */
+  stopped: number;
   /** The diff after the agent's exit. */
   changes: readonly FsChange[];
   /** Every request the verifier sent through the egress proxy, allowed or denied. */
@@ -163,6 +190,7 @@ export function harborVerifyResult(
     hijacks: found.hijacks.map(({ flag, path }) => ({ flag, path })),
     egress_allowed: allowed,
     egress_denied: found.egress.length - allowed,
+    ...(mode === "shared" ? { kept_processes: found.kept, stopped_processes: found.stopped } : {}),
   };
   const parts = {
     verification,
@@ -183,8 +211,12 @@ interface TestRun {
   /** Upload these tests to `/tests` (absent: the image has them). */
   tests?: string;
   settings: SharedVerifierSettings;
-  /** Host PIDs of the candidate's processes, watched for files held under `/logs/verifier`. */
-  candidatePids: readonly number[];
+  /** Host PIDs of the candidate's processes kept running, watched for files held under `/logs/verifier`. */
+  keptPids: readonly number[];
+  /** Whether the candidate's processes were there when the tests began (shared mode). */
+  candidateAlive: boolean;
+  /** The environment's own processes (from before the agent), left running after the tests. */
+  environmentPids: ReadonlySet<number>;
   /** What the result carries besides the run (hijacks found before, snapshots). */
   base: Omit<
     SharedVerification,
@@ -210,18 +242,51 @@ export async function runSharedVerifier(
   const added = [...environment.workspaceAfter].filter((p) => !environment.workspaceBefore.has(p));
   // The candidate's processes: alive now and not the environment's own before the agent.
   const before = new Set(environment.processesBefore.map((p) => p.pid));
+  const candidate = processes.filter((p) => !before.has(p.pid));
+  const listening = await session.listeners(candidate.map((p) => p.pid));
+  const stopped = await session.stopAllBut(new Set([...before, ...listening.keys()]));
+  const kept = candidate.filter((p) => listening.has(p.pid)).map((p) => ({
+    command: p.command.slice(0, COMMAND_CHARS),
+    listening: listening.get(p.pid)!,
+  }));
   return await runHarborTests({
     session,
     workdir: environment.workdir,
     tests: settings.verifierDir,
     settings,
-    candidatePids: processes.map((p) => p.pid).filter((pid) => !before.has(pid)),
+    keptPids: [...listening.keys()],
+    environmentPids: before,
+    candidateAlive: candidate.length > 0 || stopped.length > 0,
     base: {
-      hijacks: fileHijacks(changes, added, environment.workdir, environment.path),
+      hijacks: sortedByPath([
+        ...fileHijacks(changes, added, environment.workdir, environment.path),
+        ...await pluginHijacks(session, changes),
+      ]),
       processes,
       changes,
+      kept,
+      stopped: stopped.length,
     },
   });
+}
+
+/** Characters of a kept process's command line recorded on the row. */
+const COMMAND_CHARS = 200;
+
+/** Bytes read of each entry-point file the candidate added or changed. */
+const ENTRY_POINTS_BYTES = 65536;
+
+/** The `[pytest11]` entry points among the candidate's changes (`shared_hijacks.ts`). */
+async function pluginHijacks(
+  session: SandboxSession,
+  changes: readonly FsChange[],
+): Promise<Hijack[]> {
+  const texts = new Map<string, string>();
+  for (const path of entryPointFiles(changes)) {
+    const bytes = await session.readFile(path, ENTRY_POINTS_BYTES);
+    if (bytes !== null) texts.set(path, new TextDecoder().decode(bytes));
+  }
+  return pytestPluginHijacks(texts);
 }
 
 /** What the separate mode is given besides the settings. */
@@ -275,8 +340,10 @@ export async function runSeparateVerifier(
       workdir: verifier.workdir,
       tests: job.uploadTests ? settings.verifierDir : undefined,
       settings,
-      candidatePids: [],
-      base: { hijacks: [], processes: [], changes: [] },
+      keptPids: [],
+      environmentPids: new Set(),
+      candidateAlive: false,
+      base: { hijacks: [], processes: [], changes: [], kept: [], stopped: 0 },
     });
   } finally {
     await verifier.end();
@@ -295,7 +362,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     egress: [],
     reward: null,
   };
-  const digest = (await digestTree(settings.verifierDir)).digest;
+  const { digest, entries: uploaded } = await digestTree(settings.verifierDir);
   if (digest !== settings.expectedVerifierDigest) {
     return {
       ...base,
@@ -335,13 +402,11 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
 
   const writers = new Map<string, Hijack>();
   const sample = async () => {
-    for (const path of await openUnder(run.candidatePids, HARBOR_VERIFIER_LOGS)) {
+    for (const path of await openUnder(run.keptPids, HARBOR_VERIFIER_LOGS)) {
       writers.set(path, { flag: "verifier_log_writer", path });
     }
   };
-  const sampler = run.candidatePids.length === 0
-    ? undefined
-    : setInterval(() => void sample(), 250);
+  const sampler = run.keptPids.length === 0 ? undefined : setInterval(() => void sample(), 250);
   const allowHosts = settings.allowHosts ?? [];
   const egress = allowHosts.length === 0 ? null : await openEgress(session, settings, allowHosts);
   let tests;
@@ -359,29 +424,55 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     await egress?.close();
   }
   await sample();
+  // The tests are over: what was kept for them is stopped before the reward is read.
+  if (run.keptPids.length > 0) await session.stopAllBut(run.environmentPids);
   const rewardFiles = {
     "reward.txt": await readText(session, `${HARBOR_VERIFIER_LOGS}/reward.txt`),
     "reward.json": await readText(session, `${HARBOR_VERIFIER_LOGS}/reward.json`),
   };
+  const testsChanged = run.tests === undefined ? [] : await changedTests(session, uploaded);
   const result = {
     ...base,
     exitCode: tests.exitCode,
     stdoutTail: tests.stdoutTail,
     stderrTail: tests.stderrTail,
     rewardFiles,
-    hijacks: [...found.hijacks, ...writers.values()],
+    hijacks: sortedByPath([...found.hijacks, ...writers.values(), ...testsChanged]),
     egress: egress?.requests() ?? [],
   };
-  if (tests.wallCapHit || tests.aborted) {
+  // No verdict while the candidate's processes were there: its failure, never invalid.
+  const noVerdict = (fault: VerifierFaultCode, detail: string): SharedVerification["outcome"] =>
+    run.candidateAlive
+      ? {
+        kind: "verdict",
+        verdict: {
+          schema_version: 1,
+          resolved: false,
+          checks: [{
+            name: DISRUPTED_CHECK,
+            passed: false,
+            detail: `The tests gave no verdict (${fault}: ${detail}) while processes the ` +
+              "candidate left were in its container: a scored failure, as a candidate " +
+              "must never be able to choose an invalid attempt",
+          }],
+        },
+      }
+      : { kind: "fault", fault, detail };
+  if (tests.aborted) {
     return {
       ...result,
-      outcome: {
-        kind: "fault",
-        fault: "timeout",
-        detail: `test.sh was killed at its wall cap of ${settings.wallMs} ms: ${
+      outcome: { kind: "fault", fault: "timeout", detail: "test.sh was stopped by the runner" },
+    };
+  }
+  if (tests.wallCapHit) {
+    return {
+      ...result,
+      outcome: noVerdict(
+        "timeout",
+        `test.sh was killed at its wall cap of ${settings.wallMs} ms: ${
           lastLines(tests.stderrTail || tests.stdoutTail)
         }`,
-      },
+      ),
     };
   }
   const parsed = parseRewardFiles(rewardFiles, settings.reward);
@@ -392,14 +483,70 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
   return {
     ...result,
     reward: parsed,
-    outcome: {
-      kind: "fault",
-      fault: oom ? "out_of_memory" : parsed.fault,
-      detail: `${parsed.detail} (test.sh exited with code ${tests.exitCode}): ${
+    outcome: noVerdict(
+      oom ? "out_of_memory" : parsed.fault,
+      `${parsed.detail} (test.sh exited with code ${tests.exitCode}): ${
         lastLines(tests.stderrTail || tests.stdoutTail)
       }`,
-    },
+    ),
   };
+}
+
+/** The failed check of a shared-mode test run that the candidate's processes left without a verdict. */
+export const DISRUPTED_CHECK = "verifier_disrupted";
+
+/** Bytes of `sha256sum` output read back from `/tests` after the run. */
+const TESTS_LISTING_BYTES = 4 * 1024 ** 2;
+
+/**
+ * The `tests_changed` hijacks of a test run: each frozen test file that is
+ * missing from `/tests` in the container or differs from its frozen
+ * digest after the run, and each file added there that Python would load
+ * (`.py`, `.pth`), caches and installed packages aside. An unreadable
+ * listing flags `/tests` itself.
+ */
+async function changedTests(
+  session: SandboxSession,
+  frozen: readonly TreeEntry[],
+): Promise<Hijack[]> {
+  const listing = await session.exec({
+    argv: [
+      GATE_BUSYBOX,
+      "find",
+      "/tests",
+      "-type",
+      "f",
+      "-exec",
+      GATE_BUSYBOX,
+      "sha256sum",
+      "{}",
+      ";",
+    ],
+    user: "0:0",
+    wallMs: 60_000,
+    tailBytes: TESTS_LISTING_BYTES,
+  });
+  if (listing.exitCode !== 0) return [{ flag: "tests_changed", path: "/tests" }];
+  const found = new Map<string, string>();
+  for (const line of listing.stdoutTail.split("\n")) {
+    const match = /^([0-9a-f]{64}) {2}\/tests\/(.+)$/.exec(line);
+    if (match !== null) found.set(match[2], match[1]);
+  }
+  const changed: Hijack[] = [];
+  const frozenFiles = new Set<string>();
+  for (const entry of frozen) {
+    if (entry.type !== "file") continue;
+    frozenFiles.add(entry.path);
+    if (found.get(entry.path) !== entry.sha256) {
+      changed.push({ flag: "tests_changed", path: `/tests/${entry.path}` });
+    }
+  }
+  for (const path of found.keys()) {
+    if (frozenFiles.has(path) || !/\.(py|pth)$/.test(path)) continue;
+    if (/(^|\/)(__pycache__|\.pytest_cache|site-packages|dist-packages)\//.test(path)) continue;
+    changed.push({ flag: "tests_changed", path: `/tests/${path}` });
+  }
+  return changed;
 }
 
 /**

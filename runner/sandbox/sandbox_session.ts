@@ -101,4 +101,17 @@ export interface SandboxSession {
   forwardPort(port: number, socketPath: string): Promise<{ close(): Promise<void> }>;
   /** Whether the kernel's OOM killer has ended one of its processes. */
   oomKilled(): Promise<boolean>;
+  /**
+   * The listening sockets (`tcp <address>:<port>`, `unix <path>`) each of
+   * `pids` holds, for those that hold one: the services a task's tests may query.
+   */
+  listeners(pids: readonly number[]): Promise<Map<number, string[]>>;
+  /**
+   * Stops every process of the sandbox but those in `keep` (host PIDs), and
+   * every process they fork meanwhile, until none is left running; they stay
+   * stopped until the sandbox ends.
+   *
+   * @returns the host PIDs stopped
+   */
+  stopAllBut(keep: ReadonlySet<number>): Promise<number[]>;
 }

@@ -1,5 +1,5 @@
 import { deepEqual } from "node:assert/strict";
-import { fileHijacks } from "./shared_hijacks.ts";
+import { entryPointFiles, fileHijacks, pytestPluginHijacks } from "./shared_hijacks.ts";
 
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -48,5 +48,66 @@ Deno.test("fileHijacks: an honest solution is flagged with nothing", () => {
   deepEqual(
     fileHijacks([{ path: "/var/log/app.log", kind: "added" }], ["deduplicate.py"], "/app", PATH),
     [],
+  );
+});
+
+Deno.test("fileHijacks: changes under the loader's configuration, the interpreter and PATH", () => {
+  deepEqual(
+    fileHijacks(
+      [
+        { path: "/etc", kind: "modified" },
+        { path: "/etc/ld.so.preload", kind: "added" },
+        { path: "/etc/ld.so.conf.d", kind: "modified" },
+        { path: "/etc/ld.so.conf.d/x.conf", kind: "added" },
+        { path: "/usr/lib/python3.11/encodings/__init__.py", kind: "modified" },
+        // Python's own bytecode cache, written at import, is not flagged.
+        { path: "/usr/lib/python3.11/json/__pycache__", kind: "added" },
+        { path: "/usr/lib/python3.11/json/__pycache__/decoder.cpython-311.pyc", kind: "added" },
+        { path: "/usr/local/lib/python3.11/shadow.py", kind: "added" },
+        // An added package (pip install) is not flagged; a changed one is.
+        { path: "/usr/local/lib/python3.11/site-packages/requests/api.py", kind: "added" },
+        { path: "/usr/lib/python3/dist-packages/_pytest/main.py", kind: "modified" },
+        { path: "/usr/bin", kind: "modified" },
+        { path: "/usr/bin/python3.11", kind: "modified" },
+        { path: "/usr/bin/jq", kind: "added" },
+        {
+          path: "/usr/lib/python3/dist-packages/evil-1.0.dist-info/entry_points.txt",
+          kind: "added",
+        },
+      ],
+      [],
+      "/app",
+      PATH,
+    ),
+    [
+      { flag: "loader_config", path: "/etc/ld.so.conf.d/x.conf" },
+      { flag: "loader_config", path: "/etc/ld.so.preload" },
+      { flag: "path_shadow", path: "/usr/bin/python3.11" },
+      { flag: "interpreter_changed", path: "/usr/lib/python3.11/encodings/__init__.py" },
+      { flag: "interpreter_changed", path: "/usr/lib/python3/dist-packages/_pytest/main.py" },
+      { flag: "interpreter_changed", path: "/usr/local/lib/python3.11/shadow.py" },
+    ],
+  );
+});
+
+Deno.test("entryPointFiles and pytestPluginHijacks: only a [pytest11] group is a plugin", () => {
+  const plugin = "/usr/lib/python3/dist-packages/evil-1.0.dist-info/entry_points.txt";
+  const scripts = "/usr/local/lib/python3.11/site-packages/tool-2.egg-info/entry_points.txt";
+  deepEqual(
+    entryPointFiles([
+      { path: plugin, kind: "added" },
+      { path: scripts, kind: "modified" },
+      { path: "/opt/entry_points.txt", kind: "added" },
+    ]),
+    [plugin, scripts],
+  );
+  deepEqual(
+    pytestPluginHijacks(
+      new Map([
+        [plugin, "[console_scripts]\nx = x:main\n\n[pytest11]\nevil = evil_plugin\n"],
+        [scripts, "[console_scripts]\ntool = tool:main\n"],
+      ]),
+    ),
+    [{ flag: "pytest_plugin", path: plugin }],
   );
 });

@@ -1,0 +1,38 @@
+/**
+ * Scripted agent `agent-shell`: asks the model once with the task prompt
+ * and runs every "```sh" block of the answer with `/bin/sh -c`, in order,
+ * as its own user in its working directory, as a terminal agent acts
+ * through a shell (Terminal-Bench's agents do). What a block starts in the
+ * background and detaches (`setsid ... >/dev/null 2>&1 &`) outlives the
+ * agent, as a real agent's leftover processes do in Harbor's shared
+ * verifier mode.
+ *
+ * Exit codes: 0 after running the blocks (whatever their exit codes, which
+ * it prints), 2 when the relay answered with an HTTP error, 3 when the
+ * answer had no message content.
+ *
+ * @module
+ */
+import { chat, readTask } from "./_model.ts";
+
+const prompt = await readTask();
+const result = await chat([{ role: "user", content: prompt }]);
+if (result.status < 200 || result.status >= 300) {
+  console.error(`shell: the model call failed with HTTP ${result.status}`);
+  Deno.exit(2);
+}
+if (result.content === null) {
+  console.error("shell: the model answer has no choices[0].message.content");
+  Deno.exit(3);
+}
+const exitCodes: number[] = [];
+for (const match of result.content.matchAll(/```sh\n([\s\S]*?)\n?```/g)) {
+  const run = await new Deno.Command("/bin/sh", {
+    args: ["-c", match[1]],
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  exitCodes.push(run.code);
+}
+console.log(JSON.stringify({ agent: "shell", calls: 1, exit_codes: exitCodes }));

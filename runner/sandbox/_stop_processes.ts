@@ -1,0 +1,52 @@
+/**
+ * Private: stops every process of a container but those kept, from the
+ * host, with `SIGSTOP` (which a process can neither catch nor ignore,
+ * signal(7)). A stopped process cannot fork, write or connect; one that
+ * forked between a listing and its stop is found by the next listing, so
+ * the loop ends when a listing finds nothing left running. The container's
+ * `cgroup.procs` is the listing (every process of the container, host
+ * PIDs, without the engine's round trip).
+ *
+ * What it is for: in Harbor's shared verifier mode the tests run in the
+ * candidate's container; what the candidate left running must not run
+ * beside them (seed 000: nothing the candidate writes may reach the
+ * verifier's files or the verdict channel).
+ *
+ * @module
+ */
+
+/** Listings before the stopping gives up (a fork bomb under the pids limit ends well before). */
+const MAX_ROUNDS = 200;
+
+/**
+ * Stops the processes listed in `cgroupProcs` that `keep` does not keep,
+ * until a listing finds none running that is not kept.
+ *
+ * @param cgroupProcs the container cgroup's `cgroup.procs` file on the host
+ * @param keep the host PIDs to leave running
+ * @returns the PIDs stopped, ascending
+ * @throws {Error} when processes still appear after {@link MAX_ROUNDS} listings
+ */
+export async function stopProcesses(
+  cgroupProcs: string,
+  keep: ReadonlySet<number>,
+): Promise<number[]> {
+  const stopped = new Set<number>();
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const listed = (await Deno.readTextFile(cgroupProcs)).split("\n").filter((l) => l !== "")
+      .map(Number);
+    const running = listed.filter((pid) => !keep.has(pid) && !stopped.has(pid));
+    if (running.length === 0) return [...stopped].sort((a, b) => a - b);
+    for (const pid of running) {
+      try {
+        Deno.kill(pid, "SIGSTOP");
+      } catch {
+        // it ended meanwhile
+      }
+      stopped.add(pid);
+    }
+  }
+  throw new Error(
+    `Processes kept appearing in "${cgroupProcs}" after ${MAX_ROUNDS} rounds of stopping`,
+  );
+}
