@@ -21,6 +21,7 @@ import type { LedgerView } from "./ledger_view.ts";
 import type { LeftOutTask } from "./judge/judge_rows.ts";
 import { type AgentJudgeFaults, agentJudgeFaults } from "./judge/judge_faults.ts";
 import { type InvalidSummary, invalidSummary } from "./invalid_attempts.ts";
+import { type FlaggedSummary, flaggedSummary } from "./flagged_rows.ts";
 import {
   type AgentCoverage,
   type Denominator,
@@ -41,6 +42,7 @@ const CAUSE_ORDER = [
   "validation",
   "nothing_scored",
   "invalid",
+  "flagged",
   "censoring",
   "judge_faults",
   "missing",
@@ -61,6 +63,12 @@ export interface AgentStanding {
    * only for an agent with judged rows (other outputs keep their bytes).
    */
   judge_fault_claim?: CensoringClaim;
+  /**
+   * The flagged rate's claim (`flaggedSummary`: resolved rows with a hijack
+   * flag over scored rows); present only for an agent with rows verified in
+   * Harbor's shared mode or flagged (other outputs keep their bytes).
+   */
+  flagged_claim?: CensoringClaim;
   /** The strictest of the rates' claims (a headline only when all allow one); null when nothing was scored. */
   claim: CensoringClaim | null;
   /** The first cause that withholds the agent's numbers, or null when they may be stated. */
@@ -93,15 +101,18 @@ const COVERAGE_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
  * 3. invalid rate above the invalid policy's `labelled_max` (issue 23,
  *    `invalidSummary`: an invalid attempt is left out of every score, so a
  *    score over few scored attempts of many says little);
- * 4. censoring rate above `labelled_max` (seed 003: budget adequacy only);
- * 5. judge-fault rate above the judge-fault policy's `labelled_max`
+ * 4. flagged rate above `labelled_max` (`flaggedSummary`: a resolved row
+ *    whose test run the candidate may have changed is no capability
+ *    evidence, seed 000);
+ * 5. censoring rate above `labelled_max` (seed 003: budget adequacy only);
+ * 6. judge-fault rate above the judge-fault policy's `labelled_max`
  *    (issue 21, `agentJudgeFaults`: judge faults are invalid rows, left out
  *    of every score, so an answer that breaks the judge would otherwise
  *    turn a failure into an attempt that does not count);
- * 6. missing rate above the missing policy's `labelled_max` (issue 11:
+ * 7. missing rate above the missing policy's `labelled_max` (issue 11:
  *    missing tasks enter the policy the way censoring does).
- * The claim is the strictest of the invalid, censoring, judge-fault and
- * missing claims: a headline needs every rate under its `headline_max`.
+ * The claim is the strictest of the invalid, flagged, censoring,
+ * judge-fault and missing claims: a headline needs every rate under its `headline_max`.
  * O(agents + findings).
  *
  * @param agents the agents to judge, in output order
@@ -110,6 +121,7 @@ const COVERAGE_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
  * @param validation the validation of the ledger against its plan; null without a plan
  * @param judgeFaults each agent's judge faults (`agentJudgeFaults`); default none
  * @param invalid each agent's invalid attempts (`invalidSummary`); null: not held
+ * @param flagged each agent's shared-mode and flagged rows (`flaggedSummary`); null: not held
  * @returns one standing per agent, in the order of `agents`
  * @example
  * ```ts
@@ -126,7 +138,12 @@ export function agentStandings(
   validation: ValidationReport | null,
   judgeFaults: readonly AgentJudgeFaults[] = [],
   invalid: InvalidSummary | null = null,
+  flagged: FlaggedSummary | null = null,
 ): AgentStanding[] {
+  const flaggedRows = new Map(
+    flagged?.agents.filter((row) => row.shared > 0 || row.flagged_resolved > 0)
+      .map((row) => [row.agent_id, row]) ?? [],
+  );
   const censoringRows = new Map(censoring.agents.map((row) => [row.agent_id, row]));
   const invalidRows = new Map(invalid?.agents.map((row) => [row.agent_id, row]) ?? []);
   const judgeRows = new Map(judgeFaults.map((row) => [row.agent_id, row]));
@@ -137,8 +154,11 @@ export function agentStandings(
     const invalidClaim = invalidRows.get(agent)?.claim ?? null;
     const missingClaim = coverage === null ? null : coverageRows.get(agent)?.claim ?? null;
     const judgeClaim = judgeRows.get(agent)?.claim ?? null;
-    const claim = censoringClaim === null ? null : [invalidClaim, missingClaim, judgeClaim]
-      .reduce<CensoringClaim>((a, b) => stricterClaim(a, b), censoringClaim);
+    const flaggedClaim = flaggedRows.get(agent)?.claim ?? null;
+    const claim = censoringClaim === null
+      ? null
+      : [invalidClaim, flaggedClaim, missingClaim, judgeClaim]
+        .reduce<CensoringClaim>((a, b) => stricterClaim(a, b), censoringClaim);
     const codes = [...new Set([...blocking.all, ...(blocking.byAgent.get(agent) ?? [])])].sort();
     const withheld: WithheldCause | null = codes.length > 0
       ? "validation"
@@ -146,6 +166,8 @@ export function agentStandings(
       ? "nothing_scored"
       : invalidClaim === "budget_adequacy_only"
       ? "invalid"
+      : flaggedClaim === "budget_adequacy_only"
+      ? "flagged"
       : censoringClaim === "budget_adequacy_only"
       ? "censoring"
       : judgeClaim === "budget_adequacy_only"
@@ -159,6 +181,7 @@ export function agentStandings(
       censoring_claim: censoringClaim,
       missing_claim: missingClaim,
       ...(judgeClaim === null ? {} : { judge_fault_claim: judgeClaim }),
+      ...(flaggedClaim === null ? {} : { flagged_claim: flaggedClaim }),
       claim,
       withheld,
       blocking_codes: codes,
@@ -239,6 +262,8 @@ export interface ClaimAssessment {
   coverage: AgentCoverage[] | null;
   /** Each agent's judge faults over the counted rows (issue 21); empty without judged rows. */
   judge_faults: AgentJudgeFaults[];
+  /** Each agent's rows verified in Harbor's shared mode and its flagged resolved rows. */
+  flagged: FlaggedSummary;
   /** One standing per agent with rows or planned, sorted by id. */
   standings: AgentStanding[];
   /** What the whole run pooled may claim: never more than its weakest agent. */
@@ -307,8 +332,9 @@ export function pooledStanding(
  * scored for now", so that their absence from `rows` never lowers a score
  * over planned tasks nor a missing claim), hold each agent's judge-fault
  * rate to the plan's `judge_fault_policy`, else `policy` (issue 21,
- * `agentJudgeFaults`), and each agent's invalid rate to the plan's
- * `invalid_rate_policy`, else `policy` (issue 23, `invalidSummary`), then
+ * `agentJudgeFaults`), each agent's invalid rate to the plan's
+ * `invalid_rate_policy`, else `policy` (issue 23, `invalidSummary`), and
+ * each agent's flagged rate to `policy` (`flaggedSummary`), then
  * {@link agentStandings} and {@link pooledStanding}. Pure.
  * Cost: O(rows + agents × planned tasks).
  *
@@ -341,13 +367,22 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
   const judgeFaultPolicy = plan?.judge_fault_policy ?? policy;
   const judgeFaults = agentJudgeFaults(rows, judgeFaultPolicy);
   const invalid = invalidSummary(rows, plan?.invalid_rate_policy ?? policy);
+  const flagged = flaggedSummary(rows, policy);
   const agents = [
     ...new Set([
       ...censoring.agents.map((row) => row.agent_id),
       ...(coverage ?? []).map((row) => row.agent_id),
     ]),
   ].sort(); // strings sort by UTF-16 code units
-  const standings = agentStandings(agents, censoring, coverage, validation, judgeFaults, invalid);
+  const standings = agentStandings(
+    agents,
+    censoring,
+    coverage,
+    validation,
+    judgeFaults,
+    invalid,
+    flagged,
+  );
   return {
     validation,
     censoring,
@@ -357,6 +392,7 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
     judge_fault_policy: judgeFaultPolicy,
     coverage,
     judge_faults: judgeFaults,
+    flagged,
     standings,
     pooled: pooledStanding(standings, censoring, invalid),
   };

@@ -44,6 +44,8 @@ export type FindingCode =
   | "provider_features"
   | "prompt_bound_exceeded"
   | "invalid_attempt"
+  | "shared_mode_verdict"
+  | "flagged_verdict"
   | "duplicate_scored_attempt"
   | "attempts_exceeded"
   | "missing_task"
@@ -148,6 +150,8 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   provider_features: "info",
   prompt_bound_exceeded: "warning",
   invalid_attempt: "info",
+  shared_mode_verdict: "info",
+  flagged_verdict: "warning",
   duplicate_scored_attempt: "error",
   attempts_exceeded: "error",
   missing_task: "error",
@@ -230,6 +234,11 @@ function effectiveCaps(plan: Caps, row: Caps): Caps {
  * - `over_cap` [error]: spend over a cap ({@link overCap}; the plan's cap
  *   where it sets one, else the row's recorded cap), one per cap exceeded
  * - `invalid_attempt` [info]: every invalid row with its reason
+ * - `shared_mode_verdict` [info]: every scored row verified in Harbor's
+ *   shared mode (the tests ran in the candidate's own container)
+ * - `flagged_verdict` [warning]: every scored row with a hijack flag (the
+ *   candidate changed what its test run trusts; `flaggedSummary` holds the
+ *   resolved ones to the claim policy), with its flags
  * - `duplicate_scored_attempt` [error]: a second scored row for one agent and
  *   task (seed 000: no best-of, no automatic retries of valid results)
  * - `attempts_exceeded` [error]: an `attempt` number above the plan's
@@ -344,6 +353,28 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
     if (row.status === "scored") {
       scored++;
       agent.scored++;
+      if (row.verification?.mode === "shared") {
+        atRow(
+          row,
+          line,
+          "shared_mode_verdict",
+          "verification.mode",
+          `task "${row.task_id}" was verified in Harbor's shared mode: its tests ran in the ` +
+            "candidate's own container",
+        );
+      }
+      const hijacks = row.verification?.hijacks ?? [];
+      if (hijacks.length > 0) {
+        atRow(
+          row,
+          line,
+          "flagged_verdict",
+          "verification.hijacks",
+          `task "${row.task_id}" ${row.resolved ? "resolved" : "failed"} with ${
+            hijacks.length === 1 ? "a hijack flag" : `${hijacks.length} hijack flags`
+          }: ${hijacks.map((h) => `${h.flag} "${h.path}"`).join(", ")}`,
+        );
+      }
     } else {
       invalid++;
       agent.invalid++;

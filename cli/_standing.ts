@@ -17,6 +17,7 @@ import { AGENT_COLUMN, RANK_COLUMN } from "./_table_order.ts";
 import {
   claimLabel,
   denominatorLine,
+  flaggedLines,
   missingLines,
   withheldWords,
 } from "../report/standing_words.ts";
@@ -116,8 +117,9 @@ export function assessLoaded(
  * judged tasks were left out of formal scores, the line saying they are
  * not in it), one table row per agent (planned tasks, rows, missing, score over planned tasks, score
  * over scored rows, the claim allowed or the cause that withholds it), a
- * note per withheld agent with the reason and rule, and one per agent
- * lacking rows. With an `order` (issue 25), the rows and notes come in
+ * note per withheld agent with the reason and rule, one per agent
+ * lacking rows, and one per agent with rows verified in Harbor's shared
+ * mode or resolved with a hijack flag. With an `order` (issue 25), the rows and notes come in
  * leaderboard order with each agent's rank, and the table is laid out at
  * the context's width (cli/_table_layout.ts).
  *
@@ -177,5 +179,5 @@ export function standingSection(
       lineText(withheld.reason)
     } (${withheld.rule})\n`;
   }
-  return text + missingLines(assessment);
+  return text + missingLines(assessment) + flaggedLines(assessment);
 }

@@ -265,6 +265,14 @@ function verificationLines(record: VerificationRecord): string {
     text += `  egress through the proxy: ${record.egress_allowed} allowed, ` +
       `${record.egress_denied} denied\n`;
   }
+  if (record.stopped_processes !== undefined) {
+    text += `  the candidate's processes stopped for the tests: ${record.stopped_processes}\n`;
+  }
+  for (const kept of record.kept_processes ?? []) {
+    text += `  kept running (it listened on ${kept.listening.map(lineText).join(", ")}): ${
+      lineText(kept.command)
+    }\n`;
+  }
   return text;
 }
 

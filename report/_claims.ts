@@ -38,7 +38,11 @@ import { priceTableMix } from "../analysis/price_table_mix.ts";
 import { sharedModeNote, type VerificationModes } from "../analysis/verification_modes.ts";
 import type { SprtBoundaries } from "../analysis/sprt/sprt_boundaries.ts";
 import type { AgentSummary } from "../analysis/summarize_agents.ts";
-import type { ValidationReport } from "../analysis/validate_ledger.ts";
+import {
+  FINDING_SEVERITY,
+  type FindingCode,
+  type ValidationReport,
+} from "../analysis/validate_ledger.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, percent, percentInterval, plural, quotedList } from "./format.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
@@ -167,9 +171,6 @@ export function verificationModeClaim(counts: VerificationModes): ReportClaim | 
   };
 }
 
-/** Finding codes that `ledgerValidator` lists for information only. */
-const INFO_CODES = new Set(["invalid_attempt", "not_reached"]);
-
 /**
  * The validation claim (seed 003): no plan given, the ledger as recorded
  * matches its plan, or it does not (with the error findings by code).
@@ -190,10 +191,8 @@ export function validationClaim(report: ValidationReport | null, plan: Plan | nu
         "defaults, not pre-registered values",
     };
   }
-  const counts = Object.entries(report.finding_counts) as [string, number][];
-  const severity = (code: string) =>
-    report.findings.find((f) => f.code === code)?.severity ??
-      (INFO_CODES.has(code) ? "info" : "error");
+  const counts = Object.entries(report.finding_counts) as [FindingCode, number][];
+  const severity = (code: FindingCode) => FINDING_SEVERITY[code];
   const errors = counts.filter(([code]) => severity(code) !== "info");
   const infos = counts.filter(([code]) => severity(code) === "info");
   const infoText = infos.length === 0

@@ -207,6 +207,7 @@ const CAUSE_HEADINGS: Record<WithheldCause, string> = {
   validation: "Ledger not valid against the plan",
   nothing_scored: "Nothing scored",
   invalid: "Invalid attempts above the policy",
+  flagged: "Flagged resolutions above the policy",
   censoring: "Censoring above the policy",
   judge_faults: "Judge faults above the policy",
   missing: "Missing tasks above the policy",

@@ -34,6 +34,10 @@ export const JUDGE_FAULT_RULE = 'issue-21 judge faults, seed-003 policy "budget_
 export const INVALID_RATE_RULE =
   'issue-23 invalid attempts, seeds 000 and 002, seed-003 policy "budget_adequacy_only"';
 
+/** The rule a flagged-rate claim names: seed 000's sandbox rule, held to seed 003's bands. */
+export const FLAGGED_RULE = "seed 000: nothing the candidate writes may reach the verifier; " +
+  'seed-003 policy "budget_adequacy_only"';
+
 /**
  * Invalid attempts per reason in words, only the reasons that occur, in
  * schema order: `harness_error 234, verifier_fault 2`.
@@ -84,7 +88,7 @@ export function claimLabel(
 /**
  * Why one agent's numbers are withheld, in words, or null when they may be
  * stated: the standing's cause (validation, nothing scored, invalid,
- * censoring, judge-fault or missing rate above `labelled_max`) with the figures
+ * flagged, censoring, judge-fault or missing rate above `labelled_max`) with the figures
  * behind it.
  *
  * @param standing the agent's standing
@@ -132,6 +136,20 @@ export function withheldWords(
         rule: INVALID_RATE_RULE,
       };
     }
+    case "flagged": {
+      const flagged = assessment.flagged.agents.find((r) => r.agent_id === standing.agent_id);
+      return {
+        cause: "flagged",
+        reason:
+          `${integer(flagged?.flagged_resolved)} of its ${
+            plural(flagged?.scored ?? 0, "scored row")
+          } resolved with a hijack flag (${percent(flagged?.flagged_rate)}, above ${
+            formatPercentExact(assessment.flagged.policy.labelled_max)
+          }): the candidate changed what its test run trusts, so those rows are no ` +
+          "capability claim",
+        rule: FLAGGED_RULE,
+      };
+    }
     case "censoring":
       return {
         cause: "censoring",
@@ -165,6 +183,29 @@ export function withheldWords(
         rule: `issue-11 missing tasks, seed-003 policy "budget_adequacy_only"`,
       };
   }
+}
+
+/**
+ * One line per agent with rows verified in Harbor's shared mode or resolved
+ * with a hijack flag (`flaggedSummary`): how many, and the claim the
+ * flagged rate allows; empty when no agent has any.
+ *
+ * @param assessment the claim assessment
+ * @returns the lines, each ending in a newline
+ */
+export function flaggedLines(assessment: ClaimAssessment): string {
+  let text = "";
+  for (const row of assessment.flagged.agents) {
+    if (row.shared === 0 && row.flagged_resolved === 0) continue;
+    text += `note: agent "${displayId(row.agent_id)}": ${integer(row.shared)} of ${
+      plural(row.scored, "scored row")
+    } verified in Harbor's shared mode (the tests ran in the candidate's own container); ${
+      integer(row.flagged_resolved)
+    } resolved with a hijack flag (${percent(row.flagged_rate)}): ${
+      CLAIM_SHORT_WORDS[row.claim!]
+    } at most (${FLAGGED_RULE})\n`;
+  }
+  return text;
 }
 
 /**
@@ -253,6 +294,7 @@ const CAUSE_WORDS: Record<WithheldCause, string> = {
   validation: "the ledger does not validate",
   nothing_scored: "nothing scored",
   invalid: "invalid attempts above the policy",
+  flagged: "flagged resolutions above the policy",
   censoring: "censoring above the policy",
   judge_faults: "judge faults above the policy",
   missing: "missing tasks above the policy",
