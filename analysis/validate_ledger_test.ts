@@ -395,3 +395,34 @@ Deno.test("ledgerValidator() never lets a ledger without rows fit a plan", () =>
   equal(sprt.finding_counts.not_reached, undefined);
   equal(sprt.findings.at(-1)!.message, empty);
 });
+
+Deno.test("validateLedgerFile() lists shared-mode verdicts and flagged verdicts with their flags", async () => {
+  const verification = (hijacks: { flag: string; path: string }[]) => ({
+    verification: {
+      mode: "shared",
+      reward: { reward: 1 },
+      reward_file: "reward.txt",
+      decided_by: "the one number of reward.txt",
+      hijacks,
+    },
+  });
+  const text = chained([
+    episode("a", "t1", verification([])),
+    episode("a", "t2", verification([{ flag: "loader_config", path: "/etc/ld.so.preload" }])),
+    episode("a", "t3"),
+    episode("b", "t1"),
+    episode("b", "t2"),
+    episode("b", "t3"),
+  ]);
+  const { report } = await validateText(text, PLAN);
+  equal(report.ok, true);
+  deepEqual(brief(report.findings), [
+    ["shared_mode_verdict", 1, "a", "t1", "info"],
+    ["shared_mode_verdict", 2, "a", "t2", "info"],
+    ["flagged_verdict", 2, "a", "t2", "warning"],
+  ]);
+  equal(
+    report.findings[2].message,
+    'task "t2" resolved with a hijack flag: loader_config "/etc/ld.so.preload"',
+  );
+});

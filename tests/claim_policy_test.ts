@@ -200,3 +200,38 @@ Deno.test("an agent-reported 0 tokens on a verified Harbor trial is marked as th
   const text = await cli("summarize", `${dir.path}/l.jsonl`, "--width", "250");
   match(text.stdout, / 0 \(agent-reported\) +0\.00 \(agent-reported\) /);
 });
+
+Deno.test("a ledger whose resolved rows carry hijack flags: summarize withholds the headline and says why, validate lists them", async () => {
+  await using dir = await tempDir();
+  // 20 shared-mode rows, 15 resolved, 3 of them flagged (15% > 10%: no capability claim).
+  const rows = Array.from({ length: 20 }, (_, i) =>
+    row({
+      agent_id: "squatter",
+      task_id: `t${i}`,
+      resolved: i < 15,
+      verification: {
+        mode: "shared",
+        reward: { reward: i < 15 ? 1 : 0 },
+        reward_file: "reward.txt",
+        decided_by: "the one number of reward.txt",
+        hijacks: i < 3 ? [{ flag: "loader_config", path: "/etc/ld.so.preload" }] : [],
+      },
+    }));
+  const ledger = await writeJsonl(`${dir.path}/l.jsonl`, rows);
+  const text = await cli("summarize", ledger, "--width", "250");
+  equal(text.code, 0, text.stderr);
+  match(text.stdout, /squatter .* withheld \(flagged\)$/m);
+  match(
+    text.stdout,
+    /note: agent "squatter": capability numbers withheld: 3 of its 20 scored rows resolved with a hijack flag \(15\.0%, above 10%\)/,
+  );
+  match(
+    text.stdout,
+    /note: agent "squatter": 20 of 20 scored rows verified in Harbor's shared mode \(the tests ran in the candidate's own container\); 3 resolved with a hijack flag \(15\.0%\): budget adequacy only at most/,
+  );
+  const json = JSON.parse((await cli("summarize", ledger, "--json")).stdout);
+  deepEqual(
+    [json.standings[0].flagged_claim, json.standings[0].withheld],
+    ["budget_adequacy_only", "flagged"],
+  );
+});
