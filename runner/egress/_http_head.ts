@@ -323,22 +323,25 @@ const REASONS: Record<number, string> = {
   403: "Forbidden",
   408: "Request Timeout",
   411: "Length Required",
+  407: "Proxy Authentication Required",
   429: "Too Many Requests",
   502: "Bad Gateway",
+  503: "Service Unavailable",
 };
 
 /**
  * One of the proxy's own answers: a status, a one-line plain-text body and
  * `Connection: close`.
  *
- * @param status 400, 403, 408, 411, 429 or 502
+ * @param status 400, 403, 407, 408, 411, 429, 502 or 503
  * @param line the body's one line, without its newline
- * @returns the whole response's bytes
+ * @returns the whole response's bytes (a 407 names the Basic scheme, RFC 9110 §11.7.1)
  */
 export function proxyAnswer(status: number, line: string): Uint8Array<ArrayBuffer> {
   const body = new TextEncoder().encode(`${line}\n`);
+  const challenge = status === 407 ? 'Proxy-Authenticate: Basic realm="ledgerbench"\r\n' : "";
   const head = new TextEncoder().encode(
-    `HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}\r\n` +
+    `HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}\r\n${challenge}` +
       `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\n` +
       `Connection: close\r\n\r\n`,
   );
@@ -346,4 +349,31 @@ export function proxyAnswer(status: number, line: string): Uint8Array<ArrayBuffe
   bytes.set(head);
   bytes.set(body, head.length);
   return bytes;
+}
+
+/**
+ * The password of a request head's `Proxy-Authorization: Basic` credentials
+ * (RFC 9110 §11.7.2; RFC 7617: base64 of `user:password`), or null when the
+ * head has none or they are not Basic.
+ *
+ * @param head the request head as text (`binaryText`)
+ * @returns the password, or null
+ * @example
+ * ```ts
+ * import { proxyPassword } from "./_http_head.ts";
+ * const head = "CONNECT a.test:443 HTTP/1.1\r\nProxy-Authorization: Basic " + btoa("v:s3cret") + "\r\n\r\n";
+ * if (proxyPassword(head) !== "s3cret") throw new Error();
+ * ```
+ */
+export function proxyPassword(head: string): string | null {
+  const value = /^proxy-authorization:[ \t]*basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/im.exec(head)?.[1];
+  if (value === undefined) return null;
+  let decoded: string;
+  try {
+    decoded = atob(value);
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? null : decoded.slice(colon + 1);
 }

@@ -24,10 +24,13 @@ import {
   parseRequestHead,
   parseResponseHead,
   proxyAnswer,
+  proxyPassword,
 } from "./_http_head.ts";
 import { isPublicAddress } from "./_public_address.ts";
 import { type EgressRequest, MAX_EGRESS_ERROR_CHARS } from "./egress_request.ts";
 
+/** Default number of client connections one proxy serves at once; more are answered 503. */
+export const MAX_EGRESS_CONNECTIONS = 64;
 /** Default number of requests one proxy (one verifier run) records and serves. */
 export const MAX_EGRESS_REQUESTS = 1024;
 /** Default idle timeout of a connection, in ms. */
@@ -66,6 +69,17 @@ export interface EgressProxyOptions {
   connect?: (host: string, port: number) => { hostname: string; port: number } | undefined;
   /** Requests recorded and served (default {@linkcode MAX_EGRESS_REQUESTS}); later ones get 429. */
   maxRequests?: number;
+  /** Client connections served at once (default {@linkcode MAX_EGRESS_CONNECTIONS}); more get 503. */
+  maxConnections?: number;
+  /**
+   * The password a request must carry as `Proxy-Authorization: Basic`
+   * credentials (any user), given only to the verifier's processes in
+   * their proxy variables; a request without it gets 407 and is neither
+   * recorded nor counted against `maxRequests`, so that no other process of
+   * the sandbox can use the verifier's egress or spend its requests.
+   * Absent: none asked.
+   */
+  password?: string;
   /**
    * A connection's idle timeout in ms (default
    * {@linkcode EGRESS_IDLE_TIMEOUT_MS}): the time a client has to send a
@@ -92,6 +106,10 @@ export interface EgressProxy {
   requests(): EgressRequest[];
   /** Requests refused (429, unrecorded) because `maxRequests` had been reached. */
   refusedOverCap(): number;
+  /** Requests refused (407, unrecorded) for lack of the password. */
+  refusedUnauthorized(): number;
+  /** Connections refused (503, unrecorded) because `maxConnections` were open. */
+  refusedOverConnections(): number;
   /** Client connections being served now (a record of each is final once this drops). */
   openConnections(): number;
   /** Stops listening, ends open connections and tunnels, waits for them and removes the socket. */
@@ -208,8 +226,14 @@ type HeadRead =
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const rules = parseAllowList(options.allowHosts);
   const maxRequests = options.maxRequests ?? MAX_EGRESS_REQUESTS;
+  const maxConnections = options.maxConnections ?? MAX_EGRESS_CONNECTIONS;
   const idleMs = options.idleTimeoutMs ?? EGRESS_IDLE_TIMEOUT_MS;
-  for (const [name, value] of [["maxRequests", maxRequests], ["idleTimeoutMs", idleMs]] as const) {
+  const limits = [
+    ["maxRequests", maxRequests],
+    ["maxConnections", maxConnections],
+    ["idleTimeoutMs", idleMs],
+  ] as const;
+  for (const [name, value] of limits) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new Error(
         `Cannot start egress proxy: "${name}" must be a positive integer, not ${value}`,
@@ -236,6 +260,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   const entries: Entry[] = [];
   let overCap = 0;
+  let unauthorized = 0;
+  let overConnections = 0;
   let closing = false;
   const exchanges = new Set<Exchange>();
   const handlers = new Set<Promise<void>>();
@@ -311,6 +337,20 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (got !== "timeout" && "end" in got && got.end === "empty") return;
     if (got === "timeout" && !received) return;
     if (closing) return;
+    if (options.password !== undefined) {
+      // Only the verifier's processes hold the password: nothing else is recorded or counted.
+      const password = got === "timeout" || "end" in got
+        ? null
+        : proxyPassword(binaryText(got.head));
+      if (password !== options.password) {
+        unauthorized += 1;
+        await writeAll(
+          client,
+          proxyAnswer(407, "Egress refused: this proxy serves the verifier's processes only"),
+        ).catch(() => {});
+        return;
+      }
+    }
     if (entries.length >= maxRequests) {
       overCap += 1;
       await writeAll(
@@ -414,6 +454,14 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           closeQuietly(conn);
           continue;
         }
+        if (handlers.size >= maxConnections) {
+          overConnections += 1;
+          writeAll(
+            conn,
+            proxyAnswer(503, `Egress refused: ${maxConnections} connections are open already`),
+          ).catch(() => {}).finally(() => closeQuietly(conn));
+          continue;
+        }
         const exchange = new Exchange(idleMs);
         exchanges.add(exchange);
         const handler = serve(conn, exchange).catch(() => {}).finally(() => {
@@ -437,6 +485,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         ms: done ? record.ms : Math.round(performance.now() - t0),
       })),
     refusedOverCap: () => overCap,
+    refusedUnauthorized: () => unauthorized,
+    refusedOverConnections: () => overConnections,
     openConnections: () => handlers.size,
     close: () => {
       closed ??= (async () => {

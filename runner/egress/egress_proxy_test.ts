@@ -638,6 +638,54 @@ Deno.test("startEgressProxy() refuses requests past maxRequests with 429 and cou
   });
 });
 
+Deno.test("startEgressProxy() with a password serves only requests that carry it; others get 407, unrecorded and uncounted", async () => {
+  await withProxy({ allowHosts: [], maxRequests: 2, password: "s3cret" }, async (proxy) => {
+    const credentials = (user: string, password: string) =>
+      `Proxy-Authorization: Basic ${btoa(`${user}:${password}`)}\r\n`;
+    const refused = answer(
+      "407 Proxy Authentication Required",
+      "Egress refused: this proxy serves the verifier's processes only",
+    ).replace(
+      "HTTP/1.1 407 Proxy Authentication Required\r\n",
+      'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="ledgerbench"\r\n',
+    );
+    // A leftover process's 1,100 junk requests, without or with a wrong password: none counts.
+    for (let i = 0; i < 1100; i++) {
+      const wrong = i % 2 === 0 ? "" : credentials("verifier", "guess");
+      const text = await exchange(proxy, `CONNECT evil.test:443 HTTP/1.1\r\n${wrong}\r\n`);
+      if (text !== refused) assert.equal(text, refused);
+    }
+    assert.equal(proxy.refusedUnauthorized(), 1100);
+    assert.deepEqual(await settled(proxy), []);
+    // The verifier's own requests are served and recorded, its budget untouched.
+    const request = `GET http://evil.test/ HTTP/1.1\r\n${credentials("verifier", "s3cret")}\r\n`;
+    assert.match(await exchange(proxy, request), /^HTTP\/1\.1 403 /);
+    assert.match(await exchange(proxy, request), /^HTTP\/1\.1 403 /);
+    assert.equal((await settled(proxy)).length, 2);
+    assert.equal(proxy.refusedOverCap(), 0);
+  });
+});
+
+Deno.test("startEgressProxy() answers 503 to connections past maxConnections, leaving open ones served", async () => {
+  await withProxy({ allowHosts: [], maxConnections: 2 }, async (proxy) => {
+    const held = [
+      await Deno.connect({ transport: "unix", path: proxy.socketPath }),
+      await Deno.connect({ transport: "unix", path: proxy.socketPath }),
+    ];
+    for (let i = 0; i < 400 && proxy.openConnections() < 2; i++) {
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    assert.equal(
+      await exchange(proxy, "GET http://evil.test/ HTTP/1.1\r\n\r\n"),
+      answer("503 Service Unavailable", "Egress refused: 2 connections are open already"),
+    );
+    assert.equal(proxy.refusedOverConnections(), 1);
+    await write(held[0], encoder.encode("GET http://evil.test/ HTTP/1.1\r\n\r\n"));
+    assert.match(await readToEnd(held[0]), /^HTTP\/1\.1 403 /);
+    for (const conn of held) conn.close();
+  });
+});
+
 Deno.test("startEgressProxy() times out a slow head (408) and an idle tunnel", async () => {
   const echo = startEcho();
   await withProxy({

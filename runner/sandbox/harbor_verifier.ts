@@ -120,14 +120,24 @@ export const EGRESS_PORT = 3128;
 
 /**
  * The variables that send the verifier's HTTP clients (apt, curl, uv, pip)
- * to the egress proxy on `port`, loopback excepted (a service the agent
- * started is asked directly).
+ * to the egress proxy on `port` with the run's proxy password as Basic
+ * credentials in the URL (which each of them sends as
+ * `Proxy-Authorization`), loopback excepted (a service the agent started
+ * is asked directly).
  *
  * @param port the proxy's loopback port inside the sandbox
+ * @param password the proxy's password for this test run
  * @returns the variables, in both cases' spellings
+ * @example
+ * ```ts
+ * import { proxyEnvironment } from "./harbor_verifier.ts";
+ * if (proxyEnvironment(3128, "p4ss").https_proxy !== "http://verifier:p4ss@127.0.0.1:3128") {
+ *   throw new Error();
+ * }
+ * ```
  */
-export function proxyEnvironment(port: number): Record<string, string> {
-  const proxy = `http://127.0.0.1:${port}`;
+export function proxyEnvironment(port: number, password: string): Record<string, string> {
+  const proxy = `http://verifier:${password}@127.0.0.1:${port}`;
   const local = "localhost,127.0.0.1,::1";
   return {
     http_proxy: proxy,
@@ -413,7 +423,10 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
   try {
     tests = await session.exec({
       argv: ["bash", "/tests/test.sh"],
-      env: { ...settings.env, ...(egress === null ? {} : proxyEnvironment(EGRESS_PORT)) },
+      env: {
+        ...settings.env,
+        ...(egress === null ? {} : proxyEnvironment(EGRESS_PORT, egress.password)),
+      },
       user: settings.user ?? "0:0",
       cwd: run.workdir,
       wallMs: settings.wallMs,
@@ -552,14 +565,19 @@ async function changedTests(
 /**
  * The egress proxy of one test run: started on a socket of the runner's
  * (runner_socket_path.ts), reached from the sandbox's loopback
- * {@link EGRESS_PORT}; `close` ends the forwarder, then the proxy (its
+ * {@link EGRESS_PORT}, serving only requests that carry its password (given
+ * to the test run's processes alone, {@link proxyEnvironment}), so that a
+ * process the candidate left can neither use the verifier's egress nor
+ * spend its requests; `close` ends the forwarder, then the proxy (its
  * records are final after).
  */
 async function openEgress(
   session: SandboxSession,
   settings: SharedVerifierSettings,
   allowHosts: readonly string[],
-): Promise<{ requests(): EgressRequest[]; close(): Promise<void> }> {
+): Promise<{ password: string; requests(): EgressRequest[]; close(): Promise<void> }> {
+  const password = [...crypto.getRandomValues(new Uint8Array(24))]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
   let proxy: EgressProxy | null = null;
   let forward: { close(): Promise<void> } | null = null;
   const close = async () => {
@@ -571,10 +589,11 @@ async function openEgress(
       socketPath: await runnerSocketPath("egress"),
       allowHosts,
       connect: settings.egressResolve,
+      password,
     });
     forward = await session.forwardPort(EGRESS_PORT, proxy.socketPath);
     const opened = proxy;
-    return { requests: () => opened.requests(), close };
+    return { password, requests: () => opened.requests(), close };
   } catch (error) {
     await close();
     throw error;
