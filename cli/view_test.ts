@@ -120,3 +120,24 @@ Deno.test("view at a narrow width: the address stays whole on the first line, no
     await child.stderr.cancel();
   }
 });
+
+Deno.test("view --out: an episode log that is a fifo in the artifact store is refused at once, naming the line and field", async () => {
+  await using dir = await tempDir();
+  const ledger = `${dir.path}/ledger.jsonl`;
+  const row = JSON.parse((await Deno.readTextFile(SAMPLE)).split("\n")[0]);
+  const hex = "b".repeat(64);
+  row.episode_log_digest = `sha256:${hex}`;
+  await Deno.writeTextFile(ledger, JSON.stringify(row) + "\n");
+  await Deno.mkdir(`${dir.path}/artifacts/sha256`, { recursive: true });
+  const fifo = await new Deno.Command("mkfifo", {
+    args: [`${dir.path}/artifacts/sha256/${hex}.episode-log.json`],
+  }).output();
+  assert.ok(fifo.success);
+  // Before, the page's read of the fifo waited for a writer forever.
+  const result = await cli("view", ledger, "--out", `${dir.path}/site`, "--width", "400");
+  assert.match(
+    result.stderr,
+    /ledger\.jsonl:1: field "episode_log_digest": Cannot open episode log "sha256:b{64}": ".*\.episode-log\.json" is not a regular file/,
+  );
+  assert.ok(!/^\s+at /m.test(result.stderr), result.stderr);
+});

@@ -29,6 +29,7 @@ import { EgressRequest } from "./egress/egress_request.ts";
 import type { WorkspaceDiff } from "./sandbox/workspace_diff.ts";
 import { removeDeadStaging, stagingPath } from "./sandbox/store_staging.ts";
 import { nameFullDisk } from "./name_full_disk.ts";
+import { readRegularFile } from "../inputs/read_regular_file.ts";
 
 /** The format tag of every stored log; bumped when its layout changes. */
 export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
@@ -320,6 +321,14 @@ export async function storeEpisodeLog(
 }
 
 /**
+ * The largest episode log read back (a store is someone else's directory:
+ * only a regular file is read, never a fifo or a link, and never more than
+ * this): far above any log the runner writes, whose call bodies and output
+ * tails are each bounded.
+ */
+export const EPISODE_LOG_READ_BYTES = 512 * 1024 ** 2;
+
+/**
  * Opens a stored log by the digest its row records, checking the file's
  * bytes against the digest before reading them.
  *
@@ -337,12 +346,12 @@ export async function openEpisodeLog(root: string, digest: string): Promise<Epis
   const path = `${root}/sha256/${match[1]}.episode-log.json`;
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
+    bytes = await readRegularFile(path, EPISODE_LOG_READ_BYTES);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new Error(`Cannot open episode log "${digest}": not in "${root}"`);
     }
-    throw error;
+    throw new Error(`Cannot open episode log "${digest}": ${(error as Error).message}`);
   }
   const found = `sha256:${sha256Hex(bytes)}`;
   if (found !== digest) {
