@@ -8,7 +8,8 @@
  */
 import { parseCommandArgs } from "./_args.ts";
 import { ExitCode, type Io } from "./_command.ts";
-import { runSlot, slotResultPath } from "../runner/executor/run_slot.ts";
+import { runSlot } from "../runner/executor/run_slot.ts";
+import { slotResultPath } from "../runner/executor/slot_result_file.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { TERMINATED } from "./run.ts";
 import { startRunUpstreams } from "./_run_upstreams.ts";
@@ -25,8 +26,10 @@ USAGE:
 The episode runs as "run" runs it locally (this node's engine, relay and
 sandbox; plan hash, runner version, suite hash and image digests checked
 here); its row is written beside the request as slot-3.result.json, or the
-reason the node could not run it. SIGTERM (scancel, the time limit) kills
-the episode and writes nothing. The upstream key comes from this node's
+reason the node could not run it, authenticated with the run's key from
+LEDGERBENCH_SLOT_KEY (set by "run" in the job's environment; "run" refuses
+a result without it). SIGTERM (scancel, the time limit) kills the episode
+and writes nothing. The upstream key comes from this node's
 LEDGERBENCH_UPSTREAM_KEY or LEDGERBENCH_UPSTREAM_KEY_FILE.
 
 EXIT STATUS:

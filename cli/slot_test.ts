@@ -11,7 +11,11 @@ Deno.test("slot answers a request it cannot read with the reason, written where 
     result.stderr,
     /^error: The node cannot run the slot: .*slot-0\.json.*field "plan_sha256": missing/,
   );
-  const written = JSON.parse(await Deno.readTextFile(`${dir.path}/slot-0.result.json`));
+  // Line 1: the result's authentication code (empty: this node was given no run's key);
+  // line 2: the result.
+  const [code, body] = (await Deno.readTextFile(`${dir.path}/slot-0.result.json`)).split("\n");
+  equal(code, "");
+  const written = JSON.parse(body);
   deepEqual(Object.keys(written).sort(), ["error", "node", "ok"]);
   equal(written.ok, false);
   equal(written.node, Deno.hostname());

@@ -30,7 +30,7 @@ import { removeOrphans } from "../remove_orphans.ts";
 import { createRunTempDir, removeDeadRunnerTempDirs } from "../run_temp_dir.ts";
 import { runnerVersion } from "../runner_version.ts";
 import { createLocalExecutor } from "./local_executor.ts";
-import { writeFileAtomically } from "./write_file_atomically.ts";
+import { SLOT_KEY_VARIABLE, writeSlotResult } from "./slot_result_file.ts";
 
 /** The upstreams a node started for a slot, and how to stop them. */
 export interface SlotUpstreams {
@@ -47,16 +47,6 @@ export interface RunSlotOptions {
   signal: AbortSignal;
   /** Where this runner's temporary directory goes; default `TMPDIR` or `/tmp`. */
   tempDir?: string;
-}
-
-/**
- * The result file of a request: `slot-3.json` → `slot-3.result.json`.
- *
- * @param requestPath the request file
- * @returns the path of its result
- */
-export function slotResultPath(requestPath: string): string {
-  return requestPath.replace(/(\.json)?$/, ".result.json");
 }
 
 /**
@@ -82,7 +72,7 @@ export async function runSlot(
     if (options.signal.aborted) return null;
     result = { ok: false, node, error: (error as Error).message };
   }
-  await writeFileAtomically(slotResultPath(requestPath), JSON.stringify(result) + "\n");
+  await writeSlotResult(requestPath, result, Deno.env.get(SLOT_KEY_VARIABLE));
   return result;
 }
 

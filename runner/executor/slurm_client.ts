@@ -34,6 +34,8 @@ export interface SlurmClient {
       cwd: string;
       /** Partition, account, time limit and further arguments; always without requeue. */
       submit: SlurmSubmitOptions;
+      /** Variables every task's environment gets (never written to a file of the run's). */
+      env: Record<string, string>;
     },
   ): Promise<string>;
   /** The state of each known task of the job (empty when Slurm no longer knows it). */

@@ -34,6 +34,7 @@ export function slurmCommandsClient(): SlurmClient {
         timeLimitMinutes: options.submit.timeLimitMinutes,
         // Last among the free arguments, so a "--requeue" given there cannot win.
         extraArgs: [...options.submit.extraArgs, "--no-requeue"],
+        env: options.env,
       }),
     taskStates: async (jobId) => {
       const states = await arrayTaskStates(jobId);

@@ -30,6 +30,8 @@
  * | the operator stopped the batch while the task was still queued | cancelled, not recorded (resume runs it) |
  * | the operator killed the running episodes | cancelled, not recorded |
  *
+ * | the result does not carry the run's authentication code (`slot_result_file.ts`) | invalid `harness_error` naming the task |
+ *
  * None of them is ever the agent's failure. A result that arrives after its
  * slot was settled is never read.
  *
@@ -38,8 +40,8 @@
 import type { PlannedEpisode } from "../batch_state.ts";
 import type { EpisodeDraft } from "../ledger_writer.ts";
 import { type EpisodeContext, type EpisodeExecutor, EpisodeWithdrawnError } from "../run_batch.ts";
-import { type SlotRequest, SlotResult } from "../../analysis/schema/executor_slot.ts";
-import { loadJsonFile } from "../../inputs/json_file.ts";
+import type { SlotRequest, SlotResult } from "../../analysis/schema/executor_slot.ts";
+import { newSlotKey, readSlotResult, SLOT_KEY_VARIABLE } from "./slot_result_file.ts";
 import { currentRunner, runnerLabel } from "../runner_identity.ts";
 import { writeFileAtomically } from "./write_file_atomically.ts";
 import { ACTIVE_STATES, type SlurmClient, type SlurmSubmitOptions } from "./slurm_client.ts";
@@ -118,6 +120,8 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
   let timer: ReturnType<typeof setInterval> | null = null;
   let polling = false;
   let closed = false;
+  // This run's key for its slots' results (slot_result_file.ts): in the jobs' environment only.
+  const key = newSlotKey();
 
   const outstanding = (wave: Wave) => wave.slots.filter((slot) => !slot.settled);
   const settle = (slot: Slot, outcome: { draft: EpisodeDraft } | { error: Error }) => {
@@ -165,6 +169,7 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
         output: `${dir}/slot-%a.log`,
         cwd: options.request.cwd,
         submit: options.submit,
+        env: { [SLOT_KEY_VARIABLE]: key },
       });
       await Deno.writeTextFile(`${session}/jobs`, `${wave.jobId}\n`, { append: true });
     } catch (error) {
@@ -201,10 +206,14 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
     }
     let result: SlotResult;
     try {
-      result = (await loadJsonFile(slot.result, SlotResult)).value;
+      result = await readSlotResult(slot.request, key);
     } catch (error) {
       settle(slot, {
-        error: new Error(`the slot's result is unreadable: ${(error as Error).message}`),
+        error: new Error(
+          `the result of Slurm task ${wave.jobId}_${slot.index} is refused: ${
+            (error as Error).message
+          }`,
+        ),
       });
       return true;
     }

@@ -6,10 +6,17 @@ import type { PlannedEpisode } from "../batch_state.ts";
 import { tempDir as makeTempDir } from "../_temp_dir_for_test.ts";
 import { currentRunner } from "../runner_identity.ts";
 import { pathExists } from "../../inputs/input_file.ts";
+import { SLOT_KEY_VARIABLE, slotResultPath, writeSlotResult } from "./slot_result_file.ts";
 
 /** A cluster in memory: the tests set each task's state and write its result file. */
 function fakeCluster() {
-  const submitted: { script: string; size: number; submit: unknown; output: string }[] = [];
+  const submitted: {
+    script: string;
+    size: number;
+    submit: unknown;
+    output: string;
+    env: Record<string, string>;
+  }[] = [];
   const states = new Map<string, Map<number, ArrayTaskState>>();
   const cancelled: { jobId: string; indices?: readonly number[] }[] = [];
   /** Jobs Slurm lists that the executor may not know of (a submission that failed late). */
@@ -22,6 +29,7 @@ function fakeCluster() {
         size: options.size,
         submit: options.submit,
         output: options.output,
+        env: options.env,
       });
       states.set(
         jobId,
@@ -62,7 +70,7 @@ function episode(task: string): PlannedEpisode {
 /** The fields of a scored row besides the episode's identity. */
 const DRAFT_FIELDS = {
   seed: 1,
-  status: "scored",
+  status: "scored" as const,
   resolved: true,
   prompt_tokens: 1000,
   completion_tokens: 500,
@@ -111,8 +119,17 @@ async function setUp() {
     signal: new AbortController().signal,
     stop: new AbortController().signal,
   });
-  const writeResult = (wave: number, index: number, result: unknown) =>
-    Deno.writeTextFile(`${session}/wave-${wave}/slot-${index}.result.json`, JSON.stringify(result));
+  /** Writes a result as the wave's node does, with the key its job's environment carried. */
+  const writeResult = (
+    wave: number,
+    index: number,
+    result: Parameters<typeof writeSlotResult>[1],
+  ) =>
+    writeSlotResult(
+      `${session}/wave-${wave}/slot-${index}.json`,
+      result,
+      cluster.submitted[wave].env[SLOT_KEY_VARIABLE],
+    );
   /** Waits until `count` arrays are submitted and recorded in the session's `jobs`. */
   const waitForSubmit = async (count: number) => {
     const recorded = () =>
@@ -166,15 +183,15 @@ Deno.test("createSlurmExecutor() makes a task that ended without a row a harness
       t.executor.execute(episode(task), t.context())
     );
     await t.waitForSubmit(1);
+    // The node's result lands before Slurm reports its task ended.
+    await t.writeResult(0, 3, { ok: false, node: "node5", error: "image digest differs" });
     const states = t.cluster.states.get("100")!;
     states.set(0, { state: "NODE_FAIL", reason: "None", node: "node3" });
     states.set(1, { state: "TIMEOUT", reason: "None", node: "node4" });
     states.set(2, { state: "CANCELLED", reason: "None", node: "node4" });
     states.set(3, { state: "COMPLETED", reason: "None", node: "node5" });
-    await t.writeResult(0, 3, { ok: false, node: "node5", error: "image digest differs" });
-    const messages = await Promise.all(
-      slots.map((slot) => slot.then(() => "", (e: Error) => e.message)),
-    );
+    const settled = Promise.all(slots.map((slot) => slot.then(() => "", (e: Error) => e.message)));
+    const messages = await settled;
     match(
       messages[0],
       /^Slurm task 100_0 ended NODE_FAIL on node "node3" before the episode's row came back/,
@@ -188,6 +205,44 @@ Deno.test("createSlurmExecutor() makes a task that ended without a row a harness
       messages[3],
       `Slurm job 100_3 on node "node5" could not run the episode: image digest differs`,
     );
+  } finally {
+    await t.executor.close();
+    await t.dir[Symbol.asyncDispose]();
+  }
+});
+
+Deno.test("createSlurmExecutor() refuses a result changed after the node wrote it, or written without the run's key, as a harness fault naming the task", async () => {
+  const t = await setUp();
+  try {
+    const slots = ["t1", "t2"].map((task) => t.executor.execute(episode(task), t.context()));
+    const settled = Promise.all(slots.map((slot) => slot.then(() => "", (e: Error) => e.message)));
+    await t.waitForSubmit(1);
+    // The run's key travels in the jobs' environment, and is in no file of the run's.
+    const key = t.cluster.submitted[0].env[SLOT_KEY_VARIABLE];
+    match(key, /^[0-9a-f]{64}$/);
+    for await (const entry of Deno.readDir(`${t.session}/wave-0`)) {
+      ok(!(await Deno.readTextFile(`${t.session}/wave-0/${entry.name}`)).includes(key));
+    }
+    // A process of the same user flips the verdict between the node's write and the poll.
+    const failed = { ok: true as const, node: "n1", draft: { ...draftOf("t1"), resolved: false } };
+    await writeSlotResult(`${t.session}/wave-0/slot-0.json`, failed, key);
+    const path = slotResultPath(`${t.session}/wave-0/slot-0.json`);
+    await Deno.writeTextFile(
+      path,
+      (await Deno.readTextFile(path)).replace('"resolved":false', '"resolved":true'),
+    );
+    // Another writes a result of its own, without the key.
+    await writeSlotResult(`${t.session}/wave-0/slot-1.json`, failed, undefined);
+    const messages = await settled;
+    for (const [index, message] of messages.entries()) {
+      match(
+        message,
+        new RegExp(
+          `^the result of Slurm task 100_${index} is refused: ".*slot-${index}\\.result\\.json" ` +
+            "does not carry this run's authentication code",
+        ),
+      );
+    }
   } finally {
     await t.executor.close();
     await t.dir[Symbol.asyncDispose]();
