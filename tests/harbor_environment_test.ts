@@ -205,6 +205,14 @@ Deno.test({
         await Deno.readTextFile(`${dir}/suite/check.json`).catch(() => "{}"),
       );
       equal(check.code, 0, check.stderr + check.stdout + JSON.stringify(summary, null, 1));
+      // The service the oracle left listening was kept running for the tests, and recorded.
+      const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
+      const serviceRows = (await loadLedger(`${checkDir}/tasks/service/ledger.jsonl`)).rows;
+      const oracle = serviceRows.find((row) => row.resolved === true)!;
+      deepEqual(
+        oracle.verification?.kept_processes?.map((p) => p.listening),
+        [["tcp 127.0.0.1:8000"]],
+      );
 
       // A candidate that plants a conftest.py beside its answer is flagged on its row.
       const freeze = await freezeCli(
