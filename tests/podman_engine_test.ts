@@ -36,11 +36,12 @@ import { PODMAN_SOCKET, requireDockerEngine, TEST_ENGINE_VARIABLE } from "./_doc
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 
 /**
- * The suites run under Podman: the attacks, and the Slurm executor's (issue
- * 24: "the same suite under Podman", a cluster whose node runs Podman; the
+ * The suites run under Podman: the session seam's conformance suite, the
+ * attacks, and the Slurm executor's (a cluster whose node runs Podman; the
  * array tasks inherit `DOCKER_HOST`).
  */
 const PODMAN_FILES = [
+  "tests/sandbox_conformance_test.ts",
   "tests/verifier_integrity_test.ts",
   "tests/relay_attacks_test.ts",
   "tests/budget_attacks_test.ts",

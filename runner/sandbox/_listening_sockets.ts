@@ -54,11 +54,31 @@ export async function listeningSockets(
   return held;
 }
 
-/** `0100007F:1F40` → `127.0.0.1:8000` (IPv4, little-endian); IPv6 kept as hex. */
-function tcpAddress(hex: string): string {
+/**
+ * A `/proc/net/tcp{,6}` address as written: `0100007F:1F40` →
+ * `127.0.0.1:8000`; IPv6 `00000000000000000000000000000000:1F40` →
+ * `[::]:8000` (each 32-bit word is in host order, little-endian here).
+ */
+export function tcpAddress(hex: string): string {
   const [address, port] = hex.split(":");
   const portNumber = parseInt(port, 16);
-  if (address.length !== 8) return `[${address}]:${portNumber}`;
-  const bytes = address.match(/../g)!.map((b) => parseInt(b, 16)).reverse();
-  return `${bytes.join(".")}:${portNumber}`;
+  const words = address.match(/.{8}/g) ?? [];
+  const bytes = words.flatMap((word) => word.match(/../g)!.map((b) => parseInt(b, 16)).reverse());
+  if (bytes.length === 4) return `${bytes.join(".")}:${portNumber}`;
+  const groups = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
+  // The longest run of zero groups (two or more) is written "::" (RFC 5952 §4.2).
+  let best = { at: -1, length: 1 };
+  for (let i = 0; i < 8;) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > best.length) best = { at: i, length: j - i };
+    i = j === i ? i + 1 : j;
+  }
+  const hexGroups = groups.map((g) => g.toString(16));
+  const written = best.at < 0
+    ? hexGroups.join(":")
+    : `${hexGroups.slice(0, best.at).join(":")}::${
+      hexGroups.slice(best.at + best.length).join(":")
+    }`;
+  return `[${written}]:${portNumber}`;
 }

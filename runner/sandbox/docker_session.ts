@@ -120,6 +120,8 @@ export async function startDockerSession(
       pid,
       upperDir: data?.UpperDir ?? null,
       close,
+      // Docker and Podman alike: the engine's diff, and the container's processes on the host.
+      capabilities: { changes: true, processControl: true },
       exec: (request) => execIn(container, request),
       copyIn: (hostDir, path) => copyIn(container, hostDir, path),
       archiveOut: (path, maxBytes) => archiveOut(container, path, maxBytes),
@@ -169,11 +171,15 @@ export async function startDockerSession(
  */
 async function execIn(container: Docker.Container, request: SessionExec): Promise<SessionExecRun> {
   const tailBytes = request.tailBytes ?? 65536;
-  const { stdout, stderr, ...run } = await execOutput(container, request, tailBytes);
+  const { stdout, stderr, stdoutTotal, stderrTotal, ...run } = await execOutput(
+    container,
+    request,
+    tailBytes,
+  );
   return {
     ...run,
-    stdoutTail: tailText(stdout, tailBytes),
-    stderrTail: tailText(stderr, tailBytes),
+    stdoutTail: tailText(stdout, tailBytes, stdoutTotal),
+    stderrTail: tailText(stderr, tailBytes, stderrTotal),
   };
 }
 
@@ -187,7 +193,13 @@ async function execOutput(
   request: SessionExec,
   keepBytes: number,
 ): Promise<
-  Omit<SessionExecRun, "stdoutTail" | "stderrTail"> & { stdout: Uint8Array; stderr: Uint8Array }
+  Omit<SessionExecRun, "stdoutTail" | "stderrTail"> & {
+    stdout: Uint8Array;
+    stderr: Uint8Array;
+    /** Bytes each stream had in all (of which `stdout` and `stderr` are the end). */
+    stdoutTotal: number;
+    stderrTotal: number;
+  }
 > {
   const exec = await engineCall(
     "create an exec",
@@ -254,6 +266,8 @@ async function execOutput(
     finishedAt,
     stdout: output.stdout(),
     stderr: output.stderr(),
+    stdoutTotal: output.stdoutTotal,
+    stderrTotal: output.stderrTotal,
   };
 }
 
@@ -268,6 +282,9 @@ class FrameTails {
   #err: Uint8Array[] = [];
   #outBytes = 0;
   #errBytes = 0;
+  /** Bytes each stream had in all. */
+  stdoutTotal = 0;
+  stderrTotal = 0;
   constructor(private readonly keep: number) {}
 
   push(chunk: Uint8Array): void {
@@ -276,8 +293,13 @@ class FrameTails {
       const size = new DataView(data.buffer, data.byteOffset).getUint32(4);
       if (data.length < 8 + size) break;
       const payload = data.subarray(8, 8 + size);
-      if (data[0] === 2) this.#errBytes = this.#add(this.#err, this.#errBytes, payload);
-      else this.#outBytes = this.#add(this.#out, this.#outBytes, payload);
+      if (data[0] === 2) {
+        this.#errBytes = this.#add(this.#err, this.#errBytes, payload);
+        this.stderrTotal += payload.length;
+      } else {
+        this.#outBytes = this.#add(this.#out, this.#outBytes, payload);
+        this.stdoutTotal += payload.length;
+      }
       data = data.subarray(8 + size);
     }
     this.#pending = data.slice();

@@ -52,6 +52,7 @@
  */
 import type { Verdict, VerificationRecord } from "../../analysis/schema/records.ts";
 import { digestTree, type TreeEntry } from "./digest_tree.ts";
+import { SandboxError } from "./sandbox_error.ts";
 import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
 import { type VerifyResult, verifyResultOf } from "../episode_row.ts";
 import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
@@ -240,13 +241,21 @@ interface TestRun {
  * @param environment the live session and what was seen of it around the agent
  * @param settings the tests, their frozen digest, the reward rule, user, variables, wall cap
  * @returns the verdict or the verifier's fault, with the output, the flags and the snapshots
- * @throws {SandboxError} when the engine fails (a harness fault)
+ * @throws {SandboxError} when the engine fails, or the backend lacks the
+ *   capabilities shared mode needs (`changes`, `processControl`): a harness fault
  */
 export async function runSharedVerifier(
   environment: SharedEnvironment,
   settings: SharedVerifierSettings,
 ): Promise<SharedVerification> {
   const { session } = environment;
+  if (!session.capabilities.changes || !session.capabilities.processControl) {
+    throw new SandboxError(
+      "engine_error",
+      "Cannot verify in Harbor's shared mode: this backend cannot read the container's diff or " +
+        "stop the candidate's processes, so the verdict could not be kept from them",
+    );
+  }
   const processes = await session.processes();
   const changes = environment.changesAfterAgent;
   const added = [...environment.workspaceAfter].filter((p) => !environment.workspaceBefore.has(p));

@@ -69,8 +69,28 @@ export interface SessionProcess {
   command: string;
 }
 
+/**
+ * What a backend's sessions can do beyond the primitives every session
+ * has (`exec`, `copyIn`, `archiveOut`, `archiveIn`, `readFile`,
+ * `forwardPort`, `oomKilled`), as Harbor's environments declare theirs:
+ * a protocol that needs a capability refuses a backend without it (a
+ * harness fault, never the candidate's), and the conformance suite
+ * (`session_conformance.ts`) checks what a backend declares.
+ */
+export interface SessionCapabilities {
+  /** `changes()`: the filesystem's diff against the image (Harbor's shared mode flags from it). */
+  changes: boolean;
+  /**
+   * `processes()`, `listeners()` and `stopAllBut()`: the sandbox's processes
+   * seen and stopped from outside it (Harbor's shared mode needs them).
+   */
+  processControl: boolean;
+}
+
 /** A live sandbox and its primitives. */
 export interface SandboxSession {
+  /** What it can do beyond the primitives every session has. */
+  readonly capabilities: SessionCapabilities;
   /** Runs one process to its end. */
   exec(request: SessionExec): Promise<SessionExecRun>;
   /**

@@ -1,0 +1,294 @@
+/**
+ * The conformance suite of the session seam (`sandbox_session.ts`): what
+ * every backend's sessions must do for the protocols written on them (the
+ * task environment's candidate, Harbor's shared and separate verifiers) to
+ * keep their guarantees, checked on a live session, the way inspect_ai's
+ * sandbox packages prove their contract with `self_check`. A backend that
+ * declares a capability absent (`SessionCapabilities`) has those checks
+ * reported `unsupported`, never passed.
+ *
+ * Every command runs through the runner's own busybox ({@link GATE_BUSYBOX}),
+ * which every session has, so the suite needs nothing of the image.
+ *
+ * @module
+ */
+import { GATE_BUSYBOX, type SandboxSession } from "./sandbox_session.ts";
+import { SandboxError } from "./sandbox_error.ts";
+
+/** One check's outcome. */
+export interface ConformanceResult {
+  /** What is checked, as a sentence. */
+  check: string;
+  status: "passed" | "failed" | "unsupported";
+  /** Why it failed, or which capability it needs; empty when passed. */
+  detail: string;
+}
+
+/** What the suite is given: a live session, and what it needs to reach the sandbox from the host. */
+export interface ConformanceTarget {
+  session: SandboxSession;
+  /** A host directory of the caller's, for files to copy in and the forwarded socket. */
+  tempDir: string;
+}
+
+type Check = {
+  check: string;
+  needs?: keyof SandboxSession["capabilities"];
+  run: (target: ConformanceTarget) => Promise<void>;
+};
+
+const bb = (...argv: string[]) => [GATE_BUSYBOX, ...argv];
+const text = (bytes: Uint8Array | null) => bytes === null ? null : new TextDecoder().decode(bytes);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function expect(condition: boolean, what: string): void {
+  if (!condition) throw new Error(what);
+}
+
+/** Runs a shell line as root and returns its stdout; a non-zero exit fails the check. */
+async function sh(session: SandboxSession, line: string): Promise<string> {
+  const run = await session.exec({ argv: bb("sh", "-c", line), user: "0:0", wallMs: 30_000 });
+  expect(run.exitCode === 0, `"${line}" exited ${run.exitCode}: ${run.stderrTail.trim()}`);
+  return run.stdoutTail;
+}
+
+/** The session's processes whose command line holds `marker`. */
+async function withMarker(session: SandboxSession, marker: string) {
+  return (await session.processes()).filter((p) => p.command.includes(marker));
+}
+
+/** Host-side: whether a process is stopped (state `T`, proc(5)). */
+async function stopped(pid: number): Promise<boolean> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+  return /^\d+ \(.*\) T /.test(stat);
+}
+
+const CHECKS: Check[] = [
+  {
+    check: "exec runs the argv with its env, user and cwd, and returns its exit code and output",
+    async run({ session }) {
+      const run = await session.exec({
+        argv: bb("sh", "-c", 'echo "$GREETING"; id -u; pwd; echo oops >&2; exit 7'),
+        env: { GREETING: "hello" },
+        user: "65534:65534",
+        cwd: "/tmp",
+        wallMs: 30_000,
+      });
+      expect(run.exitCode === 7, `exit code ${run.exitCode}, not 7`);
+      expect(run.stdoutTail === "hello\n65534\n/tmp\n", `stdout ${JSON.stringify(run.stdoutTail)}`);
+      expect(run.stderrTail === "oops\n", `stderr ${JSON.stringify(run.stderrTail)}`);
+      expect(!run.wallCapHit && !run.aborted, "marked killed");
+    },
+  },
+  {
+    check: "exec kills a process and its descendants at the wall cap, and keeps the tail bounded",
+    async run({ session }) {
+      const run = await session.exec({
+        argv: bb(
+          "sh",
+          "-c",
+          `${GATE_BUSYBOX} yes | ${GATE_BUSYBOX} head -c 200000; exec ${GATE_BUSYBOX} sleep 1001`,
+        ),
+        user: "0:0",
+        wallMs: 1_000,
+        tailBytes: 1000,
+      });
+      expect(run.wallCapHit, "not marked as killed at its wall cap");
+      // The last 1000 bytes, after the note of what was omitted (`tailText`).
+      const omitted = /^\[… (\d+) earlier bytes omitted\]\n/.exec(run.stdoutTail);
+      expect(
+        omitted !== null && Number(omitted[1]) === 199_000 &&
+          run.stdoutTail.length - omitted[0].length === 1000,
+        `tail of ${run.stdoutTail.length} characters`,
+      );
+      if (session.capabilities.processControl) {
+        expect((await withMarker(session, "sleep 1001")).length === 0, "its child outlived it");
+      }
+    },
+  },
+  {
+    check: "exec kills a process when its signal aborts",
+    async run({ session }) {
+      const abort = new AbortController();
+      setTimeout(() => abort.abort(), 300);
+      const run = await session.exec({
+        argv: bb("sleep", "1002"),
+        user: "0:0",
+        wallMs: 30_000,
+        signal: abort.signal,
+      });
+      expect(run.aborted && !run.wallCapHit, "not marked as aborted");
+    },
+  },
+  {
+    check: "copyIn copies a host directory's contents, owned by root, modes kept",
+    async run({ session, tempDir }) {
+      const dir = await Deno.makeTempDir({ dir: tempDir });
+      await Deno.mkdir(`${dir}/sub`);
+      await Deno.writeTextFile(`${dir}/sub/run.sh`, "#!/bin/sh\necho ran\n", { mode: 0o750 });
+      await session.copyIn(dir, "/conformance/in");
+      const listed = await sh(session, `stat -c '%u %a' /conformance/in/sub/run.sh`);
+      expect(listed === "0 750\n", `owner and mode "${listed.trim()}"`);
+      expect(
+        text(await session.readFile("/conformance/in/sub/run.sh", 100)) === "#!/bin/sh\necho ran\n",
+        "content differs",
+      );
+    },
+  },
+  {
+    check: "readFile reads at most maxBytes of a regular file, and null for anything else, at once",
+    async run({ session }) {
+      await sh(
+        session,
+        "mkdir -p /conformance/r && printf 0123456789 > /conformance/r/f && mkfifo /conformance/r/fifo",
+      );
+      expect(text(await session.readFile("/conformance/r/f", 4)) === "0123", "not bounded");
+      expect(await session.readFile("/conformance/r/absent", 4) === null, "an absent file read");
+      expect(await session.readFile("/conformance/r", 4) === null, "a directory read");
+      expect(await session.readFile("/conformance/r/fifo", 4) === null, "a fifo read");
+    },
+  },
+  {
+    check:
+      "archiveOut and archiveIn carry a tree between sessions; an absent path is null; past maxBytes too_large",
+    async run({ session }) {
+      await sh(session, "mkdir -p /conformance/a/d && echo x > /conformance/a/d/f");
+      const archive = await session.archiveOut("/conformance/a", 1024 ** 2);
+      expect(archive !== null, "no archive");
+      await session.archiveIn(archive!, "/conformance/b");
+      expect(text(await session.readFile("/conformance/b/a/d/f", 10)) === "x\n", "not restored");
+      expect(
+        await session.archiveOut("/conformance/absent", 1024) === null,
+        "an absent path archived",
+      );
+      let code = "";
+      try {
+        await session.archiveOut("/conformance/a", 100);
+      } catch (error) {
+        code = error instanceof SandboxError ? error.code : String(error);
+      }
+      expect(code === "too_large", `past maxBytes: ${code || "no error"}`);
+    },
+  },
+  {
+    check: "changes lists what was added and modified against the image",
+    needs: "changes",
+    async run({ session }) {
+      await sh(session, "echo new > /conformance-added && echo more >> /etc/passwd");
+      const changes = await session.changes();
+      const kind = (path: string) => changes.find((c) => c.path === path)?.kind;
+      expect(kind("/conformance-added") === "added", `added file: ${kind("/conformance-added")}`);
+      expect(kind("/etc/passwd") === "modified", `modified file: ${kind("/etc/passwd")}`);
+    },
+  },
+  {
+    check:
+      "processes lists the sandbox's processes with host PIDs; listeners names their listening sockets",
+    needs: "processControl",
+    async run({ session }) {
+      await sh(
+        session,
+        `setsid ${GATE_BUSYBOX} nc -l -p 18555 -e ${GATE_BUSYBOX} echo hi >/dev/null 2>&1 & ` +
+          `setsid ${GATE_BUSYBOX} sleep 1003 >/dev/null 2>&1 &`,
+      );
+      let found: Map<number, string[]> = new Map();
+      let pids: number[] = [];
+      for (let i = 0; i < 50 && found.size === 0; i++) {
+        await pause(100);
+        pids = (await session.processes()).map((p) => p.pid);
+        found = await session.listeners(pids);
+      }
+      const listener = (await withMarker(session, "18555"))[0];
+      const sleeper = (await withMarker(session, "sleep 1003"))[0];
+      expect(listener !== undefined && sleeper !== undefined, "a started process is not listed");
+      expect(
+        await Deno.stat(`/proc/${listener.pid}`).then(() => true, () => false),
+        "not a host PID",
+      );
+      expect(
+        ["tcp 0.0.0.0:18555", "tcp [::]:18555"].includes(found.get(listener.pid)?.join() ?? ""),
+        `the listener's sockets: ${JSON.stringify(found.get(listener.pid))}`,
+      );
+      expect(!found.has(sleeper.pid), "a process without a socket listed as listening");
+    },
+  },
+  {
+    check: "stopAllBut stops every process but those kept, and those forked meanwhile",
+    needs: "processControl",
+    async run({ session }) {
+      await sh(
+        session,
+        `setsid sh -c 'while :; do ${GATE_BUSYBOX} sleep 0.01 & done' >/dev/null 2>&1 & ` +
+          `setsid ${GATE_BUSYBOX} sleep 1004 >/dev/null 2>&1 &`,
+      );
+      await pause(300);
+      const kept = (await withMarker(session, "sleep 1004"))[0];
+      expect(kept !== undefined, "the process to keep is not listed");
+      const stoppedPids = await session.stopAllBut(new Set([kept.pid]));
+      expect(stoppedPids.length > 0, "nothing stopped");
+      const loop = (await withMarker(session, "while :"))[0];
+      expect(loop !== undefined && await stopped(loop.pid), "the forking loop runs on");
+      expect(!(await stopped(kept.pid)), "the kept process was stopped");
+      const before = (await session.processes()).length;
+      await pause(300);
+      expect((await session.processes()).length === before, "processes still appear");
+    },
+  },
+  {
+    check: "forwardPort makes a host unix socket reachable on the sandbox's loopback",
+    async run({ session, tempDir }) {
+      const socketPath = `${tempDir}/fwd-${crypto.randomUUID().slice(0, 8)}.sock`;
+      const listener = Deno.listen({ transport: "unix", path: socketPath });
+      const serving = (async () => {
+        for await (const conn of listener) {
+          await conn.write(new TextEncoder().encode("from the host\n"));
+          conn.close();
+        }
+      })().catch(() => {});
+      const forward = await session.forwardPort(18556, socketPath);
+      try {
+        const out = await sh(
+          session,
+          `for i in $(seq 50); do o=$(nc 127.0.0.1 18556 </dev/null) && [ -n "$o" ] && ` +
+            `{ echo "$o"; exit 0; }; sleep 0.1; done; exit 1`,
+        );
+        expect(out === "from the host\n", `read ${JSON.stringify(out)}`);
+      } finally {
+        await forward.close();
+        listener.close();
+        await serving;
+      }
+    },
+  },
+  {
+    check: "oomKilled is false when no process of the sandbox was killed for memory",
+    async run({ session }) {
+      expect(!(await session.oomKilled()), "an OOM kill reported");
+    },
+  },
+];
+
+/**
+ * Runs every check against a live session, in order (a later check may
+ * rely on what an earlier one left; the session should be fresh and is
+ * left dirty: processes stopped, files under `/conformance`).
+ *
+ * @param target the session and a host directory of the caller's
+ * @returns one result per check
+ */
+export async function sessionConformance(target: ConformanceTarget): Promise<ConformanceResult[]> {
+  const results: ConformanceResult[] = [];
+  for (const { check, needs, run } of CHECKS) {
+    if (needs !== undefined && !target.session.capabilities[needs]) {
+      results.push({ check, status: "unsupported", detail: `needs the capability "${needs}"` });
+      continue;
+    }
+    try {
+      await run(target);
+      results.push({ check, status: "passed", detail: "" });
+    } catch (error) {
+      results.push({ check, status: "failed", detail: (error as Error).message });
+    }
+  }
+  return results;
+}
