@@ -34,7 +34,7 @@ function task(python: string): Record<string, string> {
     "answer/task.toml": [
       'version = "1.0"',
       "[verifier]",
-      "timeout_sec = 30.0",
+      "timeout_sec = 10.0",
       "[agent]",
       "timeout_sec = 60.0",
       "[environment]",
@@ -50,6 +50,8 @@ function task(python: string): Record<string, string> {
     "answer/tests/test.sh": [
       "#!/bin/bash",
       "python3 /tests/fetch.py",
+      // The tests wait while the answer says it is not done (an answer can keep them past the cap).
+      "while [ -f /app/wait ]; do sleep 0.2; done",
       "sleep 0.5",
       "if python3 /tests/test_answer.py; then echo 1 > /logs/verifier/reward.txt; " +
       "else echo 0 > /logs/verifier/reward.txt; fi",
@@ -138,6 +140,9 @@ function routes(preloadLibrary: Uint8Array): Record<string, string> {
         "    open(t, 'w').write('# hijacked\\n')",
       ].join("\n"),
     ),
+    // No process left, but an answer on which the tests run past their timeout: they finished in
+    // time on the oracle's answer at the suite check, so the time is the candidate's.
+    slow: "touch /app/wait",
     // A daemon that listens (so it is kept running) and kills the verifier: a scored failure.
     "kept-killer": listeningDaemon(9002, KILL_TEST_SH),
     // A daemon that listens (so it is kept running) and uses the verifier's egress proxy while
@@ -298,21 +303,28 @@ Deno.test({
       const keptKiller = byAgent.get("kept-killer")!;
       deepEqual(outcome("kept-killer"), scored(false));
       ok(/failed checks: verifier_disrupted/.test(keptKiller.notes ?? ""), keptKiller.notes ?? "");
+      // Past the timeout on the candidate's answer alone: its scored failure, not a verifier fault.
+      const slow = byAgent.get("slow")!;
+      deepEqual(outcome("slow"), scored(false));
+      ok(/failed checks: tests_timed_out/.test(slow.notes ?? ""), slow.notes ?? "");
       // Kept, and uses the verifier's proxy: without the test run's password it is refused, and
       // the row counts the verifier's own request only; nothing of the workspace left.
       deepEqual(outcome("kept-egress"), scored(false));
       // (preload and symlink left no working python3 to fetch with.)
+      // (kept-killer's test run may die before or after its fetch.)
       const fetched = (id: string) => id !== "preload" && id !== "symlink";
-      for (const row of rows) {
+      for (const row of rows.filter((r) => r.agent_id !== "kept-killer")) {
         deepEqual(
           [row.verification?.egress_allowed, row.verification?.egress_denied],
           [fetched(row.agent_id) ? 1 : 0, 0],
           row.agent_id,
         );
       }
+      const killerFetched = byAgent.get("kept-killer")!.verification?.egress_allowed ?? 0;
       deepEqual(
         server.requests.map((r) => r.path),
-        rows.filter((r) => fetched(r.agent_id)).map(() => "/hello.txt"),
+        rows.filter((r) => fetched(r.agent_id) && r.agent_id !== "kept-killer")
+          .map(() => "/hello.txt").concat(killerFetched === 1 ? ["/hello.txt"] : []),
       );
     } finally {
       await server.close();

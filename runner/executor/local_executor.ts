@@ -58,6 +58,8 @@ export function createLocalExecutor(options: LocalExecutorOptions): EpisodeExecu
       agentBundles: environment.agentBundles,
       verifierKit: environment.verifierKit ?? undefined,
       tempDir: options.tempDir,
+      // Every task's tests finished within their timeout on its oracle at the check.
+      oracleFinishedInTime: options.plan.suite_check?.state === "passed",
     });
   return createEpisodeExecutor(sandbox, {
     plan: options.plan,

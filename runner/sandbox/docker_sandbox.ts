@@ -142,6 +142,12 @@ export interface DockerSandboxOptions {
    * (`egress_resolve.ts`); default: `LEDGERBENCH_EGRESS_RESOLVE`'s entries.
    */
   egressResolve?: EgressResolve;
+  /**
+   * The plan froze a passed suite check (`Plan.suite_check`): in Harbor's
+   * modes a test run past its timeout is then the candidate's failure
+   * (`SharedVerifierSettings.oracleFinishedInTime`). Absent: false.
+   */
+  oracleFinishedInTime?: boolean;
 }
 
 /**
@@ -307,6 +313,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           signal: request.signal,
           allowHosts: settings.verifierAllowHosts,
           egressResolve,
+          oracleFinishedInTime: options.oracleFinishedInTime,
         } as const;
         try {
           if (settings.verifierMode !== "separate") {

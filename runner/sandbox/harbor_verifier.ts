@@ -42,7 +42,9 @@
  *   reward, out of memory) while the candidate's processes were there is
  *   the candidate's scored failure, never an invalid row: a candidate must
  *   never be able to choose invalid (seed 002: only what the harness did
- *   wrong is invalid).
+ *   wrong is invalid); so is, in both modes, a test run past its timeout
+ *   whose tests finished within it on the oracle's answer at the suite
+ *   check the plan froze.
  *
  * A shared verdict is still only as strong as the shared container: kept
  * processes and the candidate's code the tests run are beside the tests,
@@ -114,6 +116,15 @@ export interface SharedVerifierSettings {
   allowHosts?: readonly string[];
   /** Where the proxy connects for a named host (`egress_resolve.ts`); absent: it resolves names. */
   egressResolve?: EgressResolve;
+  /**
+   * The suite check the plan froze passed: these tests finished within
+   * `wallMs` on the task's oracle, in the same environment. A test run
+   * past `wallMs` then ran on the candidate's answer (the tests run the
+   * candidate's code, or wait for what it should have made) and is its
+   * scored failure, not a verifier fault (seed 002: only what the harness
+   * did wrong is invalid). Absent or false: a timeout is the verifier's fault.
+   */
+  oracleFinishedInTime?: boolean;
 }
 
 /** The loopback port the verifier reaches its egress proxy on. */
@@ -463,22 +474,18 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     egress: egress?.requests() ?? [],
   };
   // No verdict while the candidate's processes were there: its failure, never invalid.
+  const failed = (name: string, detail: string): SharedVerification["outcome"] => ({
+    kind: "verdict",
+    verdict: { schema_version: 1, resolved: false, checks: [{ name, passed: false, detail }] },
+  });
   const noVerdict = (fault: VerifierFaultCode, detail: string): SharedVerification["outcome"] =>
     run.candidateAlive
-      ? {
-        kind: "verdict",
-        verdict: {
-          schema_version: 1,
-          resolved: false,
-          checks: [{
-            name: DISRUPTED_CHECK,
-            passed: false,
-            detail: `The tests gave no verdict (${fault}: ${detail}) while processes the ` +
-              "candidate left were in its container: a scored failure, as a candidate " +
-              "must never be able to choose an invalid attempt",
-          }],
-        },
-      }
+      ? failed(
+        DISRUPTED_CHECK,
+        `The tests gave no verdict (${fault}: ${detail}) while processes the candidate left ` +
+          "were in its container: a scored failure, as a candidate must never be able to " +
+          "choose an invalid attempt",
+      )
       : { kind: "fault", fault, detail };
   if (tests.aborted) {
     return {
@@ -487,14 +494,18 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     };
   }
   if (tests.wallCapHit) {
+    const detail = `test.sh was killed at its wall cap of ${settings.wallMs} ms: ${
+      lastLines(tests.stderrTail || tests.stdoutTail)
+    }`;
     return {
       ...result,
-      outcome: noVerdict(
-        "timeout",
-        `test.sh was killed at its wall cap of ${settings.wallMs} ms: ${
-          lastLines(tests.stderrTail || tests.stdoutTail)
-        }`,
-      ),
+      outcome: settings.oracleFinishedInTime === true && !run.candidateAlive
+        ? failed(
+          TIMED_OUT_CHECK,
+          `${detail}; on the oracle's answer the same tests finished within it at the suite ` +
+            "check the plan froze, so the time was spent on the candidate's answer",
+        )
+        : noVerdict("timeout", detail),
     };
   }
   const parsed = parseRewardFiles(rewardFiles, settings.reward);
@@ -516,6 +527,9 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
 
 /** The failed check of a shared-mode test run that the candidate's processes left without a verdict. */
 export const DISRUPTED_CHECK = "verifier_disrupted";
+
+/** The failed check of a test run past its timeout whose tests finished in time on the oracle's answer. */
+export const TIMED_OUT_CHECK = "tests_timed_out";
 
 /** Bytes of `sha256sum` output read back from `/tests` after the run. */
 const TESTS_LISTING_BYTES = 4 * 1024 ** 2;
