@@ -48,6 +48,7 @@ import { integer, percent, percentInterval, plural, quotedList } from "./format.
 import { displayId } from "../analysis/untrusted_text.ts";
 import type { AgentInterval, ReportClaim, SprtAgentResult } from "./report_model.ts";
 import type { InvalidRow } from "../analysis/invalid_attempts.ts";
+import type { FlaggedSummary } from "../analysis/flagged_rows.ts";
 
 const CLAIM_WORDS: Record<CensoringClaim, string> = {
   headline: "a headline score may be stated",
@@ -151,23 +152,36 @@ export function priceTableClaim(rows: readonly Episode[]): ReportClaim | null {
 }
 
 /**
- * The verifier-mode claim (issue 22): how many of the rows were verified in
- * Harbor's shared mode, where the verifier ran in the candidate's own
- * container and the verdict is not sealed (`sharedModeNote`); null when none
- * was.
+ * The verifier-mode claim: how many of the rows were verified in Harbor's
+ * shared mode, where the verifier ran in the candidate's own container and
+ * the verdict is not sealed (`sharedModeNote`), and how many resolved rows
+ * carry a hijack flag (`flaggedSummary`: the candidate changed what its
+ * test run trusts; the claim policy holds them); null when neither.
  *
  * @param counts the rows' verification modes (`verificationModes`, after errata)
+ * @param flagged the assessment's flagged summary (its whole-run row)
  * @returns the claim with id `verification-mode`, or null
  */
-export function verificationModeClaim(counts: VerificationModes): ReportClaim | null {
-  const note = sharedModeNote(counts);
-  if (note === null) return null;
+export function verificationModeClaim(
+  counts: VerificationModes,
+  flagged: FlaggedSummary,
+): ReportClaim | null {
+  const notes = [sharedModeNote(counts)];
+  const resolved = flagged.overall.flagged_resolved;
+  if (resolved > 0) {
+    notes.push(
+      `${plural(resolved, "resolved row")} ${resolved === 1 ? "carries" : "carry"} a hijack flag ` +
+        "(the candidate changed what its test run trusts), held to the claim policy",
+    );
+  }
+  const text = notes.filter((note) => note !== null).join("; ");
+  if (text === "") return null;
   return {
     id: "verification-mode",
     topic: "validation",
     rule: "issue-22 verifier mode",
     stated: true,
-    text: note,
+    text,
   };
 }
 

@@ -342,7 +342,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   if (prices !== null) claims.push(prices);
   // Rows whose verifier ran in the candidate's own container (issue 22): always counted and said.
   const modes = verificationModes(rows);
-  const shared = verificationModeClaim(modes);
+  const shared = verificationModeClaim(modes, assessment.flagged);
   if (shared !== null) claims.push(shared);
   if (errata !== null && application !== null) {
     claims.push(...errataClaims(errata, application.applied));

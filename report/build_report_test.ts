@@ -470,6 +470,29 @@ Deno.test("buildReport() states that the rows name two price tables, without a p
   equal(one.summary.claims.some((c) => c.id === "price-tables"), false);
 });
 
+Deno.test("buildReport() says how many resolved rows carry a hijack flag, beside the shared-mode count", () => {
+  const verification = (hijacks: { flag: string; path: string }[]) => ({
+    verification: {
+      mode: "shared",
+      reward: { reward: 1 },
+      reward_file: "reward.txt",
+      decided_by: 'key "reward"',
+      hijacks,
+    },
+  });
+  const conftest = [{ flag: "conftest", path: "/app/conftest.py" }];
+  const rows = [1, 2, 3, 4].map((i) =>
+    episode("harbor", `t${i}`, i <= 3, verification(i === 1 ? conftest : []))
+  );
+  const report = buildReport(inputsOf(rows));
+  equal(
+    claim(report, "verification-mode").text,
+    "4 of 4 rows were verified in Harbor's shared mode: the verifier ran in the candidate's own " +
+      "container, so these verdicts are not sealed; 1 resolved row carries a hijack flag (the " +
+      "candidate changed what its test run trusts), held to the claim policy",
+  );
+});
+
 Deno.test("buildReport() says how many rows were verified in Harbor's shared mode, in report.md and summary.json", () => {
   // Issue 22: 3 rows verified in the candidate's own container, 4 sealed, 1 written before the
   // record existed, over 8 rows.
