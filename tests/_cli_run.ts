@@ -40,8 +40,23 @@ export function cliCommand(args: readonly string[], options: CliOptions = {}): D
 }
 
 /** Runs {@linkcode cliCommand} to its end and decodes stdout and stderr. */
-export async function cli(...args: string[]): Promise<CliResult> {
-  const output = await cliCommand(args).output();
+export function cli(...args: string[]): Promise<CliResult> {
+  return cliWithEnv({}, ...args);
+}
+
+/**
+ * {@linkcode cli} with variables added to the inherited environment (the
+ * egress resolution of a test, an engine's `DOCKER_HOST`).
+ *
+ * @param env the variables
+ * @param args the CLI's arguments
+ * @returns what the CLI printed and its exit status
+ */
+export async function cliWithEnv(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<CliResult> {
+  const output = await cliCommand(args, { env }).output();
   const decoder = new TextDecoder();
   return {
     code: output.code,
@@ -119,13 +134,13 @@ export function freezeCli(
  * answered by its scripted provider (`scripts`: agent id → script, written
  * as JSON beside the ledger).
  *
- * @param paths the plan, the suite and the ledger
+ * @param paths the plan, the suite and the ledger (and variables for the CLI's environment)
  * @param scripts agent id → provider script (the relay's `--provider-script` input)
  * @param extra further options (e.g. `--judge-provider-script FILE`)
  * @returns what the CLI printed and its exit status
  */
 export async function runCli(
-  paths: { plan: string; suite: string; ledger: string },
+  paths: { plan: string; suite: string; ledger: string; env?: Record<string, string> },
   scripts: Record<string, unknown>,
   ...extra: string[]
 ): Promise<CliResult> {
@@ -135,7 +150,8 @@ export async function runCli(
     await Deno.writeTextFile(file, JSON.stringify(script));
     flags.push("--provider-script", `${agent}=${file}`);
   }
-  return cli(
+  return cliWithEnv(
+    paths.env ?? {},
     "run",
     "--plan",
     paths.plan,

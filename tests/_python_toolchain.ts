@@ -8,7 +8,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { equal } from "node:assert/strict";
 import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
+import { cliWithEnv } from "./_cli_run.ts";
 
 /**
  * A Dockerfile line giving the busybox-based toolchain image a `bash`: a
@@ -128,6 +130,41 @@ export async function writeSuite(dir: string, files: Record<string, string>): Pr
     await Deno.writeTextFile(`${dir}/${path}`, text);
     if (path.endsWith(".sh")) await Deno.chmod(`${dir}/${path}`, 0o755);
   }
+}
+
+/**
+ * Writes Harbor-format tasks under `<dir>/harbor`, imports them with
+ * `suite import harbor` into `<dir>/suite` and proves them with `suite
+ * check`, each step asserted to succeed.
+ *
+ * @param dir a directory of the test's
+ * @param tasks path → text of the task directories ({@link writeSuite})
+ * @param options further `suite import harbor` arguments, and variables for the CLI
+ * @returns the suite directory and the directory `suite check` wrote
+ */
+export async function importCheckedHarborSuite(
+  dir: string,
+  tasks: Record<string, string>,
+  options: { importArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<{ suite: string; checkDir: string }> {
+  const env = options.env ?? {};
+  await writeSuite(`${dir}/harbor`, tasks);
+  const suite = `${dir}/suite`;
+  const imported = await cliWithEnv(
+    env,
+    "suite",
+    "import",
+    "harbor",
+    `${dir}/harbor`,
+    "--out",
+    suite,
+    ...(options.importArgs ?? []),
+  );
+  equal(imported.code, 0, imported.stderr);
+  const check = await cliWithEnv(env, "suite", "check", suite);
+  const summary = await Deno.readTextFile(`${suite}/check.json`).catch(() => "{}");
+  equal(check.code, 0, check.stderr + check.stdout + summary);
+  return { suite, checkDir: /written: (.+)\n/.exec(check.stdout)![1] };
 }
 
 /**

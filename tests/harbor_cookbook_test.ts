@@ -29,7 +29,7 @@ import { openEpisodeLog } from "../runner/episode_log_store.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cliCommand, ROOT } from "./_cli_run.ts";
+import { cliWithEnv, ROOT } from "./_cli_run.ts";
 import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
 import { testCa } from "./_test_ca.ts";
 import { startPackageServer } from "./_package_server.ts";
@@ -109,7 +109,7 @@ async function freezeAndRun(
   agent: { id: string; image: string; model?: string },
   script: unknown,
 ) {
-  const freeze = await ledgerbench(
+  const freeze = await cliWithEnv(
     env,
     "freeze",
     "--suite",
@@ -127,7 +127,7 @@ async function freezeAndRun(
   equal(freeze.code, 0, freeze.stderr);
   const scriptFile = `${dir}/${agent.id}.script.json`;
   await Deno.writeTextFile(scriptFile, JSON.stringify(script));
-  const run = await ledgerbench(
+  const run = await cliWithEnv(
     env,
     "run",
     "--plan",
@@ -141,17 +141,6 @@ async function freezeAndRun(
   );
   equal(run.code, 0, run.stderr);
   return (await loadLedger(`${dir}/ledger.jsonl`)).rows;
-}
-
-/** Runs the CLI with the egress resolution of this test; its output and status. */
-async function ledgerbench(env: Record<string, string>, ...args: string[]) {
-  const out = await cliCommand(args, { env }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: decoder.decode(out.stdout),
-    stderr: decoder.decode(out.stderr),
-  };
 }
 
 Deno.test({
@@ -180,7 +169,7 @@ Deno.test({
         await new Deno.Command("cp", { args: ["-R", `${COOKBOOK}/${task}`, `${dir}/harbor/`] })
           .output();
       }
-      const imported = await ledgerbench(
+      const imported = await cliWithEnv(
         env,
         "suite",
         "import",
@@ -197,7 +186,7 @@ Deno.test({
         "astral.sh",
       );
       equal(imported.code, 0, imported.stderr);
-      const check = await ledgerbench(
+      const check = await cliWithEnv(
         env,
         "suite",
         "check",
@@ -296,7 +285,7 @@ Deno.test({
         });
         await Deno.writeTextFile(`${dir}/harbor/plantable/${path}`, text);
       }
-      const imported = await ledgerbench(
+      const imported = await cliWithEnv(
         {},
         "suite",
         "import",
@@ -306,7 +295,7 @@ Deno.test({
         `${dir}/suite`,
       );
       equal(imported.code, 0, imported.stderr);
-      const check = await ledgerbench(
+      const check = await cliWithEnv(
         {},
         "suite",
         "check",

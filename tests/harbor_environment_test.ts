@@ -25,10 +25,10 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cli, freezeCli, runCli } from "./_cli_run.ts";
+import { freezeCli, runCli } from "./_cli_run.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
-import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
+import { BASH_STAND_IN, buildPythonBase, importCheckedHarborSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_environment_test.ts");
 
@@ -183,30 +183,15 @@ Deno.test({
     const python = await buildPythonBase();
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-harbor-env-" });
     try {
-      await writeSuite(`${dir}/harbor`, tasks(python));
-      const imported = await cli(
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-        "--reward-key",
-        "correctness",
-      );
-      equal(imported.code, 0, imported.stderr);
+      const { checkDir } = await importCheckedHarborSuite(dir, tasks(python), {
+        importArgs: ["--reward-key", "correctness"],
+      });
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(
         manifest.tasks.map((t: { verifier: { mode: string } }) => t.verifier.mode),
         ["shared", "shared", "shared", "separate", "separate", "shared", "shared"],
       );
-      const check = await cli("suite", "check", `${dir}/suite`);
-      const summary = JSON.parse(
-        await Deno.readTextFile(`${dir}/suite/check.json`).catch(() => "{}"),
-      );
-      equal(check.code, 0, check.stderr + check.stdout + JSON.stringify(summary, null, 1));
       // The service the oracle left listening was kept running for the tests, and recorded.
-      const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
       const serviceRows = (await loadLedger(`${checkDir}/tasks/service/ledger.jsonl`)).rows;
       const oracle = serviceRows.find((row) => row.resolved === true)!;
       deepEqual(

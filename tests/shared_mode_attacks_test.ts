@@ -18,12 +18,12 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { cliCommand, freezeCli } from "./_cli_run.ts";
+import { freezeCli, runCli } from "./_cli_run.ts";
 import { startPackageServer } from "./_package_server.ts";
 import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
-import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
+import { BASH_STAND_IN, buildPythonBase, importCheckedHarborSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/shared_mode_attacks_test.ts");
 
@@ -190,26 +190,11 @@ Deno.test({
     // pkg.test, the one host the verifier may reach, is a loopback server.
     const server = await startPackageServer({ files: { "pkg.test/hello.txt": "hello\n" } });
     const env = { [EGRESS_RESOLVE_VARIABLE]: `pkg.test:80=127.0.0.1:${server.port}` };
-    const cli = async (...args: string[]) => {
-      const out = await cliCommand(args, { env }).output();
-      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-      return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
-    };
     try {
-      await writeSuite(`${dir}/harbor`, task(python));
-      const imported = await cli(
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-        "--verifier-allow-host",
-        "pkg.test",
-      );
-      equal(imported.code, 0, imported.stderr);
-      const check = await cli("suite", "check", `${dir}/suite`);
-      equal(check.code, 0, check.stderr + check.stdout);
+      await importCheckedHarborSuite(dir, task(python), {
+        importArgs: ["--verifier-allow-host", "pkg.test"],
+        env,
+      });
       server.requests.length = 0;
 
       const attacks = routes(await exitZeroLibrary(dir));
@@ -223,24 +208,15 @@ Deno.test({
         rules: [],
         default: { content: "```sh\necho 41 > /app/answer.txt\n" + shell + "\n```\n" },
       });
-      const scripts: Record<string, unknown> = {
-        honest: { ...answer(""), default: { content: "```sh\necho 42 > /app/answer.txt\n```\n" } },
-        ...Object.fromEntries(Object.entries(attacks).map(([id, shell]) => [id, answer(shell)])),
-      };
-      const scriptFlags: string[] = [];
-      for (const [agent, script] of Object.entries(scripts)) {
-        await Deno.writeTextFile(`${dir}/${agent}.script.json`, JSON.stringify(script));
-        scriptFlags.push("--provider-script", `${agent}=${dir}/${agent}.script.json`);
-      }
-      const run = await cli(
-        "run",
-        "--plan",
-        `${dir}/plan.json`,
-        "--suite",
-        `${dir}/suite`,
-        "--ledger",
-        `${dir}/ledger.jsonl`,
-        ...scriptFlags,
+      const run = await runCli(
+        { plan: `${dir}/plan.json`, suite: `${dir}/suite`, ledger: `${dir}/ledger.jsonl`, env },
+        {
+          honest: {
+            ...answer(""),
+            default: { content: "```sh\necho 42 > /app/answer.txt\n```\n" },
+          },
+          ...Object.fromEntries(Object.entries(attacks).map(([id, shell]) => [id, answer(shell)])),
+        },
       );
       equal(run.code, 0, run.stderr);
       const { rows } = await loadLedger(`${dir}/ledger.jsonl`);

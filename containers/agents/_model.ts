@@ -108,6 +108,29 @@ export async function chat(messages: Message[]): Promise<ChatResult> {
   }
 }
 
+/**
+ * Asks the model once with `prompt` and returns its answer's content, or
+ * exits the agent as the one-call agents do: 2 when the relay answered
+ * with an HTTP error (429, 5xx, a cap refusal), 3 when the answer had no
+ * message content.
+ *
+ * @param agent the agent's name, for its messages
+ * @param prompt the task prompt
+ * @returns the first choice's content
+ */
+export async function askOnce(agent: string, prompt: string): Promise<string> {
+  const result = await chat([{ role: "user", content: prompt }]);
+  if (result.status < 200 || result.status >= 300) {
+    console.error(`${agent}: the model call failed with HTTP ${result.status}`);
+    Deno.exit(2);
+  }
+  if (result.content === null) {
+    console.error(`${agent}: the model answer has no choices[0].message.content`);
+    Deno.exit(3);
+  }
+  return result.content;
+}
+
 function firstContent(body: unknown): string | null {
   if (typeof body !== "object" || body === null) return null;
   const choices = (body as { choices?: unknown }).choices;

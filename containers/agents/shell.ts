@@ -13,20 +13,11 @@
  *
  * @module
  */
-import { chat, readTask } from "./_model.ts";
+import { askOnce, readTask } from "./_model.ts";
 
-const prompt = await readTask();
-const result = await chat([{ role: "user", content: prompt }]);
-if (result.status < 200 || result.status >= 300) {
-  console.error(`shell: the model call failed with HTTP ${result.status}`);
-  Deno.exit(2);
-}
-if (result.content === null) {
-  console.error("shell: the model answer has no choices[0].message.content");
-  Deno.exit(3);
-}
+const content = await askOnce("shell", await readTask());
 const exitCodes: number[] = [];
-for (const match of result.content.matchAll(/```sh\n([\s\S]*?)\n?```/g)) {
+for (const match of content.matchAll(/```sh\n([\s\S]*?)\n?```/g)) {
   const run = await new Deno.Command("/bin/sh", {
     args: ["-c", match[1]],
     stdin: "null",

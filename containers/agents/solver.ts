@@ -9,20 +9,11 @@
  *
  * @module
  */
-import { chat, fileBlocks, readTask, writeBlock } from "./_model.ts";
+import { askOnce, fileBlocks, readTask, writeBlock } from "./_model.ts";
 
-const prompt = await readTask();
-const result = await chat([{ role: "user", content: prompt }]);
-if (result.status < 200 || result.status >= 300) {
-  console.error(`solver: the model call failed with HTTP ${result.status}`);
-  Deno.exit(2);
-}
-if (result.content === null) {
-  console.error("solver: the model answer has no choices[0].message.content");
-  Deno.exit(3);
-}
+const content = await askOnce("solver", await readTask());
 const written: string[] = [];
-for (const block of fileBlocks(result.content)) {
+for (const block of fileBlocks(content)) {
   written.push(await writeBlock(block));
 }
 console.log(JSON.stringify({ agent: "solver", calls: 1, written }));
