@@ -202,13 +202,6 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       const bundle = settings.environmentImage === undefined || program !== undefined
         ? undefined
         : bundleOf(agent.agent_id);
-      const forbidden = request.forbiddenValues.filter((value) => value !== "");
-      if (agent.command?.some((arg) => forbidden.some((value) => arg.includes(value)))) {
-        throw new SandboxError(
-          "forbidden_value",
-          `Refusing to start the candidate: the plan's command of agent "${agent.agent_id}" contains a forbidden value`,
-        );
-      }
       let forwarder: { close(): Promise<void> } | null = null;
       const closeForwarder = async () => {
         await forwarder?.close().catch(() => {});

@@ -27,12 +27,12 @@ import { type Artifact } from "./artifact_store.ts";
 import { storeWorkspace } from "./store_workspace.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS, unpackFromImage } from "./image_bundle.ts";
 import { unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 import {
   type CandidateResult,
   candidateStopReason,
-  findForbidden,
   mountCandidateQuota,
   storeLimits,
 } from "./run_candidate.ts";
@@ -125,15 +125,6 @@ export async function runEnvironmentCandidate(
   options: EnvironmentCandidateOptions,
 ): Promise<EnvironmentEpisode> {
   const docker = options.docker ?? dockerClient();
-  const forbidden = options.forbiddenValues.filter((value) => value !== "");
-  for (const [name, value] of Object.entries(options.env)) {
-    if (forbidden.some((secret) => value.includes(secret) || name.includes(secret))) {
-      throw new SandboxError(
-        "forbidden_value",
-        `Refusing to start the candidate: environment variable "${name}" contains a forbidden value`,
-      );
-    }
-  }
   const built = await inspectEnvironmentImage(docker, image, options.workdir);
   const workdir = built.workdir;
   const imagePath = built.path;
@@ -160,13 +151,10 @@ export async function runEnvironmentCandidate(
       await extractDirectory(docker, built.imageId, workdir, copy);
     }
     await overlay(job.workspace, copy);
-    const leak = forbidden.length === 0 ? null : await findForbidden(copy, forbidden);
-    if (leak !== null) {
-      throw new SandboxError(
-        "forbidden_value",
-        `Refusing to start the candidate: workspace file "${leak}" contains a forbidden value`,
-      );
-    }
+    await refuseForbiddenValues(
+      { env: options.env, argv: options.argv, workspace: copy },
+      options.forbiddenValues,
+    );
     const workspaceBefore = await relativePaths(copy);
     const cwd = workdir === undefined || workdir === "/" ? "/workspace" : workdir;
     const user = built.user;

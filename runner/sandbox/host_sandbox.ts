@@ -39,6 +39,7 @@ import { startForwarder } from "../relay/start_forwarder.ts";
 import { storeWorkspace } from "./store_workspace.ts";
 import { storeLimits } from "./run_candidate.ts";
 import { copyTree } from "./copy_tree.ts";
+import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { killDescendants } from "./_kill_descendants.ts";
 import { removeTree } from "./remove_tree.ts";
 import { tailText } from "./tail_text.ts";
@@ -103,12 +104,6 @@ async function runHostCandidate(
     throw new Error("suite check's runner programs run only in the Docker sandbox");
   }
   const { agent } = request;
-  const forbidden = request.forbiddenValues.filter((value) => value !== "");
-  if (Object.values(agent.env ?? {}).some((v) => forbidden.some((value) => v.includes(value)))) {
-    throw new Error(
-      `Refusing to start agent "${agent.agent_id}": its plan env holds the upstream key`,
-    );
-  }
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-host-" });
   let forwarder: { close(): Promise<void> } | null = null;
   const closeForwarder = async () => {
@@ -121,21 +116,18 @@ async function runHostCandidate(
     const workspace = `${temp}/workspace`;
     await copyTree(request.workspace, workspace, { mode: "writable" });
     await Deno.mkdir(`${temp}/home`);
-    const run = await runHost(
-      options.commands[agent.agent_id],
-      workspace,
-      {
-        // The plan's agent env first: the runner's own variables below always win.
-        ...agent.env,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        HOME: `${temp}/home`,
-        ...relayEnvironment(listening.port, request.model),
-        LEDGERBENCH_WORKSPACE: workspace,
-        LEDGERBENCH_TASK_FILE: `${workspace}/TASK.md`,
-      },
-      request.wallMs,
-      request.signal,
-    );
+    const env = {
+      // The plan's agent env first: the runner's own variables below always win.
+      ...agent.env,
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: `${temp}/home`,
+      ...relayEnvironment(listening.port, request.model),
+      LEDGERBENCH_WORKSPACE: workspace,
+      LEDGERBENCH_TASK_FILE: `${workspace}/TASK.md`,
+    };
+    const argv = options.commands[agent.agent_id];
+    await refuseForbiddenValues({ env, argv, workspace }, request.forbiddenValues);
+    const run = await runHost(argv, workspace, env, request.wallMs, request.signal);
     await closeForwarder();
     await request.onExited();
     // The Docker sandbox's rule: an unstorable workspace is the candidate's scored failure.

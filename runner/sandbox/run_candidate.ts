@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
@@ -15,6 +14,7 @@ import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { tailText } from "./tail_text.ts";
 import { createGate, type Gate, imageArgv } from "./_gate.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
@@ -270,15 +270,6 @@ export async function runCandidate(
 ): Promise<CandidateResult> {
   const docker = options.docker ?? dockerClient();
   const env = options.env ?? {};
-  const forbidden = (options.forbiddenValues ?? []).filter((v) => v.length > 0);
-  for (const [name, value] of Object.entries(env)) {
-    if (forbidden.some((secret) => value.includes(secret) || name.includes(secret))) {
-      throw new SandboxError(
-        "forbidden_value",
-        `Refusing to start the candidate: environment variable "${name}" contains a forbidden value`,
-      );
-    }
-  }
   const imageId = await imageDigest(image, { docker });
   if (imageId === null) {
     throw new SandboxError(
@@ -327,15 +318,7 @@ export async function runCandidate(
     mounted = true;
     const copy = `${quota}/workspace`;
     await copyTree(job.workspace, copy, { mode: "writable" });
-    if (forbidden.length > 0) {
-      const leak = await findForbidden(copy, forbidden);
-      if (leak) {
-        throw new SandboxError(
-          "forbidden_value",
-          `Refusing to start the candidate: workspace file "${leak}" contains a forbidden value`,
-        );
-      }
-    }
+    await refuseForbiddenValues({ env, argv, workspace: copy }, options.forbiddenValues ?? []);
     const tailBytes = options.tailBytes ?? 65536;
     let artifact: Artifact | null = null;
     let artifactError: string | null = null;
@@ -488,34 +471,4 @@ async function processExists(pid: number): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/**
- * The relative path of the first regular file under `dir` containing one of
- * `values` (the upstream key must never enter a sandbox), or null.
- *
- * @param dir the workspace copy
- * @param values the forbidden values (non-empty)
- * @returns the first offending path, relative to `dir`
- */
-export async function findForbidden(
-  dir: string,
-  values: readonly string[],
-): Promise<string | null> {
-  const needles = values.map((v) => Buffer.from(v, "utf8"));
-  async function visit(abs: string, rel: string): Promise<string | null> {
-    for await (const entry of Deno.readDir(abs)) {
-      const childAbs = `${abs}/${entry.name}`;
-      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory) {
-        const found = await visit(childAbs, childRel);
-        if (found) return found;
-      } else if (entry.isFile) {
-        const bytes = Buffer.from(await Deno.readFile(childAbs));
-        if (needles.some((needle) => bytes.includes(needle))) return childRel;
-      }
-    }
-    return null;
-  }
-  return await visit(dir, "");
 }
