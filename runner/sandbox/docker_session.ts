@@ -13,13 +13,7 @@ import { Buffer } from "node:buffer";
 import { engineCall } from "../docker/engine_call.ts";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 import { GATE_BUSYBOX } from "./_gate.ts";
-import type {
-  FsChange,
-  SandboxSession,
-  SessionExec,
-  SessionExecRun,
-  SessionProcess,
-} from "./sandbox_session.ts";
+import type { FsChange, SandboxSession, SessionExec, SessionExecRun } from "./sandbox_session.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { killDescendants } from "./_kill_descendants.ts";
@@ -29,6 +23,7 @@ import { containerOomKilled } from "./_oom_killed.ts";
 import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
 import { stopProcesses } from "./_stop_processes.ts";
 import { listeningSockets } from "./_listening_sockets.ts";
+import { containerProcesses } from "./_container_processes.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
@@ -94,6 +89,14 @@ export async function startDockerSession(
     if (!(pid > 0)) {
       throw new SandboxError("engine_error", `Container "${short}" exited before its gate opened`);
     }
+    /** The container's `cgroup.procs` on the host: every process of it, by host PID. */
+    const cgroupProcs = async () => {
+      const cgroup = await pidsCgroupDir(pid);
+      if (cgroup === null) {
+        throw new SandboxError("engine_error", `Container "${short}" has no pids cgroup to list`);
+      }
+      return `${cgroup}/cgroup.procs`;
+    };
     const problem = networkIsolationCheckable() ? networkIsolationProblem(pid) : null;
     if (problem !== null) {
       throw new SandboxError(
@@ -133,15 +136,9 @@ export async function startDockerSession(
         forwardInNamespaceAvailable()
           ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs: TUNNEL_DEADLINE_MS })
           : await startForwarder({ pid, socketPath, port }),
-      processes: () => processesOf(container),
+      processes: async () => containerProcesses(await cgroupProcs()),
       listeners: (pids) => listeningSockets(pid, pids),
-      stopAllBut: async (keep) => {
-        const cgroup = await pidsCgroupDir(pid);
-        if (cgroup === null) {
-          throw new SandboxError("engine_error", `Container "${short}" has no pids cgroup to list`);
-        }
-        return await stopProcesses(`${cgroup}/cgroup.procs`, new Set([pid, ...keep]));
-      },
+      stopAllBut: async (keep) => stopProcesses(await cgroupProcs(), new Set([pid, ...keep])),
       oomKilled: async () =>
         containerOomKilled(
           options.docker,
@@ -438,25 +435,6 @@ async function changesOf(container: Docker.Container): Promise<FsChange[]> {
   return (changes ?? []).map((change) => ({
     path: change.Path,
     kind: kinds[change.Kind] ?? "modified",
-  }));
-}
-
-/** The container's processes by the engine's `top` (host PIDs). */
-async function processesOf(container: Docker.Container): Promise<SessionProcess[]> {
-  const top = await engineCall(
-    "list the container's processes",
-    (abortSignal) =>
-      container.top({ ps_args: "-eo pid,ppid,user,args", abortSignal } as object) as Promise<
-        { Titles: string[]; Processes: string[][] }
-      >,
-  );
-  const column = (name: string) => top.Titles.findIndex((title) => title.trim() === name);
-  const [pid, ppid, user, args] = ["PID", "PPID", "USER", "COMMAND"].map(column);
-  return (top.Processes ?? []).map((row) => ({
-    pid: Number(row[pid]),
-    ppid: Number(row[ppid]),
-    user: row[user] ?? "",
-    command: row[args] ?? "",
   }));
 }
 

@@ -60,10 +60,11 @@ export interface FsChange {
 
 /** One process alive in a session. */
 export interface SessionProcess {
-  /** Its PID on the host (the engine's `top` reports host PIDs). */
+  /** Its PID on the host. */
   pid: number;
   /** Its parent's PID on the host. */
   ppid: number;
+  /** Its real uid, as a number's digits. */
   user: string;
   /** Its command line (untrusted text). */
   command: string;
