@@ -20,7 +20,8 @@ import {
 import { runCandidate } from "./run_candidate.ts";
 import { GATE_BUSYBOX } from "./_gate.ts";
 import { runVerifier, type RunVerifierOptions } from "./run_verifier.ts";
-import { VERIFIER_LIMITS, verifierResult, type VerifierTaskSettings } from "./sealed_verifier.ts";
+import { verifierResult, type VerifierTaskSettings } from "./sealed_verifier.ts";
+import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { removeTree } from "./remove_tree.ts";

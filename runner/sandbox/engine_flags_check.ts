@@ -12,7 +12,7 @@ import { engineCall } from "../docker/engine_call.ts";
 import { type EngineIdentity, engineIdentity } from "../docker/engine_identity.ts";
 import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { GATE_BUSYBOX, gateBusybox } from "./_gate.ts";
-import { VERIFIER_LIMITS } from "./sealed_verifier.ts";
+import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import { RUNNER_LABEL } from "../remove_orphans.ts";
 import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "../runner_identity.ts";
 import { SandboxError } from "./sandbox_error.ts";

@@ -40,12 +40,7 @@ import type { DockerSession } from "./docker_session.ts";
 import { inspectEnvironmentImage, startEnvironmentSession } from "./environment_session.ts";
 import type { FsChange, SessionProcess } from "./sandbox_session.ts";
 import { layerBytes } from "./_layer_bytes.ts";
-
-/**
- * The disk an agent may fill in its environment's writable layer when the
- * task sets no `storage_mb`: Harbor's own default, 10 GiB.
- */
-export const ENVIRONMENT_STORAGE_BYTES = 10_240 * 1024 ** 2;
+import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 
 /** How often the writable layer is measured while the agent runs, in ms. */
 const STORAGE_SAMPLE_MS = 2_000;

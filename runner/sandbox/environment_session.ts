@@ -22,7 +22,8 @@ import { engineCall } from "../docker/engine_call.ts";
 import { sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { createGate, GATE_BUSYBOX } from "./_gate.ts";
-import { CANDIDATE_LIMITS, DEFAULT_PATH } from "./run_candidate.ts";
+import { DEFAULT_PATH } from "./run_candidate.ts";
+import { CANDIDATE_LIMITS, ENVIRONMENT_PIDS_LIMIT } from "./sandbox_limits.ts";
 import { type DockerSession, startDockerSession } from "./docker_session.ts";
 import { RESERVED_CONTAINER_PATHS } from "../../analysis/schema/suite_manifest.ts";
 
@@ -45,9 +46,6 @@ export const ENVIRONMENT_CAPABILITIES = [
 
 /** The keep-alive command's last argument (seconds), by which its process is told apart. */
 const KEEP_ALIVE_SECONDS = "2147483647";
-
-/** A task environment's pids limit: a package install forks more than an agent alone. */
-const ENVIRONMENT_PIDS_LIMIT = 512;
 
 /** What a task environment's image says about how it runs (`docker image inspect`). */
 export interface EnvironmentImage {

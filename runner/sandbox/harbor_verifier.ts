@@ -71,6 +71,7 @@ import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";
 import { runnerSocketPath } from "../runner_socket_path.ts";
+import { SEPARATE_ARTIFACT_BYTES } from "./sandbox_limits.ts";
 
 /** Where Harbor's verifier writes its reward and logs. */
 export const HARBOR_VERIFIER_LOGS = "/logs/verifier";
@@ -334,9 +335,6 @@ export interface SeparateVerifierJob {
   /** Whether the tests are uploaded (the verifier's environment is the task's own, fresh). */
   uploadTests: boolean;
 }
-
-/** Bytes of archive copied from the candidate's environment into the verifier's, all paths together. */
-export const SEPARATE_ARTIFACT_BYTES = 64 * 1024 ** 2;
 
 /**
  * Runs Harbor's separate verifier (see the module doc): the verifier's

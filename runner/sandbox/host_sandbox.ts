@@ -54,9 +54,9 @@ import {
   runSealedVerifier,
   type SealedDriver,
   type SealedDriverRun,
-  VERIFIER_LIMITS,
   verifierResult,
 } from "./sealed_verifier.ts";
+import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 
 /** Options of {@link createHostSandbox}. */
 export interface HostSandboxOptions {

@@ -23,6 +23,7 @@
  * @module
  */
 export * from "./sandbox_error.ts";
+export * from "./sandbox_limits.ts";
 export * from "./digest_tree.ts";
 export * from "./copy_tree.ts";
 export * from "./remove_tree.ts";

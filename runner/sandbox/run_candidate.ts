@@ -19,59 +19,10 @@ import { tailText } from "./tail_text.ts";
 import { createGate, type Gate, imageArgv } from "./_gate.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
+import { CANDIDATE_LIMITS } from "./sandbox_limits.ts";
 
 /** The `PATH` of an image that sets none (Docker's default). */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-/** One mebibyte. */
-const MIB = 1024 ** 2;
-
-/**
- * The candidate sandbox's fixed limits: seed 000's `docker run` flags, and
- * issue 7's workspace limits, enforced while the candidate runs (item 3) and
- * checked when it is stored (item 4).
- */
-export const CANDIDATE_LIMITS = {
-  /** `--memory 1g`; swap is set equal, so no swap. */
-  memoryBytes: 1024 * MIB,
-  /** `--pids-limit 128`. */
-  pidsLimit: 128,
-  /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
-  tmpfsBytes: 256 * MIB,
-  /**
-   * Bytes of file data in `/workspace`: its own tmpfs (`size=`), mounted by
-   * the runner on the host, so a write past it fails with ENOSPC inside the
-   * sandbox and nothing reaches the host's disk. What the candidate writes
-   * there is charged to its memory limit, like `/tmp`: 512 MiB + 256 MiB
-   * full still leaves 256 MiB of the 1 GiB for its processes. Also the
-   * largest workspace stored (a sparse or hard-linked file can exceed it in
-   * apparent size: `too_large`, the candidate's scored failure).
-   */
-  workspaceBytes: 512 * MIB,
-  /**
-   * Inodes of `/workspace`'s tmpfs (`nr_inodes=`): every file, directory,
-   * symlink and hard link, the tmpfs root and the workspace directory
-   * included; one past it fails with ENOSPC. It bounds the harness's work
-   * after the candidate exits: storing 10,000 empty files takes about 3 s on
-   * our 2-core machine (200,000 took 305-457 s before the limit).
-   */
-  workspaceInodes: 10_000,
-  /**
-   * Deepest entry stored (one directly in `/workspace` has depth 1); deeper is
-   * an unstorable workspace, refused by rule long before PATH_MAX (4096 bytes).
-   */
-  workspaceDepth: 64,
-  /** Longest relative path stored, in UTF-8 bytes; longer is an unstorable workspace. */
-  workspacePathBytes: 1024,
-  /**
-   * Deadline for storing a workspace within the limits (digest, copy,
-   * digest of the copy): about 20 times the cost of the largest one. Missed,
-   * it is a harness fault (`store_deadline`), never the candidate's.
-   */
-  storeDeadlineMs: 60_000,
-  /** Seed 002's per-task wall clock, 300 s. */
-  wallMs: 300_000,
-} as const;
 
 /** What to run the candidate on, and where its workspace goes. */
 export interface CandidateJob {

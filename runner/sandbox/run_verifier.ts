@@ -15,10 +15,10 @@ import {
   runSealedVerifier,
   type SealedDriver,
   type SealedVerifierOptions,
-  VERIFIER_LIMITS,
   type VerifierJob,
   type VerifierOutcome,
 } from "./sealed_verifier.ts";
+import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 
 /** Options of {@linkcode runVerifier}: the sealed protocol's, and the container's. */
 export interface RunVerifierOptions extends SealedVerifierOptions {

@@ -23,32 +23,7 @@ import { parseVerdictLine } from "./parse_verdict_line.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
-
-/**
- * The verifier sandbox's limits: seed 000's 256 MB and half a CPU. The
- * protocol applies the wall cap and the files deadline; a backend that
- * isolates (Docker) enforces the rest.
- */
-export const VERIFIER_LIMITS = {
-  /** 256 MiB; swap set equal, so no swap. */
-  memoryBytes: 256 * 1024 ** 2,
-  /** Half a CPU. */
-  nanoCpus: 500_000_000,
-  pidsLimit: 64,
-  /** Size of the verifier's own tmpfs at `/tmp` (counted in the memory limit). */
-  tmpfsBytes: 64 * 1024 ** 2,
-  /** Size of `/scratch`, the tmpfs candidate code run by the verifier may write (counted too). */
-  scratchBytes: 64 * 1024 ** 2,
-  /** Default wall-clock cap of one verification. */
-  wallMs: 120_000,
-  /**
-   * Deadline of the verifier's file work on each side of the run (digests and
-   * copies of the hidden files and of the artifact, which is within the
-   * candidate's workspace limits): missing it is the harness's fault
-   * (`store_deadline`), never the candidate's.
-   */
-  filesDeadlineMs: 60_000,
-} as const;
+import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 
 /** What to verify. */
 export interface VerifierJob {
