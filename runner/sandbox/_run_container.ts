@@ -16,6 +16,7 @@ import { engineCreateOptions } from "./engine_create_options.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
 import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
+import type { ProcessEnd } from "./process_end.ts";
 
 /** What differs between the candidate's and the verifier's sandbox. */
 export interface SandboxSpec {
@@ -148,28 +149,17 @@ export interface RunContainerOptions {
   engineDeadlineMs?: number;
 }
 
-/** What happened to one container. */
-export interface ContainerRun {
+/**
+ * What happened to one container: how it ended (its `wallMs` and
+ * `startedAt` count from the start request, or with `openGate` from the
+ * gate's opening), and its output.
+ */
+export interface ContainerRun extends ProcessEnd {
   containerId: string;
   /** Host PID of the container's init process (0 when it exited before inspection). */
   pid: number;
-  /** Exit code as reported by the engine (137 after a kill). */
-  exitCode: number;
   /** The kernel's OOM killer ended a process of the container (`containerOomKilled`). */
   oomKilled: boolean;
-  /** The runner killed the container at its wall-clock cap. */
-  wallCapHit: boolean;
-  /** The runner killed the container because `signal` was aborted. */
-  aborted: boolean;
-  /**
-   * Milliseconds from the start request (with `openGate`: from the gate's
-   * opening) to the end of the wait, measured on the host.
-   */
-  wallMs: number;
-  /** ISO time of the start request (with `openGate`: of the gate's opening). */
-  startedAt: string;
-  /** ISO time at which the wait ended. */
-  finishedAt: string;
   stdout: Uint8Array;
   stderr: Uint8Array;
   /**

@@ -57,6 +57,7 @@ import {
   verifierResult,
 } from "./sealed_verifier.ts";
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
+import type { ProcessEnd } from "./process_end.ts";
 
 /** Options of {@link createHostSandbox}. */
 export interface HostSandboxOptions {
@@ -133,12 +134,12 @@ async function runHostCandidate(
     // The Docker sandbox's rule: an unstorable workspace is the candidate's scored failure.
     const stored = await storeWorkspace(workspace, request.artifactsRoot, storeLimits());
     return {
-      stopReason: run.killed && !request.signal.aborted
+      stopReason: run.wallCapHit
         ? "wall_cap"
-        : run.code !== 0 || run.killed
+        : run.exitCode !== 0 || run.aborted
         ? "error"
         : "completed",
-      exitCode: run.code,
+      exitCode: run.exitCode,
       oomKilled: false,
       wallMs: run.wallMs,
       startedAt: run.startedAt,
@@ -157,14 +158,9 @@ async function runHostCandidate(
 const TAIL_BYTES = 65536;
 
 /** How one host process ended, and its whole output. */
-interface HostRun {
-  code: number;
-  killed: boolean;
+interface HostRun extends ProcessEnd {
   stdout: Uint8Array<ArrayBuffer>;
   stderr: Uint8Array<ArrayBuffer>;
-  wallMs: number;
-  startedAt: string;
-  finishedAt: string;
 }
 
 /**
@@ -190,20 +186,22 @@ async function runHost(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let killed = false;
-  const kill = () => {
-    killed = true;
+  let killedBy: "wall" | "abort" | null = null;
+  const kill = (by: "wall" | "abort") => {
+    killedBy ??= by;
     void killDescendants(child.pid);
   };
-  const timer = setTimeout(kill, wallMs);
-  signal?.addEventListener("abort", kill, { once: true });
-  if (signal?.aborted) kill();
+  const timer = setTimeout(() => kill("wall"), wallMs);
+  const onAbort = () => kill("abort");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
   const output = await child.output();
   clearTimeout(timer);
-  signal?.removeEventListener("abort", kill);
+  signal?.removeEventListener("abort", onAbort);
   return {
-    code: output.code,
-    killed,
+    exitCode: output.code,
+    wallCapHit: killedBy === "wall",
+    aborted: killedBy === "abort",
     stdout: output.stdout,
     stderr: output.stderr,
     wallMs: performance.now() - clock,
@@ -264,12 +262,15 @@ function hostDriver(tempDir: string | undefined): SealedDriver {
       };
       const clock = performance.now();
       const stderr: Uint8Array<ArrayBuffer>[] = [];
-      let killed = false;
+      let killed: Pick<ProcessEnd, "wallCapHit" | "aborted"> = {
+        wallCapHit: false,
+        aborted: false,
+      };
       const step = async (argv: readonly string[]) => {
         const left = wallMs - (performance.now() - clock);
         const run = await runHost(argv, scratch, environment, left, signal);
         stderr.push(run.stderr);
-        killed = run.killed;
+        killed = run;
         return run;
       };
       const stage = (line: string) =>
@@ -277,8 +278,8 @@ function hostDriver(tempDir: string | undefined): SealedDriver {
       const ended = async (exitCode: number): Promise<SealedDriverRun> => ({
         exitCode,
         oomKilled: false,
-        wallCapHit: killed && !signal?.aborted,
-        aborted: killed && signal?.aborted === true,
+        wallCapHit: killed.wallCapHit,
+        aborted: killed.aborted,
         wallMs: performance.now() - clock,
         stdout: new Uint8Array(),
         stderr: new Uint8Array(await new Blob(stderr).arrayBuffer()),
@@ -288,9 +289,9 @@ function hostDriver(tempDir: string | undefined): SealedDriver {
         if (await isFile(`${hidden}/setup.sh`)) {
           await stage("setup");
           const setup = await step(["sh", "-c", 'exec sh "$0" 1>&2', `${hidden}/setup.sh`]);
-          if (killed) return await ended(setup.code);
-          if (setup.code !== 0) {
-            await stage(`setup-failed ${setup.code}`);
+          if (killed.wallCapHit || killed.aborted) return await ended(setup.exitCode);
+          if (setup.exitCode !== 0) {
+            await stage(`setup-failed ${setup.exitCode}`);
             return await ended(97);
           }
         }
@@ -302,8 +303,8 @@ function hostDriver(tempDir: string | undefined): SealedDriver {
         await stage("verify");
         const verify = await step(["sh", `${hidden}/verify.sh`]);
         await Deno.writeFile(`${channel}/verify.out`, verify.stdout);
-        if (!killed) await stage(`verify-exited ${verify.code}`);
-        return await ended(verify.code);
+        if (!killed.wallCapHit && !killed.aborted) await stage(`verify-exited ${verify.exitCode}`);
+        return await ended(verify.exitCode);
       } finally {
         await removeTree(scratch);
       }

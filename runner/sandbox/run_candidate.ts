@@ -20,6 +20,7 @@ import { createGate, type Gate, imageArgv } from "./_gate.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 import { CANDIDATE_LIMITS } from "./sandbox_limits.ts";
+import type { ProcessEnd } from "./process_end.ts";
 
 /** The `PATH` of an image that sets none (Docker's default). */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -120,36 +121,23 @@ export interface RunCandidateOptions {
 }
 
 /** The sandbox's view of one finished candidate episode. */
-export interface CandidateResult {
+export interface CandidateResult extends ProcessEnd {
   /** The image ID the container ran (resolved once, before create). */
   imageId: string;
   containerId: string;
   /** Host PID of the container's init process (0 if it exited before inspection). */
   pid: number;
-  /** Exit code (137 after a kill). */
-  exitCode: number;
   /** `State.OOMKilled`: the memory limit killed a process. */
   oomKilled: boolean;
-  /** The runner killed the container at its wall-clock cap. */
-  wallCapHit: boolean;
-  /** The runner killed the container because `signal` was aborted. */
-  aborted: boolean;
   /**
    * The sandbox's stop reason: `wall_cap` when the cap killed it; `error` when
    * aborted, OOM-killed or exited non-zero; else `completed`. The relay's
    * reasons (`token_cap`, `step_cap`, `rate_limited`) take precedence and are
-   * merged by the runner.
+   * merged by the runner. Its `wallMs` and `startedAt` count from the gate's
+   * opening (the moment the candidate's own code may first run, after the
+   * forwarder listens), as the wall cap does.
    */
   stopReason: "completed" | "wall_cap" | "error";
-  /**
-   * Milliseconds from the gate's opening (the moment the candidate's own code
-   * may first run, after the forwarder listens) to its exit, measured on the
-   * host; the wall cap counts from the same moment.
-   */
-  wallMs: number;
-  /** ISO times of the gate's opening and of the exit. */
-  startedAt: string;
-  finishedAt: string;
   /** Bounded tails of the container's stdout and stderr. */
   stdoutTail: string;
   stderrTail: string;

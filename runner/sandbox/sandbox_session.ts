@@ -15,6 +15,7 @@
  * @module
  */
 export { GATE_BUSYBOX } from "./_gate.ts";
+import type { ProcessEnd } from "./process_end.ts";
 
 /** One process to run in a session. */
 export interface SessionExec {
@@ -34,19 +35,8 @@ export interface SessionExec {
   tailBytes?: number;
 }
 
-/** What one {@link SessionExec} did. */
-export interface SessionExecRun {
-  /** Its exit code (137 after a kill); -1 when the engine reported none. */
-  exitCode: number;
-  /** Killed at its wall cap. */
-  wallCapHit: boolean;
-  /** Killed because its signal aborted. */
-  aborted: boolean;
-  /** Milliseconds from its start to its end, measured by the runner. */
-  wallMs: number;
-  startedAt: string;
-  finishedAt: string;
-  /** Bounded tails of its stdout and stderr. */
+/** What one {@link SessionExec} did: how it ended, and the bounded tails of its output. */
+export interface SessionExecRun extends ProcessEnd {
   stdoutTail: string;
   stderrTail: string;
 }

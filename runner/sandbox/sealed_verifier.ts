@@ -24,6 +24,7 @@ import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
+import type { ProcessEnd } from "./process_end.ts";
 
 /** What to verify. */
 export interface VerifierJob {
@@ -153,18 +154,10 @@ export interface SealedDriverRequest {
   env: Record<string, string>;
 }
 
-/** What one {@link SealedDriver.run} did. */
-export interface SealedDriverRun {
-  /** The driver's exit code (137 after a kill). */
-  exitCode: number;
+/** What one {@link SealedDriver.run} did: how its driver ended (no start and end times kept). */
+export interface SealedDriverRun extends Omit<ProcessEnd, "startedAt" | "finishedAt"> {
   /** The kernel's OOM killer ended one of its processes. */
   oomKilled: boolean;
-  /** Killed at the wall cap. */
-  wallCapHit: boolean;
-  /** Killed because the signal aborted. */
-  aborted: boolean;
-  /** Milliseconds from its start to its exit, measured on the host. */
-  wallMs: number;
   /** Its own stdout and stderr: diagnostics, never parsed for a verdict or a stage. */
   stdout: Uint8Array;
   stderr: Uint8Array;
