@@ -133,22 +133,19 @@ export async function writeSuite(dir: string, files: Record<string, string>): Pr
 }
 
 /**
- * Writes Harbor-format tasks under `<dir>/harbor`, imports them with
- * `suite import harbor` into `<dir>/suite` and proves them with `suite
- * check`, each step asserted to succeed.
+ * Imports the Harbor-format tasks of `<dir>/harbor` with `suite import
+ * harbor` into `<dir>/suite` and proves them with `suite check`, each step
+ * asserted to succeed.
  *
- * @param dir a directory of the test's
- * @param tasks path → text of the task directories ({@link writeSuite})
- * @param options further `suite import harbor` arguments, and variables for the CLI
+ * @param dir a directory of the test's, holding the tasks in `harbor/`
+ * @param options further `suite import harbor` and `suite check` arguments, and variables for the CLI
  * @returns the suite directory and the directory `suite check` wrote
  */
 export async function importCheckedHarborSuite(
   dir: string,
-  tasks: Record<string, string>,
-  options: { importArgs?: string[]; env?: Record<string, string> } = {},
+  options: { importArgs?: string[]; checkArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ suite: string; checkDir: string }> {
   const env = options.env ?? {};
-  await writeSuite(`${dir}/harbor`, tasks);
   const suite = `${dir}/suite`;
   const imported = await cliWithEnv(
     env,
@@ -161,7 +158,7 @@ export async function importCheckedHarborSuite(
     ...(options.importArgs ?? []),
   );
   equal(imported.code, 0, imported.stderr);
-  const check = await cliWithEnv(env, "suite", "check", suite);
+  const check = await cliWithEnv(env, "suite", "check", suite, ...(options.checkArgs ?? []));
   const summary = await Deno.readTextFile(`${suite}/check.json`).catch(() => "{}");
   equal(check.code, 0, check.stderr + check.stdout + summary);
   return { suite, checkDir: /written: (.+)\n/.exec(check.stdout)![1] };

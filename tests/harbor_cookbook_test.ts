@@ -30,6 +30,7 @@ import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cliWithEnv, ROOT } from "./_cli_run.ts";
+import { importCheckedHarborSuite } from "./_python_toolchain.ts";
 import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
 import { testCa } from "./_test_ca.ts";
 import { startPackageServer } from "./_package_server.ts";
@@ -169,34 +170,20 @@ Deno.test({
         await new Deno.Command("cp", { args: ["-R", `${COOKBOOK}/${task}`, `${dir}/harbor/`] })
           .output();
       }
-      const imported = await cliWithEnv(
-        env,
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-        "--without-internet",
-        "--reward-rule",
-        "min",
-        "--verifier-allow-host",
-        "deb.debian.org",
-        "--verifier-allow-host",
-        "astral.sh",
-      );
-      equal(imported.code, 0, imported.stderr);
-      const check = await cliWithEnv(
-        env,
-        "suite",
-        "check",
-        `${dir}/suite`,
-        "--build-network",
-        "host",
-      );
-      equal(check.code, 0, check.stderr + check.stdout);
       // Every verifier fetched through the proxy, and the requests are the episodes' evidence.
-      const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
+      const { checkDir } = await importCheckedHarborSuite(dir, {
+        importArgs: [
+          "--without-internet",
+          "--reward-rule",
+          "min",
+          "--verifier-allow-host",
+          "deb.debian.org",
+          "--verifier-allow-host",
+          "astral.sh",
+        ],
+        checkArgs: ["--build-network", "host"],
+        env,
+      });
       const rows = [];
       for (const task of TASKS) {
         rows.push(...(await loadLedger(`${checkDir}/tasks/${task}/ledger.jsonl`)).rows);
@@ -285,25 +272,7 @@ Deno.test({
         });
         await Deno.writeTextFile(`${dir}/harbor/plantable/${path}`, text);
       }
-      const imported = await cliWithEnv(
-        {},
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-      );
-      equal(imported.code, 0, imported.stderr);
-      const check = await cliWithEnv(
-        {},
-        "suite",
-        "check",
-        `${dir}/suite`,
-        "--build-network",
-        "host",
-      );
-      equal(check.code, 0, check.stderr + check.stdout);
+      await importCheckedHarborSuite(dir, { checkArgs: ["--build-network", "host"] });
       const [row] = await freezeAndRun({}, dir, {
         id: "planter",
         image: "ledgerbench/agent-solver:latest",

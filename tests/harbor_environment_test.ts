@@ -28,7 +28,12 @@ import { requireDockerEngine } from "./_docker_engine.ts";
 import { freezeCli, runCli } from "./_cli_run.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
-import { BASH_STAND_IN, buildPythonBase, importCheckedHarborSuite } from "./_python_toolchain.ts";
+import {
+  BASH_STAND_IN,
+  buildPythonBase,
+  importCheckedHarborSuite,
+  writeSuite,
+} from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_environment_test.ts");
 
@@ -183,7 +188,8 @@ Deno.test({
     const python = await buildPythonBase();
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-harbor-env-" });
     try {
-      const { checkDir } = await importCheckedHarborSuite(dir, tasks(python), {
+      await writeSuite(`${dir}/harbor`, tasks(python));
+      const { checkDir } = await importCheckedHarborSuite(dir, {
         importArgs: ["--reward-key", "correctness"],
       });
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));

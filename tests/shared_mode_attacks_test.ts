@@ -23,7 +23,12 @@ import { startPackageServer } from "./_package_server.ts";
 import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
-import { BASH_STAND_IN, buildPythonBase, importCheckedHarborSuite } from "./_python_toolchain.ts";
+import {
+  BASH_STAND_IN,
+  buildPythonBase,
+  importCheckedHarborSuite,
+  writeSuite,
+} from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/shared_mode_attacks_test.ts");
 
@@ -191,7 +196,8 @@ Deno.test({
     const server = await startPackageServer({ files: { "pkg.test/hello.txt": "hello\n" } });
     const env = { [EGRESS_RESOLVE_VARIABLE]: `pkg.test:80=127.0.0.1:${server.port}` };
     try {
-      await importCheckedHarborSuite(dir, task(python), {
+      await writeSuite(`${dir}/harbor`, task(python));
+      await importCheckedHarborSuite(dir, {
         importArgs: ["--verifier-allow-host", "pkg.test"],
         env,
       });
