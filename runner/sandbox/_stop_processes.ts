@@ -50,3 +50,27 @@ export async function stopProcesses(
     `Processes kept appearing in "${cgroupProcs}" after ${MAX_ROUNDS} rounds of stopping`,
   );
 }
+
+/**
+ * Lets stopped processes of a container run again (`SIGCONT`), those of
+ * `pids` that are still listed in its `cgroup.procs` (a PID reused outside
+ * the container is never signalled).
+ *
+ * @param cgroupProcs the container cgroup's `cgroup.procs` file on the host
+ * @param pids the host PIDs to resume
+ */
+export async function resumeProcesses(
+  cgroupProcs: string,
+  pids: readonly number[],
+): Promise<void> {
+  const listed = new Set(
+    (await Deno.readTextFile(cgroupProcs)).split("\n").filter((l) => l !== "").map(Number),
+  );
+  for (const pid of pids.filter((pid) => listed.has(pid))) {
+    try {
+      Deno.kill(pid, "SIGCONT");
+    } catch {
+      // it ended meanwhile
+    }
+  }
+}

@@ -21,7 +21,7 @@ import { createSandboxContainer } from "./_run_container.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
 import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
-import { stopProcesses } from "./_stop_processes.ts";
+import { resumeProcesses, stopProcesses } from "./_stop_processes.ts";
 import { listeningSockets } from "./_listening_sockets.ts";
 import { containerProcesses } from "./_container_processes.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
@@ -139,6 +139,7 @@ export async function startDockerSession(
       processes: async () => containerProcesses(await cgroupProcs()),
       listeners: (pids) => listeningSockets(pid, pids),
       stopAllBut: async (keep) => stopProcesses(await cgroupProcs(), new Set([pid, ...keep])),
+      resume: async (pids) => resumeProcesses(await cgroupProcs(), pids),
       oomKilled: async () =>
         containerOomKilled(
           options.docker,

@@ -29,11 +29,12 @@
  * network (seed 000: nothing the candidate writes may reach the verifier's
  * files or the verdict channel):
  *
- * - every process the candidate left is stopped for the test run
- *   (`SandboxSession.stopAllBut`), but those holding a listening socket (a
- *   service the tests may query, as Harbor's fidelity needs), which are
- *   kept running and recorded on the row with their sockets, and stopped
- *   in turn once test.sh ends, before the reward is read;
+ * - every process the candidate left is stopped (`SandboxSession.stopAllBut`)
+ *   before `/tests` and `/logs/verifier` are emptied and the tests copied
+ *   in; those holding a listening socket (a service the tests may query,
+ *   as Harbor's fidelity needs) run again while test.sh runs, recorded on
+ *   the row with their sockets, and are stopped once it ends, before the
+ *   reward is read;
  * - the container's filesystem diff after the agent is read for the
  *   system paths a test run trusts (`shared_hijacks.ts`), and `/tests` is
  *   compared with the frozen tests after the run (`tests_changed`);
@@ -234,7 +235,10 @@ interface TestRun {
   /** Upload these tests to `/tests` (absent: the image has them). */
   tests?: string;
   settings: SharedVerifierSettings;
-  /** Host PIDs of the candidate's processes kept running, watched for files held under `/logs/verifier`. */
+  /**
+   * Host PIDs of the candidate's stopped processes that run again while
+   * test.sh runs (they listen), watched for files held under `/logs/verifier`.
+   */
   keptPids: readonly number[];
   /** Whether the candidate's processes were there when the tests began (shared mode). */
   candidateAlive: boolean;
@@ -275,7 +279,9 @@ export async function runSharedVerifier(
   const before = new Set(environment.processesBefore.map((p) => p.pid));
   const candidate = processes.filter((p) => !before.has(p.pid));
   const listening = await session.listeners(candidate.map((p) => p.pid));
-  const stopped = await session.stopAllBut(new Set([...before, ...listening.keys()]));
+  // Every process of the candidate's is stopped while the tests are copied in; those that listen
+  // run again for test.sh alone.
+  const stopped = (await session.stopAllBut(before)).filter((pid) => !listening.has(pid));
   const kept = candidate.filter((p) => listening.has(p.pid)).map((p) => ({
     command: p.command.slice(0, COMMAND_CHARS),
     listening: listening.get(p.pid)!,
@@ -439,6 +445,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
   const egress = allowHosts.length === 0 ? null : await openEgress(session, settings, allowHosts);
   let tests;
   try {
+    if (run.keptPids.length > 0) await session.resume(run.keptPids);
     tests = await session.exec({
       argv: ["bash", "/tests/test.sh"],
       env: {

@@ -72,7 +72,7 @@ export interface SessionCapabilities {
   /** `changes()`: the filesystem's diff against the image (Harbor's shared mode flags from it). */
   changes: boolean;
   /**
-   * `processes()`, `listeners()` and `stopAllBut()`: the sandbox's processes
+   * `processes()`, `listeners()`, `stopAllBut()` and `resume()`: the sandbox's processes
    * seen and stopped from outside it (Harbor's shared mode needs them).
    */
   processControl: boolean;
@@ -125,4 +125,6 @@ export interface SandboxSession {
    * @returns the host PIDs stopped
    */
   stopAllBut(keep: ReadonlySet<number>): Promise<number[]>;
+  /** Lets processes {@link SandboxSession.stopAllBut} stopped run again (host PIDs still in the sandbox). */
+  resume(pids: readonly number[]): Promise<void>;
 }

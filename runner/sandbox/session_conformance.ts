@@ -213,7 +213,8 @@ const CHECKS: Check[] = [
     },
   },
   {
-    check: "stopAllBut stops every process but those kept, and those forked meanwhile",
+    check:
+      "stopAllBut stops every process but those kept, and those forked meanwhile; resume lets them run",
     needs: "processControl",
     async run({ session }) {
       await sh(
@@ -229,6 +230,15 @@ const CHECKS: Check[] = [
       const loop = (await withMarker(session, "while :"))[0];
       expect(loop !== undefined && await stopped(loop.pid), "the forking loop runs on");
       expect(!(await stopped(kept.pid)), "the kept process was stopped");
+      // resume lets a stopped process run again, and no other.
+      await session.stopAllBut(new Set());
+      expect(await stopped(kept.pid), "stopAllBut(none) left a process running");
+      await session.resume([kept.pid]);
+      await pause(50);
+      expect(
+        !(await stopped(kept.pid)) && await stopped(loop.pid),
+        "resume let the wrong ones run",
+      );
       // None appears once all are stopped (one that exited may be gone: its parent was stopped later).
       const before = new Set((await session.processes()).map((p) => p.pid));
       await pause(300);
