@@ -109,8 +109,8 @@ const COVERAGE_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
  *    (issue 21, `agentJudgeFaults`: judge faults are invalid rows, left out
  *    of every score, so an answer that breaks the judge would otherwise
  *    turn a failure into an attempt that does not count);
- * 7. missing rate above the missing policy's `labelled_max` (issue 11:
- *    missing tasks enter the policy the way censoring does).
+ * 7. missing rate above the missing policy's `labelled_max` (seed 003's
+ *    bands: missing tasks enter the policy the way censoring does).
  * The claim is the strictest of the invalid, flagged, censoring,
  * judge-fault and missing claims: a headline needs every rate under its `headline_max`.
  * O(agents + findings).
@@ -333,7 +333,7 @@ export function pooledStanding(
  * over planned tasks nor a missing claim), hold each agent's judge-fault
  * rate to the plan's `judge_fault_policy`, else `policy` (issue 21,
  * `agentJudgeFaults`), each agent's invalid rate to the plan's
- * `invalid_rate_policy`, else `policy` (issue 23, `invalidSummary`), and
+ * `invalid_rate_policy`, else `policy` (seeds 002 and 003, `invalidSummary`), and
  * each agent's flagged rate to `policy` (`flaggedSummary`), then
  * {@link agentStandings} and {@link pooledStanding}. Pure.
  * Cost: O(rows + agents × planned tasks).

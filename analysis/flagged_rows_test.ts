@@ -1,24 +1,14 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { inMemoryLedger } from "./_ledger_for_test.ts";
+import { episode, inMemoryLedger } from "./_ledger_for_test.ts";
 import { flaggedSummary } from "./flagged_rows.ts";
 import { assessClaims } from "./agent_standing.ts";
-import { CensoringPolicy, Episode } from "./schema/records.ts";
+import { CensoringPolicy, type Episode } from "./schema/records.ts";
 
 const POLICY = CensoringPolicy.parse({});
 
 /** A shared-mode row of `agent` at task `t<i>`, flagged when `flags` names any. */
 function row(agent: string, i: number, resolved: boolean | null, flags: string[] = []): Episode {
-  return Episode.parse({
-    run_id: "r",
-    agent_id: agent,
-    task_id: `t${i}`,
-    seed: 1,
-    resolved,
-    prompt_tokens: 10,
-    completion_tokens: 5,
-    tool_calls: 1,
-    wall_ms: 100,
-    price_table_id: "p",
+  return episode(agent, `t${i}`, resolved, {
     ...(resolved === null ? { status: "invalid", invalid_reason: "harness_error" } : {}),
     verification: {
       mode: "shared",

@@ -119,7 +119,7 @@ export function assessLoaded(
  * over scored rows, the claim allowed or the cause that withholds it), a
  * note per withheld agent with the reason and rule, one per agent
  * lacking rows, and one per agent with rows verified in Harbor's shared
- * mode or resolved with a hijack flag. With an `order` (issue 25), the rows and notes come in
+ * mode or resolved with a hijack flag. With an `order` (the leaderboard's), the rows and notes come in
  * leaderboard order with each agent's rank, and the table is laid out at
  * the context's width (cli/_table_layout.ts).
  *

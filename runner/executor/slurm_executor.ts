@@ -41,7 +41,12 @@ import type { PlannedEpisode } from "../batch_state.ts";
 import type { EpisodeDraft } from "../ledger_writer.ts";
 import { type EpisodeContext, type EpisodeExecutor, EpisodeWithdrawnError } from "../run_batch.ts";
 import type { SlotRequest, SlotResult } from "../../analysis/schema/executor_slot.ts";
-import { newSlotKey, readSlotResult, SLOT_KEY_VARIABLE } from "./slot_result_file.ts";
+import {
+  newSlotKey,
+  readSlotResult,
+  SLOT_KEY_VARIABLE,
+  slotResultPath,
+} from "./slot_result_file.ts";
 import { currentRunner, runnerLabel } from "../runner_identity.ts";
 import { writeFileAtomically } from "./write_file_atomically.ts";
 import { ACTIVE_STATES, type SlurmClient, type SlurmSubmitOptions } from "./slurm_client.ts";
@@ -150,7 +155,7 @@ export async function createSlurmExecutor(options: SlurmExecutorOptions): Promis
       slots.forEach((slot, index) => {
         slot.index = index;
         slot.request = `${dir}/slot-${index}.json`;
-        slot.result = `${dir}/slot-${index}.result.json`;
+        slot.result = slotResultPath(slot.request);
         slot.log = `${dir}/slot-${index}.log`;
       });
       for (const slot of slots) {

@@ -10,6 +10,7 @@
  * @module
  */
 import type { SessionProcess } from "./sandbox_session.ts";
+import { cgroupPids } from "./_pids_cgroup_dir.ts";
 
 /** Characters of a command line kept (untrusted text). */
 const COMMAND_CHARS = 4096;
@@ -21,10 +22,8 @@ const COMMAND_CHARS = 4096;
  * @returns each process's host PID, its parent's, its real uid and its command line
  */
 export async function containerProcesses(cgroupProcs: string): Promise<SessionProcess[]> {
-  const pids = (await Deno.readTextFile(cgroupProcs)).split("\n").filter((l) => l !== "")
-    .map(Number).sort((a, b) => a - b);
   const found: SessionProcess[] = [];
-  for (const pid of pids) {
+  for (const pid of await cgroupPids(cgroupProcs)) {
     try {
       const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
       // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".

@@ -22,13 +22,8 @@ export async function listeningSockets(
   pids: readonly number[],
 ): Promise<Map<number, string[]>> {
   const listening = new Map<string, string>();
-  for (const table of ["tcp", "tcp6"]) {
-    const text = await Deno.readTextFile(`/proc/${initPid}/net/${table}`).catch(() => "");
-    for (const line of text.split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields.length < 10 || fields[3] !== "0A") continue;
-      listening.set(fields[9], `tcp ${tcpAddress(fields[1])}`);
-    }
+  for (const { inode, address } of await tcpListeners(initPid)) {
+    listening.set(inode, `tcp ${address}`);
   }
   const unix = await Deno.readTextFile(`/proc/${initPid}/net/unix`).catch(() => "");
   for (const line of unix.split("\n").slice(1)) {
@@ -52,6 +47,26 @@ export async function listeningSockets(
     if (sockets.size > 0) held.set(pid, [...sockets].sort());
   }
   return held;
+}
+
+/**
+ * The listening TCP sockets (state `0A`) of a process's network namespace,
+ * IPv4 and IPv6, each with its inode and its local address.
+ *
+ * @param pid a process of the namespace
+ * @returns the sockets, in the tables' order; none when the tables cannot be read
+ */
+export async function tcpListeners(pid: number): Promise<{ inode: string; address: string }[]> {
+  const found: { inode: string; address: string }[] = [];
+  for (const table of ["tcp", "tcp6"]) {
+    const text = await Deno.readTextFile(`/proc/${pid}/net/${table}`).catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10 || fields[3] !== "0A") continue;
+      found.push({ inode: fields[9], address: tcpAddress(fields[1]) });
+    }
+  }
+  return found;
 }
 
 /**

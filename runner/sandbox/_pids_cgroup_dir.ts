@@ -1,7 +1,7 @@
 /**
  * Private: the host directory of a process's cgroup in the `pids`
- * hierarchy (cgroup v1) or the unified one (v2), where `cgroup.procs`
- * lists every process of a container and `pids.events` counts the forks
+ * hierarchy (cgroup v1) or the unified one (v2), and the PIDs its
+ * `cgroup.procs` lists: every process of a container and `pids.events` counts the forks
  * its limit refused (the kernel's cgroup documentation,
  * `Documentation/admin-guide/cgroup-v1/pids.rst` and `cgroup-v2.rst`).
  *
@@ -38,4 +38,15 @@ export async function pidsCgroupDir(pid: number): Promise<string | null> {
     }
   }
   return null;
+}
+
+/**
+ * The host PIDs a cgroup's `cgroup.procs` lists (every process of a container).
+ *
+ * @param cgroupProcs the `cgroup.procs` file on the host
+ * @returns the PIDs, ascending
+ */
+export async function cgroupPids(cgroupProcs: string): Promise<number[]> {
+  return (await Deno.readTextFile(cgroupProcs)).split("\n").filter((line) => line !== "")
+    .map(Number).sort((a, b) => a - b);
 }

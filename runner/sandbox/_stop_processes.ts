@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { cgroupPids } from "./_pids_cgroup_dir.ts";
 
 /** Listings before the stopping gives up (a fork bomb under the pids limit ends well before). */
 const MAX_ROUNDS = 200;
@@ -33,9 +34,9 @@ export async function stopProcesses(
 ): Promise<number[]> {
   const stopped = new Set<number>();
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const listed = (await Deno.readTextFile(cgroupProcs)).split("\n").filter((l) => l !== "")
-      .map(Number);
-    const running = listed.filter((pid) => !keep.has(pid) && !stopped.has(pid));
+    const running = (await cgroupPids(cgroupProcs)).filter((pid) =>
+      !keep.has(pid) && !stopped.has(pid)
+    );
     if (running.length === 0) return [...stopped].sort((a, b) => a - b);
     for (const pid of running) {
       try {
@@ -63,9 +64,7 @@ export async function resumeProcesses(
   cgroupProcs: string,
   pids: readonly number[],
 ): Promise<void> {
-  const listed = new Set(
-    (await Deno.readTextFile(cgroupProcs)).split("\n").filter((l) => l !== "").map(Number),
-  );
+  const listed = new Set(await cgroupPids(cgroupProcs));
   for (const pid of pids.filter((pid) => listed.has(pid))) {
     try {
       Deno.kill(pid, "SIGCONT");

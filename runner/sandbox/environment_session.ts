@@ -24,6 +24,7 @@ import { SandboxError } from "./sandbox_error.ts";
 import { createGate, GATE_BUSYBOX } from "./_gate.ts";
 import { DEFAULT_PATH } from "./run_candidate.ts";
 import { CANDIDATE_LIMITS, ENVIRONMENT_PIDS_LIMIT } from "./sandbox_limits.ts";
+import { tcpListeners } from "./_listening_sockets.ts";
 import { type DockerSession, startDockerSession } from "./docker_session.ts";
 import { RESERVED_CONTAINER_PATHS } from "../../analysis/schema/suite_manifest.ts";
 
@@ -205,15 +206,8 @@ async function entrypointSettled(pid: number): Promise<void> {
     if (cmdline === null || cmdline.split("\0").includes(KEEP_ALIVE_SECONDS)) break;
     await pause();
   }
-  const listening = async () => {
-    let text = "";
-    for (const table of ["tcp", "tcp6"]) {
-      text += await Deno.readTextFile(`/proc/${pid}/net/${table}`).catch(() => "");
-    }
-    // State 0A is LISTEN; the local address is the second field.
-    return text.split("\n").filter((line) => line.split(/\s+/)[4] === "0A")
-      .map((line) => line.split(/\s+/)[2]).sort().join(",");
-  };
+  const listening = async () =>
+    (await tcpListeners(pid)).map((socket) => socket.address).sort().join(",");
   const settleBy = Math.min(deadline, performance.now() + 10_000);
   let last = await listening();
   let since = performance.now();

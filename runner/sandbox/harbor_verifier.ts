@@ -478,11 +478,11 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     hijacks: sortedByPath([...found.hijacks, ...writers.values(), ...testsChanged]),
     egress: egress?.requests() ?? [],
   };
-  // No verdict while the candidate's processes were there: its failure, never invalid.
   const failed = (name: string, detail: string): SharedVerification["outcome"] => ({
     kind: "verdict",
     verdict: { schema_version: 1, resolved: false, checks: [{ name, passed: false, detail }] },
   });
+  // No verdict while the candidate's processes were there: its failure, never invalid.
   const noVerdict = (fault: VerifierFaultCode, detail: string): SharedVerification["outcome"] =>
     run.candidateAlive
       ? failed(

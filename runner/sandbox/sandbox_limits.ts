@@ -14,8 +14,8 @@ const MIB = 1024 ** 2;
 
 /**
  * The candidate sandbox's fixed limits: seed 000's `docker run` flags, and
- * issue 7's workspace limits, enforced while the candidate runs (item 3) and
- * checked when it is stored (item 4).
+ * the workspace's limits, enforced while the candidate runs (its tmpfs) and
+ * checked when it is stored (`store_workspace.ts`).
  */
 export const CANDIDATE_LIMITS = {
   /** `--memory 1g`; swap is set equal, so no swap. */
