@@ -44,7 +44,12 @@ Deno.test({
         [],
         results.map((r) => `${r.status}: ${r.check} ${r.detail}`).join("\n"),
       );
-      deepEqual(session.capabilities, { changes: true, processControl: true });
+      deepEqual(session.capabilities, {
+        ownFilesystem: true,
+        users: true,
+        changes: true,
+        processControl: true,
+      });
     } finally {
       await end();
     }

@@ -15,7 +15,7 @@ import { networkIsolationCheckable, networkIsolationProblem } from "./network_is
 import { GATE_BUSYBOX } from "./_gate.ts";
 import type { FsChange, SandboxSession, SessionExec, SessionExecRun } from "./sandbox_session.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { tailText } from "./tail_text.ts";
+import { ByteTail, tailText } from "./tail_text.ts";
 import { killDescendants } from "./_kill_descendants.ts";
 import { createSandboxContainer } from "./_run_container.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
@@ -124,7 +124,8 @@ export async function startDockerSession(
       upperDir: data?.UpperDir ?? null,
       close,
       // Docker and Podman alike: the engine's diff, and the container's processes on the host.
-      capabilities: { changes: true, processControl: true },
+      capabilities: { ownFilesystem: true, users: true, changes: true, processControl: true },
+      busybox: GATE_BUSYBOX,
       exec: (request) => execIn(container, request),
       copyIn: (hostDir, path) => copyIn(container, hostDir, path),
       archiveOut: (path, maxBytes) => archiveOut(container, path, maxBytes),
@@ -262,10 +263,10 @@ async function execOutput(
     wallMs,
     startedAt,
     finishedAt,
-    stdout: output.stdout(),
-    stderr: output.stderr(),
-    stdoutTotal: output.stdoutTotal,
-    stderrTotal: output.stderrTotal,
+    stdout: output.out.bytes(),
+    stderr: output.err.bytes(),
+    stdoutTotal: output.out.total,
+    stderrTotal: output.err.total,
   };
 }
 
@@ -276,48 +277,22 @@ async function execOutput(
  */
 class FrameTails {
   #pending = new Uint8Array(0);
-  #out: Uint8Array[] = [];
-  #err: Uint8Array[] = [];
-  #outBytes = 0;
-  #errBytes = 0;
-  /** Bytes each stream had in all. */
-  stdoutTotal = 0;
-  stderrTotal = 0;
-  constructor(private readonly keep: number) {}
+  readonly out: ByteTail;
+  readonly err: ByteTail;
+  constructor(keep: number) {
+    this.out = new ByteTail(keep);
+    this.err = new ByteTail(keep);
+  }
 
   push(chunk: Uint8Array): void {
     let data = this.#pending.length === 0 ? chunk : concatBytes([this.#pending, chunk]);
     while (data.length >= 8) {
       const size = new DataView(data.buffer, data.byteOffset).getUint32(4);
       if (data.length < 8 + size) break;
-      const payload = data.subarray(8, 8 + size);
-      if (data[0] === 2) {
-        this.#errBytes = this.#add(this.#err, this.#errBytes, payload);
-        this.stderrTotal += payload.length;
-      } else {
-        this.#outBytes = this.#add(this.#out, this.#outBytes, payload);
-        this.stdoutTotal += payload.length;
-      }
+      (data[0] === 2 ? this.err : this.out).push(data.subarray(8, 8 + size));
       data = data.subarray(8 + size);
     }
     this.#pending = data.slice();
-  }
-
-  stdout(): Uint8Array {
-    return concatBytes(this.#out);
-  }
-
-  stderr(): Uint8Array {
-    return concatBytes(this.#err);
-  }
-
-  #add(parts: Uint8Array[], bytes: number, payload: Uint8Array): number {
-    parts.push(payload.slice());
-    bytes += payload.length;
-    while (parts.length > 1 && bytes - parts[0].length >= 2 * this.keep) {
-      bytes -= parts.shift()!.length;
-    }
-    return bytes;
   }
 }
 

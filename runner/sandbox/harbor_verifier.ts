@@ -55,10 +55,14 @@
  */
 import type { Verdict, VerificationRecord } from "../../analysis/schema/records.ts";
 import { digestTree, type TreeEntry } from "./digest_tree.ts";
-import { SandboxError } from "./sandbox_error.ts";
 import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
 import { type VerifyResult, verifyResultOf } from "../episode_row.ts";
-import { GATE_BUSYBOX, type SandboxSession, type SessionProcess } from "./sandbox_session.ts";
+import {
+  requireCapabilities,
+  type SandboxSession,
+  type SessionCapabilities,
+  type SessionProcess,
+} from "./sandbox_session.ts";
 import type { FsChange } from "./sandbox_session.ts";
 import {
   entryPointFiles,
@@ -252,26 +256,32 @@ interface TestRun {
 }
 
 /**
+ * What Harbor's shared mode needs of a session: its own paths (the tests
+ * go to `/tests`, the reward to `/logs/verifier`), its diff (the flags) and
+ * control of its processes (the candidate's are stopped).
+ */
+export const SHARED_MODE_NEEDS: readonly (keyof SessionCapabilities)[] = [
+  "ownFilesystem",
+  "changes",
+  "processControl",
+];
+
+/**
  * Runs Harbor's shared verifier in the candidate's live environment (see the module doc).
  *
  * @param environment the live session and what was seen of it around the agent
  * @param settings the tests, their frozen digest, the reward rule, user, variables, wall cap
  * @returns the verdict or the verifier's fault, with the output, the flags and the snapshots
- * @throws {SandboxError} when the engine fails, or the backend lacks the
- *   capabilities shared mode needs (`changes`, `processControl`): a harness fault
+ * @throws {SandboxError} when the engine fails, or `unsupported` when the
+ *   backend lacks a capability of {@link SHARED_MODE_NEEDS}: a harness fault
  */
 export async function runSharedVerifier(
   environment: SharedEnvironment,
   settings: SharedVerifierSettings,
 ): Promise<SharedVerification> {
   const { session } = environment;
-  if (!session.capabilities.changes || !session.capabilities.processControl) {
-    throw new SandboxError(
-      "engine_error",
-      "Cannot verify in Harbor's shared mode: this backend cannot read the container's diff or " +
-        "stop the candidate's processes, so the verdict could not be kept from them",
-    );
-  }
+  // It places the tests at /tests, flags from the diff, and stops the candidate's processes.
+  requireCapabilities(session, SHARED_MODE_NEEDS, "Harbor's shared mode");
   const processes = await session.processes();
   const changes = environment.changesAfterAgent;
   const added = [...environment.workspaceAfter].filter((p) => !environment.workspaceBefore.has(p));
@@ -357,6 +367,7 @@ export async function runSeparateVerifier(
   job: SeparateVerifierJob,
   settings: SharedVerifierSettings,
 ): Promise<SharedVerification> {
+  requireCapabilities(job.candidate, ["ownFilesystem"], "Harbor's separate mode");
   const inputs: { dir: string; archive: Uint8Array }[] = [];
   let budget = SEPARATE_ARTIFACT_BYTES;
   for (const path of ["/logs/artifacts", ...job.artifacts]) {
@@ -410,7 +421,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
   }
   const reset = await session.exec({
     argv: [
-      GATE_BUSYBOX,
+      session.busybox,
       "sh",
       "-c",
       'for p in "$@"; do rm -rf "$p"; done && { [ ! -L /logs ] || rm -f /logs; } && ' +
@@ -552,13 +563,13 @@ async function changedTests(
 ): Promise<Hijack[]> {
   const listing = await session.exec({
     argv: [
-      GATE_BUSYBOX,
+      session.busybox,
       "find",
       "/tests",
       "-type",
       "f",
       "-exec",
-      GATE_BUSYBOX,
+      session.busybox,
       "sha256sum",
       "{}",
       ";",

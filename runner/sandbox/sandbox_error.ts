@@ -24,7 +24,9 @@
  *   namespace with only loopback (it shared the runner's, or had another
  *   interface), so it was killed;
  * - `bundle_invalid`: an image to bring into a task's environment has a
- *   bundle label that is not a command (`image_bundle.ts`).
+ *   bundle label that is not a command (`image_bundle.ts`);
+ * - `unsupported`: a protocol asked a session for what its backend declares
+ *   it cannot do (`SessionCapabilities`): the runner's fault for choosing it.
  */
 export type SandboxErrorCode =
   | "image_missing"
@@ -36,7 +38,8 @@ export type SandboxErrorCode =
   | "store_deadline"
   | "engine_error"
   | "isolation_failed"
-  | "bundle_invalid";
+  | "bundle_invalid"
+  | "unsupported";
 
 /**
  * A harness-side failure of the sandbox layer (the runner records it as an

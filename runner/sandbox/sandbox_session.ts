@@ -9,13 +9,15 @@
  * members and reuses the protocols unchanged.
  *
  * Every harness command a protocol runs inside a session goes through the
- * runner's own static busybox ({@link GATE_BUSYBOX}, bind-mounted read-only),
- * never a program of the image's `PATH`, which the candidate may have replaced.
+ * runner's own static busybox ({@link SandboxSession.busybox}: in a
+ * container {@link GATE_BUSYBOX}, bind-mounted read-only), never a program
+ * of the image's `PATH`, which the candidate may have replaced.
  *
  * @module
  */
 export { GATE_BUSYBOX } from "./_gate.ts";
 import type { ProcessEnd } from "./process_end.ts";
+import { SandboxError } from "./sandbox_error.ts";
 
 /** One process to run in a session. */
 export interface SessionExec {
@@ -69,6 +71,15 @@ export interface SessionProcess {
  * (`session_conformance.ts`) checks what a backend declares.
  */
 export interface SessionCapabilities {
+  /**
+   * The session's paths are its own (a container's root filesystem): a
+   * protocol may place files at fixed paths (`/tests`, `/logs/verifier`).
+   * False for the host, whose paths are the host's: a protocol passes it
+   * host directories of its own instead.
+   */
+  ownFilesystem: boolean;
+  /** `exec` runs a process as the `user` it is asked for. */
+  users: boolean;
   /** `changes()`: the filesystem's diff against the image (Harbor's shared mode flags from it). */
   changes: boolean;
   /**
@@ -82,6 +93,8 @@ export interface SessionCapabilities {
 export interface SandboxSession {
   /** What it can do beyond the primitives every session has. */
   readonly capabilities: SessionCapabilities;
+  /** The runner's own busybox, as a path inside the session: every harness command runs it. */
+  readonly busybox: string;
   /** Runs one process to its end. */
   exec(request: SessionExec): Promise<SessionExecRun>;
   /**
@@ -105,11 +118,13 @@ export interface SandboxSession {
   /** The processes alive in the sandbox. */
   processes(): Promise<SessionProcess[]>;
   /**
-   * Listens on `127.0.0.1:<port>` inside the sandbox and pipes each
-   * connection to a unix socket of the host (the model relay, the
-   * verifier's egress proxy): the sandbox's only way out.
+   * Listens on `127.0.0.1:<port>` inside the sandbox (`0`: a free port) and
+   * pipes each connection to a unix socket of the host (the model relay,
+   * the verifier's egress proxy): the sandbox's only way out.
+   *
+   * @returns the port it listens on, and its end
    */
-  forwardPort(port: number, socketPath: string): Promise<{ close(): Promise<void> }>;
+  forwardPort(port: number, socketPath: string): Promise<{ port: number; close(): Promise<void> }>;
   /** Whether the kernel's OOM killer has ended one of its processes. */
   oomKilled(): Promise<boolean>;
   /**
@@ -127,4 +142,38 @@ export interface SandboxSession {
   stopAllBut(keep: ReadonlySet<number>): Promise<number[]>;
   /** Lets processes {@link SandboxSession.stopAllBut} stopped run again (host PIDs still in the sandbox). */
   resume(pids: readonly number[]): Promise<void>;
+}
+
+/**
+ * Refuses a session whose backend lacks a capability a protocol needs,
+ * before the protocol does anything (Harbor's environments declare theirs
+ * the same way): the runner's fault for choosing that backend, never the
+ * candidate's.
+ *
+ * @param session the session the protocol would run on
+ * @param needs the capabilities it needs
+ * @param protocol the protocol's name, for the message
+ * @throws {SandboxError} `unsupported`, naming each capability missing
+ * @example
+ * ```ts
+ * import { requireCapabilities, type SandboxSession } from "./sandbox_session.ts";
+ * import { throws } from "node:assert/strict";
+ * const host = { capabilities: { ownFilesystem: false, users: false, changes: false, processControl: false } };
+ * throws(() => requireCapabilities(host as SandboxSession, ["changes"], "Harbor's shared mode"), /changes/);
+ * ```
+ */
+export function requireCapabilities(
+  session: SandboxSession,
+  needs: readonly (keyof SessionCapabilities)[],
+  protocol: string,
+): void {
+  const missing = needs.filter((need) => !session.capabilities[need]);
+  if (missing.length > 0) {
+    throw new SandboxError(
+      "unsupported",
+      `Cannot run ${protocol} on this backend: its sessions lack ${
+        missing.map((need) => `"${need}"`).join(", ")
+      }`,
+    );
+  }
 }

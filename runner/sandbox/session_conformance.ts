@@ -7,12 +7,15 @@
  * declares a capability absent (`SessionCapabilities`) has those checks
  * reported `unsupported`, never passed.
  *
- * Every command runs through the runner's own busybox ({@link GATE_BUSYBOX}),
- * which every session has, so the suite needs nothing of the image.
+ * Every command runs through the runner's own busybox
+ * ({@link SandboxSession.busybox}), which every session has, so the suite
+ * needs nothing of the image. Its files go under `/conformance` in a
+ * session with a filesystem of its own, else under the caller's directory
+ * (the host's session, whose paths are the host's).
  *
  * @module
  */
-import { GATE_BUSYBOX, type SandboxSession } from "./sandbox_session.ts";
+import type { SandboxSession } from "./sandbox_session.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
 /** One check's outcome. */
@@ -31,13 +34,21 @@ export interface ConformanceTarget {
   tempDir: string;
 }
 
+/** What a check is given: the target, and where its files go. */
+interface CheckContext extends ConformanceTarget {
+  /** The directory for the check's files, as a path in the session. */
+  base: string;
+}
+
 type Check = {
   check: string;
   needs?: keyof SandboxSession["capabilities"];
-  run: (target: ConformanceTarget) => Promise<void>;
+  run: (context: CheckContext) => Promise<void>;
 };
 
-const bb = (...argv: string[]) => [GATE_BUSYBOX, ...argv];
+const bb = (session: SandboxSession, ...argv: string[]) => [session.busybox, ...argv];
+/** Root in a session that runs processes as any user; the runner's own user elsewhere. */
+const root = (session: SandboxSession) => session.capabilities.users ? { user: "0:0" } : {};
 const text = (bytes: Uint8Array | null) => bytes === null ? null : new TextDecoder().decode(bytes);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,7 +58,11 @@ function expect(condition: boolean, what: string): void {
 
 /** Runs a shell line as root and returns its stdout; a non-zero exit fails the check. */
 async function sh(session: SandboxSession, line: string): Promise<string> {
-  const run = await session.exec({ argv: bb("sh", "-c", line), user: "0:0", wallMs: 30_000 });
+  const run = await session.exec({
+    argv: bb(session, "sh", "-c", line),
+    ...root(session),
+    wallMs: 30_000,
+  });
   expect(run.exitCode === 0, `"${line}" exited ${run.exitCode}: ${run.stderrTail.trim()}`);
   return run.stdoutTail;
 }
@@ -65,31 +80,40 @@ async function stopped(pid: number): Promise<boolean> {
 
 const CHECKS: Check[] = [
   {
-    check: "exec runs the argv with its env, user and cwd, and returns its exit code and output",
+    check: "exec runs the argv with its env and cwd, and returns its exit code and output",
     async run({ session }) {
       const run = await session.exec({
-        argv: bb("sh", "-c", 'echo "$GREETING"; id -u; pwd; echo oops >&2; exit 7'),
+        argv: bb(session, "sh", "-c", 'echo "$GREETING"; pwd; echo oops >&2; exit 7'),
         env: { GREETING: "hello" },
-        user: "65534:65534",
-        cwd: "/tmp",
+        ...root(session),
+        cwd: "/",
         wallMs: 30_000,
       });
       expect(run.exitCode === 7, `exit code ${run.exitCode}, not 7`);
-      expect(run.stdoutTail === "hello\n65534\n/tmp\n", `stdout ${JSON.stringify(run.stdoutTail)}`);
+      expect(run.stdoutTail === "hello\n/\n", `stdout ${JSON.stringify(run.stdoutTail)}`);
       expect(run.stderrTail === "oops\n", `stderr ${JSON.stringify(run.stderrTail)}`);
       expect(!run.wallCapHit && !run.aborted, "marked killed");
     },
   },
   {
-    check: "exec kills a process and its descendants at the wall cap, and keeps the tail bounded",
+    check: "exec runs a process as the user it is asked for",
+    needs: "users",
     async run({ session }) {
       const run = await session.exec({
-        argv: bb(
-          "sh",
-          "-c",
-          `${GATE_BUSYBOX} yes | ${GATE_BUSYBOX} head -c 200000; exec ${GATE_BUSYBOX} sleep 1001`,
-        ),
-        user: "0:0",
+        argv: bb(session, "id", "-u"),
+        user: "65534:65534",
+        wallMs: 30_000,
+      });
+      expect(run.stdoutTail === "65534\n", `uid ${JSON.stringify(run.stdoutTail)}`);
+    },
+  },
+  {
+    check: "exec kills a process and its descendants at the wall cap, and keeps the tail bounded",
+    async run({ session }) {
+      const box = session.busybox;
+      const run = await session.exec({
+        argv: bb(session, "sh", "-c", `${box} yes | ${box} head -c 200000; exec ${box} sleep 1001`),
+        ...root(session),
         wallMs: 1_000,
         tailBytes: 1000,
       });
@@ -112,8 +136,8 @@ const CHECKS: Check[] = [
       const abort = new AbortController();
       setTimeout(() => abort.abort(), 300);
       const run = await session.exec({
-        argv: bb("sleep", "1002"),
-        user: "0:0",
+        argv: bb(session, "sleep", "1002"),
+        ...root(session),
         wallMs: 30_000,
         signal: abort.signal,
       });
@@ -121,49 +145,50 @@ const CHECKS: Check[] = [
     },
   },
   {
-    check: "copyIn copies a host directory's contents, owned by root, modes kept",
-    async run({ session, tempDir }) {
+    check:
+      "copyIn copies a host directory's contents, owned by root (the runner's user on the host), modes kept",
+    async run({ session, tempDir, base }) {
       const dir = await Deno.makeTempDir({ dir: tempDir });
       await Deno.mkdir(`${dir}/sub`);
       await Deno.writeTextFile(`${dir}/sub/run.sh`, "#!/bin/sh\necho ran\n", { mode: 0o750 });
-      await session.copyIn(dir, "/conformance/in");
-      const listed = await sh(session, `stat -c '%u %a' /conformance/in/sub/run.sh`);
-      expect(listed === "0 750\n", `owner and mode "${listed.trim()}"`);
+      await Deno.chmod(`${dir}/sub/run.sh`, 0o750);
+      await session.copyIn(dir, `${base}/in`);
+      const listed = await sh(session, `stat -c '%u %a' ${base}/in/sub/run.sh`);
+      const owner = session.capabilities.users ? 0 : Deno.uid();
+      expect(listed === `${owner} 750\n`, `owner and mode "${listed.trim()}"`);
       expect(
-        text(await session.readFile("/conformance/in/sub/run.sh", 100)) === "#!/bin/sh\necho ran\n",
+        text(await session.readFile(`${base}/in/sub/run.sh`, 100)) === "#!/bin/sh\necho ran\n",
         "content differs",
       );
     },
   },
   {
     check: "readFile reads at most maxBytes of a regular file, and null for anything else, at once",
-    async run({ session }) {
-      await sh(
-        session,
-        "mkdir -p /conformance/r && printf 0123456789 > /conformance/r/f && mkfifo /conformance/r/fifo",
-      );
-      expect(text(await session.readFile("/conformance/r/f", 4)) === "0123", "not bounded");
-      expect(await session.readFile("/conformance/r/absent", 4) === null, "an absent file read");
-      expect(await session.readFile("/conformance/r", 4) === null, "a directory read");
-      expect(await session.readFile("/conformance/r/fifo", 4) === null, "a fifo read");
+    async run({ session, base }) {
+      const r = `${base}/r`;
+      await sh(session, `mkdir -p ${r} && printf 0123456789 > ${r}/f && mkfifo ${r}/fifo`);
+      expect(text(await session.readFile(`${r}/f`, 4)) === "0123", "not bounded");
+      expect(await session.readFile(`${r}/absent`, 4) === null, "an absent file read");
+      expect(await session.readFile(r, 4) === null, "a directory read");
+      expect(await session.readFile(`${r}/fifo`, 4) === null, "a fifo read");
     },
   },
   {
     check:
       "archiveOut and archiveIn carry a tree between sessions; an absent path is null; past maxBytes too_large",
-    async run({ session }) {
-      await sh(session, "mkdir -p /conformance/a/d && echo x > /conformance/a/d/f");
-      const archive = await session.archiveOut("/conformance/a", 1024 ** 2);
+    async run({ session, base }) {
+      await sh(session, `mkdir -p ${base}/a/d && echo x > ${base}/a/d/f`);
+      const archive = await session.archiveOut(`${base}/a`, 1024 ** 2);
       expect(archive !== null, "no archive");
-      await session.archiveIn(archive!, "/conformance/b");
-      expect(text(await session.readFile("/conformance/b/a/d/f", 10)) === "x\n", "not restored");
+      await session.archiveIn(archive!, `${base}/b`);
+      expect(text(await session.readFile(`${base}/b/a/d/f`, 10)) === "x\n", "not restored");
       expect(
-        await session.archiveOut("/conformance/absent", 1024) === null,
+        await session.archiveOut(`${base}/absent`, 1024) === null,
         "an absent path archived",
       );
       let code = "";
       try {
-        await session.archiveOut("/conformance/a", 100);
+        await session.archiveOut(`${base}/a`, 100);
       } catch (error) {
         code = error instanceof SandboxError ? error.code : String(error);
       }
@@ -188,8 +213,8 @@ const CHECKS: Check[] = [
     async run({ session }) {
       await sh(
         session,
-        `setsid ${GATE_BUSYBOX} nc -l -p 18555 -e ${GATE_BUSYBOX} echo hi >/dev/null 2>&1 & ` +
-          `setsid ${GATE_BUSYBOX} sleep 1003 >/dev/null 2>&1 &`,
+        `setsid ${session.busybox} nc -l -p 18555 -e ${session.busybox} echo hi >/dev/null 2>&1 & ` +
+          `setsid ${session.busybox} sleep 1003 >/dev/null 2>&1 &`,
       );
       let found: Map<number, string[]> = new Map();
       let pids: number[] = [];
@@ -219,8 +244,8 @@ const CHECKS: Check[] = [
     async run({ session }) {
       await sh(
         session,
-        `setsid sh -c 'while :; do ${GATE_BUSYBOX} sleep 0.01 & done' >/dev/null 2>&1 & ` +
-          `setsid ${GATE_BUSYBOX} sleep 1004 >/dev/null 2>&1 &`,
+        `setsid sh -c 'while :; do ${session.busybox} sleep 0.01 & done' >/dev/null 2>&1 & ` +
+          `setsid ${session.busybox} sleep 1004 >/dev/null 2>&1 &`,
       );
       await pause(300);
       const kept = (await withMarker(session, "sleep 1004"))[0];
@@ -247,7 +272,8 @@ const CHECKS: Check[] = [
     },
   },
   {
-    check: "forwardPort makes a host unix socket reachable on the sandbox's loopback",
+    check:
+      "forwardPort makes a host unix socket reachable on the sandbox's loopback, on the port it returns",
     async run({ session, tempDir }) {
       const socketPath = `${tempDir}/fwd-${crypto.randomUUID().slice(0, 8)}.sock`;
       const listener = Deno.listen({ transport: "unix", path: socketPath });
@@ -257,11 +283,11 @@ const CHECKS: Check[] = [
           conn.close();
         }
       })().catch(() => {});
-      const forward = await session.forwardPort(18556, socketPath);
+      const forward = await session.forwardPort(0, socketPath);
       try {
         const out = await sh(
           session,
-          `for i in $(seq 50); do o=$(nc 127.0.0.1 18556 </dev/null) && [ -n "$o" ] && ` +
+          `for i in $(seq 50); do o=$(nc 127.0.0.1 ${forward.port} </dev/null) && [ -n "$o" ] && ` +
             `{ echo "$o"; exit 0; }; sleep 0.1; done; exit 1`,
         );
         expect(out === "from the host\n", `read ${JSON.stringify(out)}`);
@@ -290,13 +316,16 @@ const CHECKS: Check[] = [
  */
 export async function sessionConformance(target: ConformanceTarget): Promise<ConformanceResult[]> {
   const results: ConformanceResult[] = [];
+  const base = target.session.capabilities.ownFilesystem
+    ? "/conformance"
+    : `${target.tempDir}/conformance`;
   for (const { check, needs, run } of CHECKS) {
     if (needs !== undefined && !target.session.capabilities[needs]) {
       results.push({ check, status: "unsupported", detail: `needs the capability "${needs}"` });
       continue;
     }
     try {
-      await run(target);
+      await run({ ...target, base });
       results.push({ check, status: "passed", detail: "" });
     } catch (error) {
       results.push({ check, status: "failed", detail: (error as Error).message });
