@@ -3,9 +3,14 @@
 # its own container, network none, 256 MB, half a CPU; hidden files are copied
 # in only after the candidate exits).
 #
-# Contract with runner/sandbox/sealed_verifier.ts and run_verifier.ts (the verifier runs as root with
+# Contract with runner/sandbox/sealed_verifier.ts (the verifier runs as root with
 # no capability but SETUID, SETGID and KILL, which it needs only to run
-# candidate code as another user and to stop it):
+# candidate code as another user and to stop it). The paths are a
+# container's; the runner names each in the environment (LEDGERBENCH_HIDDEN,
+# LEDGERBENCH_ARTIFACT, LEDGERBENCH_SCRATCH, LEDGERBENCH_CHANNEL), so that the
+# operator's --unsandboxed host runs this same driver on host directories,
+# with the host's busybox (LEDGERBENCH_BUSYBOX) and a scratch directory of
+# its own for /tmp (LEDGERBENCH_DRIVER_TMP):
 #   /verifier   the task's hidden verifier files, a fresh owner-only copy:
 #               setup.sh (optional), then verify.sh or verify.ts (required)
 #   /workspace  the candidate's stored artifact, read-only; a link in it that
@@ -41,19 +46,20 @@
 # A failing setup.sh exits 97 and a missing entry exits 98: both are verifier
 # faults (invalid evaluation), never a candidate failure.
 KIT="${LEDGERBENCH_KIT:-}"
-BB="$KIT/bin/busybox"
-CHANNEL=/ledgerbench/channel
+BB="${LEDGERBENCH_BUSYBOX:-$KIT/bin/busybox}"
+HIDDEN="${LEDGERBENCH_HIDDEN:-/verifier}"
+CHANNEL="${LEDGERBENCH_CHANNEL:-/ledgerbench/channel}"
 stage() { echo "$*" >>"$CHANNEL/stages"; }
 export LEDGERBENCH_AS_CANDIDATE="$KIT/opt/ledgerbench/verifier/as_candidate.sh"
-export LEDGERBENCH_CANDIDATE_SCRATCH=/scratch
+export LEDGERBENCH_CANDIDATE_SCRATCH="${LEDGERBENCH_SCRATCH:-/scratch}"
 umask 077
 # The engine gives /tmp the image's mode 1777; the verifier's scratch is its own.
-"$BB" chmod 700 /tmp
+"$BB" chmod 700 "${LEDGERBENCH_DRIVER_TMP:-/tmp}"
 
-if [ -f /verifier/setup.sh ]; then
+if [ -f "$HIDDEN/setup.sh" ]; then
   stage setup
   # Setup output goes to stderr (diagnostics).
-  "$BB" sh /verifier/setup.sh 1>&2 </dev/null
+  "$BB" sh "$HIDDEN/setup.sh" 1>&2 </dev/null
   code=$?
   if [ "$code" -ne 0 ]; then
     stage "setup-failed $code"
@@ -66,24 +72,24 @@ if [ "${LEDGERBENCH_VERDICT:-line}" = reward ]; then
 fi
 entry="${LEDGERBENCH_VERIFIER_ENTRY:-}"
 if [ -n "$entry" ]; then
-  if [ ! -f "/verifier/$entry" ]; then
+  if [ ! -f "$HIDDEN/$entry" ]; then
     stage "missing-entry"
-    echo "driver: /verifier holds no entry \"$entry\"" >&2
+    echo "driver: the hidden files hold no entry \"$entry\"" >&2
     exit 98
   fi
   stage verify
-  "/verifier/$entry" </dev/null >"$CHANNEL/verify.out"
-elif [ -f /verifier/verify.sh ]; then
+  "$HIDDEN/$entry" </dev/null >"$CHANNEL/verify.out"
+elif [ -f "$HIDDEN/verify.sh" ]; then
   stage verify
-  "$BB" sh /verifier/verify.sh </dev/null >"$CHANNEL/verify.out"
-elif [ -f /verifier/verify.ts ]; then
+  "$BB" sh "$HIDDEN/verify.sh" </dev/null >"$CHANNEL/verify.out"
+elif [ -f "$HIDDEN/verify.ts" ]; then
   stage verify
   "$BB" sh "$KIT/opt/ledgerbench/deno" run --quiet --no-config --no-remote --no-npm --no-lock \
     --allow-read --allow-write=/tmp,/scratch --allow-env --allow-run \
-    /verifier/verify.ts </dev/null >"$CHANNEL/verify.out"
+    "$HIDDEN/verify.ts" </dev/null >"$CHANNEL/verify.out"
 else
   stage "missing-entry"
-  echo "driver: /verifier holds neither verify.sh nor verify.ts" >&2
+  echo "driver: the hidden files hold neither verify.sh nor verify.ts" >&2
   exit 98
 fi
 code=$?

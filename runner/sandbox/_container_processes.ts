@@ -10,7 +10,7 @@
  * @module
  */
 import type { SessionProcess } from "./sandbox_session.ts";
-import { cgroupPids } from "./_pids_cgroup_dir.ts";
+import { cgroupPids } from "./_cgroup_dir.ts";
 
 /** Characters of a command line kept (untrusted text). */
 const COMMAND_CHARS = 4096;

@@ -15,7 +15,7 @@ import { engineIdentity } from "../docker/engine_identity.ts";
 import { engineCreateOptions } from "./engine_create_options.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
-import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
+import { cgroupDir } from "./_cgroup_dir.ts";
 import type { ProcessEnd } from "./process_end.ts";
 
 /** What differs between the candidate's and the verifier's sandbox. */
@@ -270,8 +270,8 @@ export async function runContainer(
     }
     await requireSandboxFlags(docker, create, container.id, pid);
     let pidsLimitHits: number | null = null;
-    const cgroupDir = pid > 0 ? await pidsCgroupDir(pid) : null;
-    const eventsFile = cgroupDir === null ? null : `${cgroupDir}/pids.events`;
+    const pidsDir = pid > 0 ? await cgroupDir(pid, "pids") : null;
+    const eventsFile = pidsDir === null ? null : `${pidsDir}/pids.events`;
     if (eventsFile) {
       const sample = () => {
         try {

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { cgroupPids } from "./_pids_cgroup_dir.ts";
+import { cgroupPids } from "./_cgroup_dir.ts";
 
 /** Listings before the stopping gives up (a fork bomb under the pids limit ends well before). */
 const MAX_ROUNDS = 200;

@@ -12,21 +12,46 @@ import type Docker from "dockerode";
 import { Buffer } from "node:buffer";
 import { engineCall } from "../docker/engine_call.ts";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
-import { GATE_BUSYBOX } from "./_gate.ts";
-import type { FsChange, SandboxSession, SessionExec, SessionExecRun } from "./sandbox_session.ts";
+import { createGate, GATE_BUSYBOX } from "./_gate.ts";
+import type {
+  FsChange,
+  OpenSession,
+  SandboxSession,
+  SessionBackend,
+  SessionCapabilities,
+  SessionExec,
+  SessionExecRun,
+  SessionSpec,
+} from "./sandbox_session.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { ByteTail, tailText } from "./tail_text.ts";
 import { killDescendants } from "./_kill_descendants.ts";
-import { createSandboxContainer } from "./_run_container.ts";
+import { createSandboxContainer, sandboxCreateOptions } from "./_run_container.ts";
+import { removeTree } from "./remove_tree.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
-import { pidsCgroupDir } from "./_pids_cgroup_dir.ts";
+import { cgroupDir, cgroupOomKills } from "./_cgroup_dir.ts";
 import { resumeProcesses, stopProcesses } from "./_stop_processes.ts";
 import { listeningSockets } from "./_listening_sockets.ts";
 import { containerProcesses } from "./_container_processes.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
+
+/**
+ * The keep-alive command's last argument (seconds): a session's container
+ * runs `busybox sleep` with it so that processes are `exec`'d into it, and
+ * its process is told apart by it.
+ */
+export const KEEP_ALIVE_SECONDS = "2147483647";
+
+/** What a container session can do, on Docker and Podman alike: the engine's diff, and its processes on the host. */
+const CONTAINER_CAPABILITIES: SessionCapabilities = {
+  ownFilesystem: true,
+  users: true,
+  changes: true,
+  processControl: true,
+};
 
 /** How long a forwarded connection may send nothing after the other side last answered. */
 const TUNNEL_DEADLINE_MS = 600_000;
@@ -91,7 +116,7 @@ export async function startDockerSession(
     }
     /** The container's `cgroup.procs` on the host: every process of it, by host PID. */
     const cgroupProcs = async () => {
-      const cgroup = await pidsCgroupDir(pid);
+      const cgroup = await cgroupDir(pid, "pids");
       if (cgroup === null) {
         throw new SandboxError("engine_error", `Container "${short}" has no pids cgroup to list`);
       }
@@ -123,8 +148,7 @@ export async function startDockerSession(
       pid,
       upperDir: data?.UpperDir ?? null,
       close,
-      // Docker and Podman alike: the engine's diff, and the container's processes on the host.
-      capabilities: { ownFilesystem: true, users: true, changes: true, processControl: true },
+      capabilities: CONTAINER_CAPABILITIES,
       busybox: GATE_BUSYBOX,
       exec: (request) => execIn(container, request),
       copyIn: (hostDir, path) => copyIn(container, hostDir, path),
@@ -141,7 +165,9 @@ export async function startDockerSession(
       listeners: (pids) => listeningSockets(pid, pids),
       stopAllBut: async (keep) => stopProcesses(await cgroupProcs(), new Set([pid, ...keep])),
       resume: async (pids) => resumeProcesses(await cgroupProcs(), pids),
+      // The memory cgroup's own count sees an exec'd process killed; the engine's, the main one.
       oomKilled: async () =>
+        ((await cgroupOomKills(pid)) ?? 0) > 0 ||
         containerOomKilled(
           options.docker,
           container.id,
@@ -160,6 +186,65 @@ export async function startDockerSession(
       { cause: error },
     );
   }
+}
+
+/**
+ * The container engine as a {@link SessionBackend}: each session a
+ * container with seed 000's flags (`sandboxCreateOptions`: no network, a
+ * read-only root, every capability dropped but the spec's, no new
+ * privileges, its pids and memory limits), whose command is the runner's
+ * own busybox sleeping behind the gate (nothing of the image runs by
+ * itself), the spec's mounts bound at their paths.
+ *
+ * @param docker the engine client
+ * @param tempDir where the gates' fifos go; default the system temp dir
+ * @returns the backend
+ */
+export function containerSessionBackend(docker: Docker, tempDir?: string): SessionBackend {
+  return {
+    capabilities: CONTAINER_CAPABILITIES,
+    async open(spec: SessionSpec): Promise<OpenSession> {
+      const dir = await Deno.makeTempDir({ dir: tempDir, prefix: "ledgerbench-gate-" });
+      const gate = await createGate(dir);
+      const release = async () => {
+        gate.close();
+        await removeTree(dir).catch(() => {});
+      };
+      const create = sandboxCreateOptions({
+        image: spec.image,
+        command: [GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
+        env: {},
+        user: spec.user,
+        workingDir: spec.cwd,
+        labels: { "ledgerbench.role": spec.role, ...spec.labels },
+        pidsLimit: spec.pidsLimit,
+        memoryBytes: spec.memoryBytes,
+        nanoCpus: spec.nanoCpus,
+        tmpfsBytes: spec.tmpfsBytes,
+        extraTmpfs: spec.scratch,
+        capAdd: spec.keepCapabilities === undefined ? undefined : [...spec.keepCapabilities],
+        binds: [
+          ...spec.mounts.map((m) => `${m.host}:${m.path}:${m.readOnly ? "ro" : "rw"}`),
+          ...gate.binds,
+        ],
+      });
+      create.Entrypoint = gate.entrypoint;
+      try {
+        const session = await startDockerSession(create, { docker, openGate: () => gate.open() });
+        return {
+          ...session,
+          id: session.containerId,
+          end: async () => {
+            await session.close();
+            await release();
+          },
+        };
+      } catch (error) {
+        await release();
+        throw error;
+      }
+    },
+  };
 }
 
 /**

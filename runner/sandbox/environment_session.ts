@@ -25,7 +25,7 @@ import { createGate, GATE_BUSYBOX } from "./_gate.ts";
 import { DEFAULT_PATH } from "./run_candidate.ts";
 import { CANDIDATE_LIMITS, ENVIRONMENT_PIDS_LIMIT } from "./sandbox_limits.ts";
 import { tcpListeners } from "./_listening_sockets.ts";
-import { type DockerSession, startDockerSession } from "./docker_session.ts";
+import { type DockerSession, KEEP_ALIVE_SECONDS, startDockerSession } from "./docker_session.ts";
 import { RESERVED_CONTAINER_PATHS } from "../../analysis/schema/suite_manifest.ts";
 
 /**
@@ -44,9 +44,6 @@ export const ENVIRONMENT_CAPABILITIES = [
   "SETGID",
   "KILL",
 ] as const;
-
-/** The keep-alive command's last argument (seconds), by which its process is told apart. */
-const KEEP_ALIVE_SECONDS = "2147483647";
 
 /** What a task environment's image says about how it runs (`docker image inspect`). */
 export interface EnvironmentImage {

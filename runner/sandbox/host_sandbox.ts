@@ -13,7 +13,9 @@
  * plays no part here), the workspace is a copy stored as a content-addressed
  * artifact within the Docker sandbox's workspace limits (`storeWorkspace`:
  * one the candidate made unstorable is its scored failure there and here),
- * the verifier runs the sealed protocol written once for every backend
+ * both run on the host's session (`host_session.ts`: the session seam's
+ * primitives on host processes and host paths), the verifier by the sealed
+ * protocol written once for every backend
  * (`runSealedVerifier`, seed 000 §03–04: the hidden verifier files copied
  * only after the candidate exits and checked against the digest frozen for
  * the run before and after, the artifact's manifest and its read-only view
@@ -22,8 +24,8 @@
  * output), and the episode's log is stored beside the artifact. What does
  * not: no network isolation, no read-only root, no capability drop, no pids
  * or memory limit, nothing keeps candidate code the verifier runs from the
- * channel or the hidden copy; the verifier's driver (`setup.sh`, then
- * `verify.sh`, with `sh`) runs on the host too.
+ * channel or the hidden copy; the verifier's driver (`containers/verifier/driver.sh`,
+ * with the host's busybox: `setup.sh`, then `verify.sh`) runs on the host too.
  *
  * Agent contract on the host: the command runs with the workspace copy as
  * its working directory and `LEDGERBENCH_WORKSPACE`, `LEDGERBENCH_TASK_FILE`,
@@ -35,14 +37,11 @@
  * @module
  */
 import type { VerifyResult } from "../episode_row.ts";
-import { startForwarder } from "../relay/start_forwarder.ts";
 import { storeWorkspace } from "./store_workspace.ts";
 import { storeLimits } from "./run_candidate.ts";
 import { copyTree } from "./copy_tree.ts";
 import { refuseForbiddenValues } from "./forbidden_values.ts";
-import { killDescendants } from "./_kill_descendants.ts";
 import { removeTree } from "./remove_tree.ts";
-import { tailText } from "./tail_text.ts";
 import {
   type CandidateRequest,
   type CandidateRun,
@@ -50,14 +49,9 @@ import {
   relayEnvironment,
   type VerifierRequest,
 } from "./episode_sandbox.ts";
-import {
-  runSealedVerifier,
-  type SealedDriver,
-  type SealedDriverRun,
-  verifierResult,
-} from "./sealed_verifier.ts";
+import { runSealedVerifier, verifierResult } from "./sealed_verifier.ts";
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
-import type { ProcessEnd } from "./process_end.ts";
+import { hostSessionBackend, startHostSession } from "./host_session.ts";
 
 /** Options of {@link createHostSandbox}. */
 export interface HostSandboxOptions {
@@ -106,29 +100,28 @@ async function runHostCandidate(
   }
   const { agent } = request;
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-host-" });
-  let forwarder: { close(): Promise<void> } | null = null;
+  let forwarder: { port: number; close(): Promise<void> } | null = null;
   const closeForwarder = async () => {
     await forwarder?.close().catch(() => {});
     forwarder = null;
   };
   try {
-    const listening = await startForwarder({ pid: null, socketPath: request.relaySocket, port: 0 });
-    forwarder = listening;
     const workspace = `${temp}/workspace`;
     await copyTree(request.workspace, workspace, { mode: "writable" });
     await Deno.mkdir(`${temp}/home`);
+    const session = await startHostSession({ cwd: workspace });
+    forwarder = await session.forwardPort(0, request.relaySocket);
     const env = {
       // The plan's agent env first: the runner's own variables below always win.
       ...agent.env,
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: `${temp}/home`,
-      ...relayEnvironment(listening.port, request.model),
+      ...relayEnvironment(forwarder.port, request.model),
       LEDGERBENCH_WORKSPACE: workspace,
       LEDGERBENCH_TASK_FILE: `${workspace}/TASK.md`,
     };
     const argv = options.commands[agent.agent_id];
     await refuseForbiddenValues({ env, argv, workspace }, request.forbiddenValues);
-    const run = await runHost(argv, workspace, env, request.wallMs, request.signal);
+    const run = await session.exec({ argv, env, wallMs: request.wallMs, signal: request.signal });
     await closeForwarder();
     await request.onExited();
     // The Docker sandbox's rule: an unstorable workspace is the candidate's scored failure.
@@ -144,8 +137,8 @@ async function runHostCandidate(
       wallMs: run.wallMs,
       startedAt: run.startedAt,
       finishedAt: run.finishedAt,
-      stdoutTail: tailText(run.stdout, TAIL_BYTES),
-      stderrTail: tailText(run.stderr, TAIL_BYTES),
+      stdoutTail: run.stdoutTail,
+      stderrTail: run.stderrTail,
       ...stored,
     };
   } finally {
@@ -154,64 +147,8 @@ async function runHostCandidate(
   }
 }
 
-/** Bytes kept from the end of a host process's stdout and of its stderr. */
-const TAIL_BYTES = 65536;
-
-/** How one host process ended, and its whole output. */
-interface HostRun extends ProcessEnd {
-  stdout: Uint8Array<ArrayBuffer>;
-  stderr: Uint8Array<ArrayBuffer>;
-}
-
 /**
- * Runs one host process with exactly `env`, stdin closed; at `wallMs`, or
- * when `signal` aborts (already or later), it is killed with what it
- * started that is still its descendant.
- */
-async function runHost(
-  argv: readonly string[],
-  cwd: string,
-  env: Record<string, string>,
-  wallMs: number,
-  signal?: AbortSignal,
-): Promise<HostRun> {
-  const startedAt = new Date().toISOString();
-  const clock = performance.now();
-  const child = new Deno.Command(argv[0], {
-    args: argv.slice(1),
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let killedBy: "wall" | "abort" | null = null;
-  const kill = (by: "wall" | "abort") => {
-    killedBy ??= by;
-    void killDescendants(child.pid);
-  };
-  const timer = setTimeout(() => kill("wall"), wallMs);
-  const onAbort = () => kill("abort");
-  signal?.addEventListener("abort", onAbort, { once: true });
-  if (signal?.aborted) onAbort();
-  const output = await child.output();
-  clearTimeout(timer);
-  signal?.removeEventListener("abort", onAbort);
-  return {
-    exitCode: output.code,
-    wallCapHit: killedBy === "wall",
-    aborted: killedBy === "abort",
-    stdout: output.stdout,
-    stderr: output.stderr,
-    wallMs: performance.now() - clock,
-    startedAt,
-    finishedAt: new Date().toISOString(),
-  };
-}
-
-/**
- * Runs the sealed verifier (`runSealedVerifier`) with the host's driver,
+ * Runs the sealed verifier (`runSealedVerifier`) on the host's sessions,
  * against the artifact's view; its outcome as the Docker sandbox gives it
  * (`verifierResult`: the verdict or fault with the sealed record and the
  * output tails).
@@ -226,7 +163,7 @@ async function runHostVerifier(
       verifierDir: request.verifierDir,
       expectedVerifierDigest: request.expectedVerifierDigest,
     },
-    hostDriver(options.tempDir),
+    { backend: hostSessionBackend(), imageId: "" },
     {
       wallMs: options.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
       signal: request.signal,
@@ -234,90 +171,4 @@ async function runHostVerifier(
     },
   );
   return verifierResult(outcome);
-}
-
-/**
- * The host's {@link SealedDriver}: what `containers/verifier/driver.sh` does
- * in the verifier's container, as host processes under one wall cap:
- * `setup.sh` (when present) with `sh`, its output to stderr, `setup-failed N`
- * in `stages` when it fails (exit 97); then `verify.sh` with `sh`, its stdout
- * to `verify.out`, `verify-exited N` (a missing one: `missing-entry`, exit
- * 98). Seed 000's contract only: the host runs no `verify.ts`, no task entry
- * and no reward file. Each runs in a scratch directory of its own with
- * `LEDGERBENCH_ARTIFACT` (the workspace view), `LEDGERBENCH_HIDDEN`,
- * `LEDGERBENCH_SCRATCH`, `PATH` and `HOME` (the scratch).
- */
-function hostDriver(tempDir: string | undefined): SealedDriver {
-  return {
-    imageId: "",
-    async run({ hidden, workspace, channel, wallMs, signal, env }): Promise<SealedDriverRun> {
-      const scratch = await Deno.makeTempDir({ dir: tempDir, prefix: "ledgerbench-host-" });
-      const environment = {
-        ...env,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        HOME: scratch,
-        LEDGERBENCH_ARTIFACT: workspace,
-        LEDGERBENCH_HIDDEN: hidden,
-        LEDGERBENCH_SCRATCH: scratch,
-      };
-      const clock = performance.now();
-      const stderr: Uint8Array<ArrayBuffer>[] = [];
-      let killed: Pick<ProcessEnd, "wallCapHit" | "aborted"> = {
-        wallCapHit: false,
-        aborted: false,
-      };
-      const step = async (argv: readonly string[]) => {
-        const left = wallMs - (performance.now() - clock);
-        const run = await runHost(argv, scratch, environment, left, signal);
-        stderr.push(run.stderr);
-        killed = run;
-        return run;
-      };
-      const stage = (line: string) =>
-        Deno.writeTextFile(`${channel}/stages`, `${line}\n`, { append: true });
-      const ended = async (exitCode: number): Promise<SealedDriverRun> => ({
-        exitCode,
-        oomKilled: false,
-        wallCapHit: killed.wallCapHit,
-        aborted: killed.aborted,
-        wallMs: performance.now() - clock,
-        stdout: new Uint8Array(),
-        stderr: new Uint8Array(await new Blob(stderr).arrayBuffer()),
-        containerId: null,
-      });
-      try {
-        if (await isFile(`${hidden}/setup.sh`)) {
-          await stage("setup");
-          const setup = await step(["sh", "-c", 'exec sh "$0" 1>&2', `${hidden}/setup.sh`]);
-          if (killed.wallCapHit || killed.aborted) return await ended(setup.exitCode);
-          if (setup.exitCode !== 0) {
-            await stage(`setup-failed ${setup.exitCode}`);
-            return await ended(97);
-          }
-        }
-        if (!(await isFile(`${hidden}/verify.sh`))) {
-          await stage("missing-entry");
-          stderr.push(new TextEncoder().encode("driver: the hidden files hold no verify.sh\n"));
-          return await ended(98);
-        }
-        await stage("verify");
-        const verify = await step(["sh", `${hidden}/verify.sh`]);
-        await Deno.writeFile(`${channel}/verify.out`, verify.stdout);
-        if (!killed.wallCapHit && !killed.aborted) await stage(`verify-exited ${verify.exitCode}`);
-        return await ended(verify.exitCode);
-      } finally {
-        await removeTree(scratch);
-      }
-    },
-  };
-}
-
-/** Whether `path` is a regular file (followed through links, as `[ -f ]` does). */
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }

@@ -108,7 +108,7 @@ Deno.test("createHostSandbox() faults a missing entry and a failing setup by the
   const missing = await sandbox.runVerifier(await hostJob(`${dir}/a`, null));
   deepEqual(missing.kind === "fault" && [missing.fault, missing.detail], [
     "entry_missing",
-    "The hidden verifier files hold no entry point: driver: the hidden files hold no verify.sh",
+    "The hidden verifier files hold no entry point: driver: the hidden files hold neither verify.sh nor verify.ts",
   ]);
   // Setup's stdout goes to stderr with its own, as driver.sh sends it; the detail is Docker's.
   await Deno.mkdir(`${dir}/b`);

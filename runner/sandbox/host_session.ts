@@ -33,8 +33,47 @@ import { startForwarder } from "../relay/start_forwarder.ts";
 import { gateBusybox } from "./_gate.ts";
 import { killDescendants } from "./_kill_descendants.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import type { SandboxSession, SessionExec, SessionExecRun } from "./sandbox_session.ts";
+import type {
+  SandboxSession,
+  SessionBackend,
+  SessionCapabilities,
+  SessionExec,
+  SessionExecRun,
+} from "./sandbox_session.ts";
 import { ByteTail } from "./tail_text.ts";
+
+/** What the host's session can do beyond the primitives every session has: nothing. */
+const HOST_CAPABILITIES: SessionCapabilities = {
+  ownFilesystem: false,
+  users: false,
+  changes: false,
+  processControl: false,
+};
+
+/**
+ * The host as a {@link SessionBackend}: each session a host session
+ * starting in the spec's directory. Nothing of the spec's isolation can be
+ * given (no network isolation, no read-only root, no capability drop, no
+ * pids or memory limit), which is why only the operator's explicit
+ * `--unsandboxed` uses it; a spec with mounts is refused (`unsupported`).
+ *
+ * @returns the backend
+ */
+export function hostSessionBackend(): SessionBackend {
+  return {
+    capabilities: HOST_CAPABILITIES,
+    async open(spec) {
+      if (spec.mounts.length > 0) {
+        throw new SandboxError(
+          "unsupported",
+          `The host session cannot mount "${spec.mounts[0].host}" at "${spec.mounts[0].path}"`,
+        );
+      }
+      const session = await startHostSession({ cwd: spec.cwd });
+      return { ...session, id: null, end: () => Promise.resolve() };
+    },
+  };
+}
 
 /** Options of {@link startHostSession}. */
 export interface HostSessionOptions {
@@ -67,7 +106,7 @@ export async function startHostSession(options: HostSessionOptions): Promise<San
       ),
     );
   return {
-    capabilities: { ownFilesystem: false, users: false, changes: false, processControl: false },
+    capabilities: HOST_CAPABILITIES,
     busybox,
     exec: (request) => execOnHost(request, options.cwd),
     copyIn: async (hostDir, path) => {

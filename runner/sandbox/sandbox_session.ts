@@ -144,6 +144,62 @@ export interface SandboxSession {
   resume(pids: readonly number[]): Promise<void>;
 }
 
+/** A host directory a session sees at a path of its own. */
+export interface SessionMount {
+  host: string;
+  path: string;
+  readOnly: boolean;
+}
+
+/**
+ * A sandbox with seed 000's isolation (§03–04: no network, a read-only
+ * root, every capability dropped but those named, no new privileges, a
+ * pids and memory limit), as a protocol asks a backend for one. A backend
+ * whose capabilities lack `ownFilesystem` cannot give the mounts and
+ * refuses a spec that has any: a protocol hands it host paths instead.
+ */
+export interface SessionSpec {
+  /** `ledgerbench.role`: whose sandbox it is. */
+  role: "candidate" | "verifier";
+  /** The image ID it runs (never pulled); none runs on the host. */
+  image: string;
+  mounts: readonly SessionMount[];
+  /** Further writable scratch filesystems (tmpfs), path → size in bytes and mode, beside `/tmp`. */
+  scratch?: Record<string, { bytes: number; mode: string }>;
+  /** `user[:group]` its processes run as unless told otherwise. */
+  user: string;
+  /** The directory its processes start in unless told otherwise. */
+  cwd: string;
+  /** The capabilities kept after every one is dropped; default none. */
+  keepCapabilities?: readonly string[];
+  pidsLimit: number;
+  memoryBytes: number;
+  nanoCpus?: number;
+  /** Size of its `/tmp`. */
+  tmpfsBytes: number;
+  labels: Record<string, string>;
+}
+
+/** A session a backend opened, and its end. */
+export interface OpenSession extends SandboxSession {
+  /** The container it is, or null where none runs. */
+  readonly id: string | null;
+  /** Ends it and every process left in it (idempotent; never throws). */
+  end(): Promise<void>;
+}
+
+/**
+ * What a backend implements: its capabilities, and sessions opened by a
+ * spec. Every protocol is written once above it.
+ */
+export interface SessionBackend {
+  readonly capabilities: SessionCapabilities;
+  /**
+   * @throws {SandboxError} `image_missing`, `engine_error`, `isolation_failed`, `unsupported`
+   */
+  open(spec: SessionSpec): Promise<OpenSession>;
+}
+
 /**
  * Refuses a session whose backend lacks a capability a protocol needs,
  * before the protocol does anything (Harbor's environments declare theirs

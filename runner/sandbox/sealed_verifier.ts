@@ -2,13 +2,15 @@
  * The sealed verifier protocol (seed 000, §03–04: "验题程序也单独放进一个容器",
  * the hidden files copied in only after the candidate exits, and a verifier
  * fault never counted against the candidate), written once for every backend
- * (issue 22): the digests, the copies, the workspace view, the verdict
- * channel and the classification are here; a backend gives only
- * {@link SealedDriver.run}, which runs the driver against the three host
- * directories the protocol prepared. Docker's driver is `runVerifier`'s
- * container (`run_verifier.ts`), the `--unsandboxed` host's runs the same
- * steps as host processes (`host_sandbox.ts`), the way Harbor's two modes are
- * written once on the session primitives (`harbor_verifier.ts`).
+ * on the session seam (`sandbox_session.ts`): the digests, the copies, the
+ * workspace view, the verdict channel, the verifier's sandbox
+ * ({@link sealedSessionSpec}: its mounts, its flags and limits) and the
+ * classification are here; a backend only opens the session it is asked
+ * for. The driver is `containers/verifier/driver.sh` on every backend: in a
+ * container (Docker, Podman) the verifier image's copy, or the kit's in a
+ * task's own environment; on the operator's `--unsandboxed` host the
+ * repository's, on host directories. Harbor's two modes are written once on
+ * the same seam (`harbor_verifier.ts`).
  *
  * @module
  */
@@ -24,7 +26,14 @@ import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
-import type { ProcessEnd } from "./process_end.ts";
+import type {
+  OpenSession,
+  SessionBackend,
+  SessionExecRun,
+  SessionSpec,
+} from "./sandbox_session.ts";
+import { VERIFIER_KIT_MOUNT } from "./image_bundle.ts";
+import { fileURLToPath } from "node:url";
 
 /** What to verify. */
 export interface VerifierJob {
@@ -92,7 +101,7 @@ export type VerifierFaultCode =
 
 /** Facts recorded for every verification, with or without a verdict. */
 export interface VerifierRunInfo {
-  /** The verifier image ID that ran ({@link SealedDriver.imageId}; empty when no image runs). */
+  /** The verifier image ID that ran ({@link SealedTarget.imageId}; empty when no image runs). */
   imageId: string;
   /** Null when no container ran (a digest check failed first, or the driver runs none). */
   containerId: string | null;
@@ -130,58 +139,168 @@ export type VerifierOutcome =
   )
   & VerifierRecordParts;
 
-/** What {@link SealedDriver.run} is given: host directories the protocol prepared, and the run's caps. */
-export interface SealedDriverRequest {
-  /** The private copy of the hidden files (owner-only; `/verifier` in the container). */
-  hidden: string;
-  /** The read-only view of the artifact (`/workspace` in the container). */
-  workspace: string;
+/** Where the sealed protocol runs its driver. */
+export interface SealedTarget {
+  /** The backend that opens the verifier's session. */
+  backend: SessionBackend;
+  /** The image ID the verifier's session runs: the verifier image, or a task's own environment; empty on the host. */
+  imageId: string;
   /**
-   * The verdict channel, owner-only and empty (`/ledgerbench/channel`), which
-   * the driver fills as `containers/verifier/driver.sh` documents: `stages`
-   * (one marker a line: `setup`, `setup-failed N`, `missing-entry`, `verify`,
-   * `verify-exited N`), `verify.out` (the entry's stdout) and, for a verdict
-   * by reward file, `reward.txt` and `reward.json`.
+   * The verifier image's files exported to a host directory
+   * (`exportImageBundle`), when `imageId` is a task's own environment:
+   * mounted read-only at {@link VERIFIER_KIT_MOUNT}, and the driver runs from there.
    */
-  channel: string;
-  /** The task's entry, verdict rule, mounts and resources. */
-  settings: VerifierTaskSettings;
-  /** Kill the driver this many milliseconds after its start (`wallCapHit`). */
-  wallMs: number;
-  /** Kill the driver when aborted (`aborted`). */
-  signal?: AbortSignal;
-  /** Extra environment of the verifier (no secrets). */
-  env: Record<string, string>;
+  kitDir?: string;
+  /** Labels of the session, beside its role. */
+  labels?: Record<string, string>;
 }
 
-/** What one {@link SealedDriver.run} did: how its driver ended (no start and end times kept). */
-export interface SealedDriverRun extends Omit<ProcessEnd, "startedAt" | "finishedAt"> {
-  /** The kernel's OOM killer ended one of its processes. */
+/** The host directories the protocol prepared for one run. */
+interface PreparedDirs {
+  /** The private copy of the hidden files. */
+  hidden: string;
+  /** The read-only view of the artifact. */
+  workspace: string;
+  /**
+   * The verdict channel, owner-only and empty, which the driver fills as
+   * `containers/verifier/driver.sh` documents: `stages` (one marker a line:
+   * `setup`, `setup-failed N`, `missing-entry`, `verify`, `verify-exited N`),
+   * `verify.out` (the entry's stdout) and, for a verdict by reward file,
+   * `reward.txt` and `reward.json`.
+   */
+  channel: string;
+  /** Scratch for a session without a filesystem of its own (a container has its `/scratch`). */
+  scratch: string;
+}
+
+/** Where the driver finds each prepared directory inside a container's session. */
+const CONTAINER_PATHS = {
+  hidden: "/verifier",
+  workspace: "/workspace",
+  channel: "/ledgerbench/channel",
+  scratch: "/scratch",
+} as const;
+
+/** The driver inside the verifier image, and inside the kit below its mount. */
+const DRIVER_PATH = "/opt/ledgerbench/verifier/driver.sh";
+
+/** The repository's driver, which the host runs. */
+const HOST_DRIVER = fileURLToPath(
+  new URL("../../containers/verifier/driver.sh", import.meta.url),
+);
+
+/**
+ * The verifier's session in a container (seed 000's verifier flags): the
+ * hidden copy read-only at `/verifier` (and at the task's `mount`), the
+ * artifact's view read-only at `/workspace` (and at the task's `workdir`,
+ * where it starts), the channel read-write at `/ledgerbench/channel`, the
+ * kit read-only when a task's own environment runs it; `/scratch` for
+ * candidate code (and `/logs` for Harbor's reward) as tmpfs; root with
+ * every capability dropped but `SETUID`, `SETGID` and `KILL`, which
+ * `as_candidate.sh` uses to run candidate code as user nobody and to kill
+ * it at its time limit: that code cannot read `/verifier` (owner-only),
+ * write the verifier's `/tmp` or the verdict channel, open the verifier's
+ * descriptors or outlive its call (containers/verifier/as_candidate.sh);
+ * 256 MB without swap, half a CPU and a pids limit unless the task sets
+ * its own memory and CPUs. On the host (no filesystem of its own) the
+ * session starts in the scratch directory and has no mounts: the driver is
+ * told the host paths instead.
+ *
+ * @param target the backend, the image and the kit
+ * @param dirs the prepared host directories
+ * @param task the task's settings
+ * @returns the spec for `SessionBackend.open`
+ */
+export function sealedSessionSpec(
+  target: SealedTarget,
+  dirs: PreparedDirs,
+  task: VerifierTaskSettings,
+): SessionSpec {
+  const base = {
+    role: "verifier",
+    image: target.imageId,
+    user: "0:0",
+    keepCapabilities: ["SETUID", "SETGID", "KILL"],
+    pidsLimit: VERIFIER_LIMITS.pidsLimit,
+    memoryBytes: task.memoryBytes ?? VERIFIER_LIMITS.memoryBytes,
+    nanoCpus: task.nanoCpus ?? VERIFIER_LIMITS.nanoCpus,
+    tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
+    labels: target.labels ?? {},
+  } as const;
+  if (!target.backend.capabilities.ownFilesystem) {
+    return { ...base, mounts: [], cwd: dirs.scratch };
+  }
+  const at = (host: string, path: string, readOnly: boolean) => ({ host, path, readOnly });
+  return {
+    ...base,
+    cwd: task.workdir ?? "/tmp",
+    mounts: [
+      at(dirs.hidden, CONTAINER_PATHS.hidden, true),
+      ...(task.mount === undefined ? [] : [at(dirs.hidden, task.mount, true)]),
+      at(dirs.workspace, CONTAINER_PATHS.workspace, true),
+      ...(task.workdir === undefined ? [] : [at(dirs.workspace, task.workdir, true)]),
+      at(dirs.channel, CONTAINER_PATHS.channel, false),
+      ...(target.kitDir === undefined ? [] : [at(target.kitDir, VERIFIER_KIT_MOUNT, true)]),
+    ],
+    scratch: {
+      [CONTAINER_PATHS.scratch]: { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
+      // Harbor's verifiers write their reward below /logs/verifier.
+      ...(task.reward === undefined
+        ? {}
+        : { "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" } }),
+    },
+  };
+}
+
+/** How the driver's run ended, with what the session says of it. */
+interface DriverRun extends SessionExecRun {
+  /** The kernel's OOM killer ended one of the session's processes. */
   oomKilled: boolean;
-  /** Its own stdout and stderr: diagnostics, never parsed for a verdict or a stage. */
-  stdout: Uint8Array;
-  stderr: Uint8Array;
-  /** The container that ran it, or null when none did. */
+  /** The container it ran in, or null when none did. */
   containerId: string | null;
 }
 
 /**
- * A backend's one part of the sealed protocol: running the verifier's
- * driver (`containers/verifier/driver.sh`'s contract) against directories
- * the protocol prepared and checks before and after.
+ * Opens the verifier's session, runs the driver there to its end with the
+ * paths, the task's entry and verdict rule in its environment, and ends
+ * the session.
  */
-export interface SealedDriver {
-  /** The image ID the driver runs, resolved before the protocol starts; empty when none. */
-  imageId: string;
-  /**
-   * Runs the driver to its end: `setup.sh` when present, then the entry,
-   * each step marked in the channel's `stages`.
-   *
-   * @param request the hidden copy, the workspace view, the channel, the settings and the caps
-   * @returns how it ended and its own output
-   * @throws {SandboxError} on a harness fault (the engine, a host process that cannot start)
-   */
-  run(request: SealedDriverRequest): Promise<SealedDriverRun>;
+async function runDriver(
+  target: SealedTarget,
+  dirs: PreparedDirs,
+  task: VerifierTaskSettings,
+  options: SealedVerifierOptions,
+): Promise<DriverRun> {
+  const own = target.backend.capabilities.ownFilesystem;
+  const session: OpenSession = await target.backend.open(sealedSessionSpec(target, dirs, task));
+  try {
+    const kit = own && target.kitDir !== undefined ? VERIFIER_KIT_MOUNT : "";
+    const paths = own ? CONTAINER_PATHS : dirs;
+    const run = await session.exec({
+      argv: own ? [`${kit}/bin/sh`, `${kit}${DRIVER_PATH}`] : [session.busybox, "sh", HOST_DRIVER],
+      env: {
+        ...options.env,
+        ...(kit === "" ? {} : { LEDGERBENCH_KIT: kit }),
+        ...(task.entry === undefined ? {} : { LEDGERBENCH_VERIFIER_ENTRY: task.entry }),
+        ...(task.reward === undefined ? {} : { LEDGERBENCH_VERDICT: "reward" }),
+        LEDGERBENCH_HIDDEN: paths.hidden,
+        LEDGERBENCH_ARTIFACT: paths.workspace,
+        LEDGERBENCH_SCRATCH: paths.scratch,
+        LEDGERBENCH_CHANNEL: paths.channel,
+        ...(own ? {} : {
+          HOME: dirs.scratch,
+          LEDGERBENCH_DRIVER_TMP: dirs.scratch,
+          LEDGERBENCH_BUSYBOX: session.busybox,
+        }),
+      },
+      wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs,
+      signal: options.signal,
+      tailBytes: options.tailBytes,
+    });
+    return { ...run, oomKilled: await session.oomKilled(), containerId: session.id };
+  } finally {
+    await session.end();
+  }
 }
 
 /** Options of {@linkcode runSealedVerifier}. */
@@ -285,15 +404,15 @@ const VERDICT_TAIL_BYTES = 65536;
  * model's failure, which cost 11 points of a 100-point score.
  *
  * @param job the artifact, the hidden verifier directory and its frozen digest
- * @param driver the backend's driver (Docker's container, the host's processes)
+ * @param target the backend that opens the verifier's session, its image and kit
  * @param options the task's settings, caps and environment
  * @returns a verdict or a fault, with the run's facts
  * @throws {SandboxError} `store_deadline` when the file work misses its deadline, and the
- * driver's own harness failures: never verifier faults
+ * backend's own harness failures: never verifier faults
  */
 export async function runSealedVerifier(
   job: VerifierJob,
-  driver: SealedDriver,
+  target: SealedTarget,
   options: SealedVerifierOptions = {},
 ): Promise<VerifierOutcome> {
   const deadlineMs = options.filesDeadlineMs ?? VERIFIER_LIMITS.filesDeadlineMs;
@@ -303,7 +422,7 @@ export async function runSealedVerifier(
     return deadlines.at(-1)!;
   };
   try {
-    return await verify(job, driver, options, deadline);
+    return await verify(job, target, options, deadline);
   } catch (error) {
     if (!deadlines.some((signal) => signal.aborted)) throw error;
     throw new SandboxError(
@@ -316,7 +435,7 @@ export async function runSealedVerifier(
 
 async function verify(
   job: VerifierJob,
-  driver: SealedDriver,
+  target: SealedTarget,
   options: SealedVerifierOptions,
   deadline: () => AbortSignal,
 ): Promise<VerifierOutcome> {
@@ -324,7 +443,7 @@ async function verify(
   const tailBytes = options.tailBytes ?? 65536;
   const verifierDigest = (await digestTree(job.verifierDir, { signal: before })).digest;
   const info: VerifierRunInfo = {
-    imageId: driver.imageId,
+    imageId: target.imageId,
     containerId: null,
     exitCode: null,
     wallMs: null,
@@ -359,9 +478,13 @@ async function verify(
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-verifier-" });
   try {
     // Copied only now: the hidden files never existed anywhere the candidate could see.
-    const hidden = `${temp}/verifier`;
-    const workspace = `${temp}/workspace`;
-    const channel = `${temp}/channel`;
+    const dirs: PreparedDirs = {
+      hidden: `${temp}/verifier`,
+      workspace: `${temp}/workspace`,
+      channel: `${temp}/channel`,
+      scratch: `${temp}/scratch`,
+    };
+    const { hidden, workspace, channel } = dirs;
     await copyTree(job.verifierDir, hidden, { mode: "private", signal: before });
     await copyTree(job.artifact.dir, workspace, {
       mode: "readonly",
@@ -370,6 +493,7 @@ async function verify(
     });
     await Deno.mkdir(channel, { mode: 0o700 });
     await Deno.chmod(channel, 0o700);
+    await Deno.mkdir(dirs.scratch, { mode: 0o700 });
     const hiddenBefore = (await digestTree(hidden, { signal: before })).digest;
     if (hiddenBefore !== verifierDigest) {
       return fault(
@@ -388,20 +512,12 @@ async function verify(
     }
 
     const task = options.task ?? {};
-    const run = await driver.run({
-      hidden,
-      workspace,
-      channel,
-      settings: task,
-      wallMs: options.wallMs ?? VERIFIER_LIMITS.wallMs,
-      signal: options.signal,
-      env: options.env ?? {},
-    });
+    const run = await runDriver(target, dirs, task, { ...options, tailBytes });
     info.containerId = run.containerId;
     info.exitCode = run.exitCode;
     info.wallMs = run.wallMs;
-    info.stdoutTail = tailText(run.stdout, tailBytes);
-    info.stderrTail = tailText(run.stderr, tailBytes);
+    info.stdoutTail = run.stdoutTail;
+    info.stderrTail = run.stderrTail;
 
     const after = deadline();
     const hiddenAfter = (await digestTree(hidden, { signal: after })).digest;
@@ -453,15 +569,14 @@ async function readChannel(dir: string): Promise<Channel> {
 }
 
 function classify(
-  run: SealedDriverRun,
+  run: DriverRun,
   channel: Channel,
   reward: RewardRule | undefined,
   fault: (code: VerifierFaultCode, detail: string) => VerifierOutcome,
   info: VerifierRunInfo,
 ): VerifierOutcome {
   const lastLines = (n: number) =>
-    new TextDecoder().decode(run.stderr).split("\n").filter((l) => l.trim() !== "").slice(-n)
-      .join(" | ");
+    run.stderrTail.split("\n").filter((l) => l.trim() !== "").slice(-n).join(" | ");
   // The verifier's stdout went to the channel (driver.sh); the driver's own is the fallback.
   const kept: VerifierRecordParts = {
     verification: sealedVerification(null),

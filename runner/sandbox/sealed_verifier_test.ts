@@ -6,62 +6,118 @@ import { digestTree } from "./digest_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import {
   runSealedVerifier,
-  type SealedDriver,
-  type SealedDriverRequest,
-  type SealedDriverRun,
+  type SealedTarget,
   type VerifierOutcome,
   verifierResult,
 } from "./sealed_verifier.ts";
+import type { OpenSession, SessionExec, SessionSpec } from "./sandbox_session.ts";
 
 /** A verdict line whose one check passed. */
 const VERDICT = '{"resolved": true, "checks": [{"name": "answer", "passed": true}]}';
 
-/** What a driver leaves: its channel files and how it ended (a clean exit 0 unless told). */
+/** The host directories the protocol mounted, found by where they appear. */
+interface Mounted {
+  hidden: string;
+  workspace: string;
+  channel: string;
+}
+
+/** How the driver's process ends (a clean exit 0 unless told). */
+interface DriverEnd {
+  exitCode: number;
+  oomKilled: boolean;
+  wallCapHit: boolean;
+  aborted: boolean;
+  stderrTail: string;
+}
+
+/** What a driver leaves: its channel files and how it ended. */
 interface Scenario {
   stages?: string[];
   verifyOut?: string;
   rewardTxt?: string;
-  run?: Partial<SealedDriverRun>;
+  run?: Partial<DriverEnd>;
   /** Done to the directories during the run, as a misbehaving verifier would. */
-  meddle?: (request: SealedDriverRequest) => Promise<void>;
+  meddle?: (dirs: Mounted) => Promise<void>;
 }
 
-/** A driver that writes a scenario's channel, and records each request it was given. */
-function fakeDriver(scenario: Scenario, requests: SealedDriverRequest[] = []): SealedDriver {
+/** One session the protocol opened: its spec, and the driver's exec. */
+interface Opened {
+  spec: SessionSpec;
+  exec?: SessionExec;
+}
+
+/**
+ * A container backend whose session's one exec plays a scenario's driver
+ * (its channel written through the channel's mount), recording each spec
+ * and exec it was given.
+ */
+function fakeTarget(scenario: Scenario, opened: Opened[] = []): SealedTarget {
+  const unused = () => Promise.reject(new Error("not used by the sealed protocol"));
+  const capabilities = { ownFilesystem: true, users: true, changes: true, processControl: true };
   return {
     imageId: "sha256:fake",
-    async run(request) {
-      requests.push(request);
-      const { channel } = request;
-      if (scenario.stages) {
-        await Deno.writeTextFile(
-          `${channel}/stages`,
-          scenario.stages.map((s) => `${s}\n`).join(""),
-        );
-      }
-      if (scenario.verifyOut !== undefined) {
-        await Deno.writeTextFile(`${channel}/verify.out`, scenario.verifyOut);
-      }
-      if (scenario.rewardTxt !== undefined) {
-        await Deno.writeTextFile(`${channel}/reward.txt`, scenario.rewardTxt);
-      }
-      await scenario.meddle?.(request);
-      return {
-        exitCode: 0,
-        oomKilled: false,
-        wallCapHit: false,
-        aborted: false,
-        wallMs: 5,
-        stdout: new Uint8Array(),
-        stderr: new Uint8Array(),
-        containerId: "fake-container",
-        ...scenario.run,
-      };
+    backend: {
+      capabilities,
+      open(spec) {
+        const record: Opened = { spec };
+        opened.push(record);
+        const host = (path: string) => spec.mounts.find((m) => m.path === path)!.host;
+        const session: OpenSession = {
+          id: "fake-container",
+          capabilities,
+          busybox: "/.ledgerbench/busybox",
+          end: () => Promise.resolve(),
+          async exec(request) {
+            record.exec = request;
+            const channel = host("/ledgerbench/channel");
+            if (scenario.stages) {
+              await Deno.writeTextFile(
+                `${channel}/stages`,
+                scenario.stages.map((s) => `${s}\n`).join(""),
+              );
+            }
+            if (scenario.verifyOut !== undefined) {
+              await Deno.writeTextFile(`${channel}/verify.out`, scenario.verifyOut);
+            }
+            if (scenario.rewardTxt !== undefined) {
+              await Deno.writeTextFile(`${channel}/reward.txt`, scenario.rewardTxt);
+            }
+            await scenario.meddle?.({
+              hidden: host("/verifier"),
+              workspace: host("/workspace"),
+              channel,
+            });
+            const { oomKilled: _, ...end } = scenario.run ?? {};
+            return {
+              exitCode: 0,
+              wallCapHit: false,
+              aborted: false,
+              wallMs: 5,
+              startedAt: "2026-12-04T00:00:00.000Z",
+              finishedAt: "2026-12-04T00:00:00.005Z",
+              stdoutTail: "",
+              stderrTail: "",
+              ...end,
+            };
+          },
+          oomKilled: () => Promise.resolve(scenario.run?.oomKilled ?? false),
+          copyIn: unused,
+          archiveOut: unused,
+          archiveIn: unused,
+          readFile: unused,
+          changes: unused,
+          processes: unused,
+          listeners: unused,
+          stopAllBut: unused,
+          resume: unused,
+          forwardPort: unused,
+        };
+        return Promise.resolve(session);
+      },
     },
   };
 }
-
-const encode = (text: string) => new TextEncoder().encode(text);
 
 /** A stored artifact with one answer and one link that leaves the workspace, and hidden files. */
 async function fixture(dir: string) {
@@ -87,10 +143,10 @@ Deno.test("runSealedVerifier() gives the driver a private hidden copy, the confi
   await using temp = await tempDir();
   const { job, options } = await fixture(temp.path);
   const seen: string[] = [];
-  const requests: SealedDriverRequest[] = [];
+  const opened: Opened[] = [];
   const outcome = await runSealedVerifier(
     job,
-    fakeDriver({
+    fakeTarget({
       stages: ["verify", "verify-exited 0"],
       verifyOut: `checking\n${VERDICT}\n`,
       meddle: async ({ hidden, workspace, channel }) => {
@@ -100,8 +156,8 @@ Deno.test("runSealedVerifier() gives the driver a private hidden copy, the confi
         seen.push(((await Deno.stat(hidden)).mode! & 0o777).toString(8));
         seen.push(((await Deno.stat(channel)).mode! & 0o777).toString(8));
       },
-      run: { stderr: encode("diagnostics\n") },
-    }, requests),
+      run: { stderrTail: "diagnostics\n" },
+    }, opened),
     { ...options, env: { A: "1" }, task: { workdir: "/app" } },
   );
   equal(outcome.kind, "verdict", JSON.stringify(outcome));
@@ -114,10 +170,28 @@ Deno.test("runSealedVerifier() gives the driver a private hidden copy, the confi
   });
   // The link to /etc/passwd is neutralised; the copies are read-only, the channel owner-only.
   deepEqual(seen, ["42\n", OUTSIDE_LINK_TARGET, "444", "500", "700"]);
+  // The verifier's sandbox: seed 000's verifier flags, the directories at the driver's paths.
+  const { spec, exec } = opened[0];
   deepEqual(
-    [requests[0].env, requests[0].settings, requests[0].wallMs],
-    [{ A: "1" }, { workdir: "/app" }, 120_000],
+    [spec.role, spec.image, spec.user, spec.cwd, spec.keepCapabilities, spec.pidsLimit],
+    ["verifier", "sha256:fake", "0:0", "/app", ["SETUID", "SETGID", "KILL"], 64],
   );
+  deepEqual(
+    spec.mounts.map((m) => [m.path, m.readOnly]),
+    [["/verifier", true], ["/workspace", true], ["/app", true], ["/ledgerbench/channel", false]],
+  );
+  deepEqual(Object.keys(spec.scratch ?? {}), ["/scratch"]);
+  deepEqual([exec?.argv, exec?.env, exec?.wallMs], [
+    ["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"],
+    {
+      A: "1",
+      LEDGERBENCH_HIDDEN: "/verifier",
+      LEDGERBENCH_ARTIFACT: "/workspace",
+      LEDGERBENCH_SCRATCH: "/scratch",
+      LEDGERBENCH_CHANNEL: "/ledgerbench/channel",
+    },
+    120_000,
+  ]);
   deepEqual(
     [outcome.imageId, outcome.containerId, outcome.exitCode, outcome.verifierDigest],
     ["sha256:fake", "fake-container", 0, job.expectedVerifierDigest],
@@ -146,21 +220,25 @@ Deno.test("runSealedVerifier() gives the driver a private hidden copy, the confi
 Deno.test("runSealedVerifier() classifies each way a driver ends", async () => {
   await using temp = await tempDir();
   const { job, options } = await fixture(temp.path);
-  const stderr = encode("line 1\nline 2\n\nline 3\nlast line\n");
+  const stderrTail = "line 1\nline 2\n\nline 3\nlast line\n";
   const cases: [string, Scenario, [string, string | RegExp]][] = [
-    ["a failing setup", { stages: ["setup", "setup-failed 2"], run: { exitCode: 97, stderr } }, [
-      "setup_failed",
-      "The verifier's setup failed with exit code 2 before any check ran: " +
-      "line 2 | line 3 | last line",
-    ]],
-    ["no entry", { stages: ["missing-entry"], run: { exitCode: 98, stderr } }, [
+    [
+      "a failing setup",
+      { stages: ["setup", "setup-failed 2"], run: { exitCode: 97, stderrTail } },
+      [
+        "setup_failed",
+        "The verifier's setup failed with exit code 2 before any check ran: " +
+        "line 2 | line 3 | last line",
+      ],
+    ],
+    ["no entry", { stages: ["missing-entry"], run: { exitCode: 98, stderrTail } }, [
       "entry_missing",
       "The hidden verifier files hold no entry point: last line",
     ]],
     ["a crash after a verdict", {
       stages: ["verify", "verify-exited 3"],
       verifyOut: VERDICT,
-      run: { exitCode: 3, stderr },
+      run: { exitCode: 3, stderrTail },
     }, [
       "crashed",
       "The verifier exited with code 3 without a verdict: line 2 | line 3 | last line",
@@ -172,7 +250,7 @@ Deno.test("runSealedVerifier() classifies each way a driver ends", async () => {
       "out_of_memory",
       "The verifier was killed by its 256 MB memory limit",
     ]],
-    ["the wall cap", { stages: ["verify"], run: { exitCode: 137, wallCapHit: true, stderr } }, [
+    ["the wall cap", { stages: ["verify"], run: { exitCode: 137, wallCapHit: true, stderrTail } }, [
       "timeout",
       "The verifier was killed at its wall-clock cap: line 2 | line 3 | last line",
     ]],
@@ -221,7 +299,7 @@ Deno.test("runSealedVerifier() classifies each way a driver ends", async () => {
     ]],
   ];
   for (const [name, scenario, [code, detail]] of cases) {
-    const outcome = await runSealedVerifier(job, fakeDriver(scenario), options);
+    const outcome = await runSealedVerifier(job, fakeTarget(scenario), options);
     const [got, text] = fault(outcome);
     equal(got, code, `${name}: ${JSON.stringify(outcome)}`);
     if (typeof detail === "string") equal(text, detail, name);
@@ -238,7 +316,7 @@ Deno.test("runSealedVerifier() accepts a verdict after exit 0 even when the OOM 
   const { job, options } = await fixture(temp.path);
   const outcome = await runSealedVerifier(
     job,
-    fakeDriver({
+    fakeTarget({
       stages: ["verify", "verify-exited 0"],
       verifyOut: VERDICT,
       run: { oomKilled: true },
@@ -253,7 +331,7 @@ Deno.test("runSealedVerifier() reads a reward file by the task's rule and record
   const { job, options } = await fixture(temp.path);
   const outcome = await runSealedVerifier(
     job,
-    fakeDriver({ stages: ["verify", "verify-exited 1"], verifyOut: "", rewardTxt: "1\n" }),
+    fakeTarget({ stages: ["verify", "verify-exited 1"], verifyOut: "", rewardTxt: "1\n" }),
     { ...options, task: { reward: { passThreshold: 1, rewardKey: "reward", rule: "key" } } },
   );
   equal(outcome.kind, "verdict", JSON.stringify(outcome));
@@ -266,8 +344,8 @@ Deno.test("runSealedVerifier() reads a reward file by the task's rule and record
 Deno.test("runSealedVerifier() refuses before the run what the frozen digest or the manifest does not vouch for", async () => {
   await using temp = await tempDir();
   const { job, options } = await fixture(temp.path);
-  const requests: SealedDriverRequest[] = [];
-  const driver = fakeDriver({ verifyOut: VERDICT }, requests);
+  const opened: Opened[] = [];
+  const driver = fakeTarget({ verifyOut: VERDICT }, opened);
   // Hidden files changed since the plan froze them.
   await Deno.writeTextFile(`${temp.path}/verifier/expected.txt`, "41\n");
   const changed = await runSealedVerifier(job, driver, options);
@@ -284,7 +362,7 @@ Deno.test("runSealedVerifier() refuses before the run what the frozen digest or 
   deepEqual(fault(altered)[0], "artifact_changed");
   match(fault(altered)[1], /^The verifier's view of artifact "sha256:[0-9a-f]{64}" has digest /);
   // The driver never ran; the outcome has no run facts and no record yet.
-  deepEqual([requests.length, altered.containerId, altered.verification], [0, null, undefined]);
+  deepEqual([opened.length, altered.containerId, altered.verification], [0, null, undefined]);
   // The skeleton still gets the bare sealed record.
   equal(verifierResult(altered).verification?.mode, "sealed");
 });
@@ -300,7 +378,7 @@ Deno.test("runSealedVerifier() copies and digests under a deadline, and missing 
     () =>
       runSealedVerifier(
         { artifact, verifierDir: `${temp.path}/verifier` },
-        fakeDriver({ verifyOut: VERDICT }),
+        fakeTarget({ verifyOut: VERDICT }),
         { ...options, filesDeadlineMs: 1 },
       ),
     (error: unknown) =>
