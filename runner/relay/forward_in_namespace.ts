@@ -44,6 +44,12 @@ export interface ForwardInNamespaceOptions {
   maxConnections?: number;
   /** Time an agent has to send a request's headers, in ms (default 10000). */
   headerDeadlineMs?: number;
+  /**
+   * Whether to serve a connection, told its port on the client's side
+   * (inside the namespace); one refused, or not decided within 10 s, is
+   * closed at once, unread. Absent: every connection is served.
+   */
+  admit?: (clientPort: number) => Promise<boolean>;
 }
 
 /** A listener inside a container's network namespace, piping to the relay. */
@@ -146,11 +152,18 @@ export function forwardInNamespace(options: ForwardInNamespaceOptions): Namespac
     const pumps = new Set<Promise<void>>();
     try {
       for await (const tcp of listener) {
-        const pump = pipeToSocket(tcp, options.socketPath, {
-          open,
-          slots,
-          headerDeadlineMs: options.headerDeadlineMs,
-        });
+        const admit = options.admit;
+        const serve = () =>
+          pipeToSocket(tcp, options.socketPath, {
+            open,
+            slots,
+            headerDeadlineMs: options.headerDeadlineMs,
+          });
+        const pump = admit === undefined ? serve() : (async () => {
+          const clientPort = (tcp.remoteAddr as Deno.NetAddr).port;
+          if (await decided(admit(clientPort))) return await serve();
+          closeQuietly(tcp);
+        })();
         pumps.add(pump);
         pump.finally(() => pumps.delete(pump));
       }
@@ -176,6 +189,22 @@ export function forwardInNamespace(options: ForwardInNamespaceOptions): Namespac
       return closed;
     },
   };
+}
+
+/** How long a connection may wait for `admit`'s answer before it is refused. */
+const ADMIT_DEADLINE_MS = 10_000;
+
+/** `admit`'s answer, false when it throws or has not answered within {@link ADMIT_DEADLINE_MS}. */
+async function decided(answer: Promise<boolean>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ADMIT_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([answer.catch(() => false), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function listenIn(c: Libc, pid: number, port: number): Deno.TcpListener {

@@ -1,5 +1,7 @@
 /**
- * Private: killing one process of a session and what it started (issue 22):
+ * Private: one process of a session and what it started: killing them
+ * (a wall cap), and telling whether a process is one of them (the
+ * verifier's egress admits its own tree alone). Killing:
  * a wall cap ends the agent's `docker exec` and every process still its
  * descendant, read from the host's `/proc` (the runner runs in the host's
  * PID namespace), while what it detached (a service re-parented to the
@@ -72,4 +74,23 @@ export async function killDescendants(root: number): Promise<void> {
     if (alive === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Whether `pid` is `root` or descends from it, walking its parents up
+ * (`/proc/<pid>/stat`, field 4) on the host: a process that was re-parented
+ * (it detached, or its parent exited) no longer descends from it.
+ *
+ * @param pid the host PID asked about
+ * @param root the host PID of the tree's root
+ * @returns true when `pid` is in `root`'s tree now
+ */
+export async function descendsFrom(pid: number, root: number): Promise<boolean> {
+  for (let at = pid, step = 0; at > 1 && step < 4096; step++) {
+    if (at === root) return true;
+    const stat = await Deno.readTextFile(`/proc/${at}/stat`).catch(() => null);
+    if (stat === null) return false;
+    at = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  }
+  return false;
 }

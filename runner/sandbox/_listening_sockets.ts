@@ -1,7 +1,8 @@
 /**
- * Private: which processes of a container hold a listening socket, read on
- * the host from `/proc` (proc(5): `/proc/<pid>/net/tcp`, `tcp6` and `unix`
- * list the sockets of the process's network namespace with their inodes;
+ * Private: which processes of a container hold a listening socket, and
+ * which one holds the client end of a loopback connection, read on the host
+ * from `/proc` (proc(5): `/proc/<pid>/net/tcp`, `tcp6` and `unix` list the
+ * sockets of the process's network namespace with their inodes;
  * `/proc/<pid>/fd/*` links to `socket:[<inode>]`). A TCP socket listens in
  * state `0A`; a unix socket listens with the flag `__SO_ACCEPTCON`
  * (`00010000`).
@@ -34,19 +35,56 @@ export async function listeningSockets(
   const held = new Map<number, string[]>();
   for (const pid of pids) {
     const sockets = new Set<string>();
-    try {
-      for await (const fd of Deno.readDir(`/proc/${pid}/fd`)) {
-        const target = await Deno.readLink(`/proc/${pid}/fd/${fd.name}`).catch(() => "");
-        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-        const described = inode === undefined ? undefined : listening.get(inode);
-        if (described !== undefined) sockets.add(described);
-      }
-    } catch {
-      continue; // gone meanwhile
+    for (const inode of await socketInodes(pid)) {
+      const described = listening.get(inode);
+      if (described !== undefined) sockets.add(described);
     }
     if (sockets.size > 0) held.set(pid, [...sockets].sort());
   }
   return held;
+}
+
+/** The inodes of the sockets a process holds open (none when it is gone). */
+async function socketInodes(pid: number): Promise<string[]> {
+  const inodes: string[] = [];
+  try {
+    for await (const fd of Deno.readDir(`/proc/${pid}/fd`)) {
+      const target = await Deno.readLink(`/proc/${pid}/fd/${fd.name}`).catch(() => "");
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode !== undefined) inodes.push(inode);
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return inodes;
+}
+
+/**
+ * Which of `pids` holds the client end of the IPv4 loopback connection
+ * from `clientPort` to `serverPort` in a process's network namespace: the
+ * socket whose local address is `127.0.0.1:<clientPort>` and whose remote
+ * is `127.0.0.1:<serverPort>`, found by its inode among their open files.
+ *
+ * @param initPid a process of the namespace (the container's init)
+ * @param pids the host PIDs that may hold it
+ * @param clientPort the connection's port on the client's side
+ * @param serverPort the port it connected to
+ * @returns the PID, or null when the connection or its holder is not found
+ */
+export async function loopbackClient(
+  initPid: number,
+  pids: readonly number[],
+  clientPort: number,
+  serverPort: number,
+): Promise<number | null> {
+  const local = `127.0.0.1:${clientPort}`;
+  const remote = `127.0.0.1:${serverPort}`;
+  const socket = (await tcpSockets(initPid)).find((s) => s.local === local && s.remote === remote);
+  if (socket === undefined) return null;
+  for (const pid of pids) {
+    if ((await socketInodes(pid)).includes(socket.inode)) return pid;
+  }
+  return null;
 }
 
 /**
@@ -57,13 +95,26 @@ export async function listeningSockets(
  * @returns the sockets, in the tables' order; none when the tables cannot be read
  */
 export async function tcpListeners(pid: number): Promise<{ inode: string; address: string }[]> {
-  const found: { inode: string; address: string }[] = [];
+  return (await tcpSockets(pid)).filter((socket) => socket.state === "0A")
+    .map(({ inode, local }) => ({ inode, address: local }));
+}
+
+/** Every TCP socket of a process's network namespace (IPv4, then IPv6): its state, ends and inode. */
+async function tcpSockets(
+  pid: number,
+): Promise<{ state: string; local: string; remote: string; inode: string }[]> {
+  const found = [];
   for (const table of ["tcp", "tcp6"]) {
     const text = await Deno.readTextFile(`/proc/${pid}/net/${table}`).catch(() => "");
     for (const line of text.split("\n").slice(1)) {
       const fields = line.trim().split(/\s+/);
-      if (fields.length < 10 || fields[3] !== "0A") continue;
-      found.push({ inode: fields[9], address: tcpAddress(fields[1]) });
+      if (fields.length < 10) continue;
+      found.push({
+        state: fields[3],
+        local: tcpAddress(fields[1]),
+        remote: tcpAddress(fields[2]),
+        inode: fields[9],
+      });
     }
   }
   return found;

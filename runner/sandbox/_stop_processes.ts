@@ -3,7 +3,9 @@
  * host, with `SIGSTOP` (which a process can neither catch nor ignore,
  * signal(7)). A stopped process cannot fork, write or connect; one that
  * forked between a listing and its stop is found by the next listing, so
- * the loop ends when a listing finds nothing left running. The container's
+ * the loop ends when a listing finds nothing left running, and returns once
+ * each process signalled is seen stopped (state `T`, proc(5)) or gone: a
+ * signal is delivered when the process next runs, not when it is sent. The container's
  * `cgroup.procs` is the listing (every process of the container, host
  * PIDs, without the engine's round trip).
  *
@@ -37,7 +39,10 @@ export async function stopProcesses(
     const running = (await cgroupPids(cgroupProcs)).filter((pid) =>
       !keep.has(pid) && !stopped.has(pid)
     );
-    if (running.length === 0) return [...stopped].sort((a, b) => a - b);
+    if (running.length === 0) {
+      await untilStopped(stopped);
+      return [...stopped].sort((a, b) => a - b);
+    }
     for (const pid of running) {
       try {
         Deno.kill(pid, "SIGSTOP");
@@ -50,6 +55,23 @@ export async function stopProcesses(
   throw new Error(
     `Processes kept appearing in "${cgroupProcs}" after ${MAX_ROUNDS} rounds of stopping`,
   );
+}
+
+/** Rounds of 10 ms waited for a signalled process to be seen stopped (a process in `D` state stops on waking). */
+const STOP_WAIT_ROUNDS = 200;
+
+/** Waits until each of `pids` is stopped or gone, at most {@link STOP_WAIT_ROUNDS} rounds. */
+async function untilStopped(pids: ReadonlySet<number>): Promise<void> {
+  let waiting = [...pids];
+  for (let round = 0; round < STOP_WAIT_ROUNDS && waiting.length > 0; round++) {
+    const states = await Promise.all(waiting.map(async (pid) => {
+      const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
+      // Gone, a zombie, or stopped: it runs no more.
+      return stat === null || /^[ZXTt]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+    }));
+    waiting = waiting.filter((_, i) => !states[i]);
+    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /**

@@ -30,9 +30,9 @@ import { createSandboxContainer, sandboxCreateOptions } from "./_run_container.t
 import { removeTree } from "./remove_tree.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
-import { cgroupDir, cgroupOomKills } from "./_cgroup_dir.ts";
+import { cgroupDir, cgroupOomKills, cgroupPids } from "./_cgroup_dir.ts";
 import { resumeProcesses, stopProcesses } from "./_stop_processes.ts";
-import { listeningSockets } from "./_listening_sockets.ts";
+import { listeningSockets, loopbackClient } from "./_listening_sockets.ts";
 import { containerProcesses } from "./_container_processes.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
@@ -156,11 +156,39 @@ export async function startDockerSession(
       archiveIn: (archive, dir) => archiveIn(container, archive, dir),
       readFile: (path, maxBytes) => readFile(container, path, maxBytes),
       changes: () => changesOf(container),
-      forwardPort: async (port, socketPath) =>
-        // A tunnel through the egress proxy may stay quiet long after its request.
-        forwardInNamespaceAvailable()
-          ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs: TUNNEL_DEADLINE_MS })
-          : await startForwarder({ pid, socketPath, port }),
+      forwardPort: async (port, socketPath, forward) => {
+        const admit = forward?.admit;
+        if (admit === undefined) {
+          // A tunnel through the egress proxy may stay quiet long after its request.
+          return forwardInNamespaceAvailable()
+            ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs: TUNNEL_DEADLINE_MS })
+            : await startForwarder({ pid, socketPath, port });
+        }
+        if (!forwardInNamespaceAvailable()) {
+          throw new SandboxError(
+            "unsupported",
+            "Cannot tell a forwarded connection's process without FFI (the nsenter forwarder)",
+          );
+        }
+        let listening = port;
+        const forwarder = forwardInNamespace({
+          pid,
+          socketPath,
+          port,
+          headerDeadlineMs: TUNNEL_DEADLINE_MS,
+          admit: async (clientPort) =>
+            await admit(
+              await loopbackClient(
+                pid,
+                await cgroupPids(await cgroupProcs()),
+                clientPort,
+                listening,
+              ),
+            ),
+        });
+        listening = forwarder.port;
+        return forwarder;
+      },
       processes: async () => containerProcesses(await cgroupProcs()),
       listeners: (pids) => listeningSockets(pid, pids),
       stopAllBut: async (keep) => stopProcesses(await cgroupProcs(), new Set([pid, ...keep])),
@@ -305,7 +333,15 @@ async function execOutput(
     "start an exec",
     () => exec.start({ hijack: true, stdin: false }) as Promise<NodeJS.ReadableStream>,
   );
+  // Listened to at once: an event the stream emits before its listeners is lost.
   const output = new FrameTails(keepBytes);
+  const ended = new Promise<void>((resolve) => {
+    stream.on("data", (chunk: Buffer) => output.push(new Uint8Array(chunk)));
+    stream.on("end", () => resolve());
+    stream.on("close", () => resolve());
+    stream.on("error", () => resolve());
+  });
+  if (request.onStart !== undefined) void reportPid(exec, request.onStart);
   let killedBy: "wall" | "abort" | null = null;
   const kill = async (by: "wall" | "abort") => {
     if (killedBy !== null) return;
@@ -319,12 +355,7 @@ async function execOutput(
   if (request.signal?.aborted) onAbort();
   request.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    await new Promise<void>((resolve) => {
-      stream.on("data", (chunk: Buffer) => output.push(new Uint8Array(chunk)));
-      stream.on("end", () => resolve());
-      stream.on("close", () => resolve());
-      stream.on("error", () => resolve());
-    });
+    await ended;
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
@@ -353,6 +384,20 @@ async function execOutput(
     stdoutTotal: output.out.total,
     stderrTotal: output.err.total,
   };
+}
+
+/**
+ * Tells `onStart` an exec's host PID, which the engine knows once the
+ * process has started (shortly after its stream attaches); nothing when it
+ * ended first.
+ */
+async function reportPid(exec: Docker.Exec, onStart: (pid: number) => void): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const state = await exec.inspect().catch(() => null);
+    if (state !== null && state.Pid > 0) return onStart(state.Pid);
+    if (state !== null && !state.Running && state.ExitCode !== null) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /**

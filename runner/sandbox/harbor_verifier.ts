@@ -73,6 +73,7 @@ import {
 } from "./shared_hijacks.ts";
 import type { VerifierFaultCode } from "./sealed_verifier.ts";
 import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
+import { descendsFrom } from "./_kill_descendants.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";
 import { runnerSocketPath } from "../runner_socket_path.ts";
@@ -453,7 +454,12 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
   };
   const sampler = run.keptPids.length === 0 ? undefined : setInterval(() => void sample(), 250);
   const allowHosts = settings.allowHosts ?? [];
-  const egress = allowHosts.length === 0 ? null : await openEgress(session, settings, allowHosts);
+  // The test run's root, once it has started (null once it is over): its tree alone uses the egress.
+  let started: (pid: number | null) => void = () => {};
+  const testRoot = new Promise<number | null>((resolve) => started = resolve);
+  const egress = allowHosts.length === 0
+    ? null
+    : await openEgress(session, settings, allowHosts, testRoot);
   let tests;
   try {
     if (run.keptPids.length > 0) await session.resume(run.keptPids);
@@ -467,8 +473,10 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
       cwd: run.workdir,
       wallMs: settings.wallMs,
       signal: settings.signal,
+      onStart: started,
     });
   } finally {
+    started(null);
     clearInterval(sampler);
     await egress?.close();
   }
@@ -604,16 +612,21 @@ async function changedTests(
 /**
  * The egress proxy of one test run: started on a socket of the runner's
  * (runner_socket_path.ts), reached from the sandbox's loopback
- * {@link EGRESS_PORT}, serving only requests that carry its password (given
- * to the test run's processes alone, {@link proxyEnvironment}), so that a
- * process the candidate left can neither use the verifier's egress nor
- * spend its requests; `close` ends the forwarder, then the proxy (its
- * records are final after).
+ * {@link EGRESS_PORT}, and serving only the test run's own processes: a
+ * connection is admitted only when the process that opened it descends
+ * from the test run's root (`testRoot`, read on the host when it connects),
+ * and a request only when it carries the run's password (given to the test
+ * run alone, {@link proxyEnvironment}). So a process the candidate left,
+ * even one kept running for the tests that reads the password from
+ * `/proc`, can neither use the verifier's egress nor spend or add to its
+ * requests, which count the test run's alone. `close` ends the forwarder,
+ * then the proxy (its records are final after).
  */
 async function openEgress(
   session: SandboxSession,
   settings: SharedVerifierSettings,
   allowHosts: readonly string[],
+  testRoot: Promise<number | null>,
 ): Promise<{ password: string; requests(): EgressRequest[]; close(): Promise<void> }> {
   const password = [...crypto.getRandomValues(new Uint8Array(24))]
     .map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -630,7 +643,12 @@ async function openEgress(
       connect: settings.egressResolve,
       password,
     });
-    forward = await session.forwardPort(EGRESS_PORT, proxy.socketPath);
+    forward = await session.forwardPort(EGRESS_PORT, proxy.socketPath, {
+      admit: async (client) => {
+        const root = await testRoot;
+        return client !== null && root !== null && await descendsFrom(client, root);
+      },
+    });
     const opened = proxy;
     return { password, requests: () => opened.requests(), close };
   } catch (error) {

@@ -16,7 +16,8 @@
  *   protocol that places files at fixed paths, such as Harbor's `/tests`,
  *   cannot run here and refuses it with `requireCapabilities`).
  * - `forwardPort` listens on the host's own loopback (port 0 picks a free
- *   one): nothing keeps a host process from the rest of the network.
+ *   one): nothing keeps a host process from the rest of the network, and it
+ *   cannot tell which process opened a connection (no `admit`).
  * - No OOM killer is set on it, so `oomKilled` is always false; it has no
  *   diff against an image (`changes: false`) and no set of processes of its
  *   own to list or stop (`processControl: false`): those primitives throw
@@ -119,7 +120,15 @@ export async function startHostSession(options: HostSessionOptions): Promise<San
       await run("tar", ["-x", "-C", dir], archive);
     },
     readFile,
-    forwardPort: async (port, socketPath) => await startForwarder({ pid: null, socketPath, port }),
+    forwardPort: async (port, socketPath, forward) => {
+      if (forward?.admit !== undefined) {
+        throw new SandboxError(
+          "unsupported",
+          "The host session cannot tell which process opened a connection",
+        );
+      }
+      return await startForwarder({ pid: null, socketPath, port });
+    },
     oomKilled: () => Promise.resolve(false),
     changes: unsupported("diff against an image"),
     processes: unsupported("processes of its own"),
@@ -149,6 +158,7 @@ async function execOnHost(request: SessionExec, cwd: string): Promise<SessionExe
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  request.onStart?.(child.pid);
   let killedBy: "wall" | "abort" | null = null;
   const kill = (by: "wall" | "abort") => {
     killedBy ??= by;

@@ -26,6 +26,7 @@ Deno.test({
         'needs the capability "changes"',
         'needs the capability "processControl"',
         'needs the capability "processControl"',
+        'needs the capability "processControl"',
       ],
     );
     deepEqual(results.filter((r) => r.status === "passed").length, 8);

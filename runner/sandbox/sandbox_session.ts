@@ -35,6 +35,19 @@ export interface SessionExec {
   signal?: AbortSignal;
   /** Bytes kept from the end of its stdout and of its stderr; default 65536. */
   tailBytes?: number;
+  /** Told its host PID once it has started (the root of what it starts). */
+  onStart?: (pid: number) => void;
+}
+
+/** How {@link SandboxSession.forwardPort} serves the sandbox. */
+export interface ForwardOptions {
+  /**
+   * Whether to serve a connection, told the host PID of the sandbox's
+   * process that opened it (null when it cannot be found); one refused is
+   * closed at once, unread. It needs the capability `processControl`.
+   * Absent: every connection is served.
+   */
+  admit?: (clientPid: number | null) => Promise<boolean>;
 }
 
 /** What one {@link SessionExec} did: how it ended, and the bounded tails of its output. */
@@ -83,8 +96,10 @@ export interface SessionCapabilities {
   /** `changes()`: the filesystem's diff against the image (Harbor's shared mode flags from it). */
   changes: boolean;
   /**
-   * `processes()`, `listeners()`, `stopAllBut()` and `resume()`: the sandbox's processes
-   * seen and stopped from outside it (Harbor's shared mode needs them).
+   * `processes()`, `listeners()`, `stopAllBut()`, `resume()` and
+   * `forwardPort`'s `admit`: the sandbox's processes seen and stopped from
+   * outside it, and a forwarded connection told by the process that opened
+   * it (Harbor's shared mode needs them).
    */
   processControl: boolean;
 }
@@ -123,8 +138,13 @@ export interface SandboxSession {
    * the verifier's egress proxy): the sandbox's only way out.
    *
    * @returns the port it listens on, and its end
+   * @throws {SandboxError} `unsupported` for `admit` without `processControl`
    */
-  forwardPort(port: number, socketPath: string): Promise<{ port: number; close(): Promise<void> }>;
+  forwardPort(
+    port: number,
+    socketPath: string,
+    options?: ForwardOptions,
+  ): Promise<{ port: number; close(): Promise<void> }>;
   /** Whether the kernel's OOM killer has ended one of its processes. */
   oomKilled(): Promise<boolean>;
   /**

@@ -287,6 +287,8 @@ async function runDriver(
         LEDGERBENCH_ARTIFACT: paths.workspace,
         LEDGERBENCH_SCRATCH: paths.scratch,
         LEDGERBENCH_CHANNEL: paths.channel,
+        // The host cannot run candidate code with fewer rights: its verifiers run it as they are.
+        LEDGERBENCH_AS_CANDIDATE: own ? `${kit}/opt/ledgerbench/verifier/as_candidate.sh` : "",
         ...(own ? {} : {
           HOME: dirs.scratch,
           LEDGERBENCH_DRIVER_TMP: dirs.scratch,

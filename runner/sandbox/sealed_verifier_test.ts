@@ -189,6 +189,7 @@ Deno.test("runSealedVerifier() gives the driver a private hidden copy, the confi
       LEDGERBENCH_ARTIFACT: "/workspace",
       LEDGERBENCH_SCRATCH: "/scratch",
       LEDGERBENCH_CHANNEL: "/ledgerbench/channel",
+      LEDGERBENCH_AS_CANDIDATE: "/opt/ledgerbench/verifier/as_candidate.sh",
     },
     120_000,
   ]);

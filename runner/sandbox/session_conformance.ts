@@ -16,6 +16,7 @@
  * @module
  */
 import type { SandboxSession } from "./sandbox_session.ts";
+import { descendsFrom } from "./_kill_descendants.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
 /** One check's outcome. */
@@ -257,9 +258,11 @@ const CHECKS: Check[] = [
       expect(!(await stopped(kept.pid)), "the kept process was stopped");
       // resume lets a stopped process run again, and no other.
       await session.stopAllBut(new Set());
+      // stopAllBut returns once what it stopped is seen stopped.
       expect(await stopped(kept.pid), "stopAllBut(none) left a process running");
       await session.resume([kept.pid]);
-      await pause(50);
+      // A signal takes effect when its process next runs.
+      for (let i = 0; i < 100 && await stopped(kept.pid); i++) await pause(10);
       expect(
         !(await stopped(kept.pid)) && await stopped(loop.pid),
         "resume let the wrong ones run",
@@ -291,6 +294,65 @@ const CHECKS: Check[] = [
             `{ echo "$o"; exit 0; }; sleep 0.1; done; exit 1`,
         );
         expect(out === "from the host\n", `read ${JSON.stringify(out)}`);
+      } finally {
+        await forward.close();
+        listener.close();
+        await serving;
+      }
+    },
+  },
+  {
+    check:
+      "forwardPort's admit is told the process that opened each connection; one refused gets nothing",
+    needs: "processControl",
+    async run({ session, tempDir }) {
+      const socketPath = `${tempDir}/admit-${crypto.randomUUID().slice(0, 8)}.sock`;
+      const listener = Deno.listen({ transport: "unix", path: socketPath });
+      const serving = (async () => {
+        for await (const conn of listener) {
+          await conn.write(new TextEncoder().encode("from the host\n"));
+          conn.close();
+        }
+      })().catch(() => {});
+      let allow = false;
+      let rootPid: Promise<number> = Promise.resolve(0);
+      const told: boolean[] = [];
+      const forward = await session.forwardPort(0, socketPath, {
+        admit: async (pid) => {
+          told.push(pid !== null && await descendsFrom(pid, await rootPid));
+          return allow;
+        },
+      });
+      const connect = async () => {
+        let started: (pid: number) => void = () => {};
+        rootPid = new Promise((resolve) => started = resolve);
+        const run = await session.exec({
+          argv: bb(
+            session,
+            "sh",
+            "-c",
+            `${session.busybox} nc 127.0.0.1 ${forward.port} </dev/null`,
+          ),
+          ...root(session),
+          wallMs: 30_000,
+          onStart: started,
+        });
+        started(0);
+        return run.stdoutTail;
+      };
+      try {
+        const refused = await connect();
+        allow = true;
+        const served = await connect();
+        expect(refused === "", `a refused connection read ${JSON.stringify(refused)}`);
+        expect(
+          served === "from the host\n",
+          `an admitted connection read ${JSON.stringify(served)}`,
+        );
+        expect(
+          told.length === 2 && told.every(Boolean),
+          `admit was not told the connecting process: ${JSON.stringify(told)}`,
+        );
       } finally {
         await forward.close();
         listener.close();
