@@ -209,7 +209,11 @@ async function archiveOut(path: string, maxBytes: number): Promise<Uint8Array | 
   for await (const chunk of child.stdout) {
     size += chunk.length;
     if (size > maxBytes) {
-      child.kill("SIGKILL");
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // it has written all and ended already
+      }
       await child.status;
       throw new SandboxError("too_large", `"${path}" is over ${maxBytes} bytes as an archive`);
     }
