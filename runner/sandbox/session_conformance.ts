@@ -79,6 +79,25 @@ async function stopped(pid: number): Promise<boolean> {
   return /^\d+ \(.*\) T /.test(stat);
 }
 
+/** A host unix socket that answers each connection with "from the host\n", then closes it. */
+function greetingSocket(tempDir: string): { path: string; close(): Promise<void> } {
+  const path = `${tempDir}/greeting-${crypto.randomUUID().slice(0, 8)}.sock`;
+  const listener = Deno.listen({ transport: "unix", path });
+  const serving = (async () => {
+    for await (const conn of listener) {
+      await conn.write(new TextEncoder().encode("from the host\n"));
+      conn.close();
+    }
+  })().catch(() => {});
+  return {
+    path,
+    close: async () => {
+      listener.close();
+      await serving;
+    },
+  };
+}
+
 const CHECKS: Check[] = [
   {
     check: "exec runs the argv with its env and cwd, and returns its exit code and output",
@@ -278,15 +297,8 @@ const CHECKS: Check[] = [
     check:
       "forwardPort makes a host unix socket reachable on the sandbox's loopback, on the port it returns",
     async run({ session, tempDir }) {
-      const socketPath = `${tempDir}/fwd-${crypto.randomUUID().slice(0, 8)}.sock`;
-      const listener = Deno.listen({ transport: "unix", path: socketPath });
-      const serving = (async () => {
-        for await (const conn of listener) {
-          await conn.write(new TextEncoder().encode("from the host\n"));
-          conn.close();
-        }
-      })().catch(() => {});
-      const forward = await session.forwardPort(0, socketPath);
+      const greeting = greetingSocket(tempDir);
+      const forward = await session.forwardPort(0, greeting.path);
       try {
         const out = await sh(
           session,
@@ -296,8 +308,7 @@ const CHECKS: Check[] = [
         expect(out === "from the host\n", `read ${JSON.stringify(out)}`);
       } finally {
         await forward.close();
-        listener.close();
-        await serving;
+        await greeting.close();
       }
     },
   },
@@ -306,18 +317,11 @@ const CHECKS: Check[] = [
       "forwardPort's admit is told the process that opened each connection; one refused gets nothing",
     needs: "processControl",
     async run({ session, tempDir }) {
-      const socketPath = `${tempDir}/admit-${crypto.randomUUID().slice(0, 8)}.sock`;
-      const listener = Deno.listen({ transport: "unix", path: socketPath });
-      const serving = (async () => {
-        for await (const conn of listener) {
-          await conn.write(new TextEncoder().encode("from the host\n"));
-          conn.close();
-        }
-      })().catch(() => {});
+      const greeting = greetingSocket(tempDir);
       let allow = false;
       let rootPid: Promise<number> = Promise.resolve(0);
       const told: boolean[] = [];
-      const forward = await session.forwardPort(0, socketPath, {
+      const forward = await session.forwardPort(0, greeting.path, {
         admit: async (pid) => {
           told.push(pid !== null && await descendsFrom(pid, await rootPid));
           return allow;
@@ -355,8 +359,7 @@ const CHECKS: Check[] = [
         );
       } finally {
         await forward.close();
-        listener.close();
-        await serving;
+        await greeting.close();
       }
     },
   },
