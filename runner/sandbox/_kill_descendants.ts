@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { procStat } from "./_proc_stat.ts";
 
 /**
  * The descendants of `root` in a parent table, `root` first, breadth first.
@@ -41,14 +42,8 @@ async function hostParents(): Promise<Map<number, number>> {
   const parents = new Map<number, number>();
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      // The command name is in parentheses and may hold spaces or ')'.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parents.set(Number(entry.name), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
+    const stat = await procStat(Number(entry.name));
+    if (stat !== null) parents.set(Number(entry.name), stat.ppid); // else gone meanwhile
   }
   return parents;
 }
@@ -88,9 +83,9 @@ export async function killDescendants(root: number): Promise<void> {
 export async function descendsFrom(pid: number, root: number): Promise<boolean> {
   for (let at = pid, step = 0; at > 1 && step < 4096; step++) {
     if (at === root) return true;
-    const stat = await Deno.readTextFile(`/proc/${at}/stat`).catch(() => null);
+    const stat = await procStat(at);
     if (stat === null) return false;
-    at = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    at = stat.ppid;
   }
   return false;
 }

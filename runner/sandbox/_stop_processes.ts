@@ -17,6 +17,7 @@
  * @module
  */
 import { cgroupPids } from "./_cgroup_dir.ts";
+import { procStat } from "./_proc_stat.ts";
 
 /** Listings before the stopping gives up (a fork bomb under the pids limit ends well before). */
 const MAX_ROUNDS = 200;
@@ -65,9 +66,9 @@ async function untilStopped(pids: ReadonlySet<number>): Promise<void> {
   let waiting = [...pids];
   for (let round = 0; round < STOP_WAIT_ROUNDS && waiting.length > 0; round++) {
     const states = await Promise.all(waiting.map(async (pid) => {
-      const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
+      const stat = await procStat(pid);
       // Gone, a zombie, or stopped: it runs no more.
-      return stat === null || /^[ZXTt]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+      return stat === null || ["Z", "X", "T", "t"].includes(stat.state);
     }));
     waiting = waiting.filter((_, i) => !states[i]);
     if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
