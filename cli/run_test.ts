@@ -42,6 +42,7 @@ Deno.test("run --unsandboxed refuses a plan its environment does not match with 
     }),
   );
   // No engine is needed, nor asked, for an unsandboxed run: the check alone refuses it.
+  // Its own TMPDIR: a runner sweeps what gone runners left there, and tests run side by side.
   const result = await cliCommand([
     "run",
     "--plan",
@@ -55,7 +56,13 @@ Deno.test("run --unsandboxed refuses a plan its environment does not match with 
     "--unsandboxed",
     "--agent-command",
     "h=true",
-  ], { env: { DOCKER_HOST: "unix:///nonexistent/docker.sock", LEDGERBENCH_UPSTREAM_KEY: "k" } })
+  ], {
+    env: {
+      DOCKER_HOST: "unix:///nonexistent/docker.sock",
+      LEDGERBENCH_UPSTREAM_KEY: "k",
+      TMPDIR: dir,
+    },
+  })
     .output();
   const stderr = new TextDecoder().decode(result.stderr);
   // cli/run.ts help, EXIT STATUS: "3 refused or halted (... environment differs from the plan ...)".
