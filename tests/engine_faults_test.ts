@@ -131,8 +131,8 @@ Deno.test({
           "harness_error",
           null,
         ]);
-        // Observed: 'harness error: Cannot wait for container "af1f7d454d66": The Docker engine did
-        // not answer "wait for container af1f7d454d66 after its kill" within 30000 ms: ...'
+        // 'harness error: Cannot wait for container "af1f7d454d66": the engine did not tell the
+        // exit of its exec'd process within 30000 ms: ...' (the candidate is exec'd in its session)
         match(row.notes ?? "", /^harness error: Cannot \w+ (for )?container "[0-9a-f]{12}": /);
       }
       deepEqual(containersOf(engine.host, runId), []);

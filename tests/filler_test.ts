@@ -17,7 +17,7 @@ import { loadLedger } from "../inputs/ledger.ts";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
-import { forwardInNamespace } from "../runner/relay/forward_in_namespace.ts";
+import type { SandboxSession } from "../runner/sandbox/sandbox_session.ts";
 import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { runPlan } from "../runner/run_plan.ts";
 import { runnerVersion } from "../runner/runner_version.ts";
@@ -60,7 +60,10 @@ function reportOf(result: CandidateResult): FillerReport {
 /** Runs the filler on a one-file workspace (TASK.md: one tmpfs page, one inode). */
 async function fill(
   attack: string,
-  extra: { onStarted?: (pid: number) => Promise<void>; env?: Record<string, string> } = {},
+  extra: {
+    onStarted?: (session: SandboxSession) => Promise<void>;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<CandidateResult> {
   const workspace = `${root}/tasks/${attack}`;
   await Deno.mkdir(workspace, { recursive: true });
@@ -199,11 +202,11 @@ Deno.test({
         OPENAI_BASE_URL: "http://127.0.0.1:18080/v1",
         LEDGERBENCH_MODEL: "squatter",
       },
-      // A forwarder slow to start (an nsenter process on a loaded machine): without
-      // the gate the squatter, already running, would hold 18080 by then.
-      onStarted: async (pid) => {
+      // A forwarder slow to start (an nsenter process on a loaded machine): were the
+      // candidate started first, the squatter would hold 18080 by then.
+      onStarted: async (session) => {
         await new Promise((resolve) => setTimeout(resolve, 500));
-        forwarder = forwardInNamespace({ pid, socketPath, port: 18080 });
+        forwarder = await session.forwardPort(18080, socketPath);
       },
     });
     const report = reportOf(result);

@@ -12,8 +12,9 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { dockerClient } from "../runner/docker/docker_client.ts";
 import {
   inspectEnvironmentImage,
-  startEnvironmentSession,
+  openEnvironmentSession,
 } from "../runner/sandbox/environment_session.ts";
+import { containerSessionBackend } from "../runner/sandbox/docker_session.ts";
 import { sessionConformance } from "../runner/sandbox/session_conformance.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
@@ -30,13 +31,11 @@ Deno.test({
     const docker = dockerClient();
     await using temp = await tempDir();
     const image = await inspectEnvironmentImage(docker, built["ledgerbench/base"], "/srv");
-    const { session, end } = await startEnvironmentSession(docker, image, {
-      role: "candidate",
-      cwd: "/",
-      binds: [],
-      labels: { "ledgerbench.test": "conformance" },
-      tempDir: temp.path,
-    });
+    const session = await openEnvironmentSession(
+      containerSessionBackend(docker, temp.path),
+      image,
+      { role: "candidate", cwd: "/", mounts: [], labels: { "ledgerbench.test": "conformance" } },
+    );
     try {
       const results = await sessionConformance({ session, tempDir: temp.path });
       deepEqual(
@@ -51,7 +50,7 @@ Deno.test({
         processControl: true,
       });
     } finally {
-      await end();
+      await session.end();
     }
   },
 });

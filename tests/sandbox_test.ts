@@ -12,7 +12,7 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { dockerAvailable } from "../runner/docker/docker_available.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { dockerClient } from "../runner/docker/docker_client.ts";
-import { startForwarder } from "../runner/relay/start_forwarder.ts";
+import type { SandboxSession } from "../runner/sandbox/sandbox_session.ts";
 import {
   type Artifact,
   CANDIDATE_LIMITS,
@@ -263,7 +263,7 @@ Deno.test({
   // The engine still answers and the container is gone.
   assert.equal((await dockerAvailable()).available, true);
   await assert.rejects(
-    () => dockerClient().getContainer(result.containerId).inspect(),
+    () => dockerClient().getContainer(result.containerId!).inspect(),
     (e: { statusCode?: number }) => e.statusCode === 404,
   );
 });
@@ -386,10 +386,13 @@ Deno.test({
   );
 });
 
-/** A scripted model on a host unix socket, reached through R2's nsenter forwarder. */
+/** A scripted model on a host unix socket, reached through the sandbox's forwarded port. */
 async function withModel(
   answer: (call: number) => { status: number; content: string },
-  fn: (hook: (pid: number) => Promise<void>, env: Record<string, string>) => Promise<void>,
+  fn: (
+    hook: (session: SandboxSession) => Promise<void>,
+    env: Record<string, string>,
+  ) => Promise<void>,
 ): Promise<Array<{ model: string; messages: unknown[]; authorization: string | null }>> {
   const socketPath = `${root}/model-${crypto.randomUUID().slice(0, 8)}.sock`;
   const calls: Array<{ model: string; messages: unknown[]; authorization: string | null }> = [];
@@ -410,8 +413,8 @@ async function withModel(
   });
   const forwarders: Array<{ close(): Promise<void> }> = [];
   try {
-    await fn(async (pid) => {
-      forwarders.push(await startForwarder({ pid, socketPath, port: 8080 }));
+    await fn(async (session) => {
+      forwarders.push(await session.forwardPort(8080, socketPath));
     }, {
       OPENAI_BASE_URL: "http://127.0.0.1:8080/v1",
       OPENAI_API_KEY: "sandbox",
@@ -425,11 +428,16 @@ async function withModel(
 }
 
 Deno.test({
-  name: "runCandidate() hands the init PID to onStarted so the agents reach the model",
+  name: "runCandidate() hands the session to onStarted so the agents reach the model",
   ...options,
   ignore: !engine.available || !isRoot,
 }, async (t) => {
-  const run = (image: string, task: string, hook: (pid: number) => Promise<void>, env = {}) =>
+  const run = (
+    image: string,
+    task: string,
+    hook: (session: SandboxSession) => Promise<void>,
+    env = {},
+  ) =>
     runCandidate(image, { workspace: `${task}/workspace`, artifactsRoot: `${root}/artifacts` }, {
       env,
       forbiddenValues: [SECRET],
@@ -449,7 +457,6 @@ Deno.test({
     );
     assert.equal(result!.exitCode, 0, result!.stderrTail);
     assert.equal(result!.stopReason, "completed");
-    assert.ok(result!.pid > 0);
     assert.equal(calls.length, 1);
     assert.deepEqual(calls[0].messages, [
       { role: "user", content: "Write out/answer.txt containing 42.\n" },

@@ -34,11 +34,6 @@ export class EngineDeadlineError extends Error {
 export interface EngineCallOptions {
   /** The request's deadline in milliseconds; default {@linkcode ENGINE_DEADLINE_MS}. */
   deadlineMs?: number;
-  /**
-   * Ends the request instead of the timer (for a wait whose deadline is only
-   * known later, see `runContainer`); `deadlineMs` then only names it.
-   */
-  deadline?: AbortSignal;
 }
 
 /**
@@ -66,24 +61,17 @@ export function engineCall<T>(
 ): Promise<T> {
   const ms = options.deadlineMs ?? ENGINE_DEADLINE_MS;
   const controller = new AbortController();
-  const deadline = options.deadline ?? null;
   return new Promise<T>((resolve, reject) => {
-    const expire = () => {
+    const timer = setTimeout(() => {
       controller.abort();
       reject(new EngineDeadlineError(what, ms));
-    };
-    const timer = deadline === null ? setTimeout(expire, ms) : undefined;
-    if (deadline?.aborted) expire();
-    else deadline?.addEventListener("abort", expire, { once: true });
+    }, ms);
     let request: Promise<T>;
     try {
       request = call(controller.signal);
     } catch (error) {
       request = Promise.reject(error);
     }
-    request.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      deadline?.removeEventListener("abort", expire);
-    });
+    request.then(resolve, reject).finally(() => clearTimeout(timer));
   });
 }

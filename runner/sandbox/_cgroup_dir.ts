@@ -87,3 +87,19 @@ export async function cgroupOomKills(pid: number): Promise<number | null> {
   }
   return null;
 }
+
+/**
+ * How many forks the pids limit of `pid`'s cgroup has refused: the `max`
+ * line of `pids.events` (v1 and v2). The count lives as long as the
+ * cgroup, so one read after the processes of interest have ended sees it all.
+ *
+ * @param pid a host PID (a container's init)
+ * @returns the count, or null when the cgroup or its count cannot be read
+ */
+export async function cgroupPidsLimitHits(pid: number): Promise<number | null> {
+  const dir = await cgroupDir(pid, "pids");
+  const text = dir === null
+    ? null
+    : await Deno.readTextFile(`${dir}/${MARKERS.pids.v2}`).catch(() => null);
+  return text === null ? null : Number(/^max (\d+)$/m.exec(text)?.[1] ?? 0);
+}

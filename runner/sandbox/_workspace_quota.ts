@@ -1,10 +1,12 @@
 /**
- * Private: the candidate workspace's own size-limited file system (issue 7,
- * item 3: a size and a file-count limit enforced while the candidate runs).
+ * Private: the candidate workspace's own size-limited file system, a size
+ * and a file-count limit enforced while the candidate runs (seed 000:
+ * nothing the candidate writes may reach the host's resources).
  *
  * @module
  */
 import { SandboxError } from "./sandbox_error.ts";
+import type { SandboxSession } from "./sandbox_session.ts";
 
 /** The limits of one workspace file system. */
 export interface QuotaLimits {
@@ -62,23 +64,24 @@ export async function unmountQuota(dir: string): Promise<void> {
 }
 
 /**
- * Why the container's `/workspace` is not a tmpfs (the bind of the runner's
- * quota file system), from `/proc/<pid>/mountinfo`; null when it is, or when
- * the file cannot be read (no check possible).
+ * Why a sandbox's `/workspace` is not a tmpfs (the bind of the runner's
+ * quota file system), from the sandbox's own `/proc/self/mountinfo` (read
+ * by the runner's busybox inside it, so any backend answers alike); null
+ * when it is, or when the file cannot be read (no check possible).
  *
- * @param pid the container's init PID on the host
+ * @param session the sandbox, before the candidate's code runs in it
  * @returns the problem, or null
  */
-export async function workspaceMountProblem(pid: number): Promise<string | null> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(`/proc/${pid}/mountinfo`);
-  } catch {
-    return null;
-  }
+export async function workspaceMountProblem(session: SandboxSession): Promise<string | null> {
+  const bytes = await session.readFile("/proc/self/mountinfo", MOUNTINFO_BYTES);
+  if (bytes === null) return null;
   // Fields: id parent major:minor root mount-point options ... - fstype source super-options
-  const line = text.split("\n").findLast((l) => l.split(" ")[4] === "/workspace");
+  const line = new TextDecoder().decode(bytes).split("\n")
+    .findLast((l) => l.split(" ")[4] === "/workspace");
   if (line === undefined) return "nothing is mounted at /workspace";
   const fstype = line.split(" - ")[1]?.split(" ")[0];
   return fstype === "tmpfs" ? null : `/workspace is a "${fstype}" mount, not the runner's tmpfs`;
 }
+
+/** More than any sandbox's mount table takes. */
+const MOUNTINFO_BYTES = 1 << 20;

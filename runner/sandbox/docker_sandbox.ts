@@ -8,8 +8,6 @@
  * @module
  */
 import { episodeLabels } from "../remove_orphans.ts";
-import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
-import { startForwarder } from "../relay/start_forwarder.ts";
 import {
   type CandidateRequest,
   type CandidateRun,
@@ -24,12 +22,12 @@ import { verifierResult, type VerifierTaskSettings } from "./sealed_verifier.ts"
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { removeTree } from "./remove_tree.ts";
 import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_candidate.ts";
-import { inspectEnvironmentImage, startEnvironmentSession } from "./environment_session.ts";
+import { inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
+import { containerSessionBackend } from "./docker_session.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { harborVerifyResult, runSeparateVerifier, runSharedVerifier } from "./harbor_verifier.ts";
-import type { SandboxSession } from "./sandbox_session.ts";
+import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import {
   EGRESS_RESOLVE_VARIABLE,
   type EgressResolve,
@@ -179,6 +177,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     }
     return { ...bundle, command: bundle.command };
   };
+  const backend = containerSessionBackend(dockerClient(), options.tempDir);
   /** Shared-mode environments whose candidate has run and whose verifier has not, by episode. */
   const live = new Map<string, EnvironmentEpisode>();
   return {
@@ -208,15 +207,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         await forwarder?.close().catch(() => {});
         forwarder = null;
       };
-      // The candidate's code waits at its gate until onStarted returns, so the
-      // forwarder holds its port first and cannot miss the candidate: an
-      // in-process listener in the container's namespace when FFI is available
-      // (no process launch), else the nsenter forwarder process.
+      // The candidate's code runs only once onStarted has returned, so the
+      // forwarder holds its port first and cannot miss the candidate.
       const relayHooks = {
-        onStarted: async (pid: number) => {
-          forwarder = forwardInNamespaceAvailable()
-            ? forwardInNamespace({ pid, socketPath: request.relaySocket, port })
-            : await startForwarder({ pid, socketPath: request.relaySocket, port });
+        onStarted: async (session: SandboxSession) => {
+          forwarder = await session.forwardPort(port, request.relaySocket);
         },
         onExited: async () => {
           await closeForwarder();
@@ -252,6 +247,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             ...relayHooks,
             labels: episodeLabels(request.episode),
             tempDir: options.tempDir,
+            backend,
           });
           live.set(request.episode.episode_id, environment);
           return environment.result;
@@ -280,6 +276,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           signal: request.signal,
           labels: episodeLabels(request.episode),
           tempDir: options.tempDir,
+          backend,
         });
         return candidate;
       } finally {
@@ -322,10 +319,12 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
               endCandidate: environment.end,
               uploadTests: settings.verifierEnvironmentImage === undefined,
               startVerifier: () =>
-                startSeparateVerifier(verifierImage, settings, {
-                  labels: episodeLabels(request.episode),
-                  tempDir: options.tempDir,
-                }),
+                startSeparateVerifier(
+                  backend,
+                  verifierImage,
+                  settings,
+                  episodeLabels(request.episode),
+                ),
             }, harbor),
           );
         } finally {
@@ -357,39 +356,25 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
 
 /**
  * Starts a separate verifier's environment (Harbor's separate mode): the
- * verifier's image (or the task's, fresh) run as built, with no mount but
- * the gate's, in the image's working directory (`/` when it sets none),
- * with the task's resources.
+ * verifier's image (or the task's, fresh) run as built, with no mount, in
+ * the image's working directory (`/` when it sets none), with the task's
+ * resources.
  */
 async function startSeparateVerifier(
+  backend: SessionBackend,
   image: string,
   settings: TaskSandboxSettings,
-  where: { labels: Record<string, string>; tempDir?: string },
+  labels: Record<string, string>,
 ): Promise<{ session: SandboxSession; workdir: string; end: () => Promise<void> }> {
-  const docker = dockerClient();
-  const built = await inspectEnvironmentImage(docker, image);
-  const temp = await Deno.makeTempDir({ dir: where.tempDir, prefix: "ledgerbench-verifier-env-" });
-  try {
-    const workdir = built.workdir ?? "/";
-    const started = await startEnvironmentSession(docker, built, {
-      role: "verifier",
-      cwd: workdir,
-      binds: [],
-      labels: where.labels,
-      memoryBytes: settings.memoryBytes,
-      nanoCpus: settings.nanoCpus,
-      tempDir: temp,
-    });
-    return {
-      session: started.session,
-      workdir,
-      end: async () => {
-        await started.end();
-        await removeTree(temp).catch(() => {});
-      },
-    };
-  } catch (error) {
-    await removeTree(temp).catch(() => {});
-    throw error;
-  }
+  const built = await inspectEnvironmentImage(dockerClient(), image);
+  const workdir = built.workdir ?? "/";
+  const session = await openEnvironmentSession(backend, built, {
+    role: "verifier",
+    cwd: workdir,
+    mounts: [],
+    labels,
+    memoryBytes: settings.memoryBytes,
+    nanoCpus: settings.nanoCpus,
+  });
+  return { session, workdir, end: () => session.end() };
 }

@@ -1,16 +1,19 @@
 /**
- * The Docker implementation of {@link SandboxSession} (issue 22): one
- * container that stays up between the processes run in it, as Harbor's
- * environments do (its main service runs the image's entrypoint with a
- * command that sleeps forever, and the agent and the verifier are `exec`'d
- * into it), so that what the agent started is still there when the
- * verifier runs.
+ * The container engine's {@link SessionBackend} (Docker and Podman alike):
+ * every session one container that stays up between the processes run in
+ * it, as Harbor's environments do (its main service runs the image's
+ * entrypoint with a command that sleeps forever, and the agent and the
+ * verifier are `exec`'d into it). The sealed candidate, the sealed
+ * verifier, a task's environment and the engine's flag probe all open
+ * their containers here, so every one is checked the same way: alone in
+ * its own network namespace with only loopback, and run with the flags it
+ * asked for (seed 000, §03–04).
  *
  * @module
  */
 import type Docker from "dockerode";
 import { Buffer } from "node:buffer";
-import { engineCall } from "../docker/engine_call.ts";
+import { ENGINE_DEADLINE_MS, engineCall } from "../docker/engine_call.ts";
 import { networkIsolationCheckable, networkIsolationProblem } from "./network_isolation_problem.ts";
 import { createGate, GATE_BUSYBOX } from "./_gate.ts";
 import type {
@@ -30,13 +33,14 @@ import { createSandboxContainer, sandboxCreateOptions } from "./_run_container.t
 import { removeTree } from "./remove_tree.ts";
 import { requireSandboxFlags } from "./_require_sandbox_flags.ts";
 import { containerOomKilled } from "./_oom_killed.ts";
-import { cgroupDir, cgroupOomKills, cgroupPids } from "./_cgroup_dir.ts";
+import { cgroupDir, cgroupOomKills, cgroupPids, cgroupPidsLimitHits } from "./_cgroup_dir.ts";
 import { resumeProcesses, stopProcesses } from "./_stop_processes.ts";
 import { listeningSockets, loopbackClient } from "./_listening_sockets.ts";
 import { containerProcesses } from "./_container_processes.ts";
 import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forward_in_namespace.ts";
 import { startForwarder } from "../relay/start_forwarder.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
+import { layerBytes } from "./_layer_bytes.ts";
 
 /**
  * The keep-alive command's last argument (seconds): a session's container
@@ -53,28 +57,18 @@ const CONTAINER_CAPABILITIES: SessionCapabilities = {
   processControl: true,
 };
 
-/** How long a forwarded connection may send nothing after the other side last answered. */
-const TUNNEL_DEADLINE_MS = 600_000;
-
 /** Options of {@link startDockerSession}. */
-export interface DockerSessionOptions {
+interface DockerSessionOptions {
   docker: Docker;
-  /**
-   * Called with the container's init PID once it runs, before its own
-   * command may start (the relay's forwarder binds its port here).
-   */
-  onStarted?: (pid: number) => Promise<void>;
-  /** Called with the init PID after `onStarted`: lets the container's command run (its gate). */
+  /** Called with the init PID once its checks have passed: lets the container's command run (its gate). */
   openGate: (pid: number) => Promise<void>;
 }
 
 /** A started session: the primitives, the container's facts, and its end. */
-export interface DockerSession extends SandboxSession {
+interface DockerSession extends SandboxSession {
   containerId: string;
   /** The container's init PID on the host. */
   pid: number;
-  /** The host directory of its writable layer (overlay's upper directory), or null when unknown. */
-  upperDir: string | null;
   /** Kills and removes the container (idempotent; never throws). */
   close(): Promise<void>;
 }
@@ -83,15 +77,14 @@ export interface DockerSession extends SandboxSession {
  * Creates and starts the container of `create` (whose command must not
  * exit: a keep-alive after the image's entrypoint), checks that it is alone
  * in its own network namespace with only loopback and runs with its flags
- * (as every sandbox is, `requireSandboxFlags`), runs `onStarted` and opens
- * its gate.
+ * (as every sandbox is, `requireSandboxFlags`), and opens its gate.
  *
  * @param create the create request (`sandboxCreateOptions` with the caller's changes)
- * @param options the engine client and the hooks
+ * @param options the engine client and the gate
  * @returns the session; the caller must `close` it
- * @throws {SandboxError} `engine_error`, `isolation_failed`, `hook_failed`, or the gate's own error
+ * @throws {SandboxError} `engine_error`, `isolation_failed`, or the gate's own error
  */
-export async function startDockerSession(
+async function startDockerSession(
   create: Docker.ContainerCreateOptions,
   options: DockerSessionOptions,
 ): Promise<DockerSession> {
@@ -130,23 +123,12 @@ export async function startDockerSession(
       );
     }
     await requireSandboxFlags(options.docker, create, container.id, pid);
-    if (options.onStarted) {
-      try {
-        await options.onStarted(pid);
-      } catch (error) {
-        throw new SandboxError(
-          "hook_failed",
-          `The started hook failed for container "${short}": ${message(error)}`,
-          { cause: error },
-        );
-      }
-    }
     await options.openGate(pid);
     const data = (info.GraphDriver as { Data?: Record<string, string> } | undefined)?.Data;
+    const upperDir = data?.UpperDir ?? null;
     return {
       containerId: container.id,
       pid,
-      upperDir: data?.UpperDir ?? null,
       close,
       capabilities: CONTAINER_CAPABILITIES,
       busybox: GATE_BUSYBOX,
@@ -158,10 +140,10 @@ export async function startDockerSession(
       changes: () => changesOf(container),
       forwardPort: async (port, socketPath, forward) => {
         const admit = forward?.admit;
+        const headerDeadlineMs = forward?.headerDeadlineMs;
         if (admit === undefined) {
-          // A tunnel through the egress proxy may stay quiet long after its request.
           return forwardInNamespaceAvailable()
-            ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs: TUNNEL_DEADLINE_MS })
+            ? forwardInNamespace({ pid, socketPath, port, headerDeadlineMs })
             : await startForwarder({ pid, socketPath, port });
         }
         if (!forwardInNamespaceAvailable()) {
@@ -175,7 +157,7 @@ export async function startDockerSession(
           pid,
           socketPath,
           port,
-          headerDeadlineMs: TUNNEL_DEADLINE_MS,
+          headerDeadlineMs,
           admit: async (clientPort) =>
             await admit(
               await loopbackClient(
@@ -190,6 +172,8 @@ export async function startDockerSession(
         return forwarder;
       },
       processes: async () => containerProcesses(await cgroupProcs()),
+      pidsLimitHits: () => cgroupPidsLimitHits(pid),
+      writableBytes: async () => upperDir === null ? null : await layerBytes(upperDir),
       listeners: (pids) => listeningSockets(pid, pids),
       stopAllBut: async (keep) => stopProcesses(await cgroupProcs(), new Set([pid, ...keep])),
       resume: async (pids) => resumeProcesses(await cgroupProcs(), pids),
@@ -240,7 +224,7 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
       };
       const create = sandboxCreateOptions({
         image: spec.image,
-        command: [GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
+        command: [...spec.asBuilt?.entrypoint ?? [], GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
         env: {},
         user: spec.user,
         workingDir: spec.cwd,
@@ -257,6 +241,13 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
         ],
       });
       create.Entrypoint = gate.entrypoint;
+      if (spec.asBuilt !== undefined) {
+        create.HostConfig = {
+          ...create.HostConfig,
+          ReadonlyRootfs: false,
+          Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
+        };
+      }
       try {
         const session = await startDockerSession(create, { docker, openGate: () => gate.open() });
         return {
@@ -346,7 +337,10 @@ async function execOutput(
   const kill = async (by: "wall" | "abort") => {
     if (killedBy !== null) return;
     killedBy = by;
-    const pid = (await exec.inspect().catch(() => null))?.Pid ?? 0;
+    const pid = (await engineCall(
+      "inspect an exec",
+      (abortSignal) => exec.inspect({ abortSignal } as object),
+    ).catch(() => null))?.Pid ?? 0;
     if (pid > 0) await killDescendants(pid);
     (stream as unknown as { destroy?: () => void }).destroy?.();
   };
@@ -362,18 +356,8 @@ async function execOutput(
   }
   const wallMs = Math.round(performance.now() - t0);
   const finishedAt = new Date().toISOString();
-  // The exec's exit code is known once its process has gone.
-  let exitCode = -1;
-  for (let i = 0; i < 50; i++) {
-    const state = await exec.inspect().catch(() => null);
-    if (state !== null && !state.Running) {
-      exitCode = state.ExitCode ?? -1;
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return {
-    exitCode,
+    exitCode: await execExitCode(exec, container),
     wallCapHit: killedBy === "wall",
     aborted: killedBy === "abort",
     wallMs,
@@ -384,6 +368,40 @@ async function execOutput(
     stdoutTotal: output.out.total,
     stderrTotal: output.err.total,
   };
+}
+
+/**
+ * An exec's exit code, which the engine reports once its process has gone
+ * (shortly after its stream ends): asked at growing intervals (10 ms up to
+ * 100 ms) for up to {@link ENGINE_DEADLINE_MS}; -1 when the engine reports
+ * none. An engine that does not answer is lost, the harness's fault (the
+ * stream of an exec also ends when the engine dies under it).
+ *
+ * @throws {SandboxError} `engine_error` when the engine never tells the exit
+ */
+async function execExitCode(exec: Docker.Exec, container: Docker.Container): Promise<number> {
+  const deadline = performance.now() + ENGINE_DEADLINE_MS;
+  let lastError: unknown = null;
+  for (let pause = 10; performance.now() < deadline; pause = Math.min(pause * 2, 100)) {
+    try {
+      const state = await engineCall(
+        "inspect an exec",
+        (abortSignal) => exec.inspect({ abortSignal } as object),
+      );
+      if (!state.Running) return state.ExitCode ?? -1;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  throw new SandboxError(
+    "engine_error",
+    `Cannot wait for container "${container.id.slice(0, 12)}": the engine did not tell the ` +
+      `exit of its exec'd process within ${ENGINE_DEADLINE_MS} ms${
+        lastError === null ? "" : `: ${message(lastError)}`
+      }`,
+    { cause: lastError },
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The check, before a batch, that the engine gives the sandbox its flags
- * (issue 24: "where a flag has no Podman equivalent, the episode refuses to
- * start rather than run weaker"), called by the environment check as an
- * image mismatch is.
+ * (seed 000: a sandbox without its flags is no sandbox; where a flag has no
+ * equivalent on the engine, the episode refuses to start rather than run
+ * weaker), called by the environment check as an image mismatch is.
  *
  * @module
  */
@@ -10,8 +10,8 @@ import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
 import { engineCall } from "../docker/engine_call.ts";
 import { type EngineIdentity, engineIdentity } from "../docker/engine_identity.ts";
-import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
-import { GATE_BUSYBOX, gateBusybox } from "./_gate.ts";
+import { containerSessionBackend } from "./docker_session.ts";
+import type { OpenSession } from "./sandbox_session.ts";
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import { RUNNER_LABEL } from "../remove_orphans.ts";
 import { currentRunner, parseRunnerLabel, runnerAlive, runnerLabel } from "../runner_identity.ts";
@@ -19,7 +19,7 @@ import { SandboxError } from "./sandbox_error.ts";
 import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 
 /** The `ledgerbench.role` of the probe container. */
-const PROBE_ROLE = "probe";
+const PROBE_ROLE = "probe" as const;
 
 /** The log bound every sandbox asks for (`sandboxCreateOptions`), as Podman reports it. */
 const PODMAN_LOG_SIZE = "1MB";
@@ -27,9 +27,10 @@ const PODMAN_LOG_SIZE = "1MB";
 const checks = new WeakMap<Docker, Promise<string[]>>();
 
 /**
- * Runs one probe container through the sandbox's own path (`runContainer`:
- * the engine's request changes, then the network and flag checks of every
- * started container, `requireSandboxFlags`) with the verifier's flags,
+ * Opens one probe session through the sandbox's own path (the container
+ * engine's `SessionBackend`: the engine's request changes, then the network
+ * and flag checks of every started container, `requireSandboxFlags`) with
+ * the verifier's flags,
  * which are the candidate's plus `--cap-add`, tmpfs modes and read-only
  * binds: no network, read-only root, `--cap-drop ALL --cap-add SETUID
  * --cap-add SETGID --cap-add KILL`, no-new-privileges, the pids, memory,
@@ -37,7 +38,7 @@ const checks = new WeakMap<Docker, Promise<string[]>>();
  * `max-size=1m`; Podman keeps one file truncated at that size, its
  * `log_size_max`, so its log is bounded too, by one file instead of two).
  * Every flag that did not take effect is a sentence naming it and the
- * engine. The probe runs the host's busybox (the gate's) in `image`, so it
+ * engine. The probe runs the runner's busybox in `image`, so it
  * needs nothing of the image but its existence; probes left by a runner
  * that was killed meanwhile (their `ledgerbench.runner` is gone) are removed
  * first, as `removeOrphans` removes a run's. Once per engine client;
@@ -70,43 +71,33 @@ async function probe(docker: Docker, image: string): Promise<string[]> {
   if (!networkIsolationCheckable()) return [];
   const engine = await engineIdentity(docker);
   await removeDeadProbes(docker);
-  const done = new AbortController();
   const found: string[] = [];
-  const create = sandboxCreateOptions({
-    image,
-    command: [GATE_BUSYBOX, "sleep", "60"],
-    env: {},
-    user: "0:0",
-    workingDir: "/tmp",
-    labels: { "ledgerbench.role": PROBE_ROLE, [RUNNER_LABEL]: runnerLabel(currentRunner()) },
-    pidsLimit: VERIFIER_LIMITS.pidsLimit,
-    memoryBytes: VERIFIER_LIMITS.memoryBytes,
-    nanoCpus: VERIFIER_LIMITS.nanoCpus,
-    tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
-    extraTmpfs: {
-      "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
-      "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" },
-    },
-    capAdd: ["SETUID", "SETGID", "KILL"],
-    binds: [`${gateBusybox()}:${GATE_BUSYBOX}:ro`],
-  });
+  let session: OpenSession | null = null;
   try {
-    await runContainer({ ...create, Entrypoint: [] }, {
-      docker,
-      wallMs: 60_000,
-      signal: done.signal,
-      onStarted: async (_pid, containerId) => {
-        try {
-          const bound = await logBound(docker, containerId, engine);
-          if (bound !== null) found.push(`the ${engine.label} engine: --log-opt ${bound}`);
-        } finally {
-          done.abort();
-        }
+    session = await containerSessionBackend(docker).open({
+      role: PROBE_ROLE,
+      image,
+      mounts: [],
+      scratch: {
+        "/scratch": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "1777" },
+        "/logs": { bytes: VERIFIER_LIMITS.scratchBytes, mode: "0755" },
       },
+      user: "0:0",
+      cwd: "/tmp",
+      keepCapabilities: ["SETUID", "SETGID", "KILL"],
+      pidsLimit: VERIFIER_LIMITS.pidsLimit,
+      memoryBytes: VERIFIER_LIMITS.memoryBytes,
+      nanoCpus: VERIFIER_LIMITS.nanoCpus,
+      tmpfsBytes: VERIFIER_LIMITS.tmpfsBytes,
+      labels: { [RUNNER_LABEL]: runnerLabel(currentRunner()) },
     });
+    const bound = await logBound(docker, session.id!, engine);
+    if (bound !== null) found.push(`the ${engine.label} engine: --log-opt ${bound}`);
   } catch (error) {
     if (!(error instanceof SandboxError) || error.code !== "isolation_failed") throw error;
     found.push(`the ${engine.label} engine does not give the sandbox its flags: ${error.message}`);
+  } finally {
+    await session?.end();
   }
   return found;
 }

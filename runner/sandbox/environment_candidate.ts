@@ -1,17 +1,17 @@
 /**
- * The candidate in a task's own environment as Harbor runs it (issue 22):
- * the built image's filesystem as built, its entrypoint run, the agent
- * `exec`'d into the running container, and the container kept up after the
- * agent's exit so that Harbor's shared verifier (`harbor_verifier.ts`) sees
- * the processes and services the agent left.
+ * The candidate in a task's own environment as Harbor runs it (Harbor's
+ * task format): the built image's filesystem as built, its entrypoint run,
+ * the agent `exec`'d into the running session, and the session kept up
+ * after the agent's exit so that Harbor's shared verifier
+ * (`harbor_verifier.ts`) sees the processes and services the agent left.
  *
- * The environment is started by `environment_session.ts` (what it keeps of
+ * The environment is opened by `environment_session.ts` (what it keeps of
  * seed 000's sandbox and what it gives up are said there); here are added
- * the key never inside, the candidate's code held at the gate until the
- * relay's forwarder listens, and the workspace on its own size-limited
- * tmpfs, stored as the content-addressed artifact once the agent exits.
- * What the writable layer takes on the host's disk is measured while the
- * agent runs and bounded by the task's `storage_mb`
+ * the key never inside, the agent started only once the relay's forwarder
+ * listens, and the workspace on its own size-limited tmpfs, stored as the
+ * content-addressed artifact once the agent exits. What the writable root
+ * takes on the host's disk (`writableBytes`) is measured while the agent
+ * runs and bounded by the task's `storage_mb`
  * ({@link ENVIRONMENT_STORAGE_BYTES} when it sets none).
  *
  * The workspace is the image's working directory as built (files its `RUN`
@@ -36,10 +36,15 @@ import {
   mountCandidateQuota,
   storeLimits,
 } from "./run_candidate.ts";
-import type { DockerSession } from "./docker_session.ts";
-import { inspectEnvironmentImage, startEnvironmentSession } from "./environment_session.ts";
-import type { FsChange, SessionProcess } from "./sandbox_session.ts";
-import { layerBytes } from "./_layer_bytes.ts";
+import { containerSessionBackend } from "./docker_session.ts";
+import { inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
+import type {
+  FsChange,
+  OpenSession,
+  SandboxSession,
+  SessionBackend,
+  SessionProcess,
+} from "./sandbox_session.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 
 /** How often the writable layer is measured while the agent runs, in ms. */
@@ -72,21 +77,27 @@ export interface EnvironmentCandidateOptions {
   storageBytes?: number;
   wallMs: number;
   signal: AbortSignal;
-  /** Called with the init PID before the gate opens (the relay's forwarder binds here). */
-  onStarted: (pid: number) => Promise<void>;
+  /**
+   * Called with the session once the environment has settled, before the
+   * agent runs (the relay's forwarder listens here, `forwardPort`).
+   */
+  onStarted: (session: SandboxSession) => Promise<void>;
   /** Called once the agent's process has gone (the runner closes the relay here). */
   onExited: () => Promise<void>;
   labels: Record<string, string>;
   tempDir?: string;
+  /** The engine client (the image's facts, and the default backend). */
   docker?: Docker;
+  /** Where the environment opens; default the container engine of `docker`. */
+  backend?: SessionBackend;
 }
 
 /** A candidate run in its environment, whose container is still up. */
 export interface EnvironmentEpisode {
   /** The candidate's facts, as `runCandidate` reports them. */
   result: CandidateResult;
-  /** The live container. */
-  session: DockerSession;
+  /** The live environment. */
+  session: OpenSession;
   /** The working directory the agent ran in and the verifier runs in. */
   workdir: string;
   /** The image's `PATH` (the verifier's, and where shadowing programs are looked for). */
@@ -128,12 +139,11 @@ export async function runEnvironmentCandidate(
   const quota = `${temp}/quota`;
   const copy = `${quota}/workspace`;
   let mounted = false;
-  let session: DockerSession | null = null;
-  let stopSession: (() => Promise<void>) | null = null;
+  let session: OpenSession | null = null;
   let ended: Promise<void> | null = null;
   const end = () =>
     ended ??= (async () => {
-      await stopSession?.();
+      await session?.end();
       if (mounted) await unmountQuota(quota).catch(() => {});
       mounted = false;
       await removeTree(temp).catch(() => {});
@@ -153,31 +163,43 @@ export async function runEnvironmentCandidate(
     const workspaceBefore = await relativePaths(copy);
     const cwd = workdir === undefined || workdir === "/" ? "/workspace" : workdir;
     const user = built.user;
-    const started = await startEnvironmentSession(docker, built, {
-      role: "candidate",
-      cwd,
-      binds: [
-        `${copy}:/workspace:rw`,
-        ...(cwd === "/workspace" ? [] : [`${copy}:${cwd}:rw`]),
-        ...(options.bundleDir === undefined
-          ? []
-          : [`${options.bundleDir}:${AGENT_BUNDLE_MOUNT}:ro`]),
-        ...(options.solutionDir === undefined ? [] : [`${options.solutionDir}:/solution:ro`]),
-      ],
-      labels: options.labels,
-      memoryBytes: options.memoryBytes,
-      nanoCpus: options.nanoCpus,
-      onStarted: options.onStarted,
-      beforeOpen: async (pid) => {
-        const problem = await workspaceMountProblem(pid);
-        if (problem !== null) {
-          throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
-        }
+    const mount = (host: string, path: string, readOnly: boolean) => ({ host, path, readOnly });
+    session = await openEnvironmentSession(
+      options.backend ?? containerSessionBackend(docker, temp),
+      built,
+      {
+        role: "candidate",
+        cwd,
+        mounts: [
+          mount(copy, "/workspace", false),
+          ...(cwd === "/workspace" ? [] : [mount(copy, cwd, false)]),
+          ...(options.bundleDir === undefined
+            ? []
+            : [mount(options.bundleDir, AGENT_BUNDLE_MOUNT, true)]),
+          ...(options.solutionDir === undefined
+            ? []
+            : [mount(options.solutionDir, "/solution", true)]),
+        ],
+        labels: options.labels,
+        memoryBytes: options.memoryBytes,
+        nanoCpus: options.nanoCpus,
       },
-      tempDir: temp,
-    });
-    stopSession = started.end;
-    session = started.session;
+    );
+    const problem = await workspaceMountProblem(session);
+    if (problem !== null) {
+      throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
+    }
+    try {
+      await options.onStarted(session);
+    } catch (error) {
+      throw new SandboxError(
+        "hook_failed",
+        `The started hook failed for the candidate's environment: ${
+          error instanceof Error ? error.message : error
+        }`,
+        { cause: error },
+      );
+    }
     const processesBefore = await session.processes();
     const agentEnv = {
       ...(options.bundleDir === undefined
@@ -187,9 +209,9 @@ export async function runEnvironmentCandidate(
     };
     const storage = options.storageBytes ?? ENVIRONMENT_STORAGE_BYTES;
     const full = new AbortController();
-    const upperDir = session.upperDir;
-    const sampler = upperDir === null ? undefined : setInterval(async () => {
-      if (!full.signal.aborted && await layerBytes(upperDir) > storage) full.abort();
+    const open = session;
+    const sampler = setInterval(async () => {
+      if (!full.signal.aborted && (await open.writableBytes() ?? 0) > storage) full.abort();
     }, STORAGE_SAMPLE_MS);
     let run;
     try {
@@ -219,8 +241,7 @@ export async function runEnvironmentCandidate(
     const stopReason = candidateStopReason({ ...run, oomKilled });
     const result: CandidateResult = {
       imageId: built.imageId,
-      containerId: session.containerId,
-      pid: session.pid,
+      containerId: session.id,
       exitCode: run.exitCode,
       oomKilled,
       wallCapHit: run.wallCapHit,

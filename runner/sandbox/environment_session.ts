@@ -1,10 +1,10 @@
 /**
- * A task's own environment started as Harbor starts one (issue 22), for the
- * candidate (`environment_candidate.ts`) and for Harbor's separate verifier
- * alike: the built image run as built, its filesystem writable, its
- * `ENTRYPOINT` run with a command that never ends (Harbor's compose file
- * runs `sleep infinity`), behind the runner's gate, so that processes are
- * `exec`'d into it afterwards (`docker_session.ts`).
+ * A task's own environment started as Harbor starts one (Harbor's task
+ * format: the environment's image, its compose file's `sleep infinity`),
+ * for the candidate (`environment_candidate.ts`) and for Harbor's separate
+ * verifier alike: a session (`SessionSpec.asBuilt`) of the built image run
+ * as built, its filesystem writable, its `ENTRYPOINT` run with a command
+ * that never ends, so that processes are `exec`'d into it afterwards.
  *
  * What it keeps of seed 000's sandbox: no network (only the forwarders the
  * runner opens on loopback), `no-new-privileges`, a pids and memory limit,
@@ -19,13 +19,16 @@
 import type Docker from "dockerode";
 import { imageDigest } from "../docker/image_digest.ts";
 import { engineCall } from "../docker/engine_call.ts";
-import { sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { createGate, GATE_BUSYBOX } from "./_gate.ts";
 import { DEFAULT_PATH } from "./run_candidate.ts";
 import { CANDIDATE_LIMITS, ENVIRONMENT_PIDS_LIMIT } from "./sandbox_limits.ts";
-import { tcpListeners } from "./_listening_sockets.ts";
-import { type DockerSession, KEEP_ALIVE_SECONDS, startDockerSession } from "./docker_session.ts";
+import { KEEP_ALIVE_SECONDS } from "./docker_session.ts";
+import type {
+  OpenSession,
+  SandboxSession,
+  SessionBackend,
+  SessionSpec,
+} from "./sandbox_session.ts";
 import { RESERVED_CONTAINER_PATHS } from "../../analysis/schema/suite_manifest.ts";
 
 /**
@@ -103,108 +106,88 @@ export async function inspectEnvironmentImage(
   };
 }
 
-/** What {@link startEnvironmentSession} runs. */
+/** What an environment's session holds, beside what its image says. */
 export interface EnvironmentSessionSpec {
   /** `ledgerbench.role`: `candidate`, or `verifier` (separate mode). */
   role: "candidate" | "verifier";
   cwd: string;
-  /** Bind mounts beside the gate's, `host:container:rw|ro`. */
-  binds: string[];
+  mounts: SessionSpec["mounts"];
   labels: Record<string, string>;
   memoryBytes?: number;
   nanoCpus?: number;
-  /** Called with the init PID before the gate opens (the relay's forwarder binds here). */
-  onStarted?: (pid: number) => Promise<void>;
-  /** A check of the started container before its gate opens; throws to refuse it. */
-  beforeOpen?: (pid: number) => Promise<void>;
-  /** A directory of the caller's, for the gate's fifo. */
-  tempDir: string;
 }
 
 /**
- * Starts a container of a task environment as Harbor runs one (see the
- * module doc): the image's entrypoint with a command that never ends,
- * behind the gate, with a writable root, {@link ENVIRONMENT_CAPABILITIES},
- * no network, low ports open to its users, and the spec's mounts; it
- * returns once the entrypoint has settled (`entrypointSettled`).
+ * Opens a session of a task environment as Harbor runs one (see the
+ * module doc) on `backend`: the image's entrypoint with a command that
+ * never ends, a writable root, {@link ENVIRONMENT_CAPABILITIES}, no
+ * network, low ports open to its users, and the spec's mounts; it returns
+ * once the entrypoint has settled (`entrypointSettled`).
  *
- * @param docker the engine client
+ * @param backend where the session opens (it must see and list processes: `processControl`)
  * @param image the inspected image
- * @param spec role, working directory, mounts, limits and hooks
- * @returns the session and its end (which closes the gate and removes the container)
- * @throws {SandboxError} as `startDockerSession`
+ * @param spec role, working directory, mounts, labels and limits
+ * @returns the session; the caller must `end` it
+ * @throws {SandboxError} as `SessionBackend.open`; `unsupported` without `processControl`
  */
-export async function startEnvironmentSession(
-  docker: Docker,
+export async function openEnvironmentSession(
+  backend: SessionBackend,
   image: EnvironmentImage,
   spec: EnvironmentSessionSpec,
-): Promise<{ session: DockerSession; end: () => Promise<void> }> {
-  const dir = await Deno.makeTempDir({ dir: spec.tempDir, prefix: "gate-" });
-  const gate = await createGate(dir);
-  const create = sandboxCreateOptions({
+): Promise<OpenSession> {
+  if (!backend.capabilities.processControl) {
+    throw new SandboxError(
+      "unsupported",
+      'Cannot run a task\'s own environment on this backend: its sessions lack "processControl"',
+    );
+  }
+  const session = await backend.open({
+    role: spec.role,
     image: image.imageId,
-    // The image's entrypoint runs as Harbor runs it, with a command that never ends.
-    command: [...image.entrypoint, GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
-    env: {},
+    mounts: spec.mounts,
     user: image.user,
-    workingDir: spec.cwd,
-    labels: { "ledgerbench.role": spec.role, ...spec.labels },
+    cwd: spec.cwd,
+    keepCapabilities: ENVIRONMENT_CAPABILITIES,
     pidsLimit: ENVIRONMENT_PIDS_LIMIT,
     memoryBytes: spec.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
     nanoCpus: spec.nanoCpus,
     tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
-    capAdd: [...ENVIRONMENT_CAPABILITIES],
-    binds: [...spec.binds, ...gate.binds],
+    labels: spec.labels,
+    // The image's entrypoint runs as Harbor runs it, with a command that never ends.
+    asBuilt: { entrypoint: image.entrypoint },
   });
-  create.Entrypoint = gate.entrypoint;
-  create.HostConfig = {
-    ...create.HostConfig,
-    ReadonlyRootfs: false,
-    Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
-  };
   try {
-    const session = await startDockerSession(create, {
-      docker,
-      onStarted: spec.onStarted,
-      openGate: async (pid) => {
-        await spec.beforeOpen?.(pid);
-        await gate.open();
-      },
-    });
-    await entrypointSettled(session.pid);
-    return {
-      session,
-      end: async () => {
-        gate.close();
-        await session.close();
-      },
-    };
+    await entrypointSettled(session);
+    return session;
   } catch (error) {
-    gate.close();
+    await session.end();
     throw error;
   }
 }
 
 /**
  * Waits until the image's entrypoint has handed over to the keep-alive
- * command (the container's init runs it: the entrypoint's own setup, such
- * as filling `/etc/hosts`, is done) and the listening TCP sockets of the
- * container's network namespace have stayed the same for a second (a
- * server it started in the background is up), at most 10 s and 30 s in
- * all: Harbor starts its agent seconds after the environment, and a task's
- * entrypoint may rely on that. An entrypoint that never hands over (it
- * runs its server in the foreground) is waited for the 30 s, then the agent starts.
+ * command (a process of the session runs it: the entrypoint's own setup,
+ * such as filling `/etc/hosts`, is done) and the listening TCP sockets of
+ * the session's processes have stayed the same for a second (a server it
+ * started in the background is up), at most 10 s and 30 s in all: Harbor
+ * starts its agent seconds after the environment, and a task's entrypoint
+ * may rely on that. An entrypoint that never hands over (it runs its
+ * server in the foreground) is waited for the 30 s, then the agent starts.
  */
-async function entrypointSettled(pid: number): Promise<void> {
+async function entrypointSettled(session: SandboxSession): Promise<void> {
   const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
+  const keepAlive = `${session.busybox} sleep ${KEEP_ALIVE_SECONDS}`;
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
-    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => null);
-    if (cmdline === null || cmdline.split("\0").includes(KEEP_ALIVE_SECONDS)) break;
+    if ((await session.processes()).some((p) => p.command === keepAlive)) break;
     await pause();
   }
-  const listening = async () =>
-    (await tcpListeners(pid)).map((socket) => socket.address).sort().join(",");
+  const listening = async () => {
+    const pids = (await session.processes()).map((p) => p.pid);
+    return [...(await session.listeners(pids)).values()].flat()
+      .filter((socket) => socket.startsWith("tcp ")).sort().join(",");
+  };
   const settleBy = Math.min(deadline, performance.now() + 10_000);
   let last = await listening();
   let since = performance.now();

@@ -137,6 +137,9 @@ export interface SharedVerifierSettings {
 /** The loopback port the verifier reaches its egress proxy on. */
 export const EGRESS_PORT = 3128;
 
+/** How long an egress tunnel may send nothing after the far side last answered (a download's pauses). */
+const TUNNEL_DEADLINE_MS = 600_000;
+
 /**
  * The variables that send the verifier's HTTP clients (apt, curl, uv, pip)
  * to the egress proxy on `port` with the run's proxy password as Basic
@@ -644,6 +647,7 @@ async function openEgress(
       password,
     });
     forward = await session.forwardPort(EGRESS_PORT, proxy.socketPath, {
+      headerDeadlineMs: TUNNEL_DEADLINE_MS,
       admit: async (client) => {
         const root = await testRoot;
         return client !== null && root !== null && await descendsFrom(client, root);

@@ -18,7 +18,8 @@
  * - `forwardPort` listens on the host's own loopback (port 0 picks a free
  *   one): nothing keeps a host process from the rest of the network, and it
  *   cannot tell which process opened a connection (no `admit`).
- * - No OOM killer is set on it, so `oomKilled` is always false; it has no
+ * - No OOM killer nor pids limit is set on it, so `oomKilled` is always
+ *   false and `pidsLimitHits` null; it has no
  *   diff against an image (`changes: false`) and no set of processes of its
  *   own to list or stop (`processControl: false`): those primitives throw
  *   `unsupported`.
@@ -130,6 +131,8 @@ export async function startHostSession(options: HostSessionOptions): Promise<San
       return await startForwarder({ pid: null, socketPath, port });
     },
     oomKilled: () => Promise.resolve(false),
+    pidsLimitHits: () => Promise.resolve(null),
+    writableBytes: () => Promise.resolve(null),
     changes: unsupported("diff against an image"),
     processes: unsupported("processes of its own"),
     listeners: unsupported("processes of its own"),

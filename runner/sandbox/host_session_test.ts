@@ -24,6 +24,7 @@ Deno.test({
       [
         'needs the capability "users"',
         'needs the capability "changes"',
+        'needs the capability "changes"',
         'needs the capability "processControl"',
         'needs the capability "processControl"',
         'needs the capability "processControl"',

@@ -1,19 +1,20 @@
 /**
  * The sandbox layer of the runner (seed 000, sections 02–04): candidate
- * containers with seed 000's flags, content-addressed artifacts, and the
+ * sandboxes with seed 000's flags, content-addressed artifacts, and the
  * sealed verifier protocol (written once, `sealed_verifier.ts`) whose faults
- * are never counted against the candidate, with its Docker driver (the
- * verifier container) and its host driver;
- * the {@link EpisodeSandbox} interface the episode skeleton runs behind
- * (issue 12), with its Docker and `--unsandboxed` host implementations; and
- * for Harbor's tasks (issue 22) the session primitives
- * ({@link SandboxSession}), a task's environment run as built, and Harbor's
- * shared and separate verifier modes written once on those primitives.
+ * are never counted against the candidate; the {@link EpisodeSandbox}
+ * interface the episode skeleton runs behind, with its Docker and
+ * `--unsandboxed` host implementations; the one session seam every
+ * protocol runs on ({@link SandboxSession}, opened by a
+ * {@link SessionBackend}: the container engine's, the host's); and for
+ * Harbor's tasks a task's environment run as built, and Harbor's shared and
+ * separate verifier modes written once on the session primitives.
  *
  * Typical episode:
  * ```ts ignore
  * const cand = await runCandidate(agentImage, { workspace: task.workspace, artifactsRoot }, {
- *   env, forbiddenValues: [upstreamKey], wallMs, onStarted: startForwarder,
+ *   env, forbiddenValues: [upstreamKey], wallMs,
+ *   onStarted: (session) => session.forwardPort(8080, relaySocket),
  * });
  * const outcome = await runVerifier(verifierImage, {
  *   artifact: cand.artifact!, verifierDir: task.verifierDir, expectedVerifierDigest,

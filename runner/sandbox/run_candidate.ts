@@ -12,12 +12,12 @@ import { type StoreLimits, storeWorkspace } from "./store_workspace.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
-import { runContainer, sandboxCreateOptions } from "./_run_container.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { refuseForbiddenValues } from "./forbidden_values.ts";
-import { tailText } from "./tail_text.ts";
-import { createGate, type Gate, imageArgv } from "./_gate.ts";
+import { imageArgv } from "./_gate.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
+import type { OpenSession, SandboxSession, SessionBackend } from "./sandbox_session.ts";
+import { containerSessionBackend } from "./docker_session.ts";
 import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
 import { CANDIDATE_LIMITS } from "./sandbox_limits.ts";
 import type { ProcessEnd } from "./process_end.ts";
@@ -53,21 +53,20 @@ export interface RunCandidateOptions {
   /** Wall-clock cap in milliseconds; default 300000 (seed 002). */
   wallMs?: number;
   /**
-   * Called right after start with the container's init PID on the host, so
-   * that the relay forwarder can `nsenter -t <pid> -n` into its network
-   * namespace. The candidate's own code has not run yet (it waits at the
-   * gate) and its wall clock has not started. If it throws, the container is
-   * killed and `SandboxError` `hook_failed` is thrown.
+   * Called once the sandbox runs, with its session, so that the relay's
+   * forwarder listens in it (`forwardPort`). The candidate's own code has
+   * not run yet and its wall clock has not started. If it throws, the
+   * sandbox ends and `SandboxError` `hook_failed` is thrown.
    */
-  onStarted?: (pid: number, containerId: string) => void | Promise<void>;
+  onStarted?: (session: SandboxSession) => void | Promise<void>;
   /**
-   * Called once the candidate has exited (no process of it is left), while
-   * the engine removes the container and the workspace is being stored; the
-   * runner closes the relay here. `runCandidate` resolves after it; if it
-   * throws, `runCandidate` throws that error (after the removal).
+   * Called once the candidate has exited (what it left running is stopped),
+   * while the sandbox ends and the workspace is being stored; the runner
+   * closes the relay here. `runCandidate` resolves after it; if it throws,
+   * `runCandidate` throws that error (after the sandbox's end).
    */
   onExited?: () => Promise<void>;
-  /** Kills the container when aborted (result `aborted: true`, stop reason `error`). */
+  /** Kills the candidate when aborted (result `aborted: true`, stop reason `error`). */
   signal?: AbortSignal;
   /**
    * Command replacing the image's `CMD` (tests and benchmarks), after the
@@ -91,8 +90,10 @@ export interface RunCandidateOptions {
   labels?: Record<string, string>;
   /** Directory for the temporary workspace copy; default the system temp dir. */
   tempDir?: string;
-  /** Client to use; default the shared one. */
+  /** Client to use (the image's facts, and the default backend); default the shared one. */
   docker?: Docker;
+  /** Where the sandbox opens; default the container engine of `docker` (`containerSessionBackend`). */
+  backend?: SessionBackend;
   /**
    * Run the agent from its bundle inside `image`, a task's own environment
    * (issue 12): the bundle's directory is mounted read-only at
@@ -122,12 +123,11 @@ export interface RunCandidateOptions {
 
 /** The sandbox's view of one finished candidate episode. */
 export interface CandidateResult extends ProcessEnd {
-  /** The image ID the container ran (resolved once, before create). */
+  /** The image ID the sandbox ran (resolved once, before it opened). */
   imageId: string;
-  containerId: string;
-  /** Host PID of the container's init process (0 if it exited before inspection). */
-  pid: number;
-  /** `State.OOMKilled`: the memory limit killed a process. */
+  /** The sandbox's container, or null where none ran. */
+  containerId: string | null;
+  /** The kernel's OOM killer ended a process of the sandbox (`SandboxSession.oomKilled`). */
   oomKilled: boolean;
   /**
    * The sandbox's stop reason: `wall_cap` when the cap killed it; `error` when
@@ -138,7 +138,7 @@ export interface CandidateResult extends ProcessEnd {
    * forwarder listens), as the wall cap does.
    */
   stopReason: "completed" | "wall_cap" | "error";
-  /** Bounded tails of the container's stdout and stderr. */
+  /** Bounded tails of the candidate's stdout and stderr. */
   stdoutTail: string;
   stderrTail: string;
   /** Forks refused by the pids limit (lower bound; null when unreadable). */
@@ -156,44 +156,33 @@ export interface CandidateResult extends ProcessEnd {
 }
 
 /**
- * Runs one candidate in its sandbox, with exactly seed 000's flags:
- * `--network none --read-only --cap-drop ALL --security-opt
- * no-new-privileges:true --pids-limit 128 --memory 1g` (swap equal to
- * memory), plus a tmpfs `/tmp` and a writable copy of the task workspace at
- * `/workspace` (the original is never touched). The container never sees the
- * runner's environment, the key (checked against `forbiddenValues`) or any
- * hidden verifier file. The wall-clock cap is enforced by the runner (kill),
- * the container is always removed, and the workspace is stored as a
- * content-addressed artifact once the candidate has exited (concurrently with
- * the container's removal, which the result still waits for), under
- * `CANDIDATE_LIMITS.storeDeadlineMs`.
+ * Runs one candidate in its sandbox, a session of `backend` (the container
+ * engine's by default) with exactly seed 000's flags: `--network none
+ * --read-only --cap-drop ALL --security-opt no-new-privileges:true
+ * --pids-limit 128 --memory 1g` (swap equal to memory), plus a tmpfs `/tmp`
+ * and a writable copy of the task workspace at `/workspace` (the original
+ * is never touched). The sandbox never sees the runner's environment, the
+ * key (checked against `forbiddenValues`) or any hidden verifier file. The
+ * wall-clock cap is enforced by the runner (kill), the sandbox always ends,
+ * and the workspace is stored as a content-addressed artifact once the
+ * candidate has exited and whatever it left running is stopped
+ * (concurrently with the sandbox's end, which the result still waits for),
+ * under `CANDIDATE_LIMITS.storeDeadlineMs`.
  *
  * The workspace copy lives on its own tmpfs, mounted on the host with
  * `CANDIDATE_LIMITS.workspaceBytes` and `workspaceInodes` before the
- * container starts and unmounted once it is stored (needs root, as the
- * forwarder does); the container's `/workspace` is checked to be that tmpfs.
+ * sandbox opens and unmounted once it is stored (needs root, as the
+ * forwarder does); the sandbox's `/workspace` is checked to be that tmpfs.
  *
  * The candidate's own code runs only after `onStarted` has returned: the
- * container's entrypoint is the host's static busybox (bind-mounted
- * read-only; nothing from the image runs first), blocked on a fifo until the
- * runner opens the gate, then exec'ing the image's entrypoint and command
- * (or `command`). So a relay forwarder started in `onStarted` holds its port
- * before the candidate can bind it, and the wall clock starts at the gate.
+ * session runs nothing but the runner's busybox until the candidate's argv
+ * (the image's entrypoint and command, or `command`) is `exec`'d into it.
+ * So a relay forwarder opened in `onStarted` holds its port before the
+ * candidate can bind it, and the wall clock starts with the candidate.
  *
- * The create request also sets the Engine API's `NetworkDisabled`: the
- * engine then leaves the container's network namespace to runc (a fresh one
- * holding only loopback, as `--network none` promises) instead of building a
- * libnetwork sandbox for it, whose `libnetwork-setkey` prestart hook
- * re-executes the dockerd binary on every start (about 0.25 s per container
- * on our machines). Whatever the engine does, every started container is
- * checked to be alone in its own network namespace with only `lo`
- * (`isolation_failed` otherwise). Both need `/proc/<pid>` access, which Deno
- * grants only under `--allow-all` (see `networkIsolationCheckable`); without
- * it the container gets plain `--network none` and no check, as before.
- *
- * Cost: besides the engine's own container start and removal, a few engine
- * round trips, one workspace copy and the artifact store (tens of ms for a
- * small workspace).
+ * Cost: besides the session's open and end, one `exec` for the mount check,
+ * one for the candidate, one workspace copy and the artifact store (tens of
+ * ms for a small workspace).
  *
  * @param image image reference (name:tag or `sha256:` ID); never pulled
  * @param job the task's `workspace` directory (copied, never modified) and the `artifactsRoot`
@@ -251,92 +240,95 @@ export async function runCandidate(
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-candidate-" });
   const quota = `${temp}/quota`;
   let mounted = false;
-  let gate: Gate | null = null;
+  let session: OpenSession | null = null;
   try {
     const owner = await mountCandidateQuota(quota);
     mounted = true;
     const copy = `${quota}/workspace`;
     await copyTree(job.workspace, copy, { mode: "writable" });
     await refuseForbiddenValues({ env, argv, workspace: copy }, options.forbiddenValues ?? []);
-    const tailBytes = options.tailBytes ?? 65536;
-    let artifact: Artifact | null = null;
-    let artifactError: string | null = null;
-    // Runs once the candidate has exited, while the engine removes the container.
-    const store = async () => {
-      ({ artifact, artifactError } = await storeWorkspace(copy, job.artifactsRoot, {
-        ...storeLimits(),
-        maxBytes: options.maxArtifactBytes ?? CANDIDATE_LIMITS.workspaceBytes,
-      }));
-      mounted = false;
-      await unmountQuota(quota);
-      await removeTree(temp);
-    };
-    gate = await createGate(await mkdirIn(temp, "gate"));
-    const opened = gate;
-    const create = sandboxCreateOptions({
+    const backend = options.backend ?? containerSessionBackend(docker, temp);
+    const mount = (host: string, path: string, readOnly: boolean) => ({ host, path, readOnly });
+    session = await backend.open({
+      role: "candidate",
       image: imageId,
-      command: argv,
-      // The runner's variables win over the bundle's PATH and HOME.
-      env: { ...bundleEnv, ...env },
+      mounts: [
+        mount(copy, "/workspace", false),
+        ...(options.workdir === undefined ? [] : [mount(copy, options.workdir, false)]),
+        ...(options.bundle === undefined
+          ? []
+          : [mount(options.bundle.dir, AGENT_BUNDLE_MOUNT, true)]),
+        ...(options.solutionDir === undefined
+          ? []
+          : [mount(options.solutionDir, "/solution", true)]),
+      ],
       user: options.user ?? owner,
-      workingDir: options.workdir ?? "/workspace",
-      labels: { "ledgerbench.role": "candidate", ...options.labels },
+      cwd: options.workdir ?? "/workspace",
       pidsLimit: CANDIDATE_LIMITS.pidsLimit,
       memoryBytes: options.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
       nanoCpus: options.nanoCpus,
       tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
-      binds: [
-        `${copy}:/workspace:rw`,
-        ...(options.workdir === undefined ? [] : [`${copy}:${options.workdir}:rw`]),
-        ...(options.bundle === undefined ? [] : [`${options.bundle.dir}:${AGENT_BUNDLE_MOUNT}:ro`]),
-        ...(options.solutionDir === undefined ? [] : [`${options.solutionDir}:/solution:ro`]),
-        ...opened.binds,
-      ],
+      labels: options.labels ?? {},
     });
-    const run = await runContainer(
-      { ...create, Entrypoint: opened.entrypoint },
-      {
-        docker,
-        wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
-        onStarted: options.onStarted,
-        openGate: async (pid) => {
-          // The gate holds the candidate, so its init can only be gone by a harness fault.
-          const problem = pid > 0 && await processExists(pid)
-            ? await workspaceMountProblem(pid)
-            : "the container exited before its gate opened";
-          if (problem !== null) {
-            throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
-          }
-          await opened.open();
-        },
-        onExited: async () => {
-          const settled = await Promise.allSettled([store(), options.onExited?.()]);
-          for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
-        },
-        signal: options.signal,
-      },
-    );
-    const stopReason = candidateStopReason(run);
+    const open = session;
+    const problem = await workspaceMountProblem(open);
+    if (problem !== null) {
+      throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
+    }
+    if (options.onStarted !== undefined) {
+      try {
+        await options.onStarted(open);
+      } catch (error) {
+        throw new SandboxError(
+          "hook_failed",
+          `The started hook failed for the candidate's sandbox: ${
+            error instanceof Error ? error.message : error
+          }`,
+          { cause: error },
+        );
+      }
+    }
+    const run = await open.exec({
+      argv,
+      // The runner's variables win over the bundle's PATH and HOME.
+      env: { ...bundleEnv, ...env },
+      wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
+      signal: options.signal,
+      tailBytes: options.tailBytes,
+    });
+    // Nothing the candidate left running may write the workspace while it is stored.
+    if (open.capabilities.processControl) await open.stopAllBut(new Set());
+    const [oomKilled, pidsLimitHits] = await Promise.all([open.oomKilled(), open.pidsLimitHits()]);
+    const [stored, exited] = await Promise.allSettled([
+      storeWorkspace(copy, job.artifactsRoot, {
+        ...storeLimits(),
+        maxBytes: options.maxArtifactBytes ?? CANDIDATE_LIMITS.workspaceBytes,
+      }),
+      options.onExited?.(),
+      open.end(),
+    ]);
+    if (stored.status === "rejected") throw stored.reason;
+    if (exited.status === "rejected") throw exited.reason;
+    const { artifact, artifactError } = stored.value;
     return {
       imageId,
-      containerId: run.containerId,
-      pid: run.pid,
+      containerId: open.id,
       exitCode: run.exitCode,
-      oomKilled: run.oomKilled,
+      oomKilled,
       wallCapHit: run.wallCapHit,
       aborted: run.aborted,
-      stopReason,
+      stopReason: candidateStopReason({ ...run, oomKilled }),
       wallMs: run.wallMs,
       startedAt: run.startedAt,
       finishedAt: run.finishedAt,
-      stdoutTail: tailText(run.stdout, tailBytes),
-      stderrTail: tailText(run.stderr, tailBytes),
-      pidsLimitHits: run.pidsLimitHits,
+      stdoutTail: run.stdoutTail,
+      stderrTail: run.stderrTail,
+      pidsLimitHits,
       artifact,
       artifactError,
     };
   } finally {
-    gate?.close();
+    await session?.end();
     if (mounted) await unmountQuota(quota).catch(() => {});
     await removeTree(temp);
   }
@@ -394,20 +386,4 @@ export function storeLimits(): StoreLimits {
     maxPathBytes: CANDIDATE_LIMITS.workspacePathBytes,
     deadlineMs: CANDIDATE_LIMITS.storeDeadlineMs,
   };
-}
-
-/** Creates `<dir>/<name>` and returns its path. */
-async function mkdirIn(dir: string, name: string): Promise<string> {
-  await Deno.mkdir(`${dir}/${name}`);
-  return `${dir}/${name}`;
-}
-
-/** Whether a host process still exists (`/proc/<pid>` is present). */
-async function processExists(pid: number): Promise<boolean> {
-  try {
-    await Deno.stat(`/proc/${pid}`);
-    return true;
-  } catch {
-    return false;
-  }
 }

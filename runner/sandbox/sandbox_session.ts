@@ -48,6 +48,13 @@ export interface ForwardOptions {
    * Absent: every connection is served.
    */
   admit?: (clientPid: number | null) => Promise<boolean>;
+  /**
+   * How long a connection may go without sending a request's headers after
+   * the other side last answered, in ms; default the relay's
+   * (`HEADER_DEADLINE_MS`, `_pipe_to_socket.ts`). A proxy's tunnels, which
+   * may stay quiet long after their request, pass a longer one.
+   */
+  headerDeadlineMs?: number;
 }
 
 /** What one {@link SessionExec} did: how it ended, and the bounded tails of its output. */
@@ -145,8 +152,19 @@ export interface SandboxSession {
     socketPath: string,
     options?: ForwardOptions,
   ): Promise<{ port: number; close(): Promise<void> }>;
+  /**
+   * The bytes its writable root filesystem takes on the host's disk (a
+   * container's writable layer), or null where it has none of its own or
+   * cannot be measured.
+   */
+  writableBytes(): Promise<number | null>;
   /** Whether the kernel's OOM killer has ended one of its processes. */
   oomKilled(): Promise<boolean>;
+  /**
+   * How many forks its pids limit has refused so far (the pids cgroup's
+   * `max` event count); null where there is no such limit or it cannot be read.
+   */
+  pidsLimitHits(): Promise<number | null>;
   /**
    * The listening sockets (`tcp <address>:<port>`, `unix <path>`) each of
    * `pids` holds, for those that hold one: the services a task's tests may query.
@@ -179,8 +197,8 @@ export interface SessionMount {
  * refuses a spec that has any: a protocol hands it host paths instead.
  */
 export interface SessionSpec {
-  /** `ledgerbench.role`: whose sandbox it is. */
-  role: "candidate" | "verifier";
+  /** `ledgerbench.role`: whose sandbox it is (a probe: the engine's flags checked, `engine_flags_check.ts`). */
+  role: "candidate" | "verifier" | "probe";
   /** The image ID it runs (never pulled); none runs on the host. */
   image: string;
   mounts: readonly SessionMount[];
@@ -198,6 +216,13 @@ export interface SessionSpec {
   /** Size of its `/tmp`. */
   tmpfsBytes: number;
   labels: Record<string, string>;
+  /**
+   * A task's own environment as Harbor runs it, instead of the sealed
+   * sandbox (`environment_session.ts` says what it gives up and why): the
+   * image's `entrypoint` runs first and hands over to the keep-alive, the
+   * root filesystem is writable, and the low ports are open to every user.
+   */
+  asBuilt?: { entrypoint: readonly string[] };
 }
 
 /** A session a backend opened, and its end. */

@@ -112,6 +112,8 @@ function fakeTarget(scenario: Scenario, opened: Opened[] = []): SealedTarget {
           stopAllBut: unused,
           resume: unused,
           forwardPort: unused,
+          pidsLimitHits: unused,
+          writableBytes: unused,
         };
         return Promise.resolve(session);
       },

@@ -227,6 +227,18 @@ const CHECKS: Check[] = [
     },
   },
   {
+    check: "writableBytes counts what is written to its own filesystem",
+    needs: "changes",
+    async run({ session }) {
+      const before = await session.writableBytes();
+      await sh(session, "dd if=/dev/zero of=/conformance-bytes bs=65536 count=32 2>/dev/null");
+      const after = await session.writableBytes();
+      expect(before !== null && after !== null, `writableBytes: ${before} then ${after}`);
+      expect(after! - before! >= 2 * 1024 ** 2, `2 MiB written, counted ${after! - before!} bytes`);
+      await sh(session, "rm /conformance-bytes");
+    },
+  },
+  {
     check:
       "processes lists the sandbox's processes with host PIDs; listeners names their listening sockets",
     needs: "processControl",
