@@ -23,19 +23,12 @@
  */
 import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
-import { type Artifact } from "./artifact_store.ts";
-import { storeWorkspace } from "./store_workspace.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS, unpackFromImage } from "./image_bundle.ts";
-import { unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
-import {
-  type CandidateResult,
-  candidateStopReason,
-  mountCandidateQuota,
-  storeLimits,
-} from "./run_candidate.ts";
+import { unmountQuota } from "./_workspace_quota.ts";
+import { mountCandidateQuota } from "./run_candidate.ts";
+import { type CandidateResult, runCandidateProtocol } from "./candidate_protocol.ts";
 import { containerSessionBackend } from "./docker_session.ts";
 import { inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
 import type {
@@ -46,9 +39,6 @@ import type {
   SessionProcess,
 } from "./sandbox_session.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
-
-/** How often the writable layer is measured while the agent runs, in ms. */
-const STORAGE_SAMPLE_MS = 2_000;
 
 /** What the environment's candidate runs. */
 export interface EnvironmentCandidateOptions {
@@ -156,109 +146,64 @@ export async function runEnvironmentCandidate(
       await extractDirectory(docker, built.imageId, workdir, copy);
     }
     await overlay(job.workspace, copy);
-    await refuseForbiddenValues(
-      { env: options.env, argv: options.argv, workspace: copy },
-      options.forbiddenValues,
-    );
     const workspaceBefore = await relativePaths(copy);
     const cwd = workdir === undefined || workdir === "/" ? "/workspace" : workdir;
-    const user = built.user;
     const mount = (host: string, path: string, readOnly: boolean) => ({ host, path, readOnly });
-    session = await openEnvironmentSession(
-      options.backend ?? containerSessionBackend(docker, temp),
-      built,
-      {
-        role: "candidate",
-        cwd,
-        mounts: [
-          mount(copy, "/workspace", false),
-          ...(cwd === "/workspace" ? [] : [mount(copy, cwd, false)]),
-          ...(options.bundleDir === undefined
-            ? []
-            : [mount(options.bundleDir, AGENT_BUNDLE_MOUNT, true)]),
-          ...(options.solutionDir === undefined
-            ? []
-            : [mount(options.solutionDir, "/solution", true)]),
-        ],
-        labels: options.labels,
-        memoryBytes: options.memoryBytes,
-        nanoCpus: options.nanoCpus,
-      },
-    );
-    const problem = await workspaceMountProblem(session);
-    if (problem !== null) {
-      throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
-    }
-    try {
-      await options.onStarted(session);
-    } catch (error) {
-      throw new SandboxError(
-        "hook_failed",
-        `The started hook failed for the candidate's environment: ${
-          error instanceof Error ? error.message : error
-        }`,
-        { cause: error },
-      );
-    }
-    const processesBefore = await session.processes();
-    const agentEnv = {
-      ...(options.bundleDir === undefined
-        ? {}
-        : { PATH: [imagePath, ...BUNDLE_PATH_DIRS].join(":") }),
-      ...options.env,
-    };
-    const storage = options.storageBytes ?? ENVIRONMENT_STORAGE_BYTES;
-    const full = new AbortController();
-    const open = session;
-    const sampler = setInterval(async () => {
-      if (!full.signal.aborted && (await open.writableBytes() ?? 0) > storage) full.abort();
-    }, STORAGE_SAMPLE_MS);
-    let run;
-    try {
-      run = await session.exec({
-        argv: options.argv,
-        env: agentEnv,
-        user: options.user ?? user,
-        cwd,
-        wallMs: options.wallMs,
-        signal: AbortSignal.any([options.signal, full.signal]),
-      });
-    } finally {
-      clearInterval(sampler);
-    }
-    if (full.signal.aborted) {
-      run = {
-        ...run,
-        stderrTail: `${run.stderrTail}\nledgerbench: the container's writable layer passed ` +
-          `${Math.round(storage / 1024 ** 2)} MiB (the task's storage_mb): the agent was stopped\n`,
-      };
-    }
-    await options.onExited();
-    const changesAfterAgent = await session.changes();
-    const workspaceAfter = await relativePaths(copy);
-    const stored = await storeWorkspace(copy, job.artifactsRoot, storeLimits());
-    const oomKilled = await session.oomKilled();
-    const stopReason = candidateStopReason({ ...run, oomKilled });
-    const result: CandidateResult = {
+    let processesBefore: SessionProcess[] = [];
+    let changesAfterAgent: FsChange[] = [];
+    let workspaceAfter: ReadonlySet<string> = new Set();
+    const { result, session: kept } = await runCandidateProtocol({
+      open: async () =>
+        session = await openEnvironmentSession(
+          options.backend ?? containerSessionBackend(docker, temp),
+          built,
+          {
+            role: "candidate",
+            cwd,
+            mounts: [
+              mount(copy, "/workspace", false),
+              ...(cwd === "/workspace" ? [] : [mount(copy, cwd, false)]),
+              ...(options.bundleDir === undefined
+                ? []
+                : [mount(options.bundleDir, AGENT_BUNDLE_MOUNT, true)]),
+              ...(options.solutionDir === undefined
+                ? []
+                : [mount(options.solutionDir, "/solution", true)]),
+            ],
+            labels: options.labels,
+            memoryBytes: options.memoryBytes,
+            nanoCpus: options.nanoCpus,
+          },
+        ),
       imageId: built.imageId,
-      containerId: session.id,
-      exitCode: run.exitCode,
-      oomKilled,
-      wallCapHit: run.wallCapHit,
-      aborted: run.aborted,
-      stopReason,
-      wallMs: run.wallMs,
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      stdoutTail: run.stdoutTail,
-      stderrTail: run.stderrTail,
-      pidsLimitHits: null,
-      artifact: stored.artifact as Artifact | null,
-      artifactError: stored.artifactError,
-    };
+      workspace: copy,
+      argv: options.argv,
+      user: options.user,
+      started: async (opened) => {
+        await options.onStarted(opened);
+        processesBefore = await opened.processes();
+        return {
+          ...(options.bundleDir === undefined
+            ? {}
+            : { PATH: [imagePath, ...BUNDLE_PATH_DIRS].join(":") }),
+          ...options.env,
+        };
+      },
+      forbiddenValues: options.forbiddenValues,
+      wallMs: options.wallMs,
+      signal: options.signal,
+      storageBytes: options.storageBytes ?? ENVIRONMENT_STORAGE_BYTES,
+      keepAlive: true,
+      afterExit: async (opened) => {
+        changesAfterAgent = await opened.changes();
+        workspaceAfter = await relativePaths(copy);
+      },
+      onExited: options.onExited,
+      artifactsRoot: job.artifactsRoot,
+    });
     return {
       result,
-      session,
+      session: kept!,
       workdir: cwd,
       path: imagePath,
       workspaceBefore,

@@ -1,7 +1,7 @@
 /**
  * The explicit `--unsandboxed` implementation of {@link EpisodeSandbox}: the
  * candidate runs as a host process. Only used when the operator passes
- * `--unsandboxed` (issue 3: never run a candidate unsandboxed otherwise), and
+ * `--unsandboxed` (seed 000: a candidate runs in its sandbox, never otherwise), and
  * every row it writes records `environment.sandbox: "unsandboxed"`, null
  * image digests, and a note.
  *
@@ -11,10 +11,12 @@
  * endpoint), the agent's environment is cleared to a fixed list without the
  * key (plus the plan's agent `env`; the plan's `command` is the image's and
  * plays no part here), the workspace is a copy stored as a content-addressed
- * artifact within the Docker sandbox's workspace limits (`storeWorkspace`:
- * one the candidate made unstorable is its scored failure there and here),
- * both run on the host's session (`host_session.ts`: the session seam's
- * primitives on host processes and host paths), the verifier by the sealed
+ * artifact within the Docker sandbox's workspace limits (one the candidate
+ * made unstorable is its scored failure there and here), both run on the
+ * host's session (`host_session.ts`: the session seam's primitives on host
+ * processes and host paths), the candidate by the candidate protocol
+ * written once for every sandbox (`candidate_protocol.ts`: the key check,
+ * the forwarder first, the wall cap, the store), the verifier by the sealed
  * protocol written once for every backend
  * (`runSealedVerifier`, seed 000 §03–04: the hidden verifier files copied
  * only after the candidate exits and checked against the digest frozen for
@@ -37,10 +39,8 @@
  * @module
  */
 import type { VerifyResult } from "../episode_row.ts";
-import { storeWorkspace } from "./store_workspace.ts";
-import { storeLimits } from "./run_candidate.ts";
+import { runCandidateProtocol } from "./candidate_protocol.ts";
 import { copyTree } from "./copy_tree.ts";
-import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { removeTree } from "./remove_tree.ts";
 import {
   type CandidateRequest,
@@ -109,38 +109,33 @@ async function runHostCandidate(
     const workspace = `${temp}/workspace`;
     await copyTree(request.workspace, workspace, { mode: "writable" });
     await Deno.mkdir(`${temp}/home`);
-    const session = await startHostSession({ cwd: workspace });
-    forwarder = await session.forwardPort(0, request.relaySocket);
-    const env = {
-      // The plan's agent env first: the runner's own variables below always win.
-      ...agent.env,
-      HOME: `${temp}/home`,
-      ...relayEnvironment(forwarder.port, request.model),
-      LEDGERBENCH_WORKSPACE: workspace,
-      LEDGERBENCH_TASK_FILE: `${workspace}/TASK.md`,
-    };
-    const argv = options.commands[agent.agent_id];
-    await refuseForbiddenValues({ env, argv, workspace }, request.forbiddenValues);
-    const run = await session.exec({ argv, env, wallMs: request.wallMs, signal: request.signal });
-    await closeForwarder();
-    await request.onExited();
-    // The Docker sandbox's rule: an unstorable workspace is the candidate's scored failure.
-    const stored = await storeWorkspace(workspace, request.artifactsRoot, storeLimits());
-    return {
-      stopReason: run.wallCapHit
-        ? "wall_cap"
-        : run.exitCode !== 0 || run.aborted
-        ? "error"
-        : "completed",
-      exitCode: run.exitCode,
-      oomKilled: false,
-      wallMs: run.wallMs,
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      stdoutTail: run.stdoutTail,
-      stderrTail: run.stderrTail,
-      ...stored,
-    };
+    const { result } = await runCandidateProtocol({
+      open: () => startHostSession({ cwd: workspace }),
+      imageId: "",
+      workspace,
+      argv: options.commands[agent.agent_id],
+      started: async (session) => {
+        forwarder = await session.forwardPort(0, request.relaySocket);
+        return {
+          // The plan's agent env first: the runner's own variables below always win.
+          ...agent.env,
+          HOME: `${temp}/home`,
+          ...relayEnvironment(forwarder.port, request.model),
+          LEDGERBENCH_WORKSPACE: workspace,
+          LEDGERBENCH_TASK_FILE: `${workspace}/TASK.md`,
+        };
+      },
+      forbiddenValues: request.forbiddenValues,
+      wallMs: request.wallMs,
+      signal: request.signal,
+      keepAlive: false,
+      onExited: async () => {
+        await closeForwarder();
+        await request.onExited();
+      },
+      artifactsRoot: request.artifactsRoot,
+    });
+    return result;
   } finally {
     await closeForwarder();
     await removeTree(temp);

@@ -36,7 +36,7 @@ import { gateBusybox } from "./_gate.ts";
 import { killDescendants } from "./_kill_descendants.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import type {
-  SandboxSession,
+  OpenSession,
   SessionBackend,
   SessionCapabilities,
   SessionExec,
@@ -71,8 +71,7 @@ export function hostSessionBackend(): SessionBackend {
           `The host session cannot mount "${spec.mounts[0].host}" at "${spec.mounts[0].path}"`,
         );
       }
-      const session = await startHostSession({ cwd: spec.cwd });
-      return { ...session, id: null, end: () => Promise.resolve() };
+      return await startHostSession({ cwd: spec.cwd });
     },
   };
 }
@@ -91,7 +90,7 @@ export interface HostSessionOptions {
  * @returns the session
  * @throws {SandboxError} `image_missing` when the runner's busybox is not on the host
  */
-export async function startHostSession(options: HostSessionOptions): Promise<SandboxSession> {
+export async function startHostSession(options: HostSessionOptions): Promise<OpenSession> {
   const busybox = gateBusybox();
   if (!(await Deno.stat(busybox).then((info) => info.isFile, () => false))) {
     throw new SandboxError(
@@ -108,6 +107,9 @@ export async function startHostSession(options: HostSessionOptions): Promise<San
       ),
     );
   return {
+    id: null,
+    // Nothing runs in it but what exec started, which ended with its exec.
+    end: () => Promise.resolve(),
     capabilities: HOST_CAPABILITIES,
     busybox,
     exec: (request) => execOnHost(request, options.cwd),

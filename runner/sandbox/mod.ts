@@ -30,6 +30,7 @@ export * from "./copy_tree.ts";
 export * from "./remove_tree.ts";
 export * from "./tail_text.ts";
 export * from "./artifact_store.ts";
+export * from "./candidate_protocol.ts";
 export * from "./run_candidate.ts";
 export * from "./sealed_verifier.ts";
 export * from "./run_verifier.ts";

@@ -1,5 +1,5 @@
 /**
- * One candidate episode in its sandbox (seed 000, "为什么要关进断网容器").
+ * One candidate episode in the sealed sandbox (seed 000, "为什么要关进断网容器").
  *
  * @module
  */
@@ -7,20 +7,21 @@ import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
 import { imageDigest } from "../docker/image_digest.ts";
 import { engineCall } from "../docker/engine_call.ts";
-import type { Artifact } from "./artifact_store.ts";
-import { type StoreLimits, storeWorkspace } from "./store_workspace.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { imageArgv } from "./_gate.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
-import type { OpenSession, SandboxSession, SessionBackend } from "./sandbox_session.ts";
+import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import { containerSessionBackend } from "./docker_session.ts";
-import { mountQuota, unmountQuota, workspaceMountProblem } from "./_workspace_quota.ts";
+import { mountQuota, unmountQuota } from "./_workspace_quota.ts";
 import { CANDIDATE_LIMITS } from "./sandbox_limits.ts";
-import type { ProcessEnd } from "./process_end.ts";
+import {
+  type CandidateResult,
+  candidateStoreLimits,
+  runCandidateProtocol,
+} from "./candidate_protocol.ts";
 
 /** The `PATH` of an image that sets none (Docker's default). */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -121,64 +122,24 @@ export interface RunCandidateOptions {
   nanoCpus?: number;
 }
 
-/** The sandbox's view of one finished candidate episode. */
-export interface CandidateResult extends ProcessEnd {
-  /** The image ID the sandbox ran (resolved once, before it opened). */
-  imageId: string;
-  /** The sandbox's container, or null where none ran. */
-  containerId: string | null;
-  /** The kernel's OOM killer ended a process of the sandbox (`SandboxSession.oomKilled`). */
-  oomKilled: boolean;
-  /**
-   * The sandbox's stop reason: `wall_cap` when the cap killed it; `error` when
-   * aborted, OOM-killed or exited non-zero; else `completed`. The relay's
-   * reasons (`token_cap`, `step_cap`, `rate_limited`) take precedence and are
-   * merged by the runner. Its `wallMs` and `startedAt` count from the gate's
-   * opening (the moment the candidate's own code may first run, after the
-   * forwarder listens), as the wall cap does.
-   */
-  stopReason: "completed" | "wall_cap" | "error";
-  /** Bounded tails of the candidate's stdout and stderr. */
-  stdoutTail: string;
-  stderrTail: string;
-  /** Forks refused by the pids limit (lower bound; null when unreadable). */
-  pidsLimitHits: number | null;
-  /** The stored workspace, or null when it could not be stored (see `artifactError`). */
-  artifact: Artifact | null;
-  /**
-   * Why the workspace was not stored, all of it the candidate's own doing (a
-   * scored failure, not a harness fault): files beyond `maxArtifactBytes` in
-   * apparent size, a name that is not UTF-8, an entry deeper than
-   * `CANDIDATE_LIMITS.workspaceDepth` or a path longer than
-   * `workspacePathBytes`. Paths in it are relative to `/workspace`.
-   */
-  artifactError: string | null;
-}
-
 /**
- * Runs one candidate in its sandbox, a session of `backend` (the container
- * engine's by default) with exactly seed 000's flags: `--network none
- * --read-only --cap-drop ALL --security-opt no-new-privileges:true
- * --pids-limit 128 --memory 1g` (swap equal to memory), plus a tmpfs `/tmp`
- * and a writable copy of the task workspace at `/workspace` (the original
- * is never touched). The sandbox never sees the runner's environment, the
- * key (checked against `forbiddenValues`) or any hidden verifier file. The
- * wall-clock cap is enforced by the runner (kill), the sandbox always ends,
- * and the workspace is stored as a content-addressed artifact once the
- * candidate has exited and whatever it left running is stopped
- * (concurrently with the sandbox's end, which the result still waits for),
- * under `CANDIDATE_LIMITS.storeDeadlineMs`.
+ * Runs one candidate in the sealed sandbox by the candidate protocol
+ * (`candidate_protocol.ts`: the key check, the forwarder before the
+ * candidate, the wall cap, what it left running stopped, the workspace
+ * stored), in a session of `backend` (the container engine's by default)
+ * with exactly seed 000's flags: `--network none --read-only --cap-drop ALL
+ * --security-opt no-new-privileges:true --pids-limit 128 --memory 1g` (swap
+ * equal to memory), plus a tmpfs `/tmp` and a writable copy of the task
+ * workspace at `/workspace` (the original is never touched). The sandbox
+ * never sees the runner's environment or any hidden verifier file.
  *
  * The workspace copy lives on its own tmpfs, mounted on the host with
  * `CANDIDATE_LIMITS.workspaceBytes` and `workspaceInodes` before the
  * sandbox opens and unmounted once it is stored (needs root, as the
- * forwarder does); the sandbox's `/workspace` is checked to be that tmpfs.
+ * forwarder does).
  *
- * The candidate's own code runs only after `onStarted` has returned: the
- * session runs nothing but the runner's busybox until the candidate's argv
- * (the image's entrypoint and command, or `command`) is `exec`'d into it.
- * So a relay forwarder opened in `onStarted` holds its port before the
- * candidate can bind it, and the wall clock starts with the candidate.
+ * The candidate's argv is the image's entrypoint and command, or `command`
+ * (or the bundle's, or `exactArgv`), `exec`'d once `onStarted` has returned.
  *
  * Cost: besides the session's open and end, one `exec` for the mount check,
  * one for the candidate, one workspace copy and the artifact store (tens of
@@ -197,7 +158,6 @@ export async function runCandidate(
   options: RunCandidateOptions = {},
 ): Promise<CandidateResult> {
   const docker = options.docker ?? dockerClient();
-  const env = options.env ?? {};
   const imageId = await imageDigest(image, { docker });
   if (imageId === null) {
     throw new SandboxError(
@@ -240,117 +200,61 @@ export async function runCandidate(
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-candidate-" });
   const quota = `${temp}/quota`;
   let mounted = false;
-  let session: OpenSession | null = null;
   try {
     const owner = await mountCandidateQuota(quota);
     mounted = true;
     const copy = `${quota}/workspace`;
     await copyTree(job.workspace, copy, { mode: "writable" });
-    await refuseForbiddenValues({ env, argv, workspace: copy }, options.forbiddenValues ?? []);
     const backend = options.backend ?? containerSessionBackend(docker, temp);
     const mount = (host: string, path: string, readOnly: boolean) => ({ host, path, readOnly });
-    session = await backend.open({
-      role: "candidate",
-      image: imageId,
-      mounts: [
-        mount(copy, "/workspace", false),
-        ...(options.workdir === undefined ? [] : [mount(copy, options.workdir, false)]),
-        ...(options.bundle === undefined
-          ? []
-          : [mount(options.bundle.dir, AGENT_BUNDLE_MOUNT, true)]),
-        ...(options.solutionDir === undefined
-          ? []
-          : [mount(options.solutionDir, "/solution", true)]),
-      ],
-      user: options.user ?? owner,
-      cwd: options.workdir ?? "/workspace",
-      pidsLimit: CANDIDATE_LIMITS.pidsLimit,
-      memoryBytes: options.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
-      nanoCpus: options.nanoCpus,
-      tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
-      labels: options.labels ?? {},
-    });
-    const open = session;
-    const problem = await workspaceMountProblem(open);
-    if (problem !== null) {
-      throw new SandboxError("workspace_failed", `Cannot start the candidate: ${problem}`);
-    }
-    if (options.onStarted !== undefined) {
-      try {
-        await options.onStarted(open);
-      } catch (error) {
-        throw new SandboxError(
-          "hook_failed",
-          `The started hook failed for the candidate's sandbox: ${
-            error instanceof Error ? error.message : error
-          }`,
-          { cause: error },
-        );
-      }
-    }
-    const run = await open.exec({
+    const { result } = await runCandidateProtocol({
+      open: () =>
+        backend.open({
+          role: "candidate",
+          image: imageId,
+          mounts: [
+            mount(copy, "/workspace", false),
+            ...(options.workdir === undefined ? [] : [mount(copy, options.workdir, false)]),
+            ...(options.bundle === undefined
+              ? []
+              : [mount(options.bundle.dir, AGENT_BUNDLE_MOUNT, true)]),
+            ...(options.solutionDir === undefined
+              ? []
+              : [mount(options.solutionDir, "/solution", true)]),
+          ],
+          user: options.user ?? owner,
+          cwd: options.workdir ?? "/workspace",
+          pidsLimit: CANDIDATE_LIMITS.pidsLimit,
+          memoryBytes: options.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
+          nanoCpus: options.nanoCpus,
+          tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
+          labels: options.labels ?? {},
+        }),
+      imageId,
+      workspace: copy,
       argv,
-      // The runner's variables win over the bundle's PATH and HOME.
-      env: { ...bundleEnv, ...env },
+      started: async (session) => {
+        await options.onStarted?.(session);
+        // The runner's variables win over the bundle's PATH and HOME.
+        return { ...bundleEnv, ...options.env };
+      },
+      forbiddenValues: options.forbiddenValues ?? [],
       wallMs: options.wallMs ?? CANDIDATE_LIMITS.wallMs,
       signal: options.signal,
       tailBytes: options.tailBytes,
-    });
-    // Nothing the candidate left running may write the workspace while it is stored.
-    if (open.capabilities.processControl) await open.stopAllBut(new Set());
-    const [oomKilled, pidsLimitHits] = await Promise.all([open.oomKilled(), open.pidsLimitHits()]);
-    const [stored, exited] = await Promise.allSettled([
-      storeWorkspace(copy, job.artifactsRoot, {
-        ...storeLimits(),
+      keepAlive: false,
+      onExited: options.onExited,
+      artifactsRoot: job.artifactsRoot,
+      storeLimits: {
+        ...candidateStoreLimits(),
         maxBytes: options.maxArtifactBytes ?? CANDIDATE_LIMITS.workspaceBytes,
-      }),
-      options.onExited?.(),
-      open.end(),
-    ]);
-    if (stored.status === "rejected") throw stored.reason;
-    if (exited.status === "rejected") throw exited.reason;
-    const { artifact, artifactError } = stored.value;
-    return {
-      imageId,
-      containerId: open.id,
-      exitCode: run.exitCode,
-      oomKilled,
-      wallCapHit: run.wallCapHit,
-      aborted: run.aborted,
-      stopReason: candidateStopReason({ ...run, oomKilled }),
-      wallMs: run.wallMs,
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      stdoutTail: run.stdoutTail,
-      stderrTail: run.stderrTail,
-      pidsLimitHits,
-      artifact,
-      artifactError,
-    };
+      },
+    });
+    return result;
   } finally {
-    await session?.end();
     if (mounted) await unmountQuota(quota).catch(() => {});
     await removeTree(temp);
   }
-}
-
-/**
- * The sandbox's stop reason of a candidate run, whatever ran it (one
- * container, or an `exec` into a task's environment): `wall_cap` when the
- * cap killed it; `error` when aborted, OOM-killed or exited non-zero; else
- * `completed` (`CandidateResult.stopReason`).
- *
- * @param run what the candidate's process did
- * @returns the stop reason
- */
-export function candidateStopReason(
-  run: Pick<CandidateResult, "wallCapHit" | "aborted" | "oomKilled" | "exitCode">,
-): CandidateResult["stopReason"] {
-  return run.wallCapHit
-    ? "wall_cap"
-    : run.aborted || run.oomKilled || run.exitCode !== 0
-    ? "error"
-    : "completed";
 }
 
 /**
@@ -371,19 +275,4 @@ export async function mountCandidateQuota(quota: string): Promise<string> {
     inodes: CANDIDATE_LIMITS.workspaceInodes,
   }, owner);
   return owner;
-}
-
-/**
- * The limits every sandbox stores a workspace within (`storeWorkspace`):
- * `CANDIDATE_LIMITS`' workspace bytes, depth, path length and deadline.
- *
- * @returns the limits
- */
-export function storeLimits(): StoreLimits {
-  return {
-    maxBytes: CANDIDATE_LIMITS.workspaceBytes,
-    maxDepth: CANDIDATE_LIMITS.workspaceDepth,
-    maxPathBytes: CANDIDATE_LIMITS.workspacePathBytes,
-    deadlineMs: CANDIDATE_LIMITS.storeDeadlineMs,
-  };
 }
