@@ -30,9 +30,10 @@ Deno.test({
     const built = await buildImages();
     const docker = dockerClient();
     await using temp = await tempDir();
-    const image = await inspectEnvironmentImage(docker, built["ledgerbench/base"], "/srv");
+    const backend = containerSessionBackend(docker, temp.path);
+    const image = await inspectEnvironmentImage(backend, built["ledgerbench/base"], "/srv");
     const session = await openEnvironmentSession(
-      containerSessionBackend(docker, temp.path),
+      backend,
       image,
       { role: "candidate", cwd: "/", mounts: [], labels: { "ledgerbench.test": "conformance" } },
     );

@@ -1,10 +1,10 @@
 /**
- * Private: the candidate's start gate (issue 7, item 4: bind the forwarder
- * before the candidate's own code runs). The container's entrypoint is the
- * host's static busybox, bind-mounted read-only, so nothing from the image
- * runs first: its shell blocks reading a fifo that the runner writes only
- * once the relay forwarder listens, then execs the image's own entrypoint and
- * command, found in the image's `PATH` as Docker would find them.
+ * Private: a container session's start gate. The container's entrypoint is
+ * the host's static busybox, bind-mounted read-only, so nothing from the
+ * image runs first: its shell blocks reading a fifo that the runner writes
+ * only once the container is checked (alone in its network namespace, run
+ * with its flags), then execs the command (a task environment's entrypoint,
+ * then the keep-alive), found in the image's `PATH` as Docker would find it.
  *
  * @module
  */
@@ -40,36 +40,11 @@ const SCRIPT = [
   "exit 127",
 ].join("\n");
 
-/** The image's configuration that decides what a container runs. */
-export interface ImageCommand {
-  Entrypoint?: string[] | string | null;
-  Cmd?: string[] | string | null;
-}
-
-/**
- * The argv a container of the image would run, by Docker's rule: the image's
- * `Entrypoint` followed by `command` when given, else by the image's `Cmd`.
- * (Once the runner sets its own entrypoint, Docker drops the image's `Cmd`,
- * so the gate is handed this whole argv instead.)
- *
- * @param config the image's `Config` (from `docker image inspect`)
- * @param command the caller's command replacing `Cmd`, if any
- * @returns the argv
- * @throws {Error} when the argv is empty (an image with neither entrypoint nor command)
- */
-export function imageArgv(config: ImageCommand, command?: readonly string[]): string[] {
-  const list = (value: string[] | string | null | undefined) =>
-    value === null || value === undefined ? [] : typeof value === "string" ? [value] : value;
-  const argv = [...list(config.Entrypoint), ...(command ?? list(config.Cmd))];
-  if (argv.length === 0) throw new Error("the image has neither an entrypoint nor a command");
-  return argv;
-}
-
 /** A gate for one container: its mounts, its entrypoint, and the runner's end of the fifo. */
 export interface Gate {
   /** Bind mounts (`host:container:ro`): busybox and the fifo's directory. */
   binds: string[];
-  /** The container's `Entrypoint`; its `Cmd` is the image's argv (see `imageArgv`). */
+  /** The container's `Entrypoint`; its `Cmd` is what runs once the gate opens. */
   entrypoint: string[];
   /** Lets the command run (writes one line into the fifo). */
   open(): Promise<void>;

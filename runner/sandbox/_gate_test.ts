@@ -1,21 +1,6 @@
 import assert from "node:assert/strict";
-import { createGate, imageArgv } from "./_gate.ts";
+import { createGate } from "./_gate.ts";
 import { removeTree } from "./remove_tree.ts";
-
-Deno.test("imageArgv() composes the image's entrypoint and command as docker run does", () => {
-  const agent = { Entrypoint: null, Cmd: ["/usr/local/bin/deno", "run", "agent.ts"] };
-  assert.deepEqual(imageArgv(agent), ["/usr/local/bin/deno", "run", "agent.ts"]);
-  // A command replaces Cmd and follows the Entrypoint.
-  assert.deepEqual(imageArgv(agent, ["sleep", "30"]), ["sleep", "30"]);
-  const wrapped = { Entrypoint: ["/entry.sh"], Cmd: ["serve"] };
-  assert.deepEqual(imageArgv(wrapped), ["/entry.sh", "serve"]);
-  assert.deepEqual(imageArgv(wrapped, ["check"]), ["/entry.sh", "check"]);
-  assert.deepEqual(imageArgv({ Entrypoint: "/entry.sh", Cmd: null }), ["/entry.sh"]);
-  assert.throws(
-    () => imageArgv({ Entrypoint: null, Cmd: null }),
-    /the image has neither an entrypoint nor a command/,
-  );
-});
 
 Deno.test("createGate() holds its script at the fifo until open() writes a line", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gate-test-" });

@@ -1,9 +1,14 @@
 /**
- * The Docker implementation of {@link EpisodeSandbox} (seed 000 §03–04): the
- * candidate container with seed 000's flags (`runCandidate`), a forwarder to
- * the relay listening inside its network namespace before the candidate's own
- * code runs (opened in-process with `setns(2)`, or an `nsenter` process when
- * FFI is unavailable), and the verifier in its own container (`runVerifier`).
+ * The sandboxed implementation of {@link EpisodeSandbox} (seed 000 §03–04),
+ * on a session backend (`SessionBackend`: the container engine's, Docker or
+ * Podman, by default): it picks each task's protocols, all written once on
+ * the session seam, and holds no engine code of its own. The candidate:
+ * the sealed sandbox with seed 000's flags (`runCandidate`), or the task's
+ * own environment as Harbor runs it (`runEnvironmentCandidate`), each by the
+ * one candidate protocol, with the relay's forwarder listening in it before
+ * the candidate's own code runs (`forwardPort`). The verifier: the sealed
+ * one in its own sandbox (`runVerifier`), or Harbor's shared or separate
+ * mode (`harbor_verifier.ts`).
  *
  * @module
  */
@@ -141,6 +146,8 @@ export interface DockerSandboxOptions {
    * (`egress_resolve.ts`); default: `LEDGERBENCH_EGRESS_RESOLVE`'s entries.
    */
   egressResolve?: EgressResolve;
+  /** Where every sandbox opens and every image is read; default the container engine's. */
+  backend?: SessionBackend;
   /**
    * The plan froze a passed suite check (`Plan.suite_check`): in Harbor's
    * modes a test run past its timeout is then the candidate's failure
@@ -177,7 +184,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     }
     return { ...bundle, command: bundle.command };
   };
-  const backend = containerSessionBackend(dockerClient(), options.tempDir);
+  const backend = options.backend ?? containerSessionBackend(dockerClient(), options.tempDir);
   /** Shared-mode environments whose candidate has run and whose verifier has not, by episode. */
   const live = new Map<string, EnvironmentEpisode>();
   return {
@@ -347,6 +354,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         tempDir: options.tempDir,
         labels: episodeLabels(request.episode),
         signal: request.signal,
+        backend,
       });
       // The verdict or fault with the sealed record and the verifier's output tails (issue 22).
       return verifierResult(outcome);
@@ -366,7 +374,7 @@ async function startSeparateVerifier(
   settings: TaskSandboxSettings,
   labels: Record<string, string>,
 ): Promise<{ session: SandboxSession; workdir: string; end: () => Promise<void> }> {
-  const built = await inspectEnvironmentImage(dockerClient(), image);
+  const built = await inspectEnvironmentImage(backend, image);
   const workdir = built.workdir ?? "/";
   const session = await openEnvironmentSession(backend, built, {
     role: "verifier",

@@ -41,6 +41,9 @@ import { forwardInNamespace, forwardInNamespaceAvailable } from "../relay/forwar
 import { startForwarder } from "../relay/start_forwarder.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
 import { layerBytes } from "./_layer_bytes.ts";
+import { imageDigest } from "../docker/image_digest.ts";
+import type { ImageFacts } from "./image_facts.ts";
+import { unpackFromImage } from "./image_bundle.ts";
 
 /**
  * The keep-alive command's last argument (seconds): a session's container
@@ -215,6 +218,8 @@ async function startDockerSession(
 export function containerSessionBackend(docker: Docker, tempDir?: string): SessionBackend {
   return {
     capabilities: CONTAINER_CAPABILITIES,
+    image: (reference) => imageFacts(docker, reference),
+    copyFromImage: (imageId, path, dest) => copyFromImage(docker, imageId, path, dest),
     async open(spec: SessionSpec): Promise<OpenSession> {
       const dir = await Deno.makeTempDir({ dir: tempDir, prefix: "ledgerbench-gate-" });
       const gate = await createGate(dir);
@@ -264,6 +269,67 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
       }
     },
   };
+}
+
+/** An image's config from the engine (`docker image inspect`); null when the engine has none by that reference. */
+async function imageFacts(docker: Docker, reference: string): Promise<ImageFacts | null> {
+  const id = await imageDigest(reference, { docker });
+  if (id === null) return null;
+  try {
+    const config = (await engineCall(
+      `inspect image ${id}`,
+      (abortSignal) => docker.getImage(id).inspect({ abortSignal } as Docker.ImageInspectOptions),
+    )).Config;
+    const list = (value: string[] | string | null | undefined) =>
+      value === null || value === undefined ? [] : typeof value === "string" ? [value] : value;
+    return {
+      id,
+      entrypoint: list(config.Entrypoint),
+      cmd: list(config.Cmd),
+      env: config.Env ?? [],
+      workdir: config.WorkingDir || null,
+      user: config.User || null,
+    };
+  } catch (error) {
+    throw new SandboxError(
+      "engine_error",
+      `Cannot inspect image "${reference}": ${message(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * Copies a directory of an image, as built, into `dest`: a container that
+ * never starts, the engine's archive of the path, unpacked with owners and
+ * modes kept (the runner is root); false when the image has no such path.
+ */
+async function copyFromImage(
+  docker: Docker,
+  imageId: string,
+  path: string,
+  dest: string,
+): Promise<boolean> {
+  try {
+    await unpackFromImage(
+      docker,
+      imageId,
+      "workdir-export",
+      async (container) =>
+        await container.getArchive({ path }) as unknown as AsyncIterable<Uint8Array>,
+      ["-x", "-C", dest, "--strip-components=1", "--numeric-owner", "--same-owner", "-p"],
+    );
+    return true;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return false;
+    throw new SandboxError(
+      "engine_error",
+      `Cannot copy "${path}" out of image "${imageId}": ${message(error)}`,
+      { cause: error },
+    );
+  }
 }
 
 /**

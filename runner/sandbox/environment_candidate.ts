@@ -21,11 +21,10 @@
  *
  * @module
  */
-import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS, unpackFromImage } from "./image_bundle.ts";
+import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import { unmountQuota } from "./_workspace_quota.ts";
 import { mountCandidateQuota } from "./run_candidate.ts";
 import { type CandidateResult, runCandidateProtocol } from "./candidate_protocol.ts";
@@ -76,9 +75,7 @@ export interface EnvironmentCandidateOptions {
   onExited: () => Promise<void>;
   labels: Record<string, string>;
   tempDir?: string;
-  /** The engine client (the image's facts, and the default backend). */
-  docker?: Docker;
-  /** Where the environment opens; default the container engine of `docker`. */
+  /** Where the environment opens and its image is read; default the container engine. */
   backend?: SessionBackend;
 }
 
@@ -120,8 +117,8 @@ export async function runEnvironmentCandidate(
   job: { workspace: string; artifactsRoot: string },
   options: EnvironmentCandidateOptions,
 ): Promise<EnvironmentEpisode> {
-  const docker = options.docker ?? dockerClient();
-  const built = await inspectEnvironmentImage(docker, image, options.workdir);
+  const backend = options.backend ?? containerSessionBackend(dockerClient(), options.tempDir);
+  const built = await inspectEnvironmentImage(backend, image, options.workdir);
   const workdir = built.workdir;
   const imagePath = built.path;
 
@@ -143,7 +140,8 @@ export async function runEnvironmentCandidate(
     mounted = true;
     await Deno.mkdir(copy);
     if (workdir !== undefined && workdir !== "/") {
-      await extractDirectory(docker, built.imageId, workdir, copy);
+      // A working directory the image lacks starts empty.
+      await backend.copyFromImage(built.imageId, workdir, copy);
     }
     await overlay(job.workspace, copy);
     const workspaceBefore = await relativePaths(copy);
@@ -155,7 +153,7 @@ export async function runEnvironmentCandidate(
     const { result, session: kept } = await runCandidateProtocol({
       open: async () =>
         session = await openEnvironmentSession(
-          options.backend ?? containerSessionBackend(docker, temp),
+          backend,
           built,
           {
             role: "candidate",
@@ -215,38 +213,6 @@ export async function runEnvironmentCandidate(
   } catch (error) {
     await end();
     throw error;
-  }
-}
-
-/**
- * Copies a directory of an image, as built, into `dest`: a container that
- * never starts, the engine's archive of the path, unpacked with owners and
- * modes kept (the runner is root).
- */
-async function extractDirectory(
-  docker: Docker,
-  imageId: string,
-  path: string,
-  dest: string,
-): Promise<void> {
-  try {
-    await unpackFromImage(
-      docker,
-      imageId,
-      "workdir-export",
-      async (container) =>
-        await container.getArchive({ path }) as unknown as AsyncIterable<Uint8Array>,
-      ["-x", "-C", dest, "--strip-components=1", "--numeric-owner", "--same-owner", "-p"],
-    );
-  } catch (error) {
-    if ((error as { statusCode?: number }).statusCode === 404) return; // no such directory: empty
-    throw new SandboxError(
-      "workspace_failed",
-      `Cannot copy the working directory "${path}" out of image "${imageId}": ${
-        error instanceof Error ? error.message : error
-      }`,
-      { cause: error },
-    );
   }
 }
 

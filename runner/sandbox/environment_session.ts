@@ -16,11 +16,8 @@
  *
  * @module
  */
-import type Docker from "dockerode";
-import { imageDigest } from "../docker/image_digest.ts";
-import { engineCall } from "../docker/engine_call.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { DEFAULT_PATH } from "./run_candidate.ts";
+import { imagePath } from "./image_facts.ts";
 import { CANDIDATE_LIMITS, ENVIRONMENT_PIDS_LIMIT } from "./sandbox_limits.ts";
 import { KEEP_ALIVE_SECONDS } from "./docker_session.ts";
 import type {
@@ -64,7 +61,7 @@ export interface EnvironmentImage {
 /**
  * Reads how an environment image runs.
  *
- * @param docker the engine client
+ * @param backend the backend that holds it
  * @param image the image reference or ID (never pulled)
  * @param workdir the task's own working directory, replacing the image's
  * @returns the image's ID, working directory, `PATH`, entrypoint and user
@@ -72,23 +69,18 @@ export interface EnvironmentImage {
  *   directory is a place the sandbox reserves
  */
 export async function inspectEnvironmentImage(
-  docker: Docker,
+  backend: SessionBackend,
   image: string,
   workdir?: string,
 ): Promise<EnvironmentImage> {
-  const imageId = await imageDigest(image, { docker });
-  if (imageId === null) {
+  const facts = await backend.image(image);
+  if (facts === null) {
     throw new SandboxError(
       "image_missing",
       `Cannot run the task's environment: image "${image}" is not present (never pulled)`,
     );
   }
-  const config = (await engineCall(
-    `inspect image ${imageId}`,
-    (abortSignal) =>
-      docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
-  )).Config;
-  const dir = workdir ?? (config.WorkingDir || undefined);
+  const dir = workdir ?? facts.workdir ?? undefined;
   if (dir !== undefined && dir !== "/workspace" && reserved(dir)) {
     throw new SandboxError(
       "workspace_failed",
@@ -97,12 +89,11 @@ export async function inspectEnvironmentImage(
     );
   }
   return {
-    imageId,
+    imageId: facts.id,
     workdir: dir,
-    path: (config.Env ?? []).find((entry) => entry.startsWith("PATH="))?.slice(5) ??
-      DEFAULT_PATH,
-    entrypoint: list(config.Entrypoint),
-    user: config.User || "0:0",
+    path: imagePath(facts),
+    entrypoint: facts.entrypoint,
+    user: facts.user ?? "0:0",
   };
 }
 
@@ -204,8 +195,4 @@ async function entrypointSettled(session: SandboxSession): Promise<void> {
 /** Whether a path is one the sandbox reserves, or lies inside one. */
 function reserved(path: string): boolean {
   return RESERVED_CONTAINER_PATHS.some((r) => path === r || path.startsWith(`${r}/`));
-}
-
-function list(value: string[] | string | null | undefined): string[] {
-  return value === null || value === undefined ? [] : typeof value === "string" ? [value] : value;
 }

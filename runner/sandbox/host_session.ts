@@ -73,7 +73,14 @@ export function hostSessionBackend(): SessionBackend {
       }
       return await startHostSession({ cwd: spec.cwd });
     },
+    image: () => Promise.reject(noImages()),
+    copyFromImage: () => Promise.reject(noImages()),
   };
+}
+
+/** The host runs processes, never images. */
+function noImages(): SandboxError {
+  return new SandboxError("unsupported", "The host session runs no image");
 }
 
 /** Options of {@link startHostSession}. */

@@ -3,15 +3,12 @@
  *
  * @module
  */
-import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
-import { imageDigest } from "../docker/image_digest.ts";
-import { engineCall } from "../docker/engine_call.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
 import { ownerOf } from "./_owner_of.ts";
 import { SandboxError } from "./sandbox_error.ts";
-import { imageArgv } from "./_gate.ts";
+import { imageArgv, imagePath } from "./image_facts.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import { containerSessionBackend } from "./docker_session.ts";
@@ -22,9 +19,6 @@ import {
   candidateStoreLimits,
   runCandidateProtocol,
 } from "./candidate_protocol.ts";
-
-/** The `PATH` of an image that sets none (Docker's default). */
-export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** What to run the candidate on, and where its workspace goes. */
 export interface CandidateJob {
@@ -91,9 +85,7 @@ export interface RunCandidateOptions {
   labels?: Record<string, string>;
   /** Directory for the temporary workspace copy; default the system temp dir. */
   tempDir?: string;
-  /** Client to use (the image's facts, and the default backend); default the shared one. */
-  docker?: Docker;
-  /** Where the sandbox opens; default the container engine of `docker` (`containerSessionBackend`). */
+  /** Where the sandbox opens and its image is read; default the container engine (`containerSessionBackend`). */
   backend?: SessionBackend;
   /**
    * Run the agent from its bundle inside `image`, a task's own environment
@@ -157,44 +149,32 @@ export async function runCandidate(
   job: CandidateJob,
   options: RunCandidateOptions = {},
 ): Promise<CandidateResult> {
-  const docker = options.docker ?? dockerClient();
-  const imageId = await imageDigest(image, { docker });
-  if (imageId === null) {
+  const backend = options.backend ?? containerSessionBackend(dockerClient(), options.tempDir);
+  const facts = await backend.image(image);
+  if (facts === null) {
     throw new SandboxError(
       "image_missing",
       `Cannot run the candidate: image "${image}" is not present (images are never pulled; ` +
         `run containers/build_images.sh)`,
     );
   }
-
+  const imageId = facts.id;
   let argv: string[];
   let bundleEnv: Record<string, string> = {};
-  try {
-    const info = await engineCall(
-      `inspect image ${imageId}`,
-      (abortSignal) =>
-        docker.getImage(imageId).inspect({ abortSignal } as Docker.ImageInspectOptions),
-    );
-    if (options.exactArgv !== undefined && options.bundle === undefined) {
-      argv = options.exactArgv;
-    } else if (options.bundle === undefined) {
-      argv = imageArgv(info.Config, options.command);
-    } else {
-      argv = options.bundle.argv;
-      const imagePath = (info.Config.Env ?? []).find((entry) => entry.startsWith("PATH="));
-      bundleEnv = {
-        PATH: [imagePath?.slice("PATH=".length) ?? DEFAULT_PATH, ...BUNDLE_PATH_DIRS].join(":"),
-        HOME: "/tmp",
-      };
+  if (options.exactArgv !== undefined && options.bundle === undefined) {
+    argv = options.exactArgv;
+  } else if (options.bundle === undefined) {
+    try {
+      argv = imageArgv(facts, options.command);
+    } catch (error) {
+      throw new SandboxError(
+        "engine_error",
+        `Cannot run the candidate image "${image}": ${(error as Error).message}`,
+      );
     }
-  } catch (error) {
-    throw new SandboxError(
-      "engine_error",
-      `Cannot run the candidate image "${image}": ${
-        error instanceof Error ? error.message : error
-      }`,
-      { cause: error },
-    );
+  } else {
+    argv = options.bundle.argv;
+    bundleEnv = { PATH: [imagePath(facts), ...BUNDLE_PATH_DIRS].join(":"), HOME: "/tmp" };
   }
 
   const temp = await Deno.makeTempDir({ dir: options.tempDir, prefix: "ledgerbench-candidate-" });
@@ -205,7 +185,6 @@ export async function runCandidate(
     mounted = true;
     const copy = `${quota}/workspace`;
     await copyTree(job.workspace, copy, { mode: "writable" });
-    const backend = options.backend ?? containerSessionBackend(docker, temp);
     const mount = (host: string, path: string, readOnly: boolean) => ({ host, path, readOnly });
     const { result } = await runCandidateProtocol({
       open: () =>

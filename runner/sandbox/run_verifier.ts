@@ -1,13 +1,12 @@
 /**
  * The verifier run of one episode, in its own container (seed 000, "验题程序
  * 也单独放进一个容器"): the sealed protocol (`sealed_verifier.ts`, seed 000
- * §03–04) on the container engine's sessions.
+ * §03–04) on a backend's sessions, the container engine's by default.
  *
  * @module
  */
-import type Docker from "dockerode";
 import { dockerClient } from "../docker/docker_client.ts";
-import { imageDigest } from "../docker/image_digest.ts";
+import type { SessionBackend } from "./sandbox_session.ts";
 import { containerSessionBackend } from "./docker_session.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import {
@@ -21,8 +20,8 @@ import {
 /** Options of {@linkcode runVerifier}: the sealed protocol's, and the container's. */
 export interface RunVerifierOptions
   extends SealedVerifierOptions, Pick<SealedTarget, "kitDir" | "labels"> {
-  /** Client to use; default the shared one. */
-  docker?: Docker;
+  /** Where the verifier's sandbox opens and its image is read; default the container engine. */
+  backend?: SessionBackend;
 }
 
 /**
@@ -46,9 +45,9 @@ export async function runVerifier(
   job: VerifierJob,
   options: RunVerifierOptions = {},
 ): Promise<VerifierOutcome> {
-  const docker = options.docker ?? dockerClient();
-  const imageId = await imageDigest(image, { docker });
-  if (imageId === null) {
+  const backend = options.backend ?? containerSessionBackend(dockerClient(), options.tempDir);
+  const facts = await backend.image(image);
+  if (facts === null) {
     throw new SandboxError(
       "image_missing",
       `Cannot run the verifier: image "${image}" is not present (images are never pulled; ` +
@@ -56,8 +55,8 @@ export async function runVerifier(
     );
   }
   return await runSealedVerifier(job, {
-    backend: containerSessionBackend(docker, options.tempDir),
-    imageId,
+    backend,
+    imageId: facts.id,
     kitDir: options.kitDir,
     labels: options.labels,
   }, options);

@@ -17,6 +17,7 @@
  */
 export { GATE_BUSYBOX } from "./_gate.ts";
 import type { ProcessEnd } from "./process_end.ts";
+import type { ImageFacts } from "./image_facts.ts";
 import { SandboxError } from "./sandbox_error.ts";
 
 /** One process to run in a session. */
@@ -234,8 +235,8 @@ export interface OpenSession extends SandboxSession {
 }
 
 /**
- * What a backend implements: its capabilities, and sessions opened by a
- * spec. Every protocol is written once above it.
+ * What a backend implements: its capabilities, the images it holds, and
+ * sessions opened by a spec. Every protocol is written once above it.
  */
 export interface SessionBackend {
   readonly capabilities: SessionCapabilities;
@@ -243,6 +244,21 @@ export interface SessionBackend {
    * @throws {SandboxError} `image_missing`, `engine_error`, `isolation_failed`, `unsupported`
    */
   open(spec: SessionSpec): Promise<OpenSession>;
+  /**
+   * The facts of an image it holds, or null when it holds none by that
+   * reference (images are never pulled).
+   *
+   * @throws {SandboxError} `engine_error`; `unsupported` where no image runs (the host)
+   */
+  image(reference: string): Promise<ImageFacts | null>;
+  /**
+   * Copies a directory of an image, as built (nothing of the image run),
+   * into a host directory, owners and modes kept.
+   *
+   * @returns false when the image has no such directory
+   * @throws {SandboxError} `engine_error`; `unsupported` where no image runs (the host)
+   */
+  copyFromImage(imageId: string, path: string, dest: string): Promise<boolean>;
 }
 
 /**

@@ -59,6 +59,8 @@ function fakeTarget(scenario: Scenario, opened: Opened[] = []): SealedTarget {
     imageId: "sha256:fake",
     backend: {
       capabilities,
+      image: unused,
+      copyFromImage: unused,
       open(spec) {
         const record: Opened = { spec };
         opened.push(record);
