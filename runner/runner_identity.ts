@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { parseProcStat } from "./proc_stat.ts";
 
 /** One runner process. */
 export interface RunnerIdentity {
@@ -20,9 +21,8 @@ let current: RunnerIdentity | null = null;
 
 /**
  * The process's start time in clock ticks since boot, read from
- * `/proc/<pid>/stat` (field 22, counted after the parenthesised command,
- * which may itself hold spaces and parentheses: proc(5)); null when there is
- * no such process.
+ * `/proc/<pid>/stat` (field 22, `parseProcStat`); null when there is no
+ * such process.
  *
  * @param pid the process id
  * @returns the start time, or null when the process does not exist
@@ -35,9 +35,7 @@ export function processStart(pid: number): number | null {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
-  // Fields after ") ": state (3), ppid (4), ... starttime (22) is the 20th.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[19]);
+  return parseProcStat(text)?.startTicks ?? null;
 }
 
 /**

@@ -11,6 +11,7 @@
  */
 import type { SessionProcess } from "./sandbox_session.ts";
 import { cgroupPids } from "./_cgroup_dir.ts";
+import { procStat } from "../proc_stat.ts";
 
 /** Characters of a command line kept (untrusted text). */
 const COMMAND_CHARS = 4096;
@@ -24,18 +25,19 @@ const COMMAND_CHARS = 4096;
 export async function containerProcesses(cgroupProcs: string): Promise<SessionProcess[]> {
   const found: SessionProcess[] = [];
   for (const pid of await cgroupPids(cgroupProcs)) {
+    const stat = await procStat(pid);
+    if (stat === null) continue; // it ended meanwhile
     try {
-      const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
-      const close = stat.lastIndexOf(")");
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
       const uid = /^Uid:\s+(\d+)/m.exec(await Deno.readTextFile(`/proc/${pid}/status`))?.[1];
       const argv = (await Deno.readTextFile(`/proc/${pid}/cmdline`)).split("\0")
         .filter((arg, i, all) => !(arg === "" && i === all.length - 1));
-      const command = argv.length > 0
-        ? argv.join(" ")
-        : `[${stat.slice(stat.indexOf("(") + 1, close)}]`;
-      found.push({ pid, ppid, user: uid ?? "", command: command.slice(0, COMMAND_CHARS) });
+      const command = argv.length > 0 ? argv.join(" ") : `[${stat.comm}]`;
+      found.push({
+        pid,
+        ppid: stat.ppid,
+        user: uid ?? "",
+        command: command.slice(0, COMMAND_CHARS),
+      });
     } catch {
       // it ended meanwhile
     }

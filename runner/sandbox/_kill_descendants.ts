@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { procStat } from "./_proc_stat.ts";
+import { procStat } from "../proc_stat.ts";
 
 /**
  * The descendants of `root` in a parent table, `root` first, breadth first.

@@ -9,6 +9,7 @@ import { engineIdentity } from "../docker/engine_identity.ts";
 import { networkIsolationCheckable } from "./network_isolation_problem.ts";
 import { sandboxFlagsProblem } from "./sandbox_flags_problem.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { procStat } from "../proc_stat.ts";
 
 /** Looks, 100 ms apart, for a container that is ending before its problem is believed. */
 const EXIT_WAITS = 10;
@@ -61,13 +62,8 @@ export async function requireSandboxFlags(
  * reports the container running with that pid.
  */
 async function exitedMeanwhile(docker: Docker, containerId: string, pid: number): Promise<boolean> {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    // Field 3, after the command in parentheses, which may itself hold ") ".
-    if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z") return true;
-  } catch {
-    return true;
-  }
+  const stat = await procStat(pid);
+  if (stat === null || stat.state === "Z") return true;
   const state = await docker.getContainer(containerId).inspect().then(
     (info) => info.State,
     () => null,

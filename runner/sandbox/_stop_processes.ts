@@ -17,7 +17,7 @@
  * @module
  */
 import { cgroupPids } from "./_cgroup_dir.ts";
-import { procStat } from "./_proc_stat.ts";
+import { procStat } from "../proc_stat.ts";
 
 /** Listings before the stopping gives up (a fork bomb under the pids limit ends well before). */
 const MAX_ROUNDS = 200;

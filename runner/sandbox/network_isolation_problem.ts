@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseProcStat } from "../proc_stat.ts";
 
 let checkable: boolean | undefined;
 
@@ -44,21 +45,20 @@ const PROC: ProcReader = {
 /**
  * Who `/proc/<pid>/stat` says the process is: its start time (field 22, in
  * clock ticks since boot) and whether it is still alive (field 3 is neither
- * `Z` zombie nor `X` dead), or null when the entry is gone or unreadable.
- * The fields are counted after the last `)`, since the command name in
- * field 2 may hold spaces and parentheses (proc(5)).
+ * `Z` zombie nor `X` dead), or null when the entry is gone or unreadable
+ * (`parseProcStat`).
  */
 function processIdentity(
   read: ProcReader,
   pid: number,
-): { start: string; alive: boolean } | null {
+): { start: number; alive: boolean } | null {
+  let stat;
   try {
-    const stat = read.readText(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields.length > 19 ? { start: fields[19], alive: !/^[ZX]$/.test(fields[0]) } : null;
+    stat = parseProcStat(read.readText(`/proc/${pid}/stat`));
   } catch {
     return null;
   }
+  return stat === null ? null : { start: stat.startTicks, alive: !/^[ZX]$/.test(stat.state) };
 }
 
 /**

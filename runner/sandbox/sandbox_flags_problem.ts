@@ -9,6 +9,7 @@
  * @module
  */
 import type Docker from "dockerode";
+import { parseProcStat } from "../proc_stat.ts";
 
 /** How {@linkcode sandboxFlagsProblem} reads `/proc` and the cgroup files; tests inject their own. */
 export interface FlagsReader {
@@ -212,18 +213,17 @@ function problems(
 }
 
 /**
- * The start time of a live process (`/proc/<pid>/stat` field 22, counted
- * after the last `)`: the command name may hold any character), or null
- * when it is gone, a zombie or dead.
+ * The start time of a live process (`/proc/<pid>/stat` field 22,
+ * `parseProcStat`), or null when it is gone, a zombie or dead.
  */
-function processStart(read: FlagsReader, pid: number): string | null {
+function processStart(read: FlagsReader, pid: number): number | null {
+  let stat;
   try {
-    const stat = read.readText(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields.length > 19 && !/^[ZX]$/.test(fields[0]) ? fields[19] : null;
+    stat = parseProcStat(read.readText(`/proc/${pid}/stat`));
   } catch {
     return null;
   }
+  return stat === null || /^[ZX]$/.test(stat.state) ? null : stat.startTicks;
 }
 
 /** The `Name:\tvalue` lines of a `/proc/<pid>/status`. */

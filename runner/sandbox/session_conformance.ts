@@ -18,6 +18,7 @@
 import type { SandboxSession } from "./sandbox_session.ts";
 import { descendsFrom } from "./_kill_descendants.ts";
 import { SandboxError } from "./sandbox_error.ts";
+import { procStat } from "../proc_stat.ts";
 
 /** One check's outcome. */
 export interface ConformanceResult {
@@ -75,8 +76,7 @@ async function withMarker(session: SandboxSession, marker: string) {
 
 /** Host-side: whether a process is stopped (state `T`, proc(5)). */
 async function stopped(pid: number): Promise<boolean> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
-  return /^\d+ \(.*\) T /.test(stat);
+  return (await procStat(pid))?.state === "T";
 }
 
 /** A host unix socket that answers each connection with "from the host\n", then closes it. */
