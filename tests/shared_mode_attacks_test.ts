@@ -109,6 +109,11 @@ function routes(preloadLibrary: Uint8Array): Record<string, string> {
     // An atexit hook appended to a module every Python start imports.
     stdlib: "printf '\\nimport atexit as _a, os as _o\\n_a.register(lambda: _o._exit(0))\\n' " +
       ">> $(ls -d /usr/lib/python3*/encodings)/__init__.py",
+    // A sitecustomize.py in the standard library's zip, on every interpreter's sys.path.
+    "stdlib-zip": 'python3 -c "import sys, zipfile; ' +
+      "z = zipfile.ZipFile('/usr/lib/python%d%d.zip' % sys.version_info[:2], 'w'); " +
+      "z.writestr('sitecustomize.py', 'import atexit as _a, os as _o\\n" +
+      "_a.register(lambda: _o._exit(0))\\n'); z.close()\"",
     // exit 0 written through the python3 symlink (the file changed is python3.X).
     symlink: "printf '#!/bin/sh\\nexit 0\\n' > /usr/bin/python3",
     // A pytest plugin registered by an entry point.
@@ -278,6 +283,12 @@ Deno.test({
             stdlib.flags[0],
           ),
         JSON.stringify(stdlib),
+      );
+      const zip = outcome("stdlib-zip");
+      ok(
+        zip.resolved === true && zip.flags.length === 1 &&
+          /^interpreter_changed \/usr\/lib\/python3\d+\.zip$/.test(zip.flags[0]),
+        JSON.stringify(zip),
       );
       const symlink = outcome("symlink");
       ok(

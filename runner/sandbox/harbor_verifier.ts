@@ -423,14 +423,18 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
       },
     };
   }
+  // Python's bytecode cache of the test run: a fresh directory no one could name before, so
+  // a `.pyc` the candidate left in any `__pycache__` is never loaded (PYTHONPYCACHEPREFIX,
+  // "sys.pycache_prefix", Python's documentation).
+  const pycache = `/tmp/ledgerbench-pycache-${randomHex(16)}`;
   const reset = await session.exec({
     argv: [
       session.busybox,
       "sh",
       "-c",
       'for p in "$@"; do rm -rf "$p"; done && { [ ! -L /logs ] || rm -f /logs; } && ' +
-      'mkdir -p "$@" && chmod 777 "$1"',
-      "reset",
+      'mkdir -p "$@" && chmod 777 "$1" && mkdir -m 1777 "$0"',
+      pycache,
       HARBOR_VERIFIER_LOGS,
       ...(run.tests === undefined ? [] : ["/tests"]),
     ],
@@ -469,6 +473,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     tests = await session.exec({
       argv: ["bash", "/tests/test.sh"],
       env: {
+        PYTHONPYCACHEPREFIX: pycache,
         ...settings.env,
         ...(egress === null ? {} : proxyEnvironment(EGRESS_PORT, egress.password)),
       },
@@ -631,8 +636,7 @@ async function openEgress(
   allowHosts: readonly string[],
   testRoot: Promise<number | null>,
 ): Promise<{ password: string; requests(): EgressRequest[]; close(): Promise<void> }> {
-  const password = [...crypto.getRandomValues(new Uint8Array(24))]
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
+  const password = randomHex(24);
   let proxy: EgressProxy | null = null;
   let forward: { close(): Promise<void> } | null = null;
   const close = async () => {
@@ -692,4 +696,10 @@ async function openUnder(pids: readonly number[], dir: string): Promise<string[]
     }
   }
   return found;
+}
+
+/** `bytes` random bytes as hexadecimal (a name or a password no one can guess). */
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -22,10 +22,18 @@
  *   `/etc/ld.so.conf` and `/etc/ld.so.conf.d/`, added or changed;
  * - `interpreter_changed`: a file of a Python library directory
  *   (`/usr/lib/python3*`, `/usr/local/lib/python3*`, their `site-packages`
- *   and `dist-packages` included) changed in place, or a `.py` file added
- *   to a standard library outside `site-packages` and `dist-packages`
- *   (every interpreter start imports `encodings`, `site`, and the modules
- *   the tests use, from there);
+ *   and `dist-packages` included) changed in place; a module file added to
+ *   a standard library outside `site-packages` and `dist-packages`: a `.py`
+ *   source, a sourceless `.pyc` outside `__pycache__`, or an extension
+ *   `.so` (every interpreter start imports `encodings`, `site`, and the
+ *   modules the tests use, from there, and the import system loads each of
+ *   the three, "The import system", Python's documentation); or the
+ *   standard library's zip archive (`/usr/lib/python3XY.zip`), which is on
+ *   every interpreter's `sys.path` before the standard library whether it
+ *   exists or not, added or changed (a `sitecustomize.py` inside it runs at
+ *   every start). A `.pyc` in a `__pycache__` is Python's own cache, never
+ *   flagged: the test run ignores every `__pycache__` (`PYTHONPYCACHEPREFIX`,
+ *   `harbor_verifier.ts`);
  * - `path_shadow`: a file of a directory of the verifier's `PATH` changed in
  *   place (writing through `/usr/bin/python3` changes `python3.11`), or an
  *   executable named `python3`, `python`, `pytest`, `uv`, `uvx`, `bash` or
@@ -33,7 +41,9 @@
  *   candidate's), or a module the test run imports, `pytest`, `_pytest`,
  *   `pluggy` or `unittest` (a `.py` file or a package directory), added at
  *   the top of the working directory, which `python3 -m pytest` run there
- *   puts first on `sys.path`;
+ *   puts first on `sys.path`, or at the top of a `site-packages` or
+ *   `dist-packages` (as a module file or a package), which may come before
+ *   the one that holds the real module;
  * - `tests_changed`: a file of `/tests` that differs from the frozen tests
  *   after the test run, or one added there that pytest would load (found by
  *   `harbor_verifier.ts`, not here);
@@ -69,6 +79,18 @@ const PYTHON_LIBRARY = /^\/usr(?:\/local)?\/lib\/python3[^/]*\/(.+)$/;
 
 /** A path inside `site-packages` or `dist-packages`. */
 const PACKAGES = /\/(site|dist)-packages(\/|$)/;
+
+/** The top of a `site-packages` or `dist-packages`: group 1 is the path inside it. */
+const PACKAGES_TOP = /\/(?:site|dist)-packages\/(.+)$/;
+
+/** The standard library's zip archive, always on `sys.path` (`python3XY.zip`). */
+const STDLIB_ZIP = /^\/usr(?:\/local)?\/lib\/python3\d+\.zip$/;
+
+/**
+ * A file the import system loads a module from (Linux's suffixes): group 1
+ * is the module's name. A `.pyc` in a `__pycache__` is a cache, not this.
+ */
+const MODULE_FILE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\.py|\.pyc|\.[A-Za-z0-9_-]+\.so|\.so)$/;
 
 /** An installed distribution's entry points, where pytest finds `[pytest11]` plugins. */
 const ENTRY_POINTS = /\/(site|dist)-packages\/[^/]+\.(dist|egg)-info\/entry_points\.txt$/;
@@ -131,14 +153,33 @@ export function fileHijacks(
     else if (LOADER_CONFIG.test(full)) flag(full, "loader_config");
     else if (pathDirs.has(dir) && (kind === "modified" || SHADOWED.has(name))) {
       flag(full, "path_shadow");
+    } else if (STDLIB_ZIP.test(full)) flag(full, "interpreter_changed");
+    else if (library !== undefined && kind === "added" && shadowsTestModule(full)) {
+      flag(full, "path_shadow");
     } else if (
       library !== undefined &&
-      (kind === "modified" || (name.endsWith(".py") && !PACKAGES.test(`/${library}`)))
+      (kind === "modified" ||
+        (MODULE_FILE.test(name) && !dir.endsWith("/__pycache__") &&
+          !PACKAGES.test(`/${library}`)))
     ) {
       if (!ENTRY_POINTS.test(full)) flag(full, "interpreter_changed");
     }
   }
   return sortedByPath([...found.values()]);
+}
+
+/**
+ * Whether an added file of a Python library directory makes a module the
+ * test run imports (`pytest`, `_pytest`, `pluggy`, `unittest`) at the top
+ * of a `site-packages` or `dist-packages`: a module file of that name, or
+ * a file of a package directory of that name.
+ */
+function shadowsTestModule(full: string): boolean {
+  const inside = PACKAGES_TOP.exec(full)?.[1];
+  if (inside === undefined) return false;
+  const slash = inside.indexOf("/");
+  const top = slash < 0 ? MODULE_FILE.exec(inside)?.[1] : inside.slice(0, slash);
+  return top !== undefined && SHADOWED_MODULES.has(top);
 }
 
 /**

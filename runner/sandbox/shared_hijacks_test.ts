@@ -111,3 +111,42 @@ Deno.test("entryPointFiles and pytestPluginHijacks: only a [pytest11] group is a
     [{ flag: "pytest_plugin", path: plugin }],
   );
 });
+
+Deno.test("fileHijacks: what Python imports from sys.path before the standard library's sources", () => {
+  deepEqual(
+    fileHijacks(
+      [
+        // The standard library's zip is on sys.path whether it exists or not.
+        { path: "/usr/lib/python311.zip", kind: "added" },
+        // A sourceless module and an extension module in the standard library.
+        { path: "/usr/lib/python3.11/pytest.pyc", kind: "added" },
+        {
+          path: "/usr/lib/python3.11/lib-dynload/_pytest.cpython-311-x86_64-linux-gnu.so",
+          kind: "added",
+        },
+        // Python's own cache, and data files, are not modules.
+        { path: "/usr/lib/python3.11/__pycache__/shlex.cpython-311.pyc", kind: "added" },
+        { path: "/usr/lib/python3.11/notes.txt", kind: "added" },
+        // pytest shadowed at the top of a package directory, as a module and as a package.
+        { path: "/usr/local/lib/python3.11/dist-packages/pytest.py", kind: "added" },
+        { path: "/usr/local/lib/python3.11/site-packages/_pytest/__init__.py", kind: "added" },
+        // Other packages, and pytest's own plugins, are an install, not a shadow.
+        { path: "/usr/local/lib/python3.11/dist-packages/pytest_x.py", kind: "added" },
+        { path: "/usr/local/lib/python3.11/dist-packages/lib/pytest.py", kind: "added" },
+      ],
+      [],
+      "/app",
+      PATH,
+    ),
+    [
+      {
+        flag: "interpreter_changed",
+        path: "/usr/lib/python3.11/lib-dynload/_pytest.cpython-311-x86_64-linux-gnu.so",
+      },
+      { flag: "interpreter_changed", path: "/usr/lib/python3.11/pytest.pyc" },
+      { flag: "interpreter_changed", path: "/usr/lib/python311.zip" },
+      { flag: "path_shadow", path: "/usr/local/lib/python3.11/dist-packages/pytest.py" },
+      { flag: "path_shadow", path: "/usr/local/lib/python3.11/site-packages/_pytest/__init__.py" },
+    ],
+  );
+});
