@@ -1,5 +1,5 @@
 /**
- * Private: how much disk a container's writable layer takes (issue 22). A
+ * Private: how much disk a container's writable layer takes. A
  * task's environment runs with a writable root, as Harbor runs it, so what
  * the agent writes outside its workspace lands in the engine's overlay
  * upper directory on the host's disk; the runner measures that directory

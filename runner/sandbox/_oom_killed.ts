@@ -1,6 +1,6 @@
 /**
  * Private: whether the kernel's OOM killer ended a process of a container,
- * on every engine (issue 24: Podman before 5.0 never says so).
+ * on every engine (Podman before 5.0 never says so).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * Symlinks of a stored workspace as the verifier may see them (issue 7,
- * item 1: `ln -s /verifier/expected.txt /workspace/answer.txt` passed four
+ * Symlinks of a stored workspace as the verifier may see them (seed 000: nothing the candidate writes may reach the
+ * verifier's files; `ln -s /verifier/expected.txt /workspace/answer.txt` passed four
  * demo tasks, because the verifier followed the candidate's link into its
  * own hidden files).
  *

@@ -1,6 +1,6 @@
 /**
  * Copies of directory trees with normalised permissions, keeping sparse
- * files sparse (issue 21, item 8: a 500 MiB sparse file was stored at full
+ * files sparse (a 500 MiB sparse file was once stored at full
  * size, 500 MiB of host disk for the artifact and 500 MiB more for the
  * verifier's copy of it).
  *

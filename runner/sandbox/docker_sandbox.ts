@@ -60,7 +60,7 @@ export interface TaskSandboxSettings {
   /** Variables for the verifier's environment. */
   verifierEnv?: Record<string, string>;
   /**
-   * Where the verifier runs (issue 22): `sealed` (absent), the verifier's
+   * Where the verifier runs (Harbor's `[verifier] environment_mode`): `sealed` (absent), the verifier's
    * own container against the stored artifact; `shared`, Harbor's default,
    * `tests/test.sh` in the candidate's own live container after the agent's
    * exit (`harbor_verifier.ts`), the task's environment run as built
@@ -356,7 +356,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         signal: request.signal,
         backend,
       });
-      // The verdict or fault with the sealed record and the verifier's output tails (issue 22).
+      // The verdict or fault with the sealed record and the verifier's output tails.
       return verifierResult(outcome);
     },
   };

@@ -1,5 +1,5 @@
 /**
- * The one engine-specific change to a sandbox's create request (issue 24):
+ * The one engine-specific change to a sandbox's create request:
  * what Podman needs to give the container Docker's flags.
  *
  * @module

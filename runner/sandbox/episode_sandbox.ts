@@ -1,7 +1,7 @@
 /**
  * The one interface between the episode skeleton (`run_episode.ts`: relay,
  * candidate, evidence gate, verifier, classification, episode log, row) and
- * the place an episode runs (issue 12). Docker (`docker_sandbox.ts`) and the
+ * the place an episode runs. Docker (`docker_sandbox.ts`) and the
  * explicit `--unsandboxed` host (`host_sandbox.ts`) implement it; a later
  * backend (Kubernetes) implements the same three members and reuses the
  * skeleton, the environment check and every classification rule unchanged.
@@ -28,7 +28,7 @@ export interface SandboxDescription {
   agent_image_digest: string | null;
   /** The image ID the verifier runs, or null when no image runs. */
   verifier_image_digest: string | null;
-  /** The task's own environment image, when it has one (issue 12). */
+  /** The task's own environment image, when it has one. */
   task_image_digest?: string;
   /** The digest of the agent's bundle brought into that environment. */
   agent_bundle_digest?: string;
@@ -37,7 +37,7 @@ export interface SandboxDescription {
 }
 
 /**
- * The agent ids of `suite check`'s two runner-owned programs (issue 12),
+ * The agent ids of `suite check`'s two runner-owned programs,
  * which run in place of an agent and make no model call.
  */
 export const RUNNER_PROGRAM_AGENTS = { oracle: "oracle", noChange: "no-change" } as const;
@@ -163,7 +163,7 @@ export interface EpisodeSandbox {
    */
   runVerifier(request: VerifierRequest): Promise<VerifyResult>;
   /**
-   * Ends whatever the episode left running (issue 22: a shared-mode
+   * Ends whatever the episode left running (a shared-mode
    * environment is kept up from the candidate's exit to its verification);
    * called once per episode after its row is classified, whether or not its
    * verifier ran. Never throws. Absent: nothing outlives a call.

@@ -1,6 +1,7 @@
 /**
- * An image's files as a bundle for another image (issue 12: "the candidate
- * runs in the task's environment with the agent brought in"): the agent's
+ * An image's files as a bundle for another image (the candidate runs in
+ * the task's environment with the agent brought in, as Harbor installs its
+ * agents into a task's environment): the agent's
  * image is exported to a host directory once per run and mounted read-only
  * at {@link AGENT_BUNDLE_MOUNT} inside the task's environment, where its
  * label {@link BUNDLE_COMMAND_LABEL} names the command that runs it from

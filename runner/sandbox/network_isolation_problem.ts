@@ -72,8 +72,7 @@ function processIdentity(
  * load or `ESRCH`, or a namespace that is not alone) is checked again against
  * `/proc/<pid>/stat`, read before the check: when the entry is now gone,
  * names another start time (the pid was reused) or a zombie or dead process,
- * the process exited during the check and the answer is null (issue 9,
- * item 6); when it is still the same live process, the problem stands: an
+ * the process exited during the check and the answer is null; when it is still the same live process, the problem stands: an
  * isolation that cannot be seen is not assumed.
  *
  * Cost: one `readlink` and one small `/proc` read each side, plus one `stat`

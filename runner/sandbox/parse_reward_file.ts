@@ -14,7 +14,7 @@
 import type { Verdict } from "../../analysis/schema/records.ts";
 
 /**
- * Which reward decides (the manifest's `verifier.reward_rule`, issue 22):
+ * Which reward decides (the manifest's `verifier.reward_rule`):
  * `key`, the one under {@link RewardRule.rewardKey}; `min`, the smallest of
  * all keys (every metric must pass); `mean`, their mean (Harbor's own
  * aggregate over metrics).
@@ -41,7 +41,7 @@ export interface RewardFiles {
 export type RewardFileName = keyof RewardFiles;
 
 /**
- * A reward file as read, whole (issue 22): every key with its number, in the
+ * A reward file as read, whole: every key with its number, in the
  * file's order (`reward.txt` is `{"reward": <number>}`, as Harbor reads it).
  */
 export interface RewardRead {

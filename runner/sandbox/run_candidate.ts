@@ -88,8 +88,8 @@ export interface RunCandidateOptions {
   /** Where the sandbox opens and its image is read; default the container engine (`containerSessionBackend`). */
   backend?: SessionBackend;
   /**
-   * Run the agent from its bundle inside `image`, a task's own environment
-   * (issue 12): the bundle's directory is mounted read-only at
+   * Run the agent from its bundle inside `image`, a task's own environment:
+   * the bundle's directory is mounted read-only at
    * `AGENT_BUNDLE_MOUNT` and `argv` runs instead of the image's entrypoint
    * and command; the bundle's program directories are appended to the
    * image's `PATH`, and `HOME` is `/tmp` (the only writable place besides
@@ -239,8 +239,8 @@ export async function runCandidate(
 /**
  * Makes `quota` (inside a fresh directory of the runner's) the candidate's
  * workspace file system: its own tmpfs with `CANDIDATE_LIMITS`'
- * `workspaceBytes` and `workspaceInodes`, owned by the runner (issue 7,
- * item 3), for every sandbox that copies a workspace in.
+ * `workspaceBytes` and `workspaceInodes`, owned by the runner (seed 000: nothing the
+ * candidate writes may reach the host's resources), for every sandbox that copies a workspace in.
  *
  * @param quota the directory to create and mount on
  * @returns the runner's `uid:gid`, which owns it

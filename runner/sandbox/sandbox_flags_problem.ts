@@ -1,7 +1,7 @@
 /**
  * The check that a started container has the isolation flags its create
- * request asked for (issue 24: Podman must run the sandbox with Docker's
- * flags or not at all), made on the running container, from the host, as
+ * request asked for (an engine must run the sandbox with its flags or not
+ * at all), made on the running container, from the host, as
  * the network check is (`network_isolation_problem.ts`): an engine that
  * accepts a flag and applies it otherwise, or not at all, is caught before
  * the container's own command runs.

@@ -1,5 +1,5 @@
 /**
- * The primitives of one live sandbox (issue 22): run a process in it, copy
+ * The primitives of one live sandbox: run a process in it, copy
  * a directory in, read a file, list what changed in its filesystem and the
  * processes alive in it. The verifier protocols of a task's own environment
  * (`harbor_verifier.ts`: Harbor's shared mode, the verifier in the

@@ -51,7 +51,7 @@ export interface VerifierJob {
 
 /**
  * How a task's own verifier runs (the suite manifest's `verifier`,
- * `workdir` and `resources`, issue 12); every field absent: the driver's
+ * `workdir` and `resources`); every field absent: the driver's
  * `verify.sh`/`verify.ts`, verdict by its JSON line, seed 000's limits.
  */
 export interface VerifierTaskSettings {
@@ -117,8 +117,8 @@ export interface VerifierRunInfo {
 }
 
 /**
- * What the sealed verifier's run leaves for the row and the episode log
- * (issue 22), set once the driver has run: how it ran (mode `sealed`, and
+ * What the sealed verifier's run leaves for the row and the episode log,
+ * set once the driver has run: how it ran (mode `sealed`, and
  * the reward file as read when the task's verdict is by reward file), and
  * its output: its stdout as the verdict channel kept it (the driver sends
  * the verifier's stdout there; else the driver's own) and the driver's
@@ -324,7 +324,7 @@ export interface SealedVerifierOptions {
 }
 
 /**
- * The sealed verifier's record (issue 22): mode `sealed`, the reward file as
+ * The sealed verifier's record: mode `sealed`, the reward file as
  * read and what decided when the verdict is by reward file (all null for a
  * JSON-line verdict, or when no reward was read), no hijacks (nothing the
  * candidate left runs with the sealed verifier), no egress (the sealed
@@ -381,7 +381,7 @@ const VERDICT_TAIL_BYTES = 65536;
  * their digest is checked against `expectedVerifierDigest` and against the
  * copy before the run, and again after it. Nothing the candidate wrote can
  * reach the hidden files, the verdict or the question of whether the attempt
- * counts (issue 7, items 1 and 2):
+ * counts (seed 000, §03–04):
  * - the artifact's manifest must hash to its digest (`artifactEntries`),
  *   and the driver gets a read-only copy of it as a view in which every link
  *   that leaves the workspace is neutralised (see `escapingLinks`: it points
@@ -394,7 +394,7 @@ const VERDICT_TAIL_BYTES = 65536;
  *   the driver's stdout and stderr are diagnostics, never parsed, and no row
  *   quotes them except a verifier fault's last stderr lines; their tails,
  *   with the verifier's stdout as the channel kept it, go to the episode log
- *   only (issue 22, {@link VerifierRecordParts}).
+ *   only ({@link VerifierRecordParts}).
  *
  * The verdict is the last non-empty line of the verifier's stdout as the
  * channel holds it, parsed with `Verdict` (or the reward files, by the
@@ -613,7 +613,7 @@ function classify(
     reward,
   );
   const parsed = rewarded ?? parseVerdictLine(channel.verifyOut);
-  // What the row and the episode log keep of the run, verdict or fault (issue 22).
+  // What the row and the episode log keep of the run, verdict or fault.
   const parts: VerifierRecordParts = { ...kept, verification: sealedVerification(rewarded) };
   if (run.exitCode === 0) {
     if (parsed.kind === "verdict") {

@@ -1,6 +1,6 @@
 /**
  * The staging names of the artifact store (`artifact_store.ts`,
- * `episode_log_store.ts`), which tell whose they are (issue 24: after 20
+ * `episode_log_store.ts`), which tell whose they are (after 20
  * random `kill -9` and resume, one `.staging-*` directory was left in the
  * store). A write is staged at
  * `.staging-<pid>-<start>-<16 hex>-<host>[<suffix>]` and renamed into

@@ -1,13 +1,13 @@
 /**
  * Storing a candidate's workspace once it has exited, by one rule for every
- * sandbox (issue 12: the Docker and the host sandbox had two): within the
+ * sandbox: within the
  * candidate's workspace limits (`CANDIDATE_LIMITS`: bytes, depth, path
  * length) and its store deadline. A workspace the candidate made
  * unstorable (past the budget, a name that is not UTF-8, too deep, too long
  * a path) is the candidate's doing: no artifact, and the reason, for a
  * scored failure. A missed deadline is the harness's fault. The byte
  * budget is of apparent size (what storing reads); the artifact keeps the
- * workspace's holes (issue 21, item 8: see `copyTree`), so it takes no more
+ * workspace's holes (see `copyTree`), so it takes no more
  * of the host's disk than the workspace took of its tmpfs.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * A line diff of two texts in the unified format (`diff -u`, POSIX.1-2024
  * `diff`, "Unified format"; GNU diffutils' manual, section 2.2.2), for the
- * workspace diff an episode log keeps (issue 25). Pure.
+ * workspace diff an episode log keeps. Pure.
  *
  * @module
  */

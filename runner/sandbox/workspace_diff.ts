@@ -1,6 +1,5 @@
 /**
- * The workspace diff an episode log keeps (issue 25, "the workspace diff
- * against the task's start"): what the candidate changed in its workspace,
+ * The workspace diff an episode log keeps (against the task's start): what the candidate changed in its workspace,
  * from the task's `workspace/` directory as the suite ships it to the stored
  * artifact, as a git-style patch, bounded.
  *
