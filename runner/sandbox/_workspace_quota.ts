@@ -7,6 +7,8 @@
  */
 import { SandboxError } from "./sandbox_error.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
+import { ownerOf } from "./_owner_of.ts";
+import { CANDIDATE_LIMITS } from "./sandbox_limits.ts";
 
 /** The limits of one workspace file system. */
 export interface QuotaLimits {
@@ -61,6 +63,26 @@ export async function unmountQuota(dir: string): Promise<void> {
       `Cannot unmount the candidate's workspace file system at "${dir}": ${problem}`,
     );
   }
+}
+
+/**
+ * Makes `quota` (inside a fresh directory of the runner's) the candidate's
+ * workspace file system: its own tmpfs with `CANDIDATE_LIMITS`'
+ * `workspaceBytes` and `workspaceInodes`, owned by the runner (seed 000: nothing the
+ * candidate writes may reach the host's resources), for every sandbox that copies a workspace in.
+ *
+ * @param quota the directory to create and mount on
+ * @returns the runner's `uid:gid`, which owns it
+ * @throws {SandboxError} `workspace_failed` when the mount fails
+ */
+export async function mountCandidateQuota(quota: string): Promise<string> {
+  const owner = await ownerOf(quota.slice(0, quota.lastIndexOf("/")));
+  await Deno.mkdir(quota);
+  await mountQuota(quota, {
+    bytes: CANDIDATE_LIMITS.workspaceBytes,
+    inodes: CANDIDATE_LIMITS.workspaceInodes,
+  }, owner);
+  return owner;
 }
 
 /**

@@ -6,13 +6,12 @@
 import { dockerClient } from "../docker/docker_client.ts";
 import { copyTree } from "./copy_tree.ts";
 import { removeTree } from "./remove_tree.ts";
-import { ownerOf } from "./_owner_of.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { imageArgv, imagePath } from "./image_facts.ts";
 import { AGENT_BUNDLE_MOUNT, BUNDLE_PATH_DIRS } from "./image_bundle.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import { containerSessionBackend } from "./docker_session.ts";
-import { mountQuota, unmountQuota } from "./_workspace_quota.ts";
+import { mountCandidateQuota, unmountQuota } from "./_workspace_quota.ts";
 import { CANDIDATE_LIMITS } from "./sandbox_limits.ts";
 import {
   type CandidateResult,
@@ -234,24 +233,4 @@ export async function runCandidate(
     if (mounted) await unmountQuota(quota).catch(() => {});
     await removeTree(temp);
   }
-}
-
-/**
- * Makes `quota` (inside a fresh directory of the runner's) the candidate's
- * workspace file system: its own tmpfs with `CANDIDATE_LIMITS`'
- * `workspaceBytes` and `workspaceInodes`, owned by the runner (seed 000: nothing the
- * candidate writes may reach the host's resources), for every sandbox that copies a workspace in.
- *
- * @param quota the directory to create and mount on
- * @returns the runner's `uid:gid`, which owns it
- * @throws {SandboxError} `workspace_failed` when the mount fails
- */
-export async function mountCandidateQuota(quota: string): Promise<string> {
-  const owner = await ownerOf(quota.slice(0, quota.lastIndexOf("/")));
-  await Deno.mkdir(quota);
-  await mountQuota(quota, {
-    bytes: CANDIDATE_LIMITS.workspaceBytes,
-    inodes: CANDIDATE_LIMITS.workspaceInodes,
-  }, owner);
-  return owner;
 }
