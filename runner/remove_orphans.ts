@@ -82,8 +82,10 @@ export async function removeOrphans(
       );
       removed.push(info.Id);
     } catch (error) {
-      // Already gone (removed by its own runner on the way out) is fine.
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+      // Already gone, or on its way out (removed by its own runner, or by another runner's
+      // sweep: the engine answers 409 "removal ... already in progress"), is fine.
+      const status = (error as { statusCode?: number }).statusCode;
+      if (status !== 404 && status !== 409) throw error;
     }
   }
   return removed;

@@ -398,16 +398,18 @@ async function execOutput(
     stream.on("close", () => resolve());
     stream.on("error", () => resolve());
   });
-  if (request.onStart !== undefined) void reportPid(exec, request.onStart);
+  const pid = execPid(exec);
+  if (request.onStart !== undefined) {
+    const onStart = request.onStart;
+    void pid.then((known) => known === null ? undefined : onStart(known));
+  }
   let killedBy: "wall" | "abort" | null = null;
   const kill = async (by: "wall" | "abort") => {
     if (killedBy !== null) return;
     killedBy = by;
-    const pid = (await engineCall(
-      "inspect an exec",
-      (abortSignal) => exec.inspect({ abortSignal } as object),
-    ).catch(() => null))?.Pid ?? 0;
-    if (pid > 0) await killDescendants(pid);
+    // An abort may come before the engine knows the process: the kill waits for it.
+    const known = await pid;
+    if (known !== null) await killDescendants(known);
     (stream as unknown as { destroy?: () => void }).destroy?.();
   };
   const timer = setTimeout(() => void kill("wall"), request.wallMs);
@@ -471,17 +473,23 @@ async function execExitCode(exec: Docker.Exec, container: Docker.Container): Pro
 }
 
 /**
- * Tells `onStart` an exec's host PID, which the engine knows once the
- * process has started (shortly after its stream attaches); nothing when it
- * ended first.
+ * An exec's host PID, which the engine knows once the process has started
+ * (shortly after its stream attaches): asked every 10 ms for up to
+ * {@link ENGINE_DEADLINE_MS}; null when the process ended first or the
+ * engine never tells.
  */
-async function reportPid(exec: Docker.Exec, onStart: (pid: number) => void): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const state = await exec.inspect().catch(() => null);
-    if (state !== null && state.Pid > 0) return onStart(state.Pid);
-    if (state !== null && !state.Running && state.ExitCode !== null) return;
+async function execPid(exec: Docker.Exec): Promise<number | null> {
+  const deadline = performance.now() + ENGINE_DEADLINE_MS;
+  while (performance.now() < deadline) {
+    const state = await engineCall(
+      "inspect an exec",
+      (abortSignal) => exec.inspect({ abortSignal } as object),
+    ).catch(() => null);
+    if (state !== null && state.Pid > 0) return state.Pid;
+    if (state !== null && !state.Running && state.ExitCode !== null) return null;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  return null;
 }
 
 /**
