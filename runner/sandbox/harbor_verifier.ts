@@ -442,13 +442,14 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     wallMs: 60_000,
   });
   if (reset.exitCode !== 0) {
+    // Left processes can make it fail (every PID of the container taken): never invalid then.
     return {
       ...base,
-      outcome: {
-        kind: "fault",
-        fault: "setup_failed",
-        detail: `Cannot empty ${HARBOR_VERIFIER_LOGS}: ${lastLines(reset.stderrTail)}`,
-      },
+      outcome: noVerdictOutcome(
+        run.candidateAlive,
+        "setup_failed",
+        `Cannot empty ${HARBOR_VERIFIER_LOGS}: ${lastLines(reset.stderrTail)}`,
+      ),
     };
   }
   if (run.tests !== undefined) await session.copyIn(run.tests, "/tests");
@@ -505,20 +506,8 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     hijacks: sortedByPath([...found.hijacks, ...writers.values(), ...testsChanged]),
     egress: egress?.requests() ?? [],
   };
-  const failed = (name: string, detail: string): SharedVerification["outcome"] => ({
-    kind: "verdict",
-    verdict: { schema_version: 1, resolved: false, checks: [{ name, passed: false, detail }] },
-  });
-  // No verdict while the candidate's processes were there: its failure, never invalid.
-  const noVerdict = (fault: VerifierFaultCode, detail: string): SharedVerification["outcome"] =>
-    run.candidateAlive
-      ? failed(
-        DISRUPTED_CHECK,
-        `The tests gave no verdict (${fault}: ${detail}) while processes the candidate left ` +
-          "were in its container: a scored failure, as a candidate must never be able to " +
-          "choose an invalid attempt",
-      )
-      : { kind: "fault", fault, detail };
+  const noVerdict = (fault: VerifierFaultCode, detail: string) =>
+    noVerdictOutcome(run.candidateAlive, fault, detail);
   if (tests.aborted) {
     return {
       ...result,
@@ -532,7 +521,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     return {
       ...result,
       outcome: settings.oracleFinishedInTime === true && !run.candidateAlive
-        ? failed(
+        ? failedVerdict(
           TIMED_OUT_CHECK,
           `${detail}; on the oracle's answer the same tests finished within it at the suite ` +
             "check the plan froze, so the time was spent on the candidate's answer",
@@ -559,6 +548,35 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
 
 /** The failed check of a shared-mode test run that the candidate's processes left without a verdict. */
 export const DISRUPTED_CHECK = "verifier_disrupted";
+
+/** A verdict of one failed check: the candidate's scored failure. */
+function failedVerdict(name: string, detail: string): SharedVerification["outcome"] {
+  return {
+    kind: "verdict",
+    verdict: { schema_version: 1, resolved: false, checks: [{ name, passed: false, detail }] },
+  };
+}
+
+/**
+ * The outcome of a test run that gave no verdict: the verifier's fault,
+ * unless processes the candidate left were in its container, which could
+ * have caused it; then the candidate's scored failure (`verifier_disrupted`),
+ * as a candidate must never be able to choose an invalid attempt (seed 000).
+ */
+function noVerdictOutcome(
+  candidateAlive: boolean,
+  fault: VerifierFaultCode,
+  detail: string,
+): SharedVerification["outcome"] {
+  return candidateAlive
+    ? failedVerdict(
+      DISRUPTED_CHECK,
+      `The tests gave no verdict (${fault}: ${detail}) while processes the candidate left ` +
+        "were in its container: a scored failure, as a candidate must never be able to " +
+        "choose an invalid attempt",
+    )
+    : { kind: "fault", fault, detail };
+}
 
 /** The failed check of a test run past its timeout whose tests finished in time on the oracle's answer. */
 export const TIMED_OUT_CHECK = "tests_timed_out";
