@@ -1,6 +1,6 @@
 /**
- * Harbor tasks run as Harbor runs them (issue 22), on the engine: each of
- * the failures the issue found on real public tasks is a task here, in
+ * Harbor tasks run as Harbor runs them, on the engine: each of
+ * the failures found on real public tasks is a task here, in
  * Harbor's layout over the offline Python base, imported with `suite
  * import harbor` and proven with `suite check` (the oracle resolved, the
  * untouched workspace not), in Harbor's shared verifier mode:
@@ -11,7 +11,9 @@
  *    blocking server on port 80);
  * 4. a service the solution started is still up when the tests query it,
  *    and `/var/log` is writable;
- * 5. a `reward.json` of several keys is decided by the key the import names.
+ * 5. a `reward.json` of several keys is decided by the key the import names;
+ * 6. a program written to `/tmp` runs there, in the solution and in the
+ *    tests (the image's own `/tmp`, executable, as Harbor runs it).
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -54,7 +56,7 @@ const REWARD = [
   "",
 ].join("\n");
 
-/** The five tasks, path → text, over `python`. */
+/** The tasks, path → text, over `python`. */
 function tasks(python: string): Record<string, string> {
   return {
     // 1. RUN-made data in the workdir.
@@ -163,6 +165,21 @@ function tasks(python: string): Record<string, string> {
       '[ "$(cat /app/out.txt)" = 42 ] && [ -e /verifier-image-marker ] && ok=yes',
       REWARD,
     ].join("\n"),
+    // 6. Programs built and run under /tmp (Go's `go test`, a checker compiled into
+    // `tempfile.mkdtemp()`): the image's own /tmp is executable, as Harbor runs it.
+    "tmp-exec/instruction.md": "Write 6 times 7 to /app/out.txt.\n",
+    "tmp-exec/task.toml": TOML,
+    "tmp-exec/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
+    "tmp-exec/solution/solve.sh": "#!/bin/sh\nd=$(mktemp -d)\n" +
+      "printf '#!/bin/sh\\necho 42\\n' > $d/say && chmod +x $d/say && $d/say > /app/out.txt\n",
+    "tmp-exec/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      "d=$(mktemp -d)",
+      "printf '#!/bin/sh\\ncat /app/out.txt\\n' > $d/check && chmod +x $d/check",
+      '[ "$($d/check)" = 42 ] && ok=yes',
+      REWARD,
+    ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.
     "multi-key/instruction.md": "Create /app/dedupe.py.\n",
     "multi-key/task.toml": TOML,
@@ -195,7 +212,7 @@ Deno.test({
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(
         manifest.tasks.map((t: { verifier: { mode: string } }) => t.verifier.mode),
-        ["shared", "shared", "shared", "separate", "separate", "shared", "shared"],
+        ["shared", "shared", "shared", "separate", "separate", "shared", "shared", "shared"],
       );
       // The service the oracle left listening was kept running for the tests, and recorded.
       const serviceRows = (await loadLedger(`${checkDir}/tasks/service/ledger.jsonl`)).rows;

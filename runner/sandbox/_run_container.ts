@@ -29,8 +29,11 @@ export interface SandboxSpec {
   pidsLimit: number;
   /** `--memory`; swap is set equal, so no swap. */
   memoryBytes: number;
-  /** Size of the writable tmpfs at `/tmp` (counted in the memory limit). */
-  tmpfsBytes: number;
+  /**
+   * Size of the writable tmpfs at `/tmp` (counted in the memory limit);
+   * null: none, the image's own `/tmp` (a task's environment as built).
+   */
+  tmpfsBytes: number | null;
   /**
    * Further tmpfs mounts, path → size in bytes and mode (counted in the
    * memory limit); unlike `/tmp` they allow executables.
@@ -90,7 +93,9 @@ export function sandboxCreateOptions(spec: SandboxSpec): Docker.ContainerCreateO
       MemorySwap: spec.memoryBytes,
       ...(spec.nanoCpus === undefined ? {} : { NanoCpus: spec.nanoCpus }),
       Tmpfs: {
-        "/tmp": `rw,nosuid,nodev,noexec,size=${spec.tmpfsBytes}`,
+        ...(spec.tmpfsBytes === null
+          ? {}
+          : { "/tmp": `rw,nosuid,nodev,noexec,size=${spec.tmpfsBytes}` }),
         ...Object.fromEntries(
           Object.entries(spec.extraTmpfs ?? {}).map((
             [path, { bytes, mode }],

@@ -142,7 +142,7 @@ export async function openEnvironmentSession(
     pidsLimit: ENVIRONMENT_PIDS_LIMIT,
     memoryBytes: spec.memoryBytes ?? CANDIDATE_LIMITS.memoryBytes,
     nanoCpus: spec.nanoCpus,
-    tmpfsBytes: CANDIDATE_LIMITS.tmpfsBytes,
+    tmpfsBytes: null,
     labels: spec.labels,
     // The image's entrypoint runs as Harbor runs it, with a command that never ends.
     asBuilt: { entrypoint: image.entrypoint },

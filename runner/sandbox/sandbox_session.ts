@@ -214,8 +214,12 @@ export interface SessionSpec {
   pidsLimit: number;
   memoryBytes: number;
   nanoCpus?: number;
-  /** Size of its `/tmp`. */
-  tmpfsBytes: number;
+  /**
+   * Size of its `/tmp`, a `noexec` tmpfs; null: the image's own `/tmp`, as
+   * Harbor runs a task's environment (a program built and run under `/tmp`
+   * works there: `go test`, a checker compiled into `tempfile.mkdtemp()`).
+   */
+  tmpfsBytes: number | null;
   labels: Record<string, string>;
   /**
    * A task's own environment as Harbor runs it, instead of the sealed
