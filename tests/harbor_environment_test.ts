@@ -13,7 +13,8 @@
  *    and `/var/log` is writable;
  * 5. a `reward.json` of several keys is decided by the key the import names;
  * 6. a program written to `/tmp` runs there, in the solution and in the
- *    tests (the image's own `/tmp`, executable, as Harbor runs it).
+ *    tests (the image's own `/tmp`, executable, as Harbor runs it);
+ * 7. Harbor's agent log directory, `/logs/agent`, is there for the agent.
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -180,6 +181,18 @@ function tasks(python: string): Record<string, string> {
       '[ "$($d/check)" = 42 ] && ok=yes',
       REWARD,
     ].join("\n"),
+    // 7. Harbor's agent log directory is there, for the agent's user, before the agent runs.
+    "agent-logs/instruction.md": "Log 42 to /logs/agent/answer.log and copy it to /app/out.txt.\n",
+    "agent-logs/task.toml": TOML,
+    "agent-logs/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
+    "agent-logs/solution/solve.sh":
+      "#!/bin/sh\necho 42 > /logs/agent/answer.log && cp /logs/agent/answer.log /app/out.txt\n",
+    "agent-logs/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$(cat /app/out.txt)" = 42 ] && ok=yes',
+      REWARD,
+    ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.
     "multi-key/instruction.md": "Create /app/dedupe.py.\n",
     "multi-key/task.toml": TOML,
@@ -212,7 +225,17 @@ Deno.test({
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(
         manifest.tasks.map((t: { verifier: { mode: string } }) => t.verifier.mode),
-        ["shared", "shared", "shared", "separate", "separate", "shared", "shared", "shared"],
+        [
+          "shared",
+          "shared",
+          "shared",
+          "shared",
+          "separate",
+          "separate",
+          "shared",
+          "shared",
+          "shared",
+        ],
       );
       // The service the oracle left listening was kept running for the tests, and recorded.
       const serviceRows = (await loadLedger(`${checkDir}/tasks/service/ledger.jsonl`)).rows;

@@ -38,6 +38,9 @@ import type {
 } from "./sandbox_session.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 
+/** Where Harbor's agents keep their logs in a task's environment. */
+const AGENT_LOGS = "/logs/agent";
+
 /** What the environment's candidate runs. */
 export interface EnvironmentCandidateOptions {
   /** The container's environment for the agent, beyond the image's `ENV`. */
@@ -178,6 +181,7 @@ export async function runEnvironmentCandidate(
       user: options.user,
       started: async (opened) => {
         await options.onStarted(opened);
+        await makeAgentLogs(opened);
         processesBefore = await opened.processes();
         return {
           ...(options.bundleDir === undefined
@@ -212,6 +216,25 @@ export async function runEnvironmentCandidate(
   } catch (error) {
     await end();
     throw error;
+  }
+}
+
+/**
+ * Harbor's agent log directory, `/logs/agent` (Harbor's `EnvironmentPaths`:
+ * its environments mount it for the agent's own logs), made writable by
+ * every user (the agent may run as `[agent] user`) before the agent runs.
+ */
+async function makeAgentLogs(session: SandboxSession): Promise<void> {
+  const made = await session.exec({
+    argv: [session.busybox, "sh", "-c", 'mkdir -p "$0" && chmod 777 "$0"', AGENT_LOGS],
+    user: "0:0",
+    wallMs: 30_000,
+  });
+  if (made.exitCode !== 0) {
+    throw new SandboxError(
+      "workspace_failed",
+      `Cannot make ${AGENT_LOGS} in the task's environment: ${made.stderrTail.trim()}`,
+    );
   }
 }
 
