@@ -14,7 +14,9 @@
  * 5. a `reward.json` of several keys is decided by the key the import names;
  * 6. a program written to `/tmp` runs there, in the solution and in the
  *    tests (the image's own `/tmp`, executable, as Harbor runs it);
- * 7. Harbor's agent log directory, `/logs/agent`, is there for the agent.
+ * 7. Harbor's agent log directory, `/logs/agent`, is there for the agent;
+ * 8. `[agent] user` writes the working directory the image gave it (its
+ *    owner and mode kept in the workspace).
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -193,6 +195,22 @@ function tasks(python: string): Record<string, string> {
       '[ "$(cat /app/out.txt)" = 42 ] && ok=yes',
       REWARD,
     ].join("\n"),
+    // 8. `[agent] user` writes the working directory the image gave that user.
+    "agent-user/instruction.md": "Write 6 times 7 to /app/out.txt.\n",
+    "agent-user/task.toml": TOML.replace("[agent]\n", '[agent]\nuser = "agent"\n'),
+    "agent-user/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\n` +
+      "RUN echo 'agent:x:1000:1000::/app:/bin/sh' >> /etc/passwd && " +
+      "echo 'agent:x:1000:' >> /etc/group && mkdir -p /app && chown agent:agent /app && " +
+      "chmod 700 /app\n" +
+      "WORKDIR /app\n",
+    "agent-user/solution/solve.sh":
+      '#!/bin/sh\n[ "$(id -un)" = agent ] && echo 42 > /app/out.txt\n',
+    "agent-user/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$(cat /app/out.txt)" = 42 ] && [ "$(stat -c %U /app/out.txt)" = agent ] && ok=yes',
+      REWARD,
+    ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.
     "multi-key/instruction.md": "Create /app/dedupe.py.\n",
     "multi-key/task.toml": TOML,
@@ -223,19 +241,13 @@ Deno.test({
         importArgs: ["--reward-key", "correctness"],
       });
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
+      // Every task in Harbor's shared mode, but the two that ask for the separate one.
       deepEqual(
-        manifest.tasks.map((t: { verifier: { mode: string } }) => t.verifier.mode),
-        [
-          "shared",
-          "shared",
-          "shared",
-          "shared",
-          "separate",
-          "separate",
-          "shared",
-          "shared",
-          "shared",
-        ],
+        manifest.tasks.filter((t: { verifier: { mode: string } }) => t.verifier.mode !== "shared")
+          .map((t: { task_id: string; verifier: { mode: string } }) =>
+            `${t.task_id} ${t.verifier.mode}`
+          ),
+        ["separate separate", "separate-image separate"],
       );
       // The service the oracle left listening was kept running for the tests, and recorded.
       const serviceRows = (await loadLedger(`${checkDir}/tasks/service/ledger.jsonl`)).rows;

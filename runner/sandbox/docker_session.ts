@@ -302,9 +302,11 @@ async function imageFacts(docker: Docker, reference: string): Promise<ImageFacts
 }
 
 /**
- * Copies a directory of an image, as built, into `dest`: a container that
- * never starts, the engine's archive of the path, unpacked with owners and
- * modes kept (the runner is root); false when the image has no such path.
+ * Copies a directory of an image, as built, to `dest`: a container that
+ * never starts, the engine's archive of the path (its top entry the
+ * directory itself), unpacked with owners and modes kept (the runner is
+ * root) beside `dest` and renamed to it; false when the image has no such
+ * path.
  */
 async function copyFromImage(
   docker: Docker,
@@ -312,6 +314,8 @@ async function copyFromImage(
   path: string,
   dest: string,
 ): Promise<boolean> {
+  const staging = `${dest}.image-${crypto.randomUUID().slice(0, 8)}`;
+  await Deno.mkdir(staging);
   try {
     await unpackFromImage(
       docker,
@@ -319,8 +323,10 @@ async function copyFromImage(
       "workdir-export",
       async (container) =>
         await container.getArchive({ path }) as unknown as AsyncIterable<Uint8Array>,
-      ["-x", "-C", dest, "--strip-components=1", "--numeric-owner", "--same-owner", "-p"],
+      ["-x", "-C", staging, "--numeric-owner", "--same-owner", "-p"],
     );
+    const trimmed = path.replace(/\/+$/, "");
+    await Deno.rename(`${staging}/${trimmed.slice(trimmed.lastIndexOf("/") + 1)}`, dest);
     return true;
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return false;
@@ -329,6 +335,8 @@ async function copyFromImage(
       `Cannot copy "${path}" out of image "${imageId}": ${message(error)}`,
       { cause: error },
     );
+  } finally {
+    await removeTree(staging).catch(() => {});
   }
 }
 

@@ -140,11 +140,10 @@ export async function runEnvironmentCandidate(
   try {
     await mountCandidateQuota(quota);
     mounted = true;
-    await Deno.mkdir(copy);
-    if (workdir !== undefined && workdir !== "/") {
-      // A working directory the image lacks starts empty.
+    const fromImage = workdir !== undefined && workdir !== "/" &&
       await backend.copyFromImage(built.imageId, workdir, copy);
-    }
+    // A working directory the image lacks starts empty.
+    if (!fromImage) await Deno.mkdir(copy);
     await overlay(job.workspace, copy);
     const workspaceBefore = await relativePaths(copy);
     const cwd = workdir === undefined || workdir === "/" ? "/workspace" : workdir;

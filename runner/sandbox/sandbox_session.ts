@@ -257,9 +257,11 @@ export interface SessionBackend {
   image(reference: string): Promise<ImageFacts | null>;
   /**
    * Copies a directory of an image, as built (nothing of the image run),
-   * into a host directory, owners and modes kept.
+   * to a host path it creates, owners and modes kept, the directory's own
+   * included (a workdir the image gave its `[agent] user` stays theirs).
    *
-   * @returns false when the image has no such directory
+   * @param dest a path that does not exist yet, in a directory of the runner's
+   * @returns false when the image has no such directory (nothing is created)
    * @throws {SandboxError} `engine_error`; `unsupported` where no image runs (the host)
    */
   copyFromImage(imageId: string, path: string, dest: string): Promise<boolean>;
