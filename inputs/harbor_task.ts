@@ -46,7 +46,8 @@
  * | `[environment] docker_image` | `environment.image`, when there is no Dockerfile |
  * | `[environment] cpus`, `memory_mb`, `storage_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB; Harbor's 10240 MiB of disk) |
  * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
- * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `env`, `skills_dir`, `healthcheck`, `workdir`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
+ * | `[environment] workdir` | `workdir`: where the agent and the tests run, and the workspace appears, in place of the image's `WORKDIR` (a separate verifier's own image keeps its own: a warning) |
+ * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `env`, `skills_dir`, `healthcheck`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
  * | any other key | a warning naming the file, the line and the key (Harbor ignores it too) |
  *
  * The internet rule (the agent's phase): an explicit `network_mode` wins,
@@ -175,7 +176,7 @@ const HarborEnvironment = z.looseObject({
   env: Ignored,
   skills_dir: Ignored,
   healthcheck: Ignored,
-  workdir: Ignored,
+  workdir: z.string().min(1).optional(),
   memory: Ignored,
   storage: Ignored,
 });
@@ -229,7 +230,6 @@ const NOT_APPLIED: Record<string, string> = {
   env: "neither container is given these variables",
   skills_dir: "the agent is not given the skills there; they stay in the image",
   healthcheck: "nothing waits for it",
-  workdir: "the workdir is the built image's WORKDIR",
 };
 
 /**
@@ -406,6 +406,7 @@ export async function readHarborTask(
     verifier,
     ...(Object.keys(resources).length === 0 ? {} : { resources }),
     ...(config.agent.user === undefined ? {} : { agent_user: config.agent.user }),
+    ...(environmentConfig.workdir === undefined ? {} : { workdir: environmentConfig.workdir }),
     ...(internetWaived ? { internet_waived: true } : {}),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
@@ -637,6 +638,7 @@ function notApplied(config: HarborTaskToml, mode: "shared" | "separate"): string
       ...NOT_APPLIED,
       cpus: resources,
       memory_mb: resources,
+      workdir: "the verifier runs in its image's WORKDIR",
     });
   }
   return out;

@@ -663,12 +663,13 @@ Deno.test("readHarborTask() warns about each key it does not apply, and is silen
     // the names only: a value may be a secret
     "[environment] env (SECRET, MODE) not applied (neither container is given these variables)",
     "[environment] healthcheck (command) not applied (nothing waits for it)",
-    '[environment] workdir = "/app" not applied (the workdir is the built image\'s WORKDIR)',
     '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
     '[environment] storage = "20G" not applied (Harbor\'s older spelling: write storage_mb)',
     'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +
     "shared one sees the candidate's container as it is)",
   ]);
+  // [environment] workdir is applied: the task's workdir
+  deepEqual((await readHarborTask(dir)).entry.workdir, "/app");
   // what asks for nothing says nothing
   const quiet = await write(`${tmp.path}/t2`, {
     ...TASK,

@@ -16,7 +16,8 @@
  *    tests (the image's own `/tmp`, executable, as Harbor runs it);
  * 7. Harbor's agent log directory, `/logs/agent`, is there for the agent;
  * 8. `[agent] user` writes the working directory the image gave it (its
- *    owner and mode kept in the workspace).
+ *    owner and mode kept in the workspace);
+ * 9. `[environment] workdir` is where the agent and the tests run.
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -209,6 +210,20 @@ function tasks(python: string): Record<string, string> {
       "#!/bin/bash",
       "ok=no",
       '[ "$(cat /app/out.txt)" = 42 ] && [ "$(stat -c %U /app/out.txt)" = agent ] && ok=yes',
+      REWARD,
+    ].join("\n"),
+    // 9. `[environment] workdir` replaces the image's WORKDIR for the agent and the tests.
+    "env-workdir/instruction.md": "Write where you are to where.txt.\n",
+    "env-workdir/task.toml": TOML.replace(
+      "[environment]\n",
+      '[environment]\nworkdir = "/srv/work"\n',
+    ),
+    "env-workdir/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
+    "env-workdir/solution/solve.sh": "#!/bin/sh\npwd > where.txt\n",
+    "env-workdir/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$(pwd)" = /srv/work ] && [ "$(cat /srv/work/where.txt)" = /srv/work ] && ok=yes',
       REWARD,
     ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.

@@ -374,7 +374,12 @@ async function startSeparateVerifier(
   settings: TaskSandboxSettings,
   labels: Record<string, string>,
 ): Promise<{ session: SandboxSession; workdir: string; end: () => Promise<void> }> {
-  const built = await inspectEnvironmentImage(backend, image);
+  // A fresh copy of the task's environment runs in the task's workdir; the verifier's own image in its own.
+  const built = await inspectEnvironmentImage(
+    backend,
+    image,
+    settings.verifierEnvironmentImage === undefined ? settings.workdir : undefined,
+  );
   const workdir = built.workdir ?? "/";
   const session = await openEnvironmentSession(backend, built, {
     role: "verifier",
