@@ -46,8 +46,9 @@
  * | `[environment] docker_image` | `environment.image`, when there is no Dockerfile |
  * | `[environment] cpus`, `memory_mb`, `storage_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB; Harbor's 10240 MiB of disk) |
  * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
+ * | `[environment] env` | `environment_env`: every process of the environment sees them (copied literally; `${VAR}` is not resolved from the host: a warning) |
  * | `[environment] workdir` | `workdir`: where the agent and the tests run, and the workspace appears, in place of the image's `WORKDIR` (a separate verifier's own image keeps its own: a warning) |
- * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `env`, `skills_dir`, `healthcheck`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
+ * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `skills_dir`, `healthcheck`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
  * | any other key | a warning naming the file, the line and the key (Harbor ignores it too) |
  *
  * The internet rule (the agent's phase): an explicit `network_mode` wins,
@@ -173,7 +174,7 @@ const HarborEnvironment = z.looseObject({
   network_mode: NetworkMode.optional(),
   allowed_hosts: HarborHosts,
   mcp_servers: Ignored,
-  env: Ignored,
+  env: TaskVerifier.shape.env,
   skills_dir: Ignored,
   healthcheck: Ignored,
   workdir: z.string().min(1).optional(),
@@ -227,7 +228,6 @@ const NOT_APPLIED: Record<string, string> = {
   gpus: "episodes have no GPU",
   gpu_types: "episodes have no GPU",
   mcp_servers: "no MCP server is started",
-  env: "neither container is given these variables",
   skills_dir: "the agent is not given the skills there; they stay in the image",
   healthcheck: "nothing waits for it",
 };
@@ -360,8 +360,13 @@ export async function readHarborTask(
   }
   warnings.push(...notApplied(config, mode));
   const verifierEnv = config.verifier.env;
-  if (verifierEnv !== undefined && Object.values(verifierEnv).some((v) => v.includes("${"))) {
-    warnings.push("[verifier] env holds ${...}: copied literally, not resolved from the host");
+  const environmentEnv = config.environment.env;
+  for (
+    const [table, env] of [["verifier", verifierEnv], ["environment", environmentEnv]] as const
+  ) {
+    if (env !== undefined && Object.values(env).some((v) => v.includes("${"))) {
+      warnings.push(`[${table}] env holds \${...}: copied literally, not resolved from the host`);
+    }
   }
   const verifier = {
     entry: "test.sh",
@@ -407,6 +412,9 @@ export async function readHarborTask(
     ...(Object.keys(resources).length === 0 ? {} : { resources }),
     ...(config.agent.user === undefined ? {} : { agent_user: config.agent.user }),
     ...(environmentConfig.workdir === undefined ? {} : { workdir: environmentConfig.workdir }),
+    ...(environmentEnv === undefined || Object.keys(environmentEnv).length === 0
+      ? {}
+      : { environment_env: environmentEnv }),
     ...(internetWaived ? { internet_waived: true } : {}),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
@@ -639,6 +647,7 @@ function notApplied(config: HarborTaskToml, mode: "shared" | "separate"): string
       cpus: resources,
       memory_mb: resources,
       workdir: "the verifier runs in its image's WORKDIR",
+      env: "the verifier's environment is not given these variables",
     });
   }
   return out;

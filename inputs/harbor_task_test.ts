@@ -660,16 +660,18 @@ Deno.test("readHarborTask() warns about each key it does not apply, and is silen
     "[environment] gpus = 1 not applied (episodes have no GPU)",
     '[environment] gpu_types = ["a100"] not applied (episodes have no GPU)',
     "[environment] mcp_servers (files) not applied (no MCP server is started)",
-    // the names only: a value may be a secret
-    "[environment] env (SECRET, MODE) not applied (neither container is given these variables)",
     "[environment] healthcheck (command) not applied (nothing waits for it)",
     '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
     '[environment] storage = "20G" not applied (Harbor\'s older spelling: write storage_mb)',
     'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +
     "shared one sees the candidate's container as it is)",
   ]);
-  // [environment] workdir is applied: the task's workdir
-  deepEqual((await readHarborTask(dir)).entry.workdir, "/app");
+  // [environment] workdir and env are applied: the task's workdir and its environment's variables
+  const applied = (await readHarborTask(dir)).entry;
+  deepEqual([applied.workdir, applied.environment_env], ["/app", {
+    SECRET: "do-not-print",
+    MODE: "x",
+  }]);
   // what asks for nothing says nothing
   const quiet = await write(`${tmp.path}/t2`, {
     ...TASK,

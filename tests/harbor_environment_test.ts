@@ -17,7 +17,8 @@
  * 7. Harbor's agent log directory, `/logs/agent`, is there for the agent;
  * 8. `[agent] user` writes the working directory the image gave it (its
  *    owner and mode kept in the workspace);
- * 9. `[environment] workdir` is where the agent and the tests run.
+ * 9. `[environment] workdir` is where the agent and the tests run;
+ * 10. `[environment.env]`'s variables are seen by the agent and the tests.
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -224,6 +225,17 @@ function tasks(python: string): Record<string, string> {
       "#!/bin/bash",
       "ok=no",
       '[ "$(pwd)" = /srv/work ] && [ "$(cat /srv/work/where.txt)" = /srv/work ] && ok=yes',
+      REWARD,
+    ].join("\n"),
+    // 10. `[environment.env]`: every process of the environment sees its variables.
+    "env-vars/instruction.md": "Write $GREETING to /app/out.txt.\n",
+    "env-vars/task.toml": TOML + '[environment.env]\nGREETING = "hello"\n',
+    "env-vars/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
+    "env-vars/solution/solve.sh": '#!/bin/sh\necho "$GREETING" > /app/out.txt\n',
+    "env-vars/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$GREETING" = hello ] && [ "$(cat /app/out.txt)" = hello ] && ok=yes',
       REWARD,
     ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.

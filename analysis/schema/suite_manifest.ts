@@ -94,6 +94,9 @@ function plainContainerPath(reserved: readonly string[], holding: boolean) {
 /** An absolute path inside a container, without `..`, a trailing slash or a reserved place. */
 const ContainerPath = plainContainerPath(RESERVED_CONTAINER_PATHS, false);
 
+/** Variables given to processes, by name (never a secret: they are written into suite.json). */
+const EnvVariables = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string());
+
 /**
  * The task's own environment (issue 12): an image already present in the
  * local engine (never pulled), or a Dockerfile inside the task directory
@@ -235,7 +238,7 @@ export const TaskVerifier = z.object({
   /** The verifier's wall cap in ms; absent: the runner's 120000. */
   wall_ms: z.number().int().positive().optional(),
   /** Variables for the verifier's environment (never a secret: they are written into suite.json). */
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
+  env: EnvVariables.optional(),
   /**
    * The hosts the verifier may reach through the runner's recording proxy
    * (`shared` and `separate` only; {@link AllowHost}). Absent: none, the
@@ -360,6 +363,12 @@ export const SuiteTaskEntry = z.object({
   /** The task's own environment; absent: the default images. */
   environment: TaskEnvironment.optional(),
   /**
+   * Variables every process of the task's own environment sees (its
+   * entrypoint, the agent, the tests), beyond the image's `ENV` (Harbor's
+   * `[environment.env]`); the runner's own variables win over them.
+   */
+  environment_env: EnvVariables.optional(),
+  /**
    * A second path the workspace appears at in both containers, where the
    * candidate also starts (Harbor tasks work in `/app`); the workspace is
    * always at `/workspace` too. Absent: `/workspace` only.
@@ -384,6 +393,13 @@ export const SuiteTaskEntry = z.object({
   internet_waived: z.literal(true).optional(),
   source: TaskSource.optional(),
 }).strict().superRefine((task, ctx) => {
+  if (task.environment_env !== undefined && task.environment === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["environment_env"],
+      message: "needs the task's own environment (its variables are that environment's)",
+    });
+  }
   const verifier = task.verifier;
   if (verifier === undefined || verifier.mode === "sealed") return;
   if (verifier.verdict !== "reward") {

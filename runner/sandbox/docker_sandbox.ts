@@ -48,6 +48,8 @@ export interface TaskSandboxSettings {
   environmentImage?: string;
   /** A second path the workspace appears at, where both start. */
   workdir?: string;
+  /** Variables every process of the task's own environment sees (Harbor's `[environment.env]`). */
+  environmentEnv?: Record<string, string>;
   /** Memory in bytes and nano-CPUs for both containers. */
   memoryBytes?: number;
   nanoCpus?: number;
@@ -245,6 +247,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             bundleDir: bundle?.dir,
             solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
             workdir: settings.workdir,
+            environmentEnv: settings.environmentEnv,
             user: settings.agentUser,
             memoryBytes: settings.memoryBytes,
             nanoCpus: settings.nanoCpus,
@@ -385,6 +388,8 @@ async function startSeparateVerifier(
     role: "verifier",
     cwd: workdir,
     mounts: [],
+    // A fresh copy of the task's environment has its variables; the verifier's own image, its own.
+    env: settings.verifierEnvironmentImage === undefined ? settings.environmentEnv : undefined,
     labels,
     memoryBytes: settings.memoryBytes,
     nanoCpus: settings.nanoCpus,

@@ -230,7 +230,7 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
       const create = sandboxCreateOptions({
         image: spec.image,
         command: [...spec.asBuilt?.entrypoint ?? [], GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
-        env: {},
+        env: spec.env ?? {},
         user: spec.user,
         workingDir: spec.cwd,
         labels: { "ledgerbench.role": spec.role, ...spec.labels },

@@ -55,6 +55,8 @@ export interface EnvironmentCandidateOptions {
   solutionDir?: string;
   /** The working directory; absent: the image's `WORKDIR`. */
   workdir?: string;
+  /** Variables every process of the environment sees (the task's); `env` wins over them for the agent. */
+  environmentEnv?: Record<string, string>;
   /** The agent's user; absent: the image's `USER`, else root. */
   user?: string;
   memoryBytes?: number;
@@ -172,6 +174,7 @@ export async function runEnvironmentCandidate(
             labels: options.labels,
             memoryBytes: options.memoryBytes,
             nanoCpus: options.nanoCpus,
+            env: options.environmentEnv,
           },
         ),
       imageId: built.imageId,
@@ -182,7 +185,9 @@ export async function runEnvironmentCandidate(
         await options.onStarted(opened);
         await makeAgentLogs(opened);
         processesBefore = await opened.processes();
+        // The environment's variables again, so that the key check sees them too.
         return {
+          ...options.environmentEnv,
           ...(options.bundleDir === undefined
             ? {}
             : { PATH: [imagePath, ...BUNDLE_PATH_DIRS].join(":") }),

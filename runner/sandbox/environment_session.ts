@@ -106,6 +106,8 @@ export interface EnvironmentSessionSpec {
   labels: Record<string, string>;
   memoryBytes?: number;
   nanoCpus?: number;
+  /** Variables every process of it sees, beyond the image's `ENV`. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -144,6 +146,7 @@ export async function openEnvironmentSession(
     nanoCpus: spec.nanoCpus,
     tmpfsBytes: null,
     labels: spec.labels,
+    env: spec.env,
     // The image's entrypoint runs as Harbor runs it, with a command that never ends.
     asBuilt: { entrypoint: image.entrypoint },
   });

@@ -65,6 +65,12 @@ export function hostSessionBackend(): SessionBackend {
   return {
     capabilities: HOST_CAPABILITIES,
     async open(spec) {
+      if (Object.keys(spec.env ?? {}).length > 0) {
+        throw new SandboxError(
+          "unsupported",
+          "The host session gives no variables to all its processes",
+        );
+      }
       if (spec.mounts.length > 0) {
         throw new SandboxError(
           "unsupported",

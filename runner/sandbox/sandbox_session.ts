@@ -209,6 +209,8 @@ export interface SessionSpec {
   user: string;
   /** The directory its processes start in unless told otherwise. */
   cwd: string;
+  /** Variables every process of it sees beyond the image's `ENV` (each exec's own win); default none. */
+  env?: Record<string, string>;
   /** The capabilities kept after every one is dropped; default none. */
   keepCapabilities?: readonly string[];
   pidsLimit: number;
