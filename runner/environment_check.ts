@@ -165,7 +165,9 @@ export async function checkEnvironment(
   } else if (!options.imagesOnNodes) {
     verifierImage = await resolveImages(plan, resolve, agentImages, mismatches);
     const flags = options.engineFlags ??
-      (options.resolveImage === undefined ? engineFlagsCheck : undefined);
+      (options.resolveImage === undefined
+        ? (image: string) => engineFlagsCheck(image, { tempDir: options.tempDir })
+        : undefined);
     if (verifierImage !== "" && flags !== undefined) mismatches.push(...await flags(verifierImage));
   }
   if (mismatches.length > 0) throw new EnvironmentMismatchError(mismatches);

@@ -49,32 +49,33 @@ const checks = new WeakMap<Docker, Promise<string[]>>();
  * Cost: one container, about 0.3 s on Docker and 0.5 s on Podman here.
  *
  * @param image an image present on the engine (the run's verifier image)
- * @param options the client (default the shared one)
+ * @param options the client (default the shared one); `tempDir`: where the probe's gate goes
+ *   (the run's own temporary directory, swept when its runner is gone; default the system's)
  * @returns one sentence per flag the engine does not honour; empty when it honours all
  * @throws {SandboxError} `engine_error` when the engine fails (not a flag's problem)
  */
 export function engineFlagsCheck(
   image: string,
-  options: { docker?: Docker } = {},
+  options: { docker?: Docker; tempDir?: string } = {},
 ): Promise<string[]> {
   const docker = options.docker ?? dockerClient();
   let check = checks.get(docker);
   if (check === undefined) {
-    check = probe(docker, image);
+    check = probe(docker, image, options.tempDir);
     check.catch(() => checks.delete(docker));
     checks.set(docker, check);
   }
   return check;
 }
 
-async function probe(docker: Docker, image: string): Promise<string[]> {
+async function probe(docker: Docker, image: string, tempDir?: string): Promise<string[]> {
   if (!networkIsolationCheckable()) return [];
   const engine = await engineIdentity(docker);
   await removeDeadProbes(docker);
   const found: string[] = [];
   let session: OpenSession | null = null;
   try {
-    session = await containerSessionBackend(docker).open({
+    session = await containerSessionBackend(docker, tempDir).open({
       role: PROBE_ROLE,
       image,
       mounts: [],
