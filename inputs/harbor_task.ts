@@ -47,8 +47,9 @@
  * | `[environment] cpus`, `memory_mb`, `storage_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB; Harbor's 10240 MiB of disk) |
  * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
  * | `[environment] env` | `environment_env`: every process of the environment sees them (copied literally; `${VAR}` is not resolved from the host: a warning) |
+ * | `[environment.healthcheck]` (`command`; `interval_sec` [5], `timeout_sec` [30], `start_period_sec` [0], `start_interval_sec` [5], `retries` [3]) | `environment_healthcheck` (in ms): the agent starts once it passes |
  * | `[environment] workdir` | `workdir`: where the agent and the tests run, and the workspace appears, in place of the image's `WORKDIR` (a separate verifier's own image keeps its own: a warning) |
- * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `skills_dir`, `healthcheck`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
+ * | `[environment] build_timeout_sec`, `gpus`, `gpu_types`, `mcp_servers`, `skills_dir`, `memory`, `storage` | a warning each, unless the value asks for nothing (`0`, `false`, `""`, `[]`, an empty table) |
  * | any other key | a warning naming the file, the line and the key (Harbor ignores it too) |
  *
  * The internet rule (the agent's phase): an explicit `network_mode` wins,
@@ -176,7 +177,14 @@ const HarborEnvironment = z.looseObject({
   mcp_servers: Ignored,
   env: TaskVerifier.shape.env,
   skills_dir: Ignored,
-  healthcheck: Ignored,
+  healthcheck: z.looseObject({
+    command: z.string().min(1),
+    interval_sec: z.number().positive().default(5),
+    timeout_sec: z.number().positive().default(30),
+    start_period_sec: z.number().nonnegative().default(0),
+    start_interval_sec: z.number().positive().default(5),
+    retries: z.number().int().positive().default(3),
+  }).optional(),
   workdir: z.string().min(1).optional(),
   memory: Ignored,
   storage: Ignored,
@@ -229,7 +237,6 @@ const NOT_APPLIED: Record<string, string> = {
   gpu_types: "episodes have no GPU",
   mcp_servers: "no MCP server is started",
   skills_dir: "the agent is not given the skills there; they stay in the image",
-  healthcheck: "nothing waits for it",
 };
 
 /**
@@ -415,10 +422,25 @@ export async function readHarborTask(
     ...(environmentEnv === undefined || Object.keys(environmentEnv).length === 0
       ? {}
       : { environment_env: environmentEnv }),
+    ...(environmentConfig.healthcheck === undefined ? {} : {
+      environment_healthcheck: {
+        command: environmentConfig.healthcheck.command,
+        interval_ms: seconds(environmentConfig.healthcheck.interval_sec),
+        timeout_ms: seconds(environmentConfig.healthcheck.timeout_sec),
+        start_period_ms: Math.round(environmentConfig.healthcheck.start_period_sec * 1000),
+        start_interval_ms: seconds(environmentConfig.healthcheck.start_interval_sec),
+        retries: environmentConfig.healthcheck.retries,
+      },
+    }),
     ...(internetWaived ? { internet_waived: true } : {}),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
   return { dir, entry, files, warnings };
+}
+
+/** Seconds as whole milliseconds, at least one. */
+function seconds(value: number): number {
+  return Math.max(1, Math.round(value * 1000));
 }
 
 /** Whether one absolute path is, lies inside or holds the other. */
@@ -648,6 +670,7 @@ function notApplied(config: HarborTaskToml, mode: "shared" | "separate"): string
       memory_mb: resources,
       workdir: "the verifier runs in its image's WORKDIR",
       env: "the verifier's environment is not given these variables",
+      healthcheck: "nothing waits for it",
     });
   }
   return out;

@@ -660,18 +660,26 @@ Deno.test("readHarborTask() warns about each key it does not apply, and is silen
     "[environment] gpus = 1 not applied (episodes have no GPU)",
     '[environment] gpu_types = ["a100"] not applied (episodes have no GPU)',
     "[environment] mcp_servers (files) not applied (no MCP server is started)",
-    "[environment] healthcheck (command) not applied (nothing waits for it)",
     '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
     '[environment] storage = "20G" not applied (Harbor\'s older spelling: write storage_mb)',
     'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +
     "shared one sees the candidate's container as it is)",
   ]);
-  // [environment] workdir and env are applied: the task's workdir and its environment's variables
+  // [environment] workdir, env and healthcheck are applied (the healthcheck with Harbor's defaults,
+  // in ms: interval 5 s, timeout 30 s, start period 0 s, start interval 5 s, 3 retries)
   const applied = (await readHarborTask(dir)).entry;
-  deepEqual([applied.workdir, applied.environment_env], ["/app", {
-    SECRET: "do-not-print",
-    MODE: "x",
-  }]);
+  deepEqual([applied.workdir, applied.environment_env, applied.environment_healthcheck], [
+    "/app",
+    { SECRET: "do-not-print", MODE: "x" },
+    {
+      command: "true",
+      interval_ms: 5000,
+      timeout_ms: 30000,
+      start_period_ms: 0,
+      start_interval_ms: 5000,
+      retries: 3,
+    },
+  ]);
   // what asks for nothing says nothing
   const quiet = await write(`${tmp.path}/t2`, {
     ...TASK,

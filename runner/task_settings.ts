@@ -34,6 +34,9 @@ export function taskSandboxSettings(
       : { environmentImage: planned.environment.image_digest }),
     ...(task.workdir === undefined ? {} : { workdir: task.workdir }),
     ...(task.environment_env === undefined ? {} : { environmentEnv: task.environment_env }),
+    ...(task.environment_healthcheck === undefined
+      ? {}
+      : { environmentHealthcheck: task.environment_healthcheck }),
     ...(resources?.memory_mb === undefined ? {} : { memoryBytes: resources.memory_mb * 1024 ** 2 }),
     ...(resources?.cpus === undefined ? {} : { nanoCpus: Math.round(resources.cpus * 1e9) }),
     ...(resources?.storage_mb === undefined

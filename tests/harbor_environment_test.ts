@@ -18,7 +18,8 @@
  * 8. `[agent] user` writes the working directory the image gave it (its
  *    owner and mode kept in the workspace);
  * 9. `[environment] workdir` is where the agent and the tests run;
- * 10. `[environment.env]`'s variables are seen by the agent and the tests.
+ * 10. `[environment.env]`'s variables are seen by the agent and the tests;
+ * 11. `[environment.healthcheck]` holds the agent until the environment is ready.
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -236,6 +237,22 @@ function tasks(python: string): Record<string, string> {
       "#!/bin/bash",
       "ok=no",
       '[ "$GREETING" = hello ] && [ "$(cat /app/out.txt)" = hello ] && ok=yes',
+      REWARD,
+    ].join("\n"),
+    // 11. `[environment.healthcheck]`: the agent starts once the check passes (the entrypoint
+    // makes the environment ready 3 s after it starts, in the background).
+    "healthcheck/instruction.md": "Write 42 to /app/out.txt once /tmp/ready exists.\n",
+    "healthcheck/task.toml": TOML +
+      '[environment.healthcheck]\ncommand = "test -f /tmp/ready"\nstart_period_sec = 30.0\n' +
+      "start_interval_sec = 0.5\n",
+    "healthcheck/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\n` +
+      "RUN printf '#!/bin/sh\\n(sleep 3; touch /tmp/ready) &\\nexec \"$@\"\\n' > /entry.sh && " +
+      'chmod +x /entry.sh\nENTRYPOINT ["/entry.sh"]\nWORKDIR /app\n',
+    "healthcheck/solution/solve.sh": "#!/bin/sh\n[ -f /tmp/ready ] && echo 42 > /app/out.txt\n",
+    "healthcheck/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$(cat /app/out.txt)" = 42 ] && ok=yes',
       REWARD,
     ].join("\n"),
     // 5. A reward of several keys, decided by the key the import names.

@@ -344,6 +344,26 @@ export const TaskSource = z.object({
 }).strict();
 export type TaskSource = z.infer<typeof TaskSource>;
 
+/**
+ * A readiness check of the task's own environment (Harbor's
+ * `[environment.healthcheck]`, which mirrors Docker's `HEALTHCHECK`): a
+ * shell command run in the environment once it has started, every
+ * `start_interval_ms` during the first `start_period_ms` (failures there do
+ * not count) and every `interval_ms` after, each run killed after
+ * `timeout_ms`; the first success lets the agent start, `retries`
+ * consecutive failures after the start period fail the episode as the
+ * task's fault, never the agent's.
+ */
+export const TaskHealthcheck = z.object({
+  command: z.string().min(1),
+  interval_ms: z.number().int().positive(),
+  timeout_ms: z.number().int().positive(),
+  start_period_ms: z.number().int().nonnegative(),
+  start_interval_ms: z.number().int().positive(),
+  retries: z.number().int().positive(),
+}).strict();
+export type TaskHealthcheck = z.infer<typeof TaskHealthcheck>;
+
 /** One task of the manifest. */
 export const SuiteTaskEntry = z.object({
   task_id: z.string().regex(
@@ -368,6 +388,8 @@ export const SuiteTaskEntry = z.object({
    * `[environment.env]`); the runner's own variables win over them.
    */
   environment_env: EnvVariables.optional(),
+  /** When the task's own environment is ready for the agent; absent: once its entrypoint has settled. */
+  environment_healthcheck: TaskHealthcheck.optional(),
   /**
    * A second path the workspace appears at in both containers, where the
    * candidate also starts (Harbor tasks work in `/app`); the workspace is
@@ -393,12 +415,14 @@ export const SuiteTaskEntry = z.object({
   internet_waived: z.literal(true).optional(),
   source: TaskSource.optional(),
 }).strict().superRefine((task, ctx) => {
-  if (task.environment_env !== undefined && task.environment === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["environment_env"],
-      message: "needs the task's own environment (its variables are that environment's)",
-    });
+  for (const key of ["environment_env", "environment_healthcheck"] as const) {
+    if (task[key] !== undefined && task.environment === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: "needs the task's own environment (it is that environment's)",
+      });
+    }
   }
   const verifier = task.verifier;
   if (verifier === undefined || verifier.mode === "sealed") return;

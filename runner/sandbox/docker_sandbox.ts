@@ -33,6 +33,7 @@ import { containerSessionBackend } from "./docker_session.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import { harborVerifyResult, runSeparateVerifier, runSharedVerifier } from "./harbor_verifier.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
+import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
 import {
   EGRESS_RESOLVE_VARIABLE,
   type EgressResolve,
@@ -50,6 +51,8 @@ export interface TaskSandboxSettings {
   workdir?: string;
   /** Variables every process of the task's own environment sees (Harbor's `[environment.env]`). */
   environmentEnv?: Record<string, string>;
+  /** When the task's own environment is ready for the agent (Harbor's `[environment.healthcheck]`). */
+  environmentHealthcheck?: TaskHealthcheck;
   /** Memory in bytes and nano-CPUs for both containers. */
   memoryBytes?: number;
   nanoCpus?: number;
@@ -248,6 +251,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
             workdir: settings.workdir,
             environmentEnv: settings.environmentEnv,
+            healthcheck: settings.environmentHealthcheck,
             user: settings.agentUser,
             memoryBytes: settings.memoryBytes,
             nanoCpus: settings.nanoCpus,
@@ -390,6 +394,9 @@ async function startSeparateVerifier(
     mounts: [],
     // A fresh copy of the task's environment has its variables; the verifier's own image, its own.
     env: settings.verifierEnvironmentImage === undefined ? settings.environmentEnv : undefined,
+    healthcheck: settings.verifierEnvironmentImage === undefined
+      ? settings.environmentHealthcheck
+      : undefined,
     labels,
     memoryBytes: settings.memoryBytes,
     nanoCpus: settings.nanoCpus,

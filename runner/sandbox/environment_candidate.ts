@@ -37,6 +37,7 @@ import type {
   SessionProcess,
 } from "./sandbox_session.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
+import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
 
 /** Where Harbor's agents keep their logs in a task's environment. */
 const AGENT_LOGS = "/logs/agent";
@@ -57,6 +58,8 @@ export interface EnvironmentCandidateOptions {
   workdir?: string;
   /** Variables every process of the environment sees (the task's); `env` wins over them for the agent. */
   environmentEnv?: Record<string, string>;
+  /** When the environment is ready for the agent; absent: once its entrypoint has settled. */
+  healthcheck?: TaskHealthcheck;
   /** The agent's user; absent: the image's `USER`, else root. */
   user?: string;
   memoryBytes?: number;
@@ -175,6 +178,7 @@ export async function runEnvironmentCandidate(
             memoryBytes: options.memoryBytes,
             nanoCpus: options.nanoCpus,
             env: options.environmentEnv,
+            healthcheck: options.healthcheck,
           },
         ),
       imageId: built.imageId,

@@ -26,7 +26,10 @@ import type {
   SessionBackend,
   SessionSpec,
 } from "./sandbox_session.ts";
-import { RESERVED_CONTAINER_PATHS } from "../../analysis/schema/suite_manifest.ts";
+import {
+  RESERVED_CONTAINER_PATHS,
+  type TaskHealthcheck,
+} from "../../analysis/schema/suite_manifest.ts";
 
 /**
  * The capabilities a task's own environment keeps after `--cap-drop ALL`:
@@ -108,6 +111,8 @@ export interface EnvironmentSessionSpec {
   nanoCpus?: number;
   /** Variables every process of it sees, beyond the image's `ENV`. */
   env?: Record<string, string>;
+  /** When it is ready (the task's healthcheck); absent: once its entrypoint has settled. */
+  healthcheck?: TaskHealthcheck;
 }
 
 /**
@@ -152,6 +157,7 @@ export async function openEnvironmentSession(
   });
   try {
     await entrypointSettled(session);
+    if (spec.healthcheck !== undefined) await healthy(session, spec.healthcheck);
     return session;
   } catch (error) {
     await session.end();
@@ -192,6 +198,40 @@ async function entrypointSettled(session: SandboxSession): Promise<void> {
       last = now;
       since = performance.now();
     }
+  }
+}
+
+/**
+ * Runs the task's healthcheck until it passes, by Docker's `HEALTHCHECK`
+ * rules as Harbor mirrors them ({@link TaskHealthcheck}): the command by the
+ * image's `/bin/sh -c`, as the image's user, each run killed at its
+ * timeout; failures during the start period do not count.
+ *
+ * @throws {SandboxError} `environment_unhealthy` after `retries` consecutive failures that count
+ */
+async function healthy(session: SandboxSession, check: TaskHealthcheck): Promise<void> {
+  const start = performance.now();
+  let failures = 0;
+  for (;;) {
+    const run = await session.exec({
+      argv: ["/bin/sh", "-c", check.command],
+      wallMs: check.timeout_ms,
+      tailBytes: 2048,
+    });
+    if (run.exitCode === 0) return;
+    const starting = performance.now() - start < check.start_period_ms;
+    if (!starting && ++failures >= check.retries) {
+      throw new SandboxError(
+        "environment_unhealthy",
+        `The task's environment failed its healthcheck ${failures} times in a row ` +
+          `(exit code ${run.exitCode}${run.wallCapHit ? ", timed out" : ""}): ${
+            (run.stderrTail || run.stdoutTail).trim().split("\n").at(-1) ?? ""
+          }`,
+      );
+    }
+    await new Promise((resolve) =>
+      setTimeout(resolve, starting ? check.start_interval_ms : check.interval_ms)
+    );
   }
 }
 

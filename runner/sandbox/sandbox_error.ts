@@ -26,7 +26,10 @@
  * - `bundle_invalid`: an image to bring into a task's environment has a
  *   bundle label that is not a command (`image_bundle.ts`);
  * - `unsupported`: a protocol asked a session for what its backend declares
- *   it cannot do (`SessionCapabilities`): the runner's fault for choosing it.
+ *   it cannot do (`SessionCapabilities`): the runner's fault for choosing it;
+ * - `environment_unhealthy`: a task's environment never passed its
+ *   healthcheck (Harbor's `[environment.healthcheck]`) before the agent
+ *   could start: the task's fault, never the agent's.
  */
 export type SandboxErrorCode =
   | "image_missing"
@@ -39,7 +42,8 @@ export type SandboxErrorCode =
   | "engine_error"
   | "isolation_failed"
   | "bundle_invalid"
-  | "unsupported";
+  | "unsupported"
+  | "environment_unhealthy";
 
 /**
  * A harness-side failure of the sandbox layer (the runner records it as an
