@@ -150,6 +150,8 @@ function routes(preloadLibrary: Uint8Array): Record<string, string> {
         "    open(t, 'w').write('# hijacked\\n')",
       ].join("\n"),
     ),
+    // No process left, but the bash that runs test.sh removed: no verdict, its scored failure.
+    "no-bash": "rm -f /bin/bash",
     // No process left, but an answer on which the tests run past their timeout: they finished in
     // time on the oracle's answer at the suite check, so the time is the candidate's.
     slow: "touch /app/wait",
@@ -322,6 +324,10 @@ Deno.test({
       const keptKiller = byAgent.get("kept-killer")!;
       deepEqual(outcome("kept-killer"), scored(false));
       ok(/failed checks: verifier_disrupted/.test(keptKiller.notes ?? ""), keptKiller.notes ?? "");
+      // The bash that runs test.sh removed: no verdict, and the candidate's scored failure.
+      const noBash = byAgent.get("no-bash")!;
+      deepEqual(outcome("no-bash"), scored(false));
+      ok(/failed checks: verifier_disrupted/.test(noBash.notes ?? ""), noBash.notes ?? "");
       // Past the timeout on the candidate's answer alone: its scored failure, not a verifier fault.
       const slow = byAgent.get("slow")!;
       deepEqual(outcome("slow"), scored(false));
@@ -336,9 +342,9 @@ Deno.test({
         byAgent.get("kept-password")!.verification?.kept_processes?.map((p) => p.listening),
         [["tcp 127.0.0.1:9004"]],
       );
-      // (preload and symlink left no working python3 to fetch with.)
+      // (preload and symlink left no working python3 to fetch with; no-bash no test.sh.)
       // (kept-killer's test run may die before or after its fetch.)
-      const fetched = (id: string) => id !== "preload" && id !== "symlink";
+      const fetched = (id: string) => !["preload", "symlink", "no-bash"].includes(id);
       for (const row of rows.filter((r) => r.agent_id !== "kept-killer")) {
         deepEqual(
           [row.verification?.egress_allowed, row.verification?.egress_denied],

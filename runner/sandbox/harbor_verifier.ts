@@ -248,8 +248,12 @@ interface TestRun {
    * test.sh runs (they listen), watched for files held under `/logs/verifier`.
    */
   keptPids: readonly number[];
-  /** Whether the candidate's processes were there when the tests began (shared mode). */
-  candidateAlive: boolean;
+  /**
+   * What of the candidate's was in its container when the tests began, so
+   * that it could have left them without a verdict (shared mode): processes
+   * it left, or a change to the `bash` that runs test.sh; null when nothing.
+   */
+  candidateTrace: string | null;
   /** The environment's own processes (from before the agent), left running after the tests. */
   environmentPids: ReadonlySet<number>;
   /** What the result carries besides the run (hijacks found before, snapshots). */
@@ -307,7 +311,9 @@ export async function runSharedVerifier(
     settings,
     keptPids: [...listening.keys()],
     environmentPids: before,
-    candidateAlive: candidate.length > 0 || stopped.length > 0,
+    candidateTrace: candidate.length > 0 || stopped.length > 0
+      ? "processes the candidate left were in its container"
+      : changedShell(changes, environment.path),
     base: {
       hijacks: sortedByPath([
         ...fileHijacks(changes, added, environment.workdir, environment.path),
@@ -391,7 +397,7 @@ export async function runSeparateVerifier(
       settings,
       keptPids: [],
       environmentPids: new Set(),
-      candidateAlive: false,
+      candidateTrace: null,
       base: { hijacks: [], processes: [], changes: [], kept: [], stopped: 0 },
     });
   } finally {
@@ -446,7 +452,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     return {
       ...base,
       outcome: noVerdictOutcome(
-        run.candidateAlive,
+        run.candidateTrace,
         "setup_failed",
         `Cannot empty ${HARBOR_VERIFIER_LOGS}: ${lastLines(reset.stderrTail)}`,
       ),
@@ -507,7 +513,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     egress: egress?.requests() ?? [],
   };
   const noVerdict = (fault: VerifierFaultCode, detail: string) =>
-    noVerdictOutcome(run.candidateAlive, fault, detail);
+    noVerdictOutcome(run.candidateTrace, fault, detail);
   if (tests.aborted) {
     return {
       ...result,
@@ -520,7 +526,7 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     }`;
     return {
       ...result,
-      outcome: settings.oracleFinishedInTime === true && !run.candidateAlive
+      outcome: settings.oracleFinishedInTime === true && run.candidateTrace === null
         ? failedVerdict(
           TIMED_OUT_CHECK,
           `${detail}; on the oracle's answer the same tests finished within it at the suite ` +
@@ -559,23 +565,41 @@ function failedVerdict(name: string, detail: string): SharedVerification["outcom
 
 /**
  * The outcome of a test run that gave no verdict: the verifier's fault,
- * unless processes the candidate left were in its container, which could
- * have caused it; then the candidate's scored failure (`verifier_disrupted`),
- * as a candidate must never be able to choose an invalid attempt (seed 000).
+ * unless something of the candidate's was in its container that could have
+ * caused it (`TestRun.candidateTrace`); then the candidate's scored failure
+ * (`verifier_disrupted`), as a candidate must never be able to choose an
+ * invalid attempt (seed 000).
  */
 function noVerdictOutcome(
-  candidateAlive: boolean,
+  candidateTrace: string | null,
   fault: VerifierFaultCode,
   detail: string,
 ): SharedVerification["outcome"] {
-  return candidateAlive
+  return candidateTrace !== null
     ? failedVerdict(
       DISRUPTED_CHECK,
-      `The tests gave no verdict (${fault}: ${detail}) while processes the candidate left ` +
-        "were in its container: a scored failure, as a candidate must never be able to " +
-        "choose an invalid attempt",
+      `The tests gave no verdict (${fault}: ${detail}) while ${candidateTrace}: a scored ` +
+        "failure, as a candidate must never be able to choose an invalid attempt",
     )
     : { kind: "fault", fault, detail };
+}
+
+/**
+ * Whether the candidate changed or removed the `bash` that runs test.sh
+ * (Harbor runs `bash /tests/test.sh`): a `bash` in a directory of the
+ * verifier's `PATH`, in the container's diff after the agent.
+ *
+ * @returns the trace to name, or null
+ */
+function changedShell(changes: readonly FsChange[], path: string): string | null {
+  const dirs = new Set(path.split(":").filter((dir) => dir !== ""));
+  const shell = changes.find((change) => {
+    const slash = change.path.lastIndexOf("/");
+    return change.path.slice(slash + 1) === "bash" && dirs.has(change.path.slice(0, slash) || "/");
+  });
+  return shell === undefined
+    ? null
+    : `the candidate had ${shell.kind} ${shell.path}, which runs test.sh`;
 }
 
 /** The failed check of a test run past its timeout whose tests finished in time on the oracle's answer. */
