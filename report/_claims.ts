@@ -125,7 +125,7 @@ export function spendEvidenceClaim(rows: readonly Episode[]): ReportClaim | null
   return {
     id: "spend-evidence",
     topic: "validation",
-    rule: "issue-8 spend evidence",
+    rule: "spend evidence, the relay's records",
     stated: true,
     text: `Flagged: ${parts.join("; ")}`,
   };
@@ -179,7 +179,7 @@ export function verificationModeClaim(
   return {
     id: "verification-mode",
     topic: "validation",
-    rule: "issue-22 verifier mode",
+    rule: "verifier mode, seed 000",
     stated: true,
     text,
   };
@@ -504,7 +504,7 @@ export function coverageClaim(row: AgentCoverage, assessment: ClaimAssessment): 
   return {
     id: `coverage:${row.agent_id}`,
     topic: "coverage",
-    rule: `issue-11 missing tasks, seed-003 policy "${row.claim}"`,
+    rule: `missing tasks, seed-003 policy "${row.claim}"`,
     stated: true,
     text: `"${displayId(row.agent_id)}": ${integer(row.planned)} planned, ${
       integer(row.rows)
@@ -622,7 +622,7 @@ export function invalidClaim(
     topic: "invalid",
     rule: row.claim === null
       ? "seeds 000 and 002: invalid is not scored"
-      : `issue-23 invalid attempts, seed-003 policy "${row.claim}"`,
+      : `invalid attempts, seed-003 policy "${row.claim}"`,
     stated: true,
     text,
   };

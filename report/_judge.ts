@@ -68,7 +68,7 @@ export function judgeFaultClaim(row: AgentJudgeFaults, policy: CensoringPolicy):
   return {
     id: `judge-faults:${row.agent_id}`,
     topic: "judge",
-    rule: `issue-21 judge faults, seed-003 policy "${claim}"`,
+    rule: `judge faults, seed-003 policy "${claim}"`,
     stated: claim !== "budget_adequacy_only",
     text: `"${displayId(row.agent_id)}": ${integer(row.judge_faults)} of its ${
       plural(row.judged, "judged row")

@@ -161,7 +161,7 @@ Deno.test("buildReport(): an agent whose judge-fault rate is above 10% gets no c
   );
   equal(
     text("agent:agent-a").rule,
-    'issue-21 judge faults, seed-003 policy "budget_adequacy_only"',
+    'judge faults, seed-003 policy "budget_adequacy_only"',
   );
   equal(text("agent:agent-b").stated, true);
   equal(

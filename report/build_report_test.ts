@@ -180,7 +180,7 @@ Deno.test("buildReport(): a task without a row withholds only the agent lacking 
   ok(a.text.includes("resolved rate 66.7%"), a.text);
   const b = claim(report, "agent:b");
   equal(b.stated, false);
-  equal(b.rule, 'issue-11 missing tasks, seed-003 policy "budget_adequacy_only"');
+  equal(b.rule, 'missing tasks, seed-003 policy "budget_adequacy_only"');
   equal(
     b.text,
     '"b": resolved rate not stated: 1 of its 3 planned tasks have no row (33.3%, above 10%)',
@@ -515,7 +515,7 @@ Deno.test("buildReport() says how many rows were verified in Harbor's shared mod
   deepEqual(claim(report, "verification-mode"), {
     id: "verification-mode",
     topic: "validation",
-    rule: "issue-22 verifier mode",
+    rule: "verifier mode, seed 000",
     stated: true,
     text,
   });

@@ -27,12 +27,12 @@ export interface Withheld {
   rule: string;
 }
 
-/** The rule a judge-fault claim names (issue 21: judge faults held to seed 003's thresholds). */
-export const JUDGE_FAULT_RULE = 'issue-21 judge faults, seed-003 policy "budget_adequacy_only"';
+/** The rule a judge-fault claim names (judge faults held to seed 003's thresholds). */
+export const JUDGE_FAULT_RULE = 'judge faults, seed-003 policy "budget_adequacy_only"';
 
-/** The rule an invalid-rate claim names (issue 23: invalid attempts held to seed 003's bands). */
+/** The rule an invalid-rate claim names (invalid attempts held to seed 003's bands). */
 export const INVALID_RATE_RULE =
-  'issue-23 invalid attempts, seeds 000 and 002, seed-003 policy "budget_adequacy_only"';
+  'invalid attempts, seeds 000 and 002, seed-003 policy "budget_adequacy_only"';
 
 /** The rule a flagged-rate claim names: seed 000's sandbox rule, held to seed 003's bands. */
 export const FLAGGED_RULE = "seed 000: nothing the candidate writes may reach the verifier; " +
@@ -180,7 +180,7 @@ export function withheldWords(
         } planned tasks have no row (${percent(coverage?.missing_rate)}, above ${
           formatPercentExact(assessment.missing_policy.labelled_max)
         })`,
-        rule: `issue-11 missing tasks, seed-003 policy "budget_adequacy_only"`,
+        rule: `missing tasks, seed-003 policy "budget_adequacy_only"`,
       };
   }
 }

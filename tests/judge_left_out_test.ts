@@ -195,7 +195,7 @@ Deno.test("summarize states each agent's judge-fault rate and withholds an agent
       text,
       'note: agent "agent-a": capability numbers withheld: 1 of its 3 judged rows is a judge ' +
         "fault (33.3%, above 10%): a judge fault is left out of every score, so no capability " +
-        'claim is stated (issue-21 judge faults, seed-003 policy "budget_adequacy_only")',
+        'claim is stated (judge faults, seed-003 policy "budget_adequacy_only")',
     );
     const json = JSON.parse((await cli("summarize", ledger, "--json")).stdout);
     assert.deepEqual(
