@@ -91,3 +91,55 @@ export function dockerfileBases(text: string): { ref: string; line: number }[] {
   }
   return bases;
 }
+
+/**
+ * The instruction flags that only BuildKit's Dockerfile frontend reads
+ * (Docker's Dockerfile reference marks each as needing BuildKit; the legacy
+ * builder fails on them, as on `COPY --chmod`: "the --chmod option requires
+ * BuildKit").
+ */
+const BUILDKIT_ONLY_FLAGS = [
+  "--chmod",
+  "--link",
+  "--parents",
+  "--exclude",
+  "--checksum",
+  "--keep-git-dir",
+  "--mount",
+  "--network",
+  "--security",
+];
+
+/**
+ * The first instruction a builder without BuildKit cannot build: one with a
+ * flag of {@link BUILDKIT_ONLY_FLAGS}, or a here-document (`RUN <<EOF`,
+ * `COPY <<EOF`), which only BuildKit reads (Dockerfile reference).
+ *
+ * @param text the Dockerfile
+ * @returns the instruction's line and what needs BuildKit (`COPY --chmod`), or null
+ * @example
+ * ```ts
+ * import { firstBuildKitOnlyInstruction } from "./dockerfile.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * deepEqual(
+ *   firstBuildKitOnlyInstruction("FROM a\nCOPY --chmod=755 x /x\n"),
+ *   { line: 2, feature: "COPY --chmod" },
+ * );
+ * ```
+ */
+export function firstBuildKitOnlyInstruction(
+  text: string,
+): { line: number; feature: string } | null {
+  for (const { keyword, args, line } of dockerfileInstructions(text)) {
+    // An instruction's flags come before its arguments (`RUN --mount=… make`).
+    for (const word of args.split(/\s+/)) {
+      if (!word.startsWith("--")) break;
+      const flag = word.replace(/=.*$/, "");
+      if (BUILDKIT_ONLY_FLAGS.includes(flag)) return { line, feature: `${keyword} ${flag}` };
+    }
+    if (/<<-?\s*["']?[A-Za-z_]/.test(args) && ["RUN", "COPY", "ADD"].includes(keyword)) {
+      return { line, feature: `${keyword} here-document` };
+    }
+  }
+  return null;
+}

@@ -1,5 +1,9 @@
-import { deepEqual } from "node:assert/strict";
-import { dockerfileBases, dockerfileInstructions } from "./dockerfile.ts";
+import { deepEqual, equal } from "node:assert/strict";
+import {
+  dockerfileBases,
+  dockerfileInstructions,
+  firstBuildKitOnlyInstruction,
+} from "./dockerfile.ts";
 
 Deno.test("dockerfileInstructions() joins continued lines, skips comments and here-documents", () => {
   deepEqual(
@@ -31,4 +35,28 @@ Deno.test("dockerfileBases() names each base image with its line, not the file's
     { ref: "ledgerbench/base:latest", line: 7 },
     { ref: "$BASE", line: 9 },
   ]);
+});
+
+Deno.test("firstBuildKitOnlyInstruction() names the first instruction only BuildKit builds", () => {
+  const first = (lines: string[]) => firstBuildKitOnlyInstruction(lines.join("\n"));
+  // Harbor's hello-healthcheck: `COPY --chmod=755` (the legacy builder: "the --chmod option
+  // requires BuildKit").
+  deepEqual(first(["FROM a", "COPY --chown=1:1 x /x", "COPY --chmod=755 y /y"]), {
+    line: 3,
+    feature: "COPY --chmod",
+  });
+  deepEqual(first(["FROM a", "RUN --mount=type=cache,target=/c make"]), {
+    line: 2,
+    feature: "RUN --mount",
+  });
+  deepEqual(first(["FROM a", "RUN \\", "  --network=none make"]), {
+    line: 2,
+    feature: "RUN --network",
+  });
+  deepEqual(first(["FROM a", "COPY <<EOF /x", "hi", "EOF"]), {
+    line: 2,
+    feature: "COPY here-document",
+  });
+  // A flag of the command run, not of the instruction; `--chown` the legacy builder reads.
+  equal(first(["FROM a", "RUN docker run --network host x", "ADD --chown=0:0 a /a"]), null);
 });

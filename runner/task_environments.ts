@@ -1,14 +1,14 @@
 /**
- * The tasks' own environments, prepared before a plan is frozen (issue 12:
- * "Images are built with the local engine before the plan is frozen and
- * their digests go into the plan"). A task's `environment.image` must be
- * present in the local engine; a task's `environment.dockerfile` is built
- * with the legacy builder and nothing pulled: each base image its `FROM`
- * lines name must be present first, and a missing one is an error naming
- * it. Its `RUN` steps get the build network the operator chose (issue 22:
- * building an environment at freeze is the task author's step, taken before
- * any model call, so it may use the engine's network, e.g. for `apt-get
- * install`): `default` is what `docker build` gives without `--network`,
+ * The tasks' own environments, prepared before a plan is frozen (seed 002:
+ * the environment's image digest is part of the frozen plan). A task's
+ * `environment.image` must be present in the local engine; a task's
+ * `environment.dockerfile` is built (`buildImage`: BuildKit where the
+ * engine has it, as Harbor builds) and nothing pulled: each base image its
+ * `FROM` lines name must be present first, and a missing one is an error
+ * naming it. Its `RUN` steps get the build network the operator chose
+ * (building an environment at freeze is the task author's step, taken
+ * before any model call, so it may use the engine's network, e.g. for
+ * `apt-get install`): `default` is what `docker build` gives without `--network`,
  * `none` forbids the network, `host` or a network's name is passed on as
  * `--network`. The candidate and the verifier later run with `--network
  * none` whatever the build had (seed 000). The agents' bundles (their
@@ -17,8 +17,10 @@
  *
  * @module
  */
+import { buildImage } from "./docker/build_image.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { exportImageBundle } from "./sandbox/image_bundle.ts";
+import { findInImagePath } from "./sandbox/image_executable.ts";
 import { removeTree } from "./sandbox/remove_tree.ts";
 import { type Suite, type TaskEnvironment, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import type { PlannedTask } from "../analysis/schema/records.ts";
@@ -33,7 +35,7 @@ export type FrozenTaskEnvironment = NonNullable<PlannedTask["environment"]>;
 export type ImageLookup = (ref: string) => Promise<string | null>;
 
 /**
- * A build network (issue 22), as `ledgerbench freeze --build-network` takes
+ * A build network, as `ledgerbench freeze --build-network` takes
  * it: `default` (the engine's default, as `docker build` without
  * `--network`), `none` (no network for the `RUN` steps), `host`, or the name
  * of a Docker network (Docker's rule for names: a letter or digit, then
@@ -78,7 +80,7 @@ export class TaskEnvironmentError extends Error {
  * with and without it (a `RUN` step that downloads, or one that falls back
  * when offline): a context frozen with one network never reuses an image
  * built with the other. For the same reason a build uses no cached layer
- * (`--no-cache`): the legacy builder's cache ignores the network.
+ * (`nocache`): the legacy builder's cache ignores the network.
  *
  * @param suite the loaded suite
  * @param lookup the image lookup (the engine's, never pulling)
@@ -86,8 +88,9 @@ export class TaskEnvironmentError extends Error {
  * @param options the build network ({@link PrepareTaskEnvironmentsOptions})
  * @returns task id → frozen environment, for the tasks that have one
  * @throws {TaskEnvironmentError} naming the task and the missing image or the
- *   failed build (with the build network, and the build's last lines), or a
- *   build network that is not one ({@link BuildNetwork})
+ *   failed build (with the build network, and the build's last lines), an
+ *   image where a Harbor task's tests run that has no `bash`, or a build
+ *   network that is not one ({@link BuildNetwork})
  */
 export async function prepareTaskEnvironments(
   suite: Suite,
@@ -108,12 +111,15 @@ export async function prepareTaskEnvironments(
       log,
       network,
     );
+    const testsRunHere = task.verifier?.mode === "shared" ||
+      (task.verifier?.mode === "separate" && task.verifier.environment === undefined);
+    if (testsRunHere) await requireBash(task.task_id, frozen[task.task_id].image);
   }
   return frozen;
 }
 
 /**
- * Prepares the separate verifiers' own environments (issue 22, Harbor's
+ * Prepares the separate verifiers' own environments (Harbor's
  * `[verifier.environment]`, built from the task's `tests/` as Harbor builds
  * it) exactly as {@link prepareTaskEnvironments} prepares the tasks': a
  * named image looked up, a Dockerfile built (tag
@@ -146,8 +152,22 @@ export async function prepareVerifierEnvironments(
       log,
       network,
     );
+    await requireBash(task.task_id, frozen[task.task_id].image);
   }
   return frozen;
+}
+
+/**
+ * Refuses an image where Harbor's tests cannot start: Harbor runs them as
+ * `bash /tests/test.sh` (its verifier), so the image's `PATH` must find
+ * `bash`; without it every verification would end as a verifier fault.
+ */
+async function requireBash(taskId: string, image: string): Promise<void> {
+  if ((await findInImagePath(image, "bash")) !== null) return;
+  throw new TaskEnvironmentError(
+    `task "${taskId}": image "${image}" has no bash on its PATH, and Harbor runs the tests ` +
+      'as "bash /tests/test.sh" (install bash in the environment)',
+  );
 }
 
 /** The options' build network, checked. */
@@ -205,30 +225,16 @@ async function prepareOne(
       `building the environment of task "${taskId}" from ${dockerfile} as ${tag} ` +
         `(build network "${network}")`,
     );
-    const built = await new Deno.Command("docker", {
-      args: [
-        "build",
-        ...(network === DEFAULT_BUILD_NETWORK ? [] : ["--network", network]),
-        // The legacy builder's layer cache ignores the network: without this, a
-        // `--network none` build reused the `apt-get install` layer a networked build
-        // had left, and passed. Every RUN step of a built environment ran under its network.
-        "--no-cache",
-        // A failed step's container is removed too, not left on the engine.
-        "--force-rm",
-        "--tag",
-        tag,
-        "--file",
-        dockerfile,
-        context,
-      ],
-      env: { DOCKER_BUILDKIT: "0" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!built.success) {
+    const built = await buildImage({
+      context,
+      dockerfile: dockerfile.slice(context.length + 1),
+      tag,
+      network,
+    });
+    if (!built.ok) {
       throw new TaskEnvironmentError(
         `task "${taskId}": building ${dockerfile} with build network "${network}" ` +
-          `failed: ${buildFailure(built)}`,
+          `failed: ${built.failure}`,
       );
     }
     digest = await lookup(tag);
@@ -237,21 +243,6 @@ async function prepareOne(
     }
   }
   return { image: tag, image_digest: digest };
-}
-
-/**
- * What a failed legacy build says, on one line: the last lines of its
- * output (where the failed step's own error is: the legacy builder streams
- * a step's stdout and stderr to its stdout), then the builder's error (the
- * last line of its stderr, below its deprecation banner).
- */
-function buildFailure(built: Deno.CommandOutput): string {
-  const lines = (bytes: Uint8Array) =>
-    new TextDecoder().decode(bytes).split("\n")
-      // deno-lint-ignore no-control-regex
-      .map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trim())
-      .filter((line) => line !== "" && !line.startsWith("Removing intermediate container"));
-  return [...lines(built.stdout).slice(-3), ...lines(built.stderr).slice(-1)].join(" | ");
 }
 
 /**

@@ -19,7 +19,9 @@
  *    owner and mode kept in the workspace);
  * 9. `[environment] workdir` is where the agent and the tests run;
  * 10. `[environment.env]`'s variables are seen by the agent and the tests;
- * 11. `[environment.healthcheck]` holds the agent until the environment is ready.
+ * 11. `[environment.healthcheck]` holds the agent until the environment is ready;
+ * 12. a Dockerfile in BuildKit's syntax (`COPY --chmod=755`, as Harbor's
+ *     `hello-healthcheck`) builds.
  *
  * And Harbor's separate mode (only the task's `artifacts` reach a fresh
  * copy of the environment), and a candidate that plants a `conftest.py`
@@ -250,6 +252,19 @@ function tasks(python: string): Record<string, string> {
       'chmod +x /entry.sh\nENTRYPOINT ["/entry.sh"]\nWORKDIR /app\n',
     "healthcheck/solution/solve.sh": "#!/bin/sh\n[ -f /tmp/ready ] && echo 42 > /app/out.txt\n",
     "healthcheck/tests/test.sh": [
+      "#!/bin/bash",
+      "ok=no",
+      '[ "$(cat /app/out.txt)" = 42 ] && ok=yes',
+      REWARD,
+    ].join("\n"),
+    // 12. BuildKit's `COPY --chmod` (the legacy builder: "the --chmod option requires BuildKit").
+    "buildkit/instruction.md": "Write what /usr/local/bin/say prints to /app/out.txt.\n",
+    "buildkit/task.toml": TOML,
+    "buildkit/environment/say.sh": "#!/bin/sh\necho 42\n",
+    "buildkit/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\n` +
+      "COPY --chmod=755 say.sh /usr/local/bin/say\nWORKDIR /app\n",
+    "buildkit/solution/solve.sh": "#!/bin/sh\nsay > /app/out.txt\n",
+    "buildkit/tests/test.sh": [
       "#!/bin/bash",
       "ok=no",
       '[ "$(cat /app/out.txt)" = 42 ] && ok=yes',

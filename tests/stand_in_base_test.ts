@@ -217,7 +217,7 @@ Deno.test({
       notEqual(tag, image);
       match(
         lines.at(-1)!,
-        /^error: Cannot freeze plan: task "apt-py": building \S+\/Dockerfile with build network "none" failed: .*E: Unable to locate package python3.* returned a non-zero code: 100$/,
+        /^error: Cannot freeze plan: task "apt-py": building \S+\/Dockerfile with build network "none" failed: .*E: Unable to locate package python3.*exit code: 100$/,
       );
       equal(await Deno.stat(`${dir}/offline.json`).then(() => true, () => false), false);
     } finally {

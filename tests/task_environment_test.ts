@@ -178,3 +178,112 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "freeze builds with BuildKit, naming a failed step's Dockerfile line and output; a " +
+    "named build network takes the legacy builder, which names the line that needs BuildKit",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-env-buildkit-" });
+    const network = `ledgerbench-test-build-${crypto.randomUUID().slice(0, 8)}`;
+    try {
+      await writeSuite(`${dir}/suite`, {
+        "suite.json": JSON.stringify({
+          suite_id: "buildkit",
+          tasks: [{ task_id: "fails", environment: { dockerfile: "environment/Dockerfile" } }],
+        }),
+        "tasks/fails/workspace/TASK.md": "Do it.\n",
+        "tasks/fails/verifier/verify.sh": "echo\n",
+        "tasks/fails/environment/hello.sh": "echo hello\n",
+        "tasks/fails/environment/Dockerfile": [
+          "FROM ledgerbench/base:latest",
+          "COPY --chmod=755 hello.sh /hello.sh",
+          "RUN echo preparing; \\",
+          '    echo "no such tool" >&2; exit 3',
+          "",
+        ].join("\n"),
+      });
+      const freeze = (...extra: string[]) =>
+        cli(
+          "freeze",
+          "--suite",
+          `${dir}/suite`,
+          "--out",
+          `${dir}/plan.json`,
+          "--agent",
+          "solver=ledgerbench/agent-solver:latest",
+          ...extra,
+        );
+      const dockerfile = `${await Deno.realPath(dir)}/suite/tasks/fails/environment/Dockerfile`;
+      const errors = (stderr: string) =>
+        stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n");
+      // BuildKit built the `COPY --chmod` step, then the RUN step failed: its line and output.
+      const buildKit = await freeze();
+      equal(buildKit.code, 2);
+      const run = 'echo preparing; echo "no such tool" >&2; exit 3';
+      equal(
+        errors(buildKit.stderr),
+        `error: Cannot freeze plan: task "fails": building ${dockerfile} with build network ` +
+          `"default" failed: line 3: [3/3] RUN ${run} | preparing | no such tool | ` +
+          `executor failed running [/bin/sh -c ${run}]: exit code: 3`,
+      );
+      const created = await new Deno.Command("docker", { args: ["network", "create", network] })
+        .output();
+      equal(created.code, 0, new TextDecoder().decode(created.stderr));
+      const legacy = await freeze("--build-network", network);
+      equal(legacy.code, 2);
+      equal(
+        errors(legacy.stderr),
+        `error: Cannot freeze plan: task "fails": building ${dockerfile} with build network ` +
+          `"${network}" failed: Dockerfile:2: COPY --chmod needs BuildKit, which this build ` +
+          `cannot use (BuildKit takes no named build network such as "${network}")`,
+      );
+      equal(await Deno.stat(`${dir}/plan.json`).then(() => true, () => false), false);
+    } finally {
+      await new Deno.Command("docker", { args: ["network", "rm", network], stderr: "null" })
+        .output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "suite check refuses a Harbor task whose environment has no bash, before any episode",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-env-no-bash-" });
+    try {
+      // Harbor runs the tests as `bash /tests/test.sh`; ledgerbench/base is busybox, no bash.
+      await writeSuite(`${dir}/harbor`, {
+        "no-bash/instruction.md": "Write 42 to /app/out.txt.\n",
+        "no-bash/task.toml": 'version = "1.0"\n[environment]\nallow_internet = false\n',
+        "no-bash/environment/Dockerfile": "FROM ledgerbench/base:latest\nWORKDIR /app\n",
+        "no-bash/solution/solve.sh": "#!/bin/sh\necho 42 > /app/out.txt\n",
+        "no-bash/tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
+      });
+      const imported = await cli(
+        "suite",
+        "import",
+        "harbor",
+        `${dir}/harbor`,
+        "--out",
+        `${dir}/suite`,
+      );
+      equal(imported.code, 0, imported.stderr);
+      const check = await cli("suite", "check", `${dir}/suite`);
+      equal(check.code, 2, check.stderr);
+      match(
+        check.stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n"),
+        /^error: .*task "no-bash": image "ledgerbench-env\/no-bash:[0-9a-f]{16}" has no bash on its PATH, and Harbor runs the tests as "bash \/tests\/test.sh" \(install bash in the environment\)$/,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
