@@ -118,8 +118,7 @@ export async function exportImageBundle(
 
 /**
  * Streams an archive out of a container of `imageId` that never starts
- * (its filesystem as built, nothing of the image run) into `tar` with
- * `tarArgs`, then removes the container.
+ * ({@link withUnstartedContainer}) into `tar` with `tarArgs`.
  *
  * @param docker the engine client
  * @param imageId the image ID
@@ -135,6 +134,36 @@ export async function unpackFromImage(
   archive: (container: Docker.Container) => Promise<AsyncIterable<Uint8Array>>,
   tarArgs: readonly string[],
 ): Promise<void> {
+  await withUnstartedContainer(docker, imageId, role, async (container) => {
+    const stream = await archive(container);
+    const tar = new Deno.Command("tar", { args: [...tarArgs], stdin: "piped", stderr: "piped" })
+      .spawn();
+    const writer = tar.stdin.getWriter();
+    for await (const chunk of stream) await writer.write(chunk);
+    await writer.close();
+    const done = await tar.output();
+    if (!done.success) throw new Error(`tar: ${new TextDecoder().decode(done.stderr).trim()}`);
+  });
+}
+
+/**
+ * Runs `use` on a container of `imageId` that never starts: its file system
+ * as built is readable through the engine's archive endpoints, and nothing
+ * of the image runs. The container is removed afterwards, whatever `use` did.
+ *
+ * @param docker the engine client
+ * @param imageId the image ID or reference
+ * @param role the container's `ledgerbench.role` label (for `removeOrphans`)
+ * @param use what to do with the container
+ * @returns what `use` returned
+ * @throws {Error} the engine's error or `use`'s
+ */
+export async function withUnstartedContainer<T>(
+  docker: Docker,
+  imageId: string,
+  role: string,
+  use: (container: Docker.Container) => Promise<T>,
+): Promise<T> {
   let container: Docker.Container | null = null;
   try {
     container = await docker.createContainer({
@@ -144,14 +173,7 @@ export async function unpackFromImage(
       NetworkDisabled: true,
       Labels: { "ledgerbench.role": role },
     });
-    const stream = await archive(container);
-    const tar = new Deno.Command("tar", { args: [...tarArgs], stdin: "piped", stderr: "piped" })
-      .spawn();
-    const writer = tar.stdin.getWriter();
-    for await (const chunk of stream) await writer.write(chunk);
-    await writer.close();
-    const done = await tar.output();
-    if (!done.success) throw new Error(`tar: ${new TextDecoder().decode(done.stderr).trim()}`);
+    return await use(container);
   } finally {
     await container?.remove({ force: true }).catch(() => {});
   }
