@@ -37,6 +37,7 @@ import { pathExists } from "../inputs/input_file.ts";
 import { systemTempDir, testCa } from "./_test_ca.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
+import { buildImage } from "../runner/docker/build_image.ts";
 
 /** The label every stand-in carries (`1`); an image without it is real and never replaced. */
 export const STAND_IN_LABEL = "ledgerbench.stand-in";
@@ -65,7 +66,9 @@ const DEBOOTSTRAP_TIMEOUT_MS = 10 * 60_000;
  * one that waited reuses what the first built. A fresh build took 64 to
  * 117 s here (debootstrap 58 to 98 s of it, with the machine's load; the
  * import 3 to 8 s, removing the root 2 to 14 s); it needs root,
- * `debootstrap` and the machine's Debian mirror.
+ * `debootstrap` and the machine's Debian mirror. Another `ubuntu:*` is the
+ * same stand-in under its tag; a `python:*` adds Debian's Python to it
+ * (`deriveStandIn`).
  *
  * @param tag the public tag to stand in for
  * @returns the image ID (`sha256:...`)
@@ -77,7 +80,7 @@ const DEBOOTSTRAP_TIMEOUT_MS = 10 * 60_000;
  * const id = await standInBase(); // "ubuntu:24.04"
  * ```
  */
-export async function standInBase(tag = "ubuntu:24.04"): Promise<string> {
+export async function standInBase(tag = UBUNTU_TAG): Promise<string> {
   const ca = await testCa();
   const caDigest = sha256Hex(ca.caCertPem);
   const ready = (image: LocalImage | null) =>
@@ -85,6 +88,8 @@ export async function standInBase(tag = "ubuntu:24.04"): Promise<string> {
     (image.labels[STAND_IN_LABEL] !== "1" || image.labels[STAND_IN_CA_LABEL] === caDigest);
   const found = await localImage(tag);
   if (ready(found)) return found!.id;
+  // A derived stand-in starts from the Ubuntu one, made (under the lock) first.
+  const ubuntu = tag === UBUNTU_TAG ? null : await standInBase(UBUNTU_TAG);
   const lock = await Deno.open(`${systemTempDir()}/ledgerbench-stand-in-bases.lock`, {
     read: true,
     write: true,
@@ -94,7 +99,9 @@ export async function standInBase(tag = "ubuntu:24.04"): Promise<string> {
     await lock.lock(true);
     const now = await localImage(tag);
     if (ready(now)) return now!.id;
-    const id = await buildStandIn(tag, ca.caCertPem, caDigest);
+    const id = ubuntu === null
+      ? await buildStandIn(tag, ca.caCertPem, caDigest)
+      : await deriveStandIn(tag, ubuntu);
     if (now !== null && now.id !== id) {
       // The stand-in it replaced, now untagged: ours to remove (refused if in use).
       await new Deno.Command("docker", { args: ["rmi", now.id], stdout: "null", stderr: "null" })
@@ -104,6 +111,52 @@ export async function standInBase(tag = "ubuntu:24.04"): Promise<string> {
   } finally {
     lock.close();
   }
+}
+
+/** The tag the debootstrapped stand-in is built under; the others derive from it. */
+const UBUNTU_TAG = "ubuntu:24.04";
+
+/**
+ * A stand-in for another public base, from the Ubuntu one: another
+ * `ubuntu:*` is the same image under its tag (either is only Debian in
+ * Ubuntu's shape); a `python:*` adds Debian's `python3` and
+ * `python-is-python3` (the image's `python` and `python3`; not its pip),
+ * installed from the machine's mirror over the host's network.
+ */
+async function deriveStandIn(tag: string, ubuntu: string): Promise<string> {
+  if (tag.startsWith("ubuntu:")) {
+    const tagged = await new Deno.Command("docker", { args: ["tag", ubuntu, tag], stderr: "piped" })
+      .output();
+    if (!tagged.success) {
+      throw new Error(
+        `Cannot tag the stand-in base "${tag}": ${new TextDecoder().decode(tagged.stderr).trim()}`,
+      );
+    }
+  } else if (tag.startsWith("python:")) {
+    const context = await Deno.makeTempDir({ prefix: "ledgerbench-stand-in-python-" });
+    try {
+      await Deno.writeTextFile(
+        `${context}/Dockerfile`,
+        [
+          // BuildKit reads a FROM as a reference, never an image ID.
+          `FROM ${UBUNTU_TAG}`,
+          "RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq " +
+          "--no-install-recommends python3 python-is-python3 && rm -rf /var/lib/apt/lists/*",
+          'CMD ["python3"]',
+          "",
+        ].join("\n"),
+      );
+      const built = await buildImage({ context, dockerfile: "Dockerfile", tag, network: "host" });
+      if (!built.ok) throw new Error(`Cannot build the stand-in base "${tag}": ${built.failure}`);
+    } finally {
+      await removeTree(context);
+    }
+  } else {
+    throw new Error(`No stand-in is known for the base "${tag}" (ubuntu:* and python:* are)`);
+  }
+  const made = await localImage(tag);
+  if (made === null) throw new Error(`The stand-in base "${tag}" is gone after its build`);
+  return made.id;
 }
 
 /**

@@ -34,40 +34,12 @@ import { importCheckedHarborSuite } from "./_python_toolchain.ts";
 import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
 import { testCa } from "./_test_ca.ts";
 import { startPackageServer } from "./_package_server.ts";
+import { UV_INSTALLER } from "./_uv_stand_in.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_cookbook_test.ts");
 const TOOLS = ENGINE.available && await requireStandInTools("tests/harbor_cookbook_test.ts");
 const COOKBOOK = `${ROOT}tests/fixtures/harbor_tasks/cookbook`;
 const TASKS = ["dns-blacklisting", "multi-reward", "simple-task", "skills"];
-
-/** uv's installer as it stands in here: `uvx` over Debian's python3-pytest. */
-const UV_INSTALLER = [
-  "#!/bin/sh",
-  "# ledgerbench's stand-in for uv's installer (tests only; see tests/harbor_cookbook_test.ts)",
-  "set -e",
-  'mkdir -p "$HOME/.local/bin"',
-  "cat > \"$HOME/.local/bin/uvx\" <<'UVX'",
-  "#!/bin/sh",
-  "set -e",
-  "while [ $# -gt 0 ]; do",
-  '  case "$1" in --with) shift 2 ;; --with=*) shift ;; *) break ;; esac',
-  "done",
-  'tool="$1"; shift',
-  'if ! python3 -c "import pytest" 2>/dev/null; then',
-  "  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pytest >&2",
-  "fi",
-  "n=$#; i=0",
-  'while [ "$i" -lt "$n" ]; do',
-  '  a="$1"; shift; i=$((i + 1))',
-  '  if [ "$a" = --ctrf ]; then shift; i=$((i + 1)); continue; fi',
-  '  set -- "$@" "$a"',
-  "done",
-  'exec python3 -m "$tool" "$@"',
-  "UVX",
-  'chmod +x "$HOME/.local/bin/uvx"',
-  'printf \'export PATH="$HOME/.local/bin:$PATH"\\n\' > "$HOME/.local/bin/env"',
-  "",
-].join("\n");
 
 /**
  * The scripted model behind Codex on simple-task: its first turn (the

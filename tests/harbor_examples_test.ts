@@ -1,0 +1,178 @@
+/**
+ * Harbor's own example tasks, as committed under
+ * tests/fixtures/harbor_tasks/harbor-examples/ (Harbor's `examples/tasks/`,
+ * unmodified; see the README there), imported with `suite import harbor`
+ * and proven with `suite check` on the engine:
+ *
+ * - `hello-world`, `hello-workdir` (`[environment] workdir`), `hello-user`
+ *   (`[agent] user`, `/logs/agent`), `hello-healthcheck` (`COPY --chmod`,
+ *   `[environment.healthcheck]`, a server its entrypoint starts 3 s late)
+ *   and `separate-verifier-environment` (a verifier image built from
+ *   `tests/` with `COPY --chmod`, artifacts only) pass: the oracle
+ *   resolved, the untouched workspace not;
+ * - `environment-env-single` (`[environment.env]` seen by the entrypoint)
+ *   has no solution and its verifier passes the untouched workspace, which
+ *   is what it tests: `suite check` says both, quoting the verifier's PASS;
+ * - `hello-multi-step-simple` and `sidecar-artifacts` are refused at import,
+ *   naming the steps and the services.
+ *
+ * What stands in for what these machines cannot reach: `ubuntu:24.04`,
+ * `ubuntu:22.04` and `python:3.13-slim` are Debian bases built with
+ * `debootstrap` (`tests/_stand_in_bases.ts`), so a result here says the
+ * task runs on Debian in Ubuntu's shape, not on Ubuntu; the Dockerfiles'
+ * `apt-get install` runs with the build's network (`--build-network host`:
+ * this engine has no bridge); `hello-world`'s test.sh fetches uv's installer
+ * from a loopback astral.sh (`tests/_uv_stand_in.ts`) and Debian's packages
+ * through the verifier's egress proxy.
+ *
+ * @module
+ */
+import { deepEqual, equal } from "node:assert/strict";
+import { lookup } from "node:dns/promises";
+import { buildImages } from "../runner/docker/build_images.ts";
+import { removeTree } from "../runner/sandbox/remove_tree.ts";
+import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
+import { requireDockerEngine } from "./_docker_engine.ts";
+import { cliWithEnv, ROOT } from "./_cli_run.ts";
+import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
+import { testCa } from "./_test_ca.ts";
+import { startPackageServer } from "./_package_server.ts";
+import { UV_INSTALLER } from "./_uv_stand_in.ts";
+
+const ENGINE = await requireDockerEngine("tests/harbor_examples_test.ts");
+const TOOLS = ENGINE.available && await requireStandInTools("tests/harbor_examples_test.ts");
+const EXAMPLES = `${ROOT}tests/fixtures/harbor_tasks/harbor-examples`;
+const PROVEN = [
+  "hello-healthcheck",
+  "hello-user",
+  "hello-workdir",
+  "hello-world",
+  "separate-verifier-environment",
+];
+
+/** Copies the named example tasks into `dir`. */
+async function copyExamples(dir: string, names: readonly string[]): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  for (const name of names) {
+    const copied = await new Deno.Command("cp", { args: ["-R", `${EXAMPLES}/${name}`, dir] })
+      .output();
+    equal(copied.code, 0, `cp ${name}`);
+  }
+}
+
+Deno.test({
+  name: "Harbor's example tasks pass suite check over stand-in bases; environment-env-single " +
+    "is found unprovable for what it is",
+  ignore: !TOOLS,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    for (const base of ["ubuntu:24.04", "ubuntu:22.04", "python:3.13-slim"]) {
+      await standInBase(base);
+    }
+    const ca = await testCa();
+    const server = await startPackageServer({
+      files: { "astral.sh/uv/0.9.7/install.sh": UV_INSTALLER },
+      tls: await ca.certFor(["astral.sh"]),
+    });
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-harbor-examples-" });
+    try {
+      const debian = (await lookup("deb.debian.org")).address;
+      const env = {
+        [EGRESS_RESOLVE_VARIABLE]: `astral.sh:443=127.0.0.1:${server.tlsPort},` +
+          `deb.debian.org:80=${debian}:80`,
+      };
+      await copyExamples(`${dir}/harbor`, [...PROVEN, "environment-env-single"]);
+      const imported = await cliWithEnv(
+        env,
+        "suite",
+        "import",
+        "harbor",
+        `${dir}/harbor`,
+        "--out",
+        `${dir}/suite`,
+        "--without-internet",
+        "--verifier-allow-host",
+        "deb.debian.org",
+        "--verifier-allow-host",
+        "astral.sh",
+      );
+      equal(imported.code, 0, imported.stderr);
+      const check = await cliWithEnv(
+        env,
+        "suite",
+        "check",
+        `${dir}/suite`,
+        "--build-network",
+        "host",
+      );
+      equal(check.code, 3, check.stderr + check.stdout);
+      const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
+      const summary = JSON.parse(await Deno.readTextFile(`${checkDir}/check.json`));
+      const outcome = (task: {
+        task_id: string;
+        oracle: { status: string; resolved: boolean | null };
+        no_change: { resolved: boolean | null };
+        passed: boolean;
+      }) =>
+        `${task.task_id}: oracle ${task.oracle.status} ${task.oracle.resolved}, ` +
+        `no change ${task.no_change.resolved}, passed ${task.passed}`;
+      deepEqual(summary.tasks.map(outcome), [
+        "environment-env-single: oracle missing null, no change true, passed false",
+        ...PROVEN.map((id) => `${id}: oracle scored true, no change false, passed true`),
+      ]);
+      const single = summary.tasks.find((task: { task_id: string }) =>
+        task.task_id === "environment-env-single"
+      );
+      equal(
+        single.problems[1],
+        "no-change: the verifier resolved the untouched workspace; the verifier's stdout ends: " +
+          "PASS: the container entrypoint received environment.env",
+      );
+    } finally {
+      await server.close();
+      await removeTree(dir);
+    }
+  },
+});
+
+Deno.test({
+  name: "Harbor's multi-step and Compose-sidecar examples are refused at import, naming why",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-harbor-examples-refused-" });
+    try {
+      const refusal = async (name: string) => {
+        await copyExamples(`${dir}/${name}`, [name]);
+        const imported = await cliWithEnv(
+          {},
+          "suite",
+          "import",
+          "harbor",
+          `${dir}/${name}`,
+          "--out",
+          `${dir}/${name}.suite`,
+        );
+        equal(imported.code, 2);
+        return imported.stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n")
+          .replaceAll(`${dir}/`, "");
+      };
+      equal(
+        await refusal("hello-multi-step-simple"),
+        'error: hello-multi-step-simple/hello-multi-step-simple/task.toml:15: field "steps": ' +
+          "multi-step task (2 steps: create-file, append-content) is not supported: ledgerbench " +
+          "runs one instruction and one verifier per episode",
+      );
+      equal(
+        await refusal("sidecar-artifacts"),
+        "error: sidecar-artifacts/sidecar-artifacts/environment/docker-compose.yaml: a Compose " +
+          "environment is not supported (it declares the services main, api; sidecar services " +
+          "are not supported yet, one container per side): give the task an environment/Dockerfile",
+      );
+    } finally {
+      await removeTree(dir);
+    }
+  },
+});
