@@ -186,8 +186,8 @@ AGENTS AND ENVIRONMENT:
                            digest for every image, no Docker engine is needed
                            ("run" still checks each digest against its engine)
   --build-network MODE     The network of the RUN steps when a task's
-                           environment is built from its Dockerfile (issue 22;
-                           the task author's step, before any model call):
+                           environment is built from its Dockerfile (the task
+                           author's step, before any model call):
                            "default" (the default: the engine's default
                            network, as "docker build" without --network),
                            "none" (no network), "host", or the name of a Docker
@@ -195,7 +195,10 @@ AGENTS AND ENVIRONMENT:
                            engine without a default bridge (dockerd
                            --bridge=none, as .ci/install_docker.sh starts it)
                            "default" has no network either; "host" has the
-                           machine's. The episodes always run with no network
+                           machine's. The episodes always run with no network.
+                           A task's prebuilt environment image (Harbor's
+                           docker_image) is pulled when the engine lacks it and
+                           pinned by its registry digest
 
 PLAN:
   --out PLAN               Plan file to write (refused if it exists)

@@ -62,6 +62,8 @@ SUBCOMMANDS:
                   candidate's container after the agent ("shared"), or in a separate
                   environment (environment_mode = "separate", [verifier.environment];
                   tests/Dockerfile its image) receiving only the task's artifacts. A
+                  task's prebuilt docker_image is its environment (--force-build: its
+                  Dockerfile). A
                   task that asks for the internet (allow_internet, true by default in
                   Harbor) is refused unless --without-internet. Multi-step tasks
                   ([[steps]]) and Compose environments are refused.
@@ -72,6 +74,10 @@ OPTIONS (import harbor):
   --suite-id ID       The suite's id (default: the base name of SUITE)
   --without-internet  Import tasks that ask for the internet without it, recording
                       "internet_waived": true in suite.json (episodes never have a network)
+  --force-build       Build each environment from its Dockerfile even where the task names
+                      a prebuilt docker_image (Harbor's --force-build). Default: the prebuilt
+                      image, as Harbor runs it; freeze pulls it when the engine lacks it and
+                      pins it by digest
   --pass-threshold X  The reward that passes (default 1)
   --reward-key KEY    The key of reward.json that is the reward (default "reward")
   --reward-rule RULE  How reward.json decides: key (the --reward-key), min (the smallest
@@ -101,6 +107,7 @@ const IMPORT_OPTIONS = {
   out: { type: "string" },
   "suite-id": { type: "string" },
   "without-internet": { type: "boolean" },
+  "force-build": { type: "boolean" },
   "pass-threshold": { type: "string" },
   "reward-key": { type: "string" },
   "reward-rule": { type: "string" },
@@ -192,6 +199,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
         rewardKey,
         rewardRule,
         verifierAllowHosts,
+        forceBuild: values["force-build"] === true,
       });
       for (const message of task.warnings) warn(dir, message);
       tasks.push(task);

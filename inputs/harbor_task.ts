@@ -36,14 +36,14 @@
  * | `[verifier] env` | `verifier.env` (copied literally; Harbor resolves `${VAR}` from the host, we do not: a warning) |
  * | `[verifier] user` [root] | `verifier.user` |
  * | `[verifier] environment_mode` ["shared"] | `verifier.mode`: `shared`, or `separate` when it says so or `[verifier.environment]` exists (`shared` with the table is refused, as Harbor refuses it) |
- * | `[verifier.environment]` | separate mode: `verifier.environment` is `verifier/Dockerfile` when `tests/Dockerfile` exists (Harbor's build context `tests/`, copied to `verifier/`), else its `docker_image` as `{image}`; neither is refused. Separate mode without the table: `verifier/Dockerfile` when `tests/Dockerfile` exists, else absent (the task's environment, fresh) |
+ * | `[verifier.environment]` | separate mode: `verifier.environment` is its `docker_image` as `{image}` (unless `--force-build`), else `verifier/Dockerfile` when `tests/Dockerfile` exists (Harbor's build context `tests/`, copied to `verifier/`); neither is refused. Separate mode without the table: `verifier/Dockerfile` when `tests/Dockerfile` exists, else absent (the task's environment, fresh) |
  * | `[verifier.environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the separate verifier's network baseline (below) |
  * | `[verifier.environment] cpus`, `memory_mb`, its other keys | a warning each (the verifier gets the task's resources) |
  * | `[verifier] network_mode`, `allowed_hosts` | `verifier.allow_hosts` (below) |
  * | `[agent] timeout_sec` [none] | `limits.wall_ms_cap` |
  * | `[agent] user` [root] | `agent_user` |
  * | `[agent] network_mode`, `allowed_hosts` | the internet rule (below; an allowlist asks for the internet too, its hosts not applied) |
- * | `[environment] docker_image` | `environment.image`, when there is no Dockerfile |
+ * | `[environment] docker_image` | `environment.image` (pulled and pinned by digest at `freeze`), unless `--force-build` builds the Dockerfile |
  * | `[environment] cpus`, `memory_mb`, `storage_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB; Harbor's 10240 MiB of disk) |
  * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
  * | `[environment] env` | `environment_env`: every process of the environment sees them (copied literally; `${VAR}` is not resolved from the host: a warning) |
@@ -73,10 +73,10 @@
  * warning naming the key (the multi-dimensional reward files of Harbor's
  * cookbook have no `reward` key).
  *
- * Both a Dockerfile and `docker_image`: Harbor runs the prebuilt image unless
- * `--force-build` (docker.py `start`), but ledgerbench never pulls, and the
- * Dockerfile is what the image was built from: the Dockerfile wins, with a
- * warning naming the image.
+ * Both a Dockerfile and `docker_image`: the prebuilt image, as Harbor runs
+ * it unless `--force-build` (its Docker environment's `start`), which
+ * builds the Dockerfile instead; `freeze` pulls the image when the engine
+ * lacks it and pins it by digest.
  *
  * @module
  */
@@ -137,6 +137,12 @@ export interface ReadHarborTaskOptions {
    * {@link AllowHost}; with Harbor's own `allowed_hosts` in `allowlist` mode.
    */
   verifierAllowHosts?: readonly string[];
+  /**
+   * Build each environment from its Dockerfile even where the task names a
+   * prebuilt `docker_image` (Harbor's `--force-build`); default false: the
+   * prebuilt image, as Harbor runs it.
+   */
+  forceBuild?: boolean;
 }
 
 /** Harbor's `network_mode` values (`NetworkMode`). */
@@ -339,20 +345,17 @@ export async function readHarborTask(
   const image = environmentConfig.docker_image;
   const dockerfile = `${base}/environment/Dockerfile`;
   let environment: SuiteTaskEntry["environment"];
-  if (await isFile(dockerfile)) {
-    if (image !== undefined) {
-      warnings.push(
-        `[environment] docker_image "${image}" not used: the Dockerfile is built instead ` +
-          "(Harbor's --force-build; ledgerbench never pulls an image)",
-      );
-    }
+  const environmentSource = harborEnvironmentSource(
+    await isFile(dockerfile),
+    image,
+    options.forceBuild === true,
+    { file: tomlPath, text: tomlText, table: "environment", dockerfile: "environment/Dockerfile" },
+  );
+  if (environmentSource === "dockerfile") {
     environment = { dockerfile: "environment/Dockerfile" };
     files.push(...await treeFiles(`${base}/environment`, "environment", {}));
-  } else if (image !== undefined) {
-    environment = { image };
-    warnings.push(
-      `no environment/Dockerfile: the image "${image}" must be present in the local engine`,
-    );
+  } else if (environmentSource === "image") {
+    environment = { image: image! };
   } else {
     throw refusal(
       tomlPath,
@@ -393,7 +396,14 @@ export async function readHarborTask(
       verifierAllowHosts(tomlPath, tomlText, config, mode, options.verifierAllowHosts, warnings),
     ),
     ...(mode === "separate"
-      ? await separateVerifier(base, tomlPath, tomlText, config, warnings)
+      ? await separateVerifier(
+        base,
+        tomlPath,
+        tomlText,
+        config,
+        warnings,
+        options.forceBuild === true,
+      )
       : artifactsNotApplied(config, warnings)),
   } as const;
   warnings.push(...await rewardFileWarning(testSh, verifier.reward_rule, verifier.reward_key));
@@ -779,23 +789,21 @@ async function separateVerifier(
   text: string,
   config: HarborTaskToml,
   warnings: string[],
+  forceBuild: boolean,
 ): Promise<Pick<TaskVerifier, "environment" | "artifacts">> {
   const table = config.verifier.environment;
   const image = table?.docker_image;
   let environment: TaskVerifier["environment"];
-  if (await isFile(`${base}/tests/Dockerfile`)) {
+  const source = harborEnvironmentSource(
+    await isFile(`${base}/tests/Dockerfile`),
+    image,
+    forceBuild,
+    { file, text, table: "verifier.environment", dockerfile: "tests/Dockerfile" },
+  );
+  if (source === "dockerfile") {
     environment = { dockerfile: "verifier/Dockerfile" };
-    if (image !== undefined) {
-      warnings.push(
-        `[verifier.environment] docker_image "${image}" not used: tests/Dockerfile is built ` +
-          "instead (ledgerbench never pulls an image)",
-      );
-    }
-  } else if (image !== undefined) {
-    environment = { image };
-    warnings.push(
-      `no tests/Dockerfile: the verifier's image "${image}" must be present in the local engine`,
-    );
+  } else if (source === "image") {
+    environment = { image: image! };
   } else if (table !== undefined) {
     throw refusal(
       file,
@@ -1000,6 +1008,33 @@ async function isFile(path: string): Promise<boolean> {
  * (0: the whole file) and a field (`""`: none), or `malformed_json` for a
  * TOML syntax error (the problem codes have no TOML one).
  */
+/**
+ * Which environment of a phase runs, by Harbor's rule (its Docker
+ * environment's `start`): the prebuilt `docker_image` when the task names
+ * one, unless `--force-build`, which builds the Dockerfile instead; the
+ * Dockerfile when there is no image. Null when there is neither.
+ *
+ * @throws {LedgerError} under `--force-build` when there is an image but no Dockerfile to build
+ */
+function harborEnvironmentSource(
+  hasDockerfile: boolean,
+  image: string | undefined,
+  forceBuild: boolean,
+  at: { file: string; text: string; table: string; dockerfile: string },
+): "image" | "dockerfile" | null {
+  if (hasDockerfile && (image === undefined || forceBuild)) return "dockerfile";
+  if (image === undefined) return null;
+  if (forceBuild) {
+    const field = `${at.table}.docker_image`;
+    throw refusal(
+      at.file,
+      `--force-build, but there is no ${at.dockerfile} to build (only the image "${image}")`,
+      { line: tomlKeyLine(at.text, field), field },
+    );
+  }
+  return "image";
+}
+
 function refusal(
   file: string,
   message: string,

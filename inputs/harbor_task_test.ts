@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { deepEqual, equal, rejects } from "node:assert/strict";
 import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { harborTaskDirs, readHarborTask } from "./harbor_task.ts";
@@ -118,15 +118,36 @@ Deno.test("readHarborTask() takes Harbor's defaults: internet on, verifier 600 s
   equal(task.entry.resources, undefined);
 });
 
-Deno.test("readHarborTask() prefers the Dockerfile to docker_image, and warns", async () => {
+Deno.test("readHarborTask() takes the prebuilt docker_image, as Harbor, unless forceBuild", async () => {
   await using tmp = await tempDir();
   const dir = await write(`${tmp.path}/t1`, {
     ...TASK,
     "task.toml": '[environment]\ndocker_image = "ghcr.io/x/y:1"\nallow_internet = false\n',
   });
   const task = await readHarborTask(dir);
-  deepEqual(task.entry.environment, { dockerfile: "environment/Dockerfile" });
-  match(task.warnings[0], /^\[environment\] docker_image "ghcr.io\/x\/y:1" not used/);
+  deepEqual(task.entry.environment, { image: "ghcr.io/x/y:1" });
+  deepEqual(task.warnings, []);
+  equal(task.files.some((f) => f.to.startsWith("environment/")), false);
+  const forced = await readHarborTask(dir, { forceBuild: true });
+  deepEqual(forced.entry.environment, { dockerfile: "environment/Dockerfile" });
+  deepEqual(forced.warnings, []);
+  // --force-build with nothing to build: Harbor fails too.
+  const imageOnly = await write(`${tmp.path}/t2`, {
+    "instruction.md": TASK["instruction.md"],
+    "tests/test.sh": TASK["tests/test.sh"],
+    "task.toml": '[environment]\nallow_internet = false\ndocker_image = "ghcr.io/x/y:1"\n',
+  });
+  await rejects(
+    readHarborTask(imageOnly, { forceBuild: true }),
+    (error: LedgerError) => {
+      equal(
+        error.message,
+        `Cannot read ${imageOnly}/task.toml:3: field "environment.docker_image": --force-build, but there ` +
+          'is no environment/Dockerfile to build (only the image "ghcr.io/x/y:1")',
+      );
+      return true;
+    },
+  );
 });
 
 Deno.test("readHarborTask() warns about a key outside Harbor's schema, naming file and line", async () => {
@@ -455,8 +476,8 @@ Deno.test("readHarborTask() maps a separate verifier: mode, tests/Dockerfile, ar
     reward_key: "reward",
     reward_rule: "key",
     wall_ms: 600000,
-    // tests/ is copied to verifier/, its Dockerfile with it: Harbor's build context tests/
-    environment: { dockerfile: "verifier/Dockerfile" },
+    // the prebuilt image, as Harbor runs it (tests/Dockerfile only under --force-build)
+    environment: { image: "ghcr.io/x/grader:1" },
     // the trailing slash dropped; the table's destination is Harbor's host-side name
     artifacts: ["/app/out", "/tmp/answer.json"],
   });
@@ -471,9 +492,11 @@ Deno.test("readHarborTask() maps a separate verifier: mode, tests/Dockerfile, ar
     // the table's own baseline: Harbor's EnvironmentConfig defaults, allow_internet = true
     "the verifier asks for the internet ([verifier.environment] allow_internet is absent, and " +
     "Harbor's default is true): it may reach only the hosts given with --verifier-allow-host: none",
-    '[verifier.environment] docker_image "ghcr.io/x/grader:1" not used: tests/Dockerfile is ' +
-    "built instead (ledgerbench never pulls an image)",
   ]);
+  // tests/ is copied to verifier/, its Dockerfile with it: Harbor's build context tests/
+  deepEqual((await readHarborTask(dir, { forceBuild: true })).entry.verifier?.environment, {
+    dockerfile: "verifier/Dockerfile",
+  });
 });
 
 Deno.test("readHarborTask() takes a separate verifier's image, or the task's environment", async () => {
@@ -485,9 +508,7 @@ Deno.test("readHarborTask() takes a separate verifier's image, or the task's env
   });
   const fromImage = await readHarborTask(image);
   deepEqual(fromImage.entry.verifier?.environment, { image: "grader:1" });
-  deepEqual(fromImage.warnings, [
-    'no tests/Dockerfile: the verifier\'s image "grader:1" must be present in the local engine',
-  ]);
+  deepEqual(fromImage.warnings, []);
   // environment_mode = "separate" alone: the task's environment, fresh (verifier.environment absent)
   const fresh = await write(`${tmp.path}/t-fresh`, {
     ...TASK,

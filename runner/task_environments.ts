@@ -1,7 +1,10 @@
 /**
  * The tasks' own environments, prepared before a plan is frozen (seed 002:
  * the environment's image digest is part of the frozen plan). A task's
- * `environment.image` must be present in the local engine; a task's
+ * `environment.image` (a prebuilt image, as Harbor's `docker_image`) is
+ * pulled when the engine lacks it, and the plan names it by its registry
+ * digest when the engine knows one (`repository@sha256:…`), beside its
+ * image ID, so `run` refuses any other image under the name; a task's
  * `environment.dockerfile` is built (`buildImage`: BuildKit where the
  * engine has it, as Harbor builds) and nothing pulled: each base image its
  * `FROM` lines name must be present first, and a missing one is an error
@@ -18,6 +21,7 @@
  * @module
  */
 import { buildImage } from "./docker/build_image.ts";
+import { pullImage, repoDigest } from "./docker/pull_image.ts";
 import { digestTree } from "./sandbox/digest_tree.ts";
 import { exportImageBundle } from "./sandbox/image_bundle.ts";
 import { findInImagePath } from "./sandbox/image_executable.ts";
@@ -71,8 +75,9 @@ export class TaskEnvironmentError extends Error {
 }
 
 /**
- * Prepares every task's environment: looks up a named image, or builds a
- * Dockerfile after checking its base images are present. The built tag is
+ * Prepares every task's environment: looks up a named image (pulling it
+ * when absent, pinning it by registry digest), or builds a Dockerfile
+ * after checking its base images are present. The built tag is
  * `ledgerbench-env/<task_id>:<16 hex>`, the hex of the SHA-256 of the build
  * context's digest and the build network (`<digest>\nbuild-network=<mode>`),
  * so that an unchanged context built the same way reuses its image. The
@@ -84,7 +89,7 @@ export class TaskEnvironmentError extends Error {
  *
  * @param suite the loaded suite
  * @param lookup the image lookup (the engine's, never pulling)
- * @param log a line per build, for the operator
+ * @param log a line per build or pull, for the operator
  * @param options the build network ({@link PrepareTaskEnvironmentsOptions})
  * @returns task id → frozen environment, for the tasks that have one
  * @throws {TaskEnvironmentError} naming the task and the missing image or the
@@ -190,14 +195,24 @@ async function prepareOne(
   network: string,
 ): Promise<FrozenTaskEnvironment> {
   if ("image" in environment) {
-    const digest = await lookup(environment.image);
+    const ref = environment.image;
+    let digest = await lookup(ref);
     if (digest === null) {
-      throw new TaskEnvironmentError(
-        `task "${taskId}": environment image "${environment.image}" is not present ` +
-          "(images are never pulled; build or load it first)",
-      );
+      log(`pulling the environment image "${ref}" of task "${taskId}"`);
+      try {
+        await pullImage(ref);
+      } catch (error) {
+        throw new TaskEnvironmentError(
+          `task "${taskId}": environment image "${ref}" is not present and cannot be pulled: ` +
+            (error instanceof Error ? error.message : String(error)),
+        );
+      }
+      digest = await lookup(ref);
+      if (digest === null) {
+        throw new TaskEnvironmentError(`task "${taskId}": the pulled image "${ref}" is gone`);
+      }
     }
-    return { image: environment.image, image_digest: digest };
+    return { image: (await repoDigest(ref)) ?? ref, image_digest: digest };
   }
   const dockerfile = `${taskPaths(suite.dir, taskId).root}/${environment.dockerfile}`;
   const context = dockerfile.slice(0, dockerfile.lastIndexOf("/"));
