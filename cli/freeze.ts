@@ -41,6 +41,7 @@ import {
 } from "../analysis/defaults.ts";
 import {
   choiceOption,
+  nameListOption,
   type NumberOption,
   numberOption,
   parseCommandArgs,
@@ -270,6 +271,11 @@ ${SPRT_OPTIONS_HELP}
                            records the override, what the check's state was,
                            and REASON. Without it a failed or stale check is
                            refused and a missing one is recorded as "not_run"
+  --accept-flaky TASK      Freeze although the suite's last check failed, when it
+                           failed only because TASK's verdicts flipped between the
+                           runs of "suite check --repeat N" (each program right at
+                           least once); the plan records the task by name as
+                           flaky (repeat for each such task)
   --judge FILE             The LLM judge of the suite's judged tasks (issue 14):
                            a JSON file {"model": ..., "parameters": {...},
                            "max_attempts": N, "gates": {"human_agreement": X,
@@ -331,6 +337,7 @@ const OPTIONS = {
   "tie-band": { type: "string" },
   "interval-method": { type: "string" },
   "without-suite-check": { type: "string" },
+  "accept-flaky": { type: "string", multiple: true },
   judge: { type: "string" },
   "allow-provider-feature": { type: "string", multiple: true },
   "agent-check": { type: "string" },
@@ -632,7 +639,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const suite = await loadSuite(suiteDir);
-  const suiteCheck = await suiteCheckRecord(suite, stringOption(values, "without-suite-check"));
+  const suiteCheck = await suiteCheckRecord(
+    suite,
+    stringOption(values, "without-suite-check"),
+    nameListOption(values, "accept-flaky") ?? [],
+  );
   if ("refused" in suiteCheck) {
     io.stderr(`error: ${suiteCheck.refused}\n`);
     return ExitCode.refused;
@@ -814,6 +825,10 @@ export async function run(args: string[], io: Io): Promise<number> {
         `suite check: ${
           plan.suite_check?.state === "overridden"
             ? `overridden (it was ${plan.suite_check.found}): ${lineText(plan.suite_check.reason)}`
+            : plan.suite_check?.state === "flaky_accepted"
+            ? `failed only by flips, accepted for ${
+              plan.suite_check.flaky_tasks.map(displayId).join(", ")
+            }`
             : plan.suite_check?.state
         }`,
         `runner: ${plan.environment.runner_version}`,
@@ -923,24 +938,60 @@ async function judgeRecord(
 }
 
 /**
- * What the plan records of the suite's last check (suite_check_state.ts,
- * issue 12): `passed`; `not_run`; or, when the operator gave `override`, the
- * override with what was found. A failed or stale check without `override`
- * is refused.
+ * What the plan records of the suite's last check (suite_check_state.ts):
+ * `passed`; `not_run`; `flaky_accepted` when it failed only because the
+ * tasks named with `--accept-flaky` flipped between repeated runs (each
+ * program gave its expected verdict at least once: `flake_only`) and every
+ * other task passed; or, when the operator gave `override`, the override
+ * with what was found. Any other failed or stale check is refused.
  *
  * @param suite the loaded suite
  * @param override the `--without-suite-check` reason, if given
+ * @param acceptFlaky the `--accept-flaky` task ids
  * @returns the record, or the sentence refusing to freeze
- * @throws {UsageError} for an empty reason
+ * @throws {UsageError} for an empty reason, or a task named with
+ *   `--accept-flaky` that did not flip in the last check
  */
 async function suiteCheckRecord(
   suite: Awaited<ReturnType<typeof loadSuite>>,
   override: string | undefined,
+  acceptFlaky: readonly string[],
 ): Promise<{ record: NonNullable<Plan["suite_check"]> } | { refused: string }> {
   if (override !== undefined && override.trim() === "") {
     throw new UsageError('Option "--without-suite-check" needs a reason');
   }
   const found = await suiteCheckState(suite);
+  if (acceptFlaky.length > 0) {
+    const flipped = new Set(
+      found.state === "failed"
+        ? found.summary.tasks.filter((task) => task.repeats?.flake_only).map((t) => t.task_id)
+        : [],
+    );
+    const notFlaky = acceptFlaky.filter((id) => !flipped.has(id));
+    if (notFlaky.length > 0) {
+      throw new UsageError(
+        `Option "--accept-flaky": ${notFlaky.map((id) => `"${id}"`).join(", ")} did not flip ` +
+          "in the suite's last check (only a task whose verdicts flipped between the runs of " +
+          '"suite check --repeat N", each program right at least once, can be accepted)',
+      );
+    }
+  }
+  if (found.state === "failed" && acceptFlaky.length > 0) {
+    const accepted = new Set(acceptFlaky);
+    const others = found.summary.tasks.filter((task) =>
+      !task.passed && !accepted.has(task.task_id)
+    );
+    if (others.length === 0) {
+      return {
+        record: {
+          state: "flaky_accepted",
+          summary_sha256: found.summary_sha256,
+          checked_at: found.checked_at,
+          flaky_tasks: [...accepted].sort(),
+        },
+      };
+    }
+  }
   if (override !== undefined && found.state !== "passed") {
     return { record: { state: "overridden", found: found.state, reason: override } };
   }
@@ -954,7 +1005,8 @@ async function suiteCheckRecord(
   return {
     refused: found.state === "failed"
       ? `Cannot freeze plan: the suite's last check (${found.dir}) failed; fix the tasks and ` +
-        'run "ledgerbench suite check" again, or pass --without-suite-check REASON'
+        'run "ledgerbench suite check" again, accept a task whose verdicts flipped with ' +
+        "--accept-flaky TASK, or pass --without-suite-check REASON"
       : `Cannot freeze plan: the suite's last check (${found.dir}) is older than the suite ` +
         '(its hash differs); run "ledgerbench suite check" again, or pass --without-suite-check REASON',
   };

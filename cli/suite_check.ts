@@ -8,10 +8,17 @@
  */
 import { lineText } from "../analysis/untrusted_text.ts";
 import { plural } from "../report/format.ts";
-import { parseCommandArgs, textOption } from "./_args.ts";
+import { numberOption, parseCommandArgs, rangeText, textOption } from "./_args.ts";
+import type { RepeatedCheck } from "../analysis/verifier_flips.ts";
 import { fitTable, outputWidth, TableContext, WIDTH_OPTION } from "./_table_layout.ts";
 import { ExitCode, InputError, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
+
+/**
+ * `--repeat`: 1..100 runs of each program per task (each run is two
+ * episodes per task; a hundred finds a flip rate of a few percent).
+ */
+const REPEAT_RANGE = { min: 1, max: 100, integer: true };
 
 /** The help lines of `suite check`, for `suite --help`. */
 export const CHECK_HELP = `  check SUITE     Prove every task's verifier before a run: the oracle
@@ -23,7 +30,12 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
                   failed or is older than the suite (--without-suite-check REASON
                   overrides, and the plan records it). Exit 3 when a task fails.
                   --build-network MODE as for freeze (the RUN steps' network when
-                  an environment is built; "host" on an engine without a bridge).`;
+                  an environment is built; "host" on an engine without a bridge).
+                  --repeat N (${rangeText(REPEAT_RANGE)}, default 1) runs each task's
+                  oracle and untouched workspace N times: a verdict that differs
+                  between runs fails the task as "flaky", with each task's flip rate
+                  (unexpected verdicts over all runs) and its exact 95% interval;
+                  freeze --accept-flaky TASK records a flaky task by name instead.`;
 
 /**
  * Runs `suite check SUITE [--json]`: prints one line per task (`ok` or
@@ -37,6 +49,7 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
 export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     "build-network": { type: "string" },
+    repeat: { type: "string" },
     ...WIDTH_OPTION,
   }, { required: ["SUITE"] });
   const width = outputWidth(values);
@@ -47,6 +60,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     schema: BuildNetwork,
     form: BUILD_NETWORK_FORM,
   });
+  const repeat = numberOption(values, { name: "repeat", range: REPEAT_RANGE });
   const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
   const engine = await dockerAvailable();
   if (!engine.available) {
@@ -62,6 +76,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     outcome = await runSuiteCheck(suiteDir, {
       log: (line) => io.stderr(`${line}\n`),
       buildNetwork,
+      repeat,
     });
   } catch (error) {
     if (error instanceof TaskEnvironmentError || error instanceof SuiteCheckError) {
@@ -76,6 +91,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     payload: { ...summary, dir },
     render: () => {
       const failed = summary.tasks.filter((task) => !task.passed);
+      const repeated = summary.tasks.some((task) => task.repeats !== undefined);
       return [
         fitTable(
           new TableContext(width),
@@ -83,13 +99,15 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
             { header: "task", id: true, key: true, keyed: true },
             { header: "oracle", priority: 1 },
             { header: "no change", priority: 1 },
+            ...(repeated ? [{ header: "flips (95% exact)", priority: 2 }] : []),
             { header: "check", priority: 0 },
           ],
           summary.tasks.map((task) => [
             task.task_id,
             episodeWords(task.oracle),
             episodeWords(task.no_change),
-            task.passed ? "ok" : "FAIL",
+            ...(repeated ? [flipWords(task.repeats)] : []),
+            task.passed ? "ok" : task.repeats?.flipped ? "FLAKY" : "FAIL",
           ]),
         ).trimEnd(),
         ...failed.flatMap((task) =>
@@ -104,6 +122,14 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     },
   });
   return summary.passed ? ExitCode.ok : ExitCode.refused;
+}
+
+/** A task's unexpected verdicts over its runs and the exact interval of their rate: `1/10 (0.3–44.5%)`. */
+function flipWords(repeats: RepeatedCheck | undefined): string {
+  if (repeats === undefined) return "";
+  const percent = (x: number) => `${(100 * x).toFixed(1)}`;
+  return `${repeats.unexpected}/${repeats.verdicts} ` +
+    `(${percent(repeats.flip_rate.lower)}–${percent(repeats.flip_rate.upper)}%)`;
 }
 
 function episodeWords(

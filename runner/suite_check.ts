@@ -1,5 +1,5 @@
 /**
- * `suite check` (issue 12): before any model call is spent, every task's
+ * `suite check`: before any model call is spent, every task's
  * verifier is proven against a known fix and against no change at all. For
  * each task two episodes run through the normal episode path
  * (`createEpisodeExecutor`, the Docker sandbox, the relay, the verifier in
@@ -25,7 +25,14 @@
  * of the verifier's output, read from the episode's log
  * (`verifierOutputLines`: the last 5 non-empty lines of its stderr, else of
  * its stdout, each at most 200 characters, escaped), so the test run's own
- * failure is seen without rerunning anything (issue 22).
+ * failure is seen without rerunning anything.
+ *
+ * With `repeat` N > 1 each task's batch runs N times (each run its own
+ * ledger beside the task's plan), and the task's entry counts every run's
+ * verdicts with the flip rate and its exact interval (`repeatedCheck`): a
+ * verdict that is unexpected in some run fails the task, marked "flaky"
+ * when another run gave the expected one, so a flaky verifier is found
+ * before it becomes an agent's failure.
  *
  * @module
  */
@@ -50,6 +57,7 @@ import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
 import { RUNNER_PROGRAM_AGENTS, type RunnerProgram } from "./sandbox/episode_sandbox.ts";
 import { judgedTaskIds, type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
 import { prepareTaskEnvironments, prepareVerifierEnvironments } from "./task_environments.ts";
+import { type ProgramVerdicts, repeatedCheck } from "../analysis/verifier_flips.ts";
 import {
   CHECK_SUMMARY,
   type CheckEpisode,
@@ -83,6 +91,12 @@ export interface SuiteCheckOptions {
   log?: (line: string) => void;
   /** The network of the environments' builds (`prepareTaskEnvironments`); default the engine's. */
   buildNetwork?: string;
+  /**
+   * How many times each task's oracle and untouched workspace run (default
+   * 1): with more, each task's flip rate is measured (`repeatedCheck`) and
+   * a verdict that flips fails the task.
+   */
+  repeat?: number;
 }
 
 /** The check with where it was written. */
@@ -128,7 +142,8 @@ export async function runSuiteCheck(
     verifierKit: environment.verifierKit ?? undefined,
     tempDir: temp.path,
   });
-  const rows: Episode[] = [];
+  const repeat = options.repeat ?? 1;
+  const runs: CheckRun[] = [];
   // A task without an executable oracle runs only the no-change episode (and fails the check).
   const oracles = new Set<string>();
   for (const task of plan.tasks) {
@@ -155,34 +170,38 @@ export async function runSuiteCheck(
       ),
     };
     const frozen = await writePlan(`${taskDir}/plan.json`, taskPlan);
-    await runBatch(taskPlan, {
-      runId: taskPlan.plan_id,
-      ledger: `${taskDir}/ledger.jsonl`,
-      progress: options.progress,
-      signal: options.signal,
-      execute: createEpisodeExecutor(sandbox, {
-        plan: taskPlan,
-        planSha256: frozen.sha256,
-        suite: environment.suite,
-        artifactsRoot: `${dir}/artifacts`,
-        // No model call is expected; one would go nowhere and be a provider fault.
-        upstream: () => ({ baseUrl: "http://127.0.0.1:9/v1", key: "suite-check-has-no-key" }),
-        runnerVersion: plan.environment.runner_version!,
-        verifierDigests: environment.verifierDigests,
-        tempDir: temp.path,
-        runnerPrograms: (agentId, taskId): RunnerProgram =>
-          agentId === RUNNER_PROGRAM_AGENTS.oracle
-            ? { kind: "oracle", solutionDir: taskPaths(suite.dir, taskId).solution }
-            : { kind: "no_change" },
-      }),
-    });
-    rows.push(...(await loadLedger(`${taskDir}/ledger.jsonl`)).rows);
+    for (let run = 1; run <= repeat; run++) {
+      if (repeat > 1) options.log?.(`  run ${run} of ${repeat}`);
+      const ledger = `${taskDir}/${checkLedgerName(run)}`;
+      await runBatch(taskPlan, {
+        runId: run === 1 ? taskPlan.plan_id : `${taskPlan.plan_id}-run-${run}`,
+        ledger,
+        progress: options.progress,
+        signal: options.signal,
+        execute: createEpisodeExecutor(sandbox, {
+          plan: taskPlan,
+          planSha256: frozen.sha256,
+          suite: environment.suite,
+          artifactsRoot: `${dir}/artifacts`,
+          // No model call is expected; one would go nowhere and be a provider fault.
+          upstream: () => ({ baseUrl: "http://127.0.0.1:9/v1", key: "suite-check-has-no-key" }),
+          runnerVersion: plan.environment.runner_version!,
+          verifierDigests: environment.verifierDigests,
+          tempDir: temp.path,
+          runnerPrograms: (agentId, taskId): RunnerProgram =>
+            agentId === RUNNER_PROGRAM_AGENTS.oracle
+              ? { kind: "oracle", solutionDir: taskPaths(suite.dir, taskId).solution }
+              : { kind: "no_change" },
+        }),
+      });
+      runs.push({ taskId: task.task_id, rows: (await loadLedger(ledger)).rows });
+    }
   }
-  const quotes = await verifierQuotes(rows, `${dir}/artifacts`);
+  const quotes = await verifierQuotes(runs.flatMap((run) => run.rows), `${dir}/artifacts`);
   const tasks = suite.manifest.tasks.map((task) =>
     judged.has(task.task_id)
       ? judgedTaskCheck(task.task_id)
-      : taskCheck(suite, task.task_id, { rows, quotes }, oracles.has(task.task_id))
+      : taskCheck(suite, task.task_id, { runs, quotes, repeat }, oracles.has(task.task_id))
   );
   const summary: SuiteCheckSummary = {
     schema_version: 1,
@@ -197,7 +216,7 @@ export async function runSuiteCheck(
 }
 
 /**
- * A judged task's entry (issue 14): not run by the check, which proves
+ * A judged task's entry: not run by the check, which proves
  * programs; its judge is held to human labels by `judge calibrate`, and
  * until that passes its episodes are not counted in formal scores.
  */
@@ -277,21 +296,46 @@ async function verifierQuotes(
   return quotes;
 }
 
-/** The check's rows, and the verifier's output clause of each episode that has one. */
-interface CheckRows {
+/** One run of one task's check batch, and its rows (a task's runs in order). */
+interface CheckRun {
+  taskId: string;
   rows: readonly Episode[];
-  quotes: ReadonlyMap<string, string>;
 }
 
-/** One task's verdicts from the check's rows. */
+/** The check's runs, the verifier's output clause of each episode that has one, and the run count. */
+interface CheckRows {
+  runs: readonly CheckRun[];
+  quotes: ReadonlyMap<string, string>;
+  repeat: number;
+}
+
+/**
+ * The ledger of a task's `run`-th check run, beside its plan: `ledger.jsonl`
+ * for the first (the layout of a check that runs once), `ledger.run-<n>.jsonl`
+ * after it.
+ */
+function checkLedgerName(run: number): string {
+  return run === 1 ? "ledger.jsonl" : `ledger.run-${run}.jsonl`;
+}
+
+/**
+ * One task's verdicts from the check's rows. Each program's first run gives
+ * its `oracle`/`no_change` entry; with more than one run, `repeats` counts
+ * every run's verdict (`repeatedCheck`) and a program whose verdict was
+ * unexpected in some run is a problem, "flaky" when it was the expected one
+ * in another.
+ */
 function taskCheck(
   suite: Suite,
   taskId: string,
-  { rows, quotes }: CheckRows,
+  { runs, quotes, repeat }: CheckRows,
   hasOracle: boolean,
 ): TaskCheck {
-  const rowOf = (agentId: string) =>
-    rows.find((r) => r.task_id === taskId && r.agent_id === agentId);
+  // Per run, the program's row at this task (undefined: the batch halted first).
+  const rowsOf = (agentId: string) =>
+    runs.filter((run) => run.taskId === taskId).map((run) =>
+      run.rows.find((r) => r.agent_id === agentId)
+    );
   const episode = (row: Episode | undefined): CheckEpisode =>
     row === undefined ? { status: "missing", resolved: null, invalid_reason: null, notes: null } : {
       status: row.status,
@@ -299,16 +343,15 @@ function taskCheck(
       invalid_reason: row.invalid_reason,
       notes: row.notes,
     };
-  const oracleRow = rowOf(RUNNER_PROGRAM_AGENTS.oracle);
-  const noChangeRow = rowOf(RUNNER_PROGRAM_AGENTS.noChange);
-  const oracle = episode(oracleRow);
-  const noChange = episode(noChangeRow);
+  const oracleRows = rowsOf(RUNNER_PROGRAM_AGENTS.oracle);
+  const noChangeRows = rowsOf(RUNNER_PROGRAM_AGENTS.noChange);
   const problems: string[] = hasOracle ? [] : [
     `no oracle: "${taskPaths(suite.dir, taskId).solution}/solve.sh" is not an executable file, ` +
     "so the verifier cannot be proven",
   ];
-  const describe = (what: string, row: Episode | undefined, e: CheckEpisode, want: boolean) => {
-    if (what === "oracle" && !hasOracle) return null;
+  /** Why one run's episode is not what `want` says, or null when it is. */
+  const describe = (what: string, row: Episode | undefined, want: boolean) => {
+    const e = episode(row);
     if (e.status === "missing") {
       return `${what}: no row (the task's batch halted at its first invalid episode)`;
     }
@@ -320,17 +363,40 @@ function taskCheck(
       ? `${what}: the verifier did not resolve the oracle's solution`
       : `${what}: the verifier resolved the untouched workspace`;
     if (problem === null) return null;
-    // The test run's own words, so the user sees its failure without rerunning it (issue 22).
+    // The test run's own words, so the user sees its failure without rerunning it.
     const quote = row === undefined ? undefined : quotes.get(row.episode_id);
     return quote === undefined ? problem : `${problem}; ${quote}`;
   };
-  for (
-    const problem of [
-      describe("oracle", oracleRow, oracle, true),
-      describe("no-change", noChangeRow, noChange, false),
-    ]
-  ) {
-    if (problem !== null) problems.push(problem);
+  const programs = [
+    ...(hasOracle ? [{ what: "oracle", rows: oracleRows, want: true }] : []),
+    { what: "no-change", rows: noChangeRows, want: false },
+  ];
+  for (const { what, rows, want } of programs) {
+    const found = rows.map((row) => describe(what, row, want));
+    const first = found.find((problem) => problem !== null);
+    if (first === undefined || first === null) continue;
+    if (repeat === 1) {
+      problems.push(first);
+      continue;
+    }
+    const wrong = found.filter((problem) => problem !== null).length;
+    problems.push(
+      `${wrong < repeat ? "flaky: " : ""}${first} (in ${wrong} of ${repeat} runs)`,
+    );
   }
-  return { task_id: taskId, oracle, no_change: noChange, passed: problems.length === 0, problems };
+  const verdicts = (rows: (Episode | undefined)[]): ProgramVerdicts => ({
+    resolved: rows.filter((row) => row?.status === "scored" && row.resolved === true).length,
+    not_resolved: rows.filter((row) => row?.status === "scored" && row.resolved === false).length,
+    no_verdict: rows.filter((row) => row === undefined || row.status !== "scored").length,
+  });
+  return {
+    task_id: taskId,
+    oracle: episode(oracleRows[0]),
+    no_change: episode(noChangeRows[0]),
+    passed: problems.length === 0,
+    problems,
+    ...(repeat === 1 ? {} : {
+      repeats: repeatedCheck(hasOracle ? verdicts(oracleRows) : null, verdicts(noChangeRows)),
+    }),
+  };
 }

@@ -10,6 +10,7 @@
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { Suite } from "../analysis/schema/suite_manifest.ts";
 import { newestResults } from "./newest_results.ts";
+import type { RepeatedCheck } from "../analysis/verifier_flips.ts";
 
 /** The summary file of one check, inside its directory. */
 export const CHECK_SUMMARY = "check.json";
@@ -30,6 +31,8 @@ export interface TaskCheck {
   passed: boolean;
   /** Why it failed, one sentence each (empty when passed). */
   problems: string[];
+  /** With `suite check --repeat N` (N > 1): every run's verdicts and the flip rate. */
+  repeats?: RepeatedCheck;
 }
 
 /** The summary written as `check.json`. */
@@ -57,13 +60,21 @@ export function checksDir(suiteDir: string): string {
 export type SuiteCheckState =
   | { state: "passed"; summary_sha256: string; checked_at: string }
   | { state: "not_run" }
-  | { state: "failed" | "stale"; checked_at: string; dir: string };
+  | { state: "stale"; checked_at: string; dir: string }
+  | {
+    state: "failed";
+    checked_at: string;
+    dir: string;
+    summary: SuiteCheckSummary;
+    summary_sha256: string;
+  };
 
 /**
  * The state of the suite's newest check (by the time in its directory's
  * name): `passed` when it passed on the suite as it hashes now, `stale` when
- * the suite changed since (its hash differs), `failed` otherwise, `not_run`
- * when there is none.
+ * the suite changed since (its hash differs), `failed` otherwise (with the
+ * summary, so that `freeze --accept-flaky` can read which tasks flipped),
+ * `not_run` when there is none.
  *
  * @param suite the loaded suite
  * @returns the state
@@ -75,7 +86,15 @@ export async function suiteCheckState(suite: Suite): Promise<SuiteCheckState> {
     if (summary.suite_sha256 !== suite.sha256) {
       return { state: "stale", checked_at: summary.checked_at, dir };
     }
-    if (!summary.passed) return { state: "failed", checked_at: summary.checked_at, dir };
+    if (!summary.passed) {
+      return {
+        state: "failed",
+        checked_at: summary.checked_at,
+        dir,
+        summary,
+        summary_sha256: sha256Hex(text),
+      };
+    }
     return { state: "passed", summary_sha256: sha256Hex(text), checked_at: summary.checked_at };
   }
   return { state: "not_run" };

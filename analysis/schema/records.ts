@@ -867,16 +867,25 @@ export const Plan = z.object({
     seed: z.union([z.number().int(), z.string()]),
   }).strict().optional(),
   /**
-   * The suite's check (`ledgerbench suite check`, issue 12) as `freeze` found
-   * it: `passed` (its summary's SHA-256 and time), `not_run` (no check
-   * beside the suite), or `overridden` by the operator with a reason, naming
-   * what the check's state was. Absent in plans frozen before it.
+   * The suite's check (`ledgerbench suite check`) as `freeze` found it:
+   * `passed` (its summary's SHA-256 and time), `flaky_accepted` (it failed
+   * only because the named tasks' verdicts flipped between repeated runs,
+   * and the operator froze them by name with `--accept-flaky`), `not_run`
+   * (no check beside the suite), or `overridden` by the operator with a
+   * reason, naming what the check's state was. Absent in plans frozen
+   * before it.
    */
   suite_check: z.discriminatedUnion("state", [
     z.object({
       state: z.literal("passed"),
       summary_sha256: Sha256,
       checked_at: z.iso.datetime(),
+    }).strict(),
+    z.object({
+      state: z.literal("flaky_accepted"),
+      summary_sha256: Sha256,
+      checked_at: z.iso.datetime(),
+      flaky_tasks: z.array(Id).min(1),
     }).strict(),
     z.object({ state: z.literal("not_run") }).strict(),
     z.object({
