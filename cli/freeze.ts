@@ -17,6 +17,7 @@ import {
   ProviderFeature,
 } from "../analysis/schema/records.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
+import { AGENT_NETWORK_HELP, AGENT_NETWORK_OPTIONS, agentEgressOption } from "./_agent_network.ts";
 import { effectiveCaps } from "../runner/effective_caps.ts";
 import { loadAgentCheck } from "../inputs/agent_check.ts";
 import { agentsAgainstCheck } from "../analysis/agents_against_check.ts";
@@ -271,6 +272,7 @@ ${SPRT_OPTIONS_HELP}
                            records the override, what the check's state was,
                            and REASON. Without it a failed or stale check is
                            refused and a missing one is recorded as "not_run"
+${AGENT_NETWORK_HELP}
   --accept-flaky TASK      Freeze although the suite's last check failed, when it
                            failed only because TASK's verdicts flipped between the
                            runs of "suite check --repeat N" (each program right at
@@ -338,6 +340,7 @@ const OPTIONS = {
   "interval-method": { type: "string" },
   "without-suite-check": { type: "string" },
   "accept-flaky": { type: "string", multiple: true },
+  ...AGENT_NETWORK_OPTIONS,
   judge: { type: "string" },
   "allow-provider-feature": { type: "string", multiple: true },
   "agent-check": { type: "string" },
@@ -649,6 +652,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     return ExitCode.refused;
   }
 
+  const agentEgress = agentEgressOption(values, suite);
   const judge = await judgeRecord(suite, stringOption(values, "judge"));
 
   const imageDigest = needed.length > 0 ? await engineDigests() : null;
@@ -737,6 +741,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       ? {}
       : { verifier_environments: prepared.verifierEnvironments }),
     suite_check: suiteCheck.record,
+    agent_egress: agentEgress.record,
     runner_version: await runnerVersion(),
     verifier_image: verifierImage,
     verifier_image_digest: verifierDigest,
@@ -757,6 +762,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   for (const warning of checkSays?.warnings ?? []) warn(`warning: ${lineText(warning)}\n`);
+  for (const warning of agentEgress.warnings) warn(`warning: ${warning}\n`);
   if (checked === null) {
     warn(
       "warning: the agents were not checked (ledgerbench agent check, then freeze " +
@@ -822,6 +828,9 @@ export async function run(args: string[], io: Io): Promise<number> {
         ...(plan.judge === undefined ? [] : [
           `judge: ${displayId(plan.judge.model)}, calibration ${plan.judge.calibration.state}`,
         ]),
+        ...(plan.agent_egress === undefined
+          ? []
+          : [`agent network: ${agentNetworkWords(plan.agent_egress)}`]),
         `suite check: ${
           plan.suite_check?.state === "overridden"
             ? `overridden (it was ${plan.suite_check.found}): ${lineText(plan.suite_check.reason)}`
@@ -836,6 +845,19 @@ export async function run(args: string[], io: Io): Promise<number> {
       ].join("\n"),
   });
   return ExitCode.ok;
+}
+
+/** The plan's agent network in words: `hosts a, b; the tasks' own allow-lists`. */
+function agentNetworkWords(egress: NonNullable<Plan["agent_egress"]>): string {
+  const parts = [
+    egress.any_public_host
+      ? "any public host"
+      : egress.allow_hosts.length === 0
+      ? "no host"
+      : `hosts ${egress.allow_hosts.join(", ")}`,
+    ...(egress.task_allowlists ? ["the tasks' own allow-lists"] : []),
+  ];
+  return parts.join("; ");
 }
 
 /**

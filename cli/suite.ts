@@ -11,12 +11,8 @@ import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout
 import { lineText } from "../analysis/untrusted_text.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
-import {
-  AllowHost,
-  RewardRule,
-  SuiteManifest,
-  TaskVerifier,
-} from "../analysis/schema/suite_manifest.ts";
+import { RewardRule, SuiteManifest, TaskVerifier } from "../analysis/schema/suite_manifest.ts";
+import { AllowHost } from "../analysis/schema/allow_host.ts";
 import { plural } from "../report/format.ts";
 import {
   choiceOption,
@@ -63,9 +59,10 @@ SUBCOMMANDS:
                   environment (environment_mode = "separate", [verifier.environment];
                   tests/Dockerfile its image) receiving only the task's artifacts. A
                   task's prebuilt docker_image is its environment (--force-build: its
-                  Dockerfile). A
-                  task that asks for the internet (allow_internet, true by default in
-                  Harbor) is refused unless --without-internet. Multi-step tasks
+                  Dockerfile). A task that asks for the internet (allow_internet, true by
+                  default in Harbor; network_mode "public" or "allowlist") gives its agent
+                  the hosts the plan allows (freeze --agent-allow-host) or its own
+                  allowed_hosts, through the runner's recording proxy. Multi-step tasks
                   ([[steps]]) and Compose environments are refused.
 ${CHECK_HELP}
 
@@ -73,7 +70,7 @@ OPTIONS (import harbor):
   --out SUITE         The suite directory to create (absent or empty; required)
   --suite-id ID       The suite's id (default: the base name of SUITE)
   --without-internet  Import tasks that ask for the internet without it, recording
-                      "internet_waived": true in suite.json (episodes never have a network)
+                      "internet_waived": true in suite.json (their agents get no network)
   --force-build       Build each environment from its Dockerfile even where the task names
                       a prebuilt docker_image (Harbor's --force-build). Default: the prebuilt
                       image, as Harbor runs it; freeze pulls it when the engine lacks it and
@@ -219,6 +216,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
       environment,
       verifier: entry.verifier?.mode ?? "sealed",
       internet_waived: entry.internet_waived === true,
+      agent_network: entry.agent_network?.mode ?? "none",
       files: task.files.length,
       warnings: task.warnings,
     };
@@ -239,7 +237,11 @@ async function runImport(args: string[], io: Io): Promise<number> {
         `(suite "${suite.manifest.suite_id}")\n`;
       for (const row of rows) {
         text += `  ${row.task_id}  ${row.environment}  verifier ${row.verifier}${
-          row.internet_waived ? "  internet waived" : ""
+          row.internet_waived
+            ? "  internet waived"
+            : row.agent_network === "none"
+            ? ""
+            : `  agent network ${row.agent_network}`
         }  ${plural(row.files, "file")}\n`;
       }
       text += `suite sha256: ${suite.sha256}\n`;

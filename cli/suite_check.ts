@@ -13,6 +13,8 @@ import type { RepeatedCheck } from "../analysis/verifier_flips.ts";
 import { fitTable, outputWidth, TableContext, WIDTH_OPTION } from "./_table_layout.ts";
 import { ExitCode, InputError, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { AGENT_NETWORK_OPTIONS, agentEgressOption } from "./_agent_network.ts";
+import { loadSuite } from "../inputs/suite.ts";
 
 /**
  * `--repeat`: 1..100 runs of each program per task (each run is two
@@ -35,7 +37,10 @@ export const CHECK_HELP = `  check SUITE     Prove every task's verifier before 
                   oracle and untouched workspace N times: a verdict that differs
                   between runs fails the task as "flaky", with each task's flip rate
                   (unexpected verdicts over all runs) and its exact 95% interval;
-                  freeze --accept-flaky TASK records a flaky task by name instead.`;
+                  freeze --accept-flaky TASK records a flaky task by name instead.
+                  --agent-allow-host HOST, --agent-allow-any-public-host and
+                  --agent-no-network as for freeze (what the oracle of a task that
+                  asks for the internet may reach; its requests are recorded).`;
 
 /**
  * Runs `suite check SUITE [--json]`: prints one line per task (`ok` or
@@ -50,6 +55,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     "build-network": { type: "string" },
     repeat: { type: "string" },
+    ...AGENT_NETWORK_OPTIONS,
     ...WIDTH_OPTION,
   }, { required: ["SUITE"] });
   const width = outputWidth(values);
@@ -61,6 +67,8 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     form: BUILD_NETWORK_FORM,
   });
   const repeat = numberOption(values, { name: "repeat", range: REPEAT_RANGE });
+  const agentEgress = agentEgressOption(values, await loadSuite(suiteDir));
+  for (const warning of agentEgress.warnings) io.stderr(`warning: ${warning}\n`);
   const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
   const engine = await dockerAvailable();
   if (!engine.available) {
@@ -77,6 +85,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
       log: (line) => io.stderr(`${line}\n`),
       buildNetwork,
       repeat,
+      agentEgress: agentEgress.record,
     });
   } catch (error) {
     if (error instanceof TaskEnvironmentError || error instanceof SuiteCheckError) {

@@ -42,7 +42,7 @@
  * | `[verifier] network_mode`, `allowed_hosts` | `verifier.allow_hosts` (below) |
  * | `[agent] timeout_sec` [none] | `limits.wall_ms_cap` |
  * | `[agent] user` [root] | `agent_user` |
- * | `[agent] network_mode`, `allowed_hosts` | the internet rule (below; an allowlist asks for the internet too, its hosts not applied) |
+ * | `[agent] network_mode`, `allowed_hosts` | the internet rule (below) |
  * | `[environment] docker_image` | `environment.image` (pulled and pinned by digest at `freeze`), unless `--force-build` builds the Dockerfile |
  * | `[environment] cpus`, `memory_mb`, `storage_mb` | `resources` (absent: ours, not Harbor's 1 CPU and 2048 MiB; Harbor's 10240 MiB of disk) |
  * | `[environment] allow_internet` [true], `network_mode`, `allowed_hosts` | the internet rule; the verifier's baseline in shared mode and in separate mode without `[verifier.environment]` |
@@ -53,9 +53,12 @@
  * | any other key | a warning naming the file, the line and the key (Harbor ignores it too) |
  *
  * The internet rule (the agent's phase): an explicit `network_mode` wins,
- * else `allow_internet`; the agent's own `network_mode` overrides it. Any
- * mode but `no-network` asks for the internet, which episodes never have:
- * refused, or `internet_waived` with `--without-internet`.
+ * else `allow_internet`; the agent's own `network_mode` overrides it.
+ * `public` becomes `agent_network` `{"mode": "public"}` (the frozen plan
+ * names the hosts, `freeze --agent-allow-host`), `allowlist` the phase's
+ * `allowed_hosts`; the agent reaches them only through the runner's
+ * recording proxy. `--without-internet` imports such a task without a
+ * network (`internet_waived`).
  *
  * The verifier's network: its phase's mode is `[verifier] network_mode`,
  * else its baseline's (`[verifier.environment]` for a separate verifier
@@ -85,12 +88,13 @@ import { z } from "zod";
 import { ioError, LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import {
-  AllowHost,
+  type AgentNetwork,
   type RewardRule,
   SuiteTaskEntry,
   TaskResources,
   TaskVerifier,
 } from "../analysis/schema/suite_manifest.ts";
+import { AllowHost } from "../analysis/schema/allow_host.ts";
 import { pathExists, readInput } from "./input_file.ts";
 import { schemaProblem } from "../analysis/schema/schema_problems.ts";
 import { decodeStrictText } from "../analysis/schema/strict_json.ts";
@@ -124,7 +128,10 @@ export interface HarborTask {
 
 /** Options of {@link readHarborTask}. */
 export interface ReadHarborTaskOptions {
-  /** Import a task that asks for the internet, recording `internet_waived` (default false: refuse). */
+  /**
+   * Import a task that asks for the internet without it, recording
+   * `internet_waived` (default false: its `agent_network`).
+   */
   withoutInternet?: boolean;
   /** The reward that passes (`verifier.pass_threshold`); default 1. */
   passThreshold?: number;
@@ -364,8 +371,8 @@ export async function readHarborTask(
     );
   }
 
-  const internetWaived = internetRule(tomlPath, tomlText, config, options, taskId);
-  if (internetWaived) {
+  const agentNetwork = agentNetworkRule(tomlPath, tomlText, config, options);
+  if (agentNetwork.waived) {
     warnings.push("asks for the internet: imported without it (internet_waived)");
   }
   warnings.push(...notApplied(config, mode));
@@ -442,7 +449,8 @@ export async function readHarborTask(
         retries: environmentConfig.healthcheck.retries,
       },
     }),
-    ...(internetWaived ? { internet_waived: true } : {}),
+    ...(agentNetwork.waived ? { internet_waived: true } : {}),
+    ...(agentNetwork.network === undefined ? {} : { agent_network: agentNetwork.network }),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
   return { dir, entry, files, warnings };
@@ -866,45 +874,56 @@ async function rewardFileWarning(
 /**
  * Harbor's network rule for the agent's phase (`EnvironmentConfig.resolve_baseline`):
  * an explicit `network_mode` wins, else `allow_internet`, true when absent; the agent's
- * own `network_mode` overrides it for the agent's phase. Any mode but
- * `no-network` asks for the internet, which episodes never have.
+ * own `network_mode` overrides it for the agent's phase. `no-network` gives the agent
+ * none; `public` is `agent_network` `{"mode": "public"}` (the plan says which hosts);
+ * `allowlist` is the phase's `allowed_hosts` (its own when it sets the mode, else the
+ * baseline's), lower-cased, each once, sorted. With `withoutInternet`, a task that
+ * asks for a network is imported without one, `internet_waived`.
  *
- * @returns whether the task is imported with `internet_waived`
- * @throws {LedgerError} `schema_violation` naming the key, without `withoutInternet`
+ * @returns the agent's network (absent: none) and whether it was waived
+ * @throws {LedgerError} `schema_violation` naming a Harbor host that is no {@link AllowHost},
+ *   or an allowlist without hosts
  */
-function internetRule(
+function agentNetworkRule(
   file: string,
   text: string,
   config: HarborTaskToml,
   options: ReadHarborTaskOptions,
-  taskId: string,
-): boolean {
+): { network?: AgentNetwork; waived: boolean } {
   const environment = config.environment;
   const agentMode = config.agent.network_mode;
   const baseline = environment.network_mode ??
     (environment.allow_internet === false ? "no-network" : "public");
   const mode = agentMode ?? baseline;
-  if (mode === "no-network") return false;
-  if (options.withoutInternet === true) return true;
-  const field = agentMode !== undefined
-    ? "agent.network_mode"
-    : environment.network_mode !== undefined
-    ? "environment.network_mode"
-    : "environment.allow_internet";
-  const key = field.slice(field.indexOf(".") + 1);
-  const why = field !== "environment.allow_internet"
-    ? `${key} = "${mode}"`
-    : environment.allow_internet === undefined
-    ? "allow_internet is absent, and Harbor's default is true"
-    : "allow_internet = true";
-  throw new LedgerError([{
-    code: "schema_violation",
-    file,
-    line: tomlKeyLine(text, field),
-    field,
-    message: `task "${taskId}" asks for the internet (${why}); episodes have no network: ` +
-      'pass --without-internet to import it without (recorded as "internet_waived")',
-  }]);
+  if (mode === "no-network") return { waived: false };
+  if (options.withoutInternet === true) return { waived: true };
+  if (mode === "public") return { network: { mode: "public" }, waived: false };
+  const field = agentMode !== undefined ? "agent.allowed_hosts" : "environment.allowed_hosts";
+  const given =
+    (agentMode !== undefined ? config.agent.allowed_hosts : environment.allowed_hosts) ??
+      [];
+  const hosts = given.map((host, index) => {
+    const lower = host.toLowerCase();
+    const checked = AllowHost.safeParse(lower);
+    if (!checked.success) {
+      throw refusal(file, `"${host}" ${checked.error.issues[0].message}`, {
+        line: tomlKeyLine(text, field),
+        field: `${field}.${index}`,
+      });
+    }
+    return lower;
+  });
+  if (hosts.length === 0) {
+    throw refusal(
+      file,
+      'network_mode = "allowlist" with no allowed_hosts: write the hosts, or "no-network"',
+      { line: tomlKeyLine(text, field.replace("allowed_hosts", "network_mode")), field },
+    );
+  }
+  return {
+    network: { mode: "allowlist", allow_hosts: [...new Set(hosts)].sort(byCodePoint) },
+    waived: false,
+  };
 }
 
 /** Decodes a file's bytes strictly (UTF-8, no byte-order mark), or throws naming the file. */

@@ -79,15 +79,13 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
   ]);
 });
 
-Deno.test("readHarborTask() refuses a task that asks for the internet, unless waived", async () => {
+Deno.test("readHarborTask() gives a task that asks for the internet its agent network, unless waived", async () => {
   const dir = `${FIXTURES}/fetch-release-notes`;
-  equal(
-    await refusal(() => readHarborTask(dir)),
-    `${dir}/task.toml:14: field "environment.allow_internet": task "fetch-release-notes" asks ` +
-      "for the internet (allow_internet = true); episodes have no network: pass " +
-      '--without-internet to import it without (recorded as "internet_waived")',
-  );
+  const online = await readHarborTask(dir);
+  deepEqual(online.entry.agent_network, { mode: "public" });
+  equal(online.entry.internet_waived, undefined);
   const task = await readHarborTask(dir, { withoutInternet: true, passThreshold: 0.5 });
+  equal(task.entry.agent_network, undefined);
   equal(task.entry.internet_waived, true);
   equal(task.entry.verifier?.pass_threshold, 0.5);
   // COPY notes.txt ./ after WORKDIR /app; the RUN comes before the WORKDIR
@@ -102,14 +100,28 @@ Deno.test("readHarborTask() refuses a task that asks for the internet, unless wa
   ]);
 });
 
-Deno.test("readHarborTask() takes Harbor's defaults: internet on, verifier 600 s", async () => {
+Deno.test("readHarborTask() takes Harbor's defaults: internet on, verifier 600 s; an allowlist's hosts", async () => {
   await using tmp = await tempDir();
   const dir = await write(`${tmp.path}/t1`, { ...TASK, "task.toml": "" });
+  deepEqual((await readHarborTask(dir)).entry.agent_network, { mode: "public" });
+  // Harbor's allowlist: the agent phase's own hosts, lower-cased, each once, sorted.
+  const listed = await write(`${tmp.path}/t2`, {
+    ...TASK,
+    "task.toml": '[agent]\nnetwork_mode = "allowlist"\n' +
+      'allowed_hosts = ["PyPI.org", "files.pythonhosted.org", "pypi.org"]\n',
+  });
+  deepEqual((await readHarborTask(listed)).entry.agent_network, {
+    mode: "allowlist",
+    allow_hosts: ["files.pythonhosted.org", "pypi.org"],
+  });
+  const empty = await write(`${tmp.path}/t3`, {
+    ...TASK,
+    "task.toml": '[environment]\nnetwork_mode = "allowlist"\n',
+  });
   equal(
-    await refusal(() => readHarborTask(dir)),
-    `${dir}/task.toml: field "environment.allow_internet": task "t1" asks for the internet ` +
-      "(allow_internet is absent, and Harbor's default is true); episodes have no network: " +
-      'pass --without-internet to import it without (recorded as "internet_waived")',
+    await refusal(() => readHarborTask(empty)),
+    `${empty}/task.toml:2: field "environment.allowed_hosts": network_mode = "allowlist" with ` +
+      'no allowed_hosts: write the hosts, or "no-network"',
   );
   const task = await readHarborTask(dir, { withoutInternet: true });
   // VerifierConfig.timeout_sec = 600.0

@@ -152,7 +152,7 @@ export async function checkEnvironment(
         );
       }
     }
-    taskSettings[task.task_id] = taskSandboxSettings(entry, task);
+    taskSettings[task.task_id] = taskSandboxSettings(entry, task, plan.agent_egress);
   }
   const agentImages: Record<string, string> = {};
   let verifierImage: string | null = null;

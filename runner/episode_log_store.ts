@@ -137,6 +137,13 @@ export const EpisodeLog = z.object({
     ),
     files_omitted: z.number().int().nonnegative(),
   }).strict().optional(),
+  /**
+   * Every request the agent sent through its own egress proxy, allowed or
+   * denied (its first `VERIFIER_EVIDENCE_LIMITS.egress`, the rest counted).
+   * Absent: the agent had no network, or a log written before.
+   */
+  agent_egress: z.array(EgressRequest).optional(),
+  agent_egress_omitted: z.number().int().nonnegative().optional(),
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
 
@@ -169,6 +176,8 @@ export interface EpisodeLogInput {
   };
   /** The workspace diff against the task's start (`workspaceDiff`; absent: not made). */
   workspaceDiff?: WorkspaceDiff;
+  /** The agent's requests through its egress proxy (absent: it had no network). */
+  agentEgress?: readonly EgressRequest[];
 }
 
 /**
@@ -299,6 +308,10 @@ export async function storeEpisodeLog(
         files: input.workspaceDiff.files,
         files_omitted: input.workspaceDiff.files_omitted,
       },
+    }),
+    ...(input.agentEgress === undefined ? {} : {
+      agent_egress: input.agentEgress.slice(0, VERIFIER_EVIDENCE_LIMITS.egress),
+      agent_egress_omitted: Math.max(0, input.agentEgress.length - VERIFIER_EVIDENCE_LIMITS.egress),
     }),
   };
   const secrets = (options.redact ?? []).filter((value) => value.length > 0);

@@ -52,6 +52,8 @@ export interface FreezeOptions {
   verifier_environments?: Record<string, NonNullable<PlannedTask["verifier_environment"]>>;
   /** The suite's check as found (`suiteCheckState` in suite_check.ts); absent: not recorded. */
   suite_check?: Plan["suite_check"];
+  /** What agents of tasks with an `agent_network` may reach; absent: no agent has a network. */
+  agent_egress?: Plan["agent_egress"];
   order_seed: number | string;
   /** Plan-wide caps; a null field falls back to each task's own limit at run time. */
   caps?: Partial<Caps>;
@@ -191,6 +193,7 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
       ? {}
       : { provider_features: options.provider_features }),
     ...(options.suite_check === undefined ? {} : { suite_check: options.suite_check }),
+    ...(options.agent_egress === undefined ? {} : { agent_egress: options.agent_egress }),
     environment: {
       runner_version: options.runner_version,
       verifier_image: options.verifier_image,

@@ -78,6 +78,7 @@
  *
  * @module
  */
+import { agentEgressSummary } from "./egress/agent_egress.ts";
 import type { Plan, PlannedAgent } from "../analysis/schema/records.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import { effectiveCaps, RUNNER_WALL_MS } from "./effective_caps.ts";
@@ -366,17 +367,22 @@ export function createEpisodeExecutor(
     const workspaceChanges = artifact === null || described.task_image_digest !== undefined
       ? undefined
       : await workspaceDiff(paths.workspace, artifact.dir).catch(() => undefined);
-    return await withEpisodeLog(row, {
-      ...logSource,
-      workspaceDiff: workspaceChanges,
-      stdoutTail: candidate.stdoutTail,
-      stderrTail: candidate.stderrTail,
-      records: relay.records(),
-      bodies: relay.callBodies(),
-      denied: relay.denied(),
-      judge: judgeCalls,
-      verifier: verifierLog,
-    });
+    const egress = candidate.agentEgress;
+    return await withEpisodeLog(
+      egress === undefined ? row : { ...row, agent_egress: agentEgressSummary(egress) },
+      {
+        ...logSource,
+        workspaceDiff: workspaceChanges,
+        agentEgress: egress,
+        stdoutTail: candidate.stdoutTail,
+        stderrTail: candidate.stderrTail,
+        records: relay.records(),
+        bodies: relay.callBodies(),
+        denied: relay.denied(),
+        judge: judgeCalls,
+        verifier: verifierLog,
+      },
+    );
   };
   // Whatever the episode left running ends with it, verified or not (issue 22).
   return async (episode: PlannedEpisode, context: EpisodeContext): Promise<EpisodeDraft> => {

@@ -97,6 +97,8 @@ export interface SuiteCheckOptions {
    * a verdict that flips fails the task.
    */
   repeat?: number;
+  /** What the oracle of a task with an `agent_network` may reach, as a plan's agents would. */
+  agentEgress?: Plan["agent_egress"];
 }
 
 /** The check with where it was written. */
@@ -234,7 +236,7 @@ function judgedTaskCheck(taskId: string): TaskCheck {
 async function freezeCheckPlan(
   suite: Suite,
   checkedAt: string,
-  options: Pick<SuiteCheckOptions, "log" | "buildNetwork">,
+  options: Pick<SuiteCheckOptions, "log" | "buildNetwork" | "agentEgress">,
 ): Promise<Plan> {
   const program = await imageDigest(CHECK_IMAGE);
   const verifier = await imageDigest(VERIFIER_IMAGE);
@@ -267,6 +269,7 @@ async function freezeCheckPlan(
       options.log,
       { buildNetwork: options.buildNetwork },
     ),
+    agent_egress: options.agentEgress,
     runner_version: await runnerVersion(),
     verifier_image: VERIFIER_IMAGE,
     verifier_image_digest: verifier,

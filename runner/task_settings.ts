@@ -1,12 +1,13 @@
 /**
- * What one task's manifest entry asks of its sandbox (issue 12), for
+ * What one task's manifest entry asks of its sandbox for
  * `createDockerSandbox`: its frozen environment image, the workspace's
  * second path, the verifier's entry, verdict rule, mount, wall cap and
  * variables, and the resources for both containers.
  *
  * @module
  */
-import type { PlannedTask } from "../analysis/schema/records.ts";
+import type { Plan, PlannedTask } from "../analysis/schema/records.ts";
+import { agentEgressOf } from "./egress/agent_egress.ts";
 import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
 import type { SuiteTaskEntry } from "../analysis/schema/suite_manifest.ts";
 
@@ -14,21 +15,25 @@ import type { SuiteTaskEntry } from "../analysis/schema/suite_manifest.ts";
  * Maps a task's manifest entry and its frozen plan entry to sandbox
  * settings. `resources.memory_mb` becomes bytes and `resources.cpus`
  * nano-CPUs, for the candidate and the verifier alike; a reward verdict
- * carries its `pass_threshold`, `reward_key` and `reward_rule` (issue 22:
- * `key`, `min` or `mean`; the manifest's default is `key`, the rule before
+ * carries its `pass_threshold`, `reward_key` and `reward_rule` (`key`,
+ * `min` or `mean`; the manifest's default is `key`, the rule before
  * it existed).
  *
  * @param task the suite's entry
  * @param planned the plan's entry (its frozen environment, if any)
+ * @param agentNetwork the plan's `agent_egress` (`agentEgressOf` decides the task's)
  * @returns the settings
  */
 export function taskSandboxSettings(
   task: SuiteTaskEntry,
   planned: PlannedTask,
+  agentNetwork: Plan["agent_egress"] = undefined,
 ): TaskSandboxSettings {
   const verifier = task.verifier;
   const resources = task.resources;
+  const agentEgress = agentEgressOf(task.agent_network, agentNetwork);
   return {
+    ...(agentEgress === null ? {} : { agentEgress }),
     ...(planned.environment === undefined
       ? {}
       : { environmentImage: planned.environment.image_digest }),

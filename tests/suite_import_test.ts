@@ -90,6 +90,7 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
       environment: "environment/Dockerfile",
       verifier: "shared",
       internet_waived: false,
+      agent_network: "none",
       files: 6,
       warnings: [
         "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
@@ -220,15 +221,12 @@ const CASES: BadInputCase[] = [
     stderr: /^error: \{dir\}\/t1\/task\.toml:3: invalid TOML at column 8: [^\n]+\n$/,
   },
   {
-    name: "a task that asks for the internet, without --without-internet",
-    args: [...IMPORT, `${FIXTURES}/fetch-release-notes`, "--out", "{dir}/out"],
+    name: "an allowlist without hosts, for the agent",
+    files: task({ "task.toml": '[environment]\nnetwork_mode = "allowlist"\n' }),
+    args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
     code: 2,
-    stderr: new RegExp(
-      `^error: ${FIXTURES}/fetch-release-notes/task\\.toml:14: field "environment\\.allow_internet": ` +
-        'task "fetch-release-notes" asks for the internet \\(allow_internet = true\\); episodes ' +
-        "have no network: pass --without-internet to import it without \\(recorded as " +
-        '"internet_waived"\\)\\n$',
-    ),
+    stderr:
+      /^error: \{dir\}\/t1\/task\.toml:2: field "environment\.allowed_hosts": network_mode = "allowlist" with no allowed_hosts: write the hosts, or "no-network"\n$/,
   },
   {
     name: "no tests/test.sh",

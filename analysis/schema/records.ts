@@ -12,6 +12,7 @@
  * @module
  */
 import { z } from "zod";
+import { AllowHost } from "./allow_host.ts";
 import {
   DEFAULT_BOOTSTRAP,
   DEFAULT_CENSORING,
@@ -404,6 +405,18 @@ export const EpisodeInput = z.object({
   judge: JudgeRecord.optional(),
   /** How the verdict was reached ({@link VerificationRecord}); absent: not recorded. */
   verification: VerificationRecord.optional(),
+  /**
+   * The agent's requests through its recording egress proxy (a task with an
+   * `agent_network`, under a plan with `agent_egress`), allowed and denied,
+   * and per host (sorted; hosts past the 64th counted in `hosts_omitted`).
+   * Absent: the agent had no network.
+   */
+  agent_egress: z.object({
+    allowed: Count,
+    denied: Count,
+    hosts: z.array(z.object({ host: z.string(), allowed: Count, denied: Count }).strict()),
+    hosts_omitted: Count,
+  }).strict().optional(),
   prev_sha256: Sha256.nullable().optional(),
   notes: z.string().default(""),
 }).strict();
@@ -865,6 +878,20 @@ export const Plan = z.object({
   generator: z.object({
     script: z.string().min(1),
     seed: z.union([z.number().int(), z.string()]),
+  }).strict().optional(),
+  /**
+   * What the agents of tasks with an `agent_network` may reach, through the
+   * runner's recording proxy (the model APIs never: they go through the
+   * relay): a `public` task's agent reaches `allow_hosts`, or any host with
+   * a public address on ports 80 and 443 under `any_public_host`; an
+   * `allowlist` task's agent reaches the task's own hosts when
+   * `task_allowlists`. Absent (and in plans frozen before it): no agent has
+   * a network.
+   */
+  agent_egress: z.object({
+    allow_hosts: z.array(AllowHost),
+    any_public_host: z.boolean(),
+    task_allowlists: z.boolean(),
   }).strict().optional(),
   /**
    * The suite's check (`ledgerbench suite check`) as `freeze` found it:

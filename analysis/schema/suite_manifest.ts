@@ -29,6 +29,7 @@
  * @module
  */
 import { z } from "zod";
+import { AllowHost } from "./allow_host.ts";
 import { Sha256 } from "./records.ts";
 
 /** File name of the manifest inside a suite directory. */
@@ -116,31 +117,17 @@ export const TaskEnvironment = z.union([
 export type TaskEnvironment = z.infer<typeof TaskEnvironment>;
 
 /**
- * One host a verifier may reach through the runner's recording proxy
- * (issue 22): a lower-case DNS name (labels of letters, digits, `_` and `-`,
- * 1 to 63 characters, not starting or ending with `-`; at most 253
- * characters; an IPv4 address is such a name), or `*.` and a name (any name
- * ending in `.` and that name, not the name itself), optionally `:port`
- * (1 to 65535; absent: 80 and 443). No trailing dot, no upper case: one
- * host has one spelling.
- *
- * @example
- * ```ts
- * import { AllowHost } from "./suite_manifest.ts";
- * AllowHost.parse("pypi.org");
- * AllowHost.parse("*.pythonhosted.org:443");
- * if (AllowHost.safeParse("PyPI.org").success) throw new Error("upper case is refused");
- * ```
+ * The network a task gives its agent ({@link SuiteTaskEntry}'s
+ * `agent_network`): `{"mode": "public"}`, the hosts the plan allows, or
+ * `{"mode": "allowlist", "allow_hosts": [...]}`, the task's own hosts
+ * (Harbor's `network_mode = "allowlist"` with `allowed_hosts`).
  */
-export const AllowHost = z.string().max(260).regex(
-  /^(\*\.)?[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*(?::[1-9][0-9]{0,4})?$/,
-  "must be a lower-case host name or *.name, optionally :port",
-).refine((host) => host.replace(/:[0-9]+$/, "").replace(/^\*\./, "").length <= 253, {
-  message: "must be a host name of at most 253 characters",
-}).refine((host) => Number(/:([0-9]+)$/.exec(host)?.[1] ?? 1) <= 65535, {
-  message: "must have a port of 1 to 65535",
-});
-export type AllowHost = z.infer<typeof AllowHost>;
+export const AgentNetwork = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("public") }).strict(),
+  z.object({ mode: z.literal("allowlist"), allow_hosts: z.array(AllowHost).min(1) }).strict(),
+]);
+/** A task's agent network; see {@link AgentNetwork}. */
+export type AgentNetwork = z.infer<typeof AgentNetwork>;
 
 /**
  * The places a separate verifier's `artifacts` may not name, lie inside or
@@ -413,9 +400,25 @@ export const SuiteTaskEntry = z.object({
    * carry the choice. Episodes never have a network either way.
    */
   internet_waived: z.literal(true).optional(),
+  /**
+   * The network the task gives its agent (Harbor's `allow_internet`,
+   * `network_mode` and `allowed_hosts` for the agent's phase): `public`
+   * asks for the internet, and the plan says which hosts the agent reaches
+   * (`Plan.agent_egress`); `allowlist` names the hosts itself. Either way the
+   * agent reaches them only through the runner's recording proxy. Absent:
+   * no network.
+   */
+  agent_network: AgentNetwork.optional(),
   source: TaskSource.optional(),
 }).strict().superRefine((task, ctx) => {
-  for (const key of ["environment_env", "environment_healthcheck"] as const) {
+  if (task.agent_network !== undefined && task.internet_waived === true) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["agent_network"],
+      message: 'contradicts "internet_waived": a waived task gives its agent no network',
+    });
+  }
+  for (const key of ["environment_env", "environment_healthcheck", "agent_network"] as const) {
     if (task[key] !== undefined && task.environment === undefined) {
       ctx.addIssue({
         code: "custom",

@@ -93,6 +93,18 @@ export interface EgressProxyOptions {
    * denied). For a suite that names a mirror on the runner's own network.
    */
   allowPrivateAddresses?: boolean;
+  /**
+   * Allow any host on ports 80 and 443 (its addresses must still be public,
+   * unless `allowPrivateAddresses`); default false: only `allowHosts`.
+   */
+  anyPublicHost?: boolean;
+  /**
+   * Entries (as `allowHosts` spells them) denied whatever else allows them:
+   * for an agent, the model APIs, which it reaches only through the relay.
+   */
+  denyHosts?: readonly string[];
+  /** Whose proxy it is, in its answers ("this verifier's allow-list"); default "verifier". */
+  phase?: "verifier" | "agent";
 }
 
 /** A running egress proxy. */
@@ -225,6 +237,8 @@ type HeadRead =
  */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const rules = parseAllowList(options.allowHosts);
+  const denied = parseAllowList(options.denyHosts ?? []);
+  const phase = options.phase ?? "verifier";
   const maxRequests = options.maxRequests ?? MAX_EGRESS_REQUESTS;
   const maxConnections = options.maxConnections ?? MAX_EGRESS_CONNECTIONS;
   const idleMs = options.idleTimeoutMs ?? EGRESS_IDLE_TIMEOUT_MS;
@@ -404,11 +418,20 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         path: head.path,
       });
       if (head.kind === "malformed") return await answer(400, head.reason);
-      if (allowingRule(rules, head.host, head.port) === null) {
+      const deniedBy = allowingRule(denied, head.host, head.port);
+      if (deniedBy !== null) {
+        return await answer(
+          403,
+          `Egress denied: host "${head.host}" matches "${deniedBy.entry}", which this ${phase} ` +
+            "may not reach (a model API: model calls go through the relay)",
+        );
+      }
+      const anyPublic = options.anyPublicHost === true && DEFAULT_PORTS.includes(head.port);
+      if (!anyPublic && allowingRule(rules, head.host, head.port) === null) {
         return await answer(
           403,
           `Egress denied: host "${head.host}" port ${head.port} matches no entry of this ` +
-            `verifier's allow-list (exact host names or "*.suffix"; ports ` +
+            `${phase}'s allow-list (exact host names or "*.suffix"; ports ` +
             `${DEFAULT_PORTS.join(" and ")} unless the entry names one)`,
         );
       }

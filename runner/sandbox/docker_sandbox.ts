@@ -12,6 +12,13 @@
  *
  * @module
  */
+import type { AgentEgress } from "../egress/agent_egress.ts";
+import type { EgressRequest } from "../egress/egress_request.ts";
+import {
+  type AgentEgressSession,
+  agentProxyEnvironment,
+  openAgentEgress,
+} from "./agent_egress_session.ts";
 import { episodeLabels } from "../remove_orphans.ts";
 import {
   type CandidateRequest,
@@ -80,6 +87,12 @@ export interface TaskSandboxSettings {
   agentUser?: string;
   /** The hosts the Harbor-mode verifier may reach through the egress proxy; absent: none. */
   verifierAllowHosts?: readonly string[];
+  /**
+   * What the agent may reach through its own recording egress proxy (the
+   * task's `agent_network` under the plan's `agent_egress`); absent: no
+   * network, no proxy.
+   */
+  agentEgress?: AgentEgress;
   /** Separate mode: the paths copied into the verifier's environment besides `/logs/artifacts`. */
   verifierArtifacts?: readonly string[];
   /**
@@ -215,15 +228,26 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         ? undefined
         : bundleOf(agent.agent_id);
       let forwarder: { close(): Promise<void> } | null = null;
+      // The agent's own recording proxy, for a task that gives it a network.
+      let agentProxy: AgentEgressSession | null = null;
+      let agentRequests: EgressRequest[] | undefined;
       const closeForwarder = async () => {
         await forwarder?.close().catch(() => {});
         forwarder = null;
+        if (agentProxy !== null) {
+          await agentProxy.close();
+          agentRequests = agentProxy.requests();
+          agentProxy = null;
+        }
       };
       // The candidate's code runs only once onStarted has returned, so the
-      // forwarder holds its port first and cannot miss the candidate.
+      // forwarders hold their ports first and cannot miss the candidate.
       const relayHooks = {
         onStarted: async (session: SandboxSession) => {
           forwarder = await session.forwardPort(port, request.relaySocket);
+          if (settings.agentEgress !== undefined) {
+            agentProxy = await openAgentEgress(session, settings.agentEgress, egressResolve);
+          }
         },
         onExited: async () => {
           await closeForwarder();
@@ -244,7 +268,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             workspace: request.workspace,
             artifactsRoot: request.artifactsRoot,
           }, {
-            env: { ...agent.env, ...relayEnvironment(port, request.model) },
+            env: {
+              ...agent.env,
+              ...(settings.agentEgress === undefined ? {} : agentProxyEnvironment()),
+              ...relayEnvironment(port, request.model),
+            },
             forbiddenValues: request.forbiddenValues,
             argv: programArgv ?? [...bundle!.command, ...(agent.command?.slice(1) ?? [])],
             bundleDir: bundle?.dir,
@@ -264,7 +292,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             backend,
           });
           live.set(request.episode.episode_id, environment);
-          return environment.result;
+          await closeForwarder();
+          return {
+            ...environment.result,
+            ...(agentRequests === undefined ? {} : { agentEgress: agentRequests }),
+          };
         }
         const image = settings.environmentImage ?? options.agentImages[agent.agent_id];
         const candidate = await runCandidate(image, {
@@ -272,7 +304,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           artifactsRoot: request.artifactsRoot,
         }, {
           // The plan's agent env cannot name the runner's variables (the schema refuses them).
-          env: { ...agent.env, ...relayEnvironment(port, request.model) },
+          env: {
+            ...agent.env,
+            ...(settings.agentEgress === undefined ? {} : agentProxyEnvironment()),
+            ...relayEnvironment(port, request.model),
+          },
           command: agent.command,
           // In the task's environment the bundle's command runs, with the
           // plan's command's arguments (its first word names the image's program).
@@ -292,7 +328,10 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           tempDir: options.tempDir,
           backend,
         });
-        return candidate;
+        await closeForwarder();
+        return agentRequests === undefined
+          ? candidate
+          : { ...candidate, agentEgress: agentRequests };
       } finally {
         await closeForwarder();
       }

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import type { EgressRequest } from "../egress/egress_request.ts";
 import type { PlannedAgent, RunnerEnvName } from "../../analysis/schema/records.ts";
 import type { PlannedEpisode } from "../batch_state.ts";
 import type { CandidateFacts, VerifyResult } from "../episode_row.ts";
@@ -87,6 +88,11 @@ export interface CandidateRun extends Omit<CandidateFacts, "artifactDigest"> {
   artifact: Artifact | null;
   /** Bounded tail of the candidate's stderr (for the episode's log only). */
   stderrTail: string;
+  /**
+   * Every request the agent sent through its egress proxy, allowed or
+   * denied (`TaskSandboxSettings.agentEgress`); absent: it had no network.
+   */
+  agentEgress?: readonly EgressRequest[];
 }
 
 /** What the skeleton asks of {@link EpisodeSandbox.runVerifier}. */

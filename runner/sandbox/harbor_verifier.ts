@@ -141,14 +141,14 @@ export const EGRESS_PORT = 3128;
 const TUNNEL_DEADLINE_MS = 600_000;
 
 /**
- * The variables that send the verifier's HTTP clients (apt, curl, uv, pip)
- * to the egress proxy on `port` with the run's proxy password as Basic
- * credentials in the URL (which each of them sends as
- * `Proxy-Authorization`), loopback excepted (a service the agent started
- * is asked directly).
+ * The variables that send a phase's HTTP clients (apt, curl, uv, pip, npm)
+ * to the egress proxy on `port`, with Basic credentials in the URL when the
+ * proxy asks for them (each client sends them as `Proxy-Authorization`),
+ * loopback excepted (a service the agent started, and the relay, are asked
+ * directly).
  *
  * @param port the proxy's loopback port inside the sandbox
- * @param password the proxy's password for this test run
+ * @param password the proxy's password for this phase, or null when it asks none
  * @returns the variables, in both cases' spellings
  * @example
  * ```ts
@@ -156,10 +156,11 @@ const TUNNEL_DEADLINE_MS = 600_000;
  * if (proxyEnvironment(3128, "p4ss").https_proxy !== "http://verifier:p4ss@127.0.0.1:3128") {
  *   throw new Error();
  * }
+ * if (proxyEnvironment(3128, null).http_proxy !== "http://127.0.0.1:3128") throw new Error();
  * ```
  */
-export function proxyEnvironment(port: number, password: string): Record<string, string> {
-  const proxy = `http://verifier:${password}@127.0.0.1:${port}`;
+export function proxyEnvironment(port: number, password: string | null): Record<string, string> {
+  const proxy = `http://${password === null ? "" : `verifier:${password}@`}127.0.0.1:${port}`;
   const local = "localhost,127.0.0.1,::1";
   return {
     http_proxy: proxy,
