@@ -872,6 +872,43 @@ function invalidSection(summary: ReportSummary): Block[] {
 }
 
 /**
+ * Where the agents' requests went (a task that gives its agent a network):
+ * per agent and host, the requests its proxy allowed and denied; absent
+ * when no agent had a network. The requests themselves are in each
+ * episode's log (`ledgerbench show`).
+ */
+function agentNetworkSection(summary: ReportSummary): Block[] {
+  const agents = summary.agent_network;
+  if (agents === undefined) return [];
+  const rows = agents.flatMap((agent) => [
+    ...agent.hosts.map((host) => [
+      displayId(agent.agent_id),
+      host.host,
+      integer(host.allowed),
+      integer(host.denied),
+    ]),
+    ...(agent.hosts_omitted === 0
+      ? []
+      : [[displayId(agent.agent_id), `${integer(agent.hosts_omitted)} more hosts`, "", ""]]),
+  ]);
+  return [
+    { kind: "heading", level: 2, text: "Agent network" },
+    {
+      kind: "paragraph",
+      text: "Tasks that ask for the internet give the agent the hosts the plan allows, through " +
+        "a proxy of the runner's that records every request; the model APIs are never " +
+        "reachable but through the relay. Requests per agent and host:",
+    },
+    {
+      kind: "table",
+      header: ["agent", "host", "allowed", "denied"],
+      align: ["left", "left", "right", "right"],
+      rows,
+    },
+  ];
+}
+
+/**
  * Every failed and invalid episode with the exact `ledgerbench show` command
  * that prints its row, its model calls and its output tails (issue 8); the
  * episode id (in both columns) and the ledger path are shell-quoted, so the
@@ -1185,6 +1222,7 @@ export function reportDocument(
     ...comparisonsSection(summary, figures),
     ...censoringSection(summary, figures),
     ...invalidSection(summary),
+    ...agentNetworkSection(summary),
     ...inspectSection(summary),
     ...costSection(summary, figures),
     ...sprtSection(summary, figures),

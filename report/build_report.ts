@@ -38,6 +38,7 @@ import {
   verificationModeClaim,
 } from "./_claims.ts";
 import { verificationModes } from "../analysis/verification_modes.ts";
+import { agentNetworkUse } from "../analysis/agent_network_use.ts";
 import { withheldPairWords, withheldWords } from "./standing_words.ts";
 import { assessView, denominatorRecord, withheldPairGroups } from "../analysis/agent_standing.ts";
 import { judgeFigures } from "../analysis/judge/judge_rows.ts";
@@ -342,6 +343,7 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
   if (prices !== null) claims.push(prices);
   // Rows whose verifier ran in the candidate's own container (issue 22): always counted and said.
   const modes = verificationModes(rows);
+  const network = agentNetworkUse(rows);
   const shared = verificationModeClaim(modes, assessment.flagged);
   if (shared !== null) claims.push(shared);
   if (errata !== null && application !== null) {
@@ -511,6 +513,8 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     ...(judge === null ? {} : { judge }),
     // Only when a row records how it was verified (issue 22), for the same reason.
     ...(modes.recorded === 0 ? {} : { verification_modes: modes }),
+    // Only when an agent had a network (its rows record agent_egress), for the same reason.
+    ...(network.length === 0 ? {} : { agent_network: network }),
     claims,
   };
   const statedAgents = new Set(

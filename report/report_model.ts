@@ -25,6 +25,7 @@ import type { PairwisePValues } from "../analysis/pairwise_p_values.ts";
 import type { AppliedErratum, ErrataFile } from "../analysis/errata.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { VerificationModes } from "../analysis/verification_modes.ts";
+import type { AgentNetworkUse } from "../analysis/agent_network_use.ts";
 import type { InvalidSummary } from "../analysis/invalid_attempts.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import type { TaskListSource } from "../inputs/task_list.ts";
@@ -315,6 +316,12 @@ export interface ReportSummary {
    * records one (format 4 without it, byte for byte).
    */
   verification_modes?: VerificationModes;
+  /**
+   * Where each agent's requests went through its recording egress proxy
+   * (`agentNetworkUse`): rows, allowed and denied requests, per host.
+   * Absent when no row records an agent network (older reports keep their bytes).
+   */
+  agent_network?: AgentNetworkUse[];
   claims: ReportClaim[];
   figures: ReportFigureRecord[];
 }

@@ -124,6 +124,23 @@ Deno.test({
       );
       const noChange = rows.find((row) => row.agent_id === "no-change")!;
       deepEqual(noChange.agent_egress, { allowed: 0, denied: 0, hosts: [], hosts_omitted: 0 });
+      // The report says, per agent, how many requests went where, from the ledger alone.
+      const report = await cliWithEnv(
+        env,
+        "report",
+        `${checkDir}/tasks/download/ledger.jsonl`,
+        "--plan",
+        `${checkDir}/tasks/download/plan.json`,
+        "--out",
+        `${dir}/report`,
+      );
+      equal(report.code, 0, report.stderr);
+      const markdown = await Deno.readTextFile(`${dir}/report/report.md`);
+      match(markdown, /## Agent network\n/);
+      match(
+        markdown,
+        /\| oracle +\| api\.openai\.com +\| +0 \| +1 \|\n\| oracle +\| files\.example +\| +1 \| +0 \|/,
+      );
 
       // Without the host the plan gives the agent nothing: the download is denied, and recorded.
       const denied = await cliWithEnv(env, "suite", "check", `${dir}/suite`);
