@@ -31,10 +31,8 @@ export interface BuildImageRequest {
   tempDir?: string;
 }
 
-/** How a build ended: the builder that built it, or one line saying why it failed. */
-export type BuildImageResult =
-  | { ok: true; builder: "buildkit" | "legacy" }
-  | { ok: false; failure: string };
+/** How a build ended: built, or one line saying why it failed. */
+export type BuildImageResult = { ok: true } | { ok: false; failure: string };
 
 /** The network modes BuildKit's `RUN` steps take through the engine (moby: others are "not supported by buildkit"). */
 const BUILDKIT_NETWORKS = new Set(["default", "none", "host"]);
@@ -51,11 +49,12 @@ const BUILDKIT_NETWORKS = new Set(["default", "none", "host"]);
  * `default` on an engine that has no `bridge` network (dockerd
  * `--bridge=none`) is `none`: the legacy builder's default there gives a
  * `RUN` step only loopback, and BuildKit's fails ("network bridge not
- * found").
+ * found"). Podman's service reads no `version` and builds with Buildah,
+ * which reads BuildKit's syntax too.
  *
  * @param request the context, Dockerfile, tag and network
  * @param options the engine's client
- * @returns the builder used, or the failure: the Dockerfile line and step
+ * @returns built, or the failure: the Dockerfile line and step
  *   that failed (from BuildKit's trace), the step's last output lines, and
  *   the builder's error
  * @throws {Error} when the engine cannot be reached or the context cannot be archived
@@ -73,7 +72,7 @@ export async function buildImage(
         ? "none"
         : request.network;
       const sent = await sendBuild(docker, archive, request, "2", networkMode);
-      if (!("refused" in sent)) return outcome(sent.messages, dockerfileText, "buildkit");
+      if (!("refused" in sent)) return outcome(sent.messages, dockerfileText);
       if (!/buildkit/i.test(sent.refused)) return { ok: false, failure: sent.refused };
       return await legacyBuild(docker, archive, request, dockerfileText, "the engine refused it");
     }
@@ -108,7 +107,7 @@ async function legacyBuild(
   const networkMode = request.network;
   const sent = await sendBuild(docker, archive, request, "1", networkMode);
   if ("refused" in sent) return { ok: false, failure: sent.refused };
-  return outcome(sent.messages, dockerfileText, "legacy");
+  return outcome(sent.messages, dockerfileText);
 }
 
 /**
@@ -156,15 +155,11 @@ async function sendBuild(
 }
 
 /** The build's outcome from its stream: its last `error`, if any, made readable. */
-function outcome(
-  messages: readonly unknown[],
-  dockerfileText: string,
-  builder: "buildkit" | "legacy",
-): BuildImageResult {
+function outcome(messages: readonly unknown[], dockerfileText: string): BuildImageResult {
   const failed = messages.findLast((message) =>
     typeof (message as { error?: unknown })?.error === "string"
   ) as { error: string } | undefined;
-  if (failed === undefined) return { ok: true, builder };
+  if (failed === undefined) return { ok: true };
   const trace = readBuildTrace(messages);
   const step = trace.vertexes.findLast((vertex) => vertex.error !== "");
   const printed = step !== undefined
