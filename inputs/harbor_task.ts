@@ -726,17 +726,7 @@ function verifierAllowHosts(
       : `${prefix}.allowed_hosts`;
     const given =
       (verifier.network_mode !== undefined ? verifier.allowed_hosts : baseline.allowed_hosts) ?? [];
-    harbor = given.map((host, index) => {
-      const lower = host.toLowerCase();
-      const checked = AllowHost.safeParse(lower);
-      if (!checked.success) {
-        throw refusal(file, `"${host}" ${checked.error.issues[0].message}`, {
-          line: tomlKeyLine(text, field),
-          field: `${field}.${index}`,
-        });
-      }
-      return lower;
-    });
+    harbor = harborHosts(file, text, field, given);
   } else if (verifier.allowed_hosts !== undefined && verifier.allowed_hosts.length > 0) {
     warnings.push(
       `[verifier] ${describeKey("allowed_hosts", verifier.allowed_hosts)} not applied (the ` +
@@ -758,6 +748,31 @@ function verifierAllowHosts(
     );
   }
   return hosts;
+}
+
+/**
+ * Harbor's `allowed_hosts` as allow-list entries: each lower-cased and
+ * checked against {@link AllowHost}.
+ *
+ * @throws {LedgerError} `schema_violation` naming the host, its line and its index
+ */
+function harborHosts(
+  file: string,
+  text: string,
+  field: string,
+  given: readonly string[],
+): string[] {
+  return given.map((host, index) => {
+    const lower = host.toLowerCase();
+    const checked = AllowHost.safeParse(lower);
+    if (!checked.success) {
+      throw refusal(file, `"${host}" ${checked.error.issues[0].message}`, {
+        line: tomlKeyLine(text, field),
+        field: `${field}.${index}`,
+      });
+    }
+    return lower;
+  });
 }
 
 /** `{allow_hosts}` when there are hosts, else nothing (absent: none). */
@@ -902,17 +917,7 @@ function agentNetworkRule(
   const given =
     (agentMode !== undefined ? config.agent.allowed_hosts : environment.allowed_hosts) ??
       [];
-  const hosts = given.map((host, index) => {
-    const lower = host.toLowerCase();
-    const checked = AllowHost.safeParse(lower);
-    if (!checked.success) {
-      throw refusal(file, `"${host}" ${checked.error.issues[0].message}`, {
-        line: tomlKeyLine(text, field),
-        field: `${field}.${index}`,
-      });
-    }
-    return lower;
-  });
+  const hosts = harborHosts(file, text, field, given);
   if (hosts.length === 0) {
     throw refusal(
       file,

@@ -10,7 +10,7 @@
 import { Buffer } from "node:buffer";
 import { equal } from "node:assert/strict";
 import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
-import { cliWithEnv } from "./_cli_run.ts";
+import { type CliResult, cliWithEnv } from "./_cli_run.ts";
 
 /**
  * A Dockerfile line giving the busybox-based toolchain image a `bash`: a
@@ -134,7 +134,33 @@ export async function writeSuite(dir: string, files: Record<string, string>): Pr
 
 /**
  * Imports the Harbor-format tasks of `<dir>/harbor` with `suite import
- * harbor` into `<dir>/suite` and proves them with `suite check`, each step
+ * harbor` into `<dir>/<out>` (default `suite`), asserted to succeed.
+ *
+ * @param dir a directory of the test's, holding the tasks in `harbor/`
+ * @param options further `suite import harbor` arguments, variables for the CLI, the suite's name
+ * @returns the CLI's result (its stdout lists the tasks)
+ */
+export async function importHarborSuite(
+  dir: string,
+  options: { importArgs?: string[]; env?: Record<string, string>; out?: string } = {},
+): Promise<CliResult> {
+  const imported = await cliWithEnv(
+    options.env ?? {},
+    "suite",
+    "import",
+    "harbor",
+    `${dir}/harbor`,
+    "--out",
+    `${dir}/${options.out ?? "suite"}`,
+    ...(options.importArgs ?? []),
+  );
+  equal(imported.code, 0, imported.stderr);
+  return imported;
+}
+
+/**
+ * Imports the Harbor-format tasks of `<dir>/harbor` into `<dir>/suite`
+ * ({@link importHarborSuite}) and proves them with `suite check`, each step
  * asserted to succeed.
  *
  * @param dir a directory of the test's, holding the tasks in `harbor/`
@@ -147,17 +173,7 @@ export async function importCheckedHarborSuite(
 ): Promise<{ suite: string; checkDir: string }> {
   const env = options.env ?? {};
   const suite = `${dir}/suite`;
-  const imported = await cliWithEnv(
-    env,
-    "suite",
-    "import",
-    "harbor",
-    `${dir}/harbor`,
-    "--out",
-    suite,
-    ...(options.importArgs ?? []),
-  );
-  equal(imported.code, 0, imported.stderr);
+  await importHarborSuite(dir, { importArgs: options.importArgs, env });
   const check = await cliWithEnv(env, "suite", "check", suite, ...(options.checkArgs ?? []));
   const summary = await Deno.readTextFile(`${suite}/check.json`).catch(() => "{}");
   equal(check.code, 0, check.stderr + check.stdout + summary);

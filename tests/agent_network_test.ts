@@ -22,7 +22,12 @@ import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { PACKAGE_INDEX_HOSTS } from "../runner/egress/agent_egress.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cliWithEnv } from "./_cli_run.ts";
-import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
+import {
+  BASH_STAND_IN,
+  buildPythonBase,
+  importHarborSuite,
+  writeSuite,
+} from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/agent_network_test.ts");
 
@@ -71,16 +76,7 @@ Deno.test({
           'if [ "$(cat /app/data.txt)" = payload-42 ]; then r=1; else r=0; fi\n' +
           "echo $r > /logs/verifier/reward.txt\n",
       });
-      const imported = await cliWithEnv(
-        env,
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-      );
-      equal(imported.code, 0, imported.stderr);
+      const imported = await importHarborSuite(dir, { env });
       match(
         imported.stdout,
         /download {2}environment\/Dockerfile {2}verifier shared {2}agent network public/,

@@ -38,6 +38,7 @@ import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
 import { testCa } from "./_test_ca.ts";
 import { startPackageServer } from "./_package_server.ts";
 import { UV_INSTALLER } from "./_uv_stand_in.ts";
+import { importHarborSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_examples_test.ts");
 const TOOLS = ENGINE.available && await requireStandInTools("tests/harbor_examples_test.ts");
@@ -84,21 +85,16 @@ Deno.test({
           `deb.debian.org:80=${debian}:80`,
       };
       await copyExamples(`${dir}/harbor`, [...PROVEN, "environment-env-single"]);
-      const imported = await cliWithEnv(
+      await importHarborSuite(dir, {
         env,
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-        "--without-internet",
-        "--verifier-allow-host",
-        "deb.debian.org",
-        "--verifier-allow-host",
-        "astral.sh",
-      );
-      equal(imported.code, 0, imported.stderr);
+        importArgs: [
+          "--without-internet",
+          "--verifier-allow-host",
+          "deb.debian.org",
+          "--verifier-allow-host",
+          "astral.sh",
+        ],
+      });
       const check = await cliWithEnv(
         env,
         "suite",

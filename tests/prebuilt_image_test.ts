@@ -19,7 +19,7 @@ import { loadPlan } from "../inputs/plan.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli } from "./_cli_run.ts";
-import { BASH_STAND_IN, writeSuite } from "./_python_toolchain.ts";
+import { BASH_STAND_IN, importHarborSuite, writeSuite } from "./_python_toolchain.ts";
 import { LOCAL_REGISTRY, requireLocalRegistry } from "./_local_registry.ts";
 
 const ENGINE = await requireDockerEngine("tests/prebuilt_image_test.ts");
@@ -97,27 +97,10 @@ Deno.test({
           'if [ "$(cat /app/out.txt)" = prebuilt ]; then r=1; else r=0; fi\n' +
           "echo $r > /logs/verifier/reward.txt\n",
       });
-      const imported = await cli(
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-      );
-      equal(imported.code, 0, imported.stderr);
+      await importHarborSuite(dir);
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(manifest.tasks[0].environment, { image: ref });
-      const forced = await cli(
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/forced`,
-        "--force-build",
-      );
-      equal(forced.code, 0, forced.stderr);
+      await importHarborSuite(dir, { out: "forced", importArgs: ["--force-build"] });
       deepEqual(
         JSON.parse(await Deno.readTextFile(`${dir}/forced/suite.json`)).tasks[0].environment,
         { dockerfile: "environment/Dockerfile" },

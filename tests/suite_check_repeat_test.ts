@@ -19,7 +19,12 @@ import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { EGRESS_RESOLVE_VARIABLE } from "../runner/egress/egress_resolve.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cliWithEnv } from "./_cli_run.ts";
-import { BASH_STAND_IN, buildPythonBase, writeSuite } from "./_python_toolchain.ts";
+import {
+  BASH_STAND_IN,
+  buildPythonBase,
+  importHarborSuite,
+  writeSuite,
+} from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/suite_check_repeat_test.ts");
 
@@ -66,18 +71,7 @@ Deno.test({
     try {
       const env = { [EGRESS_RESOLVE_VARIABLE]: `flaky.test:80=127.0.0.1:${server.addr.port}` };
       await writeSuite(`${dir}/harbor`, { ...task(python, "flaky"), ...task(python, "steady") });
-      const imported = await cliWithEnv(
-        env,
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-        "--verifier-allow-host",
-        "flaky.test",
-      );
-      equal(imported.code, 0, imported.stderr);
+      await importHarborSuite(dir, { env, importArgs: ["--verifier-allow-host", "flaky.test"] });
       const check = await cliWithEnv(
         env,
         "suite",

@@ -19,7 +19,13 @@ import { buildImages } from "../runner/docker/build_images.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";
-import { buildPythonBase, codexScript, pythonSuiteFiles, writeSuite } from "./_python_toolchain.ts";
+import {
+  buildPythonBase,
+  codexScript,
+  importHarborSuite,
+  pythonSuiteFiles,
+  writeSuite,
+} from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/task_environment_test.ts");
 
@@ -202,8 +208,9 @@ Deno.test({
         "tasks/fails/environment/Dockerfile": [
           "FROM ledgerbench/base:latest",
           "COPY --chmod=755 hello.sh /hello.sh",
+          // Both lines to stdout: BuildKit interleaves a step's stdout and stderr as they arrive.
           "RUN echo preparing; \\",
-          '    echo "no such tool" >&2; exit 3',
+          '    echo "no such tool"; exit 3',
           "",
         ].join("\n"),
       });
@@ -224,7 +231,7 @@ Deno.test({
       // BuildKit built the `COPY --chmod` step, then the RUN step failed: its line and output.
       const buildKit = await freeze();
       equal(buildKit.code, 2);
-      const run = 'echo preparing; echo "no such tool" >&2; exit 3';
+      const run = 'echo preparing; echo "no such tool"; exit 3';
       equal(
         errors(buildKit.stderr),
         `error: Cannot freeze plan: task "fails": building ${dockerfile} with build network ` +
@@ -268,15 +275,7 @@ Deno.test({
         "no-bash/solution/solve.sh": "#!/bin/sh\necho 42 > /app/out.txt\n",
         "no-bash/tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
       });
-      const imported = await cli(
-        "suite",
-        "import",
-        "harbor",
-        `${dir}/harbor`,
-        "--out",
-        `${dir}/suite`,
-      );
-      equal(imported.code, 0, imported.stderr);
+      await importHarborSuite(dir);
       const check = await cli("suite", "check", `${dir}/suite`);
       equal(check.code, 2, check.stderr);
       match(
