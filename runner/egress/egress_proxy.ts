@@ -94,8 +94,10 @@ export interface EgressProxyOptions {
    */
   allowPrivateAddresses?: boolean;
   /**
-   * Allow any host on ports 80 and 443 (its addresses must still be public,
-   * unless `allowPrivateAddresses`); default false: only `allowHosts`.
+   * Allow any host named by a DNS name on ports 80 and 443 (not an address
+   * literal, which `denyHosts` could not recognize; its addresses must
+   * still be public, unless `allowPrivateAddresses`); default false: only
+   * `allowHosts`.
    */
   anyPublicHost?: boolean;
   /**
@@ -426,7 +428,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
             "may not reach (a model API: model calls go through the relay)",
         );
       }
-      const anyPublic = options.anyPublicHost === true && DEFAULT_PORTS.includes(head.port);
+      // Any host by its DNS name only: an address literal would pass the name-based deny list.
+      const addressLiteral = head.host.startsWith("[") || /^[0-9.]+$/.test(head.host);
+      const anyPublic = options.anyPublicHost === true && !addressLiteral &&
+        DEFAULT_PORTS.includes(head.port);
       if (!anyPublic && allowingRule(rules, head.host, head.port) === null) {
         return await answer(
           403,

@@ -867,3 +867,38 @@ Deno.test("startEgressProxy() serves curl over HTTPS and HTTP through the forwar
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("startEgressProxy() for an agent: any public host by its name, never a denied host or an address literal", async () => {
+  const server = await startPackageServer({ files: FILES });
+  await withProxy({
+    allowHosts: [],
+    anyPublicHost: true,
+    denyHosts: ["api.openai.com", "*.openai.azure.com"],
+    phase: "agent",
+    connect: () => ({ hostname: "127.0.0.1", port: server.port }),
+  }, async (proxy) => {
+    const get = (host: string) =>
+      exchange(proxy, `GET http://${host}/hello.txt HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    assert.match(await get("pkg.test"), /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(
+      await get("api.openai.com"),
+      /^HTTP\/1\.1 403 [^\r]*\r\n[\s\S]*matches "api\.openai\.com", which this agent may not reach/,
+    );
+    assert.match(await get("x.openai.azure.com"), /^HTTP\/1\.1 403 /);
+    // An address literal passes no name-based deny list: not "any public host".
+    assert.match(
+      await get("162.159.140.245"),
+      /^HTTP\/1\.1 403 [^\r]*\r\n[\s\S]*matches no entry of this agent's allow-list/,
+    );
+    assert.deepEqual(
+      (await settled(proxy)).map((r) => [r.host, r.allowed, r.status]),
+      [
+        ["pkg.test", true, 200],
+        ["api.openai.com", false, 403],
+        ["x.openai.azure.com", false, 403],
+        ["162.159.140.245", false, 403],
+      ],
+    );
+  });
+  await server.close();
+});
