@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { EgressRequest } from "../runner/egress/egress_request.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { Episode, JudgeRecord, VerificationRecord } from "../analysis/schema/records.ts";
 import type { EpisodeLog } from "../runner/episode_log_store.ts";
@@ -33,7 +34,8 @@ reached (the verifier's mode, the reward file's keys and values, what decided,
 hijack flags of a shared-mode test run), each model call the relay recorded
 (model, usage, latency, status, refusal or fault, the size of its request and
 response bodies; --json prints the bodies), the candidate's stdout and stderr
-tails and the verifier's. They come from the episode log the runner stores
+tails, the agent's requests through its egress proxy (a task that gives it a
+network), and the verifier's tails. They come from the episode log the runner stores
 beside the workspace artifact; the log is read by the row's
 episode_log_digest and its bytes are checked against it.
 
@@ -185,12 +187,36 @@ function renderText(
   }
   text += `\nstdout tail:\n${tail(log.stdout_tail)}`;
   text += `\nstderr tail:\n${tail(log.stderr_tail)}`;
+  if (log.agent_egress !== undefined) {
+    text += egressLines("agent", log.agent_egress, log.agent_egress_omitted);
+  }
   if (log.verifier !== undefined) {
     text += `\nverifier stdout tail (${log.verifier.mode} mode):\n${
       tail(log.verifier.stdout_tail)
     }`;
     text += `\nverifier stderr tail:\n${tail(log.verifier.stderr_tail)}`;
     text += verifierEvidenceLines(log.verifier);
+  }
+  return text;
+}
+
+/**
+ * A phase's requests through its recording egress proxy, one line each
+ * (method, host and port, path, allowed or denied, status), escaped: every
+ * field is the client's or the origin's.
+ */
+function egressLines(
+  phase: "agent" | "verifier",
+  requests: readonly EgressRequest[],
+  omittedCount: number | undefined,
+): string {
+  let text = `\n${phase} egress requests: ${requests.length}${
+    (omittedCount ?? 0) > 0 ? `, ${omittedCount} more not stored` : ""
+  }\n`;
+  for (const request of requests) {
+    text += `  ${lineText(request.method)} ${lineText(request.host)}:${request.port}` +
+      `${request.path === null ? "" : ` ${lineText(request.path)}`}: ` +
+      `${request.allowed ? "allowed" : "denied"}, status ${request.status ?? "none"}\n`;
   }
   return text;
 }
@@ -205,14 +231,7 @@ function verifierEvidenceLines(verifier: NonNullable<EpisodeLog["verifier"]>): s
   let text = "";
   const omitted = (n: number | undefined) => (n ?? 0) > 0 ? `, ${n} more not stored` : "";
   if (verifier.egress !== undefined) {
-    text += `\nverifier egress requests: ${verifier.egress.length}${
-      omitted(verifier.egress_omitted)
-    }\n`;
-    for (const request of verifier.egress) {
-      text += `  ${lineText(request.method)} ${lineText(request.host)}:${request.port}` +
-        `${request.path === null ? "" : ` ${lineText(request.path)}`}: ` +
-        `${request.allowed ? "allowed" : "denied"}, status ${request.status ?? "none"}\n`;
-    }
+    text += egressLines("verifier", verifier.egress, verifier.egress_omitted);
   }
   if (verifier.changes !== undefined) {
     const total = verifier.changes.length + (verifier.changes_omitted ?? 0);

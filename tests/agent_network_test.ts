@@ -118,6 +118,20 @@ Deno.test({
         log.agent_egress![1].error!,
         /matches "api\.openai\.com", which this agent may not reach/,
       );
+      const shown = await cliWithEnv(
+        env,
+        "show",
+        oracle.episode_id,
+        "--ledger",
+        `${checkDir}/tasks/download/ledger.jsonl`,
+        "--artifacts",
+        `${checkDir}/artifacts`,
+      );
+      equal(shown.code, 0, shown.stderr);
+      match(
+        shown.stdout,
+        /\nagent egress requests: 2\n {2}GET files\.example:80 \/data\.txt: allowed, status 200\n {2}GET api\.openai\.com:80 \/v1\/models: denied, status 403\n/,
+      );
       const noChange = rows.find((row) => row.agent_id === "no-change")!;
       deepEqual(noChange.agent_egress, { allowed: 0, denied: 0, hosts: [], hosts_omitted: 0 });
       // The report says, per agent, how many requests went where, from the ledger alone.
