@@ -95,9 +95,10 @@ before it is kept, and its SHA-256 printed.
 
 EXIT STATUS:
   0 imported, or every task proven; 1 usage error; 2 a task cannot be read or is
-  refused (file, line and field named; nothing is written then), or an image or
-  environment is missing; 3 the check ran and a task failed, or no Docker engine
-  answers
+  refused (file, line and field named; nothing is written then), or an image the
+  check itself runs is missing; 3 the check ran and a task failed (one whose
+  environment cannot be built or pulled fails alone, the others are checked), or no
+  Docker engine answers
 `;
 
 const IMPORT_OPTIONS = {

@@ -65,20 +65,33 @@ export function dockerfileInstructions(text: string): DockerfileInstruction[] {
 }
 
 /**
- * The base images a Dockerfile's `FROM` lines name, in order, leaving out
- * `scratch` and the names of the file's own earlier stages (`FROM base AS
- * build`, then `FROM build`); `--platform=` and other flags are skipped.
+ * The images a Dockerfile builds from, in order: those its `FROM` lines
+ * name, and those a `COPY --from=` names (an image, not one of the file's
+ * stages: Harbor's tasks copy uv's binary from `ghcr.io/astral-sh/uv`),
+ * leaving out `scratch` and the file's own earlier stages (`FROM base AS
+ * build`, then `FROM build` or `COPY --from=build`, or `--from=0`);
+ * `--platform=` and other flags are skipped.
  * A reference holding a build argument (`$`) is returned as written: the
  * caller refuses it, since it cannot be checked before the build.
  *
  * @param text the Dockerfile
- * @returns the base image references, each with the line of its `FROM`
+ * @returns the image references, each with the line of its `FROM` or `COPY`
  */
 export function dockerfileBases(text: string): { ref: string; line: number }[] {
   const stages = new Set<string>();
   const bases: { ref: string; line: number }[] = [];
+  let stageCount = 0;
   for (const instruction of dockerfileInstructions(text)) {
+    if (instruction.keyword === "COPY") {
+      // `COPY --from=` names an earlier stage (by name or index) or an image.
+      const from = /(?:^|\s)--from=(\S+)/.exec(instruction.args)?.[1];
+      const stage = from !== undefined &&
+        (stages.has(from.toLowerCase()) || /^[0-9]+$/.test(from) && Number(from) < stageCount);
+      if (from !== undefined && !stage) bases.push({ ref: from, line: instruction.line });
+      continue;
+    }
     if (instruction.keyword !== "FROM") continue;
+    stageCount++;
     const words = instruction.args.split(/\s+/).filter((word) => !word.startsWith("--"));
     const ref = words[0];
     if (ref === undefined || ref === "") continue;

@@ -60,3 +60,20 @@ Deno.test("firstBuildKitOnlyInstruction() names the first instruction only Build
   // A flag of the command run, not of the instruction; `--chown` the legacy builder reads.
   equal(first(["FROM a", "RUN docker run --network host x", "ADD --chown=0:0 a /a"]), null);
 });
+
+Deno.test("dockerfileBases() names an image a COPY --from takes, not a stage's name or index", () => {
+  const text = [
+    "FROM python:3.12-slim AS build",
+    "COPY --from=ghcr.io/astral-sh/uv:0.8.15 /uv /uvx /bin/",
+    "FROM ubuntu:24.04",
+    "COPY --from=build /app /app",
+    "COPY --from=0 /etc/os-release /build-os",
+    "COPY --chown=1:1 --from=busybox:1.36 /bin/busybox /bin/",
+  ].join("\n");
+  deepEqual(dockerfileBases(text), [
+    { ref: "python:3.12-slim", line: 1 },
+    { ref: "ghcr.io/astral-sh/uv:0.8.15", line: 2 },
+    { ref: "ubuntu:24.04", line: 3 },
+    { ref: "busybox:1.36", line: 6 },
+  ]);
+});

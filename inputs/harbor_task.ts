@@ -313,8 +313,8 @@ export async function readHarborTask(
   if (!SuiteTaskEntry.shape.task_id.safeParse(taskId).success) {
     throw refusal(
       dir,
-      `"${taskId}" (the directory's name) must be lower-case letters, digits and dashes, ` +
-        "starting with a letter or digit: rename the directory",
+      `"${taskId}" (the directory's name) must be lower-case letters, digits, dashes and ` +
+        "underscores, starting with a letter or digit: rename the directory",
       { field: "task_id" },
     );
   }

@@ -116,7 +116,8 @@ export interface SuiteCheckOutcome {
  * @param options temporary directory, progress, signal, log
  * @returns the summary and the check's directory
  * @throws {LedgerError} when the suite cannot be read
- * @throws {TaskEnvironmentError} when a task's environment cannot be prepared
+ * @throws {TaskEnvironmentError} when the build network is not one (a task
+ *   whose environment cannot be prepared fails the check alone)
  * @throws {SuiteCheckError} when the check image or the verifier image is absent
  */
 export async function runSuiteCheck(
@@ -127,9 +128,54 @@ export async function runSuiteCheck(
   const checkedAt = new Date().toISOString();
   // One plan over every task resolves the environment once; each task then
   // runs as its own one-task batch, so that a verifier fault (which halts a
-  // batch, seed 000) stops only its own task's check.
-  const plan = await freezeCheckPlan(suite, checkedAt, options);
+  // batch, seed 000) stops only its own task's check. A task whose
+  // environment cannot be prepared fails alone, the others are checked.
+  const { plan, unprepared } = await freezeCheckPlan(suite, checkedAt, options);
   const dir = await newResultDir(checksDir(suite.dir), checkedAt);
+  const repeat = options.repeat ?? 1;
+  // A judged task is proven by `judge calibrate` against human labels, not by a program here.
+  const judged = judgedTaskIds(suite.manifest);
+  const { runs, oracles } = plan === null
+    ? { runs: [], oracles: new Set<string>() }
+    : await runChecks(suite, plan, { dir, judged, repeat, options });
+  const quotes = await verifierQuotes(runs.flatMap((run) => run.rows), `${dir}/artifacts`);
+  const tasks = suite.manifest.tasks.map((task) => {
+    const problem = unprepared.get(task.task_id);
+    if (problem !== undefined) return unpreparedTaskCheck(task.task_id, problem);
+    return judged.has(task.task_id)
+      ? judgedTaskCheck(task.task_id)
+      : taskCheck(suite, task.task_id, { runs, quotes, repeat }, oracles.has(task.task_id));
+  });
+  const summary: SuiteCheckSummary = {
+    schema_version: 1,
+    suite_id: suite.manifest.suite_id,
+    suite_sha256: suite.sha256,
+    checked_at: checkedAt,
+    passed: tasks.every((task) => task.passed),
+    tasks,
+  };
+  await Deno.writeTextFile(`${dir}/${CHECK_SUMMARY}`, canonicalJson(summary), { createNew: true });
+  return { summary, dir };
+}
+
+/**
+ * Runs the check plan's tasks, each as its own one-task batch (`repeat`
+ * times, each run its own ledger beside the task's plan) in the Docker
+ * sandbox, the runner's programs in place of agents; judged tasks are left
+ * to `judge calibrate`.
+ *
+ * @returns every task's runs, and the tasks that have an executable oracle
+ */
+async function runChecks(
+  suite: Suite,
+  plan: Plan,
+  { dir, judged, repeat, options }: {
+    dir: string;
+    judged: ReadonlySet<string>;
+    repeat: number;
+    options: SuiteCheckOptions;
+  },
+): Promise<{ runs: CheckRun[]; oracles: Set<string> }> {
   await using temp = await createRunTempDir(options.tempDir);
   const environment = await checkEnvironment(plan, {
     suiteDir: suite.dir,
@@ -144,7 +190,6 @@ export async function runSuiteCheck(
     verifierKit: environment.verifierKit ?? undefined,
     tempDir: temp.path,
   });
-  const repeat = options.repeat ?? 1;
   const runs: CheckRun[] = [];
   // A task without an executable oracle runs only the no-change episode (and fails the check).
   const oracles = new Set<string>();
@@ -153,8 +198,6 @@ export async function runSuiteCheck(
       oracles.add(task.task_id);
     }
   }
-  // A judged task is proven by `judge calibrate` against human labels, not by a program here.
-  const judged = judgedTaskIds(suite.manifest);
   for (const [index, task] of plan.tasks.entries()) {
     if (judged.has(task.task_id)) {
       options.log?.(`task "${task.task_id}" is judged: proven by "judge calibrate", not here`);
@@ -199,22 +242,7 @@ export async function runSuiteCheck(
       runs.push({ taskId: task.task_id, rows: (await loadLedger(ledger)).rows });
     }
   }
-  const quotes = await verifierQuotes(runs.flatMap((run) => run.rows), `${dir}/artifacts`);
-  const tasks = suite.manifest.tasks.map((task) =>
-    judged.has(task.task_id)
-      ? judgedTaskCheck(task.task_id)
-      : taskCheck(suite, task.task_id, { runs, quotes, repeat }, oracles.has(task.task_id))
-  );
-  const summary: SuiteCheckSummary = {
-    schema_version: 1,
-    suite_id: suite.manifest.suite_id,
-    suite_sha256: suite.sha256,
-    checked_at: checkedAt,
-    passed: tasks.every((task) => task.passed),
-    tasks,
-  };
-  await Deno.writeTextFile(`${dir}/${CHECK_SUMMARY}`, canonicalJson(summary), { createNew: true });
-  return { summary, dir };
+  return { runs, oracles };
 }
 
 /**
@@ -232,12 +260,16 @@ function judgedTaskCheck(taskId: string): TaskCheck {
   return { task_id: taskId, oracle: skipped, no_change: skipped, passed: true, problems: [] };
 }
 
-/** The check's plan: the two runner programs, every task, the images resolved now. */
+/**
+ * The check's plan: the two runner programs, every task whose environment
+ * could be prepared, the images resolved now; and, per task whose could
+ * not, why (the plan is null when none could).
+ */
 async function freezeCheckPlan(
   suite: Suite,
   checkedAt: string,
   options: Pick<SuiteCheckOptions, "log" | "buildNetwork" | "agentEgress">,
-): Promise<Plan> {
+): Promise<{ plan: Plan | null; unprepared: Map<string, string> }> {
   const program = await imageDigest(CHECK_IMAGE);
   const verifier = await imageDigest(VERIFIER_IMAGE);
   if (program === null || verifier === null) {
@@ -247,7 +279,24 @@ async function freezeCheckPlan(
       }" is not present (run containers/build_images.sh)`,
     );
   }
-  return freezePlan(suite, {
+  const unprepared = new Map<string, string>();
+  const prepare = {
+    buildNetwork: options.buildNetwork,
+    onTaskError: (taskId: string, error: Error) => {
+      if (!unprepared.has(taskId)) unprepared.set(taskId, error.message);
+    },
+  };
+  const lookup = (ref: string) => imageDigest(ref);
+  const taskEnvironments = await prepareTaskEnvironments(suite, lookup, options.log, prepare);
+  const verifierEnvironments = await prepareVerifierEnvironments(
+    suite,
+    lookup,
+    options.log,
+    prepare,
+  );
+  const tasks = suite.manifest.tasks.filter((task) => !unprepared.has(task.task_id));
+  if (tasks.length === 0) return { plan: null, unprepared };
+  const plan = freezePlan({ ...suite, manifest: { ...suite.manifest, tasks } }, {
     plan_id: "suite-check",
     created_at: checkedAt,
     agents: Object.values(RUNNER_PROGRAM_AGENTS).map((agentId) => ({
@@ -257,23 +306,34 @@ async function freezeCheckPlan(
     })),
     order_seed: 0,
     price_table_id: "unpriced",
-    task_environments: await prepareTaskEnvironments(
-      suite,
-      (ref) => imageDigest(ref),
-      options.log,
-      { buildNetwork: options.buildNetwork },
-    ),
-    verifier_environments: await prepareVerifierEnvironments(
-      suite,
-      (ref) => imageDigest(ref),
-      options.log,
-      { buildNetwork: options.buildNetwork },
-    ),
+    task_environments: withoutTasks(taskEnvironments, unprepared),
+    verifier_environments: withoutTasks(verifierEnvironments, unprepared),
     agent_egress: options.agentEgress,
     runner_version: await runnerVersion(),
     verifier_image: VERIFIER_IMAGE,
     verifier_image_digest: verifier,
   });
+  return { plan, unprepared };
+}
+
+/** `environments` without the tasks of `left` (a task whose verifier's environment failed keeps neither). */
+function withoutTasks<T>(
+  environments: Record<string, T>,
+  left: ReadonlyMap<string, string>,
+): Record<string, T> {
+  return Object.fromEntries(Object.entries(environments).filter(([id]) => !left.has(id)));
+}
+
+/** The entry of a task whose environment could not be prepared: failed, with why; nothing ran. */
+function unpreparedTaskCheck(taskId: string, problem: string): TaskCheck {
+  const missing = { status: "missing" as const, resolved: null, invalid_reason: null, notes: null };
+  return {
+    task_id: taskId,
+    oracle: missing,
+    no_change: missing,
+    passed: false,
+    problems: [`environment: ${problem}`],
+  };
 }
 
 /**

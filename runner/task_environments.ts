@@ -63,6 +63,12 @@ export interface PrepareTaskEnvironmentsOptions {
    * default {@link DEFAULT_BUILD_NETWORK}.
    */
   buildNetwork?: string;
+  /**
+   * Where a task whose environment cannot be prepared is reported, the task
+   * left out of the result (`suite check`, which fails that task and checks
+   * the others); absent: the error is thrown (`freeze`, which refuses).
+   */
+  onTaskError?: (taskId: string, error: TaskEnvironmentError) => void;
 }
 
 /** A task's environment could not be prepared; the message names the task and the image or file. */
@@ -78,7 +84,7 @@ export class TaskEnvironmentError extends Error {
  * Prepares every task's environment: looks up a named image (pulling it
  * when absent, pinning it by registry digest), or builds a Dockerfile
  * after checking its base images are present. The built tag is
- * `ledgerbench-env/<task_id>:<16 hex>`, the hex of the SHA-256 of the build
+ * `ledgerbench-env/<task_id>:<16 hex>` (`_` as `-`), the hex of the SHA-256 of the build
  * context's digest and the build network (`<digest>\nbuild-network=<mode>`),
  * so that an unchanged context built the same way reuses its image. The
  * network is in the key because the same context can build differently
@@ -106,19 +112,23 @@ export async function prepareTaskEnvironments(
   const network = checkedNetwork(options);
   const frozen: Record<string, FrozenTaskEnvironment> = {};
   for (const task of suite.manifest.tasks) {
-    if (task.environment === undefined) continue;
-    frozen[task.task_id] = await prepareOne(
-      suite,
-      task.task_id,
-      task.environment,
-      task.task_id,
-      lookup,
-      log,
-      network,
-    );
-    const testsRunHere = task.verifier?.mode === "shared" ||
-      (task.verifier?.mode === "separate" && task.verifier.environment === undefined);
-    if (testsRunHere) await requireBash(task.task_id, frozen[task.task_id].image);
+    const environment = task.environment;
+    if (environment === undefined) continue;
+    await eachTask(task.task_id, options, async () => {
+      const prepared = await prepareOne(
+        suite,
+        task.task_id,
+        environment,
+        task.task_id,
+        lookup,
+        log,
+        network,
+      );
+      const testsRunHere = task.verifier?.mode === "shared" ||
+        (task.verifier?.mode === "separate" && task.verifier.environment === undefined);
+      if (testsRunHere) await requireBash(task.task_id, prepared.image);
+      frozen[task.task_id] = prepared;
+    });
   }
   return frozen;
 }
@@ -148,18 +158,39 @@ export async function prepareVerifierEnvironments(
   for (const task of suite.manifest.tasks) {
     const environment = task.verifier?.environment;
     if (environment === undefined) continue;
-    frozen[task.task_id] = await prepareOne(
-      suite,
-      task.task_id,
-      environment,
-      `${task.task_id}-verifier`,
-      lookup,
-      log,
-      network,
-    );
-    await requireBash(task.task_id, frozen[task.task_id].image);
+    await eachTask(task.task_id, options, async () => {
+      const prepared = await prepareOne(
+        suite,
+        task.task_id,
+        environment,
+        `${task.task_id}-verifier`,
+        lookup,
+        log,
+        network,
+      );
+      await requireBash(task.task_id, prepared.image);
+      frozen[task.task_id] = prepared;
+    });
   }
   return frozen;
+}
+
+/**
+ * Prepares one task's environment: a {@link TaskEnvironmentError} goes to
+ * `options.onTaskError` when there is one (the task is then left out),
+ * else it is thrown.
+ */
+async function eachTask(
+  taskId: string,
+  options: PrepareTaskEnvironmentsOptions,
+  prepare: () => Promise<void>,
+): Promise<void> {
+  try {
+    await prepare();
+  } catch (error) {
+    if (!(error instanceof TaskEnvironmentError) || options.onTaskError === undefined) throw error;
+    options.onTaskError(taskId, error);
+  }
 }
 
 /**
@@ -231,7 +262,8 @@ async function prepareOne(
     }
   }
   const contextDigest = (await digestTree(context)).digest;
-  const tag = `ledgerbench-env/${tagName}:${
+  // A Docker repository name takes `_` only between letters or digits; `-` anywhere inside.
+  const tag = `ledgerbench-env/${tagName.replaceAll("_", "-")}:${
     sha256Hex(`${contextDigest}\nbuild-network=${network}`).slice(0, 16)
   }`;
   let digest = await lookup(tag);

@@ -1,6 +1,7 @@
 /**
  * The agent's internet, as Harbor defines it and recorded, on the engine: a
- * Terminal-Bench-2-format task that says nothing of the network (Harbor's
+ * Terminal-Bench-2-format task (its directory named with underscores, as
+ * Harbor's datasets often are) that says nothing of the network (Harbor's
  * `allow_internet` defaults to true) over the offline Python base, whose
  * solution downloads a file from `files.example` (a loopback server
  * standing in for the host, `LEDGERBENCH_EGRESS_RESOLVE`) and also tries a
@@ -66,20 +67,20 @@ Deno.test({
     try {
       const env = { [EGRESS_RESOLVE_VARIABLE]: `files.example:80=127.0.0.1:${server.addr.port}` };
       await writeSuite(`${dir}/harbor`, {
-        "download/instruction.md": "Download http://files.example/data.txt to /app/data.txt.\n",
+        "fetch_data/instruction.md": "Download http://files.example/data.txt to /app/data.txt.\n",
         // No [environment] network key: Harbor's allow_internet defaults to true.
-        "download/task.toml":
+        "fetch_data/task.toml":
           'version = "1.0"\n[verifier]\ntimeout_sec = 60.0\n[agent]\ntimeout_sec = 60.0\n',
-        "download/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
-        "download/solution/solve.sh": SOLVE,
-        "download/tests/test.sh": "#!/bin/bash\n" +
+        "fetch_data/environment/Dockerfile": `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
+        "fetch_data/solution/solve.sh": SOLVE,
+        "fetch_data/tests/test.sh": "#!/bin/bash\n" +
           'if [ "$(cat /app/data.txt)" = payload-42 ]; then r=1; else r=0; fi\n' +
           "echo $r > /logs/verifier/reward.txt\n",
       });
       const imported = await importHarborSuite(dir, { env });
       match(
         imported.stdout,
-        /download {2}environment\/Dockerfile {2}verifier shared {2}agent network public/,
+        /fetch_data {2}environment\/Dockerfile {2}verifier shared {2}agent network public/,
       );
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(manifest.tasks[0].agent_network, { mode: "public" });
@@ -94,7 +95,7 @@ Deno.test({
       );
       equal(check.code, 0, check.stderr + check.stdout);
       const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
-      const rows = (await loadLedger(`${checkDir}/tasks/download/ledger.jsonl`)).rows;
+      const rows = (await loadLedger(`${checkDir}/tasks/fetch_data/ledger.jsonl`)).rows;
       const oracle = rows.find((row) => row.agent_id === "oracle")!;
       equal(oracle.resolved, true, oracle.notes);
       deepEqual(oracle.agent_egress, {
@@ -123,7 +124,7 @@ Deno.test({
         "show",
         oracle.episode_id,
         "--ledger",
-        `${checkDir}/tasks/download/ledger.jsonl`,
+        `${checkDir}/tasks/fetch_data/ledger.jsonl`,
         "--artifacts",
         `${checkDir}/artifacts`,
       );
@@ -138,9 +139,9 @@ Deno.test({
       const report = await cliWithEnv(
         env,
         "report",
-        `${checkDir}/tasks/download/ledger.jsonl`,
+        `${checkDir}/tasks/fetch_data/ledger.jsonl`,
         "--plan",
-        `${checkDir}/tasks/download/plan.json`,
+        `${checkDir}/tasks/fetch_data/plan.json`,
         "--out",
         `${dir}/report`,
       );
@@ -157,7 +158,7 @@ Deno.test({
       equal(denied.code, 3, denied.stderr + denied.stdout);
       match(denied.stderr, /1 task\(s\) ask for the internet, and their agents reach no host/);
       const deniedDir = /written: (.+)\n/.exec(denied.stdout)![1];
-      const deniedOracle = (await loadLedger(`${deniedDir}/tasks/download/ledger.jsonl`)).rows
+      const deniedOracle = (await loadLedger(`${deniedDir}/tasks/fetch_data/ledger.jsonl`)).rows
         .find((row) => row.agent_id === "oracle")!;
       equal(deniedOracle.resolved, false);
       deepEqual(deniedOracle.agent_egress?.hosts, [

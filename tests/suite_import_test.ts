@@ -245,12 +245,12 @@ const CASES: BadInputCase[] = [
       /^error: \{dir\}\/t1\/environment\/docker-compose\.yaml: a Compose environment is not supported \(it declares the services main, db; sidecar services are not supported yet, one container per side\): give the task an environment\/Dockerfile\n$/,
   },
   {
-    name: "a task id that is not lower-case letters, digits and dashes",
+    name: "a task id that is not lower-case letters, digits, dashes and underscores",
     files: task({}, "Fix_CSV"),
     args: [...IMPORT, "{dir}/Fix_CSV", "--out", "{dir}/out"],
     code: 2,
     stderr:
-      /^error: \{dir\}\/Fix_CSV: field "task_id": "Fix_CSV" \(the directory's name\) must be lower-case letters, digits and dashes, starting with a letter or digit: rename the directory\n$/,
+      /^error: \{dir\}\/Fix_CSV: field "task_id": "Fix_CSV" \(the directory's name\) must be lower-case letters, digits, dashes and underscores, starting with a letter or digit: rename the directory\n$/,
   },
   {
     name: "--out is not empty",

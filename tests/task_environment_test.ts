@@ -20,6 +20,7 @@ import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";
 import {
+  BASH_STAND_IN,
   buildPythonBase,
   codexScript,
   importHarborSuite,
@@ -259,7 +260,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "suite check refuses a Harbor task whose environment has no bash, before any episode",
+  name: "suite check fails a Harbor task whose environment has no bash, before any episode, " +
+    "and checks the others",
   ignore: !ENGINE.available,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -268,19 +270,28 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-env-no-bash-" });
     try {
       // Harbor runs the tests as `bash /tests/test.sh`; ledgerbench/base is busybox, no bash.
+      const task = (id: string, dockerfile: string) => ({
+        [`${id}/instruction.md`]: "Write 42 to /app/out.txt.\n",
+        [`${id}/task.toml`]: 'version = "1.0"\n[environment]\nallow_internet = false\n',
+        [`${id}/environment/Dockerfile`]: dockerfile,
+        [`${id}/solution/solve.sh`]: "#!/bin/sh\necho 42 > /app/out.txt\n",
+        [`${id}/tests/test.sh`]: "#!/bin/bash\n" +
+          'if [ "$(cat /app/out.txt)" = 42 ]; then r=1; else r=0; fi\n' +
+          "echo $r > /logs/verifier/reward.txt\n",
+      });
       await writeSuite(`${dir}/harbor`, {
-        "no-bash/instruction.md": "Write 42 to /app/out.txt.\n",
-        "no-bash/task.toml": 'version = "1.0"\n[environment]\nallow_internet = false\n',
-        "no-bash/environment/Dockerfile": "FROM ledgerbench/base:latest\nWORKDIR /app\n",
-        "no-bash/solution/solve.sh": "#!/bin/sh\necho 42 > /app/out.txt\n",
-        "no-bash/tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
+        ...task("no-bash", "FROM ledgerbench/base:latest\nWORKDIR /app\n"),
+        ...task("with-bash", `FROM ledgerbench/base:latest\n${BASH_STAND_IN}\nWORKDIR /app\n`),
       });
       await importHarborSuite(dir);
-      const check = await cli("suite", "check", `${dir}/suite`);
-      equal(check.code, 2, check.stderr);
+      const check = await cli("suite", "check", `${dir}/suite`, "--width", "300");
+      equal(check.code, 3, check.stderr + check.stdout);
+      const lines = check.stdout.split("\n");
+      match(lines.find((l) => l.startsWith("with-bash"))!, /resolved +not resolved +ok$/);
+      match(lines.find((l) => l.startsWith("no-bash "))!, /no row +no row +FAIL$/);
       match(
-        check.stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n"),
-        /^error: .*task "no-bash": image "ledgerbench-env\/no-bash:[0-9a-f]{16}" has no bash on its PATH, and Harbor runs the tests as "bash \/tests\/test.sh" \(install bash in the environment\)$/,
+        lines.find((l) => l.startsWith("no-bash: "))!,
+        /^no-bash: environment: task "no-bash": image "ledgerbench-env\/no-bash:[0-9a-f]{16}" has no bash on its PATH, and Harbor runs the tests as "bash \/tests\/test.sh" \(install bash in the environment\)$/,
       );
     } finally {
       await Deno.remove(dir, { recursive: true });

@@ -353,9 +353,14 @@ export type TaskHealthcheck = z.infer<typeof TaskHealthcheck>;
 
 /** One task of the manifest. */
 export const SuiteTaskEntry = z.object({
+  /**
+   * Lower-case letters, digits, dashes and underscores, starting with a
+   * letter or digit (Harbor's task directories use either separator: the
+   * zjysteven/terminal-bench-env dataset's 3,566 tasks all use `_`).
+   */
   task_id: z.string().regex(
-    /^[a-z0-9][a-z0-9-]*$/,
-    "must be lower-case letters, digits and dashes",
+    /^[a-z0-9][a-z0-9_-]*$/,
+    "must be lower-case letters, digits, dashes and underscores",
   ),
   /** Seed 000's lane; absent: `default`. */
   lane: z.string().min(1).default("default"),
