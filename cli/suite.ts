@@ -9,6 +9,7 @@
  */
 import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
+import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
 import { RewardRule, SuiteManifest, TaskVerifier } from "../analysis/schema/suite_manifest.ts";
@@ -22,7 +23,7 @@ import {
   stringOption,
   textOption,
 } from "./_args.ts";
-import { type Io, runSubcommand, type Subcommands, UsageError } from "./_command.ts";
+import { InputError, type Io, runSubcommand, type Subcommands, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { CHECK_HELP, runCheck } from "./suite_check.ts";
 
@@ -71,6 +72,10 @@ OPTIONS (import harbor):
   --suite-id ID       The suite's id (default: the base name of SUITE)
   --without-internet  Import tasks that ask for the internet without it, recording
                       "internet_waived": true in suite.json (their agents get no network)
+  --skip-refused      Import the other tasks when some are refused (multi-step, Compose
+                      sidecars...): each refused task is printed and recorded by its
+                      directory and reason in suite.json ("import_skipped"). Default: one
+                      refused task refuses the import, and nothing is written
   --force-build       Build each environment from its Dockerfile even where the task names
                       a prebuilt docker_image (Harbor's --force-build). Default: the prebuilt
                       image, as Harbor runs it; freeze pulls it when the engine lacks it and
@@ -106,6 +111,7 @@ const IMPORT_OPTIONS = {
   "suite-id": { type: "string" },
   "without-internet": { type: "boolean" },
   "force-build": { type: "boolean" },
+  "skip-refused": { type: "boolean" },
   "pass-threshold": { type: "string" },
   "reward-key": { type: "string" },
   "reward-rule": { type: "string" },
@@ -189,21 +195,40 @@ async function runImport(args: string[], io: Io): Promise<number> {
   const warn = (dir: string, message: string) =>
     io.stderr(fitLines(`warning: ${lineText(`${dir}: ${message}`)}\n`, width));
   const tasks: HarborTask[] = [];
+  const skipped: { dir: string; reason: string }[] = [];
   for (const source of sources) {
     for (const dir of await harborTaskDirs(source)) {
-      const task = await readHarborTask(dir, {
-        withoutInternet,
-        passThreshold,
-        rewardKey,
-        rewardRule,
-        verifierAllowHosts,
-        forceBuild: values["force-build"] === true,
-      });
+      let task: HarborTask;
+      try {
+        task = await readHarborTask(dir, {
+          withoutInternet,
+          passThreshold,
+          rewardKey,
+          rewardRule,
+          verifierAllowHosts,
+          forceBuild: values["force-build"] === true,
+        });
+      } catch (error) {
+        // A task refused for what it is (multi-step, Compose...), left out by name when asked;
+        // a file that cannot be read is no refusal.
+        const refused = error instanceof LedgerError &&
+          error.problems.every((problem) => problem.code !== "io_error");
+        if (!refused || values["skip-refused"] !== true) throw error;
+        const reason = error.problems.map(formatProblem).join("; ");
+        io.stderr(fitLines(`skipped: ${lineText(reason)}\n`, width));
+        skipped.push({ dir, reason });
+        continue;
+      }
       for (const message of task.warnings) warn(dir, message);
       tasks.push(task);
     }
   }
-  const suite = await writeHarborSuite(out, tasks, { suiteId });
+  if (tasks.length === 0) {
+    throw new InputError(
+      `Cannot import: every task was refused (${skipped.length} skipped); nothing is written`,
+    );
+  }
+  const suite = await writeHarborSuite(out, tasks, { suiteId, skipped });
   const rows = tasks.map((task) => {
     const entry = task.entry;
     const environment = entry.environment === undefined
@@ -232,10 +257,13 @@ async function runImport(args: string[], io: Io): Promise<number> {
       suite_id: suite.manifest.suite_id,
       suite_sha256: suite.sha256,
       tasks: rows,
+      skipped,
     },
     render: () => {
       let text = `Imported ${plural(rows.length, "task")} (${format}) into ${out} ` +
-        `(suite "${suite.manifest.suite_id}")\n`;
+        `(suite "${suite.manifest.suite_id}")${
+          skipped.length === 0 ? "" : `, ${plural(skipped.length, "refused task")} skipped`
+        }\n`;
       for (const row of rows) {
         text += `  ${row.task_id}  ${row.environment}  verifier ${row.verifier}${
           row.internet_waived

@@ -16,6 +16,8 @@ import { type Suite, SUITE_MANIFEST, SuiteManifest } from "../analysis/schema/su
 export interface WriteHarborSuiteOptions {
   /** The manifest's `suite_id`; default: the base name of the output directory. */
   suiteId?: string;
+  /** The source tasks left out and why (`SuiteManifest.import_skipped`); default none. */
+  skipped?: readonly { dir: string; reason: string }[];
 }
 
 /**
@@ -50,6 +52,9 @@ export async function writeHarborSuite(
   const manifest = SuiteManifest.parse({
     suite_id: options.suiteId ?? name,
     tasks: tasks.map((task) => task.entry),
+    ...(options.skipped === undefined || options.skipped.length === 0
+      ? {}
+      : { import_skipped: options.skipped }),
   });
   let temp: string;
   try {

@@ -9,7 +9,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { loadSuite } from "../inputs/suite.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
-import { cli } from "./_cli_run.ts";
+import { cli, ROOT } from "./_cli_run.ts";
 
 const FIXTURES = "tests/fixtures/harbor_tasks";
 
@@ -84,6 +84,7 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
     out,
     suite_id: "csv",
     suite_sha256: suite.sha256,
+    skipped: [],
     tasks: [{
       task_id: "fix-csv-parser",
       source: `${FIXTURES}/fix-csv-parser`,
@@ -334,3 +335,43 @@ const CASES: BadInputCase[] = [
 ];
 
 badInputTests("suite import", CASES);
+
+Deno.test("suite import harbor --skip-refused: the other tasks imported, each refused one named and recorded", async () => {
+  await using tmp = await tempDir();
+  const harbor = `${ROOT}tests/fixtures/harbor_tasks/harbor-examples`;
+  const out = `${tmp.path}/examples`;
+  const run = await cli(
+    "suite",
+    "import",
+    "harbor",
+    harbor,
+    "--out",
+    out,
+    "--without-internet",
+    "--skip-refused",
+    "--width",
+    "400",
+  );
+  equal(run.code, 0, run.stderr);
+  const steps = `${harbor}/hello-multi-step-simple/task.toml:15: field "steps": multi-step ` +
+    "task (2 steps: create-file, append-content) is not supported: ledgerbench runs one " +
+    "instruction and one verifier per episode";
+  const compose = `${harbor}/sidecar-artifacts/environment/docker-compose.yaml: a Compose ` +
+    "environment is not supported (it declares the services main, api; sidecar services are " +
+    "not supported yet, one container per side): give the task an environment/Dockerfile";
+  const skippedLines = run.stderr.split("\n").filter((line) => line.startsWith("skipped: "));
+  deepEqual(skippedLines, [`skipped: ${steps}`, `skipped: ${compose}`]);
+  match(
+    run.stdout,
+    /^Imported 6 tasks \(harbor\) into .* \(suite "examples"\), 2 refused tasks skipped\n/,
+  );
+  const suite = await loadSuite(out);
+  deepEqual(suite.manifest.import_skipped, [
+    { dir: `${harbor}/hello-multi-step-simple`, reason: steps },
+    { dir: `${harbor}/sidecar-artifacts`, reason: compose },
+  ]);
+  // Without the option, one refused task refuses the import, and nothing is written.
+  const refused = await cli("suite", "import", "harbor", harbor, "--out", `${tmp.path}/none`);
+  equal(refused.code, 2);
+  equal(await Deno.stat(`${tmp.path}/none`).then(() => true, () => false), false);
+});

@@ -466,6 +466,13 @@ export const SuiteManifest = z.object({
   /** Seed 000's lane weights; absent: none (no lane-weighted score). */
   lane_weights: z.record(z.string(), z.number().nonnegative()).default({}),
   tasks: z.array(SuiteTaskEntry).min(1),
+  /**
+   * The source tasks an import left out (`suite import harbor
+   * --skip-refused`), each with its directory and why: the suite, and so
+   * every plan's hash, says what it is not. Absent: none left out.
+   */
+  import_skipped: z.array(z.object({ dir: z.string().min(1), reason: z.string().min(1) }).strict())
+    .optional(),
 }).strict().refine((m) => (m.seed_sha256 === undefined) === (m.public_seed === undefined), {
   message: '"seed_sha256" and "public_seed" go together: both for a generated suite, neither ' +
     "for a hand-written one",
