@@ -55,8 +55,8 @@ const BUILDKIT_NETWORKS = new Set(["default", "none", "host"]);
  * @param request the context, Dockerfile, tag and network
  * @param options the engine's client
  * @returns built, or the failure: the Dockerfile line and step
- *   that failed (from BuildKit's trace), the step's last output lines, and
- *   the builder's error
+ *   that failed (from BuildKit's trace), the last lines the step wrote to
+ *   stderr (to stdout when it wrote nothing there), and the builder's error
  * @throws {Error} when the engine cannot be reached or the context cannot be archived
  */
 export async function buildImage(
@@ -162,8 +162,10 @@ function outcome(messages: readonly unknown[], dockerfileText: string): BuildIma
   if (failed === undefined) return { ok: true };
   const trace = readBuildTrace(messages);
   const step = trace.vertexes.findLast((vertex) => vertex.error !== "");
+  // A step's stderr when it wrote any, else its stdout (as a verifier's output is quoted).
+  const output = step === undefined ? undefined : trace.output.get(step.digest);
   const printed = step !== undefined
-    ? trace.output.get(step.digest) ?? ""
+    ? (output?.stderr.trim() ? output.stderr : output?.stdout ?? "")
     : messages.map((message) => (message as { stream?: unknown })?.stream)
       .filter((text): text is string => typeof text === "string").join("");
   const parts = [

@@ -21,11 +21,17 @@ export interface BuildVertex {
   error: string;
 }
 
+/** What one step printed, each stream whole (BuildKit sends their chunks interleaved). */
+export interface StepOutput {
+  stdout: string;
+  stderr: string;
+}
+
 /** What a build's trace holds: its steps (last report of each, in first-seen order) and each step's output. */
 export interface BuildTrace {
   vertexes: BuildVertex[];
-  /** Step digest → everything the step printed (stdout and stderr, in order). */
-  output: Map<string, string>;
+  /** Step digest → what the step printed, per stream (control.proto `VertexLog.stream`: 1, 2). */
+  output: Map<string, StepOutput>;
 }
 
 /**
@@ -38,7 +44,7 @@ export interface BuildTrace {
  */
 export function readBuildTrace(messages: readonly unknown[]): BuildTrace {
   const vertexes = new Map<string, BuildVertex>();
-  const output = new Map<string, string>();
+  const output = new Map<string, StepOutput>();
   for (const message of messages) {
     const { id, aux } = (message ?? {}) as { id?: unknown; aux?: unknown };
     if (id !== "moby.buildkit.trace" || typeof aux !== "string") continue;
@@ -54,12 +60,17 @@ export function readBuildTrace(messages: readonly unknown[]): BuildTrace {
         vertexes.set(vertex.digest, vertex);
       } else if (field === 3 && value instanceof Uint8Array) {
         let vertex = "";
+        let stream = 1n;
         let text = "";
         for (const [f, v] of protobufFields(value)) {
           if (f === 1 && v instanceof Uint8Array) vertex = utf8(v);
+          if (f === 3 && typeof v === "bigint") stream = v;
           if (f === 4 && v instanceof Uint8Array) text = utf8(v);
         }
-        output.set(vertex, (output.get(vertex) ?? "") + text);
+        const step = output.get(vertex) ?? { stdout: "", stderr: "" };
+        if (stream === 2n) step.stderr += text;
+        else step.stdout += text;
+        output.set(vertex, step);
       }
     }
   }

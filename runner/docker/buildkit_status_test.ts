@@ -24,7 +24,10 @@ Deno.test("readBuildTrace finds the failed step of a real BuildKit stream and wh
     'executor failed running [/bin/sh -c echo preparing;     echo "no such tool" >&2; exit 3]: ' +
       "exit code: 3",
   );
-  equal(trace.output.get(failed[0].digest), "preparing\nno such tool\n");
+  deepEqual(trace.output.get(failed[0].digest), {
+    stdout: "preparing\n",
+    stderr: "no such tool\n",
+  });
 });
 
 Deno.test("readBuildTrace ignores other messages and refuses a truncated trace", () => {
