@@ -13,14 +13,11 @@ import type { EgressRequest } from "../egress/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";
 import { type AgentEgress, MODEL_API_HOSTS } from "../egress/agent_egress.ts";
 import { runnerSocketPath } from "../runner_socket_path.ts";
-import { proxyEnvironment } from "./harbor_verifier.ts";
+import { EGRESS_PORT, proxyEnvironment, TUNNEL_DEADLINE_MS } from "./harbor_verifier.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
 
-/** The loopback port the agent reaches its egress proxy on (the verifier's, after the agent). */
-export const AGENT_EGRESS_PORT = 3128;
-
-/** How long an agent's tunnel may send nothing after the far side last answered (a download's pauses). */
-const TUNNEL_DEADLINE_MS = 600_000;
+/** The loopback port the agent reaches its egress proxy on: the verifier's, which comes after it. */
+export const AGENT_EGRESS_PORT = EGRESS_PORT;
 
 /** A running agent proxy. */
 export interface AgentEgressSession {

@@ -138,7 +138,7 @@ export interface SharedVerifierSettings {
 export const EGRESS_PORT = 3128;
 
 /** How long an egress tunnel may send nothing after the far side last answered (a download's pauses). */
-const TUNNEL_DEADLINE_MS = 600_000;
+export const TUNNEL_DEADLINE_MS = 600_000;
 
 /**
  * The variables that send a phase's HTTP clients (apt, curl, uv, pip, npm)
