@@ -2,12 +2,16 @@
  * Private: stops every process of a container but those kept, from the
  * host, with `SIGSTOP` (which a process can neither catch nor ignore,
  * signal(7)). A stopped process cannot fork, write or connect; one that
- * forked between a listing and its stop is found by the next listing, so
- * the loop ends when a listing finds nothing left running, and returns once
- * each process signalled is seen stopped (state `T`, proc(5)) or gone: a
- * signal is delivered when the process next runs, not when it is sent. The container's
- * `cgroup.procs` is the listing (every process of the container, host
- * PIDs, without the engine's round trip).
+ * forked between a listing and its stop is found by the next listing. A
+ * signal is delivered when the process next runs, not when it is sent, and
+ * a process signalled in the middle of `fork(2)` finishes it first: the
+ * child joins the cgroup after the parent was signalled, perhaps after a
+ * listing that found nothing new (since Linux 5.0 a signal sent to one
+ * process during its fork is not repeated to the child). So a listing is
+ * final only when taken after each process signalled is seen stopped
+ * (state `T`, proc(5)) or gone: nothing stopped forks, so nothing can join
+ * after it. The container's `cgroup.procs` is the listing (every process
+ * of the container, host PIDs, without the engine's round trip).
  *
  * What it is for: in Harbor's shared verifier mode the tests run in the
  * candidate's container; what the candidate left running must not run
@@ -24,7 +28,8 @@ const MAX_ROUNDS = 200;
 
 /**
  * Stops the processes listed in `cgroupProcs` that `keep` does not keep,
- * until a listing finds none running that is not kept.
+ * until a listing taken after all of them are seen stopped finds none
+ * that is not kept.
  *
  * @param cgroupProcs the container cgroup's `cgroup.procs` file on the host
  * @param keep the host PIDs to leave running
@@ -36,13 +41,14 @@ export async function stopProcesses(
   keep: ReadonlySet<number>,
 ): Promise<number[]> {
   const stopped = new Set<number>();
+  const unstopped = async () =>
+    (await cgroupPids(cgroupProcs)).filter((pid) => !keep.has(pid) && !stopped.has(pid));
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const running = (await cgroupPids(cgroupProcs)).filter((pid) =>
-      !keep.has(pid) && !stopped.has(pid)
-    );
+    let running = await unstopped();
     if (running.length === 0) {
-      await untilStopped(stopped);
-      return [...stopped].sort((a, b) => a - b);
+      const allStopped = await untilStopped(stopped);
+      running = await unstopped();
+      if (running.length === 0 && allStopped) return [...stopped].sort((a, b) => a - b);
     }
     for (const pid of running) {
       try {
@@ -61,8 +67,8 @@ export async function stopProcesses(
 /** Rounds of 10 ms waited for a signalled process to be seen stopped (a process in `D` state stops on waking). */
 const STOP_WAIT_ROUNDS = 200;
 
-/** Waits until each of `pids` is stopped or gone, at most {@link STOP_WAIT_ROUNDS} rounds. */
-async function untilStopped(pids: ReadonlySet<number>): Promise<void> {
+/** Waits until each of `pids` is stopped or gone, at most {@link STOP_WAIT_ROUNDS} rounds; whether they all were. */
+async function untilStopped(pids: ReadonlySet<number>): Promise<boolean> {
   let waiting = [...pids];
   for (let round = 0; round < STOP_WAIT_ROUNDS && waiting.length > 0; round++) {
     const states = await Promise.all(waiting.map(async (pid) => {
@@ -73,6 +79,7 @@ async function untilStopped(pids: ReadonlySet<number>): Promise<void> {
     waiting = waiting.filter((_, i) => !states[i]);
     if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  return waiting.length === 0;
 }
 
 /**
