@@ -63,8 +63,9 @@ SUBCOMMANDS:
                   Dockerfile). A task that asks for the internet (allow_internet, true by
                   default in Harbor; network_mode "public" or "allowlist") gives its agent
                   the hosts the plan allows (freeze --agent-allow-host) or its own
-                  allowed_hosts, through the runner's recording proxy. Multi-step tasks
-                  ([[steps]]) and Compose environments are refused.
+                  allowed_hosts, through the runner's recording proxy. A multi-step
+                  task ([[steps]], shared mode) runs its steps in one environment, each
+                  verified after it. Compose environments are refused.
 ${CHECK_HELP}
 
 OPTIONS (import harbor):
@@ -72,8 +73,8 @@ OPTIONS (import harbor):
   --suite-id ID       The suite's id (default: the base name of SUITE)
   --without-internet  Import tasks that ask for the internet without it, recording
                       "internet_waived": true in suite.json (their agents get no network)
-  --skip-refused      Import the other tasks when some are refused (multi-step, Compose
-                      sidecars...): each refused task is printed and recorded by its
+  --skip-refused      Import the other tasks when some are refused (Compose sidecars, a
+                      step's workdir/...): each refused task is printed and recorded by its
                       directory and reason in suite.json ("import_skipped"). Default: one
                       refused task refuses the import, and nothing is written
   --force-build       Build each environment from its Dockerfile even where the task names
@@ -209,7 +210,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
           forceBuild: values["force-build"] === true,
         });
       } catch (error) {
-        // A task refused for what it is (multi-step, Compose...), left out by name when asked;
+        // A task refused for what it is (Compose, a step's workdir/...), left out by name when asked;
         // a file that cannot be read is no refusal.
         const refused = error instanceof LedgerError &&
           error.problems.every((problem) => problem.code !== "io_error");

@@ -20,6 +20,7 @@
  * <task_id>/tests/test.sh          the verifier          -> verifier/ (seen at /tests)
  * <task_id>/tests/Dockerfile       a separate verifier's image -> verifier/Dockerfile
  * <task_id>/solution/solve.sh      the oracle            -> solution/
+ * <task_id>/steps/<step>/...       a multi-step task's   -> steps/<step>/TASK.md, verifier/<step>/, solution/<step>/
  * ```
  *
  * Every key of `task.toml` and what becomes of it (Harbor's defaults in
@@ -28,8 +29,8 @@
  * | Harbor | ledgerbench |
  * |---|---|
  * | `schema_version`, `version`, `[task]`, `[metadata]`, `[source]` | nothing, silently (metadata) |
- * | `[[steps]]` (or a `steps/` directory) | refused: a multi-step task (the steps named) |
- * | `multi_step_reward_strategy` | a warning (a multi-step setting) |
+ * | `[[steps]]` | `steps` (`name`; `[steps.agent] timeout_sec` as `wall_ms_cap`, else `[agent] timeout_sec`; `[steps.verifier] timeout_sec` as `verifier_wall_ms`, its `env` as `verifier_env` over the task's; `min_reward`), each step's files as `readSteps` says; shared mode only; a step's `workdir/` refused; its other keys a warning each |
+ * | `multi_step_reward_strategy` [mean] | `step_reward`; a warning without steps |
  * | `artifacts` (a path, or a table's `source`) | `verifier.artifacts` in separate mode; a warning in shared mode; a table's `service` a warning, its `destination` (where Harbor files its copy) silently |
  * | `[solution] env` | a warning (`suite check` runs `solve.sh` without it) |
  * | `[verifier] timeout_sec` [600] | `verifier.wall_ms` (× 1000, rounded) |
@@ -92,6 +93,7 @@ import {
   type RewardRule,
   SuiteTaskEntry,
   TaskResources,
+  TaskStep,
   TaskVerifier,
 } from "../analysis/schema/suite_manifest.ts";
 import { AllowHost } from "../analysis/schema/allow_host.ts";
@@ -216,8 +218,16 @@ const HarborTaskToml = z.looseObject({
   metadata: Ignored,
   source: Ignored,
   solution: z.looseObject({ env: Ignored }).default({}),
-  steps: Ignored,
-  multi_step_reward_strategy: Ignored,
+  steps: z.array(z.looseObject({
+    name: z.string().min(1),
+    agent: z.looseObject({ timeout_sec: z.number().positive().optional() }).default({}),
+    verifier: z.looseObject({
+      timeout_sec: z.number().positive().optional(),
+      env: TaskVerifier.shape.env,
+    }).default({}),
+    min_reward: TaskStep.shape.min_reward,
+  })).optional(),
+  multi_step_reward_strategy: z.enum(["mean", "final"]).optional(),
   artifacts: z.array(HarborArtifact).optional(),
   verifier: z.looseObject({
     timeout_sec: z.number().positive().optional(),
@@ -286,9 +296,8 @@ export async function harborTaskDirs(dir: string): Promise<string[]> {
  * Reads one Harbor task directory (see the module doc for the mapping).
  *
  * Rules beyond the mapping: the task id is the directory's name and must fit
- * the manifest's id rule (no renaming); a multi-step task (`[[steps]]`, or
- * a `steps/` directory) is refused, naming its steps; `tests/test.sh` must
- * exist; `environment/docker-compose.yaml` (and a separate verifier's
+ * the manifest's id rule (no renaming); a multi-step task's steps are read
+ * by `readSteps`; any other task's `tests/test.sh` must exist; `environment/docker-compose.yaml` (and a separate verifier's
  * `tests/docker-compose.yaml`) is refused, naming the services it declares
  * (no sidecars yet); a missing `solution/solve.sh` is a warning (no
  * oracle). The working directory is not read here: the task's environment
@@ -323,21 +332,27 @@ export async function readHarborTask(
   const tomlBytes = await readInput(tomlPath);
   const tomlText = strictText(tomlPath, tomlBytes);
   const config = parseTaskToml(tomlPath, tomlText, warnings);
-  await refuseSteps(base, tomlPath, tomlText, config);
   const mode = verifierMode(tomlPath, tomlText, config);
-
-  strictText(`${base}/instruction.md`, await readInput(`${base}/instruction.md`));
-  const files: HarborTaskFile[] = [{ from: `${base}/instruction.md`, to: "workspace/TASK.md" }];
-
-  const testSh = `${base}/tests/test.sh`;
-  if (!(await isFile(testSh))) {
-    throw ioError(testSh, "missing: a Harbor task's verifier is tests/test.sh");
-  }
-  files.push(...await treeFiles(`${base}/tests`, "verifier", { "test.sh": 0o755 }));
-  if (await isFile(`${base}/solution/solve.sh`)) {
-    files.push(...await treeFiles(`${base}/solution`, "solution", { "solve.sh": 0o755 }));
+  const multiStep = await readSteps(base, tomlPath, tomlText, config, mode, warnings);
+  const files: HarborTaskFile[] = [];
+  let testShs: string[];
+  if (multiStep === null) {
+    strictText(`${base}/instruction.md`, await readInput(`${base}/instruction.md`));
+    files.push({ from: `${base}/instruction.md`, to: "workspace/TASK.md" });
+    const testSh = `${base}/tests/test.sh`;
+    if (!(await isFile(testSh))) {
+      throw ioError(testSh, "missing: a Harbor task's verifier is tests/test.sh");
+    }
+    testShs = [testSh];
+    files.push(...await treeFiles(`${base}/tests`, "verifier", { "test.sh": 0o755 }));
+    if (await isFile(`${base}/solution/solve.sh`)) {
+      files.push(...await treeFiles(`${base}/solution`, "solution", { "solve.sh": 0o755 }));
+    } else {
+      warnings.push("no solution/solve.sh: no oracle: suite check cannot prove this task");
+    }
   } else {
-    warnings.push("no solution/solve.sh: no oracle: suite check cannot prove this task");
+    files.push(...multiStep.files);
+    testShs = multiStep.testShs;
   }
 
   warnings.push(
@@ -413,7 +428,9 @@ export async function readHarborTask(
       )
       : artifactsNotApplied(config, warnings)),
   } as const;
-  warnings.push(...await rewardFileWarning(testSh, verifier.reward_rule, verifier.reward_key));
+  for (const testSh of testShs) {
+    warnings.push(...await rewardFileWarning(testSh, verifier.reward_rule, verifier.reward_key));
+  }
   const resources = {
     ...(environmentConfig.cpus === undefined ? {} : { cpus: environmentConfig.cpus }),
     ...(environmentConfig.memory_mb === undefined
@@ -429,7 +446,11 @@ export async function readHarborTask(
     limits: {
       token_cap: null,
       step_cap: null,
-      wall_ms_cap: agentTimeout === undefined ? null : Math.round(agentTimeout * 1000),
+      wall_ms_cap: multiStep !== null
+        ? multiStep.wallMsCap
+        : agentTimeout === undefined
+        ? null
+        : Math.round(agentTimeout * 1000),
     },
     environment,
     verifier,
@@ -451,6 +472,12 @@ export async function readHarborTask(
     }),
     ...(agentNetwork.waived ? { internet_waived: true } : {}),
     ...(agentNetwork.network === undefined ? {} : { agent_network: agentNetwork.network }),
+    ...(multiStep === null ? {} : {
+      steps: multiStep.steps,
+      ...(config.multi_step_reward_strategy === undefined
+        ? {}
+        : { step_reward: config.multi_step_reward_strategy }),
+    }),
     source: { format: "harbor", dir, task_toml_sha256: sha256Hex(tomlBytes) },
   });
   return { dir, entry, files, warnings };
@@ -471,49 +498,142 @@ function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** A multi-step task, read ({@link readSteps}). */
+interface HarborSteps {
+  steps: TaskStep[];
+  /** The files of every step: instruction, tests (Harbor's `tests/` under the step's own), oracle. */
+  files: HarborTaskFile[];
+  /** Each step's `test.sh` as its source holds it (the step's own, else the task's). */
+  testShs: string[];
+  /** The episode's wall cap: the steps' caps summed, null when one step has none. */
+  wallMsCap: number | null;
+}
+
 /**
- * Refuses a multi-step task (Harbor's `[[steps]]`, each with its own
- * `steps/<name>/` instruction, tests and solution), naming its steps: from
- * `task.toml` when it has `[[steps]]`, else the `steps/` directory's
- * subdirectories.
+ * Reads a multi-step task (Harbor's `[[steps]]`, `trial/multi_step.py`):
+ * each step's `steps/<name>/instruction.md` becomes `steps/<name>/TASK.md`
+ * (the first also `workspace/TASK.md`); its tests are Harbor's upload for
+ * the step, the task's `tests/` with the step's `steps/<name>/tests/` over
+ * it, as `verifier/<name>/`, one `test.sh` required; its
+ * `steps/<name>/solution/` becomes `solution/<name>/` (none: a warning, no
+ * oracle). A step's agent wall cap is its `[steps.agent] timeout_sec`,
+ * else the task's `[agent] timeout_sec`; its verifier's, its own
+ * `timeout_sec` when it sets one. A step key not read is a warning.
  *
- * @throws {LedgerError} `schema_violation` at the first `[[steps]]` (field
- *   `steps`), or naming the `steps/` directory
+ * @returns the steps, or null for a task without `[[steps]]`
+ * @throws {LedgerError} for a `steps/` directory without `[[steps]]`, a
+ *   step name that is no directory name or repeats, a separate verifier, a
+ *   step without instruction or `test.sh`, and a step's `workdir/` (its
+ *   files and `setup.sh` are not applied)
  */
-async function refuseSteps(
+async function readSteps(
   base: string,
   tomlPath: string,
   text: string,
   config: HarborTaskToml,
-): Promise<void> {
-  const why = "is not supported: ledgerbench runs one instruction and one verifier per episode";
-  const count = (names: string[]) =>
-    names.length === 0
-      ? "an empty steps/ directory"
-      : `${names.length} step${names.length === 1 ? "" : "s"}: ${names.join(", ")}`;
-  const steps = config.steps;
-  if (Array.isArray(steps) && steps.length > 0) {
-    const names = steps.map((step, i) => {
-      const name = (step as { name?: unknown } | null)?.name;
-      return typeof name === "string" && name !== "" ? name : `#${i + 1}`;
-    });
-    throw refusal(tomlPath, `multi-step task (${count(names)}) ${why}`, {
-      line: tomlKeyLine(text, "steps"),
-      field: "steps",
+  mode: "shared" | "separate",
+  warnings: string[],
+): Promise<HarborSteps | null> {
+  const steps = config.steps ?? [];
+  const at = { line: tomlKeyLine(text, "steps"), field: "steps" };
+  if (steps.length === 0) {
+    if (await isDirectory(`${base}/steps`)) {
+      throw refusal(`${base}/steps`, "a steps/ directory, but task.toml has no [[steps]]");
+    }
+    return null;
+  }
+  if (mode !== "shared") {
+    throw refusal(
+      tomlPath,
+      "multi-step task with a separate verifier is not supported: its steps run only in " +
+        "Harbor's shared mode here",
+      at,
+    );
+  }
+  const files: HarborTaskFile[] = [];
+  const testShs: string[] = [];
+  const entries: TaskStep[] = [];
+  const taskTimeout = config.agent.timeout_sec;
+  let wallMsCap: number | null = 0;
+  for (const [index, step] of steps.entries()) {
+    const name = TaskStep.shape.name.safeParse(step.name);
+    if (!name.success || entries.some((e) => e.name === step.name)) {
+      throw refusal(
+        tomlPath,
+        `step ${JSON.stringify(step.name)} ${
+          name.success ? "repeats" : "must be a directory name (letters, digits, '.', '_', '-')"
+        }`,
+        { ...at, field: `steps[${index}].name` },
+      );
+    }
+    const dir = `${base}/steps/${step.name}`;
+    if (await isDirectory(`${dir}/workdir`)) {
+      throw refusal(
+        `${dir}/workdir`,
+        "a step's workdir/ (files uploaded and setup.sh run before the step) is not supported",
+      );
+    }
+    const instruction = `${dir}/instruction.md`;
+    strictText(instruction, await readInput(instruction));
+    files.push({ from: instruction, to: `steps/${step.name}/TASK.md` });
+    if (index === 0) files.push({ from: instruction, to: "workspace/TASK.md" });
+    const tests = new Map<string, HarborTaskFile>();
+    for (const root of [`${base}/tests`, `${dir}/tests`]) {
+      if (!(await isDirectory(root))) continue;
+      for (const file of await treeFiles(root, `verifier/${step.name}`, { "test.sh": 0o755 })) {
+        tests.set(file.to, file);
+      }
+    }
+    const testSh = tests.get(`verifier/${step.name}/test.sh`);
+    if (testSh === undefined) {
+      throw ioError(`${dir}/tests/test.sh`, "missing, and the task has no tests/test.sh");
+    }
+    testShs.push(testSh.from);
+    files.push(...tests.values());
+    if (await isFile(`${dir}/solution/solve.sh`)) {
+      files.push(
+        ...await treeFiles(`${dir}/solution`, `solution/${step.name}`, { "solve.sh": 0o755 }),
+      );
+    } else {
+      warnings.push(`step "${step.name}" has no solution/solve.sh: suite check cannot prove it`);
+    }
+    for (const key of Object.keys(step)) {
+      if (!["name", "agent", "verifier", "min_reward"].includes(key)) {
+        warnings.push(`[[steps]] "${step.name}": ${key} not applied`);
+      }
+    }
+    for (const table of ["agent", "verifier"] as const) {
+      const read = table === "agent" ? ["timeout_sec"] : ["timeout_sec", "env"];
+      for (const key of Object.keys(step[table]).filter((k) => !read.includes(k))) {
+        warnings.push(`[[steps]] "${step.name}": [${table}] ${key} not applied`);
+      }
+    }
+    const timeout = step.agent.timeout_sec ?? taskTimeout;
+    const verifierTimeout = step.verifier.timeout_sec;
+    wallMsCap = timeout === undefined || wallMsCap === null
+      ? null
+      : wallMsCap + Math.round(timeout * 1000);
+    entries.push({
+      name: step.name,
+      ...(timeout === undefined ? {} : { wall_ms_cap: seconds(timeout) }),
+      ...(verifierTimeout === undefined ? {} : { verifier_wall_ms: seconds(verifierTimeout) }),
+      ...(step.verifier.env === undefined ? {} : { verifier_env: step.verifier.env }),
+      ...(step.min_reward === undefined ? {} : { min_reward: step.min_reward }),
     });
   }
-  const stepsDir = `${base}/steps`;
-  let entries: Deno.DirEntry[];
+  return { steps: entries, files, testShs, wallMsCap };
+}
+
+/** Whether `path` is a directory (absent: false). */
+async function isDirectory(path: string): Promise<boolean> {
   try {
-    entries = await Array.fromAsync(Deno.readDir(stepsDir));
+    return (await Deno.stat(path)).isDirectory;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return;
+      return false;
     }
-    throw ioError(stepsDir, error);
+    throw ioError(path, error);
   }
-  const names = entries.filter((e) => e.isDirectory).map((e) => e.name).sort(byCodePoint);
-  throw refusal(stepsDir, `multi-step task (${count(names)}) ${why}`);
 }
 
 /**
@@ -659,7 +779,7 @@ function describeKey(key: string, value: unknown): string {
 function notApplied(config: HarborTaskToml, mode: "shared" | "separate"): string[] {
   const out: string[] = [];
   const strategy = config.multi_step_reward_strategy;
-  if (strategy !== undefined) {
+  if (strategy !== undefined && config.steps === undefined) {
     out.push(
       `${describeKey("multi_step_reward_strategy", strategy)} not applied (a multi-step ` +
         "setting, and the task has no steps)",

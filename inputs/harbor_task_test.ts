@@ -361,13 +361,128 @@ Deno.test("readHarborTask() imports the cookbook's skills, warning that skills_d
   equal(task.files.some((f) => f.to.startsWith("workspace/skills")), false);
 });
 
-Deno.test("readHarborTask() refuses the cookbook's multi-step and multi-container recipes", async () => {
+Deno.test("readHarborTask() maps Harbor's hello-multi-step-simple: each step's instruction, tests and oracle", async () => {
+  const dir = `${FIXTURES}/harbor-examples/hello-multi-step-simple`;
+  const task = await readHarborTask(dir, { withoutInternet: true });
+  // [steps.agent] timeout_sec = 30.0 each: 30 000 ms a step, 60 000 the episode.
+  deepEqual(task.entry.limits.wall_ms_cap, 60000);
+  deepEqual(task.entry.steps, [
+    { name: "create-file", wall_ms_cap: 30000, verifier_wall_ms: 30000 },
+    { name: "append-content", wall_ms_cap: 30000, verifier_wall_ms: 30000 },
+  ]);
+  equal(task.entry.step_reward, undefined);
+  deepEqual(
+    task.files.map((file) => `${file.from.slice(dir.length + 1)} -> ${file.to}`).sort(),
+    [
+      "environment/Dockerfile -> environment/Dockerfile",
+      "steps/append-content/instruction.md -> steps/append-content/TASK.md",
+      "steps/append-content/solution/solve.sh -> solution/append-content/solve.sh",
+      "steps/append-content/tests/test.sh -> verifier/append-content/test.sh",
+      "steps/create-file/instruction.md -> steps/create-file/TASK.md",
+      "steps/create-file/instruction.md -> workspace/TASK.md",
+      "steps/create-file/solution/solve.sh -> solution/create-file/solve.sh",
+      "steps/create-file/tests/test.sh -> verifier/create-file/test.sh",
+    ],
+  );
+});
+
+Deno.test("readHarborTask() merges the task's tests under each step's, takes the strategy, warns of step keys", async () => {
+  await using tmp = await tempDir();
+  const dir = await write(`${tmp.path}/t-steps`, {
+    ...TASK,
+    "task.toml": [
+      'multi_step_reward_strategy = "final"',
+      "[environment]",
+      "allow_internet = false",
+      "[agent]",
+      "timeout_sec = 10",
+      "[[steps]]",
+      'name = "one"',
+      "min_reward = 1.0",
+      'artifacts = ["/app/x"]',
+      "[steps.verifier]",
+      'env = { K = "v" }',
+      "[[steps]]",
+      'name = "two"',
+      "[steps.agent]",
+      "timeout_sec = 5",
+      'user = "agent"',
+      "",
+    ].join("\n"),
+    "tests/helpers.sh": "shared\n",
+    "steps/one/instruction.md": "One.\n",
+    "steps/one/tests/helpers.sh": "the step's own\n",
+    "steps/two/instruction.md": "Two.\n",
+    "steps/two/tests/check.py": "\n",
+  });
+  const task = await readHarborTask(dir);
+  deepEqual(task.entry.steps, [
+    { name: "one", wall_ms_cap: 10000, verifier_env: { K: "v" }, min_reward: 1 },
+    { name: "two", wall_ms_cap: 5000 },
+  ]);
+  equal(task.entry.step_reward, "final");
+  equal(task.entry.limits.wall_ms_cap, 15000);
+  const from = (to: string) => task.files.find((file) => file.to === to)?.from.slice(dir.length);
+  // Harbor uploads tests/ then the step's tests/ to /tests: the step's file wins.
+  equal(from("verifier/one/helpers.sh"), "/steps/one/tests/helpers.sh");
+  equal(from("verifier/one/test.sh"), "/tests/test.sh");
+  equal(from("verifier/two/helpers.sh"), "/tests/helpers.sh");
+  equal(from("verifier/two/check.py"), "/steps/two/tests/check.py");
+  deepEqual(task.warnings, [
+    'step "one" has no solution/solve.sh: suite check cannot prove it',
+    '[[steps]] "one": artifacts not applied',
+    'step "two" has no solution/solve.sh: suite check cannot prove it',
+    '[[steps]] "two": [agent] user not applied',
+  ]);
+});
+
+Deno.test("readHarborTask() refuses what a multi-step task cannot be, on its line", async () => {
+  await using tmp = await tempDir();
+  const task = async (name: string, toml: string, files: Record<string, string> = {}) =>
+    await write(`${tmp.path}/${name}`, {
+      ...TASK,
+      "task.toml": `[environment]\nallow_internet = false\n${toml}`,
+      "steps/a/instruction.md": "A.\n",
+      ...files,
+    });
+  const orphan = await task("orphan", "");
+  equal(
+    await refusal(() => readHarborTask(orphan)),
+    `${orphan}/steps: a steps/ directory, but task.toml has no [[steps]]`,
+  );
+  const separate = await task(
+    "separate",
+    '[verifier]\nenvironment_mode = "separate"\n[[steps]]\nname = "a"\n',
+  );
+  equal(
+    await refusal(() => readHarborTask(separate)),
+    `${separate}/task.toml:5: field "steps": multi-step task with a separate verifier is not ` +
+      "supported: its steps run only in Harbor's shared mode here",
+  );
+  const named = await task("named", '[[steps]]\nname = "../a"\n');
+  equal(
+    await refusal(() => readHarborTask(named)),
+    `${named}/task.toml:3: field "steps[0].name": step "../a" must be a directory name ` +
+      "(letters, digits, '.', '_', '-')",
+  );
+  const twice = await task("twice", '[[steps]]\nname = "a"\n[[steps]]\nname = "a"\n');
+  equal(
+    await refusal(() => readHarborTask(twice)),
+    `${twice}/task.toml:3: field "steps[1].name": step "a" repeats`,
+  );
+  const untested = await task("untested", '[[steps]]\nname = "a"\n');
+  await Deno.remove(`${untested}/tests`, { recursive: true });
+  equal(
+    await refusal(() => readHarborTask(untested)),
+    `${untested}/steps/a/tests/test.sh: missing, and the task has no tests/test.sh`,
+  );
+});
+
+Deno.test("readHarborTask() refuses the cookbook's multi-step (a step's workdir/) and multi-container", async () => {
   equal(
     await refusal(() => readHarborTask(`${COOKBOOK}/multi-step`, { withoutInternet: true })),
-    // the first [[steps]] header is line 34 of the recipe's task.toml
-    `${COOKBOOK}/multi-step/task.toml:34: field "steps": multi-step task (3 steps: scaffold, ` +
-      "implement, document) is not supported: ledgerbench runs one instruction and one " +
-      "verifier per episode",
+    `${COOKBOOK}/multi-step/steps/implement/workdir: a step's workdir/ (files uploaded and ` +
+      "setup.sh run before the step) is not supported",
   );
   equal(
     await refusal(() => readHarborTask(`${COOKBOOK}/multi-container`, { withoutInternet: true })),
@@ -377,29 +492,8 @@ Deno.test("readHarborTask() refuses the cookbook's multi-step and multi-containe
   );
 });
 
-Deno.test("readHarborTask() refuses a steps/ directory without [[steps]], and Compose files of each form", async () => {
+Deno.test("readHarborTask() refuses Compose files of each form", async () => {
   await using tmp = await tempDir();
-  // no instruction.md at the top, only per-step ones: the steps are named, not the missing file
-  const steps = await write(`${tmp.path}/t-steps`, {
-    ...TASK,
-    "steps/b-second/instruction.md": "Two.\n",
-    "steps/a-first/instruction.md": "One.\n",
-  });
-  await Deno.remove(`${steps}/instruction.md`);
-  equal(
-    await refusal(() => readHarborTask(steps)),
-    `${steps}/steps: multi-step task (2 steps: a-first, b-second) is not supported: ` +
-      "ledgerbench runs one instruction and one verifier per episode",
-  );
-  const one = await write(`${tmp.path}/t-one-step`, {
-    ...TASK,
-    "task.toml": 'version = "1.0"\n\n[[steps]]\nname = "only"\n',
-  });
-  equal(
-    await refusal(() => readHarborTask(one)),
-    `${one}/task.toml:3: field "steps": multi-step task (1 step: only) is not supported: ` +
-      "ledgerbench runs one instruction and one verifier per episode",
-  );
   const composes: [string, string][] = [
     ["services: {}\n", "it declares no services"],
     ["services: {main: {}, 'db': {image: x}}\n", "it declares the services main, db"],

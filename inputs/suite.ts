@@ -9,6 +9,7 @@ import { Rubric } from "../analysis/schema/records.ts";
 import {
   JUDGE_REFERENCE_FILE,
   JUDGE_RUBRIC_FILE,
+  stepPaths,
   type Suite,
   SUITE_MANIFEST,
   SuiteManifest,
@@ -84,7 +85,35 @@ export async function loadSuite(dir: string): Promise<Suite> {
       }
     }
     const entry = task.verifier?.entry;
-    if (task.judge !== undefined && !task.judge.with_program) {
+    if (task.steps !== undefined) {
+      // Each step has its instruction and its tests' entry (the manifest requires one); the
+      // workspace's TASK.md is the first step's, as the agent starts with it.
+      for (const [index, step] of task.steps.entries()) {
+        const files = stepPaths(paths, step.name);
+        if (!(await pathExists(files.instruction))) {
+          throw ioError(file, `task "${task.task_id}" lacks "${files.instruction}"`);
+        }
+        if (
+          index === 0 &&
+          await Deno.readTextFile(files.instruction) !==
+            await Deno.readTextFile(`${paths.workspace}/TASK.md`)
+        ) {
+          throw ioError(
+            file,
+            `task "${task.task_id}": "${paths.workspace}/TASK.md" is not its first step's ` +
+              `instruction "${files.instruction}"`,
+          );
+        }
+        const path = `${files.tests}/${entry!}`;
+        if (!(await isExecutableFile(path))) {
+          throw ioError(
+            file,
+            `task "${task.task_id}": step "${step.name}"'s verifier entry "${path}" is not an ` +
+              "executable file",
+          );
+        }
+      }
+    } else if (task.judge !== undefined && !task.judge.with_program) {
       // The judge verifies instead of a program: no entry point to find.
     } else if (entry !== undefined) {
       const path = `${paths.verifier}/${entry}`;

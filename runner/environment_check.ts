@@ -152,7 +152,7 @@ export async function checkEnvironment(
         );
       }
     }
-    taskSettings[task.task_id] = taskSandboxSettings(entry, task, plan.agent_egress);
+    taskSettings[task.task_id] = taskSandboxSettings(entry, task, plan.agent_egress, suite.dir);
   }
   const agentImages: Record<string, string> = {};
   let verifierImage: string | null = null;

@@ -207,9 +207,14 @@ function reverifySettings(suite: Suite, row: Episode): TaskSandboxSettings {
     );
   }
   const image = row.environment?.task_image_digest;
-  return taskSandboxSettings(entry, {
-    task_id: row.task_id,
-    lane: row.lane,
-    ...(image === undefined ? {} : { environment: { image, image_digest: image } }),
-  });
+  return taskSandboxSettings(
+    entry,
+    {
+      task_id: row.task_id,
+      lane: row.lane,
+      ...(image === undefined ? {} : { environment: { image, image_digest: image } }),
+    },
+    undefined,
+    suite.dir,
+  );
 }

@@ -265,6 +265,7 @@ export function createEpisodeExecutor(
         relaySocket: relay.socketPath,
         forbiddenValues: [upstream.key],
         wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? RUNNER_WALL_MS,
+        verifier: { dir: paths.verifier, expectedDigest: options.verifierDigests[task.task_id] },
         signal: context.signal,
         onExited: close,
       });

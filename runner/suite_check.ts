@@ -55,7 +55,12 @@ import { createRunTempDir } from "./run_temp_dir.ts";
 import { runnerVersion } from "./runner_version.ts";
 import { createDockerSandbox } from "./sandbox/docker_sandbox.ts";
 import { RUNNER_PROGRAM_AGENTS, type RunnerProgram } from "./sandbox/episode_sandbox.ts";
-import { judgedTaskIds, type Suite, taskPaths } from "../analysis/schema/suite_manifest.ts";
+import {
+  judgedTaskIds,
+  stepPaths,
+  type Suite,
+  taskPaths,
+} from "../analysis/schema/suite_manifest.ts";
 import { prepareTaskEnvironments, prepareVerifierEnvironments } from "./task_environments.ts";
 import { type ProgramVerdicts, repeatedCheck } from "../analysis/verifier_flips.ts";
 import {
@@ -135,16 +140,17 @@ export async function runSuiteCheck(
   const repeat = options.repeat ?? 1;
   // A judged task is proven by `judge calibrate` against human labels, not by a program here.
   const judged = judgedTaskIds(suite.manifest);
-  const { runs, oracles } = plan === null
-    ? { runs: [], oracles: new Set<string>() }
-    : await runChecks(suite, plan, { dir, judged, repeat, options });
+  const missingOracles = await missingOracleScripts(suite);
+  const runs = plan === null
+    ? []
+    : await runChecks(suite, plan, { dir, judged, repeat, missingOracles, options });
   const quotes = await verifierQuotes(runs.flatMap((run) => run.rows), `${dir}/artifacts`);
   const tasks = suite.manifest.tasks.map((task) => {
     const problem = unprepared.get(task.task_id);
     if (problem !== undefined) return unpreparedTaskCheck(task.task_id, problem);
     return judged.has(task.task_id)
       ? judgedTaskCheck(task.task_id)
-      : taskCheck(suite, task.task_id, { runs, quotes, repeat }, oracles.has(task.task_id));
+      : taskCheck(task.task_id, { runs, quotes, repeat }, missingOracles.get(task.task_id));
   });
   const summary: SuiteCheckSummary = {
     schema_version: 1,
@@ -164,18 +170,20 @@ export async function runSuiteCheck(
  * sandbox, the runner's programs in place of agents; judged tasks are left
  * to `judge calibrate`.
  *
- * @returns every task's runs, and the tasks that have an executable oracle
+ * @returns every task's runs
  */
 async function runChecks(
   suite: Suite,
   plan: Plan,
-  { dir, judged, repeat, options }: {
+  { dir, judged, repeat, missingOracles, options }: {
     dir: string;
     judged: ReadonlySet<string>;
     repeat: number;
+    /** The tasks without an executable oracle ({@link missingOracleScripts}). */
+    missingOracles: ReadonlyMap<string, string>;
     options: SuiteCheckOptions;
   },
-): Promise<{ runs: CheckRun[]; oracles: Set<string> }> {
+): Promise<CheckRun[]> {
   await using temp = await createRunTempDir(options.tempDir);
   const environment = await checkEnvironment(plan, {
     suiteDir: suite.dir,
@@ -191,13 +199,6 @@ async function runChecks(
     tempDir: temp.path,
   });
   const runs: CheckRun[] = [];
-  // A task without an executable oracle runs only the no-change episode (and fails the check).
-  const oracles = new Set<string>();
-  for (const task of plan.tasks) {
-    if (await isExecutableFile(`${taskPaths(suite.dir, task.task_id).solution}/solve.sh`)) {
-      oracles.add(task.task_id);
-    }
-  }
   for (const [index, task] of plan.tasks.entries()) {
     if (judged.has(task.task_id)) {
       options.log?.(`task "${task.task_id}" is judged: proven by "judge calibrate", not here`);
@@ -210,8 +211,9 @@ async function runChecks(
       ...plan,
       plan_id: `suite-check-${task.task_id}`,
       tasks: [task],
+      // A task without an executable oracle runs only the no-change episode (and fails the check).
       agents: plan.agents.filter((agent) =>
-        oracles.has(task.task_id) || agent.agent_id !== RUNNER_PROGRAM_AGENTS.oracle
+        !missingOracles.has(task.task_id) || agent.agent_id !== RUNNER_PROGRAM_AGENTS.oracle
       ),
     };
     const frozen = await writePlan(`${taskDir}/plan.json`, taskPlan);
@@ -242,7 +244,29 @@ async function runChecks(
       runs.push({ taskId: task.task_id, rows: (await loadLedger(ledger)).rows });
     }
   }
-  return { runs, oracles };
+  return runs;
+}
+
+/**
+ * The tasks whose oracle cannot run, each with the first script missing
+ * or not executable: `solution/solve.sh`, or for a multi-step task each
+ * step's (`stepPaths`).
+ */
+async function missingOracleScripts(suite: Suite): Promise<Map<string, string>> {
+  const missing = new Map<string, string>();
+  for (const task of suite.manifest.tasks) {
+    const paths = taskPaths(suite.dir, task.task_id);
+    const dirs = task.steps === undefined
+      ? [paths.solution]
+      : task.steps.map((step) => stepPaths(paths, step.name).solution);
+    for (const dir of dirs) {
+      if (!(await isExecutableFile(`${dir}/solve.sh`))) {
+        missing.set(task.task_id, `${dir}/solve.sh`);
+        break;
+      }
+    }
+  }
+  return missing;
 }
 
 /**
@@ -389,11 +413,11 @@ function checkLedgerName(run: number): string {
  * in another.
  */
 function taskCheck(
-  suite: Suite,
   taskId: string,
   { runs, quotes, repeat }: CheckRows,
-  hasOracle: boolean,
+  missingOracle: string | undefined,
 ): TaskCheck {
+  const hasOracle = missingOracle === undefined;
   // Per run, the program's row at this task (undefined: the batch halted first).
   const rowsOf = (agentId: string) =>
     runs.filter((run) => run.taskId === taskId).map((run) =>
@@ -409,7 +433,7 @@ function taskCheck(
   const oracleRows = rowsOf(RUNNER_PROGRAM_AGENTS.oracle);
   const noChangeRows = rowsOf(RUNNER_PROGRAM_AGENTS.noChange);
   const problems: string[] = hasOracle ? [] : [
-    `no oracle: "${taskPaths(suite.dir, taskId).solution}/solve.sh" is not an executable file, ` +
+    `no oracle: "${missingOracle}" is not an executable file, ` +
     "so the verifier cannot be proven",
   ];
   /** Why one run's episode is not what `want` says, or null when it is. */

@@ -9,7 +9,7 @@
 import type { Plan, PlannedTask } from "../analysis/schema/records.ts";
 import { agentEgressOf } from "./egress/agent_egress.ts";
 import type { TaskSandboxSettings } from "./sandbox/docker_sandbox.ts";
-import type { SuiteTaskEntry } from "../analysis/schema/suite_manifest.ts";
+import { stepPaths, type SuiteTaskEntry, taskPaths } from "../analysis/schema/suite_manifest.ts";
 
 /**
  * Maps a task's manifest entry and its frozen plan entry to sandbox
@@ -22,12 +22,14 @@ import type { SuiteTaskEntry } from "../analysis/schema/suite_manifest.ts";
  * @param task the suite's entry
  * @param planned the plan's entry (its frozen environment, if any)
  * @param agentNetwork the plan's `agent_egress` (`agentEgressOf` decides the task's)
+ * @param suiteDir the suite's directory, where a multi-step task's step files are
  * @returns the settings
  */
 export function taskSandboxSettings(
   task: SuiteTaskEntry,
   planned: PlannedTask,
-  agentNetwork: Plan["agent_egress"] = undefined,
+  agentNetwork: Plan["agent_egress"],
+  suiteDir: string,
 ): TaskSandboxSettings {
   const verifier = task.verifier;
   const resources = task.resources;
@@ -72,6 +74,13 @@ export function taskSandboxSettings(
     ...(task.agent_user === undefined ? {} : { agentUser: task.agent_user }),
     ...(verifier?.wall_ms === undefined ? {} : { verifierWallMs: verifier.wall_ms }),
     ...(verifier?.env === undefined ? {} : { verifierEnv: verifier.env }),
+    ...(task.steps === undefined ? {} : {
+      steps: task.steps.map((step) => ({
+        ...step,
+        files: stepPaths(taskPaths(suiteDir, task.task_id), step.name),
+      })),
+      stepReward: task.step_reward ?? "mean",
+    }),
   };
 }
 

@@ -186,13 +186,12 @@ badInputTests("suite import harbor", [
       /^error: Option "--verifier-allow-host" must be a host name or \*\.name, optionally :port: "https:\/\/pypi\.org\/simple"\n/,
   },
   {
-    name: "a multi-step task (the cookbook's multi-step), its steps named",
+    name: "a multi-step task whose step uploads workdir/ files (the cookbook's multi-step)",
     args: [...SUITE_IMPORT, `${COOKBOOK}/multi-step`, "--out", "{dir}/out", "--without-internet"],
     code: 2,
     stderr: new RegExp(
-      `^error: ${COOKBOOK}/multi-step/task\\.toml:34: field "steps": multi-step task \\(3 ` +
-        "steps: scaffold, implement, document\\) is not supported: ledgerbench runs one " +
-        "instruction and one verifier per episode\\n$",
+      `^error: ${COOKBOOK}/multi-step/steps/implement/workdir: a step's workdir/ \\(files ` +
+        "uploaded and setup\\.sh run before the step\\) is not supported\\n$",
     ),
   },
   {

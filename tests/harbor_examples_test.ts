@@ -13,8 +13,11 @@
  * - `environment-env-single` (`[environment.env]` seen by the entrypoint)
  *   has no solution and its verifier passes the untouched workspace, which
  *   is what it tests: `suite check` says both, quoting the verifier's PASS;
- * - `hello-multi-step-simple` and `sidecar-artifacts` are refused at import,
- *   naming the steps and the services.
+ * - `hello-multi-step-simple` (two `[[steps]]`, each with its instruction,
+ *   tests and solution, in one environment) passes the same way, each row
+ *   recording both steps' rewards: 1 and 1 for the oracle (mean 1), 0 and 0
+ *   untouched;
+ * - `sidecar-artifacts` is refused at import, naming the services.
  *
  * What stands in for what these machines cannot reach: `ubuntu:24.04`,
  * `ubuntu:22.04` and `python:3.13-slim` are Debian bases built with
@@ -45,6 +48,7 @@ const TOOLS = ENGINE.available && await requireStandInTools("tests/harbor_exampl
 const EXAMPLES = `${ROOT}tests/fixtures/harbor_tasks/harbor-examples`;
 const PROVEN = [
   "hello-healthcheck",
+  "hello-multi-step-simple",
   "hello-user",
   "hello-workdir",
   "hello-world",
@@ -126,6 +130,21 @@ Deno.test({
         "no-change: the verifier resolved the untouched workspace; the verifier's stdout ends: " +
           "PASS: the container entrypoint received environment.env",
       );
+      // Each multi-step row records its steps' rewards and their mean.
+      const ledger = await Deno.readTextFile(
+        `${checkDir}/tasks/hello-multi-step-simple/ledger.jsonl`,
+      );
+      const steps = ledger.trim().split("\n").map((line) => JSON.parse(line)).map((row) =>
+        `${row.agent_id}: ${
+          row.verification.steps.map((s: { name: string; reward: { reward: number } }) =>
+            `${s.name} ${s.reward.reward}`
+          ).join(", ")
+        }; mean ${row.verification.reward.reward}`
+      );
+      deepEqual(steps.sort(), [
+        "no-change: create-file 0, append-content 0; mean 0",
+        "oracle: create-file 1, append-content 1; mean 1",
+      ]);
     } finally {
       await server.close();
       await removeTree(dir);
@@ -134,7 +153,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "Harbor's multi-step and Compose-sidecar examples are refused at import, naming why",
+  name: "Harbor's Compose-sidecar example is refused at import, naming why",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -155,12 +174,6 @@ Deno.test({
         return imported.stderr.split("\n").filter((l) => l.startsWith("error:")).join("\n")
           .replaceAll(`${dir}/`, "");
       };
-      equal(
-        await refusal("hello-multi-step-simple"),
-        'error: hello-multi-step-simple/hello-multi-step-simple/task.toml:15: field "steps": ' +
-          "multi-step task (2 steps: create-file, append-content) is not supported: ledgerbench " +
-          "runs one instruction and one verifier per episode",
-      );
       equal(
         await refusal("sidecar-artifacts"),
         "error: sidecar-artifacts/sidecar-artifacts/environment/docker-compose.yaml: a Compose " +

@@ -312,6 +312,21 @@ export const VerificationRecord = z.object({
   ).optional(),
   /** Shared mode: how many of the candidate's processes were stopped for the test run (absent as above). */
   stopped_processes: Count.optional(),
+  /**
+   * A multi-step task (Harbor's `[[steps]]`): each step verified, in order,
+   * with its reward as read (null: its tests gave none), its verdict (null:
+   * the verifier's fault, named in `fault`); a step a `min_reward` gate
+   * skipped is absent. `reward` above is then the steps' combination, and
+   * the other fields sum or join the steps'. Absent: a task of one step.
+   */
+  steps: z.array(
+    z.object({
+      name: z.string(),
+      reward: z.record(z.string(), z.number()).nullable(),
+      resolved: z.boolean().nullable(),
+      fault: z.string().optional(),
+    }).strict(),
+  ).optional(),
 }).strict();
 export type VerificationRecord = z.infer<typeof VerificationRecord>;
 

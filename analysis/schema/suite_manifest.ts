@@ -351,6 +351,35 @@ export const TaskHealthcheck = z.object({
 }).strict();
 export type TaskHealthcheck = z.infer<typeof TaskHealthcheck>;
 
+/**
+ * One step of a multi-step task (Harbor's `[[steps]]`, `trial/multi_step.py`):
+ * its instruction `steps/<name>/TASK.md` is the agent's `TASK.md` for the
+ * step, its tests `verifier/<name>/` (Harbor's `tests/` with the step's own
+ * `steps/<name>/tests/` over it, as Harbor uploads them to `/tests`), its
+ * oracle `solution/<name>/solve.sh`. The workspace's `TASK.md` is the first
+ * step's instruction (the suite loader checks it).
+ */
+export const TaskStep = z.object({
+  /** A directory name: letters, digits, `.`, `_` and `-`, not starting with `.` or `-`. */
+  name: z.string().regex(
+    /^[A-Za-z0-9_][A-Za-z0-9._-]*$/,
+    "must be letters, digits, '.', '_' and '-', starting with a letter, digit or '_'",
+  ),
+  /** The step's agent wall cap in ms (`[steps.agent] timeout_sec`); absent: the episode's. */
+  wall_ms_cap: z.number().int().positive().optional(),
+  /** The step's verifier wall cap in ms (`[steps.verifier] timeout_sec`); absent: the task's. */
+  verifier_wall_ms: z.number().int().positive().optional(),
+  /** Variables of the step's verifier, over the task's `verifier.env` (`[steps.verifier] env`). */
+  verifier_env: EnvVariables.optional(),
+  /**
+   * The rewards the step must reach for the next step to run (Harbor's
+   * `min_reward`): a number gates the key `reward`, a table each key it
+   * names (a missing key is below). Absent: no gate.
+   */
+  min_reward: z.union([z.number(), z.record(z.string(), z.number())]).optional(),
+}).strict();
+export type TaskStep = z.infer<typeof TaskStep>;
+
 /** One task of the manifest. */
 export const SuiteTaskEntry = z.object({
   /**
@@ -414,8 +443,49 @@ export const SuiteTaskEntry = z.object({
    * no network.
    */
   agent_network: AgentNetwork.optional(),
+  /**
+   * The task's steps, run in order in the same environment by one agent
+   * with one relay, each verified after it (Harbor's multi-step tasks;
+   * verifier mode `shared` only). Absent: one instruction, one verification.
+   */
+  steps: z.array(TaskStep).min(1).optional(),
+  /**
+   * How the steps' rewards become the attempt's (Harbor's
+   * `multi_step_reward_strategy`): `mean`, each key's mean over the steps
+   * verified (a key a step lacks counts 0), or `final`, the last verified
+   * step's. With `steps` only; absent there: `mean`, Harbor's default.
+   */
+  step_reward: z.enum(["mean", "final"]).optional(),
   source: TaskSource.optional(),
 }).strict().superRefine((task, ctx) => {
+  if (task.step_reward !== undefined && task.steps === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["step_reward"],
+      message: 'needs "steps" (it combines the steps\' rewards)',
+    });
+  }
+  if (task.steps !== undefined) {
+    if (task.verifier?.mode !== "shared" || task.verifier.entry === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["steps"],
+        message: 'need verifier mode "shared" and an "entry" (each step\'s tests run in the ' +
+          "agent's environment)",
+      });
+    }
+    const seen = new Set<string>();
+    task.steps.forEach((step, index) => {
+      if (seen.has(step.name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["steps", index, "name"],
+          message: `repeats step "${step.name}"`,
+        });
+      }
+      seen.add(step.name);
+    });
+  }
   if (task.agent_network !== undefined && task.internet_waived === true) {
     ctx.addIssue({
       code: "custom",
@@ -509,6 +579,8 @@ export interface TaskPaths {
   verifier: string;
   /** The oracle's directory; `solve.sh` in it is what `suite check` runs. */
   solution: string;
+  /** A multi-step task's instructions, `<step>/TASK.md` each ({@link TaskStep}). */
+  steps: string;
   answer: string;
   wrong_answer: string;
 }
@@ -527,7 +599,41 @@ export function taskPaths(suiteDir: string, taskId: string): TaskPaths {
     workspace: `${root}/workspace`,
     verifier: `${root}/verifier`,
     solution: `${root}/solution`,
+    steps: `${root}/steps`,
     answer: `${root}/answer.md`,
     wrong_answer: `${root}/wrong_answer.md`,
+  };
+}
+
+/** Where one step's files of a multi-step task are ({@link TaskStep}). */
+export interface StepPaths {
+  /** The step's instruction, the agent's `TASK.md` for the step. */
+  instruction: string;
+  /** The step's hidden tests, uploaded to `/tests` for its verification. */
+  tests: string;
+  /** The step's oracle directory (`solve.sh`), placed at `/solution` for the step. */
+  solution: string;
+}
+
+/**
+ * Where a multi-step task's step keeps its instruction, tests and oracle.
+ *
+ * @param paths the task's paths ({@link taskPaths})
+ * @param stepName the step's name
+ * @returns the step's paths
+ * @example
+ * ```ts
+ * import { stepPaths, taskPaths } from "./suite_manifest.ts";
+ * import { equal } from "node:assert/strict";
+ * const step = stepPaths(taskPaths("s", "t"), "create-file");
+ * equal(step.tests, "s/tasks/t/verifier/create-file");
+ * equal(step.instruction, "s/tasks/t/steps/create-file/TASK.md");
+ * ```
+ */
+export function stepPaths(paths: TaskPaths, stepName: string): StepPaths {
+  return {
+    instruction: `${paths.steps}/${stepName}/TASK.md`,
+    tests: `${paths.verifier}/${stepName}`,
+    solution: `${paths.solution}/${stepName}`,
   };
 }

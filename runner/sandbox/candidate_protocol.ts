@@ -25,7 +25,8 @@
  */
 import type { Artifact } from "./artifact_store.ts";
 import type { ProcessEnd } from "./process_end.ts";
-import type { OpenSession, SandboxSession } from "./sandbox_session.ts";
+import type { OpenSession, SandboxSession, SessionExecRun } from "./sandbox_session.ts";
+import { tailText } from "./tail_text.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { refuseForbiddenValues } from "./forbidden_values.ts";
 import { type StoreLimits, storeWorkspace } from "./store_workspace.ts";
@@ -99,6 +100,18 @@ export interface CandidatePlan {
    * verifier that runs in it (Harbor's shared mode); the caller ends it.
    */
   keepAlive: boolean;
+  /**
+   * A multi-step task's next step (Harbor's `[[steps]]`): called after each
+   * run of the candidate that was neither aborted nor stopped for its
+   * storage, with the sandbox and that run; it verifies the step and
+   * prepares the next, and returns the next run's argv and wall cap, or
+   * null when the steps are over. The runs are reported as one
+   * ({@link joinStepRuns}). Absent: one run.
+   */
+  nextStep?(
+    session: SandboxSession,
+    run: SessionExecRun,
+  ): Promise<{ argv: readonly string[]; wallMs: number } | null>;
   /** Called once the candidate has exited, before the workspace is stored (a diff, a listing). */
   afterExit?(session: SandboxSession): Promise<void>;
   /** Called once the candidate has exited (the runner closes the relay here). */
@@ -150,21 +163,29 @@ export async function runCandidateProtocol(
     const sampler = storage === undefined ? undefined : setInterval(async () => {
       if (!full.signal.aborted && (await session.writableBytes() ?? 0) > storage) full.abort();
     }, STORAGE_SAMPLE_MS);
-    let run;
+    const runs: SessionExecRun[] = [];
     try {
-      run = await session.exec({
-        argv: plan.argv,
-        env,
-        ...(plan.user === undefined ? {} : { user: plan.user }),
-        wallMs: plan.wallMs,
-        signal: plan.signal === undefined
-          ? full.signal
-          : AbortSignal.any([plan.signal, full.signal]),
-        tailBytes: plan.tailBytes,
-      });
+      let next: { argv: readonly string[]; wallMs: number } | null = plan;
+      while (next !== null) {
+        const step: SessionExecRun = await session.exec({
+          argv: next.argv,
+          env,
+          ...(plan.user === undefined ? {} : { user: plan.user }),
+          wallMs: next.wallMs,
+          signal: plan.signal === undefined
+            ? full.signal
+            : AbortSignal.any([plan.signal, full.signal]),
+          tailBytes: plan.tailBytes,
+        });
+        runs.push(step);
+        next = plan.nextStep === undefined || step.aborted || full.signal.aborted
+          ? null
+          : await plan.nextStep(session, step);
+      }
     } finally {
       clearInterval(sampler);
     }
+    let run = joinStepRuns(runs, plan.tailBytes);
     if (full.signal.aborted) {
       run = {
         ...run,
@@ -225,6 +246,49 @@ export async function runCandidateProtocol(
   } finally {
     if (!kept) await session.end();
   }
+}
+
+/**
+ * A multi-step candidate's runs as one: the first start and the last end,
+ * the wall times summed, the first non-zero exit code, the cap or the
+ * abort if any run hit it, and the output tails joined, each run's after a
+ * line naming it, bounded as one run's are. One run is itself.
+ *
+ * @param runs the runs, in order (at least one)
+ * @param tailBytes the bytes each tail keeps; default 65536
+ * @returns the runs as one
+ * @example
+ * ```ts
+ * import { joinStepRuns } from "./candidate_protocol.ts";
+ * import { equal } from "node:assert/strict";
+ * const run = (exitCode: number, out: string) => ({
+ *   exitCode, wallCapHit: false, aborted: false, wallMs: 5, startedAt: "a", finishedAt: "b",
+ *   stdoutTail: out, stderrTail: "",
+ * });
+ * const joined = joinStepRuns([run(0, "one\n"), run(2, "two\n")]);
+ * equal(joined.exitCode, 2);
+ * equal(joined.wallMs, 10);
+ * equal(joined.stdoutTail, "[step 1]\none\n[step 2]\ntwo\n");
+ * ```
+ */
+export function joinStepRuns(runs: readonly SessionExecRun[], tailBytes = 65536): SessionExecRun {
+  if (runs.length === 1) return runs[0];
+  const tail = (pick: (run: SessionExecRun) => string) => {
+    const joined = new TextEncoder().encode(
+      runs.map((run, i) => `[step ${i + 1}]\n${pick(run)}`).join(""),
+    );
+    return tailText(joined, tailBytes);
+  };
+  return {
+    exitCode: runs.find((run) => run.exitCode !== 0)?.exitCode ?? 0,
+    wallCapHit: runs.some((run) => run.wallCapHit),
+    aborted: runs.some((run) => run.aborted),
+    wallMs: runs.reduce((sum, run) => sum + run.wallMs, 0),
+    startedAt: runs[0].startedAt,
+    finishedAt: runs[runs.length - 1].finishedAt,
+    stdoutTail: tail((run) => run.stdoutTail),
+    stderrTail: tail((run) => run.stderrTail),
+  };
 }
 
 /**

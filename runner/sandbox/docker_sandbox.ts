@@ -38,9 +38,17 @@ import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_
 import { inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
 import { containerSessionBackend } from "./docker_session.ts";
 import { dockerClient } from "../docker/docker_client.ts";
-import { harborVerifyResult, runSeparateVerifier, runSharedVerifier } from "./harbor_verifier.ts";
-import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
-import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
+import {
+  harborVerifyResult,
+  reopenAfterStep,
+  runSeparateVerifier,
+  runSharedVerifier,
+  type SharedEnvironment,
+  type SharedVerifierSettings,
+} from "./harbor_verifier.ts";
+import { combineStepResults, passesStepGate, type VerifiedStep } from "./harbor_steps.ts";
+import type { SandboxSession, SessionBackend, SessionExecRun } from "./sandbox_session.ts";
+import type { StepPaths, TaskHealthcheck, TaskStep } from "../../analysis/schema/suite_manifest.ts";
 import {
   EGRESS_RESOLVE_VARIABLE,
   type EgressResolve,
@@ -93,6 +101,14 @@ export interface TaskSandboxSettings {
    * network, no proxy.
    */
   agentEgress?: AgentEgress;
+  /**
+   * A multi-step task's steps (Harbor's `[[steps]]`, shared mode), with
+   * their files on the host (`stepPaths`), run in order in one environment
+   * (`harbor_steps.ts`); absent: one instruction, one verification.
+   */
+  steps?: readonly (TaskStep & { files: StepPaths })[];
+  /** How the steps' rewards combine (the task's `step_reward`); with `steps`. */
+  stepReward?: "mean" | "final";
   /** Separate mode: the paths copied into the verifier's environment besides `/logs/artifacts`. */
   verifierArtifacts?: readonly string[];
   /**
@@ -205,6 +221,29 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
   const backend = options.backend ?? containerSessionBackend(dockerClient(), options.tempDir);
   /** Shared-mode environments whose candidate has run and whose verifier has not, by episode. */
   const live = new Map<string, EnvironmentEpisode>();
+  /** A multi-step task's steps so far, by episode: how many ran, and those verified. */
+  const stepsOf = new Map<string, { ran: number; verified: VerifiedStep[] }>();
+  /** Harbor's verifier settings of a task (a step's own timeout and variables over the task's). */
+  const harborSettings = (
+    settings: TaskSandboxSettings,
+    verifier: { dir: string; expectedDigest: string },
+    signal: AbortSignal,
+    step?: TaskStep & { files: StepPaths },
+  ): SharedVerifierSettings => ({
+    verifierDir: verifier.dir,
+    expectedVerifierDigest: verifier.expectedDigest,
+    ...(step === undefined ? {} : { testsDir: step.files.tests }),
+    reward: settings.verifier.reward ?? { passThreshold: 1, rewardKey: "reward", rule: "key" },
+    user: settings.verifierUser,
+    env: step?.verifier_env === undefined
+      ? settings.verifierEnv
+      : { ...settings.verifierEnv, ...step.verifier_env },
+    wallMs: step?.verifier_wall_ms ?? settings.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
+    signal,
+    allowHosts: settings.verifierAllowHosts,
+    egressResolve,
+    oracleFinishedInTime: options.oracleFinishedInTime,
+  });
   return {
     describeEnvironment: (agent, taskId) => {
       const settings = settingsOf(taskId);
@@ -244,6 +283,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       // forwarders hold their ports first and cannot miss the candidate.
       const relayHooks = {
         onStarted: async (session: SandboxSession) => {
+          if (oracleSteps) await placeSolution(session, steps![0].files);
           forwarder = await session.forwardPort(port, request.relaySocket);
           if (settings.agentEgress !== undefined) {
             agentProxy = await openAgentEgress(session, settings.agentEgress, egressResolve);
@@ -260,6 +300,55 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         : program.kind === "oracle"
         ? ["/solution/solve.sh"]
         : [GATE_BUSYBOX, "true"];
+      const steps = settings.steps;
+      // A multi-step oracle gets each step's solve.sh at /solution, placed before the step.
+      const oracleSteps = steps !== undefined && program?.kind === "oracle";
+      const placeSolution = async (session: SandboxSession, step: StepPaths) => {
+        const removed = await session.exec({
+          argv: [session.busybox, "rm", "-rf", "/solution"],
+          user: "0:0",
+          wallMs: 60_000,
+        });
+        if (removed.exitCode !== 0) {
+          throw new SandboxError("workspace_failed", `Cannot empty /solution for the oracle`);
+        }
+        await session.copyIn(step.solution, "/solution");
+      };
+      const progress = { ran: 1, verified: [] as VerifiedStep[] };
+      if (steps !== undefined) stepsOf.set(request.episode.episode_id, progress);
+      let spentMs = 0;
+      // After each step but the last: verify it, apply its gate, and give the next its instruction.
+      const nextStep = steps === undefined
+        ? undefined
+        : async (environment: SharedEnvironment & { workspace: string }, run: SessionExecRun) => {
+          const step = steps[progress.ran - 1];
+          const next = steps[progress.ran];
+          spentMs += run.wallMs;
+          if (next === undefined) return null;
+          const result = harborVerifyResult(
+            "shared",
+            await runSharedVerifier(
+              environment,
+              harborSettings(settings, request.verifier, request.signal, step),
+            ),
+          );
+          progress.verified.push({ name: step.name, result });
+          const goOn = result.kind === "verdict" &&
+            passesStepGate(result.verification?.reward ?? null, step.min_reward) &&
+            spentMs < request.wallMs && await reopenAfterStep(environment);
+          if (!goOn) return null;
+          await Deno.copyFile(next.files.instruction, `${environment.workspace}/TASK.md`);
+          if (oracleSteps) await placeSolution(environment.session, next.files);
+          progress.ran++;
+          return {
+            argv: oracleSteps ? ["/solution/solve.sh"] : environmentArgv,
+            wallMs: Math.min(next.wall_ms_cap ?? Infinity, request.wallMs - spentMs),
+          };
+        };
+      const environmentArgv = programArgv ?? [
+        ...bundle?.command ?? [],
+        ...(agent.command?.slice(1) ?? []),
+      ];
       try {
         const harborMode = settings.verifierMode === "shared" ||
           settings.verifierMode === "separate";
@@ -274,9 +363,12 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
               ...relayEnvironment(port, request.model),
             },
             forbiddenValues: request.forbiddenValues,
-            argv: programArgv ?? [...bundle!.command, ...(agent.command?.slice(1) ?? [])],
+            argv: environmentArgv,
             bundleDir: bundle?.dir,
-            solutionDir: program?.kind === "oracle" ? program.solutionDir : undefined,
+            solutionDir: program?.kind === "oracle" && !oracleSteps
+              ? program.solutionDir
+              : undefined,
+            nextStep,
             workdir: settings.workdir,
             environmentEnv: settings.environmentEnv,
             healthcheck: settings.environmentHealthcheck,
@@ -284,7 +376,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             memoryBytes: settings.memoryBytes,
             nanoCpus: settings.nanoCpus,
             storageBytes: settings.storageBytes,
-            wallMs: request.wallMs,
+            wallMs: Math.min(steps?.[0].wall_ms_cap ?? Infinity, request.wallMs),
             signal: request.signal,
             ...relayHooks,
             labels: episodeLabels(request.episode),
@@ -339,6 +431,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     endEpisode: async (episode) => {
       const environment = live.get(episode.episode_id);
       live.delete(episode.episode_id);
+      stepsOf.delete(episode.episode_id);
       await environment?.end();
     },
     runVerifier: async (request: VerifierRequest) => {
@@ -346,20 +439,35 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       const environment = live.get(request.episode.episode_id);
       if (environment !== undefined) {
         live.delete(request.episode.episode_id);
-        const harbor = {
-          verifierDir: request.verifierDir,
-          expectedVerifierDigest: request.expectedVerifierDigest,
-          reward: settings.verifier.reward ??
-            { passThreshold: 1, rewardKey: "reward", rule: "key" },
-          user: settings.verifierUser,
-          env: settings.verifierEnv,
-          wallMs: settings.verifierWallMs ?? VERIFIER_LIMITS.wallMs,
-          signal: request.signal,
-          allowHosts: settings.verifierAllowHosts,
-          egressResolve,
-          oracleFinishedInTime: options.oracleFinishedInTime,
-        } as const;
+        const verifier = {
+          dir: request.verifierDir,
+          expectedDigest: request.expectedVerifierDigest,
+        };
+        const harbor = harborSettings(settings, verifier, request.signal);
+        const progress = stepsOf.get(request.episode.episode_id);
+        stepsOf.delete(request.episode.episode_id);
         try {
+          if (progress !== undefined && settings.steps !== undefined) {
+            // The step that ran last, unless a gate ended the steps after verifying it.
+            if (progress.verified.length < progress.ran) {
+              const step = settings.steps[progress.ran - 1];
+              progress.verified.push({
+                name: step.name,
+                result: harborVerifyResult(
+                  "shared",
+                  await runSharedVerifier(
+                    environment,
+                    harborSettings(settings, verifier, request.signal, step),
+                  ),
+                ),
+              });
+            }
+            return combineStepResults(
+              progress.verified,
+              settings.stepReward ?? "mean",
+              harbor.reward,
+            );
+          }
           if (settings.verifierMode !== "separate") {
             return harborVerifyResult("shared", await runSharedVerifier(environment, harbor));
           }

@@ -34,8 +34,10 @@ import type {
   OpenSession,
   SandboxSession,
   SessionBackend,
+  SessionExecRun,
   SessionProcess,
 } from "./sandbox_session.ts";
+import type { SharedEnvironment } from "./harbor_verifier.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
 
@@ -80,6 +82,16 @@ export interface EnvironmentCandidateOptions {
   onStarted: (session: SandboxSession) => Promise<void>;
   /** Called once the agent's process has gone (the runner closes the relay here). */
   onExited: () => Promise<void>;
+  /**
+   * A multi-step task's next step (`CandidatePlan.nextStep`): told the live
+   * environment as the step left it (and the workspace copy's host
+   * directory, where the next instruction goes) and the step's run; returns
+   * the next run's argv and wall cap, or null when the steps are over.
+   */
+  nextStep?: (
+    environment: SharedEnvironment & { workspace: string },
+    run: SessionExecRun,
+  ) => Promise<{ argv: readonly string[]; wallMs: number } | null>;
   labels: Record<string, string>;
   tempDir?: string;
   /** Where the environment opens and its image is read; default the container engine. */
@@ -203,6 +215,19 @@ export async function runEnvironmentCandidate(
       signal: options.signal,
       storageBytes: options.storageBytes ?? ENVIRONMENT_STORAGE_BYTES,
       keepAlive: true,
+      nextStep: options.nextStep === undefined
+        ? undefined
+        : async (opened, run) =>
+          await options.nextStep!({
+            session: opened,
+            workdir: cwd,
+            path: imagePath,
+            processesBefore,
+            changesAfterAgent: await opened.changes(),
+            workspaceBefore,
+            workspaceAfter: await relativePaths(copy),
+            workspace: copy,
+          }, run),
       afterExit: async (opened) => {
         changesAfterAgent = await opened.changes();
         workspaceAfter = await relativePaths(copy);

@@ -73,6 +73,12 @@ export interface CandidateRequest {
   forbiddenValues: readonly string[];
   /** The wall cap in milliseconds. */
   wallMs: number;
+  /**
+   * The task's hidden verifier directory and its frozen digest, for a
+   * multi-step task, whose steps but the last are verified between the
+   * agent's runs (`harbor_steps.ts`).
+   */
+  verifier: { dir: string; expectedDigest: string };
   /** Aborted when the operator insists on stopping now: kill the candidate. */
   signal: AbortSignal;
   /**

@@ -106,6 +106,12 @@ export interface SharedEnvironment {
 export interface SharedVerifierSettings {
   /** The hidden tests on the host (copied to `/tests`). */
   verifierDir: string;
+  /**
+   * The directory inside `verifierDir` copied to `/tests` instead of all
+   * of it: one step's tests (a multi-step task, `stepPaths`); `verifierDir`
+   * is still checked whole against its frozen digest.
+   */
+  testsDir?: string;
   /** Their digest frozen for the run. */
   expectedVerifierDigest: string;
   /** The reward rule. */
@@ -308,7 +314,7 @@ export async function runSharedVerifier(
   return await runHarborTests({
     session,
     workdir: environment.workdir,
-    tests: settings.verifierDir,
+    tests: settings.testsDir ?? settings.verifierDir,
     settings,
     keptPids: [...listening.keys()],
     environmentPids: before,
@@ -326,6 +332,38 @@ export async function runSharedVerifier(
       stopped: stopped.length,
     },
   });
+}
+
+/**
+ * Gives a shared-mode environment back to the agent after a step's
+ * verification (a multi-step task, `harbor_steps.ts`): the step's tests
+ * and reward are removed (`/tests`, `/logs/verifier`: nothing of the
+ * hidden tests stays for the next step's agent, seed 000), then every
+ * process of the candidate's stopped for the tests runs again, so the
+ * next step starts from the environment as the agent left it, as in
+ * Harbor, where nothing is stopped.
+ *
+ * When the tests cannot be removed (the candidate's stopped processes may
+ * hold every PID of the container), nothing runs again and the steps end
+ * there: the next step's agent must not see them, and the steps verified
+ * so far decide, as a gate that failed would.
+ *
+ * @param environment the live environment (its processes from before the agent are not the candidate's)
+ * @returns whether the next step may run
+ * @throws {SandboxError} when the engine fails (a harness fault)
+ */
+export async function reopenAfterStep(environment: SharedEnvironment): Promise<boolean> {
+  const { session } = environment;
+  const removed = await session.exec({
+    argv: [session.busybox, "rm", "-rf", "/tests", HARBOR_VERIFIER_LOGS],
+    user: "0:0",
+    wallMs: 60_000,
+  });
+  if (removed.exitCode !== 0) return false;
+  const before = new Set(environment.processesBefore.map((p) => p.pid));
+  const candidate = (await session.processes()).filter((p) => !before.has(p.pid));
+  await session.resume(candidate.map((p) => p.pid));
+  return true;
 }
 
 /** Characters of a kept process's command line recorded on the row. */
@@ -418,7 +456,10 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     egress: [],
     reward: null,
   };
-  const { digest, entries: uploaded } = await digestTree(settings.verifierDir);
+  const { digest, entries } = await digestTree(settings.verifierDir);
+  const uploaded = run.tests === undefined || run.tests === settings.verifierDir
+    ? entries
+    : (await digestTree(run.tests)).entries;
   if (digest !== settings.expectedVerifierDigest) {
     return {
       ...base,

@@ -163,6 +163,7 @@ Deno.test("createHostSandbox() stores a workspace by the Docker sandbox's rule: 
     relaySocket: `${dir}/relay.sock`,
     forbiddenValues: [],
     wallMs: 30_000,
+    verifier: { dir: `${dir}/verifier`, expectedDigest: "" },
     signal: new AbortController().signal,
     onExited: () => {
       exited++;

@@ -110,7 +110,7 @@ export function parseRewardFiles(files: RewardFiles, rule: RewardRule): RewardVe
     if (!Number.isFinite(reward)) {
       return malformed(`The verifier's reward.txt is not one number: "${trimmed.slice(0, 80)}"`);
     }
-    return decide({ file: "reward.txt", values: { reward } }, rule);
+    return decideReward({ file: "reward.txt", values: { reward } }, rule);
   }
   const json = files["reward.json"];
   if (json !== null && json.trim() !== "") {
@@ -129,7 +129,7 @@ export function parseRewardFiles(files: RewardFiles, rule: RewardRule): RewardVe
       return malformed(`The verifier's reward.json has no finite number under ${quoted(bad[0])}`);
     }
     // fromEntries defines each key as the record's own (a "__proto__" key included)
-    return decide({ file: "reward.json", values: Object.fromEntries(entries) }, rule);
+    return decideReward({ file: "reward.json", values: Object.fromEntries(entries) }, rule);
   }
   return {
     kind: "fault",
@@ -141,8 +141,15 @@ export function parseRewardFiles(files: RewardFiles, rule: RewardRule): RewardVe
   };
 }
 
-/** The rule applied to a reward read whole. */
-function decide(reward: RewardRead, rule: RewardRule): RewardVerdict {
+/**
+ * The task's rule applied to a reward read whole (or combined, as a
+ * multi-step task's steps are): the value that decides, and the verdict.
+ *
+ * @param reward the reward's file and every key's number
+ * @param rule the pass threshold, the key and the rule
+ * @returns the verdict, or `verdict_malformed` when the rule finds nothing to decide on
+ */
+export function decideReward(reward: RewardRead, rule: RewardRule): RewardVerdict {
   const keys = Object.keys(reward.values);
   const numbers = Object.values(reward.values);
   let value: number;
