@@ -253,8 +253,25 @@ function verifierEvidenceLines(verifier: NonNullable<EpisodeLog["verifier"]>): s
 }
 
 /**
- * How the verdict was reached (issue 22), a line for the mode and one for
- * each of: the reward file's keys and values (in the file's order) and what
+ * One step of a multi-step task as verified, in one line: its name, its
+ * reward's keys and values, and its verdict or fault (the name and keys
+ * untrusted, escaped).
+ */
+function stepLine(step: NonNullable<VerificationRecord["steps"]>[number]): string {
+  const reward = step.reward === null
+    ? "no reward"
+    : Object.entries(step.reward).map(([key, value]) => `${lineText(key)} ${value}`).join(", ");
+  const verdict = step.resolved === null
+    ? `verifier fault ${lineText(step.fault ?? "")}`
+    : step.resolved
+    ? "passed"
+    : "failed";
+  return `step ${lineText(step.name)}: ${reward}; ${verdict}`;
+}
+
+/**
+ * How the verdict was reached (issue 22), a line for the mode, one for
+ * each step of a multi-step task, and one for each of: the reward file's keys and values (in the file's order) and what
  * decided; the hijacks found; the verifier's egress. The hijacks and egress
  * lines appear outside the sealed mode, or when there is something to say.
  * Keys and paths are untrusted: each on one line, escaped.
@@ -273,6 +290,7 @@ function verificationLines(record: VerificationRecord): string {
         : Object.entries(reward).map(([key, value]) => `${lineText(key)} ${value}`).join(", ")
     }\n`;
   if (record.decided_by !== null) text += `  decided by: ${lineText(record.decided_by)}\n`;
+  for (const step of record.steps ?? []) text += `  ${stepLine(step)}\n`;
   if (record.mode !== "sealed" || record.hijacks.length > 0) {
     text += `  hijacks found: ${
       record.hijacks.length === 0

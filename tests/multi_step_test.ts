@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
@@ -39,8 +39,8 @@ const rewardIf = (condition: string) =>
 /** The files of one multi-step task named `id`. */
 function task(id: string, toml: string, files: Record<string, string>, python: string) {
   return {
-    [`${id}/task.toml`]: 'version = "1.0"\n[environment]\nallow_internet = false\n' +
-      `[verifier]\ntimeout_sec = 60.0\n${toml}`,
+    [`${id}/task.toml`]: `version = "1.0"\n${toml}` +
+      "[environment]\nallow_internet = false\n[verifier]\ntimeout_sec = 60.0\n",
     [`${id}/environment/Dockerfile`]: `FROM ${python}\n${BASH_STAND_IN}\nWORKDIR /app\n`,
     ...Object.fromEntries(Object.entries(files).map(([path, text]) => [`${id}/${path}`, text])),
   };
@@ -114,6 +114,23 @@ Deno.test({
         "oracle scored true: start 1, finish 1; mean of the rewards of 2 steps, the one number of " +
         "reward.txt",
       ]);
+      // show prints each step's reward and verdict.
+      const ledger = `${checkDir}/tasks/steps_kept/ledger.jsonl`;
+      const oracle = (await loadLedger(ledger)).rows.find((row) => row.agent_id === "oracle")!;
+      const shown = await cliWithEnv(
+        {},
+        "show",
+        oracle.episode_id,
+        "--ledger",
+        ledger,
+        "--artifacts",
+        `${checkDir}/artifacts`,
+      );
+      equal(shown.code, 0, shown.stderr);
+      match(
+        shown.stdout,
+        /\n {2}step start: reward 1; passed\n {2}step finish: reward 1; passed\n/,
+      );
       deepEqual(await outcome("steps_gated"), [
         "no-change scored false: first 0; final of the rewards of 1 step, the one number of reward.txt",
         "oracle scored false: first 0; final of the rewards of 1 step, the one number of reward.txt",

@@ -139,6 +139,25 @@ function verdictSection(row: Episode, log: EpisodeLog | null): string {
           Object.entries(v.reward).map(([key, value]) => `${text(key)} ${value}`).join(", ")
         }`
     }.</p>`;
+    if (v.steps !== undefined) {
+      html += `<ol class="steps">${
+        v.steps.map((step) =>
+          `<li>Step ${text(step.name)}: ${
+            step.reward === null
+              ? "no reward"
+              : Object.entries(step.reward).map(([key, value]) => `${text(key)} ${value}`).join(
+                ", ",
+              )
+          }; ${
+            step.resolved === null
+              ? `verifier fault ${text(step.fault ?? "")}`
+              : step.resolved
+              ? "passed"
+              : "failed"
+          }.</li>`
+        ).join("")
+      }</ol>`;
+    }
   }
   if (row.judge !== undefined) {
     html += `<p>Judge ${text(row.judge.model)}: ${
