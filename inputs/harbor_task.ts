@@ -29,7 +29,7 @@
  * | Harbor | ledgerbench |
  * |---|---|
  * | `schema_version`, `version`, `[task]`, `[metadata]`, `[source]` | nothing, silently (metadata) |
- * | `[[steps]]` | `steps` (`name`; `[steps.agent] timeout_sec` as `wall_ms_cap`, else `[agent] timeout_sec`; `[steps.verifier] timeout_sec` as `verifier_wall_ms`, its `env` as `verifier_env` over the task's; `min_reward`), each step's files as `readSteps` says; shared mode only; a step's `workdir/` refused; its other keys a warning each |
+ * | `[[steps]]` | `steps` (`name`; `[steps.agent] timeout_sec` as `wall_ms_cap`, else `[agent] timeout_sec`; `[steps.verifier] timeout_sec` as `verifier_wall_ms`, its `env` as `verifier_env` over the task's; `min_reward`; `[steps.healthcheck]`), each step's files (`workdir/` included) as `readSteps` says; shared mode only; its other keys a warning each |
  * | `multi_step_reward_strategy` [mean] | `step_reward`; a warning without steps |
  * | `artifacts` (a path, or a table's `source`) | `verifier.artifacts` in separate mode; a warning in shared mode; a table's `service` a warning, its `destination` (where Harbor files its copy) silently |
  * | `[solution] env` | a warning (`suite check` runs `solve.sh` without it) |
@@ -92,6 +92,7 @@ import {
   type AgentNetwork,
   type RewardRule,
   SuiteTaskEntry,
+  type TaskHealthcheck,
   TaskResources,
   TaskStep,
   TaskVerifier,
@@ -177,6 +178,28 @@ const HarborArtifact = z.union([
   }),
 ]);
 
+/** Harbor's `HealthcheckConfig` (`[environment.healthcheck]`, `[steps.healthcheck]`), with its defaults. */
+const HarborHealthcheck = z.looseObject({
+  command: z.string().min(1),
+  interval_sec: z.number().positive().default(5),
+  timeout_sec: z.number().positive().default(30),
+  start_period_sec: z.number().nonnegative().default(0),
+  start_interval_sec: z.number().positive().default(5),
+  retries: z.number().int().positive().default(3),
+});
+
+/** A Harbor healthcheck as the manifest's `TaskHealthcheck` (seconds as milliseconds). */
+function healthcheckEntry(check: z.infer<typeof HarborHealthcheck>): TaskHealthcheck {
+  return {
+    command: check.command,
+    interval_ms: seconds(check.interval_sec),
+    timeout_ms: seconds(check.timeout_sec),
+    start_period_ms: Math.round(check.start_period_sec * 1000),
+    start_interval_ms: seconds(check.start_interval_sec),
+    retries: check.retries,
+  };
+}
+
 /** An `[environment]` table (`EnvironmentConfig`), also the shape of `[verifier.environment]`. */
 const HarborEnvironment = z.looseObject({
   build_timeout_sec: Ignored,
@@ -192,14 +215,7 @@ const HarborEnvironment = z.looseObject({
   mcp_servers: Ignored,
   env: TaskVerifier.shape.env,
   skills_dir: Ignored,
-  healthcheck: z.looseObject({
-    command: z.string().min(1),
-    interval_sec: z.number().positive().default(5),
-    timeout_sec: z.number().positive().default(30),
-    start_period_sec: z.number().nonnegative().default(0),
-    start_interval_sec: z.number().positive().default(5),
-    retries: z.number().int().positive().default(3),
-  }).optional(),
+  healthcheck: HarborHealthcheck.optional(),
   workdir: z.string().min(1).optional(),
   memory: Ignored,
   storage: Ignored,
@@ -226,6 +242,7 @@ const HarborTaskToml = z.looseObject({
       env: TaskVerifier.shape.env,
     }).default({}),
     min_reward: TaskStep.shape.min_reward,
+    healthcheck: HarborHealthcheck.optional(),
   })).optional(),
   multi_step_reward_strategy: z.enum(["mean", "final"]).optional(),
   artifacts: z.array(HarborArtifact).optional(),
@@ -460,16 +477,9 @@ export async function readHarborTask(
     ...(environmentEnv === undefined || Object.keys(environmentEnv).length === 0
       ? {}
       : { environment_env: environmentEnv }),
-    ...(environmentConfig.healthcheck === undefined ? {} : {
-      environment_healthcheck: {
-        command: environmentConfig.healthcheck.command,
-        interval_ms: seconds(environmentConfig.healthcheck.interval_sec),
-        timeout_ms: seconds(environmentConfig.healthcheck.timeout_sec),
-        start_period_ms: Math.round(environmentConfig.healthcheck.start_period_sec * 1000),
-        start_interval_ms: seconds(environmentConfig.healthcheck.start_interval_sec),
-        retries: environmentConfig.healthcheck.retries,
-      },
-    }),
+    ...(environmentConfig.healthcheck === undefined
+      ? {}
+      : { environment_healthcheck: healthcheckEntry(environmentConfig.healthcheck) }),
     ...(agentNetwork.waived ? { internet_waived: true } : {}),
     ...(agentNetwork.network === undefined ? {} : { agent_network: agentNetwork.network }),
     ...(multiStep === null ? {} : {
@@ -512,7 +522,10 @@ interface HarborSteps {
 /**
  * Reads a multi-step task (Harbor's `[[steps]]`, `trial/multi_step.py`):
  * each step's `steps/<name>/instruction.md` becomes `steps/<name>/TASK.md`
- * (the first also `workspace/TASK.md`); its tests are Harbor's upload for
+ * (the first also `workspace/TASK.md`), its `workdir/` (uploaded to the
+ * working directory before the step, its `setup.sh` run there) is copied
+ * as `steps/<name>/workdir/`, its `[steps.healthcheck]` is the step's
+ * `healthcheck`; its tests are Harbor's upload for
  * the step, the task's `tests/` with the step's `steps/<name>/tests/` over
  * it, as `verifier/<name>/`, one `test.sh` required; its
  * `steps/<name>/solution/` becomes `solution/<name>/` (none: a warning, no
@@ -523,8 +536,7 @@ interface HarborSteps {
  * @returns the steps, or null for a task without `[[steps]]`
  * @throws {LedgerError} for a `steps/` directory without `[[steps]]`, a
  *   step name that is no directory name or repeats, a separate verifier, a
- *   step without instruction or `test.sh`, and a step's `workdir/` (its
- *   files and `setup.sh` are not applied)
+ *   step without instruction or `test.sh`
  */
 async function readSteps(
   base: string,
@@ -568,10 +580,7 @@ async function readSteps(
     }
     const dir = `${base}/steps/${step.name}`;
     if (await isDirectory(`${dir}/workdir`)) {
-      throw refusal(
-        `${dir}/workdir`,
-        "a step's workdir/ (files uploaded and setup.sh run before the step) is not supported",
-      );
+      files.push(...await treeFiles(`${dir}/workdir`, `steps/${step.name}/workdir`, {}));
     }
     const instruction = `${dir}/instruction.md`;
     strictText(instruction, await readInput(instruction));
@@ -598,7 +607,7 @@ async function readSteps(
       warnings.push(`step "${step.name}" has no solution/solve.sh: suite check cannot prove it`);
     }
     for (const key of Object.keys(step)) {
-      if (!["name", "agent", "verifier", "min_reward"].includes(key)) {
+      if (!["name", "agent", "verifier", "min_reward", "healthcheck"].includes(key)) {
         warnings.push(`[[steps]] "${step.name}": ${key} not applied`);
       }
     }
@@ -619,6 +628,9 @@ async function readSteps(
       ...(verifierTimeout === undefined ? {} : { verifier_wall_ms: seconds(verifierTimeout) }),
       ...(step.verifier.env === undefined ? {} : { verifier_env: step.verifier.env }),
       ...(step.min_reward === undefined ? {} : { min_reward: step.min_reward }),
+      ...(step.healthcheck === undefined
+        ? {}
+        : { healthcheck: healthcheckEntry(step.healthcheck) }),
     });
   }
   return { steps: entries, files, testShs, wallMsCap };

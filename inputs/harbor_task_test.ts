@@ -478,12 +478,41 @@ Deno.test("readHarborTask() refuses what a multi-step task cannot be, on its lin
   );
 });
 
-Deno.test("readHarborTask() refuses the cookbook's multi-step (a step's workdir/) and multi-container", async () => {
-  equal(
-    await refusal(() => readHarborTask(`${COOKBOOK}/multi-step`, { withoutInternet: true })),
-    `${COOKBOOK}/multi-step/steps/implement/workdir: a step's workdir/ (files uploaded and ` +
-      "setup.sh run before the step) is not supported",
-  );
+Deno.test("readHarborTask() imports the cookbook's multi-step: workdir/, verifier variables, healthcheck", async () => {
+  const dir = `${COOKBOOK}/multi-step`;
+  const task = await readHarborTask(dir, { withoutInternet: true });
+  deepEqual(task.entry.steps, [
+    { name: "scaffold", wall_ms_cap: 60000, verifier_wall_ms: 30000, min_reward: 1 },
+    {
+      name: "implement",
+      wall_ms_cap: 90000,
+      verifier_wall_ms: 30000,
+      verifier_env: { EXPECTED_NAME: "Harbor", EXPECTED_GREETING: "Hello, Harbor!" },
+      min_reward: 0.5,
+      // interval 1 s, timeout 5 s, retries 3; Harbor's start period 0 and start interval 5 s
+      healthcheck: {
+        command: "test -x /app/greet.sh",
+        interval_ms: 1000,
+        timeout_ms: 5000,
+        start_period_ms: 0,
+        start_interval_ms: 5000,
+        retries: 3,
+      },
+    },
+    { name: "document", wall_ms_cap: 60000, verifier_wall_ms: 30000 },
+  ]);
+  equal(task.entry.limits.wall_ms_cap, 210000);
+  const workdir = task.files.filter((file) => file.to.startsWith("steps/implement/workdir/"));
+  deepEqual(workdir.map((file) => file.to).sort(), [
+    "steps/implement/workdir/config.txt",
+    "steps/implement/workdir/setup.sh",
+  ]);
+  deepEqual(task.warnings.filter((w) => w.startsWith("[[steps]]")), [
+    '[[steps]] "document": artifacts not applied',
+  ]);
+});
+
+Deno.test("readHarborTask() refuses the cookbook's multi-container recipe", async () => {
   equal(
     await refusal(() => readHarborTask(`${COOKBOOK}/multi-container`, { withoutInternet: true })),
     `${COOKBOOK}/multi-container/environment/docker-compose.yaml: a Compose environment is not ` +

@@ -1,7 +1,7 @@
 /**
  * Bad input to `ledgerbench import` and to `--tasks` (issue 11), and to the
  * options and task kinds of `suite import harbor` that issue 22 added
- * (`--reward-key`, `--reward-rule`, `--verifier-allow-host`; multi-step,
+ * (`--reward-key`, `--reward-rule`, `--verifier-allow-host`;
  * Compose and separate-verifier tasks), through the real CLI
  * (tests/_bad_input_table.ts): a usage error exits 1 naming the option; a
  * bad source exits 2 naming its file, line and field; nothing is written then.
@@ -184,15 +184,6 @@ badInputTests("suite import harbor", [
     code: 1,
     stderr:
       /^error: Option "--verifier-allow-host" must be a host name or \*\.name, optionally :port: "https:\/\/pypi\.org\/simple"\n/,
-  },
-  {
-    name: "a multi-step task whose step uploads workdir/ files (the cookbook's multi-step)",
-    args: [...SUITE_IMPORT, `${COOKBOOK}/multi-step`, "--out", "{dir}/out", "--without-internet"],
-    code: 2,
-    stderr: new RegExp(
-      `^error: ${COOKBOOK}/multi-step/steps/implement/workdir: a step's workdir/ \\(files ` +
-        "uploaded and setup\\.sh run before the step\\) is not supported\\n$",
-    ),
   },
   {
     name: "a Compose environment with a sidecar (the cookbook's multi-container)",

@@ -4,7 +4,10 @@
  * harbor-cookbook at e093c9a, unmodified): `simple-task`, `multi-reward`,
  * `dns-blacklisting` and `skills`, imported, proven by `suite check` (the
  * oracle resolved, the untouched workspace not) in Harbor's shared mode,
- * and `simple-task` run by the Codex CLI.
+ * and `simple-task` run by the Codex CLI; `multi-step` (three `[[steps]]`
+ * with `min_reward` gates, a step's `workdir/` and `setup.sh`, its
+ * verifier variables and healthcheck, tests shared by the steps) proven the
+ * same way.
  *
  * What stands in for what these machines cannot reach:
  * - `ubuntu:24.04` is a Debian base built with `debootstrap` from the
@@ -189,6 +192,44 @@ Deno.test({
       ok((simple.model_calls ?? 0) > 0);
     } finally {
       await server.close();
+      await removeTree(dir);
+    }
+  },
+});
+
+Deno.test({
+  name: "the harbor-cookbook's multi-step task passes suite check: each step's workdir/ and " +
+    "setup.sh, its verifier variables and healthcheck applied; the untouched attempt stops at " +
+    "the first step's min_reward",
+  ignore: !TOOLS,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    await standInBase("ubuntu:24.04");
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cookbook-steps-" });
+    try {
+      await Deno.mkdir(`${dir}/harbor`);
+      await new Deno.Command("cp", { args: ["-R", `${COOKBOOK}/multi-step`, `${dir}/harbor/`] })
+        .output();
+      const { checkDir } = await importCheckedHarborSuite(dir, {
+        importArgs: ["--without-internet"],
+        checkArgs: ["--build-network", "host"],
+      });
+      const rows = (await loadLedger(`${checkDir}/tasks/multi-step/ledger.jsonl`)).rows;
+      const steps = rows.map((row) =>
+        `${row.agent_id} ${row.resolved}: ${
+          row.verification!.steps!.map((step) => `${step.name} ${step.reward?.reward}`).join(", ")
+        }`
+      ).sort();
+      deepEqual(steps, [
+        // scaffold's min_reward = 1.0 ends the untouched attempt after its first step.
+        "no-change false: scaffold 0",
+        // implement's tests need config.txt from its workdir/ and EXPECTED_* from its
+        // [steps.verifier.env]; document's source the task's shared tests/helpers.sh.
+        "oracle true: scaffold 1, implement 1, document 1",
+      ]);
+    } finally {
       await removeTree(dir);
     }
   },

@@ -356,8 +356,10 @@ export type TaskHealthcheck = z.infer<typeof TaskHealthcheck>;
  * its instruction `steps/<name>/TASK.md` is the agent's `TASK.md` for the
  * step, its tests `verifier/<name>/` (Harbor's `tests/` with the step's own
  * `steps/<name>/tests/` over it, as Harbor uploads them to `/tests`), its
- * oracle `solution/<name>/solve.sh`. The workspace's `TASK.md` is the first
- * step's instruction (the suite loader checks it).
+ * oracle `solution/<name>/solve.sh`, and the files uploaded to the working
+ * directory before it `steps/<name>/workdir/` (its `setup.sh` run there
+ * then, Harbor's step setup). The workspace's `TASK.md` is the first step's
+ * instruction (the suite loader checks it).
  */
 export const TaskStep = z.object({
   /** A directory name: letters, digits, `.`, `_` and `-`, not starting with `.` or `-`. */
@@ -377,6 +379,12 @@ export const TaskStep = z.object({
    * names (a missing key is below). Absent: no gate.
    */
   min_reward: z.union([z.number(), z.record(z.string(), z.number())]).optional(),
+  /**
+   * When the environment is ready for the step's agent (`[steps.healthcheck]`),
+   * checked after the step's `workdir/` is uploaded and its `setup.sh` has
+   * run, besides the task's own at the start. Absent: none.
+   */
+  healthcheck: TaskHealthcheck.optional(),
 }).strict();
 export type TaskStep = z.infer<typeof TaskStep>;
 
@@ -613,6 +621,8 @@ export interface StepPaths {
   tests: string;
   /** The step's oracle directory (`solve.sh`), placed at `/solution` for the step. */
   solution: string;
+  /** Files uploaded to the working directory before the step (absent: none); `setup.sh` among them runs then. */
+  workdir: string;
 }
 
 /**
@@ -635,5 +645,6 @@ export function stepPaths(paths: TaskPaths, stepName: string): StepPaths {
     instruction: `${paths.steps}/${stepName}/TASK.md`,
     tests: `${paths.verifier}/${stepName}`,
     solution: `${paths.solution}/${stepName}`,
+    workdir: `${paths.steps}/${stepName}/workdir`,
   };
 }

@@ -35,7 +35,8 @@ import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_candidate.ts";
-import { inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
+import { healthy, inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
+import { pathExists } from "../../inputs/input_file.ts";
 import { containerSessionBackend } from "./docker_session.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import {
@@ -118,6 +119,17 @@ export interface TaskSandboxSettings {
    */
   verifierEnvironmentImage?: string;
 }
+
+/** A multi-step task's step setup script, run from the working directory before the step (Harbor's). */
+const STEP_SETUP = "setup.sh";
+
+/**
+ * The failed check of a step that could not start after the agent's
+ * earlier steps (its setup.sh failed, or its healthcheck): the candidate's
+ * scored failure, as it may have caused it (seed 000: a candidate must never
+ * be able to choose an invalid attempt).
+ */
+const STEP_SETUP_CHECK = "step_setup_failed";
 
 /**
  * The note every row of a task verified by a reward file carries: such a
@@ -283,7 +295,9 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       // forwarders hold their ports first and cannot miss the candidate.
       const relayHooks = {
         onStarted: async (session: SandboxSession) => {
-          if (oracleSteps) await placeSolution(session, steps![0].files);
+          // Nothing of the candidate's has run yet: a first step that cannot start is the task's fault.
+          const unprepared = steps === undefined ? null : await prepareStep(session, steps[0]);
+          if (unprepared !== null) throw new SandboxError("environment_unhealthy", unprepared);
           forwarder = await session.forwardPort(port, request.relaySocket);
           if (settings.agentEgress !== undefined) {
             agentProxy = await openAgentEgress(session, settings.agentEgress, egressResolve);
@@ -314,6 +328,45 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         }
         await session.copyIn(step.solution, "/solution");
       };
+      /**
+       * Harbor's step preparation (`_prepare_step`), before the step's agent: its
+       * oracle at /solution (suite check), its workdir/ files uploaded to the working
+       * directory, their setup.sh run there as the agent's user, its healthcheck passed.
+       * Returns why the step cannot start, or null.
+       */
+      const prepareStep = async (
+        session: SandboxSession,
+        step: TaskStep & { files: StepPaths },
+      ) => {
+        if (oracleSteps) await placeSolution(session, step.files);
+        if (await pathExists(step.files.workdir)) {
+          // The working directory as Harbor finds it: `pwd` in the environment.
+          const pwd = await session.exec({ argv: [session.busybox, "pwd"], wallMs: 30_000 });
+          const workdir = pwd.stdoutTail.trim() || "/";
+          await session.copyIn(step.files.workdir, workdir);
+          if (await pathExists(`${step.files.workdir}/${STEP_SETUP}`)) {
+            const setup = await session.exec({
+              argv: ["bash", `${workdir.replace(/\/$/, "")}/${STEP_SETUP}`],
+              ...(settings.agentUser === undefined ? {} : { user: settings.agentUser }),
+              wallMs: VERIFIER_LIMITS.wallMs,
+              signal: request.signal,
+            });
+            if (setup.exitCode !== 0) {
+              return `step "${step.name}": ${STEP_SETUP} exited with code ${setup.exitCode}: ` +
+                (setup.stderrTail || setup.stdoutTail).trim().split("\n").slice(-3).join(" | ");
+            }
+          }
+        }
+        if (step.healthcheck !== undefined) {
+          try {
+            await healthy(session, step.healthcheck);
+          } catch (error) {
+            if (!(error instanceof SandboxError)) throw error;
+            return `step "${step.name}": ${error.message}`;
+          }
+        }
+        return null;
+      };
       const progress = { ran: 1, verified: [] as VerifiedStep[] };
       if (steps !== undefined) stepsOf.set(request.episode.episode_id, progress);
       let spentMs = 0;
@@ -338,8 +391,21 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             spentMs < request.wallMs && await reopenAfterStep(environment);
           if (!goOn) return null;
           await Deno.copyFile(next.files.instruction, `${environment.workspace}/TASK.md`);
-          if (oracleSteps) await placeSolution(environment.session, next.files);
           progress.ran++;
+          // What the agent left may have made the step's setup fail: the step fails, never invalid.
+          const unprepared = await prepareStep(environment.session, next);
+          if (unprepared !== null) {
+            progress.verified.push({
+              name: next.name,
+              result: {
+                kind: "verdict",
+                resolved: false,
+                failedChecks: [STEP_SETUP_CHECK],
+                output: { stdout_tail: "", stderr_tail: `${unprepared}\n` },
+              },
+            });
+            return null;
+          }
           return {
             argv: oracleSteps ? ["/solution/solve.sh"] : environmentArgv,
             wallMs: Math.min(next.wall_ms_cap ?? Infinity, request.wallMs - spentMs),

@@ -202,14 +202,17 @@ async function entrypointSettled(session: SandboxSession): Promise<void> {
 }
 
 /**
- * Runs the task's healthcheck until it passes, by Docker's `HEALTHCHECK`
+ * Runs a task's healthcheck until it passes, by Docker's `HEALTHCHECK`
  * rules as Harbor mirrors them ({@link TaskHealthcheck}): the command by the
  * image's `/bin/sh -c`, as the image's user, each run killed at its
- * timeout; failures during the start period do not count.
+ * timeout; failures during the start period do not count. The environment's
+ * at its start; a multi-step task's step's before the step.
  *
+ * @param session the task's environment
+ * @param check the healthcheck
  * @throws {SandboxError} `environment_unhealthy` after `retries` consecutive failures that count
  */
-async function healthy(session: SandboxSession, check: TaskHealthcheck): Promise<void> {
+export async function healthy(session: SandboxSession, check: TaskHealthcheck): Promise<void> {
   const start = performance.now();
   let failures = 0;
   for (;;) {

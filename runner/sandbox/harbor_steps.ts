@@ -16,7 +16,9 @@
  * the candidate left without a verdict (its processes disrupted the tests,
  * `harbor_verifier.ts`) counts as a step with no reward, 0 on every key,
  * where Harbor would leave it out of the mean (a candidate must never gain
- * by disrupting its verifier, seed 000).
+ * by disrupting its verifier, seed 000); so does a later step that cannot
+ * start (its `setup.sh` or healthcheck failed after the agent's earlier
+ * steps, `docker_sandbox.ts`), where Harbor ends the steps without it.
  *
  * @module
  */
