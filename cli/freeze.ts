@@ -21,7 +21,7 @@ import { AGENT_NETWORK_HELP, AGENT_NETWORK_OPTIONS, agentEgressOption } from "./
 import { effectiveCaps } from "../runner/effective_caps.ts";
 import { loadAgentCheck } from "../inputs/agent_check.ts";
 import { agentsAgainstCheck } from "../analysis/agents_against_check.ts";
-import type { FrozenTaskEnvironment } from "../runner/task_environments.ts";
+import type { FrozenServices, FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
 import { suiteCheckState } from "../runner/suite_check_state.ts";
 import { planJudge } from "../runner/judge/judge_calibration_store.ts";
@@ -740,6 +740,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     ...(Object.keys(prepared.verifierEnvironments).length === 0
       ? {}
       : { verifier_environments: prepared.verifierEnvironments }),
+    ...(Object.keys(prepared.serviceEnvironments).length === 0
+      ? {}
+      : { service_environments: prepared.serviceEnvironments }),
     suite_check: suiteCheck.record,
     agent_egress: agentEgress.record,
     runner_version: await runnerVersion(),
@@ -899,10 +902,16 @@ async function prepareEnvironments(
 ): Promise<{
   environments: Record<string, FrozenTaskEnvironment>;
   verifierEnvironments: Record<string, FrozenTaskEnvironment>;
+  serviceEnvironments: Record<string, FrozenServices>;
   bundleDigests: Record<string, string> | null;
 }> {
   if (!suite.manifest.tasks.some((task) => task.environment !== undefined)) {
-    return { environments: {}, verifierEnvironments: {}, bundleDigests: null };
+    return {
+      environments: {},
+      verifierEnvironments: {},
+      serviceEnvironments: {},
+      bundleDigests: null,
+    };
   }
   const { imageDigest } = await import("../runner/docker/image_digest.ts");
   const environments = await import("../runner/task_environments.ts");
@@ -916,6 +925,12 @@ async function prepareEnvironments(
     return {
       environments: prepared,
       verifierEnvironments: await environments.prepareVerifierEnvironments(
+        suite,
+        (ref) => imageDigest(ref),
+        (line) => io.stderr(`${line}\n`),
+        { buildNetwork },
+      ),
+      serviceEnvironments: await environments.prepareServiceEnvironments(
         suite,
         (ref) => imageDigest(ref),
         (line) => io.stderr(`${line}\n`),

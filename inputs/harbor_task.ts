@@ -101,6 +101,7 @@ import { AllowHost } from "../analysis/schema/allow_host.ts";
 import { pathExists, readInput } from "./input_file.ts";
 import { schemaProblem } from "../analysis/schema/schema_problems.ts";
 import { decodeStrictText } from "../analysis/schema/strict_json.ts";
+import { type ComposeEnvironment, readCompose } from "./harbor_compose.ts";
 
 /** Where Harbor copies `tests/` in the verifier's container. */
 export const HARBOR_TESTS_MOUNT = "/tests";
@@ -275,7 +276,7 @@ const NOT_APPLIED: Record<string, string> = {
   memory: "Harbor's older spelling: write memory_mb",
   gpus: "episodes have no GPU",
   gpu_types: "episodes have no GPU",
-  mcp_servers: "no MCP server is started",
+  mcp_servers: "the agent is not configured with them (a sidecar serving one runs all the same)",
   skills_dir: "the agent is not given the skills there; they stay in the image",
 };
 
@@ -372,9 +373,8 @@ export async function readHarborTask(
     testShs = multiStep.testShs;
   }
 
-  warnings.push(
-    ...await refuseCompose(base, "environment", "give the task an environment/Dockerfile"),
-  );
+  const compose = await composeEnvironment(base, tomlPath, tomlText, mode);
+  warnings.push(...compose.warnings);
   if (mode === "separate") {
     warnings.push(
       ...await refuseCompose(base, "tests", "give the separate verifier a tests/Dockerfile"),
@@ -482,6 +482,13 @@ export async function readHarborTask(
       : { environment_healthcheck: healthcheckEntry(environmentConfig.healthcheck) }),
     ...(agentNetwork.waived ? { internet_waived: true } : {}),
     ...(agentNetwork.network === undefined ? {} : { agent_network: agentNetwork.network }),
+    ...(compose.services.length === 0 ? {} : {
+      services: compose.services,
+      ...(Object.keys(compose.mainDependsOn).length === 0
+        ? {}
+        : { environment_depends_on: compose.mainDependsOn }),
+      ...(compose.mainVolumes.length === 0 ? {} : { environment_volumes: compose.mainVolumes }),
+    }),
     ...(multiStep === null ? {} : {
       steps: multiStep.steps,
       ...(config.multi_step_reward_strategy === undefined
@@ -681,6 +688,57 @@ function verifierMode(file: string, text: string, config: HarborTaskToml): "shar
  * @returns the warnings (the main-only form's)
  * @throws {LedgerError} `schema_violation` naming the Compose file
  */
+/**
+ * The task's Compose environment (`environment/docker-compose.yaml` or
+ * `.yml`, read by `readCompose`): its sidecar services, what `main` waits
+ * for and mounts, and the warnings (each naming the file). A file that
+ * declares only `main` beside a Dockerfile (Harbor's airgapped form) is
+ * that Dockerfile, with a warning. Sidecars need Harbor's shared verifier
+ * mode (a separate verifier would need its own copy of them).
+ *
+ * @throws {LedgerError} what `readCompose` refuses, and sidecars with a separate verifier
+ */
+async function composeEnvironment(
+  base: string,
+  tomlPath: string,
+  tomlText: string,
+  mode: "shared" | "separate",
+): Promise<ComposeEnvironment> {
+  const none: ComposeEnvironment = {
+    services: [],
+    mainDependsOn: {},
+    mainVolumes: [],
+    warnings: [],
+  };
+  for (const name of ["docker-compose.yaml", "docker-compose.yml"]) {
+    const path = `${base}/environment/${name}`;
+    if (!(await pathExists(path))) continue;
+    const read = readCompose(path, strictText(path, await readInput(path)), "environment");
+    const warnings = read.warnings.map((warning) => `environment/${name}: ${warning}`);
+    if (read.services.length === 0) {
+      return {
+        ...none,
+        warnings: [
+          ...warnings,
+          `environment/${name} declares only the main service: the task's environment is its ` +
+          "Dockerfile or image, and main's own settings there are not read",
+        ],
+      };
+    }
+    if (mode === "separate") {
+      throw refusal(
+        tomlPath,
+        `sidecar services (environment/${name}: ${
+          read.services.map((service) => service.name).join(", ")
+        }) with a separate verifier are not supported: they run in Harbor's shared mode here`,
+        { line: tomlKeyLine(tomlText, "verifier"), field: "verifier.environment_mode" },
+      );
+    }
+    return { ...read, warnings };
+  }
+  return none;
+}
+
 async function refuseCompose(base: string, dir: string, fix: string): Promise<string[]> {
   for (const name of ["docker-compose.yaml", "docker-compose.yml"]) {
     const path = `${base}/${dir}/${name}`;

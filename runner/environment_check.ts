@@ -152,6 +152,20 @@ export async function checkEnvironment(
         );
       }
     }
+    if (options.hostCommands === undefined && !options.imagesOnNodes) {
+      for (const service of task.services ?? []) {
+        const found = await resolve(service.image);
+        if (found !== service.image_digest) {
+          mismatches.push(
+            imageMessage(
+              `task "${task.task_id}" service "${service.name}" image "${service.image}"`,
+              found,
+              service.image_digest,
+            ),
+          );
+        }
+      }
+    }
     taskSettings[task.task_id] = taskSandboxSettings(entry, task, plan.agent_egress, suite.dir);
   }
   const agentImages: Record<string, string> = {};

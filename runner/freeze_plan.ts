@@ -50,6 +50,11 @@ export interface FreezeOptions {
    * task id → image and ID. A task whose verifier names one must be here.
    */
   verifier_environments?: Record<string, NonNullable<PlannedTask["verifier_environment"]>>;
+  /**
+   * The tasks' sidecar services' images (`prepareServiceEnvironments`):
+   * task id → each service's image and ID. A task with services must be here.
+   */
+  service_environments?: Record<string, NonNullable<PlannedTask["services"]>>;
   /** The suite's check as found (`suiteCheckState` in suite_check.ts); absent: not recorded. */
   suite_check?: Plan["suite_check"];
   /** What agents of tasks with an `agent_network` may reach; absent: no agent has a network. */
@@ -127,7 +132,13 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
   }
   const environments = options.task_environments ?? {};
   const verifierEnvironments = options.verifier_environments ?? {};
+  const serviceEnvironments = options.service_environments ?? {};
   for (const task of suite.manifest.tasks) {
+    if (task.services !== undefined && serviceEnvironments[task.task_id] === undefined) {
+      throw new Error(
+        `Cannot freeze plan: task "${task.task_id}" names services that were not prepared`,
+      );
+    }
     if (task.environment !== undefined && environments[task.task_id] === undefined) {
       throw new Error(
         `Cannot freeze plan: task "${task.task_id}" names an environment that was not prepared`,
@@ -153,6 +164,9 @@ export function freezePlan(suite: Suite, options: FreezeOptions): Plan {
       ...(verifierEnvironments[task.task_id] === undefined
         ? {}
         : { verifier_environment: verifierEnvironments[task.task_id] }),
+      ...(serviceEnvironments[task.task_id] === undefined
+        ? {}
+        : { services: serviceEnvironments[task.task_id] }),
     })),
     options.order_seed,
   );

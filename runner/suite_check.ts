@@ -61,7 +61,11 @@ import {
   type Suite,
   taskPaths,
 } from "../analysis/schema/suite_manifest.ts";
-import { prepareTaskEnvironments, prepareVerifierEnvironments } from "./task_environments.ts";
+import {
+  prepareServiceEnvironments,
+  prepareTaskEnvironments,
+  prepareVerifierEnvironments,
+} from "./task_environments.ts";
 import { type ProgramVerdicts, repeatedCheck } from "../analysis/verifier_flips.ts";
 import {
   CHECK_SUMMARY,
@@ -318,6 +322,12 @@ async function freezeCheckPlan(
     options.log,
     prepare,
   );
+  const serviceEnvironments = await prepareServiceEnvironments(
+    suite,
+    lookup,
+    options.log,
+    prepare,
+  );
   const tasks = suite.manifest.tasks.filter((task) => !unprepared.has(task.task_id));
   if (tasks.length === 0) return { plan: null, unprepared };
   const plan = freezePlan({ ...suite, manifest: { ...suite.manifest, tasks } }, {
@@ -332,6 +342,7 @@ async function freezeCheckPlan(
     price_table_id: "unpriced",
     task_environments: withoutTasks(taskEnvironments, unprepared),
     verifier_environments: withoutTasks(verifierEnvironments, unprepared),
+    service_environments: withoutTasks(serviceEnvironments, unprepared),
     agent_egress: options.agentEgress,
     runner_version: await runnerVersion(),
     verifier_image: VERIFIER_IMAGE,

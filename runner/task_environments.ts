@@ -175,6 +175,54 @@ export async function prepareVerifierEnvironments(
   return frozen;
 }
 
+/** A task's frozen sidecar services (`PlannedTask.services`). */
+export type FrozenServices = NonNullable<PlannedTask["services"]>;
+
+/**
+ * Prepares the images of the tasks' sidecar services (Harbor's Compose
+ * services beside `main`) exactly as {@link prepareTaskEnvironments}
+ * prepares the tasks': a named image looked up (pulled when absent), a
+ * Dockerfile built (tag `ledgerbench-env/<task_id>-<service>:<16 hex>`)
+ * with the same build network.
+ *
+ * @param suite the loaded suite
+ * @param lookup the image lookup (the engine's, never pulling)
+ * @param log a line per build or pull, for the operator
+ * @param options the build network
+ * @returns task id → its services' frozen images, for the tasks that have services
+ * @throws {TaskEnvironmentError} as {@link prepareTaskEnvironments}
+ */
+export async function prepareServiceEnvironments(
+  suite: Suite,
+  lookup: ImageLookup,
+  log: (line: string) => void = () => {},
+  options: PrepareTaskEnvironmentsOptions = {},
+): Promise<Record<string, FrozenServices>> {
+  const network = checkedNetwork(options);
+  const frozen: Record<string, FrozenServices> = {};
+  for (const task of suite.manifest.tasks) {
+    const services = task.services;
+    if (services === undefined) continue;
+    await eachTask(task.task_id, options, async () => {
+      const prepared: FrozenServices = [];
+      for (const service of services) {
+        const image = await prepareOne(
+          suite,
+          task.task_id,
+          service.environment,
+          `${task.task_id}-${service.name}`,
+          lookup,
+          log,
+          network,
+        );
+        prepared.push({ name: service.name, ...image });
+      }
+      frozen[task.task_id] = prepared;
+    });
+  }
+  return frozen;
+}
+
 /**
  * Prepares one task's environment: a {@link TaskEnvironmentError} goes to
  * `options.onTaskError` when there is one (the task is then left out),

@@ -74,6 +74,17 @@ export function taskSandboxSettings(
     ...(task.agent_user === undefined ? {} : { agentUser: task.agent_user }),
     ...(verifier?.wall_ms === undefined ? {} : { verifierWallMs: verifier.wall_ms }),
     ...(verifier?.env === undefined ? {} : { verifierEnv: verifier.env }),
+    ...(task.services === undefined ? {} : {
+      services: task.services.map((service) => {
+        const frozen = planned.services?.find((s) => s.name === service.name);
+        if (frozen === undefined) {
+          throw new Error(`Task "${task.task_id}": service "${service.name}" is not in the plan`);
+        }
+        return { ...service, imageId: frozen.image_digest };
+      }),
+      environmentDependsOn: task.environment_depends_on ?? {},
+      environmentVolumes: task.environment_volumes ?? [],
+    }),
     ...(task.steps === undefined ? {} : {
       steps: task.steps.map((step) => ({
         ...step,

@@ -67,8 +67,8 @@ const DEBOOTSTRAP_TIMEOUT_MS = 10 * 60_000;
  * 117 s here (debootstrap 58 to 98 s of it, with the machine's load; the
  * import 3 to 8 s, removing the root 2 to 14 s); it needs root,
  * `debootstrap` and the machine's Debian mirror. Another `ubuntu:*` is the
- * same stand-in under its tag; a `python:*` adds Debian's Python to it
- * (`deriveStandIn`).
+ * same stand-in under its tag, and so is an `alpine:*`; a `python:*` adds
+ * Debian's Python to it (`deriveStandIn`).
  *
  * @param tag the public tag to stand in for
  * @returns the image ID (`sha256:...`)
@@ -119,12 +119,14 @@ const UBUNTU_TAG = "ubuntu:24.04";
 /**
  * A stand-in for another public base, from the Ubuntu one: another
  * `ubuntu:*` is the same image under its tag (either is only Debian in
- * Ubuntu's shape); a `python:*` adds Debian's `python3` and
+ * Ubuntu's shape), and so is an `alpine:*` (Debian's `sh`, coreutils and
+ * `sleep infinity` in place of busybox's: enough for a sidecar that runs a
+ * shell line, not for `apk`); a `python:*` adds Debian's `python3` and
  * `python-is-python3` (the image's `python` and `python3`; not its pip),
  * installed from the machine's mirror over the host's network.
  */
 async function deriveStandIn(tag: string, ubuntu: string): Promise<string> {
-  if (tag.startsWith("ubuntu:")) {
+  if (tag.startsWith("ubuntu:") || tag.startsWith("alpine:")) {
     const tagged = await new Deno.Command("docker", { args: ["tag", ubuntu, tag], stderr: "piped" })
       .output();
     if (!tagged.success) {
@@ -152,7 +154,9 @@ async function deriveStandIn(tag: string, ubuntu: string): Promise<string> {
       await removeTree(context);
     }
   } else {
-    throw new Error(`No stand-in is known for the base "${tag}" (ubuntu:* and python:* are)`);
+    throw new Error(
+      `No stand-in is known for the base "${tag}" (ubuntu:*, alpine:* and python:* are)`,
+    );
   }
   const made = await localImage(tag);
   if (made === null) throw new Error(`The stand-in base "${tag}" is gone after its build`);

@@ -13,14 +13,17 @@
  * - `environment-env-single` (`[environment.env]` seen by the entrypoint)
  *   has no solution and its verifier passes the untouched workspace, which
  *   is what it tests: `suite check` says both, quoting the verifier's PASS;
+ *   so does `environment-env-multi`, whose Compose sidecar shares a named
+ *   volume with the agent's environment (and not its `[environment.env]`);
  * - `hello-multi-step-simple` (two `[[steps]]`, each with its instruction,
  *   tests and solution, in one environment) passes the same way, each row
  *   recording both steps' rewards: 1 and 1 for the oracle (mean 1), 0 and 0
  *   untouched;
- * - `sidecar-artifacts` is refused at import, naming the services.
+ * - `sidecar-artifacts` (a sidecar with a separate verifier) is refused at
+ *   import, naming the service.
  *
  * What stands in for what these machines cannot reach: `ubuntu:24.04`,
- * `ubuntu:22.04` and `python:3.13-slim` are Debian bases built with
+ * `ubuntu:22.04`, `python:3.13-slim` and `alpine:3.21` are Debian bases built with
  * `debootstrap` (`tests/_stand_in_bases.ts`), so a result here says the
  * task runs on Debian in Ubuntu's shape, not on Ubuntu; the Dockerfiles'
  * `apt-get install` runs with the build's network (`--build-network host`:
@@ -73,7 +76,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await buildImages();
-    for (const base of ["ubuntu:24.04", "ubuntu:22.04", "python:3.13-slim"]) {
+    for (const base of ["ubuntu:24.04", "ubuntu:22.04", "python:3.13-slim", "alpine:3.21"]) {
       await standInBase(base);
     }
     const ca = await testCa();
@@ -88,7 +91,11 @@ Deno.test({
         [EGRESS_RESOLVE_VARIABLE]: `astral.sh:443=127.0.0.1:${server.tlsPort},` +
           `deb.debian.org:80=${debian}:80`,
       };
-      await copyExamples(`${dir}/harbor`, [...PROVEN, "environment-env-single"]);
+      await copyExamples(`${dir}/harbor`, [
+        ...PROVEN,
+        "environment-env-multi",
+        "environment-env-single",
+      ]);
       await importHarborSuite(dir, {
         env,
         importArgs: [
@@ -119,6 +126,7 @@ Deno.test({
         `${task.task_id}: oracle ${task.oracle.status} ${task.oracle.resolved}, ` +
         `no change ${task.no_change.resolved}, passed ${task.passed}`;
       deepEqual(summary.tasks.map(outcome), [
+        "environment-env-multi: oracle missing null, no change true, passed false",
         "environment-env-single: oracle missing null, no change true, passed false",
         ...PROVEN.map((id) => `${id}: oracle scored true, no change false, passed true`),
       ]);
@@ -129,6 +137,15 @@ Deno.test({
         single.problems[1],
         "no-change: the verifier resolved the untouched workspace; the verifier's stdout ends: " +
           "PASS: the container entrypoint received environment.env",
+      );
+      // The sidecar shares a volume with the agent's environment, and not its variables.
+      const multi = summary.tasks.find((task: { task_id: string }) =>
+        task.task_id === "environment-env-multi"
+      );
+      equal(
+        multi.problems[1],
+        "no-change: the verifier resolved the untouched workspace; the verifier's stdout ends: " +
+          "PASS: the main entrypoint received environment.env without sidecar leakage",
       );
       // Each multi-step row records its steps' rewards and their mean.
       const ledger = await Deno.readTextFile(
@@ -153,7 +170,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "Harbor's Compose-sidecar example is refused at import, naming why",
+  name: "Harbor's sidecar example with a separate verifier is refused at import, naming why",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -176,9 +193,9 @@ Deno.test({
       };
       equal(
         await refusal("sidecar-artifacts"),
-        "error: sidecar-artifacts/sidecar-artifacts/environment/docker-compose.yaml: a Compose " +
-          "environment is not supported (it declares the services main, api; sidecar services " +
-          "are not supported yet, one container per side): give the task an environment/Dockerfile",
+        "error: sidecar-artifacts/sidecar-artifacts/task.toml:21: field " +
+          '"verifier.environment_mode": sidecar services (environment/docker-compose.yaml: api) ' +
+          "with a separate verifier are not supported: they run in Harbor's shared mode here",
       );
     } finally {
       await removeTree(dir);

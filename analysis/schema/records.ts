@@ -531,6 +531,18 @@ export const PlannedTask = z.object({
     image: z.string().min(1),
     image_digest: Digest,
   }).strict().optional(),
+  /**
+   * The images of the task's sidecar services (Harbor's Compose services
+   * beside `main`), frozen as `environment` is, in the suite's order.
+   * Absent: the task has none.
+   */
+  services: z.array(
+    z.object({
+      name: z.string().min(1),
+      image: z.string().min(1),
+      image_digest: Digest,
+    }).strict(),
+  ).optional(),
 }).strict();
 export type PlannedTask = z.infer<typeof PlannedTask>;
 

@@ -388,6 +388,55 @@ export const TaskStep = z.object({
 }).strict();
 export type TaskStep = z.infer<typeof TaskStep>;
 
+/**
+ * A volume a task's services share (a Compose named volume): an empty
+ * directory of the episode's, mounted at `path` in each container naming it.
+ */
+export const ServiceVolume = z.object({
+  /** The volume's name, as the task's Compose file declares it. */
+  volume: z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, "must be a Compose volume name"),
+  path: ContainerPath,
+  read_only: z.boolean().optional(),
+}).strict();
+export type ServiceVolume = z.infer<typeof ServiceVolume>;
+
+/** How ready a service must be before what depends on it starts (Compose's `depends_on` conditions). */
+export const ServiceReadiness = z.enum(["started", "healthy"]);
+
+/**
+ * A sidecar service of a task's own environment (Harbor's Compose
+ * services beside `main`): a container of its own image, run as built
+ * (its entrypoint and command), sharing the agent's network namespace,
+ * which has only loopback: the agent, the tests and the services reach
+ * each other on `127.0.0.1` (each service's name resolves there), and
+ * nothing reaches further but through the runner's relay and proxies. It
+ * is started before the agent's environment, after the services it
+ * depends on are ready, and ends with the episode.
+ */
+export const TaskService = z.object({
+  /** The Compose service name (it resolves to `127.0.0.1` in the agent's environment). */
+  name: z.string().regex(
+    /^[a-z0-9][a-z0-9_.-]*$/,
+    "must be a Compose service name (lower-case letters, digits, '.', '_', '-')",
+  ),
+  /** Its image: `{"dockerfile": ...}` (its directory the build context) or `{"image": REF}`. */
+  environment: TaskEnvironment,
+  /** Replaces the image's `ENTRYPOINT`; absent: the image's. */
+  entrypoint: z.array(z.string()).optional(),
+  /** Replaces the image's `CMD`; absent: the image's. */
+  command: z.array(z.string()).optional(),
+  /** Variables beyond the image's `ENV` (the task's `environment_env` is the agent's environment's alone). */
+  env: EnvVariables.optional(),
+  /** The user it runs as; absent: the image's. */
+  user: z.string().min(1).optional(),
+  /** Its healthcheck (`depends_on` with `healthy` waits for it to pass). */
+  healthcheck: TaskHealthcheck.optional(),
+  /** The services that must be ready before it starts. */
+  depends_on: z.record(z.string(), ServiceReadiness).optional(),
+  volumes: z.array(ServiceVolume).optional(),
+}).strict();
+export type TaskService = z.infer<typeof TaskService>;
+
 /** One task of the manifest. */
 export const SuiteTaskEntry = z.object({
   /**
@@ -464,8 +513,19 @@ export const SuiteTaskEntry = z.object({
    * step's. With `steps` only; absent there: `mean`, Harbor's default.
    */
   step_reward: z.enum(["mean", "final"]).optional(),
+  /**
+   * The sidecar services of the task's own environment, in start order
+   * (Harbor's Compose services beside `main`; shared verifier mode only).
+   * Absent: the environment is one container.
+   */
+  services: z.array(TaskService).min(1).optional(),
+  /** The services that must be ready before the agent's environment starts (`main`'s `depends_on`). */
+  environment_depends_on: z.record(z.string(), ServiceReadiness).optional(),
+  /** The services' volumes the agent's environment mounts too (`main`'s `volumes`). */
+  environment_volumes: z.array(ServiceVolume).optional(),
   source: TaskSource.optional(),
 }).strict().superRefine((task, ctx) => {
+  serviceProblems(task, ctx);
   if (task.step_reward !== undefined && task.steps === undefined) {
     ctx.addIssue({
       code: "custom",
@@ -529,6 +589,55 @@ export const SuiteTaskEntry = z.object({
   }
 });
 export type SuiteTaskEntry = z.infer<typeof SuiteTaskEntry>;
+
+/**
+ * The rules a task's services obey beyond their own schema: they need the
+ * task's own environment in shared mode; names are unique and not `main`;
+ * `depends_on` names earlier services only (so the order starts them), a
+ * `healthy` one with a healthcheck; volumes are the services' own.
+ */
+function serviceProblems(
+  task: {
+    services?: TaskService[];
+    environment_depends_on?: Record<string, "started" | "healthy">;
+    environment_volumes?: ServiceVolume[];
+    environment?: unknown;
+    verifier?: { mode: string };
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const services = task.services ?? [];
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: "custom", path, message });
+  if (services.length === 0) {
+    for (const key of ["environment_depends_on", "environment_volumes"] as const) {
+      if (task[key] !== undefined) issue([key], 'needs "services"');
+    }
+    return;
+  }
+  if (task.environment === undefined || task.verifier?.mode !== "shared") {
+    issue(["services"], 'need the task\'s own environment and verifier mode "shared"');
+  }
+  const earlier = new Map<string, TaskService>();
+  const dependsOn = (path: (string | number)[], needs: Record<string, string> | undefined) => {
+    for (const [name, readiness] of Object.entries(needs ?? {})) {
+      const service = earlier.get(name);
+      if (service === undefined) {
+        issue(path, `names "${name}", which is not a service started before it`);
+      } else if (readiness === "healthy" && service.healthcheck === undefined) {
+        issue(path, `waits for "${name}" to be healthy, and it has no healthcheck`);
+      }
+    }
+  };
+  services.forEach((service, index) => {
+    if (service.name === "main" || earlier.has(service.name)) {
+      issue(["services", index, "name"], `"${service.name}" is taken`);
+    }
+    dependsOn(["services", index, "depends_on"], service.depends_on);
+    earlier.set(service.name, service);
+  });
+  dependsOn(["environment_depends_on"], task.environment_depends_on);
+}
 
 /** The whole manifest. */
 export const SuiteManifest = z.object({

@@ -49,7 +49,13 @@ import {
 } from "./harbor_verifier.ts";
 import { combineStepResults, passesStepGate, type VerifiedStep } from "./harbor_steps.ts";
 import type { SandboxSession, SessionBackend, SessionExecRun } from "./sandbox_session.ts";
-import type { StepPaths, TaskHealthcheck, TaskStep } from "../../analysis/schema/suite_manifest.ts";
+import type {
+  ServiceVolume,
+  StepPaths,
+  TaskHealthcheck,
+  TaskService,
+  TaskStep,
+} from "../../analysis/schema/suite_manifest.ts";
 import {
   EGRESS_RESOLVE_VARIABLE,
   type EgressResolve,
@@ -110,6 +116,15 @@ export interface TaskSandboxSettings {
   steps?: readonly (TaskStep & { files: StepPaths })[];
   /** How the steps' rewards combine (the task's `step_reward`); with `steps`. */
   stepReward?: "mean" | "final";
+  /**
+   * The sidecar services of the task's environment, in start order, each
+   * with its frozen image ID (`task_pod.ts`); absent: one container.
+   */
+  services?: readonly (TaskService & { imageId: string })[];
+  /** The services the agent's environment waits for (`environment_depends_on`); with `services`. */
+  environmentDependsOn?: Readonly<Record<string, "started" | "healthy">>;
+  /** The services' volumes the agent's environment mounts; with `services`. */
+  environmentVolumes?: readonly ServiceVolume[];
   /** Separate mode: the paths copied into the verifier's environment besides `/logs/artifacts`. */
   verifierArtifacts?: readonly string[];
   /**
@@ -435,6 +450,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
               ? program.solutionDir
               : undefined,
             nextStep,
+            services: settings.services === undefined ? undefined : {
+              services: settings.services,
+              dependsOn: settings.environmentDependsOn ?? {},
+              volumes: settings.environmentVolumes ?? [],
+            },
             workdir: settings.workdir,
             environmentEnv: settings.environmentEnv,
             healthcheck: settings.environmentHealthcheck,

@@ -229,7 +229,10 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
       };
       const create = sandboxCreateOptions({
         image: spec.image,
-        command: [...spec.asBuilt?.entrypoint ?? [], GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
+        command: [
+          ...spec.asBuilt?.entrypoint ?? [],
+          ...spec.asBuilt?.command ?? [GATE_BUSYBOX, "sleep", KEEP_ALIVE_SECONDS],
+        ],
         env: spec.env ?? {},
         user: spec.user,
         workingDir: spec.cwd,
@@ -246,12 +249,28 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
         ],
       });
       create.Entrypoint = gate.entrypoint;
+      // A namespace's sysctls are its owner's: a session that joins another's sets none.
+      const lowPorts = { "net.ipv4.ip_unprivileged_port_start": "0" };
+      const network = spec.network;
       if (spec.asBuilt !== undefined) {
         create.HostConfig = {
           ...create.HostConfig,
           ReadonlyRootfs: false,
-          Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
+          ...(network !== undefined && "join" in network ? {} : { Sysctls: lowPorts }),
         };
+      }
+      if (network !== undefined) {
+        // The engine's own network namespace then, so that others can join it by name.
+        create.NetworkDisabled = false;
+        create.HostConfig = "join" in network
+          ? { ...create.HostConfig, NetworkMode: `container:${network.join}` }
+          : {
+            ...create.HostConfig,
+            ExtraHosts: Object.entries(network.names).map(([name, address]) =>
+              `${name}:${address}`
+            ),
+            Sysctls: lowPorts,
+          };
       }
       try {
         const session = await startDockerSession(create, { docker, openGate: () => gate.open() });

@@ -38,6 +38,7 @@ import type {
   SessionProcess,
 } from "./sandbox_session.ts";
 import type { SharedEnvironment } from "./harbor_verifier.ts";
+import { openTaskPod, type TaskPod, type TaskPodSpec } from "./task_pod.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
 
@@ -93,6 +94,12 @@ export interface EnvironmentCandidateOptions {
     run: SessionExecRun,
   ) => Promise<{ argv: readonly string[]; wallMs: number } | null>;
   labels: Record<string, string>;
+  /**
+   * The task's sidecar services (`task_pod.ts`), opened before the
+   * environment, which joins their network namespace and mounts their
+   * volumes; ended with it. Absent: none.
+   */
+  services?: Pick<TaskPodSpec, "services" | "dependsOn" | "volumes">;
   tempDir?: string;
   /** Where the environment opens and its image is read; default the container engine. */
   backend?: SessionBackend;
@@ -146,10 +153,12 @@ export async function runEnvironmentCandidate(
   const copy = `${quota}/workspace`;
   let mounted = false;
   let session: OpenSession | null = null;
+  let pod: TaskPod | null = null;
   let ended: Promise<void> | null = null;
   const end = () =>
     ended ??= (async () => {
       await session?.end();
+      await pod?.end();
       if (mounted) await unmountQuota(quota).catch(() => {});
       mounted = false;
       await removeTree(temp).catch(() => {});
@@ -169,14 +178,26 @@ export async function runEnvironmentCandidate(
     let changesAfterAgent: FsChange[] = [];
     let workspaceAfter: ReadonlySet<string> = new Set();
     const { result, session: kept } = await runCandidateProtocol({
-      open: async () =>
-        session = await openEnvironmentSession(
+      open: async () => {
+        if (options.services !== undefined) {
+          pod = await openTaskPod(backend, {
+            ...options.services,
+            holderImage: built.imageId,
+            labels: options.labels,
+            memoryBytes: options.memoryBytes,
+            nanoCpus: options.nanoCpus,
+            tempDir: temp,
+          });
+        }
+        return session = await openEnvironmentSession(
           backend,
           built,
           {
             role: "candidate",
             cwd,
+            network: pod === null ? undefined : { join: pod.network },
             mounts: [
+              ...pod?.mounts ?? [],
               mount(copy, "/workspace", false),
               ...(cwd === "/workspace" ? [] : [mount(copy, cwd, false)]),
               ...(options.bundleDir === undefined
@@ -192,7 +213,8 @@ export async function runEnvironmentCandidate(
             env: options.environmentEnv,
             healthcheck: options.healthcheck,
           },
-        ),
+        );
+      },
       imageId: built.imageId,
       workspace: copy,
       argv: options.argv,

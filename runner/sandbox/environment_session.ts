@@ -113,6 +113,8 @@ export interface EnvironmentSessionSpec {
   env?: Record<string, string>;
   /** When it is ready (the task's healthcheck); absent: once its entrypoint has settled. */
   healthcheck?: TaskHealthcheck;
+  /** The network namespace it joins (its sidecar services', `task_pod.ts`); absent: its own. */
+  network?: SessionSpec["network"];
 }
 
 /**
@@ -152,6 +154,7 @@ export async function openEnvironmentSession(
     tmpfsBytes: null,
     labels: spec.labels,
     env: spec.env,
+    network: spec.network,
     // The image's entrypoint runs as Harbor runs it, with a command that never ends.
     asBuilt: { entrypoint: image.entrypoint },
   });

@@ -77,6 +77,9 @@ export function hostSessionBackend(): SessionBackend {
           `The host session cannot mount "${spec.mounts[0].host}" at "${spec.mounts[0].path}"`,
         );
       }
+      if (spec.network !== undefined) {
+        throw new SandboxError("unsupported", "The host session has no network namespace to share");
+      }
       return await startHostSession({ cwd: spec.cwd });
     },
     image: () => Promise.reject(noImages()),

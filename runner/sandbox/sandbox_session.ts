@@ -198,8 +198,12 @@ export interface SessionMount {
  * refuses a spec that has any: a protocol hands it host paths instead.
  */
 export interface SessionSpec {
-  /** `ledgerbench.role`: whose sandbox it is (a probe: the engine's flags checked, `engine_flags_check.ts`). */
-  role: "candidate" | "verifier" | "probe";
+  /**
+   * `ledgerbench.role`: whose sandbox it is (a probe: the engine's flags
+   * checked, `engine_flags_check.ts`; a service: a task's sidecar, or the
+   * network its sidecars and environment share, `task_pod.ts`).
+   */
+  role: "candidate" | "verifier" | "probe" | "service";
   /** The image ID it runs (never pulled); none runs on the host. */
   image: string;
   mounts: readonly SessionMount[];
@@ -229,7 +233,24 @@ export interface SessionSpec {
    * image's `entrypoint` runs first and hands over to the keep-alive, the
    * root filesystem is writable, and the low ports are open to every user.
    */
-  asBuilt?: { entrypoint: readonly string[] };
+  asBuilt?: {
+    entrypoint: readonly string[];
+    /**
+     * The process that runs after the entrypoint's words instead of the
+     * keep-alive (a task's sidecar service runs its own command, and its
+     * session ends when it does); absent: the keep-alive.
+     */
+    command?: readonly string[];
+  };
+  /**
+   * Its network namespace. Absent: a fresh one holding only loopback.
+   * `names`: a fresh one holding only loopback that other sessions join,
+   * where each name resolves to its address (`/etc/hosts`) and the low
+   * ports are open to every user (as a task's environment runs them);
+   * `join`: the namespace of that session (its `id`), shared. Either way
+   * nothing but loopback is in it.
+   */
+  network?: { names: Record<string, string> } | { join: string };
 }
 
 /** A session a backend opened, and its end. */
