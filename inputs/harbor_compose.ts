@@ -104,9 +104,16 @@ export function readCompose(
 ): ComposeEnvironment {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  // The line of the key's value, else of the nearest enclosing key's (a string for a table).
+  const lineOf = (at: (string | number)[]): number => {
+    for (let n = at.length; n > 0; n--) {
+      const node = doc.getIn(at.slice(0, n), true) as { range?: [number] } | null;
+      if (node?.range !== undefined) return lines.linePos(node.range[0]).line;
+    }
+    return 0;
+  };
   const refuse = (message: string, at: (string | number)[] = [], line?: number) => {
-    const node = at.length === 0 ? null : doc.getIn(at, true) as { range?: [number] } | null;
-    const found = line ?? (node?.range === undefined ? 0 : lines.linePos(node.range[0]).line);
+    const found = line ?? lineOf(at);
     return new LedgerError([{
       code: "schema_violation",
       file: path,
@@ -117,7 +124,8 @@ export function readCompose(
   };
   const error = doc.errors[0];
   if (error !== undefined) {
-    throw refuse(`not YAML: ${error.message.split("\n")[0]}`, [], error.linePos?.[0].line ?? 0);
+    const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+    throw refuse(`not YAML: ${first}`, [], error.linePos?.[0].line ?? 0);
   }
   const root = doc.toJS() as unknown;
   if (!isMap(doc.contents) || typeof root !== "object" || root === null) {
@@ -168,18 +176,16 @@ export function readCompose(
       ...(serviceVolumes === undefined ? {} : { volumes: serviceVolumes }),
     });
   }
-  for (const name of Object.keys(mapping(main.depends_on ?? {}, [], refuse))) {
+  const mainAt = ["services", "main", "depends_on"];
+  const mainDependsOn = dependsOnOf(main.depends_on, mainAt, refuse) ?? {};
+  for (const name of Object.keys(mainDependsOn)) {
     if (name === "main" || !Object.hasOwn(declared, name)) {
-      throw refuse(`main depends on "${name}", which is not declared`, [
-        "services",
-        "main",
-        "depends_on",
-      ]);
+      throw refuse(`main depends on "${name}", which is not declared`, mainAt);
     }
   }
   return {
     services: startOrder(services, refuse),
-    mainDependsOn: dependsOnOf(main.depends_on, ["services", "main", "depends_on"], refuse) ?? {},
+    mainDependsOn,
     mainVolumes: volumesOf(main.volumes, volumes, ["services", "main", "volumes"], refuse) ?? [],
     warnings,
   };

@@ -276,7 +276,7 @@ const NOT_APPLIED: Record<string, string> = {
   memory: "Harbor's older spelling: write memory_mb",
   gpus: "episodes have no GPU",
   gpu_types: "episodes have no GPU",
-  mcp_servers: "the agent is not configured with them (a sidecar serving one runs all the same)",
+  mcp_servers: "the agent is not configured with them; a sidecar serving one runs all the same",
   skills_dir: "the agent is not given the skills there; they stay in the image",
 };
 

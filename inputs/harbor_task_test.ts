@@ -194,8 +194,12 @@ Deno.test("readHarborTask() refuses bad fields, TOML, ids and layouts with one l
     ],
     [
       "t-compose",
-      { "environment/docker-compose.yaml": "services: {}\n" },
-      "environment/docker-compose.yaml: a Compose environment is not supported",
+      {
+        "environment/docker-compose.yaml":
+          "services:\n  db:\n    image: x\n    network_mode: host\n",
+      },
+      'environment/docker-compose.yaml:4: field "services.db.network_mode": service "db": ' +
+      '"network_mode" is not supported',
     ],
     [
       "Bad_Id",
@@ -512,38 +516,28 @@ Deno.test("readHarborTask() imports the cookbook's multi-step: workdir/, verifie
   ]);
 });
 
-Deno.test("readHarborTask() refuses the cookbook's multi-container recipe", async () => {
-  equal(
-    await refusal(() => readHarborTask(`${COOKBOOK}/multi-container`, { withoutInternet: true })),
-    `${COOKBOOK}/multi-container/environment/docker-compose.yaml: a Compose environment is not ` +
-      "supported (it declares the services main, api-server; sidecar services are not " +
-      "supported yet, one container per side): give the task an environment/Dockerfile",
-  );
+Deno.test("readHarborTask() imports the cookbook's multi-container: its api-server a sidecar main waits for", async () => {
+  const task = await readHarborTask(`${COOKBOOK}/multi-container`, { withoutInternet: true });
+  deepEqual(task.entry.services, [{
+    name: "api-server",
+    environment: { dockerfile: "environment/api-server/Dockerfile" },
+    // ["CMD", ...] quoted for /bin/sh -c; 2s, 5s, 15, 5s; Docker's start interval 5 s
+    healthcheck: {
+      command: "python3 -c 'import socket; s=socket.create_connection(('\\''localhost'\\''," +
+        "5000),timeout=2); s.close()'",
+      interval_ms: 2000,
+      timeout_ms: 5000,
+      start_period_ms: 5000,
+      start_interval_ms: 5000,
+      retries: 15,
+    },
+  }]);
+  deepEqual(task.entry.environment_depends_on, { "api-server": "healthy" });
+  equal(task.entry.environment_volumes, undefined);
 });
 
-Deno.test("readHarborTask() refuses Compose files of each form", async () => {
+Deno.test("readHarborTask() takes Compose's main-only form as the Dockerfile, and refuses sidecars with a separate verifier", async () => {
   await using tmp = await tempDir();
-  const composes: [string, string][] = [
-    ["services: {}\n", "it declares no services"],
-    ["services: {main: {}, 'db': {image: x}}\n", "it declares the services main, db"],
-    [
-      'version: "3"\nservices:\n  # the agent\n  main:\n    image: x\n    ports:\n      - "80"\n' +
-      '\n  "cache":\n    image: y\nvolumes:\n  data: {}\n',
-      "it declares the services main, cache",
-    ],
-  ];
-  for (const [i, [yaml, declared]] of composes.entries()) {
-    const dir = await write(`${tmp.path}/t-compose-${i}`, {
-      ...TASK,
-      "environment/docker-compose.yml": yaml,
-    });
-    equal(
-      await refusal(() => readHarborTask(dir)),
-      `${dir}/environment/docker-compose.yml: a Compose environment is not supported ` +
-        `(${declared}; sidecar services are not supported yet, one container per side): ` +
-        "give the task an environment/Dockerfile",
-    );
-  }
   // Harbor's airgapped form: only the main service, built from the Dockerfile beside it
   const mainOnly = await write(`${tmp.path}/t-compose-main`, {
     ...TASK,
@@ -551,14 +545,26 @@ Deno.test("readHarborTask() refuses Compose files of each form", async () => {
   });
   const imported = await readHarborTask(mainOnly);
   deepEqual(imported.entry.environment, { dockerfile: "environment/Dockerfile" });
+  equal(imported.entry.services, undefined);
+  deepEqual(imported.warnings.filter((w) => w.startsWith("environment/docker-compose.yaml")), [
+    'environment/docker-compose.yaml: the main service\'s "network_mode" is not applied (Harbor ' +
+    "sets main's own)",
+    "environment/docker-compose.yaml declares only the main service: the task's environment is " +
+    "its Dockerfile or image, and main's own settings there are not read",
+  ]);
+  const sidecarSeparate = await write(`${tmp.path}/t-sidecar-separate`, {
+    ...TASK,
+    "task.toml":
+      '[environment]\nallow_internet = false\n[verifier]\nenvironment_mode = "separate"\n',
+    "environment/docker-compose.yaml": "services:\n  db:\n    image: postgres\n",
+  });
   equal(
-    imported.warnings.find((w) => w.startsWith("environment/docker-compose.yaml")),
-    "environment/docker-compose.yaml declares only the main service: its environment/Dockerfile " +
-      "is built and run as the environment, and the Compose file's own settings (volumes, " +
-      "limits, network_mode, environment) are not read: the task's resources apply, and " +
-      "episodes have no network",
+    await refusal(() => readHarborTask(sidecarSeparate)),
+    `${sidecarSeparate}/task.toml:3: field "verifier.environment_mode": sidecar services ` +
+      "(environment/docker-compose.yaml: db) with a separate verifier are not supported: they " +
+      "run in Harbor's shared mode here",
   );
-  // a separate verifier's tests/docker-compose.yaml too; in shared mode it is only a file
+  // a separate verifier's tests/docker-compose.yaml is refused; in shared mode it is only a file
   const separate = await write(`${tmp.path}/t-tests-compose`, {
     ...TASK,
     "task.toml":
@@ -576,204 +582,6 @@ Deno.test("readHarborTask() refuses Compose files of each form", async () => {
     "tests/docker-compose.yaml": "services:\n  main: {}\n",
   });
   equal((await readHarborTask(shared)).entry.verifier?.mode, "shared");
-});
-
-Deno.test("readHarborTask() maps a separate verifier: mode, tests/Dockerfile, artifacts, users", async () => {
-  await using tmp = await tempDir();
-  const dir = await write(`${tmp.path}/t1`, {
-    ...TASK,
-    "task.toml": [
-      'artifacts = ["/app/out/", {source = "/tmp/answer.json", destination = "a.json"}]',
-      "[environment]",
-      "allow_internet = false",
-      "[agent]",
-      "user = 1000",
-      "[verifier]",
-      'user = "grader"',
-      "[verifier.environment]",
-      'docker_image = "ghcr.io/x/grader:1"',
-      "cpus = 2",
-      "memory_mb = 4096",
-      "build_timeout_sec = 300",
-      "",
-    ].join("\n"),
-    "tests/Dockerfile": "FROM base\nCOPY . /tests/\n",
-  });
-  const task = await readHarborTask(dir);
-  deepEqual(task.entry.verifier, {
-    entry: "test.sh",
-    mount: "/tests",
-    // [verifier.environment] without environment_mode: "separate"
-    mode: "separate",
-    user: "grader",
-    verdict: "reward",
-    pass_threshold: 1,
-    reward_key: "reward",
-    reward_rule: "key",
-    wall_ms: 600000,
-    // the prebuilt image, as Harbor runs it (tests/Dockerfile only under --force-build)
-    environment: { image: "ghcr.io/x/grader:1" },
-    // the trailing slash dropped; the table's destination is Harbor's host-side name
-    artifacts: ["/app/out", "/tmp/answer.json"],
-  });
-  // a uid, as text
-  equal(task.entry.agent_user, "1000");
-  equal(task.files.some((f) => f.to === "verifier/Dockerfile"), true);
-  deepEqual(task.warnings, [
-    "[verifier.environment] build_timeout_sec = 300 not applied (freeze builds without a " +
-    "time limit)",
-    "[verifier.environment] cpus = 2 not applied (the verifier gets the task's resources)",
-    "[verifier.environment] memory_mb = 4096 not applied (the verifier gets the task's resources)",
-    // the table's own baseline: Harbor's EnvironmentConfig defaults, allow_internet = true
-    "the verifier asks for the internet ([verifier.environment] allow_internet is absent, and " +
-    "Harbor's default is true): it may reach only the hosts given with --verifier-allow-host: none",
-  ]);
-  // tests/ is copied to verifier/, its Dockerfile with it: Harbor's build context tests/
-  deepEqual((await readHarborTask(dir, { forceBuild: true })).entry.verifier?.environment, {
-    dockerfile: "verifier/Dockerfile",
-  });
-});
-
-Deno.test("readHarborTask() takes a separate verifier's image, or the task's environment", async () => {
-  await using tmp = await tempDir();
-  const image = await write(`${tmp.path}/t-image`, {
-    ...TASK,
-    "task.toml": "[environment]\nallow_internet = false\n[verifier.environment]\n" +
-      'docker_image = "grader:1"\nallow_internet = false\n',
-  });
-  const fromImage = await readHarborTask(image);
-  deepEqual(fromImage.entry.verifier?.environment, { image: "grader:1" });
-  deepEqual(fromImage.warnings, []);
-  // environment_mode = "separate" alone: the task's environment, fresh (verifier.environment absent)
-  const fresh = await write(`${tmp.path}/t-fresh`, {
-    ...TASK,
-    "task.toml": 'artifacts = ["/app/result.txt"]\n[environment]\nallow_internet = false\n' +
-      '[verifier]\nenvironment_mode = "separate"\n',
-  });
-  const fromTask = await readHarborTask(fresh);
-  equal(fromTask.entry.verifier?.mode, "separate");
-  equal(fromTask.entry.verifier?.environment, undefined);
-  deepEqual(fromTask.entry.verifier?.artifacts, ["/app/result.txt"]);
-  deepEqual(fromTask.warnings, []);
-});
-
-Deno.test("readHarborTask() refuses what a separate verifier cannot be, on its line", async () => {
-  await using tmp = await tempDir();
-  const cases: [string, string, string][] = [
-    [
-      '[environment]\nallow_internet = false\n[verifier]\nenvironment_mode = "shared"\n' +
-      "[verifier.environment]\ncpus = 2\n",
-      ':4: field "verifier.environment_mode": environment_mode = "shared" with a ' +
-      "[verifier.environment] table: the table is a separate verifier's environment (Harbor " +
-      'refuses the pair too): write "separate" or drop the table',
-      "t-shared-table",
-    ],
-    [
-      "[environment]\nallow_internet = false\n[verifier.environment]\ncpus = 2\n",
-      ':3: field "verifier.environment": a separate verifier environment with neither a ' +
-      "tests/Dockerfile nor a docker_image: the verifier has nothing to run in",
-      "t-nothing",
-    ],
-    [
-      'artifacts = ["/app/a", "/logs/verifier/reward.txt"]\n[environment]\nallow_internet = false\n' +
-      '[verifier]\nenvironment_mode = "separate"\n',
-      ':1: field "artifacts.1": "/logs/verifier/reward.txt" must not be, lie inside or hold ' +
-      "/verifier, /solution, /logs/verifier, /ledgerbench, /opt/ledgerbench, /.ledgerbench, " +
-      "/proc, /sys, /dev",
-      "t-channel",
-    ],
-    [
-      // /logs holds the verdict channel
-      'artifacts = ["/logs"]\n[environment]\nallow_internet = false\n' +
-      '[verifier]\nenvironment_mode = "separate"\n',
-      ':1: field "artifacts.0": "/logs" must not be, lie inside or hold /verifier, /solution, ' +
-      "/logs/verifier, /ledgerbench, /opt/ledgerbench, /.ledgerbench, /proc, /sys, /dev",
-      "t-logs",
-    ],
-    [
-      'artifacts = ["/tests/test.sh"]\n[environment]\nallow_internet = false\n' +
-      '[verifier]\nenvironment_mode = "separate"\n',
-      ':1: field "artifacts.0": "/tests/test.sh" must not be, lie inside or hold the ' +
-      'verifier\'s mount "/tests" (the hidden files)',
-      "t-mount",
-    ],
-    [
-      'artifacts = ["app/a"]\n[environment]\nallow_internet = false\n' +
-      '[verifier]\nenvironment_mode = "separate"\n',
-      ':1: field "artifacts.0": "app/a" must be an absolute path of plain names (letters, ' +
-      "digits, '.', '_', '-')",
-      "t-relative",
-    ],
-    [
-      '[environment]\nallow_internet = false\n[verifier]\nenvironment_mode = "elsewhere"\n',
-      ':4: field "verifier.environment_mode": must be one of "shared", "separate"',
-      "t-mode",
-    ],
-  ];
-  for (const [toml, expected, name] of cases) {
-    const dir = await write(`${tmp.path}/${name}`, { ...TASK, "task.toml": toml });
-    equal(await refusal(() => readHarborTask(dir)), `${dir}/task.toml${expected}`);
-  }
-});
-
-Deno.test("readHarborTask() gives the verifier the operator's hosts, plus Harbor's in allowlist mode", async () => {
-  await using tmp = await tempDir();
-  const read = async (name: string, toml: string, hosts?: string[]) => {
-    const dir = await write(`${tmp.path}/${name}`, { ...TASK, "task.toml": toml });
-    const task = await readHarborTask(dir, { verifierAllowHosts: hosts });
-    return { hosts: task.entry.verifier?.allow_hosts, warnings: task.warnings };
-  };
-  const NO_NET = "[environment]\nallow_internet = false\n";
-  // the verifier's own allowlist, upper case lowered, with the operator's
-  deepEqual(
-    await read(
-      "t-allow",
-      `${NO_NET}[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["PyPI.org", "files.pythonhosted.org:443"]\n`,
-      ["astral.sh", "pypi.org"],
-    ),
-    { hosts: ["astral.sh", "files.pythonhosted.org:443", "pypi.org"], warnings: [] },
-  );
-  // the baseline's allowlist when the verifier sets no mode of its own
-  deepEqual(
-    await read(
-      "t-baseline",
-      '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["*.github.com"]\n' +
-        '[agent]\nnetwork_mode = "no-network"\n',
-    ),
-    { hosts: ["*.github.com"], warnings: [] },
-  );
-  // no network for the verifier: only the operator's hosts; its unused allowed_hosts warned
-  deepEqual(
-    await read("t-none", `${NO_NET}[verifier]\nallowed_hosts = ["pypi.org"]\n`, ["astral.sh"]),
-    {
-      hosts: ["astral.sh"],
-      warnings: [
-        '[verifier] allowed_hosts = ["pypi.org"] not applied (the verifier\'s network_mode is ' +
-        '"no-network", not "allowlist")',
-      ],
-    },
-  );
-  // the public internet asked of the verifier alone
-  deepEqual(
-    await read("t-public", `${NO_NET}[verifier]\nnetwork_mode = "public"\n`, ["pypi.org"]),
-    {
-      hosts: ["pypi.org"],
-      warnings: [
-        'the verifier asks for the internet ([verifier] network_mode = "public"): it may reach ' +
-        "only the hosts given with --verifier-allow-host: pypi.org",
-      ],
-    },
-  );
-  const bad = await write(`${tmp.path}/t-bad-host`, {
-    ...TASK,
-    "task.toml": `${NO_NET}[verifier]\nnetwork_mode = "allowlist"\n` +
-      'allowed_hosts = ["pypi.org", "https://example.com/x"]\n',
-  });
-  equal(
-    await refusal(() => readHarborTask(bad)),
-    `${bad}/task.toml:5: field "verifier.allowed_hosts.1": "https://example.com/x" must be a ` +
-      "lower-case host name or *.name, optionally :port",
-  );
 });
 
 Deno.test("readHarborTask() warns about each key it does not apply, and is silent on metadata", async () => {
@@ -815,7 +623,8 @@ Deno.test("readHarborTask() warns about each key it does not apply, and is silen
     "[solution] env (TOKEN) not applied (suite check runs solve.sh without it)",
     "[environment] gpus = 1 not applied (episodes have no GPU)",
     '[environment] gpu_types = ["a100"] not applied (episodes have no GPU)',
-    "[environment] mcp_servers (files) not applied (no MCP server is started)",
+    "[environment] mcp_servers (files) not applied (the agent is not configured with them; a " +
+    "sidecar serving one runs all the same)",
     '[environment] memory = "4G" not applied (Harbor\'s older spelling: write memory_mb)',
     '[environment] storage = "20G" not applied (Harbor\'s older spelling: write storage_mb)',
     'artifacts = ["/app/log.txt"] not applied (only a separate verifier receives them; a ' +

@@ -140,7 +140,6 @@ badInputTests("import", [
 ]);
 
 const SUITE_IMPORT = ["suite", "import", "harbor"];
-const COOKBOOK = "tests/fixtures/harbor_tasks/cookbook";
 
 /** A minimal Harbor task under `t1/` with this task.toml. */
 function harborTask(toml: string, more: Record<string, string> = {}): Record<string, string> {
@@ -186,20 +185,21 @@ badInputTests("suite import harbor", [
       /^error: Option "--verifier-allow-host" must be a host name or \*\.name, optionally :port: "https:\/\/pypi\.org\/simple"\n/,
   },
   {
-    name: "a Compose environment with a sidecar (the cookbook's multi-container)",
-    args: [
-      ...SUITE_IMPORT,
-      `${COOKBOOK}/multi-container`,
-      "--out",
-      "{dir}/out",
-      "--without-internet",
-    ],
+    name: "a Compose sidecar bound to a host directory",
+    files: {
+      "t1/instruction.md": "Do it.\n",
+      "t1/task.toml": "[environment]\nallow_internet = false\n",
+      "t1/environment/Dockerfile": "FROM base\n",
+      "t1/environment/docker-compose.yaml":
+        "services:\n  db:\n    image: x\n    volumes:\n      - ./data:/var/lib/db\n",
+      "t1/tests/test.sh": "#!/bin/sh\n",
+    },
+    args: [...SUITE_IMPORT, "{dir}/t1", "--out", "{dir}/out"],
     code: 2,
     stderr: new RegExp(
-      `^error: ${COOKBOOK}/multi-container/environment/docker-compose\\.yaml: a Compose ` +
-        "environment is not supported \\(it declares the services main, api-server; sidecar " +
-        "services are not supported yet, one container per side\\): give the task an " +
-        "environment/Dockerfile\\n$",
+      '^error: \\{dir\\}/t1/environment/docker-compose\\.yaml:5: field "services\\.db\\.volumes\\.0": ' +
+        '"\\./data" is not a volume the file declares \\(a bind mount of the host is not ' +
+        "supported\\)\\n$",
     ),
   },
   {

@@ -238,12 +238,12 @@ const CASES: BadInputCase[] = [
       /^error: \{dir\}\/t1\/tests\/test\.sh: missing: a Harbor task's verifier is tests\/test\.sh\n$/,
   },
   {
-    name: "a docker-compose.yaml environment, its services named",
+    name: "a docker-compose.yaml service without an image or a build",
     files: task({ "environment/docker-compose.yaml": "services:\n  main: {}\n  db: {}\n" }),
     args: [...IMPORT, "{dir}/t1", "--out", "{dir}/out"],
     code: 2,
     stderr:
-      /^error: \{dir\}\/t1\/environment\/docker-compose\.yaml: a Compose environment is not supported \(it declares the services main, db; sidecar services are not supported yet, one container per side\): give the task an environment\/Dockerfile\n$/,
+      /^error: \{dir\}\/t1\/environment\/docker-compose\.yaml:3: field "services\.db": a service needs an image or a build\n$/,
   },
   {
     name: "a task id that is not lower-case letters, digits, dashes and underscores",
@@ -353,14 +353,14 @@ Deno.test("suite import harbor --skip-refused: the other tasks imported, each re
     "400",
   );
   equal(run.code, 0, run.stderr);
-  const compose = `${harbor}/sidecar-artifacts/environment/docker-compose.yaml: a Compose ` +
-    "environment is not supported (it declares the services main, api; sidecar services are " +
-    "not supported yet, one container per side): give the task an environment/Dockerfile";
+  const compose = `${harbor}/sidecar-artifacts/task.toml:21: field ` +
+    '"verifier.environment_mode": sidecar services (environment/docker-compose.yaml: api) with ' +
+    "a separate verifier are not supported: they run in Harbor's shared mode here";
   const skippedLines = run.stderr.split("\n").filter((line) => line.startsWith("skipped: "));
   deepEqual(skippedLines, [`skipped: ${compose}`]);
   match(
     run.stdout,
-    /^Imported 7 tasks \(harbor\) into .* \(suite "examples"\), 1 refused task skipped\n/,
+    /^Imported 8 tasks \(harbor\) into .* \(suite "examples"\), 1 refused task skipped\n/,
   );
   const suite = await loadSuite(out);
   deepEqual(suite.manifest.import_skipped, [
