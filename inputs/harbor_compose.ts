@@ -102,36 +102,7 @@ export function readCompose(
   text: string,
   environmentDir: string,
 ): ComposeEnvironment {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
-  // The line of the key's value, else of the nearest enclosing key's (a string for a table).
-  const lineOf = (at: (string | number)[]): number => {
-    for (let n = at.length; n > 0; n--) {
-      const node = doc.getIn(at.slice(0, n), true) as { range?: [number] } | null;
-      if (node?.range !== undefined) return lines.linePos(node.range[0]).line;
-    }
-    return 0;
-  };
-  const refuse = (message: string, at: (string | number)[] = [], line?: number) => {
-    const found = line ?? lineOf(at);
-    return new LedgerError([{
-      code: "schema_violation",
-      file: path,
-      line: found,
-      field: at.join("."),
-      message,
-    }]);
-  };
-  const error = doc.errors[0];
-  if (error !== undefined) {
-    const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw refuse(`not YAML: ${first}`, [], error.linePos?.[0].line ?? 0);
-  }
-  const root = doc.toJS() as unknown;
-  if (!isMap(doc.contents) || typeof root !== "object" || root === null) {
-    throw refuse("must be a mapping with services");
-  }
-  const compose = uninterpolated(root, [], refuse) as Record<string, unknown>;
+  const { compose, refuse } = loadCompose(path, text);
   for (const key of Object.keys(compose)) {
     if (!["services", "volumes", "version", "name"].includes(key) && !key.startsWith("x-")) {
       throw refuse(`the top-level key "${key}" is not supported`, [key]);
@@ -189,6 +160,57 @@ export function readCompose(
     mainVolumes: volumesOf(main.volumes, volumes, ["services", "main", "volumes"], refuse) ?? [],
     warnings,
   };
+}
+
+/**
+ * The service names a Compose file declares, in its order (`main`
+ * included), for a message that names them.
+ *
+ * @param path the file, for errors
+ * @param text its text
+ * @returns the names
+ * @throws {LedgerError} a YAML error, or `services` that is not a mapping, naming the line
+ */
+export function composeServiceNames(path: string, text: string): string[] {
+  const { compose, refuse } = loadCompose(path, text);
+  return Object.keys(mapping(compose.services ?? {}, ["services"], refuse));
+}
+
+/** A Compose file parsed (interpolation refused), and how to refuse a key of it on its line. */
+function loadCompose(
+  path: string,
+  text: string,
+): { compose: Record<string, unknown>; refuse: Refuse } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  // The line of the key's value, else of the nearest enclosing key's (a string for a table).
+  const lineOf = (at: (string | number)[]): number => {
+    for (let n = at.length; n > 0; n--) {
+      const node = doc.getIn(at.slice(0, n), true) as { range?: [number] } | null;
+      if (node?.range !== undefined) return lines.linePos(node.range[0]).line;
+    }
+    return 0;
+  };
+  const refuse = (message: string, at: (string | number)[] = [], line?: number) => {
+    const found = line ?? lineOf(at);
+    return new LedgerError([{
+      code: "schema_violation",
+      file: path,
+      line: found,
+      field: at.join("."),
+      message,
+    }]);
+  };
+  const error = doc.errors[0];
+  if (error !== undefined) {
+    const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+    throw refuse(`not YAML: ${first}`, [], error.linePos?.[0].line ?? 0);
+  }
+  const root = doc.toJS() as unknown;
+  if (!isMap(doc.contents) || typeof root !== "object" || root === null) {
+    throw refuse("must be a mapping with services");
+  }
+  return { compose: uninterpolated(root, [], refuse) as Record<string, unknown>, refuse };
 }
 
 type Refuse = (message: string, at?: (string | number)[]) => LedgerError;

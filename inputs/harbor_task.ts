@@ -101,7 +101,7 @@ import { AllowHost } from "../analysis/schema/allow_host.ts";
 import { pathExists, readInput } from "./input_file.ts";
 import { schemaProblem } from "../analysis/schema/schema_problems.ts";
 import { decodeStrictText } from "../analysis/schema/strict_json.ts";
-import { type ComposeEnvironment, readCompose } from "./harbor_compose.ts";
+import { type ComposeEnvironment, composeServiceNames, readCompose } from "./harbor_compose.ts";
 
 /** Where Harbor copies `tests/` in the verifier's container. */
 export const HARBOR_TESTS_MOUNT = "/tests";
@@ -377,7 +377,7 @@ export async function readHarborTask(
   warnings.push(...compose.warnings);
   if (mode === "separate") {
     warnings.push(
-      ...await refuseCompose(base, "tests", "give the separate verifier a tests/Dockerfile"),
+      ...await refuseVerifierCompose(base),
     );
   }
   const environmentConfig = config.environment;
@@ -680,15 +680,6 @@ function verifierMode(file: string, text: string, config: HarborTaskToml): "shar
 }
 
 /**
- * Refuses a Compose file in `<base>/<dir>/`, naming the services it
- * declares; one that declares only Harbor's `main` service beside a
- * Dockerfile is that Dockerfile's environment (Harbor's airgapped form),
- * imported with a warning that its own settings are not read.
- *
- * @returns the warnings (the main-only form's)
- * @throws {LedgerError} `schema_violation` naming the Compose file
- */
-/**
  * The task's Compose environment (`environment/docker-compose.yaml` or
  * `.yml`, read by `readCompose`): its sidecar services, what `main` waits
  * for and mounts, and the warnings (each naming the file). A file that
@@ -739,19 +730,25 @@ async function composeEnvironment(
   return none;
 }
 
-async function refuseCompose(base: string, dir: string, fix: string): Promise<string[]> {
+/**
+ * Refuses a separate verifier's Compose file (`tests/docker-compose.yaml`
+ * or `.yml`), naming the services it declares (sidecars run only in
+ * Harbor's shared mode here); one that declares only Harbor's `main`
+ * beside `tests/Dockerfile` is that Dockerfile (Harbor's airgapped form),
+ * with a warning that its own settings are not read.
+ *
+ * @returns the warnings (the main-only form's)
+ * @throws {LedgerError} `schema_violation` naming the Compose file
+ */
+async function refuseVerifierCompose(base: string): Promise<string[]> {
   for (const name of ["docker-compose.yaml", "docker-compose.yml"]) {
-    const path = `${base}/${dir}/${name}`;
+    const path = `${base}/tests/${name}`;
     if (!(await pathExists(path))) continue;
-    const services = composeServices(strictText(path, await readInput(path)));
-    // Harbor's own airgapped example: one `main` service built from the Dockerfile beside it.
-    if (
-      services.length === 1 && services[0] === "main" && await isFile(`${base}/${dir}/Dockerfile`)
-    ) {
+    const services = composeServiceNames(path, strictText(path, await readInput(path)));
+    if (services.join() === "main" && await isFile(`${base}/tests/Dockerfile`)) {
       return [
-        `${dir}/${name} declares only the main service: its ${dir}/Dockerfile is built and run ` +
-        "as the environment, and the Compose file's own settings (volumes, limits, network_mode, " +
-        "environment) are not read: the task's resources apply, and episodes have no network",
+        `tests/${name} declares only the main service: the separate verifier's image is ` +
+        "tests/Dockerfile, and the Compose file's own settings are not read",
       ];
     }
     const declared = services.length === 0
@@ -759,55 +756,11 @@ async function refuseCompose(base: string, dir: string, fix: string): Promise<st
       : `it declares the service${services.length === 1 ? "" : "s"} ${services.join(", ")}`;
     throw refusal(
       path,
-      `a Compose environment is not supported (${declared}; sidecar services are not ` +
-        `supported yet, one container per side): ${fix}`,
+      `a separate verifier's Compose environment is not supported (${declared}; sidecars ` +
+        "run only in Harbor's shared mode here): give the separate verifier a tests/Dockerfile",
     );
   }
   return [];
-}
-
-/**
- * The service names of a Compose file, read loosely (no YAML parser): the
- * keys one indentation level under a top-level `services:` line, or the
- * keys of a one-line flow mapping after it (`services: {a: {}, b: {}}`);
- * comments and blank lines skipped, quoted keys unquoted.
- */
-function composeServices(text: string): string[] {
-  const lines = text.split(/\r?\n/);
-  const start = lines.findIndex((line) => /^services\s*:/.test(line));
-  if (start < 0) return [];
-  const unquote = (key: string) => key.trim().replace(/^(["'])(.*)\1$/, "$2");
-  const inline = lines[start].replace(/^services\s*:/, "").replace(/\s+#.*$/, "").trim();
-  if (inline.startsWith("{")) {
-    const names: string[] = [];
-    let depth = 0;
-    let current = "";
-    for (const c of inline.slice(1)) {
-      if (depth === 0 && (c === "," || c === "}")) {
-        const key = current.split(":")[0];
-        if (unquote(key) !== "") names.push(unquote(key));
-        current = "";
-        if (c === "}") break;
-        continue;
-      }
-      if (c === "{" || c === "[") depth++;
-      if (c === "}" || c === "]") depth--;
-      current += c;
-    }
-    return names;
-  }
-  const names: string[] = [];
-  let indent: number | undefined;
-  for (const line of lines.slice(start + 1)) {
-    if (/^\s*(#.*)?$/.test(line)) continue;
-    const width = line.length - line.trimStart().length;
-    if (width === 0) break;
-    indent ??= width;
-    if (width !== indent) continue;
-    const key = /^\s*("[^"]*"|'[^']*'|[^\s:#][^:#]*?)\s*:(\s|$)/.exec(line);
-    if (key !== null) names.push(unquote(key[1]));
-  }
-  return names;
 }
 
 /** Whether a value asks for nothing: `0`, `false`, `""`, `[]` or an empty table. */

@@ -573,9 +573,9 @@ Deno.test("readHarborTask() takes Compose's main-only form as the Dockerfile, an
   });
   equal(
     await refusal(() => readHarborTask(separate)),
-    `${separate}/tests/docker-compose.yaml: a Compose environment is not supported (it ` +
-      "declares the services main, grader; sidecar services are not supported yet, one " +
-      "container per side): give the separate verifier a tests/Dockerfile",
+    `${separate}/tests/docker-compose.yaml: a separate verifier's Compose environment is not ` +
+      "supported (it declares the services main, grader; sidecars run only in Harbor's shared " +
+      "mode here): give the separate verifier a tests/Dockerfile",
   );
   const shared = await write(`${tmp.path}/t-tests-compose-shared`, {
     ...TASK,
