@@ -65,7 +65,8 @@ SUBCOMMANDS:
                   the hosts the plan allows (freeze --agent-allow-host) or its own
                   allowed_hosts, through the runner's recording proxy. A multi-step
                   task ([[steps]], shared mode) runs its steps in one environment, each
-                  verified after it. Compose environments are refused.
+                  verified after it. Compose sidecars (environment/docker-compose.yaml)
+                  run beside the agent in its loopback-only network namespace.
 ${CHECK_HELP}
 
 OPTIONS (import harbor):
@@ -73,10 +74,11 @@ OPTIONS (import harbor):
   --suite-id ID       The suite's id (default: the base name of SUITE)
   --without-internet  Import tasks that ask for the internet without it, recording
                       "internet_waived": true in suite.json (their agents get no network)
-  --skip-refused      Import the other tasks when some are refused (Compose sidecars, a
-                      step's workdir/...): each refused task is printed and recorded by its
-                      directory and reason in suite.json ("import_skipped"). Default: one
-                      refused task refuses the import, and nothing is written
+  --skip-refused      Import the other tasks when some are refused (a Compose key that
+                      cannot run, sidecars with a separate verifier...): each refused
+                      task is printed and recorded by its directory and reason in
+                      suite.json ("import_skipped"). Default: one refused task refuses
+                      the import, and nothing is written
   --force-build       Build each environment from its Dockerfile even where the task names
                       a prebuilt docker_image (Harbor's --force-build). Default: the prebuilt
                       image, as Harbor runs it; freeze pulls it when the engine lacks it and
@@ -210,7 +212,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
           forceBuild: values["force-build"] === true,
         });
       } catch (error) {
-        // A task refused for what it is (Compose, a step's workdir/...), left out by name when asked;
+        // A task refused for what it is (a Compose key, a separate verifier's sidecars...), left out when asked;
         // a file that cannot be read is no refusal.
         const refused = error instanceof LedgerError &&
           error.problems.every((problem) => problem.code !== "io_error");

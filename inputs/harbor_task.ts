@@ -21,6 +21,7 @@
  * <task_id>/tests/Dockerfile       a separate verifier's image -> verifier/Dockerfile
  * <task_id>/solution/solve.sh      the oracle            -> solution/
  * <task_id>/steps/<step>/...       a multi-step task's   -> steps/<step>/TASK.md, verifier/<step>/, solution/<step>/
+ * <task_id>/environment/docker-compose.yaml its sidecars -> the manifest's services (harbor_compose.ts)
  * ```
  *
  * Every key of `task.toml` and what becomes of it (Harbor's defaults in
@@ -315,10 +316,11 @@ export async function harborTaskDirs(dir: string): Promise<string[]> {
  *
  * Rules beyond the mapping: the task id is the directory's name and must fit
  * the manifest's id rule (no renaming); a multi-step task's steps are read
- * by `readSteps`; any other task's `tests/test.sh` must exist; `environment/docker-compose.yaml` (and a separate verifier's
- * `tests/docker-compose.yaml`) is refused, naming the services it declares
- * (no sidecars yet); a missing `solution/solve.sh` is a warning (no
- * oracle). The working directory is not read here: the task's environment
+ * by `readSteps`; any other task's `tests/test.sh` must exist;
+ * `environment/docker-compose.yaml` gives the task's sidecar services
+ * (`readCompose`, shared mode only), and a separate verifier's
+ * `tests/docker-compose.yaml` is refused, naming the services it
+ * declares; a missing `solution/solve.sh` is a warning (no oracle). The working directory is not read here: the task's environment
  * runs as built (issue 22), so the built image's `WORKDIR`, with whatever
  * its `COPY` and `RUN` steps put there, is the candidate's workspace when
  * the episode runs (`runner/sandbox/environment_candidate.ts`).
