@@ -75,7 +75,7 @@ OPTIONS (import harbor):
   --without-internet  Import tasks that ask for the internet without it, recording
                       "internet_waived": true in suite.json (their agents get no network)
   --skip-refused      Import the other tasks when some are refused (a Compose key that
-                      cannot run, sidecars with a separate verifier...): each refused
+                      cannot run, a verifier's Compose file...): each refused
                       task is printed and recorded by its directory and reason in
                       suite.json ("import_skipped"). Default: one refused task refuses
                       the import, and nothing is written
@@ -212,7 +212,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
           forceBuild: values["force-build"] === true,
         });
       } catch (error) {
-        // A task refused for what it is (a Compose key, a separate verifier's sidecars...), left out when asked;
+        // A task refused for what it is (a Compose key, a verifier's Compose file...), left out when asked;
         // a file that cannot be read is no refusal.
         const refused = error instanceof LedgerError &&
           error.problems.every((problem) => problem.code !== "io_error");

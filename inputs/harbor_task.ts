@@ -32,7 +32,8 @@
  * | `schema_version`, `version`, `[task]`, `[metadata]`, `[source]` | nothing, silently (metadata) |
  * | `[[steps]]` | `steps` (`name`; `[steps.agent] timeout_sec` as `wall_ms_cap`, else `[agent] timeout_sec`; `[steps.verifier] timeout_sec` as `verifier_wall_ms`, its `env` as `verifier_env` over the task's; `min_reward`; `[steps.healthcheck]`), each step's files (`workdir/` included) as `readSteps` says; shared mode only; its other keys a warning each |
  * | `multi_step_reward_strategy` [mean] | `step_reward`; a warning without steps |
- * | `artifacts` (a path, or a table's `source`) | `verifier.artifacts` in separate mode; a warning in shared mode; a table's `service` a warning, its `destination` (where Harbor files its copy) silently |
+ * | `artifacts` (a path, or a table's `source`) | `verifier.artifacts` in separate mode, or `verifier.service_artifacts` when the table names a sidecar `service`; a warning in shared mode; a table's `destination` (where Harbor files its copy) silently |
+ * | `[[verifier.collect]]` (`service` [main], `command`, `timeout_sec` [60], `user`) | `verifier.collect` in separate mode (run in `main` before its container ends, in a sidecar after) |
  * | `[solution] env` | a warning (`suite check` runs `solve.sh` without it) |
  * | `[verifier] timeout_sec` [600] | `verifier.wall_ms` (× 1000, rounded) |
  * | `[verifier] env` | `verifier.env` (copied literally; Harbor resolves `${VAR}` from the host, we do not: a warning) |
@@ -106,6 +107,9 @@ import { type ComposeEnvironment, composeServiceNames, readCompose } from "./har
 
 /** Where Harbor copies `tests/` in the verifier's container. */
 export const HARBOR_TESTS_MOUNT = "/tests";
+
+/** Harbor's `[[verifier.collect]] timeout_sec` when absent (`CollectConfig`), in seconds. */
+const HARBOR_COLLECT_TIMEOUT_SEC = 60;
 
 /** Harbor's `[verifier] timeout_sec` when absent (`VerifierConfig`), in seconds. */
 export const HARBOR_VERIFIER_TIMEOUT_SEC = 600;
@@ -256,6 +260,12 @@ const HarborTaskToml = z.looseObject({
     allowed_hosts: HarborHosts,
     environment_mode: z.enum(["shared", "separate"]).optional(),
     environment: HarborEnvironment.optional(),
+    collect: z.array(z.looseObject({
+      service: z.string().min(1).default("main"),
+      command: z.string().min(1),
+      user: HarborUser,
+      timeout_sec: z.number().positive().default(HARBOR_COLLECT_TIMEOUT_SEC),
+    })).optional(),
   }).default({}),
   agent: z.looseObject({
     timeout_sec: z.number().positive().optional(),
@@ -375,7 +385,10 @@ export async function readHarborTask(
     testShs = multiStep.testShs;
   }
 
-  const compose = await composeEnvironment(base, tomlPath, tomlText, mode);
+  // A separate verifier with sidecars needs its own image: a fresh copy of the task's would lack them.
+  const separateOwn = await isFile(`${base}/tests/Dockerfile`) ||
+    config.verifier.environment?.docker_image !== undefined;
+  const compose = await composeEnvironment(base, tomlPath, tomlText, mode, separateOwn);
   warnings.push(...compose.warnings);
   if (mode === "separate") {
     warnings.push(
@@ -442,8 +455,8 @@ export async function readHarborTask(
         tomlPath,
         tomlText,
         config,
-        warnings,
         options.forceBuild === true,
+        compose.services.map((service) => service.name),
       )
       : artifactsNotApplied(config, warnings)),
   } as const;
@@ -686,16 +699,19 @@ function verifierMode(file: string, text: string, config: HarborTaskToml): "shar
  * `.yml`, read by `readCompose`): its sidecar services, what `main` waits
  * for and mounts, and the warnings (each naming the file). A file that
  * declares only `main` beside a Dockerfile (Harbor's airgapped form) is
- * that Dockerfile, with a warning. Sidecars need Harbor's shared verifier
- * mode (a separate verifier would need its own copy of them).
+ * that Dockerfile, with a warning. A separate verifier beside sidecars
+ * needs its own environment (`separateOwn`): a fresh copy of the task's
+ * would need its own sidecars.
  *
  * @throws {LedgerError} what `readCompose` refuses, and sidecars with a separate verifier
+ *   in a fresh copy of the task's environment
  */
 async function composeEnvironment(
   base: string,
   tomlPath: string,
   tomlText: string,
   mode: "shared" | "separate",
+  separateOwn: boolean,
 ): Promise<ComposeEnvironment> {
   const none: ComposeEnvironment = {
     services: [],
@@ -718,12 +734,13 @@ async function composeEnvironment(
         ],
       };
     }
-    if (mode === "separate") {
+    if (mode === "separate" && !separateOwn) {
       throw refusal(
         tomlPath,
         `sidecar services (environment/${name}: ${
           read.services.map((service) => service.name).join(", ")
-        }) with a separate verifier are not supported: they run in Harbor's shared mode here`,
+        }) with a separate verifier in a fresh copy of the task's environment are not ` +
+          "supported: give the verifier its own environment (tests/Dockerfile)",
         { line: tomlKeyLine(tomlText, "verifier"), field: "verifier.environment_mode" },
       );
     }
@@ -946,7 +963,8 @@ function artifactsNotApplied(config: HarborTaskToml, warnings: string[]): Record
  * A separate verifier's fields: its `environment` (`verifier/Dockerfile`
  * when `tests/Dockerfile` exists, else `[verifier.environment]
  * docker_image`; without the table and without `tests/Dockerfile`, the
- * task's own environment) and its `artifacts`.
+ * task's own environment), its `artifacts` (a sidecar's as
+ * `service_artifacts`) and its `collect` hooks.
  *
  * @throws {LedgerError} for a `[verifier.environment]` with neither, and
  *   for an artifact path the manifest refuses (its rule worded, at `artifacts`)
@@ -956,9 +974,9 @@ async function separateVerifier(
   file: string,
   text: string,
   config: HarborTaskToml,
-  warnings: string[],
   forceBuild: boolean,
-): Promise<Pick<TaskVerifier, "environment" | "artifacts">> {
+  services: readonly string[],
+): Promise<Pick<TaskVerifier, "environment" | "artifacts" | "service_artifacts" | "collect">> {
   const table = config.verifier.environment;
   const image = table?.docker_image;
   let environment: TaskVerifier["environment"];
@@ -982,6 +1000,7 @@ async function separateVerifier(
   }
   const pathRule = TaskVerifier.shape.artifacts.unwrap().element;
   const artifacts: string[] = [];
+  const serviceArtifacts: NonNullable<TaskVerifier["service_artifacts"]> = [];
   for (const [index, entry] of (config.artifacts ?? []).entries()) {
     const raw = typeof entry === "string" ? entry : entry.source;
     const path = raw.length > 1 ? raw.replace(/\/+$/, "") : raw;
@@ -998,17 +1017,35 @@ async function separateVerifier(
         at,
       );
     }
-    if (typeof entry !== "string" && entry.service !== undefined) {
-      warnings.push(
-        `artifacts entry "${raw}" of the service "${entry.service}": taken from the ` +
-          "candidate's container (no sidecars)",
-      );
+    const service = typeof entry === "string" ? undefined : entry.service;
+    if (service === undefined || service === "main") {
+      if (!artifacts.includes(path)) artifacts.push(path);
+    } else if (!services.includes(service)) {
+      throw refusal(file, `"${raw}" names the service "${service}", which the task lacks`, at);
+    } else if (!serviceArtifacts.some((a) => a.service === service && a.path === path)) {
+      serviceArtifacts.push({ service, path });
     }
-    if (!artifacts.includes(path)) artifacts.push(path);
+  }
+  const collect: NonNullable<TaskVerifier["collect"]> = [];
+  for (const [index, hook] of (config.verifier.collect ?? []).entries()) {
+    if (hook.service !== "main" && !services.includes(hook.service)) {
+      throw refusal(file, `collects from the service "${hook.service}", which the task lacks`, {
+        line: tomlKeyLine(text, "verifier.collect"),
+        field: `verifier.collect.${index}.service`,
+      });
+    }
+    collect.push({
+      service: hook.service,
+      command: hook.command,
+      timeout_ms: seconds(hook.timeout_sec),
+      ...(hook.user === undefined ? {} : { user: hook.user }),
+    });
   }
   return {
     ...(environment === undefined ? {} : { environment }),
     ...(artifacts.length === 0 ? {} : { artifacts }),
+    ...(serviceArtifacts.length === 0 ? {} : { service_artifacts: serviceArtifacts }),
+    ...(collect.length === 0 ? {} : { collect }),
   };
 }
 

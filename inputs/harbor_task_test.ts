@@ -536,7 +536,24 @@ Deno.test("readHarborTask() imports the cookbook's multi-container: its api-serv
   equal(task.entry.environment_volumes, undefined);
 });
 
-Deno.test("readHarborTask() takes Compose's main-only form as the Dockerfile, and refuses sidecars with a separate verifier", async () => {
+Deno.test("readHarborTask() maps Harbor's sidecar-artifacts: the sidecar's files and collect hook for a separate verifier", async () => {
+  const task = await readHarborTask(`${FIXTURES}/harbor-examples/sidecar-artifacts`, {
+    withoutInternet: true,
+  });
+  deepEqual(task.entry.services?.map((service) => service.name), ["api"]);
+  deepEqual(task.entry.verifier?.service_artifacts, [
+    { service: "api", path: "/var/log/api/orders.log" },
+    { service: "api", path: "/tmp/stats.json" },
+  ]);
+  deepEqual(task.entry.verifier?.collect, [{
+    service: "api",
+    command: "curl -s http://localhost:8000/stats > /tmp/stats.json",
+    timeout_ms: 30000,
+  }]);
+  deepEqual(task.entry.verifier?.environment, { dockerfile: "verifier/Dockerfile" });
+});
+
+Deno.test("readHarborTask() takes Compose's main-only form as the Dockerfile, and refuses sidecars with a verifier in a fresh copy", async () => {
   await using tmp = await tempDir();
   // Harbor's airgapped form: only the main service, built from the Dockerfile beside it
   const mainOnly = await write(`${tmp.path}/t-compose-main`, {
@@ -561,8 +578,9 @@ Deno.test("readHarborTask() takes Compose's main-only form as the Dockerfile, an
   equal(
     await refusal(() => readHarborTask(sidecarSeparate)),
     `${sidecarSeparate}/task.toml:3: field "verifier.environment_mode": sidecar services ` +
-      "(environment/docker-compose.yaml: db) with a separate verifier are not supported: they " +
-      "run in Harbor's shared mode here",
+      "(environment/docker-compose.yaml: db) with a separate verifier in a fresh copy of the " +
+      "task's environment are not supported: give the verifier its own environment " +
+      "(tests/Dockerfile)",
   );
   // a separate verifier's tests/docker-compose.yaml is refused; in shared mode it is only a file
   const separate = await write(`${tmp.path}/t-tests-compose`, {

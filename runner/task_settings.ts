@@ -67,6 +67,15 @@ export function taskSandboxSettings(
       : { verifierMode: verifier.mode }),
     ...(verifier?.allow_hosts === undefined ? {} : { verifierAllowHosts: verifier.allow_hosts }),
     ...(verifier?.artifacts === undefined ? {} : { verifierArtifacts: verifier.artifacts }),
+    ...(verifier?.collect === undefined ? {} : {
+      verifierCollect: verifier.collect.map(({ timeout_ms, ...hook }) => ({
+        ...hook,
+        timeoutMs: timeout_ms,
+      })),
+    }),
+    ...(verifier?.service_artifacts === undefined
+      ? {}
+      : { verifierServiceArtifacts: verifier.service_artifacts }),
     ...(planned.verifier_environment === undefined
       ? {}
       : { verifierEnvironmentImage: planned.verifier_environment.image_digest }),

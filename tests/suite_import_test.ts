@@ -338,7 +338,21 @@ badInputTests("suite import", CASES);
 
 Deno.test("suite import harbor --skip-refused: the other tasks imported, each refused one named and recorded", async () => {
   await using tmp = await tempDir();
-  const harbor = `${ROOT}tests/fixtures/harbor_tasks/harbor-examples`;
+  // Harbor's example tasks, and one whose sidecar asks for the host's network.
+  const harbor = `${tmp.path}/harbor`;
+  const copied = await new Deno.Command("cp", {
+    args: ["-R", `${ROOT}tests/fixtures/harbor_tasks/harbor-examples`, harbor],
+  }).output();
+  equal(copied.code, 0);
+  for (
+    const [path, text] of Object.entries(task({
+      "environment/docker-compose.yaml": "services:\n  db:\n    image: x\n" +
+        "    network_mode: host\n",
+    }, "host-db"))
+  ) {
+    await Deno.mkdir(`${harbor}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeTextFile(`${harbor}/${path}`, text);
+  }
   const out = `${tmp.path}/examples`;
   const run = await cli(
     "suite",
@@ -353,19 +367,16 @@ Deno.test("suite import harbor --skip-refused: the other tasks imported, each re
     "400",
   );
   equal(run.code, 0, run.stderr);
-  const compose = `${harbor}/sidecar-artifacts/task.toml:21: field ` +
-    '"verifier.environment_mode": sidecar services (environment/docker-compose.yaml: api) with ' +
-    "a separate verifier are not supported: they run in Harbor's shared mode here";
+  const compose = `${harbor}/host-db/environment/docker-compose.yaml:4: field ` +
+    '"services.db.network_mode": service "db": "network_mode" is not supported';
   const skippedLines = run.stderr.split("\n").filter((line) => line.startsWith("skipped: "));
   deepEqual(skippedLines, [`skipped: ${compose}`]);
   match(
     run.stdout,
-    /^Imported 8 tasks \(harbor\) into .* \(suite "examples"\), 1 refused task skipped\n/,
+    /^Imported 9 tasks \(harbor\) into .* \(suite "examples"\), 1 refused task skipped\n/,
   );
   const suite = await loadSuite(out);
-  deepEqual(suite.manifest.import_skipped, [
-    { dir: `${harbor}/sidecar-artifacts`, reason: compose },
-  ]);
+  deepEqual(suite.manifest.import_skipped, [{ dir: `${harbor}/host-db`, reason: compose }]);
   // Without the option, one refused task refuses the import, and nothing is written.
   const refused = await cli("suite", "import", "harbor", harbor, "--out", `${tmp.path}/none`);
   equal(refused.code, 2);

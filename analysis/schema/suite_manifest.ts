@@ -239,6 +239,29 @@ export const TaskVerifier = z.object({
    */
   artifacts: z.array(ArtifactPath).optional(),
   /**
+   * The paths copied from the task's sidecar services into the verifier's
+   * container (`separate` only; Harbor's `artifacts` naming a `service`),
+   * each restored at its path, after the `collect` commands have run.
+   */
+  service_artifacts: z.array(z.object({ service: z.string().min(1), path: ArtifactPath }).strict())
+    .optional(),
+  /**
+   * Commands run before the verifier's inputs are copied (`separate` only;
+   * Harbor's `[[verifier.collect]]`, e.g. a snapshot of a service's memory
+   * into a file): in `main` (the agent's container) before it ends, in a
+   * sidecar service after, by `/bin/sh -c` as `user` (absent: the
+   * container's), each killed at its timeout. What they do is evidence the
+   * tests read; how they end is not a verdict.
+   */
+  collect: z.array(
+    z.object({
+      service: z.string().min(1),
+      command: z.string().min(1),
+      timeout_ms: z.number().int().positive(),
+      user: z.string().min(1).optional(),
+    }).strict(),
+  ).optional(),
+  /**
    * The verifier's own environment (`separate` only), e.g.
    * `{"dockerfile": "verifier/Dockerfile"}` (its directory the build
    * context) or `{"image": REF}`. Absent in `separate` mode: a fresh
@@ -256,7 +279,7 @@ export const TaskVerifier = z.object({
       });
     }
   }
-  for (const key of ["artifacts", "environment"] as const) {
+  for (const key of ["artifacts", "environment", "service_artifacts", "collect"] as const) {
     if (verifier[key] !== undefined && verifier.mode !== "separate") {
       ctx.addIssue({
         code: "custom",
@@ -515,7 +538,9 @@ export const SuiteTaskEntry = z.object({
   step_reward: z.enum(["mean", "final"]).optional(),
   /**
    * The sidecar services of the task's own environment, in start order
-   * (Harbor's Compose services beside `main`; shared verifier mode only).
+   * (Harbor's Compose services beside `main`; verifier mode `shared`, or
+   * `separate` with the verifier's own environment, which gets what
+   * `verifier.service_artifacts` copies out of them).
    * Absent: the environment is one container.
    */
   services: z.array(TaskService).min(1).optional(),
@@ -602,21 +627,38 @@ function serviceProblems(
     environment_depends_on?: Record<string, "started" | "healthy">;
     environment_volumes?: ServiceVolume[];
     environment?: unknown;
-    verifier?: { mode: string };
+    verifier?: TaskVerifier;
   },
   ctx: z.RefinementCtx,
 ): void {
   const services = task.services ?? [];
   const issue = (path: (string | number)[], message: string) =>
     ctx.addIssue({ code: "custom", path, message });
+  const verifier = task.verifier;
+  const named = new Set(services.map((service) => service.name));
+  for (const key of ["service_artifacts", "collect"] as const) {
+    (verifier?.[key] ?? []).forEach((entry, index) => {
+      if (!named.has(entry.service) && !(key === "collect" && entry.service === "main")) {
+        issue(
+          ["verifier", key, index, "service"],
+          `"${entry.service}" is not a service of the task`,
+        );
+      }
+    });
+  }
   if (services.length === 0) {
     for (const key of ["environment_depends_on", "environment_volumes"] as const) {
       if (task[key] !== undefined) issue([key], 'needs "services"');
     }
     return;
   }
-  if (task.environment === undefined || task.verifier?.mode !== "shared") {
-    issue(["services"], 'need the task\'s own environment and verifier mode "shared"');
+  const separateOwn = verifier?.mode === "separate" && verifier.environment !== undefined;
+  if (task.environment === undefined || (verifier?.mode !== "shared" && !separateOwn)) {
+    issue(
+      ["services"],
+      'need the task\'s own environment and verifier mode "shared", or "separate" with the ' +
+        "verifier's own environment",
+    );
   }
   const earlier = new Map<string, TaskService>();
   const dependsOn = (path: (string | number)[], needs: Record<string, string> | undefined) => {

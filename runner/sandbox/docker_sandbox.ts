@@ -125,6 +125,15 @@ export interface TaskSandboxSettings {
   environmentDependsOn?: Readonly<Record<string, "started" | "healthy">>;
   /** The services' volumes the agent's environment mounts; with `services`. */
   environmentVolumes?: readonly ServiceVolume[];
+  /** Separate mode: Harbor's collect hooks (`verifier.collect`, `runSeparateVerifier`). */
+  verifierCollect?: readonly {
+    service: string;
+    command: string;
+    timeoutMs: number;
+    user?: string;
+  }[];
+  /** Separate mode: the paths copied out of the sidecars (`verifier.service_artifacts`). */
+  verifierServiceArtifacts?: readonly { service: string; path: string }[];
   /** Separate mode: the paths copied into the verifier's environment besides `/logs/artifacts`. */
   verifierArtifacts?: readonly string[];
   /**
@@ -563,7 +572,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             await runSeparateVerifier({
               candidate: environment.session,
               artifacts: settings.verifierArtifacts ?? [],
-              endCandidate: environment.end,
+              collect: settings.verifierCollect,
+              serviceArtifacts: settings.verifierServiceArtifacts,
+              service: environment.service,
+              endCandidate: environment.endAgent,
+              endServices: environment.end,
               uploadTests: settings.verifierEnvironmentImage === undefined,
               startVerifier: () =>
                 startSeparateVerifier(

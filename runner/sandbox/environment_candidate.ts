@@ -123,7 +123,14 @@ export interface EnvironmentEpisode {
   processesBefore: SessionProcess[];
   /** The filesystem diff against the image just after the agent's exit. */
   changesAfterAgent: FsChange[];
-  /** Ends the container and removes the workspace (idempotent). */
+  /**
+   * A sidecar service's session, by its name (Harbor's Compose services,
+   * `task_pod.ts`); undefined for a name the task lacks.
+   */
+  service(name: string): SandboxSession | undefined;
+  /** Ends the agent's container alone, its services left running (idempotent). */
+  endAgent(): Promise<void>;
+  /** Ends the container and its services, and removes the workspace (idempotent). */
   end(): Promise<void>;
 }
 
@@ -155,9 +162,10 @@ export async function runEnvironmentCandidate(
   let session: OpenSession | null = null;
   let pod: TaskPod | null = null;
   let ended: Promise<void> | null = null;
+  const endAgent = async () => await session?.end();
   const end = () =>
     ended ??= (async () => {
-      await session?.end();
+      await endAgent();
       await pod?.end();
       if (mounted) await unmountQuota(quota).catch(() => {});
       mounted = false;
@@ -266,6 +274,8 @@ export async function runEnvironmentCandidate(
       workspaceAfter,
       processesBefore,
       changesAfterAgent,
+      service: (name) => pod?.session(name),
+      endAgent,
       end,
     };
   } catch (error) {

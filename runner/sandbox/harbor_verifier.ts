@@ -399,6 +399,19 @@ export interface SeparateVerifierJob {
   >;
   /** Whether the tests are uploaded (the verifier's environment is the task's own, fresh). */
   uploadTests: boolean;
+  /**
+   * Harbor's collect hooks (`verifier.collect`), each run by `/bin/sh -c`:
+   * those of `main` in the candidate's environment before its inputs are
+   * copied, the others in their sidecar once the candidate's container has
+   * ended. How a hook ends is not a verdict: what it wrote is evidence.
+   */
+  collect?: readonly { service: string; command: string; timeoutMs: number; user?: string }[];
+  /** Paths copied out of sidecars (`verifier.service_artifacts`), after the hooks. */
+  serviceArtifacts?: readonly { service: string; path: string }[];
+  /** A sidecar's session by its name; absent: the task has none. */
+  service?: (name: string) => SandboxSession | undefined;
+  /** Ends the sidecars, once their inputs are copied out; absent: none. */
+  endServices?: () => Promise<void>;
 }
 
 /**
@@ -419,13 +432,36 @@ export async function runSeparateVerifier(
   requireCapabilities(job.candidate, ["ownFilesystem"], "Harbor's separate mode");
   const inputs: { dir: string; archive: Uint8Array }[] = [];
   let budget = SEPARATE_ARTIFACT_BYTES;
-  for (const path of ["/logs/artifacts", ...job.artifacts]) {
-    const archive = await job.candidate.archiveOut(path, budget);
-    if (archive === null) continue;
+  const copyOut = async (session: SandboxSession, path: string) => {
+    const archive = await session.archiveOut(path, budget);
+    if (archive === null) return;
     budget -= archive.length;
     inputs.push({ dir: path.slice(0, path.lastIndexOf("/")) || "/", archive });
-  }
+  };
+  const serviceOf = (name: string) => {
+    const session = job.service?.(name);
+    if (session === undefined) throw new Error(`The task has no service "${name}"`);
+    return session;
+  };
+  const hooks = job.collect ?? [];
+  const collect = async (hook: (typeof hooks)[number], session: SandboxSession) =>
+    await session.exec({
+      argv: ["/bin/sh", "-c", hook.command],
+      ...(hook.user === undefined ? {} : { user: hook.user }),
+      wallMs: hook.timeoutMs,
+      signal: settings.signal,
+    });
+  for (const hook of hooks.filter((h) => h.service === "main")) await collect(hook, job.candidate);
+  for (const path of ["/logs/artifacts", ...job.artifacts]) await copyOut(job.candidate, path);
   await job.endCandidate();
+  // Harbor runs a sidecar's hooks once main has stopped: the agent cannot interfere with them.
+  for (const hook of hooks.filter((h) => h.service !== "main")) {
+    await collect(hook, serviceOf(hook.service));
+  }
+  for (const artifact of job.serviceArtifacts ?? []) {
+    await copyOut(serviceOf(artifact.service), artifact.path);
+  }
+  await job.endServices?.();
   const verifier = await job.startVerifier();
   try {
     for (const input of inputs) await verifier.session.archiveIn(input.archive, input.dir);

@@ -38,6 +38,8 @@ export interface TaskPod {
   network: string;
   /** The agent's environment's mounts of the services' volumes. */
   mounts: SessionMount[];
+  /** A service's session by its name; undefined for a name the pod lacks. */
+  session(name: string): OpenSession | undefined;
   /** Ends every service, then the namespace's holder, and removes the volumes (idempotent). */
   end(): Promise<void>;
 }
@@ -161,7 +163,12 @@ export async function openTaskPod(backend: SessionBackend, spec: TaskPodSpec): P
       sessions.set(service.name, session);
     }
     await awaitReady(spec.dependsOn);
-    return { network: holder.id!, mounts: await mountsOf(spec.volumes), end };
+    return {
+      network: holder.id!,
+      mounts: await mountsOf(spec.volumes),
+      session: (name) => sessions.get(name),
+      end,
+    };
   } catch (error) {
     await end();
     throw error;
