@@ -282,7 +282,7 @@ type HarborTaskToml = z.infer<typeof HarborTaskToml>;
  * `[verifier.environment]`), for its warning.
  */
 const NOT_APPLIED: Record<string, string> = {
-  build_timeout_sec: "freeze builds without a time limit",
+  build_timeout_sec: "freeze builds without a time limit, as Harbor's Docker environment does",
   storage: "Harbor's older spelling: write storage_mb",
   memory: "Harbor's older spelling: write memory_mb",
   gpus: "episodes have no GPU",

@@ -75,7 +75,7 @@ Deno.test("readHarborTask() maps the fixture fix-csv-parser field by field", asy
     ["environment/src/csvread.py", "environment/src/csvread.py", undefined],
   ]);
   deepEqual(task.warnings, [
-    "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
+    "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit, as Harbor's Docker environment does)",
   ]);
 });
 
@@ -243,7 +243,7 @@ const COOKBOOK = `${FIXTURES}/cookbook`;
 /** The warnings every cookbook recipe's task.toml gives (same [environment] table, no allow_internet). */
 const COOKBOOK_WARNINGS = [
   "asks for the internet: imported without it (internet_waived)",
-  "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
+  "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit, as Harbor's Docker environment does)",
 ];
 
 /** What the cookbook's verifiers are told: Harbor's default internet, none of it granted. */

@@ -50,7 +50,7 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
       "([environment] allow_internet = true): it may reach only the hosts given with " +
       "--verifier-allow-host: none\n" +
       `warning: ${FIXTURES}/fix-csv-parser: [environment] build_timeout_sec = 600 not applied ` +
-      "(freeze builds without a time limit)\n",
+      "(freeze builds without a time limit, as Harbor's Docker environment does)\n",
   );
   deepEqual(suite.manifest.tasks.map((t) => [t.task_id, t.internet_waived, t.source?.dir]), [
     ["fetch-release-notes", true, `${FIXTURES}/fetch-release-notes`],
@@ -94,7 +94,7 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
       agent_network: "none",
       files: 6,
       warnings: [
-        "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit)",
+        "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit, as Harbor's Docker environment does)",
       ],
     }],
   });
@@ -146,7 +146,7 @@ Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-
   const common = (name: string) => [
     `warning: ${COOKBOOK}/${name}: asks for the internet: imported without it (internet_waived)`,
     `warning: ${COOKBOOK}/${name}: [environment] build_timeout_sec = 600 not applied (freeze ` +
-    "builds without a time limit)",
+    "builds without a time limit, as Harbor's Docker environment does)",
   ];
   const hosts = (name: string) =>
     `warning: ${COOKBOOK}/${name}: the verifier asks for the internet ([environment] ` +
