@@ -256,21 +256,15 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
         create.HostConfig = {
           ...create.HostConfig,
           ReadonlyRootfs: false,
-          ...(network !== undefined && "join" in network ? {} : { Sysctls: lowPorts }),
+          ...(typeof network === "object" ? {} : { Sysctls: lowPorts }),
         };
       }
       if (network !== undefined) {
         // The engine's own network namespace then, so that others can join it by name.
         create.NetworkDisabled = false;
-        create.HostConfig = "join" in network
+        create.HostConfig = typeof network === "object"
           ? { ...create.HostConfig, NetworkMode: `container:${network.join}` }
-          : {
-            ...create.HostConfig,
-            ExtraHosts: Object.entries(network.names).map(([name, address]) =>
-              `${name}:${address}`
-            ),
-            Sysctls: lowPorts,
-          };
+          : { ...create.HostConfig, Sysctls: lowPorts };
       }
       try {
         const session = await startDockerSession(create, { docker, openGate: () => gate.open() });

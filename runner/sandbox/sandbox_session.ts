@@ -244,13 +244,13 @@ export interface SessionSpec {
   };
   /**
    * Its network namespace. Absent: a fresh one holding only loopback.
-   * `names`: a fresh one holding only loopback that other sessions join,
-   * where each name resolves to its address (`/etc/hosts`) and the low
-   * ports are open to every user (as a task's environment runs them);
+   * `shared`: a fresh one holding only loopback that other sessions join,
+   * its low ports open to every user (as a task's environment runs them);
    * `join`: the namespace of that session (its `id`), shared. Either way
-   * nothing but loopback is in it.
+   * nothing but loopback is in it. (Names are a mount of `/etc/hosts`:
+   * Podman gives a joiner a hosts file of its own.)
    */
-  network?: { names: Record<string, string> } | { join: string };
+  network?: "shared" | { join: string };
 }
 
 /** A session a backend opened, and its end. */

@@ -4,8 +4,10 @@
  * namespace, as a Kubernetes pod shares one:
  *
  * - a holder session, the runner's busybox asleep with seed 000's flags,
- *   owns the namespace: only loopback, every service's name resolving to
- *   `127.0.0.1` (`/etc/hosts`), the low ports open to every user;
+ *   owns the namespace: only loopback, the low ports open to every user;
+ *   in every container of the pod each service's name resolves to
+ *   `127.0.0.1` (its own copy of an `/etc/hosts` saying so, mounted: the
+ *   engines differ on whose hosts file a joiner sees);
  * - each service runs its image as built (its entrypoint and command, the
  *   manifest's overrides), in the holder's namespace, with the hardening of
  *   a task's own environment (`environment_session.ts`: every capability
@@ -85,12 +87,22 @@ export async function openTaskPod(backend: SessionBackend, spec: TaskPodSpec): P
       await removeTree(volumeRoot).catch(() => {});
     })();
   try {
+    // Each container's own hosts file (it may edit it): loopback, and every service's name there.
+    const hosts = "127.0.0.1\tlocalhost\n::1\tlocalhost\n" +
+      spec.services.map((service) => `127.0.0.1\t${service.name}\n`).join("");
+    const hostsMount = async (owner: string): Promise<SessionMount> => {
+      const host = `${volumeRoot}/hosts/${owner}`;
+      await Deno.writeTextFile(host, hosts, { mode: 0o644 });
+      return { host, path: "/etc/hosts", readOnly: false };
+    };
+    await Deno.mkdir(`${volumeRoot}/hosts`);
+    await Deno.mkdir(`${volumeRoot}/volumes`);
     const volumeDirs = new Map<string, string>();
     const mountsOf = (volumes: readonly ServiceVolume[] | undefined) =>
       Promise.all((volumes ?? []).map(async (volume) => {
         let host = volumeDirs.get(volume.volume);
         if (host === undefined) {
-          host = `${volumeRoot}/${volume.volume}`;
+          host = `${volumeRoot}/volumes/${volume.volume}`;
           await Deno.mkdir(host, { mode: 0o755 });
           volumeDirs.set(volume.volume, host);
         }
@@ -107,9 +119,7 @@ export async function openTaskPod(backend: SessionBackend, spec: TaskPodSpec): P
       memoryBytes: HOLDER_MEMORY_BYTES,
       tmpfsBytes: 1024 ** 2,
       labels: { ...spec.labels, "ledgerbench.service": "network" },
-      network: {
-        names: Object.fromEntries(spec.services.map((service) => [service.name, "127.0.0.1"])),
-      },
+      network: "shared",
     });
     opened.push(holder);
     const sessions = new Map<string, OpenSession>();
@@ -142,7 +152,7 @@ export async function openTaskPod(backend: SessionBackend, spec: TaskPodSpec): P
       const session = await backend.open({
         role: "service",
         image: facts.id,
-        mounts: await mountsOf(service.volumes),
+        mounts: [await hostsMount(`service-${service.name}`), ...await mountsOf(service.volumes)],
         user: service.user ?? facts.user ?? "0:0",
         cwd: facts.workdir ?? "/",
         env: service.env,
@@ -165,7 +175,7 @@ export async function openTaskPod(backend: SessionBackend, spec: TaskPodSpec): P
     await awaitReady(spec.dependsOn);
     return {
       network: holder.id!,
-      mounts: await mountsOf(spec.volumes),
+      mounts: [await hostsMount("main"), ...await mountsOf(spec.volumes)],
       session: (name) => sessions.get(name),
       end,
     };
