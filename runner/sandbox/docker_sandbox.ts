@@ -35,20 +35,17 @@ import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import type { ImageBundle } from "./image_bundle.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { type EnvironmentEpisode, runEnvironmentCandidate } from "./environment_candidate.ts";
-import { healthy, inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
-import { pathExists } from "../../inputs/input_file.ts";
+import { inspectEnvironmentImage, openEnvironmentSession } from "./environment_session.ts";
 import { containerSessionBackend } from "./docker_session.ts";
 import { dockerClient } from "../docker/docker_client.ts";
 import {
   harborVerifyResult,
-  reopenAfterStep,
   runSeparateVerifier,
   runSharedVerifier,
-  type SharedEnvironment,
   type SharedVerifierSettings,
 } from "./harbor_verifier.ts";
-import { combineStepResults, passesStepGate, type VerifiedStep } from "./harbor_steps.ts";
-import type { SandboxSession, SessionBackend, SessionExecRun } from "./sandbox_session.ts";
+import { type StepRun, stepRun } from "./harbor_step_run.ts";
+import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import type {
   ServiceVolume,
   StepPaths,
@@ -143,17 +140,6 @@ export interface TaskSandboxSettings {
    */
   verifierEnvironmentImage?: string;
 }
-
-/** A multi-step task's step setup script, run from the working directory before the step (Harbor's). */
-const STEP_SETUP = "setup.sh";
-
-/**
- * The failed check of a step that could not start after the agent's
- * earlier steps (its setup.sh failed, or its healthcheck): the candidate's
- * scored failure, as it may have caused it (seed 000: a candidate must never
- * be able to choose an invalid attempt).
- */
-const STEP_SETUP_CHECK = "step_setup_failed";
 
 /**
  * The note every row of a task verified by a reward file carries: such a
@@ -257,8 +243,8 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
   const backend = options.backend ?? containerSessionBackend(dockerClient(), options.tempDir);
   /** Shared-mode environments whose candidate has run and whose verifier has not, by episode. */
   const live = new Map<string, EnvironmentEpisode>();
-  /** A multi-step task's steps so far, by episode: how many ran, and those verified. */
-  const stepsOf = new Map<string, { ran: number; verified: VerifiedStep[] }>();
+  /** A multi-step task's steps, by episode, from the candidate's start to its verification. */
+  const stepsOf = new Map<string, StepRun>();
   /** Harbor's verifier settings of a task (a step's own timeout and variables over the task's). */
   const harborSettings = (
     settings: TaskSandboxSettings,
@@ -319,9 +305,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
       // forwarders hold their ports first and cannot miss the candidate.
       const relayHooks = {
         onStarted: async (session: SandboxSession) => {
-          // Nothing of the candidate's has run yet: a first step that cannot start is the task's fault.
-          const unprepared = steps === undefined ? null : await prepareStep(session, steps[0]);
-          if (unprepared !== null) throw new SandboxError("environment_unhealthy", unprepared);
+          await steps?.start(session);
           forwarder = await session.forwardPort(port, request.relaySocket);
           if (settings.agentEgress !== undefined) {
             agentProxy = await openAgentEgress(session, settings.agentEgress, egressResolve);
@@ -338,107 +322,28 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         : program.kind === "oracle"
         ? ["/solution/solve.sh"]
         : [GATE_BUSYBOX, "true"];
-      const steps = settings.steps;
-      // A multi-step oracle gets each step's solve.sh at /solution, placed before the step.
-      const oracleSteps = steps !== undefined && program?.kind === "oracle";
-      const placeSolution = async (session: SandboxSession, step: StepPaths) => {
-        const removed = await session.exec({
-          argv: [session.busybox, "rm", "-rf", "/solution"],
-          user: "0:0",
-          wallMs: 60_000,
-        });
-        if (removed.exitCode !== 0) {
-          throw new SandboxError("workspace_failed", `Cannot empty /solution for the oracle`);
-        }
-        await session.copyIn(step.solution, "/solution");
-      };
-      /**
-       * Harbor's step preparation (`_prepare_step`), before the step's agent: its
-       * oracle at /solution (suite check), its workdir/ files uploaded to the working
-       * directory, their setup.sh run there as the agent's user, its healthcheck passed.
-       * Returns why the step cannot start, or null.
-       */
-      const prepareStep = async (
-        session: SandboxSession,
-        step: TaskStep & { files: StepPaths },
-      ) => {
-        if (oracleSteps) await placeSolution(session, step.files);
-        if (await pathExists(step.files.workdir)) {
-          // The working directory as Harbor finds it: `pwd` in the environment.
-          const pwd = await session.exec({ argv: [session.busybox, "pwd"], wallMs: 30_000 });
-          const workdir = pwd.stdoutTail.trim() || "/";
-          await session.copyIn(step.files.workdir, workdir);
-          if (await pathExists(`${step.files.workdir}/${STEP_SETUP}`)) {
-            const setup = await session.exec({
-              argv: ["bash", `${workdir.replace(/\/$/, "")}/${STEP_SETUP}`],
-              ...(settings.agentUser === undefined ? {} : { user: settings.agentUser }),
-              wallMs: VERIFIER_LIMITS.wallMs,
-              signal: request.signal,
-            });
-            if (setup.exitCode !== 0) {
-              return `step "${step.name}": ${STEP_SETUP} exited with code ${setup.exitCode}: ` +
-                (setup.stderrTail || setup.stdoutTail).trim().split("\n").slice(-3).join(" | ");
-            }
-          }
-        }
-        if (step.healthcheck !== undefined) {
-          try {
-            await healthy(session, step.healthcheck);
-          } catch (error) {
-            if (!(error instanceof SandboxError)) throw error;
-            return `step "${step.name}": ${error.message}`;
-          }
-        }
-        return null;
-      };
-      const progress = { ran: 1, verified: [] as VerifiedStep[] };
-      if (steps !== undefined) stepsOf.set(request.episode.episode_id, progress);
-      let spentMs = 0;
-      // After each step but the last: verify it, apply its gate, and give the next its instruction.
-      const nextStep = steps === undefined
-        ? undefined
-        : async (environment: SharedEnvironment & { workspace: string }, run: SessionExecRun) => {
-          const step = steps[progress.ran - 1];
-          const next = steps[progress.ran];
-          spentMs += run.wallMs;
-          if (next === undefined) return null;
-          const result = harborVerifyResult(
+      const environmentArgv = programArgv ?? [
+        ...bundle?.command ?? [],
+        ...(agent.command?.slice(1) ?? []),
+      ];
+      // A multi-step task's steps, each verified after it but the last (`harbor_step_run.ts`).
+      const steps = settings.steps === undefined ? undefined : stepRun({
+        steps: settings.steps,
+        oracle: program?.kind === "oracle",
+        agentArgv: environmentArgv,
+        agentUser: settings.agentUser,
+        wallMs: request.wallMs,
+        signal: request.signal,
+        verify: async (environment, step) =>
+          harborVerifyResult(
             "shared",
             await runSharedVerifier(
               environment,
               harborSettings(settings, request.verifier, request.signal, step),
             ),
-          );
-          progress.verified.push({ name: step.name, result });
-          const goOn = result.kind === "verdict" &&
-            passesStepGate(result.verification?.reward ?? null, step.min_reward) &&
-            spentMs < request.wallMs && await reopenAfterStep(environment);
-          if (!goOn) return null;
-          await Deno.copyFile(next.files.instruction, `${environment.workspace}/TASK.md`);
-          progress.ran++;
-          // What the agent left may have made the step's setup fail: the step fails, never invalid.
-          const unprepared = await prepareStep(environment.session, next);
-          if (unprepared !== null) {
-            progress.verified.push({
-              name: next.name,
-              result: {
-                kind: "verdict",
-                resolved: false,
-                failedChecks: [STEP_SETUP_CHECK],
-                output: { stdout_tail: "", stderr_tail: `${unprepared}\n` },
-              },
-            });
-            return null;
-          }
-          return {
-            argv: oracleSteps ? ["/solution/solve.sh"] : environmentArgv,
-            wallMs: Math.min(next.wall_ms_cap ?? Infinity, request.wallMs - spentMs),
-          };
-        };
-      const environmentArgv = programArgv ?? [
-        ...bundle?.command ?? [],
-        ...(agent.command?.slice(1) ?? []),
-      ];
+          ),
+      });
+      if (steps !== undefined) stepsOf.set(request.episode.episode_id, steps);
       try {
         const harborMode = settings.verifierMode === "shared" ||
           settings.verifierMode === "separate";
@@ -453,12 +358,12 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
               ...relayEnvironment(port, request.model),
             },
             forbiddenValues: request.forbiddenValues,
-            argv: environmentArgv,
+            argv: [...steps?.first.argv ?? environmentArgv],
             bundleDir: bundle?.dir,
-            solutionDir: program?.kind === "oracle" && !oracleSteps
+            solutionDir: program?.kind === "oracle" && steps === undefined
               ? program.solutionDir
               : undefined,
-            nextStep,
+            nextStep: steps?.next,
             services: settings.services === undefined ? undefined : {
               services: settings.services,
               dependsOn: settings.environmentDependsOn ?? {},
@@ -471,7 +376,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
             memoryBytes: settings.memoryBytes,
             nanoCpus: settings.nanoCpus,
             storageBytes: settings.storageBytes,
-            wallMs: Math.min(steps?.[0].wall_ms_cap ?? Infinity, request.wallMs),
+            wallMs: steps?.first.wallMs ?? request.wallMs,
             signal: request.signal,
             ...relayHooks,
             labels: episodeLabels(request.episode),
@@ -539,29 +444,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           expectedDigest: request.expectedVerifierDigest,
         };
         const harbor = harborSettings(settings, verifier, request.signal);
-        const progress = stepsOf.get(request.episode.episode_id);
+        const steps = stepsOf.get(request.episode.episode_id);
         stepsOf.delete(request.episode.episode_id);
         try {
-          if (progress !== undefined && settings.steps !== undefined) {
-            // The step that ran last, unless a gate ended the steps after verifying it.
-            if (progress.verified.length < progress.ran) {
-              const step = settings.steps[progress.ran - 1];
-              progress.verified.push({
-                name: step.name,
-                result: harborVerifyResult(
-                  "shared",
-                  await runSharedVerifier(
-                    environment,
-                    harborSettings(settings, verifier, request.signal, step),
-                  ),
-                ),
-              });
-            }
-            return combineStepResults(
-              progress.verified,
-              settings.stepReward ?? "mean",
-              harbor.reward,
-            );
+          if (steps !== undefined) {
+            return await steps.finish(environment, settings.stepReward ?? "mean", harbor.reward);
           }
           if (settings.verifierMode !== "separate") {
             return harborVerifyResult("shared", await runSharedVerifier(environment, harbor));
