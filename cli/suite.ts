@@ -246,6 +246,8 @@ async function runImport(args: string[], io: Io): Promise<number> {
       verifier: entry.verifier?.mode ?? "sealed",
       internet_waived: entry.internet_waived === true,
       agent_network: entry.agent_network?.mode ?? "none",
+      steps: entry.steps?.length ?? 1,
+      services: entry.services?.map((service) => service.name) ?? [],
       files: task.files.length,
       warnings: task.warnings,
     };
@@ -274,6 +276,8 @@ async function runImport(args: string[], io: Io): Promise<number> {
             : row.agent_network === "none"
             ? ""
             : `  agent network ${row.agent_network}`
+        }${row.steps === 1 ? "" : `  ${row.steps} steps`}${
+          row.services.length === 0 ? "" : `  services ${row.services.join(", ")}`
         }  ${plural(row.files, "file")}\n`;
       }
       text += `suite sha256: ${suite.sha256}\n`;

@@ -98,7 +98,10 @@ Deno.test({
           "echo $r > /logs/verifier/reward.txt\n",
       });
       const imported = await importHarborSuite(dir);
-      match(imported.stdout, /ask_api/);
+      match(
+        imported.stdout,
+        /ask_api {2}environment\/Dockerfile {2}verifier shared {2}services api {2}/,
+      );
       const manifest = JSON.parse(await Deno.readTextFile(`${dir}/suite/suite.json`));
       deepEqual(manifest.tasks[0].environment_depends_on, { api: "healthy" });
       deepEqual(manifest.tasks[0].services[0].environment, {

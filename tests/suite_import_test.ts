@@ -92,6 +92,8 @@ Deno.test("suite import harbor --json: one task, its id, suite hash and warnings
       verifier: "shared",
       internet_waived: false,
       agent_network: "none",
+      steps: 1,
+      services: [],
       files: 6,
       warnings: [
         "[environment] build_timeout_sec = 600 not applied (freeze builds without a time limit, as Harbor's Docker environment does)",
