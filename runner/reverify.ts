@@ -117,6 +117,9 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
   await using temp = await createRunTempDir();
   let verifierKit: ImageBundle | undefined;
   const judged = judgedTaskIds(suite.manifest);
+  const steps = new Set(
+    suite.manifest.tasks.filter((task) => task.steps !== undefined).map((task) => task.task_id),
+  );
   for (const row of chosen) {
     if (judged.has(row.task_id)) {
       skipped.push({
@@ -128,6 +131,14 @@ export async function reverify(ledger: string, options: ReverifyOptions): Promis
     }
     if (row.artifact_digest === null) {
       skipped.push({ episode_id: row.episode_id, reason: "the row has no stored artifact" });
+      continue;
+    }
+    if (steps.has(row.task_id)) {
+      skipped.push({
+        episode_id: row.episode_id,
+        reason: "its task has steps, each verified in the live environment after the agent's " +
+          "run for it: the stored artifact holds only the last step's workspace",
+      });
       continue;
     }
     const artifact = await openArtifact(options.artifactsRoot, row.artifact_digest);

@@ -131,6 +131,27 @@ Deno.test({
         shown.stdout,
         /\n {2}step start: reward 1; passed\n {2}step finish: reward 1; passed\n/,
       );
+      // A re-verification cannot replay the steps from the last workspace: it says so.
+      const reverified = await cliWithEnv(
+        {},
+        "reverify",
+        ledger,
+        "--errata",
+        `${dir}/errata.jsonl`,
+        "--suite",
+        `${dir}/suite`,
+        "--artifacts",
+        `${checkDir}/artifacts`,
+        "--episodes",
+        oracle.episode_id,
+        "--width",
+        "400",
+      );
+      equal(reverified.code, 0, reverified.stderr);
+      match(
+        reverified.stdout,
+        /skipped [^ ]+: its task has steps, each verified in the live environment after the agent's run for it: the stored artifact holds only the last step's workspace\n/,
+      );
       deepEqual(await outcome("steps_gated"), [
         "no-change scored false: first 0; final of the rewards of 1 step, the one number of reward.txt",
         "oracle scored false: first 0; final of the rewards of 1 step, the one number of reward.txt",
