@@ -25,8 +25,11 @@
  * | `main`'s other keys (Harbor sets its image, command and limits) | a warning each |
  * | anything else (`networks`, `network_mode`, `privileged`, `cap_add`, a bind mount, `env_file`, `secrets`, ...) | refused, naming the file, line and key |
  *
- * Variables are not interpolated (Harbor's come from its own host): `$$`
- * is a `$`, and any other `$` followed by a name or `{` is refused. The
+ * Variables are not interpolated: Harbor fills them from its own process's
+ * environment (the host's variables, and log paths it sets itself, such as
+ * the deprecated `HOST_ARTIFACTS_PATH`/`ENV_ARTIFACTS_PATH`, used by bind
+ * mounts this reader refuses anyway), which nothing here should depend on:
+ * `$$` is a `$`, and any other `$` followed by a name or `{` is refused. The
  * services are ordered so that each starts after those it depends on (a
  * cycle is refused).
  *

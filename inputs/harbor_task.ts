@@ -371,7 +371,8 @@ export async function readHarborTask(
     files.push({ from: `${base}/instruction.md`, to: "workspace/TASK.md" });
     const testSh = `${base}/tests/test.sh`;
     if (!(await isFile(testSh))) {
-      throw ioError(testSh, "missing: a Harbor task's verifier is tests/test.sh");
+      throw await windowsRefusal(`${base}/tests`) ??
+        ioError(testSh, "missing: a Harbor task's verifier is tests/test.sh");
     }
     testShs = [testSh];
     files.push(...await treeFiles(`${base}/tests`, "verifier", { "test.sh": 0o755 }));
@@ -601,6 +602,15 @@ async function readSteps(
       );
     }
     const dir = `${base}/steps/${step.name}`;
+    const stepVerifier = step.verifier as Record<string, unknown>;
+    if (stepVerifier.environment_mode === "separate" || stepVerifier.environment !== undefined) {
+      throw refusal(
+        tomlPath,
+        `step "${step.name}" asks for a separate verifier, which is not supported: the steps ` +
+          "run only in Harbor's shared mode here",
+        { line: tomlKeyLine(text, "steps.verifier"), field: `steps[${index}].verifier` },
+      );
+    }
     if (await isDirectory(`${dir}/workdir`)) {
       files.push(...await treeFiles(`${dir}/workdir`, `steps/${step.name}/workdir`, {}));
     }
@@ -617,7 +627,8 @@ async function readSteps(
     }
     const testSh = tests.get(`verifier/${step.name}/test.sh`);
     if (testSh === undefined) {
-      throw ioError(`${dir}/tests/test.sh`, "missing, and the task has no tests/test.sh");
+      throw await windowsRefusal(`${dir}/tests`) ??
+        ioError(`${dir}/tests/test.sh`, "missing, and the task has no tests/test.sh");
     }
     testShs.push(testSh.from);
     files.push(...tests.values());
@@ -656,6 +667,20 @@ async function readSteps(
     });
   }
   return { steps: entries, files, testShs, wallMsCap };
+}
+
+/**
+ * The refusal of a Windows task (Harbor's `test.bat` in place of `test.sh`,
+ * run in a Windows container): episodes run Linux containers. Null when
+ * `testsDir` holds no `test.bat`.
+ */
+async function windowsRefusal(testsDir: string): Promise<LedgerError | null> {
+  if (!(await isFile(`${testsDir}/test.bat`))) return null;
+  return refusal(
+    `${testsDir}/test.bat`,
+    "a Windows task (test.bat in place of test.sh) is not supported: episodes run in Linux " +
+      "containers",
+  );
 }
 
 /** Whether `path` is a directory (absent: false). */

@@ -474,6 +474,24 @@ Deno.test("readHarborTask() refuses what a multi-step task cannot be, on its lin
     await refusal(() => readHarborTask(twice)),
     `${twice}/task.toml:3: field "steps[1].name": step "a" repeats`,
   );
+  const stepSeparate = await task(
+    "step-separate",
+    '[[steps]]\nname = "a"\n[steps.verifier]\nenvironment_mode = "separate"\n',
+  );
+  equal(
+    await refusal(() => readHarborTask(stepSeparate)),
+    `${stepSeparate}/task.toml:5: field "steps[0].verifier": step "a" asks for a separate ` +
+      "verifier, which is not supported: the steps run only in Harbor's shared mode here",
+  );
+  const windows = await task("windows", '[[steps]]\nname = "a"\n', {
+    "steps/a/tests/test.bat": "@echo off\r\n",
+  });
+  await Deno.remove(`${windows}/tests`, { recursive: true });
+  equal(
+    await refusal(() => readHarborTask(windows)),
+    `${windows}/steps/a/tests/test.bat: a Windows task (test.bat in place of test.sh) is not ` +
+      "supported: episodes run in Linux containers",
+  );
   const untested = await task("untested", '[[steps]]\nname = "a"\n');
   await Deno.remove(`${untested}/tests`, { recursive: true });
   equal(

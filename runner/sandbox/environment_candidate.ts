@@ -42,8 +42,13 @@ import { openTaskPod, type TaskPod, type TaskPodSpec } from "./task_pod.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
 
-/** Where Harbor's agents keep their logs in a task's environment. */
-const AGENT_LOGS = "/logs/agent";
+/**
+ * The log directories Harbor's Docker environment mounts for the whole
+ * trial (`EnvironmentPaths`; `compose_env.py`'s log mounts): the agent's
+ * logs, the verifier's (emptied again before the tests run, by
+ * `harbor_verifier.ts`) and the artifacts a separate verifier receives.
+ */
+const HARBOR_LOG_DIRS = ["/logs/agent", "/logs/verifier", "/logs/artifacts"];
 
 /** What the environment's candidate runs. */
 export interface EnvironmentCandidateOptions {
@@ -229,7 +234,7 @@ export async function runEnvironmentCandidate(
       user: options.user,
       started: async (opened) => {
         await options.onStarted(opened);
-        await makeAgentLogs(opened);
+        await makeLogDirs(opened);
         processesBefore = await opened.processes();
         // The environment's variables again, so that the key check sees them too.
         return {
@@ -285,20 +290,30 @@ export async function runEnvironmentCandidate(
 }
 
 /**
- * Harbor's agent log directory, `/logs/agent` (Harbor's `EnvironmentPaths`:
- * its environments mount it for the agent's own logs), made writable by
- * every user (the agent may run as `[agent] user`) before the agent runs.
+ * Harbor's log directories ({@link HARBOR_LOG_DIRS}), made writable by
+ * every user (the agent may run as `[agent] user`) before the agent runs,
+ * as Harbor's mounts are there from the start (a task's solution may check
+ * for them).
  */
-async function makeAgentLogs(session: SandboxSession): Promise<void> {
+async function makeLogDirs(session: SandboxSession): Promise<void> {
   const made = await session.exec({
-    argv: [session.busybox, "sh", "-c", 'mkdir -p "$0" && chmod 777 "$0"', AGENT_LOGS],
+    argv: [
+      session.busybox,
+      "sh",
+      "-c",
+      'mkdir -p "$@" && chmod 777 "$@"',
+      "sh",
+      ...HARBOR_LOG_DIRS,
+    ],
     user: "0:0",
     wallMs: 30_000,
   });
   if (made.exitCode !== 0) {
     throw new SandboxError(
       "workspace_failed",
-      `Cannot make ${AGENT_LOGS} in the task's environment: ${made.stderrTail.trim()}`,
+      `Cannot make ${
+        HARBOR_LOG_DIRS.join(", ")
+      } in the task's environment: ${made.stderrTail.trim()}`,
     );
   }
 }

@@ -337,8 +337,9 @@ export async function runSharedVerifier(
 /**
  * Gives a shared-mode environment back to the agent after a step's
  * verification (a multi-step task, `harbor_steps.ts`): the step's tests
- * and reward are removed (`/tests`, `/logs/verifier`: nothing of the
- * hidden tests stays for the next step's agent, seed 000), then every
+ * and reward are removed (`/tests`, and `/logs/verifier` emptied, as
+ * Harbor empties it: nothing of the hidden tests stays for the next step's
+ * agent, seed 000, where Harbor leaves `/tests` in place), then every
  * process of the candidate's stopped for the tests runs again, so the
  * next step starts from the environment as the agent left it, as in
  * Harbor, where nothing is stopped.
@@ -355,7 +356,14 @@ export async function runSharedVerifier(
 export async function reopenAfterStep(environment: SharedEnvironment): Promise<boolean> {
   const { session } = environment;
   const removed = await session.exec({
-    argv: [session.busybox, "rm", "-rf", "/tests", HARBOR_VERIFIER_LOGS],
+    argv: [
+      session.busybox,
+      "sh",
+      "-c",
+      'rm -rf /tests "$1" && mkdir -p "$1" && chmod 777 "$1"',
+      "sh",
+      HARBOR_VERIFIER_LOGS,
+    ],
     user: "0:0",
     wallMs: 60_000,
   });
