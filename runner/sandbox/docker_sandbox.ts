@@ -44,14 +44,12 @@ import {
   runSharedVerifier,
   type SharedVerifierSettings,
 } from "./harbor_verifier.ts";
-import { type StepRun, stepRun } from "./harbor_step_run.ts";
+import { type PlacedStep, type StepRun, stepRun } from "./harbor_step_run.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import type {
   ServiceVolume,
-  StepPaths,
   TaskHealthcheck,
   TaskService,
-  TaskStep,
 } from "../../analysis/schema/suite_manifest.ts";
 import {
   EGRESS_RESOLVE_VARIABLE,
@@ -110,7 +108,7 @@ export interface TaskSandboxSettings {
    * their files on the host (`stepPaths`), run in order in one environment
    * (`harbor_steps.ts`); absent: one instruction, one verification.
    */
-  steps?: readonly (TaskStep & { files: StepPaths })[];
+  steps?: readonly PlacedStep[];
   /** How the steps' rewards combine (the task's `step_reward`); with `steps`. */
   stepReward?: "mean" | "final";
   /**
@@ -250,7 +248,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     settings: TaskSandboxSettings,
     verifier: { dir: string; expectedDigest: string },
     signal: AbortSignal,
-    step?: TaskStep & { files: StepPaths },
+    step?: PlacedStep,
   ): SharedVerifierSettings => ({
     verifierDir: verifier.dir,
     expectedVerifierDigest: verifier.expectedDigest,
