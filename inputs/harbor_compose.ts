@@ -13,16 +13,17 @@
  *
  * | Compose | ledgerbench |
  * |---|---|
- * | a service's `image` / `build` (a context, or `{context, dockerfile}` under `environment/`) | its `environment` (`{image}`, or `{dockerfile}`: built at `freeze`, pinned by digest) |
+ * | a service's `image` / `build` (a context, or `{context, dockerfile}` under `environment/`) | its `environment` (`{image}`, or `{dockerfile, context}`: built at `freeze`, pinned by digest) |
  * | `entrypoint`, `command` (a list, or a string of plain words) | `entrypoint`, `command` |
  * | `environment` (a mapping, or `KEY=VALUE` items) | `env` |
  * | `user` | `user` |
  * | `healthcheck` (`test`: `CMD`, `CMD-SHELL` or a string; `interval`, `timeout`, `retries`, `start_period`, `start_interval`; Docker's defaults 30 s, 30 s, 3, 0, 5 s) | `healthcheck`, a `CMD` list quoted for `/bin/sh -c` |
  * | `depends_on` (a list: `started`; a mapping's `condition`: `service_started`, `service_healthy`) | `depends_on`; `main`'s as `environment_depends_on` |
+ * | `main`'s `environment` | the task's `environment_env`, under `[environment.env]` (which wins) |
  * | `volumes` (named volumes: `name:/path[:ro]`, or `{type: volume, source, target, read_only}`) | `volumes`; `main`'s as `environment_volumes` |
  * | `expose` | nothing: every port is on the shared loopback |
  * | `ports`, `restart`, `container_name`, `hostname`, `labels`, `init`, `tty`, `stdin_open`, `stop_grace_period` | a warning each (not applied) |
- * | `main`'s other keys (Harbor sets its image, command and limits) | a warning each |
+ * | `main`'s other keys (Harbor sets its build, image, command and limits) | a warning each |
  * | anything else (`networks`, `network_mode`, `privileged`, `cap_add`, a bind mount, `env_file`, `secrets`, ...) | refused, naming the file, line and key |
  *
  * Variables are not interpolated: Harbor fills them from its own process's
@@ -51,6 +52,8 @@ export interface ComposeEnvironment {
   mainDependsOn: Record<string, "started" | "healthy">;
   /** `main`'s named volumes. */
   mainVolumes: ServiceVolume[];
+  /** `main`'s `environment` (Harbor's Compose merge sets them on the agent's container). */
+  mainEnv: Record<string, string>;
   /** What is not applied, one sentence each. */
   warnings: string[];
 }
@@ -116,7 +119,7 @@ export function readCompose(
   const warnings: string[] = [];
   const main = mapping(declared.main ?? {}, ["services", "main"], refuse);
   for (const key of Object.keys(main)) {
-    if (key !== "depends_on" && key !== "volumes") {
+    if (!["depends_on", "volumes", "environment"].includes(key)) {
       warnings.push(`the main service's "${key}" is not applied (Harbor sets main's own)`);
     }
   }
@@ -161,6 +164,7 @@ export function readCompose(
     services: startOrder(services, refuse),
     mainDependsOn,
     mainVolumes: volumesOf(main.volumes, volumes, ["services", "main", "volumes"], refuse) ?? [],
+    mainEnv: environmentOf(main.environment, ["services", "main", "environment"], refuse) ?? {},
     warnings,
   };
 }
@@ -269,10 +273,12 @@ function imageOf(
   }
   const context = relativePath(spec.context ?? ".", [...at, "build", "context"], refuse);
   const dockerfile = relativePath(spec.dockerfile ?? "Dockerfile", [...at, "build"], refuse);
-  if (dockerfile.includes("/")) {
-    throw refuse("a Dockerfile outside its build context's top is not supported", [...at, "build"]);
-  }
-  return { dockerfile: [environmentDir, context, dockerfile].filter((p) => p !== "").join("/") };
+  const contextDir = [environmentDir, context].filter((p) => p !== "").join("/");
+  return {
+    dockerfile: `${contextDir}/${dockerfile}`,
+    // A Dockerfile below its context's top names the context; else it is the Dockerfile's own.
+    ...(dockerfile.includes("/") ? { context: contextDir } : {}),
+  };
 }
 
 /** A relative path inside the environment directory, without `./` (`""` for the directory). */

@@ -85,6 +85,32 @@ Deno.test("readCompose() reads each form: build, string command, environment ite
   deepEqual(read.warnings, ['service "web": "ports" is not applied']);
 });
 
+Deno.test("readCompose() takes a Dockerfile below its build context, and main's environment", () => {
+  // The form of huangyCode/terminal-bench-order-gateway-recovery's docker-compose.yaml.
+  const read = readCompose(
+    "c.yaml",
+    [
+      "services:",
+      "  main:",
+      "    build: {context: ., dockerfile: Dockerfile}",
+      "    environment:",
+      "      VENUE_URL: http://venue:8080",
+      "  venue:",
+      "    build: {context: ., dockerfile: venue/Dockerfile}",
+      "",
+    ].join("\n"),
+    "environment",
+  );
+  deepEqual(read.services[0].environment, {
+    dockerfile: "environment/venue/Dockerfile",
+    context: "environment",
+  });
+  deepEqual(read.mainEnv, { VENUE_URL: "http://venue:8080" });
+  deepEqual(read.warnings, [
+    "the main service's \"build\" is not applied (Harbor sets main's own)",
+  ]);
+});
+
 Deno.test("readCompose() refuses what it cannot run, naming the line and the key", () => {
   const cases: [string, string][] = [
     [

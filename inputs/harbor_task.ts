@@ -425,7 +425,10 @@ export async function readHarborTask(
   }
   warnings.push(...notApplied(config, mode));
   const verifierEnv = config.verifier.env;
-  const environmentEnv = config.environment.env;
+  // Compose's main environment under [environment.env], as Harbor merges them.
+  const environmentEnv = Object.keys(compose.mainEnv).length === 0
+    ? config.environment.env
+    : { ...compose.mainEnv, ...config.environment.env };
   for (
     const [table, env] of [["verifier", verifierEnv], ["environment", environmentEnv]] as const
   ) {
@@ -742,6 +745,7 @@ async function composeEnvironment(
     services: [],
     mainDependsOn: {},
     mainVolumes: [],
+    mainEnv: {},
     warnings: [],
   };
   for (const name of ["docker-compose.yaml", "docker-compose.yml"]) {
@@ -752,10 +756,11 @@ async function composeEnvironment(
     if (read.services.length === 0) {
       return {
         ...none,
+        mainEnv: read.mainEnv,
         warnings: [
           ...warnings,
-          `environment/${name} declares only the main service: the task's environment is its ` +
-          "Dockerfile or image, and main's own settings there are not read",
+          `environment/${name} declares only the main service: the task's environment is one ` +
+          "container, its Dockerfile or image",
         ],
       };
     }

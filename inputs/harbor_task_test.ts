@@ -585,7 +585,7 @@ Deno.test("readHarborTask() takes Compose's main-only form as the Dockerfile, an
     'environment/docker-compose.yaml: the main service\'s "network_mode" is not applied (Harbor ' +
     "sets main's own)",
     "environment/docker-compose.yaml declares only the main service: the task's environment is " +
-    "its Dockerfile or image, and main's own settings there are not read",
+    "one container, its Dockerfile or image",
   ]);
   const sidecarSeparate = await write(`${tmp.path}/t-sidecar-separate`, {
     ...TASK,

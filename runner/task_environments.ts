@@ -293,8 +293,11 @@ async function prepareOne(
     }
     return { image: (await repoDigest(ref)) ?? ref, image_digest: digest };
   }
-  const dockerfile = `${taskPaths(suite.dir, taskId).root}/${environment.dockerfile}`;
-  const context = dockerfile.slice(0, dockerfile.lastIndexOf("/"));
+  const root = taskPaths(suite.dir, taskId).root;
+  const dockerfile = `${root}/${environment.dockerfile}`;
+  const context = environment.context === undefined
+    ? dockerfile.slice(0, dockerfile.lastIndexOf("/"))
+    : `${root}/${environment.context}`;
   for (const base of dockerfileBases(await Deno.readTextFile(dockerfile))) {
     if (base.ref.includes("$")) {
       throw new TaskEnvironmentError(

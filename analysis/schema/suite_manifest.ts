@@ -112,7 +112,19 @@ export const TaskEnvironment = z.union([
       /^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/,
       "must be a path inside the task directory (relative, no '..')",
     ),
-  }).strict(),
+    /**
+     * The build context, a directory of the task holding the Dockerfile
+     * (Compose's `build.context` with a `dockerfile` below it); absent: the
+     * Dockerfile's own directory.
+     */
+    context: z.string().regex(
+      /^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/,
+      "must be a path inside the task directory (relative, no '..')",
+    ).optional(),
+  }).strict().refine(
+    (built) => built.context === undefined || built.dockerfile.startsWith(`${built.context}/`),
+    { message: "the Dockerfile must lie inside its build context", path: ["dockerfile"] },
+  ),
 ]);
 export type TaskEnvironment = z.infer<typeof TaskEnvironment>;
 
