@@ -14,11 +14,7 @@
  */
 import type { AgentEgress } from "../egress/agent_egress.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
-import {
-  type AgentEgressSession,
-  agentProxyEnvironment,
-  openAgentEgress,
-} from "./agent_egress_session.ts";
+import { agentProxyEnvironment, openAgentEgress } from "./agent_egress_session.ts";
 import { episodeLabels } from "../remove_orphans.ts";
 import {
   type CandidateRequest,
@@ -45,6 +41,7 @@ import {
   type SharedVerifierSettings,
 } from "./harbor_verifier.ts";
 import { type PlacedStep, type StepRun, stepRun } from "./harbor_step_run.ts";
+import type { SandboxProxy } from "./sandbox_proxy.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import type {
   ServiceVolume,
@@ -288,7 +285,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         : bundleOf(agent.agent_id);
       let forwarder: { close(): Promise<void> } | null = null;
       // The agent's own recording proxy, for a task that gives it a network.
-      let agentProxy: AgentEgressSession | null = null;
+      let agentProxy: SandboxProxy | null = null;
       let agentRequests: EgressRequest[] | undefined;
       const closeForwarder = async () => {
         await forwarder?.close().catch(() => {});

@@ -72,11 +72,10 @@ import {
   sortedByPath,
 } from "./shared_hijacks.ts";
 import type { VerifierFaultCode } from "./sealed_verifier.ts";
-import { type EgressProxy, startEgressProxy } from "../egress/egress_proxy.ts";
+import { openSandboxProxy, type SandboxProxy } from "./sandbox_proxy.ts";
 import { descendsFrom } from "./_kill_descendants.ts";
 import type { EgressRequest } from "../egress/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";
-import { runnerSocketPath } from "../runner_socket_path.ts";
 import { SEPARATE_ARTIFACT_BYTES } from "./sandbox_limits.ts";
 
 /** Where Harbor's verifier writes its reward and logs. */
@@ -142,9 +141,6 @@ export interface SharedVerifierSettings {
 
 /** The loopback port the verifier reaches its egress proxy on. */
 export const EGRESS_PORT = 3128;
-
-/** How long an egress tunnel may send nothing after the far side last answered (a download's pauses). */
-export const TUNNEL_DEADLINE_MS = 600_000;
 
 /**
  * The variables that send a phase's HTTP clients (apt, curl, uv, pip, npm)
@@ -763,34 +759,19 @@ async function openEgress(
   settings: SharedVerifierSettings,
   allowHosts: readonly string[],
   testRoot: Promise<number | null>,
-): Promise<{ password: string; requests(): EgressRequest[]; close(): Promise<void> }> {
+): Promise<SandboxProxy & { password: string }> {
   const password = randomHex(24);
-  let proxy: EgressProxy | null = null;
-  let forward: { close(): Promise<void> } | null = null;
-  const close = async () => {
-    await forward?.close().catch(() => {});
-    await proxy?.close().catch(() => {});
-  };
-  try {
-    proxy = await startEgressProxy({
-      socketPath: await runnerSocketPath("egress"),
-      allowHosts,
-      connect: settings.egressResolve,
-      password,
-    });
-    forward = await session.forwardPort(EGRESS_PORT, proxy.socketPath, {
-      headerDeadlineMs: TUNNEL_DEADLINE_MS,
-      admit: async (client) => {
-        const root = await testRoot;
-        return client !== null && root !== null && await descendsFrom(client, root);
-      },
-    });
-    const opened = proxy;
-    return { password, requests: () => opened.requests(), close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  const proxy = await openSandboxProxy(
+    session,
+    EGRESS_PORT,
+    { allowHosts, connect: settings.egressResolve, password },
+    "egress",
+    async (client) => {
+      const root = await testRoot;
+      return client !== null && root !== null && await descendsFrom(client, root);
+    },
+  );
+  return { ...proxy, password };
 }
 
 /** A reward file's text (UTF-8, replacing what is not), or null when absent. */
