@@ -8,10 +8,10 @@
  */
 import type { Plan } from "../analysis/schema/records.ts";
 import type { Suite } from "../analysis/schema/suite_manifest.ts";
-import { AllowHost } from "../analysis/schema/allow_host.ts";
 import { expandAgentAllowHosts, PACKAGE_INDEXES } from "../runner/egress/agent_egress.ts";
 import type { ParsedArgs } from "./_args.ts";
 import { UsageError } from "./_command.ts";
+import { allowHostOption } from "./_allow_host_option.ts";
 
 /** The options' `parseArgs` declarations. */
 export const AGENT_NETWORK_OPTIONS = {
@@ -51,18 +51,9 @@ export function agentEgressOption(
   values: ParsedArgs["values"],
   suite: Suite,
 ): { record: Plan["agent_egress"]; warnings: string[] } {
-  const given = values["agent-allow-host"];
-  const entries = given === undefined ? [] : Array.isArray(given) ? given : [String(given)];
-  const hosts = expandAgentAllowHosts(entries.map((entry) => {
-    const lower = String(entry).toLowerCase();
-    if (lower !== PACKAGE_INDEXES && !AllowHost.safeParse(lower).success) {
-      throw new UsageError(
-        `Option "--agent-allow-host" must be a host name or *.name, optionally :port, or ` +
-          `"${PACKAGE_INDEXES}": "${entry}"`,
-      );
-    }
-    return lower;
-  }));
+  const hosts = expandAgentAllowHosts(
+    allowHostOption(values, "agent-allow-host", [PACKAGE_INDEXES]) ?? [],
+  );
   const anyPublic = values["agent-allow-any-public-host"] === true;
   const none = values["agent-no-network"] === true;
   if (none && (hosts.length > 0 || anyPublic)) {

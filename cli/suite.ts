@@ -13,17 +13,10 @@ import { formatProblem, LedgerError } from "../analysis/ledger_error.ts";
 import { type HarborTask, harborTaskDirs, readHarborTask } from "../inputs/harbor_task.ts";
 import { writeHarborSuite } from "../runner/import_harbor_suite.ts";
 import { RewardRule, SuiteManifest, TaskVerifier } from "../analysis/schema/suite_manifest.ts";
-import { AllowHost } from "../analysis/schema/allow_host.ts";
 import { plural } from "../report/format.ts";
-import {
-  choiceOption,
-  numberOption,
-  parseCommandArgs,
-  type ParsedArgs,
-  stringOption,
-  textOption,
-} from "./_args.ts";
+import { choiceOption, numberOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
 import { InputError, type Io, runSubcommand, type Subcommands, UsageError } from "./_command.ts";
+import { allowHostOption } from "./_allow_host_option.ts";
 import { emit } from "./_output.ts";
 import { CHECK_HELP, runCheck } from "./suite_check.ts";
 
@@ -130,27 +123,6 @@ const PASS_THRESHOLD = {
 
 const FORMATS = ["harbor"] as const;
 
-/**
- * `--verifier-allow-host`, each value lower-cased and checked against the
- * manifest's {@link AllowHost} rule.
- *
- * @throws {UsageError} naming the option and the value
- */
-function allowHostsOption(values: ParsedArgs["values"]): string[] | undefined {
-  const given = values["verifier-allow-host"];
-  if (given === undefined) return undefined;
-  return (Array.isArray(given) ? given : [String(given)]).map((host) => {
-    const lower = host.toLowerCase();
-    if (!AllowHost.safeParse(lower).success) {
-      throw new UsageError(
-        `Option "--verifier-allow-host" must be a host name or *.name, optionally :port: ` +
-          `"${host}"`,
-      );
-    }
-    return lower;
-  });
-}
-
 /** The subcommands, by the first argument. */
 const SUBCOMMANDS: Subcommands = {
   import: runImport,
@@ -194,7 +166,7 @@ async function runImport(args: string[], io: Io): Promise<number> {
     choices: RewardRule.options,
     fallback: "key",
   });
-  const verifierAllowHosts = allowHostsOption(values);
+  const verifierAllowHosts = allowHostOption(values, "verifier-allow-host");
   const warn = (dir: string, message: string) =>
     io.stderr(fitLines(`warning: ${lineText(`${dir}: ${message}`)}\n`, width));
   const tasks: HarborTask[] = [];
