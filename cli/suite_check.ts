@@ -67,7 +67,8 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
     form: BUILD_NETWORK_FORM,
   });
   const repeat = numberOption(values, { name: "repeat", range: REPEAT_RANGE });
-  const agentEgress = agentEgressOption(values, await loadSuite(suiteDir));
+  const suite = await loadSuite(suiteDir);
+  const agentEgress = agentEgressOption(values, suite);
   for (const warning of agentEgress.warnings) io.stderr(`warning: ${warning}\n`);
   const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
   const engine = await dockerAvailable();
@@ -81,7 +82,7 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
   const { TaskEnvironmentError } = await import("../runner/task_environments.ts");
   let outcome;
   try {
-    outcome = await runSuiteCheck(suiteDir, {
+    outcome = await runSuiteCheck(suite, {
       log: (line) => io.stderr(`${line}\n`),
       buildNetwork,
       repeat,

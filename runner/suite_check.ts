@@ -39,7 +39,7 @@
 import { VERIFIER_IMAGE } from "./docker/build_images.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { Episode, Plan } from "../analysis/schema/records.ts";
-import { isExecutableFile, loadSuite } from "../inputs/suite.ts";
+import { isExecutableFile } from "../inputs/suite.ts";
 import { describeError } from "./episode_row.ts";
 import { openEpisodeLog } from "./episode_log_store.ts";
 import { verifierOutputLines } from "./verifier_output_lines.ts";
@@ -118,22 +118,20 @@ export interface SuiteCheckOutcome {
 }
 
 /**
- * Runs the check of the suite in `suiteDir` (see the module doc) on the
- * local engine and writes its plan, ledger and summary.
+ * Runs the check of a suite (see the module doc) on the local engine and
+ * writes its plan, ledger and summary beside it.
  *
- * @param suiteDir the suite directory
+ * @param suite the loaded suite (`loadSuite`)
  * @param options temporary directory, progress, signal, log
  * @returns the summary and the check's directory
- * @throws {LedgerError} when the suite cannot be read
  * @throws {TaskEnvironmentError} when the build network is not one (a task
  *   whose environment cannot be prepared fails the check alone)
  * @throws {SuiteCheckError} when the check image or the verifier image is absent
  */
 export async function runSuiteCheck(
-  suiteDir: string,
+  suite: Suite,
   options: SuiteCheckOptions = {},
 ): Promise<SuiteCheckOutcome> {
-  const suite = await loadSuite(suiteDir);
   const checkedAt = new Date().toISOString();
   // One plan over every task resolves the environment once; each task then
   // runs as its own one-task batch, so that a verifier fault (which halts a
