@@ -30,7 +30,7 @@
  * | Harbor | ledgerbench |
  * |---|---|
  * | `schema_version`, `version`, `[task]`, `[metadata]`, `[source]` | nothing, silently (metadata) |
- * | `[[steps]]` | `steps` (`name`; `[steps.agent] timeout_sec` as `wall_ms_cap`, else `[agent] timeout_sec`; `[steps.verifier] timeout_sec` as `verifier_wall_ms`, its `env` as `verifier_env` over the task's; `min_reward`; `[steps.healthcheck]`), each step's files (`workdir/` included) as `readSteps` says; shared mode only; its other keys a warning each |
+ * | `[[steps]]` | `steps` (`name`; `[steps.agent] timeout_sec` as `wall_ms_cap`, else `[agent] timeout_sec`; `[steps.verifier] timeout_sec` as `verifier_wall_ms`, its `env` as `verifier_env` over the task's; `min_reward`; `[steps.healthcheck]`; `artifacts` in separate mode), each step's files (`workdir/` included) as `readSteps` says; a step's own verifier mode or environment refused, and its own `tests/` beside a separate verifier's image; its other keys a warning each |
  * | `multi_step_reward_strategy` [mean] | `step_reward`; a warning without steps |
  * | `artifacts` (a path, or a table's `source`) | `verifier.artifacts` in separate mode, or `verifier.service_artifacts` when the table names a sidecar `service`; a warning in shared mode; a table's `destination` (where Harbor files its copy) silently |
  * | `[[verifier.collect]]` (`service` [main], `command`, `timeout_sec` [60], `user`) | `verifier.collect` in separate mode (run in `main` before its container ends, in a sidecar after) |
@@ -249,6 +249,7 @@ const HarborTaskToml = z.looseObject({
     }).default({}),
     min_reward: TaskStep.shape.min_reward,
     healthcheck: HarborHealthcheck.optional(),
+    artifacts: z.array(z.string()).optional(),
   })).optional(),
   multi_step_reward_strategy: z.enum(["mean", "final"]).optional(),
   artifacts: z.array(HarborArtifact).optional(),
@@ -363,7 +364,14 @@ export async function readHarborTask(
   const tomlText = strictText(tomlPath, tomlBytes);
   const config = parseTaskToml(tomlPath, tomlText, warnings);
   const mode = verifierMode(tomlPath, tomlText, config);
-  const multiStep = await readSteps(base, tomlPath, tomlText, config, mode, warnings);
+  // A separate verifier's own image (Harbor builds it from tests/), which holds its tests.
+  const separateOwn = await isFile(`${base}/tests/Dockerfile`) ||
+    config.verifier.environment?.docker_image !== undefined;
+  const multiStep = await readSteps(base, tomlPath, tomlText, config, {
+    mode,
+    separateOwn,
+    warnings,
+  });
   const files: HarborTaskFile[] = [];
   let testShs: string[];
   if (multiStep === null) {
@@ -387,8 +395,6 @@ export async function readHarborTask(
   }
 
   // A separate verifier with sidecars needs its own image: a fresh copy of the task's would lack them.
-  const separateOwn = await isFile(`${base}/tests/Dockerfile`) ||
-    config.verifier.environment?.docker_image !== undefined;
   const compose = await composeEnvironment(base, tomlPath, tomlText, mode, separateOwn);
   warnings.push(...compose.warnings);
   if (mode === "separate") {
@@ -461,6 +467,8 @@ export async function readHarborTask(
         config,
         options.forceBuild === true,
         compose.services.map((service) => service.name),
+        // A multi-step task's tests are each step's copy of tests/ (none has its own here).
+        multiStep === null ? "verifier" : `verifier/${multiStep.steps[0].name}`,
       )
       : artifactsNotApplied(config, warnings)),
   } as const;
@@ -569,8 +577,12 @@ async function readSteps(
   tomlPath: string,
   text: string,
   config: HarborTaskToml,
-  mode: "shared" | "separate",
-  warnings: string[],
+  { mode, separateOwn, warnings }: {
+    mode: "shared" | "separate";
+    /** The separate verifier has its own image (which holds its tests). */
+    separateOwn: boolean;
+    warnings: string[];
+  },
 ): Promise<HarborSteps | null> {
   const steps = config.steps ?? [];
   const at = { line: tomlKeyLine(text, "steps"), field: "steps" };
@@ -579,14 +591,6 @@ async function readSteps(
       throw refusal(`${base}/steps`, "a steps/ directory, but task.toml has no [[steps]]");
     }
     return null;
-  }
-  if (mode !== "shared") {
-    throw refusal(
-      tomlPath,
-      "multi-step task with a separate verifier is not supported: its steps run only in " +
-        "Harbor's shared mode here",
-      at,
-    );
   }
   const files: HarborTaskFile[] = [];
   const testShs: string[] = [];
@@ -606,12 +610,22 @@ async function readSteps(
     }
     const dir = `${base}/steps/${step.name}`;
     const stepVerifier = step.verifier as Record<string, unknown>;
-    if (stepVerifier.environment_mode === "separate" || stepVerifier.environment !== undefined) {
+    const stepMode = stepVerifier.environment_mode ??
+      (stepVerifier.environment === undefined ? mode : "separate");
+    if (stepMode !== mode || stepVerifier.environment !== undefined) {
       throw refusal(
         tomlPath,
-        `step "${step.name}" asks for a separate verifier, which is not supported: the steps ` +
-          "run only in Harbor's shared mode here",
+        `step "${step.name}" sets its own verifier environment, which is not supported: every ` +
+          `step is verified in the task's ${mode} mode here`,
         { line: tomlKeyLine(text, "steps.verifier"), field: `steps[${index}].verifier` },
+      );
+    }
+    // Harbor builds a separate verifier's image from each step's own tests/ (its Dockerfile).
+    if (separateOwn && await isDirectory(`${base}/steps/${step.name}/tests`)) {
+      throw refusal(
+        `${base}/steps/${step.name}/tests`,
+        "a step's own tests/ with a separate verifier (an image per step) is not supported: the " +
+          "steps share the task's verifier",
       );
     }
     if (await isDirectory(`${dir}/workdir`)) {
@@ -642,7 +656,16 @@ async function readSteps(
     } else {
       warnings.push(`step "${step.name}" has no solution/solve.sh: suite check cannot prove it`);
     }
+    const artifacts = mode === "separate"
+      ? (step.artifacts ?? []).map((entry, i) =>
+        artifactPath(tomlPath, entry, {
+          line: tomlKeyLine(text, "steps"),
+          field: `steps[${index}].artifacts.${i}`,
+        })
+      )
+      : [];
     for (const key of Object.keys(step)) {
+      if (key === "artifacts" && mode === "separate") continue;
       if (!["name", "agent", "verifier", "min_reward", "healthcheck"].includes(key)) {
         warnings.push(`[[steps]] "${step.name}": ${key} not applied`);
       }
@@ -667,6 +690,7 @@ async function readSteps(
       ...(step.healthcheck === undefined
         ? {}
         : { healthcheck: healthcheckEntry(step.healthcheck) }),
+      ...(artifacts.length === 0 ? {} : { artifacts }),
     });
   }
   return { steps: entries, files, testShs, wallMsCap };
@@ -684,6 +708,28 @@ async function windowsRefusal(testsDir: string): Promise<LedgerError | null> {
     "a Windows task (test.bat in place of test.sh) is not supported: episodes run in Linux " +
       "containers",
   );
+}
+
+/**
+ * An artifact path as the manifest keeps it (a trailing `/` dropped):
+ * absolute, outside the sandbox's reserved places, and clear of the
+ * verifier's mount `/tests`.
+ *
+ * @throws {LedgerError} at `at`, quoting `raw`, with the rule it breaks
+ */
+function artifactPath(file: string, raw: string, at: { line: number; field: string }): string {
+  const path = raw.length > 1 ? raw.replace(/\/+$/, "") : raw;
+  const checked = TaskVerifier.shape.artifacts.unwrap().element.safeParse(path);
+  if (!checked.success) throw refusal(file, `"${raw}" ${checked.error.issues[0].message}`, at);
+  if (overlaps(path, HARBOR_TESTS_MOUNT)) {
+    throw refusal(
+      file,
+      `"${raw}" must not be, lie inside or hold the verifier's mount "${HARBOR_TESTS_MOUNT}" ` +
+        "(the hidden files)",
+      at,
+    );
+  }
+  return path;
 }
 
 /** Whether `path` is a directory (absent: false). */
@@ -990,8 +1036,8 @@ function artifactsNotApplied(config: HarborTaskToml, warnings: string[]): Record
 }
 
 /**
- * A separate verifier's fields: its `environment` (`verifier/Dockerfile`
- * when `tests/Dockerfile` exists, else `[verifier.environment]
+ * A separate verifier's fields: its `environment` (`<testsDir>/Dockerfile`,
+ * the copy of `tests/Dockerfile`, when that exists, else `[verifier.environment]
  * docker_image`; without the table and without `tests/Dockerfile`, the
  * task's own environment), its `artifacts` (a sidecar's as
  * `service_artifacts`) and its `collect` hooks.
@@ -1006,6 +1052,7 @@ async function separateVerifier(
   config: HarborTaskToml,
   forceBuild: boolean,
   services: readonly string[],
+  testsDir: string,
 ): Promise<Pick<TaskVerifier, "environment" | "artifacts" | "service_artifacts" | "collect">> {
   const table = config.verifier.environment;
   const image = table?.docker_image;
@@ -1017,7 +1064,7 @@ async function separateVerifier(
     { file, text, table: "verifier.environment", dockerfile: "tests/Dockerfile" },
   );
   if (source === "dockerfile") {
-    environment = { dockerfile: "verifier/Dockerfile" };
+    environment = { dockerfile: `${testsDir}/Dockerfile` };
   } else if (source === "image") {
     environment = { image: image! };
   } else if (table !== undefined) {
@@ -1028,25 +1075,12 @@ async function separateVerifier(
       { line: tomlKeyLine(text, "verifier.environment"), field: "verifier.environment" },
     );
   }
-  const pathRule = TaskVerifier.shape.artifacts.unwrap().element;
   const artifacts: string[] = [];
   const serviceArtifacts: NonNullable<TaskVerifier["service_artifacts"]> = [];
   for (const [index, entry] of (config.artifacts ?? []).entries()) {
     const raw = typeof entry === "string" ? entry : entry.source;
-    const path = raw.length > 1 ? raw.replace(/\/+$/, "") : raw;
     const at = { line: tomlKeyLine(text, "artifacts"), field: `artifacts.${index}` };
-    const checked = pathRule.safeParse(path);
-    if (!checked.success) {
-      throw refusal(file, `"${raw}" ${checked.error.issues[0].message}`, at);
-    }
-    if (overlaps(path, HARBOR_TESTS_MOUNT)) {
-      throw refusal(
-        file,
-        `"${raw}" must not be, lie inside or hold the verifier's mount "${HARBOR_TESTS_MOUNT}" ` +
-          "(the hidden files)",
-        at,
-      );
-    }
+    const path = artifactPath(file, raw, at);
     const service = typeof entry === "string" ? undefined : entry.service;
     if (service === undefined || service === "main") {
       if (!artifacts.includes(path)) artifacts.push(path);

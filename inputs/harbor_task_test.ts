@@ -454,14 +454,16 @@ Deno.test("readHarborTask() refuses what a multi-step task cannot be, on its lin
     await refusal(() => readHarborTask(orphan)),
     `${orphan}/steps: a steps/ directory, but task.toml has no [[steps]]`,
   );
-  const separate = await task(
-    "separate",
+  // A separate verifier's own image (tests/Dockerfile): a step's own tests/ would need one each.
+  const perStepImage = await task(
+    "per-step-image",
     '[verifier]\nenvironment_mode = "separate"\n[[steps]]\nname = "a"\n',
+    { "tests/Dockerfile": "FROM base\n", "steps/a/tests/test.sh": "#!/bin/sh\n" },
   );
   equal(
-    await refusal(() => readHarborTask(separate)),
-    `${separate}/task.toml:5: field "steps": multi-step task with a separate verifier is not ` +
-      "supported: its steps run only in Harbor's shared mode here",
+    await refusal(() => readHarborTask(perStepImage)),
+    `${perStepImage}/steps/a/tests: a step's own tests/ with a separate verifier (an image per ` +
+      "step) is not supported: the steps share the task's verifier",
   );
   const named = await task("named", '[[steps]]\nname = "../a"\n');
   equal(
@@ -480,8 +482,9 @@ Deno.test("readHarborTask() refuses what a multi-step task cannot be, on its lin
   );
   equal(
     await refusal(() => readHarborTask(stepSeparate)),
-    `${stepSeparate}/task.toml:5: field "steps[0].verifier": step "a" asks for a separate ` +
-      "verifier, which is not supported: the steps run only in Harbor's shared mode here",
+    `${stepSeparate}/task.toml:5: field "steps[0].verifier": step "a" sets its own verifier ` +
+      "environment, which is not supported: every step is verified in the task's shared mode " +
+      "here",
   );
   const windows = await task("windows", '[[steps]]\nname = "a"\n', {
     "steps/a/tests/test.bat": "@echo off\r\n",

@@ -19,6 +19,9 @@
  *   tests and solution, in one environment) passes the same way, each row
  *   recording both steps' rewards: 1 and 1 for the oracle (mean 1), 0 and 0
  *   untouched;
+ * - `multistep-all-separate` (two steps under a separate verifier built
+ *   from `tests/`, each step's verifier given only that step's artifact,
+ *   the agent's environment running on between them) passes the same way;
  * - `sidecar-artifacts` (a Compose sidecar holding the evidence, a
  *   `[[verifier.collect]]` hook snapshotting its memory once the agent's
  *   container has ended, the sidecar's files copied into a separate
@@ -57,6 +60,7 @@ const PROVEN = [
   "hello-user",
   "hello-workdir",
   "hello-world",
+  "multistep-all-separate",
   "separate-verifier-environment",
   "sidecar-artifacts",
 ];

@@ -375,7 +375,7 @@ Deno.test("suite import harbor --skip-refused: the other tasks imported, each re
   deepEqual(skippedLines, [`skipped: ${compose}`]);
   match(
     run.stdout,
-    /^Imported 9 tasks \(harbor\) into .* \(suite "examples"\), 1 refused task skipped\n/,
+    /^Imported 10 tasks \(harbor\) into .* \(suite "examples"\), 1 refused task skipped\n/,
   );
   const suite = await loadSuite(out);
   deepEqual(suite.manifest.import_skipped, [{ dir: `${harbor}/host-db`, reason: compose }]);

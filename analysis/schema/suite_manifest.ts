@@ -420,6 +420,13 @@ export const TaskStep = z.object({
    * run, besides the task's own at the start. Absent: none.
    */
   healthcheck: TaskHealthcheck.optional(),
+  /**
+   * Verifier mode `separate`: the paths copied into the step's verifier
+   * besides the task's `verifier.artifacts` (Harbor's `[[steps]]
+   * artifacts`, the step's alone: a later step's verifier does not get
+   * them). Absent: none.
+   */
+  artifacts: z.array(ArtifactPath).optional(),
 }).strict();
 export type TaskStep = z.infer<typeof TaskStep>;
 
@@ -538,7 +545,8 @@ export const SuiteTaskEntry = z.object({
   /**
    * The task's steps, run in order in the same environment by one agent
    * with one relay, each verified after it (Harbor's multi-step tasks;
-   * verifier mode `shared` only). Absent: one instruction, one verification.
+   * verifier mode `shared`, or `separate` with every step's verifier
+   * started anew). Absent: one instruction, one verification.
    */
   steps: z.array(TaskStep).min(1).optional(),
   /**
@@ -571,14 +579,24 @@ export const SuiteTaskEntry = z.object({
     });
   }
   if (task.steps !== undefined) {
-    if (task.verifier?.mode !== "shared" || task.verifier.entry === undefined) {
+    const mode = task.verifier?.mode;
+    if ((mode !== "shared" && mode !== "separate") || task.verifier?.entry === undefined) {
       ctx.addIssue({
         code: "custom",
         path: ["steps"],
-        message: 'need verifier mode "shared" and an "entry" (each step\'s tests run in the ' +
-          "agent's environment)",
+        message: 'need verifier mode "shared" or "separate" and an "entry" (Harbor\'s tests, ' +
+          "run after each step)",
       });
     }
+    task.steps.forEach((step, index) => {
+      if (step.artifacts !== undefined && mode !== "separate") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["steps", index, "artifacts"],
+          message: 'applies only to verifier mode "separate"',
+        });
+      }
+    });
     const seen = new Set<string>();
     task.steps.forEach((step, index) => {
       if (seen.has(step.name)) {

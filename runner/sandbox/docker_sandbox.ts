@@ -40,7 +40,7 @@ import {
   runSharedVerifier,
   type SharedVerifierSettings,
 } from "./harbor_verifier.ts";
-import { type PlacedStep, type StepRun, stepRun } from "./harbor_step_run.ts";
+import { type PlacedStep, type StepEnvironment, type StepRun, stepRun } from "./harbor_step_run.ts";
 import type { SandboxProxy } from "./sandbox_proxy.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
 import type {
@@ -261,6 +261,42 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
     egressResolve,
     oracleFinishedInTime: options.oracleFinishedInTime,
   });
+  /**
+   * A verification in Harbor's modes: shared, in the live environment; or
+   * separate, in a verifier environment of its own given the task's
+   * artifacts (and a step's `artifacts`), which ends the live environment
+   * when `end` is given (the attempt's last verification) and leaves it
+   * running otherwise (a step's, the next step to come).
+   */
+  const harborVerification = async (
+    environment: StepEnvironment,
+    settings: TaskSandboxSettings,
+    harbor: SharedVerifierSettings,
+    job: {
+      labels: Record<string, string>;
+      artifacts: readonly string[];
+      end: { endAgent(): Promise<void>; end(): Promise<void> } | undefined;
+    },
+  ) => {
+    if (settings.verifierMode !== "separate") {
+      return harborVerifyResult("shared", await runSharedVerifier(environment, harbor));
+    }
+    const verifierImage = settings.verifierEnvironmentImage ?? settings.environmentImage!;
+    return harborVerifyResult(
+      "separate",
+      await runSeparateVerifier({
+        candidate: environment.session,
+        artifacts: [...settings.verifierArtifacts ?? [], ...job.artifacts],
+        collect: settings.verifierCollect,
+        serviceArtifacts: settings.verifierServiceArtifacts,
+        service: environment.service,
+        endCandidate: job.end?.endAgent ?? (() => Promise.resolve()),
+        endServices: job.end?.end,
+        uploadTests: settings.verifierEnvironmentImage === undefined,
+        startVerifier: () => startSeparateVerifier(backend, verifierImage, settings, job.labels),
+      }, harbor),
+    );
+  };
   return {
     describeEnvironment: (agent, taskId) => {
       const settings = settingsOf(taskId);
@@ -329,13 +365,18 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         agentUser: settings.agentUser,
         wallMs: request.wallMs,
         signal: request.signal,
-        verify: async (environment, step) =>
-          harborVerifyResult(
-            "shared",
-            await runSharedVerifier(
-              environment,
-              harborSettings(settings, request.verifier, request.signal, step),
-            ),
+        mode: settings.verifierMode === "separate" ? "separate" : "shared",
+        verify: (environment, step, final) =>
+          harborVerification(
+            environment,
+            settings,
+            harborSettings(settings, request.verifier, request.signal, step),
+            {
+              labels: episodeLabels(request.episode),
+              artifacts: step.artifacts ?? [],
+              // Only the last step's separate verification ends the environment.
+              end: final && "endAgent" in environment ? environment : undefined,
+            },
           ),
       });
       if (steps !== undefined) stepsOf.set(request.episode.episode_id, steps);
@@ -445,30 +486,11 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
           if (steps !== undefined) {
             return await steps.finish(environment, settings.stepReward ?? "mean", harbor.reward);
           }
-          if (settings.verifierMode !== "separate") {
-            return harborVerifyResult("shared", await runSharedVerifier(environment, harbor));
-          }
-          const verifierImage = settings.verifierEnvironmentImage ?? settings.environmentImage!;
-          return harborVerifyResult(
-            "separate",
-            await runSeparateVerifier({
-              candidate: environment.session,
-              artifacts: settings.verifierArtifacts ?? [],
-              collect: settings.verifierCollect,
-              serviceArtifacts: settings.verifierServiceArtifacts,
-              service: environment.service,
-              endCandidate: environment.endAgent,
-              endServices: environment.end,
-              uploadTests: settings.verifierEnvironmentImage === undefined,
-              startVerifier: () =>
-                startSeparateVerifier(
-                  backend,
-                  verifierImage,
-                  settings,
-                  episodeLabels(request.episode),
-                ),
-            }, harbor),
-          );
+          return await harborVerification(environment, settings, harbor, {
+            labels: episodeLabels(request.episode),
+            artifacts: [],
+            end: environment,
+          });
         } finally {
           await environment.end();
         }

@@ -37,7 +37,7 @@ import type {
   SessionExecRun,
   SessionProcess,
 } from "./sandbox_session.ts";
-import type { SharedEnvironment } from "./harbor_verifier.ts";
+import type { StepEnvironment } from "./harbor_step_run.ts";
 import { openTaskPod, type TaskPod, type TaskPodSpec } from "./task_pod.ts";
 import { ENVIRONMENT_STORAGE_BYTES } from "./sandbox_limits.ts";
 import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
@@ -95,7 +95,7 @@ export interface EnvironmentCandidateOptions {
    * the next run's argv and wall cap, or null when the steps are over.
    */
   nextStep?: (
-    environment: SharedEnvironment & { workspace: string },
+    environment: StepEnvironment & { workspace: string },
     run: SessionExecRun,
   ) => Promise<{ argv: readonly string[]; wallMs: number } | null>;
   labels: Record<string, string>;
@@ -262,6 +262,7 @@ export async function runEnvironmentCandidate(
             workspaceBefore,
             workspaceAfter: await relativePaths(copy),
             workspace: copy,
+            service: (name) => pod?.session(name),
           }, run),
       afterExit: async (opened) => {
         changesAfterAgent = await opened.changes();

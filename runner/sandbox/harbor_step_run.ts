@@ -8,8 +8,9 @@
  *   Harbor's `pwd` finds it) and their `setup.sh` run there as the agent's
  *   user, then the step's healthcheck; for `suite check`'s oracle, the
  *   step's `solve.sh` placed at `/solution`;
- * - after each step but the last: the step verified in the live
- *   environment, its `min_reward` gate applied, the tests removed and the
+ * - after each step but the last: the step verified in the task's mode
+ *   (in the live environment, or a separate verifier given the step's
+ *   inputs, the environment left running), its `min_reward` gate applied, the tests removed and the
  *   candidate's processes let run again (`reopenAfterStep`), and the next
  *   step's instruction written as the workspace's `TASK.md`; the next run
  *   gets the step's own wall cap within what is left of the episode's;
@@ -38,6 +39,20 @@ import type { SandboxSession, SessionExecRun } from "./sandbox_session.ts";
 /** A step of the task, with its files on the host. */
 export type PlacedStep = TaskStep & { files: StepPaths };
 
+/** What a step's verification is given of the live environment. */
+export interface StepEnvironment extends SharedEnvironment {
+  /** A sidecar service's session by its name (a separate verifier's collect hooks and artifacts). */
+  service(name: string): SandboxSession | undefined;
+}
+
+/** The live environment at the attempt's end, which the last verification may end (separate mode). */
+export interface FinalStepEnvironment extends StepEnvironment {
+  /** Ends the agent's container alone. */
+  endAgent(): Promise<void>;
+  /** Ends the container and its services. */
+  end(): Promise<void>;
+}
+
 /** What {@link stepRun} runs. */
 export interface StepRunOptions {
   steps: readonly PlacedStep[];
@@ -50,8 +65,19 @@ export interface StepRunOptions {
   /** The episode's wall cap in ms, shared by the steps. */
   wallMs: number;
   signal: AbortSignal;
-  /** Verifies one step in the live environment (Harbor's shared mode). */
-  verify(environment: SharedEnvironment, step: PlacedStep): Promise<VerifyResult>;
+  /**
+   * Verifies one step in the task's verifier mode: in the live environment
+   * (shared), or in a verifier of its own given the step's inputs
+   * (separate); the last step's (`environment` then a
+   * {@link FinalStepEnvironment}) may end the environment.
+   */
+  verify(
+    environment: StepEnvironment | FinalStepEnvironment,
+    step: PlacedStep,
+    final: boolean,
+  ): Promise<VerifyResult>;
+  /** The task's verifier mode, which the attempt's verification record names. */
+  mode: "shared" | "separate";
 }
 
 /** The steps of one episode as they run ({@link stepRun}). */
@@ -66,12 +92,12 @@ export interface StepRun {
   start(session: SandboxSession): Promise<void>;
   /** `CandidatePlan.nextStep`: after a run, the next one, or null when the steps are over. */
   next(
-    environment: SharedEnvironment & { workspace: string },
+    environment: StepEnvironment & { workspace: string },
     run: SessionExecRun,
   ): Promise<{ argv: readonly string[]; wallMs: number } | null>;
   /** The attempt's result, once the candidate has exited (see the module doc). */
   finish(
-    environment: SharedEnvironment,
+    environment: FinalStepEnvironment,
     strategy: "mean" | "final",
     rule: RewardRule,
   ): Promise<VerifyResult>;
@@ -110,7 +136,7 @@ export function stepRun(options: StepRunOptions): StepRun {
       const next = steps[ran];
       spentMs += run.wallMs;
       if (next === undefined) return null;
-      const result = await options.verify(environment, step);
+      const result = await options.verify(environment, step, false);
       verified.push({ name: step.name, result });
       const goOn = result.kind === "verdict" &&
         passesStepGate(result.verification?.reward ?? null, step.min_reward) &&
@@ -136,9 +162,9 @@ export function stepRun(options: StepRunOptions): StepRun {
     finish: async (environment, strategy, rule) => {
       if (verified.length < ran) {
         const step = steps[ran - 1];
-        verified.push({ name: step.name, result: await options.verify(environment, step) });
+        verified.push({ name: step.name, result: await options.verify(environment, step, true) });
       }
-      return combineStepResults(verified, strategy, rule);
+      return combineStepResults(verified, strategy, rule, options.mode);
     },
   };
 }

@@ -72,6 +72,7 @@ export function passesStepGate(
  * @param steps the steps verified, in order (at least one)
  * @param strategy `mean` or `final` (the task's `step_reward`, Harbor's default `mean`)
  * @param rule the task's reward rule
+ * @param mode the verifier mode the steps were verified in; default `shared`
  * @returns the result the row is classified from
  * @example
  * ```ts
@@ -99,6 +100,7 @@ export function combineStepResults(
   steps: readonly VerifiedStep[],
   strategy: "mean" | "final",
   rule: RewardRule,
+  mode: "shared" | "separate" = "shared",
 ): VerifyResult {
   const records = steps.map((step) => step.result.verification);
   const rewards = records.map((record) => record?.reward ?? null);
@@ -108,7 +110,7 @@ export function combineStepResults(
     ? null
     : decideReward({ file: allText ? "reward.txt" : "reward.json", values: combined }, rule);
   const verification: VerificationRecord = {
-    mode: "shared",
+    mode,
     reward: combined,
     reward_file: combined === null ? null : allText ? "reward.txt" : "reward.json",
     decided_by: decided?.kind === "verdict"
@@ -118,8 +120,12 @@ export function combineStepResults(
     hijacks: records.flatMap((record) => record?.hijacks ?? []),
     egress_allowed: sum(records.map((record) => record?.egress_allowed ?? 0)),
     egress_denied: sum(records.map((record) => record?.egress_denied ?? 0)),
-    kept_processes: records.flatMap((record) => record?.kept_processes ?? []),
-    stopped_processes: sum(records.map((record) => record?.stopped_processes ?? 0)),
+    ...(mode === "shared"
+      ? {
+        kept_processes: records.flatMap((record) => record?.kept_processes ?? []),
+        stopped_processes: sum(records.map((record) => record?.stopped_processes ?? 0)),
+      }
+      : {}),
     steps: steps.map(({ name, result }) => ({
       name,
       reward: result.verification?.reward ?? null,

@@ -472,7 +472,7 @@ export async function runSeparateVerifier(
     return await runHarborTests({
       session: verifier.session,
       workdir: verifier.workdir,
-      tests: job.uploadTests ? settings.verifierDir : undefined,
+      tests: job.uploadTests ? settings.testsDir ?? settings.verifierDir : undefined,
       settings,
       keptPids: [],
       environmentPids: new Set(),
