@@ -8,7 +8,7 @@
  */
 import type { Plan } from "../analysis/schema/records.ts";
 import type { Suite } from "../analysis/schema/suite_manifest.ts";
-import { expandAgentAllowHosts, PACKAGE_INDEXES } from "../runner/egress/agent_egress.ts";
+import { expandPackageIndexes, PACKAGE_INDEXES } from "../runner/egress/agent_egress.ts";
 import type { ParsedArgs } from "./_args.ts";
 import { UsageError } from "./_command.ts";
 import { allowHostOption } from "./_allow_host_option.ts";
@@ -51,7 +51,7 @@ export function agentEgressOption(
   values: ParsedArgs["values"],
   suite: Suite,
 ): { record: Plan["agent_egress"]; warnings: string[] } {
-  const hosts = expandAgentAllowHosts(
+  const hosts = expandPackageIndexes(
     allowHostOption(values, "agent-allow-host", [PACKAGE_INDEXES]) ?? [],
   );
   const anyPublic = values["agent-allow-any-public-host"] === true;

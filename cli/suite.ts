@@ -17,6 +17,7 @@ import { plural } from "../report/format.ts";
 import { choiceOption, numberOption, parseCommandArgs, stringOption, textOption } from "./_args.ts";
 import { InputError, type Io, runSubcommand, type Subcommands, UsageError } from "./_command.ts";
 import { allowHostOption } from "./_allow_host_option.ts";
+import { expandPackageIndexes, PACKAGE_INDEXES } from "../runner/egress/agent_egress.ts";
 import { emit } from "./_output.ts";
 import { CHECK_HELP, runCheck } from "./suite_check.ts";
 
@@ -83,9 +84,11 @@ OPTIONS (import harbor):
                       default key
   --verifier-allow-host HOST
                       A host the verifier may reach through the runner's recording proxy
-                      (a host name or *.name, optionally :port, lower-cased; repeatable). The
-                      verifier reaches exactly these, plus a task's own allowed_hosts when
-                      its verifier's network_mode is "allowlist"; default none
+                      (a host name or *.name, optionally :port, lower-cased; repeatable), or
+                      "@package-indexes" for the package indexes a test.sh installs from
+                      (PyPI, npm, Debian, Ubuntu, Go, crates.io, Maven Central, RubyGems).
+                      The verifier reaches exactly these, plus a task's own allowed_hosts
+                      when its verifier's network_mode is "allowlist"; default none
 ${WIDTH_HELP}
   --json              Canonical JSON instead of text
   -h, --help          This help
@@ -166,7 +169,10 @@ async function runImport(args: string[], io: Io): Promise<number> {
     choices: RewardRule.options,
     fallback: "key",
   });
-  const verifierAllowHosts = allowHostOption(values, "verifier-allow-host");
+  const verifierHosts = allowHostOption(values, "verifier-allow-host", [PACKAGE_INDEXES]);
+  const verifierAllowHosts = verifierHosts === undefined
+    ? undefined
+    : expandPackageIndexes(verifierHosts);
   const warn = (dir: string, message: string) =>
     io.stderr(fitLines(`warning: ${lineText(`${dir}: ${message}`)}\n`, width));
   const tasks: HarborTask[] = [];

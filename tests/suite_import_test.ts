@@ -6,6 +6,7 @@
  * @module
  */
 import { deepEqual, equal, match } from "node:assert/strict";
+import { PACKAGE_INDEX_HOSTS } from "../runner/egress/agent_egress.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
@@ -383,4 +384,28 @@ Deno.test("suite import harbor --skip-refused: the other tasks imported, each re
   const refused = await cli("suite", "import", "harbor", harbor, "--out", `${tmp.path}/none`);
   equal(refused.code, 2);
   equal(await Deno.stat(`${tmp.path}/none`).then(() => true, () => false), false);
+});
+
+Deno.test("suite import harbor --verifier-allow-host @package-indexes gives the verifier the package indexes", async () => {
+  await using tmp = await tempDir();
+  const run = await cli(
+    "suite",
+    "import",
+    "harbor",
+    `${COOKBOOK}/simple-task`,
+    "--out",
+    `${tmp.path}/suite`,
+    "--without-internet",
+    "--verifier-allow-host",
+    "@Package-Indexes",
+    "--verifier-allow-host",
+    "astral.sh",
+  );
+  equal(run.code, 0, run.stderr);
+  const suite = await loadSuite(`${tmp.path}/suite`);
+  // The suite keeps a verifier's hosts sorted.
+  deepEqual(
+    suite.manifest.tasks[0].verifier?.allow_hosts,
+    [...PACKAGE_INDEX_HOSTS, "astral.sh"].sort(),
+  );
 });

@@ -14,7 +14,7 @@ import type { Episode, Plan } from "../../analysis/schema/records.ts";
 import type { EgressRequest } from "./egress_request.ts";
 import type { AgentNetwork } from "../../analysis/schema/suite_manifest.ts";
 
-/** The name `freeze --agent-allow-host` takes for {@link PACKAGE_INDEX_HOSTS}. */
+/** The name the host options take for {@link PACKAGE_INDEX_HOSTS} (`expandPackageIndexes`). */
 export const PACKAGE_INDEXES = "@package-indexes";
 
 /**
@@ -73,19 +73,20 @@ export const MODEL_API_HOSTS: readonly string[] = [
 ];
 
 /**
- * `freeze --agent-allow-host` entries with {@link PACKAGE_INDEXES} replaced
- * by {@link PACKAGE_INDEX_HOSTS}, each host once, in the order given.
+ * Host option entries (`freeze --agent-allow-host`, `suite import harbor
+ * --verifier-allow-host`) with {@link PACKAGE_INDEXES} replaced by
+ * {@link PACKAGE_INDEX_HOSTS}, each host once, in the order given.
  *
  * @param entries the option's values
- * @returns the hosts the plan records
+ * @returns the hosts the plan or the suite records
  * @example
  * ```ts
- * import { expandAgentAllowHosts } from "./agent_egress.ts";
+ * import { expandPackageIndexes } from "./agent_egress.ts";
  * import { equal } from "node:assert/strict";
- * equal(expandAgentAllowHosts(["files.example", "@package-indexes"])[1], "pypi.org");
+ * equal(expandPackageIndexes(["files.example", "@package-indexes"])[1], "pypi.org");
  * ```
  */
-export function expandAgentAllowHosts(entries: readonly string[]): string[] {
+export function expandPackageIndexes(entries: readonly string[]): string[] {
   const hosts = entries.flatMap((entry) =>
     entry === PACKAGE_INDEXES ? PACKAGE_INDEX_HOSTS : [entry]
   );
