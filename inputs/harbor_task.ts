@@ -621,7 +621,9 @@ async function readSteps(
       );
     }
     // Harbor builds a separate verifier's image from each step's own tests/ (its Dockerfile).
-    if (separateOwn && await isDirectory(`${base}/steps/${step.name}/tests`)) {
+    if (
+      mode === "separate" && separateOwn && await isDirectory(`${base}/steps/${step.name}/tests`)
+    ) {
       throw refusal(
         `${base}/steps/${step.name}/tests`,
         "a step's own tests/ with a separate verifier (an image per step) is not supported: the " +

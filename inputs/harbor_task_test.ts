@@ -476,9 +476,11 @@ Deno.test("readHarborTask() refuses what a multi-step task cannot be, on its lin
     await refusal(() => readHarborTask(twice)),
     `${twice}/task.toml:3: field "steps[1].name": step "a" repeats`,
   );
+  // In shared mode a tests/Dockerfile is only a file: the step's own tests/ are its tests.
   const stepSeparate = await task(
     "step-separate",
     '[[steps]]\nname = "a"\n[steps.verifier]\nenvironment_mode = "separate"\n',
+    { "tests/Dockerfile": "FROM base\n", "steps/a/tests/test.sh": "#!/bin/sh\n" },
   );
   equal(
     await refusal(() => readHarborTask(stepSeparate)),
