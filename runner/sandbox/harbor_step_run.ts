@@ -1,6 +1,6 @@
 /**
  * One episode of a multi-step task (Harbor's `[[steps]]`,
- * `src/harbor/trial/multi_step.py`) in its shared-mode environment, step by
+ * `src/harbor/trial/multi_step.py`) in its environment as built, step by
  * step, beside the candidate protocol's runs (`CandidatePlan.nextStep`):
  *
  * - before each step, Harbor's step preparation (`_prepare_step`): the
@@ -10,8 +10,9 @@
  *   step's `solve.sh` placed at `/solution`;
  * - after each step but the last: the step verified in the task's mode
  *   (in the live environment, or a separate verifier given the step's
- *   inputs, the environment left running), its `min_reward` gate applied, the tests removed and the
- *   candidate's processes let run again (`reopenAfterStep`), and the next
+ *   inputs, the environment left running), its `min_reward` gate applied,
+ *   the tests removed and the candidate's processes let run again
+ *   (`reopenAfterStep`), and the next
  *   step's instruction written as the workspace's `TASK.md`; the next run
  *   gets the step's own wall cap within what is left of the episode's;
  * - at the end ({@link StepRun.finish}): the step that ran last verified,
