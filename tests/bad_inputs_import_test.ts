@@ -182,7 +182,7 @@ badInputTests("suite import harbor", [
     ],
     code: 1,
     stderr:
-      /^error: Option "--verifier-allow-host" must be a host name or \*\.name, optionally :port: "https:\/\/pypi\.org\/simple"\n/,
+      /^error: Option "--verifier-allow-host" must be a host name or \*\.name, optionally :port, or "@package-indexes": "https:\/\/pypi\.org\/simple"\n/,
   },
   {
     name: "a Compose sidecar bound to a host directory",
