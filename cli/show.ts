@@ -270,8 +270,9 @@ function stepLine(step: NonNullable<VerificationRecord["steps"]>[number]): strin
 }
 
 /**
- * How the verdict was reached (issue 22), a line for the mode, one for
- * each step of a multi-step task, and one for each of: the reward file's keys and values (in the file's order) and what
+ * How the verdict was reached (the row's `verification` record): a line
+ * for the mode, one for each step of a multi-step task, and one for each
+ * of: the reward file's keys and values (in the file's order) and what
  * decided; the hijacks found; the verifier's egress. The hijacks and egress
  * lines appear outside the sealed mode, or when there is something to say.
  * Keys and paths are untrusted: each on one line, escaped.

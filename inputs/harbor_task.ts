@@ -100,7 +100,7 @@ import {
   TaskVerifier,
 } from "../analysis/schema/suite_manifest.ts";
 import { AllowHost } from "../analysis/schema/allow_host.ts";
-import { pathExists, readInput } from "./input_file.ts";
+import { pathExists, pathIs, readInput } from "./input_file.ts";
 import { schemaProblem } from "../analysis/schema/schema_problems.ts";
 import { decodeStrictText } from "../analysis/schema/strict_json.ts";
 import { type ComposeEnvironment, composeServiceNames, readCompose } from "./harbor_compose.ts";
@@ -365,7 +365,7 @@ export async function readHarborTask(
   const config = parseTaskToml(tomlPath, tomlText, warnings);
   const mode = verifierMode(tomlPath, tomlText, config);
   // A separate verifier's own image (Harbor builds it from tests/), which holds its tests.
-  const separateOwn = await isFile(`${base}/tests/Dockerfile`) ||
+  const separateOwn = await pathIs(`${base}/tests/Dockerfile`, "file") ||
     config.verifier.environment?.docker_image !== undefined;
   const multiStep = await readSteps(base, tomlPath, tomlText, config, {
     mode,
@@ -378,13 +378,13 @@ export async function readHarborTask(
     strictText(`${base}/instruction.md`, await readInput(`${base}/instruction.md`));
     files.push({ from: `${base}/instruction.md`, to: "workspace/TASK.md" });
     const testSh = `${base}/tests/test.sh`;
-    if (!(await isFile(testSh))) {
+    if (!(await pathIs(testSh, "file"))) {
       throw await windowsRefusal(`${base}/tests`) ??
         ioError(testSh, "missing: a Harbor task's verifier is tests/test.sh");
     }
     testShs = [testSh];
     files.push(...await treeFiles(`${base}/tests`, "verifier", { "test.sh": 0o755 }));
-    if (await isFile(`${base}/solution/solve.sh`)) {
+    if (await pathIs(`${base}/solution/solve.sh`, "file")) {
       files.push(...await treeFiles(`${base}/solution`, "solution", { "solve.sh": 0o755 }));
     } else {
       warnings.push("no solution/solve.sh: no oracle: suite check cannot prove this task");
@@ -407,7 +407,7 @@ export async function readHarborTask(
   const dockerfile = `${base}/environment/Dockerfile`;
   let environment: SuiteTaskEntry["environment"];
   const environmentSource = harborEnvironmentSource(
-    await isFile(dockerfile),
+    await pathIs(dockerfile, "file"),
     image,
     options.forceBuild === true,
     { file: tomlPath, text: tomlText, table: "environment", dockerfile: "environment/Dockerfile" },
@@ -587,7 +587,7 @@ async function readSteps(
   const steps = config.steps ?? [];
   const at = { line: tomlKeyLine(text, "steps"), field: "steps" };
   if (steps.length === 0) {
-    if (await isDirectory(`${base}/steps`)) {
+    if (await pathIs(`${base}/steps`, "directory")) {
       throw refusal(`${base}/steps`, "a steps/ directory, but task.toml has no [[steps]]");
     }
     return null;
@@ -622,7 +622,8 @@ async function readSteps(
     }
     // Harbor builds a separate verifier's image from each step's own tests/ (its Dockerfile).
     if (
-      mode === "separate" && separateOwn && await isDirectory(`${base}/steps/${step.name}/tests`)
+      mode === "separate" && separateOwn &&
+      await pathIs(`${base}/steps/${step.name}/tests`, "directory")
     ) {
       throw refusal(
         `${base}/steps/${step.name}/tests`,
@@ -630,7 +631,7 @@ async function readSteps(
           "steps share the task's verifier",
       );
     }
-    if (await isDirectory(`${dir}/workdir`)) {
+    if (await pathIs(`${dir}/workdir`, "directory")) {
       files.push(...await treeFiles(`${dir}/workdir`, `steps/${step.name}/workdir`, {}));
     }
     const instruction = `${dir}/instruction.md`;
@@ -639,7 +640,7 @@ async function readSteps(
     if (index === 0) files.push({ from: instruction, to: "workspace/TASK.md" });
     const tests = new Map<string, HarborTaskFile>();
     for (const root of [`${base}/tests`, `${dir}/tests`]) {
-      if (!(await isDirectory(root))) continue;
+      if (!(await pathIs(root, "directory"))) continue;
       for (const file of await treeFiles(root, `verifier/${step.name}`, { "test.sh": 0o755 })) {
         tests.set(file.to, file);
       }
@@ -651,7 +652,7 @@ async function readSteps(
     }
     testShs.push(testSh.from);
     files.push(...tests.values());
-    if (await isFile(`${dir}/solution/solve.sh`)) {
+    if (await pathIs(`${dir}/solution/solve.sh`, "file")) {
       files.push(
         ...await treeFiles(`${dir}/solution`, `solution/${step.name}`, { "solve.sh": 0o755 }),
       );
@@ -704,7 +705,7 @@ async function readSteps(
  * `testsDir` holds no `test.bat`.
  */
 async function windowsRefusal(testsDir: string): Promise<LedgerError | null> {
-  if (!(await isFile(`${testsDir}/test.bat`))) return null;
+  if (!(await pathIs(`${testsDir}/test.bat`, "file"))) return null;
   return refusal(
     `${testsDir}/test.bat`,
     "a Windows task (test.bat in place of test.sh) is not supported: episodes run in Linux " +
@@ -732,18 +733,6 @@ function artifactPath(file: string, raw: string, at: { line: number; field: stri
     );
   }
   return path;
-}
-
-/** Whether `path` is a directory (absent: false). */
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return false;
-    }
-    throw ioError(path, error);
-  }
 }
 
 /**
@@ -842,7 +831,7 @@ async function refuseVerifierCompose(base: string): Promise<string[]> {
     const path = `${base}/tests/${name}`;
     if (!(await pathExists(path))) continue;
     const services = composeServiceNames(path, strictText(path, await readInput(path)));
-    if (services.join() === "main" && await isFile(`${base}/tests/Dockerfile`)) {
+    if (services.join() === "main" && await pathIs(`${base}/tests/Dockerfile`, "file")) {
       return [
         `tests/${name} declares only the main service: the separate verifier's image is ` +
         "tests/Dockerfile, and the Compose file's own settings are not read",
@@ -1060,7 +1049,7 @@ async function separateVerifier(
   const image = table?.docker_image;
   let environment: TaskVerifier["environment"];
   const source = harborEnvironmentSource(
-    await isFile(`${base}/tests/Dockerfile`),
+    await pathIs(`${base}/tests/Dockerfile`, "file"),
     image,
     forceBuild,
     { file, text, table: "verifier.environment", dockerfile: "tests/Dockerfile" },
@@ -1263,16 +1252,6 @@ function tomlKeyLine(text: string, field: string): number {
     if (full === field) return i + 1;
   }
   return 0;
-}
-
-/** Whether `path` is a regular file (following a link). */
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw ioError(path, error);
-  }
 }
 
 /**

@@ -120,3 +120,25 @@ export async function pathExists(path: string): Promise<boolean> {
     throw ioError(path, error);
   }
 }
+
+/**
+ * Whether a path is a regular file, or a directory, as `kind` asks
+ * (`stat`: a link is followed); nothing there, or a path through a file,
+ * is false.
+ *
+ * @param path the path, as given
+ * @param kind what it must be
+ * @returns true when it is that
+ * @throws {LedgerError} code `io_error` when the path cannot be examined
+ */
+export async function pathIs(path: string, kind: "file" | "directory"): Promise<boolean> {
+  try {
+    const stat = await Deno.stat(path);
+    return kind === "file" ? stat.isFile : stat.isDirectory;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return false;
+    }
+    throw ioError(path, error);
+  }
+}

@@ -138,31 +138,21 @@ export async function checkEnvironment(
           "which only the Docker sandbox gives (--unsandboxed runs verify.sh on the host)",
       );
     }
-    if (
-      options.hostCommands === undefined && !options.imagesOnNodes && task.environment !== undefined
-    ) {
-      const found = await resolve(task.environment.image);
-      if (found !== task.environment.image_digest) {
-        mismatches.push(
-          imageMessage(
-            `task "${task.task_id}" environment "${task.environment.image}"`,
-            found,
-            task.environment.image_digest,
-          ),
-        );
-      }
-    }
     if (options.hostCommands === undefined && !options.imagesOnNodes) {
-      for (const service of task.services ?? []) {
-        const found = await resolve(service.image);
-        if (found !== service.image_digest) {
-          mismatches.push(
-            imageMessage(
-              `task "${task.task_id}" service "${service.name}" image "${service.image}"`,
-              found,
-              service.image_digest,
-            ),
-          );
+      // The task's environment and its services' images, each as the plan froze it.
+      const frozen = [
+        ...(task.environment === undefined
+          ? []
+          : [{ what: `environment "${task.environment.image}"`, ...task.environment }]),
+        ...(task.services ?? []).map((service) => ({
+          what: `service "${service.name}" image "${service.image}"`,
+          ...service,
+        })),
+      ];
+      for (const { what, image, image_digest } of frozen) {
+        const found = await resolve(image);
+        if (found !== image_digest) {
+          mismatches.push(imageMessage(`task "${task.task_id}" ${what}`, found, image_digest));
         }
       }
     }

@@ -84,22 +84,27 @@ export function taskSandboxSettings(
     ...(verifier?.wall_ms === undefined ? {} : { verifierWallMs: verifier.wall_ms }),
     ...(verifier?.env === undefined ? {} : { verifierEnv: verifier.env }),
     ...(task.services === undefined ? {} : {
-      services: task.services.map((service) => {
-        const frozen = planned.services?.find((s) => s.name === service.name);
-        if (frozen === undefined) {
-          throw new Error(`Task "${task.task_id}": service "${service.name}" is not in the plan`);
-        }
-        return { ...service, imageId: frozen.image_digest };
-      }),
-      environmentDependsOn: task.environment_depends_on ?? {},
-      environmentVolumes: task.environment_volumes ?? [],
+      services: {
+        services: task.services.map((service) => {
+          const frozen = planned.services?.find((s) => s.name === service.name);
+          if (frozen === undefined) {
+            throw new Error(`Task "${task.task_id}": service "${service.name}" is not in the plan`);
+          }
+          return { ...service, imageId: frozen.image_digest };
+        }),
+        dependsOn: task.environment_depends_on ?? {},
+        volumes: task.environment_volumes ?? [],
+      },
     }),
     ...(task.steps === undefined ? {} : {
-      steps: task.steps.map((step) => ({
-        ...step,
-        files: stepPaths(taskPaths(suiteDir, task.task_id), step.name),
-      })),
-      stepReward: task.step_reward ?? "mean",
+      multiStep: {
+        steps: task.steps.map((step) => ({
+          ...step,
+          files: stepPaths(taskPaths(suiteDir, task.task_id), step.name),
+        })),
+        // Harbor's default strategy (`multi_step_reward_strategy`).
+        reward: task.step_reward ?? "mean",
+      },
     }),
   };
 }

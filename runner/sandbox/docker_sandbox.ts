@@ -43,11 +43,8 @@ import {
 import { type PlacedStep, type StepEnvironment, type StepRun, stepRun } from "./harbor_step_run.ts";
 import type { SandboxProxy } from "./sandbox_proxy.ts";
 import type { SandboxSession, SessionBackend } from "./sandbox_session.ts";
-import type {
-  ServiceVolume,
-  TaskHealthcheck,
-  TaskService,
-} from "../../analysis/schema/suite_manifest.ts";
+import type { TaskHealthcheck } from "../../analysis/schema/suite_manifest.ts";
+import type { TaskPodSpec } from "./task_pod.ts";
 import {
   EGRESS_RESOLVE_VARIABLE,
   type EgressResolve,
@@ -101,22 +98,18 @@ export interface TaskSandboxSettings {
    */
   agentEgress?: AgentEgress;
   /**
-   * A multi-step task's steps (Harbor's `[[steps]]`, shared mode), with
-   * their files on the host (`stepPaths`), run in order in one environment
-   * (`harbor_steps.ts`); absent: one instruction, one verification.
+   * A multi-step task's steps (Harbor's `[[steps]]`), with their files on
+   * the host (`stepPaths`), run in order in one environment
+   * (`harbor_step_run.ts`), and how their rewards combine (the task's
+   * `step_reward`); absent: one instruction, one verification.
    */
-  steps?: readonly PlacedStep[];
-  /** How the steps' rewards combine (the task's `step_reward`); with `steps`. */
-  stepReward?: "mean" | "final";
+  multiStep?: { steps: readonly PlacedStep[]; reward: "mean" | "final" };
   /**
-   * The sidecar services of the task's environment, in start order, each
-   * with its frozen image ID (`task_pod.ts`); absent: one container.
+   * The sidecar services of the task's environment, each with its frozen
+   * image ID, what the agent's environment waits for and mounts
+   * (`task_pod.ts`); absent: one container.
    */
-  services?: readonly (TaskService & { imageId: string })[];
-  /** The services the agent's environment waits for (`environment_depends_on`); with `services`. */
-  environmentDependsOn?: Readonly<Record<string, "started" | "healthy">>;
-  /** The services' volumes the agent's environment mounts; with `services`. */
-  environmentVolumes?: readonly ServiceVolume[];
+  services?: Pick<TaskPodSpec, "services" | "dependsOn" | "volumes">;
   /** Separate mode: Harbor's collect hooks (`verifier.collect`, `runSeparateVerifier`). */
   verifierCollect?: readonly {
     service: string;
@@ -358,8 +351,9 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         ...(agent.command?.slice(1) ?? []),
       ];
       // A multi-step task's steps, each verified after it but the last (`harbor_step_run.ts`).
-      const steps = settings.steps === undefined ? undefined : stepRun({
-        steps: settings.steps,
+      const steps = settings.multiStep === undefined ? undefined : stepRun({
+        steps: settings.multiStep.steps,
+        reward: settings.multiStep.reward,
         oracle: program?.kind === "oracle",
         agentArgv: environmentArgv,
         agentUser: settings.agentUser,
@@ -400,11 +394,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
               ? program.solutionDir
               : undefined,
             nextStep: steps?.next,
-            services: settings.services === undefined ? undefined : {
-              services: settings.services,
-              dependsOn: settings.environmentDependsOn ?? {},
-              volumes: settings.environmentVolumes ?? [],
-            },
+            services: settings.services,
             workdir: settings.workdir,
             environmentEnv: settings.environmentEnv,
             healthcheck: settings.environmentHealthcheck,
@@ -484,7 +474,7 @@ export function createDockerSandbox(options: DockerSandboxOptions): EpisodeSandb
         stepsOf.delete(request.episode.episode_id);
         try {
           if (steps !== undefined) {
-            return await steps.finish(environment, settings.stepReward ?? "mean", harbor.reward);
+            return await steps.finish(environment, harbor.reward);
           }
           return await harborVerification(environment, settings, harbor, {
             labels: episodeLabels(request.episode),

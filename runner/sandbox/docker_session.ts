@@ -249,22 +249,25 @@ export function containerSessionBackend(docker: Docker, tempDir?: string): Sessi
         ],
       });
       create.Entrypoint = gate.entrypoint;
-      // A namespace's sysctls are its owner's: a session that joins another's sets none.
-      const lowPorts = { "net.ipv4.ip_unprivileged_port_start": "0" };
       const network = spec.network;
+      const joins = typeof network === "object";
       if (spec.asBuilt !== undefined) {
+        create.HostConfig = { ...create.HostConfig, ReadonlyRootfs: false };
+      }
+      // The low ports are open in a namespace a task's environment runs in; a namespace's
+      // sysctls are its owner's, so a session that joins another's sets none.
+      if ((spec.asBuilt !== undefined || network === "shared") && !joins) {
         create.HostConfig = {
           ...create.HostConfig,
-          ReadonlyRootfs: false,
-          ...(typeof network === "object" ? {} : { Sysctls: lowPorts }),
+          Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
         };
       }
       if (network !== undefined) {
         // The engine's own network namespace then, so that others can join it by name.
         create.NetworkDisabled = false;
-        create.HostConfig = typeof network === "object"
-          ? { ...create.HostConfig, NetworkMode: `container:${network.join}` }
-          : { ...create.HostConfig, Sysctls: lowPorts };
+        if (joins) {
+          create.HostConfig = { ...create.HostConfig, NetworkMode: `container:${network.join}` };
+        }
       }
       try {
         const session = await startDockerSession(create, { docker, openGate: () => gate.open() });

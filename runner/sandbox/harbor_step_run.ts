@@ -36,6 +36,7 @@ import type { RewardRule } from "./parse_reward_file.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { VERIFIER_LIMITS } from "./sandbox_limits.ts";
 import type { SandboxSession, SessionExecRun } from "./sandbox_session.ts";
+import { pathIs } from "../../inputs/input_file.ts";
 
 /** A step of the task, with its files on the host. */
 export type PlacedStep = TaskStep & { files: StepPaths };
@@ -79,6 +80,8 @@ export interface StepRunOptions {
   ): Promise<VerifyResult>;
   /** The task's verifier mode, which the attempt's verification record names. */
   mode: "shared" | "separate";
+  /** How the steps' rewards combine (`combineStepResults`). */
+  reward: "mean" | "final";
 }
 
 /** The steps of one episode as they run ({@link stepRun}). */
@@ -97,11 +100,7 @@ export interface StepRun {
     run: SessionExecRun,
   ): Promise<{ argv: readonly string[]; wallMs: number } | null>;
   /** The attempt's result, once the candidate has exited (see the module doc). */
-  finish(
-    environment: FinalStepEnvironment,
-    strategy: "mean" | "final",
-    rule: RewardRule,
-  ): Promise<VerifyResult>;
+  finish(environment: FinalStepEnvironment, rule: RewardRule): Promise<VerifyResult>;
 }
 
 /** A step's setup script, run from the working directory before the step (Harbor's). */
@@ -160,12 +159,12 @@ export function stepRun(options: StepRunOptions): StepRun {
       }
       return { argv, wallMs: wallOf(next) };
     },
-    finish: async (environment, strategy, rule) => {
+    finish: async (environment, rule) => {
       if (verified.length < ran) {
         const step = steps[ran - 1];
         verified.push({ name: step.name, result: await options.verify(environment, step, true) });
       }
-      return combineStepResults(verified, strategy, rule, options.mode);
+      return combineStepResults(verified, options.reward, rule, options.mode);
     },
   };
 }
@@ -181,12 +180,12 @@ async function prepareStep(
   options: Pick<StepRunOptions, "oracle" | "agentUser" | "signal">,
 ): Promise<string | null> {
   if (options.oracle) await placeSolution(session, step.files);
-  if (await exists(step.files.workdir, "directory")) {
+  if (await pathIs(step.files.workdir, "directory")) {
     // The working directory as Harbor finds it: `pwd` in the environment.
     const pwd = await session.exec({ argv: [session.busybox, "pwd"], wallMs: 30_000 });
     const workdir = pwd.stdoutTail.trim() || "/";
     await session.copyIn(step.files.workdir, workdir);
-    if (await exists(`${step.files.workdir}/${STEP_SETUP}`, "file")) {
+    if (await pathIs(`${step.files.workdir}/${STEP_SETUP}`, "file")) {
       const setup = await session.exec({
         argv: ["bash", `${workdir.replace(/\/$/, "")}/${STEP_SETUP}`],
         ...(options.agentUser === undefined ? {} : { user: options.agentUser }),
@@ -221,15 +220,4 @@ async function placeSolution(session: SandboxSession, step: StepPaths): Promise<
     throw new SandboxError("workspace_failed", "Cannot empty /solution for the oracle");
   }
   await session.copyIn(step.solution, "/solution");
-}
-
-/** Whether `path` is there, as a file or a directory. */
-async function exists(path: string, kind: "file" | "directory"): Promise<boolean> {
-  try {
-    const stat = await Deno.stat(path);
-    return kind === "file" ? stat.isFile : stat.isDirectory;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }

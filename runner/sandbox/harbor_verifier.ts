@@ -497,9 +497,15 @@ async function runHarborTests(run: TestRun): Promise<SharedVerification> {
     reward: null,
   };
   const { digest, entries } = await digestTree(settings.verifierDir);
-  const uploaded = run.tests === undefined || run.tests === settings.verifierDir
-    ? entries
-    : (await digestTree(run.tests)).entries;
+  // The frozen entries of what goes to /tests: all of verifierDir, or one step's directory in it.
+  const inside = run.tests === undefined || run.tests === settings.verifierDir
+    ? ""
+    : `${run.tests.slice(settings.verifierDir.length + 1)}/`;
+  if (inside !== "" && !run.tests!.startsWith(`${settings.verifierDir}/`)) {
+    throw new Error(`The tests "${run.tests}" are not inside "${settings.verifierDir}"`);
+  }
+  const uploaded = entries.filter((entry) => entry.path.startsWith(inside))
+    .map((entry) => ({ ...entry, path: entry.path.slice(inside.length) }));
   if (digest !== settings.expectedVerifierDigest) {
     return {
       ...base,
