@@ -1156,7 +1156,7 @@ export const AgentCheckAgent = z.object({
   model: z.string().min(1).nullable(),
   env: PlannedAgent.shape.env,
   command: PlannedAgent.shape.command,
-  upstream_kind: z.enum(["openai", "anthropic"]),
+  upstream_kind: z.enum(["openai", "anthropic", "gemini"]),
   verdict: z.enum(["ok", "refused"]),
   /** Why a `refused` agent was refused; null when `ok`. */
   reason: z.string().min(1).nullable(),

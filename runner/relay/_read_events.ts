@@ -12,7 +12,10 @@ import { type SseEvent, SseSplitter } from "./_sse_splitter.ts";
 export interface EventsRead {
   /** Why reading the upstream failed (timeout, abort, reset); null when it ended normally. */
   error: unknown;
-  /** True when the stream ended with the API's last event (e.g. `data: [DONE]`). */
+  /**
+   * True when the stream ended with the API's last event (e.g. `data: [DONE]`),
+   * or, for an API whose streams end with the body, ended whole.
+   */
   done: boolean;
   /** `performance.now()` when the first body bytes arrived; null when none did. */
   firstByteAt: number | null;
@@ -31,12 +34,15 @@ export interface EventsRead {
  * @param upstream the upstream's event-stream response
  * @param onEvent sees each complete event; returns true for the stream's last
  * @param onBytes called whenever body bytes arrive (the upstream is answering)
+ * @param wholeAtEnd asked when the body ended without error, for an API whose streams end with
+ *   the body (`StreamReader.wholeAtEnd`): whether the stream is whole; absent: it is not
  * @returns how the stream ended
  */
 export async function readEvents(
   upstream: Response,
   onEvent: (event: SseEvent) => boolean,
   onBytes?: () => void,
+  wholeAtEnd?: () => boolean,
 ): Promise<EventsRead> {
   const decoder = new TextDecoder();
   const splitter = new SseSplitter();
@@ -57,6 +63,7 @@ export async function readEvents(
       const { value, done: ended } = await reader.read();
       if (ended) {
         take(splitter.end(decoder.decode()));
+        if (!done && wholeAtEnd?.() === true) return { error, done: true, firstByteAt, events };
         break;
       }
       firstByteAt ??= performance.now();

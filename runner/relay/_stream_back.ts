@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SseEvent } from "./_sse_splitter.ts";
+import { type SseEvent, SseSplitter } from "./_sse_splitter.ts";
 import { type EventsRead, readEvents } from "./_read_events.ts";
 import type { EventVerdict } from "./api/model_api.ts";
 
@@ -33,6 +33,17 @@ export interface StreamBackOptions {
   onSent(text: string): void;
   /** Called whenever upstream bytes arrive (the upstream is answering). */
   onBytes?(): void;
+  /** `StreamReader.wholeAtEnd` of the stream's reader, for an API whose streams end with the body. */
+  wholeAtEnd?(): boolean;
+  /**
+   * How the events reach the agent in another framing than the upstream's
+   * (Gemini's JSON array): the text sent for each event passed back, the
+   * `index`th (its raw text when absent), and the text closing the body.
+   */
+  framing?: {
+    event(event: SseEvent, index: number): string;
+    close(sent: number): string;
+  };
   /** Called once if the agent closes the stream before its end, with the events passed back. */
   onAgentClosed?(passed: number): void;
   /**
@@ -80,6 +91,13 @@ export function streamBack(
     },
     cancel: agentGone,
   });
+  let sent = 0;
+  const pass = (event: SseEvent): void => {
+    const text = options.framing === undefined ? event.raw : options.framing.event(event, sent);
+    if (text === "") return;
+    send(text);
+    sent += 1;
+  };
   const send = (text: string): void => {
     if (!agentOpen) return;
     const redacted = text.replaceAll(options.key, "[redacted]");
@@ -93,16 +111,22 @@ export function streamBack(
   };
 
   const finished = (async () => {
-    const read = await readEvents(upstream, (event) => {
-      const verdict = options.onEvent(event);
-      if (verdict.pass) send(event.raw);
-      return verdict.end;
-    }, () => options.onBytes?.());
+    const read = await readEvents(
+      upstream,
+      (event) => {
+        const verdict = options.onEvent(event);
+        if (verdict.pass) pass(event);
+        return verdict.end;
+      },
+      () => options.onBytes?.(),
+      options.wholeAtEnd,
+    );
     let last: string | null = null;
     try {
       last = options.onEnd({ ...read, agentClosedAfter });
     } finally {
-      if (last !== null) send(last);
+      if (last !== null) new SseSplitter().end(last).forEach(pass);
+      if (options.framing !== undefined) send(options.framing.close(sent));
       if (agentOpen) {
         // From here on the call is recorded: a late cancel changes nothing.
         agentOpen = false;

@@ -14,7 +14,7 @@ import { requestFingerprint } from "./request_fingerprint.ts";
 import { readBody } from "./_read_body.ts";
 import { type Ticket, TokenBudget } from "./token_budget.ts";
 import { promptTokenBound } from "./prompt_token_bound.ts";
-import { isCount, isRecord, type ModelApi } from "./api/model_api.ts";
+import { type AnswerForm, isCount, isRecord, type ModelApi } from "./api/model_api.ts";
 import type { UpstreamKind } from "./api/upstream_kind.ts";
 import {
   deniedUses,
@@ -82,7 +82,15 @@ export interface Admitted {
   /** `forwarded` parsed: the request as sent (`body` itself when unchanged). */
   sent: Record<string, unknown>;
   fingerprint: string;
+  /** How the agent asked to be answered. */
+  form: AnswerForm;
+  /** True unless `form` is `whole`. */
   streamed: boolean;
+  /**
+   * The path and query to forward: the route's target, and for a streamed
+   * call the stream form's (`ModelApi.streamedCall`).
+   */
+  target: string;
   /** The output cap the forwarded request carries; null when it carries none. */
   outputCap: number | null;
   /** The token cap's reservation; null without a cap. */
@@ -99,19 +107,30 @@ export interface AdmissionState {
   admitted: number;
 }
 
+/** The model call as routed: its API, path, query as received and target to forward. */
+export interface RoutedCall {
+  api: ModelApi;
+  path: string;
+  /** The query as received ("" when none). */
+  query: string;
+  /** The path and the query the API forwards. */
+  target: string;
+}
+
 /**
  * Decides one model call (rules in the steps of `startRelay`, `relay.ts`).
  *
  * @param request the agent's request (its body is read here)
- * @param api the API of the path called
+ * @param call the call's API, path, query and target
  * @param context the episode's `rules` and its mutable `state`
  * @returns the refusal or the call to forward
  */
 export async function admitModelCall(
   request: Request,
-  api: ModelApi,
+  call: RoutedCall,
   context: { rules: AdmissionRules; state: AdmissionState },
 ): Promise<Refused | Admitted> {
+  const { api } = call;
   const { rules, state } = context;
   const refused = (
     refusal: RelayRefusal,
@@ -164,7 +183,7 @@ export async function admitModelCall(
     );
   }
   const fingerprint = requestFingerprint(body);
-  const problem = requestProblem(body, rules.pinnedModel, api);
+  const problem = requestProblem(body, rules.pinnedModel, call);
   if (problem !== null) {
     return refused(problem.refusal, problem.status, problem.message, received, fingerprint);
   }
@@ -203,15 +222,18 @@ export async function admitModelCall(
     if (ticket.lowered) sent = withOutputCap(api, sent, ticket.outputCap) ?? sent;
   }
   state.admitted += 1;
-  const streamed = body.stream === true;
-  if (streamed) sent = api.streamedRequest(sent) ?? sent;
+  const form = api.answerForm(call.path, call.query, body);
+  let target = call.target;
+  if (form !== "whole") ({ target, body: sent } = api.streamedCall(target, sent));
   return {
     kind: "admitted",
     body,
     forwarded: sent === body ? read.bytes : jsonBytes(sent),
     sent,
     fingerprint,
-    streamed,
+    form,
+    streamed: form !== "whole",
+    target,
     outputCap: outputCapOf(api, sent),
     ticket,
     promptBound,
@@ -250,7 +272,7 @@ interface RequestProblem {
 function requestProblem(
   body: Record<string, unknown>,
   pinned: string | null,
-  api: ModelApi,
+  { api, path }: RoutedCall,
 ): RequestProblem | null {
   if (Object.hasOwn(body, "stream") && typeof body.stream !== "boolean") {
     return {
@@ -272,12 +294,13 @@ function requestProblem(
   }
   const unmetered = api.requestProblem(body);
   if (unmetered !== null) return { refusal: "bad_request", status: 400, message: unmetered };
-  if (pinned !== null && body.model !== pinned) {
+  const model = api.requestedModel(path, body);
+  if (pinned !== null && model !== pinned) {
     return {
       refusal: "model_not_allowed",
       status: 403,
       message: `Model not allowed: ${
-        JSON.stringify(body.model ?? null)
+        JSON.stringify(model ?? null)
       }; this episode's model is "${pinned}"`,
     };
   }
@@ -293,10 +316,54 @@ function requestProblem(
  */
 export function outputCapOf(api: ModelApi, body: Record<string, unknown>): number | null {
   for (const field of api.outputCapFields) {
-    const value = body[field];
+    const value = fieldOf(body, field);
     if (isCount(value)) return value;
   }
   return null;
+}
+
+/**
+ * The parent object and member name of a cap field, `a.b` naming member `b`
+ * of the object `a` (Gemini's `generationConfig.maxOutputTokens`); the
+ * parent is null when the body has no object there.
+ */
+function fieldPlace(
+  body: Record<string, unknown>,
+  field: string,
+): { parent: Record<string, unknown> | null; name: string } {
+  const dot = field.indexOf(".");
+  if (dot < 0) return { parent: body, name: field };
+  const parent = body[field.slice(0, dot)];
+  return { parent: isRecord(parent) ? parent : null, name: field.slice(dot + 1) };
+}
+
+function fieldOf(body: Record<string, unknown>, field: string): unknown {
+  const { parent, name } = fieldPlace(body, field);
+  return parent?.[name];
+}
+
+function hasField(body: Record<string, unknown>, field: string): boolean {
+  const { parent, name } = fieldPlace(body, field);
+  return parent !== null && Object.hasOwn(parent, name);
+}
+
+/** A copy of `body` with each of `fields` set to `value` (a missing parent object made). */
+function withFields(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+  value: number,
+): Record<string, unknown> {
+  const out = { ...body };
+  for (const field of fields) {
+    const dot = field.indexOf(".");
+    if (dot < 0) {
+      out[field] = value;
+      continue;
+    }
+    const head = field.slice(0, dot);
+    out[head] = { ...(isRecord(out[head]) ? out[head] : {}), [field.slice(dot + 1)]: value };
+  }
+  return out;
 }
 
 /**
@@ -315,9 +382,12 @@ export function withOutputCap(
   body: Record<string, unknown>,
   cap: number,
 ): Record<string, unknown> | null {
-  const used = api.outputCapFields.filter((field) => Object.hasOwn(body, field));
-  if (used.length === 0) return { ...body, [api.defaultOutputCapField]: cap };
-  const over = used.filter((field) => !(isCount(body[field]) && body[field] <= cap));
+  const used = api.outputCapFields.filter((field) => hasField(body, field));
+  if (used.length === 0) return withFields(body, [api.defaultOutputCapField], cap);
+  const over = used.filter((field) => {
+    const value = fieldOf(body, field);
+    return !(isCount(value) && value <= cap);
+  });
   if (over.length === 0) return null;
-  return { ...body, ...Object.fromEntries(over.map((field) => [field, cap])) };
+  return withFields(body, over, cap);
 }

@@ -32,7 +32,7 @@ async function decide(
   state = { admitted: 0 },
 ): Promise<Refused | Admitted> {
   const path = api.paths[0];
-  return await admitModelCall(request(path, body), api, {
+  return await admitModelCall(request(path, body), { api, path, query: "", target: path }, {
     rules: { ...RULES, ...rules },
     state,
   });

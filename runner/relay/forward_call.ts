@@ -15,7 +15,7 @@ const FORWARDED_RESPONSE_HEADERS = ["content-type", "retry-after", "x-request-id
 
 /** Where and how calls go upstream. */
 export interface Upstream {
-  /** Base URL ending in its `/v1`, without a trailing slash. */
+  /** Base URL ending in its API version (`/v1`, `/v1beta`), without a trailing slash. */
   base: string;
   kind: UpstreamKind;
   key: string;
@@ -77,39 +77,44 @@ export class SilenceTimer {
 }
 
 /**
- * The bytes to forward for a call the agent sent without `"stream": true`
- * (issue 21, "Invalid only when the harness failed"): the request as
- * admitted with `stream` set to true and the API's own change for a
- * stream ({@linkcode ModelApi.streamedRequest}: Chat Completions'
- * `stream_options.include_usage`), compact JSON. The relay reads the stream
- * and answers the agent whole (`reassembleStream`, `reassemble_stream.ts`), so that an
- * upstream answering slowly sends bytes all along and only a silent one
- * times out.
+ * The request to forward for a call the agent sent without asking for a
+ * stream (issue 21, "Invalid only when the harness failed"): the request as
+ * admitted in its API's stream form ({@linkcode ModelApi.streamedCall}:
+ * `"stream": true`, Chat Completions' `stream_options.include_usage`,
+ * Gemini's `:streamGenerateContent?alt=sse`), compact JSON. The relay reads
+ * the stream and answers the agent whole (`reassembleStream`,
+ * `reassemble_stream.ts`), so that an upstream answering slowly sends bytes
+ * all along and only a silent one times out.
  *
  * @param api the call's API
- * @param sent the request as admission would forward it
- * @returns the bytes to send
+ * @param admitted the target and the request as admission would forward them
+ * @returns the target and the bytes to send
  * @example
  * ```ts
  * import { streamedForWhole } from "./forward_call.ts";
  * import { openaiChat } from "./api/openai_chat.ts";
- * const bytes = streamedForWhole(openaiChat, { model: "m", messages: [] });
+ * const { bytes } = streamedForWhole(openaiChat, {
+ *   target: "/v1/chat/completions",
+ *   sent: { model: "m", messages: [] },
+ * });
  * const sent = JSON.parse(new TextDecoder().decode(bytes));
  * if (sent.stream !== true || sent.stream_options.include_usage !== true) throw new Error();
  * ```
  */
 export function streamedForWhole(
   api: ModelApi,
-  sent: Record<string, unknown>,
-): Uint8Array<ArrayBuffer> {
-  const streamed = { ...sent, stream: true };
-  return new TextEncoder().encode(JSON.stringify(api.streamedRequest(streamed) ?? streamed));
+  admitted: { target: string; sent: Record<string, unknown> },
+): { target: string; bytes: Uint8Array<ArrayBuffer> } {
+  const { target, body } = api.streamedCall(admitted.target, admitted.sent);
+  return { target, bytes: new TextEncoder().encode(JSON.stringify(body)) };
 }
 
 /**
  * Sends a request upstream; resolves when the response headers arrive.
  *
- * Rule: the path after `/v1` is appended to the upstream's base; headers
+ * Rule: the path after its first segment (the API version: `/v1`, Gemini's
+ * `/v1beta`) is appended to the upstream's base, which ends in the version
+ * the upstream serves; headers
  * are {@linkcode upstreamHeaders} (the agent's `Content-Type` and `Accept`,
  * for Anthropic its `anthropic-version` and `anthropic-beta`, the key where
  * the kind expects it); redirects are not followed.
@@ -134,7 +139,8 @@ export function openUpstream(
     incoming: request.incoming,
     withBody: request.body !== null,
   });
-  return fetch(`${upstream.base}${request.pathAndSearch.slice("/v1".length)}`, {
+  const afterVersion = request.pathAndSearch.indexOf("/", 1);
+  return fetch(`${upstream.base}${request.pathAndSearch.slice(afterVersion)}`, {
     method: request.method,
     headers,
     body: request.body === null ? undefined : request.body,

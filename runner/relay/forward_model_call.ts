@@ -32,8 +32,6 @@ export interface ForwardedCall {
   index: number;
   /** The canonical path called, e.g. `/v1/responses`. */
   endpoint: string;
-  /** The target to forward (path and any allowed query). */
-  target: string;
   api: ModelApi;
   /** The agent's request headers (those the upstream's kind takes are passed on). */
   headers: Headers;
@@ -105,12 +103,15 @@ export async function forwardModelCall(
   log.begin(record);
   const silence = new SilenceTimer(upstream.timeoutMs);
   const started = performance.now();
+  const sent = admitted.streamed
+    ? { target: admitted.target, bytes: admitted.forwarded }
+    : streamedForWhole(api, admitted);
   try {
     const response = await openUpstream(upstream, {
-      pathAndSearch: call.target,
+      pathAndSearch: sent.target,
       method: "POST",
       incoming: call.headers,
-      body: admitted.streamed ? admitted.forwarded : streamedForWhole(api, admitted.sent),
+      body: sent.bytes,
       silence,
     });
     const stream = response.ok && isEventStream(response.headers);
@@ -133,6 +134,7 @@ export async function forwardModelCall(
     if (stream) {
       const relayed = accountStream(response, {
         record,
+        form: admitted.form,
         started,
         reader: api.streamReader(admitted.body),
         api,

@@ -14,19 +14,24 @@ async function admitted(body: unknown): Promise<Admitted> {
     method: "POST",
     body: JSON.stringify(body),
   });
-  const decided = await admitModelCall(request, openaiChat, {
-    rules: {
-      upstreamKind: "openai",
-      maxBodyBytes: 1 << 20,
-      bodyDeadlineMs: 5000,
-      pinnedModel: null,
-      maxOutputTokens: null,
-      stepCap: null,
-      budget: null,
-      allowedFeatures: [],
+  const path = "/v1/chat/completions";
+  const decided = await admitModelCall(
+    request,
+    { api: openaiChat, path, query: "", target: path },
+    {
+      rules: {
+        upstreamKind: "openai",
+        maxBodyBytes: 1 << 20,
+        bodyDeadlineMs: 5000,
+        pinnedModel: null,
+        maxOutputTokens: null,
+        stepCap: null,
+        budget: null,
+        allowedFeatures: [],
+      },
+      state: { admitted: 0 },
     },
-    state: { admitted: 0 },
-  });
+  );
   assert.equal(decided.kind, "admitted");
   return decided as Admitted;
 }
@@ -45,7 +50,6 @@ async function forward(base: string, closing = new AbortController().signal) {
   const call = {
     index: 1,
     endpoint: "/v1/chat/completions",
-    target: "/v1/chat/completions",
     api: openaiChat,
     headers: new Headers({ "content-type": "application/json" }),
     admitted: await admitted(CHAT),
@@ -61,7 +65,6 @@ Deno.test("admittedRecord() starts a forwarded call's record at 502 with what ad
   const record = admittedRecord({
     index: 3,
     endpoint: "/v1/chat/completions",
-    target: "/v1/chat/completions",
     api: openaiChat,
     headers: new Headers(),
     admitted: await admitted({ ...CHAT, max_tokens: 7 }),

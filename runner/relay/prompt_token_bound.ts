@@ -112,6 +112,33 @@ export function messagesToolAllowance(body: Record<string, unknown>): number {
   return allowance;
 }
 
+/**
+ * The Gemini API's allowance: {@linkcode MEDIA_PART_TOKENS} per `inlineData`
+ * or `fileData` part anywhere in the body (Gemini parts carry no `type`; the
+ * provider bills an image by its tiles, 258 tokens per tile, "Understand and
+ * count tokens", not by its bytes).
+ *
+ * @param body a `generateContent` request
+ * @returns the allowance in tokens
+ */
+export function geminiMediaAllowance(body: Record<string, unknown>): number {
+  let count = 0;
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (Array.isArray(next)) {
+      pending.push(...next);
+    } else if (isRecord(next)) {
+      for (const [key, value] of Object.entries(next)) {
+        const name = key.replaceAll("_", "").toLowerCase();
+        if ((name === "inlinedata" || name === "filedata") && isRecord(value)) count += 1;
+        else pending.push(value);
+      }
+    }
+  }
+  return MEDIA_PART_TOKENS * count;
+}
+
 /** Objects anywhere in `value` whose `type` is a media part's. */
 function mediaParts(value: unknown): number {
   let count = 0;

@@ -29,7 +29,9 @@
  * "Beta headers" (https://docs.anthropic.com/en/api/beta-headers), with the
  * `@anthropic-ai/sdk` SDK's `resources/beta/messages/messages.ts`
  * (`BetaToolUnion`, `BetaClientToolUnion`, `BetaContentBlockParam`,
- * `MessageCreateParamsBase`) and `resources/beta/beta.ts` (`AnthropicBeta`).
+ * `MessageCreateParamsBase`) and `resources/beta/beta.ts` (`AnthropicBeta`);
+ * Gemini API reference, "Generating content" (https://ai.google.dev/api/generate-content)
+ * and "Caching" (https://ai.google.dev/api/caching), with the `@google/genai` SDK's `Tool`.
  *
  * Rules for untrusted shapes (the body is whatever the agent sent):
  * - Nothing throws on a body: a field of the wrong type is skipped unless
@@ -108,6 +110,18 @@ export { ProviderFeature };
  *   `input_file.file_url`, screenshot `image_url` (in messages, tool
  *   outputs and `prompt.variables`); Messages image and document
  *   `source.url` at any depth (tool results, document content).
+ *
+ * Gemini (Gemini API reference, `Tool`, `Part.fileData`,
+ * `GenerateContentRequest.cachedContent`): tools `googleSearch`,
+ * `googleSearchRetrieval`, `enterpriseWebSearch`, `googleMaps`, `exaAiSearch`
+ * and `parallelAiSearch` are `web_search` (grounding in a search the
+ * provider runs), `urlContext` `web_fetch`, `codeExecution`
+ * `code_execution`, `fileSearch` `file_search`, `mcpServers` `mcp`;
+ * `cachedContent` is `stored_state`, and so is a `fileData.fileUri` of the
+ * Files API; any other `fileUri` is `remote_urls`. Member names match
+ * however they are cased or underscored, as the REST API reads them.
+ * `functionDeclarations` and `computerUse` are run by the agent; any other
+ * tool member (Vertex's `retrieval` among them) is {@linkcode UNKNOWN_TOOL}.
  *
  * Not provider features: computer use (Responses `computer`,
  * `computer_use_preview`, Messages `computer_*`, `computer_toolset_*`,
@@ -553,13 +567,90 @@ function messagesFeatures(body: Record<string, unknown>, headers: Headers, uses:
 }
 
 // ---------------------------------------------------------------------------
+// Gemini
+
+/**
+ * Gemini tool members by name, lower-cased without underscores (the REST API
+ * reads `googleSearch` and `google_search` alike): the feature each uses,
+ * or null for a tool the agent runs (Gemini API reference, `Tool`).
+ */
+const GEMINI_TOOLS: Record<string, ProviderFeature | null> = {
+  functiondeclarations: null,
+  computeruse: null,
+  googlesearch: "web_search",
+  googlesearchretrieval: "web_search",
+  enterprisewebsearch: "web_search",
+  googlemaps: "web_search",
+  exaaisearch: "web_search",
+  parallelaisearch: "web_search",
+  urlcontext: "web_fetch",
+  mcpservers: "mcp",
+  codeexecution: "code_execution",
+  filesearch: "file_search",
+};
+
+/** A member name lower-cased without underscores, as Gemini's JSON reader matches it. */
+function geminiName(key: string): string {
+  return key.replaceAll("_", "").toLowerCase();
+}
+
+/** The Files API: a `fileUri` there is a file the provider stores. */
+const GEMINI_FILES = /^https:\/\/generativelanguage\.googleapis\.com\/[^/]+\/files\//;
+
+/**
+ * `fileData` parts at any depth of `value` (contents, the system
+ * instruction, a function response's parts): a Files API URI is
+ * `stored_state`, any other URI a `remote_urls` use (the provider fetches it).
+ */
+function geminiFileData(value: unknown, path: string, uses: Uses): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => geminiFileData(item, `${path}[${i}]`, uses));
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const [key, member] of Object.entries(value)) {
+    const here = `${path}.${key}`;
+    if (geminiName(key) === "filedata" && isRecord(member)) {
+      for (const [field, uri] of Object.entries(member)) {
+        if (geminiName(field) !== "fileuri" || typeof uri !== "string") continue;
+        if (GEMINI_FILES.test(uri)) uses.add("stored_state", at(`${here}.${field}`, uri));
+        else uses.url(`${here}.${field}`, uri);
+      }
+    } else {
+      geminiFileData(member, here, uses);
+    }
+  }
+}
+
+function geminiFeatures(body: Record<string, unknown>, uses: Uses): void {
+  for (const [i, tool] of records(body.tools)) {
+    for (const [key, value] of Object.entries(tool)) {
+      const name = geminiName(key);
+      if (!Object.hasOwn(GEMINI_TOOLS, name)) {
+        uses.add(UNKNOWN_TOOL, at(`tools[${i}].${key}`, value));
+      } else if (GEMINI_TOOLS[name] !== null) {
+        uses.add(GEMINI_TOOLS[name]!, at(`tools[${i}].${key}`, value));
+      }
+    }
+  }
+  if (!unset(body.cachedContent)) uses.add("stored_state", at("cachedContent", body.cachedContent));
+  geminiFileData(body.systemInstruction, "systemInstruction", uses);
+  geminiFileData(body.contents, "contents", uses);
+}
+
+// ---------------------------------------------------------------------------
 // Public functions
 
-type ApiName = "Chat Completions" | "Responses" | "Messages";
+type ApiName = "Chat Completions" | "Responses" | "Messages" | "Gemini";
 
 function apiName(api: ModelApi | string): ApiName {
   const name = typeof api === "string" ? api : api.name;
-  if (name === "Chat Completions" || name === "Responses" || name === "Messages") return name;
+  if (
+    name === "Chat Completions" || name === "Responses" || name === "Messages" ||
+    name === "Gemini"
+  ) {
+    return name;
+  }
   throw new Error(`Cannot read provider features of API "${name}": no rules for it`);
 }
 
@@ -571,7 +662,8 @@ function apiName(api: ModelApi | string): ApiName {
  * Read the request as it will be forwarded, after {@linkcode requestChanges}:
  * a Responses request without `store` is a use of `stored_state` until then.
  *
- * @param api the request's model API, or its `name` (`Chat Completions`, `Responses`, `Messages`)
+ * @param api the request's model API, or its `name` (`Chat Completions`, `Responses`, `Messages`,
+ *   `Gemini`)
  * @param body the request body
  * @param headers the agent's request headers (Messages reads `anthropic-beta`)
  * @returns the uses found, possibly none
@@ -602,7 +694,8 @@ export function providerFeaturesOf(
   if (!isRecord(body)) return uses.list;
   if (name === "Chat Completions") chatFeatures(body, uses);
   else if (name === "Responses") responsesFeatures(body, uses);
-  else messagesFeatures(body, headers, uses);
+  else if (name === "Messages") messagesFeatures(body, headers, uses);
+  else geminiFeatures(body, uses);
   return uses.list;
 }
 

@@ -74,12 +74,17 @@ export async function reassembleStream(
   record.upstream_status = response.status;
   record.reassembled = true;
   const events: SseEvent[] = [];
-  const { error, done, firstByteAt } = await readEvents(response, (event) => {
-    events.push(event);
-    const end = reader.add(event).end;
-    takeEvidence(record, reader);
-    return end;
-  }, () => call.silence.heard());
+  const { error, done, firstByteAt } = await readEvents(
+    response,
+    (event) => {
+      events.push(event);
+      const end = reader.add(event).end;
+      takeEvidence(record, reader);
+      return end;
+    },
+    () => call.silence.heard(),
+    reader.wholeAtEnd?.bind(reader),
+  );
   call.silence.stop();
   record.latency_ms = roundMs(performance.now() - call.started);
   record.first_byte_ms = firstByteAt === null ? null : roundMs(firstByteAt - call.started);
@@ -143,7 +148,9 @@ export async function reassembleStream(
 
   const headers = passedHeaders(response.headers);
   headers.set("content-type", "application/json");
-  const text = JSON.stringify(failure === null ? whole : errorBody(api.kind, failure.error))
+  const text = JSON.stringify(
+    failure === null ? whole : errorBody(api.kind, failure.error, failure.status),
+  )
     .replaceAll(call.key, "[redacted]");
   return {
     response: new Response(text, { status: record.status, headers }),

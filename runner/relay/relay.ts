@@ -26,7 +26,12 @@ import { TokenBudget } from "./token_budget.ts";
 import type { CallBodies, CallBodyLimits } from "./call_bodies.ts";
 import type { ModelApi, RelayError } from "./api/model_api.ts";
 import { errorBody as kindErrorBody, type UpstreamKind } from "./api/upstream_kind.ts";
-import { type AdmissionRules, type AdmissionState, admitModelCall } from "./admission.ts";
+import {
+  type AdmissionRules,
+  type AdmissionState,
+  admitModelCall,
+  type RoutedCall,
+} from "./admission.ts";
 import { CallLog, type DeniedRequest, type RelayTotals } from "./call_log.ts";
 import {
   describeFailure,
@@ -383,7 +388,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
 
   /** The answer to a model call the relay words itself, its body logged. */
   const answer = (index: number, api: ModelApi, status: number, error: RelayError) => {
-    const text = JSON.stringify(kindErrorBody(api.kind, error));
+    const text = JSON.stringify(kindErrorBody(api.kind, error, status));
     log.bodies.append(index, text);
     return new Response(text, { status, headers: { "content-type": "application/json" } });
   };
@@ -395,10 +400,11 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
    */
   const modelCall = async (
     request: Request,
-    { path: endpoint, target, api }: { path: string; target: string; api: ModelApi },
+    call: RoutedCall,
   ): Promise<{ response: Response; over: Promise<void> }> => {
+    const { path: endpoint, api } = call;
     const index = log.arrive();
-    const decided = await admitModelCall(request, api, { rules, state });
+    const decided = await admitModelCall(request, call, { rules, state });
     log.bodies.open(index, endpoint, decided.received.text, decided.received.bytes);
     if (decided.kind === "refused") {
       log.refuse(
@@ -418,7 +424,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     pending.add(recorded);
     recorded.finally(() => pending.delete(recorded));
     return await forwardModelCall(
-      { index, endpoint, target, api, headers: request.headers, admitted: decided },
+      { index, endpoint, api, headers: request.headers, admitted: decided },
       {
         upstream,
         log,
@@ -456,7 +462,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         message: answered.message,
         type: "invalid_request_error",
         code: answered.code,
-      }),
+      }, answered.status),
       { status: answered.status },
     );
   };
@@ -507,7 +513,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
             message: `Upstream unreachable: ${describeFailure(error)}`,
             type: "upstream_error",
             code: "provider_fault",
-          }),
+          }, 502),
           { status: 502 },
         );
       } finally {

@@ -22,10 +22,10 @@ export type Route =
   | { kind: "health" }
   /**
    * A POST to a path of `api`, whichever upstream kind the relay has;
-   * `target` is what is forwarded: the path, with the query if the API
-   * allows it.
+   * `query` is the query as received ("" when none), `target` what is
+   * forwarded: the path, with the query if the API forwards it.
    */
-  | { kind: "model_call"; path: string; target: string; api: ModelApi }
+  | { kind: "model_call"; path: string; query: string; target: string; api: ModelApi }
   /** `GET /v1/models` or `GET /v1/models/<id>`: forwarded without a body, not metered. */
   | { kind: "models"; path: string }
   /** Answered locally with `status`, never forwarded. */
@@ -42,10 +42,11 @@ const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
  * segments each matching `[A-Za-z0-9_][A-Za-z0-9._:-]*` (so no `%`
  * encoding, no empty segment from `//` or a trailing slash, no `.` or `..`
  * segment, no `?` query, no `#`, no absolute-form URL), except that a model
- * call's path may carry one of its API's exact `queries` (Messages'
- * `?beta=true`, which Claude Code sends); anything else is denied 400. Then,
- * by exact match: `GET /relay/health`; `POST` to a path in
- * {@linkcode MODEL_CALL_PATHS}; `GET /v1/models` and `GET /v1/models/<id>`.
+ * call's path may carry a query its API reads (`ModelApi.forwardedQuery`:
+ * Messages' `?beta=true`, which Claude Code sends; Gemini's `?alt=sse`);
+ * anything else is denied 400. Then: `GET /relay/health`; `POST` to a
+ * model call's path (`ModelApi.matches`, the paths of
+ * {@linkcode MODEL_CALL_PATHS}); `GET /v1/models` and `GET /v1/models/<id>`.
  * One of those paths with another method is denied 405; every other path
  * 404. Denied requests are never forwarded.
  *
@@ -71,20 +72,20 @@ export function routeRequest(method: string, target: string): Route {
       status: 405 as const,
       message: `Method not allowed by the relay: "${method} ${target}" (allowed: ${want})`,
     };
-  const query = target.indexOf("?");
-  if (query >= 0) {
-    const path = target.slice(0, query);
-    const api = modelApiFor(path);
-    if (api === null || !api.queries.includes(target.slice(query + 1))) return notCanonical;
-    return allowed("POST") ?? { kind: "model_call", path, target, api };
+  const mark = target.indexOf("?");
+  const path = mark >= 0 ? target.slice(0, mark) : target;
+  const query = mark >= 0 ? target.slice(mark + 1) : "";
+  if (mark >= 0) {
+    const api = query === "" ? null : modelApiFor(path);
+    const forwarded = api?.forwardedQuery(path, query) ?? null;
+    if (api === null || forwarded === null || !canonical(path)) return notCanonical;
+    return allowed("POST") ?? modelCall(path, query, forwarded, api);
   }
-  const segments = target.startsWith("/") ? target.slice(1).split("/") : [];
-  if (segments.length === 0 || !segments.every((segment) => SEGMENT.test(segment))) {
-    return notCanonical;
-  }
+  if (!canonical(target)) return notCanonical;
+  const segments = target.slice(1).split("/");
   if (target === "/relay/health") return allowed("GET") ?? { kind: "health" };
   const api = modelApiFor(target);
-  if (api !== null) return allowed("POST") ?? { kind: "model_call", path: target, target, api };
+  if (api !== null) return allowed("POST") ?? modelCall(target, "", "", api);
   if (target === "/v1/models" || (segments.length === 3 && target.startsWith("/v1/models/"))) {
     return allowed("GET") ?? { kind: "models", path: target };
   }
@@ -92,6 +93,21 @@ export function routeRequest(method: string, target: string): Route {
     kind: "denied",
     status: 404,
     message: `Not exposed by the relay: "${method} ${target}"`,
+  };
+}
+
+/** True for a path of canonical segments (the rule of {@linkcode routeRequest}). */
+function canonical(path: string): boolean {
+  return path.startsWith("/") && path.slice(1).split("/").every((segment) => SEGMENT.test(segment));
+}
+
+function modelCall(path: string, query: string, forwarded: string, api: ModelApi): Route {
+  return {
+    kind: "model_call",
+    path,
+    query,
+    target: forwarded === "" ? path : `${path}?${forwarded}`,
+    api,
   };
 }
 

@@ -7,9 +7,14 @@ Deno.test("routeRequest() allows the model calls, the model list and the health 
     "/v1/completions",
     "/v1/responses",
     "/v1/messages",
+    "/v1beta/models/{model}:generateContent",
+    "/v1beta/models/{model}:streamGenerateContent",
+    "/v1/models/{model}:generateContent",
+    "/v1/models/{model}:streamGenerateContent",
   ]);
   for (const path of MODEL_CALL_PATHS) {
-    const route = routeRequest("POST", path);
+    const sent = path.replace("{model}", "gemini-2.5-pro");
+    const route = routeRequest("POST", sent);
     assert.equal(route.kind === "model_call" && route.api.paths.includes(path), true, path);
   }
   const beta = routeRequest("POST", "/v1/messages?beta=true");
@@ -29,6 +34,41 @@ Deno.test("routeRequest() allows the model calls, the model list and the health 
     assert.equal(route.kind === "denied" && route.status, 400, target);
   }
   assert.equal(routeRequest("GET", "/v1/messages?beta=true").kind, "denied");
+  // Gemini: alt=sse is read on a stream and never forwarded; an agent's key= is dropped.
+  const gemini = "/v1beta/models/gemini-2.5-pro:streamGenerateContent";
+  for (const query of ["alt=sse", "key=sandbox&alt=sse", "key=sandbox", ""]) {
+    const route = routeRequest("POST", query === "" ? gemini : `${gemini}?${query}`);
+    assert.deepEqual(
+      route.kind === "model_call" ? [route.path, route.query, route.target, route.api.name] : route,
+      [gemini, query, gemini, "Gemini"],
+      query,
+    );
+  }
+  for (
+    const target of [
+      `${gemini}?alt=json`,
+      `${gemini}?alt=sse&alt=sse`,
+      `${gemini}?key=a%2Fb`,
+      `${gemini}?$fields=x`,
+      "/v1beta/models/gemini-2.5-pro:generateContent?alt=sse",
+      "/v1beta/models/gemini-2.5-pro:generateContent?",
+    ]
+  ) {
+    const route = routeRequest("POST", target);
+    assert.equal(route.kind === "denied" && route.status, 400, target);
+  }
+  for (
+    const path of [
+      "/v1beta/models/gemini-2.5-pro:countTokens",
+      "/v1beta/models/gemini-2.5-pro:embedContent",
+      "/v1beta/cachedContents",
+      "/v1beta/files",
+      "/upload/v1beta/files",
+      "/v1beta/models/gemini-2.5-pro:batchGenerateContent",
+    ]
+  ) {
+    assert.equal(routeRequest("POST", path).kind, "denied", path);
+  }
   for (
     const path of ["/v1/responses/resp_1", "/v1/messages/count_tokens", "/v1/messages/batches"]
   ) {

@@ -10,13 +10,16 @@
  */
 import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import { streamBack, type StreamEnd } from "./_stream_back.ts";
-import type { ModelApi, StreamReader } from "./api/model_api.ts";
+import type { AnswerForm, ModelApi, StreamReader } from "./api/model_api.ts";
+import type { SseEvent } from "./_sse_splitter.ts";
 import { describeFailure, passedHeaders, type SilenceTimer } from "./forward_call.ts";
 
 /** What {@linkcode accountStream} needs besides the upstream's response. */
 export interface StreamCall {
   /** The call's record, updated in place as events arrive. */
   record: RelayCallRecord;
+  /** How the agent asked for the stream: server-sent events, or Gemini's JSON array. */
+  form: AnswerForm;
   /** `performance.now()` when the request was sent. */
   started: number;
   /** The API's reader of this stream. */
@@ -54,9 +57,13 @@ export function accountStream(
   const { record, reader, api } = call;
   record.status = response.status;
   record.upstream_status = response.status;
+  const headers = passedHeaders(response.headers);
+  if (call.form === "json_array") headers.set("content-type", "application/json");
   return streamBack(response, {
-    headers: passedHeaders(response.headers),
+    headers,
     key: call.key,
+    wholeAtEnd: reader.wholeAtEnd?.bind(reader),
+    framing: call.form === "json_array" ? JSON_ARRAY : undefined,
     onEvent: (event) => {
       const verdict = reader.add(event);
       takeEvidence(record, reader);
@@ -106,6 +113,18 @@ export function accountStream(
     },
   });
 }
+
+/**
+ * Gemini's stream without `alt=sse` (Gemini API reference,
+ * `models.streamGenerateContent`: "a stream of GenerateContentResponse
+ * instances"): one JSON array whose elements, each event's `data`, are sent
+ * as they come; events without data are not sent.
+ */
+const JSON_ARRAY = {
+  event: (event: SseEvent, index: number) =>
+    event.data === null ? "" : `${index === 0 ? "[" : ",\r\n"}${event.data}`,
+  close: (sent: number) => sent === 0 ? "[]" : "]",
+};
 
 function agentClosedNote(end: StreamEnd): string {
   const passed = `Agent closed the stream after ${

@@ -37,6 +37,7 @@ async function account(response: Response, closing = new AbortController().signa
   const silence = new SilenceTimer(5000);
   const out = accountStream(response, {
     record,
+    form: "sse",
     started: performance.now(),
     reader: openaiChat.streamReader({ stream: true }),
     api: openaiChat,

@@ -47,6 +47,7 @@ import type { SseEvent } from "../_sse_splitter.ts";
 import { messagesToolAllowance } from "../prompt_token_bound.ts";
 import { errorBody } from "./upstream_kind.ts";
 import {
+  bodyStreamedApi,
   type CallEvidence,
   type EventVerdict,
   isCount,
@@ -55,6 +56,7 @@ import {
   modelOf,
   parseEventData,
   TalliedStreamReader,
+  withStreamFlag,
 } from "./model_api.ts";
 
 /** The usage counts the API reports, in the order `usage_detail` lists them. */
@@ -254,13 +256,12 @@ function wholeMessage(events: readonly SseEvent[]): Record<string, unknown> | nu
 export const anthropicMessages: ModelApi = {
   name: "Messages",
   kind: "anthropic",
-  paths: ["/v1/messages"],
-  queries: ["beta=true"],
+  ...bodyStreamedApi(["/v1/messages"], ["beta=true"]),
   outputCapFields: ["max_tokens"],
   defaultOutputCapField: "max_tokens",
   promptAllowance: messagesToolAllowance,
   requestProblem: () => null,
-  streamedRequest: () => null,
+  streamedCall: withStreamFlag,
   wholeEvidence: (response) => {
     const counts = countsOf(isRecord(response) ? response.usage : undefined);
     const usage = relayUsage(counts);
@@ -275,5 +276,5 @@ export const anthropicMessages: ModelApi = {
   streamReader: () => new MessagesStreamReader(),
   wholeFromEvents: (events) => wholeMessage(events),
   streamErrorEvent: (error) =>
-    `event: error\ndata: ${JSON.stringify(errorBody("anthropic", error))}\n\n`,
+    `event: error\ndata: ${JSON.stringify(errorBody("anthropic", error, 500))}\n\n`,
 };

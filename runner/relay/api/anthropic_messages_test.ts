@@ -103,7 +103,12 @@ Deno.test("anthropicMessages caps max_tokens and words stream errors as the SDK 
     [anthropicMessages.outputCapFields, anthropicMessages.defaultOutputCapField],
     [["max_tokens"], "max_tokens"],
   );
-  assert.equal(anthropicMessages.streamedRequest({ stream: true }), null);
+  const streamed = { stream: true };
+  assert.equal(anthropicMessages.streamedCall("/v1/messages", streamed).body, streamed);
+  assert.deepEqual(anthropicMessages.streamedCall("/v1/messages?beta=true", {}), {
+    target: "/v1/messages?beta=true",
+    body: streamed,
+  });
   assert.equal(
     anthropicMessages.streamErrorEvent({ message: "cut", type: "upstream_error", code: "aborted" }),
     'event: error\ndata: {"type":"error","error":{"type":"upstream_error","message":"cut",' +

@@ -13,6 +13,13 @@ import type { RelayUsage, RelayUsageDetail } from "../../../analysis/schema/rela
 import type { SseEvent } from "../_sse_splitter.ts";
 import type { UpstreamKind } from "./upstream_kind.ts";
 
+/**
+ * How an agent asked to be answered: `whole`, one JSON body; `sse`, server-sent
+ * events; `json_array`, Gemini's stream without `alt=sse`, one JSON array
+ * whose elements are sent as they are made.
+ */
+export type AnswerForm = "whole" | "sse" | "json_array";
+
 /** What the relay reads from one call's response (whole or streamed). */
 export interface CallEvidence {
   /** The server-reported model id; null when none was reported. */
@@ -50,6 +57,13 @@ export interface StreamReader {
   add(event: SseEvent): EventVerdict;
   /** The evidence seen so far. */
   evidence(): CallEvidence;
+  /**
+   * For an API whose streams have no last event of their own and end with
+   * the body (Gemini's): whether the events read so far make a whole stream,
+   * asked when the body ended without error. Absent: a stream is whole only
+   * through the event {@linkcode StreamReader.add} says is the last.
+   */
+  wholeAtEnd?(): boolean;
   /** The message of the first error the stream carried (an error event); null when none. */
   upstreamError(): string | null;
   /**
@@ -67,13 +81,45 @@ export interface ModelApi {
   readonly name: string;
   /** Which upstream kind serves it: the relay forwards only its upstream kind's APIs. */
   readonly kind: UpstreamKind;
-  /** The canonical request paths of its model calls, e.g. `/v1/responses`. */
+  /**
+   * The request paths of its model calls as its reference writes them, e.g.
+   * `/v1/responses` or `/v1beta/models/{model}:generateContent` (for
+   * messages and documentation; {@linkcode ModelApi.matches} decides).
+   */
   readonly paths: readonly string[];
   /**
-   * Exact query strings a model call's path may carry, forwarded as they
-   * are (e.g. Messages' `beta=true`); any other query is refused.
+   * Whether a request path in canonical form is one of its model calls.
+   *
+   * @param path the path, without a query
    */
-  readonly queries: readonly string[];
+  matches(path: string): boolean;
+  /**
+   * The query to forward for a model call's query: the query itself when it
+   * is one the API's clients send and the upstream should see (Messages'
+   * `beta=true`), "" when it is read by the relay and not forwarded (Gemini's
+   * `alt=sse`, an agent's own `key=`), null when it is refused.
+   *
+   * @param path the call's path
+   * @param query what follows `?` ("" when the target has none)
+   */
+  forwardedQuery(path: string, query: string): string | null;
+  /**
+   * The model a call names: its body's `model` for the OpenAI and Anthropic
+   * APIs; Gemini names it in the path (`models/{model}`).
+   *
+   * @param path the call's path
+   * @param body the agent's request
+   */
+  requestedModel(path: string, body: Record<string, unknown>): unknown;
+  /**
+   * How the agent asked to be answered: whole, as server-sent events, or (Gemini
+   * without `alt=sse`) as one JSON array whose elements come as they are made.
+   *
+   * @param path the call's path
+   * @param query its query ("" when none)
+   * @param body the agent's request
+   */
+  answerForm(path: string, query: string, body: Record<string, unknown>): AnswerForm;
   /** Request fields that cap the output, in the order the recorded `output_cap` reads them. */
   readonly outputCapFields: readonly string[];
   /** The field the relay sets to the plan's output cap when the agent set none. */
@@ -94,12 +140,20 @@ export interface ModelApi {
    */
   requestProblem(body: Record<string, unknown>): string | null;
   /**
-   * The request to forward for a streamed call, when the API needs a change
-   * to report usage in a stream; null when the request goes as it is.
+   * The request to forward in stream form, which the relay uses for every
+   * model call, streamed or not (`startRelay`, step 6): the target with any
+   * change of path a stream needs (Gemini's `:streamGenerateContent?alt=sse`)
+   * and the body with any change it needs (`"stream": true`; Chat
+   * Completions' `stream_options.include_usage`, without which its streams
+   * carry no usage). The body is returned as it is when unchanged.
    *
+   * @param target the path and forwarded query of the call
    * @param body the request as it will be forwarded otherwise (output policy applied)
    */
-  streamedRequest(body: Record<string, unknown>): Record<string, unknown> | null;
+  streamedCall(
+    target: string,
+    body: Record<string, unknown>,
+  ): { target: string; body: Record<string, unknown> };
   /**
    * The evidence of a 2xx whole response.
    *
@@ -167,6 +221,46 @@ export function isCount(value: unknown): value is number {
 export function modelOf(value: unknown): string | null {
   if (!isRecord(value)) return null;
   return typeof value.model === "string" && value.model !== "" ? value.model : null;
+}
+
+/**
+ * The members of a {@linkcode ModelApi} that the OpenAI and Anthropic APIs
+ * share: fixed paths, the model in the body's `model`, a stream asked for with
+ * `"stream": true`, a stream ended by its own last event.
+ *
+ * @param paths the API's paths
+ * @param queries the exact queries its clients send, forwarded as they are
+ * @returns the members
+ */
+export function bodyStreamedApi(
+  paths: readonly string[],
+  queries: readonly string[],
+): Pick<
+  ModelApi,
+  "paths" | "matches" | "forwardedQuery" | "requestedModel" | "answerForm"
+> {
+  return {
+    paths,
+    matches: (path) => paths.includes(path),
+    forwardedQuery: (_path, query) => query === "" || queries.includes(query) ? query : null,
+    requestedModel: (_path, body) => body.model,
+    answerForm: (_path, _query, body) => body.stream === true ? "sse" : "whole",
+  };
+}
+
+/**
+ * A request in stream form for the APIs that ask for a stream with
+ * `"stream": true` in the body.
+ *
+ * @param target the call's target, forwarded as it is
+ * @param body the request
+ * @returns the target, and the body with `stream: true` (itself when it had it)
+ */
+export function withStreamFlag(
+  target: string,
+  body: Record<string, unknown>,
+): { target: string; body: Record<string, unknown> } {
+  return { target, body: body.stream === true ? body : { ...body, stream: true } };
 }
 
 /**

@@ -6,17 +6,23 @@
  * @module
  */
 import { anthropicMessages } from "./anthropic_messages.ts";
+import { geminiGenerate } from "./gemini_generate.ts";
 import type { ModelApi } from "./model_api.ts";
 import { openaiChat } from "./openai_chat.ts";
 import { openaiResponses } from "./openai_responses.ts";
 
 /** Every metered API; their paths are disjoint. */
-export const MODEL_APIS: readonly ModelApi[] = [openaiChat, openaiResponses, anthropicMessages];
+export const MODEL_APIS: readonly ModelApi[] = [
+  openaiChat,
+  openaiResponses,
+  anthropicMessages,
+  geminiGenerate,
+];
 
 /**
  * The API whose model calls go to `path`.
  *
- * @param path a canonical request path, e.g. `/v1/messages`
+ * @param path a request path in canonical form, e.g. `/v1/messages`
  * @returns the API, or null when `path` is no model call's
  * @example
  * ```ts
@@ -26,5 +32,5 @@ export const MODEL_APIS: readonly ModelApi[] = [openaiChat, openaiResponses, ant
  * ```
  */
 export function modelApiFor(path: string): ModelApi | null {
-  return MODEL_APIS.find((api) => api.paths.includes(path)) ?? null;
+  return MODEL_APIS.find((api) => api.matches(path)) ?? null;
 }

@@ -48,6 +48,7 @@
 import type { RelayUsage } from "../../../analysis/schema/relay_call_record.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
 import {
+  bodyStreamedApi,
   type CallEvidence,
   type EventVerdict,
   isCount,
@@ -326,15 +327,17 @@ function wholeFromChunks(
 export const openaiChat: ModelApi = {
   name: "Chat Completions",
   kind: "openai",
-  paths: ["/v1/chat/completions", "/v1/completions"],
-  queries: [],
+  ...bodyStreamedApi(["/v1/chat/completions", "/v1/completions"], []),
   outputCapFields: ["max_completion_tokens", "max_tokens"],
   defaultOutputCapField: "max_tokens",
   promptAllowance: () => 0,
   requestProblem: () => null,
-  streamedRequest: (body) => {
+  streamedCall: (target, body) => {
     const kept = isRecord(body.stream_options) ? body.stream_options : {};
-    return { ...body, stream_options: { ...kept, include_usage: true } };
+    return {
+      target,
+      body: { ...body, stream: true, stream_options: { ...kept, include_usage: true } },
+    };
   },
   wholeEvidence: (response) => ({
     model: modelOf(response),

@@ -8,10 +8,14 @@ const event = (data: unknown): SseEvent => ({
   data: typeof data === "string" ? data : JSON.stringify(data),
 });
 
-Deno.test("openaiChat.streamedRequest() asks for usage and keeps the agent's stream_options", () => {
+Deno.test("openaiChat.streamedCall() asks for usage and keeps the agent's stream_options", () => {
+  const target = "/v1/chat/completions";
   assert.deepEqual(
-    openaiChat.streamedRequest({ stream: true, stream_options: { include_obfuscation: false } }),
-    { stream: true, stream_options: { include_obfuscation: false, include_usage: true } },
+    openaiChat.streamedCall(target, { stream_options: { include_obfuscation: false } }),
+    {
+      target,
+      body: { stream: true, stream_options: { include_obfuscation: false, include_usage: true } },
+    },
   );
 });
 

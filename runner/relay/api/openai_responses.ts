@@ -39,6 +39,7 @@
 import type { RelayUsage, RelayUsageDetail } from "../../../analysis/schema/relay_call_record.ts";
 import type { SseEvent } from "../_sse_splitter.ts";
 import {
+  bodyStreamedApi,
   type CallEvidence,
   type EventVerdict,
   isCount,
@@ -47,6 +48,7 @@ import {
   modelOf,
   parseEventData,
   TalliedStreamReader,
+  withStreamFlag,
 } from "./model_api.ts";
 
 /** Output item types that ask the agent to run a tool. */
@@ -175,8 +177,7 @@ class ResponsesStreamReader extends TalliedStreamReader {
 export const openaiResponses: ModelApi = {
   name: "Responses",
   kind: "openai",
-  paths: ["/v1/responses"],
-  queries: [],
+  ...bodyStreamedApi(["/v1/responses"], []),
   outputCapFields: ["max_output_tokens"],
   defaultOutputCapField: "max_output_tokens",
   promptAllowance: () => 0,
@@ -185,7 +186,7 @@ export const openaiResponses: ModelApi = {
       ? 'Field "background" must not be true: a background response is produced outside ' +
         "the relay's view, so its usage cannot be metered"
       : null,
-  streamedRequest: () => null,
+  streamedCall: withStreamFlag,
   wholeEvidence: (response) => {
     const usage = usageOf(response);
     const ids = outputItems(response).map(toolCallId).filter((id) => id !== null);

@@ -96,7 +96,8 @@ Deno.test("openaiResponses.streamReader() reports failures, error events and a m
 Deno.test("openaiResponses refuses background responses and needs no stream change", () => {
   assert.match(openaiResponses.requestProblem({ background: true }) ?? "", /^Field "background"/);
   assert.equal(openaiResponses.requestProblem({ background: false }), null);
-  assert.equal(openaiResponses.streamedRequest({ stream: true }), null);
+  const streamed = { stream: true };
+  assert.equal(openaiResponses.streamedCall("/v1/responses", streamed).body, streamed);
   assert.deepEqual(
     [openaiResponses.outputCapFields, openaiResponses.defaultOutputCapField],
     [["max_output_tokens"], "max_output_tokens"],

@@ -6,11 +6,14 @@
  * @module
  */
 
-/** `openai`: Chat Completions, Completions, Responses; `anthropic`: Messages. */
-export type UpstreamKind = "openai" | "anthropic";
+/**
+ * `openai`: Chat Completions, Completions, Responses; `anthropic`: Messages;
+ * `gemini`: Google's Gemini API (`generateContent`, `streamGenerateContent`).
+ */
+export type UpstreamKind = "openai" | "anthropic" | "gemini";
 
 /** Every upstream kind, in the order the CLI lists them. */
-export const UPSTREAM_KINDS: readonly UpstreamKind[] = ["openai", "anthropic"];
+export const UPSTREAM_KINDS: readonly UpstreamKind[] = ["openai", "anthropic", "gemini"];
 
 /**
  * The agent's request headers each kind passes upstream; every other header
@@ -20,6 +23,7 @@ export const UPSTREAM_KINDS: readonly UpstreamKind[] = ["openai", "anthropic"];
 const FORWARDED: Record<UpstreamKind, readonly string[]> = {
   openai: ["content-type", "accept"],
   anthropic: ["content-type", "accept", "anthropic-version", "anthropic-beta"],
+  gemini: ["content-type", "accept"],
 };
 
 /**
@@ -31,7 +35,9 @@ const FORWARDED: Record<UpstreamKind, readonly string[]> = {
  * without `content-type` gets `application/json`; then the key:
  * `Authorization: Bearer <key>` for `openai` (OpenAI API reference,
  * "Authentication"), `x-api-key: <key>` for `anthropic` (Anthropic API,
- * "Authentication").
+ * "Authentication"), `x-goog-api-key: <key>` for `gemini` (Gemini API
+ * reference, "API keys"; never a `key=` query, which would put it in URLs
+ * that are logged).
  *
  * @param kind the upstream's kind
  * @param options the upstream key, the agent's headers and whether a body is sent
@@ -60,7 +66,8 @@ export function upstreamHeaders(
     headers.set("content-type", "application/json");
   }
   if (kind === "openai") headers.set("authorization", `Bearer ${options.key}`);
-  else headers.set("x-api-key", options.key);
+  else if (kind === "anthropic") headers.set("x-api-key", options.key);
+  else headers.set("x-goog-api-key", options.key);
   return headers;
 }
 
@@ -69,15 +76,19 @@ export function upstreamHeaders(
  * `kind` read: OpenAI's `{"error": {"message", "type", "param", "code"}}`;
  * Anthropic's `{"type": "error", "error": {"type", "message"}}` with the
  * code in `error.details.error_code` (where `@anthropic-ai/sdk` reads
- * `APIError.errorCode`).
+ * `APIError.errorCode`); Google's `{"error": {"code", "message", "status",
+ * "details"}}` (Google AIP-193, "Errors": `code` the HTTP status, `status`
+ * its canonical name, the relay's code as the `reason` of an `ErrorInfo`
+ * detail in the domain `ledgerbench`).
  *
  * @param kind the kind of API the agent called
  * @param error message, type and code
+ * @param status the HTTP status the body is sent with (Google's body repeats it)
  * @returns the body, ready for `Response.json`
  * @example
  * ```ts
  * import { errorBody } from "./upstream_kind.ts";
- * const body = errorBody("anthropic", { message: "m", type: "budget_exhausted", code: "step_cap" });
+ * const body = errorBody("anthropic", { message: "m", type: "budget_exhausted", code: "step_cap" }, 403);
  * if (JSON.stringify(body) !== '{"type":"error","error":{"type":"budget_exhausted","message":"m","details":{"error_code":"step_cap"}}}') {
  *   throw new Error("not Anthropic's error shape");
  * }
@@ -86,12 +97,46 @@ export function upstreamHeaders(
 export function errorBody(
   kind: UpstreamKind,
   error: { message: string; type: string; code: string | null },
+  status: number,
 ): unknown {
   if (kind === "openai") {
     return { error: { message: error.message, type: error.type, param: null, code: error.code } };
+  }
+  if (kind === "gemini") {
+    return {
+      error: {
+        code: status,
+        message: error.message,
+        status: GOOGLE_STATUS[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT"),
+        details: [{
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: error.code ?? error.type,
+          domain: "ledgerbench",
+        }],
+      },
+    };
   }
   return {
     type: "error",
     error: { type: error.type, message: error.message, details: { error_code: error.code } },
   };
 }
+
+/** Google's canonical status names by HTTP status (google.rpc.Code, as AIP-193 maps them). */
+const GOOGLE_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  405: "UNIMPLEMENTED",
+  408: "DEADLINE_EXCEEDED",
+  409: "ABORTED",
+  413: "INVALID_ARGUMENT",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  501: "UNIMPLEMENTED",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};

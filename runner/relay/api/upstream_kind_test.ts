@@ -45,15 +45,27 @@ Deno.test("upstreamHeaders() sets a JSON content type on a body without one, non
 
 Deno.test("errorBody() uses each vendor's error shape", () => {
   const error = { message: "Step cap reached", type: "budget_exhausted", code: "step_cap" };
-  assert.deepEqual(errorBody("openai", error), {
+  assert.deepEqual(errorBody("openai", error, 403), {
     error: { message: "Step cap reached", type: "budget_exhausted", param: null, code: "step_cap" },
   });
-  assert.deepEqual(errorBody("anthropic", error), {
+  assert.deepEqual(errorBody("anthropic", error, 403), {
     type: "error",
     error: {
       type: "budget_exhausted",
       message: "Step cap reached",
       details: { error_code: "step_cap" },
+    },
+  });
+  assert.deepEqual(errorBody("gemini", error, 403), {
+    error: {
+      code: 403,
+      message: "Step cap reached",
+      status: "PERMISSION_DENIED",
+      details: [{
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: "step_cap",
+        domain: "ledgerbench",
+      }],
     },
   });
 });
