@@ -43,7 +43,7 @@
  *   at the provider, and is a provider feature).
  * - Streams: each `data:` event is one `GenerateContentResponse`; there is no
  *   last event: a stream that ends with its body is whole once a chunk with a
- *   `finishReason` came ({@linkcode StreamReader.wholeAtEnd}), and cut short
+ *   `finishReason` came (`StreamReader.wholeAtEnd`), and cut short
  *   otherwise. An event with `error`
  *   is an upstream error; the relay's own last event has the same form
  *   (`data: {"error": {...}}`), which the SDK throws.
@@ -69,7 +69,6 @@ import {
   isRecord,
   type ModelApi,
   parseEventData,
-  type StreamReader,
   TalliedStreamReader,
 } from "./model_api.ts";
 import { errorBody } from "./upstream_kind.ts";
