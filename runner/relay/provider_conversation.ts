@@ -12,7 +12,7 @@
 import { contentText, messageText } from "../../analysis/schema/provider_script.ts";
 
 /** The model APIs the scripted provider serves. */
-export type ProviderApi = "chat" | "completions" | "responses" | "messages";
+export type ProviderApi = "chat" | "completions" | "responses" | "messages" | "gemini";
 
 /** The kind of one message (or Responses input item) of a conversation. */
 export type MessageKind = "user" | "assistant" | "tool_result" | "system";
@@ -49,14 +49,19 @@ interface Item {
  *   `local_shell_call`, `custom_tool_call`...) are the assistant's, any
  *   `*_call_output` a tool result, other items are skipped; Messages API:
  *   `messages` by `role`, a `user` message with a `tool_result` block being
- *   a tool result (its text: the blocks' `content`).
+ *   a tool result (its text: the blocks' `content`); Gemini: `contents` by
+ *   `role` (`model` is the assistant's; a content with `functionResponse`
+ *   parts, or of the role `function`, a tool result, its text each
+ *   response's `output` when a string, else the response as JSON; any other
+ *   role the user's, its text the parts' `text`).
  * - `turn`: the number of runs of consecutive assistant messages that are
  *   followed by some other message (a trailing assistant message, a Messages
  *   prefill, is the turn being answered). A Responses `previous_response_id`
  *   is not followed: only what the request carries counts.
  * - `promptText`: chat, every message's text (as {@linkcode messageText});
  *   completions, the prompt; Responses, `instructions` then each item's text;
- *   Messages, `system` then each message's text and tool results.
+ *   Messages, `system` then each message's text and tool results; Gemini,
+ *   `systemInstruction`'s text then each content's text and tool results.
  *
  * O(size of the body).
  *
@@ -121,7 +126,35 @@ function conversationItems(api: ProviderApi, request: Record<string, unknown>): 
     }
     case "messages":
       return [contentText(request.system), arrayOf(request.messages).map(messagesItem)];
+    case "gemini": {
+      const system = request.systemInstruction;
+      const preamble = typeof system === "string"
+        ? system
+        : contentText((system as { parts?: unknown } | null)?.parts);
+      return [preamble, arrayOf(request.contents).map(geminiItem)];
+    }
   }
+}
+
+function geminiItem(content: unknown): Item {
+  const role = roleOf(content);
+  const parts = arrayOf((content as { parts?: unknown } | null)?.parts);
+  if (role === "model") return { kind: "assistant", text: contentText(parts) };
+  const responses = parts.flatMap((part) => {
+    const response = (part as { functionResponse?: { response?: unknown } } | null)
+      ?.functionResponse;
+    return response === undefined || response === null ? [] : [response.response];
+  });
+  if (role === "function" || responses.length > 0) {
+    return {
+      kind: "tool_result",
+      text: responses.map((response) => {
+        const output = (response as { output?: unknown } | null)?.output;
+        return typeof output === "string" ? output : JSON.stringify(response ?? null);
+      }).join("\n"),
+    };
+  }
+  return { kind: "user", text: contentText(parts) };
 }
 
 function chatItem(message: unknown): Item {

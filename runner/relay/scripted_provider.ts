@@ -4,18 +4,20 @@
  * and the demo"; issue 8: it "must serve all four APIs (whole and streamed)").
  * It demands the upstream key where each API carries it (`Authorization:
  * Bearer <apiKey>`; for the Messages API `x-api-key`, or the bearer token
- * the current Anthropic SDK sends), so a test that gets an
+ * the current Anthropic SDK sends; for Gemini `x-goog-api-key`), so a test that gets an
  * answer through the relay proves the relay, not the agent, holds the key.
  *
  * @module
  */
-import { isCount } from "./api/model_api.ts";
+import { isCount, isRecord } from "./api/model_api.ts";
 import { type Conversation, type ProviderApi, readConversation } from "./provider_conversation.ts";
 import { pickReply } from "./pick_provider_reply.ts";
 import {
+  derivedUsage,
   parseProviderScript,
   type ProviderScriptInput,
 } from "../../analysis/schema/provider_script.ts";
+import { geminiChunks, geminiError, geminiWire } from "./scripted_gemini_wire.ts";
 import { chatWire, openAiError } from "./scripted_chat_wire.ts";
 import { completionsWire } from "./scripted_completions_wire.ts";
 import { anthropicError, messagesWire } from "./scripted_messages_wire.ts";
@@ -25,7 +27,7 @@ import type { ScriptedWire } from "./scripted_wire.ts";
 
 /** One request the scripted provider received, in arrival order. */
 export interface ProviderRequest {
-  /** 1-based number among authenticated model calls (any of the four APIs); null otherwise. */
+  /** 1-based number among authenticated model calls (any of the five APIs); null otherwise. */
   call: number | null;
   /** Which model API the request was sent to; null for other paths. */
   api: ProviderApi | null;
@@ -38,6 +40,8 @@ export interface ProviderRequest {
   authorization: string | null;
   /** The `x-api-key` header as received, or null. */
   xApiKey: string | null;
+  /** Gemini's key as received: the `x-goog-api-key` header, else the `key` query; null when neither. */
+  googleKey: string | null;
   /** The parsed JSON body, or null when there was none or it was not JSON. */
   body: unknown;
   /** Which part of the script answered: `call`, `rule <i>` (0-based), `default`, or null. */
@@ -87,20 +91,41 @@ const MODEL_APIS: Record<string, { api: ProviderApi; wire: ScriptedWire }> = {
   "/v1/messages": { api: "messages", wire: messagesWire },
 };
 
+/** Gemini's calls: `/{version}/models/{model}:{method}`. */
+const GEMINI_PATH =
+  /^\/(?:v1|v1beta)\/models\/[^/:]+:(generateContent|streamGenerateContent|countTokens)$/;
+
+/** The model API of a POST to `path` and, for Gemini, the method named; undefined for none. */
+function modelApiOf(
+  path: string,
+): { api: ProviderApi; wire: ScriptedWire; method: string | null } | undefined {
+  const gemini = GEMINI_PATH.exec(path);
+  if (gemini !== null) return { api: "gemini", wire: geminiWire, method: gemini[1] };
+  const route = MODEL_APIS[path];
+  return route === undefined ? undefined : { ...route, method: null };
+}
+
 /**
  * Starts the scripted provider on 127.0.0.1.
  *
  * Endpoints: `GET /v1/models` lists the script's model. `POST
- * /v1/chat/completions`, `/v1/completions`, `/v1/responses` (OpenAI) and
- * `/v1/messages` (Anthropic) are model calls: each is numbered (1-based,
- * across the four), its conversation is read (see
+ * /v1/chat/completions`, `/v1/completions`, `/v1/responses` (OpenAI),
+ * `/v1/messages` (Anthropic) and `/{v1,v1beta}/models/{model}:generateContent`
+ * and `:streamGenerateContent` (Gemini) are model calls: each is numbered
+ * (1-based, across the five), its conversation is read (see
  * {@linkcode readConversation}: turn index, last message, texts) and it is
  * answered from the script (see {@linkcode pickReply} for the order) in that
- * API's wire format, whole or, with `"stream": true`, as that API streams
- * (see `chatWire`, `completionsWire`, `responsesWire`, `messagesWire`).
- * Every request is recorded, answered or not.
+ * API's wire format, whole or, with `"stream": true` or Gemini's
+ * `:streamGenerateContent`, as that API streams (see `chatWire`,
+ * `completionsWire`, `responsesWire`, `messagesWire`, `geminiWire`; Gemini's
+ * stream is server-sent events with `?alt=sse`, else one JSON array).
+ * Gemini's `:countTokens` is answered `{"totalTokens"}`, the prompt's
+ * derived count (`derivedUsage`), and is not a model call. Every request is
+ * recorded, answered or not.
  *
- * Refusals: an OpenAI path without `Authorization: Bearer <apiKey>`, or
+ * Refusals: a Gemini call without the key in `x-goog-api-key` or `?key=`
+ * gets 400, as the API answers an invalid key; an OpenAI path without
+ * `Authorization: Bearer <apiKey>`, or
  * `/v1/messages` with neither `x-api-key: <apiKey>` (the Messages API
  * reference, and `@anthropic-ai/sdk` up to 0.120) nor `Authorization: Bearer
  * <apiKey>` (what `@anthropic-ai/sdk` 1.10.0 sends for an `apiKey`, see its
@@ -141,9 +166,11 @@ export async function startScriptedProvider(
   let calls = 0;
 
   const handler = async (request: Request): Promise<Response> => {
-    const path = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const path = url.pathname;
     const authorization = request.headers.get("authorization");
     const xApiKey = request.headers.get("x-api-key");
+    const googleKey = request.headers.get("x-goog-api-key") ?? url.searchParams.get("key");
     const text = request.method === "POST" ? await request.text() : "";
     let body: unknown = null;
     if (text !== "") {
@@ -153,7 +180,7 @@ export async function startScriptedProvider(
         body = null;
       }
     }
-    const route = request.method === "POST" ? MODEL_APIS[path] : undefined;
+    const route = request.method === "POST" ? modelApiOf(path) : undefined;
     const entry: ProviderRequest = {
       call: null,
       api: route?.api ?? null,
@@ -162,6 +189,7 @@ export async function startScriptedProvider(
       path,
       authorization,
       xApiKey,
+      googleKey,
       body,
       matched: null,
       status: 0,
@@ -176,6 +204,10 @@ export async function startScriptedProvider(
     if (route?.api === "messages") {
       if (xApiKey !== options.apiKey && !bearer) {
         return answer(401, anthropicError("authentication", 401, "invalid x-api-key"));
+      }
+    } else if (route?.api === "gemini") {
+      if (googleKey !== options.apiKey) {
+        return answer(400, geminiError("authentication", 400, "API key not valid"));
       }
     } else if (!bearer) {
       return answer(401, openAiError("authentication", 401, "Incorrect API key provided"));
@@ -197,6 +229,16 @@ export async function startScriptedProvider(
       });
     }
     const { api, wire } = route;
+    if (route.method === "countTokens") {
+      if (body === null || typeof body !== "object") {
+        return answer(
+          400,
+          wire.error("invalid_request", 400, "Request body must be a JSON object"),
+        );
+      }
+      const { promptText } = readConversation(api, geminiCountedRequest(body));
+      return answer(200, { totalTokens: derivedUsage(promptText, NO_REPLY).prompt_tokens });
+    }
     calls += 1;
     const call = calls;
     entry.call = call;
@@ -227,18 +269,28 @@ export async function startScriptedProvider(
     }
     const parts = replyParts(plan, call, reply, {
       promptText: conversation.promptText,
-      credential: api === "messages" && xApiKey !== null ? xApiKey : authorization,
+      credential: api === "messages" && xApiKey !== null
+        ? xApiKey
+        : api === "gemini"
+        ? googleKey
+        : authorization,
       withoutToolCalls: api === "completions",
       outputCap: options.ignoreOutputCap === true ? null : requestOutputCap(request_),
     });
-    if (request_.stream === true) {
+    const geminiStream = route.method === "streamGenerateContent";
+    if (request_.stream === true || geminiStream) {
       entry.status = 200;
       const hook = options.beforeStreamEvent;
+      const asArray = geminiStream && url.searchParams.get("alt") !== "sse";
+      const events = asArray ? jsonArray(geminiChunks(parts)) : wire.events(parts, request_);
       return new Response(
-        eventStream(wire.events(parts, request_), (i) => hook?.(call, i)),
+        eventStream(events, (i) => hook?.(call, i)),
         {
           status: 200,
-          headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+          headers: {
+            "content-type": asArray ? "application/json" : "text/event-stream",
+            "cache-control": "no-cache",
+          },
         },
       );
     }
@@ -284,15 +336,44 @@ function eventStream(
 
 /**
  * The output cap a request carries: its first integer among
- * `max_completion_tokens`, `max_tokens` and `max_output_tokens`; null when none.
+ * `max_completion_tokens`, `max_tokens`, `max_output_tokens` and Gemini's
+ * `generationConfig.maxOutputTokens`; null when none.
  *
  * @param request a model call's body
  * @returns the cap, or null
  */
 function requestOutputCap(request: Record<string, unknown>): number | null {
-  for (const field of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
-    const value = request[field];
+  const config = request.generationConfig;
+  const gemini = isRecord(config) ? config.maxOutputTokens : undefined;
+  for (
+    const value of [
+      request.max_completion_tokens,
+      request.max_tokens,
+      request.max_output_tokens,
+      gemini,
+    ]
+  ) {
     if (isCount(value)) return value;
   }
   return null;
+}
+
+/** A reply of nothing, for a prompt's derived count alone. */
+const NO_REPLY = { content: "", tool_calls: [] };
+
+/**
+ * The request a `countTokens` body counts: its `contents` (and
+ * `systemInstruction`) as given, or those of its `generateContentRequest`
+ * (Gemini API reference, `models.countTokens`).
+ */
+function geminiCountedRequest(body: object): Record<string, unknown> {
+  const request = body as Record<string, unknown>;
+  return isRecord(request.generateContentRequest) ? request.generateContentRequest : request;
+}
+
+/** Gemini's stream without `alt=sse`: the chunks as the pieces of one JSON array. */
+function jsonArray(chunks: readonly unknown[]): string[] {
+  return chunks.map((chunk, i) =>
+    `${i === 0 ? "[" : ",\r\n"}${JSON.stringify(chunk)}${i === chunks.length - 1 ? "]" : ""}`
+  );
 }
