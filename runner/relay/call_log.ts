@@ -40,7 +40,7 @@ export interface RelayTotals {
   aborted_calls: number;
   /** Forwarded calls whose usage never arrived though the upstream may have billed them. */
   spend_unknown_calls: number;
-  /** Non-model requests forwarded (`GET /v1/models` and `GET /v1/models/<id>`). */
+  /** Non-model requests forwarded (the model list, token counting). */
   other_requests: number;
   /**
    * Requests answered locally and never forwarded because they are outside

@@ -42,6 +42,7 @@ import {
   type Upstream,
 } from "./forward_call.ts";
 import { forwardModelCall } from "./forward_model_call.ts";
+import { forwardCount } from "./count_tokens.ts";
 
 export type { DeniedRequest, RelayTotals } from "./call_log.ts";
 export { MODEL_CALL_PATHS } from "./relay_surface.ts";
@@ -179,7 +180,9 @@ const MAX_SOCKET_PATH_BYTES = 107;
  * `?beta=true`, forwarded as it is); then `POST` to a path of
  * {@linkcode MODEL_CALL_PATHS} is a model call of that path's API,
  * `GET /v1/models` and `GET /v1/models/<id>` are forwarded without a body
- * and counted in `other_requests`, and `GET /relay/health` answers
+ * and counted in `other_requests`, so are the token-counting calls of the
+ * upstream's kind (`forwardCount`: Gemini's `:countTokens`, Anthropic's
+ * `/v1/messages/count_tokens`, with their bodies, never metered), and `GET /relay/health` answers
  * `{"ok":true}` locally (a readiness probe that never reaches the
  * upstream). Everything else (other paths and methods, non-canonical
  * variants of the model paths) is answered locally, 400, 404 or 405, its
@@ -470,6 +473,15 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const handler = async (request: Request): Promise<Response> => {
     const route = routeRequest(request.method, rawTarget(request.url));
     if (route.kind === "health") return Response.json({ ok: true });
+    if (route.kind === "count" && route.api.kind !== upstreamKind) {
+      await request.body?.cancel().catch(() => {});
+      return deny(request, {
+        status: 404,
+        message: `Not served by this relay: token counting of the ${route.api.name} API, and ` +
+          `this episode's upstream serves the "${upstreamKind}" APIs only`,
+        code: "unsupported",
+      }, true);
+    }
     if (route.kind === "denied") {
       await request.body?.cancel().catch(() => {});
       const code = route.status === 405 ? "method_not_allowed" : "not_found";
@@ -497,6 +509,15 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         return call.response;
       }
       log.countOther();
+      if (route.kind === "count") {
+        return await forwardCount(request, route.target, {
+          upstream,
+          api: route.api,
+          maxBodyBytes: rules.maxBodyBytes,
+          bodyDeadlineMs: rules.bodyDeadlineMs,
+          allowedFeatures: rules.allowedFeatures,
+        });
+      }
       const silence = new SilenceTimer(upstream.timeoutMs);
       try {
         const response = await openUpstream(upstream, {

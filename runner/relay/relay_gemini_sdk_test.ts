@@ -208,6 +208,33 @@ Deno.test("startRelay() answers a Gemini stream without alt=sse as one JSON arra
   });
 });
 
+Deno.test("startRelay() forwards the Gemini SDK's countTokens, not metered, and refuses a stored file in it", async () => {
+  await withGeminiRig({ default: { content: "ok" } }, { tokenCap: 100 }, async (rig) => {
+    const counted = await rig.sdk.models.countTokens({ model: MODEL, contents: "0123456789ab" });
+    // the scripted provider's derived count: ceil(12 bytes / 4)
+    assert.equal(counted.totalTokens, 3);
+    const [seen] = rig.provider.requests();
+    assert.deepEqual([seen.path, seen.googleKey], [`/v1/models/${MODEL}:countTokens`, KEY]);
+    assert.deepEqual([rig.relay.totals().other_requests, rig.relay.records()], [1, []]);
+    const file = await rig.sdk.models.countTokens({
+      model: MODEL,
+      contents: [{
+        role: "user",
+        parts: [{
+          fileData: {
+            fileUri: "https://generativelanguage.googleapis.com/v1beta/files/abc",
+            mimeType: "text/plain",
+          },
+        }],
+      }],
+    }).then(() => null, (error: unknown) => error);
+    assert.ok(file instanceof ApiError);
+    assert.equal(file.status, 403);
+    assert.match(file.message, /stored_state/);
+    assert.equal(rig.provider.requests().length, 1);
+  });
+});
+
 Deno.test("startRelay() refuses another model and a snake_case output cap on the Gemini API", async () => {
   await withGeminiRig({ default: { content: "ok" } }, { pinnedModel: MODEL }, async (rig) => {
     const other = await rig.sdk.models.generateContent({ model: "gemini-2.5-pro", contents: "x" })

@@ -8,6 +8,7 @@
 
 import type { ModelApi } from "./api/model_api.ts";
 import { MODEL_APIS, modelApiFor } from "./api/model_apis.ts";
+import { countedApi } from "./count_tokens.ts";
 
 /**
  * Endpoints whose POSTs are model calls: recorded, capped, metered and
@@ -26,6 +27,11 @@ export type Route =
    * forwarded: the path, with the query if the API forwards it.
    */
   | { kind: "model_call"; path: string; query: string; target: string; api: ModelApi }
+  /**
+   * A POST to a provider's token-counting endpoint for `api`'s requests
+   * (`count_tokens.ts`): forwarded with its body, not metered.
+   */
+  | { kind: "count"; path: string; target: string; api: ModelApi }
   /** `GET /v1/models` or `GET /v1/models/<id>`: forwarded without a body, not metered. */
   | { kind: "models"; path: string }
   /** Answered locally with `status`, never forwarded. */
@@ -46,7 +52,10 @@ const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
  * Messages' `?beta=true`, which Claude Code sends; Gemini's `?alt=sse`);
  * anything else is denied 400. Then: `GET /relay/health`; `POST` to a
  * model call's path (`ModelApi.matches`, the paths of
- * {@linkcode MODEL_CALL_PATHS}); `GET /v1/models` and `GET /v1/models/<id>`.
+ * {@linkcode MODEL_CALL_PATHS}); `POST` to a token-counting endpoint
+ * (`countedApi`: Gemini's `:countTokens`, Anthropic's
+ * `/v1/messages/count_tokens`, with the queries of the API counted);
+ * `GET /v1/models` and `GET /v1/models/<id>`.
  * One of those paths with another method is denied 405; every other path
  * 404. Denied requests are never forwarded.
  *
@@ -76,16 +85,23 @@ export function routeRequest(method: string, target: string): Route {
   const path = mark >= 0 ? target.slice(0, mark) : target;
   const query = mark >= 0 ? target.slice(mark + 1) : "";
   if (mark >= 0) {
-    const api = query === "" ? null : modelApiFor(path);
+    const counted = countingApi(path);
+    const api = query === "" ? null : modelApiFor(path) ?? counted;
     const forwarded = api?.forwardedQuery(path, query) ?? null;
     if (api === null || forwarded === null || !canonical(path)) return notCanonical;
-    return allowed("POST") ?? modelCall(path, query, forwarded, api);
+    const sent = forwarded === "" ? path : `${path}?${forwarded}`;
+    if (counted !== null) return allowed("POST") ?? { kind: "count", path, target: sent, api };
+    return allowed("POST") ?? { kind: "model_call", path, query, target: sent, api };
   }
   if (!canonical(target)) return notCanonical;
   const segments = target.slice(1).split("/");
   if (target === "/relay/health") return allowed("GET") ?? { kind: "health" };
   const api = modelApiFor(target);
-  if (api !== null) return allowed("POST") ?? modelCall(target, "", "", api);
+  if (api !== null) {
+    return allowed("POST") ?? { kind: "model_call", path, query: "", target, api };
+  }
+  const counted = countingApi(target);
+  if (counted !== null) return allowed("POST") ?? { kind: "count", path, target, api: counted };
   if (target === "/v1/models" || (segments.length === 3 && target.startsWith("/v1/models/"))) {
     return allowed("GET") ?? { kind: "models", path: target };
   }
@@ -96,19 +112,15 @@ export function routeRequest(method: string, target: string): Route {
   };
 }
 
+/** The API whose requests a count endpoint counts (`countedApi`), or null. */
+function countingApi(path: string): ModelApi | null {
+  const name = countedApi(path);
+  return MODEL_APIS.find((api) => api.name === name) ?? null;
+}
+
 /** True for a path of canonical segments (the rule of {@linkcode routeRequest}). */
 function canonical(path: string): boolean {
   return path.startsWith("/") && path.slice(1).split("/").every((segment) => SEGMENT.test(segment));
-}
-
-function modelCall(path: string, query: string, forwarded: string, api: ModelApi): Route {
-  return {
-    kind: "model_call",
-    path,
-    query,
-    target: forwarded === "" ? path : `${path}?${forwarded}`,
-    api,
-  };
 }
 
 /**

@@ -59,7 +59,6 @@ Deno.test("routeRequest() allows the model calls, the model list and the health 
   }
   for (
     const path of [
-      "/v1beta/models/gemini-2.5-pro:countTokens",
       "/v1beta/models/gemini-2.5-pro:embedContent",
       "/v1beta/cachedContents",
       "/v1beta/files",
@@ -70,10 +69,39 @@ Deno.test("routeRequest() allows the model calls, the model list and the health 
     assert.equal(routeRequest("POST", path).kind, "denied", path);
   }
   for (
-    const path of ["/v1/responses/resp_1", "/v1/messages/count_tokens", "/v1/messages/batches"]
+    const path of ["/v1/responses/resp_1", "/v1/messages/batches"]
   ) {
     assert.equal(routeRequest("POST", path).kind, "denied", path);
   }
+  // token counting: forwarded with its body, not a model call
+  for (
+    const [target, api, sent] of [
+      ["/v1/messages/count_tokens", "Messages", "/v1/messages/count_tokens"],
+      ["/v1/messages/count_tokens?beta=true", "Messages", "/v1/messages/count_tokens?beta=true"],
+      [
+        "/v1beta/models/gemini-2.5-pro:countTokens",
+        "Gemini",
+        "/v1beta/models/gemini-2.5-pro:countTokens",
+      ],
+      [
+        "/v1beta/models/gemini-2.5-pro:countTokens?key=k",
+        "Gemini",
+        "/v1beta/models/gemini-2.5-pro:countTokens",
+      ],
+    ]
+  ) {
+    const route = routeRequest("POST", target);
+    assert.deepEqual(
+      route.kind === "count" ? [route.api.name, route.target] : route,
+      [api, sent],
+      target,
+    );
+  }
+  assert.equal(routeRequest("GET", "/v1/messages/count_tokens").kind, "denied");
+  assert.equal(
+    routeRequest("POST", "/v1beta/models/gemini-2.5-pro:countTokens?alt=sse").kind,
+    "denied",
+  );
   assert.deepEqual(routeRequest("GET", "/v1/models"), { kind: "models", path: "/v1/models" });
   assert.deepEqual(routeRequest("GET", "/v1/models/gpt-4o-mini"), {
     kind: "models",
