@@ -698,3 +698,57 @@ Deno.test("providerFeaturesOf() cuts long values in where", () => {
   assert.ok(use.where.length < 160, use.where);
   assert.ok(use.where.endsWith("…"));
 });
+
+// ---------------------------------------------------------------------------
+// Gemini
+
+Deno.test("providerFeaturesOf() reads Gemini's hosted tools, cached content and file URIs", () => {
+  const uses = usesOf("Gemini", {
+    tools: [
+      { functionDeclarations: [{ name: "run_shell_command" }] },
+      { googleSearch: {} },
+      { url_context: {} },
+      { codeExecution: {} },
+      { googleSearchRetrieval: { dynamicRetrievalConfig: {} } },
+      { file_search: { fileSearchStoreNames: ["s"] } },
+      { computerUse: { environment: "ENVIRONMENT_BROWSER" } },
+      { retrieval: { vertexAiSearch: {} } },
+    ],
+    cachedContent: "cachedContents/abc",
+    systemInstruction: { parts: [{ fileData: { fileUri: ATTACKER } }] },
+    contents: [
+      { role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] },
+      {
+        role: "user",
+        parts: [{
+          functionResponse: {
+            name: "x",
+            response: {},
+            parts: [{
+              file_data: {
+                file_uri: "https://generativelanguage.googleapis.com/v1beta/files/f1",
+              },
+            }],
+          },
+        }],
+      },
+      { role: "user", parts: [{ text: `see ${ATTACKER}` }] },
+    ],
+  });
+  assert.deepEqual(uses.map((use) => [use.feature, use.where]), [
+    ["web_search", "tools[1].googleSearch {}"],
+    ["web_fetch", "tools[2].url_context {}"],
+    ["code_execution", "tools[3].codeExecution {}"],
+    ["web_search", 'tools[4].googleSearchRetrieval {"dynamicRetrievalConfig":{}}'],
+    ["file_search", 'tools[5].file_search {"fileSearchStoreNames":["s"]}'],
+    ["unknown_tool", 'tools[7].retrieval {"vertexAiSearch":{}}'],
+    ["stored_state", 'cachedContent "cachedContents/abc"'],
+    ["remote_urls", `systemInstruction.parts[0].fileData.fileUri ${JSON.stringify(ATTACKER)}`],
+    [
+      "stored_state",
+      "contents[1].parts[0].functionResponse.parts[0].file_data.file_uri " +
+      '"https://generativelanguage.googleapis.com/v1beta/files/f1"',
+    ],
+  ]);
+  assert.deepEqual(usesOf("Gemini", { contents: [{ parts: [{ text: "hi" }] }] }), []);
+});

@@ -16,6 +16,7 @@ import { chatWire } from "../scripted_chat_wire.ts";
 import { completionsWire } from "../scripted_completions_wire.ts";
 import { responsesWire } from "../scripted_responses_wire.ts";
 import { messagesWire } from "../scripted_messages_wire.ts";
+import { geminiWire } from "../scripted_gemini_wire.ts";
 import type { ScriptedWire } from "../scripted_wire.ts";
 import { type SseEvent, SseSplitter } from "../_sse_splitter.ts";
 
@@ -24,6 +25,7 @@ const WIRES: Record<string, ScriptedWire> = {
   "/v1/completions": completionsWire,
   "/v1/responses": responsesWire,
   "/v1/messages": messagesWire,
+  "/v1beta/models/gemini-2.5-flash:generateContent": geminiWire,
 };
 
 /** The replies every API's reassembly is checked on. */
