@@ -163,7 +163,8 @@ AGENTS AND ENVIRONMENT:
                            An environment variable for agent ID's container;
                            repeat for each. NAME may not be one the runner sets
                            (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
-                           ANTHROPIC_API_KEY, LEDGERBENCH_*); "run" refuses a
+                           ANTHROPIC_API_KEY, GOOGLE_GEMINI_BASE_URL,
+                           GEMINI_API_KEY, LEDGERBENCH_*); "run" refuses a
                            value holding the upstream key
   --agent-command ID=JSON  The command replacing the CMD of agent ID's image, a
                            JSON array of strings (a name without a slash is

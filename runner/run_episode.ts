@@ -16,9 +16,10 @@
  *    inside its network namespace (opened in-process with `setns(2)`, or an
  *    `nsenter` process when FFI is unavailable), so
  *    `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` (and
- *    `ANTHROPIC_BASE_URL=http://127.0.0.1:<port>`, without `/v1` as the
- *    Anthropic SDK expects) reaches the relay and nothing else, with
- *    placeholder keys `OPENAI_API_KEY` and `ANTHROPIC_API_KEY`
+ *    `ANTHROPIC_BASE_URL` and `GOOGLE_GEMINI_BASE_URL`, both
+ *    `http://127.0.0.1:<port>`, without `/v1` as the Anthropic and Gemini
+ *    clients expect) reaches the relay and nothing else, with placeholder
+ *    keys `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and `GEMINI_API_KEY`
  *    (runner/sandbox, runner/relay); the relay is closed as soon as the
  *    candidate has exited;
  * 3. the evidence gate over the relay's call records (tokens and calls always

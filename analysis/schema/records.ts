@@ -578,6 +578,8 @@ export const RUNNER_ENV_NAMES = [
   "OPENAI_API_KEY",
   "ANTHROPIC_BASE_URL",
   "ANTHROPIC_API_KEY",
+  "GOOGLE_GEMINI_BASE_URL",
+  "GEMINI_API_KEY",
   "LEDGERBENCH_MODEL",
 ] as const;
 export type RunnerEnvName = typeof RUNNER_ENV_NAMES[number];

@@ -187,9 +187,11 @@ export interface EpisodeSandbox {
 
 /**
  * The runner's variables every candidate gets, whatever its sandbox:
- * `OPENAI_BASE_URL` (`/v1` on the forwarder), `ANTHROPIC_BASE_URL` (the same
- * forwarder without `/v1`, as the Anthropic SDK expects), placeholder keys
- * (the real one lives in the relay only) and `LEDGERBENCH_MODEL`.
+ * `OPENAI_BASE_URL` (`/v1` on the forwarder), `ANTHROPIC_BASE_URL` and
+ * `GOOGLE_GEMINI_BASE_URL` (the same forwarder without `/v1`, as the
+ * Anthropic SDK, and the Gemini SDK and CLI, which add their API version,
+ * expect), placeholder keys (the real one lives in the relay only) and
+ * `LEDGERBENCH_MODEL`.
  *
  * @param port the loopback port the candidate reaches the relay on
  * @param model the model the relay is pinned to
@@ -209,6 +211,8 @@ export function relayEnvironment(port: number, model: string): Record<RunnerEnvN
     OPENAI_API_KEY: "sandbox",
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
     ANTHROPIC_API_KEY: "sandbox",
+    GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
+    GEMINI_API_KEY: "sandbox",
     LEDGERBENCH_MODEL: model,
   };
 }

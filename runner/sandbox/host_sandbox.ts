@@ -33,6 +33,7 @@
  * its working directory and `LEDGERBENCH_WORKSPACE`, `LEDGERBENCH_TASK_FILE`,
  * `OPENAI_BASE_URL`, `OPENAI_API_KEY` (a dummy), `ANTHROPIC_BASE_URL` (the
  * same forwarder without `/v1`), `ANTHROPIC_API_KEY` (a dummy),
+ * `GOOGLE_GEMINI_BASE_URL` (the same again), `GEMINI_API_KEY` (a dummy),
  * `LEDGERBENCH_MODEL`, `PATH` and `HOME` (a temporary directory) in its
  * environment.
  *
