@@ -161,16 +161,21 @@ export function verifyResultOf(
  * The relay's totals that the row records besides its calls (issue 8):
  * `unmeteredRequests`, the requests it refused without forwarding because
  * it cannot meter them (a path, method or API outside its surface), and
- * `readRequests`, the harmless reads it forwarded unmetered (`GET /v1/models`).
+ * `readRequests`, the harmless reads it forwarded unmetered (`GET /v1/models`,
+ * token counting), and `budgetRequests`, the agent's `GET /relay/budget`.
  * Requests refused for other reasons (caps, the concurrency limit, a body
  * too large) are not unmetered: the harness speaks their API (see
  * `RelayTotals.unsupported_requests`).
  *
  * @param totals the episode relay's totals
- * @returns the two counts {@linkcode classifyEpisode} records
+ * @returns the three counts {@linkcode classifyEpisode} records
  */
 export function relaySurface(totals: RelayTotals): ClassifyInput["surface"] {
-  return { unmeteredRequests: totals.unsupported_requests, readRequests: totals.other_requests };
+  return {
+    unmeteredRequests: totals.unsupported_requests,
+    readRequests: totals.other_requests,
+    budgetRequests: totals.budget_requests,
+  };
 }
 
 /** Inputs of {@link classifyEpisode}. */
@@ -185,7 +190,7 @@ export interface ClassifyInput {
    * it cannot meter, refused and never forwarded, and harmless reads it
    * forwarded (`GET /v1/models`). Recorded in the row's evidence.
    */
-  surface: { unmeteredRequests: number; readRequests: number };
+  surface: { unmeteredRequests: number; readRequests: number; budgetRequests: number };
   expectedModelIds?: readonly string[];
   /**
    * The candidate was a runner-owned program of `suite check` (issue 12),
@@ -241,6 +246,9 @@ export async function classifyEpisode(input: ClassifyInput): Promise<EpisodeDraf
       ...gate.evidence,
       unmetered_requests: input.surface.unmeteredRequests,
       read_requests: input.surface.readRequests,
+      ...(input.surface.budgetRequests > 0
+        ? { budget_requests: input.surface.budgetRequests }
+        : {}),
     },
     artifact_digest: candidate.artifactDigest,
     started_at: candidate.startedAt,

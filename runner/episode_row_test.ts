@@ -35,7 +35,7 @@ const CANDIDATE: CandidateFacts = {
 };
 
 /** A relay that refused nothing it cannot meter and passed no reads. */
-const NO_SURFACE = { unmeteredRequests: 0, readRequests: 0 };
+const NO_SURFACE = { unmeteredRequests: 0, readRequests: 0, budgetRequests: 0 };
 
 function plan(modelLimits?: Record<string, number | null>): Plan {
   return Plan.parse({
@@ -170,7 +170,7 @@ Deno.test("classifyEpisode() makes zero metered calls with only refused requests
   const refused = await classifyEpisode({
     ...common,
     records: [refusedRecord(1, "token_cap"), refusedRecord(2, "token_cap")],
-    surface: { unmeteredRequests: 6, readRequests: 1 },
+    surface: { unmeteredRequests: 6, readRequests: 1, budgetRequests: 3 },
     candidate: CANDIDATE,
   });
   assert.deepEqual([refused.status, refused.resolved, refused.invalid_reason], [
@@ -185,8 +185,13 @@ Deno.test("classifyEpisode() makes zero metered calls with only refused requests
       "(issue 21); `ledgerbench agent check` finds an agent the relay cannot serve before a batch",
   );
   assert.deepEqual(
-    [refused.evidence?.unmetered_requests, refused.evidence?.read_requests, refused.model_calls],
-    [6, 1, 0],
+    [
+      refused.evidence?.unmetered_requests,
+      refused.evidence?.read_requests,
+      refused.evidence?.budget_requests,
+      refused.model_calls,
+    ],
+    [6, 1, 3, 0],
   );
   // Zero calls and nothing refused stays seed 000's scored failure.
   const silent = await classifyEpisode({
@@ -200,7 +205,7 @@ Deno.test("classifyEpisode() makes zero metered calls with only refused requests
   const stray = await classifyEpisode({
     ...common,
     records: [callRecord(1)],
-    surface: { unmeteredRequests: 2, readRequests: 0 },
+    surface: { unmeteredRequests: 2, readRequests: 0, budgetRequests: 0 },
     candidate: CANDIDATE,
   });
   assert.deepEqual([stray.status, stray.resolved], ["scored", true]);

@@ -244,6 +244,7 @@ export function createEpisodeExecutor(
     let candidate: CandidateRun;
     const startedAt = new Date().toISOString();
     const clock = performance.now();
+    const wallCapMs = caps.wall_ms_cap ?? options.defaultWallMs ?? RUNNER_WALL_MS;
     try {
       relay = await startRelay(await runnerSocketPath("relay"), {
         upstreamBaseUrl: upstream.baseUrl,
@@ -255,6 +256,7 @@ export function createEpisodeExecutor(
         upstreamTimeoutMs: options.plan.upstream_timeout_ms,
         pinnedModel: model,
         allowedProviderFeatures: options.plan.provider_features ?? [],
+        wallCapMs,
       });
       candidate = await sandbox.startCandidate({
         episode,
@@ -265,7 +267,7 @@ export function createEpisodeExecutor(
         program: options.runnerPrograms?.(agent.agent_id, task.task_id),
         relaySocket: relay.socketPath,
         forbiddenValues: [upstream.key],
-        wallMs: caps.wall_ms_cap ?? options.defaultWallMs ?? RUNNER_WALL_MS,
+        wallMs: wallCapMs,
         verifier: { dir: paths.verifier, expectedDigest: options.verifierDigests[task.task_id] },
         signal: context.signal,
         onExited: close,

@@ -68,6 +68,8 @@ interface AgentSpec {
   script?: (suite: Suite) => Promise<ProviderScriptInput>;
   /** Its upstream reports the script's completion tokens past the request's output cap. */
   ignoreOutputCap?: boolean;
+  /** The plan's environment for its container. */
+  env?: Record<string, string>;
 }
 
 interface Fixture {
@@ -98,6 +100,7 @@ async function fixture(
         agent_id: a.agent_id,
         image: a.ref ?? `${a.image}:latest`,
         image_digest: ids[a.image],
+        ...(a.env === undefined ? {} : { env: a.env }),
       })),
       order_seed: 1,
       price_table_id: "test",
@@ -174,6 +177,11 @@ Deno.test({
           suiteProviderScript(suite, { overrides: { "c2-filter-sum": { status: 429 } } }),
       },
       { agent_id: "looper", image: "ledgerbench/agent-looper" },
+      {
+        agent_id: "budgeted",
+        image: "ledgerbench/agent-looper",
+        env: { LOOPER_BUDGETED: "1" },
+      },
       { agent_id: "nocall", image: "ledgerbench/agent-nocall" },
       { agent_id: "crasher", image: "ledgerbench/agent-crasher" },
     ], { caps: { token_cap: 300 } });
@@ -181,7 +189,7 @@ Deno.test({
       const outcome = await f.run({ parallel: 3 });
       ok(outcome.complete);
       const rows = (await loadLedger(`${f.dir}/ledger.jsonl`)).rows;
-      equal(rows.length, 5);
+      equal(rows.length, 6);
       const row = byAgent(rows);
       const ids = await images();
 
@@ -231,6 +239,13 @@ Deno.test({
         looper.calls.map((call) => [call.refusal, call.prompt_bound, call.output_cap]),
         [[null, 119, 181], [null, 157, 75], ["token_cap", undefined, undefined]],
       );
+
+      // The same looper told its budget by the relay's headers (budget_left.ts) stops before
+      // the cap: no call refused, its own stop, within the cap.
+      const budgeted = await openEpisodeLog(`${f.dir}/artifacts`, row.budgeted.episode_log_digest!);
+      deepEqual(budgeted.calls.map((call) => call.refusal), [null, null]);
+      deepEqual([row.budgeted.stop_reason, row.budgeted.model_calls], ["completed", 2]);
+      ok(row.budgeted.prompt_tokens + row.budgeted.completion_tokens <= 300);
 
       // Zero model calls: a scored failure, not an invalid episode (seed 000).
       deepEqual(

@@ -133,7 +133,8 @@ export type Caps = z.infer<typeof Caps>;
  * | `context_limit_tokens` | the plan's declared context limit (null: none declared) | not recorded |
  * | `max_call_tokens` | largest prompt + completion tokens the server reported for one successful call (null: no such call) | not recorded |
  * | `unmetered_requests` | requests the relay refused without forwarding because it cannot meter them (a path, method or API outside its surface, a model call it cannot parse) | not recorded (rows written before issue 8) |
- * | `read_requests` | harmless reads the relay forwarded without metering them (`GET /v1/models`) | not recorded |
+ * | `read_requests` | harmless reads the relay forwarded without metering them (`GET /v1/models`, token counting) | not recorded |
+ * | `budget_requests` | times the agent asked the relay for its budget left (`GET /relay/budget`; every response also tells it in headers) | it never asked |
  * | `prompt_bound_excess` | under a token cap: prompt tokens the server reported beyond the relay's bound of them, summed over calls (the bound's error; the row's tokens may pass its cap by at most this, issue 21) | no token cap, or rows written before issue 21 |
  * | `spend_unknown_calls` | forwarded calls whose usage never arrived though the provider may have billed them (cut off, timed out): their spend is unknown, not 0 | none |
  * | `provider_features` | provider features the plan allowed and the calls used, sorted | none used |
@@ -147,6 +148,7 @@ export const Evidence = z.object({
   max_call_tokens: Count.nullable().optional(),
   unmetered_requests: Count.optional(),
   read_requests: Count.optional(),
+  budget_requests: z.number().int().positive().optional(),
   prompt_bound_excess: Count.optional(),
   spend_unknown_calls: z.number().int().positive().optional(),
   provider_features: z.array(z.string().min(1)).optional(),

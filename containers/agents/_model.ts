@@ -36,6 +36,12 @@ export interface ChatResult {
   content: string | null;
   /** The parsed body, or the raw text when it was not JSON. */
   body: unknown;
+  /**
+   * The budget left as the relay's headers tell it (`ledgerbench-tokens-left`,
+   * `ledgerbench-steps-left`; `runner/relay/budget_left.ts`), null for a cap
+   * not told.
+   */
+  left: { tokens: number | null; steps: number | null };
 }
 
 /**
@@ -104,7 +110,16 @@ export async function chat(messages: Message[]): Promise<ChatResult> {
     } catch {
       // keep the raw text
     }
-    return { status: response.status, content: firstContent(parsed), body: parsed };
+    const header = (name: string) => {
+      const value = response.headers.get(name);
+      return value === null ? null : Number(value);
+    };
+    return {
+      status: response.status,
+      content: firstContent(parsed),
+      body: parsed,
+      left: { tokens: header("ledgerbench-tokens-left"), steps: header("ledgerbench-steps-left") },
+    };
   }
 }
 

@@ -5,25 +5,51 @@
  * have been made. It exercises the relay's caps (seed 003: `token_cap`,
  * `step_cap`).
  *
- * Exit code 0 when refused by the relay, 4 when the safety maximum was hit.
+ * With `LOOPER_BUDGETED=1` it plans by the budget the relay tells
+ * it (`ledgerbench-tokens-left`, `ledgerbench-steps-left` headers): it stops
+ * when no step is left, or when fewer tokens are left than three times what
+ * its last call used (the conversation grows, and the relay reserves a bound
+ * of the next prompt before forwarding it), and
+ * writes `stopped: "budget"`.
+ *
+ * Exit code 0 when refused by the relay or stopped by its budget, 4 when the
+ * safety maximum was hit.
  *
  * @module
  */
-import { chat, type Message, readTask, WORKSPACE } from "./_model.ts";
+import { chat, type ChatResult, type Message, readTask, WORKSPACE } from "./_model.ts";
 
 const maxCalls = Number(Deno.env.get("LEDGERBENCH_LOOPER_MAX_CALLS") ?? "10000");
+const budgeted = Deno.env.get("LOOPER_BUDGETED") === "1";
 const messages: Message[] = [{ role: "user", content: await readTask() }];
 let calls = 0;
 let lastStatus = 0;
+let stopped: "refused" | "budget" | "maximum" = "maximum";
 while (calls < maxCalls) {
   const result = await chat(messages);
   calls += 1;
   lastStatus = result.status;
-  if (result.status < 200 || result.status >= 300) break;
+  if (result.status < 200 || result.status >= 300) {
+    stopped = "refused";
+    break;
+  }
+  if (budgeted && !enoughLeft(result)) {
+    stopped = "budget";
+    break;
+  }
   messages.push({ role: "assistant", content: result.content ?? "" });
   messages.push({ role: "user", content: `Continue (step ${calls + 1}).` });
 }
-const summary = JSON.stringify({ agent: "looper", calls, last_status: lastStatus });
+
+/** Whether the budget the relay told is enough for another call (rule in the module doc). */
+function enoughLeft(result: ChatResult): boolean {
+  if (result.left.steps !== null && result.left.steps <= 0) return false;
+  const usage = (result.body as { usage?: { total_tokens?: unknown } } | null)?.usage;
+  const spent = typeof usage?.total_tokens === "number" ? usage.total_tokens : 0;
+  return result.left.tokens === null || result.left.tokens >= 3 * spent;
+}
+
+const summary = JSON.stringify({ agent: "looper", calls, last_status: lastStatus, stopped });
 await Deno.writeTextFile(`${WORKSPACE}/looper.log`, summary + "\n");
 console.log(summary);
-Deno.exit(calls >= maxCalls && lastStatus >= 200 && lastStatus < 300 ? 4 : 0);
+Deno.exit(stopped === "maximum" ? 4 : 0);

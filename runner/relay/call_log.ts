@@ -42,6 +42,8 @@ export interface RelayTotals {
   spend_unknown_calls: number;
   /** Non-model requests forwarded (the model list, token counting). */
   other_requests: number;
+  /** `GET /relay/budget` requests, answered by the relay (`budget_left.ts`). */
+  budget_requests: number;
   /**
    * Requests answered locally and never forwarded because they are outside
    * the relay's surface (not canonical, unknown path, wrong method) or over
@@ -81,6 +83,7 @@ export class CallLog {
   readonly #denied: DeniedRequest[] = [];
   #arrivals = 0;
   #otherRequests = 0;
+  #budgetRequests = 0;
   #deniedRequests = 0;
   #deniedUnsupported = 0;
 
@@ -156,6 +159,11 @@ export class CallLog {
     this.#otherRequests += 1;
   }
 
+  /** Counts a request for the budget left (`GET /relay/budget`). */
+  countBudget(): void {
+    this.#budgetRequests += 1;
+  }
+
   /**
    * Counts a request answered locally outside the model APIs and keeps its
    * method and target (the first {@linkcode MAX_DENIED_LOGGED}).
@@ -205,6 +213,7 @@ export class CallLog {
       aborted_calls: 0,
       spend_unknown_calls: 0,
       other_requests: this.#otherRequests,
+      budget_requests: this.#budgetRequests,
       denied_requests: this.#deniedRequests,
       unsupported_requests: this.#deniedUnsupported,
     };

@@ -43,6 +43,7 @@ import {
 } from "./forward_call.ts";
 import { forwardModelCall } from "./forward_model_call.ts";
 import { forwardCount } from "./count_tokens.ts";
+import { budgetLeft, type BudgetSource, setBudgetHeaders } from "./budget_left.ts";
 
 export type { DeniedRequest, RelayTotals } from "./call_log.ts";
 export { MODEL_CALL_PATHS } from "./relay_surface.ts";
@@ -107,6 +108,12 @@ export interface RelayOptions {
    * refused 403 `provider_feature`. Absent: none.
    */
   allowedProviderFeatures?: readonly string[];
+  /**
+   * The episode's wall cap in ms, told to the agent as the seconds it has
+   * left (`budget_left.ts`), counted from the relay's start; null or absent:
+   * not told.
+   */
+  wallCapMs?: number | null;
   /**
    * How long `close()` lets calls in flight finish before cutting them off,
    * in ms (default {@linkcode CLOSE_GRACE_MS}): their usage is the episode's
@@ -179,6 +186,9 @@ const MAX_SOCKET_PATH_BYTES = 107;
  * slash, no `.`/`..` segment, no query but an API's own, such as Messages'
  * `?beta=true`, forwarded as it is); then `POST` to a path of
  * {@linkcode MODEL_CALL_PATHS} is a model call of that path's API,
+ * `GET /relay/budget` answers the budget left (`budget_left.ts`, counted in
+ * `budget_requests`), every model call's response carries it in the
+ * `ledgerbench-*-left` headers,
  * `GET /v1/models` and `GET /v1/models/<id>` are forwarded without a body
  * and counted in `other_requests`, so are the token-counting calls of the
  * upstream's kind (`forwardCount`: Gemini's `:countTokens`, Anthropic's
@@ -385,6 +395,14 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   };
   const state: AdmissionState = { admitted: 0 };
   const log = new CallLog(key, options.callBodyLimits);
+  const budgetSource: BudgetSource = {
+    budget,
+    tokenCap,
+    stepCap: rules.stepCap,
+    admitted: () => state.admitted,
+    wallCapMs: options.wallCapMs ?? null,
+    startedAt: performance.now(),
+  };
   /** Forwarded calls not yet recorded; `close()` gives them their grace. */
   const pending = new Set<Promise<void>>();
   let active = 0;
@@ -473,6 +491,10 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const handler = async (request: Request): Promise<Response> => {
     const route = routeRequest(request.method, rawTarget(request.url));
     if (route.kind === "health") return Response.json({ ok: true });
+    if (route.kind === "budget") {
+      log.countBudget();
+      return Response.json(budgetLeft(budgetSource, performance.now()));
+    }
     if (route.kind === "count" && route.api.kind !== upstreamKind) {
       await request.body?.cancel().catch(() => {});
       return deny(request, {
@@ -506,6 +528,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       if (route.kind === "model_call") {
         const call = await modelCall(request, route);
         over = call.over;
+        setBudgetHeaders(call.response.headers, budgetLeft(budgetSource, performance.now()));
         return call.response;
       }
       log.countOther();

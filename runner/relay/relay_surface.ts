@@ -21,6 +21,8 @@ export const MODEL_CALL_PATHS: readonly string[] = MODEL_APIS.flatMap((api) => a
 /** Where {@linkcode routeRequest} sends a request. */
 export type Route =
   | { kind: "health" }
+  /** `GET /relay/budget`: the budget left, answered locally (`budget_left.ts`). */
+  | { kind: "budget" }
   /**
    * A POST to a path of `api`, whichever upstream kind the relay has;
    * `query` is the query as received ("" when none), `target` what is
@@ -50,7 +52,8 @@ const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
  * segment, no `?` query, no `#`, no absolute-form URL), except that a model
  * call's path may carry a query its API reads (`ModelApi.forwardedQuery`:
  * Messages' `?beta=true`, which Claude Code sends; Gemini's `?alt=sse`);
- * anything else is denied 400. Then: `GET /relay/health`; `POST` to a
+ * anything else is denied 400. Then: `GET /relay/health`, `GET
+ * /relay/budget`; `POST` to a
  * model call's path (`ModelApi.matches`, the paths of
  * {@linkcode MODEL_CALL_PATHS}); `POST` to a token-counting endpoint
  * (`countedApi`: Gemini's `:countTokens`, Anthropic's
@@ -96,6 +99,7 @@ export function routeRequest(method: string, target: string): Route {
   if (!canonical(target)) return notCanonical;
   const segments = target.slice(1).split("/");
   if (target === "/relay/health") return allowed("GET") ?? { kind: "health" };
+  if (target === "/relay/budget") return allowed("GET") ?? { kind: "budget" };
   const api = modelApiFor(target);
   if (api !== null) {
     return allowed("POST") ?? { kind: "model_call", path, query: "", target, api };
