@@ -245,7 +245,7 @@ Deno.test({
       const budgeted = await openEpisodeLog(`${f.dir}/artifacts`, row.budgeted.episode_log_digest!);
       deepEqual(budgeted.calls.map((call) => call.refusal), [null, null]);
       deepEqual([row.budgeted.stop_reason, row.budgeted.model_calls], ["completed", 2]);
-      ok(row.budgeted.prompt_tokens + row.budgeted.completion_tokens <= 300);
+      ok(row.budgeted.prompt_tokens! + row.budgeted.completion_tokens! <= 300);
 
       // Zero model calls: a scored failure, not an invalid episode (seed 000).
       deepEqual(
