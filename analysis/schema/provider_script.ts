@@ -159,6 +159,14 @@ export type ProviderRule = z.infer<typeof ProviderRule>;
  */
 export const ProviderScript = z.object({
   model: z.string().min(1).default("scripted-model-1"),
+  /**
+   * How derived usage counts a prompt's tokens (see {@linkcode derivedUsage}):
+   * `quarter_bytes`, one per started 4 UTF-8 bytes (about what a byte-level
+   * BPE takes of English and code); `bytes`, one per UTF-8 byte, the most a
+   * byte-level tokenizer can bill (a stand-in for a provider billing dense
+   * text, such as rare scripts, at one token per byte).
+   */
+  prompt_billing: z.enum(["quarter_bytes", "bytes"]).default("quarter_bytes"),
   rules: z.array(ProviderRule).default([]),
   default: ProviderReply.default({
     status: 200,
@@ -220,11 +228,13 @@ const encoder = new TextEncoder();
  * Rule: `prompt_tokens = max(1, ceil(P / 4))` where P is the byte length of
  * the request's prompt text (for chat, the text of every message: string
  * contents, and the `text` of content parts; see {@linkcode readConversation}
- * for each API); `completion_tokens = max(1, ceil(C / 4))` where C is the
- * byte length of the reply content plus each tool call's name and arguments.
+ * for each API), or `max(1, P)` under the script's `prompt_billing: "bytes"`;
+ * `completion_tokens = max(1, ceil(C / 4))` where C is the byte length of the
+ * reply content plus each tool call's name and arguments.
  *
  * @param promptText The request's prompt text, concatenated.
  * @param reply The reply being sent.
+ * @param billing The script's `prompt_billing` (default `quarter_bytes`).
  * @returns prompt, completion and total tokens.
  * @example
  * ```ts
@@ -237,12 +247,14 @@ const encoder = new TextEncoder();
 export function derivedUsage(
   promptText: string,
   reply: Pick<ProviderReply, "content" | "tool_calls">,
+  billing: ProviderScript["prompt_billing"] = "quarter_bytes",
 ): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   let completionBytes = encoder.encode(reply.content).length;
   for (const call of reply.tool_calls) {
     completionBytes += encoder.encode(call.name).length + encoder.encode(call.arguments).length;
   }
-  const prompt = Math.max(1, Math.ceil(encoder.encode(promptText).length / 4));
+  const promptBytes = encoder.encode(promptText).length;
+  const prompt = Math.max(1, billing === "bytes" ? promptBytes : Math.ceil(promptBytes / 4));
   const completion = Math.max(1, Math.ceil(completionBytes / 4));
   return {
     prompt_tokens: prompt,

@@ -127,6 +127,16 @@ export const RelayCallRecord = z.object({
    */
   prompt_bound: Count.optional(),
   /**
+   * Forwarded calls under a token cap only: where `prompt_bound` came from:
+   * `count`, the provider's own count of the request (Anthropic's and
+   * Gemini's count endpoints); `tokenizer`, the model's published tokenizer
+   * (OpenAI's); `bytes`, one token per byte of the request, which holds for
+   * any text. Absent without a token cap and in records written before it
+   * was recorded (their bound was a third of the bytes, which dense text
+   * could pass).
+   */
+  prompt_bound_source: z.enum(["count", "tokenizer", "bytes"]).optional(),
+  /**
    * Forwarded calls under a token cap only: true when the relay lowered the
    * call's output cap (or set one it lacked) to what was left of the token
    * cap (issue 21). Absent otherwise.

@@ -13,7 +13,9 @@ import type { RelayRefusal } from "../../analysis/schema/relay_call_record.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
 import { readBody } from "./_read_body.ts";
 import { type Ticket, TokenBudget } from "./token_budget.ts";
-import { promptTokenBound } from "./prompt_token_bound.ts";
+import { boundPrompt, type PromptBoundSource } from "./prompt_token_bound.ts";
+import { countOpenAiTokens, openAiEncodingOf } from "./openai_tokenizer.ts";
+import { countRequestOf } from "./provider_prompt_count.ts";
 import { type AnswerForm, isCount, isRecord, type ModelApi } from "./api/model_api.ts";
 import type { UpstreamKind } from "./api/upstream_kind.ts";
 import {
@@ -52,6 +54,15 @@ export interface AdmissionRules {
   budget: TokenBudget | null;
   /** Provider features the plan allows, by name. */
   allowedFeatures: readonly string[];
+  /**
+   * Asks the upstream's count endpoint to count a prompt
+   * (`askPromptCount`, `provider_prompt_count.ts`), for the token cap's
+   * bound; resolves null when it gave no count.
+   */
+  countPrompt(
+    count: { path: string; body: Record<string, unknown> },
+    headers: Headers,
+  ): Promise<number | null>;
 }
 
 /** The request as received, for the call's body log. */
@@ -97,6 +108,8 @@ export interface Admitted {
   ticket: Ticket | null;
   /** The prompt bound reserved; null without a token cap. */
   promptBound: number | null;
+  /** Where the prompt bound came from; null without a token cap. */
+  promptBoundSource: PromptBoundSource | null;
   /** Provider features used, all allowed by the plan (sorted names). */
   features: string[];
   received: ReceivedBody;
@@ -207,9 +220,21 @@ export async function admitModelCall(
   }
   let ticket: Ticket | null = null;
   let promptBound: number | null = null;
+  let promptBoundSource: PromptBoundSource | null = null;
   if (rules.budget !== null) {
-    const bytes = sent === body ? read.bytes.length : jsonBytes(sent).length;
-    promptBound = promptTokenBound(sent, bytes + CAP_FIELD_BYTES, api.promptAllowance(sent));
+    const forwarded = sent === body ? text : JSON.stringify(sent);
+    const bytes = sent === body ? read.bytes.length : new TextEncoder().encode(forwarded).length;
+    const count = countRequestOf(api, call.path, sent);
+    const encoding = api.kind === "openai" ? openAiEncodingOf(sent.model) : null;
+    ({ bound: promptBound, source: promptBoundSource } = await boundPrompt(
+      sent,
+      { text: forwarded, bytes: bytes + CAP_FIELD_BYTES },
+      api.promptAllowance(sent),
+      {
+        count: count === null ? null : () => rules.countPrompt(count, request.headers),
+        tokenize: encoding === null ? null : (forwarded) => countOpenAiTokens(encoding, forwarded),
+      },
+    ));
     const admission = await rules.budget.admit({ promptBound, outputCap: outputCapOf(api, sent) });
     if (admission.kind === "refused") {
       return refused("token_cap", 403, admission.message, received, fingerprint);
@@ -237,6 +262,7 @@ export async function admitModelCall(
     outputCap: outputCapOf(api, sent),
     ticket,
     promptBound,
+    promptBoundSource,
     features: [...new Set(uses.map((use) => use.feature))].sort(),
     received,
   };

@@ -15,6 +15,7 @@ const RULES: AdmissionRules = {
   stepCap: null,
   budget: null,
   allowedFeatures: [],
+  countPrompt: () => Promise.resolve(null),
 };
 
 function request(path: string, body: unknown, headers: Record<string, string> = {}): Request {
@@ -135,21 +136,28 @@ Deno.test("admitModelCall() counts forwarded calls against the step cap", async 
 
 Deno.test("admitModelCall() applies the output policy, then lowers the cap to what the token cap leaves", async () => {
   // {"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":600} is 74 bytes
-  // after the policy: bound ceil((74 + 48) / 3) = 41, and 1000 - 41 = 959 is more than 600.
+  // after the policy; model "m" has no known tokenizer and Chat no count endpoint: the bound is
+  // a token a byte, 74 + 48 (room for a cap field) = 122, and 1000 - 122 = 878 is more than 600.
   const budget = new TokenBudget(1000);
   const kept = admitted(
     await decide(openaiChat, CHAT, { maxOutputTokens: 600, budget }),
   );
   assert.deepEqual(
-    [forwardedJson(kept).max_tokens, kept.outputCap, kept.promptBound, kept.ticket?.lowered],
-    [600, 600, 41, false],
+    [
+      forwardedJson(kept).max_tokens,
+      kept.outputCap,
+      kept.promptBound,
+      kept.promptBoundSource,
+      kept.ticket?.lowered,
+    ],
+    [600, 600, 122, "bytes", false],
   );
   budget.settle(kept.ticket!, 700);
-  // 300 left: 300 - 41 = 259 for the next call's output.
+  // 300 left: 300 - 122 = 178 for the next call's output.
   const lowered = admitted(await decide(openaiChat, CHAT, { maxOutputTokens: 600, budget }));
-  assert.deepEqual([forwardedJson(lowered).max_tokens, lowered.ticket?.lowered], [259, true]);
-  budget.settle(lowered.ticket!, 260);
-  // 40 left, under the 41 of the bound: refused.
+  assert.deepEqual([forwardedJson(lowered).max_tokens, lowered.ticket?.lowered], [178, true]);
+  budget.settle(lowered.ticket!, 179);
+  // 121 left, under the 122 of the bound: refused.
   const none = refused(await decide(openaiChat, CHAT, { maxOutputTokens: 600, budget }));
   assert.equal(none.refusal, "token_cap");
 });

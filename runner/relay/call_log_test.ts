@@ -31,6 +31,7 @@ Deno.test("CallLog numbers arrivals, moves finished calls out of flight and sums
     aborted_calls: 1,
     spend_unknown_calls: 1,
     other_requests: 1,
+    budget_requests: 0,
     denied_requests: 0,
     unsupported_requests: 0,
   });

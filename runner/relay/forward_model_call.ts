@@ -73,9 +73,11 @@ export function admittedRecord(call: ForwardedCall): RelayCallRecord {
     tool_calls: 0,
     fingerprint: admitted.fingerprint,
     output_cap: admitted.outputCap,
-    ...(admitted.ticket === null
-      ? {}
-      : { prompt_bound: admitted.promptBound!, cap_lowered: admitted.ticket.lowered }),
+    ...(admitted.ticket === null ? {} : {
+      prompt_bound: admitted.promptBound!,
+      prompt_bound_source: admitted.promptBoundSource!,
+      cap_lowered: admitted.ticket.lowered,
+    }),
     ...(admitted.features.length === 0 ? {} : { provider_features: admitted.features }),
     fault: null,
     latency_ms: 0,

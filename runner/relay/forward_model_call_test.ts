@@ -28,6 +28,7 @@ async function admitted(body: unknown): Promise<Admitted> {
         stepCap: null,
         budget: null,
         allowedFeatures: [],
+        countPrompt: () => Promise.resolve(null),
       },
       state: { admitted: 0 },
     },

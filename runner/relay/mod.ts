@@ -50,7 +50,7 @@ export {
   RelayUsageDetail,
 } from "../../analysis/schema/relay_call_record.ts";
 export { relayStopReason } from "./relay_stop_reason.ts";
-export { promptTokenBound } from "./prompt_token_bound.ts";
+export { boundPrompt } from "./prompt_token_bound.ts";
 export {
   canonicalRequest,
   combineFingerprints,

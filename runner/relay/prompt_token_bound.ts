@@ -1,7 +1,9 @@
 /**
- * An upper bound of a model call's prompt tokens, read from its request body
- * before it is forwarded (issue 21, "The cap as a ceiling"): the token cap
- * reserves it, so that the tokens the provider bills cannot pass the cap.
+ * An upper bound of a model call's prompt tokens, taken before it is
+ * forwarded (issue 21, "The cap as a ceiling"): the token cap reserves it, so
+ * that the tokens the provider bills cannot pass the cap.
+ * {@linkcode boundPrompt} takes it from the provider's count, the model's
+ * tokenizer or the body's bytes, whichever the call has first.
  *
  * @module
  */
@@ -46,51 +48,101 @@ const MEDIA_PART_TYPES = new Set([
 ]);
 
 /**
- * Bytes of request body counted as one prompt token by
- * {@linkcode promptTokenBound} (3). The tokenizers of the served APIs are
- * byte-level BPEs that take about 4 bytes of English or code per token and
- * 3 of JSON; a request body is mostly JSON, its syntax (quotes, keys,
- * braces) longer than the chat template tokens that replace it. Text that
- * tokenizes more densely (CJK at about one token per character, random
- * bytes at up to one per byte) can take more tokens than the bound: that is
- * the bound's error, recorded per call (`prompt_tokens - prompt_bound`) and
- * per row (`evidence.prompt_bound_excess`), and at most 3 times the bound
- * (one token per byte).
+ * Tokens added to a count (the provider's or a tokenizer's) for what the
+ * model is given besides the request's text: the chat template's tokens
+ * that start the answer (OpenAI's `<|start|>assistant<|message|>`, about 3),
+ * and the error Anthropic allows its count ("an estimate ... may differ by a
+ * small amount", "Token counting"), with a share of the count
+ * ({@linkcode COUNT_MARGIN_DIVISOR}) on top.
  */
-export const PROMPT_BYTES_PER_TOKEN = 3;
+export const COUNT_MARGIN_TOKENS = 32;
+
+/** A count's proportional margin: one token per this many counted (2%). */
+export const COUNT_MARGIN_DIVISOR = 50;
+
+/** Where a call's prompt bound came from (recorded as `prompt_bound_source`). */
+export type PromptBoundSource = "count" | "tokenizer" | "bytes";
+
+/** The ways to bound one call's prompt, in the order {@linkcode boundPrompt} tries them. */
+export interface PromptBoundWays {
+  /**
+   * Asks the provider's count endpoint (`provider_prompt_count.ts`); null when
+   * the API has none. Resolves null when the provider gave no count.
+   */
+  count: (() => Promise<number | null>) | null;
+  /** Counts the body's text with the model's published tokenizer; null when it has none. */
+  tokenize: ((text: string) => Promise<number>) | null;
+}
 
 /**
- * An upper bound, as documented, of the prompt tokens a provider bills for
- * a request body.
+ * An upper bound of the prompt tokens a provider bills for a request, for
+ * any text (seed 003: the token cap is a promise about spend, so it must
+ * hold whatever the agent sends).
  *
- * Rule: `ceil(bytes / PROMPT_BYTES_PER_TOKEN)`, plus
- * {@linkcode MEDIA_PART_TOKENS} per image or file part anywhere in the body,
- * plus the API's own allowance (`ModelApi.promptAllowance`: for Messages,
- * {@linkcode messagesToolAllowance}). Its error is in
- * {@linkcode PROMPT_BYTES_PER_TOKEN}; input a provider feature adds at the
- * provider (a fetched URL, a web search) is outside it, which is why those
- * are refused unless the plan allows them (`provider_features.ts`).
+ * Rule, the first that applies:
+ * 1. `count`: the provider's own count of the request (Anthropic's and
+ *    Gemini's count endpoints, which count what they bill, tools and media
+ *    included), plus {@linkcode COUNT_MARGIN_TOKENS} and one token in
+ *    {@linkcode COUNT_MARGIN_DIVISOR};
+ * 2. `tokenizer`: the model's published tokenizer over the body's JSON text
+ *    as forwarded (OpenAI's, `openai_tokenizer.ts`): the JSON syntax of each
+ *    message (`{"role":"user","content":""}`, at least 8 tokens) is worth
+ *    more than the chat template that replaces it (about 4), and escaping
+ *    only lengthens text, so the text's tokens are within it; plus
+ *    {@linkcode COUNT_MARGIN_TOKENS}, {@linkcode MEDIA_PART_TOKENS} per media
+ *    part and the API's own allowance;
+ * 3. `bytes`: one token per byte of the body as forwarded, the most any
+ *    byte-level tokenizer can make of a text (every token is at least one
+ *    byte: Anthropic's, OpenAI's and Gemini's byte-fallback vocabularies
+ *    alike), plus {@linkcode MEDIA_PART_TOKENS} per media part and the API's
+ *    own allowance. It holds for every byte sequence (rare scripts at one
+ *    token per byte included), at the price of reserving about 3 to 4 times
+ *    what English or code takes.
+ * Input a provider feature adds at the provider (a fetched URL, a web
+ * search) is outside every bound, which is why those are refused unless the
+ * plan allows them (`provider_features.ts`).
  *
- * O(size of the body).
+ * O(size of the body), plus a count request for `count`.
  *
  * @param body the request as it will be forwarded, parsed
- * @param bytes its UTF-8 length in bytes, as forwarded
- * @param allowance the API's own allowance for the body, in tokens
- * @returns the bound, in tokens
+ * @param forwarded its text and UTF-8 length in bytes, as forwarded (with room for a cap field)
+ * @param allowance the API's own allowance for the body, in tokens (`ModelApi.promptAllowance`)
+ * @param ways the count and the tokenizer this call has
+ * @returns the bound, in tokens, and where it came from
  * @example
  * ```ts
- * import { promptTokenBound } from "./prompt_token_bound.ts";
- * // Claude Code's first request: 49,029 bytes -> ceil(49029 / 3) = 16343, + 600 for its tools.
- * if (promptTokenBound({}, 49029, 600) !== 16943) throw new Error();
+ * import { boundPrompt } from "./prompt_token_bound.ts";
+ * // No count, no tokenizer: one token per byte.
+ * const bytes = await boundPrompt({}, { text: "", bytes: 49029 }, 600, { count: null, tokenize: null });
+ * if (bytes.bound !== 49629 || bytes.source !== "bytes") throw new Error();
+ * // The provider counted 15,000: 15,000 + 32 + 300.
+ * const counted = await boundPrompt({}, { text: "", bytes: 49029 }, 600, {
+ *   count: () => Promise.resolve(15000), tokenize: null,
+ * });
+ * if (counted.bound !== 15332 || counted.source !== "count") throw new Error();
  * ```
  */
-export function promptTokenBound(
+export async function boundPrompt(
   body: Record<string, unknown>,
-  bytes: number,
+  forwarded: { text: string; bytes: number },
   allowance: number,
-): number {
-  return Math.ceil(bytes / PROMPT_BYTES_PER_TOKEN) + MEDIA_PART_TOKENS * mediaParts(body) +
-    allowance;
+  ways: PromptBoundWays,
+): Promise<{ bound: number; source: PromptBoundSource }> {
+  const counted = ways.count === null ? null : await ways.count();
+  if (counted !== null) {
+    return {
+      bound: counted + COUNT_MARGIN_TOKENS + Math.ceil(counted / COUNT_MARGIN_DIVISOR),
+      source: "count",
+    };
+  }
+  const extra = MEDIA_PART_TOKENS * mediaParts(body) + allowance;
+  if (ways.tokenize !== null) {
+    return {
+      bound: (await ways.tokenize(forwarded.text)) + COUNT_MARGIN_TOKENS + extra,
+      source: "tokenizer",
+    };
+  }
+  return { bound: forwarded.bytes + extra, source: "bytes" };
 }
 
 /**

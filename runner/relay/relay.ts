@@ -43,6 +43,7 @@ import {
 } from "./forward_call.ts";
 import { forwardModelCall } from "./forward_model_call.ts";
 import { forwardCount } from "./count_tokens.ts";
+import { askPromptCount } from "./provider_prompt_count.ts";
 import { budgetLeft, type BudgetSource, setBudgetHeaders } from "./budget_left.ts";
 
 export type { DeniedRequest, RelayTotals } from "./call_log.ts";
@@ -392,6 +393,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
     stepCap: options.stepCap ?? null,
     budget,
     allowedFeatures: options.allowedProviderFeatures ?? [],
+    countPrompt: (count, headers) => askPromptCount(upstream, count, headers),
   };
   const state: AdmissionState = { admitted: 0 };
   const log = new CallLog(key, options.callBodyLimits);

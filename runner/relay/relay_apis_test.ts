@@ -149,22 +149,27 @@ Deno.test("startRelay() lowers a Responses call's max_output_tokens to what the 
         body: { model: "m", input: "x", max_output_tokens: 2000 },
       });
       assert.equal(lowered.status, 200);
-      // Forwarded as {"model":"m","input":"x","max_output_tokens":2000,"store":false}, 64 bytes:
-      // its prompt bound is ceil((64 + 48) / 3) = 38, which leaves 1000 - 38 = 962 for the output.
-      // (`stream: true`, the whole call forwarded streamed, comes after the bound is taken: it is
-      // no prompt token.)
+      // Forwarded as {"model":"m","input":"x","max_output_tokens":2000,"store":false}, 64 bytes,
+      // of a model without a known tokenizer: its prompt bound is a token a byte, 64 + 48 (room
+      // for a cap field) = 112, which leaves 1000 - 112 = 888 for the output. (`stream: true`,
+      // the whole call forwarded streamed, comes after the bound is taken: it is no prompt token.)
       assert.deepEqual(rig.upstream.requests[0].body, {
         model: "m",
         input: "x",
-        max_output_tokens: 962,
+        max_output_tokens: 888,
         store: false,
         stream: true,
       });
       const [refused, forwarded] = rig.relay.records();
       assert.equal(refused.refusal, "bad_request");
       assert.deepEqual(
-        [forwarded.output_cap, forwarded.prompt_bound, forwarded.cap_lowered],
-        [962, 38, true],
+        [
+          forwarded.output_cap,
+          forwarded.prompt_bound,
+          forwarded.prompt_bound_source,
+          forwarded.cap_lowered,
+        ],
+        [888, 112, "bytes", true],
       );
       assert.equal(rig.relay.totals().unsupported_requests, 0);
     },

@@ -133,9 +133,28 @@ Deno.test("startRelay() lowers a Gemini call's maxOutputTokens to the plan's and
         contents: "x",
         config: { maxOutputTokens: 4000, temperature: 0 },
       });
-      const sent = rig.provider.requests()[0].body as { generationConfig: unknown };
+      // under the token cap the relay first asks the provider to count the prompt
+      const [count, call] = rig.provider.requests();
+      assert.deepEqual([count.path, count.googleKey, count.call], [
+        `/v1/models/${MODEL}:countTokens`,
+        KEY,
+        null,
+      ]);
+      assert.deepEqual(count.body, {
+        generateContentRequest: {
+          model: `models/${MODEL}`,
+          contents: [{ role: "user", parts: [{ text: "x" }] }],
+        },
+      });
+      const sent = call.body as { generationConfig: unknown };
       assert.deepEqual(sent.generationConfig, { maxOutputTokens: 50, temperature: 0 });
-      assert.equal(rig.relay.records()[0].output_cap, 50);
+      const [record] = rig.relay.records();
+      // the scripted count of "x" is 1: 1 + 32 + ceil(1 / 50)
+      assert.deepEqual([record.output_cap, record.prompt_bound, record.prompt_bound_source], [
+        50,
+        34,
+        "count",
+      ]);
     },
   );
   // a call asking for more output than the token cap leaves is clamped to what is left
@@ -147,7 +166,7 @@ Deno.test("startRelay() lowers a Gemini call's maxOutputTokens to the plan's and
     });
     const [record] = rig.relay.records();
     const cap =
-      (rig.provider.requests()[0].body as { generationConfig: { maxOutputTokens: number } })
+      (rig.provider.requests()[1].body as { generationConfig: { maxOutputTokens: number } })
         .generationConfig.maxOutputTokens;
     assert.equal(record.cap_lowered, true);
     assert.equal(cap, record.output_cap);

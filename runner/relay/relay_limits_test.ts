@@ -125,10 +125,11 @@ Deno.test("startRelay() refuses a body over the limit after reading at most the 
 
 Deno.test("startRelay() holds the token cap under 30 concurrent calls capped at 1000 tokens", async () => {
   // Each body, {"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":1000}, is
-  // 75 bytes: prompt bound ceil((75 + 48) / 3) = 41. Cap 2000: the first call reserves 1041 and
-  // goes; the others are held (1041 + 1041 > 2000). It settles at 25 + 1000 = 1025; the second
-  // then runs alone with max_tokens lowered to 2000 - 1025 - 41 = 934, and the scripted model
-  // stops there (25 + 934); 1984 used leaves nothing for the other 28.
+  // 75 bytes, of a model without a known tokenizer: prompt bound a token a byte, 75 + 48 (room
+  // for a cap field) = 123. Cap 2000: the first call reserves 1123 and goes; the others are held
+  // (1123 + 1123 > 2000). It settles at 25 + 1000 = 1025; the second then runs alone with
+  // max_tokens lowered to 2000 - 1025 - 123 = 852, and the scripted model stops there
+  // (25 + 852); 1902 used leaves nothing for the other 28 (98 < 123).
   await withRig(
     {
       default: {
@@ -146,9 +147,9 @@ Deno.test("startRelay() holds the token cap under 30 concurrent calls capped at 
       assert.equal(answers.filter((a) => a.status === 403 && a.code === "token_cap").length, 28);
       assert.deepEqual(
         provider.requests().map((request) => (request.body as { max_tokens: number }).max_tokens),
-        [1000, 934],
+        [1000, 852],
       );
-      assert.equal(relay.totals().total_tokens, 1984);
+      assert.equal(relay.totals().total_tokens, 1902);
       assert.equal(relay.stopReason(), "token_cap");
     },
   );
@@ -157,10 +158,10 @@ Deno.test("startRelay() holds the token cap under 30 concurrent calls capped at 
 Deno.test("startRelay() reserves the plan's output cap when the agent sets none", async () => {
   // maxOutputTokens 600, cap 1000: each call is forwarded with max_tokens 600; the body
   // {"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":600} is 74 bytes,
-  // bound ceil((74 + 48) / 3) = 41. Whichever call arrives first goes (641 reserved), the other
-  // two are held; it settles at 10 + 600 = 610, the next runs alone with 1000 - 610 - 41 = 349,
-  // settles at 10 + 349 = 969, and the last finds nothing left. (Which arrives first is up to
-  // the scheduler.)
+  // bound 74 + 48 = 122 (a token a byte). Whichever call arrives first goes (722 reserved), the
+  // other two are held; it settles at 10 + 600 = 610, the next runs alone with
+  // 1000 - 610 - 122 = 268, settles at 10 + 268 = 888, and the last finds 112 < 122 left.
+  // (Which arrives first is up to the scheduler.)
   await withRig(
     {
       default: { content: "x", usage: { prompt_tokens: 10, completion_tokens: 600 }, delay_ms: 50 },
@@ -171,9 +172,9 @@ Deno.test("startRelay() reserves the plan's output cap when the agent sets none"
       assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 403]);
       assert.deepEqual(
         provider.requests().map((request) => (request.body as { max_tokens: number }).max_tokens),
-        [600, 349],
+        [600, 268],
       );
-      assert.equal(relay.totals().total_tokens, 969);
+      assert.equal(relay.totals().total_tokens, 888);
     },
   );
 });

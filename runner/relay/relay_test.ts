@@ -153,10 +153,11 @@ Deno.test("startRelay() passes an upstream 429 through and stops as rate_limited
 });
 
 Deno.test("startRelay() gives an uncapped call what the token cap leaves, and refuses once nothing is", async () => {
-  // Each body, {"model":"any","messages":[{"role":"user","content":"call N"}]}, is 63 bytes: its
-  // prompt bound is ceil((63 + 48) / 3) = 37. Each call spends 20 + 10 = 30 tokens. Under a cap
-  // of 200 a call goes while 30n + 37 + 1 <= 200: calls 0..5 (n = 0..5), each with max_tokens
-  // 200 - 30n - 37 set by the relay; call 6 finds 180 used and is refused.
+  // Each body, {"model":"any","messages":[{"role":"user","content":"call N"}]}, is 63 bytes, of
+  // a model without a known tokenizer: its prompt bound is a token a byte, 63 + 48 (room for a
+  // cap field) = 111. Each call spends 20 + 10 = 30 tokens. Under a cap of 200 a call goes while
+  // 30n + 111 + 1 <= 200: calls 0..2 (n = 0..2), each with max_tokens 200 - 30n - 111 set by
+  // the relay; call 3 finds 90 used and is refused.
   await withRig(
     {
       default: { content: "x", usage: { prompt_tokens: 20, completion_tokens: 10 } },
@@ -165,37 +166,42 @@ Deno.test("startRelay() gives an uncapped call what the token cap leaves, and re
     async ({ provider, relay, chat }) => {
       const statuses = [];
       for (let i = 0; i < 8; i++) statuses.push((await chat(`call ${i}`)).status);
-      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 403, 403]);
+      assert.deepEqual(statuses, [200, 200, 200, 403, 403, 403, 403, 403]);
       const refused = await chat("call 8");
       assert.equal(JSON.parse(refused.text).error.code, "token_cap");
       assert.equal(
         JSON.parse(refused.text).error.message,
-        "Token cap reached: 180 tokens used of 200 allowed; the call's prompt may take up to 37 " +
+        "Token cap reached: 90 tokens used of 200 allowed; the call's prompt may take up to 111 " +
           "(its bound from the request body), which leaves no output token",
       );
       assert.deepEqual(
         provider.requests().map((request) => (request.body as { max_tokens: number }).max_tokens),
-        [163, 133, 103, 73, 43, 13],
+        [89, 59, 29],
       );
       assert.deepEqual(
-        relay.records().filter((r) => r.forwarded).map((r) => [r.prompt_bound, r.cap_lowered]),
-        Array(6).fill([37, true]),
+        relay.records().filter((r) => r.forwarded).map((r) => [
+          r.prompt_bound,
+          r.prompt_bound_source,
+          r.cap_lowered,
+        ]),
+        Array(3).fill([111, "bytes", true]),
       );
       assert.equal(relay.stopReason(), "token_cap");
       assert.deepEqual(
         { ...relay.totals() },
         {
-          model_calls: 6,
-          refused_calls: 3,
-          prompt_tokens: 120,
-          completion_tokens: 60,
-          total_tokens: 180,
+          model_calls: 3,
+          refused_calls: 6,
+          prompt_tokens: 60,
+          completion_tokens: 30,
+          total_tokens: 90,
           tool_calls: 0,
           rate_limited_calls: 0,
           provider_faults: 0,
           aborted_calls: 0,
           spend_unknown_calls: 0,
           other_requests: 0,
+          budget_requests: 0,
           denied_requests: 0,
           unsupported_requests: 0,
         },
@@ -626,10 +632,11 @@ Deno.test("startRelay() redacts the key from a streamed answer", async () => {
 });
 
 Deno.test("startRelay() counts a streamed call's usage toward the token cap", async () => {
-  // Usage 40 + 10 = 50 tokens against a cap of 40: the first call crosses it, the second is refused.
+  // Usage 95 + 10 = 105 tokens against a cap of 100 (the server reported more prompt than the
+  // 77-token bound): the first call crosses it, the second is refused.
   await withRig(
-    { default: { content: "x", usage: { prompt_tokens: 40, completion_tokens: 10 } } },
-    { tokenCap: 40 },
+    { default: { content: "x", usage: { prompt_tokens: 95, completion_tokens: 10 } } },
+    { tokenCap: 100 },
     async ({ provider, relay, post }) => {
       const first = await new AgentStream(await post({ stream: true, messages: [] })).rest();
       assert.equal(first.at(-1), "[DONE]");
@@ -637,9 +644,9 @@ Deno.test("startRelay() counts a streamed call's usage toward the token cap", as
       assert.equal(second.status, 403);
       const refused = await second.json();
       assert.equal(refused.error.code, "token_cap");
-      assert.equal(refused.error.message, "Token cap reached: 50 tokens used of 40 allowed");
+      assert.equal(refused.error.message, "Token cap reached: 105 tokens used of 100 allowed");
       assert.equal(provider.requests().length, 1);
-      assert.equal(relay.totals().total_tokens, 50);
+      assert.equal(relay.totals().total_tokens, 105);
       assert.equal(relay.stopReason(), "token_cap");
     },
   );

@@ -101,6 +101,9 @@ function modelApiOf(
 ): { api: ProviderApi; wire: ScriptedWire; method: string | null } | undefined {
   const gemini = GEMINI_PATH.exec(path);
   if (gemini !== null) return { api: "gemini", wire: geminiWire, method: gemini[1] };
+  if (path === "/v1/messages/count_tokens") {
+    return { api: "messages", wire: messagesWire, method: "count_tokens" };
+  }
   const route = MODEL_APIS[path];
   return route === undefined ? undefined : { ...route, method: null };
 }
@@ -119,8 +122,10 @@ function modelApiOf(
  * `:streamGenerateContent`, as that API streams (see `chatWire`,
  * `completionsWire`, `responsesWire`, `messagesWire`, `geminiWire`; Gemini's
  * stream is server-sent events with `?alt=sse`, else one JSON array).
- * Gemini's `:countTokens` is answered `{"totalTokens"}`, the prompt's
- * derived count (`derivedUsage`), and is not a model call. Every request is
+ * Gemini's `:countTokens` and Anthropic's `/v1/messages/count_tokens` are
+ * answered `{"totalTokens"}` and `{"input_tokens"}`, the prompt's derived
+ * count (`derivedUsage`, under the script's `prompt_billing`), and are not
+ * model calls. Every request is
  * recorded, answered or not.
  *
  * Refusals: a Gemini call without the key in `x-goog-api-key` or `?key=`
@@ -229,15 +234,17 @@ export async function startScriptedProvider(
       });
     }
     const { api, wire } = route;
-    if (route.method === "countTokens") {
+    if (route.method === "countTokens" || route.method === "count_tokens") {
       if (body === null || typeof body !== "object") {
         return answer(
           400,
           wire.error("invalid_request", 400, "Request body must be a JSON object"),
         );
       }
-      const { promptText } = readConversation(api, geminiCountedRequest(body));
-      return answer(200, { totalTokens: derivedUsage(promptText, NO_REPLY).prompt_tokens });
+      const counted = api === "gemini" ? geminiCountedRequest(body) : body;
+      const { promptText } = readConversation(api, counted);
+      const tokens = derivedUsage(promptText, NO_REPLY, plan.prompt_billing).prompt_tokens;
+      return answer(200, api === "gemini" ? { totalTokens: tokens } : { input_tokens: tokens });
     }
     calls += 1;
     const call = calls;

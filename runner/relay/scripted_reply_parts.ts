@@ -86,7 +86,7 @@ export function replyParts(
   let usage: ReplyUsage | null = null;
   if (reply.usage !== null) {
     const given = reply.usage ??
-      derivedUsage(options.promptText, { content, tool_calls: toolCalls });
+      derivedUsage(options.promptText, { content, tool_calls: toolCalls }, script.prompt_billing);
     const cap = options.outputCap ?? null;
     const stopped = cap !== null && given.completion_tokens > cap;
     const completion = stopped ? cap : given.completion_tokens;
