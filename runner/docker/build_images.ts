@@ -19,6 +19,7 @@ export const IMAGE_NAMES = [
   "ledgerbench/agent-shell",
   "ledgerbench/agent-codex",
   "ledgerbench/agent-claude",
+  "ledgerbench/agent-gemini",
   "ledgerbench/verifier",
 ] as const;
 
