@@ -14,25 +14,27 @@
  * asks for: `max_tokens` 32,000 on every call (the figure a token cap must
  * leave room for, issue 21 item 2), its first body's size (about 49 kB: the
  * system prompt and 12 tool definitions before the task's text), and no
- * request besides the two model calls (with
+ * request of its own besides the two model calls (the relay's count of each
+ * prompt, for the token cap, goes before it; with
  * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, its `HEAD /api/hello`
  * connectivity check is not made; the row's `unmetered_requests` is 0). The
  * numbers are printed for the record.
  *
  * Under a token cap (issue 21, "Claude Code under `--token-cap 20000`
  * resolves its task with its calls clamped"), with the provider's
- * byte-derived usage: at 20,000 (the `freeze --help` example) the relay
- * forwards the first call with `max_tokens` lowered from 32,000 to what is
- * left beside its prompt bound, and refuses the second, whose prompt bound
- * is more than is left; the first call's tool already wrote the answer, so
- * the row is scored, resolved, `token_cap`. The smallest cap under which
- * Claude Code finishes is the first call's tokens + the second's bound + 3:
- * both calls clamped, `completed`. Claude Code's system prompt carries the
- * date (its weekday's name), so its bodies differ by a few bytes from day to
- * day: these figures are measured by a first episode under a large cap and
- * the formulas checked against them (on Tuesday 2026-12-01: bodies of 49,029
- * and 49,386 bytes, bounds 16,959 and 17,078, 3,041 output tokens left under
- * 20,000, smallest cap 21,334). Every ledger here passes `validate --plan`.
+ * byte-derived usage: the relay bounds each prompt by the provider's own
+ * count (it asks the upstream's `count_tokens` first; the scripted provider
+ * counts a prompt as it bills it), so at 20,000 (the `freeze --help`
+ * example) both calls are forwarded with `max_tokens` lowered from 32,000 to
+ * what is left beside their bounds, and the row is resolved and `completed`
+ * (with a bound of a third of the bytes, about 17,000 tokens, the second
+ * call was refused). The smallest cap under which Claude Code finishes is
+ * the first call's tokens + the second's bound + 3: both calls clamped,
+ * `completed`. Claude Code's system prompt carries the date (its weekday's
+ * name), so its bodies differ by a few bytes from day to day: these figures
+ * are measured by a first episode under a large cap and the formulas checked
+ * against them (on Saturday 2026-12-05: bounds 4,330 and 4,335). Every
+ * ledger here passes `validate --plan`.
  *
  * Skipped when no engine answers (CI has one: .ci/install_docker.sh).
  *
@@ -40,7 +42,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { requireDockerEngine } from "./_docker_engine.ts";
-import { realAgentEpisode, type RealAgentRun } from "./_real_agent_episode.ts";
+import { type Arrival, realAgentEpisode, type RealAgentRun } from "./_real_agent_episode.ts";
 
 const ENGINE = await requireDockerEngine("tests/claude_code_test.ts");
 const ignore = !ENGINE.available;
@@ -100,10 +102,11 @@ Deno.test({
     );
     // The runner's ledger passes `validate --plan` (issue 21).
     deepEqual(errors, []);
-    // Both calls fit with their full 32,000: bounds reserved (by the body's bytes), nothing lowered.
+    // Both calls fit with their full 32,000: bounds reserved (the provider's count of each
+    // prompt, asked first), nothing lowered.
     deepEqual(
-      calls.map((call) => [call.prompt_bound, call.output_cap, call.cap_lowered === true]),
-      arrivals.map((arrival) => [promptBound(arrival.bytes), 32_000, false]),
+      calls.map((call) => [call.prompt_bound_source, call.output_cap, call.cap_lowered === true]),
+      [["count", 32_000, false], ["count", 32_000, false]],
     );
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
@@ -123,19 +126,31 @@ Deno.test({
     equal(row.evidence?.read_requests, 0);
     ok(row.artifact_digest !== null);
 
-    // What reached the upstream: the two model calls, nothing else.
+    // What reached the upstream: the two model calls, each after the relay's count of its
+    // prompt (the token cap's bound, with Claude Code's beta header), nothing else.
     deepEqual(
       arrivals.map((a) => [a.method, a.path]),
-      [["POST", "/v1/messages?beta=true"], ["POST", "/v1/messages?beta=true"]],
+      [
+        ["POST", "/v1/messages/count_tokens"],
+        ["POST", "/v1/messages?beta=true"],
+        ["POST", "/v1/messages/count_tokens"],
+        ["POST", "/v1/messages?beta=true"],
+      ],
     );
+    equal(arrivals[0].beta, arrivals[1].beta);
     deepEqual(
       requests.map((r) => [r.method, r.path, r.api, r.turn, r.matched, r.status]),
       [
+        ["POST", "/v1/messages/count_tokens", "messages", null, null, 200],
         ["POST", "/v1/messages", "messages", 0, "rule 0", 200],
+        ["POST", "/v1/messages/count_tokens", "messages", null, null, 200],
         ["POST", "/v1/messages", "messages", 1, "rule 1", 200],
       ],
     );
-    const bodies = requests.map((r) => r.body as Record<string, unknown>);
+    const models = modelArrivals(arrivals);
+    const bodies = requests.filter((r) => r.call !== null).map((r) =>
+      r.body as Record<string, unknown>
+    );
     for (const body of bodies) {
       equal(body.model, MODEL);
       equal(body.stream, true);
@@ -148,9 +163,9 @@ Deno.test({
     // The first body: the system prompt and tool definitions come to about
     // 49 kB (49,000 ± 10,000 bytes pins the order of magnitude, which a
     // token-cap bound needs, without pinning Claude Code's prompt text).
-    const first = arrivals[0].bytes;
+    const first = models[0].bytes;
     ok(first > 39_000 && first < 59_000, `first request body ${first} bytes`);
-    ok(arrivals[1].bytes > first, "the second call carries the first turn too");
+    ok(models[1].bytes > first, "the second call carries the first turn too");
     // Its tool call ran in the image's bash and succeeded.
     const second = bodies[1].messages as Array<{ role: string; content: unknown }>;
     const use = (second.at(-2)?.content as Array<Record<string, unknown>>)
@@ -164,22 +179,28 @@ Deno.test({
     match(JSON.stringify(result?.content), /shell=5\./);
     console.log(
       `Claude Code: first request body ${first} bytes, max_tokens ${bodies[0].max_tokens}, ` +
-        `second body ${arrivals[1].bytes} bytes, ${
+        `second body ${models[1].bytes} bytes, ${
           (bodies[0].tools as unknown[]).length
-        } tools, anthropic-beta ${arrivals[0].beta}`,
+        } tools, anthropic-beta ${models[0].beta}`,
     );
   },
 });
 
 /**
- * The prompt bound of a Claude Code body of `bytes` (`prompt_token_bound.ts`,
- * reserved by `admission.ts`): ceil((bytes + 48) / 3) + 600, the 48 bytes
- * the room for a rewritten output cap field and the 600 tokens the Messages
- * allowance for a call with tools (Claude Code's 12 tools are all custom, so
- * no typed-tool allowance). On 2026-12-01: ceil(49077 / 3) + 600 = 16959.
+ * The prompt bound of a Claude Code call whose prompt the provider counts as
+ * `counted` tokens (`boundPrompt`, `prompt_token_bound.ts`: the relay asks
+ * the upstream's count_tokens first): counted + 32 + ceil(counted / 50). The
+ * scripted provider counts a prompt as it bills it (`derivedUsage`), so under
+ * derived usage `counted` is the call's prompt tokens. On 2026-12-05:
+ * 4212 + 32 + 85 = 4329.
  */
-function promptBound(bytes: number): number {
-  return Math.ceil((bytes + 48) / 3) + 600;
+function promptBound(counted: number): number {
+  return counted + 32 + Math.ceil(counted / 50);
+}
+
+/** The model calls among what reached the upstream (the relay's count requests left out). */
+function modelArrivals(arrivals: Arrival[]): Arrival[] {
+  return arrivals.filter((arrival) => !arrival.path.startsWith("/v1/messages/count_tokens"));
 }
 
 /** What one episode under a large cap measures of Claude Code's two calls on c2. */
@@ -203,9 +224,10 @@ async function measure(): Promise<Measured> {
   deepEqual(run.errors, []);
   const calls = run.calls.filter((call) => call.forwarded);
   equal(calls.length, 2);
-  const bytes = run.arrivals.map((arrival) => arrival.bytes);
-  deepEqual(calls.map((call) => call.prompt_bound), bytes.map(promptBound));
-  return { bytes, bounds: bytes.map(promptBound), usage: calls.map((call) => call.usage!) };
+  const bytes = modelArrivals(run.arrivals).map((arrival) => arrival.bytes);
+  const bounds = calls.map((call) => promptBound(call.usage!.prompt_tokens));
+  deepEqual(calls.map((call) => call.prompt_bound), bounds);
+  return { bytes, bounds, usage: calls.map((call) => call.usage!) };
 }
 
 /** Tokens a call's usage counts. */
@@ -228,6 +250,8 @@ function assertClamped(
 ): number[] {
   const calls = run.calls.filter((call) => call.forwarded);
   equal(calls.length, forwarded);
+  const requests = run.requests.filter((request) => request.call !== null);
+  const arrivals = modelArrivals(run.arrivals);
   let used = 0;
   const caps: number[] = [];
   for (const [i, call] of calls.entries()) {
@@ -237,57 +261,42 @@ function assertClamped(
     equal(call.output_cap, outputCap, `call ${i + 1}`);
     ok(outputCap < CLAUDE_CODE_MAX_TOKENS);
     deepEqual(call.usage, measured.usage[i], `call ${i + 1}`);
-    equal((run.requests[i].body as { max_tokens?: number }).max_tokens, outputCap);
+    equal((requests[i].body as { max_tokens?: number }).max_tokens, outputCap);
     equal(
-      run.arrivals[i].bytes,
+      arrivals[i].bytes,
       measured.bytes[i] - (String(CLAUDE_CODE_MAX_TOKENS).length - String(outputCap).length),
     );
     used += spent(call.usage!);
     caps.push(outputCap);
   }
-  equal(run.arrivals.length, forwarded);
+  equal(arrivals.length, forwarded);
   return caps;
 }
 
 Deno.test({
   name:
-    "agent-claude under token cap 20000 (freeze --help's example): its first call clamped to what its prompt bound leaves, its second refused; the row is scored and resolved by the first call, stop_reason token_cap",
+    "agent-claude under token cap 20000 (freeze --help's example) finishes: both calls clamped to what their counted prompts leave, resolved, completed",
   ignore,
   async fn() {
     const measured = await measure();
     const run = await claudeEpisode(20_000, "derived");
-    const { row, calls, errors } = run;
+    const { row, errors } = run;
     deepEqual(errors, []);
-    // Call 1: 20000 - 0 used - its bound output tokens (asked: 32000; 3041 on 2026-12-01); old
-    // relay: refused outright, since 32000 alone is over the cap (issue 21 item 2).
-    deepEqual(assertClamped(run, measured, 20_000, 1), [20_000 - measured.bounds[0]]);
-    // Call 2: what is left after call 1 is below its bound, so not one output token is left:
-    // refused for the cap. Claude Code cannot finish under 20000.
-    const left = 20_000 - spent(measured.usage[0]);
-    ok(left < measured.bounds[1] + 1);
-    const refused = calls.filter((call) => !call.forwarded);
-    deepEqual(refused.map((call) => [call.index, call.refusal, call.status]), [[
-      2,
-      "token_cap",
-      403,
-    ]]);
-    match(
-      refused[0].detail,
-      new RegExp(
-        `${spent(measured.usage[0])} tokens used of 20000 allowed; the call's prompt may take ` +
-          `up to ${measured.bounds[1]}`,
-      ),
-    );
-    // The first call's Bash command had already written the answer: the stored workspace is
-    // verified and passes; Claude Code exits 1 on the refusal, and the refusal is the stop reason.
+    // Call 1: 20000 - 0 used - its bound; call 2: 20000 - call 1's tokens - its bound. With the
+    // provider's count as the bound (about 4,330 tokens for Claude Code's 49 kB first body)
+    // both fit; with a third of the bytes (about 17,000) the second was refused, and before the
+    // cap was a ceiling the first was (issue 21 item 2).
+    deepEqual(assertClamped(run, measured, 20_000, 2), [
+      20_000 - measured.bounds[0],
+      20_000 - spent(measured.usage[0]) - measured.bounds[1],
+    ]);
     equal(row.status, "scored", row.notes);
     equal(row.resolved, true, row.notes);
-    equal(row.stop_reason, "token_cap");
-    match(row.notes, /candidate exit code 1/);
+    equal(row.stop_reason, "completed", row.notes);
     deepEqual([row.model_calls, row.prompt_tokens, row.completion_tokens], [
-      1,
-      measured.usage[0].prompt_tokens,
-      measured.usage[0].completion_tokens,
+      2,
+      measured.usage[0].prompt_tokens + measured.usage[1].prompt_tokens,
+      measured.usage[0].completion_tokens + measured.usage[1].completion_tokens,
     ]);
     equal(row.evidence?.prompt_bound_excess, 0);
   },

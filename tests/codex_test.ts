@@ -10,7 +10,7 @@
  * and the row says `step_cap`. A plan whose agent env or command holds the
  * upstream key is a harness error before any container starts. Under
  * `--token-cap 1200 --max-output-tokens 100` (issue 21 item 3) Codex's first
- * call, whose prompt bound alone (13,543) is over the cap, is refused: a
+ * call, whose prompt bound alone (40,627) is over the cap, is refused: a
  * scored failure with zero metered calls, `token_cap`, and a ledger that
  * passes `validate --plan` (the real CLI exits 0). Every runner-written
  * ledger with scored rows here passes `validate --plan`.
@@ -26,6 +26,13 @@ import { type PlanChoices, realAgentEpisode, type RealAgentRun } from "./_real_a
 const ENGINE = await requireDockerEngine("tests/codex_test.ts");
 const ignore = !ENGINE.available;
 const MODEL = "m-codex";
+
+/**
+ * A token cap that admits both of Codex's calls: "m-codex" has no published
+ * tokenizer, so each prompt is bounded by its bytes (about 41,000 and 42,000:
+ * `prompt_token_bound.ts`), above the demo task's own cap of 20,000.
+ */
+const BYTES_BOUND_CAP = 200_000;
 
 /** What one {@linkcode codexEpisode} gives back: a run with the real CLI's `validate`. */
 interface CodexRun extends RealAgentRun {
@@ -63,6 +70,7 @@ Deno.test({
   ignore,
   async fn() {
     const { row, requests, cmd, errors } = await codexEpisode(() => ({
+      caps: { token_cap: BYTES_BOUND_CAP },
       env: { CODEX_TEST_NOTE: "from-the-plan" },
       command: ["codex-agent", "-c", 'model_reasoning_effort="low"'],
     }));
@@ -119,7 +127,9 @@ Deno.test({
   ignore,
   async fn() {
     // The image's own command (no plan command): Codex's default reasoning settings.
-    const { row, requests, errors } = await codexEpisode(() => ({ caps: { step_cap: 1 } }));
+    const { row, requests, errors } = await codexEpisode(() => ({
+      caps: { token_cap: BYTES_BOUND_CAP, step_cap: 1 },
+    }));
     deepEqual(errors, []);
     equal((requests[0].body as { reasoning?: { effort?: string } }).reasoning?.effort, undefined);
     equal(row.stop_reason, "step_cap", row.notes);
@@ -178,8 +188,9 @@ Deno.test({
     const { row, requests, calls, bodies, errors, validate } = run;
     // Codex's first Responses body is 40,555 bytes and sets no max_output_tokens; the plan's
     // output policy injects `,"max_output_tokens":100` (24 bytes): 40,579 bytes forwarded. Its
-    // prompt bound is ceil((40579 + 48) / 3) = 13543 (no allowance for Responses), more than
-    // the whole cap of 1200, so not one output token is left: refused before the upstream.
+    // model "m-codex" has no published tokenizer, so its prompt bound is a token a byte,
+    // 40579 + 48 = 40627 (no allowance for Responses), more than the whole cap of 1200, so not
+    // one output token is left: refused before the upstream.
     equal(bodies[0].request.bytes, 40_555);
     deepEqual(
       calls.map((call) => [call.index, call.forwarded, call.refusal, call.status]),
@@ -188,7 +199,7 @@ Deno.test({
     equal(
       calls[0].detail,
       "Token cap reached: 0 tokens used of 1200 allowed; the call's prompt may take up to " +
-        "13543 (its bound from the request body), which leaves no output token",
+        "40627 (its bound from the request body), which leaves no output token",
     );
     equal(requests.length, 0);
     // The honest outcome (issue 21: "Invalid only when the harness failed"): Codex exits 1 on

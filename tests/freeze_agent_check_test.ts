@@ -277,8 +277,8 @@ Deno.test("agent check's usage errors exit 1 with its help on stderr", async () 
       [["agent"], 'Missing subcommand: expected "check"'],
       [["agent", "check"], 'Missing option: "--agent" (at least one agent)'],
       [
-        ["agent", "check", "--agent", `a=${SOLVER}`, "--upstream-kind", "a=gemini"],
-        'Option "--upstream-kind" for agent "a" must be one of "openai", "anthropic": "gemini"',
+        ["agent", "check", "--agent", `a=${SOLVER}`, "--upstream-kind", "a=google"],
+        'Option "--upstream-kind" for agent "a" must be one of "openai", "anthropic", "gemini": "google"',
       ],
       [
         ["agent", "check", "--agent", `a=${SOLVER}`, "--upstream-kind", "b=anthropic"],

@@ -147,7 +147,7 @@ engineTest(
 );
 
 engineTest(
-  "relay attack concurrent: 30 calls at max_tokens 1000 under a 2000-token cap forward 2, the second's cap lowered to 925; 1975 tokens",
+  "relay attack concurrent: 30 calls at max_tokens 1000 under a 2000-token cap forward 2, the second's cap lowered to 826; 1876 tokens",
   async () => {
     const { reports, upstream, rows, calls } = await attacks();
     const statuses = (reports.concurrent.concurrent as { statuses: number[] }).statuses;
@@ -155,20 +155,21 @@ engineTest(
     equal(statuses.filter((s) => s === 403).length, 28);
     equal(upstream.concurrent.requests().length, 2);
     // Each body is 101 bytes (`{"model":"relay-attack:concurrent","messages":[...],"max_tokens":1000}`,
-    // within the plan's output cap of 1000, forwarded unchanged): prompt bound
-    // ceil((101 + 48) / 3) = 50. The first call reserves 50 + 1000 and goes at once; the next
-    // would pass 2000 beside it, so it is held until the first settles (25 + 1000 = 1025
-    // used), then forwarded with max_tokens lowered to 2000 - 1025 - 50 = 925, which the
-    // scripted model uses whole (a shortened call: token_cap). After 1025 + 25 + 925 = 1975
-    // used, 2000 - 1975 = 25 is below a bound of 50: the other 28, and the final call, are
+    // within the plan's output cap of 1000, forwarded unchanged), of a model without a
+    // published tokenizer: prompt bound a token a byte, 101 + 48 = 149. The first call
+    // reserves 149 + 1000 and goes at once; the next would pass 2000 beside it, so it is held
+    // until the first settles (25 + 1000 = 1025 used), then forwarded with max_tokens lowered
+    // to 2000 - 1025 - 149 = 826, which the scripted model uses whole (a shortened call:
+    // token_cap). After 1025 + 25 + 826 = 1876 used, 2000 - 1876 = 124 is below a bound of
+    // 149: the other 28, and the final call, are
     // refused for the cap. Old relay: 30 forwarded, 30 x 1025 = 30750 tokens spent; then
     // (reserving output caps only) 2 forwarded at 1000 each, 2050 tokens, over the cap.
     const forwarded = calls.concurrent.filter((call) => call.forwarded);
     deepEqual(
       forwarded.map((call) => [call.prompt_bound, call.output_cap, call.cap_lowered, call.usage]),
       [
-        [50, 1000, false, { prompt_tokens: 25, completion_tokens: 1000 }],
-        [50, 925, true, { prompt_tokens: 25, completion_tokens: 925 }],
+        [149, 1000, false, { prompt_tokens: 25, completion_tokens: 1000 }],
+        [149, 826, true, { prompt_tokens: 25, completion_tokens: 826 }],
       ],
     );
     const refused = calls.concurrent.filter((call) => !call.forwarded);
@@ -177,13 +178,13 @@ engineTest(
       deepEqual([call.refusal, call.status], ["token_cap", 403]);
       equal(
         call.detail,
-        "Token cap reached: 1975 tokens used of 2000 allowed; the call's prompt may take up " +
-          "to 50 (its bound from the request body), which leaves no output token",
+        "Token cap reached: 1876 tokens used of 2000 allowed; the call's prompt may take up " +
+          "to 149 (its bound from the request body), which leaves no output token",
       );
     }
     equal(reports.concurrent.final_call, 403);
     const row = rows.concurrent;
-    deepEqual([row.model_calls, row.completion_tokens, row.prompt_tokens], [2, 1925, 50]);
+    deepEqual([row.model_calls, row.completion_tokens, row.prompt_tokens], [2, 1826, 50]);
     ok(row.prompt_tokens! + row.completion_tokens! <= 2000);
     equal(row.evidence?.prompt_bound_excess, 0);
     equal(row.stop_reason, "token_cap");

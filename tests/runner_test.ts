@@ -184,7 +184,7 @@ Deno.test({
       },
       { agent_id: "nocall", image: "ledgerbench/agent-nocall" },
       { agent_id: "crasher", image: "ledgerbench/agent-crasher" },
-    ], { caps: { token_cap: 300 } });
+    ], { caps: { token_cap: 1000 } });
     try {
       const outcome = await f.run({ parallel: 3 });
       ok(outcome.complete);
@@ -209,7 +209,7 @@ Deno.test({
         plan_sha256: f.plan.sha256,
       });
       match(row.ok.artifact_digest ?? "", /^sha256:[0-9a-f]{64}$/);
-      deepEqual(row.ok.caps, { token_cap: 300, step_cap: 10, wall_ms_cap: 60_000 });
+      deepEqual(row.ok.caps, { token_cap: 1000, step_cap: 10, wall_ms_cap: 60_000 });
 
       // Upstream 429 under policy halt: censored as rate_limited, never an ordinary failure (seed 003).
       deepEqual(
@@ -224,27 +224,37 @@ Deno.test({
         false,
         "token_cap",
       ]);
-      // The cap as a ceiling (issue 21): each call reserves its prompt bound,
-      // ceil((body bytes + 48) / 3), and goes with an output cap of what is left. Call 1, 307
-      // bytes: bound 119, max_tokens 300 - 119 = 181 injected, 60 + 8 used; call 2, 421
-      // bytes: bound 157, max_tokens 300 - 68 - 157 = 75, 72 + 1 used; call 3, 502 bytes:
-      // bound 184 > 300 - 141 left, refused. 141 tokens, within the cap. Old relay: it refused
-      // only once finished calls reached the cap, here exactly 300 after 4 calls.
+      // The cap as a ceiling (issue 21): each call reserves its prompt bound (the model has
+      // no published tokenizer: a token a byte, body bytes + 48 for a cap field) and goes with
+      // an output cap of what is left. Call 1, 307 bytes: bound 355, max_tokens
+      // 1000 - 355 = 645 injected, 60 + 8 used; call 2, 421 bytes: bound 469, max_tokens
+      // 1000 - 68 - 469 = 463, 72 + 1 used; call 3, 502 bytes: bound 550, max_tokens
+      // 1000 - 141 - 550 = 309, 76 + 1 used; call 4, 583 bytes: bound 631, max_tokens
+      // 1000 - 218 - 631 = 151, 81 + 1 used; call 5, 664 bytes: bound 712 > 1000 - 300 left,
+      // refused. 300 tokens, within the cap.
       deepEqual(
         [row.looper.model_calls, row.looper.prompt_tokens, row.looper.completion_tokens],
-        [2, 132, 9],
+        [4, 289, 11],
       );
       const looper = await openEpisodeLog(`${f.dir}/artifacts`, row.looper.episode_log_digest!);
       deepEqual(
         looper.calls.map((call) => [call.refusal, call.prompt_bound, call.output_cap]),
-        [[null, 119, 181], [null, 157, 75], ["token_cap", undefined, undefined]],
+        [
+          [null, 355, 645],
+          [null, 469, 463],
+          [null, 550, 309],
+          [null, 631, 151],
+          ["token_cap", undefined, undefined],
+        ],
       );
 
       // The same looper told its budget by the relay's headers (budget_left.ts) stops before
       // the cap: no call refused, its own stop, within the cap.
       const budgeted = await openEpisodeLog(`${f.dir}/artifacts`, row.budgeted.episode_log_digest!);
-      deepEqual(budgeted.calls.map((call) => call.refusal), [null, null]);
-      deepEqual([row.budgeted.stop_reason, row.budgeted.model_calls], ["completed", 2]);
+      // (Its rule: stop when fewer tokens are left than its last prompt's bound and a quarter:
+      // after call 4, 700 left < 1.25 x 631.)
+      deepEqual(budgeted.calls.map((call) => call.refusal), [null, null, null, null]);
+      deepEqual([row.budgeted.stop_reason, row.budgeted.model_calls], ["completed", 4]);
       ok(row.budgeted.prompt_tokens! + row.budgeted.completion_tokens! <= 300);
 
       // Zero model calls: a scored failure, not an invalid episode (seed 000).

@@ -38,10 +38,10 @@ export interface ChatResult {
   body: unknown;
   /**
    * The budget left as the relay's headers tell it (`ledgerbench-tokens-left`,
-   * `ledgerbench-steps-left`; `runner/relay/budget_left.ts`), null for a cap
-   * not told.
+   * `ledgerbench-steps-left`, and `ledgerbench-prompt-bound`, what the call's
+   * prompt reserved; `runner/relay/budget_left.ts`), null for what is not told.
    */
-  left: { tokens: number | null; steps: number | null };
+  left: { tokens: number | null; steps: number | null; promptBound: number | null };
 }
 
 /**
@@ -118,7 +118,11 @@ export async function chat(messages: Message[]): Promise<ChatResult> {
       status: response.status,
       content: firstContent(parsed),
       body: parsed,
-      left: { tokens: header("ledgerbench-tokens-left"), steps: header("ledgerbench-steps-left") },
+      left: {
+        tokens: header("ledgerbench-tokens-left"),
+        steps: header("ledgerbench-steps-left"),
+        promptBound: header("ledgerbench-prompt-bound"),
+      },
     };
   }
 }

@@ -6,11 +6,11 @@
  * `step_cap`).
  *
  * With `LOOPER_BUDGETED=1` it plans by the budget the relay tells
- * it (`ledgerbench-tokens-left`, `ledgerbench-steps-left` headers): it stops
- * when no step is left, or when fewer tokens are left than three times what
- * its last call used (the conversation grows, and the relay reserves a bound
- * of the next prompt before forwarding it), and
- * writes `stopped: "budget"`.
+ * it (`ledgerbench-tokens-left`, `ledgerbench-steps-left` and
+ * `ledgerbench-prompt-bound` headers): it stops when no step is left, or when
+ * fewer tokens are left than its last prompt's bound and a quarter more (the
+ * relay forwards the next call only while its prompt's bound fits, and the
+ * conversation grows), and writes `stopped: "budget"`.
  *
  * Exit code 0 when refused by the relay or stopped by its budget, 4 when the
  * safety maximum was hit.
@@ -44,9 +44,8 @@ while (calls < maxCalls) {
 /** Whether the budget the relay told is enough for another call (rule in the module doc). */
 function enoughLeft(result: ChatResult): boolean {
   if (result.left.steps !== null && result.left.steps <= 0) return false;
-  const usage = (result.body as { usage?: { total_tokens?: unknown } } | null)?.usage;
-  const spent = typeof usage?.total_tokens === "number" ? usage.total_tokens : 0;
-  return result.left.tokens === null || result.left.tokens >= 3 * spent;
+  const { tokens, promptBound } = result.left;
+  return tokens === null || promptBound === null || tokens >= 1.25 * promptBound;
 }
 
 const summary = JSON.stringify({ agent: "looper", calls, last_status: lastStatus, stopped });

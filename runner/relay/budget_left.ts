@@ -9,6 +9,7 @@
  * |---|---|
  * | `ledgerbench-tokens-left` | tokens (prompt + completion) the episode may still spend: the token cap less the usage of finished calls and the reservations of calls in flight; absent without a token cap. A whole answer is sent once its call's usage is counted, so it tells what is left after it; a stream's headers go before its end, with its call's reservation still held (less than will be left) |
  * | `ledgerbench-steps-left` | model calls that may still be forwarded (the step cap less those forwarded, this one included); absent without a step cap |
+ * | `ledgerbench-prompt-bound` | the tokens the relay reserved for this call's prompt before forwarding it (`prompt_token_bound.ts`: the provider's count, the model's tokenizer, or a token a byte); a call is forwarded only while `tokens-left` is at least its prompt's bound plus one, so an agent can tell how the relay counts its prompts; absent without a token cap |
  * | `ledgerbench-seconds-left` | whole seconds of wall clock left, counted from when the relay started (just before the agent), so never more than the agent really has; absent without a wall cap |
  *
  * `GET /relay/budget` answers `{"tokens_left", "steps_left", "seconds_left",
@@ -83,12 +84,19 @@ export function budgetLeft(source: BudgetSource, now: number): BudgetLeft {
  *
  * @param headers the response's headers, changed in place
  * @param left what is left
+ * @param promptBound the tokens the call's prompt reserved; null when none was (no token cap,
+ *   or a call refused before)
  */
-export function setBudgetHeaders(headers: Headers, left: BudgetLeft): void {
+export function setBudgetHeaders(
+  headers: Headers,
+  left: BudgetLeft,
+  promptBound: number | null,
+): void {
   const set = (name: string, value: number | null) => {
     if (value !== null) headers.set(name, String(value));
   };
   set("ledgerbench-tokens-left", left.tokens_left);
+  set("ledgerbench-prompt-bound", promptBound);
   set("ledgerbench-steps-left", left.steps_left);
   set("ledgerbench-seconds-left", left.seconds_left);
 }

@@ -22,15 +22,19 @@ Deno.test("startRelay() tells the agent its budget left in every model call's he
       body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
     });
     await response.body?.cancel();
-    return ["tokens", "steps", "seconds"].map((name) =>
-      response.headers.get(`ledgerbench-${name}-left`)
-    );
+    return [
+      ...["tokens", "steps", "seconds"].map((name) =>
+        response.headers.get(`ledgerbench-${name}-left`)
+      ),
+      response.headers.get("ledgerbench-prompt-bound"),
+    ];
   };
   const ask = async () => await (await fetch("http://relay/relay/budget", { client })).json();
   try {
-    const [tokens, steps, seconds] = await call();
-    // a whole answer, sent once its usage was counted: 1000 - (100 + 20); one step of two taken
-    assert.deepEqual([tokens, steps], ["880", "1"]);
+    const [tokens, steps, seconds, bound] = await call();
+    // a whole answer, sent once its usage was counted: 1000 - (100 + 20); one step of two
+    // taken; the prompt's bound: its 57 bytes and 48 for a cap field, a token a byte
+    assert.deepEqual([tokens, steps, bound], ["880", "1", "105"]);
     assert.ok(Number(seconds) <= 600 && Number(seconds) >= 590);
     const after = await ask();
     assert.deepEqual(

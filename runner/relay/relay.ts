@@ -424,7 +424,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
   const modelCall = async (
     request: Request,
     call: RoutedCall,
-  ): Promise<{ response: Response; over: Promise<void> }> => {
+  ): Promise<{ response: Response; over: Promise<void>; promptBound: number | null }> => {
     const { path: endpoint, api } = call;
     const index = log.arrive();
     const decided = await admitModelCall(request, call, { rules, state });
@@ -441,12 +441,16 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         ? "budget_exhausted"
         : "invalid_request_error";
       const error = { message: decided.message, type, code: decided.refusal };
-      return { response: answer(index, api, decided.status, error), over: Promise.resolve() };
+      return {
+        response: answer(index, api, decided.status, error),
+        over: Promise.resolve(),
+        promptBound: null,
+      };
     }
     const { promise: recorded, resolve: markRecorded } = Promise.withResolvers<void>();
     pending.add(recorded);
     recorded.finally(() => pending.delete(recorded));
-    return await forwardModelCall(
+    const forwarded = await forwardModelCall(
       { index, endpoint, api, headers: request.headers, admitted: decided },
       {
         upstream,
@@ -467,6 +471,7 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
         },
       },
     );
+    return { ...forwarded, promptBound: decided.promptBound };
   };
 
   const deny = (
@@ -530,7 +535,11 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
       if (route.kind === "model_call") {
         const call = await modelCall(request, route);
         over = call.over;
-        setBudgetHeaders(call.response.headers, budgetLeft(budgetSource, performance.now()));
+        setBudgetHeaders(
+          call.response.headers,
+          budgetLeft(budgetSource, performance.now()),
+          call.promptBound,
+        );
         return call.response;
       }
       log.countOther();
