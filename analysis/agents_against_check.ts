@@ -8,7 +8,7 @@
  */
 import { canonicalJsonLine } from "./canonical_json.ts";
 import type { AgentCheck, AgentCheckAgent, PlannedAgent } from "./schema/records.ts";
-import { displayId } from "./untrusted_text.ts";
+import { displayId, lineText } from "./untrusted_text.ts";
 
 /** The plan's side of the comparison. */
 export interface AgentsAgainstCheckOptions {
@@ -90,7 +90,7 @@ export function agentsAgainstCheck(
     }
     if (entry.verdict !== "ok") {
       refused ??= `Cannot freeze plan: agent "${id}" failed the agent check "${options.file}": ` +
-        `${entry.reason ?? "refused"}`;
+        `${entry.reason ?? "refused"}; ${whatToFix(entry)}`;
       continue;
     }
     const differs = configurationDifferences(agent, entry);
@@ -104,6 +104,66 @@ export function agentsAgainstCheck(
     if (warning !== null) warnings.push(warning);
   }
   return { refused, warnings };
+}
+
+/**
+ * What refused an agent in its check, and the option or recipe line that
+ * fixes it, in one clause.
+ *
+ * Rule, from the first refused model call: `provider_feature`, the relay's
+ * words, which name the `freeze --allow-provider-feature` that allows it;
+ * `unsupported` of an API another upstream kind serves (`/v1/messages`:
+ * `anthropic`; Gemini's `:generateContent`: `gemini`; else `openai`), the
+ * `--upstream-kind ID=KIND` to give; `model_not_allowed`, the `--model ID=`
+ * to give; any other refusal, the relay's words. With no refused model call,
+ * the first request outside the relay's surface (the agent was not pointed
+ * at the relay's model APIs: its recipe, docs/agents.md); with neither, the
+ * episode's notes.
+ *
+ * @param entry a refused agent's check result
+ * @returns the clause
+ * @example
+ * ```ts
+ * import { whatToFix } from "./agents_against_check.ts";
+ * const clause = whatToFix({
+ *   agent_id: "claude", image: "i", image_digest: `sha256:${"a".repeat(64)}`, model: null,
+ *   upstream_kind: "openai", verdict: "refused", reason: "no metered model call", model_calls: 0,
+ *   first_call: null, denied_requests: [], episode: null,
+ *   refused_calls: [{ index: 1, endpoint: "/v1/messages", refusal: "unsupported", status: 404,
+ *     detail: "Not served by this relay" }],
+ * });
+ * if (!clause.endsWith("give its upstream kind: --upstream-kind claude=anthropic")) throw new Error(clause);
+ * ```
+ */
+export function whatToFix(entry: AgentCheckAgent): string {
+  const id = displayId(entry.agent_id);
+  const call = entry.refused_calls[0];
+  if (call !== undefined) {
+    const what = `call #${call.index} POST ${lineText(call.endpoint)} refused ${call.refusal}`;
+    switch (call.refusal) {
+      case "unsupported": {
+        const kind = call.endpoint.startsWith("/v1/messages")
+          ? "anthropic"
+          : /:(stream)?[gG]enerateContent$/.test(call.endpoint)
+          ? "gemini"
+          : "openai";
+        return kind === entry.upstream_kind
+          ? `${what}: ${lineText(call.detail)}`
+          : `${what}: give its upstream kind: --upstream-kind ${id}=${kind}`;
+      }
+      case "model_not_allowed":
+        return `${what}: ${lineText(call.detail)}; name its model: --model ${id}=MODEL`;
+      default:
+        return `${what}: ${lineText(call.detail)}`;
+    }
+  }
+  const denied = entry.denied_requests[0];
+  if (denied !== undefined) {
+    return `its first request went outside the relay's model APIs (${lineText(denied.method)} ` +
+      `${lineText(denied.target)}: ${denied.status}): point it at the relay's base URL as its ` +
+      "recipe does (docs/agents.md)";
+  }
+  return `no model call was made (episode: ${lineText(entry.episode?.notes ?? "no row")})`;
 }
 
 /** The configuration fields (model, env, command) in which the plan's agent and the checked one differ. */

@@ -1,5 +1,5 @@
 import { deepEqual, equal, match } from "node:assert/strict";
-import { agentsAgainstCheck } from "./agents_against_check.ts";
+import { agentsAgainstCheck, whatToFix } from "./agents_against_check.ts";
 import { AgentCheck, type AgentCheckAgent } from "./schema/records.ts";
 
 const DIGEST = `sha256:${"a1".repeat(32)}`;
@@ -80,8 +80,8 @@ Deno.test("agentsAgainstCheck() refuses an agent that failed the check, naming t
     first_call: null,
   });
   deepEqual(agentsAgainstCheck([PLANNED], check(failed), OPTIONS), {
-    refused:
-      'Cannot freeze plan: agent "claude" failed the agent check "check.json": no metered model call',
+    refused: 'Cannot freeze plan: agent "claude" failed the agent check "check.json": ' +
+      "no metered model call; no model call was made (episode: no row)",
     warnings: [],
   });
 });
@@ -190,4 +190,58 @@ Deno.test("AgentCheck refuses a verdict that disagrees with the metered calls", 
   deepEqual(parsed.error?.issues.map((i) => i.path.join(".")), ["agents.0.verdict"]);
   const passed = AgentCheck.safeParse({ ...check(checked()), passed: false });
   deepEqual(passed.error?.issues.map((i) => i.path.join(".")), ["passed"]);
+});
+
+Deno.test("whatToFix() names the relay's refusal and the option that fixes it", () => {
+  const refusedWith = (
+    refused_calls: AgentCheckAgent["refused_calls"],
+    denied_requests: AgentCheckAgent["denied_requests"] = [],
+  ): AgentCheckAgent => ({
+    agent_id: "codex",
+    image: "i",
+    image_digest: `sha256:${"a".repeat(64)}`,
+    model: null,
+    upstream_kind: "openai",
+    verdict: "refused",
+    reason: "no metered model call",
+    model_calls: 0,
+    first_call: null,
+    refused_calls,
+    denied_requests,
+    episode: null,
+  });
+  const call = (refusal: AgentCheckAgent["refused_calls"][number]["refusal"], detail: string) => ({
+    index: 1,
+    endpoint: "/v1/responses",
+    refusal,
+    status: 403,
+    detail,
+  });
+  const web = 'Provider feature not allowed: "web_search" at tools[3].type "web_search"; ' +
+    "allow it with freeze --allow-provider-feature web_search";
+  equal(
+    whatToFix(refusedWith([call("provider_feature", web)])),
+    `call #1 POST /v1/responses refused provider_feature: ${web}`,
+  );
+  equal(
+    whatToFix(refusedWith([call("model_not_allowed", 'Model not allowed: "gpt-5"')])),
+    'call #1 POST /v1/responses refused model_not_allowed: Model not allowed: "gpt-5"; ' +
+      "name its model: --model codex=MODEL",
+  );
+  equal(
+    whatToFix(
+      refusedWith([{
+        ...call("unsupported", "x"),
+        endpoint: "/v1beta/models/g:streamGenerateContent",
+      }]),
+    ),
+    "call #1 POST /v1beta/models/g:streamGenerateContent refused unsupported: give its upstream kind: --upstream-kind codex=gemini",
+  );
+  equal(
+    whatToFix(
+      refusedWith([], [{ method: "GET", target: "/api/hello", status: 404, code: "not_found" }]),
+    ),
+    "its first request went outside the relay's model APIs (GET /api/hello: 404): point it at " +
+      "the relay's base URL as its recipe does (docs/agents.md)",
+  );
 });

@@ -24,7 +24,7 @@ import {
 import { ExitCode, InputError, type Io, runSubcommand, UsageError } from "./_command.ts";
 import { WALL_MS_CAP_RANGE } from "./_option_ranges.ts";
 import { emit } from "./_output.ts";
-import { agentCommandOption, agentEnvOption, pairsOption } from "./freeze.ts";
+import { agentCommandOption, agentEnvOption, pairsOption, upstreamKindOption } from "./freeze.ts";
 import { AgentCheckError, CHECK_WALL_MS, checkAgents } from "../runner/check_agents.ts";
 
 /** `--wall-ms`: the wall cap of each check episode. */
@@ -137,17 +137,7 @@ export function agentsOption(values: Record<string, unknown>): ParsedAgent[] {
     new UsageError(`Option "--${option}" names "${id}", which is not an --agent`);
   const models = pairsOption(values, "model");
   for (const id of models.keys()) if (!ids.has(id)) throw notAgent("model", id);
-  const kinds = pairsOption(values, "upstream-kind");
-  for (const [id, kind] of kinds) {
-    if (!ids.has(id)) throw notAgent("upstream-kind", id);
-    if (!UPSTREAM_KINDS.includes(kind as UpstreamKind)) {
-      throw new UsageError(
-        `Option "--upstream-kind" for agent "${id}" must be one of ${
-          UPSTREAM_KINDS.map((k) => `"${k}"`).join(", ")
-        }: "${kind}"`,
-      );
-    }
-  }
+  const kinds = upstreamKindOption(values, ids);
   const envs = agentEnvOption(values, ids);
   const commands = agentCommandOption(values, ids);
   return [...agents].map(([id, image]) => ({
@@ -156,7 +146,7 @@ export function agentsOption(values: Record<string, unknown>): ParsedAgent[] {
     model: models.get(id) ?? null,
     ...(envs.has(id) ? { env: envs.get(id) } : {}),
     ...(commands.has(id) ? { command: commands.get(id) } : {}),
-    upstream_kind: (kinds.get(id) ?? "openai") as UpstreamKind,
+    upstream_kind: kinds.get(id) ?? "openai",
   }));
 }
 

@@ -8,6 +8,7 @@
 import { fitLines, outputWidth, WIDTH_OPTION, widthHelpAt } from "./_table_layout.ts";
 import { VERIFIER_IMAGE } from "../runner/docker/build_images.ts";
 import {
+  AgentCheck,
   CensoringPolicy,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   Digest,
@@ -20,6 +21,9 @@ import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
 import { AGENT_NETWORK_HELP, AGENT_NETWORK_OPTIONS, agentEgressOption } from "./_agent_network.ts";
 import { effectiveCaps } from "../runner/effective_caps.ts";
 import { loadAgentCheck } from "../inputs/agent_check.ts";
+import { canonicalJson } from "../analysis/canonical_json.ts";
+import { UPSTREAM_KINDS, type UpstreamKind } from "../runner/relay/api/upstream_kind.ts";
+import type { AgentUnderCheck } from "../runner/check_agents.ts";
 import { agentsAgainstCheck } from "../analysis/agents_against_check.ts";
 import type { FrozenServices, FrozenTaskEnvironment } from "../runner/task_environments.ts";
 import { SandboxError } from "../runner/sandbox/sandbox_error.ts";
@@ -170,16 +174,28 @@ AGENTS AND ENVIRONMENT:
                            JSON array of strings (a name without a slash is
                            found in the image's PATH); "run" refuses an
                            argument holding the upstream key
+  --upstream-kind ID=KIND  The upstream kind agent ID speaks: ${UPSTREAM_KINDS.join(", ")}
+                           (default openai), as the KIND+ of "run --upstream";
+                           the agent check runs it against that kind
   --agent-check FILE       The result of "ledgerbench agent check --out FILE" (issue
-                           21): every agent of the plan must be in it with its
-                           image digest and have passed (made a metered model
-                           call), else the plan is refused (exit 3); a warning
-                           when the token cap is below what an agent's first
-                           call requests (prompt bound + output cap: the relay
-                           will lower its output cap; below prompt bound + 1:
-                           every call will be refused). The plan records the
-                           file's SHA-256 and time ("agent_check"). Without it,
-                           a warning that the agents were not checked
+                           21), in place of the check freeze runs itself
+  --without-agent-check REASON
+                           Freeze without checking the agents; the plan records
+                           REASON. Without it or --agent-check, freeze runs the
+                           agent check itself in the Docker sandbox (one short
+                           episode per agent against a scripted provider of its
+                           API, the plan's provider features allowed) and
+                           writes the result to PLAN.agent-check.json; no
+                           engine: refused (exit 3). Every agent of the plan must
+                           be in the check with its image digest and have passed
+                           (made a metered model call), else the plan is refused
+                           (exit 3), naming what the relay refused and the
+                           option that fixes it; a warning when the token cap is
+                           below what an agent's first call requests (prompt
+                           bound + output cap: the relay will lower its output
+                           cap; below prompt bound + 1: every call will be
+                           refused). The plan records the check's SHA-256 and
+                           time ("agent_check")
   --verifier-image REF     Verifier image (default ${VERIFIER_IMAGE})
   --image-digest REF=DIGEST
                            The digest (sha256:<64 hex>, the image id "docker
@@ -345,6 +361,8 @@ const OPTIONS = {
   judge: { type: "string" },
   "allow-provider-feature": { type: "string", multiple: true },
   "agent-check": { type: "string" },
+  "without-agent-check": { type: "string" },
+  "upstream-kind": { type: "string", multiple: true },
   ...WIDTH_OPTION,
 } as const;
 
@@ -384,6 +402,96 @@ function givenDigests(values: Record<string, unknown>): Map<string, string> {
     }
   }
   return given;
+}
+
+/**
+ * The `--upstream-kind ID=KIND` options: agent id to the upstream kind its
+ * model calls are metered as (`UPSTREAM_KINDS`).
+ *
+ * @param values the parsed options
+ * @param agents the `--agent` ids
+ * @returns agent id → kind, only for agents given one
+ * @throws {UsageError} on a malformed item, an unknown agent or an unknown kind
+ */
+export function upstreamKindOption(
+  values: Record<string, unknown>,
+  agents: ReadonlySet<string>,
+): Map<string, UpstreamKind> {
+  const kinds = new Map<string, UpstreamKind>();
+  for (const [id, kind] of pairsOption(values, "upstream-kind")) {
+    if (!agents.has(id)) {
+      throw new UsageError(`Option "--upstream-kind" names "${id}", which is not an --agent`);
+    }
+    if (!UPSTREAM_KINDS.includes(kind as UpstreamKind)) {
+      throw new UsageError(
+        `Option "--upstream-kind" for agent "${id}" must be one of ${
+          UPSTREAM_KINDS.map((k) => `"${k}"`).join(", ")
+        }: "${kind}"`,
+      );
+    }
+    kinds.set(id, kind as UpstreamKind);
+  }
+  return kinds;
+}
+
+/**
+ * The agent check a plan is frozen with (issue 21; seed 003: what the plan
+ * promises must be checked before the first episode): the file given with
+ * `--agent-check`; none, with `--without-agent-check REASON`; otherwise the
+ * check run now on the local engine (`checkAgents`), its result written to
+ * `out` (canonical JSON) and taken as that file. A refusal when no engine
+ * answers, or when the check refused an agent (naming it, what the relay
+ * refused and what fixes it: `whatToFix`).
+ *
+ * @param values the parsed options
+ * @param run the agents with their kinds, the plan's provider features, where to write the
+ *   result and a log for the operator
+ * @returns the file to hold the plan to (null with the skip's reason), or the refusal
+ * @throws {UsageError} when both options are given, or the reason is empty
+ * @throws {InputError} when an image the check runs is not present
+ */
+async function agentCheckOf(
+  values: Parameters<typeof stringOption>[0],
+  run: {
+    agents: AgentUnderCheck[];
+    providerFeatures: ProviderFeature[];
+    out: string;
+    log: (line: string) => void;
+  },
+): Promise<{ file: string | null; skipped?: string } | { refused: string }> {
+  const given = stringOption(values, "agent-check");
+  const skipped = stringOption(values, "without-agent-check");
+  if (given !== undefined && skipped !== undefined) {
+    throw new UsageError('Options "--agent-check" and "--without-agent-check" exclude each other');
+  }
+  if (given !== undefined) return { file: given };
+  if (skipped !== undefined) {
+    if (skipped.trim() === "") {
+      throw new UsageError('Option "--without-agent-check" needs a reason');
+    }
+    return { file: null, skipped };
+  }
+  const { dockerAvailable } = await import("../runner/docker/docker_available.ts");
+  const engine = await dockerAvailable();
+  if (!engine.available) {
+    return {
+      refused: `Cannot check the agents: ${engine.reason} (freeze runs the agent check in the ` +
+        'Docker sandbox: give "--agent-check FILE" from a machine with an engine, or ' +
+        '"--without-agent-check REASON")',
+    };
+  }
+  const { AgentCheckError, checkAgents } = await import("../runner/check_agents.ts");
+  let result;
+  try {
+    result = AgentCheck.parse(
+      await checkAgents(run.agents, { log: run.log, providerFeatures: run.providerFeatures }),
+    );
+  } catch (error) {
+    if (error instanceof AgentCheckError) throw new InputError(error.message);
+    throw error;
+  }
+  await Deno.writeTextFile(run.out, canonicalJson(result));
+  return { file: run.out };
 }
 
 /**
@@ -524,6 +632,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const agentIds = new Set(agents.keys());
   const envs = agentEnvOption(values, agentIds);
   const commands = agentCommandOption(values, agentIds);
+  const kinds = upstreamKindOption(values, agentIds);
   const number = (key: keyof typeof NUMBERS) => numberOption(values, NUMBERS[key]);
   const caps = {
     token_cap: number("tokenCap") ?? null,
@@ -682,12 +791,21 @@ export async function run(args: string[], io: Io): Promise<number> {
       ...(commands.has(agentId) ? { command: commands.get(agentId) } : {}),
     });
   }
-  const agentCheckFile = stringOption(values, "agent-check");
-  const checked = agentCheckFile === undefined ? null : await loadAgentCheck(agentCheckFile);
+  const ran = await agentCheckOf(values, {
+    agents: resolved.map((agent) => ({ ...agent, upstream_kind: kinds.get(agent.agent_id) })),
+    providerFeatures,
+    out: `${out}.agent-check.json`,
+    log: (line) => io.stderr(`${lineText(line)}\n`),
+  });
+  if ("refused" in ran) {
+    io.stderr(`error: ${lineText(ran.refused)}\n`);
+    return ExitCode.refused;
+  }
+  const checked = ran.file === null ? null : await loadAgentCheck(ran.file);
   const checkSays = checked === null ? null : agentsAgainstCheck(resolved, checked.value, {
     tokenCap: smallestTokenCap(caps, suite.manifest.tasks),
     maxOutputTokens: modelLimits.max_output_tokens,
-    file: agentCheckFile!,
+    file: ran.file!,
   });
   if (checkSays !== null && checkSays.refused !== null) {
     io.stderr(`error: ${lineText(checkSays.refused)}\n`);
@@ -754,9 +872,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     ...frozenPlan,
     ...(intervalMethod === undefined ? {} : { interval_method: intervalMethod }),
     ...(judge === undefined ? {} : { judge }),
-    ...(checked === null
-      ? {}
-      : { agent_check: { sha256: checked.sha256, checked_at: checked.value.checked_at } }),
+    agent_check: checked === null
+      ? { skipped: ran.skipped! }
+      : { sha256: checked.sha256, checked_at: checked.value.checked_at },
   };
   const frozen = await writePlan(out, plan);
   if (judge !== undefined && judge.calibration.state !== "passed") {
@@ -769,9 +887,8 @@ export async function run(args: string[], io: Io): Promise<number> {
   for (const warning of agentEgress.warnings) warn(`warning: ${warning}\n`);
   if (checked === null) {
     warn(
-      "warning: the agents were not checked (ledgerbench agent check, then freeze " +
-        "--agent-check FILE): an agent whose requests the relay refuses makes no metered " +
-        "call and scores 0 on every task\n",
+      "warning: the agents were not checked (--without-agent-check): an agent whose " +
+        "requests the relay refuses makes no metered call and scores 0 on every task\n",
     );
   }
   if (suiteCheck.record.state === "not_run") {
@@ -822,11 +939,11 @@ export async function run(args: string[], io: Io): Promise<number> {
         ...(plan.interval_method === undefined ? [] : [`interval method: ${plan.interval_method}`]),
         `provider features allowed: ${plan.provider_features?.join(", ") ?? "none"}`,
         `agent check: ${
-          plan.agent_check === undefined
-            ? "not run"
+          checked === null
+            ? `skipped: ${lineText(ran.skipped!)}`
             : `passed (${
-              lineText(agentCheckFile!)
-            }, sha256 ${plan.agent_check.sha256}, ${plan.agent_check.checked_at})`
+              lineText(checked.path)
+            }, sha256 ${checked.sha256}, ${checked.value.checked_at})`
         }`,
         `stopping: ${plan.stopping.kind}; invalid policy: ${plan.invalid_policy}`,
         ...(plan.judge === undefined ? [] : [

@@ -33,6 +33,7 @@ import type {
   AgentCheckCall,
   Episode,
   PlannedAgent,
+  ProviderFeature,
 } from "../analysis/schema/records.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadSuite } from "../inputs/suite.ts";
@@ -115,6 +116,12 @@ export interface CheckAgentsOptions {
   progress?: ProgressSink;
   /** A line per agent checked, for the operator. */
   log?: (line: string) => void;
+  /**
+   * Provider features the check's relay allows (the plan's
+   * `--allow-provider-feature`, so that an agent is checked as the plan will
+   * run it); default none.
+   */
+  providerFeatures?: readonly ProviderFeature[];
 }
 
 /** The check cannot start: an image it runs is absent. */
@@ -195,6 +202,9 @@ export async function checkAgents(
           wall_ms_cap: options.wallMs ?? CHECK_WALL_MS,
         },
         price_table_id: "unpriced",
+        ...(options.providerFeatures === undefined || options.providerFeatures.length === 0
+          ? {}
+          : { provider_features: [...options.providerFeatures] }),
         runner_version: version,
         verifier_image: VERIFIER_IMAGE,
         verifier_image_digest: verifierDigest,

@@ -118,6 +118,8 @@ export function freezeCli(
 ): Promise<CliResult> {
   return cli(
     "freeze",
+    "--without-agent-check",
+    "the test freezes plans without an agent check",
     "--suite",
     suite,
     "--out",

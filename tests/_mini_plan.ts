@@ -34,6 +34,8 @@ export async function freezeMiniPlan(dir: string, options: MiniPlanOptions): Pro
   await Deno.writeTextFile(`${dir}/seed`, options.seed + "\n", { mode: 0o600 });
   const freeze = await cli(
     "freeze",
+    "--without-agent-check",
+    "the test freezes plans without an agent check",
     "--generate",
     "mini",
     "--seed-file",

@@ -6,7 +6,8 @@
  * `foreign-api` mode (chosen by its model name, since a plan may not set a
  * `LEDGERBENCH_*` variable) makes only requests the relay refuses (refused,
  * every refusal listed). Then `freeze --agent-check` with the result: the
- * solver is planned, the two others refused.
+ * solver is planned, the two others refused, each naming what the relay
+ * refused and what fixes it; and `freeze` without it runs the check itself.
  *
  * @module
  */
@@ -132,15 +133,56 @@ Deno.test({
         sha256: await fileSha256(`${dir}/check.json`),
         checked_at: result.checked_at,
       });
-      for (const [id, image] of [["nocall", NOCALL], ["foreign", ATTACKER]]) {
+      // Each refusal names what the relay refused and what fixes it.
+      const fixes = {
+        nocall: "no model call was made (episode: zero model calls: a scored failure (seed 000))",
+        foreign: `call #${foreign.refused_calls[0].index} POST /v1/messages refused ` +
+          "unsupported: give its upstream kind: --upstream-kind foreign=anthropic",
+      };
+      for (const [id, image] of [["nocall", NOCALL], ["foreign", ATTACKER]] as const) {
         const refused = await freeze(`${id}.json`, `solver=${SOLVER}`, `${id}=${image}`);
         equal(refused.code, 3, refused.stderr);
         equal(
           refused.stderr,
           `error: Cannot freeze plan: agent "${id}" failed the agent check "${dir}/check.json": ` +
-            "no metered model call\n",
+            `no metered model call; ${fixes[id]}\n`,
         );
       }
+
+      // Without --agent-check, freeze runs the check itself and keeps its result beside the plan.
+      const own = await cli(
+        "freeze",
+        "--suite",
+        suite.dir,
+        "--out",
+        `${dir}/own.json`,
+        "--agent",
+        `solver=${SOLVER}`,
+      );
+      equal(own.code, 0, own.stderr);
+      const ownPlan = Plan.parse(JSON.parse(await Deno.readTextFile(`${dir}/own.json`)));
+      const ownCheck = AgentCheck.parse(
+        JSON.parse(await Deno.readTextFile(`${dir}/own.json.agent-check.json`)),
+      );
+      deepEqual(ownPlan.agent_check, {
+        sha256: await fileSha256(`${dir}/own.json.agent-check.json`),
+        checked_at: ownCheck.checked_at,
+      });
+      equal(ownCheck.agents[0].verdict, "ok");
+      const ownRefused = await cli(
+        "freeze",
+        "--suite",
+        suite.dir,
+        "--out",
+        `${dir}/own-refused.json`,
+        "--agent",
+        `nocall=${NOCALL}`,
+      );
+      equal(ownRefused.code, 3, ownRefused.stderr);
+      match(
+        ownRefused.stderr,
+        /^error: Cannot freeze plan: agent "nocall" failed the agent check ".*own-refused\.json\.agent-check\.json": no metered model call; /m,
+      );
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

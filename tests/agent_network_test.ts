@@ -168,6 +168,8 @@ Deno.test({
       const freeze = await cliWithEnv(
         env,
         "freeze",
+        "--without-agent-check",
+        "the test freezes plans without an agent check",
         "--suite",
         `${dir}/suite`,
         "--out",

@@ -157,6 +157,8 @@ const EXAMPLES: Case[] = [
     name: "freeze --generate demo",
     args: (dir) => [
       "freeze",
+      "--without-agent-check",
+      "the test freezes plans without an agent check",
       "--generate",
       "demo",
       "--new-seed-file",

@@ -71,6 +71,12 @@ const NOCALL_REFUSED: AgentCheckAgent = {
   reason: "no metered model call",
   model_calls: 0,
   first_call: null,
+  episode: {
+    status: "scored",
+    invalid_reason: null,
+    stop_reason: "completed",
+    notes: "zero model calls: a scored failure (seed 000)",
+  },
 };
 
 async function writeCheck(path: string, agents: AgentCheckAgent[]): Promise<void> {
@@ -127,11 +133,30 @@ Deno.test({
       equal(ok.stderr.includes("not checked"), false, ok.stderr);
       match(ok.stdout, /^agent check: passed \(.*check\.json, sha256 [0-9a-f]{64}, 2026-12-01/m);
 
-      // Without --agent-check: one warning, and no agent_check in the plan (old plans' bytes).
-      const unchecked = await freeze("unchecked.json", "--agent", `solver=${SOLVER}`);
+      // Without --agent-check, freeze runs the check itself, in the sandbox: without an
+      // engine it refuses, one line, exit 3, no plan written.
+      const noEngine = await freeze("no-engine.json", "--agent", `solver=${SOLVER}`);
+      equal(noEngine.code, 3, noEngine.stderr);
+      match(
+        noEngine.stderr,
+        /^error: Cannot check the agents: .*\(freeze runs the agent check in the Docker sandbox: give "--agent-check FILE" from a machine with an engine, or "--without-agent-check REASON"\)\n$/,
+      );
+      equal(await exists(`${dir}/no-engine.json`), false);
+
+      // --without-agent-check REASON: one warning, the reason in the plan.
+      const unchecked = await freeze(
+        "unchecked.json",
+        "--agent",
+        `solver=${SOLVER}`,
+        "--without-agent-check",
+        "checked by hand on the cluster",
+      );
       equal(unchecked.code, 0, unchecked.stderr);
       equal(unchecked.stderr.match(/^warning: the agents were not checked/gm)?.length, 1);
-      equal("agent_check" in JSON.parse(await Deno.readTextFile(`${dir}/unchecked.json`)), false);
+      deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/unchecked.json`)).agent_check, {
+        skipped: "checked by hand on the cluster",
+      });
+      match(unchecked.stdout, /^agent check: skipped: checked by hand on the cluster$/m);
 
       // The agent that made no metered call: refused, one line, exit 3, no plan written.
       const failed = await freeze(
@@ -149,7 +174,8 @@ Deno.test({
       equal(
         failed.stderr,
         `error: Cannot freeze plan: agent "nocall" failed the agent check "${dir}/check.json": ` +
-          "no metered model call\n",
+          "no metered model call; no model call was made (episode: zero model calls: a scored " +
+          "failure (seed 000))\n",
       );
       equal(await exists(`${dir}/failed.json`), false);
 

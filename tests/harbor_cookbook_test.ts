@@ -88,6 +88,8 @@ async function freezeAndRun(
   const freeze = await cliWithEnv(
     env,
     "freeze",
+    "--without-agent-check",
+    "the test freezes plans without an agent check",
     "--suite",
     `${dir}/suite`,
     "--out",

@@ -20,7 +20,13 @@ const DIGESTS = [
 ];
 
 async function freeze(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await cliCommand(["freeze", ...args, ...DIGESTS], { env: NO_ENGINE }).output();
+  const output = await cliCommand([
+    "freeze",
+    "--without-agent-check",
+    "no engine in this test",
+    ...args,
+    ...DIGESTS,
+  ], { env: NO_ENGINE }).output();
   const text = new TextDecoder();
   return {
     code: output.code,

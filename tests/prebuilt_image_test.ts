@@ -119,6 +119,8 @@ Deno.test({
 
       const freeze = await cli(
         "freeze",
+        "--without-agent-check",
+        "the test freezes plans without an agent check",
         "--suite",
         `${dir}/suite`,
         "--out",

@@ -492,6 +492,8 @@ Deno.test({
       }
       const freeze = await cli(
         "freeze",
+        "--without-agent-check",
+        "the test freezes plans without an agent check",
         "--suite",
         faulty.dir,
         "--out",

@@ -230,6 +230,8 @@ Deno.test({
 Deno.test("freeze --build-network with a value that is no network is a usage error naming it", async () => {
   const out = await cli(
     "freeze",
+    "--without-agent-check",
+    "the test freezes plans without an agent check",
     "--suite",
     "/nonexistent/suite",
     "--out",

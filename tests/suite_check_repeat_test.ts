@@ -116,6 +116,8 @@ Deno.test({
         cliWithEnv(
           env,
           "freeze",
+          "--without-agent-check",
+          "the test freezes plans without an agent check",
           "--suite",
           `${dir}/suite`,
           "--out",

@@ -301,6 +301,8 @@ const CASES: BadInputCase[] = [
     },
     args: [
       "freeze",
+      "--without-agent-check",
+      "the test freezes plans without an agent check",
       "--suite",
       "{dir}/s",
       "--out",

@@ -159,6 +159,8 @@ Deno.test({
       const freeze = (id: string) =>
         cli(
           "freeze",
+          "--without-agent-check",
+          "the test freezes plans without an agent check",
           "--suite",
           `${dir}/${id}`,
           "--out",
@@ -218,6 +220,8 @@ Deno.test({
       const freeze = (...extra: string[]) =>
         cli(
           "freeze",
+          "--without-agent-check",
+          "the test freezes plans without an agent check",
           "--suite",
           `${dir}/suite`,
           "--out",

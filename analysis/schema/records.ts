@@ -953,13 +953,18 @@ export const Plan = z.object({
     }).strict(),
   ]).optional(),
   /**
-   * The agent check `freeze --agent-check FILE` held the plan's agents to
-   * (`ledgerbench agent check`, issue 21): the SHA-256 of the result file
-   * and when the check ran; every agent of the plan passed it with its
-   * image digest. Absent: the agents were not checked (`freeze` warned),
-   * and in plans frozen before it, which keep their hash.
+   * The agent check the plan's agents were held to (`ledgerbench agent
+   * check`, issue 21; `freeze` runs it itself, or takes `--agent-check
+   * FILE`): the SHA-256 of the result file and when the check ran; every
+   * agent of the plan passed it with its image digest. `skipped`: frozen with
+   * `--without-agent-check REASON`. Absent: plans frozen before `freeze` ran
+   * the check (the agents were not checked), which keep their hash.
    */
-  agent_check: z.object({ sha256: Sha256, checked_at: z.iso.datetime() }).strict().optional(),
+  agent_check: z.union([
+    z.object({ sha256: Sha256, checked_at: z.iso.datetime() }).strict(),
+    /** Frozen with `--without-agent-check REASON`: the agents were not checked, and why. */
+    z.object({ skipped: z.string().min(1) }).strict(),
+  ]).optional(),
   /**
    * The LLM judge of the suite's judge-verified tasks (issue 14). Absent:
    * the suite has none (`freeze` refuses a suite with judge tasks and no
