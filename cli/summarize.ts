@@ -51,7 +51,13 @@ import {
 } from "./_table_layout.ts";
 import { type AgentOrder, agentOrder } from "../analysis/leaderboard.ts";
 import { AGENT_COLUMN, RANK_COLUMN, RANK_NOTE } from "./_table_order.ts";
-import type { CensoringPolicy, Plan, PriceTable, StopReason } from "../analysis/schema/records.ts";
+import type {
+  CensoringPolicy,
+  Episode,
+  Plan,
+  PriceTable,
+  StopReason,
+} from "../analysis/schema/records.ts";
 import { type AgentStanding, denominatorRecord } from "../analysis/agent_standing.ts";
 import {
   assessLoaded,
@@ -156,6 +162,12 @@ export interface SummarizedAgent extends AgentSummary {
   censored: number;
   /** `censored` per stop reason, only the reasons that occur, in the enum's order. */
   censored_stop_reasons: Partial<Record<StopReason, number>>;
+  /**
+   * The rows whose prompts the provider billed beyond the relay's bound of
+   * them, and those tokens summed (`evidence.prompt_bound_excess`: by as much
+   * the rows' tokens may pass their token cap); 0 and 0 when none.
+   */
+  prompt_bound_excess: { rows: number; tokens: number };
 }
 
 /** Runs `summarize`; see {@link help}. */
@@ -187,6 +199,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     ? plan.value.lane_weights
     : undefined;
   const censoring = new Map(assessment.censoring.agents.map((row) => [row.agent_id, row]));
+  const excess = promptBoundExcess(loaded.rows);
   const agents: SummarizedAgent[] = summarizeAgents(loaded.rows, {
     priceTable: prices?.value,
     laneWeights,
@@ -207,6 +220,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       coverage_warning,
       censored: censoring.get(agent.agent_id)!.censored,
       censored_stop_reasons: censoredStops,
+      prompt_bound_excess: excess.get(agent.agent_id) ?? { rows: 0, tokens: 0 },
     };
   });
   // Task-cluster intervals of TPR, SPR and cost per resolved, and the frontier share over the
@@ -604,6 +618,14 @@ function notes(agents: SummarizedAgent[]): string {
         `(rate ${percent(a.resolved_rate)}); Wilson 95% interval ` +
         `${percentInterval([a.wilson.lower, a.wilson.upper])}\n`;
     }
+    if (a.prompt_bound_excess.rows > 0) {
+      text +=
+        `warning: agent "${displayId(a.agent_id)}": on ${
+          plural(a.prompt_bound_excess.rows, "row")
+        } the provider billed ${a.prompt_bound_excess.tokens} prompt tokens beyond the relay's ` +
+        "bound of them, by which their tokens may pass the token cap (validate --plan: " +
+        "prompt_bound_exceeded)\n";
+    }
     if (a.coverage_warning !== null) {
       const w = a.coverage_warning.wilson;
       text += `warning: agent "${displayId(a.agent_id)}" (${a.resolved}/${a.scored}): ` +
@@ -624,6 +646,24 @@ function notes(agents: SummarizedAgent[]): string {
     }
   }
   return text === "" ? "" : "\n" + text;
+}
+
+/**
+ * Per agent, the rows with a prompt bound excess and its sum
+ * (`evidence.prompt_bound_excess`, the relay's bound's error; seed 003: a
+ * cap that was passed is said, not hidden). O(rows).
+ */
+function promptBoundExcess(
+  rows: readonly Episode[],
+): Map<string, { rows: number; tokens: number }> {
+  const out = new Map<string, { rows: number; tokens: number }>();
+  for (const row of rows) {
+    const tokens = row.evidence?.prompt_bound_excess ?? 0;
+    if (tokens === 0) continue;
+    const sum = out.get(row.agent_id) ?? { rows: 0, tokens: 0 };
+    out.set(row.agent_id, { rows: sum.rows + 1, tokens: sum.tokens + tokens });
+  }
+  return out;
 }
 
 function quote(text: string): string {

@@ -668,3 +668,33 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
   );
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("summarize warns about rows whose prompts passed the relay's bound, and counts them in JSON", async () => {
+  const dir = await Deno.makeTempDir();
+  const evidence = (excess: number) => ({
+    server_model_id: "m",
+    usage_source: "server",
+    request_fingerprint: null,
+    prompt_bound_excess: excess,
+  });
+  const path = await writeJsonl(`${dir}/excess.jsonl`, [
+    row({ task_id: "t1", evidence: evidence(0) }),
+    row({ task_id: "t2", evidence: evidence(300) }),
+    row({ task_id: "t3", evidence: evidence(1700) }),
+    row({ agent_id: "b", task_id: "t1" }),
+  ]);
+  const text = await cli("summarize", path, "--width", "250");
+  assertEquals(text.code, 0, text.stderr);
+  assertStringIncludes(
+    text.stdout,
+    'warning: agent "a": on 2 rows the provider billed 2000 prompt tokens beyond the relay\'s ' +
+      "bound of them, by which their tokens may pass the token cap (validate --plan: " +
+      "prompt_bound_exceeded)\n",
+  );
+  assertEquals(text.stdout.includes('agent "b": on'), false);
+  const json = JSON.parse((await cli("summarize", path, "--json")).stdout);
+  assertEquals(
+    json.agents.map((a: { prompt_bound_excess: unknown }) => a.prompt_bound_excess),
+    [{ rows: 2, tokens: 2000 }, { rows: 0, tokens: 0 }],
+  );
+});
