@@ -72,11 +72,12 @@ Resume it after a crash or a kill (no episode lost or duplicated):
     --ledger runs/r1/ledger.jsonl --upstream https://api.example.com/v1 --resume
 
 An Anthropic upstream for agent claude (Messages API, key sent as x-api-key),
-an OpenAI one for the others:
+a Gemini one for agent gemini, an OpenAI one for the others:
   LEDGERBENCH_UPSTREAM_KEY=... deno task ledgerbench run --plan plan.json \\
     --suite ~/.ledgerbench/suite --ledger runs/r2/ledger.jsonl \\
     --upstream https://api.openai.com/v1 \\
-    --upstream claude=anthropic+https://api.anthropic.com/v1
+    --upstream claude=anthropic+https://api.anthropic.com/v1 \\
+    --upstream gemini=gemini+https://generativelanguage.googleapis.com/v1beta
 
 On a Slurm cluster, 200 slots at once, each a job-array task on a node with
 Docker or Podman (ledger, plan, suite and this checkout on the shared file
@@ -94,13 +95,15 @@ USAGE:
   deno task ledgerbench run --plan PLAN --suite DIR --ledger FILE UPSTREAM [OPTIONS]
 
 UPSTREAM (one of):
-  --upstream [ID=][KIND+]URL  Upstream base URL ending in /v1, for every agent
-                             or for agent ID (repeat). KIND is openai (the
-                             default: Chat Completions, Completions, Responses;
-                             key sent as Authorization: Bearer) or anthropic
-                             (Messages; key sent as x-api-key): the relay
-                             meters and forwards that kind's model calls only
-                             and refuses the other's. The key is read from the
+  --upstream [ID=][KIND+]URL  Upstream base URL ending in its API version (/v1;
+                             Gemini's /v1beta), for every agent or for agent
+                             ID (repeat). KIND is openai (the default: Chat
+                             Completions, Completions, Responses; key sent as
+                             Authorization: Bearer), anthropic (Messages; key
+                             sent as x-api-key) or gemini (generateContent;
+                             key sent as x-goog-api-key): the relay meters and
+                             forwards that kind's model calls only and refuses
+                             the others'. The key is read from the
                              environment variable LEDGERBENCH_UPSTREAM_KEY and
                              lives in the relay only
   --provider-script [ID=][KIND+]FILE  Start a scripted provider answering from

@@ -52,20 +52,22 @@ export { MODEL_CALL_PATHS } from "./relay_surface.ts";
 /** Options of {@linkcode startRelay}. */
 export interface RelayOptions {
   /**
-   * Base URL of the upstream, ending in its `/v1`, e.g.
-   * `https://api.openai.com/v1` or `https://api.anthropic.com/v1`.
+   * Base URL of the upstream, ending in its API version, e.g.
+   * `https://api.openai.com/v1`, `https://api.anthropic.com/v1` or
+   * `https://generativelanguage.googleapis.com/v1beta`: a call's path after
+   * its own version segment is appended to it.
    */
   upstreamBaseUrl: string;
   /**
-   * Which APIs the upstream serves (default `openai`): only model calls of
-   * its kind's APIs are forwarded; one of another kind is refused
-   * `unsupported` (an agent speaks one vendor's API).
+   * Which APIs the upstream serves (default `openai`; `anthropic`; `gemini`):
+   * only model calls of its kind's APIs are forwarded; one of another kind
+   * is refused `unsupported` (an agent speaks one vendor's API).
    */
   upstreamKind?: UpstreamKind;
   /**
    * The upstream key, sent upstream only, where the kind expects it:
-   * `Authorization: Bearer <key>` (openai) or `x-api-key: <key>`
-   * (anthropic).
+   * `Authorization: Bearer <key>` (openai), `x-api-key: <key>` (anthropic)
+   * or `x-goog-api-key: <key>` (gemini).
    */
   upstreamKey: string;
   /** Prompt + completion tokens after which calls are refused; null or absent: no cap. */

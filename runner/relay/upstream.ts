@@ -10,7 +10,11 @@ import type { UpstreamKind } from "./api/upstream_kind.ts";
 
 /** Where one agent's model calls go. */
 export interface Upstream {
-  /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:4000/v1` or `https://api.anthropic.com/v1`. */
+  /**
+   * Base URL ending in its API version, e.g. `http://127.0.0.1:4000/v1`,
+   * `https://api.anthropic.com/v1` or
+   * `https://generativelanguage.googleapis.com/v1beta`.
+   */
   baseUrl: string;
   /**
    * Which vendor's APIs it serves (`RelayOptions.upstreamKind`; absent:
