@@ -227,6 +227,32 @@ npm_pack() {
   echo "$tgz"
 }
 
+# glibc_bundle NAME PREFIX BINARY...: what glibc-linked BINARYs (the
+# agent's program first) need in an image beyond the base image's files:
+# the libraries ldd lists that Deno does not already bring, as
+# "host-path:image-path" specs in BUNDLE_FILES (copied at the path ldd
+# prints), and $BUILD/NAME-loader.env with PREFIX_INTERP (the first binary's
+# loader) and PREFIX_LIB_PATH (the libraries' directories), by which the
+# agent's script runs them from a bundle mounted in a task's own environment,
+# whose glibc may differ or be absent (as /opt/ledgerbench/deno runs Deno).
+glibc_bundle() {
+  local name="$1" prefix="$2" lib dir lib_path="" interp libs
+  shift 2
+  mapfile -t libs < <(ldd "$@" | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
+  [ "${#libs[@]}" -gt 0 ] || die "ldd found no libraries for \"$1\""
+  BUNDLE_FILES=()
+  for lib in "${libs[@]}"; do
+    printf '%s\n' "${LIBS[@]}" | grep -qxF "$lib" || BUNDLE_FILES+=("$lib:$lib")
+  done
+  for dir in $(printf '%s\n' "${libs[@]}" | xargs -n1 dirname | sort -u); do
+    lib_path="${lib_path:+$lib_path:}$dir"
+  done
+  interp="$(ldd "$1" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
+  [ -n "$interp" ] || die "ldd found no loader for \"$1\""
+  printf '%s_INTERP=%s\n%s_LIB_PATH=%s\n' "$prefix" "$interp" "$prefix" "$lib_path" \
+    >"$BUILD/$name-loader.env"
+}
+
 # agent-codex: npm's platform package of the Codex CLI holds a static musl
 # binary (`codex`) and the `rg` it runs; see containers/agents/codex.sh.
 CODEX_VERSION=0.171.0
@@ -278,24 +304,8 @@ if [ ! -x "$CLAUDE_DIR/claude" ]; then
   mv "$fetch/out" "$CLAUDE_DIR"
   rm -rf "$fetch"
 fi
-mapfile -t CLAUDE_LIBS < <(ldd "$CLAUDE_DIR/claude" "$BASH_BIN" |
-  awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
-[ "${#CLAUDE_LIBS[@]}" -gt 0 ] || die "ldd found no libraries for \"$CLAUDE_DIR/claude\""
-claude_files=()
-claude_lib_path=""
-for lib in "${CLAUDE_LIBS[@]}"; do
-  printf '%s\n' "${LIBS[@]}" | grep -qxF "$lib" || claude_files+=("$lib:$lib")
-done
-for dir in $(printf '%s\n' "${CLAUDE_LIBS[@]}" | xargs -n1 dirname | sort -u); do
-  claude_lib_path="${claude_lib_path:+$claude_lib_path:}$dir"
-done
-claude_interp="$(ldd "$CLAUDE_DIR/claude" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
-[ -n "$claude_interp" ] || die "ldd found no loader for \"$CLAUDE_DIR/claude\""
-# The loader and library path claude-agent uses when the image is a bundle
-# mounted in a task's environment (whose own glibc may differ or be absent),
-# and a bash that runs through them there (for an environment without bash).
-printf 'CLAUDE_INTERP=%s\nCLAUDE_LIB_PATH=%s\n' "$claude_interp" "$claude_lib_path" \
-  >"$BUILD/claude-loader.env"
+glibc_bundle claude CLAUDE "$CLAUDE_DIR/claude" "$BASH_BIN"
+claude_files=("${BUNDLE_FILES[@]}")
 cat >"$BUILD/claude-bash" <<'WRAPPER'
 #!/bin/sh
 # The image's bash from the root this file sits in (a bundle's mount point),
@@ -349,21 +359,8 @@ if [ ! -x "$GEMINI_DIR/node" ] || [ ! -f "$GEMINI_DIR/cli/bundle/gemini.js" ]; t
   mv "$fetch/out" "$GEMINI_DIR"
   rm -rf "$fetch"
 fi
-mapfile -t GEMINI_LIBS < <(ldd "$GEMINI_DIR/node" "$BASH_BIN" |
-  awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
-[ "${#GEMINI_LIBS[@]}" -gt 0 ] || die "ldd found no libraries for \"$GEMINI_DIR/node\""
-gemini_files=()
-gemini_lib_path=""
-for lib in "${GEMINI_LIBS[@]}"; do
-  printf '%s\n' "${LIBS[@]}" | grep -qxF "$lib" || gemini_files+=("$lib:$lib")
-done
-for dir in $(printf '%s\n' "${GEMINI_LIBS[@]}" | xargs -n1 dirname | sort -u); do
-  gemini_lib_path="${gemini_lib_path:+$gemini_lib_path:}$dir"
-done
-gemini_interp="$(ldd "$GEMINI_DIR/node" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
-[ -n "$gemini_interp" ] || die "ldd found no loader for \"$GEMINI_DIR/node\""
-printf 'GEMINI_INTERP=%s\nGEMINI_LIB_PATH=%s\n' "$gemini_interp" "$gemini_lib_path" \
-  >"$BUILD/gemini-loader.env"
+glibc_bundle gemini GEMINI "$GEMINI_DIR/node" "$BASH_BIN"
+gemini_files=("${BUNDLE_FILES[@]}")
 tag="$({
   echo "$BASE_TAG $GEMINI_VERSION $GEMINI_INTEGRITY $NODE_VERSION $NODE_INTEGRITY"
   printf '%s\n' "${gemini_files[@]}"

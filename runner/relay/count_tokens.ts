@@ -14,14 +14,7 @@
 import { readBody } from "./_read_body.ts";
 import { isRecord, type ModelApi } from "./api/model_api.ts";
 import { errorBody } from "./api/upstream_kind.ts";
-import {
-  describeFailure,
-  openUpstream,
-  passBack,
-  readWhole,
-  SilenceTimer,
-  type Upstream,
-} from "./forward_call.ts";
+import { forwardOther, type Upstream } from "./forward_call.ts";
 import { deniedUses, providerFeaturesOf, refusalMessage } from "./provider_features.ts";
 
 /** The count endpoints, by the model API whose requests they count. */
@@ -120,26 +113,10 @@ export async function forwardCount(
     context.allowedFeatures,
   );
   if (denied.length > 0) return fail(403, refusalMessage(denied), "provider_feature");
-  const silence = new SilenceTimer(upstream.timeoutMs);
-  try {
-    const response = await openUpstream(upstream, {
-      pathAndSearch: target,
-      method: "POST",
-      incoming: request.headers,
-      body: read.bytes,
-      silence,
-    });
-    return passBack(await readWhole(response, silence), upstream.key).response;
-  } catch (error) {
-    return Response.json(
-      errorBody(api.kind, {
-        message: `Upstream unreachable: ${describeFailure(error)}`,
-        type: "upstream_error",
-        code: "provider_fault",
-      }, 502),
-      { status: 502 },
-    );
-  } finally {
-    silence.stop();
-  }
+  return await forwardOther(upstream, {
+    pathAndSearch: target,
+    method: "POST",
+    incoming: request.headers,
+    body: read.bytes,
+  });
 }

@@ -7,7 +7,7 @@
  */
 import type { RelayCallRecord } from "../../analysis/schema/relay_call_record.ts";
 import type { ModelApi } from "./api/model_api.ts";
-import { upstreamHeaders, type UpstreamKind } from "./api/upstream_kind.ts";
+import { errorBody, upstreamHeaders, type UpstreamKind } from "./api/upstream_kind.ts";
 import { concatBytes } from "../../analysis/concat_bytes.ts";
 
 /** Response headers passed back to the agent (and any `x-ratelimit-*`, `anthropic-ratelimit-*`). */
@@ -277,5 +277,43 @@ function parseJson(bytes: Uint8Array): unknown {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Forwards a request that is not a model call (the model list, token
+ * counting) and passes the answer back as it came, the key redacted; an
+ * upstream that cannot be reached, or stays silent for its timeout, is
+ * answered 502 `provider_fault` in the kind's error form. Nothing is
+ * recorded or metered.
+ *
+ * @param upstream where to send it
+ * @param request path and query, method, the agent's headers, the body (null: none)
+ * @returns the agent's response
+ */
+export async function forwardOther(
+  upstream: Upstream,
+  request: {
+    pathAndSearch: string;
+    method: string;
+    incoming: Headers;
+    body: Uint8Array<ArrayBuffer> | null;
+  },
+): Promise<Response> {
+  const silence = new SilenceTimer(upstream.timeoutMs);
+  try {
+    const response = await openUpstream(upstream, { ...request, silence });
+    return passBack(await readWhole(response, silence), upstream.key).response;
+  } catch (error) {
+    return Response.json(
+      errorBody(upstream.kind, {
+        message: `Upstream unreachable: ${describeFailure(error)}`,
+        type: "upstream_error",
+        code: "provider_fault",
+      }, 502),
+      { status: 502 },
+    );
+  } finally {
+    silence.stop();
   }
 }

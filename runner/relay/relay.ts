@@ -33,14 +33,7 @@ import {
   type RoutedCall,
 } from "./admission.ts";
 import { CallLog, type DeniedRequest, type RelayTotals } from "./call_log.ts";
-import {
-  describeFailure,
-  openUpstream,
-  passBack,
-  readWhole,
-  SilenceTimer,
-  type Upstream,
-} from "./forward_call.ts";
+import { forwardOther, type Upstream } from "./forward_call.ts";
 import { forwardModelCall } from "./forward_model_call.ts";
 import { forwardCount } from "./count_tokens.ts";
 import { askPromptCount } from "./provider_prompt_count.ts";
@@ -554,28 +547,12 @@ export async function startRelay(socketPath: string, options: RelayOptions): Pro
           allowedFeatures: rules.allowedFeatures,
         });
       }
-      const silence = new SilenceTimer(upstream.timeoutMs);
-      try {
-        const response = await openUpstream(upstream, {
-          pathAndSearch: route.path,
-          method: "GET",
-          incoming: request.headers,
-          body: null,
-          silence,
-        });
-        return passBack(await readWhole(response, silence), key).response;
-      } catch (error) {
-        return Response.json(
-          kindErrorBody(upstreamKind, {
-            message: `Upstream unreachable: ${describeFailure(error)}`,
-            type: "upstream_error",
-            code: "provider_fault",
-          }, 502),
-          { status: 502 },
-        );
-      } finally {
-        silence.stop();
-      }
+      return await forwardOther(upstream, {
+        pathAndSearch: route.path,
+        method: "GET",
+        incoming: request.headers,
+        body: null,
+      });
     } finally {
       // A stream passed back is served until its upstream ends.
       if (over === null) active -= 1;
