@@ -18,10 +18,10 @@
 #
 # The downloads: the real agents' packages (agent-codex's OpenAI Codex CLI,
 # agent-claude's Claude Code, agent-gemini's Gemini CLI and the Node runtime
-# it runs on), each fetched once with npm on the host (the registry, never
+# it runs on, agent-opencode's opencode), each fetched once with npm on the host (the registry, never
 # from inside a container) into .build, pinned by version and integrity
 # (the *_VERSION and *_INTEGRITY variables below; recipes in
-# containers/agents/codex.sh, claude.sh and gemini.sh).
+# containers/agents/codex.sh, claude.sh, gemini.sh and opencode.sh).
 #
 # Environment: LEDGERBENCH_DENO (default node_modules/@deno/linux-x64-glibc/deno),
 # LEDGERBENCH_BUSYBOX (default /usr/bin/busybox, must be static),
@@ -377,6 +377,40 @@ derive agent-gemini "$tag" '["gemini-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/us
   "${gemini_files[@]}"
 docker tag "ledgerbench/agent-gemini:$tag" ledgerbench/agent-gemini:latest
 
+# agent-opencode: npm's linux-x64 platform package of opencode holds its
+# native binary (`opencode`, a Bun executable linked against glibc, whose
+# libraries the base image holds for Deno); its grep and glob tools need an
+# `rg`, Codex's static one (above). See containers/agents/opencode.sh.
+OPENCODE_VERSION=1.18.33
+OPENCODE_INTEGRITY="sha512-q/t/3p2CTxOT9y2kvjesb/LZab2+1eqlhhWA02Be6mjTtmYtNBcBsrI5yDo4Fw7ZSPBW2oyMIGMNRqiKQjiAWw=="
+OPENCODE_DIR="$BUILD/opencode-$OPENCODE_VERSION"
+if [ ! -x "$OPENCODE_DIR/opencode" ]; then
+  log "fetching opencode-linux-x64@$OPENCODE_VERSION with npm"
+  fetch="$(mktemp -d "$BUILD/opencode-fetch.XXXXXX")"
+  tgz="$(npm_pack "opencode-linux-x64@$OPENCODE_VERSION" "$OPENCODE_INTEGRITY" "$fetch")"
+  tar -xzf "$tgz" -C "$fetch" package/bin/opencode
+  mkdir -p "$fetch/out"
+  mv "$fetch/package/bin/opencode" "$fetch/out/"
+  rm -rf "$OPENCODE_DIR"
+  mv "$fetch/out" "$OPENCODE_DIR"
+  rm -rf "$fetch"
+fi
+glibc_bundle opencode OPENCODE "$OPENCODE_DIR/opencode"
+opencode_files=("${BUNDLE_FILES[@]}")
+tag="$({
+  echo "$BASE_TAG $OPENCODE_VERSION $OPENCODE_INTEGRITY $CODEX_VERSION"
+  printf '%s\n' "${opencode_files[@]}"
+  cat "$HERE/agents/opencode.sh" "$BUILD/opencode-loader.env"
+} | sha256sum | cut -c1-16)"
+derive agent-opencode "$tag" '["opencode-agent"]' \
+  "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/opencode-agent\"]" \
+  "$OPENCODE_DIR/opencode:/usr/local/bin/opencode" \
+  "$CODEX_DIR/rg:/usr/local/bin/rg" \
+  "$BUILD/opencode-loader.env:/opt/ledgerbench/opencode-loader.env" \
+  "$HERE/agents/opencode.sh:/usr/local/bin/opencode-agent" \
+  "${opencode_files[@]}"
+docker tag "ledgerbench/agent-opencode:$tag" ledgerbench/agent-opencode:latest
+
 tag="$({
   echo "$BASE_TAG"
   cat "$HERE/verifier/driver.sh" "$HERE/verifier/as_candidate.sh"
@@ -386,7 +420,7 @@ derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' "" \
   "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
 docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
-names=(base "${AGENTS[@]/#/agent-}" agent-codex agent-claude agent-gemini verifier)
+names=(base "${AGENTS[@]/#/agent-}" agent-codex agent-claude agent-gemini agent-opencode verifier)
 refs=()
 for name in "${names[@]}"; do refs+=("ledgerbench/$name:latest"); done
 mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")

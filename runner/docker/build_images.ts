@@ -20,6 +20,7 @@ export const IMAGE_NAMES = [
   "ledgerbench/agent-codex",
   "ledgerbench/agent-claude",
   "ledgerbench/agent-gemini",
+  "ledgerbench/agent-opencode",
   "ledgerbench/verifier",
 ] as const;
 
