@@ -188,3 +188,38 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "agent check passes the real agents built here, each against a provider of its API",
+  ignore: !ENGINE.available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await buildImages();
+    const check = await cli(
+      "agent",
+      "check",
+      "--agent",
+      "gemini=ledgerbench/agent-gemini:latest",
+      "--upstream-kind",
+      "gemini=gemini",
+      "--model",
+      "gemini=gemini-2.5-flash",
+      "--agent",
+      "opencode=ledgerbench/agent-opencode:latest",
+      "--json",
+    );
+    equal(check.code, 0, check.stderr + check.stdout);
+    const result = AgentCheck.parse(JSON.parse(check.stdout));
+    deepEqual(
+      result.agents.map((agent) => [agent.agent_id, agent.verdict, agent.first_call?.endpoint]),
+      [
+        ["gemini", "ok", "/v1beta/models/gemini-2.5-flash:streamGenerateContent"],
+        ["opencode", "ok", "/v1/chat/completions"],
+      ],
+    );
+    for (const agent of result.agents) {
+      deepEqual([agent.refused_calls, agent.denied_requests], [[], []], agent.agent_id);
+    }
+  },
+});
