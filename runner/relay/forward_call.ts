@@ -25,6 +25,17 @@ export interface Upstream {
   closing: AbortSignal;
 }
 
+/** A request to send upstream. */
+export interface UpstreamRequest {
+  /** The path as called, its API version first, and any query, e.g. `/v1/messages?beta=true`. */
+  pathAndSearch: string;
+  method: string;
+  /** The agent's request headers (those its kind forwards go along). */
+  incoming: Headers;
+  /** The body; null: none. */
+  body: Uint8Array<ArrayBuffer> | null;
+}
+
 /** An upstream response read to its end. */
 export interface WholeResponse {
   status: number;
@@ -126,13 +137,7 @@ export function streamedForWhole(
  */
 export function openUpstream(
   upstream: Upstream,
-  request: {
-    pathAndSearch: string;
-    method: string;
-    incoming: Headers;
-    body: Uint8Array<ArrayBuffer> | null;
-    silence: SilenceTimer;
-  },
+  request: UpstreamRequest & { silence: SilenceTimer },
 ): Promise<Response> {
   const headers = upstreamHeaders(upstream.kind, {
     key: upstream.key,
@@ -293,12 +298,7 @@ function parseJson(bytes: Uint8Array): unknown {
  */
 export async function forwardOther(
   upstream: Upstream,
-  request: {
-    pathAndSearch: string;
-    method: string;
-    incoming: Headers;
-    body: Uint8Array<ArrayBuffer> | null;
-  },
+  request: UpstreamRequest,
 ): Promise<Response> {
   const silence = new SilenceTimer(upstream.timeoutMs);
   try {
