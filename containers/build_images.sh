@@ -227,17 +227,19 @@ npm_pack() {
   echo "$tgz"
 }
 
-# glibc_bundle NAME PREFIX BINARY...: what glibc-linked BINARYs (the
-# agent's program first) need in an image beyond the base image's files:
-# the libraries ldd lists that Deno does not already bring, as
-# "host-path:image-path" specs in BUNDLE_FILES (copied at the path ldd
-# prints), and $BUILD/NAME-loader.env with PREFIX_INTERP (the first binary's
-# loader) and PREFIX_LIB_PATH (the libraries' directories), by which the
-# agent's script runs them from a bundle mounted in a task's own environment,
-# whose glibc may differ or be absent (as /opt/ledgerbench/deno runs Deno).
+# glibc_bundle NAME BINARY...: what glibc-linked BINARYs (the agent's
+# program first) need in an image beyond the base image's files: the
+# libraries ldd lists that Deno does not already bring, then
+# $BUILD/NAME-loader.env with LOADER_INTERP (the first binary's loader) and
+# LOADER_LIB_PATH (the libraries' directories) and the script that reads it,
+# containers/agents/_with_loader.sh, by which the agent's script runs them
+# from a bundle mounted in a task's own environment, whose glibc may differ or
+# be absent (as /opt/ledgerbench/deno runs Deno); all as
+# "host-path:image-path" specs in BUNDLE_FILES (libraries at the path ldd
+# prints).
 glibc_bundle() {
-  local name="$1" prefix="$2" lib dir lib_path="" interp libs
-  shift 2
+  local name="$1" lib dir lib_path="" interp libs
+  shift
   mapfile -t libs < <(ldd "$@" | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
   [ "${#libs[@]}" -gt 0 ] || die "ldd found no libraries for \"$1\""
   BUNDLE_FILES=()
@@ -249,8 +251,11 @@ glibc_bundle() {
   done
   interp="$(ldd "$1" | awk '/^[ \t]*\/[^ ]+ \(/ { print $1 }')"
   [ -n "$interp" ] || die "ldd found no loader for \"$1\""
-  printf '%s_INTERP=%s\n%s_LIB_PATH=%s\n' "$prefix" "$interp" "$prefix" "$lib_path" \
-    >"$BUILD/$name-loader.env"
+  printf 'LOADER_INTERP=%s\nLOADER_LIB_PATH=%s\n' "$interp" "$lib_path" >"$BUILD/$name-loader.env"
+  BUNDLE_FILES+=(
+    "$BUILD/$name-loader.env:/opt/ledgerbench/$name-loader.env"
+    "$HERE/agents/_with_loader.sh:/opt/ledgerbench/with-loader"
+  )
 }
 
 # agent-codex: npm's platform package of the Codex CLI holds a static musl
@@ -304,29 +309,25 @@ if [ ! -x "$CLAUDE_DIR/claude" ]; then
   mv "$fetch/out" "$CLAUDE_DIR"
   rm -rf "$fetch"
 fi
-glibc_bundle claude CLAUDE "$CLAUDE_DIR/claude" "$BASH_BIN"
+glibc_bundle claude "$CLAUDE_DIR/claude" "$BASH_BIN"
 claude_files=("${BUNDLE_FILES[@]}")
 cat >"$BUILD/claude-bash" <<'WRAPPER'
 #!/bin/sh
 # The image's bash from the root this file sits in (a bundle's mount point),
 # through that root's glibc loader and libraries.
 root="${0%/opt/ledgerbench/bash}"
-. "$root/opt/ledgerbench/claude-loader.env"
-lib_path=""
-for dir in $(echo "$CLAUDE_LIB_PATH" | tr ':' ' '); do lib_path="${lib_path:+$lib_path:}$root$dir"; done
-exec "$root$CLAUDE_INTERP" --library-path "$lib_path" "$root/bin/bash" "$@"
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" claude /bin/bash "$@"
 WRAPPER
 chmod 755 "$BUILD/claude-bash"
 tag="$({
   echo "$BASE_TAG $CLAUDE_PACKAGE $CLAUDE_VERSION $CLAUDE_INTEGRITY"
   printf '%s\n' "${claude_files[@]}"
-  cat "$HERE/agents/claude.sh" "$BUILD/claude-loader.env" "$BUILD/claude-bash"
+  cat "$HERE/agents/claude.sh" "$BUILD/claude-bash"
   sha256sum "$BASH_BIN" "${claude_files[@]%%:*}" | cut -d' ' -f1
 } | sha256sum | cut -c1-16)"
 derive agent-claude "$tag" '["claude-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/claude-agent\"]" \
   "$CLAUDE_DIR/claude:/usr/local/bin/claude" \
   "$BASH_BIN:/bin/bash" \
-  "$BUILD/claude-loader.env:/opt/ledgerbench/claude-loader.env" \
   "$BUILD/claude-bash:/opt/ledgerbench/bash" \
   "$HERE/agents/claude.sh:/usr/local/bin/claude-agent" \
   "${claude_files[@]}"
@@ -359,19 +360,18 @@ if [ ! -x "$GEMINI_DIR/node" ] || [ ! -f "$GEMINI_DIR/cli/bundle/gemini.js" ]; t
   mv "$fetch/out" "$GEMINI_DIR"
   rm -rf "$fetch"
 fi
-glibc_bundle gemini GEMINI "$GEMINI_DIR/node" "$BASH_BIN"
+glibc_bundle gemini "$GEMINI_DIR/node" "$BASH_BIN"
 gemini_files=("${BUNDLE_FILES[@]}")
 tag="$({
   echo "$BASE_TAG $GEMINI_VERSION $GEMINI_INTEGRITY $NODE_VERSION $NODE_INTEGRITY"
   printf '%s\n' "${gemini_files[@]}"
-  cat "$HERE/agents/gemini.sh" "$HERE/agents/gemini-settings.json" "$BUILD/gemini-loader.env"
+  cat "$HERE/agents/gemini.sh" "$HERE/agents/gemini-settings.json"
   sha256sum "$BASH_BIN" "${gemini_files[@]%%:*}" | cut -d' ' -f1
 } | sha256sum | cut -c1-16)"
 derive agent-gemini "$tag" '["gemini-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/gemini-agent\"]" \
   "$GEMINI_DIR/node:/usr/local/bin/node" \
   "$GEMINI_DIR/cli:/opt/gemini-cli" \
   "$BASH_BIN:/bin/bash" \
-  "$BUILD/gemini-loader.env:/opt/ledgerbench/gemini-loader.env" \
   "$HERE/agents/gemini-settings.json:/etc/gemini-cli/settings.json" \
   "$HERE/agents/gemini.sh:/usr/local/bin/gemini-agent" \
   "${gemini_files[@]}"
@@ -395,18 +395,18 @@ if [ ! -x "$OPENCODE_DIR/opencode" ]; then
   mv "$fetch/out" "$OPENCODE_DIR"
   rm -rf "$fetch"
 fi
-glibc_bundle opencode OPENCODE "$OPENCODE_DIR/opencode"
+glibc_bundle opencode "$OPENCODE_DIR/opencode"
 opencode_files=("${BUNDLE_FILES[@]}")
 tag="$({
   echo "$BASE_TAG $OPENCODE_VERSION $OPENCODE_INTEGRITY $CODEX_VERSION"
   printf '%s\n' "${opencode_files[@]}"
-  cat "$HERE/agents/opencode.sh" "$BUILD/opencode-loader.env"
+  cat "$HERE/agents/opencode.sh"
+  sha256sum "${opencode_files[@]%%:*}" | cut -d' ' -f1
 } | sha256sum | cut -c1-16)"
 derive agent-opencode "$tag" '["opencode-agent"]' \
   "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/opencode-agent\"]" \
   "$OPENCODE_DIR/opencode:/usr/local/bin/opencode" \
   "$CODEX_DIR/rg:/usr/local/bin/rg" \
-  "$BUILD/opencode-loader.env:/opt/ledgerbench/opencode-loader.env" \
   "$HERE/agents/opencode.sh:/usr/local/bin/opencode-agent" \
   "${opencode_files[@]}"
 docker tag "ledgerbench/agent-opencode:$tag" ledgerbench/agent-opencode:latest

@@ -44,8 +44,8 @@
 #
 # As a bundle in a task's own environment (mounted at /opt/ledgerbench/agent,
 # run by the image's ledgerbench.bundle-command label), the binary is started
-# through the bundle's own glibc loader and libraries (written by
-# containers/build_images.sh to /opt/ledgerbench/claude-loader.env), since the
+# through the bundle's own glibc loader and libraries
+# (/opt/ledgerbench/with-loader, containers/agents/_with_loader.sh), since the
 # task's image may have another glibc or none; so is the bundle's bash
 # (/opt/ledgerbench/bash) when the task's image has no bash of its own.
 set -eu
@@ -74,17 +74,11 @@ if [ -z "$root" ]; then
   exec /usr/local/bin/claude -p --model "$LEDGERBENCH_MODEL" --dangerously-skip-permissions \
     --output-format text --no-session-persistence "$@" </workspace/TASK.md
 fi
-# Bundle: the loader and library path of the image, under the bundle's root.
-. "$root/opt/ledgerbench/claude-loader.env"
-lib_path=""
-for dir in $(echo "$CLAUDE_LIB_PATH" | tr ':' ' '); do
-  lib_path="${lib_path:+$lib_path:}$root$dir"
-done
-# The bundle's bash (through the same loader) when the environment has none
-# in the places Claude Code looks.
+# The bundle's bash (through the bundle's loader) when the environment has
+# none in the places Claude Code looks.
 if ! [ -x /bin/bash ] && ! [ -x /usr/bin/bash ] && ! [ -x /usr/local/bin/bash ]; then
   export CLAUDE_CODE_SHELL="$root/opt/ledgerbench/bash"
 fi
-exec "$root$CLAUDE_INTERP" --library-path "$lib_path" "$root/usr/local/bin/claude" -p \
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" claude /usr/local/bin/claude -p \
   --model "$LEDGERBENCH_MODEL" --dangerously-skip-permissions --output-format text \
   --no-session-persistence "$@" </workspace/TASK.md

@@ -44,8 +44,8 @@
 #
 # As a bundle in a task's own environment (mounted at /opt/ledgerbench/agent),
 # node is started through the bundle's own glibc loader and libraries
-# (/opt/ledgerbench/gemini-loader.env, written by containers/build_images.sh),
-# and the settings are the bundle's.
+# (/opt/ledgerbench/with-loader, containers/agents/_with_loader.sh), and the
+# settings are the bundle's.
 set -eu
 
 : "${GOOGLE_GEMINI_BASE_URL:?gemini-agent: GOOGLE_GEMINI_BASE_URL is not set}"
@@ -66,11 +66,6 @@ if [ -z "$root" ]; then
   exec /usr/local/bin/node /opt/gemini-cli/bundle/gemini.js --approval-mode yolo \
     --output-format text -m "$LEDGERBENCH_MODEL" "$@" </workspace/TASK.md
 fi
-. "$root/opt/ledgerbench/gemini-loader.env"
-lib_path=""
-for dir in $(echo "$GEMINI_LIB_PATH" | tr ':' ' '); do
-  lib_path="${lib_path:+$lib_path:}$root$dir"
-done
-exec "$root$GEMINI_INTERP" --library-path "$lib_path" "$root/usr/local/bin/node" \
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" gemini /usr/local/bin/node \
   "$root/opt/gemini-cli/bundle/gemini.js" --approval-mode yolo --output-format text \
   -m "$LEDGERBENCH_MODEL" "$@" </workspace/TASK.md

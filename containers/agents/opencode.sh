@@ -40,8 +40,8 @@
 #
 # As a bundle in a task's own environment (mounted at /opt/ledgerbench/agent),
 # the binary is started through the bundle's own glibc loader and libraries
-# (/opt/ledgerbench/opencode-loader.env, written by containers/build_images.sh),
-# and the bundle's `rg` is in PATH.
+# (/opt/ledgerbench/with-loader, containers/agents/_with_loader.sh), and the
+# bundle's `rg` is in PATH.
 set -eu
 
 : "${OPENAI_BASE_URL:?opencode-agent: OPENAI_BASE_URL is not set}"
@@ -83,10 +83,5 @@ cd /workspace
 if [ -z "$root" ]; then
   exec /usr/local/bin/opencode run --auto --title task "$@" </workspace/TASK.md
 fi
-. "$root/opt/ledgerbench/opencode-loader.env"
-lib_path=""
-for dir in $(echo "$OPENCODE_LIB_PATH" | tr ':' ' '); do
-  lib_path="${lib_path:+$lib_path:}$root$dir"
-done
-exec "$root$OPENCODE_INTERP" --library-path "$lib_path" "$root/usr/local/bin/opencode" run \
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" opencode /usr/local/bin/opencode run \
   --auto --title task "$@" </workspace/TASK.md
