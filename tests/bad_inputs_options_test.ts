@@ -510,6 +510,8 @@ Deno.test("options: freeze records --bootstrap-seed 007 and --order-seed 007 as 
       "007",
       "--order-seed",
       "007",
+      "--without-agent-check",
+      "the test freezes plans without an agent check",
     );
     assert.equal(result.code, 0, result.stderr);
     const plan = JSON.parse(await Deno.readTextFile(`${dir}/plan.json`));
