@@ -315,15 +315,28 @@ function verificationLines(record: VerificationRecord): string {
 }
 
 /**
- * What the token cap did to a call, in one line: its prompt bound, the
+ * Where a call's prompt bound came from, in words (`prompt_token_bound.ts`).
+ */
+const BOUND_SOURCE_WORDS: Record<NonNullable<RelayCallRecord["prompt_bound_source"]>, string> = {
+  count: "the provider's count",
+  tokenizer: "the model's tokenizer",
+  bytes: "a token a byte",
+};
+
+/**
+ * What the token cap did to a call, in one line: its prompt bound (and where
+ * it came from), the
  * output cap it was forwarded with and whether the cap lowered it; the
  * provider features it used. Null for a call without any of them.
  */
 function budgetNote(call: RelayCallRecord): string | null {
   const parts: string[] = [];
   if (call.prompt_bound !== undefined) {
+    const source = call.prompt_bound_source === undefined
+      ? ""
+      : ` (${BOUND_SOURCE_WORDS[call.prompt_bound_source]})`;
     parts.push(
-      `prompt bound ${call.prompt_bound}, output cap ${call.output_cap ?? "none"}` +
+      `prompt bound ${call.prompt_bound}${source}, output cap ${call.output_cap ?? "none"}` +
         (call.cap_lowered === true ? " (lowered by the token cap)" : ""),
     );
   }

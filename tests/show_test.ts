@@ -133,6 +133,7 @@ Deno.test("show prints what the token cap did to each call, its provider feature
         endpoint: "/v1/messages",
         output_cap: 3041,
         prompt_bound: 16959,
+        prompt_bound_source: "count",
         cap_lowered: true,
         provider_features: ["web_search"],
       }),
@@ -160,7 +161,8 @@ Deno.test("show prints what the token cap did to each call, its provider feature
   const lines = result.stdout.split("\n");
   const from = lines.findIndex((line) => line.startsWith("  #1 prompt bound"));
   assert.deepEqual(lines.slice(from, from + 7), [
-    "  #1 prompt bound 16959, output cap 3041 (lowered by the token cap); provider features: web_search",
+    "  #1 prompt bound 16959 (the provider's count), output cap 3041 (lowered by the token cap); " +
+    "provider features: web_search",
     "  #2 prompt bound 900, output cap 100; spend unknown: its usage never arrived",
     "",
     "requests refused outside the model APIs: 2",
