@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { spendEvidenceFlags } from "../analysis/spend_evidence.ts";
 import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts";
 import type { ScriptedProvider } from "../runner/relay/scripted_provider.ts";
@@ -176,10 +176,10 @@ engineTest(
     equal(refused.length, 29);
     for (const call of refused) {
       deepEqual([call.refusal, call.status], ["token_cap", 403]);
-      equal(
+      // 149, or 148 for the final call, whose body is a byte shorter.
+      match(
         call.detail,
-        "Token cap reached: 1876 tokens used of 2000 allowed; the call's prompt may take up " +
-          "to 149 (its bound from the request body), which leaves no output token",
+        /^Token cap reached: 1876 tokens used of 2000 allowed; the call's prompt may take up to 14[89] \(its bound from the request body\), which leaves no output token$/,
       );
     }
     equal(reports.concurrent.final_call, 403);

@@ -505,7 +505,7 @@ Deno.test({
     assert.equal(calls[3].messages.length, 7);
     assert.equal(result!.exitCode, 0);
     const log = JSON.parse(await Deno.readTextFile(`${result!.artifact!.dir}/looper.log`));
-    assert.deepEqual(log, { agent: "looper", calls: 4, last_status: 429 });
+    assert.deepEqual(log, { agent: "looper", calls: 4, last_status: 429, stopped: "refused" });
   });
 });
 
