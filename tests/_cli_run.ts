@@ -142,7 +142,14 @@ export function freezeCli(
  * @returns what the CLI printed and its exit status
  */
 export async function runCli(
-  paths: { plan: string; suite: string; ledger: string; env?: Record<string, string> },
+  paths: {
+    plan: string;
+    suite: string;
+    ledger: string;
+    env?: Record<string, string>;
+    /** Upstream kinds by agent, for its `--provider-script ID=KIND+FILE` (absent: openai). */
+    kinds?: Record<string, string>;
+  },
   scripts: Record<string, unknown>,
   ...extra: string[]
 ): Promise<CliResult> {
@@ -150,7 +157,8 @@ export async function runCli(
   for (const [agent, script] of Object.entries(scripts)) {
     const file = `${paths.ledger}.${agent}.script.json`;
     await Deno.writeTextFile(file, JSON.stringify(script));
-    flags.push("--provider-script", `${agent}=${file}`);
+    const kind = paths.kinds?.[agent];
+    flags.push("--provider-script", `${agent}=${kind === undefined ? "" : `${kind}+`}${file}`);
   }
   return cliWithEnv(
     paths.env ?? {},

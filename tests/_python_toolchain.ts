@@ -180,33 +180,61 @@ export async function importCheckedHarborSuite(
   return { suite, checkDir: /written: (.+)\n/.exec(check.stdout)![1] };
 }
 
+/** A real agent's shell tool, as a script asks for it: its model and its tool call for a command. */
+export interface ShellAgent {
+  model: string;
+  toolCall(cmd: string): { name: string; arguments: string };
+}
+
+/** The Codex CLI (model `m-codex`): `exec_command`, run with busybox `sh`. */
+export const CODEX_SHELL: ShellAgent = {
+  model: "m-codex",
+  toolCall: (cmd) => ({ name: "exec_command", arguments: JSON.stringify({ cmd }) }),
+};
+
+/** opencode (model `m-opencode`): its `bash` tool. */
+export const OPENCODE_SHELL: ShellAgent = {
+  model: "m-opencode",
+  toolCall: (command) => ({
+    name: "bash",
+    arguments: JSON.stringify({ command, description: "Write the answer" }),
+  }),
+};
+
+/** The Gemini CLI (model `gemini-2.5-flash`): `run_shell_command` (no `$(...)` allowed). */
+export const GEMINI_SHELL: ShellAgent = {
+  model: "gemini-2.5-flash",
+  toolCall: (command) => ({
+    name: "run_shell_command",
+    arguments: JSON.stringify({ command, description: "Write the answer" }),
+  }),
+};
+
 /**
- * A script for the Codex CLI (model `m-codex`): at each task, one
- * `exec_command` tool call that writes `content` to `path` (through busybox
- * `base64 -d`, so nothing needs quoting), then "Done." once the tool's
- * result comes back.
+ * A script for a real agent: at each task, one shell tool call that writes
+ * `content` to `path` (through `base64 -d`, so nothing needs quoting), then
+ * "Done." once the tool's result comes back.
  *
+ * @param agent the agent's model and shell tool
  * @param writes per task, the file to write and its content
  * @returns the script
  */
-export function codexScript(
+export function shellToolScript(
+  agent: ShellAgent,
   writes: Array<{ task: string; path: string; content: string }>,
 ): ProviderScriptInput {
   return {
-    model: "m-codex",
+    model: agent.model,
     rules: [
       ...writes.map(({ task, path, content }) => ({
         turn: 0,
         contains: `ledgerbench-task: ${task}\n`,
         reply: {
-          tool_calls: [{
-            name: "exec_command",
-            arguments: JSON.stringify({
-              cmd: `echo '${
-                Buffer.from(content, "utf8").toString("base64")
-              }' | base64 -d > ${path}`,
-            }),
-          }],
+          tool_calls: [
+            agent.toolCall(
+              `echo '${Buffer.from(content, "utf8").toString("base64")}' | base64 -d > ${path}`,
+            ),
+          ],
           usage: { prompt_tokens: 1200, completion_tokens: 30 },
         },
       })),

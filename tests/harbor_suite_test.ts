@@ -18,7 +18,13 @@ import type { ProviderScriptInput } from "../analysis/schema/provider_script.ts"
 import { REWARD_NOTE } from "../runner/sandbox/docker_sandbox.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cli, freezeCli, runCli } from "./_cli_run.ts";
-import { BASH_STAND_IN, buildPythonBase, codexScript, writeSuite } from "./_python_toolchain.ts";
+import {
+  BASH_STAND_IN,
+  buildPythonBase,
+  CODEX_SHELL,
+  shellToolScript,
+  writeSuite,
+} from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_suite_test.ts");
 const TASK = "count-lines";
@@ -116,7 +122,9 @@ Deno.test({
         {
           right: reply(RIGHT),
           wrong: reply(WRONG),
-          codex: codexScript([{ task: TASK, path: "/app/counter.py", content: RIGHT }]),
+          codex: shellToolScript(CODEX_SHELL, [
+            { task: TASK, path: "/app/counter.py", content: RIGHT },
+          ]),
         },
       );
       equal(run.code, 0, run.stderr);

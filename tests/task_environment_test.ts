@@ -5,8 +5,8 @@
  * nothing pulled), verified by the JSON line; the other names the base image
  * itself, works in `/app` and is verified by a Harbor-style `test.sh`
  * entry writing `/logs/verifier/reward.txt`, with its hidden files at
- * `/tests`. The scripted solvers and the Codex CLI run from their bundles
- * inside those environments; the plan and every row record the
+ * `/tests`. The scripted solvers and the Codex CLI, opencode and the Gemini
+ * CLI run from their bundles inside those environments; the plan and every row record the
  * environment's and the bundle's digests.
  *
  * @module
@@ -22,9 +22,12 @@ import { cli, freezeCli, runCli } from "./_cli_run.ts";
 import {
   BASH_STAND_IN,
   buildPythonBase,
-  codexScript,
+  CODEX_SHELL,
+  GEMINI_SHELL,
   importHarborSuite,
+  OPENCODE_SHELL,
   pythonSuiteFiles,
+  shellToolScript,
   writeSuite,
 } from "./_python_toolchain.ts";
 
@@ -52,9 +55,19 @@ Deno.test({
       const freeze = await freezeCli(
         `${dir}/suite`,
         `${dir}/plan.json`,
-        { right: solver, wrong: solver, codex: "ledgerbench/agent-codex:latest" },
+        {
+          right: solver,
+          wrong: solver,
+          codex: "ledgerbench/agent-codex:latest",
+          opencode: "ledgerbench/agent-opencode:latest",
+          gemini: "ledgerbench/agent-gemini:latest",
+        },
         "--model",
-        "codex=m-codex",
+        `codex=${CODEX_SHELL.model}`,
+        "--model",
+        `opencode=${OPENCODE_SHELL.model}`,
+        "--model",
+        `gemini=${GEMINI_SHELL.model}`,
       );
       equal(freeze.code, 0, freeze.stderr);
       match(
@@ -72,15 +85,25 @@ Deno.test({
       equal(plan.agents[2].image_digest, images["ledgerbench/agent-codex"]);
       match(plan.agents[2].bundle_digest!, /^sha256:/);
       equal(plan.agents[0].image_digest, images["ledgerbench/agent-solver"]);
+      // The real agents run from their bundles: Codex's static binary as it is, opencode's and
+      // the Gemini CLI's node through the bundle's own loader (/opt/ledgerbench/with-loader).
+      const writes = [
+        { task: "py-mean", path: "/workspace/mean.py", content: MEAN },
+        { task: "py-double", path: "/app/double.py", content: DOUBLE },
+      ];
       const run = await runCli(
-        { plan: `${dir}/plan.json`, suite: `${dir}/suite`, ledger: `${dir}/ledger.jsonl` },
+        {
+          plan: `${dir}/plan.json`,
+          suite: `${dir}/suite`,
+          ledger: `${dir}/ledger.jsonl`,
+          kinds: { gemini: "gemini" },
+        },
         {
           right: await suiteProviderScript(suite),
           wrong: await suiteProviderScript(suite, { correctRate: 0 }),
-          codex: codexScript([
-            { task: "py-mean", path: "/workspace/mean.py", content: MEAN },
-            { task: "py-double", path: "/app/double.py", content: DOUBLE },
-          ]),
+          codex: shellToolScript(CODEX_SHELL, writes),
+          opencode: shellToolScript(OPENCODE_SHELL, writes),
+          gemini: shellToolScript(GEMINI_SHELL, writes),
         },
       );
       equal(run.code, 0, run.stderr);
@@ -90,6 +113,10 @@ Deno.test({
         [
           ["codex", "py-double", "scored", true],
           ["codex", "py-mean", "scored", true],
+          ["gemini", "py-double", "scored", true],
+          ["gemini", "py-mean", "scored", true],
+          ["opencode", "py-double", "scored", true],
+          ["opencode", "py-mean", "scored", true],
           ["right", "py-double", "scored", true],
           ["right", "py-mean", "scored", true],
           ["wrong", "py-double", "scored", false],
@@ -106,7 +133,8 @@ Deno.test({
         "--suite",
         `${dir}/suite`,
         "--episodes",
-        rows.filter((r) => r.agent_id !== "codex").map((r) => r.episode_id).join(","),
+        rows.filter((r) => ["right", "wrong"].includes(r.agent_id)).map((r) => r.episode_id)
+          .join(","),
       );
       equal(reverify.code, 0, reverify.stderr);
       const errata = (await Deno.readTextFile(`${dir}/errata.jsonl`)).trim().split("\n")
