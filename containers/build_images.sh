@@ -230,8 +230,9 @@ npm_pack() {
 # glibc_bundle NAME BINARY...: what glibc-linked BINARYs (the agent's
 # program first) need in an image beyond the base image's files: the
 # libraries ldd lists that Deno does not already bring, then
-# $BUILD/NAME-loader.env with LOADER_INTERP (the first binary's loader) and
-# LOADER_LIB_PATH (the libraries' directories) and the script that reads it,
+# $BUILD/NAME-loader.env (the image's /opt/ledgerbench/loader.env) with
+# LOADER_INTERP (the first binary's loader) and LOADER_LIB_PATH (the
+# libraries' directories) and the script that reads it,
 # containers/agents/_with_loader.sh, by which the agent's script runs them
 # from a bundle mounted in a task's own environment, whose glibc may differ or
 # be absent (as /opt/ledgerbench/deno runs Deno); all as
@@ -253,7 +254,7 @@ glibc_bundle() {
   [ -n "$interp" ] || die "ldd found no loader for \"$1\""
   printf 'LOADER_INTERP=%s\nLOADER_LIB_PATH=%s\n' "$interp" "$lib_path" >"$BUILD/$name-loader.env"
   BUNDLE_FILES+=(
-    "$BUILD/$name-loader.env:/opt/ledgerbench/$name-loader.env"
+    "$BUILD/$name-loader.env:/opt/ledgerbench/loader.env"
     "$HERE/agents/_with_loader.sh:/opt/ledgerbench/with-loader"
   )
 }
@@ -311,24 +312,16 @@ if [ ! -x "$CLAUDE_DIR/claude" ]; then
 fi
 glibc_bundle claude "$CLAUDE_DIR/claude" "$BASH_BIN"
 claude_files=("${BUNDLE_FILES[@]}")
-cat >"$BUILD/claude-bash" <<'WRAPPER'
-#!/bin/sh
-# The image's bash from the root this file sits in (a bundle's mount point),
-# through that root's glibc loader and libraries.
-root="${0%/opt/ledgerbench/bash}"
-exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" claude /bin/bash "$@"
-WRAPPER
-chmod 755 "$BUILD/claude-bash"
 tag="$({
   echo "$BASE_TAG $CLAUDE_PACKAGE $CLAUDE_VERSION $CLAUDE_INTEGRITY"
   printf '%s\n' "${claude_files[@]}"
-  cat "$HERE/agents/claude.sh" "$BUILD/claude-bash"
+  cat "$HERE/agents/claude.sh" "$HERE/agents/_bundle_bash.sh"
   sha256sum "$BASH_BIN" "${claude_files[@]%%:*}" | cut -d' ' -f1
 } | sha256sum | cut -c1-16)"
 derive agent-claude "$tag" '["claude-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/claude-agent\"]" \
   "$CLAUDE_DIR/claude:/usr/local/bin/claude" \
   "$BASH_BIN:/bin/bash" \
-  "$BUILD/claude-bash:/opt/ledgerbench/bash" \
+  "$HERE/agents/_bundle_bash.sh:/opt/ledgerbench/shell/bash" \
   "$HERE/agents/claude.sh:/usr/local/bin/claude-agent" \
   "${claude_files[@]}"
 docker tag "ledgerbench/agent-claude:$tag" ledgerbench/agent-claude:latest
@@ -365,7 +358,7 @@ gemini_files=("${BUNDLE_FILES[@]}")
 tag="$({
   echo "$BASE_TAG $GEMINI_VERSION $GEMINI_INTEGRITY $NODE_VERSION $NODE_INTEGRITY"
   printf '%s\n' "${gemini_files[@]}"
-  cat "$HERE/agents/gemini.sh" "$HERE/agents/gemini-settings.json"
+  cat "$HERE/agents/gemini.sh" "$HERE/agents/gemini-settings.json" "$HERE/agents/_bundle_bash.sh"
   sha256sum "$BASH_BIN" "${gemini_files[@]%%:*}" | cut -d' ' -f1
 } | sha256sum | cut -c1-16)"
 derive agent-gemini "$tag" '["gemini-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/local/bin/gemini-agent\"]" \
@@ -373,6 +366,7 @@ derive agent-gemini "$tag" '["gemini-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/us
   "$GEMINI_DIR/cli:/opt/gemini-cli" \
   "$BASH_BIN:/bin/bash" \
   "$HERE/agents/gemini-settings.json:/etc/gemini-cli/settings.json" \
+  "$HERE/agents/_bundle_bash.sh:/opt/ledgerbench/shell/bash" \
   "$HERE/agents/gemini.sh:/usr/local/bin/gemini-agent" \
   "${gemini_files[@]}"
 docker tag "ledgerbench/agent-gemini:$tag" ledgerbench/agent-gemini:latest

@@ -40,7 +40,7 @@ const DOUBLE = "import sys\nprint(int(sys.argv[1]) * 2)\n";
 
 Deno.test({
   name:
-    "tasks with their own Python environments run the scripted solvers and Codex from their bundles",
+    "tasks with their own Python environments run the scripted solvers, Codex, opencode and the Gemini CLI from their bundles",
   ignore: !ENGINE.available,
   sanitizeResources: false,
   sanitizeOps: false,

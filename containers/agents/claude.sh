@@ -47,7 +47,7 @@
 # through the bundle's own glibc loader and libraries
 # (/opt/ledgerbench/with-loader, containers/agents/_with_loader.sh), since the
 # task's image may have another glibc or none; so is the bundle's bash
-# (/opt/ledgerbench/bash) when the task's image has no bash of its own.
+# (/opt/ledgerbench/shell/bash) when the task's image has no bash of its own.
 set -eu
 
 : "${ANTHROPIC_BASE_URL:?claude-agent: ANTHROPIC_BASE_URL is not set}"
@@ -77,8 +77,8 @@ fi
 # The bundle's bash (through the bundle's loader) when the environment has
 # none in the places Claude Code looks.
 if ! [ -x /bin/bash ] && ! [ -x /usr/bin/bash ] && ! [ -x /usr/local/bin/bash ]; then
-  export CLAUDE_CODE_SHELL="$root/opt/ledgerbench/bash"
+  export CLAUDE_CODE_SHELL="$root/opt/ledgerbench/shell/bash"
 fi
-exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" claude /usr/local/bin/claude -p \
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" /usr/local/bin/claude -p \
   --model "$LEDGERBENCH_MODEL" --dangerously-skip-permissions --output-format text \
   --no-session-persistence "$@" </workspace/TASK.md

@@ -44,8 +44,9 @@
 #
 # As a bundle in a task's own environment (mounted at /opt/ledgerbench/agent),
 # node is started through the bundle's own glibc loader and libraries
-# (/opt/ledgerbench/with-loader, containers/agents/_with_loader.sh), and the
-# settings are the bundle's.
+# (/opt/ledgerbench/with-loader, containers/agents/_with_loader.sh), the
+# settings are the bundle's, and, in an environment without bash, the
+# bundle's bash (/opt/ledgerbench/shell/bash) is first in PATH.
 set -eu
 
 : "${GOOGLE_GEMINI_BASE_URL:?gemini-agent: GOOGLE_GEMINI_BASE_URL is not set}"
@@ -66,6 +67,11 @@ if [ -z "$root" ]; then
   exec /usr/local/bin/node /opt/gemini-cli/bundle/gemini.js --approval-mode yolo \
     --output-format text -m "$LEDGERBENCH_MODEL" "$@" </workspace/TASK.md
 fi
-exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" gemini /usr/local/bin/node \
+# The bundle's bash (through the bundle's loader) first in PATH when the
+# environment has none of its own: the shell tool runs `bash -c`.
+if ! [ -x /bin/bash ] && ! [ -x /usr/bin/bash ] && ! [ -x /usr/local/bin/bash ]; then
+  export PATH="$root/opt/ledgerbench/shell:$PATH"
+fi
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" /usr/local/bin/node \
   "$root/opt/gemini-cli/bundle/gemini.js" --approval-mode yolo --output-format text \
   -m "$LEDGERBENCH_MODEL" "$@" </workspace/TASK.md

@@ -83,5 +83,5 @@ cd /workspace
 if [ -z "$root" ]; then
   exec /usr/local/bin/opencode run --auto --title task "$@" </workspace/TASK.md
 fi
-exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" opencode /usr/local/bin/opencode run \
+exec "$root/bin/sh" "$root/opt/ledgerbench/with-loader" /usr/local/bin/opencode run \
   --auto --title task "$@" </workspace/TASK.md
