@@ -435,7 +435,7 @@ export function upstreamKindOption(
 }
 
 /**
- * The agent check a plan is frozen with (issue 21; seed 003: what the plan
+ * The agent check a plan is frozen with (seed 003: what the plan
  * promises must be checked before the first episode): the file given with
  * `--agent-check`; none, with `--without-agent-check REASON`; otherwise the
  * check run now on the local engine (`checkAgents`), its result written to

@@ -954,7 +954,7 @@ export const Plan = z.object({
   ]).optional(),
   /**
    * The agent check the plan's agents were held to (`ledgerbench agent
-   * check`, issue 21; `freeze` runs it itself, or takes `--agent-check
+   * check`; `freeze` runs it itself, or takes `--agent-check
    * FILE`): the SHA-256 of the result file and when the check ran; every
    * agent of the plan passed it with its image digest. `skipped`: frozen with
    * `--without-agent-check REASON`. Absent: plans frozen before `freeze` ran

@@ -89,7 +89,8 @@ export class SilenceTimer {
 
 /**
  * The request to forward for a call the agent sent without asking for a
- * stream (issue 21, "Invalid only when the harness failed"): the request as
+ * stream (seed 000: a harness failure is not the agent's, so only a silent
+ * upstream may be a provider fault): the request as
  * admitted in its API's stream form ({@linkcode ModelApi.streamedCall}:
  * `"stream": true`, Chat Completions' `stream_options.include_usage`,
  * Gemini's `:streamGenerateContent?alt=sse`), compact JSON. The relay reads

@@ -1,6 +1,6 @@
 /**
  * An upper bound of a model call's prompt tokens, taken before it is
- * forwarded (issue 21, "The cap as a ceiling"): the token cap reserves it, so
+ * forwarded (seed 003: the token cap is a ceiling on spend): the token cap reserves it, so
  * that the tokens the provider bills cannot pass the cap.
  * {@linkcode boundPrompt} takes it from the provider's count, the model's
  * tokenizer or the body's bytes, whichever the call has first.
