@@ -11,15 +11,15 @@ import type { AppliedErratum } from "../analysis/errata.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { ledgerView } from "../analysis/ledger_view.ts";
-import type { Episode, TaskList } from "../analysis/schema/records.ts";
+import type { Episode } from "../analysis/schema/records.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import { loadLedger as loadLedgerFile } from "../inputs/ledger.ts";
 import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
-import { findTaskListBeside, loadTaskList, type TaskListSource } from "../inputs/task_list.ts";
 import type { FileRef } from "./_output.ts";
 
 export { loadPlan } from "../inputs/plan.ts";
+export { chooseTaskList, type LoadedTaskList, NO_TASK_LIST } from "../inputs/task_list.ts";
 export { loadPriceTable } from "../inputs/price_table.ts";
 
 /**
@@ -119,60 +119,6 @@ export async function loadLedger(
     recorded: ledger,
     problems,
     warnings: view.price_mix === null ? [] : [`${path}: ${view.price_mix}`],
-  };
-}
-
-/**
- * The word `--tasks` takes to decline the task list beside the ledger (a
- * file literally named so is given as `./none`).
- */
-export const NO_TASK_LIST = "none";
-
-/** A loaded task list, with the note a command prints beside its path when it was found. */
-export type LoadedTaskList = Loaded<TaskList> & { note?: string };
-
-/**
- * The task list a command uses as its denominator (issue 25 item 4:
- * `import` wrote a task list beside the ledger that `report` neither used
- * nor mentioned, and an agent missing 23% of its tasks got a headline
- * score):
- * - `--tasks FILE`: that file;
- * - `--tasks none` ({@link NO_TASK_LIST}): none, and the source says it was declined;
- * - neither `--tasks` nor a plan: the list beside the ledger
- *   (`findTaskListBeside`, the path `import` writes), noted
- *   "found beside the ledger", when there is one;
- * - a plan: none here (its tasks are the denominator; `--plan` with
- *   `--tasks FILE` is refused by the caller).
- *
- * @param ledger the ledger path, as given
- * @param given the `--tasks` value, or undefined
- * @param planGiven whether `--plan` is given
- * @returns the loaded list (or null) and where it came from
- * @throws {LedgerError} when the list cannot be read (inputs/task_list.ts)
- * @example
- * ```ts
- * import { chooseTaskList } from "./_load.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/runs.tasks.json`, '{"tasks": [{"task_id": "a"}]}');
- * const found = await chooseTaskList(`${dir}/runs.jsonl`, undefined, false);
- * if (found.source !== "beside_ledger" || found.list?.value.tasks.length !== 1) throw new Error();
- * const declined = await chooseTaskList(`${dir}/runs.jsonl`, "none", false);
- * if (declined.source !== "declined" || declined.list !== null) throw new Error();
- * ```
- */
-export async function chooseTaskList(
-  ledger: string,
-  given: string | undefined,
-  planGiven: boolean,
-): Promise<{ list: LoadedTaskList | null; source: TaskListSource }> {
-  if (given === NO_TASK_LIST) return { list: null, source: "declined" };
-  if (given !== undefined) return { list: await loadTaskList(given), source: "flag" };
-  if (planGiven) return { list: null, source: "none" };
-  const beside = await findTaskListBeside(ledger);
-  if (beside === null) return { list: null, source: "none" };
-  return {
-    list: { ...await loadTaskList(beside), note: "found beside the ledger" },
-    source: "beside_ledger",
   };
 }
 

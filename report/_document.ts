@@ -11,6 +11,7 @@
  * @module
  */
 import { lineText } from "../analysis/untrusted_text.ts";
+import { longestBacktickRun, markdownCode, markdownText } from "../analysis/markdown_text.ts";
 
 const CODE_OPEN = "\u0001";
 const CODE_CLOSE = "\u0002";
@@ -94,35 +95,6 @@ export function figurePath(name: string, ext: "svg" | "png"): string {
 // ---------------------------------------------------------------- Markdown
 
 /**
- * Plain Markdown text: untrusted characters escaped by `lineText` (so an id
- * never breaks the line and starts a heading, a list or a fence), then every
- * ASCII punctuation that could open inline syntax (`` \ ` * _ [ ] < > | ``)
- * backslash-escaped (CommonMark 0.31.2, section 2.4).
- */
-function mdEscape(text: string): string {
-  return lineText(text).replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
-}
-
-/** The longest run of backticks in `text` (0 when none). */
-function longestBacktickRun(text: string): number {
-  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-}
-
-/**
- * A code span (CommonMark 0.31.2, section 6.1): the text through `lineText`
- * (one line, no control or bidirectional character), between fences one
- * backtick longer than its longest backtick run, so nothing inside can close
- * the span; padded with a space on each side when it starts or ends with a
- * backtick, or with a space on both sides (the one space CommonMark strips).
- */
-function mdCode(text: string): string {
-  const shown = lineText(text);
-  const fence = "`".repeat(longestBacktickRun(shown) + 1);
-  const pad = /^`|`$/.test(shown) || (/^ .* $/.test(shown) && shown.trim() !== "") ? " " : "";
-  return `${fence}${pad}${shown}${pad}${fence}`;
-}
-
-/**
  * A fenced code block (CommonMark 0.31.2, section 4.5): a backtick fence at
  * least three long and longer than any backtick run of the content, so no
  * line of the content can close it. The content is shell words from
@@ -139,8 +111,8 @@ function mdInline(text: string): string {
   for (;;) {
     const open = rest.indexOf(CODE_OPEN);
     const close = open === -1 ? -1 : rest.indexOf(CODE_CLOSE, open);
-    if (close === -1) return out + mdEscape(rest);
-    out += mdEscape(rest.slice(0, open)) + mdCode(rest.slice(open + 1, close));
+    if (close === -1) return out + markdownText(rest);
+    out += markdownText(rest.slice(0, open)) + markdownCode(rest.slice(open + 1, close));
     rest = rest.slice(close + 1);
   }
 }
@@ -180,7 +152,7 @@ export function toMarkdown(blocks: readonly Block[]): string {
           `${e.level === 3 ? "  " : ""}- [${mdInline(e.text)}](#${e.anchor})`
         ).join("\n");
       case "figure":
-        return `![Figure ${block.number}. ${mdEscape(block.title)}](${
+        return `![Figure ${block.number}. ${markdownText(block.title)}](${
           figurePath(block.name, "svg")
         })\n\n*Figure ${block.number}. ${mdInline(block.title)}.* ${mdInline(block.caption)} ` +
           `([SVG](${figurePath(block.name, "svg")}), [PNG](${figurePath(block.name, "png")}))`;

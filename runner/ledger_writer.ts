@@ -41,7 +41,7 @@ import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { lineDigester } from "../inputs/_line_digester.ts";
 import { openInput } from "../inputs/input_file.ts";
 import { lineSha256, scanLedger } from "../inputs/ledger.ts";
-import { Episode, EpisodeInput } from "../analysis/schema/records.ts";
+import { Episode, type EpisodeInput } from "../analysis/schema/records.ts";
 import type { z } from "zod";
 import { concatBytes } from "../analysis/concat_bytes.ts";
 

@@ -12,7 +12,7 @@
 import type { RelayRefusal } from "../../analysis/schema/relay_call_record.ts";
 import { requestFingerprint } from "./request_fingerprint.ts";
 import { readBody } from "./_read_body.ts";
-import { type Ticket, TokenBudget } from "./token_budget.ts";
+import type { Ticket, TokenBudget } from "./token_budget.ts";
 import { boundPrompt, type PromptBoundSource } from "./prompt_token_bound.ts";
 import { countOpenAiTokens, openAiEncodingOf } from "./openai_tokenizer.ts";
 import { countRequestOf } from "./provider_prompt_count.ts";

@@ -16,6 +16,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { TopLevelSpec } from "vega-lite";
+import { markdownText } from "../analysis/markdown_text.ts";
 import { renderSvg, svgToPng } from "../report/render_figure.ts";
 
 /**
@@ -90,10 +91,6 @@ function escapeHtml(text: string): string {
     .replaceAll('"', "&quot;");
 }
 
-function escapeMarkdown(text: string): string {
-  return text.replaceAll("\\", "\\\\").replaceAll("|", "\\|").replaceAll("\n", " ");
-}
-
 function isRightAligned(rows: readonly Record<string, unknown>[], column: string): boolean {
   return rows.some((row) => typeof row[column] === "number") &&
     rows.every((row) => row[column] === null || typeof row[column] === "number");
@@ -155,9 +152,9 @@ export function tableBundle(
     note === "" ? "" : `<p>${escapeHtml(note)}</p>`,
   ].join("");
 
-  const mdRow = (row: string[]) => `| ${row.map(escapeMarkdown).join(" | ")} |`;
+  const mdRow = (row: string[]) => `| ${row.map(markdownText).join(" | ")} |`;
   const markdown = [
-    ...(caption === "" ? [] : [`**${escapeMarkdown(caption)}**`, ""]),
+    ...(caption === "" ? [] : [`**${markdownText(caption)}**`, ""]),
     mdRow(columns),
     `|${right.map((r) => (r ? " ---: " : " --- ")).join("|")}|`,
     ...cells.map(mdRow),
@@ -357,4 +354,29 @@ export async function showFrame(frame: FrameLike, options: TableOptions = {}): P
  */
 export async function showMarkdown(text: string): Promise<void> {
   await display({ "text/markdown": text, "text/plain": text });
+}
+
+/**
+ * Displays a danfojs DataFrame ({@link frameBundle}, its row labels first)
+ * or an array of records ({@link tableBundle}) as a table: HTML, Markdown
+ * with every cell escaped (an id keeps its underscores) and aligned text.
+ *
+ * @param table a frame or records
+ * @param options columns, caption, row limit, decimals
+ * @example
+ * ```ts
+ * import { show } from "./display.ts";
+ * // Outside the Jupyter kernel the table is printed as text.
+ * await show([{ agent: "a", rate: 0.75 }], { caption: "Rates" });
+ * ```
+ */
+export async function show(
+  table: FrameLike | readonly Record<string, unknown>[],
+  options: TableOptions = {},
+): Promise<void> {
+  await display(
+    Array.isArray(table)
+      ? tableBundle(table as readonly Record<string, unknown>[], options)
+      : frameBundle(table as FrameLike, options),
+  );
 }
