@@ -15,6 +15,7 @@
  * | `run.report().figures` | the report's figures as vega-lite specs, for {@link showFigure} |
  * | {@link show}, {@link showFigure}, {@link showMarkdown} | display in the Deno Jupyter kernel (HTML, Markdown and text; figures as vega-lite, PNG and SVG) |
  * | {@link markdownCode}, {@link markdownText} | untrusted text (ids, messages) placed in Markdown so it renders as itself |
+ * | {@link claimLabel}, {@link denominatorLine}, {@link missingLines}, {@link withheldWords}, {@link withheldPairWords} | the report's sentences: what each agent may claim, and why a number is withheld |
  *
  * Frames are danfojs DataFrames (`query`, `groupby`, `sortValues`, …).
  * Deeper layers (`analysis/mod.ts`, `inputs/mod.ts`, `report/mod.ts`) stay
@@ -48,3 +49,10 @@ export { type CallRecord, callsFrame } from "./lib/calls_frame.ts";
 export { type MessageRecord, messagesFrame } from "./lib/messages_frame.ts";
 export { show, showFigure, showMarkdown } from "./lib/display.ts";
 export { markdownCode, markdownText } from "./analysis/markdown_text.ts";
+export {
+  claimLabel,
+  denominatorLine,
+  missingLines,
+  withheldPairWords,
+  withheldWords,
+} from "./report/standing_words.ts";

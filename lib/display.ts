@@ -179,7 +179,9 @@ export function tableBundle(
 /**
  * A MIME bundle for a danfojs DataFrame (or anything with `columns`,
  * `values` and `index`): {@link tableBundle} of its rows, with the row label
- * as the first column (headed "" ).
+ * as the first column (headed "" ), unless the labels are the positions
+ * 0, 1, 2, … (a fresh frame's, or after `resetIndex`), which say nothing the
+ * row order does not.
  *
  * @param frame the frame (`new dfd.DataFrame(...)`, `df.head()`, a groupby result)
  * @param options columns, caption, row limit, decimals
@@ -189,6 +191,7 @@ export function tableBundle(
 export function frameBundle(frame: FrameLike, options: TableOptions = {}): MediaBundle {
   const columns = frame.columns;
   const values = frame.values as unknown[];
+  const positional = frame.index.every((label, i) => label === i);
   const records = values.map((row, i) => {
     const cells = Array.isArray(row) ? row : [row];
     if (cells.length !== columns.length) {
@@ -196,11 +199,12 @@ export function frameBundle(frame: FrameLike, options: TableOptions = {}): Media
         `Cannot display frame: row ${i} has ${cells.length} cells for ${columns.length} columns`,
       );
     }
-    const record: Record<string, unknown> = { "": frame.index[i] };
+    const record: Record<string, unknown> = positional ? {} : { "": frame.index[i] };
     columns.forEach((c, j) => (record[c] = cells[j]));
     return record;
   });
-  return tableBundle(records, { ...options, columns: ["", ...(options.columns ?? columns)] });
+  const shown = options.columns ?? columns;
+  return tableBundle(records, { ...options, columns: positional ? shown : ["", ...shown] });
 }
 
 function specTitle(spec: TopLevelSpec): string {

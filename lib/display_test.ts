@@ -119,3 +119,20 @@ Deno.test("figureBundle() refuses a figure vega warns about", async () => {
     /^Error: Cannot display figure "Broken": vega reported: .*rates/,
   );
 });
+
+Deno.test("frameBundle() leaves out positional row labels, which the order already says", () => {
+  const frame = new dfd.DataFrame([{ agent: "a", n: 4 }, { agent: "b", n: 5 }]);
+  const b = frameBundle(frame);
+  assert.equal(
+    b["text/markdown"],
+    ["| agent | n |", "| --- | ---: |", "| a | 4 |", "| b | 5 |"].join("\n"),
+  );
+});
+
+Deno.test("tableBundle() keeps an id's underscores in Markdown (escaped, not emphasis)", () => {
+  const id = "instance_gravitational__teleport-0c43af__113d";
+  const b = tableBundle([{ task: id }]);
+  assert.ok(
+    String(b["text/markdown"]).includes("instance\\_gravitational\\_\\_teleport-0c43af\\_\\_113d"),
+  );
+});

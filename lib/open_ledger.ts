@@ -33,12 +33,14 @@ export interface ChosenInput {
 }
 
 /**
- * The files {@link openLedger} reads beside the ledger. A path names the
- * file; `null` declines it; absent looks for it beside the ledger under the
- * name `run` writes (`plan.json`, `errata.jsonl`, `price_table.json`,
- * `artifacts/`) or, for the task list, the name `import` writes
- * (`<ledger>.tasks.json`, used only without a plan, whose tasks are then the
- * denominator).
+ * The files {@link openLedger} reads with the ledger. A path names the
+ * file; `null` declines it; absent looks for it beside the ledger: for a
+ * ledger named `ledger.jsonl` (the directory `run` writes), under the names
+ * `run` writes there (`plan.json`, `errata.jsonl`, `price_table.json`,
+ * `artifacts/`); for any ledger, the task list under the name `import`
+ * writes (`<ledger>.tasks.json`, used only without a plan, whose tasks are
+ * then the denominator). A ledger of another name shares its directory with
+ * files that need not be its own, so nothing else is looked for beside it.
  */
 export interface OpenLedgerOptions {
   plan?: string | null;
@@ -85,14 +87,17 @@ function directoryOf(ledger: string): string {
   return ledger.includes("/") ? ledger.slice(0, ledger.lastIndexOf("/")) : ".";
 }
 
+/** The file name of a ledger `run` writes, beside which its plan, errata, prices and artifacts lie. */
+const RUN_LEDGER = "ledger.jsonl";
+
 async function choose(
   given: string | null | undefined,
-  beside: string,
+  beside: string | null,
   kind: "file" | "directory",
 ): Promise<ChosenInput> {
   if (given === null) return { path: null, source: "declined" };
   if (given !== undefined) return { path: given, source: "given" };
-  return await pathIs(beside, kind)
+  return beside !== null && await pathIs(beside, kind)
     ? { path: beside, source: "beside_ledger" }
     : { path: null, source: "none" };
 }
@@ -100,7 +105,7 @@ async function choose(
 /**
  * Opens a ledger with what goes with it, as a researcher holds it in a
  * notebook: the plan, errata, price table and artifact store given or found
- * beside the ledger under the names `run` writes, the task list as every
+ * beside a ledger `run` wrote ({@link OpenLedgerOptions}), the task list as every
  * command chooses it (`chooseTaskList`: given, else beside the ledger when
  * there is no plan), each loaded strictly through the inputs layer (a bad
  * line is a `LedgerError` naming file, line and field). Then the one view
@@ -127,10 +132,12 @@ export async function openLedger(
   options: OpenLedgerOptions = {},
 ): Promise<OpenedLedger> {
   const dir = directoryOf(ledger);
-  const plan = await choose(options.plan, `${dir}/${BESIDE.plan}`, "file");
-  const errata = await choose(options.errata, `${dir}/${BESIDE.errata}`, "file");
-  const priceTable = await choose(options.priceTable, `${dir}/${BESIDE.price_table}`, "file");
-  const artifacts = await choose(options.artifacts, `${dir}/artifacts`, "directory");
+  const ofRun = ledger.split("/").at(-1) === RUN_LEDGER;
+  const beside = (name: string) => ofRun ? `${dir}/${name}` : null;
+  const plan = await choose(options.plan, beside(BESIDE.plan), "file");
+  const errata = await choose(options.errata, beside(BESIDE.errata), "file");
+  const priceTable = await choose(options.priceTable, beside(BESIDE.price_table), "file");
+  const artifacts = await choose(options.artifacts, beside("artifacts"), "directory");
   const taskList = await chooseTaskList(
     ledger,
     options.tasks === null ? "none" : options.tasks ?? undefined,

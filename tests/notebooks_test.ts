@@ -18,14 +18,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { assessView } from "../analysis/agent_standing.ts";
-import { comparisonMatrix } from "../analysis/compare_agents.ts";
-import { forestPlot } from "../analysis/figures/forest_plot.ts";
-import { ledgerView } from "../analysis/ledger_view.ts";
-import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import { loadLedger } from "../inputs/ledger.ts";
-import { loadTaskList } from "../inputs/task_list.ts";
-import { agentOrder } from "../analysis/leaderboard.ts";
+import { buildReport } from "../report/build_report.ts";
+import { loadReportInputs } from "../report/load_report_inputs.ts";
 import {
   FIELD_SCALE_AGENTS,
   FIELD_SCALE_MAP,
@@ -502,16 +497,16 @@ for (const name of notebookNames) {
           name,
         );
       }
-      // In every table with a rank column, the withheld agents' rank is "-".
+      // In every table with a rank column, the withheld agents' rank is "-" or "—" (none).
       let rankTables = 0;
       for (const { o } of outputsOf(notebook)) {
         const lines = plainText(o).split("\n");
-        const header = lines.findIndex((l) => /^rank +agent /.test(l));
+        const header = lines.findIndex((l) => /^rank +agent(_id)? /.test(l));
         if (header < 0) continue;
         rankTables++;
         for (const line of lines.slice(header + 2)) {
           if (line.includes(` ${MISSING_AGENT} `) || line.includes(` ${INVALID_AGENT} `)) {
-            assert.match(line, /^- /, `${name}: a withheld agent is ranked: ${line}`);
+            assert.match(line, /^ *[-—] /, `${name}: a withheld agent is ranked: ${line}`);
           }
         }
       }
@@ -617,25 +612,15 @@ Deno.test({
 
 Deno.test({
   ...executionTest,
-  name:
-    "a figure's vega-lite part is the spec analysis/figures builds, untouched (its tooltips work)",
+  name: "a figure's vega-lite part is the report's spec, untouched (its tooltips work)",
   fn: async () => {
     const notebook = await job<Notebook>("compare_agents:field");
-    // The forest plot of the stated pairs, built here from the same inputs the notebook reads.
-    const { ledger: file, tasks } = await fieldLedger();
-    const ledger = await loadLedger(file);
-    const view = ledgerView(ledger.rows, null);
-    const taskList = (await loadTaskList(tasks)).value;
-    const assessment = assessView(view, ledger, { plan: null, taskList });
-    const stated = new Set(
-      assessment.standings.filter((s) => s.withheld === null).map((s) => s.agent_id),
+    // The report's forest plot of the stated pairs, built here from the same inputs the notebook reads.
+    const { ledger, tasks } = await fieldLedger();
+    const report = buildReport(await loadReportInputs({ ledger, taskList: tasks }));
+    const expected = JSON.parse(
+      JSON.stringify(report.figures.find((f) => f.name === "forest")!.spec),
     );
-    const pairs = comparisonMatrix(summarizeAgents(view.rows)).filter((c) =>
-      stated.has(c.a.agent_id) && stated.has(c.b.agent_id)
-    );
-    const agents = summarizeAgents(view.rows);
-    const order = agentOrder(agents, assessment, { comparisons: comparisonMatrix(agents) });
-    const expected = JSON.parse(JSON.stringify(forestPlot(pairs, { order: order.ids })));
     const specs = outputsOf(notebook).map(({ o }) => o.data?.[VEGA_LITE_MIME])
       .filter((spec) => spec !== undefined);
     assert.ok(
@@ -665,5 +650,23 @@ Deno.test({
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  },
+});
+
+Deno.test({
+  ...executionTest,
+  name:
+    "sprt_calibration.ipynb labels a replay in a ledger's row order as not pre-registered (no plan)",
+  fn: async () => {
+    const text = outputText(await job<Notebook>("sprt_calibration:field"));
+    // Seed 002: the walk is a test only in an order fixed before the run; the imported table's
+    // row order was fixed by nobody, so every verdict says so.
+    assert.match(text, /\*\*Not a pre-registered order\.\*\* No plan gives the task order/);
+    const verdicts = text.split("\n").filter((line) =>
+      / (adopt|drop|cap-drop|undecided)\b/.test(line)
+    )
+      .filter((line) => line.includes("file (not pre-registered)"));
+    assert.ok(verdicts.length >= 12, `labelled replays: ${verdicts.length}`);
+    for (const line of verdicts) assert.match(line, /\(order not pre-registered\)/);
   },
 });
