@@ -89,7 +89,11 @@ Deno.test({
         stdout.push(text);
       }
       const [, check, freeze, run, report, view] = stdout;
-      ok(check.includes("passed: 3 tasks of 3 proven"), check);
+      // the suite's hash as the guide shows it: the shipped suite is the one the guide describes
+      const proven = /^passed: 3 tasks of 3 proven; suite [0-9a-f]{64}$/m.exec(
+        await Deno.readTextFile(GUIDE),
+      );
+      ok(proven !== null && check.includes(`${proven[0]}\n`), check);
       ok(freeze.includes("agent check: passed"), freeze);
       // each step names the next one: run its report, report the view of the same ledger
       ok(guideCommand(moved[3]).startsWith(nextCommand(freeze).replace(/ --upstream URL$/, "")));
