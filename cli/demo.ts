@@ -49,6 +49,7 @@ import {
 } from "./_args.ts";
 import { ExitCode, type Io, processIo } from "./_command.ts";
 import { PARALLEL_RANGE } from "./_option_ranges.ts";
+import { nextStep } from "./_next_step.ts";
 
 /** `--parallel`: episodes at once. */
 const PARALLEL: NumberOption = { name: "parallel", range: PARALLEL_RANGE };
@@ -152,6 +153,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         `demo: Falling back to the analysis of the shipped example ledger ` +
         `ledgers/examples/synthetic_ledger.jsonl.\n\n`,
     );
+    // the report's own next: line names the example's view and report
     const status = await analyse(io, example);
     return firstFailure(status, await writeReport(io, example, `${reports}/report-example`));
   }
@@ -236,6 +238,13 @@ export async function run(args: string[], io: Io): Promise<number> {
     await writeReport(io, demoFiles, `${reports}/report-demo`),
     await writeReport(io, judgedFiles, `${reports}/report-judge`),
     await writeReport(io, example, `${reports}/report-example`),
+  );
+  // after the example's report and its next: line, the run's own
+  io.stdout(
+    "\n" + nextStep({
+      command: ["view", demoFiles.ledger],
+      note: `or open ${reports}/report-demo/report.html in a browser`,
+    }, width),
   );
   return halted ? ExitCode.refused : status;
 }

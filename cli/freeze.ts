@@ -58,6 +58,8 @@ import {
 } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { nextStep } from "./_next_step.ts";
+import { dirname, join } from "node:path";
 import { resolveSprtParams, SPRT_OPTIONS, SPRT_OPTIONS_HELP } from "./_sprt_flags.ts";
 import {
   BOOTSTRAP_ROUNDS_RANGE,
@@ -963,7 +965,15 @@ export async function run(args: string[], io: Io): Promise<number> {
         }`,
         `runner: ${plan.environment.runner_version}`,
         "",
-      ].join("\n"),
+      ].join("\n") + nextStep({
+        command: ["run"],
+        options: [
+          ["--plan", out],
+          ["--suite", suiteDir],
+          ["--ledger", join(dirname(out), "ledger.jsonl")],
+          ["--upstream", "URL"],
+        ],
+      }, width),
   });
   return ExitCode.ok;
 }

@@ -22,7 +22,6 @@ import { defaultTaskListPath, loadTaskList } from "../inputs/task_list.ts";
 import { writeImport } from "../runner/write_import.ts";
 import { plural } from "../report/format.ts";
 import {
-  displayLength,
   fitLines,
   fitTable,
   outputWidth,
@@ -39,6 +38,7 @@ import {
 } from "./_args.ts";
 import { type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { nextStep } from "./_next_step.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
 
 /** `--pass-threshold`: any finite score. */
@@ -206,11 +206,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       text += `\ntask list: ${t.path}: ${plural(t.tasks, "task")}${
         t.attempts_per_task === 1 ? "" : ` × ${t.attempts_per_task} attempts`
       } (from ${t.derived_from}${t.merged ? ", merged with the list already there" : ""})\n`;
-      const next = `deno task ledgerbench summarize ${out} --tasks ${t.path}`;
-      // a command too wide for one line is split where a shell continues it, never mid-word
-      text += displayLength(`next: ${next}`) <= width
-        ? `next: ${next}\n`
-        : `next:\n  deno task ledgerbench summarize ${out} \\\n    --tasks ${t.path}\n`;
+      text += nextStep({ command: ["summarize", out], options: [["--tasks", t.path]] }, width);
       return fitLines(text, width);
     },
   });

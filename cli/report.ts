@@ -20,6 +20,7 @@ import {
 } from "./_args.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit, wrap } from "./_output.ts";
+import { nextStep } from "./_next_step.ts";
 import { MAX_FINDINGS_RANGE } from "./_option_ranges.ts";
 import { REPORT_DEFAULTS } from "../report/report_model.ts";
 import { chooseTaskList, NO_TASK_LIST } from "./_load.ts";
@@ -155,7 +156,12 @@ export async function run(args: string[], io: Io): Promise<number> {
         text += `\nWithheld (${withheld.length}):\n`;
         for (const c of withheld) text += wrap(`- ${c.text} (${c.rule})`, 78, "  ");
       }
-      return text;
+      const errata = stringOption(values, "errata");
+      return text + "\n" + nextStep({
+        command: ["view", positionals[0]],
+        options: errata === undefined ? [] : [["--errata", errata]],
+        note: `or open ${out}/report.html in a browser`,
+      }, width);
     },
   });
   return ExitCode.ok;

@@ -34,6 +34,9 @@ import { EpisodeInput } from "../analysis/schema/records.ts";
 import { PARALLEL_RANGE, SLURM_PARALLEL_RANGE } from "./_option_ranges.ts";
 import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { nextStep } from "./_next_step.ts";
+import { outputWidth } from "./_table_layout.ts";
+import { dirname, join } from "node:path";
 import { pairsOption } from "./freeze.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { JUDGE_UPSTREAM_HELP, JUDGE_UPSTREAM_OPTIONS } from "./_judge_upstream.ts";
@@ -342,7 +345,12 @@ export async function run(args: string[], io: Io): Promise<number> {
             ? "interrupted: resume with --resume"
             : "complete",
           "",
-        ].join("\n"),
+        ].join("\n") + (status === ExitCode.ok
+          ? nextStep({
+            command: ["report", ledger],
+            options: [["--plan", plan], ["--out", join(dirname(ledger), "report")]],
+          }, outputWidth(values))
+          : ""),
     });
     return status;
   } catch (error) {

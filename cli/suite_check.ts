@@ -13,6 +13,8 @@ import type { RepeatedCheck } from "../analysis/verifier_flips.ts";
 import { fitTable, outputWidth, TableContext, WIDTH_OPTION } from "./_table_layout.ts";
 import { ExitCode, InputError, type Io } from "./_command.ts";
 import { emit } from "./_output.ts";
+import { nextStep } from "./_next_step.ts";
+import { dirname, join } from "node:path";
 import { AGENT_NETWORK_OPTIONS, agentEgressOption } from "./_agent_network.ts";
 import { loadSuite } from "../inputs/suite.ts";
 
@@ -127,7 +129,18 @@ export async function runCheck(args: string[], io: Io): Promise<number> {
           plural(summary.tasks.length - failed.length, "task")
         } of ${summary.tasks.length} proven; suite ${summary.suite_sha256}`,
         `written: ${dir}`,
-        "",
+        ...(summary.passed
+          ? [
+            nextStep({
+              command: ["freeze"],
+              options: [
+                ["--suite", suiteDir],
+                ["--out", join(dirname(suiteDir), "plan.json")],
+                ["--agent", "ID=IMAGE"],
+              ],
+            }, width),
+          ]
+          : [""]),
       ].join("\n");
     },
   });

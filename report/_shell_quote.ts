@@ -3,7 +3,7 @@
  * them: untrusted text (an episode id, a path) must reach the command as one
  * word and can never run as code.
  *
- * Private to `report/`.
+ * Used by `report/` and by the CLI's `next:` line (`cli/_next_step.ts`).
  *
  * @module
  */
