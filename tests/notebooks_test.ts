@@ -229,6 +229,8 @@ interface ExecuteOptions {
   cwd?: string;
   /** True: a failing run is returned, not an error (for the tests of refused parameters). */
   mayFail?: boolean;
+  /** The notebook file to run instead of `notebooks/<name>.ipynb`. */
+  file?: string;
 }
 
 /**
@@ -257,7 +259,7 @@ async function executeRun(
       `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
       "--output-dir",
       dir,
-      path(new URL(`${name}.ipynb`, NOTEBOOK_DIR)),
+      options.file ?? path(new URL(`${name}.ipynb`, NOTEBOOK_DIR)),
     ], {
       env: { ...JUPYTER_ENV, ...options.env },
       cwd: options.cwd,
@@ -408,6 +410,7 @@ function job<T>(key: string): Promise<T> {
         jobs.set(`${name}:field`, withSlot(async () => execute(name, await fieldRun(name))));
       }
       jobs.set("missing_path", withSlot(() => executeRun("explore_ledger", MISSING_RUN)));
+      jobs.set("outside", withSlot(executeOutside));
     }
     for (const p of jobs.values()) p.catch(() => {});
   }
@@ -668,5 +671,72 @@ Deno.test({
       .filter((line) => line.includes("file (not pre-registered)"));
     assert.ok(verdicts.length >= 12, `labelled replays: ${verdicts.length}`);
     for (const line of verdicts) assert.match(line, /\(order not pre-registered\)/);
+  },
+});
+
+/** The library guide, whose `notebook-cell` blocks and `deno.json` a researcher copies. */
+const LIBRARY_GUIDE = path(new URL("docs/library.md", ROOT));
+
+/**
+ * The notebook of the library guide, run as a researcher runs it: in a
+ * temporary directory outside the repository holding only the guide's
+ * `deno.json` (this repository linked, the package named) and a notebook of
+ * the guide's cells, on the field-scale table at 730 instances (the size of
+ * the public SWE-Bench Pro table), imported by the real `import table`.
+ */
+async function executeOutside(): Promise<Notebook> {
+  const guide = await Deno.readTextFile(LIBRARY_GUIDE);
+  const cells = [...guide.matchAll(/```ts notebook-cell\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+  const config = guide.match(/```json\n([\s\S]*?)\n```/)![1]
+    .replace("/path/to/ledgerbench", path(ROOT).replace(/\/$/, ""));
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench_outside_" });
+  try {
+    const { ledger } = await importFieldScaleLedger(dir, 730);
+    await Deno.writeTextFile(`${dir}/deno.json`, config);
+    const notebook = {
+      cells: cells.map((text, i) => ({
+        cell_type: "code",
+        execution_count: null,
+        id: `outside-${i}`,
+        metadata: {},
+        outputs: [],
+        source: text,
+      })),
+      metadata: { kernelspec: { display_name: "Deno", language: "typescript", name: "deno" } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    await Deno.writeTextFile(`${dir}/leaderboard.ipynb`, JSON.stringify(notebook));
+    return await execute("leaderboard", {
+      file: `${dir}/leaderboard.ipynb`,
+      cwd: dir,
+      env: { LEDGER: ledger },
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test({
+  ...executionTest,
+  name:
+    "a notebook outside the repository imports the public module and shows the leaderboard, the solve matrix and a filtered frame",
+  fn: async () => {
+    const guide = await Deno.readTextFile(LIBRARY_GUIDE);
+    const cells = guide.match(/```ts notebook-cell/g)!.length;
+    assert.ok(cells < 10, `the guide's notebook has ${cells} cells`);
+    const notebook = await job<Notebook>("outside");
+    assert.equal(checkExecuted("leaderboard", notebook), 1, "the forest plot");
+    const text = outputText(notebook);
+    // The leaderboard: every agent, the two withheld ones unranked with their cause.
+    assert.ok(FIELD_SCALE_AGENTS.every((a) => text.includes(a.model)), "an agent is not shown");
+    assert.match(text, new RegExp(`^ *— +${MISSING_AGENT} +withheld \\(missing\\)`, "m"));
+    assert.match(text, new RegExp(`^ *— +${INVALID_AGENT} +withheld \\(invalid\\)`, "m"));
+    // The solve matrix of the 730 planned tasks and the 14 agents.
+    assert.match(text, /^730 tasks × 14 agents$/m);
+    // The filtered frame: invalid attempts only, each a harness error.
+    const invalid = text.slice(text.indexOf("Invalid attempts"));
+    assert.match(invalid, /harness_error/);
+    assert.doesNotMatch(invalid.split("\n").slice(3, 12).join("\n"), /\b(pass|fail)\b/);
   },
 });
