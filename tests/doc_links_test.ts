@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
-import { DOCS_ROOT, docFiles, headingAnchors, markdownLinks } from "./_markdown.ts";
+import { docFiles, DOCS_ROOT, headingAnchors, markdownLinks } from "./_markdown.ts";
 
 /** Guides linked before they land; each must be removed here once it exists. */
 const WRITTEN_ELSEWHERE = ["docs/first_run.md", "docs/library.md"];
