@@ -139,13 +139,17 @@ async function shellBlocks(): Promise<FencedBlock[]> {
 
 /** The paths git tracks or would track (untracked, not ignored), as in the working tree. */
 async function repositoryFiles(): Promise<string[]> {
-  const listed = await new Deno.Command("git", {
-    args: ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    cwd: DOCS_ROOT,
-    stdout: "piped",
-  }).output();
-  assert.ok(listed.success, "git ls-files failed: the test needs a git checkout");
-  return new TextDecoder().decode(listed.stdout).split("\0").filter((path) => path !== "");
+  const listed = await output("git", [
+    "-C",
+    DOCS_ROOT,
+    "ls-files",
+    "-z",
+    "--cached",
+    "--others",
+    "--exclude-standard",
+  ]);
+  assert.ok(listed !== null, "git ls-files failed: the test copies a git checkout's files");
+  return listed.split("\0").filter((path) => path !== "");
 }
 
 /** `git status --porcelain` of the real tree, to show the blocks changed nothing in it. */
