@@ -9,10 +9,10 @@
  * A block's info string says what it is, visibly, after `sh`:
  *
  * - nothing: a command block, run everywhere.
- * - `needs=docker`, `needs=jupyter`, `needs=slurm` (comma-separated for
- *   several): run when that is reachable (a Docker engine; `jupyter` with the
- *   `deno` kernel; Slurm's `sinfo`). Under `CI=true` a missing one is a
- *   failure, as in the other tests: CI installs all three (`.ci/run`).
+ * - `needs=docker`, `needs=jupyter` (`needs=docker,jupyter` for both): run
+ *   when that is reachable (a Docker engine; `jupyter` with the `deno`
+ *   kernel). Under `CI=true` a missing one is a failure, as in the other
+ *   tests: CI installs both (`.ci/run`).
  * - `illustrative reason="..."`: not run, for a stated reason (your own suite,
  *   a paid API key, a server that runs until stopped); keep these few.
  * - `covered-by="FILE ..."`: run by the named files (the README's two
@@ -32,7 +32,7 @@ import { dirname, join } from "node:path";
 import { docFiles, DOCS_ROOT, type FencedBlock, fencedBlocks } from "./_markdown.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 
-/** How long one block may run (the longest, `agent check` of two real agents, takes about a minute). */
+/** How long one block may run: generous (the longest here, the analysis examples, take about 25 s). */
 const BLOCK_TIMEOUT_MS = 10 * 60_000;
 
 /** Fences that would hold shell commands under another name than `sh`. */
@@ -59,10 +59,6 @@ const NEEDS: Record<string, () => Promise<string | null>> = {
       ? null
       : `the "deno" kernel starts ${argv[0]}, which is gone (bash .ci/install_jupyter.sh)`;
   },
-  slurm: async () =>
-    await output("sinfo", ["--version"]) === null
-      ? "no Slurm sinfo on PATH (bash .ci/install_slurm.sh)"
-      : null,
 };
 
 /** A program's stdout when it exits 0, else null (also when it is not installed). */
