@@ -9,8 +9,8 @@ import { type Loaded, loadJsonFile } from "./json_file.ts";
 
 /**
  * Reads a provider script through the strict {@link ProviderScript} schema
- * (the format is documented in analysis/schema/provider_script.ts and the
- * README). Cost: O(file).
+ * (the format is documented in analysis/schema/provider_script.ts and
+ * docs/demo.md). Cost: O(file).
  *
  * @param path a JSON file, as given
  * @returns the path, the SHA-256 of the bytes and the script with every default applied

@@ -1,7 +1,7 @@
 /**
  * Claude Code (`ledgerbench/agent-claude`, containers/agents/claude.sh) in
  * the sandbox on the real engine (issue 21: "Claude Code (Messages, from its
- * native npm binary)", and the README's recipe), against the scripted
+ * native npm binary)", and docs/agents.md's recipe), against the scripted
  * provider as an Anthropic upstream through the relay: on a demo task (c2, a
  * sum over a CSV) the script asks for one `Bash` tool call that writes the
  * answer, then finishes; Claude Code runs the command with the image's bash,

@@ -1,5 +1,5 @@
 /**
- * A suite written by hand, as the README's "Your own tasks" shows it (issue
+ * A suite written by hand, as docs/tasks.md ("Your own tasks") shows it (issue
  * 12): the smallest manifest, no seed, a `verify.sh` that runs candidate code
  * through `$LEDGERBENCH_AS_CANDIDATE` and prints the verdict line. It is
  * proven by `suite check` (its oracle `solve.sh`), frozen and run through the
@@ -19,7 +19,7 @@ import { writeSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/hand_written_suite_test.ts");
 
-/** The README's example task, plus the two replies a scripted agent needs. */
+/** The example task of docs/tasks.md, plus the two replies a scripted agent needs. */
 const FILES: Record<string, string> = {
   "suite.json": JSON.stringify({
     suite_id: "my-suite",
@@ -51,7 +51,7 @@ const FILES: Record<string, string> = {
 };
 
 Deno.test({
-  name: "a hand-written suite (the README's example) freezes without a seed and runs on the engine",
+  name: "a hand-written suite (the guide's example) freezes without a seed and runs on the engine",
   ignore: !ENGINE.available,
   sanitizeResources: false,
   sanitizeOps: false,

@@ -179,7 +179,7 @@ browserTest("view: the demo table narrows by agent, then by outcome", async (bro
   assert.equal((await cellTexts(page, 1)).length, 7);
   await page.select('#filters select[name="outcome"]', "failed");
   await page.waitForNavigation();
-  // The demo's weak agent resolves 5 of 7 (README, "What the main job does").
+  // The demo's weak agent resolves 5 of 7 (docs/demo.md, "What the main job does").
   assert.deepEqual(await cellTexts(page, 3), ["failed", "failed"]);
   const query = new URL(page.url()).searchParams;
   assert.deepEqual([query.get("agent"), query.get("outcome")], ["solver-weak", "failed"]);
