@@ -8,7 +8,7 @@
  * @module
  */
 import { formatPercentExact } from "../analysis/format_number.ts";
-import { type JudgeFigures, type LeftOutTask } from "../analysis/judge/judge_rows.ts";
+import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
 import type { CensoringPolicy, Plan } from "../analysis/schema/records.ts";
 import { displayId } from "../analysis/untrusted_text.ts";

@@ -3,7 +3,7 @@ import { episode, inMemoryLedger } from "../analysis/_ledger_for_test.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { ErrataFile } from "../analysis/errata.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
-import { Episode, Erratum, Plan, PriceTable } from "../analysis/schema/records.ts";
+import { type Episode, Erratum, Plan, PriceTable } from "../analysis/schema/records.ts";
 import { buildReport } from "./build_report.ts";
 import { exactCoverage, intervalOf } from "../analysis/interval_coverage.ts";
 import type { ReportInputs } from "./report_model.ts";

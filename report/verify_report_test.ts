@@ -5,7 +5,7 @@ import { loadReportInputs } from "./load_report_inputs.ts";
 import { renderReport } from "./render_report.ts";
 import { writeReport } from "./write_report.ts";
 import { verifyReport } from "./verify_report.ts";
-import { Episode } from "../analysis/schema/records.ts";
+import type { Episode } from "../analysis/schema/records.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 

@@ -4,18 +4,11 @@
  * bare `#anchor`) names a heading of that Markdown file, as GitHub makes
  * heading ids. Links to other sites are not fetched.
  *
- * Two guides are written by work merged beside this one (the first run and
- * the library), so links to them may not resolve yet; once one exists, this
- * test fails until it is removed from {@link WRITTEN_ELSEWHERE}.
- *
  * @module
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
 import { docFiles, DOCS_ROOT, headingAnchors, markdownLinks } from "./_markdown.ts";
-
-/** Guides linked before they land; each must be removed here once it exists. */
-const WRITTEN_ELSEWHERE = ["docs/first_run.md", "docs/library.md"];
 
 /** A path's kind, or null when nothing is there. */
 async function kindOf(path: string): Promise<"file" | "directory" | null> {
@@ -39,7 +32,7 @@ async function brokenLink(file: string, target: string): Promise<string | null> 
   }
   const kind = await kindOf(path);
   if (kind === null) {
-    return WRITTEN_ELSEWHERE.includes(path) ? null : `"${target}": no such file ${path}`;
+    return `"${target}": no such file ${path}`;
   }
   if (anchor === null) return null;
   if (kind !== "file" || !path.endsWith(".md")) return `"${target}": an anchor into ${path}`;
@@ -59,10 +52,4 @@ Deno.test("every relative link and anchor in README.md and docs/*.md resolves", 
   }
   assert.deepEqual(broken, [], `broken links:\n${broken.join("\n")}`);
   assert.ok(checked > 40, `only ${checked} links found`);
-});
-
-Deno.test("the guides written elsewhere are still pending (else remove them from the list)", async () => {
-  for (const path of WRITTEN_ELSEWHERE) {
-    assert.equal(await kindOf(path), null, `${path} exists: remove it from WRITTEN_ELSEWHERE`);
-  }
 });

@@ -1,6 +1,6 @@
 /**
  * docs/first_run.md, the newcomer's first run, end to end on the engine:
- * its ```` ```sh needs=docker ```` blocks run in order, verbatim through
+ * its ```` ```sh covered-by="tests/first_run_test.ts" ```` blocks run in order, verbatim through
  * `sh` from the repository root (`npx deno task ledgerbench ...`, as after
  * `npm ci`), with `out/first-run` moved to a temporary directory. The suite
  * is proven, the plan frozen (with the agent check), the three episodes run
@@ -28,10 +28,11 @@ const OUT = "out/first-run";
 /** The images the guide's run uses. */
 const IMAGES = ["ledgerbench/agent-solver:latest", "ledgerbench/verifier:latest"];
 
-/** The guide's blocks that need the engine, in order. */
+/** The guide's command blocks, in order: they run in sequence, so this test is their runner. */
 async function dockerBlocks(): Promise<string[]> {
   const text = await Deno.readTextFile(GUIDE);
-  return [...text.matchAll(/^```sh needs=docker\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  return [...text.matchAll(/^```sh covered-by="tests\/first_run_test\.ts"\n([\s\S]*?)^```$/gm)]
+    .map((m) => m[1]);
 }
 
 /** Whether every image in `images` is on the engine. */
@@ -134,4 +135,11 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("the README's first-run block is the guide's commands, in order", async () => {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const block = readme.match(/^```sh covered-by="tests\/first_run_test\.ts"\n([\s\S]*?)^```$/m);
+  ok(block !== null, "README.md has no first-run block");
+  equal(block[1], (await dockerBlocks()).join(""));
 });
