@@ -34,6 +34,7 @@ import {
 } from "./_leaderboard_section.ts";
 import { CLAIM_SHORT_WORDS, claimLabel } from "./standing_words.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
 import type {
   FrontierNullReason,
@@ -466,8 +467,8 @@ function agentsSection(summary: ReportSummary): Block[] {
     "scored",
     "resolved",
     "claim",
-    "resolved over scored [95% interval]",
-    "score over completed only",
+    `${SCORE_WORDS.scored} [95% interval]`,
+    SCORE_WORDS.completed,
     "tokens per resolved",
     "seconds per resolved",
   ];
@@ -498,7 +499,7 @@ function agentsSection(summary: ReportSummary): Block[] {
     }
     cells.push(
       `${percent(a.resolved_rate)} ${ci}`,
-      c.score_completed_only === null ? "-" : `${percent(c.score_completed_only)} (completed only)`,
+      c.score_completed_only === null ? "-" : percent(c.score_completed_only),
       perResolvedCell(
         a.tpr,
         a.resolved,
