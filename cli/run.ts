@@ -36,6 +36,7 @@ import { ExitCode, type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { pairsOption } from "./freeze.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import { SAME_REQUEST_MS, stopRequests } from "../runner/stop_requests.ts";
 import { JUDGE_UPSTREAM_HELP, JUDGE_UPSTREAM_OPTIONS } from "./_judge_upstream.ts";
 
 /** `--parallel`: episodes at once. */
@@ -240,19 +241,22 @@ export async function run(args: string[], io: Io): Promise<number> {
     expectedSha256: stringOption(values, "plan-sha256"),
   });
 
-  // SIGINT and SIGTERM alike: the first stops starting episodes, the second aborts the running ones.
+  // SIGINT and SIGTERM alike: the first stops starting episodes, a second one aborts the running
+  // ones; copies of the first that launchers forward are the same request (stopRequests).
   const controller = new AbortController();
   const hard = new AbortController();
   let stoppedBy: Deno.Signal | null = null;
+  const receive = stopRequests();
   const onSignal = (name: Deno.Signal) => () => {
-    if (controller.signal.aborted) {
+    const request = receive();
+    if (request === "kill") {
       io.stderr(`${name}: killing running episodes (not recorded; --resume runs them)\n`);
       hard.abort();
-    } else {
+    } else if (request === "stop") {
       stoppedBy = name;
       io.stderr(
         `${name}: no new episode starts; running ones finish and are recorded ` +
-          `(Ctrl-C or SIGTERM again to kill them)\n`,
+          `(Ctrl-C or SIGTERM again, ${SAME_REQUEST_MS / 1000} s or more later, to kill them)\n`,
       );
       controller.abort();
     }
