@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { cli, ROOT } from "./_cli_run.ts";
+import { ROOT } from "./_cli_run.ts";
+import { type FieldScaleLedger, importRunTable } from "./_field_scale_ledger.ts";
 
 /** The fixture: the 730 instance ids, and per agent one verdict character per id. */
 export interface SweBenchProResults {
@@ -24,21 +25,13 @@ export function sweBenchProResults(): SweBenchProResults {
   );
 }
 
-/** The files one import made. */
-export interface SweBenchProLedger {
-  /** The ledger `import table` wrote. */
-  ledger: string;
-  /** The task list it wrote beside the ledger (`ledger.tasks.json`). */
-  tasks: string;
-}
-
 /**
  * Writes the fixture as a run table (`model,instance_id,resolved`, one row
- * per result) into `dir` and imports it.
+ * per result) into `dir` and imports it (`importRunTable`).
  *
  * @throws {Error} when the import exits non-zero (its stderr in the message)
  */
-export async function importSweBenchProLedger(dir: string): Promise<SweBenchProLedger> {
+export function importSweBenchProLedger(dir: string): Promise<FieldScaleLedger> {
   const { ids, agents } = sweBenchProResults();
   const lines = ["model,instance_id,resolved"];
   for (const [agent, verdicts] of Object.entries(agents)) {
@@ -46,18 +39,7 @@ export async function importSweBenchProLedger(dir: string): Promise<SweBenchProL
       if (verdicts[i] !== "-") lines.push(`${agent},${id},${verdicts[i] === "1"}`);
     });
   }
-  const table = `${dir}/run_table.csv`;
-  const ledger = `${dir}/ledger.jsonl`;
-  await Deno.writeTextFile(table, lines.join("\n") + "\n");
-  const result = await cli(
-    "import",
-    "table",
-    table,
-    "--out",
-    ledger,
-    "--map",
-    "agent_id=model,task_id=instance_id,resolved=resolved",
-  );
-  if (result.code !== 0) throw new Error(`import table failed: ${result.stderr}`);
-  return { ledger, tasks: `${dir}/ledger.tasks.json` };
+  return importRunTable(dir, lines.join("\n") + "\n", {
+    map: "agent_id=model,task_id=instance_id,resolved=resolved",
+  });
 }

@@ -14,6 +14,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { ROOT } from "./_cli_run.ts";
+import { miniRunArgs } from "./_mini_plan.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { freezePlan, writePlan } from "../runner/freeze_plan.ts";
@@ -42,7 +43,7 @@ async function hostPlan(dir: string, sleepS: number): Promise<string[]> {
     lane_weights: { A: 8, C: 12 },
     templates: [c2FilterSum, a1Locate],
   }, { seed: "5eed0000".repeat(8), dir: `${dir}/suite` });
-  const frozen = await writePlan(
+  await writePlan(
     `${dir}/plan.json`,
     freezePlan(suite, {
       plan_id: "stop",
@@ -61,20 +62,13 @@ async function hostPlan(dir: string, sleepS: number): Promise<string[]> {
     `${dir}/script.json`,
     JSON.stringify(await suiteProviderScript(suite, { model: "m-h" })),
   );
-  return [
-    "run",
-    "--plan",
-    frozen.path,
-    "--suite",
-    suite.dir,
-    "--ledger",
-    `${dir}/ledger.jsonl`,
+  return miniRunArgs(dir, `${dir}/ledger.jsonl`, [
     "--provider-script",
     `${dir}/script.json`,
     "--unsandboxed",
     "--agent-command",
     `h=${dir}/agent.sh ${sleepS}`,
-  ];
+  ]);
 }
 
 /** Waits, polling, until `ready()` holds; fails after `ms` naming `what`. */
