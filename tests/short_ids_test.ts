@@ -2,9 +2,9 @@
  * Shortened ids stay apart (`distinctShortIds`) on the 730 instance ids of
  * the public SWE-Bench Pro results (tests/fixtures/import/swebench_pro):
  * shortened one by one (`displayId`), 354 of them take a form another id
- * also takes; shortened together, in a list, a CLI table column and the
- * episode browser's table, every form is distinct and still starts with the
- * id's real head and ends with its real tail.
+ * also takes; shortened together, in a list, a CLI table column, the
+ * episode browser's table and a figure's agents, every form is distinct and
+ * still starts with the id's real head and ends with its real tail.
  *
  * @module
  */
@@ -13,6 +13,8 @@ import { displayId, distinctShortIds } from "../analysis/untrusted_text.ts";
 import { fitTable, TableContext } from "../cli/_table_layout.ts";
 import { episodeTablePage } from "../viewer/episode_table_page.ts";
 import { episode } from "../analysis/_ledger_for_test.ts";
+import { censoringSummary } from "../analysis/censoring.ts";
+import { stopReasonsPlot } from "../analysis/figures/stop_reasons_plot.ts";
 import { sweBenchProResults } from "./_swe_bench_pro_ledger.ts";
 
 const { ids, agents } = sweBenchProResults();
@@ -105,4 +107,25 @@ Deno.test("episodeTablePage(): no two tasks or episodes of a page look alike (SW
       );
     }
   }
+});
+
+Deno.test("a figure names agents whose ids displayId would merge apart (stop reasons)", () => {
+  // Twelve agents named after teleport instances displayId merges (one environment hash).
+  const merged = new Map<string, string[]>();
+  for (const id of ids) merged.set(displayId(id), [...merged.get(displayId(id)) ?? [], id]);
+  const group = [...merged.values()].find((g) =>
+    g.length >= 12 && g[0].startsWith("instance_gravitational__teleport-")
+  )!;
+  const names = group.slice(0, 12);
+  equal(new Set(names.map(displayId)).size, 1);
+  const spec = stopReasonsPlot(censoringSummary(names.map((agent) => episode(agent, "t1", true))));
+  type Note = { agent: string; agent_id: string; end?: number };
+  const notes = (spec as unknown as { layer: { data: { values: Note[] } }[] })
+    .layer.flatMap((l) => l.data.values).filter((v) => Object.hasOwn(v, "end"));
+  equal(notes.length, 12);
+  assertApart(
+    notes.map((n) => n.agent_id), // the tooltip's id, whole
+    notes.map((n) => n.agent.replace(/ \(1 scored\)$/, "")),
+    "stop reasons",
+  );
 });

@@ -13,9 +13,8 @@ import {
 } from "../censoring.ts";
 import { type CensoringPolicy, StopReason } from "../schema/records.ts";
 import { formatPercentExact } from "../format_number.ts";
-import { percent, tooltipId } from "./_format.ts";
+import { agentNames, percent, tooltipId } from "./_format.ts";
 import { figureOrder } from "../leaderboard.ts";
-import { displayId } from "../untrusted_text.ts";
 import { SCORE_WORDS } from "../score_words.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
@@ -66,10 +65,6 @@ const STYLE: Record<StopReason, { fill: string; ink: string }> = {
   rate_limited: { fill: PALETTE.black, ink: "#FFFFFF" },
   error: { fill: PALETTE.purple, ink: "#000000" },
 };
-
-function label(row: CensoringRow): string {
-  return `${displayId(row.agent_id)} (${row.scored} scored)`;
-}
 
 /**
  * The scores the policy lets the figure print for an agent (seed 003's table),
@@ -176,6 +171,8 @@ export function stopReasonsPlot(
     summary.agents.map((row) => ({ agent_id: row.agent_id, sort_rate: row.score_all_tasks })),
     options.order,
   ).map((id) => byId.get(id)!);
+  const name = agentNames(agents.map((row) => row.agent_id));
+  const label = (row: CensoringRow) => `${name(row.agent_id)} (${row.scored} scored)`;
   const segments = agents.flatMap((row) => {
     let start = 0;
     return reasons.filter((r) => row.stop_reasons[r] > 0).map((reason) => {
