@@ -146,9 +146,11 @@ ${EXECUTOR_HELP}
 
 Progress goes to stderr: a bar on a terminal, one line per episode otherwise.
 Ctrl-C or SIGTERM stops starting episodes: running ones finish and are
-recorded, then the run exits (resume later). A second Ctrl-C or SIGTERM kills
-the running episodes: they are not recorded (nothing is written for them, not
-even a failure) and --resume runs them. A SIGKILL of the runner leaves their
+recorded, then the run exits (resume later). A second Ctrl-C or SIGTERM,
+${SAME_REQUEST_MS / 1000} s or more after the first, kills the running episodes (copies of one
+keypress that launchers such as npx forward within that time are the same
+request): they are not recorded (nothing is written for them, not even a
+failure) and --resume runs them. A SIGKILL of the runner leaves their
 containers, which --resume removes before it runs them. Under Slurm the first
 Ctrl-C also cancels the slots still queued (not recorded; --resume runs them),
 the second cancels the running ones (scancel), and the run exits once no task
