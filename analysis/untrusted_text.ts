@@ -134,6 +134,29 @@ export function terminalJson(json: string): string {
   );
 }
 
+/** The id's characters, each escaped by {@link lineText} (an escape is never split). */
+function escapedChars(id: string): string[] {
+  return [...id].map(lineText);
+}
+
+/**
+ * `chars` as head, `…` and real tail: the head as many characters as fit in
+ * `headBudget`, the tail as many of the last as fit in `length` beside it.
+ */
+function headAndTail(chars: readonly string[], headBudget: number, length: number): string {
+  let head = "";
+  let first = 0;
+  while (first < chars.length && head.length + chars[first].length <= headBudget) {
+    head += chars[first++];
+  }
+  let tail = "";
+  for (let last = chars.length - 1; last >= first; last--) {
+    if (head.length + 1 + tail.length + chars[last].length > length) break;
+    tail = chars[last] + tail;
+  }
+  return `${head}…${tail}`;
+}
+
 /**
  * An id as figures, tables and `report.md` show it: {@link lineText} of the
  * id when that is at most {@link ID_DISPLAY_LENGTH} (48) characters; else its
@@ -141,9 +164,10 @@ export function terminalJson(json: string): string {
  * in all (issue 25: an id that ended in 8 hex digits of a hash could not be
  * found by searching for it; the tail is where ids such as
  * `django__django-11179` or `…/episode-3/2` differ). A figure's size stays
- * bounded; ids that differ only inside the part left out look alike, and
- * the JSON outputs keep every id whole. Neither part ever splits an escape
- * or a surrogate pair. O(length).
+ * bounded; ids that differ only inside the part left out look alike, so ids
+ * shown together go through {@link distinctShortIds}, and the JSON outputs
+ * keep every id whole. Neither part ever splits an escape or a surrogate
+ * pair. O(length).
  *
  * @param id an untrusted id (agent, task, episode, model)
  * @returns the id to show
@@ -156,48 +180,107 @@ export function terminalJson(json: string): string {
  * ```
  */
 export function displayId(id: string): string {
-  const shown = lineText(id);
-  if (shown.length <= ID_DISPLAY_LENGTH) return shown;
-  const chars = [...id].map(lineText);
-  let head = "";
-  let first = 0;
-  while (first < chars.length && head.length + chars[first].length <= ID_HEAD_LENGTH) {
-    head += chars[first++];
-  }
-  let tail = "";
-  for (let last = chars.length - 1; last >= first; last--) {
-    if (head.length + 1 + tail.length + chars[last].length > ID_DISPLAY_LENGTH) break;
-    tail = chars[last] + tail;
-  }
-  return `${head}…${tail}`;
+  return fitId(id, ID_DISPLAY_LENGTH);
 }
 
 /**
- * Ids shown together (a list, a table's column): each by {@link displayId},
- * except that ids whose shortened forms would look alike are shown whole
- * (escaped by {@link lineText}). On the public SWE-Bench Pro results
- * (issue 25) instance ids share both their head and their tail
- * (`instance_ansible__ansible-<commit>-v<environment>`, the environment hash
- * common to many instances), so two missing tasks printed as the same
- * `instance_ansible…e2528b935359cfe578530722bca2c59`; a list must never
- * show two different ids as one. Repeated equal ids stay shortened.
- * O(total length).
+ * An id shown in at most `length` characters, by {@link displayId}'s rule
+ * (the head and the id's real tail, never a hash, so the shortened id can
+ * still be searched for): escaped by {@link lineText}; whole when it fits;
+ * else up to 16 characters of its head (at most a third of the length, so
+ * that the tail, which tells ids of one family apart, keeps the most), `…`,
+ * and as much of its real tail as fits. Above 48 it is `displayId`. An
+ * escape is never split. O(length of the id).
  *
- * @param ids the untrusted ids, in order
+ * @param id untrusted id
+ * @param length the most characters to show (at least 5)
+ * @returns the id, whole or shortened
+ * @example
+ * ```ts
+ * import { fitId } from "./untrusted_text.ts";
+ * const shown = fitId("northwind/albatross-large-thinking-2025-09", 24);
+ * if (shown !== "northwin…hinking-2025-09") throw new Error(shown);
+ * ```
+ */
+export function fitId(id: string, length: number): string {
+  const shown = lineText(id);
+  const most = Math.min(length, ID_DISPLAY_LENGTH);
+  if (shown.length <= most) return shown;
+  return headAndTail(escapedChars(id), Math.min(ID_HEAD_LENGTH, Math.floor(most / 3)), most);
+}
+
+/** The fewest characters of real tail an id shortened by {@link distinctShortIds} keeps. */
+const MIN_TAIL_LENGTH = 8;
+
+/** How many leading escaped characters `a` and `b` share. */
+function commonPrefix(a: readonly string[], b: readonly string[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/**
+ * Ids shown together (a table's column, a list, a figure's agents),
+ * shortened together so that different ids never look alike: each by
+ * {@link fitId} at `length`; the ids whose shortened forms would coincide
+ * keep instead as much of their head as tells them apart (one character past
+ * the longest prefix each shares with another id of its group: the sorted
+ * neighbours, since the longest common prefix of a sorted list is with a
+ * neighbour), `…`, and the rest of `length` (at least 8 characters) of their
+ * real tail, or are shown whole when that is no shorter. Every shortened
+ * form still starts with the id's real head and ends with its real tail, so
+ * it can be searched for; equal ids get equal forms. On the public
+ * SWE-Bench Pro results (issue 25) 354 of the 730 instance ids
+ * (`instance_<repo>-<commit>-v<environment>`, the environment hash common to
+ * many) shortened by `displayId` alone to a form another id also took, one
+ * form standing for 25 tasks. O(total length + n log n).
+ *
+ * @param ids the untrusted ids, in order (repeats allowed)
+ * @param length the most characters each should take (default 48); a
+ *   form that tells an id apart may take more
  * @returns the text to show for each, in the same order
  * @example
  * ```ts
- * import { distinctDisplayIds } from "./untrusted_text.ts";
+ * import { distinctShortIds } from "./untrusted_text.ts";
  * const env = "-v" + "e".repeat(40);
- * const a = `instance_ansible__ansible-${"1".repeat(40)}${env}`;
- * const b = `instance_ansible__ansible-${"2".repeat(40)}${env}`;
- * const shown = distinctDisplayIds([a, b, "short"]);
- * if (shown[0] !== a || shown[1] !== b || shown[2] !== "short") throw new Error(shown.join());
+ * const a = `instance_ansible__ansible-1${"1".repeat(39)}${env}`;
+ * const b = `instance_ansible__ansible-2${"2".repeat(39)}${env}`;
+ * const shown = distinctShortIds([a, b, "short", a]);
+ * if (shown[0] !== "instance_ansible__ansible-1…eeeeeeeeeeeeeeeeeeee") throw new Error(shown[0]);
+ * if (shown[1] === shown[0] || shown[2] !== "short" || shown[3] !== shown[0]) throw new Error();
  * ```
  */
-export function distinctDisplayIds(ids: readonly string[]): string[] {
-  const shown = ids.map(displayId);
-  const originals = new Map<string, Set<string>>();
-  ids.forEach((id, i) => originals.set(shown[i], (originals.get(shown[i]) ?? new Set()).add(id)));
-  return ids.map((id, i) => originals.get(shown[i])!.size > 1 ? lineText(id) : shown[i]);
+export function distinctShortIds(
+  ids: readonly string[],
+  length: number = ID_DISPLAY_LENGTH,
+): string[] {
+  const unique = [...new Set(ids)];
+  const shown = new Map(unique.map((id) => [id, fitId(id, length)]));
+  const groups = new Map<string, string[]>();
+  for (const id of unique) groups.set(shown.get(id)!, [...groups.get(shown.get(id)!) ?? [], id]);
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const sorted = group.map((id) => ({ id, chars: escapedChars(id) }))
+      .sort((x, y) => x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+    sorted.forEach(({ id, chars }, k) => {
+      const shared = Math.max(
+        k > 0 ? commonPrefix(chars, sorted[k - 1].chars) : 0,
+        k + 1 < sorted.length ? commonPrefix(chars, sorted[k + 1].chars) : 0,
+      );
+      const head = Math.max(
+        chars.slice(0, shared + 1).join("").length,
+        Math.min(ID_HEAD_LENGTH, Math.floor(length / 3)),
+      );
+      const whole = lineText(id);
+      const form = headAndTail(chars, head, Math.max(length, head + 1 + MIN_TAIL_LENGTH));
+      shown.set(id, form.length < whole.length ? form : whole);
+    });
+  }
+  // An id whose own characters mimic another's shortened form is shown whole.
+  const owners = new Map<string, number>();
+  for (const form of shown.values()) owners.set(form, (owners.get(form) ?? 0) + 1);
+  for (const id of unique) {
+    if (owners.get(shown.get(id)!)! > 1) shown.set(id, lineText(id));
+  }
+  return ids.map((id) => shown.get(id)!);
 }

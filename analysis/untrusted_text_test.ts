@@ -1,7 +1,7 @@
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import {
   displayId,
-  distinctDisplayIds,
+  distinctShortIds,
   hasUnsafeCharacter,
   ID_DISPLAY_LENGTH,
   lineText,
@@ -96,7 +96,7 @@ Deno.test("displayId() never cuts an escape or a surrogate pair", () => {
   equal(hasUnsafeCharacter(displayId(`x\n${"y".repeat(100)}`)), false);
 });
 
-Deno.test("distinctDisplayIds() shows whole the real SWE-Bench Pro ids a shortening would merge", () => {
+Deno.test("distinctShortIds() tells apart the real SWE-Bench Pro ids a shortening would merge", () => {
   // Three instance ids of the public SWE-Bench Pro results (scaleapi/SWE-bench_Pro-os,
   // traj/claude-sonnet-4-paper/eval_results.json): one repository, one environment hash.
   const env = "-v0f01c69f1e2528b935359cfe578530722bca2c59";
@@ -107,6 +107,24 @@ Deno.test("distinctDisplayIds() shows whole the real SWE-Bench Pro ids a shorten
   ];
   equal(displayId(ids[0]), displayId(ids[1]));
   equal(displayId(ids[0]), "instance_ansible…e2528b935359cfe578530722bca2c59");
-  deepEqual(distinctDisplayIds(ids), [ids[0], ids[1], displayId(ids[2])]);
-  deepEqual(distinctDisplayIds([ids[0], ids[0]]), [displayId(ids[0]), displayId(ids[0])]);
+  // One character past the prefix the two share ("instance_ansible__ansible-3"), then the
+  // rest of 48 of the real tail (48 - 28 - 1 = 19 characters).
+  deepEqual(distinctShortIds(ids), [
+    "instance_ansible__ansible-3b…cfe578530722bca2c59",
+    "instance_ansible__ansible-38…cfe578530722bca2c59",
+    displayId(ids[2]),
+  ]);
+  deepEqual(distinctShortIds([ids[0], ids[0]]), [displayId(ids[0]), displayId(ids[0])]);
+  // Narrower: the tail keeps 8 characters at the least, past the width.
+  deepEqual(distinctShortIds(ids.slice(0, 2), 20), [
+    "instance_ansible__ansible-3b…2bca2c59",
+    "instance_ansible__ansible-38…2bca2c59",
+  ]);
+  // Ids that mimic another's shortened form are shown whole.
+  const mimic = distinctShortIds([
+    ids[0],
+    ids[1],
+    "instance_ansible__ansible-3b…8b935359cfe578530722bca2c59",
+  ]);
+  equal(new Set(mimic).size, 3);
 });

@@ -115,8 +115,8 @@ export function assessLoaded(
 /**
  * The text section of the assessment: the denominator line (and, when
  * judged tasks were left out of formal scores, the line saying they are
- * not in it), one table row per agent (planned tasks, rows, missing, score over planned tasks, score
- * over scored rows, the claim allowed or the cause that withholds it), a
+ * not in it), one table row per agent (planned tasks, rows, missing, score over planned tasks,
+ * resolved rate over scored episodes, the claim allowed or the cause that withholds it), a
  * note per withheld agent with the reason and rule, one per agent
  * lacking rows, and one per agent with rows verified in Harbor's shared
  * mode or resolved with a hijack flag. With an `order` (the leaderboard's), the rows and notes come in
@@ -155,7 +155,7 @@ export function standingSection(
       { header: "rows", align: "right", priority: 2 },
       { header: "missing", align: "right", priority: 1 },
       { header: "score over planned", align: "right", priority: 0 },
-      { header: "score over scored", align: "right", priority: 1 },
+      { header: "over scored", align: "right", priority: 1 },
       { header: "claim", priority: 0 },
     ],
     standings.map((standing) => {

@@ -16,8 +16,10 @@
  *    `<header>: <cell> (every row)`: nothing is lost;
  * 3. ids are shortened by `fitId` (their head and real tail, never a hash),
  *    each id column down to 20 characters at the least (12 when, after
- *    rule 4, nothing else can give way), never so far that two ids of the
- *    column would read the same; a shortened agent id is
+ *    rule 4, nothing else can give way), a column's ids together by
+ *    `distinctShortIds`, so that two ids of the column never read the same
+ *    (ids that differ only in the middle keep as much head as tells them
+ *    apart, which may widen the column); a shortened agent id is
  *    listed in full once, in a key under the first table that shortens it
  *    (`--json` always has every id in full);
  * 4. the columns of the lowest priority move, a priority group at a time,
@@ -35,8 +37,7 @@
  *
  * @module
  */
-import { fitId } from "../report/format.ts";
-import { lineText } from "../analysis/untrusted_text.ts";
+import { distinctShortIds, fitId, lineText } from "../analysis/untrusted_text.ts";
 import type { ParsedArgs } from "./_args.ts";
 import { UsageError } from "./_command.ts";
 
@@ -203,8 +204,19 @@ function fitPart(
   newlyKeyed: [string, string][],
 ): string {
   const width = context.width;
+  // An id column's ids are shortened together (`distinctShortIds`), once per length tried.
+  const shortened = new Map<string, Map<string, string>>();
+  const idAt = (i: number, id: string, length: number) => {
+    const key = `${i}:${length}`;
+    if (!shortened.has(key)) {
+      const ids = [...new Set(cells.map((row) => row[i]))];
+      const forms = distinctShortIds(ids, length);
+      shortened.set(key, new Map(ids.map((one, k) => [one, forms[k]])));
+    }
+    return shortened.get(key)!.get(id)!;
+  };
   const plain = (i: number, cell: string) =>
-    columns[i].id ? fitId(cell, NATURAL_ID) : lineText(cell);
+    columns[i].id ? idAt(i, cell, NATURAL_ID) : lineText(cell);
   const natural = (i: number) =>
     Math.max(
       displayLength(columns[i].header),
@@ -275,9 +287,16 @@ function fitPart(
     widths.set(i, widths.get(i)! + grow);
     spare -= grow;
   }
+  // a column whose ids need more than its width to stay apart takes what they need
+  for (const i of shown) {
+    if (!columns[i].id) continue;
+    const length = widths.get(i)!;
+    const needed = Math.max(...cells.map((row) => displayLength(idAt(i, row[i], length))));
+    widths.set(i, Math.max(length, needed));
+  }
   const cell = (i: number, text: string) => {
     if (!columns[i].id) return lineText(text);
-    const fitted = fitId(text, widths.get(i)!);
+    const fitted = idAt(i, text, widths.get(i)!);
     if (columns[i].keyed && fitted !== lineText(text) && !context.keyed.has(fitted)) {
       context.keyed.set(fitted, text);
       newlyKeyed.push([fitted, text]);

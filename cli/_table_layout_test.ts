@@ -9,8 +9,7 @@ import {
   widthHelpAt,
 } from "./_table_layout.ts";
 import { renderPairs } from "../report/format.ts";
-import { fitId } from "../report/format.ts";
-import { displayId } from "../analysis/untrusted_text.ts";
+import { displayId, fitId } from "../analysis/untrusted_text.ts";
 
 const widest = (text: string) => Math.max(...text.split("\n").map((line) => [...line].length));
 

@@ -1,6 +1,6 @@
 /**
  * `ledgerbench censoring`: seed 003's two scores and one rate per agent
- * (score over all tasks, score over completed tasks only, censoring rate,
+ * (resolved rate over scored episodes, score over completed tasks only, censoring rate,
  * tokens per success) and the claim the pre-registered policy allows.
  *
  * @module
@@ -44,6 +44,7 @@ import {
 } from "./_option_ranges.ts";
 import { describeIntervalMethod } from "../analysis/rate_interval.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 
 /** `--headline-max`: the plan's `censoring.headline_max` range. */
 const HEADLINE_MAX = { name: "headline-max", range: HEADLINE_MAX_RANGE };
@@ -52,10 +53,12 @@ const LABELLED_MAX = { name: "labelled-max", range: LABELLED_MAX_RANGE };
 
 /** Help text, an example first. */
 export const help = `Report seed 003's honest summary of a capped run, per agent and pooled: the
-score over all scored tasks (a lower bound), the score over completed tasks
-only, the censoring rate (scored episodes stopped by a cap, a rate limit or an
-error), tokens per success, and the claim the censoring policy allows: under
-2% a headline, 2% to 10% both scores labelled, above 10% budget adequacy only.
+resolved rate over scored episodes (a lower bound: a censored episode counts
+as not resolved; column "over scored"), the score over completed tasks only
+("over completed"), the censoring rate (scored episodes stopped by a cap, a
+rate limit or an error), tokens per success, and the claim the censoring
+policy allows: under 2% a headline, 2% to 10% both scores labelled, above 10%
+budget adequacy only.
 Invalid episodes are counted and left out of every figure.
 Agents come in leaderboard order (issue 25): rank = 1 + the agents whose
 numbers may be stated that beat it by seed 001's rule (compare's verdicts),
@@ -204,8 +207,8 @@ export async function run(args: string[], io: Io): Promise<number> {
           { header: "invalid", align: "right", priority: 3 },
           { header: "completed", align: "right", priority: 2 },
           { header: "censored", align: "right", priority: 2 },
-          { header: "score (all)", align: "right", priority: 0 },
-          { header: "score (completed)", align: "right", priority: 1 },
+          { header: "over scored", align: "right", priority: 0 },
+          { header: "over completed", align: "right", priority: 1 },
           { header: "censoring", align: "right", priority: 0 },
           { header: "tokens/success", align: "right", priority: 4 },
           { header: "claim", priority: 0 },
@@ -259,8 +262,8 @@ export async function run(args: string[], io: Io): Promise<number> {
 
 function claimDetail(r: CensoringRow, claim: CensoringClaim): string {
   if (claim !== "both_labelled") return "";
-  return ` (lower bound ${percent(r.score_all_tasks)}, completed-only ` +
-    `${percent(r.score_completed_only)})`;
+  return ` (${SCORE_WORDS.scored} ${percent(r.score_all_tasks)}, a lower bound; ` +
+    `${SCORE_WORDS.completed} ${percent(r.score_completed_only)})`;
 }
 
 /** The agents' rows in leaderboard order. */

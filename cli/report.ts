@@ -1,6 +1,6 @@
 /**
  * `ledgerbench report`: the replayable report of a ledger (report.md,
- * self-contained report.html, figures as SVG and PNG, summary.json), stating
+ * self-contained report.html, figures as static SVG and PNG, summary.json), stating
  * only the claims the seeds' rules allow.
  *
  * @module
@@ -32,18 +32,19 @@ const PNG_SCALE: NumberOption = { name: "png-scale", range: { above: 0, max: 8 }
 
 /** Help text, an example first. */
 export const help = `Write the replayable report of a ledger: report.md, a self-contained
-report.html (figures inline as SVG, no network), figures/*.svg and
-figures/*.png, and summary.json (canonical JSON: the inputs' paths as given
-and SHA-256, every parameter and seed, every number and claim). The report
-states only what the rules allow: no rate winner when the 95% intervals
-overlap (seed 001, the rule that fired is named), the censoring policy's
-verdict per agent (seed 003: headline, both scores labelled, or budget
-adequacy only), invalid rates, the errata applied and voided summaries, SPRT
-decisions when the plan pre-registers SPRT (seed 002), and validation
-against the plan. It opens with a table of contents, a leaderboard (shared
-ranks by seed 001's verdicts, each agent's claim and its score over planned
-tasks as a lower bound; withheld agents listed last, unranked) and the
-pairwise verdicts as a matrix. The same inputs give byte-identical files.
+report.html (figures inline as static SVG: no script, so no tooltips or
+clicks; no network), figures/*.svg and figures/*.png, and summary.json
+(canonical JSON: the inputs' paths as given and SHA-256, every parameter and
+seed, every number and claim). The report states only what the rules allow:
+no rate winner when the 95% intervals overlap (seed 001, the rule that fired
+is named), the censoring policy's verdict per agent (seed 003: headline, both
+scores labelled, or budget adequacy only), invalid rates, the errata applied
+and voided summaries, SPRT decisions when the plan pre-registers SPRT (seed
+002), and validation against the plan. It opens with a table of contents, a
+leaderboard (shared ranks by seed 001's verdicts, each agent's claim and its
+score over planned tasks as a lower bound; withheld agents listed last,
+unranked) and the pairwise verdicts as a matrix. The same inputs give
+byte-identical files.
 
 Report on the shipped synthetic example:
   deno task ledgerbench report ledgers/examples/synthetic_ledger.jsonl \\

@@ -39,6 +39,7 @@ import { outputWidth } from "./_table_layout.ts";
 import { dirname, join } from "node:path";
 import { pairsOption } from "./freeze.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import { SAME_REQUEST_MS, stopRequests } from "../runner/stop_requests.ts";
 import { JUDGE_UPSTREAM_HELP, JUDGE_UPSTREAM_OPTIONS } from "./_judge_upstream.ts";
 
 /** `--parallel`: episodes at once. */
@@ -148,9 +149,11 @@ ${EXECUTOR_HELP}
 
 Progress goes to stderr: a bar on a terminal, one line per episode otherwise.
 Ctrl-C or SIGTERM stops starting episodes: running ones finish and are
-recorded, then the run exits (resume later). A second Ctrl-C or SIGTERM kills
-the running episodes: they are not recorded (nothing is written for them, not
-even a failure) and --resume runs them. A SIGKILL of the runner leaves their
+recorded, then the run exits (resume later). A second Ctrl-C or SIGTERM,
+${SAME_REQUEST_MS / 1000} s or more after the first, kills the running episodes (copies of one
+keypress that launchers such as npx forward within that time are the same
+request): they are not recorded (nothing is written for them, not even a
+failure) and --resume runs them. A SIGKILL of the runner leaves their
 containers, which --resume removes before it runs them. Under Slurm the first
 Ctrl-C also cancels the slots still queued (not recorded; --resume runs them),
 the second cancels the running ones (scancel), and the run exits once no task
@@ -243,19 +246,22 @@ export async function run(args: string[], io: Io): Promise<number> {
     expectedSha256: stringOption(values, "plan-sha256"),
   });
 
-  // SIGINT and SIGTERM alike: the first stops starting episodes, the second aborts the running ones.
+  // SIGINT and SIGTERM alike: the first stops starting episodes, a second one aborts the running
+  // ones; copies of the first that launchers forward are the same request (stopRequests).
   const controller = new AbortController();
   const hard = new AbortController();
   let stoppedBy: Deno.Signal | null = null;
+  const receive = stopRequests();
   const onSignal = (name: Deno.Signal) => () => {
-    if (controller.signal.aborted) {
+    const request = receive();
+    if (request === "kill") {
       io.stderr(`${name}: killing running episodes (not recorded; --resume runs them)\n`);
       hard.abort();
-    } else {
+    } else if (request === "stop") {
       stoppedBy = name;
       io.stderr(
         `${name}: no new episode starts; running ones finish and are recorded ` +
-          `(Ctrl-C or SIGTERM again to kill them)\n`,
+          `(Ctrl-C or SIGTERM again, ${SAME_REQUEST_MS / 1000} s or more later, to kill them)\n`,
       );
       controller.abort();
     }

@@ -73,6 +73,7 @@ import {
   intervalMethodOption,
 } from "./_option_ranges.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { AgentJudgeFaults } from "../analysis/judge/judge_faults.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
@@ -89,7 +90,7 @@ cost per resolved through a frozen price table, and seed 000's lane-weighted
 score when the plan gives lane weights. Beside the resolved rate, how many
 scored episodes are censored (seed 003: stopped by rate_limited, a cap or an
 error, not completed); the rate counts them as the ledger scores them, and
-"censoring" gives the score over completed episodes only. Rows whose LLM
+"censoring" gives the score over completed tasks only. Rows whose LLM
 judge was not calibrated are recorded but left out of every figure (seed 000,
 issue 14): their tasks are listed with their rows and the reason, are neither
 planned nor missing, and a judge section gives the judge's own figures. TPR,
@@ -610,7 +611,7 @@ function notes(agents: SummarizedAgent[]): string {
           displayId(a.agent_id)
         }": ${a.censored} of ${a.scored} scored episodes are ` +
         `censored (${reasons}): the resolved rate counts them as scored; "censoring" gives the ` +
-        `score over completed episodes and the claim allowed (seed 003)\n`;
+        `${SCORE_WORDS.completed} and the claim allowed (seed 003)\n`;
     }
     if (a.wilson !== null) {
       text +=

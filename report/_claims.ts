@@ -46,6 +46,7 @@ import {
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { integer, percent, percentInterval, plural, quotedList } from "./format.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 import type { AgentInterval, ReportClaim, SprtAgentResult } from "./report_model.ts";
 import type { InvalidRow } from "../analysis/invalid_attempts.ts";
 import type { FlaggedSummary } from "../analysis/flagged_rows.ts";
@@ -362,7 +363,8 @@ export interface AgentClaimContext {
 /**
  * An agent's capability claim under seed 003's policy: a headline resolved
  * rate with its interval (under `headline_max`), or both scores labelled
- * (lower bound over all tasks, and completed tasks only), or a withheld claim
+ * (the lower bound over planned tasks, or over scored episodes without a
+ * denominator, and over completed tasks only; {@link SCORE_WORDS}), or a withheld claim
  * naming the rule. When the agent's judge-fault rate is in the labelled
  * band (issue 21), the resolved rate with its judge faults counted as
  * failures is stated beside them, as a lower bound; likewise, when its
@@ -417,11 +419,11 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       topic: "agent",
       rule,
       stated: true,
-      text: `"${displayId(agent.agent_id)}": resolved rate ${percent(agent.resolved_rate)} (${
-        integer(agent.resolved)
-      } of ${plural(agent.scored, "scored episode")}, ${ci}); censoring ${
-        percent(row.censoring_rate)
-      }${
+      text: `"${displayId(agent.agent_id)}": ${SCORE_WORDS.scored} ${
+        percent(agent.resolved_rate)
+      } (${integer(agent.resolved)} of ${
+        plural(agent.scored, "scored episode")
+      }, ${ci}); censoring ${percent(row.censoring_rate)}${
         invalid === null || invalid.held === 0
           ? ""
           : `, invalid ${percent(invalid.held_rate)} (${integer(invalid.held)} of ${
@@ -438,16 +440,16 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
       rule,
       stated: true,
       text:
-        `"${displayId(agent.agent_id)}": score over all planned tasks ${
+        `"${displayId(agent.agent_id)}": ${SCORE_WORDS.planned} ${
           percent(coverage.score_planned)
         } (a lower bound; ${integer(coverage.resolved)} of ${
           plural(coverage.planned, "planned task")
-        }, a missing or invalid one counted as not resolved), over scored episodes ${
+        }, a missing or invalid one counted as not resolved), ${SCORE_WORDS.scored} ${
           percent(agent.resolved_rate)
-        } (${integer(agent.resolved)} of ${integer(agent.scored)}, ${ci}) and over completed ` +
-        `tasks only ${percent(row.score_completed_only)} (${integer(row.passed_completed)} of ${
-          integer(row.completed)
-        }); censoring ${percent(row.censoring_rate)}${
+        } (${integer(agent.resolved)} of ${integer(agent.scored)}, ${ci}) and ` +
+        `${SCORE_WORDS.completed} ${percent(row.score_completed_only)} (${
+          integer(row.passed_completed)
+        } of ${integer(row.completed)}); censoring ${percent(row.censoring_rate)}${
           row.claim === claim || judgeDriven || invalidDriven
             ? ""
             : ` and ${integer(coverage.missing)} of ${
@@ -461,11 +463,11 @@ export function agentClaim(agent: AgentSummary, context: AgentClaimContext): Rep
     topic: "agent",
     rule,
     stated: true,
-    text: `"${displayId(agent.agent_id)}": score over all tasks ${
+    text: `"${displayId(agent.agent_id)}": ${SCORE_WORDS.scored} ${
       percent(row.score_all_tasks)
-    } (a lower bound; ${integer(row.passed)} of ${
+    } (a lower bound, a censored episode counted as not resolved; ${integer(row.passed)} of ${
       plural(row.scored, "scored episode")
-    }, ${ci}) and score over completed tasks only ${percent(row.score_completed_only)} (${
+    }, ${ci}) and ${SCORE_WORDS.completed} ${percent(row.score_completed_only)} (${
       integer(row.passed_completed)
     } of ${integer(row.completed)}); censoring ${percent(row.censoring_rate)}${
       row.claim === claim || judgeDriven || invalidDriven
@@ -508,9 +510,9 @@ export function coverageClaim(row: AgentCoverage, assessment: ClaimAssessment): 
     stated: true,
     text: `"${displayId(row.agent_id)}": ${integer(row.planned)} planned, ${
       integer(row.rows)
-    } rows, ${missing}${unplanned}; score over all planned tasks ${
+    } rows, ${missing}${unplanned}; ${SCORE_WORDS.planned} ${
       percent(row.score_planned)
-    } (a lower bound: ${integer(row.resolved)} of ${integer(row.planned)}), over scored rows ${
+    } (a lower bound: ${integer(row.resolved)} of ${integer(row.planned)}), ${SCORE_WORDS.scored} ${
       percent(scored?.score_all_tasks)
     }; the missing rate ${overall === "" ? "" : "alone "}allows "${
       CLAIM_SHORT_WORDS[row.claim]
@@ -704,7 +706,7 @@ export function comparisonClaim(
   const agents = [c.a.agent_id, c.b.agent_id];
   if (agents.some((agent) => (withheld.get(agent) ?? null) !== null)) return null;
   const lower = agents.some((agent) => labelled.has(agent))
-    ? " (rates are scores over all tasks: lower bounds)"
+    ? ` (rates: the ${SCORE_WORDS.scored}; a labelled agent's scores are in its claim)`
     : "";
   return {
     id: `pair:${c.a.agent_id}:${c.b.agent_id}`,

@@ -15,6 +15,7 @@ import { type AssembledFigure, assembleFigures } from "../analysis/figures/assem
 import type { SprtReplay } from "../analysis/sprt/replay_sprt.ts";
 import type { ReportSummary } from "./report_model.ts";
 import { percent } from "./format.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 
 /** Intervals of the exact operating-characteristic curve's grid over [0, 1]. */
 export const CALIBRATION_GRID_STEPS = 100;
@@ -108,8 +109,8 @@ function scoresInstead(summary: Omit<ReportSummary, "figures">): Map<string, str
     out.set(
       standing.agent_id,
       planned === undefined || planned.score_planned === null
-        ? `labelled: ${percent(row.score_all_tasks)} over scored (lower bound)`
-        : `labelled: ${percent(planned.score_planned)} over planned tasks (lower bound)`,
+        ? `labelled: ${SCORE_WORDS.scored} ${percent(row.score_all_tasks)} (lower bound)`
+        : `labelled: ${SCORE_WORDS.planned} ${percent(planned.score_planned)} (lower bound)`,
     );
   }
   return out;

@@ -24,6 +24,7 @@ import { AGENT_REPORTED, decimal, integer, money, NOT_RECORDED, percent } from "
 import { claimLabel } from "./standing_words.ts";
 import type { ReportSummary } from "./report_model.ts";
 import { intervalCell } from "./_interval_cell.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 
 /** A withheld capability number's cell. */
 export const NOT_STATED = "not stated";
@@ -87,8 +88,8 @@ export function leaderboardBlocks(summary: ReportSummary): Block[] {
     "rank",
     "agent",
     "claim",
-    denominator ? "score over planned tasks (lower bound)" : "score over planned tasks",
-    "resolved / scored",
+    denominator ? `${SCORE_WORDS.planned} (lower bound)` : SCORE_WORDS.planned,
+    SCORE_WORDS.scored,
     "95% interval",
     "invalid",
     "missing",

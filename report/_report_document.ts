@@ -33,7 +33,8 @@ import {
   verdictMatrixBlocks,
 } from "./_leaderboard_section.ts";
 import { CLAIM_SHORT_WORDS, claimLabel } from "./standing_words.ts";
-import { displayId } from "../analysis/untrusted_text.ts";
+import { displayId, distinctShortIds } from "../analysis/untrusted_text.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
 import type { ReportClaim, ReportSummary } from "./report_model.ts";
 import type {
   FrontierNullReason,
@@ -371,12 +372,13 @@ function judgeSection(summary: ReportSummary): Block[] {
     },
   ];
   if (f.by_task.length > 0) {
+    const taskIds = distinctShortIds(f.by_task.map((t) => t.task_id));
     blocks.push({
       kind: "table",
       header: ["task", "judged rows", code("judge_fault"), "passed", "failed", "formal scores"],
       align: ["left", "right", "right", "right", "right", "left"],
-      rows: f.by_task.map((t) => [
-        displayId(t.task_id),
+      rows: f.by_task.map((t, k) => [
+        taskIds[k],
         integer(t.rows),
         integer(t.judge_faults),
         integer(t.passed),
@@ -420,8 +422,8 @@ function judgeSection(summary: ReportSummary): Block[] {
     blocks.push({ kind: "paragraph", text: "Left out of formal scores:" });
     blocks.push({
       kind: "list",
-      items: judge.left_out.map((t) =>
-        `${displayId(t.task_id)}: ${plural(t.rows, "row")}, ${t.reason}.`
+      items: distinctShortIds(judge.left_out.map((t) => t.task_id)).map((shown, k) =>
+        `${shown}: ${plural(judge.left_out[k].rows, "row")}, ${judge.left_out[k].reason}.`
       ),
     });
   }
@@ -466,8 +468,8 @@ function agentsSection(summary: ReportSummary): Block[] {
     "scored",
     "resolved",
     "claim",
-    "resolved over scored [95% interval]",
-    "score over completed only",
+    `${SCORE_WORDS.scored} [95% interval]`,
+    SCORE_WORDS.completed,
     "tokens per resolved",
     "seconds per resolved",
   ];
@@ -498,7 +500,7 @@ function agentsSection(summary: ReportSummary): Block[] {
     }
     cells.push(
       `${percent(a.resolved_rate)} ${ci}`,
-      c.score_completed_only === null ? "-" : `${percent(c.score_completed_only)} (completed only)`,
+      c.score_completed_only === null ? "-" : percent(c.score_completed_only),
       perResolvedCell(
         a.tpr,
         a.resolved,
@@ -981,12 +983,13 @@ function inspectSection(summary: ReportSummary): Block[] {
       ];
     }),
   });
+  const episodeIds = distinctShortIds(listed.map((e) => e.episode_id));
   blocks.push({
     kind: "table",
     header: ["episode", "outcome", "stop reason", "log", "open with"],
     align: ["left", "left", "left", "left", "left"],
-    rows: listed.map((e) => [
-      code(displayId(e.episode_id)),
+    rows: listed.map((e, k) => [
+      code(episodeIds[k]),
       e.outcome === "invalid" ? `invalid (${code(e.invalid_reason ?? "")})` : "failed",
       code(e.stop_reason),
       e.imported !== undefined ? "imported" : e.episode_log_digest === null ? "none" : "stored",

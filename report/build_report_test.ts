@@ -127,11 +127,16 @@ Deno.test("buildReport() withholds an agent's numbers above the censoring policy
   );
   const ac = claim(report, "pair:a:c");
   ok(ac.stated);
-  ok(ac.text.endsWith("(rates are scores over all tasks: lower bounds)"), ac.text);
+  ok(
+    ac.text.endsWith(
+      "(rates: the resolved rate over scored episodes; a labelled agent's scores are in its claim)",
+    ),
+    ac.text,
+  );
   const c = claim(report, "agent:c");
-  // c: 10 of 20 resolved over all tasks; t2 (even, unresolved) was censored, so the
+  // c: 10 of 20 scored episodes resolved; t2 (even, unresolved) was censored, so the
   // completed ones are the other 19, of which the 10 odd tasks resolved: 10/19 = 52.6%.
-  ok(c.text.includes("score over all tasks 50.0% (a lower bound"), c.text);
+  ok(c.text.includes("resolved rate over scored episodes 50.0% (a lower bound"), c.text);
   ok(c.text.includes("score over completed tasks only 52.6% (10 of 19)"), c.text);
   // b's censoring (budget adequacy) is still stated.
   ok(claim(report, "censoring:b").stated);
@@ -147,9 +152,12 @@ Deno.test("buildReport() withholds an agent's numbers above the censoring policy
   // The builder prints what each claim allows: a's headline (10/20), c's two labelled
   // scores (10/20 and 10/19), and for b the policy's limit instead of a score.
   const notes = stopNotes(report);
-  equal(notes.a, "headline score 50.0% over all tasks");
+  equal(notes.a, "headline: resolved rate over scored episodes 50.0%");
   equal(notes.b, "scores not stated (censoring > 10%)");
-  equal(notes.c, "score 50.0% over all tasks (lower bound), 52.6% over completed only");
+  equal(
+    notes.c,
+    "resolved rate over scored episodes 50.0% (lower bound), score over completed tasks only 52.6%",
+  );
   ok(report.markdown.includes("| b | 20 | 0 | 20 | 10 | withheld (censoring) | not stated |"));
 });
 
@@ -177,7 +185,7 @@ Deno.test("buildReport(): a task without a row withholds only the agent lacking 
   // a covers every planned task: its headline stands.
   const a = claim(report, "agent:a");
   equal(a.stated, true);
-  ok(a.text.includes("resolved rate 66.7%"), a.text);
+  ok(a.text.includes("resolved rate over scored episodes 66.7%"), a.text);
   const b = claim(report, "agent:b");
   equal(b.stated, false);
   equal(b.rule, 'missing tasks, seed-003 policy "budget_adequacy_only"');
@@ -187,8 +195,9 @@ Deno.test("buildReport(): a task without a row withholds only the agent lacking 
   );
   equal(
     claim(report, "coverage:b").text,
-    '"b": 3 planned, 2 rows, 1 missing (33.3%: "t3"); score over all planned tasks 66.7% (a ' +
-      'lower bound: 2 of 3), over scored rows 100.0%; the missing rate alone allows "budget ' +
+    '"b": 3 planned, 2 rows, 1 missing (33.3%: "t3"); score over planned tasks 66.7% (a ' +
+      "lower bound: 2 of 3), resolved rate over scored episodes 100.0%; the missing rate alone " +
+      'allows "budget ' +
       'adequacy only" (headline under 2%, both scores labelled up to 10%, above that budget ' +
       "adequacy only); its claim over every rate: withheld (missing)",
   );
@@ -198,7 +207,7 @@ Deno.test("buildReport(): a task without a row withholds only the agent lacking 
   );
   // The stop-reasons figure withholds b's scores only.
   const notes = stopNotes(report);
-  equal(notes.a, "headline score 66.7% over all tasks");
+  equal(notes.a, "headline: resolved rate over scored episodes 66.7%");
   equal(notes.b, "scores not stated (too many planned tasks have no row)");
   ok(report.markdown.includes("> The ledger as recorded does not match plan"));
 });

@@ -13,7 +13,7 @@
  * @module
  */
 import { formatGrouped, formatPercent } from "../analysis/format_number.ts";
-import { displayId, distinctDisplayIds, lineText } from "../analysis/untrusted_text.ts";
+import { distinctShortIds, lineText } from "../analysis/untrusted_text.ts";
 
 /**
  * A rate as a percentage with fixed decimals (`0.75` → `"75.0%"`).
@@ -170,61 +170,23 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 
 /**
  * Ids quoted the way messages quote them, `"a", "b" and "c"`, each shown by
- * `distinctDisplayIds` (escaped, shortened past 48 characters unless two
- * would then look alike).
+ * `distinctShortIds` (escaped, shortened past 48 characters, never two
+ * alike).
  *
  * @param ids the ids, in order
  * @returns the quoted list joined with commas and a final "and"
  */
 export function quotedList(ids: readonly string[]): string {
-  const q = distinctDisplayIds(ids).map((id) => `"${id}"`);
+  const q = distinctShortIds(ids).map((id) => `"${id}"`);
   if (q.length <= 1) return q.join("");
   return `${q.slice(0, -1).join(", ")} and ${q[q.length - 1]}`;
-}
-
-/**
- * An id shown in at most `length` characters, by `displayId`'s rule (issue
- * 25: the head and the id's real tail, never a hash, so the shortened id
- * can still be searched for): escaped by `lineText`; whole when it fits;
- * else up to 16 characters of its head (at most a third of the length,
- * so that the tail, which tells ids of one family apart, keeps the most),
- * `…`, and as much of its real tail as fits. At 48 and above this is
- * `displayId` itself. An escape is never split. O(length of the id).
- *
- * @param id untrusted id
- * @param length the most characters to show (at least 5)
- * @returns the id, whole or shortened
- * @example
- * ```ts
- * import { fitId } from "./format.ts";
- * const shown = fitId("northwind/albatross-large-thinking-2025-09", 24);
- * if (shown !== "northwin…hinking-2025-09") throw new Error(shown);
- * ```
- */
-export function fitId(id: string, length: number): string {
-  const shown = lineText(id);
-  if (shown.length <= length) return shown;
-  if (length >= 48) return displayId(id);
-  const chars = [...id].map(lineText);
-  const headBudget = Math.min(16, Math.floor(length / 3));
-  let head = "";
-  let first = 0;
-  while (first < chars.length && head.length + chars[first].length <= headBudget) {
-    head += chars[first++];
-  }
-  let tail = "";
-  for (let last = chars.length - 1; last >= first; last--) {
-    if (head.length + 1 + tail.length + chars[last].length > length) break;
-    tail = chars[last] + tail;
-  }
-  return `${head}…${tail}`;
 }
 
 /** One column of a plain-text table: its header and alignment (numbers right, text left). */
 export interface Column {
   header: string;
   align?: "left" | "right";
-  /** The column holds ids (agent, task, episode, model): they are shown by `displayId`. */
+  /** The column holds ids (agent, task, episode, model): they are shown by `distinctShortIds`. */
   id?: boolean;
 }
 
@@ -233,8 +195,9 @@ export interface Column {
  * separated by two spaces, with a dashed rule under the header. Every cell is
  * untrusted: it is shown by `lineText` (control, bidirectional and line
  * separator characters escaped, so a cell stays on its line and in its
- * order), and a cell of an `id` column by `displayId` (also shortened past 48
- * characters, with a hash), so no id can reorder, split or stretch a row.
+ * order), and the cells of an `id` column together by `distinctShortIds`
+ * (also shortened past 48 characters, never two alike), so no id can
+ * reorder, split or stretch a row.
  * O(cells).
  *
  * @param columns the headers and alignments
@@ -248,9 +211,11 @@ export interface Column {
  * ```
  */
 export function renderTable(columns: readonly Column[], rows: readonly string[][]): string {
-  const shown = rows.map((row) =>
-    row.map((cell, i) => columns[i]?.id === true ? displayId(cell) : lineText(cell))
+  // An id column's ids are shortened together, so that no two read the same.
+  const idForms = columns.map((column, i) =>
+    column.id === true ? distinctShortIds(rows.map((row) => row[i] ?? "")) : null
   );
+  const shown = rows.map((row, r) => row.map((cell, i) => idForms[i]?.[r] ?? lineText(cell)));
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...shown.map((row) => (row[i] ?? "").length))
   );

@@ -1,8 +1,7 @@
 import { equal } from "node:assert/strict";
-import { displayId } from "../analysis/untrusted_text.ts";
+import { displayId, fitId } from "../analysis/untrusted_text.ts";
 import {
   decimal,
-  fitId,
   fixed,
   integer,
   money,

@@ -3,8 +3,10 @@
  * the report and the CLI commands so that they say the same thing: why an
  * agent's capability numbers are withheld, and the rule that says so; the
  * per-agent denominator line (planned, rows, missing, the score over
- * planned tasks as a lower bound beside the score over scored rows); and
- * which side of a comparison did not record a tie-break's figure.
+ * planned tasks as a lower bound beside the resolved rate over scored
+ * episodes); the three scores' words ({@link SCORE_WORDS}, re-exported for
+ * the notebooks); and which side of a comparison did not record a
+ * tie-break's figure.
  *
  * @module
  */
@@ -19,6 +21,9 @@ import type { Comparison } from "../analysis/compare_agents.ts";
 import { formatPercentExact } from "../analysis/format_number.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { integer, percent, plural, quotedList } from "./format.ts";
+import { SCORE_WORDS } from "../analysis/score_words.ts";
+
+export { SCORE_WORDS };
 
 /** Why an agent's capability numbers may not be stated, and the rule that says so. */
 export interface Withheld {
@@ -221,11 +226,11 @@ export function denominatorLine(assessment: ClaimAssessment, file: string | null
   const d = assessment.denominator;
   if (d === null) {
     return "denominator: the rows present (no --plan or --tasks): missing tasks are not " +
-      "counted, and no score over planned tasks is given\n";
+      `counted, and no ${SCORE_WORDS.planned} is given\n`;
   }
   const attempts = d.attempts_per_task === 1 ? "" : ` × ${d.attempts_per_task} attempts`;
   return `denominator: ${d.source} ${file ?? ""} (${plural(d.task_ids.length, "task")}${attempts}` +
-    ` per agent); missing tasks count as not resolved in the score over planned tasks (a ` +
+    ` per agent); missing tasks count as not resolved in the ${SCORE_WORDS.planned} (a ` +
     `lower bound), held to: headline under ${
       formatPercentExact(assessment.missing_policy.headline_max)
     } missing, both scores labelled up to ${

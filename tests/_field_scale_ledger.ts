@@ -24,28 +24,39 @@ export interface FieldScaleLedger {
 }
 
 /**
+ * Writes a CSV run table into `dir` (`run_table.csv`) and imports it with
+ * `import table` into `dir/ledger.jsonl`.
+ *
+ * @param dir a fresh directory of the test's
+ * @param csv the table's text
+ * @param maps `--map`, and `--values` when given
+ * @throws {Error} when the import exits non-zero (its stderr in the message)
+ */
+export async function importRunTable(
+  dir: string,
+  csv: string,
+  maps: { map: string; values?: string },
+): Promise<FieldScaleLedger> {
+  const table = `${dir}/run_table.csv`;
+  const ledger = `${dir}/ledger.jsonl`;
+  await Deno.writeTextFile(table, csv);
+  const values = maps.values === undefined ? [] : ["--values", maps.values];
+  const result = await cli("import", "table", table, "--out", ledger, "--map", maps.map, ...values);
+  if (result.code !== 0) throw new Error(`import table failed: ${result.stderr}`);
+  return { table, ledger, tasks: `${dir}/ledger.tasks.json` };
+}
+
+/**
  * Writes the table of `instances` instances into `dir` and imports it.
  *
  * @throws {Error} when the import exits non-zero (its stderr in the message)
  */
-export async function importFieldScaleLedger(
+export function importFieldScaleLedger(
   dir: string,
   instances = 120,
 ): Promise<FieldScaleLedger> {
-  const table = `${dir}/run_table.csv`;
-  const ledger = `${dir}/ledger.jsonl`;
-  await Deno.writeTextFile(table, fieldScaleTable(instances));
-  const result = await cli(
-    "import",
-    "table",
-    table,
-    "--out",
-    ledger,
-    "--map",
-    FIELD_SCALE_MAP,
-    "--values",
-    FIELD_SCALE_VALUES,
-  );
-  if (result.code !== 0) throw new Error(`import table failed: ${result.stderr}`);
-  return { table, ledger, tasks: `${dir}/ledger.tasks.json` };
+  return importRunTable(dir, fieldScaleTable(instances), {
+    map: FIELD_SCALE_MAP,
+    values: FIELD_SCALE_VALUES,
+  });
 }

@@ -645,7 +645,7 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
   assertStringIncludes(
     text.stdout,
     'note: agent "a": 3 of 3 scored episodes are censored (rate_limited 3): the resolved rate ' +
-      'counts them as scored; "censoring" gives the score over completed episodes and the claim ' +
+      'counts them as scored; "censoring" gives the score over completed tasks only and the claim ' +
       "allowed (seed 003)\n",
   );
   assertStringIncludes(

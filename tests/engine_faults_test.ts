@@ -20,6 +20,7 @@ import { cliCommand } from "./_cli_run.ts";
 import { freezeMiniPlan, miniRunArgs } from "./_mini_plan.ts";
 import { docker, secondEngineSupported, startSecondEngine } from "./_second_engine.ts";
 import { dockerSocketPath } from "../runner/docker/docker_client.ts";
+import { SAME_REQUEST_MS } from "../runner/stop_requests.ts";
 
 const ENGINE = await requireDockerEngine("tests/engine_faults_test.ts");
 const SEED = "e9e9e9e9".repeat(8);
@@ -161,7 +162,7 @@ async function signalAndResume(signals: Deno.Signal[]) {
   const dir = await Deno.makeTempDir({ prefix: "lbs-" });
   const runId = `sig-${crypto.randomUUID().slice(0, 8)}`;
   try {
-    const args = await freezeSleepers(dir, runId, { sleepS: 3, wallMs: 30_000 });
+    const args = await freezeSleepers(dir, runId, { sleepS: 5, wallMs: 30_000 });
     await Deno.mkdir(`${dir}/t`);
     const env = { TMPDIR: `${dir}/t` };
     const child = cliCommand(args, { env }).spawn();
@@ -182,7 +183,9 @@ async function signalAndResume(signals: Deno.Signal[]) {
       throw new Error(`${(error as Error).message}: ${new TextDecoder().decode(failed.stderr)}`);
     }
     for (const [i, signal] of signals.entries()) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      // A deliberate second signal: past the window in which a copy of the first is the same
+      // request (runner/stop_requests.ts).
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, SAME_REQUEST_MS + 200));
       child.kill(signal);
     }
     const result = await output;
@@ -244,7 +247,7 @@ Deno.test({
     checkResumed(outcome);
     for (const id of killed.slice(1, 3)) {
       const row = outcome.rows.find((r) => r.episode_id === id);
-      deepEqual([row?.status, row?.stop_reason], ["scored", "completed"]); // a full run of `sleep 3`
+      deepEqual([row?.status, row?.stop_reason], ["scored", "completed"]); // a full run of `sleep 5`
     }
   },
 });

@@ -550,8 +550,8 @@ Deno.test({
       // invalid attempts, kestrel-coder-7b misses 5 (4.2%: labelled, 28 of 120 over planned).
       assert.ok(stop.includes("scores not stated (too many planned tasks have no row)"), name);
       assert.ok(stop.includes("scores not stated (too many attempts are invalid)"), name);
-      assert.ok(stop.includes("labelled: 23.3% over planned tasks (lower bound)"), name);
-      assert.ok(!stop.includes("headline score 46.1%"), name);
+      assert.ok(stop.includes("labelled: score over planned tasks 23.3% (lower bound)"), name);
+      assert.ok(!stop.includes("headline: resolved rate over scored episodes 46.1%"), name);
     }
   },
 });

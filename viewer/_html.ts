@@ -56,13 +56,15 @@ export function block(value: string): string {
 
 /**
  * An id as the report shows it: shortened keeping its real tail
- * (`displayId`), with the whole id (escaped) in a `title` attribute.
+ * (`displayId`, or the form `distinctShortIds` gave it among the ids shown
+ * beside it), with the whole id (escaped) in a `title` attribute.
  *
  * @param id untrusted id
+ * @param shown its shortened form (default `displayId(id)`)
  * @returns a `<span>` with the shown id and its title
  */
-export function idSpan(id: string): string {
-  return `<span class="id" title="${text(id)}">${htmlEscape(displayId(id))}</span>`;
+export function idSpan(id: string, shown: string = displayId(id)): string {
+  return `<span class="id" title="${text(id)}">${htmlEscape(shown)}</span>`;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { type EpisodeEvidence, episodeSections } from "./episode_page.ts";
 import { idSpan, page, text } from "./_html.ts";
+import { distinctShortIds } from "../analysis/untrusted_text.ts";
 import { type Links, SERVER_LINKS } from "./links.ts";
 
 /** What the comparison shows, and what it was asked for. */
@@ -68,10 +69,12 @@ ${select("left", "Left agent", comparison.agents, left)}
 ${select("right", "Right agent", comparison.agents, right)}
 <button type="submit">Side by side</button>
 </form>`;
+  // The two agents shortened together: never two different ids that look alike.
+  const [leftShown, rightShown] = distinctShortIds([left, right]);
   const heading = task === ""
     ? "Two agents on one task"
-    : `Task ${idSpan(task)}: ${left === "" ? "?" : idSpan(left)} and ${
-      right === "" ? "?" : idSpan(right)
+    : `Task ${idSpan(task)}: ${left === "" ? "?" : idSpan(left, leftShown)} and ${
+      right === "" ? "?" : idSpan(right, rightShown)
     }`;
   return page({
     root: links.root,

@@ -16,6 +16,7 @@ import { outcomeOf } from "./episode_filter.ts";
 import { NOT_RECORDED, tokensCell, wallCell } from "./episode_table_page.ts";
 import { toolCalls, transcript, type TranscriptMessage } from "./transcript.ts";
 import { block, idSpan, page, text } from "./_html.ts";
+import { distinctShortIds } from "../analysis/untrusted_text.ts";
 import { type Links, SERVER_LINKS } from "./links.ts";
 
 /** One episode as the pages show it. */
@@ -372,11 +373,16 @@ export function episodePage(
   links: Links = SERVER_LINKS,
 ): string {
   const { row } = evidence;
-  const others = neighbours.flatMap((n) => {
+  const linked = neighbours.flatMap((n) => {
     if (n.row.episode_id === row.episode_id || n.row.agent_id === row.agent_id) return [];
     const link = links.compare(evidence, n);
-    return link === null ? [] : [`<a href="${link}">${idSpan(n.row.agent_id)}</a>`];
+    return link === null ? [] : [{ link, agent: n.row.agent_id }];
   });
+  // The agents listed together are shortened together (`distinctShortIds`).
+  const shown = distinctShortIds(linked.map((l) => l.agent));
+  const others = linked.map(({ link, agent }, k) =>
+    `<a href="${link}">${idSpan(agent, shown[k])}</a>`
+  );
   const compare = others.length === 0
     ? ""
     : `<p class="compare-links">Side by side on this task with: ${others.join(", ")}</p>`;

@@ -10,6 +10,7 @@
 import type { Episode } from "../analysis/schema/records.ts";
 import type { AppliedErratum } from "../analysis/errata.ts";
 import { formatGrouped } from "../analysis/format_number.ts";
+import { distinctShortIds } from "../analysis/untrusted_text.ts";
 import {
   type EpisodeFilter,
   FILTER_NAMES,
@@ -154,6 +155,15 @@ ${
   }
 <button type="submit">Filter</button> <a href="${links.table()}">Clear</a>
 </form>`;
+  // Each id column's ids shortened together: no two different ids of the page look alike.
+  const idColumn = (pick: (row: Episode) => string) => {
+    const ids = shown.map((r) => pick(r.row));
+    const forms = distinctShortIds(ids);
+    return new Map(ids.map((id, k) => [id, forms[k]]));
+  };
+  const episodeIds = idColumn((row) => row.episode_id);
+  const agentIds = idColumn((row) => row.agent_id);
+  const taskIds = idColumn((row) => row.task_id);
   const body = shown.map(({ row, line, corrections }) => {
     const outcome = outcomeOf(row);
     const corrected = corrections === undefined || corrections.length === 0
@@ -168,9 +178,11 @@ ${
         ` data-stop="${text(row.stop_reason)}" data-invalid="${text(row.invalid_reason ?? "")}"`
       : "";
     return `<tr data-line="${line}"${data}>
-<td><a href="${links.episode({ row, line })}">${idSpan(row.episode_id)}</a></td>
-<td>${idSpan(row.agent_id)}</td>
-<td>${idSpan(row.task_id)}</td>
+<td><a href="${links.episode({ row, line })}">${
+      idSpan(row.episode_id, episodeIds.get(row.episode_id))
+    }</a></td>
+<td>${idSpan(row.agent_id, agentIds.get(row.agent_id))}</td>
+<td>${idSpan(row.task_id, taskIds.get(row.task_id))}</td>
 <td class="outcome ${outcome}">${outcome}${corrected}</td>
 <td>${text(row.stop_reason)}</td>
 <td>${row.invalid_reason === null ? "" : text(row.invalid_reason)}</td>

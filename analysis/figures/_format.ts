@@ -8,7 +8,7 @@
  * @module
  */
 import { formatGrouped, formatPercent } from "../format_number.ts";
-import { displayId, lineText } from "../untrusted_text.ts";
+import { displayId, distinctShortIds, lineText } from "../untrusted_text.ts";
 
 /** The true minus sign the figures write (U+2212). */
 const MINUS = "\u2212";
@@ -76,4 +76,19 @@ const TOOLTIP_ID_MAX = 200;
  */
 export function tooltipId(id: string): string {
   return id.length <= TOOLTIP_ID_MAX ? lineText(id) : displayId(id);
+}
+
+/**
+ * The names a figure shows its agents by: their ids shortened together
+ * (`distinctShortIds`), so that no two agents of one figure look alike (a
+ * figure keys its marks by these names); an id outside `ids` by `displayId`.
+ * O(total length of the ids).
+ *
+ * @param ids the figure's agent ids
+ * @returns the name of an agent id
+ */
+export function agentNames(ids: readonly string[]): (id: string) => string {
+  const shown = distinctShortIds(ids);
+  const byId = new Map(ids.map((id, i) => [id, shown[i]]));
+  return (id) => byId.get(id) ?? displayId(id);
 }

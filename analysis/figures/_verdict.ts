@@ -9,7 +9,7 @@
 import type { Comparison, ComparisonRule } from "../compare_agents.ts";
 import { formatPercentExact } from "../format_number.ts";
 import { compact, grouped, percent } from "./_format.ts";
-import { displayId } from "../untrusted_text.ts";
+import { displayId, distinctShortIds } from "../untrusted_text.ts";
 
 /** The short name of the step that decided, for cell labels. */
 export const RULE_SHORT: Record<ComparisonRule, string> = {
@@ -36,13 +36,16 @@ function values(c: Comparison, field: "tpr" | "spr", unit: string): string {
  * tokens, 107.1% apart (band 10%): "b" wins`.
  */
 export function verdictSentence(c: Comparison): string {
-  const pair = `${displayId(c.a.agent_id)} vs ${displayId(c.b.agent_id)}`;
+  // The two ids shortened together: never two different agents that look alike.
+  const [a, b] = distinctShortIds([c.a.agent_id, c.b.agent_id]);
+  const name = (id: string) => id === c.a.agent_id ? a : id === c.b.agent_id ? b : displayId(id);
+  const pair = `${a} vs ${b}`;
   const band = formatPercentExact(c.band);
-  const winner = displayId(c.winner ?? "");
+  const winner = name(c.winner ?? "");
   switch (c.rule) {
     case "no_resolved":
       return `${pair}: ${
-        c.failed.map((id) => `"${displayId(id)}"`).join(" and ")
+        c.failed.map((id) => `"${name(id)}"`).join(" and ")
       } resolved nothing, so no tokens per resolved and no ranking`;
     case "rate_interval":
       return `${pair}: intervals separated: "${winner}" has the higher resolved rate`;

@@ -9,8 +9,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { paretoFrontier } from "../pareto_frontier.ts";
 import type { PerResolvedUncertainty, RatioEstimate } from "../per_resolved_uncertainty.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
-import { compact, grouped, percent, quoted, tooltipId } from "./_format.ts";
-import { displayId } from "../untrusted_text.ts";
+import { agentNames, compact, grouped, percent, quoted, tooltipId } from "./_format.ts";
 import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
@@ -246,15 +245,16 @@ export function costFrontierPlot(
   if (agents.length === 0) {
     throw new RangeError("Cannot build cost frontier plot: no agents");
   }
+  const name = agentNames(agents.map((a) => a.agent_id));
   const measure = costMeasure(agents);
   const placed = agents.filter((a) => costOf(a, measure.kind) !== null && a.resolved_rate !== null);
   const unplaced = agents.filter((a) => !placed.includes(a) && a.resolved === 0).map((a) =>
-    displayId(a.agent_id)
+    name(a.agent_id)
   );
   // Issue 25 item 3: an agent that resolved tasks but recorded no cost is "not recorded", never
   // "nothing resolved".
   const notRecorded = agents.filter((a) => !placed.includes(a) && a.resolved > 0).map((a) =>
-    displayId(a.agent_id)
+    name(a.agent_id)
   );
   const frontier = paretoFrontier(placed, {
     cost: (a) => costOf(a, measure.kind),
@@ -279,9 +279,9 @@ export function costFrontierPlot(
   const points = placed.map((a) => {
     const cost = costOf(a, measure.kind)!;
     const u = uncertaintyOf(a);
-    const first = `${displayId(a.agent_id)}: ${percent(a.resolved_rate!)} at ${show(cost)}`;
+    const first = `${name(a.agent_id)}: ${percent(a.resolved_rate!)} at ${show(cost)}`;
     return {
-      agent: displayId(a.agent_id),
+      agent: name(a.agent_id),
       agent_id: tooltipId(a.agent_id),
       counts: `${a.resolved} / ${a.scored}`,
       summary: first,
@@ -326,7 +326,7 @@ export function costFrontierPlot(
     const rate = uncertaintyOf(a)?.rate ?? null;
     if (rate === null) return [];
     return [{
-      agent: displayId(a.agent_id),
+      agent: name(a.agent_id),
       cost: costOf(a, measure.kind)!,
       lower: rate.lower,
       upper: rate.upper,
@@ -337,7 +337,7 @@ export function costFrontierPlot(
     if (interval === null || interval.lo === null) return [];
     const unbounded = interval.hi === null;
     return [{
-      agent: displayId(a.agent_id),
+      agent: name(a.agent_id),
       rate: a.resolved_rate!,
       lower: interval.lo,
       upper: unbounded ? costTop : interval.hi!,
@@ -399,14 +399,14 @@ export function costFrontierPlot(
       : "No frozen price table: cost is tokens, failed attempts included.",
     (frontier.length === 0
       ? "Frontier: none (no agent has both a cost and a rate)."
-      : `Frontier: ${quoted(frontier.map((a) => displayId(a.agent_id)))}.`) +
+      : `Frontier: ${quoted(frontier.map((a) => name(a.agent_id)))}.`) +
     (unplaced.length > 0 ? ` Not shown (nothing resolved): ${quoted(unplaced)}.` : "") +
     (notRecorded.length > 0
       ? ` Not shown (${measure.kind === "money" ? "cost" : "tokens"} not recorded): ${
         quoted(notRecorded)
       }.`
       : ""),
-    ...uncertaintyLines(options.uncertainty, placed),
+    ...uncertaintyLines(options.uncertainty, placed, name),
     ...(labelled.length < points.length
       ? [
         `Labelled: the frontier's agents only (${points.length} points; hover a point for its ` +
@@ -526,13 +526,14 @@ function share(p: number): string {
 function uncertaintyLines(
   uncertainty: CostUncertainty | undefined,
   placed: readonly CostAgent[],
+  name: (id: string) => string,
 ): string[] {
   if (uncertainty === undefined) return [];
   const { rounds, seed, agents } = uncertainty.per_resolved;
   const empty = placed.flatMap((a) => {
     const u = agents.find((e) => e.agent_id === a.agent_id);
     const n = u?.frontier_rounds_without_resolved ?? 0;
-    return n === 0 ? [] : [`${displayId(a.agent_id)} ${n}`];
+    return n === 0 ? [] : [`${name(a.agent_id)} ${n}`];
   });
   return [
     "Bars: 95% intervals of the resolved rate (the one the verdicts use) and of cost per resolved " +

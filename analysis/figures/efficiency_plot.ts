@@ -10,10 +10,9 @@ import { withinTieBand } from "../compare_agents.ts";
 import type { AgentSummary } from "../summarize_agents.ts";
 import type { PerResolvedUncertainty, RatioEstimate } from "../per_resolved_uncertainty.ts";
 import { formatPercentExact } from "../format_number.ts";
-import { compact, grouped, tooltipId } from "./_format.ts";
+import { agentNames, compact, grouped, tooltipId } from "./_format.ts";
 import { baseConfig, PALETTE, textWidth, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { figureOrder } from "../leaderboard.ts";
-import { displayId } from "../untrusted_text.ts";
 import { DEFAULT_TIE_BAND } from "../defaults.ts";
 
 /** The columns of an {@link AgentSummary} the figure reads. */
@@ -55,10 +54,6 @@ const COLOUR: Record<string, string> = {
 
 type Panel = Extract<TopLevelSpec, { hconcat: unknown }>["hconcat"][number];
 
-function label(agent: EfficiencyAgent): string {
-  return `${displayId(agent.agent_id)} (${agent.resolved}/${agent.scored})`;
-}
-
 function panel(
   agents: readonly EfficiencyAgent[],
   field: "tpr" | "spr",
@@ -67,6 +62,8 @@ function panel(
   first: boolean,
   uncertainty: EfficiencyPlotOptions["uncertainty"],
 ): Panel {
+  const name = agentNames(agents.map((a) => a.agent_id));
+  const label = (a: EfficiencyAgent) => `${name(a.agent_id)} (${a.resolved}/${a.scored})`;
   const values = agents.map((a) => a[field]).filter((v): v is number => v !== null);
   const lowest = values.length === 0 ? null : Math.min(...values);
   const lowestAgent = agents.find((a) => a[field] === lowest);
@@ -382,8 +379,9 @@ function intervalLines(
   });
   if (shown.length === 0) return [];
   const { rounds, seed } = uncertainty;
+  const name = agentNames(agents.map((a) => a.agent_id));
   const empty = shown.filter((s) => s.estimate.rounds_without_resolved! > 0).map((s) =>
-    `${displayId(s.agent.agent_id)} ${s.estimate.rounds_without_resolved} of ${rounds}`
+    `${name(s.agent.agent_id)} ${s.estimate.rounds_without_resolved} of ${rounds}`
   );
   return [
     "Bars and [brackets]: 95% percentile bootstrap interval; each round redraws the agent's " +

@@ -7,10 +7,9 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { Comparison, ComparisonSide } from "../compare_agents.ts";
 import { formatPercentExact } from "../format_number.ts";
-import { percent, tooltipId } from "./_format.ts";
+import { agentNames, percent, tooltipId } from "./_format.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 import { RULE_SHORT, verdictSentence, verdictSummary } from "./_verdict.ts";
-import { displayId } from "../untrusted_text.ts";
 import { figureOrder } from "../leaderboard.ts";
 
 /** Options for {@link forestPlot}. */
@@ -64,10 +63,8 @@ function sides(comparisons: readonly Comparison[], order?: readonly string[]): C
 /** More agents than this: the pairs as a compact matrix of symbols, columns numbered as the rows. */
 const SPELLED_OUT_AGENTS = 3;
 
-function agentLabel(s: ComparisonSide, number?: number): string {
-  return `${number === undefined ? "" : `${number}. `}${
-    displayId(s.agent_id)
-  } (${s.resolved}/${s.scored})`;
+function agentLabel(s: ComparisonSide, name: string, number?: number): string {
+  return `${number === undefined ? "" : `${number}. `}${name} (${s.resolved}/${s.scored})`;
 }
 
 /** What every interval row's tooltip shows: the full id, the rate and interval, the counts. */
@@ -144,7 +141,7 @@ function compactSymbol(c: Comparison, row: string): string {
   return won ? "△" : "▽";
 }
 
-function cellRow(c: Comparison) {
+function cellRow(c: Comparison, name: (id: string) => string) {
   const state = c.intervals_overlap === true
     ? OVERLAP
     : c.intervals_overlap === false
@@ -152,13 +149,13 @@ function cellRow(c: Comparison) {
     : UNRANKED;
   let lines: string[];
   if (c.rule === "no_resolved") {
-    lines = ["not ranked", c.failed.map(displayId).join(" and "), "resolved nothing"];
+    lines = ["not ranked", c.failed.map(name).join(" and "), "resolved nothing"];
   } else if (c.rule === "tie") {
     lines = ["overlap", "tie", "within the band"];
   } else {
     lines = [
       state === OVERLAP ? "overlap" : "separated",
-      `winner: ${displayId(c.winner ?? "")}`,
+      `winner: ${name(c.winner ?? "")}`,
       `by ${RULE_SHORT[c.rule]}`,
     ];
   }
@@ -213,8 +210,12 @@ export function forestPlot(
   }
   const agents = sides(comparisons, options.order);
   const compact = agents.length > SPELLED_OUT_AGENTS;
+  const name = agentNames(agents.map((s) => s.agent_id));
   const labelOf = new Map(
-    agents.map((s, i) => [s.agent_id, agentLabel(s, compact ? i + 1 : undefined)]),
+    agents.map((
+      s,
+      i,
+    ) => [s.agent_id, agentLabel(s, name(s.agent_id), compact ? i + 1 : undefined)]),
   );
   const labels = agents.map((s) => labelOf.get(s.agent_id)!);
   const first = comparisons[0];
@@ -227,7 +228,7 @@ export function forestPlot(
   const kinds = [BOOTSTRAP, WILSON, ...Object.values(METHOD_KIND)].filter((k) =>
     rows.some((r) => r.interval === k)
   );
-  const cells = comparisons.map(cellRow);
+  const cells = comparisons.map((c) => cellRow(c, name));
   const states = [OVERLAP, SEPARATED, UNRANKED].filter((s) => cells.some((c) => c.state === s));
   const forest: Panel = {
     width: options.width ?? 460,
@@ -302,7 +303,7 @@ export function forestPlot(
     ],
   };
   const matrix = compact
-    ? compactMatrix(comparisons, labelOf, agents.map((s) => s.agent_id), states)
+    ? compactMatrix(comparisons, labelOf, agents.map((s) => s.agent_id), states, name)
     : spelledOutMatrix(comparisons, labelOf, labels, cells, states);
   const panels = [forest, matrix];
   const legend = compact
@@ -418,10 +419,11 @@ function compactMatrix(
   labelOf: ReadonlyMap<string, string>,
   order: readonly string[],
   states: readonly string[],
+  name: (id: string) => string,
 ): Panel {
   const number = new Map(order.map((id, i) => [id, String(i + 1)]));
   const values = comparisons.flatMap((c) => {
-    const cell = cellRow(c);
+    const cell = cellRow(c, name);
     return [[c.a, c.b], [c.b, c.a]].map(([row, column]) => ({
       row: labelOf.get(row.agent_id)!,
       column: number.get(column.agent_id)!,

@@ -13,9 +13,9 @@ import {
 } from "../censoring.ts";
 import { type CensoringPolicy, StopReason } from "../schema/records.ts";
 import { formatPercentExact } from "../format_number.ts";
-import { percent, tooltipId } from "./_format.ts";
+import { agentNames, percent, tooltipId } from "./_format.ts";
 import { figureOrder } from "../leaderboard.ts";
-import { displayId } from "../untrusted_text.ts";
+import { SCORE_WORDS } from "../score_words.ts";
 import { baseConfig, PALETTE, titleBlock, VEGA_LITE_SCHEMA } from "./_style.ts";
 
 /** Options for {@link stopReasonsPlot}. */
@@ -41,7 +41,7 @@ export interface StopReasonsPlotOptions {
    * report states labelled). Ignored for an agent in `scoresWithheld`.
    */
   scoresInstead?: ReadonlyMap<string, string>;
-  /** The agents' order (the report's leaderboard); default by score over all tasks (`figureOrder`). */
+  /** The agents' order (the report's leaderboard); default by resolved rate over scored episodes (`figureOrder`). */
   order?: readonly string[];
 }
 
@@ -66,27 +66,24 @@ const STYLE: Record<StopReason, { fill: string; ink: string }> = {
   error: { fill: PALETTE.purple, ink: "#000000" },
 };
 
-function label(row: CensoringRow): string {
-  return `${displayId(row.agent_id)} (${row.scored} scored)`;
-}
-
 /**
- * The scores the policy lets the figure print for an agent (seed 003's table):
- * the headline score (over all tasks) under `headline_max`; both scores,
- * labelled, up to `labelled_max`; none above it.
+ * The scores the policy lets the figure print for an agent (seed 003's table),
+ * in {@link SCORE_WORDS}' words: the headline (the resolved rate over scored
+ * episodes) under `headline_max`; both scores, labelled, up to
+ * `labelled_max`; none above it.
  */
 function scores(row: CensoringRow, policy: CensoringPolicy, withheld?: string): string {
   if (withheld !== undefined) return `scores not stated (${withheld})`;
   const all = row.score_all_tasks === null ? "n/a" : percent(row.score_all_tasks);
   switch (row.claim) {
     case "headline":
-      return `headline score ${all} over all tasks`;
+      return `headline: ${SCORE_WORDS.scored} ${all}`;
     case "both_labelled": {
       const completed = row.score_completed_only === null
         ? "n/a"
         : percent(row.score_completed_only);
       // Two lines (issue 25: on one, the notes made the figure too wide to read at 20 agents).
-      return `score ${all} over all tasks (lower bound),\n${completed} over completed only`;
+      return `${SCORE_WORDS.scored} ${all} (lower bound),\n${SCORE_WORDS.completed} ${completed}`;
     }
     default: // "budget_adequacy_only": no capability number at all
       return `scores not stated (censoring > ${formatPercentExact(policy.labelled_max)})`;
@@ -116,7 +113,7 @@ function note(
  * Stacked bars of stop reasons per agent, labelled with the censoring rate and
  * the claim the policy allows.
  *
- * What it shows: one bar per agent (by score over all tasks, highest first,
+ * What it shows: one bar per agent (by resolved rate over scored episodes, highest first,
  * then id: `byRateDescending`, issue 25) over its scored episodes, tooltips
  * naming the agent in full,
  * split by stop reason in the schema's order (completed first; every other
@@ -124,9 +121,10 @@ function note(
  * scored), the claim the policy allows for it, the scores that claim lets
  * the figure state, the count of invalid attempts (never scored, so not in
  * the bar), and the censored counts by reason, so the bar reads without
- * colour. The scores follow the agent's claim: `"headline"` prints the
- * headline score (over all tasks); `"both_labelled"` prints both, labelled
- * (over all tasks, a lower bound, and over completed tasks only);
+ * colour. The scores follow the agent's claim, in {@link SCORE_WORDS}'
+ * words: `"headline"` prints the resolved rate over scored episodes;
+ * `"both_labelled"` prints both, labelled (over scored episodes, a lower
+ * bound, and over completed tasks only);
  * `"budget_adequacy_only"` prints `scores not stated (censoring > 10%)`,
  * with the policy's own `labelled_max`, and no score at all. The subtitle
  * states the policy thresholds and the whole run's verdict. All numbers come
@@ -167,12 +165,14 @@ export function stopReasonsPlot(
     r === "completed" || summary.agents.some((a) => a.stop_reasons[r] > 0)
   );
   const widest = Math.max(1, ...summary.agents.map((a) => a.scored));
-  // Bars by score over all tasks, highest first, then id (`byRateDescending`, issue 25).
+  // Bars by resolved rate over scored episodes, highest first, then id (`byRateDescending`, issue 25).
   const byId = new Map(summary.agents.map((row) => [row.agent_id, row]));
   const agents = figureOrder(
     summary.agents.map((row) => ({ agent_id: row.agent_id, sort_rate: row.score_all_tasks })),
     options.order,
   ).map((id) => byId.get(id)!);
+  const name = agentNames(agents.map((row) => row.agent_id));
+  const label = (row: CensoringRow) => `${name(row.agent_id)} (${row.scored} scored)`;
   const segments = agents.flatMap((row) => {
     let start = 0;
     return reasons.filter((r) => row.stop_reasons[r] > 0).map((reason) => {

@@ -28,7 +28,7 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
   const summary = censoringSummary(rows);
   const spec = stopReasonsPlot(summary);
   const [drawn] = rowsWith(spec, "reason", "x0", "x1");
-  // Bars by score over all tasks, highest first (issue 25): c 100%, a 98%, b 70%.
+  // Bars by resolved rate over scored episodes, highest first (issue 25): c 100%, a 98%, b 70%.
   assert.deepEqual([...new Set(drawn.map((s) => s.agent))], [
     "c (60 scored)",
     "a (50 scored)",
@@ -57,12 +57,12 @@ Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed
   // The scores each claim allows (seed 003's table), from the second line of each note (the
   // labelled scores on two lines).
   assert.deepEqual(notes.map((n) => scoresOf(n.text as string)), [
-    // a, both labelled: 49/50 = 98% over all tasks (a lower bound), 49/49 over completed only.
-    "score 98.0% over all tasks (lower bound), 100.0% over completed only",
+    // a, both labelled: 49/50 = 98% over scored episodes (a lower bound), 49/49 over completed only.
+    "resolved rate over scored episodes 98.0% (lower bound), score over completed tasks only 100.0%",
     // b, budget adequacy only: no score; its 7/10 = 70% and 7/7 = 100% must not appear.
     "scores not stated (censoring > 10%)",
-    // c, headline: the score over all tasks, 60/60.
-    "headline score 100.0% over all tasks",
+    // c, headline: the resolved rate over scored episodes, 60/60.
+    "headline: resolved rate over scored episodes 100.0%",
   ]);
   assert.ok(!/70\.0%|100\.0%/.test(notes[1].text as string), notes[1].text as string);
   // The censored counts by reason, so the bar reads without colour.
@@ -95,7 +95,7 @@ Deno.test("stopReasonsPlot() states the policy's own thresholds and a reason wit
   // a: t0 censored (resolved, so it counts in the lower bound): 5/10 = 50% over all
   // tasks; completed t1..t9 resolve t2, t4, t6, t8: 4/9 = 44.4%.
   assert.deepEqual(second(stopReasonsPlot(summary)), [
-    "score 50.0% over all tasks (lower bound), 44.4% over completed only",
+    "resolved rate over scored episodes 50.0% (lower bound), score over completed tasks only 44.4%",
     "scores not stated (censoring > 12.5%)",
   ]);
   // The subtitle says 12.5%, not a rounded 13%.
@@ -108,7 +108,7 @@ Deno.test("stopReasonsPlot() states the policy's own thresholds and a reason wit
     "scores not stated (ledger fails validation)",
     "scores not stated (ledger fails validation)",
   ]);
-  assert.ok(!JSON.stringify(withheld).includes("over all tasks"));
+  assert.ok(!JSON.stringify(withheld).includes("over scored episodes"));
 });
 
 Deno.test("stopReasonsPlot() refuses a summary without agents", () => {
