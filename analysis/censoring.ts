@@ -190,7 +190,7 @@ function finish(agent_id: string, tally: Tally, policy: CensoringPolicy): Censor
  * Over the scored rows of an agent (invalid rows are counted, then left out,
  * as seed 000 and seed 002 require):
  *
- * - score over all tasks = passed / scored
+ * - resolved rate over scored episodes = passed / scored (the field `score_all_tasks`)
  * - score over completed only = passed among completed / completed
  * - censoring rate = censored / scored = 1 − completed / scored
  * - tokens per success = Σ (prompt + completion tokens) / passed; null

@@ -9,7 +9,7 @@
  * |---|---|---|
  * | invalid | `status === "invalid"` | nothing but the invalid rate (seed 000: "这一次没有分数"; seed 002: neither pass nor fail) |
  * | completed | `status === "scored"` and `stop_reason === "completed"` | every score |
- * | censored | `status === "scored"` and `stop_reason !== "completed"` | score over all tasks, censoring rate (seed 003) |
+ * | censored | `status === "scored"` and `stop_reason !== "completed"` | resolved rate over scored episodes, censoring rate (seed 003) |
  *
  * An invalid row is neither completed nor censored, whatever its
  * `stop_reason`: a provider outage recorded as `rate_limited` on an invalid

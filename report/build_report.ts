@@ -149,7 +149,7 @@ function sprtAgent(replay: SprtReplay): SprtAgentResult {
  *   capability claim (rates, rankings, SPRT decisions) is withheld;
  * - seed 003 censoring policy (the plan's thresholds, else 2% / 10%): per
  *   agent, under `headline_max` a headline rate; up to `labelled_max` both the
- *   score over all tasks (a lower bound) and the score over completed tasks
+ *   resolved rate over scored episodes (a lower bound) and the score over completed tasks
  *   only; above, no capability number, only budget adequacy (stop reasons);
  * - seed 001 comparison rule for every pair (bootstrap rounds, seed and tie
  *   band from the plan, else 2000, 7, 10%): no rate winner when the 95%

@@ -10,7 +10,8 @@
  * process during its fork is not repeated to the child). So a listing is
  * final only when taken after each process signalled is seen stopped
  * (state `T`, proc(5)) or gone: nothing stopped forks, so nothing can join
- * after it. The container's `cgroup.procs` is the listing (every process
+ * after it. A process is judged by its state in each listing, never by
+ * having been signalled before (its PID may name another process by now). The container's `cgroup.procs` is the listing (every process
  * of the container, host PIDs, without the engine's round trip).
  *
  * What it is for: in Harbor's shared verifier mode the tests run in the
@@ -23,63 +24,64 @@
 import { cgroupPids } from "./_cgroup_dir.ts";
 import { procStat } from "../proc_stat.ts";
 
-/** Listings before the stopping gives up (a fork bomb under the pids limit ends well before). */
-const MAX_ROUNDS = 200;
+/** Rounds before the stopping gives up (a fork bomb under the pids limit ends well before). */
+const MAX_ROUNDS = 2000;
+
+/** Milliseconds between rounds that signalled a process (its stop is delivered when it next runs). */
+const ROUND_PAUSE_MS = 5;
+
+/** Whether a process's `stat` says it runs no more: gone, a zombie, or stopped (proc(5)). */
+async function runsNoMore(pid: number): Promise<boolean> {
+  const stat = await procStat(pid);
+  return stat === null || ["Z", "X", "T", "t"].includes(stat.state);
+}
 
 /**
  * Stops the processes listed in `cgroupProcs` that `keep` does not keep,
- * until a listing taken after all of them are seen stopped finds none
- * that is not kept.
+ * until every one listed is seen stopped and a listing taken after that
+ * finds no other.
+ *
+ * Each round reads the listing and each listed process's state, and stops
+ * those not stopped, whatever was signalled before: a PID is a name, not a
+ * process, and a fork loop wraps the host's PIDs within seconds (`pid_max`
+ * is 32768 by default), so a PID signalled in an earlier round may by now
+ * name a new child that was never stopped.
  *
  * @param cgroupProcs the container cgroup's `cgroup.procs` file on the host
  * @param keep the host PIDs to leave running
  * @returns the PIDs stopped, ascending
- * @throws {Error} when processes still appear after {@link MAX_ROUNDS} listings
+ * @throws {Error} when processes still run after {@link MAX_ROUNDS} rounds
  */
 export async function stopProcesses(
   cgroupProcs: string,
   keep: ReadonlySet<number>,
 ): Promise<number[]> {
   const stopped = new Set<number>();
-  const unstopped = async () =>
-    (await cgroupPids(cgroupProcs)).filter((pid) => !keep.has(pid) && !stopped.has(pid));
+  const listing = async () => (await cgroupPids(cgroupProcs)).filter((pid) => !keep.has(pid));
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    let running = await unstopped();
+    const listed = await listing();
+    const still = await Promise.all(listed.map(runsNoMore));
+    const running = listed.filter((_, i) => !still[i]);
     if (running.length === 0) {
-      const allStopped = await untilStopped(stopped);
-      running = await unstopped();
-      if (running.length === 0 && allStopped) return [...stopped].sort((a, b) => a - b);
+      const seen = new Set(listed);
+      if ((await listing()).every((pid) => seen.has(pid))) {
+        return [...stopped].filter((pid) => seen.has(pid)).sort((a, b) => a - b);
+      }
+      continue;
     }
     for (const pid of running) {
       try {
         Deno.kill(pid, "SIGSTOP");
+        stopped.add(pid);
       } catch {
         // it ended meanwhile
       }
-      stopped.add(pid);
     }
+    await new Promise((resolve) => setTimeout(resolve, ROUND_PAUSE_MS));
   }
   throw new Error(
-    `Processes kept appearing in "${cgroupProcs}" after ${MAX_ROUNDS} rounds of stopping`,
+    `Processes kept running in "${cgroupProcs}" after ${MAX_ROUNDS} rounds of stopping`,
   );
-}
-
-/** Rounds of 10 ms waited for a signalled process to be seen stopped (a process in `D` state stops on waking). */
-const STOP_WAIT_ROUNDS = 200;
-
-/** Waits until each of `pids` is stopped or gone, at most {@link STOP_WAIT_ROUNDS} rounds; whether they all were. */
-async function untilStopped(pids: ReadonlySet<number>): Promise<boolean> {
-  let waiting = [...pids];
-  for (let round = 0; round < STOP_WAIT_ROUNDS && waiting.length > 0; round++) {
-    const states = await Promise.all(waiting.map(async (pid) => {
-      const stat = await procStat(pid);
-      // Gone, a zombie, or stopped: it runs no more.
-      return stat === null || ["Z", "X", "T", "t"].includes(stat.state);
-    }));
-    waiting = waiting.filter((_, i) => !states[i]);
-    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return waiting.length === 0;
 }
 
 /**

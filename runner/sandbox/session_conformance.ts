@@ -276,7 +276,9 @@ const CHECKS: Check[] = [
     async run({ session }) {
       await sh(
         session,
-        `setsid sh -c 'while :; do ${session.busybox} sleep 0.01 & done' >/dev/null 2>&1 & ` +
+        // A loop that forks a child every 10 ms, one at a time: a fan-out would fill the
+        // sandbox's pids limit with stopped children and leave the session unable to fork.
+        `setsid sh -c 'while :; do ${session.busybox} sleep 0.01; done' >/dev/null 2>&1 & ` +
           `setsid ${session.busybox} sleep 1004 >/dev/null 2>&1 &`,
       );
       await pause(300);
@@ -303,6 +305,12 @@ const CHECKS: Check[] = [
       await pause(300);
       const appeared = (await session.processes()).filter((p) => !before.has(p.pid));
       expect(appeared.length === 0, `processes still appear: ${appeared.map((p) => p.command)}`);
+      // Leave the session to the next check as found: the loop and what it forked, killed.
+      for (const p of await session.processes()) {
+        if (p.command.includes("while :") || p.command.includes("sleep 0.01")) {
+          Deno.kill(p.pid, "SIGKILL");
+        }
+      }
     },
   },
   {
