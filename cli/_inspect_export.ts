@@ -341,7 +341,8 @@ function sample(entry: ExportRow, epoch: number, context: ExportContext): Sample
       : {}),
     metadata: { ledgerbench: rowMetadata(entry, context) },
     store: {},
-    events: kept.events ?? [],
+    // absent, not []: the importer reads an empty list as "no model or tool call", absent as not recorded
+    ...(kept.events === undefined ? {} : { events: kept.events }),
     model_usage: own === null ? {} : { [modelOf(row)]: own },
     ...(row.started_at === null ? {} : { started_at: row.started_at }),
     ...(row.finished_at === null ? {} : { completed_at: row.finished_at }),

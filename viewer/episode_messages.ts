@@ -87,12 +87,12 @@ function inspectMessage(message: unknown, attachments: Obj): TranscriptMessage {
   const parts: TranscriptPart[] = [];
   if (role === "tool") {
     const error = isObj(message.error)
-      ? `\n[tool error: ${resolve(message.error.type)}: ${resolve(message.error.message)}]`
-      : "";
+      ? [`[tool error: ${resolve(message.error.type)}: ${resolve(message.error.message)}]`]
+      : [];
     parts.push({
       kind: "tool_result",
       id: typeof message.tool_call_id === "string" ? message.tool_call_id : null,
-      text: texts.join("\n") + error,
+      text: [...texts.filter((text) => text !== ""), ...error].join("\n"),
     });
   } else {
     for (const text of texts) if (text !== "") parts.push({ kind: "text", text });
