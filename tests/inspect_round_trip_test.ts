@@ -200,7 +200,7 @@ Deno.test("import, export and import again: the same counts and messages, the sa
     // one warning left is log_tool_call_error's own (python3: its one sample is epoch 4 of a
     // log whose eval.config is {}), kept as epoch 4 beyond the task list's 2 attempts
     assert.match(
-      reimport.stderr.replace(/\n  /g, " "),
+      reimport.stderr.replace(/\n {2}/g, " "),
       /^warning: \S+\/inspect\/\.\.\.\.eval:header\.json: 1 attempt\(s\) have an epoch beyond eval\.config\.epochs \(2\)\n$/,
     );
     const before = await readRows(first);

@@ -2,8 +2,9 @@
  * One episode's page in the browser (issue 25): its row's figures, the
  * verifier's verdict and checks, the transcript from the stored model-call
  * bodies, the tool calls, the candidate's stdout and stderr, and the
- * workspace diff against the task's start; or, for an imported row, one
- * sentence naming where it came from. Pure: the log is read by the caller.
+ * workspace diff against the task's start; or, for an imported row, where
+ * it came from and the messages its source kept (an Inspect sample's, through
+ * the same message rendering). Pure: the log is read by the caller.
  *
  * @module
  */
@@ -43,8 +44,9 @@ const num = (value: number | null | undefined) =>
 
 /**
  * The sections of one episode (used whole by the episode page and side by
- * side by the comparison): an imported row gets its summary and one
- * sentence naming its source file and position, and nothing more; a row
+ * side by the comparison): an imported row gets its summary, one sentence
+ * naming its source file and position and, when its source kept them, its
+ * messages and tool calls (`episodeMessages`), and nothing more; a row
  * without a readable log says why; otherwise every section, each saying
  * when its evidence was not recorded.
  *

@@ -96,7 +96,7 @@ Deno.test("episodeSections() shows an imported row's kept messages and tool call
   assert.ok(html.includes("Transcript (3 messages, as the source kept them)"));
   assert.ok(!html.includes("<script>") && !html.includes("\u202e"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
-  assert.ok(html.includes('{&quot;cmd&quot;:&quot;ls &lt;dir&gt;&quot;}'));
+  assert.ok(html.includes("{&quot;cmd&quot;:&quot;ls &lt;dir&gt;&quot;}"));
   assert.ok(html.includes("a &amp; b"));
   assert.ok(html.includes('<td><a href="#message-2">2</a></td><td><code>bash</code></td>'));
   // what a runner row's log also holds is never read for an imported row
