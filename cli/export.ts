@@ -20,6 +20,7 @@ import { writeInspectLogs } from "../runner/write_inspect_logs.ts";
 import { episodeMessages } from "../viewer/episode_messages.ts";
 import { importedRecord } from "../inputs/import/imported_record.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
+import { pathExists } from "../inputs/input_file.ts";
 import { plural } from "../report/format.ts";
 import type { EpisodeLog } from "../runner/episode_log_store.ts";
 
@@ -90,7 +91,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const width = outputWidth(values);
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
-  if (await exists(out) && !(await isDirectory(out))) {
+  if (await pathExists(out) && !(await isDirectory(out))) {
     throw new InputError(`Option "--out": "${out}" exists and is not a directory`);
   }
   const planPath = stringOption(values, "plan");
@@ -206,14 +207,4 @@ function conversationOf(log: EpisodeLog | null): RowConversation {
   if (log === null) return null;
   if (log.imported !== undefined) return { kind: "kept", members: importedRecord(log.imported) };
   return log.bodies.length === 0 ? null : { kind: "messages", messages: episodeMessages(log) };
-}
-
-/** Whether anything (file, folder, link) is at `path`. */
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

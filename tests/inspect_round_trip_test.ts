@@ -18,6 +18,7 @@ import { importedRecord } from "../inputs/import/imported_record.ts";
 import { rowEvidence } from "../cli/_view_server.ts";
 import { episodePage } from "../viewer/episode_page.ts";
 import { fileSha256 } from "./_cli_run.ts";
+import { toolConversation } from "../viewer/_call_body_for_test.ts";
 
 const INSPECT = "tests/fixtures/import/inspect";
 
@@ -234,41 +235,18 @@ Deno.test("import, export and import again: the same counts and messages, the sa
 
 /** Runner rows: one with stored model calls, one with tokens not recorded, one invalid. */
 async function runnerLedger(dir: string): Promise<string> {
-  const body = (index: number, request: unknown, response: unknown) => {
-    const req = JSON.stringify(request);
-    const res = JSON.stringify(response);
-    return {
-      index,
-      endpoint: "/v1/chat/completions",
-      request: { text: req, bytes: req.length, truncated: false },
-      response: { text: res, bytes: res.length, truncated: false },
-    };
-  };
-  const user = { role: "user", content: "Fix the bug in <main.py>" };
-  const call = {
-    role: "assistant",
-    content: null,
-    tool_calls: [{
-      id: "c1",
-      type: "function",
-      function: { name: "sh", arguments: '{"cmd":"ls"}' },
-    }],
-  };
   const stored = await storeEpisodeLog(`${dir}/artifacts`, {
     episode_id: "r1/a/t1/1",
     stdoutTail: "",
     stderrTail: "",
     records: [],
-    bodies: [
-      body(1, { messages: [user] }, { choices: [{ message: call }] }),
-      body(
-        2,
-        { messages: [user, call, { role: "tool", tool_call_id: "c1", content: "main.py" }] },
-        {
-          choices: [{ message: { role: "assistant", content: "Fixed." } }],
-        },
-      ),
-    ],
+    bodies: toolConversation({
+      user: "Fix the bug in <main.py>",
+      tool: "sh",
+      arguments: '{"cmd":"ls"}',
+      result: "main.py",
+      reply: "Fixed.",
+    }),
   });
   const base = {
     run_id: "r1",

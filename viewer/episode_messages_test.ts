@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { episodeMessages } from "./episode_messages.ts";
+import { toolConversation } from "./_call_body_for_test.ts";
 import type { EpisodeLog } from "../runner/episode_log_store.ts";
 
 const EMPTY: EpisodeLog = {
@@ -77,31 +78,14 @@ Deno.test("episodeMessages() resolves attachments and reads reasoning and tool e
 });
 
 Deno.test("episodeMessages() gives a runner log's calls as one conversation, each turn once", () => {
-  const body = (index: number, request: unknown, response: unknown) => {
-    const req = JSON.stringify(request);
-    const res = JSON.stringify(response);
-    return {
-      index,
-      endpoint: "/v1/chat/completions",
-      request: { text: req, bytes: req.length, truncated: false },
-      response: { text: res, bytes: res.length, truncated: false },
-    };
-  };
-  const user = { role: "user", content: "list files" };
-  const call = {
-    role: "assistant",
-    content: null,
-    tool_calls: [{ id: "c1", type: "function", function: { name: "sh", arguments: "{}" } }],
-  };
-  const messages = episodeMessages({
-    ...EMPTY,
-    bodies: [
-      body(1, { messages: [user] }, { choices: [{ message: call }] }),
-      body(2, { messages: [user, call, { role: "tool", tool_call_id: "c1", content: "a.txt" }] }, {
-        choices: [{ message: { role: "assistant", content: "Done." } }],
-      }),
-    ],
+  const bodies = toolConversation({
+    user: "list files",
+    tool: "sh",
+    arguments: "{}",
+    result: "a.txt",
+    reply: "Done.",
   });
+  const messages = episodeMessages({ ...EMPTY, bodies });
   assert.deepEqual(messages.map((m) => [m.role, m.parts.map((p) => p.kind)]), [
     ["user", ["text"]],
     ["assistant", ["tool_call"]],
