@@ -31,7 +31,7 @@
  * | `started_at`, `finished_at` | `started_at`, `completed_at` | when recorded |
  * | a stop at a cap whose value the row records | `limit` (`token`, `message`, `time`) | |
  * | an imported row's kept conversation | `input`, `target`, `messages`, `output`, `events`, `attachments`, `events_data` | given back as the source held them |
- * | a runner row's stored model calls | `messages` | the calls' messages in order (`episodeMessages`); `input` the first user message; `target` empty (the verifier's files are never written) |
+ * | a runner row's stored model calls, an imported Harbor trial's trajectory | `messages` | the calls' messages, the trajectory's steps, in order (`episodeMessages`); `input` the first user message; `target` empty (the verifier's files are never written) |
  * | the row itself | `metadata.ledgerbench` | episode id, run, attempt, ledger line, status, reasons, notes, provenance, the errata that changed it |
  *
  * @module

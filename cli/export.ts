@@ -32,9 +32,10 @@ results. A resolved row scores "C", a failed one "I" (scorer "ledgerbench");
 an invalid row is a sample with an error, which Inspect leaves unscored.
 Tokens become the sample's model usage only where the row records them (a
 null stays absent, never 0). Each sample carries the conversation stored for
-its row: an imported row's messages and events as its source held them, a
-runner row's model calls from its episode log; its metadata names the row
-(episode id, ledger line, provenance, the errata that changed it).
+its row: an imported Inspect sample's messages and events as its log held
+them, a Harbor trial's trajectory steps, a runner row's model calls from its
+episode log; its metadata names the row (episode id, ledger line,
+provenance, the errata that changed it).
 
 Export the demo run for Inspect's viewer:
   deno task ledgerbench export inspect ledgers/demo/ledger.jsonl --out /tmp/demo-inspect
@@ -202,9 +203,17 @@ export async function run(args: string[], io: Io): Promise<number> {
   return ExitCode.ok;
 }
 
-/** A row's conversation from its stored log: kept members, the calls' messages, or none. */
+/**
+ * A row's conversation from its stored log: an Inspect sample's kept members
+ * (given back as they were), else its messages (a runner row's calls, a
+ * Harbor trajectory's steps), or none.
+ */
 function conversationOf(log: EpisodeLog | null): RowConversation {
   if (log === null) return null;
-  if (log.imported !== undefined) return { kind: "kept", members: importedRecord(log.imported) };
-  return log.bodies.length === 0 ? null : { kind: "messages", messages: episodeMessages(log) };
+  if (log.imported?.format === "inspect") {
+    return { kind: "kept", members: importedRecord(log.imported) };
+  }
+  return log.imported === undefined && log.bodies.length === 0
+    ? null
+    : { kind: "messages", messages: episodeMessages(log) };
 }

@@ -74,7 +74,8 @@ FORMATS:
              unresolved / empty patch scored, error and infrastructure failures
              invalid, incomplete instances missing
   harbor     Harbor / Terminal-Bench job directories: one row per trial; reward
-             and exception mapped by one table (inputs/import/harbor.ts)
+             and exception mapped by one table (inputs/import/harbor.ts); a
+             trial's agent/trajectory.json (ATIF) kept in the artifact store
   table      CSV, TSV or JSONL with a column mapping (see below)
 
 OPTIONS:

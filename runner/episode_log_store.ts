@@ -149,11 +149,12 @@ export const EpisodeLog = z.object({
   agent_egress_omitted: z.number().int().nonnegative().optional(),
   /**
    * An imported row's conversation as its source wrote it (an Inspect
-   * sample's messages and events, `ImportedTranscript`), kept whole and
+   * sample's messages and events, a Harbor trial's ATIF trajectory:
+   * `ImportedTranscript`), kept whole and
    * unbounded, as the source holds it. Absent: a row the runner wrote, or a
    * source that kept none.
    */
-  imported: z.object({ format: z.literal("inspect"), record: z.string() }).strict()
+  imported: z.object({ format: z.enum(["inspect", "atif"]), record: z.string() }).strict()
     .optional() satisfies z.ZodType<ImportedTranscript | undefined>,
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;

@@ -415,3 +415,61 @@ Deno.test("export inspect: bad input gets one line and the documented exit statu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a Harbor trial's agent trajectory is kept, shown and exported; a bad one is a warning", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const job = `${dir}/job`;
+    await Deno.mkdir(job);
+    const fixture = "tests/fixtures/import/harbor/2026-08-22__10-00-00";
+    for (const name of ["config.json", "result.json"]) {
+      await Deno.copyFile(`${fixture}/${name}`, `${job}/${name}`);
+    }
+    for (const trial of ["hello-world__Xk2PqLm", "fix-git__Zq3xk9A"]) {
+      await Deno.mkdir(`${job}/${trial}/agent`, { recursive: true });
+      await Deno.copyFile(`${fixture}/${trial}/result.json`, `${job}/${trial}/result.json`);
+    }
+    const trajectory = "tests/fixtures/import/harbor_atif/trajectory.json";
+    await Deno.copyFile(trajectory, `${job}/hello-world__Xk2PqLm/agent/trajectory.json`);
+    await Deno.writeTextFile(`${job}/fix-git__Zq3xk9A/agent/trajectory.json`, '{"steps": [\n');
+    const ledger = `${dir}/ledger.jsonl`;
+    const imported = await run("import", "harbor", job, "--out", ledger);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(
+      imported.stderr.replace(/\n {2}/g, " "),
+      /warning: \S+\/fix-git__Zq3xk9A\/agent\/trajectory\.json:2: [^\n]*: the trial's row keeps no transcript\n/,
+    );
+    const rows = await readRows(ledger);
+    const hello = rows.find((r) => r.task_id === "hello-world")!;
+    assert.equal(rows.find((r) => r.task_id === "fix-git")!.episode_log_digest, undefined);
+    // the trajectory is stored as the file holds it
+    const log = await openEpisodeLog(`${dir}/artifacts`, hello.episode_log_digest!);
+    assert.deepEqual(log.imported, {
+      format: "atif",
+      record: await Deno.readTextFile(trajectory),
+    });
+    const place = { ledger, artifacts: `${dir}/artifacts`, named: false };
+    const line = rows.indexOf(hello) + 1;
+    const html = episodePage(await rowEvidence({ row: hello, line }, place), []);
+    assert.ok(html.includes("Transcript (4 messages, as the source kept them)"));
+    assert.ok(html.includes("<code>Write</code>"));
+    const [path] = await exportLogs(ledger, `${dir}/inspect`);
+    const entries = await checkEvalLog(path);
+    const sample = entries.get("samples/hello-world_epoch_1.json") as { messages: Obj[] };
+    // python3: the trajectory's 3 steps: the instruction, one Write call and its result, the reply
+    assert.deepEqual(sample.messages.map((m) => m.role), [
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
+    assert.deepEqual((sample.messages[1].tool_calls as Obj[])[0], {
+      id: "toolu_01Rmm2GPxpGq9Er31axjfYRv",
+      function: "Write",
+      arguments: { file_path: "/app/hello.txt", content: "Hello, world!\n" },
+      type: "function",
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

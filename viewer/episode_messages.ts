@@ -2,7 +2,8 @@
  * An episode's conversation as one list of messages, whatever kept it: the
  * relay's stored model-call bodies (a row the runner wrote, read by
  * `transcript`) or the messages an imported source kept (an Inspect
- * sample's `messages`, `ledgerbench import`). One message model
+ * sample's `messages`, a Harbor trial's ATIF trajectory; `ledgerbench
+ * import`). One message model
  * (`TranscriptMessage`) for both, so the page, `export inspect` and a
  * messages table read them alike. Pure: every string stays untrusted.
  *
@@ -19,7 +20,8 @@ const isObj = (value: unknown): value is Obj =>
 /**
  * The episode's messages in conversation order.
  *
- * Rule: an imported log's kept messages (`importedMessages`); else each
+ * Rule: an imported log's kept messages (an Inspect sample's `messages`; a
+ * Harbor trajectory's steps, `atifMessages`); else each
  * stored model call's new request messages then its reply, in call order,
  * as `transcript` reads them (turns an earlier call already showed are not
  * repeated; a call whose bodies could not be read adds what could be).
@@ -49,6 +51,7 @@ const isObj = (value: unknown): value is Obj =>
  * ```
  */
 export function episodeMessages(log: EpisodeLog): TranscriptMessage[] {
+  if (log.imported?.format === "atif") return atifMessages(importedRecord(log.imported));
   if (log.imported !== undefined) {
     const kept = importedRecord(log.imported);
     const attachments = isObj(kept.attachments) ? kept.attachments : {};
@@ -128,4 +131,62 @@ function contentText(content: unknown, resolve: (text: unknown) => string): stri
     default:
       return `[${resolve(content.type)}]`;
   }
+}
+
+/**
+ * A Harbor agent trajectory's steps (ATIF, `models/trajectories/step.py` at
+ * commit 7d91dbf: `source` system, user or agent; `message` a string or
+ * content parts; `reasoning_content`; `tool_calls` of `tool_call_id`,
+ * `function_name`, `arguments`; `observation.results` of `source_call_id`
+ * and `content`) as messages: each step one message of its source (`agent`
+ * as `assistant`), its reasoning, text and tool calls in that order, then
+ * its observation's results as one `tool` message. Subagent trajectories
+ * are not read.
+ */
+function atifMessages(trajectory: Obj): TranscriptMessage[] {
+  const messages: TranscriptMessage[] = [];
+  for (const step of Array.isArray(trajectory.steps) ? trajectory.steps : []) {
+    if (!isObj(step)) continue;
+    const parts: TranscriptPart[] = [];
+    if (typeof step.reasoning_content === "string" && step.reasoning_content !== "") {
+      parts.push({ kind: "text", text: `[reasoning] ${step.reasoning_content}` });
+    }
+    const text = atifText(step.message);
+    if (text !== "") parts.push({ kind: "text", text });
+    for (const call of Array.isArray(step.tool_calls) ? step.tool_calls : []) {
+      if (!isObj(call)) continue;
+      parts.push({
+        kind: "tool_call",
+        name: typeof call.function_name === "string" ? call.function_name : "",
+        id: typeof call.tool_call_id === "string" ? call.tool_call_id : null,
+        arguments: JSON.stringify(call.arguments ?? {}),
+      });
+    }
+    const source = typeof step.source === "string" ? step.source : "unknown";
+    messages.push({ role: source === "agent" ? "assistant" : source, parts });
+    const observation = isObj(step.observation) ? step.observation.results : undefined;
+    const results = Array.isArray(observation) ? observation.filter(isObj) : [];
+    if (results.length > 0) {
+      messages.push({
+        role: "tool",
+        parts: results.map((result) => ({
+          kind: "tool_result" as const,
+          id: typeof result.source_call_id === "string" ? result.source_call_id : null,
+          text: atifText(result.content),
+        })),
+      });
+    }
+  }
+  return messages;
+}
+
+/** An ATIF message or result content (a string, or text and image parts) as text. */
+function atifText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) =>
+    isObj(part) && typeof part.text === "string"
+      ? part.text
+      : `[${isObj(part) ? part.type : "part"}]`
+  ).join("\n");
 }

@@ -94,3 +94,29 @@ Deno.test("episodeMessages() gives a runner log's calls as one conversation, eac
   ]);
   assert.deepEqual(episodeMessages(EMPTY), []);
 });
+
+Deno.test("episodeMessages() reads a Harbor trajectory's steps (ATIF) as messages", async () => {
+  const record = await Deno.readTextFile("tests/fixtures/import/harbor_atif/trajectory.json");
+  const messages = episodeMessages({ ...EMPTY, imported: { format: "atif", record } });
+  // python3: steps 1 user (the instruction), 2 agent (one Write call, one observation result),
+  // 3 agent ("Created `/app/hello.txt` containing `Hello, world!`.")
+  assert.deepEqual(messages.map((m) => [m.role, m.parts.map((p) => p.kind)]), [
+    ["user", ["text"]],
+    ["assistant", ["tool_call"]],
+    ["tool", ["tool_result"]],
+    ["assistant", ["text"]],
+  ]);
+  assert.deepEqual(messages[1].parts[0], {
+    kind: "tool_call",
+    name: "Write",
+    id: "toolu_01Rmm2GPxpGq9Er31axjfYRv",
+    arguments: '{"file_path":"/app/hello.txt","content":"Hello, world!\\n"}',
+  });
+  const result = messages[2].parts[0] as { id: string | null; text: string };
+  assert.equal(result.id, "toolu_01Rmm2GPxpGq9Er31axjfYRv");
+  assert.ok(result.text.startsWith("File created successfully at: /app/hello.txt"));
+  assert.deepEqual(messages[3].parts, [{
+    kind: "text",
+    text: "Created `/app/hello.txt` containing `Hello, world!`.",
+  }]);
+});

@@ -48,10 +48,13 @@ export interface ImportedAttempt {
  *   allowed, `pythonJson`) of an object holding the Inspect sample's
  *   `input`, `target`, `messages` and, where the sample has them, `output`,
  *   `events` (older logs: `transcript.events`), `attachments` and
- *   `events_data`, each member as the log holds it.
+ *   `events_data`, each member as the log holds it;
+ * - `atif`: `record` is the text of a Harbor trial's agent trajectory
+ *   (`agent/trajectory.json`, the Agent Trajectory Interchange Format), as
+ *   the file holds it.
  */
 export interface ImportedTranscript {
-  format: "inspect";
+  format: "inspect" | "atif";
   record: string;
 }
 

@@ -10,8 +10,9 @@ import type { ImportedTranscript } from "./imported_attempt.ts";
 /**
  * The members an imported transcript kept (for Inspect: the sample's
  * `input`, `target`, `messages`, `output`, `events`, `attachments`,
- * `events_data`, those it had), parsed from its JSON text as the importer
- * read the log: strictly, Python's bare `NaN` and `Infinity` allowed.
+ * `events_data`, those it had; for ATIF: the trajectory's), parsed from its
+ * JSON text as the importer read it: strictly, Python's bare `NaN` and
+ * `Infinity` allowed.
  *
  * @param transcript the stored transcript (an episode log's `imported`)
  * @returns its members, in the order the source wrote them
