@@ -31,16 +31,32 @@
  * ```
  */
 export function pythonJson(value: unknown): string {
+  // the common case, no non-finite number: the engine's own writer, the same bytes
+  return hasNonFinite(value) ? written(value) : JSON.stringify(value) ?? "null";
+}
+
+/** Whether a non-finite number is anywhere in `value`. O(size of the value). */
+function hasNonFinite(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (value === null || typeof value !== "object") return false;
+  for (const member of Array.isArray(value) ? value : Object.values(value)) {
+    if (hasNonFinite(member)) return true;
+  }
+  return false;
+}
+
+/** The text written member by member, non-finite numbers bare. */
+function written(value: unknown): string {
   if (typeof value === "number" && !Number.isFinite(value)) {
     return Number.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
   }
   if (Array.isArray(value)) {
-    return `[${value.map((item) => item === undefined ? "null" : pythonJson(item)).join(",")}]`;
+    return `[${value.map((item) => item === undefined ? "null" : written(item)).join(",")}]`;
   }
   if (value !== null && typeof value === "object") {
     const members: string[] = [];
     for (const [key, member] of Object.entries(value)) {
-      if (member !== undefined) members.push(`${JSON.stringify(key)}:${pythonJson(member)}`);
+      if (member !== undefined) members.push(`${JSON.stringify(key)}:${written(member)}`);
     }
     return `{${members.join(",")}}`;
   }

@@ -383,6 +383,12 @@ Deno.test("view shows an imported Inspect row's messages and tool calls, escaped
     assert.ok(html.includes("{&quot;url&quot;:&quot;https://www.aisi.gov.uk/&quot;}"));
     assert.ok(html.includes("[132] link &quot;We are now the AI Security Institute&quot;"));
     assert.ok(html.includes("Tool calls in the model's replies (4)"));
+    // show counts them
+    const shown = await run("show", row.episode_id, "--ledger", ledger, "--width", "200");
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(shown.stdout.includes(
+      "transcript kept from the source (inspect): 10 messages, 4 tool calls",
+    ));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
