@@ -65,7 +65,9 @@ ${WIDTH_HELP}
   -h, --help          This help
 
 A row whose episode log is missing or altered is exported without its
-conversation, with a warning on stderr.
+conversation, with a warning on stderr. The rows of tasks an uncalibrated
+LLM judge decided are left out, as every command leaves them out of formal
+scores (the output names them).
 
 EXIT STATUS:
   0 written; 1 usage error; 2 bad input (the ledger, errata, plan or task
@@ -198,7 +200,10 @@ export async function run(args: string[], io: Io): Promise<number> {
         denominator.file === null ? "" : ` ${denominator.file}`
       })\n` +
       logs.map((log, i) => `  ${paths[i]}: ${plural(log.samples, "sample")} (${log.agent_id})\n`)
-        .join(""),
+        .join("") +
+      loaded.left_out.map((task) =>
+        `left out: ${plural(task.rows, "row")} of task ${lineText(task.task_id)} (${task.reason})\n`
+      ).join(""),
   });
   return ExitCode.ok;
 }

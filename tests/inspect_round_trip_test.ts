@@ -479,3 +479,31 @@ Deno.test("a Harbor trial's agent trajectory is kept, shown and exported; a bad 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("export inspect applies the errata and names them in the samples they changed", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const logs = await exportLogs(
+      "ledgers/examples/synthetic_ledger.jsonl",
+      `${dir}/inspect`,
+      "--errata",
+      "ledgers/examples/synthetic_errata.jsonl",
+    );
+    const entries = await checkEvalLog(logs.find((p) => p.endsWith("/agent-delta.eval"))!);
+    // synthetic_errata.jsonl: errata-0002 invalidates synthetic-2026-09/agent-delta/D04/1, which
+    // the ledger records as resolved (workspace_tampered)
+    const sample = entries.get("samples/D04_epoch_1.json") as Obj;
+    assert.equal(sample.scores, undefined);
+    assert.match((sample.error as { message: string }).message, /^invalid \(workspace_tampered\)/);
+    const row = (sample.metadata as { ledgerbench: Obj }).ledgerbench;
+    assert.deepEqual([row.episode_id, row.corrected_by], [
+      "synthetic-2026-09/agent-delta/D04/1",
+      ["errata-0002"],
+    ]);
+    const header = entries.get("header.json") as { eval: { metadata: { ledgerbench: Obj } } };
+    const errata = header.eval.metadata.ledgerbench.errata as Obj;
+    assert.deepEqual([errata.path, errata.applied], ["ledgers/examples/synthetic_errata.jsonl", 2]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
