@@ -10,12 +10,17 @@
  */
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
-import { configRef, loadLedger, loadPlan } from "./_load.ts";
+import { configRef, type LoadedLedger, loadLedger, loadPlan } from "./_load.ts";
 import { taskListOption, TASKS_OPTION } from "./_standing.ts";
-import { artifactsDir, isDirectory, openRowLog } from "./_episode_evidence.ts";
+import { artifactsDir, isDirectory, type LogPlace, openRowLog } from "./_episode_evidence.ts";
 import { emit } from "./_output.ts";
 import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
-import { type ExportRow, inspectLogs, type RowConversation } from "./_inspect_export.ts";
+import {
+  type ExportContext,
+  type ExportRow,
+  inspectLogs,
+  type RowConversation,
+} from "./_inspect_export.ts";
 import { writeInspectLogs } from "../runner/write_inspect_logs.ts";
 import { episodeMessages } from "../viewer/episode_messages.ts";
 import { importedRecord } from "../inputs/import/imported_record.ts";
@@ -23,6 +28,8 @@ import { lineText } from "../analysis/untrusted_text.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import { plural } from "../report/format.ts";
 import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { Episode, Plan, TaskList } from "../analysis/schema/records.ts";
+import type { Loaded } from "../inputs/json_file.ts";
 
 /** Help text, an example first. */
 export const help = `Export a ledger's rows, errata applied, as Inspect AI eval logs (.eval, the
@@ -109,32 +116,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (place.named && !(await isDirectory(place.artifacts))) {
     throw new InputError(`Option "--artifacts": "${place.artifacts}" is not a directory`);
   }
-  const lines = new Map<string, number>();
-  loaded.recorded.rows.forEach((row, i) => lines.set(row.episode_id, loaded.recorded.row_lines[i]));
-  const corrections = new Map<string, string[]>();
-  for (const applied of loaded.errata?.applied ?? []) {
-    corrections.set(applied.episode_id, [
-      ...(corrections.get(applied.episode_id) ?? []),
-      applied.erratum_id,
-    ]);
-  }
-  const unread: string[] = [];
-  const rows: ExportRow[] = [];
-  for (const row of loaded.rows) {
-    const line = lines.get(row.episode_id)!;
-    let log: EpisodeLog | null = null;
-    try {
-      log = await openRowLog({ row, line }, place);
-    } catch (error) {
-      unread.push((error as Error).message);
-    }
-    rows.push({
-      row,
-      line,
-      corrections: corrections.get(row.episode_id) ?? [],
-      conversation: conversationOf(log),
-    });
-  }
+  const { rows, unread } = await exportRows(loaded, place);
   if (unread.length > 0) {
     io.stderr(fitLines(
       `warning: ${lineText(unread[0])}` +
@@ -143,26 +125,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       width,
     ));
   }
-  const denominator = plan !== null
-    ? {
-      source: "plan" as const,
-      file: plan.path,
-      tasks: plan.value.tasks.map((task) => task.task_id),
-      attempts_per_task: 1,
-    }
-    : taskList !== null
-    ? {
-      source: "task list" as const,
-      file: taskList.path,
-      tasks: taskList.value.tasks.map((task) => task.task_id),
-      attempts_per_task: taskList.value.attempts_per_task,
-    }
-    : {
-      source: "ledger" as const,
-      file: null,
-      tasks: [...new Set(loaded.rows.map((row) => row.task_id))],
-      attempts_per_task: null,
-    };
+  const denominator = denominatorOf(plan, taskList, loaded.rows);
   const logs = inspectLogs(rows, {
     ledger: { path: ledger, sha256: loaded.ledger.sha256 },
     errata: loaded.errata === null ? null : {
@@ -206,6 +169,78 @@ export async function run(args: string[], io: Io): Promise<number> {
       ).join(""),
   });
   return ExitCode.ok;
+}
+
+/**
+ * The rows to export, in ledger order, each with its ledger line, the
+ * errata that changed it and its conversation read from its stored log; and
+ * why the logs that could not be read could not (those rows go without).
+ */
+async function exportRows(
+  loaded: LoadedLedger,
+  place: LogPlace,
+): Promise<{ rows: ExportRow[]; unread: string[] }> {
+  const lines = new Map<string, number>();
+  loaded.recorded.rows.forEach((row, i) => lines.set(row.episode_id, loaded.recorded.row_lines[i]));
+  const corrections = new Map<string, string[]>();
+  for (const applied of loaded.errata?.applied ?? []) {
+    corrections.set(applied.episode_id, [
+      ...(corrections.get(applied.episode_id) ?? []),
+      applied.erratum_id,
+    ]);
+  }
+  const unread: string[] = [];
+  const rows: ExportRow[] = [];
+  for (const row of loaded.rows) {
+    const line = lines.get(row.episode_id)!;
+    let log: EpisodeLog | null = null;
+    try {
+      log = await openRowLog({ row, line }, place);
+    } catch (error) {
+      unread.push((error as Error).message);
+    }
+    rows.push({
+      row,
+      line,
+      corrections: corrections.get(row.episode_id) ?? [],
+      conversation: conversationOf(log),
+    });
+  }
+  return { rows, unread };
+}
+
+/**
+ * The logs' dataset, as every command takes its denominator: the plan's
+ * tasks (one attempt each), else the task list's (its attempts per task),
+ * else the tasks the rows name (epochs: the most a task has).
+ */
+function denominatorOf(
+  plan: Loaded<Plan> | null,
+  taskList: Loaded<TaskList> | null,
+  rows: readonly Episode[],
+): ExportContext["denominator"] {
+  if (plan !== null) {
+    return {
+      source: "plan",
+      file: plan.path,
+      tasks: plan.value.tasks.map((task) => task.task_id),
+      attempts_per_task: 1,
+    };
+  }
+  if (taskList !== null) {
+    return {
+      source: "task list",
+      file: taskList.path,
+      tasks: taskList.value.tasks.map((task) => task.task_id),
+      attempts_per_task: taskList.value.attempts_per_task,
+    };
+  }
+  return {
+    source: "ledger",
+    file: null,
+    tasks: [...new Set(rows.map((row) => row.task_id))],
+    attempts_per_task: null,
+  };
 }
 
 /**
