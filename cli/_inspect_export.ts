@@ -24,6 +24,7 @@
  * | the plan's, the task list's or else the ledger's tasks | `eval.dataset.sample_ids`, `samples` | the denominator: a task without a sample is missing on import |
  * | `attempts_per_task` (plan, task list) | `eval.config.epochs` | else the most epochs a task has |
  * | scored, `resolved` | `scores.ledgerbench.value` | `"C"` / `"I"` (Inspect's CORRECT, INCORRECT) |
+ * | the agent's resolved rate (`summarizeAgents`) | `results.scores[0].metrics.accuracy` | Inspect's `accuracy()` of C 1, I 0 over the scored samples; absent when none is scored |
  * | invalid | `sample.error` (no score) | message `invalid (<reason>)` and the notes; Inspect leaves such samples unscored |
  * | `prompt_tokens`, `completion_tokens` | `model_usage.<model>` `input_tokens`, `output_tokens`, `total_tokens` | only when both are recorded: a null stays absent, never 0; the model is the provenance's, else the agent id |
  * | `provenance.reported_cost_usd` | `model_usage.<model>.total_cost` | when recorded |
@@ -38,6 +39,7 @@
  */
 import type { Episode } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
+import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { TranscriptMessage } from "../viewer/transcript.ts";
 
 /** Inspect's log format version written (`LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615). */
@@ -151,7 +153,8 @@ function agentLog(
   const maxEpoch = Math.max(1, ...epochs);
   const spec = evalSpec(agent, rows, context, maxEpoch);
   const plan = { name: "plan", steps: [], config: {} };
-  const scored = rows.filter((entry) => entry.row.status === "scored").length;
+  const [standing] = summarizeAgents(rows.map((entry) => entry.row));
+  const scored = standing.scored;
   const header = {
     version: INSPECT_LOG_VERSION,
     status: "success",
@@ -166,7 +169,10 @@ function agentLog(
         scored_samples: scored,
         unscored_samples: samples.length - scored,
         params: {},
-        metrics: {},
+        // Inspect's accuracy() over the C/I values: the agent's resolved rate
+        metrics: standing.resolved_rate === null
+          ? {}
+          : { accuracy: { name: "accuracy", value: standing.resolved_rate, params: {} } },
       }],
     },
     stats: stats(rows),

@@ -317,6 +317,11 @@ Deno.test("export inspect writes a runner row's model calls, its verdict and its
       {},
       [],
     ]);
+    // 1 resolved of 2 scored (t3 is invalid, unscored): Inspect's accuracy 0.5
+    const header = entries.get("header.json") as { results: { scores: Obj[] } };
+    assert.deepEqual(header.results.scores[0].metrics, {
+      accuracy: { name: "accuracy", value: 0.5, params: {} },
+    });
     const t3 = sample("t3");
     assert.equal(t3.scores, undefined);
     assert.deepEqual(t3.error, {
