@@ -84,7 +84,10 @@ export interface ExportContext {
 /** One log: its agent, its file name and its ZIP entries in order. */
 export interface InspectLogFile {
   agent_id: string;
-  /** `<agent>.eval`, the agent id with every character outside `[A-Za-z0-9._-]` as `_`. */
+  /**
+   * `<agent>.eval`: the agent id with every character outside `[A-Za-z0-9._-]`, and a leading
+   * dot, as `_`; `-2`, `-3`... after a name another agent already took.
+   */
   name: string;
   samples: number;
   entries: [string, unknown][];
@@ -134,8 +137,10 @@ export function inspectLogs(
   }
   const names = new Set<string>();
   return [...byAgent.entries()].map(([agent, list]) => {
-    let name = agent.replace(/[^A-Za-z0-9._-]/g, "_");
-    for (let n = 2; names.has(name); n++) name = `${agent.replace(/[^A-Za-z0-9._-]/g, "_")}-${n}`;
+    // a leading dot would hide the file
+    const base = agent.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\./, "_");
+    let name = base;
+    for (let n = 2; names.has(name); n++) name = `${base}-${n}`;
     names.add(name);
     return agentLog(agent, `${name}.eval`, list, context);
   });

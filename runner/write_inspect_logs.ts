@@ -15,8 +15,11 @@ export interface EvalLogEntries {
 }
 
 /**
- * Deflate level of Inspect's `.eval` recorder (`zipfile_compress_kwargs` in
- * `src/inspect_ai/_util/zipfile.py` at commit 499e615: ZIP_DEFLATED, level 5).
+ * How entries are compressed: deflate (ZIP method 8) at level 5, as Inspect's
+ * recorder wrote them before 0.3.206. Since then it writes zstd (method 93;
+ * `zipfile_compress_kwargs` in `src/inspect_ai/_util/zipfile.py` at commit
+ * 499e615), but its reader (Python's `zipfile`) still reads deflate, and no
+ * zstd compressor is among our packages (`fzstd` only decompresses).
  */
 const EVAL_DEFLATE_LEVEL = 5;
 
@@ -30,8 +33,8 @@ const ENTRY_TIME = new Date(1980, 0, 1, 0, 0, 0);
 /**
  * The bytes of one `.eval` log: a ZIP of its entries in order, each the
  * JSON text of its value as Inspect writes it (`pythonJson`: the value's
- * key order, bare `NaN`/`Infinity`), deflated at Inspect's level, every
- * entry dated {@link ENTRY_TIME}. Deterministic: same entries, same bytes.
+ * key order, bare `NaN`/`Infinity`), deflated ({@link EVAL_DEFLATE_LEVEL}),
+ * every entry dated {@link ENTRY_TIME}. Deterministic: same entries, same bytes.
  *
  * @param log the entries
  * @returns the ZIP's bytes

@@ -202,8 +202,10 @@ Deno.test("import, export and import again: the same counts and messages, the sa
     // log whose eval.config is {}), kept as epoch 4 beyond the task list's 2 attempts
     assert.match(
       reimport.stderr.replace(/\n {2}/g, " "),
-      /^warning: \S+\/inspect\/\.\.\.\.eval:header\.json: 1 attempt\(s\) have an epoch beyond eval\.config\.epochs \(2\)\n$/,
+      /^warning: \S+\/inspect\/_\.\.\.eval:header\.json: 1 attempt\(s\) have an epoch beyond eval\.config\.epochs \(2\)\n$/,
     );
+    // agent "..." (log_tool_call_error's eval.model) gets "_...eval": no hidden file
+    assert.ok(logs.some((path) => path.endsWith("/inspect/_...eval")));
     const before = await readRows(first);
     const after = await readRows(again);
     assert.deepEqual(counts(after), counts(before));
