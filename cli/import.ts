@@ -40,6 +40,7 @@ import { type Io, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { nextStep } from "./_next_step.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
+import { artifactsDir } from "./_episode_evidence.ts";
 
 /** `--pass-threshold`: any finite score. */
 const PASS_THRESHOLD = {
@@ -66,12 +67,15 @@ USAGE:
 FORMATS:
   inspect    Inspect AI eval logs, .json or .eval (ZIP, deflate or zstd): one row
              per sample and epoch; error -> invalid (harness_error), limit ->
-             stop reason; the dataset's sample ids are the planned tasks
+             stop reason; the dataset's sample ids are the planned tasks; each
+             sample's messages and events kept in the artifact store (view
+             shows them, export inspect gives them back)
   swebench   SWE-bench harness final reports (<model>.<run_id>.json): resolved /
              unresolved / empty patch scored, error and infrastructure failures
              invalid, incomplete instances missing
   harbor     Harbor / Terminal-Bench job directories: one row per trial; reward
-             and exception mapped by one table (inputs/import/harbor.ts)
+             and exception mapped by one table (inputs/import/harbor.ts); a
+             trial's agent/trajectory.json (ATIF) kept in the artifact store
   table      CSV, TSV or JSONL with a column mapping (see below)
 
 OPTIONS:
@@ -83,6 +87,8 @@ OPTIONS:
   --agent-id ID       One agent id for every row (default: from the source)
   --price-table-id ID The rows' price_table_id (default "none": money needs a
                       frozen price table of that id)
+  --artifacts DIR     Where the kept transcripts go (default: artifacts/ beside
+                      the ledger, where show and view look)
 ${WIDTH_HELP}
   --json              Canonical JSON instead of text
   -h, --help          This help
@@ -109,6 +115,7 @@ const OPTIONS = {
   "tasks-out": { type: "string" },
   "agent-id": { type: "string" },
   "price-table-id": { type: "string" },
+  artifacts: { type: "string" },
   scorer: { type: "string" },
   "pass-threshold": { type: "string" },
   "run-id": { type: "string" },
@@ -176,6 +183,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     taskListPath: stringOption(values, "tasks-out") ?? defaultTaskListPath(out),
     tasks,
     priceTableId,
+    artifacts: artifactsDir(out, stringOption(values, "artifacts")),
     // at once, so that a warning (a torn ledger tail moved aside) is seen even if the import fails
     warn: (message) => io.stderr(fitLines(`warning: ${lineText(message)}\n`, width)),
   });

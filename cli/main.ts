@@ -118,6 +118,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Import Inspect logs, SWE-bench reports, Harbor jobs or tables into a ledger",
     file: "import.ts",
   },
+  export: {
+    summary: "Export a ledger as Inspect AI .eval logs, one per agent, with transcripts",
+    file: "export.ts",
+  },
   suite: {
     summary: "Import Harbor / Terminal-Bench tasks as a suite; prove every verifier (check)",
     file: "suite.ts",

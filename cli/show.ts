@@ -17,7 +17,8 @@ import { artifactsDir, type LedgerLine, openRowLog, scanLedgerRows } from "./_ep
 import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
-import { integer } from "../report/format.ts";
+import { integer, plural } from "../report/format.ts";
+import { episodeMessages } from "../viewer/episode_messages.ts";
 import {
   fitLines,
   fitTable,
@@ -58,7 +59,10 @@ ${widthHelpAt(23)}
   -h, --help           This help
 
 A row without episode_log_digest (written before logs were stored, or whose
-log could not be stored: see its notes) is printed with "no stored log".
+log could not be stored: see its notes) is printed with "no stored log". An
+imported row's log holds the conversation its source kept (an Inspect
+sample's messages, a Harbor trajectory): its messages are counted (view
+shows them, --json prints the record).
 Strings from the ledger and the log are untrusted: control characters (ESC
 and CR included), C1 controls and bidirectional overrides are printed as
 \\xHH or \\uHHHH escapes.
@@ -153,6 +157,15 @@ function renderText(
     return text;
   }
   text += `\nepisode log: ${row.episode_log_digest} in ${artifacts} (content checked)\n`;
+  if (log.imported !== undefined) {
+    // an imported row's log holds only the conversation its source kept: no calls, no tails
+    const messages = episodeMessages(log);
+    const calls = messages.flatMap((m) => m.parts).filter((p) => p.kind === "tool_call").length;
+    return text +
+      `\ntranscript kept from the source (${log.imported.format}): ${
+        plural(messages.length, "message")
+      }, ${plural(calls, "tool call")} (view shows them; --json prints the record)\n`;
+  }
   text += `\ncalls: ${log.calls.length}` +
     (log.calls_omitted === 0 ? "" : `, ${log.calls_omitted} more not stored`) + "\n";
   if (log.calls.length > 0) text += callTable(context, log.calls);

@@ -75,8 +75,9 @@ OPTIONS:
 ${widthHelpAt(23)}
   -h, --help           This help
 
-The server runs until interrupted (Ctrl-C). Imported rows (no artifacts)
-get one sentence naming their source file and position. Strings from the
+The server runs until interrupted (Ctrl-C). Imported rows get one sentence
+naming their source file and position, and the messages and tool calls
+their source kept (an Inspect log's, kept by import). Strings from the
 ledger and the logs are untrusted: escaped as in the report, and every page
 carries a Content-Security-Policy that runs no inline script.
 

@@ -8,7 +8,9 @@
  * key redacted: `Relay.callBodies()`), for a judged task the judge's
  * relay's records and bodies beside them (issue 14), and the verifier's own
  * output tails with the mode it ran in (issue 22), and the workspace diff
- * against the task's start (issue 25: `workspaceDiff`, bounded).
+ * against the task's start (issue 25: `workspaceDiff`, bounded). An
+ * imported row's log (`ledgerbench import`) holds no tails, calls or
+ * bodies, only the conversation its source kept (`imported`).
  *
  * Layout, under the artifact store's root (`runner/sandbox/artifact_store.ts`):
  * `<root>/sha256/<hex>.episode-log.json`, the log as canonical JSON
@@ -30,6 +32,7 @@ import type { WorkspaceDiff } from "./sandbox/workspace_diff.ts";
 import { removeDeadStaging, stagingPath } from "./sandbox/store_staging.ts";
 import { nameFullDisk } from "./name_full_disk.ts";
 import { readRegularFile } from "../inputs/read_regular_file.ts";
+import type { ImportedTranscript } from "../inputs/import/imported_attempt.ts";
 
 /** The format tag of every stored log; bumped when its layout changes. */
 export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
@@ -144,6 +147,15 @@ export const EpisodeLog = z.object({
    */
   agent_egress: z.array(EgressRequest).optional(),
   agent_egress_omitted: z.number().int().nonnegative().optional(),
+  /**
+   * An imported row's conversation as its source wrote it (an Inspect
+   * sample's messages and events, a Harbor trial's ATIF trajectory:
+   * `ImportedTranscript`), kept whole and
+   * unbounded, as the source holds it. Absent: a row the runner wrote, or a
+   * source that kept none.
+   */
+  imported: z.object({ format: z.enum(["inspect", "atif"]), record: z.string() }).strict()
+    .optional() satisfies z.ZodType<ImportedTranscript | undefined>,
 }).strict();
 export type EpisodeLog = z.infer<typeof EpisodeLog>;
 
@@ -178,6 +190,8 @@ export interface EpisodeLogInput {
   workspaceDiff?: WorkspaceDiff;
   /** The agent's requests through its egress proxy (absent: it had no network). */
   agentEgress?: readonly EgressRequest[];
+  /** An imported row's conversation as its source wrote it (absent: none). */
+  imported?: ImportedTranscript;
 }
 
 /**
@@ -313,6 +327,7 @@ export async function storeEpisodeLog(
       agent_egress: input.agentEgress.slice(0, VERIFIER_EVIDENCE_LIMITS.egress),
       agent_egress_omitted: Math.max(0, input.agentEgress.length - VERIFIER_EVIDENCE_LIMITS.egress),
     }),
+    ...(input.imported === undefined ? {} : { imported: { ...input.imported } }),
   };
   const secrets = (options.redact ?? []).filter((value) => value.length > 0);
   const text = canonicalJson(redactStrings(log, secrets));

@@ -20,6 +20,7 @@ import type { Loaded } from "../inputs/json_file.ts";
 import { loadTaskList } from "../inputs/task_list.ts";
 import { acquireLedgerLock } from "./ledger_lock.ts";
 import { type EpisodeDraft, LedgerWriter } from "./ledger_writer.ts";
+import { storeEpisodeLog } from "./episode_log_store.ts";
 
 /** One source and what its importer read. */
 export interface ImportedSource {
@@ -39,6 +40,12 @@ export interface WriteImportOptions {
   tasks: Loaded<TaskList> | null;
   /** The rows' `price_table_id` (money comes only from a frozen table named so). */
   priceTableId: string;
+  /**
+   * The ledger's artifact store (`artifacts/` beside it, where `show` and
+   * `view` look): each attempt's kept transcript is stored there as an
+   * episode log that its row names.
+   */
+  artifacts: string;
   /** Where warnings go; default stderr. */
   warn?: (message: string) => void;
 }
@@ -88,6 +95,12 @@ export interface ImportOutcome {
  *   rows name, with a warning that missing tasks cannot then be known;
  *   attempts per task the largest any source declares; merged into a task
  *   list already at the path (its tasks first, attempts per task equal);
+ * - an attempt's kept transcript (an Inspect sample's messages and events)
+ *   is stored in the artifact store as an episode log
+ *   (`storeEpisodeLog`, content-addressed: the same transcript is one
+ *   file), and its row names it by `episode_log_digest`, as a row the
+ *   runner writes does; the logs are stored before any row is appended (a
+ *   log no row names yet is harmless, a row naming no file is not);
  * - the rows are appended as one batch (`LedgerWriter.appendAll`): all of
  *   them or, after a failed write or a crash, none;
  * - the ledger's lock is held throughout (one writer per ledger).
@@ -116,11 +129,22 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
     },
   });
   try {
-    const drafts = options.sources.flatMap(({ batch }) =>
-      batch.attempts.map((attempt) => draftOf(attempt, options.priceTableId))
-    );
+    const attempts = options.sources.flatMap(({ batch }) => batch.attempts);
+    const drafts = attempts.map((attempt) => draftOf(attempt, options.priceTableId));
     refuseDuplicates(drafts, known, options.ledger);
     const taskList = await writeTaskList(options, warn);
+    for (const [index, attempt] of attempts.entries()) {
+      if (attempt.transcript === undefined) continue;
+      const stored = await storeEpisodeLog(options.artifacts, {
+        episode_id: episodeIdOf(drafts[index]),
+        stdoutTail: null,
+        stderrTail: null,
+        records: null,
+        bodies: null,
+        imported: attempt.transcript,
+      });
+      drafts[index].episode_log_digest = stored.digest;
+    }
     // one batch: every row checked first, one fsync, whole or nothing (ledger_writer.ts)
     await writer.appendAll(drafts);
     return {

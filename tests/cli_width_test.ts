@@ -102,6 +102,10 @@ const EXAMPLES: Case[] = [
     args: (dir) => ["import", "inspect", INSPECT_LOG, "--out", `${dir}/ledger.jsonl`],
   },
   {
+    name: "export inspect",
+    args: (dir) => ["export", "inspect", DEMO, "--out", `${dir}/inspect`],
+  },
+  {
     name: "show synthetic",
     args: () => ["show", "synthetic-2026-09/agent-alpha/E11/1", "--ledger", SYNTHETIC],
     json: false,
@@ -307,6 +311,7 @@ Deno.test("--width is in every such command's help and checked", async () => {
       ["validate"],
       ["calibrate"],
       ["import"],
+      ["export"],
       ["show"],
       ["plan"],
       ["errata"],

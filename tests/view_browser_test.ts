@@ -27,6 +27,7 @@ import { storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { storeArtifact } from "../runner/sandbox/artifact_store.ts";
 import { workspaceDiff } from "../runner/sandbox/workspace_diff.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
+import { toolConversation } from "../viewer/_call_body_for_test.ts";
 
 const CHROMIUM = Deno.env.get("LEDGERBENCH_CHROMIUM") ?? "chromium";
 const SHOTS = Deno.env.get("LEDGERBENCH_VIEW_SHOTS");
@@ -262,33 +263,13 @@ const HOSTILE = {
 };
 
 function chatBodies() {
-  const user = { role: "user", content: HOSTILE.user };
-  const call = {
-    role: "assistant",
-    content: null,
-    tool_calls: [{
-      id: "c1",
-      type: "function",
-      function: { name: "shell", arguments: HOSTILE.tool },
-    }],
-  };
-  const pair = (index: number, request: unknown, response: unknown) => {
-    const req = JSON.stringify(request);
-    const res = JSON.stringify(response);
-    return {
-      index,
-      endpoint: "/v1/chat/completions",
-      request: { text: req, bytes: req.length, truncated: false },
-      response: { text: res, bytes: res.length, truncated: false },
-    };
-  };
-  return [
-    pair(1, { model: "m", messages: [user] }, { choices: [{ message: call }] }),
-    pair(2, {
-      model: "m",
-      messages: [user, call, { role: "tool", tool_call_id: "c1", content: HOSTILE.stdout }],
-    }, { choices: [{ message: { role: "assistant", content: "Done <b>bold</b>" } }] }),
-  ];
+  return toolConversation({
+    user: HOSTILE.user,
+    tool: "shell",
+    arguments: HOSTILE.tool,
+    result: HOSTILE.stdout,
+    reply: "Done <b>bold</b>",
+  });
 }
 
 /** A ledger of three rows (two agents on the hostile task, one imported row) and its store. */

@@ -2,8 +2,9 @@
  * One episode's page in the browser (issue 25): its row's figures, the
  * verifier's verdict and checks, the transcript from the stored model-call
  * bodies, the tool calls, the candidate's stdout and stderr, and the
- * workspace diff against the task's start; or, for an imported row, one
- * sentence naming where it came from. Pure: the log is read by the caller.
+ * workspace diff against the task's start; or, for an imported row, where
+ * it came from and the messages its source kept (an Inspect sample's, through
+ * the same message rendering). Pure: the log is read by the caller.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { parseVerdictLine } from "../runner/sandbox/parse_verdict_line.ts";
 import { outcomeOf } from "./episode_filter.ts";
 import { NOT_RECORDED, tokensCell, wallCell } from "./episode_table_page.ts";
 import { toolCalls, transcript, type TranscriptMessage } from "./transcript.ts";
+import { episodeMessages } from "./episode_messages.ts";
 import { block, idSpan, page, text } from "./_html.ts";
 import { distinctShortIds } from "../analysis/untrusted_text.ts";
 import { type Links, SERVER_LINKS } from "./links.ts";
@@ -43,8 +45,9 @@ const num = (value: number | null | undefined) =>
 
 /**
  * The sections of one episode (used whole by the episode page and side by
- * side by the comparison): an imported row gets its summary and one
- * sentence naming its source file and position, and nothing more; a row
+ * side by the comparison): an imported row gets its summary, one sentence
+ * naming its source file and position and, when its source kept them, its
+ * messages and tool calls (`episodeMessages`), and nothing more; a row
  * without a readable log says why; otherwise every section, each saying
  * when its evidence was not recorded.
  *
@@ -56,12 +59,19 @@ export function episodeSections(evidence: EpisodeEvidence): string {
   let html = summary(row, evidence.line) + correctionLines(evidence.corrections ?? []);
   if (row.provenance?.evidence_kind === "imported") {
     const p = row.provenance;
+    const from = `<p class="imported">This episode was imported (${text(p.format)}) from ${
+      text(`"${p.source}"`)
+    } at ${text(p.position)}`;
+    if (evidence.log?.imported !== undefined) {
+      return html +
+        `${from}: the transcript below is the conversation its source kept; no relay calls, output, verdict checks or workspace diff were recorded.</p>` +
+        importedTranscriptSection(episodeMessages(evidence.log));
+    }
+    const problem = evidence.problem === null
+      ? ""
+      : `<p class="problem">The episode log could not be read: ${text(evidence.problem)}</p>`;
     return html +
-      `<p class="imported">This episode was imported (${text(p.format)}) from ${
-        text(`"${p.source}"`)
-      } at ${
-        text(p.position)
-      }: it has no stored artifacts, so no transcript, output, verdict checks or workspace diff can be shown.</p>`;
+      `${from}: it has no stored artifacts, so no transcript, output, verdict checks or workspace diff can be shown.</p>${problem}`;
   }
   html += verdictSection(row, evidence.log);
   if (evidence.problem !== null) {
@@ -273,20 +283,55 @@ function transcriptSection(log: EpisodeLog): string {
 }
 
 function toolSection(log: EpisodeLog): string {
-  const calls = toolCalls(transcript(log.bodies));
+  return toolTable(toolCalls(transcript(log.bodies)), "call");
+}
+
+/** The tool calls the model asked for, each linked to its call (or message) by `#<anchor>-<n>`. */
+function toolTable(
+  calls: readonly { call: number; name: string; arguments: string }[],
+  anchor: "call" | "message",
+): string {
   let html = `<section class="tools"><h3>Tool calls in the model's replies (${calls.length})</h3>`;
   if (calls.length === 0) {
     return html + `<p class="absent">The model asked for no tool call.</p></section>`;
   }
-  html +=
-    `<table class="tool-calls"><thead><tr><th>Call</th><th>Tool</th><th>Arguments</th></tr></thead><tbody>${
-      calls.map((c) =>
-        `<tr><td><a href="#call-${c.call}">${c.call}</a></td><td><code>${
-          text(c.name)
-        }</code></td><td><pre>${block(c.arguments)}</pre></td></tr>`
-      ).join("")
-    }</tbody></table>`;
+  html += `<table class="tool-calls"><thead><tr><th>${
+    anchor === "call" ? "Call" : "Message"
+  }</th><th>Tool</th><th>Arguments</th></tr></thead><tbody>${
+    calls.map((c) =>
+      `<tr><td><a href="#${anchor}-${c.call}">${c.call}</a></td><td><code>${
+        text(c.name)
+      }</code></td><td><pre>${block(c.arguments)}</pre></td></tr>`
+    ).join("")
+  }</tbody></table>`;
   return html + `</section>`;
+}
+
+/**
+ * An imported row's conversation as its source kept it: each message
+ * (numbered, `#message-<n>`) through the same rendering as a stored call's,
+ * then the tool calls of the assistant's messages.
+ */
+function importedTranscriptSection(messages: readonly TranscriptMessage[]): string {
+  let html = `<section class="transcript"><h3>Transcript (${messages.length} message${
+    messages.length === 1 ? "" : "s"
+  }, as the source kept them)</h3>`;
+  if (messages.length === 0) html += `<p class="absent">The source kept no message.</p>`;
+  messages.forEach((message, i) => {
+    html += `<div class="call" id="message-${i + 1}">${
+      messageHtml(message, message.role === "assistant" ? "reply" : "sent")
+    }</div>`;
+  });
+  const calls = messages.flatMap((message, i) =>
+    message.role === "assistant"
+      ? message.parts.flatMap((part) =>
+        part.kind === "tool_call"
+          ? [{ call: i + 1, name: part.name, arguments: part.arguments }]
+          : []
+      )
+      : []
+  );
+  return html + `</section>` + toolTable(calls, "message");
 }
 
 /** The requests the relay answered itself outside the model APIs (method, target, status, code). */

@@ -65,6 +65,44 @@ Deno.test("episodeSections() gives an imported row one sentence naming its sourc
   assert.ok(!html.includes("Verifier's verdict") && !html.includes("Transcript"));
 });
 
+Deno.test("episodeSections() shows an imported row's kept messages and tool calls, escaped", () => {
+  const row = episode("a", "t", true, {
+    provenance: {
+      evidence_kind: "imported",
+      format: "inspect",
+      importer_version: "inspect/1",
+      model: "m",
+      position: "samples[0]",
+      reported_cost_usd: null,
+      source: "run.json",
+      source_sha256: "0".repeat(64),
+      tokens_reported_by: "harness",
+    },
+  });
+  const record = JSON.stringify({
+    messages: [
+      { role: "user", content: "<script>alert(1)</script>\u202e" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c<1>", function: "bash", arguments: { cmd: "ls <dir>" } }],
+      },
+      { role: "tool", content: "a & b", tool_call_id: "c<1>" },
+    ],
+  });
+  const log = { ...LOG, imported: { format: "inspect" as const, record } };
+  const html = episodeSections({ row, line: 2, log, problem: null });
+  assert.ok(html.includes("the transcript below is the conversation its source kept"));
+  assert.ok(html.includes("Transcript (3 messages, as the source kept them)"));
+  assert.ok(!html.includes("<script>") && !html.includes("\u202e"));
+  assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
+  assert.ok(html.includes("{&quot;cmd&quot;:&quot;ls &lt;dir&gt;&quot;}"));
+  assert.ok(html.includes("a &amp; b"));
+  assert.ok(html.includes('<td><a href="#message-2">2</a></td><td><code>bash</code></td>'));
+  // what a runner row's log also holds is never read for an imported row
+  assert.ok(!html.includes("Verifier's verdict") && !html.includes("HIDDEN-STDERR"));
+});
+
 Deno.test("episodeSections() says why a row has no log, or why its log could not be read", () => {
   const row = episode("a", "t", true);
   assert.ok(

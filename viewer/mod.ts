@@ -7,10 +7,13 @@
  * - `episode_filter.ts`: the filters (agent, task, outcome, stop reason,
  *   invalid reason);
  * - `episode_page.ts`: one episode (verdict, transcript, tool calls,
- *   output, workspace diff; one sentence for an imported row);
+ *   output, workspace diff; for an imported row its source and the messages
+ *   the source kept);
  * - `compare_page.ts`: two agents on one task, side by side;
  * - `transcript.ts`: the conversation read from the stored model-call
  *   bodies of the four APIs the relay meters;
+ * - `episode_messages.ts`: an episode's conversation as one list of
+ *   messages, from those calls or from an imported source's kept messages;
  * - `links.ts`: where links go, to the server's paths or to the files of a
  *   static export (`view --out`, written by `cli/_view_static.ts`);
  * - `_html.ts`: escaping, query links and the page shell with its
@@ -50,5 +53,6 @@ export { matchesFilter, outcomeOf, parseFilter } from "./episode_filter.ts";
 export { episodePage, episodeSections } from "./episode_page.ts";
 export { comparePage } from "./compare_page.ts";
 export { toolCalls, transcript } from "./transcript.ts";
+export { episodeMessages } from "./episode_messages.ts";
 export { CONTENT_SECURITY_POLICY } from "./_html.ts";
 export { SERVER_LINKS, staticLinks } from "./links.ts";

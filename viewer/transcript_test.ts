@@ -1,42 +1,15 @@
 import assert from "node:assert/strict";
 import { toolCalls, transcript } from "./transcript.ts";
-
-/** A stored body pair, kept whole. */
-function body(index: number, endpoint: string, request: unknown, response: string) {
-  const requestText = JSON.stringify(request);
-  return {
-    index,
-    endpoint,
-    request: { text: requestText, bytes: requestText.length, truncated: false },
-    response: { text: response, bytes: response.length, truncated: false },
-  };
-}
+import { callBody as body, toolConversation } from "./_call_body_for_test.ts";
 
 Deno.test("transcript() reads Chat Completions and shows each turn once", () => {
-  const user = { role: "user", content: "list files" };
-  const call = {
-    role: "assistant",
-    content: null,
-    tool_calls: [{
-      id: "c1",
-      type: "function",
-      function: { name: "shell", arguments: '{"cmd":"ls"}' },
-    }],
-  };
-  const calls = transcript([
-    body(
-      1,
-      "/v1/chat/completions",
-      { messages: [user] },
-      JSON.stringify({ choices: [{ message: call }] }),
-    ),
-    body(
-      2,
-      "/v1/chat/completions",
-      { messages: [user, call, { role: "tool", tool_call_id: "c1", content: "a.txt" }] },
-      JSON.stringify({ choices: [{ message: { role: "assistant", content: "Done." } }] }),
-    ),
-  ]);
+  const calls = transcript(toolConversation({
+    user: "list files",
+    tool: "shell",
+    arguments: '{"cmd":"ls"}',
+    result: "a.txt",
+    reply: "Done.",
+  }));
   assert.deepEqual(calls[0].sent, [{
     role: "user",
     parts: [{ kind: "text", text: "list files" }],

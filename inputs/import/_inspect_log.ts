@@ -85,7 +85,12 @@ function parseEntry(bytes: Uint8Array, file: string): Json {
   return parsed.value;
 }
 
-const SAMPLE_ENTRY = /^samples\/[^/]+\.json$/;
+/**
+ * A sample entry: any name under `samples/` ending in `.json`, as Inspect's
+ * `_read_log` selects them; a sample id holding a `/` (Inspect writes
+ * `samples/{id}_epoch_{epoch}.json` whatever the id) makes a deeper name.
+ */
+const SAMPLE_ENTRY = /^samples\/.+\.json$/;
 const JOURNAL_SUMMARY = /^_journal\/summaries\/(\d+)\.json$/;
 
 /**

@@ -27,6 +27,12 @@
  *   retried trial's directory is deleted before the retry.
  * - Exception types: `trial/errors.py`, `agents/installed/base.py`,
  *   `verifier/verifier.py`, `llms/base.py`, `environments/base.py`.
+ * - A trial's agent trajectory, `<trial>/agent/trajectory.json` (the
+ *   agent's logs directory, `models/trial/paths.py`; the Agent Trajectory
+ *   Interchange Format, `models/trajectories/`, read at commit 7d91dbf): kept
+ *   as the file holds it as the row's transcript (`import` stores it beside
+ *   the ledger; `view` shows its steps as messages); one that is not a JSON
+ *   object is a warning, and the row keeps none.
  *
  * Times are written by pydantic from `datetime.now(timezone.utc)`
  * (`...Z`); a time without a zone cannot be placed and is left out.
@@ -60,6 +66,7 @@ import { sha256Hex } from "../../analysis/sha256_hex.ts";
 import { displayId } from "../../analysis/untrusted_text.ts";
 import { pathExists, readInput } from "../input_file.ts";
 import { fieldProblem, parseJsonFile } from "../json_file.ts";
+import { parseJsonObject } from "../../analysis/schema/strict_json.ts";
 import { type IsoInstant, parseIsoTime } from "./_iso_time.ts";
 import { noteText } from "./_notes.ts";
 import type { ImportBatch, ImportedAttempt, ImportedOutcome } from "./imported_attempt.ts";
@@ -273,6 +280,8 @@ interface Trial {
   result: TrialResult;
   /** Epoch microseconds of `started_at`, or null. */
   started: number | null;
+  /** The agent's trajectory (`agent/trajectory.json`) as the file holds it; null: none read. */
+  trajectory: string | null;
 }
 
 /** What parsing a time found: an instant, nothing, or a time without a zone. */
@@ -503,7 +512,10 @@ async function subdirectories(dir: string): Promise<string[]> {
  *
  * @returns the trials in directory-name order, and how many subdirectories hold no result
  */
-async function readTrials(dir: string): Promise<{ trials: Trial[]; unfinished: number }> {
+async function readTrials(
+  dir: string,
+  warnings: string[],
+): Promise<{ trials: Trial[]; unfinished: number }> {
   const trials: Trial[] = [];
   let unfinished = 0;
   for (const name of await subdirectories(dir)) {
@@ -521,9 +533,30 @@ async function readTrials(dir: string): Promise<{ trials: Trial[]; unfinished: n
       sha256: sha256Hex(bytes),
       result,
       started: started === "zoneless" || started === null ? null : started.micros,
+      trajectory: await readTrajectory(join(dir, name, "agent", "trajectory.json"), warnings),
     });
   }
   return { trials, unfinished };
+}
+
+/**
+ * A trial's agent trajectory, where Harbor's agents write it (`trajectory.json`
+ * in the agent's logs directory, `<trial>/agent/`: `models/trial/paths.py`,
+ * `agents/installed/*.py`), in the Agent Trajectory Interchange Format
+ * (`models/trajectories/`): its text when it is one JSON object, else null
+ * with a warning (the row does not depend on it); null when there is none.
+ */
+async function readTrajectory(file: string, warnings: string[]): Promise<string | null> {
+  if (!(await pathExists(file))) return null;
+  const bytes = await readInput(file);
+  const parsed = parseJsonObject(bytes, "the file", undefined, { nonFinite: true });
+  if (parsed.ok) return parsed.text;
+  const p = parsed.problem;
+  warnings.push(
+    `${file}:${p.line}: ${p.field === "" ? "" : `field "${p.field}": `}${p.message}: ` +
+      "the trial's row keeps no transcript",
+  );
+  return null;
 }
 
 /**
@@ -732,6 +765,9 @@ function attemptOf(
       model: result.agent_info.model_info?.name ?? null,
       reported_cost_usd: usage.cost,
     },
+    ...(trial.trajectory === null
+      ? {}
+      : { transcript: { format: "atif" as const, record: trial.trajectory } }),
   };
 }
 
@@ -823,7 +859,8 @@ export async function importHarborJob(
   const job = (await pathExists(resultFile))
     ? parseJsonFile(await readInput(resultFile), JobResult, resultFile).value
     : {};
-  const { trials, unfinished } = await readTrials(dir);
+  const trajectoryWarnings: string[] = [];
+  const { trials, unfinished } = await readTrials(dir, trajectoryWarnings);
   const agentOf = agentIds(trials, options.agentId);
   const named = configTaskNames(config);
   const taskId = harborTaskIds([...trials.map((trial) => trial.result.task_name), ...named ?? []]);
@@ -843,6 +880,7 @@ export async function importHarborJob(
   const { planned, warning } = plannedTasks(named, trials, configFile, taskId);
   const warnings = jobWarnings(dir, config, job.n_total_trials, trials.length, unfinished);
   if (warning !== null) warnings.push(warning);
+  warnings.push(...trajectoryWarnings);
   const extra = attempts.filter((row) => row.attempt === config.n_attempts + 1).length;
   if (extra > 0) {
     warnings.push(

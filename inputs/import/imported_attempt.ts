@@ -36,6 +36,26 @@ export interface ImportedAttempt {
   /** What the source said that the row's fields cannot hold (an error message, a limit), escaped by outputs. */
   notes: string;
   provenance: Provenance;
+  /** What the source kept of the conversation (absent: nothing), stored beside the ledger by `import`. */
+  transcript?: ImportedTranscript;
+}
+
+/**
+ * An imported attempt's conversation as its source wrote it, kept so that
+ * `view` can show it and `export inspect` can give it back.
+ *
+ * - `inspect`: `record` is the JSON text (Python's bare `NaN`/`Infinity`
+ *   allowed, `pythonJson`) of an object holding the Inspect sample's
+ *   `input`, `target`, `messages` and, where the sample has them, `output`,
+ *   `events` (older logs: `transcript.events`), `attachments` and
+ *   `events_data`, each member as the log holds it;
+ * - `atif`: `record` is the text of a Harbor trial's agent trajectory
+ *   (`agent/trajectory.json`, the Agent Trajectory Interchange Format), as
+ *   the file holds it.
+ */
+export interface ImportedTranscript {
+  format: "inspect" | "atif";
+  record: string;
 }
 
 /** Everything an importer read from one source. */

@@ -14,6 +14,7 @@ import {
 } from "./inspect.ts";
 import { NOTE_MESSAGE_CHARS } from "./_notes.ts";
 import type { ImportedAttempt } from "./imported_attempt.ts";
+import { importedRecord } from "./imported_record.ts";
 
 const DIR = "tests/fixtures/import/inspect";
 const read = (name: string, options: InspectImportOptions = {}) =>
@@ -21,7 +22,7 @@ const read = (name: string, options: InspectImportOptions = {}) =>
 
 /** The fields of an attempt a test compares (all but provenance). */
 function row(attempt: ImportedAttempt) {
-  const { provenance: _provenance, ...rest } = attempt;
+  const { provenance: _provenance, transcript: _transcript, ...rest } = attempt;
   return rest;
 }
 
@@ -594,4 +595,25 @@ Deno.test("importInspectLog() refuses what is no log, and a missing file", async
   equal((await problemOf(read("absent.json"))).code, "io_error");
   const threshold = await problemOf(read(POPULARITY, { passThreshold: NaN }));
   equal(threshold.message, "pass threshold must be a finite number");
+});
+
+Deno.test("importInspectLog() keeps each sample's messages and events as the log holds them", async () => {
+  const [json] = (await read("log_formats.json")).attempts;
+  // python3: the sample's keys are id, epoch, input, target, messages, output, scores,
+  // metadata, store, transcript; 3 messages, 11 events under transcript.events
+  const kept = importedRecord(json.transcript!);
+  deepEqual(Object.keys(kept), ["input", "target", "messages", "output", "events"]);
+  const log = JSON.parse(await Deno.readTextFile(`${DIR}/log_formats.json`));
+  deepEqual(kept.messages, log.samples[0].messages);
+  deepEqual(kept.events, log.samples[0].transcript.events);
+  equal((kept.events as unknown[]).length, 11);
+  // python3: log_tool_call_error's one sample has 11 tool messages, no events or output
+  const [errors] = (await read("log_tool_call_error.json")).attempts;
+  const keptErrors = importedRecord(errors.transcript!);
+  deepEqual(Object.keys(keptErrors), ["input", "target", "messages"]);
+  equal((keptErrors.messages as unknown[]).length, 11);
+  // a summary read in place of a sample keeps nothing
+  const crashed = await read("crashed_journal.eval");
+  equal(crashed.attempts.length > 0, true);
+  equal(crashed.attempts.filter((a) => a.transcript !== undefined).length, 0);
 });
