@@ -11,7 +11,7 @@
  * | {@link episodesFrame} | one row per episode: outcome, stop reason, censoring, tokens, steps, time |
  * | {@link solveMatrix} | task × agent: the share of scored attempts that resolved the task, null when none was scored |
  * | {@link callsFrame} | one row per model call the relay recorded: API, status, refusal, fault, tokens, latency |
- * | {@link messagesFrame} | one row per message part of the transcripts: role, text, tool calls and results |
+ * | {@link messagesFrame} | one row per message part of the transcripts (stored calls, or an imported log's messages): role, text, tool calls and results |
  * | `run.report().figures` | the report's figures as vega-lite specs, for {@link showFigure} |
  * | {@link show}, {@link showFigure}, {@link showMarkdown} | display in the Deno Jupyter kernel (HTML, Markdown and text; figures as vega-lite, PNG and SVG) |
  * | {@link markdownCode}, {@link markdownText} | untrusted text (ids, messages) placed in Markdown so it renders as itself |

@@ -5,7 +5,7 @@
  * @module
  */
 import type * as dfd from "danfojs";
-import { transcript, type TranscriptMessage } from "../viewer/transcript.ts";
+import { episodeMessages } from "../viewer/episode_messages.ts";
 import { frameOf } from "./frame_of.ts";
 import type { OpenedLedger } from "./open_ledger.ts";
 
@@ -14,10 +14,6 @@ export interface MessageRecord {
   episode_id: string;
   agent_id: string;
   task_id: string;
-  /** The model call whose request or reply holds the message. */
-  call: number;
-  /** `sent` (a new turn of the call's request) or `reply` (the call's answer). */
-  direction: "sent" | "reply";
   /** 1-based position of the part in the episode's transcript. */
   position: number;
   /** The message's role as the API names it (`user`, `assistant`, `tool`, `system`, …). */
@@ -36,8 +32,6 @@ const COLUMNS: readonly (keyof MessageRecord)[] = [
   "episode_id",
   "agent_id",
   "task_id",
-  "call",
-  "direction",
   "position",
   "role",
   "kind",
@@ -48,11 +42,13 @@ const COLUMNS: readonly (keyof MessageRecord)[] = [
 
 /**
  * The transcripts of the episodes formal scores count, one row per message
- * part, read from the model-call bodies the relay kept in each episode log
- * (`transcript`: each call's new turns, then its reply, in the shape of its
- * API, as `view` shows them). Text stays as the agent and the model wrote it:
- * untrusted, to be escaped wherever it is shown. A row whose log is not kept
- * has no message here. O(bytes of the kept bodies).
+ * part, as `view` shows them (`episodeMessages`): for a row the runner wrote,
+ * the model-call bodies the relay kept (each call's new turns, then its
+ * reply, in the shape of its API); for an imported row, the messages its
+ * source kept (an Inspect sample's, a Harbor trial's trajectory). Text stays
+ * as the agent and the model wrote it: untrusted, to be escaped wherever it
+ * is shown. A row whose log is not kept has no message here. O(bytes of the
+ * kept logs).
  *
  * @param run an opened ledger
  * @returns the frame, columns as {@link MessageRecord}
@@ -61,7 +57,7 @@ const COLUMNS: readonly (keyof MessageRecord)[] = [
  * ```ts
  * import { messagesFrame, openLedger } from "../mod.ts";
  * const run = await openLedger(new URL("../ledgers/demo/ledger.jsonl", import.meta.url).pathname);
- * if ((await messagesFrame(run)).columns[6] !== "role") throw new Error();
+ * if ((await messagesFrame(run)).columns[4] !== "role") throw new Error();
  * ```
  */
 export async function messagesFrame(
@@ -72,26 +68,20 @@ export async function messagesFrame(
     const log = await run.episodeLog(row);
     if (log === null) continue;
     let position = 0;
-    const add = (call: number, direction: MessageRecord["direction"], m: TranscriptMessage) => {
-      for (const part of m.parts) {
+    for (const message of episodeMessages(log)) {
+      for (const part of message.parts) {
         records.push({
           episode_id: row.episode_id,
           agent_id: row.agent_id,
           task_id: row.task_id,
-          call,
-          direction,
           position: ++position,
-          role: m.role,
+          role: message.role,
           kind: part.kind,
           text: part.kind === "tool_call" ? part.arguments : part.text,
           tool: part.kind === "tool_call" ? part.name : null,
           tool_call_id: part.kind === "text" ? null : part.id,
         });
       }
-    };
-    for (const call of transcript(log.bodies)) {
-      for (const message of call.sent) add(call.index, "sent", message);
-      if (call.reply !== null) add(call.index, "reply", call.reply);
     }
   }
   return frameOf(records, COLUMNS);

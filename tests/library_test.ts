@@ -12,7 +12,7 @@ import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { callRecord, refusedRecord } from "../runner/relay/_call_record_for_test.ts";
 import { agentsFrame, callsFrame, messagesFrame, openLedger, solveMatrix } from "../mod.ts";
-import { row, writeJsonl } from "./_cli_run.ts";
+import { cli, row, writeJsonl } from "./_cli_run.ts";
 
 const DEMO = new URL("../ledgers/demo/ledger.jsonl", import.meta.url).pathname;
 
@@ -107,10 +107,8 @@ Deno.test("callsFrame() and messagesFrame() read the stored log's calls and tran
   assert.deepEqual(
     messages.values.map((m) => (m as unknown[]).slice(3)),
     [
-      [1, "sent", 1, "user", "text", "Count the words in input.txt", null, null],
+      [1, "user", "text", "Count the words in input.txt", null, null],
       [
-        1,
-        "sent",
         2,
         "assistant",
         "tool_call",
@@ -118,8 +116,8 @@ Deno.test("callsFrame() and messagesFrame() read the stored log's calls and tran
         "shell",
         "call_1",
       ],
-      [1, "sent", 3, "tool", "tool_result", "42 input.txt", null, "call_1"],
-      [1, "reply", 4, "assistant", "text", "There are 42 words.", null, null],
+      [3, "tool", "tool_result", "42 input.txt", null, "call_1"],
+      [4, "assistant", "text", "There are 42 words.", null, null],
     ],
   );
 });
@@ -158,4 +156,23 @@ Deno.test("agentsFrame() is the report's leaderboard, in its order, with its fig
   // The demo: the strong model's solver resolves all 7 tasks, the weak one's 5 of 7.
   assert.deepEqual(board["resolved"].values, [7, 5]);
   assert.deepEqual(board["claim"].values, ["headline", "headline"]);
+});
+
+Deno.test("messagesFrame() reads an imported Inspect log's kept messages", async () => {
+  await using dir = await tempDir();
+  const source =
+    new URL("../ledgers/examples/imported/popularity_inspect_log.json", import.meta.url)
+      .pathname;
+  const imported = await cli("import", "inspect", source, "--out", `${dir.path}/ledger.jsonl`);
+  assert.equal(imported.code, 0, imported.stderr);
+  const run = await openLedger(`${dir.path}/ledger.jsonl`);
+  const messages = await messagesFrame(run);
+  const log = JSON.parse(await Deno.readTextFile(source));
+  // One row per message part the log's samples hold, in sample order (each here one text part).
+  const expected = log.samples.flatMap((s: { messages: unknown[] }) => s.messages).length;
+  assert.equal(messages.shape[0], expected);
+  assert.deepEqual(
+    [...new Set(messages["role"].values as string[])].sort(),
+    ["assistant", "system", "user"],
+  );
 });
