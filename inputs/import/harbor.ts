@@ -72,7 +72,7 @@ import { noteText } from "./_notes.ts";
 import type { ImportBatch, ImportedAttempt, ImportedOutcome } from "./imported_attempt.ts";
 
 /** Written into every row's provenance; bump it when a mapping below changes. */
-export const HARBOR_IMPORTER_VERSION = "1.1.0";
+export const HARBOR_IMPORTER_VERSION = "1.2.0";
 
 /** Options of {@link importHarborJob}. */
 export interface HarborImportOptions {

@@ -194,7 +194,7 @@ Deno.test("importHarborJob() plans a task named with and without its org once", 
     batch.attempts[0].notes,
     "cache tokens 60500 (included in prompt tokens); task_name terminal-bench/fix-git",
   );
-  equal(HARBOR_IMPORTER_VERSION, "1.1.0");
+  equal(HARBOR_IMPORTER_VERSION, "1.2.0");
   deepEqual(batch.warnings, [
     `${JOB_D}/result.json: n_total_trials is 8 but 6 trials have a result.json: 2 missing`,
   ]);

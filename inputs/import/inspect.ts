@@ -108,7 +108,7 @@ export {
 } from "./_inspect_usage.ts";
 
 /** Version written into every attempt's provenance; bump it when an attempt could read differently. */
-export const INSPECT_IMPORTER_VERSION = "inspect/1";
+export const INSPECT_IMPORTER_VERSION = "inspect/2";
 
 /** How an Inspect log is read. */
 export interface InspectImportOptions {
