@@ -4,29 +4,9 @@
  * @module
  */
 import type * as dfd from "danfojs";
-import { type LedgerRecord, ledgerRecords } from "./ledger_records.ts";
+import { LEDGER_RECORD_COLUMNS, ledgerRecords } from "./ledger_records.ts";
 import { frameOf } from "./frame_of.ts";
 import type { OpenedLedger } from "./open_ledger.ts";
-
-const COLUMNS: readonly (keyof LedgerRecord)[] = [
-  "row",
-  "episode_id",
-  "agent_id",
-  "task_id",
-  "lane",
-  "attempt",
-  "status",
-  "outcome",
-  "invalid_reason",
-  "stop_reason",
-  "censored",
-  "prompt_tokens",
-  "completion_tokens",
-  "tokens",
-  "steps",
-  "tool_calls",
-  "wall_ms",
-];
 
 /**
  * The episodes formal scores count (errata applied, an uncalibrated judge's
@@ -49,5 +29,5 @@ const COLUMNS: readonly (keyof LedgerRecord)[] = [
  * ```
  */
 export function episodesFrame(run: Pick<OpenedLedger, "rows">): dfd.DataFrame {
-  return frameOf(ledgerRecords(run.rows), COLUMNS);
+  return frameOf(ledgerRecords(run.rows), LEDGER_RECORD_COLUMNS);
 }

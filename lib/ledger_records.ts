@@ -37,6 +37,27 @@ export interface LedgerRecord {
   wall_ms: number | null;
 }
 
+/** The keys of a {@link LedgerRecord}, in order: a frame's columns even when it has no row. */
+export const LEDGER_RECORD_COLUMNS: readonly (keyof LedgerRecord)[] = [
+  "row",
+  "episode_id",
+  "agent_id",
+  "task_id",
+  "lane",
+  "attempt",
+  "status",
+  "outcome",
+  "invalid_reason",
+  "stop_reason",
+  "censored",
+  "prompt_tokens",
+  "completion_tokens",
+  "tokens",
+  "steps",
+  "tool_calls",
+  "wall_ms",
+];
+
 /**
  * Flattens ledger rows into records for a DataFrame (`new dfd.DataFrame(records)`).
  *

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { loadLedger } from "../inputs/ledger.ts";
 import { Episode } from "../analysis/schema/records.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
-import { ledgerRecords } from "./ledger_records.ts";
+import { LEDGER_RECORD_COLUMNS, ledgerRecords } from "./ledger_records.ts";
 
 const base = {
   run_id: "r",
@@ -39,25 +39,7 @@ Deno.test("ledgerRecords() classifies pass, fail, censored and invalid rows", ()
     ],
   );
   assert.equal(records[0].episode_id, "r/a/t1/1");
-  assert.deepEqual(Object.keys(records[0]), [
-    "row",
-    "episode_id",
-    "agent_id",
-    "task_id",
-    "lane",
-    "attempt",
-    "status",
-    "outcome",
-    "invalid_reason",
-    "stop_reason",
-    "censored",
-    "prompt_tokens",
-    "completion_tokens",
-    "tokens",
-    "steps",
-    "tool_calls",
-    "wall_ms",
-  ]);
+  assert.deepEqual(Object.keys(records[0]), LEDGER_RECORD_COLUMNS);
 });
 
 Deno.test("ledgerRecords() agrees with summarizeAgents() on the seed-001 sample", async () => {
