@@ -41,6 +41,8 @@ import type { Episode } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { TranscriptMessage } from "../viewer/transcript.ts";
+import { uniqueFileName } from "./_export_names.ts";
+import { toolArguments } from "./_tool_arguments.ts";
 
 /** Inspect's log format version written (`LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615). */
 export const INSPECT_LOG_VERSION = 2;
@@ -57,15 +59,15 @@ export type RowConversation =
   | { kind: "messages"; messages: TranscriptMessage[] }
   | null;
 
-/** One row to export. */
-export interface ExportRow {
+/** One row to export, with its conversation as the format needs it (`C`). */
+export interface ExportRow<C = RowConversation> {
   row: Episode;
   /** Its ledger line (1-based). */
   line: number;
   /** The ids of the errata that changed it (empty: none). */
   corrections: readonly string[];
-  /** Its conversation: an imported row's kept members, a runner row's messages, or none. */
-  conversation: RowConversation;
+  /** Its conversation (for Inspect: an imported row's kept members, a runner row's messages, or none). */
+  conversation: C;
 }
 
 /** What every log records of where its rows came from. */
@@ -136,14 +138,9 @@ export function inspectLogs(
     byAgent.set(entry.row.agent_id, list);
   }
   const names = new Set<string>();
-  return [...byAgent.entries()].map(([agent, list]) => {
-    // a leading dot would hide the file
-    const base = agent.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\./, "_");
-    let name = base;
-    for (let n = 2; names.has(name); n++) name = `${base}-${n}`;
-    names.add(name);
-    return agentLog(agent, `${name}.eval`, list, context);
-  });
+  return [...byAgent.entries()].map(([agent, list]) =>
+    agentLog(agent, `${uniqueFileName(agent, names)}.eval`, list, context)
+  );
 }
 
 /** The log of one agent's rows. */
@@ -416,7 +413,7 @@ function chatMessages(message: TranscriptMessage): Obj[] {
       ? [{
         id: part.id ?? `call_${i + 1}`,
         function: part.name,
-        arguments: callArguments(part.arguments),
+        arguments: toolArguments(part.arguments),
         type: "function",
       }]
       : []
@@ -435,16 +432,6 @@ function chatMessages(message: TranscriptMessage): Obj[] {
     }
   }
   return out;
-}
-
-function callArguments(text: string): Obj {
-  try {
-    const value = JSON.parse(text);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
-  } catch {
-    // not JSON: kept as text
-  }
-  return { input: text };
 }
 
 /** A sample's `EvalSampleSummary`: the sample less its messages, events and store. */

@@ -423,7 +423,9 @@ Deno.test("export inspect: bad input gets one line and the documented exit statu
     assert.ok(missing.stderr.startsWith('error: Missing option: "--out"\n'));
     const format = await run("export", "csv", "ledgers/demo/ledger.jsonl", "--out", file);
     assert.equal(format.code, 1);
-    assert.ok(format.stderr.startsWith('error: Unknown format "csv": expected "inspect"\n'));
+    assert.ok(
+      format.stderr.startsWith('error: Unknown format "csv": expected "inspect" or "harbor"\n'),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
