@@ -39,7 +39,7 @@
  * | a row | one trial directory `<task>__<7 hex>`, as `TrialConfig.generate_trial_name` names them (the first 7 hex digits of the SHA-256 of the ledger's hash and the episode id) | |
  * | scored, `resolved` | `verifier_result.rewards.reward` 1 / 0, `verifier/reward.txt` | `import harbor` resolves a reward of at least 1 |
  * | scored, stopped at a cap or by an error | `exception_info` of the first type `HARBOR_EXCEPTION_MAPPING` maps to a scored row with that stop reason (`AgentTimeoutError` for `wall_cap`...) | as Harbor records an agent timeout it still verified |
- * | invalid | `exception_info`, no reward: the first type the mapping sends to the row's invalid reason (and stop reason, when one matches); a reason it has no type for, `<Reason>Error` (unknown to the mapping: `harness_error`, still invalid) | message `invalid (<reason>)` and the notes |
+ * | invalid | `exception_info`, no reward: the first type the mapping sends, without a reward, to the row's invalid reason and stop reason, else to its reason (`AgentTimeoutError` for a `verifier_fault` at `wall_cap`, `VerifierTimeoutError` for one that completed); a reason it has no type for, `<Reason>Error` (unknown to the mapping: `harness_error`, still invalid) | message `invalid (<reason>)` and the notes |
  * | `prompt_tokens`, `completion_tokens`, `provenance.reported_cost_usd` | `agent_result.n_input_tokens`, `n_output_tokens`, `cost_usd` | each only where recorded: a null stays absent, never 0 |
  * | `started_at`, `finished_at`, `wall_ms` | `started_at`, `finished_at`; `agent_execution` from `started_at` for `wall_ms` | when recorded; the agent phase is placed at the row's start |
  * | the plan's, the task list's or else the ledger's tasks; attempts per task | the job config's `tasks`, `n_attempts` | the denominator: a task without a trial is missing on import |
@@ -59,7 +59,7 @@
  */
 import type { Episode, InvalidReason, StopReason } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
-import { HARBOR_EXCEPTION_MAPPING } from "../inputs/import/harbor.ts";
+import { HARBOR_EXCEPTION_MAPPING, type HarborExceptionMapping } from "../inputs/import/harbor.ts";
 import type { TranscriptMessage } from "../viewer/transcript.ts";
 import { atifTrajectory } from "./_atif_trajectory.ts";
 import { uniqueFileName } from "./_export_names.ts";
@@ -220,10 +220,17 @@ function exceptionType(
     );
     return found?.[0] ?? null;
   }
-  const same = entries.filter(([, m]) =>
-    m.status === "invalid" && m.invalid_reason === row.invalid_reason
-  );
-  const found = same.find(([, m]) => m.stop_reason === row.stop_reason) ?? same[0];
+  // the row each type gives without a reward: an invalid type's, or a scored type's verifier fault
+  const invalidAs = ([, m]: [string, HarborExceptionMapping]) =>
+    m.status === "invalid"
+      ? { reason: m.invalid_reason, stop: m.stop_reason }
+      : m.without_reward === "verifier_fault"
+      ? { reason: "verifier_fault", stop: m.stop_reason }
+      : null;
+  const found =
+    entries.find((entry) =>
+      invalidAs(entry)?.reason === row.invalid_reason && invalidAs(entry)?.stop === row.stop_reason
+    ) ?? entries.find((entry) => invalidAs(entry)?.reason === row.invalid_reason);
   if (found !== undefined) return found[0];
   const words = (row.invalid_reason ?? "invalid").split("_");
   return words.map((word) => word[0].toUpperCase() + word.slice(1)).join("") + "Error";

@@ -9,10 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { unzipSync } from "fflate";
-import { main } from "../cli/main.ts";
 import { parseJsonObject } from "../analysis/schema/strict_json.ts";
 import { canonicalJsonLine } from "../analysis/canonical_json.ts";
 import { Episode } from "../analysis/schema/records.ts";
+import { counts, readRows, type Row, run, taskList } from "./_round_trip.ts";
 import { openEpisodeLog, storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { importedRecord } from "../inputs/import/imported_record.ts";
 import { rowEvidence } from "../cli/_view_server.ts";
@@ -21,50 +21,6 @@ import { fileSha256 } from "./_cli_run.ts";
 import { toolConversation } from "../viewer/_call_body_for_test.ts";
 
 const INSPECT = "tests/fixtures/import/inspect";
-
-/** Runs the CLI in process and captures what it printed. */
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-  });
-  return { code, stdout, stderr };
-}
-
-type Row = ReturnType<typeof Episode.parse>;
-
-async function readRows(ledger: string): Promise<Row[]> {
-  const text = await Deno.readTextFile(ledger);
-  return text.split("\n").filter((line) => line !== "").map((line) =>
-    Episode.parse(JSON.parse(line))
-  );
-}
-
-/** Per agent: rows, resolved, invalid, distinct tasks, summed tokens, rows without tokens. */
-function counts(rows: readonly Row[]): Record<string, number[]> {
-  const out: Record<string, number[]> = {};
-  for (const agent of [...new Set(rows.map((r) => r.agent_id))].sort()) {
-    const own = rows.filter((r) => r.agent_id === agent);
-    out[agent] = [
-      own.length,
-      own.filter((r) => r.resolved === true).length,
-      own.filter((r) => r.status === "invalid").length,
-      new Set(own.map((r) => r.task_id)).size,
-      own.reduce((sum, r) => sum + (r.prompt_tokens ?? 0), 0),
-      own.reduce((sum, r) => sum + (r.completion_tokens ?? 0), 0),
-      own.filter((r) => r.prompt_tokens === null).length,
-    ];
-  }
-  return out;
-}
-
-/** The planned tasks and attempts of the task list `import` wrote beside a ledger. */
-async function taskList(ledger: string): Promise<[number, number]> {
-  const list = JSON.parse(await Deno.readTextFile(ledger.replace(/\.jsonl$/, ".tasks.json")));
-  return [list.tasks.length, list.attempts_per_task];
-}
 
 /** Per agent, each kept transcript's messages and events as text, sorted. */
 async function keptTranscripts(ledger: string): Promise<Record<string, string[]>> {
