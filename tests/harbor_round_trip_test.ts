@@ -82,7 +82,7 @@ function checkTrajectory(value: unknown, where: string): Obj {
 }
 
 /** The job directories in a jobs folder, each as its files' paths (sorted) and JSON. */
-async function readJobs(jobs: string): Promise<Map<string, Map<string, string>>> {
+function readJobs(jobs: string): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
   for (const job of [...Deno.readDirSync(jobs)].map((e) => e.name).sort()) {
     const files = new Map<string, string>();
@@ -174,11 +174,11 @@ Deno.test("the demo and synthetic example ledgers export as a Harbor job and imp
       assert.deepEqual(counts(rows), counts(loaded.rows));
       const planned = JSON.parse(await Deno.readTextFile(plan)).tasks.length;
       assert.deepEqual(await taskList(`${dir}/b/ledger.jsonl`), [planned, 1]);
-      const files = (await readJobs(`${dir}/jobs`)).get(job.slice(job.lastIndexOf("/") + 1))!;
+      const files = readJobs(`${dir}/jobs`).get(job.slice(job.lastIndexOf("/") + 1))!;
       assert.equal(checkJob(files, job).size, loaded.rows.length);
       // the same ledger gives the same files, byte for byte, wherever they are written
       await exportJob(ledger, `${dir}/again`, ...options);
-      assert.deepEqual(await readJobs(`${dir}/again`), await readJobs(`${dir}/jobs`));
+      assert.deepEqual(readJobs(`${dir}/again`), readJobs(`${dir}/jobs`));
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -252,7 +252,7 @@ Deno.test("an imported Harbor job exports and imports again to the same rows: ou
         await taskList(`${dir}/b/ledger.jsonl`),
         await taskList(`${dir}/a/ledger.jsonl`),
       );
-      checkJob((await readJobs(`${dir}/jobs`)).get(fixture)!, job);
+      checkJob(readJobs(`${dir}/jobs`).get(fixture)!, job);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -321,7 +321,7 @@ Deno.test("export harbor writes a runner row's model calls as ATIF steps, its re
     const ledger = await runnerLedger(dir);
     const job = await exportJob(ledger, `${dir}/jobs`);
     assert.equal(job, `${dir}/jobs/r1`);
-    const files = (await readJobs(`${dir}/jobs`)).get("r1")!;
+    const files = readJobs(`${dir}/jobs`).get("r1")!;
     const trials = checkJob(files, job);
     const trial = (task: string) => [...trials].find(([, r]) => r.task_name === task)!;
     const [t1Dir, t1] = trial("t1");
