@@ -63,7 +63,7 @@ import { HARBOR_EXCEPTION_MAPPING, type HarborExceptionMapping } from "../inputs
 import type { TranscriptMessage } from "../viewer/transcript.ts";
 import { atifTrajectory } from "./_atif_trajectory.ts";
 import { uniqueFileName } from "./_export_names.ts";
-import type { ExportContext, ExportRow } from "./_inspect_export.ts";
+import { type ExportContext, type ExportRow, rowMetadata } from "./_export_row.ts";
 
 /** A row's conversation for Harbor: an imported trajectory's text, messages, or none. */
 export type HarborConversation =
@@ -130,7 +130,7 @@ export function harborJob(
   const files: [string, string][] = [];
   const trials: Obj[] = [];
   for (const entry of rows) {
-    const trial = trialFiles(entry, { job: name, jobId, ledger: context.ledger.sha256, taken });
+    const trial = trialFiles(entry, { job: name, jobId, context, taken });
     files.push(...trial.files);
     trials.push(trial.result);
   }
@@ -239,10 +239,10 @@ function exceptionType(
 /** The files of one trial and its result. */
 function trialFiles(
   entry: ExportRow<HarborConversation>,
-  job: { job: string; jobId: string; ledger: string; taken: Set<string> },
+  job: { job: string; jobId: string; context: ExportContext; taken: Set<string> },
 ): { files: [string, string][]; result: Obj } {
   const { row } = entry;
-  const key = `${job.ledger}\u0000${row.episode_id}`;
+  const key = `${job.context.ledger.sha256}\u0000${row.episode_id}`;
   const short = row.task_id.slice(row.task_id.lastIndexOf("/") + 1).slice(0, 32)
     .replace(/[_-]+$/, "");
   const trialName = uniqueFileName(`${short}__${sha256Hex(key).slice(0, 7)}`, job.taken);
@@ -253,7 +253,7 @@ function trialFiles(
     agent: {
       name: agent.name,
       ...(agent.model === null ? {} : { model_name: agent.model }),
-      kwargs: { ledgerbench: rowMetadata(entry) },
+      kwargs: { ledgerbench: rowMetadata(entry, job.context) },
     },
     job_id: job.jobId,
   };
@@ -322,25 +322,6 @@ function trajectoryText(
     model_name: agent.model,
   });
   return trajectory === null ? null : json(trajectory);
-}
-
-function rowMetadata(entry: ExportRow<HarborConversation>): Obj {
-  const { row } = entry;
-  return {
-    episode_id: row.episode_id,
-    run_id: row.run_id,
-    task_id: row.task_id,
-    attempt: row.attempt,
-    ledger_line: entry.line,
-    status: row.status,
-    resolved: row.resolved,
-    invalid_reason: row.invalid_reason,
-    stop_reason: row.stop_reason,
-    notes: row.notes,
-    provenance: row.provenance ?? null,
-    corrected_by: [...entry.corrections],
-    episode_log_digest: row.episode_log_digest ?? null,
-  };
 }
 
 /** The job's `result.json` (`JobResult`): counts and token sums over the trials. */

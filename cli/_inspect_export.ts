@@ -42,6 +42,7 @@ import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { TranscriptMessage } from "../viewer/transcript.ts";
 import { uniqueFileName } from "./_export_names.ts";
+import { type ExportContext, type ExportRow as Row, rowMetadata } from "./_export_row.ts";
 import { toolArguments } from "./_tool_arguments.ts";
 
 /** Inspect's log format version written (`LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615). */
@@ -53,35 +54,14 @@ export const INSPECT_FORMAT_RELEASE = "0.3.260";
 /** The scorer every sample's verdict is recorded under. */
 export const LEDGER_SCORER = "ledgerbench";
 
-/** What a row's conversation is, as stored. */
+/** What a row's conversation is for Inspect: an imported sample's kept members, messages, or none. */
 export type RowConversation =
   | { kind: "kept"; members: Record<string, unknown> }
   | { kind: "messages"; messages: TranscriptMessage[] }
   | null;
 
-/** One row to export, with its conversation as the format needs it (`C`). */
-export interface ExportRow<C = RowConversation> {
-  row: Episode;
-  /** Its ledger line (1-based). */
-  line: number;
-  /** The ids of the errata that changed it (empty: none). */
-  corrections: readonly string[];
-  /** Its conversation (for Inspect: an imported row's kept members, a runner row's messages, or none). */
-  conversation: C;
-}
-
-/** What every log records of where its rows came from. */
-export interface ExportContext {
-  ledger: { path: string; sha256: string };
-  errata: { path: string; sha256: string; applied: number } | null;
-  /** The denominator: the file it came from (null: the ledger's own tasks), its tasks, attempts each. */
-  denominator: {
-    source: "plan" | "task list" | "ledger";
-    file: string | null;
-    tasks: readonly string[];
-    attempts_per_task: number | null;
-  };
-}
+/** One row to export to Inspect. */
+type ExportRow = Row<RowConversation>;
 
 /** One log: its agent, its file name and its ZIP entries in order. */
 export interface InspectLogFile {
@@ -367,26 +347,6 @@ function sample(entry: ExportRow, epoch: number, context: ExportContext): Sample
     attachments: kept.attachments ?? {},
     ...(kept.events_data === undefined ? {} : { events_data: kept.events_data }),
     ...(stop === null ? {} : { limit: stop }),
-  };
-}
-
-function rowMetadata(entry: ExportRow, context: ExportContext): Obj {
-  const { row } = entry;
-  return {
-    episode_id: row.episode_id,
-    run_id: row.run_id,
-    task_id: row.task_id,
-    attempt: row.attempt,
-    ledger: context.ledger.path,
-    ledger_line: entry.line,
-    status: row.status,
-    resolved: row.resolved,
-    invalid_reason: row.invalid_reason,
-    stop_reason: row.stop_reason,
-    notes: row.notes,
-    provenance: row.provenance ?? null,
-    corrected_by: [...entry.corrections],
-    episode_log_digest: row.episode_log_digest ?? null,
   };
 }
 

@@ -16,12 +16,8 @@ import { taskListOption, TASKS_OPTION } from "./_standing.ts";
 import { artifactsDir, isDirectory, type LogPlace, openRowLog } from "./_episode_evidence.ts";
 import { emit } from "./_output.ts";
 import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
-import {
-  type ExportContext,
-  type ExportRow,
-  inspectLogs,
-  type RowConversation,
-} from "./_inspect_export.ts";
+import { inspectLogs, type RowConversation } from "./_inspect_export.ts";
+import type { ExportContext, ExportRow } from "./_export_row.ts";
 import { writeInspectLogs } from "../runner/write_inspect_logs.ts";
 import { type HarborConversation, harborJob } from "./_harbor_export.ts";
 import { writeHarborJob } from "../runner/write_harbor_job.ts";

@@ -9,14 +9,19 @@
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
-import { canonicalJsonLine } from "../analysis/canonical_json.ts";
-import { Episode } from "../analysis/schema/records.ts";
 import { loadLedger } from "../cli/_load.ts";
-import { openEpisodeLog, storeEpisodeLog } from "../runner/episode_log_store.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
 import { episodeMessages } from "../viewer/episode_messages.ts";
-import { toolConversation } from "../viewer/_call_body_for_test.ts";
 import { fileSha256 } from "./_cli_run.ts";
-import { counts, readRows, type Row, run, taskList } from "./_round_trip.ts";
+import {
+  counts,
+  readRows,
+  refusesBadInput,
+  type Row,
+  run,
+  runnerLedger,
+  taskList,
+} from "./_round_trip.ts";
 
 const HARBOR = "tests/fixtures/import/harbor";
 
@@ -259,62 +264,6 @@ Deno.test("an imported Harbor job exports and imports again to the same rows: ou
   }
 });
 
-/** A runner ledger: one row with stored model calls, one with tokens not recorded, one invalid. */
-async function runnerLedger(dir: string): Promise<string> {
-  const stored = await storeEpisodeLog(`${dir}/artifacts`, {
-    episode_id: "r1/a/t1/1",
-    stdoutTail: "",
-    stderrTail: "",
-    records: [],
-    bodies: toolConversation({
-      user: "Fix the bug in <main.py>",
-      tool: "sh",
-      arguments: '{"cmd":"ls"}',
-      result: "main.py",
-      reply: "Fixed.",
-    }),
-  });
-  const base = { run_id: "r1", agent_id: "a", seed: 7, tool_calls: 1, price_table_id: "local-0" };
-  const rows = [
-    {
-      ...base,
-      task_id: "t1",
-      resolved: true,
-      prompt_tokens: 120,
-      completion_tokens: 30,
-      wall_ms: 1500,
-      started_at: "2026-09-01T10:00:00.000Z",
-      finished_at: "2026-09-01T10:00:02.000Z",
-      episode_log_digest: stored.digest,
-    },
-    {
-      ...base,
-      task_id: "t2",
-      resolved: false,
-      prompt_tokens: null,
-      completion_tokens: null,
-      wall_ms: null,
-    },
-    {
-      ...base,
-      task_id: "t3",
-      resolved: null,
-      status: "invalid",
-      invalid_reason: "harness_error",
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      wall_ms: 1500,
-      notes: "the container did not start",
-    },
-  ];
-  const ledger = `${dir}/ledger.jsonl`;
-  await Deno.writeTextFile(
-    ledger,
-    rows.map((r) => canonicalJsonLine(Episode.parse(r)) + "\n").join(""),
-  );
-  return ledger;
-}
-
 Deno.test("export harbor writes a runner row's model calls as ATIF steps, its reward and its tokens (null stays absent)", async () => {
   const dir = await Deno.makeTempDir();
   try {
@@ -411,19 +360,7 @@ Deno.test("an imported Harbor trajectory is exported as the file held it", async
 Deno.test("export harbor: bad input gets one line and the documented exit status; a job is replaced whole", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const bad = `${dir}/bad.jsonl`;
-    await Deno.writeTextFile(bad, '{"run_id": "r", "agent_id": \n');
-    const notJson = await run("export", "harbor", bad, "--out", `${dir}/out`);
-    assert.equal(notJson.code, 2);
-    assert.match(notJson.stderr, new RegExp(`^error: ${bad}:1: [^\\n]*\\n$`));
-    assert.equal(notJson.stdout, "");
-    // nothing half-written: the folder was never made
-    await assert.rejects(() => Deno.stat(`${dir}/out`));
-    const file = `${dir}/taken`;
-    await Deno.writeTextFile(file, "");
-    const taken = await run("export", "harbor", "ledgers/demo/ledger.jsonl", "--out", file);
-    assert.equal(taken.code, 2);
-    assert.equal(taken.stderr, `error: Option "--out": "${file}" exists and is not a directory\n`);
+    await refusesBadInput("harbor", dir);
     const badPlan = await run(
       "export",
       "harbor",
