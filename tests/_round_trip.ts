@@ -13,6 +13,16 @@ import { canonicalJsonLine } from "../analysis/canonical_json.ts";
 import { storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { toolConversation } from "../viewer/_call_body_for_test.ts";
 
+/** The example ledgers every export round-trips, each with its errata and plan. */
+export const EXAMPLE_LEDGERS = [
+  ["ledgers/demo/ledger.jsonl", "ledgers/demo/errata.jsonl", "ledgers/demo/plan.json"],
+  [
+    "ledgers/examples/synthetic_ledger.jsonl",
+    "ledgers/examples/synthetic_errata.jsonl",
+    "ledgers/examples/synthetic_plan.json",
+  ],
+] as const;
+
 /** Runs the CLI in process and captures what it printed. */
 export async function run(
   ...args: string[]

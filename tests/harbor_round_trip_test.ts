@@ -15,6 +15,7 @@ import { episodeMessages } from "../viewer/episode_messages.ts";
 import { fileSha256 } from "./_cli_run.ts";
 import {
   counts,
+  EXAMPLE_LEDGERS,
   readRows,
   refusesBadInput,
   type Row,
@@ -160,15 +161,7 @@ function outcomes(rows: readonly Row[]): string[] {
 }
 
 Deno.test("the demo and synthetic example ledgers export as a Harbor job and import again with the same counts", async () => {
-  const cases = [
-    ["ledgers/demo/ledger.jsonl", "ledgers/demo/errata.jsonl", "ledgers/demo/plan.json"],
-    [
-      "ledgers/examples/synthetic_ledger.jsonl",
-      "ledgers/examples/synthetic_errata.jsonl",
-      "ledgers/examples/synthetic_plan.json",
-    ],
-  ];
-  for (const [ledger, errata, plan] of cases) {
+  for (const [ledger, errata, plan] of EXAMPLE_LEDGERS) {
     const dir = await Deno.makeTempDir();
     try {
       const options = ["--errata", errata, "--plan", plan];

@@ -12,6 +12,7 @@ import { unzipSync } from "fflate";
 import { parseJsonObject } from "../analysis/schema/strict_json.ts";
 import {
   counts,
+  EXAMPLE_LEDGERS,
   readRows,
   refusesBadInput,
   type Row,
@@ -253,15 +254,7 @@ Deno.test("export inspect writes a runner row's model calls, its verdict and its
 });
 
 Deno.test("the demo and synthetic example ledgers export and import again with the same counts", async () => {
-  const cases = [
-    ["ledgers/demo/ledger.jsonl", "ledgers/demo/errata.jsonl", "ledgers/demo/plan.json"],
-    [
-      "ledgers/examples/synthetic_ledger.jsonl",
-      "ledgers/examples/synthetic_errata.jsonl",
-      "ledgers/examples/synthetic_plan.json",
-    ],
-  ];
-  for (const [ledger, errata, plan] of cases) {
+  for (const [ledger, errata, plan] of EXAMPLE_LEDGERS) {
     const dir = await Deno.makeTempDir();
     try {
       const logs = await exportLogs(ledger, `${dir}/inspect`, "--errata", errata, "--plan", plan);
