@@ -41,6 +41,9 @@ import type { Episode } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { summarizeAgents } from "../analysis/summarize_agents.ts";
 import type { TranscriptMessage } from "../viewer/transcript.ts";
+import { uniqueFileName } from "./_export_names.ts";
+import { type ExportContext, type ExportRow as Row, rowMetadata } from "./_export_row.ts";
+import { toolArguments } from "./_tool_arguments.ts";
 
 /** Inspect's log format version written (`LOG_SCHEMA_VERSION` in `_util/constants.py` at 499e615). */
 export const INSPECT_LOG_VERSION = 2;
@@ -51,35 +54,14 @@ export const INSPECT_FORMAT_RELEASE = "0.3.260";
 /** The scorer every sample's verdict is recorded under. */
 export const LEDGER_SCORER = "ledgerbench";
 
-/** What a row's conversation is, as stored. */
+/** What a row's conversation is for Inspect: an imported sample's kept members, messages, or none. */
 export type RowConversation =
   | { kind: "kept"; members: Record<string, unknown> }
   | { kind: "messages"; messages: TranscriptMessage[] }
   | null;
 
-/** One row to export. */
-export interface ExportRow {
-  row: Episode;
-  /** Its ledger line (1-based). */
-  line: number;
-  /** The ids of the errata that changed it (empty: none). */
-  corrections: readonly string[];
-  /** Its conversation: an imported row's kept members, a runner row's messages, or none. */
-  conversation: RowConversation;
-}
-
-/** What every log records of where its rows came from. */
-export interface ExportContext {
-  ledger: { path: string; sha256: string };
-  errata: { path: string; sha256: string; applied: number } | null;
-  /** The denominator: the file it came from (null: the ledger's own tasks), its tasks, attempts each. */
-  denominator: {
-    source: "plan" | "task list" | "ledger";
-    file: string | null;
-    tasks: readonly string[];
-    attempts_per_task: number | null;
-  };
-}
+/** One row to export to Inspect. */
+type ExportRow = Row<RowConversation>;
 
 /** One log: its agent, its file name and its ZIP entries in order. */
 export interface InspectLogFile {
@@ -136,14 +118,9 @@ export function inspectLogs(
     byAgent.set(entry.row.agent_id, list);
   }
   const names = new Set<string>();
-  return [...byAgent.entries()].map(([agent, list]) => {
-    // a leading dot would hide the file
-    const base = agent.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\./, "_");
-    let name = base;
-    for (let n = 2; names.has(name); n++) name = `${base}-${n}`;
-    names.add(name);
-    return agentLog(agent, `${name}.eval`, list, context);
-  });
+  return [...byAgent.entries()].map(([agent, list]) =>
+    agentLog(agent, `${uniqueFileName(agent, names)}.eval`, list, context)
+  );
 }
 
 /** The log of one agent's rows. */
@@ -373,26 +350,6 @@ function sample(entry: ExportRow, epoch: number, context: ExportContext): Sample
   };
 }
 
-function rowMetadata(entry: ExportRow, context: ExportContext): Obj {
-  const { row } = entry;
-  return {
-    episode_id: row.episode_id,
-    run_id: row.run_id,
-    task_id: row.task_id,
-    attempt: row.attempt,
-    ledger: context.ledger.path,
-    ledger_line: entry.line,
-    status: row.status,
-    resolved: row.resolved,
-    invalid_reason: row.invalid_reason,
-    stop_reason: row.stop_reason,
-    notes: row.notes,
-    provenance: row.provenance ?? null,
-    corrected_by: [...entry.corrections],
-    episode_log_digest: row.episode_log_digest ?? null,
-  };
-}
-
 /**
  * A transcript message as Inspect chat messages: its text parts one
  * message of its role (`system`, `user`, `assistant`, `tool`; `developer`
@@ -416,7 +373,7 @@ function chatMessages(message: TranscriptMessage): Obj[] {
       ? [{
         id: part.id ?? `call_${i + 1}`,
         function: part.name,
-        arguments: callArguments(part.arguments),
+        arguments: toolArguments(part.arguments),
         type: "function",
       }]
       : []
@@ -435,16 +392,6 @@ function chatMessages(message: TranscriptMessage): Obj[] {
     }
   }
   return out;
-}
-
-function callArguments(text: string): Obj {
-  try {
-    const value = JSON.parse(text);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
-  } catch {
-    // not JSON: kept as text
-  }
-  return { input: text };
 }
 
 /** A sample's `EvalSampleSummary`: the sample less its messages, events and store. */

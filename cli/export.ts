@@ -1,10 +1,11 @@
 /**
- * `ledgerbench export inspect`: a ledger's rows, errata applied, as Inspect
- * AI `.eval` logs, one per agent, with each row's conversation where one is
- * stored (an imported row's kept messages and events, a runner row's model
- * calls read by the episode browser's reading, `episodeMessages`). The
- * conversion is `_inspect_export.ts` (pure); writing is
- * `runner/write_inspect_logs.ts`.
+ * `ledgerbench export inspect|harbor`: a ledger's rows, errata applied, as
+ * Inspect AI `.eval` logs, one per agent, or as one Harbor job directory,
+ * with each row's conversation where one is stored (an imported row's kept
+ * messages and events or trajectory, a runner row's model calls read by the
+ * episode browser's reading, `episodeMessages`). The conversions are
+ * `_inspect_export.ts` and `_harbor_export.ts` (pure); writing is
+ * `runner/write_inspect_logs.ts` and `runner/write_harbor_job.ts`.
  *
  * @module
  */
@@ -15,13 +16,11 @@ import { taskListOption, TASKS_OPTION } from "./_standing.ts";
 import { artifactsDir, isDirectory, type LogPlace, openRowLog } from "./_episode_evidence.ts";
 import { emit } from "./_output.ts";
 import { fitLines, outputWidth, WIDTH_HELP, WIDTH_OPTION } from "./_table_layout.ts";
-import {
-  type ExportContext,
-  type ExportRow,
-  inspectLogs,
-  type RowConversation,
-} from "./_inspect_export.ts";
+import { inspectLogs, type RowConversation } from "./_inspect_export.ts";
+import type { ExportContext, ExportRow } from "./_export_row.ts";
 import { writeInspectLogs } from "../runner/write_inspect_logs.ts";
+import { type HarborConversation, harborJob } from "./_harbor_export.ts";
+import { writeHarborJob } from "../runner/write_harbor_job.ts";
 import { episodeMessages } from "../viewer/episode_messages.ts";
 import { importedRecord } from "../inputs/import/imported_record.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
@@ -32,36 +31,52 @@ import type { Episode, Plan, TaskList } from "../analysis/schema/records.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 
 /** Help text, an example first. */
-export const help = `Export a ledger's rows, errata applied, as Inspect AI eval logs (.eval, the
-format of inspect_ai 0.3.260): one log per agent, one sample per row (id = the
-task id, epoch = the attempt), so Inspect's viewer and its dataframes read the
-results. A resolved row scores "C", a failed one "I" (scorer "ledgerbench");
-an invalid row is a sample with an error, which Inspect leaves unscored.
-Tokens become the sample's model usage only where the row records them (a
-null stays absent, never 0). Each sample carries the conversation stored for
-its row: an imported Inspect sample's messages and events as its log held
-them, a Harbor trial's trajectory steps, a runner row's model calls from its
-episode log; its metadata names the row (episode id, ledger line,
-provenance, the errata that changed it).
+export const help = `Export a ledger's rows, errata applied, in another tool's format, so its viewer
+and its analysis read our runs: FORMAT "inspect" (Inspect AI eval logs) or
+"harbor" (a Harbor job directory).
 
-Export the demo run for Inspect's viewer:
+Export the demo run for Inspect's viewer, or for Harbor's:
   deno task ledgerbench export inspect ledgers/demo/ledger.jsonl --out /tmp/demo-inspect
   inspect view --log-dir /tmp/demo-inspect
+  deno task ledgerbench export harbor ledgers/demo/ledger.jsonl --out /tmp/demo-jobs
+  harbor view /tmp/demo-jobs
 
 Round trip an imported log:
   deno task ledgerbench import inspect logs/run.eval --out imported/ledger.jsonl
   deno task ledgerbench export inspect imported/ledger.jsonl --out imported/inspect
 
 USAGE:
-  deno task ledgerbench export inspect LEDGER --out DIR [OPTIONS]
+  deno task ledgerbench export FORMAT LEDGER --out DIR [OPTIONS]
+
+inspect: .eval logs in the format of inspect_ai 0.3.260, one per agent, one
+sample per row (id = the task id, epoch = the attempt). A resolved row scores
+"C", a failed one "I" (scorer "ledgerbench"); an invalid row is a sample with
+an error, which Inspect leaves unscored. Tokens become the sample's model
+usage only where the row records them (a null stays absent, never 0). Each
+sample carries the conversation stored for its row: an imported Inspect
+sample's messages and events as its log held them, a Harbor trial's
+trajectory steps, a runner row's model calls from its episode log; its
+metadata names the row (episode id, ledger line, provenance, the errata that
+changed it).
+
+harbor: one job directory in DIR (a jobs folder, as harbor view opens it),
+named after the run (the ledger's name when it holds several), in the format
+of Harbor 0.22.0: one trial directory per row, with the agents of the ledger.
+A resolved row has reward 1, a failed one 0; an invalid row is a trial with
+an exception and no reward, of a type import harbor reads back as invalid for
+the same reason where Harbor has one. Tokens are the trial's agent usage only
+where the row records them. A row's conversation is the trial's
+agent/trajectory.json (ATIF): an imported Harbor trajectory as it was,
+otherwise its messages as steps; the trial's config.json names the row.
 
 OPTIONS:
-  --out DIR           Folder for the logs (created; <agent>.eval files of the
-                      same names are replaced), required
+  --out DIR           Folder for the logs or the job (created; <agent>.eval
+                      files, or a job directory, of the same names are
+                      replaced), required
   --errata FILE       Apply the corrections of an errata file first (each
-                      corrected sample names its erratum)
-  --plan FILE         Frozen plan: its tasks are the logs' dataset (one epoch
-                      each; a rerun of an invalid attempt is a further epoch)
+                      corrected sample or trial names its erratum)
+  --plan FILE         Frozen plan: its tasks are the dataset (one attempt
+                      each; a rerun of an invalid attempt is a further one)
   --tasks FILE        Task list, the dataset instead (default: the list import
                       wrote beside the ledger, if any; --tasks none declines
                       it); without either, the tasks the ledger's rows name
@@ -91,13 +106,18 @@ const OPTIONS = {
   ...WIDTH_OPTION,
 } as const;
 
+/** The formats `export` writes. */
+const FORMATS = ["inspect", "harbor"] as const;
+
 /** Runs `export`; see {@link help}. */
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS, {
     required: ["FORMAT", "LEDGER"],
   });
   const [format, ledger] = positionals;
-  if (format !== "inspect") throw new UsageError(`Unknown format "${format}": expected "inspect"`);
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`Unknown format "${format}": expected "inspect" or "harbor"`);
+  }
   const width = outputWidth(values);
   const out = stringOption(values, "out");
   if (out === undefined) throw new UsageError('Missing option: "--out"');
@@ -116,8 +136,11 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (place.named && !(await isDirectory(place.artifacts))) {
     throw new InputError(`Option "--artifacts": "${place.artifacts}" is not a directory`);
   }
-  const { rows, unread } = await exportRows(loaded, place);
-  if (unread.length > 0) {
+  const read = format === "inspect"
+    ? await exportRows(loaded, place, inspectConversation)
+    : await exportRows(loaded, place, harborConversation);
+  if (read.unread.length > 0) {
+    const unread = read.unread;
     io.stderr(fitLines(
       `warning: ${lineText(unread[0])}` +
         (unread.length > 1 ? ` (and ${plural(unread.length - 1, "more row")})` : "") +
@@ -126,7 +149,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     ));
   }
   const denominator = denominatorOf(plan, taskList, loaded.rows);
-  const logs = inspectLogs(rows, {
+  const context: ExportContext = {
     ledger: { path: ledger, sha256: loaded.ledger.sha256 },
     errata: loaded.errata === null ? null : {
       path: loaded.errata.path,
@@ -134,36 +157,30 @@ export async function run(args: string[], io: Io): Promise<number> {
       applied: loaded.errata.applied.length,
     },
     denominator,
-  });
-  const paths = await writeInspectLogs(out, logs);
+  };
+  const written = format === "inspect"
+    ? await writeInspect(out, read.rows as ExportRow<RowConversation>[], context)
+    : await writeHarbor(out, read.rows as ExportRow<HarborConversation>[], context);
   emit(io, {
     json: values.json === true,
     width,
     payload: {
       command: "export",
-      format: "inspect",
+      format,
       ledger: loaded.ledger,
       errata: loaded.errata,
       plan: configRef(plan, (p) => ({ plan_id: p.plan_id })),
       task_list: configRef(taskList, (t) => ({ tasks: t.tasks.length })),
       out,
-      logs: logs.map((log, i) => ({
-        agent_id: log.agent_id,
-        path: paths[i],
-        samples: log.samples,
-      })),
-      rows_without_conversation_read: unread.length,
+      ...written.payload,
+      rows_without_conversation_read: read.unread.length,
     },
     render: () =>
-      `Exported ${plural(loaded.rows.length, "row")} of ${ledger} as ${
-        plural(logs.length, "Inspect log")
-      } in ${out}/ (dataset: ${
-        plural(denominator.tasks.length, "task")
-      } from the ${denominator.source}${
+      `Exported ${plural(loaded.rows.length, "row")} of ${ledger} as ${written.what} in ${out}/ ` +
+      `(dataset: ${plural(denominator.tasks.length, "task")} from the ${denominator.source}${
         denominator.file === null ? "" : ` ${denominator.file}`
       })\n` +
-      logs.map((log, i) => `  ${paths[i]}: ${plural(log.samples, "sample")} (${log.agent_id})\n`)
-        .join("") +
+      written.lines.join("") +
       loaded.left_out.map((task) =>
         `left out: ${plural(task.rows, "row")} of task ${lineText(task.task_id)} (${task.reason})\n`
       ).join(""),
@@ -171,15 +188,62 @@ export async function run(args: string[], io: Io): Promise<number> {
   return ExitCode.ok;
 }
 
+/** What one format wrote: its part of the JSON payload, what to call it, a line per file. */
+interface Written {
+  payload: Record<string, unknown>;
+  what: string;
+  lines: string[];
+}
+
+/** Writes the rows as Inspect logs, one per agent. */
+async function writeInspect(
+  out: string,
+  rows: ExportRow<RowConversation>[],
+  context: ExportContext,
+): Promise<Written> {
+  const logs = inspectLogs(rows, context);
+  const paths = await writeInspectLogs(out, logs);
+  return {
+    payload: {
+      logs: logs.map((log, i) => ({
+        agent_id: log.agent_id,
+        path: paths[i],
+        samples: log.samples,
+      })),
+    },
+    what: plural(logs.length, "Inspect log"),
+    lines: logs.map((log, i) =>
+      `  ${paths[i]}: ${plural(log.samples, "sample")} (${log.agent_id})\n`
+    ),
+  };
+}
+
+/** Writes the rows as one Harbor job directory in the jobs folder `out`. */
+async function writeHarbor(
+  out: string,
+  rows: ExportRow<HarborConversation>[],
+  context: ExportContext,
+): Promise<Written> {
+  const job = harborJob(rows, context);
+  const path = await writeHarborJob(out, job);
+  return {
+    payload: { job: { path, trials: job.trials } },
+    what: "a Harbor job",
+    lines: [`  ${path}/: ${plural(job.trials, "trial")} (open with: harbor view ${out})\n`],
+  };
+}
+
 /**
  * The rows to export, in ledger order, each with its ledger line, the
- * errata that changed it and its conversation read from its stored log; and
- * why the logs that could not be read could not (those rows go without).
+ * errata that changed it and its conversation read from its stored log
+ * (`conversationOf`, the format's reading); and why the logs that could
+ * not be read could not (those rows go without).
  */
-async function exportRows(
+async function exportRows<C>(
   loaded: LoadedLedger,
   place: LogPlace,
-): Promise<{ rows: ExportRow[]; unread: string[] }> {
+  conversationOf: (log: EpisodeLog | null) => C,
+): Promise<{ rows: ExportRow<C>[]; unread: string[] }> {
   const lines = new Map<string, number>();
   loaded.recorded.rows.forEach((row, i) => lines.set(row.episode_id, loaded.recorded.row_lines[i]));
   const corrections = new Map<string, string[]>();
@@ -190,7 +254,7 @@ async function exportRows(
     ]);
   }
   const unread: string[] = [];
-  const rows: ExportRow[] = [];
+  const rows: ExportRow<C>[] = [];
   for (const row of loaded.rows) {
     const line = lines.get(row.episode_id)!;
     let log: EpisodeLog | null = null;
@@ -248,12 +312,24 @@ function denominatorOf(
  * (given back as they were), else its messages (a runner row's calls, a
  * Harbor trajectory's steps), or none.
  */
-function conversationOf(log: EpisodeLog | null): RowConversation {
+function inspectConversation(log: EpisodeLog | null): RowConversation {
   if (log === null) return null;
   if (log.imported?.format === "inspect") {
     return { kind: "kept", members: importedRecord(log.imported) };
   }
   return log.imported === undefined && log.bodies.length === 0
+    ? null
+    : { kind: "messages", messages: episodeMessages(log) };
+}
+
+/**
+ * A row's conversation for Harbor from its stored log: an imported Harbor
+ * trajectory's text as the source held it, else its messages (a runner
+ * row's calls, an Inspect sample's messages), or none.
+ */
+function harborConversation(log: EpisodeLog | null): HarborConversation {
+  if (log?.imported?.format === "atif") return { kind: "atif", text: log.imported.record };
+  return log === null || (log.imported === undefined && log.bodies.length === 0)
     ? null
     : { kind: "messages", messages: episodeMessages(log) };
 }

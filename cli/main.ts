@@ -119,7 +119,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     file: "import.ts",
   },
   export: {
-    summary: "Export a ledger as Inspect AI .eval logs, one per agent, with transcripts",
+    summary: "Export a ledger as Inspect AI .eval logs or a Harbor job, with transcripts",
     file: "export.ts",
   },
   suite: {

@@ -9,62 +9,24 @@
  */
 import assert from "node:assert/strict";
 import { unzipSync } from "fflate";
-import { main } from "../cli/main.ts";
 import { parseJsonObject } from "../analysis/schema/strict_json.ts";
-import { canonicalJsonLine } from "../analysis/canonical_json.ts";
-import { Episode } from "../analysis/schema/records.ts";
-import { openEpisodeLog, storeEpisodeLog } from "../runner/episode_log_store.ts";
+import {
+  counts,
+  EXAMPLE_LEDGERS,
+  readRows,
+  refusesBadInput,
+  type Row,
+  run,
+  runnerLedger,
+  taskList,
+} from "./_round_trip.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
 import { importedRecord } from "../inputs/import/imported_record.ts";
 import { rowEvidence } from "../cli/_view_server.ts";
 import { episodePage } from "../viewer/episode_page.ts";
 import { fileSha256 } from "./_cli_run.ts";
-import { toolConversation } from "../viewer/_call_body_for_test.ts";
 
 const INSPECT = "tests/fixtures/import/inspect";
-
-/** Runs the CLI in process and captures what it printed. */
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-  });
-  return { code, stdout, stderr };
-}
-
-type Row = ReturnType<typeof Episode.parse>;
-
-async function readRows(ledger: string): Promise<Row[]> {
-  const text = await Deno.readTextFile(ledger);
-  return text.split("\n").filter((line) => line !== "").map((line) =>
-    Episode.parse(JSON.parse(line))
-  );
-}
-
-/** Per agent: rows, resolved, invalid, distinct tasks, summed tokens, rows without tokens. */
-function counts(rows: readonly Row[]): Record<string, number[]> {
-  const out: Record<string, number[]> = {};
-  for (const agent of [...new Set(rows.map((r) => r.agent_id))].sort()) {
-    const own = rows.filter((r) => r.agent_id === agent);
-    out[agent] = [
-      own.length,
-      own.filter((r) => r.resolved === true).length,
-      own.filter((r) => r.status === "invalid").length,
-      new Set(own.map((r) => r.task_id)).size,
-      own.reduce((sum, r) => sum + (r.prompt_tokens ?? 0), 0),
-      own.reduce((sum, r) => sum + (r.completion_tokens ?? 0), 0),
-      own.filter((r) => r.prompt_tokens === null).length,
-    ];
-  }
-  return out;
-}
-
-/** The planned tasks and attempts of the task list `import` wrote beside a ledger. */
-async function taskList(ledger: string): Promise<[number, number]> {
-  const list = JSON.parse(await Deno.readTextFile(ledger.replace(/\.jsonl$/, ".tasks.json")));
-  return [list.tasks.length, list.attempts_per_task];
-}
 
 /** Per agent, each kept transcript's messages and events as text, sorted. */
 async function keptTranscripts(ledger: string): Promise<Record<string, string[]>> {
@@ -235,58 +197,6 @@ Deno.test("import, export and import again: the same counts and messages, the sa
   }
 });
 
-/** Runner rows: one with stored model calls, one with tokens not recorded, one invalid. */
-async function runnerLedger(dir: string): Promise<string> {
-  const stored = await storeEpisodeLog(`${dir}/artifacts`, {
-    episode_id: "r1/a/t1/1",
-    stdoutTail: "",
-    stderrTail: "",
-    records: [],
-    bodies: toolConversation({
-      user: "Fix the bug in <main.py>",
-      tool: "sh",
-      arguments: '{"cmd":"ls"}',
-      result: "main.py",
-      reply: "Fixed.",
-    }),
-  });
-  const base = {
-    run_id: "r1",
-    agent_id: "a",
-    seed: 7,
-    tool_calls: 1,
-    wall_ms: 1500,
-    price_table_id: "local-0",
-  };
-  const rows = [
-    {
-      ...base,
-      task_id: "t1",
-      resolved: true,
-      prompt_tokens: 120,
-      completion_tokens: 30,
-      episode_log_digest: stored.digest,
-    },
-    { ...base, task_id: "t2", resolved: false, prompt_tokens: null, completion_tokens: null },
-    {
-      ...base,
-      task_id: "t3",
-      resolved: null,
-      status: "invalid",
-      invalid_reason: "harness_error",
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      notes: "the container did not start",
-    },
-  ];
-  const ledger = `${dir}/ledger.jsonl`;
-  await Deno.writeTextFile(
-    ledger,
-    rows.map((r) => canonicalJsonLine(Episode.parse(r)) + "\n").join(""),
-  );
-  return ledger;
-}
-
 Deno.test("export inspect writes a runner row's model calls, its verdict and its tokens (null stays absent)", async () => {
   const dir = await Deno.makeTempDir();
   try {
@@ -344,15 +254,7 @@ Deno.test("export inspect writes a runner row's model calls, its verdict and its
 });
 
 Deno.test("the demo and synthetic example ledgers export and import again with the same counts", async () => {
-  const cases = [
-    ["ledgers/demo/ledger.jsonl", "ledgers/demo/errata.jsonl", "ledgers/demo/plan.json"],
-    [
-      "ledgers/examples/synthetic_ledger.jsonl",
-      "ledgers/examples/synthetic_errata.jsonl",
-      "ledgers/examples/synthetic_plan.json",
-    ],
-  ];
-  for (const [ledger, errata, plan] of cases) {
+  for (const [ledger, errata, plan] of EXAMPLE_LEDGERS) {
     const dir = await Deno.makeTempDir();
     try {
       const logs = await exportLogs(ledger, `${dir}/inspect`, "--errata", errata, "--plan", plan);
@@ -404,26 +306,13 @@ Deno.test("view shows an imported Inspect row's messages and tool calls, escaped
 Deno.test("export inspect: bad input gets one line and the documented exit status", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const bad = `${dir}/bad.jsonl`;
-    await Deno.writeTextFile(bad, '{"run_id": "r", "agent_id": \n');
-    const notJson = await run("export", "inspect", bad, "--out", `${dir}/out`);
-    assert.equal(notJson.code, 2);
-    assert.match(notJson.stderr, new RegExp(`^error: ${bad}:1: [^\\n]*\\n$`));
-    assert.equal(notJson.stdout, "");
-    // nothing half-written: the folder was never made
-    assert.rejects(() => Deno.stat(`${dir}/out`));
+    await refusesBadInput("inspect", dir);
     const file = `${dir}/taken`;
-    await Deno.writeTextFile(file, "");
-    const taken = await run("export", "inspect", "ledgers/demo/ledger.jsonl", "--out", file);
-    assert.equal(taken.code, 2);
-    assert.equal(taken.stderr, `error: Option "--out": "${file}" exists and is not a directory\n`);
-    assert.equal(await Deno.readTextFile(file), "");
-    const missing = await run("export", "inspect", "ledgers/demo/ledger.jsonl");
-    assert.equal(missing.code, 1);
-    assert.ok(missing.stderr.startsWith('error: Missing option: "--out"\n'));
     const format = await run("export", "csv", "ledgers/demo/ledger.jsonl", "--out", file);
     assert.equal(format.code, 1);
-    assert.ok(format.stderr.startsWith('error: Unknown format "csv": expected "inspect"\n'));
+    assert.ok(
+      format.stderr.startsWith('error: Unknown format "csv": expected "inspect" or "harbor"\n'),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
