@@ -27,6 +27,7 @@ import { demoProviderScripts } from "../cli/demo.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { startScriptedProvider } from "../runner/relay/scripted_provider.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
+import { SAME_REQUEST_MS } from "../runner/stop_requests.ts";
 
 const ENGINE = await requireDockerEngine("tests/slurm_executor_test.ts");
 const CLUSTER = await requireSlurmCluster("tests/slurm_executor_test.ts");
@@ -285,7 +286,9 @@ Deno.test(
       async () => (await jobsOf(runId)).some((j) => j.endsWith("RUNNING")),
     );
     child.kill("SIGINT");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A second stop signal within SAME_REQUEST_MS of the first is the same keypress (a launcher's
+    // forwarded copy); a deliberate second Ctrl-C comes after it.
+    await new Promise((resolve) => setTimeout(resolve, SAME_REQUEST_MS + 500));
     child.kill("SIGINT");
     const out = await child.output();
     equal(out.code, 130, new TextDecoder().decode(out.stderr).slice(-2000));
