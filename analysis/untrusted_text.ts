@@ -230,7 +230,7 @@ function commonPrefix(a: readonly string[], b: readonly string[]): number {
  * real tail, or are shown whole when that is no shorter. Every shortened
  * form still starts with the id's real head and ends with its real tail, so
  * it can be searched for; equal ids get equal forms. On the public
- * SWE-Bench Pro results (issue 25) 354 of the 730 instance ids
+ * SWE-Bench Pro results (scaleapi/SWE-bench_Pro-os) 354 of the 730 instance ids
  * (`instance_<repo>-<commit>-v<environment>`, the environment hash common to
  * many) shortened by `displayId` alone to a form another id also took, one
  * form standing for 25 tasks. O(total length + n log n).

@@ -152,10 +152,9 @@ export const NO_TASK_LIST = "none";
 export type LoadedTaskList = Loaded<TaskList> & { note?: string };
 
 /**
- * The task list a command uses as its denominator (issue 25 item 4:
- * `import` wrote a task list beside the ledger that `report` neither used
- * nor mentioned, and an agent missing 23% of its tasks got a headline
- * score):
+ * The task list a command uses as its denominator (seed 003: a task
+ * without a row is missing, and missing counts; a list `import` wrote beside
+ * the ledger is used and named, never silently passed over):
  * - `--tasks FILE`: that file;
  * - `--tasks none` ({@link NO_TASK_LIST}): none, and the source says it was declined;
  * - neither `--tasks` nor a plan: the list beside the ledger

@@ -8,7 +8,7 @@
  * key redacted: `Relay.callBodies()`), for a judged task the judge's
  * relay's records and bodies beside them (issue 14), and the verifier's own
  * output tails with the mode it ran in (issue 22), and the workspace diff
- * against the task's start (issue 25: `workspaceDiff`, bounded). An
+ * against the task's start (`workspaceDiff`, bounded). An
  * imported row's log (`ledgerbench import`) holds no tails, calls or
  * bodies, only the conversation its source kept (`imported`).
  *

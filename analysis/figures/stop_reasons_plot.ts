@@ -165,7 +165,7 @@ export function stopReasonsPlot(
     r === "completed" || summary.agents.some((a) => a.stop_reasons[r] > 0)
   );
   const widest = Math.max(1, ...summary.agents.map((a) => a.scored));
-  // Bars by resolved rate over scored episodes, highest first, then id (`byRateDescending`, issue 25).
+  // Bars by resolved rate over scored episodes, highest first, then id (`byRateDescending`).
   const byId = new Map(summary.agents.map((row) => [row.agent_id, row]));
   const agents = figureOrder(
     summary.agents.map((row) => ({ agent_id: row.agent_id, sort_rate: row.score_all_tasks })),
