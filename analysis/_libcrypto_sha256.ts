@@ -15,7 +15,10 @@
 export interface LibcryptoSha256 {
   /** Writes the SHA-256 of `bytes` (a view: its offset and length count) into `out` (32 bytes). */
   digest(bytes: Uint8Array, out: Uint8Array): void;
-  /** A stream with its own digest context; `finish` writes the digest and frees the context. */
+  /**
+   * A stream with its own digest context; `finish` writes the digest and
+   * frees the context, after which `update` and `finish` throw.
+   */
   stream(): { update(bytes: Uint8Array): void; finish(out: Uint8Array): void };
 }
 
@@ -30,6 +33,11 @@ const FUNCTIONS = {
   EVP_DigestUpdate: { parameters: ["pointer", "buffer", "usize"], result: "i32" },
   EVP_DigestFinal_ex: { parameters: ["pointer", "buffer", "pointer"], result: "i32" },
 } as const;
+
+/** libcrypto writes 32 bytes at `out`'s address: a shorter view would be overrun. */
+function requireDigestRoom(out: Uint8Array): void {
+  if (out.length < 32) throw new RangeError("A SHA-256 digest needs 32 bytes of room");
+}
 
 function failed(): never {
   throw new Error("Cannot compute SHA-256: libcrypto reported a failure");
@@ -67,6 +75,7 @@ export function libcryptoSha256(): LibcryptoSha256 | null {
     if (md === null || shared === null) return null;
     const binding: LibcryptoSha256 = {
       digest(bytes, out) {
+        requireDigestRoom(out);
         if (
           symbols.EVP_DigestInit_ex2(shared, md, null) !== 1 ||
           symbols.EVP_DigestUpdate(shared, bytes, BigInt(bytes.length)) !== 1 ||
@@ -78,11 +87,22 @@ export function libcryptoSha256(): LibcryptoSha256 | null {
       stream() {
         const context = symbols.EVP_MD_CTX_new();
         if (context === null || symbols.EVP_DigestInit_ex2(context, md, null) !== 1) failed();
+        // A freed context is never passed to libcrypto again: a second `finish`
+        // would free it twice and an `update` after it would write to freed
+        // memory, corrupting the process's heap (where node:crypto throws).
+        let open = true;
+        const requireOpen = () => {
+          if (!open) throw new Error("Cannot use a SHA-256 stream after its digest was taken");
+        };
         return {
           update(bytes) {
+            requireOpen();
             if (symbols.EVP_DigestUpdate(context, bytes, BigInt(bytes.length)) !== 1) failed();
           },
           finish(out) {
+            requireOpen();
+            requireDigestRoom(out);
+            open = false;
             const ok = symbols.EVP_DigestFinal_ex(context, out, null) === 1;
             symbols.EVP_MD_CTX_free(context);
             if (!ok) failed();

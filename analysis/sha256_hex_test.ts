@@ -1,4 +1,4 @@
-import { equal } from "node:assert/strict";
+import { equal, throws } from "node:assert/strict";
 import { seededRandom } from "./seeded_random.ts";
 import { sha256Hex, sha256Stream } from "./sha256_hex.ts";
 import { libcryptoSha256 } from "./_libcrypto_sha256.ts";
@@ -45,4 +45,18 @@ Deno.test("sha256Stream() equals sha256Hex() of the concatenation, both paths, a
     }
     equal(sha256Stream({ native }).hex(), sha256Hex("", { native: false }));
   }
+});
+
+Deno.test("a native stream refuses use after its digest, and a digest without 32 bytes of room", () => {
+  const sha256 = libcryptoSha256();
+  if (sha256 === null) throw new Error("libcrypto is not loaded");
+  const stream = sha256.stream();
+  stream.update(new TextEncoder().encode("abc"));
+  const out = new Uint8Array(32);
+  stream.finish(out);
+  // A second free of the context, or a write into it, would corrupt the heap.
+  throws(() => stream.finish(new Uint8Array(32)), /after its digest was taken/);
+  throws(() => stream.update(new Uint8Array(1)), /after its digest was taken/);
+  throws(() => sha256.digest(new Uint8Array(1), new Uint8Array(31)), /32 bytes of room/);
+  throws(() => sha256.stream().finish(new Uint8Array(16)), /32 bytes of room/);
 });

@@ -260,7 +260,11 @@ Deno.test({
       for (const test of tests) console.log(`podman: ${file}: ${test.name}: ${test.outcome}`);
       const failed = tests.filter((test) => test.outcome === "FAILED").map((test) => test.name);
       assert.deepEqual(failed, [], `${file} under Podman:\n${report.slice(-6000)}`);
-      assert.ok(run.success, `${file} under Podman:\n${new TextDecoder().decode(run.stderr)}`);
+      assert.ok(
+        run.success,
+        `${file} under Podman: exit code ${run.code}, signal ${run.signal}:\n` +
+          `${new TextDecoder().decode(run.stderr)}\n${report.slice(-3000)}`,
+      );
       assert.ok(tests.some((test) => test.outcome === "ok"), `${file}: no test ran:\n${report}`);
     });
   }
