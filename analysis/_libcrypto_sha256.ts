@@ -25,7 +25,17 @@ export interface LibcryptoSha256 {
 /** The binding, loaded once per process; null where unavailable; undefined before the first call. */
 let loaded: LibcryptoSha256 | null | undefined;
 
+/**
+ * `OPENSSL_INIT_NO_ATEXIT` (OpenSSL 3's `crypto.h`; OPENSSL_init_crypto(3)):
+ * no exit-time cleanup. By default libcrypto frees its library context from
+ * an `atexit` handler, which can run while this process's JavaScript still
+ * holds (and may use) the fetched digest and the shared context; the process
+ * is ending, so nothing needs freeing.
+ */
+const OPENSSL_INIT_NO_ATEXIT = 0x00080000n;
+
 const FUNCTIONS = {
+  OPENSSL_init_crypto: { parameters: ["u64", "pointer"], result: "i32" },
   EVP_MD_fetch: { parameters: ["pointer", "buffer", "pointer"], result: "pointer" },
   EVP_MD_CTX_new: { parameters: [], result: "pointer" },
   EVP_MD_CTX_free: { parameters: ["pointer"], result: "void" },
@@ -70,6 +80,7 @@ export function libcryptoSha256(): LibcryptoSha256 | null {
   try {
     if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
     const { symbols } = Deno.dlopen("libcrypto.so.3", FUNCTIONS);
+    if (symbols.OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, null) !== 1) return null;
     const md = symbols.EVP_MD_fetch(null, new TextEncoder().encode("SHA256\0"), null);
     const shared = symbols.EVP_MD_CTX_new();
     if (md === null || shared === null) return null;
