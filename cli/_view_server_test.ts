@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { episode } from "../analysis/_ledger_for_test.ts";
 import { viewHandler } from "./_view_server.ts";
 import { CONTENT_SECURITY_POLICY } from "../viewer/_html.ts";
+import { handLedger } from "../viewer/_ledger_for_test.ts";
 
 const ROWS = [
   { row: episode("alpha", "t1", true), line: 1 },
@@ -12,7 +13,7 @@ const ROWS = [
   },
 ];
 const handler = viewHandler({
-  ledger: { path: "l.jsonl", sha256: "0".repeat(64), rows: ROWS },
+  ledger: handLedger(ROWS),
   place: { ledger: "l.jsonl", artifacts: "/nonexistent", named: false },
   hosts: new Set(["127.0.0.1:9"]),
 });
