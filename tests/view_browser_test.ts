@@ -452,7 +452,7 @@ browserTest(
 );
 
 browserTest(
-  "view: the 14-agent field-scale ledger pages its ~10,000 rows, 100 at a time",
+  "view: the 14-agent field-scale ledger pages its ~10,000 rows, 100 at a time, served and static",
   async (browser) => {
     await using dir = {
       path: await Deno.makeTempDir(),
@@ -476,9 +476,35 @@ browserTest(
     await Promise.all([page.waitForNavigation(), page.click(".pager a[rel=next]")]);
     assert.match(await page.$eval(".pager", (p) => p.textContent ?? ""), /^Page 2 of /);
     assert.deepEqual(new Set(await cellIds(page, 1)), new Set([agent]));
+    const served = {
+      query: new URL(page.url()).search,
+      episodes: await cellIds(page, 0),
+      count: await page.$eval("#match-count", (e) => e.textContent),
+      pager: await page.$eval(".pager", (p) => p.textContent),
+    };
     await Promise.all([page.waitForNavigation(), page.click("#episodes tbody tr:first-child a")]);
     assert.match(
       await page.$eval("p.imported", (p) => p.textContent ?? ""),
+      /imported \(table\) from "/,
+    );
+    assert.deepEqual(csp, []);
+
+    // The static export shows the same page of the same filter, from its row files.
+    const written = await cli("view", ledger, "--out", `${dir.path}/site`);
+    assert.equal(written.code, 0, written.stderr);
+    await page.goto(`file://${dir.path}/site/index.html${served.query}`);
+    await page.waitForSelector("#episodes[data-rendered]");
+    assert.deepEqual(await cellIds(page, 0), served.episodes);
+    assert.equal(await page.$eval("#match-count", (e) => e.textContent), served.count);
+    assert.equal(await page.$eval(".pager", (p) => p.textContent), served.pager);
+    await Promise.all([page.waitForNavigation(), page.click(".pager a[rel=prev]")]);
+    await page.waitForSelector("#episodes[data-rendered]");
+    assert.match(await page.$eval(".pager", (p) => p.textContent ?? ""), /^Page 1 of /);
+    assert.deepEqual(new Set(await cellIds(page, 1)), new Set([agent]));
+    await Promise.all([page.waitForNavigation(), page.click("#episodes tbody tr:last-child a")]);
+    const anchor = new URL(page.url()).hash;
+    assert.match(
+      await page.$eval(`${anchor} p.imported`, (p) => p.textContent ?? ""),
       /imported \(table\) from "/,
     );
     assert.deepEqual(csp, []);
