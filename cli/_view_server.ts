@@ -1,5 +1,5 @@
 /**
- * The episode browser's server (issue 25): a `Deno.serve` handler that
+ * The episode browser's server: a `Deno.serve` handler that
  * answers GET requests for the pages `viewer/` builds, reading each
  * episode's log from the artifact store when its page is asked for
  * (`_episode_evidence.ts`, the reader `show` uses). Every response carries

@@ -1,5 +1,5 @@
 /**
- * `ledgerbench view`: the episode browser (issue 25), a local page on
+ * `ledgerbench view`: the episode browser, a local page on
  * loopback that browses a ledger's episodes: a filterable table, each
  * episode's transcript, tool calls, output, verdict and workspace diff, and
  * two agents side by side on one task. The pages are built by `viewer/`

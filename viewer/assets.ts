@@ -1,5 +1,5 @@
 /**
- * The episode browser's two local assets (issue 25): its stylesheet and its
+ * The episode browser's two local assets: its stylesheet and its
  * one script, served from the page's own origin (the policy allows nothing
  * else: no inline script or style, nothing fetched from outside). The
  * script submits a filter form when one of its selects changes, or in a

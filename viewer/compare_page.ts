@@ -1,5 +1,5 @@
 /**
- * Two agents' episodes on one task, side by side (issue 25): the same
+ * Two agents' episodes on one task, side by side: the same
  * sections as the episode page, in two columns, with a form to choose the
  * task and the two agents. Pure.
  *

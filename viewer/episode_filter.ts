@@ -1,5 +1,5 @@
 /**
- * The episode table's filters (issue 25): by agent, task id (contains),
+ * The episode table's filters: by agent, task id (contains),
  * outcome (resolved, failed, invalid), stop reason and invalid reason, read
  * from a page's query. Pure.
  *

@@ -162,8 +162,7 @@ export class EpisodeIndexBuilder {
    */
   add(row: Episode, line: number): number {
     const at = this.#size++;
-    // A copy of the id, so that it holds no reference into the line it was parsed from.
-    this.#ids.push(flat(row.episode_id));
+    this.#ids.push(row.episode_id);
     this.#byId.set(this.#ids[at], at);
     this.#line.set(at, line);
     this.#set(at, row);
@@ -230,11 +229,6 @@ export class EpisodeIndexBuilder {
       logged: this.#logged.trim(n),
     });
   }
-}
-
-/** A string's characters in a string of their own (not a slice of a longer one). */
-function flat(value: string): string {
-  return value.length < 13 ? value : (" " + value).slice(1);
 }
 
 interface Columns {

@@ -1,5 +1,5 @@
 /**
- * One episode's page in the browser (issue 25): its row's figures, the
+ * One episode's page in the browser: its row's figures, the
  * verifier's verdict and checks, the transcript from the stored model-call
  * bodies, the tool calls, the candidate's stdout and stderr, and the
  * workspace diff against the task's start; or, for an imported row, where

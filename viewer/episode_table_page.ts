@@ -1,9 +1,12 @@
 /**
- * The episode browser's first page (issue 25): the ledger's episodes as a
+ * The episode browser's first page: the ledger's episodes as a
  * filterable table (agent, task, outcome, stop reason, invalid reason,
  * tokens, wall time, model calls), a page of {@link PAGE_SIZE} rows at a
- * time, so a ledger of 10,000 rows (the SWE-Bench Pro table has 9,729)
- * sends 100. Filters are a plain GET form: they work with no script. Pure.
+ * time from the ledger's index (`episode_index.ts`), so a page's size and
+ * cost do not grow with the ledger: the agents, outcomes and reasons are
+ * choices (they are few), the task a search box (a ledger may hold a
+ * hundred thousand tasks). Filters are a plain GET form: they work with
+ * no script. Pure.
  *
  * @module
  */

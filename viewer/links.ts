@@ -1,5 +1,5 @@
 /**
- * Where the browser's links go (issue 25): to the server's own paths
+ * Where the browser's links go: to the server's own paths
  * (`ledgerbench view`), or to the files of a static export (`view --out`).
  * Every link is relative and built here, its query percent-encoded
  * (`href`), so no value can make a scheme or leave its attribute. Pure.
