@@ -67,7 +67,8 @@ export async function rowEvidence(found: ViewRow, place: LogPlace): Promise<Epis
  * `/episode?id=ID`, `/compare?a=ID&b=ID` or
  * `/compare?task=T&left=A&right=B` (each agent's last attempt on the task),
  * `/assets/view.css` and `/assets/view.js`; anything else is 404, a method
- * other than GET or HEAD 405, an unexpected `Host` 421. Each request reads
+ * other than GET or HEAD 405, an unexpected `Host` 421, a row that cannot
+ * be read back from the ledger 500 (its message on the page). Each request reads
  * the index, and an episode's page its one row and log: the ledger is
  * never scanned again.
  *
@@ -90,7 +91,7 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
     }));
   const byId = (id: string | null) => id === null ? -1 : index.find(id);
 
-  return async (request: Request): Promise<Response> => {
+  const answer = async (request: Request): Promise<Response> => {
     if (request.method !== "GET" && request.method !== "HEAD") {
       return respond("Method not allowed\n", 405, "text/plain; charset=utf-8");
     }
@@ -135,4 +136,16 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
         return notFound("No such page.");
     }
   };
+  // A row that cannot be read back (the ledger changed or went away since the index was built)
+  // is one sentence on the page, never a stack trace.
+  return (request) =>
+    answer(request).catch((error: Error) =>
+      html(
+        page({
+          title: "Cannot read the ledger",
+          body: `<h1>Cannot read the ledger</h1><p class="problem">${text(error.message)}</p>`,
+        }),
+        500,
+      )
+    );
 }

@@ -83,9 +83,6 @@ class Column<T extends Int32Array | Float64Array | Uint8Array> {
     }
     this.#data[at] = value;
   }
-  get(at: number): number {
-    return this.#data[at];
-  }
   /** The first `length` values, in an array of exactly that size. */
   trim(length: number): T {
     return this.#data.length === length ? this.#data : this.#data.slice(0, length) as T;
@@ -179,11 +176,6 @@ export class EpisodeIndexBuilder {
   correct(at: number, row: Episode, corrections: readonly AppliedErratum[]) {
     this.#set(at, row);
     this.#corrections.set(at, corrections);
-  }
-
-  /** The row number of an episode id added so far, or -1. */
-  find(id: string): number {
-    return this.#byId.get(id) ?? -1;
   }
 
   #set(at: number, row: Episode) {
@@ -326,11 +318,6 @@ export class EpisodeIndex {
   /** Whether row `at` names a stored episode log. */
   logged(at: number): boolean {
     return this.#c.logged[at] === 1;
-  }
-
-  /** The errata that changed row `at`, if any. */
-  correctionsOf(at: number): readonly AppliedErratum[] | undefined {
-    return this.#c.corrections.get(at);
   }
 
   /** The rows on `task` (its exact id), in file order. */
