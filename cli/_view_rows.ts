@@ -56,12 +56,18 @@ export async function loadViewLedger(path: string, errataPath?: string): Promise
     throw ioError(path, error);
   }
   // starts[k]: the byte offset of line k + 1 (scanJsonl numbers lines by their `\n`s).
-  const starts: number[] = [0];
+  let starts = new Float64Array(1 << 16);
+  let lines = 0;
   let size = 0;
   async function* observed(): AsyncGenerator<Uint8Array> {
     for await (const chunk of chunks) {
       for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, at + 1)) {
-        starts.push(size + at + 1);
+        if (++lines === starts.length) {
+          const grown = new Float64Array(starts.length * 2);
+          grown.set(starts);
+          starts = grown;
+        }
+        starts[lines] = size + at + 1;
       }
       size += chunk.length;
       yield chunk;
@@ -95,7 +101,9 @@ export async function loadViewLedger(path: string, errataPath?: string): Promise
     errata = { path: errataPath!, sha256: errataFile.sha256, applied: application.applied.length };
   }
   const index = builder.finish();
-  const lineStart = Float64Array.from(starts);
+  const lineStart = starts.slice(0, lines + 1);
+  starts = lineStart; // the reader's closure holds `starts`: not the grown buffer
+
   const lineEnd = (line: number) => line < lineStart.length ? lineStart[line] : size;
   return {
     path,
