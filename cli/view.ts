@@ -68,11 +68,10 @@ OPTIONS:
                        loopback address (127.0.0.0/8, ::1, localhost)
                        unless --allow-remote is given
   --out DIR            Write the same pages as static files into DIR instead
-                       of serving them, for a ledger of up to
-                       ${formatGrouped(MAX_STATIC_ROWS)} rows (index.html: the table, filtered
-                       and paged by its script from data/; episode/ holds
-                       ${EPISODES_PER_FILE} episodes a file; side by side in compare/, up
-                       to ${MAX_STATIC_PAIRS} pairs)
+                       of serving them, for a ledger of up to ${formatGrouped(MAX_STATIC_ROWS)} rows:
+                       index.html (the table, filtered and paged by its
+                       script from data/), episode/ (${EPISODES_PER_FILE} episodes a file),
+                       side by side in compare/ (up to ${MAX_STATIC_PAIRS} pairs)
   --allow-remote       Allow a --host that is not loopback: anyone who can
                        reach it reads every transcript
 ${widthHelpAt(23)}
