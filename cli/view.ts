@@ -34,6 +34,9 @@ import { loadViewLedger } from "./_view_rows.ts";
 /** `--port`: 0 asks the system for a free one. */
 const PORT: NumberOption = { name: "port", range: { min: 0, max: 65535, integer: true } };
 
+/** The most rows `--out` writes, as the help says it. */
+const STATIC_ROWS = formatGrouped(MAX_STATIC_ROWS);
+
 /** Help text, an example first. */
 export const help = `Browse a ledger's episodes in a local web page: a table filtered by agent,
 task (its id contains a text), outcome, stop reason and invalid reason
@@ -68,7 +71,7 @@ OPTIONS:
                        loopback address (127.0.0.0/8, ::1, localhost)
                        unless --allow-remote is given
   --out DIR            Write the same pages as static files into DIR instead
-                       of serving them, for a ledger of up to ${formatGrouped(MAX_STATIC_ROWS)} rows:
+                       of serving them, for a ledger of up to ${STATIC_ROWS} rows:
                        index.html (the table, filtered and paged by its
                        script from data/), episode/ (${EPISODES_PER_FILE} episodes a file),
                        side by side in compare/ (up to ${MAX_STATIC_PAIRS} pairs)
@@ -92,7 +95,7 @@ EXIT STATUS:
   2 bad input (the ledger or the errata unreadable or a line malformed:
   error: <file>:<line>: field "<f>": <message>; an erratum that cannot
   apply; --artifacts DIR not a directory; --out with a ledger of more
-  than ${formatGrouped(MAX_STATIC_ROWS)} rows)
+  than ${STATIC_ROWS} rows)
 `;
 
 const OPTIONS = {
