@@ -1,5 +1,5 @@
 /**
- * The episode browser's server (issue 25): a `Deno.serve` handler that
+ * The episode browser's server: a `Deno.serve` handler that
  * answers GET requests for the pages `viewer/` builds, reading each
  * episode's log from the artifact store when its page is asked for
  * (`_episode_evidence.ts`, the reader `show` uses). Every response carries
@@ -10,17 +10,18 @@
  *
  * @module
  */
-import { type EpisodeEvidence, episodePage } from "../viewer/episode_page.ts";
+import { type EpisodeEvidence, episodePage, type Neighbour } from "../viewer/episode_page.ts";
 import { comparePage } from "../viewer/compare_page.ts";
-import { episodeTablePage, type LedgerView, type ViewRow } from "../viewer/episode_table_page.ts";
+import { episodeTablePage, type ViewRow } from "../viewer/episode_table_page.ts";
 import { parseFilter } from "../viewer/episode_filter.ts";
 import { CONTENT_SECURITY_POLICY, page, text } from "../viewer/_html.ts";
 import { VIEW_CSS, VIEW_JS } from "../viewer/assets.ts";
 import { type LogPlace, openRowLog } from "./_episode_evidence.ts";
+import type { ViewLedger } from "./_view_rows.ts";
 
 /** What the handler serves. */
 export interface ViewSource {
-  ledger: LedgerView;
+  ledger: ViewLedger;
   place: LogPlace;
   /** `Host` header values accepted (e.g. `127.0.0.1:8080`, `localhost:8080`). */
   hosts: ReadonlySet<string>;
@@ -61,38 +62,36 @@ export async function rowEvidence(found: ViewRow, place: LogPlace): Promise<Epis
 }
 
 /**
- * The handler: `/` (the table; query `agent`, `task`, `outcome`, `stop`,
- * `invalid`, `page`), `/episode?id=ID`, `/compare?a=ID&b=ID` or
+ * The handler: `/` (the table; query `agent`, `task` (a search: the task
+ * id contains it), `outcome`, `stop`, `invalid`, `page`),
+ * `/episode?id=ID`, `/compare?a=ID&b=ID` or
  * `/compare?task=T&left=A&right=B` (each agent's last attempt on the task),
  * `/assets/view.css` and `/assets/view.js`; anything else is 404, a method
- * other than GET or HEAD 405, an unexpected `Host` 421.
+ * other than GET or HEAD 405, an unexpected `Host` 421, a row that cannot
+ * be read back from the ledger 500 (its message on the page). Each request reads
+ * the index, and an episode's page its one row and log: the ledger is
+ * never scanned again.
  *
- * @param source the ledger's rows, where their logs are, the accepted hosts
+ * @param source the ledger's index and rows, where their logs are, the accepted hosts
  * @returns the request handler
  */
 export function viewHandler(source: ViewSource): (request: Request) => Promise<Response> {
-  const byId = new Map(source.ledger.rows.map((r) => [r.row.episode_id, r]));
-  const byTask = new Map<string, ViewRow[]>();
-  for (const r of source.ledger.rows) {
-    const list = byTask.get(r.row.task_id) ?? [];
-    list.push(r);
-    byTask.set(r.row.task_id, list);
-  }
-  const agents = [...new Set(source.ledger.rows.map((r) => r.row.agent_id))].sort();
-  const tasks = [...byTask.keys()].sort();
-  const logs = new Map<string, Promise<EpisodeEvidence>>();
-  const evidence = (found: ViewRow): Promise<EpisodeEvidence> => {
-    let pending = logs.get(found.row.episode_id);
-    if (pending === undefined) {
-      pending = rowEvidence(found, source.place);
-      logs.set(found.row.episode_id, pending);
-    }
-    return pending;
+  const { ledger } = source;
+  const index = ledger.index;
+  const agents = index.agents();
+  const evidence = async (at: number): Promise<EpisodeEvidence> => {
+    const [found] = await ledger.rows(at, at + 1);
+    return rowEvidence(found, source.place);
   };
-  const lastOf = (task: string, agent: string) =>
-    (byTask.get(task) ?? []).filter((r) => r.row.agent_id === agent).at(-1);
+  const neighbours = (at: number): Neighbour[] =>
+    Array.from(index.taskRowsOf(at), (i) => ({
+      row: { episode_id: index.episodeId(i), agent_id: index.agentOf(i) },
+      index: i,
+      line: index.lineOf(i),
+    }));
+  const byId = (id: string | null) => id === null ? -1 : index.find(id);
 
-  return async (request: Request): Promise<Response> => {
+  const answer = async (request: Request): Promise<Response> => {
     if (request.method !== "GET" && request.method !== "HEAD") {
       return respond("Method not allowed\n", 405, "text/plain; charset=utf-8");
     }
@@ -103,31 +102,30 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
     const query = url.searchParams;
     switch (url.pathname) {
       case "/":
-        return html(episodeTablePage(source.ledger, {
+        return html(episodeTablePage(ledger, {
           filter: parseFilter(query),
           page: Number(query.get("page") ?? "1") || 1,
         }));
       case "/episode": {
-        const found = byId.get(query.get("id") ?? "");
-        if (found === undefined) return notFound("No episode has this id in the ledger.");
-        return html(episodePage(await evidence(found), byTask.get(found.row.task_id) ?? []));
+        const at = byId(query.get("id"));
+        if (at === -1) return notFound("No episode has this id in the ledger.");
+        return html(episodePage(await evidence(at), neighbours(at)));
       }
       case "/compare": {
-        let left = query.has("a") ? byId.get(query.get("a")!) : undefined;
-        let right = query.has("b") ? byId.get(query.get("b")!) : undefined;
-        const task = left?.row.task_id ?? query.get("task") ?? "";
-        const leftAgent = left?.row.agent_id ?? query.get("left") ?? "";
-        const rightAgent = right?.row.agent_id ?? query.get("right") ?? "";
-        left ??= lastOf(task, leftAgent);
-        right ??= lastOf(task, rightAgent);
+        let left = byId(query.get("a"));
+        let right = byId(query.get("b"));
+        const task = left !== -1 ? index.tableRow(left).row.task_id : query.get("task") ?? "";
+        const leftAgent = left !== -1 ? index.agentOf(left) : query.get("left") ?? "";
+        const rightAgent = right !== -1 ? index.agentOf(right) : query.get("right") ?? "";
+        if (left === -1) left = index.lastOf(task, leftAgent);
+        if (right === -1) right = index.lastOf(task, rightAgent);
         return html(comparePage({
           task,
           left: leftAgent,
           right: rightAgent,
-          leftEpisode: left === undefined ? null : await evidence(left),
-          rightEpisode: right === undefined ? null : await evidence(right),
+          leftEpisode: left === -1 ? null : await evidence(left),
+          rightEpisode: right === -1 ? null : await evidence(right),
           agents,
-          tasks,
         }));
       }
       case "/assets/view.css":
@@ -138,4 +136,16 @@ export function viewHandler(source: ViewSource): (request: Request) => Promise<R
         return notFound("No such page.");
     }
   };
+  // A row that cannot be read back (the ledger changed or went away since the index was built)
+  // is one sentence on the page, never a stack trace.
+  return (request) =>
+    answer(request).catch((error: Error) =>
+      html(
+        page({
+          title: "Cannot read the ledger",
+          body: `<h1>Cannot read the ledger</h1><p class="problem">${text(error.message)}</p>`,
+        }),
+        500,
+      )
+    );
 }

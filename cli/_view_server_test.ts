@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { episode } from "../analysis/_ledger_for_test.ts";
 import { viewHandler } from "./_view_server.ts";
 import { CONTENT_SECURITY_POLICY } from "../viewer/_html.ts";
+import { handLedger } from "../viewer/_ledger_for_test.ts";
+import { tempDir } from "../runner/_temp_dir_for_test.ts";
+import { loadViewLedger } from "./_view_rows.ts";
 
 const ROWS = [
   { row: episode("alpha", "t1", true), line: 1 },
@@ -12,7 +15,7 @@ const ROWS = [
   },
 ];
 const handler = viewHandler({
-  ledger: { path: "l.jsonl", sha256: "0".repeat(64), rows: ROWS },
+  ledger: handLedger(ROWS),
   place: { ledger: "l.jsonl", artifacts: "/nonexistent", named: false },
   hosts: new Set(["127.0.0.1:9"]),
 });
@@ -68,4 +71,32 @@ Deno.test("viewHandler() refuses another Host (421), other methods (405) and unk
   const script = await get("/assets/view.js");
   assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
   await script.body?.cancel();
+});
+
+Deno.test("viewHandler(): a ledger changed after the index was built is one sentence on the page (500)", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/ledger.jsonl`;
+  const rows = ROWS.map((r) => JSON.stringify(r.row));
+  await Deno.writeTextFile(path, rows.join("\n") + "\n");
+  const changing = viewHandler({
+    ledger: await loadViewLedger(path),
+    place: { ledger: path, artifacts: "/nonexistent", named: false },
+    hosts: new Set(["127.0.0.1:9"]),
+  });
+  const episode = (id: string) =>
+    changing(
+      new Request(`http://127.0.0.1:9/episode?id=${encodeURIComponent(id)}`, {
+        headers: { host: "127.0.0.1:9" },
+      }),
+    );
+  const before = await episode("r/beta/t1/1");
+  assert.equal(before.status, 200);
+  assert.match(await before.text(), /r\/beta\/t1\/1/);
+  await Deno.writeTextFile(path, [rows[1], rows[0], rows[2]].join("\n") + "\n");
+  const after = await episode("r/beta/t1/1");
+  assert.equal(after.status, 500);
+  assert.match(
+    await after.text(),
+    /<p class="problem">.*ledger\.jsonl:2: the ledger changed after view read it: start view again<\/p>/,
+  );
 });

@@ -1,5 +1,5 @@
 /**
- * `ledgerbench view`: the episode browser (issue 25), a local page on
+ * `ledgerbench view`: the episode browser, a local page on
  * loopback that browses a ledger's episodes: a filterable table, each
  * episode's transcript, tool calls, output, verdict and workspace diff, and
  * two agents side by side on one task. The pages are built by `viewer/`
@@ -24,20 +24,24 @@ import {
 } from "./_args.ts";
 import { ExitCode, InputError, type Io, UsageError } from "./_command.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
-import { artifactsDir, isDirectory, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
+import { artifactsDir, isDirectory, openRowLog } from "./_episode_evidence.ts";
 import { viewHandler } from "./_view_server.ts";
-import { MAX_STATIC_PAIRS, writeStaticView } from "./_view_static.ts";
-import type { LedgerView, ViewRow } from "../viewer/episode_table_page.ts";
-import { loadErrata } from "../inputs/errata.ts";
-import { type AppliedErratum, applyErrata } from "../analysis/errata.ts";
+import { MAX_STATIC_PAIRS, MAX_STATIC_ROWS, writeStaticView } from "./_view_static.ts";
+import { EPISODES_PER_FILE } from "../viewer/links.ts";
+import { formatGrouped } from "../analysis/format_number.ts";
+import { loadViewLedger } from "./_view_rows.ts";
 
 /** `--port`: 0 asks the system for a free one. */
 const PORT: NumberOption = { name: "port", range: { min: 0, max: 65535, integer: true } };
 
+/** The most rows `--out` writes, as the help says it. */
+const STATIC_ROWS = formatGrouped(MAX_STATIC_ROWS);
+
 /** Help text, an example first. */
 export const help = `Browse a ledger's episodes in a local web page: a table filtered by agent,
-task, outcome, stop reason and invalid reason (tokens, wall time, model
-calls); each episode's transcript from the stored model-call bodies, its tool
+task (its id contains a text), outcome, stop reason and invalid reason
+(tokens, wall time, model calls), a hundred rows a page from an index built
+once; each episode's transcript from the stored model-call bodies, its tool
 calls, stdout and stderr, the verifier's verdict and checks and the workspace
 diff against the task's start; two agents side by side on one task. Nothing
 is fetched from outside; no request header, key or hidden verifier file is
@@ -67,9 +71,10 @@ OPTIONS:
                        loopback address (127.0.0.0/8, ::1, localhost)
                        unless --allow-remote is given
   --out DIR            Write the same pages as static files into DIR instead
-                       of serving them (index.html: every row, filtered by
-                       the page's script; episode/<line>.html; side by side
-                       in compare/, up to ${MAX_STATIC_PAIRS} pairs)
+                       of serving them, for a ledger of up to ${STATIC_ROWS} rows:
+                       index.html (the table, filtered and paged by its
+                       script from data/), episode/ (${EPISODES_PER_FILE} episodes a file),
+                       side by side in compare/ (up to ${MAX_STATIC_PAIRS} pairs)
   --allow-remote       Allow a --host that is not loopback: anyone who can
                        reach it reads every transcript
 ${widthHelpAt(23)}
@@ -89,7 +94,8 @@ EXIT STATUS:
   0 stopped by a signal, or the pages written (--out); 1 usage error;
   2 bad input (the ledger or the errata unreadable or a line malformed:
   error: <file>:<line>: field "<f>": <message>; an erratum that cannot
-  apply; --artifacts DIR not a directory)
+  apply; --artifacts DIR not a directory; --out with a ledger of more
+  than ${STATIC_ROWS} rows)
 `;
 
 const OPTIONS = {
@@ -132,33 +138,18 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
   }
   const artifacts = artifactsDir(ledger, stringOption(values, "artifacts"));
-  const rows: ViewRow[] = [];
-  const sha256 = await scanLedgerRows(ledger, (row, line) => rows.push({ row, line }));
-  const errataPath = stringOption(values, "errata");
-  let errata: LedgerView["errata"];
-  if (errataPath !== undefined) {
-    const file = await loadErrata(errataPath);
-    const application = applyErrata(rows.map((r) => r.row), file);
-    const changed = new Map<string, AppliedErratum[]>();
-    for (const applied of application.applied) {
-      changed.set(applied.episode_id, [...(changed.get(applied.episode_id) ?? []), applied]);
-    }
-    rows.forEach((r, i) => {
-      r.row = application.rows[i];
-      const corrections = changed.get(r.row.episode_id);
-      if (corrections !== undefined) r.corrections = corrections;
-    });
-    errata = { path: errataPath, sha256: file.sha256, applied: application.applied.length };
-  }
+  const view = await loadViewLedger(ledger, stringOption(values, "errata"));
   const place = { ledger, artifacts, named: values.artifacts !== undefined };
   if (place.named && !(await isDirectory(artifacts))) {
     throw new InputError(`Option "--artifacts": "${artifacts}" is not a directory`);
   }
   // A missing default store or an altered log is said once here, and on each page it touches:
   // the rows can still be browsed.
-  const first = rows.find((r) => r.row.episode_log_digest !== undefined);
-  if (first !== undefined) {
-    await openRowLog(first, place).catch((error: Error) =>
+  let first = 0;
+  while (first < view.index.size && !view.index.logged(first)) first++;
+  if (first < view.index.size) {
+    const [row] = await view.rows(first, first + 1);
+    await openRowLog(row, place).catch((error: Error) =>
       io.stderr(
         fitLines(
           `warning: ${lineText(error.message)}; episode pages without their log say so\n`,
@@ -173,10 +164,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     if (values.port !== undefined || values.host !== undefined) {
       throw new UsageError('Option "--out" writes files: "--port" and "--host" are for serving');
     }
-    const wrote = await writeStaticView(out, { path: ledger, sha256, rows, errata }, place);
+    const wrote = await writeStaticView(out, view, place);
     io.stdout(fitLines(
-      `ledgerbench view: wrote ${wrote.episodes} episode pages and ${wrote.pairs} side-by-side ` +
-        `pages to ${out}/ (open ${out}/index.html)` +
+      `ledgerbench view: wrote ${wrote.episodes} episodes and ${wrote.pairs} side-by-side ` +
+        `pages in ${wrote.files} files to ${out}/ (open ${out}/index.html)` +
         (wrote.pairs_left_out
           ? `; more than ${MAX_STATIC_PAIRS} pairs: none written (the server shows any pair)`
           : "") +
@@ -202,14 +193,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   for (const name of [shown, ...(isLoopback(host) ? ["localhost", "127.0.0.1", "[::1]"] : [])]) {
     hosts.add(`${name}:${bound}`);
   }
-  const handler = viewHandler({ ledger: { path: ledger, sha256, rows, errata }, place, hosts });
+  const handler = viewHandler({ ledger: view, place, hosts });
   const onSignal = () => stop.abort();
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   // Too wide for one line: the address first and whole (a script reads the first line for it;
   // alone on it when even "ledgerbench view: " beside it does not fit), then the rest folded.
   const url = `http://${shown}:${bound}/`;
-  const episodes = `${rows.length} episodes of ${ledger}`;
+  const episodes = `${view.index.size} episodes of ${ledger}`;
   const whole = `ledgerbench view: ${episodes} at ${url} (Ctrl-C stops)`;
   const head = displayLength(`ledgerbench view: ${url}`) <= width
     ? `ledgerbench view: ${url}\n`

@@ -127,8 +127,8 @@ Deno.test({
       );
       ok((await Deno.stat(`${out}/report/report.html`)).size > 0);
 
-      ok(view.includes(`wrote 3 episode pages`), view);
-      for (const page of ["index.html", "episode/1.html", "episode/2.html", "episode/3.html"]) {
+      ok(view.includes(`wrote 3 episodes and 0 side-by-side pages in 5 files`), view);
+      for (const page of ["index.html", "data/rows-0.js", "episode/0.html"]) {
         ok((await Deno.stat(`${out}/view/${page}`)).isFile, page);
       }
     } finally {

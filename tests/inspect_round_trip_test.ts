@@ -282,7 +282,7 @@ Deno.test("view shows an imported Inspect row's messages and tool calls, escaped
     assert.equal((await run("import", "inspect", log, "--out", ledger)).code, 0);
     const [row] = await readRows(ledger);
     const place = { ledger, artifacts: `${dir}/artifacts`, named: false };
-    const evidence = await rowEvidence({ row, line: 1 }, place);
+    const evidence = await rowEvidence({ row, index: 0, line: 1 }, place);
     assert.equal(evidence.problem, null);
     const html = episodePage(evidence, []);
     // python3: the sample's first tool call is web_browser_go {"url": "https://www.aisi.gov.uk/"};
@@ -352,7 +352,7 @@ Deno.test("a Harbor trial's agent trajectory is kept, shown and exported; a bad 
     });
     const place = { ledger, artifacts: `${dir}/artifacts`, named: false };
     const line = rows.indexOf(hello) + 1;
-    const html = episodePage(await rowEvidence({ row: hello, line }, place), []);
+    const html = episodePage(await rowEvidence({ row: hello, index: 0, line }, place), []);
     assert.ok(html.includes("Transcript (4 messages, as the source kept them)"));
     assert.ok(html.includes("<code>Write</code>"));
     const [path] = await exportLogs(ledger, `${dir}/inspect`);

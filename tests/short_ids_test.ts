@@ -12,6 +12,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { displayId, distinctShortIds } from "../analysis/untrusted_text.ts";
 import { fitTable, TableContext } from "../cli/_table_layout.ts";
 import { episodeTablePage } from "../viewer/episode_table_page.ts";
+import { handLedger } from "../viewer/_ledger_for_test.ts";
 import { episode } from "../analysis/_ledger_for_test.ts";
 import { censoringSummary } from "../analysis/censoring.ts";
 import { stopReasonsPlot } from "../analysis/figures/stop_reasons_plot.ts";
@@ -91,7 +92,7 @@ Deno.test("episodeTablePage(): no two tasks or episodes of a page look alike (SW
       }]
     )
   ).map((row, k) => ({ row, line: k + 1 }));
-  const ledger = { path: "ledger.jsonl", sha256: "0".repeat(64), rows };
+  const ledger = handLedger(rows, "ledger.jsonl");
   const span = /<span class="id" title="([^"]*)">([^<]*)<\/span>/g;
   for (const page of [1, 2]) {
     const html = episodeTablePage(ledger, { filter: {}, page });

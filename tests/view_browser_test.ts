@@ -234,7 +234,7 @@ browserTest("view: two demo agents side by side on one task", async (browser) =>
   await shot(page, "side_by_side");
   // The table's form picks the task and the two agents (choosing does not submit it).
   await page.goto(viewer.url);
-  await page.select('#compare-form select[name="task"]', "b1-range");
+  await page.type('#compare-form input[name="task"]', "b1-range");
   await page.select('#compare-form select[name="left"]', "solver-weak");
   await page.select('#compare-form select[name="right"]', "solver-strong");
   await Promise.all([page.waitForNavigation(), page.click("#compare-form button")]);
@@ -452,7 +452,7 @@ browserTest(
 );
 
 browserTest(
-  "view: the 14-agent field-scale ledger pages its ~10,000 rows, 100 at a time",
+  "view: the 14-agent field-scale ledger pages its ~10,000 rows, 100 at a time, served and static",
   async (browser) => {
     await using dir = {
       path: await Deno.makeTempDir(),
@@ -476,9 +476,35 @@ browserTest(
     await Promise.all([page.waitForNavigation(), page.click(".pager a[rel=next]")]);
     assert.match(await page.$eval(".pager", (p) => p.textContent ?? ""), /^Page 2 of /);
     assert.deepEqual(new Set(await cellIds(page, 1)), new Set([agent]));
+    const served = {
+      query: new URL(page.url()).search,
+      episodes: await cellIds(page, 0),
+      count: await page.$eval("#match-count", (e) => e.textContent),
+      pager: await page.$eval(".pager", (p) => p.textContent),
+    };
     await Promise.all([page.waitForNavigation(), page.click("#episodes tbody tr:first-child a")]);
     assert.match(
       await page.$eval("p.imported", (p) => p.textContent ?? ""),
+      /imported \(table\) from "/,
+    );
+    assert.deepEqual(csp, []);
+
+    // The static export shows the same page of the same filter, from its row files.
+    const written = await cli("view", ledger, "--out", `${dir.path}/site`);
+    assert.equal(written.code, 0, written.stderr);
+    await page.goto(`file://${dir.path}/site/index.html${served.query}`);
+    await page.waitForSelector("#episodes[data-rendered]");
+    assert.deepEqual(await cellIds(page, 0), served.episodes);
+    assert.equal(await page.$eval("#match-count", (e) => e.textContent), served.count);
+    assert.equal(await page.$eval(".pager", (p) => p.textContent), served.pager);
+    await Promise.all([page.waitForNavigation(), page.click(".pager a[rel=prev]")]);
+    await page.waitForSelector("#episodes[data-rendered]");
+    assert.match(await page.$eval(".pager", (p) => p.textContent ?? ""), /^Page 1 of /);
+    assert.deepEqual(new Set(await cellIds(page, 1)), new Set([agent]));
+    await Promise.all([page.waitForNavigation(), page.click("#episodes tbody tr:last-child a")]);
+    const anchor = new URL(page.url()).hash;
+    assert.match(
+      await page.$eval(`${anchor} p.imported`, (p) => p.textContent ?? ""),
       /imported \(table\) from "/,
     );
     assert.deepEqual(csp, []);
@@ -486,7 +512,7 @@ browserTest(
 );
 
 browserTest(
-  "view --out: the static pages filter by the page's script and link side by side",
+  "view --out: the static table filters and pages by its script, and links side by side",
   async (browser) => {
     await using dir = {
       path: await Deno.makeTempDir(),
@@ -495,26 +521,48 @@ browserTest(
     const ledger = await hostileLedger(dir.path);
     const written = await cli("view", ledger, "--out", `${dir.path}/site`);
     assert.equal(written.code, 0, written.stderr);
-    assert.match(written.stdout, /wrote 3 episode pages and 2 side-by-side pages/);
+    assert.match(written.stdout, /wrote 3 episodes and 2 side-by-side pages in 7 files/);
     const { page, dialogs, csp } = await openPage(browser);
     await page.goto(`file://${dir.path}/site/index.html`);
     await assertInert(page, dialogs, csp, "static table");
     assert.equal((await cellIds(page, 1)).length, 3);
-    // The script filters in place: no server, no navigation.
-    await page.select('#filters select[name="agent"]', "plain-agent");
-    const visible = await page.$$eval("#episodes tbody tr:not([hidden])", (rows) => rows.length);
-    assert.equal(visible, 1);
+    // The script answers the query from the export's row files: no server.
+    const choose = async (name: string, value: string) => {
+      await Promise.all([
+        page.waitForNavigation(),
+        page.select(`#filters select[name="${name}"]`, value),
+      ]);
+      await page.waitForSelector("#episodes[data-rendered]");
+    };
+    await choose("agent", "plain-agent");
+    assert.deepEqual(await cellIds(page, 1), ["plain-agent"]);
     assert.equal(await page.$eval("#match-count", (e) => e.textContent), "1");
-    await page.select('#filters select[name="agent"]', "");
-    await page.select('#filters select[name="outcome"]', "resolved");
-    assert.equal(await page.$$eval("#episodes tbody tr:not([hidden])", (rows) => rows.length), 2);
+    await choose("agent", "");
+    await choose("outcome", "resolved");
+    assert.equal((await cellIds(page, 1)).length, 2);
+    assert.deepEqual(csp, []);
+    assert.equal(
+      await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
+      undefined,
+    );
+    await page.type('#filters input[name="task"]', "no such task");
+    await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+    await page.waitForSelector("#episodes[data-rendered]");
+    assert.equal((await cellIds(page, 1)).length, 0);
+    assert.equal(await page.$eval("#no-match", (e) => (e as HTMLElement).hidden), false);
+    await choose("outcome", "");
+    await page.goto(`file://${dir.path}/site/index.html?outcome=resolved`);
+    await page.waitForSelector("#episodes[data-rendered]");
     await Promise.all([
       page.waitForNavigation(),
-      page.click("#episodes tbody tr:not([hidden]) a"),
+      page.click("#episodes tbody tr a"),
     ]);
+    // Episodes are grouped a hundred to a file, each at its line's anchor.
+    const anchor = new URL(page.url()).hash;
+    assert.equal(anchor, "#line-2");
     await assertInert(page, dialogs, csp, "static episode", "../assets/view.js");
     assert.ok((await page.$eval("main", (m) => m.textContent ?? "")).includes(HOSTILE.user));
-    await Promise.all([page.waitForNavigation(), page.click(".compare-links a")]);
+    await Promise.all([page.waitForNavigation(), page.click(`${anchor} .compare-links a`)]);
     await assertInert(page, dialogs, csp, "static side by side", "../assets/view.js");
     assert.ok((await idsIn(page, "#left")).includes("plain-agent"));
     assert.ok((await idsIn(page, "#right")).includes(HOSTILE.agent));

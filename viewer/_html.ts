@@ -1,5 +1,5 @@
 /**
- * The HTML building blocks of the episode browser's pages (issue 25): every
+ * The HTML building blocks of the episode browser's pages: every
  * untrusted string goes through one of these, by the report's rule
  * (`analysis/untrusted_text.ts` for the characters, `report/_document.ts`'s
  * `htmlEscape` for the markup), and every page carries the browser's

@@ -1,10 +1,10 @@
 /**
- * The episode browser's two local assets (issue 25): its stylesheet and its
+ * The episode browser's two local assets: its stylesheet and its
  * one script, served from the page's own origin (the policy allows nothing
  * else: no inline script or style, nothing fetched from outside). The
  * script submits a filter form when one of its selects changes, or in a
- * static export filters the table in place; every served page works
- * without it.
+ * static export filters and pages the table from the export's row files;
+ * every served page works without it.
  *
  * @module
  */
@@ -52,9 +52,13 @@ ul.changed { margin: 4px 0; padding-left: 20px; }
 
 /**
  * `assets/view.js`: a select marked `data-autosubmit` submits its form on
- * change (the server's table); a form marked `data-static` (an export's
- * table) filters the table's rows by their `data-` attributes instead, and
- * counts the rows that match.
+ * change (the server's table). A form marked `data-static` (an export's
+ * table) reads its filters and page from the page's query instead: a
+ * change of the form opens `index.html` with the new query, and the
+ * script answers it from the export's row files (`data/rows-<k>.js`,
+ * loaded as scripts: a page from `file://` may not fetch), putting every
+ * value in the page as text (`textContent`), never as markup. The table
+ * is marked `data-rendered` once drawn.
  */
 export const VIEW_JS = `"use strict";
 document.addEventListener("change", (event) => {
@@ -66,19 +70,98 @@ document.addEventListener("change", (event) => {
 const staticForm = document.querySelector("form[data-static]");
 if (staticForm) {
   const names = ["agent", "task", "outcome", "stop", "invalid"];
-  const apply = () => {
-    const chosen = new FormData(staticForm);
-    let shown = 0;
-    for (const row of document.querySelectorAll("#episodes tbody tr")) {
-      const match = names.every((name) => !chosen.get(name) || row.dataset[name] === chosen.get(name));
-      row.hidden = !match;
-      if (match) shown++;
-    }
-    const count = document.getElementById("match-count");
-    if (count) count.textContent = shown.toLocaleString("en-US");
+  const total = Number(staticForm.dataset.rows);
+  const chunkRows = Number(staticForm.dataset.chunk);
+  const pageSize = Number(staticForm.dataset.page);
+  const query = new URLSearchParams(location.search);
+  const filter = {};
+  for (const name of names) {
+    const value = query.get(name) ?? "";
+    const field = staticForm.elements.namedItem(name);
+    if (value !== "" && field) field.value = value;
+    if (value !== "") filter[name] = value;
+  }
+  const link = (values) => {
+    const q = new URLSearchParams();
+    for (const [name, value] of Object.entries(values)) if (value) q.set(name, value);
+    const search = q.toString();
+    return "index.html" + (search === "" ? "" : "?" + search);
   };
-  staticForm.addEventListener("change", apply);
-  staticForm.addEventListener("submit", (event) => { event.preventDefault(); apply(); });
-  apply();
+  const go = () => {
+    const chosen = new FormData(staticForm);
+    location.href = link(Object.fromEntries(names.map((name) => [name, chosen.get(name)])));
+  };
+  staticForm.addEventListener("change", go);
+  staticForm.addEventListener("submit", (event) => { event.preventDefault(); go(); });
+  const waiting = new Map();
+  globalThis.ledgerbenchRows = (k, rows) => waiting.get(k)?.(rows);
+  const load = (k) => new Promise((resolve, reject) => {
+    waiting.set(k, resolve);
+    const script = document.createElement("script");
+    script.src = "data/rows-" + k + ".js";
+    script.onerror = () => reject(new Error("cannot load " + script.src));
+    document.head.append(script);
+  });
+  const element = (tag, text, attributes = {}) => {
+    const node = document.createElement(tag);
+    if (text !== null) node.textContent = text;
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    return node;
+  };
+  const id = (whole, shown) => element("span", shown, { class: "id", title: whole });
+  const row = (r) => {
+    const tr = element("tr", null, { "data-line": String(r[0]) });
+    const cell = (content, attributes) => {
+      const td = element("td", null, attributes);
+      td.append(...content);
+      tr.append(td);
+    };
+    const anchor = element("a", null, { href: "episode/" + r[1] + ".html#line-" + r[0] });
+    anchor.append(id(r[2], r[3]));
+    cell([anchor]);
+    cell([id(r[4], r[5])]);
+    cell([id(r[6], r[7])]);
+    cell(r[9] === "" ? [r[8]] : [r[8] + " ", element("span", "corrected", { class: "corrected", title: r[9] })],
+      { class: "outcome " + r[8] });
+    cell([r[10]]);
+    cell([r[11]]);
+    for (const k of [12, 13, 14]) cell([r[k]], { class: "num" });
+    return tr;
+  };
+  const matches = (r) =>
+    (!filter.agent || r[4] === filter.agent) && (!filter.task || r[6].includes(filter.task)) &&
+    (!filter.outcome || r[8] === filter.outcome) && (!filter.stop || r[10] === filter.stop) &&
+    (!filter.invalid || r[11] === filter.invalid);
+  const draw = (rows, count, page, pages) => {
+    document.querySelector("#episodes tbody").replaceChildren(...rows.map(row));
+    document.getElementById("match-count").textContent = count.toLocaleString("en-US");
+    document.getElementById("no-match").hidden = rows.length > 0;
+    for (const pager of document.querySelectorAll(".pager")) {
+      const parts = ["Page " + page + " of " + pages.toLocaleString("en-US")];
+      if (page > 1) parts.push(" · ", element("a", "previous", { href: link({ ...filter, page: page > 2 ? String(page - 1) : "" }), rel: "prev" }));
+      if (page < pages) parts.push(" · ", element("a", "next", { href: link({ ...filter, page: String(page + 1) }), rel: "next" }));
+      pager.replaceChildren(...parts);
+    }
+    document.getElementById("episodes").setAttribute("data-rendered", "");
+  };
+  const wanted = Math.max(1, Math.floor(Number(query.get("page")) || 1));
+  const render = async () => {
+    if (Object.keys(filter).length === 0) {
+      const pages = Math.max(1, Math.ceil(total / pageSize));
+      const page = Math.min(wanted, pages);
+      const first = (page - 1) * pageSize;
+      const k = Math.floor(first / chunkRows);
+      const rows = total === 0 ? [] : await load(k);
+      draw(rows.slice(first - k * chunkRows, first - k * chunkRows + pageSize), total, page, pages);
+      return;
+    }
+    const found = [];
+    for (let k = 0; k * chunkRows < total; k++) for (const r of await load(k)) if (matches(r)) found.push(r);
+    const pages = Math.max(1, Math.ceil(found.length / pageSize));
+    const page = Math.min(wanted, pages);
+    draw(found.slice((page - 1) * pageSize, page * pageSize), found.length, page, pages);
+  };
+  if (Object.keys(filter).length > 0 || wanted > 1) render().catch((error) => console.error(error));
+  else document.getElementById("episodes").setAttribute("data-rendered", "");
 }
 `;

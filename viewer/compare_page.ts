@@ -1,5 +1,5 @@
 /**
- * Two agents' episodes on one task, side by side (issue 25): the same
+ * Two agents' episodes on one task, side by side: the same
  * sections as the episode page, in two columns, with a form to choose the
  * task and the two agents. Pure.
  *
@@ -19,9 +19,8 @@ export interface Comparison {
   /** The two episodes found; null where none matched. */
   leftEpisode: EpisodeEvidence | null;
   rightEpisode: EpisodeEvidence | null;
-  /** Every agent and task of the ledger, for the form. */
+  /** Every agent of the ledger, for the form (the task is typed: a ledger may hold many). */
   agents: readonly string[];
-  tasks: readonly string[];
 }
 
 function select(name: string, label: string, values: readonly string[], chosen: string): string {
@@ -64,7 +63,7 @@ export function comparePage(comparison: Comparison, links: Links = SERVER_LINKS)
   const form = links.static
     ? ""
     : `<form method="get" action="compare" class="filters" id="compare-form">
-${select("task", "Task", comparison.tasks, task)}
+<label>Task id <input type="text" name="task" value="${text(task)}" size="16" required></label>
 ${select("left", "Left agent", comparison.agents, left)}
 ${select("right", "Right agent", comparison.agents, right)}
 <button type="submit">Side by side</button>

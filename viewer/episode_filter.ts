@@ -1,7 +1,7 @@
 /**
- * The episode table's filters (issue 25): by agent, task, outcome
- * (resolved, failed, invalid), stop reason and invalid reason, read from a
- * page's query. Pure.
+ * The episode table's filters: by agent, task id (contains),
+ * outcome (resolved, failed, invalid), stop reason and invalid reason, read
+ * from a page's query. Pure.
  *
  * @module
  */
@@ -16,6 +16,7 @@ export const OUTCOMES: readonly Outcome[] = ["resolved", "failed", "invalid"];
 /** The filters; an absent one matches every row. */
 export interface EpisodeFilter {
   agent?: string;
+  /** A search: the rows whose task id contains it. */
   task?: string;
   outcome?: Outcome;
   stop?: string;
@@ -62,8 +63,10 @@ export function parseFilter(query: URLSearchParams): EpisodeFilter {
 }
 
 /**
- * Whether a row passes every filter (exact matches; `invalid` is the row's
- * `invalid_reason`, `stop` its `stop_reason`).
+ * Whether a row passes every filter (exact matches, but `task` a search:
+ * the task id contains it; `invalid` is the row's `invalid_reason`, `stop`
+ * its `stop_reason`). Row by row: the pages ask `EpisodeIndex.query`,
+ * which answers the same.
  *
  * @param row the ledger row
  * @param filter the filters
@@ -85,7 +88,7 @@ export function matchesFilter(
   filter: EpisodeFilter,
 ): boolean {
   return (filter.agent === undefined || row.agent_id === filter.agent) &&
-    (filter.task === undefined || row.task_id === filter.task) &&
+    (filter.task === undefined || row.task_id.includes(filter.task)) &&
     (filter.outcome === undefined || outcomeOf(row) === filter.outcome) &&
     (filter.stop === undefined || row.stop_reason === filter.stop) &&
     (filter.invalid === undefined || row.invalid_reason === filter.invalid);

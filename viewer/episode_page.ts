@@ -1,5 +1,5 @@
 /**
- * One episode's page in the browser (issue 25): its row's figures, the
+ * One episode's page in the browser: its row's figures, the
  * verifier's verdict and checks, the transcript from the stored model-call
  * bodies, the tool calls, the candidate's stdout and stderr, and the
  * workspace diff against the task's start; or, for an imported row, where
@@ -24,7 +24,8 @@ import { type Links, SERVER_LINKS } from "./links.ts";
 /** One episode as the pages show it. */
 export interface EpisodeEvidence {
   row: Episode;
-  /** The row's ledger line (1-based). */
+  /** The row's number (0-based, file order) and ledger line (1-based). */
+  index: number;
   line: number;
   /** Its stored log; null when the row names none or it could not be read (`problem`). */
   log: EpisodeLog | null;
@@ -37,6 +38,7 @@ export interface EpisodeEvidence {
 /** The other episodes on the same task, for the side-by-side links. */
 export interface Neighbour {
   row: { episode_id: string; agent_id: string };
+  index: number;
   line: number;
 }
 
@@ -54,7 +56,7 @@ const num = (value: number | null | undefined) =>
  * @param evidence the row, its line and its log
  * @returns the sections' HTML
  */
-export function episodeSections(evidence: EpisodeEvidence): string {
+export function episodeSections(evidence: Omit<EpisodeEvidence, "index">): string {
   const { row } = evidence;
   let html = summary(row, evidence.line) + correctionLines(evidence.corrections ?? []);
   if (row.provenance?.evidence_kind === "imported") {
@@ -404,18 +406,18 @@ function diffSection(log: EpisodeLog): string {
 }
 
 /**
- * The episode page: its sections, and links to the other agents' episodes
- * on the same task, side by side with this one.
+ * One episode's links to the other agents' episodes on its task, side by
+ * side with it, then its sections.
  *
  * @param evidence the row, its line and its log
  * @param neighbours the episodes on its task (those of its own agent are left out)
- * @param links where links go (default: the server's paths)
- * @returns the page's HTML
+ * @param links where links go
+ * @returns the HTML
  */
-export function episodePage(
+export function episodeBody(
   evidence: EpisodeEvidence,
   neighbours: readonly Neighbour[],
-  links: Links = SERVER_LINKS,
+  links: Links,
 ): string {
   const { row } = evidence;
   const linked = neighbours.flatMap((n) => {
@@ -431,10 +433,26 @@ export function episodePage(
   const compare = others.length === 0
     ? ""
     : `<p class="compare-links">Side by side on this task with: ${others.join(", ")}</p>`;
+  return `${compare}${episodeSections(evidence)}`;
+}
+
+/**
+ * The episode page: {@link episodeBody} in a page of its own.
+ *
+ * @param evidence the row, its line and its log
+ * @param neighbours the episodes on its task (those of its own agent are left out)
+ * @param links where links go (default: the server's paths)
+ * @returns the page's HTML
+ */
+export function episodePage(
+  evidence: EpisodeEvidence,
+  neighbours: readonly Neighbour[],
+  links: Links = SERVER_LINKS,
+): string {
   return page({
     root: links.root,
     static: links.static,
-    title: `Episode ${row.episode_id}`,
-    body: `${compare}${episodeSections(evidence)}`,
+    title: `Episode ${evidence.row.episode_id}`,
+    body: episodeBody(evidence, neighbours, links),
   });
 }

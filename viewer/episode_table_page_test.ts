@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { episode } from "../analysis/_ledger_for_test.ts";
 import { episodeTablePage, PAGE_SIZE } from "./episode_table_page.ts";
 import { parseFilter } from "./episode_filter.ts";
+import { handLedger } from "./_ledger_for_test.ts";
 
 /** 10,000 rows (the SWE-Bench Pro table has 9,729): 14 agents, no token counts on agent 0. */
 function bigLedger() {
@@ -16,7 +17,7 @@ function bigLedger() {
       line: i + 1,
     });
   }
-  return { path: "big.jsonl", sha256: "0".repeat(64), rows };
+  return handLedger(rows, "big.jsonl");
 }
 
 const rowsOf = (html: string) => html.match(/<tr data-line="\d+">/g) ?? [];
@@ -52,11 +53,10 @@ Deno.test("episodeTablePage() filters by agent and outcome, and keeps the filter
 
 Deno.test("episodeTablePage() shortens a long id keeping its tail, the whole id in the title, escaped", () => {
   const id = `${"x".repeat(60)}-<b>task-17</b>`;
-  const html = episodeTablePage({
-    path: "l.jsonl",
-    sha256: "0".repeat(64),
-    rows: [{ row: episode("a", id, true), line: 1 }],
-  }, { filter: {}, page: 1 });
+  const html = episodeTablePage(handLedger([{ row: episode("a", id, true) }]), {
+    filter: {},
+    page: 1,
+  });
   assert.ok(html.includes(`title="${"x".repeat(60)}-&lt;b&gt;task-17&lt;/b&gt;"`));
   assert.ok(html.includes("…"));
   assert.ok(html.includes("-&lt;b&gt;task-17&lt;/b&gt;</span>"));

@@ -1,9 +1,12 @@
 /**
- * The episode browser's pages (issue 25, `ledgerbench view`): pure functions
+ * The episode browser's pages (`ledgerbench view`): pure functions
  * from ledger rows and stored episode logs to HTML, served by
  * `cli/_view_server.ts`. One module per page or concern:
  *
  * - `episode_table_page.ts`: the filterable, paginated table of episodes;
+ * - `episode_index.ts`: what the table shows of every row, and the rows
+ *   of each agent, task, outcome and reason, built once: the table's pages
+ *   are read from it;
  * - `episode_filter.ts`: the filters (agent, task, outcome, stop reason,
  *   invalid reason);
  * - `episode_page.ts`: one episode (verdict, transcript, tool calls,
@@ -16,6 +19,7 @@
  *   messages, from those calls or from an imported source's kept messages;
  * - `links.ts`: where links go, to the server's paths or to the files of a
  *   static export (`view --out`, written by `cli/_view_static.ts`);
+ *   `static_table.ts`: the export's table data, paged by its script;
  * - `_html.ts`: escaping, query links and the page shell with its
  *   Content-Security-Policy; `assets.ts`: the stylesheet and the one script.
  *
@@ -56,3 +60,4 @@ export { toolCalls, transcript } from "./transcript.ts";
 export { episodeMessages } from "./episode_messages.ts";
 export { CONTENT_SECURITY_POLICY } from "./_html.ts";
 export { SERVER_LINKS, staticLinks } from "./links.ts";
+export { EpisodeIndex, EpisodeIndexBuilder } from "./episode_index.ts";
