@@ -119,44 +119,61 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
   };
   for (const { batch } of options.sources) batch.warnings.forEach(warn);
   await using _lock = await acquireLedgerLock(options.ledger);
-  const known = new Map<string, number>();
+  const known = new RowPlaces<number>();
   const { writer, existing } = await LedgerWriter.open(options.ledger, {
     resume: true,
     warn,
-    replay: (row, line) => {
-      known.set(`id ${row.episode_id}`, line);
-      if (row.provenance !== undefined) known.set(sourceKey(row.provenance), line);
-    },
+    replay: (row, line) => known.add(row.episode_id, row.provenance, line),
   });
   try {
     const attempts = options.sources.flatMap(({ batch }) => batch.attempts);
-    const drafts = attempts.map((attempt) => draftOf(attempt, options.priceTableId));
-    refuseDuplicates(drafts, known, options.ledger);
+    refuseDuplicates(attempts, known, options.ledger);
     const taskList = await writeTaskList(options, warn);
+    /** The episode log digest of each attempt that kept a transcript, by its index. */
+    const logs = new Map<number, string>();
     for (const [index, attempt] of attempts.entries()) {
       if (attempt.transcript === undefined) continue;
       const stored = await storeEpisodeLog(options.artifacts, {
-        episode_id: episodeIdOf(drafts[index]),
+        episode_id: episodeIdOf(attempt),
         stdoutTail: null,
         stderrTail: null,
         records: null,
         bodies: null,
         imported: attempt.transcript,
       });
-      drafts[index].episode_log_digest = stored.digest;
+      logs.set(index, stored.digest);
     }
-    // one batch: every row checked first, one fsync, whole or nothing (ledger_writer.ts)
-    await writer.appendAll(drafts);
+    // one batch, whole or nothing and never seen half written (ledger_writer.ts)
+    const written = await writer.appendAll(
+      drafts(attempts, options.priceTableId, logs),
+    );
     return {
       ledger: options.ledger,
       existing_rows: existing,
-      written: drafts.length,
+      written,
       sources: options.sources.map(tally),
       task_list: taskList,
       warnings,
     };
   } finally {
     await writer.close();
+  }
+}
+
+/**
+ * The rows of the attempts, made one at a time as the writer takes them
+ * (a million-row import never holds a second million objects).
+ */
+function* drafts(
+  attempts: readonly ImportedAttempt[],
+  priceTableId: string,
+  logs: ReadonlyMap<number, string>,
+): Generator<EpisodeDraft> {
+  for (let index = 0; index < attempts.length; index++) {
+    const draft = draftOf(attempts[index], priceTableId);
+    const log = logs.get(index);
+    if (log !== undefined) draft.episode_log_digest = log;
+    yield draft;
   }
 }
 
@@ -186,27 +203,60 @@ function draftOf(attempt: ImportedAttempt, priceTableId: string): EpisodeDraft {
   };
 }
 
-function sourceKey(provenance: { source_sha256: string; position: string }): string {
-  return `source ${provenance.source_sha256} ${provenance.position}`;
+/**
+ * What is known of rows by their two identities: the episode id, and the
+ * source position (the source's SHA-256, then the position inside it).
+ * Keyed by the SHA-256 first so that a million rows of one source do not
+ * make a million keys holding that SHA-256.
+ */
+class RowPlaces<T> {
+  readonly #ids = new Map<string, T>();
+  readonly #sources = new Map<string, Map<string, T>>();
+
+  /** Records a row's episode id and, when it has one, its source position. */
+  add(id: string, provenance: Provenance | undefined, value: T): void {
+    this.#ids.set(id, value);
+    if (provenance === undefined) return;
+    let positions = this.#sources.get(provenance.source_sha256);
+    if (positions === undefined) {
+      positions = new Map();
+      this.#sources.set(provenance.source_sha256, positions);
+    }
+    positions.set(provenance.position, value);
+  }
+
+  /** What was recorded for the episode id, or undefined. */
+  id(id: string): T | undefined {
+    return this.#ids.get(id);
+  }
+
+  /** What was recorded for the source position, or undefined. */
+  source(provenance: Provenance): T | undefined {
+    return this.#sources.get(provenance.source_sha256)?.get(provenance.position);
+  }
 }
 
-function episodeIdOf(draft: EpisodeDraft): string {
-  return `${draft.run_id}/${draft.agent_id}/${draft.task_id}/${draft.attempt}`;
+function episodeIdOf(attempt: ImportedAttempt): string {
+  return `${attempt.run_id}/${attempt.agent_id}/${attempt.task_id}/${attempt.attempt}`;
 }
 
-/** Refuses the import when any row is already in the ledger or repeated in the import. */
+/**
+ * Refuses the import when any row is already in the ledger or repeated in
+ * the import: per row, its episode id (in the ledger, then earlier in the
+ * import), then its source position likewise.
+ */
 function refuseDuplicates(
-  drafts: readonly EpisodeDraft[],
-  known: Map<string, number>,
+  attempts: readonly ImportedAttempt[],
+  known: RowPlaces<number>,
   ledger: string,
 ): void {
-  /** The provenance of the first row of each key in this import; worded only for a message. */
-  const seen = new Map<string, Provenance>();
-  for (const draft of drafts) {
-    const provenance = draft.provenance!;
-    const id = episodeIdOf(draft);
-    for (const key of [`id ${id}`, sourceKey(provenance)]) {
-      const line = known.get(key);
+  /** The provenance of the first row of each identity in this import; worded only for a message. */
+  const seen = new RowPlaces<Provenance>();
+  for (const attempt of attempts) {
+    const provenance = attempt.provenance;
+    const id = episodeIdOf(attempt);
+    for (const byId of [true, false]) {
+      const line = byId ? known.id(id) : known.source(provenance);
       if (line !== undefined) {
         throw duplicate(
           provenance.source,
@@ -214,7 +264,7 @@ function refuseDuplicates(
             `${line}: importing again refuses duplicates, nothing was written`,
         );
       }
-      const first = seen.get(key);
+      const first = byId ? seen.id(id) : seen.source(provenance);
       if (first !== undefined) {
         throw duplicate(
           provenance.source,
@@ -223,8 +273,8 @@ function refuseDuplicates(
           } in this import: nothing was written`,
         );
       }
-      seen.set(key, provenance);
     }
+    seen.add(id, provenance, provenance);
   }
 }
 
@@ -255,7 +305,7 @@ async function writeTaskList(
     for (const { path, batch } of options.sources) {
       attempts = Math.max(attempts, batch.attempts_per_task);
       if (batch.planned_tasks !== null) {
-        tasks.push(...batch.planned_tasks);
+        appendAll(tasks, batch.planned_tasks);
         continue;
       }
       derivedFrom = "rows only";
@@ -264,7 +314,7 @@ async function writeTaskList(
           "so a task without any row cannot be counted as missing; pass --tasks with the " +
           "dataset's task ids",
       );
-      tasks.push(...batch.attempts.map((attempt) => attempt.task_id));
+      for (const attempt of batch.attempts) tasks.push(attempt.task_id);
     }
     const declared = new Set(options.sources.map(({ batch }) => batch.attempts_per_task));
     if (declared.size > 1) {
@@ -288,9 +338,11 @@ async function writeTaskList(
           `${attempts}: importing them into this ledger would mix denominators`,
       }]);
     }
-    tasks = [...previous.value.tasks.map((task) => task.task_id), ...tasks];
   }
-  const unique = [...new Set(tasks)];
+  // the previous list's tasks first, then the import's: one Set, each id once, in first-seen order
+  const unique = new Set<string>();
+  for (const task of previous?.value.tasks ?? []) unique.add(task.task_id);
+  for (const task of tasks) unique.add(task);
   const recorded = [
     ...(previous?.value.sources ?? []),
     ...options.sources.flatMap(({ path, batch }) => {
@@ -300,7 +352,7 @@ async function writeTaskList(
         : [{ format: first.format, source: path, source_sha256: first.source_sha256 }];
     }),
   ];
-  if (unique.length === 0) {
+  if (unique.size === 0) {
     throw new LedgerError([{
       code: "empty_file",
       file: options.sources[0]?.path ?? options.ledger,
@@ -310,7 +362,7 @@ async function writeTaskList(
     }]);
   }
   const list = TaskList.parse({
-    tasks: unique.map((task_id) => ({ task_id })),
+    tasks: Array.from(unique, (task_id) => ({ task_id })),
     attempts_per_task: attempts,
     sources: recorded,
   });
@@ -326,13 +378,29 @@ async function writeTaskList(
   };
 }
 
+/**
+ * Appends every item of `items` to `list`, one `push` each: a spread
+ * (`list.push(...items)`) passes one argument per item and overflows V8's
+ * stack past about 120,000 of them (a table of 200,000 rows did).
+ */
+function appendAll<T>(list: T[], items: readonly T[]): void {
+  for (const item of items) list.push(item);
+}
+
+/** A source's counts, in one pass over its attempts. */
 function tally({ path, batch }: ImportedSource): SourceTally {
-  const scored = batch.attempts.filter((a) => a.outcome.status === "scored");
+  let scored = 0;
+  let resolved = 0;
+  for (const { outcome } of batch.attempts) {
+    if (outcome.status !== "scored") continue;
+    scored++;
+    if (outcome.resolved) resolved++;
+  }
   return {
     source: path,
     attempts: batch.attempts.length,
-    scored: scored.length,
-    resolved: scored.filter((a) => a.outcome.status === "scored" && a.outcome.resolved).length,
-    invalid: batch.attempts.length - scored.length,
+    scored,
+    resolved,
+    invalid: batch.attempts.length - scored,
   };
 }
