@@ -6,7 +6,7 @@
  *
  * The table has the SWE-Bench Pro run table's shape: 9,729 rows, 14 models,
  * the model, instance id, resolved and turns columns plus tokens, duration,
- * cost and a note (`tableParts` of `import_bench.ts`, deterministic). Each
+ * cost and a note (`tableParts` of `_run_table.ts`, deterministic). Each
  * measured run is a fresh process, as a user runs them: `deno run
  * --allow-all cli/main.ts import table TABLE --out NEW_LEDGER --map ...`
  * from the repository root (read, map, validate, hash-chain, write, fsync,
@@ -18,7 +18,7 @@
  * @module
  */
 import { type BenchResult, type ChildTiming, summarizeTimings, timeChild } from "./_measure.ts";
-import { TABLE_MAP, TABLE_MODELS, tableParts, writeInPieces } from "./import_bench.ts";
+import { TABLE_MAP, TABLE_MODELS, tableParts, writeInPieces } from "./_run_table.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
