@@ -134,6 +134,7 @@ export class LedgerWriter {
   /** The ledger opened for appending; null until the first row (see the module doc) or after a batch. */
   #file: Deno.FsFile | null;
   #previous: string | null;
+  /** The episode ids in the ledger (replaced by a first batch's own set). */
   #ids: Set<string>;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -415,7 +416,8 @@ export class LedgerWriter {
       );
     }
     this.#previous = previous;
-    for (const id of ids) this.#ids.add(id);
+    if (this.#ids.size === 0) this.#ids = ids;
+    else for (const id of ids) this.#ids.add(id);
     return count;
   }
 

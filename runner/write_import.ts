@@ -127,14 +127,14 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
   });
   try {
     const attempts = options.sources.flatMap(({ batch }) => batch.attempts);
-    refuseDuplicates(attempts, known, options.ledger);
+    const ids = refuseDuplicates(attempts, known, options.ledger);
     const taskList = await writeTaskList(options, warn);
     /** The episode log digest of each attempt that kept a transcript, by its index. */
     const logs = new Map<number, string>();
     for (const [index, attempt] of attempts.entries()) {
       if (attempt.transcript === undefined) continue;
       const stored = await storeEpisodeLog(options.artifacts, {
-        episode_id: episodeIdOf(attempt),
+        episode_id: ids[index],
         stdoutTail: null,
         stderrTail: null,
         records: null,
@@ -145,7 +145,7 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
     }
     // one batch, whole or nothing and never seen half written (ledger_writer.ts)
     const written = await writer.appendAll(
-      drafts(attempts, options.priceTableId, logs),
+      drafts(attempts, ids, options.priceTableId, logs),
     );
     return {
       ledger: options.ledger,
@@ -166,6 +166,7 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
  */
 function* drafts(
   attempts: readonly ImportedAttempt[],
+  ids: readonly string[],
   priceTableId: string,
   logs: ReadonlyMap<number, string>,
 ): Generator<EpisodeDraft> {
@@ -244,17 +245,22 @@ function episodeIdOf(attempt: ImportedAttempt): string {
  * Refuses the import when any row is already in the ledger or repeated in
  * the import: per row, its episode id (in the ledger, then earlier in the
  * import), then its source position likewise.
+ *
+ * @returns each attempt's episode id, in order
  */
 function refuseDuplicates(
   attempts: readonly ImportedAttempt[],
   known: RowPlaces<number>,
   ledger: string,
-): void {
+): string[] {
+  const ids: string[] = new Array(attempts.length);
   /** The provenance of the first row of each identity in this import; worded only for a message. */
   const seen = new RowPlaces<Provenance>();
-  for (const attempt of attempts) {
+  for (let index = 0; index < attempts.length; index++) {
+    const attempt = attempts[index];
     const provenance = attempt.provenance;
     const id = episodeIdOf(attempt);
+    ids[index] = id;
     for (const byId of [true, false]) {
       const line = byId ? known.id(id) : known.source(provenance);
       if (line !== undefined) {
@@ -276,6 +282,7 @@ function refuseDuplicates(
     }
     seen.add(id, provenance, provenance);
   }
+  return ids;
 }
 
 /** Where a row came from, for a message: `runs.csv (line 12)`. */
