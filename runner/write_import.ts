@@ -226,6 +226,11 @@ class RowPlaces<T> {
     positions.set(provenance.position, value);
   }
 
+  /** Whether nothing was recorded (a new ledger): no lookup can find anything. */
+  get empty(): boolean {
+    return this.#ids.size === 0 && this.#sources.size === 0;
+  }
+
   /** What was recorded for the episode id, or undefined. */
   id(id: string): T | undefined {
     return this.#ids.get(id);
@@ -256,33 +261,51 @@ function refuseDuplicates(
   const ids: string[] = new Array(attempts.length);
   /** The provenance of the first row of each identity in this import; worded only for a message. */
   const seen = new RowPlaces<Provenance>();
+  const inLedger = !known.empty;
   for (let index = 0; index < attempts.length; index++) {
     const attempt = attempts[index];
     const provenance = attempt.provenance;
     const id = episodeIdOf(attempt);
     ids[index] = id;
-    for (const byId of [true, false]) {
-      const line = byId ? known.id(id) : known.source(provenance);
-      if (line !== undefined) {
-        throw duplicate(
-          provenance.source,
-          `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
-            `${line}: importing again refuses duplicates, nothing was written`,
-        );
-      }
-      const first = byId ? seen.id(id) : seen.source(provenance);
-      if (first !== undefined) {
-        throw duplicate(
-          provenance.source,
-          `episode "${id}" from ${placeOf(provenance)} repeats ${
-            placeOf(first)
-          } in this import: nothing was written`,
-        );
-      }
-    }
+    refuseAt(inLedger ? known.id(id) : undefined, seen.id(id), id, provenance, ledger);
+    refuseAt(
+      inLedger ? known.source(provenance) : undefined,
+      seen.source(provenance),
+      id,
+      provenance,
+      ledger,
+    );
     seen.add(id, provenance, provenance);
   }
   return ids;
+}
+
+/**
+ * Refuses a row one of whose identities is already in the ledger (at
+ * `line`) or earlier in the import (from `first`).
+ */
+function refuseAt(
+  line: number | undefined,
+  first: Provenance | undefined,
+  id: string,
+  provenance: Provenance,
+  ledger: string,
+): void {
+  if (line !== undefined) {
+    throw duplicate(
+      provenance.source,
+      `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
+        `${line}: importing again refuses duplicates, nothing was written`,
+    );
+  }
+  if (first !== undefined) {
+    throw duplicate(
+      provenance.source,
+      `episode "${id}" from ${placeOf(provenance)} repeats ${
+        placeOf(first)
+      } in this import: nothing was written`,
+    );
+  }
 }
 
 /** Where a row came from, for a message: `runs.csv (line 12)`. */
