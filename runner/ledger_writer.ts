@@ -158,9 +158,11 @@ export class LedgerWriter {
   }
 
   /**
-   * Opens `path` for appending, creating it when absent. A batch left
-   * unfinished (`<ledger>.pending` present: see the module doc) is undone
-   * first, its bytes moved to the sidecar (`torn.unfinished_batch`).
+   * Opens `path` for appending (the caller holds its lock, `ledger_lock.ts`),
+   * creating it at the first row written. A batch's temporary file left by
+   * a killed process is removed, and a batch an earlier version left
+   * unfinished in place (`<ledger>.pending` present: see the module doc) is
+   * undone first, its bytes moved to the sidecar (`torn.unfinished_batch`).
    *
    * With `resume`, an existing ledger is streamed through the strict reader
    * (schema, duplicate ids, hash chain) after moving a torn final line to

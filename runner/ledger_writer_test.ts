@@ -330,7 +330,7 @@ Deno.test("LedgerWriter.appendAll() writes the same bytes as appends one by one"
   equal((await loadLedger(batch)).valid_rows, 4);
 });
 
-Deno.test("LedgerWriter.appendAll() checks every row first and writes nothing on a bad one", async () => {
+Deno.test("LedgerWriter.appendAll() writes nothing on a bad row", async () => {
   await using temp = await tempDir();
   const path = `${temp.path}/ledger.jsonl`;
   const { writer } = await LedgerWriter.open(path);
@@ -415,4 +415,34 @@ Deno.test("LedgerWriter.open() drops the marker of a batch that wrote nothing, a
     LedgerWriter.open(path, { resume: true }),
     /records an unfinished batch at offset \d+, but the ledger holds \d+ bytes/,
   );
+});
+
+Deno.test("LedgerWriter.open() removes the batch file a killed import left; the ledger is as it was", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.close();
+  const before = await Deno.readFile(path);
+  // what a process killed before its rename leaves: the ledger's lines and part of a row
+  await Deno.writeFile(`${path}.batch`, new Uint8Array([...before, ...before.subarray(0, 40)]));
+  const resumed = await LedgerWriter.open(path, { resume: true });
+  equal(resumed.existing, 1);
+  equal(resumed.torn, null);
+  await rejects(Deno.stat(`${path}.batch`), Deno.errors.NotFound);
+  deepEqual(await Deno.readFile(path), before);
+  equal(await resumed.writer.appendAll([draft("t2")]), 1);
+  await resumed.writer.close();
+  equal((await loadLedger(path)).valid_rows, 2);
+});
+
+Deno.test("LedgerWriter creates the ledger at its first row, not when opened", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const { writer } = await LedgerWriter.open(path);
+  await rejects(writer.appendAll([draft("t1"), draft("t1")]), /duplicate episode/);
+  await rejects(Deno.stat(path), Deno.errors.NotFound);
+  await writer.append(draft("t1"));
+  await writer.close();
+  equal((await loadLedger(path)).valid_rows, 1);
 });
