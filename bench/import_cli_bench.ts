@@ -121,7 +121,9 @@ export async function importCliBench(options: ImportCliBenchOptions): Promise<Be
     ? undefined
     : measured.cpu_ms / base.cpu_ms;
   return {
-    name: "import table (CLI)",
+    name: rows === 9729
+      ? "import table (CLI)"
+      : `import table (CLI, ${rows.toLocaleString("en")} rows)`,
     workload: `ledgerbench import table: ${rows.toLocaleString("en")} rows, ${agents} ` +
       `agents, ${(bytes / 1e6).toFixed(1)} MB, through the CLI into a new ledger`,
     ms: measured.ms,
