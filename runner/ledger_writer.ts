@@ -403,7 +403,6 @@ export class LedgerWriter {
       file.close();
       file = null;
       await Deno.rename(temp, this.path);
-      await syncDirectory(this.path);
       this.#file?.close(); // the replaced file: later appends go to the new one
       this.#file = null;
       this.#size = size;
@@ -420,6 +419,14 @@ export class LedgerWriter {
     this.#previous = previous;
     if (this.#ids.size === 0) this.#ids = ids;
     else for (const id of ids) this.#ids.add(id);
+    // the batch is the ledger now; this makes the rename durable (a failure here is not "nothing written")
+    await syncDirectory(this.path).catch((error) => {
+      throw new Error(
+        `Cannot append to ledger "${this.path}": the batch of ${count} rows replaced the ledger, ` +
+          `but its directory could not be fsynced: ${(error as Error).message}`,
+        { cause: error },
+      );
+    });
     return count;
   }
 

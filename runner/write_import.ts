@@ -172,6 +172,8 @@ function* drafts(
 ): Generator<EpisodeDraft> {
   for (let index = 0; index < attempts.length; index++) {
     const draft = draftOf(attempts[index], priceTableId);
+    // the schema's own default, as `refuseDuplicates` made it: one string, hashed once for every check
+    draft.episode_id = ids[index];
     const log = logs.get(index);
     if (log !== undefined) draft.episode_log_digest = log;
     yield draft;
@@ -335,7 +337,7 @@ async function writeTaskList(
     for (const { path, batch } of options.sources) {
       attempts = Math.max(attempts, batch.attempts_per_task);
       if (batch.planned_tasks !== null) {
-        appendAll(tasks, batch.planned_tasks);
+        pushEach(tasks, batch.planned_tasks);
         continue;
       }
       derivedFrom = "rows only";
@@ -413,7 +415,7 @@ async function writeTaskList(
  * (`list.push(...items)`) passes one argument per item and overflows V8's
  * stack past about 120,000 of them (a table of 200,000 rows did).
  */
-function appendAll<T>(list: T[], items: readonly T[]): void {
+function pushEach<T>(list: T[], items: readonly T[]): void {
   for (const item of items) list.push(item);
 }
 
