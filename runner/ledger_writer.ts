@@ -301,13 +301,14 @@ export class LedgerWriter {
   /**
    * The row a draft becomes after `previous` (the common row by the fast
    * path of `_fast_episode.ts`, the same value zod gives; zod words the
-   * rest), refusing a schema violation and an id in `ids`. `batchRow`: the
-   * draft's 0-based place in a batch, named by the message (null: one row).
+   * rest), refusing a schema violation and, when `ids` is given, an id in
+   * it or in the ledger. `batchRow`: the draft's 0-based place in a batch,
+   * named by the message (null: one row).
    */
   #row(
     draft: EpisodeDraft,
     previous: string | null,
-    ids: ReadonlySet<string>,
+    ids: ReadonlySet<string> | null,
     batchRow: number | null,
   ): Episode {
     const input = { ...draft, prev_sha256: previous };
@@ -324,14 +325,17 @@ export class LedgerWriter {
       }
       row = parsed.data;
     }
-    if (ids.has(row.episode_id) || this.#ids.has(row.episode_id)) {
-      throw new Error(
-        `Cannot append to ledger "${this.path}"${
-          placeInBatch(batchRow)
-        }: duplicate episode "${row.episode_id}"`,
-      );
+    if (ids !== null && (ids.has(row.episode_id) || this.#ids.has(row.episode_id))) {
+      throw this.#duplicate(row.episode_id, batchRow);
     }
     return row;
+  }
+
+  /** The refusal of a row whose episode id is already in the ledger or the batch. */
+  #duplicate(id: string, batchRow: number | null): Error {
+    return new Error(
+      `Cannot append to ledger "${this.path}"${placeInBatch(batchRow)}: duplicate episode "${id}"`,
+    );
   }
 
   async #write(draft: EpisodeDraft): Promise<Episode> {
@@ -374,7 +378,13 @@ export class LedgerWriter {
       let buffer = new Uint8Array(BATCH_BUFFER_BYTES);
       let at = 0;
       for (const draft of drafts) {
-        const row = this.#row(draft, previous, ids, count);
+        const row = this.#row(draft, previous, null, count);
+        // one hash operation per row: the id is new to the batch when the set grows
+        const before = ids.size;
+        ids.add(row.episode_id);
+        if (ids.size === before || (this.#ids.size > 0 && this.#ids.has(row.episode_id))) {
+          throw this.#duplicate(row.episode_id, count);
+        }
         const line = canonicalJsonLine(row);
         // UTF-8 takes at most 3 bytes per UTF-16 code unit (WHATWG Encoding, encodeInto)
         const most = line.length * 3 + 1;
@@ -388,7 +398,6 @@ export class LedgerWriter {
         buffer[at + written] = NEWLINE;
         at += written + 1;
         previous = digest.hex();
-        ids.add(row.episode_id);
         count++;
       }
       if (count === 0) {

@@ -119,7 +119,7 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
   };
   for (const { batch } of options.sources) batch.warnings.forEach(warn);
   await using _lock = await acquireLedgerLock(options.ledger);
-  const known = new RowPlaces<number>();
+  const known = new LedgerPlaces();
   const { writer, existing } = await LedgerWriter.open(options.ledger, {
     resume: true,
     warn,
@@ -207,39 +207,39 @@ function draftOf(attempt: ImportedAttempt, priceTableId: string): EpisodeDraft {
 }
 
 /**
- * What is known of rows by their two identities: the episode id, and the
- * source position (the source's SHA-256, then the position inside it).
- * Keyed by the SHA-256 first so that a million rows of one source do not
- * make a million keys holding that SHA-256.
+ * Where the rows already in the ledger are, by their two identities: the
+ * episode id, and the source position (the source's SHA-256, then the
+ * position inside it). Keyed by the SHA-256 first so that a million rows
+ * of one source do not make a million keys holding that SHA-256.
  */
-class RowPlaces<T> {
-  readonly #ids = new Map<string, T>();
-  readonly #sources = new Map<string, Map<string, T>>();
+class LedgerPlaces {
+  readonly #ids = new Map<string, number>();
+  readonly #sources = new Map<string, Map<string, number>>();
 
-  /** Records a row's episode id and, when it has one, its source position. */
-  add(id: string, provenance: Provenance | undefined, value: T): void {
-    this.#ids.set(id, value);
+  /** Records the line of a row, by its episode id and, when it has one, its source position. */
+  add(id: string, provenance: Provenance | undefined, line: number): void {
+    this.#ids.set(id, line);
     if (provenance === undefined) return;
     let positions = this.#sources.get(provenance.source_sha256);
     if (positions === undefined) {
       positions = new Map();
       this.#sources.set(provenance.source_sha256, positions);
     }
-    positions.set(provenance.position, value);
+    positions.set(provenance.position, line);
   }
 
-  /** Whether nothing was recorded (a new ledger): no lookup can find anything. */
+  /** Whether no row was recorded (a new ledger): no lookup can find anything. */
   get empty(): boolean {
-    return this.#ids.size === 0 && this.#sources.size === 0;
+    return this.#ids.size === 0;
   }
 
-  /** What was recorded for the episode id, or undefined. */
-  id(id: string): T | undefined {
+  /** The line of the row of the episode id, or undefined. */
+  id(id: string): number | undefined {
     return this.#ids.get(id);
   }
 
-  /** What was recorded for the source position, or undefined. */
-  source(provenance: Provenance): T | undefined {
+  /** The line of the row from the source position, or undefined. */
+  source(provenance: Provenance): number | undefined {
     return this.#sources.get(provenance.source_sha256)?.get(provenance.position);
   }
 }
@@ -251,63 +251,74 @@ function episodeIdOf(attempt: ImportedAttempt): string {
 /**
  * Refuses the import when any row is already in the ledger or repeated in
  * the import: per row, its episode id (in the ledger, then earlier in the
- * import), then its source position likewise.
+ * import), then its source position likewise. One hash operation per
+ * identity and row in a new ledger: a set that does not grow names a
+ * repeat, whose first row is then looked up (on that error only).
  *
  * @returns each attempt's episode id, in order
  */
 function refuseDuplicates(
   attempts: readonly ImportedAttempt[],
-  known: RowPlaces<number>,
+  known: LedgerPlaces,
   ledger: string,
 ): string[] {
   const ids: string[] = new Array(attempts.length);
-  /** The provenance of the first row of each identity in this import; worded only for a message. */
-  const seen = new RowPlaces<Provenance>();
+  const seenIds = new Set<string>();
+  /** The positions seen in this import, by source SHA-256; the last source's kept at hand. */
+  const seenPositions = new Map<string, Set<string>>();
+  let sha: string | null = null;
+  let positions = new Set<string>();
   const inLedger = !known.empty;
   for (let index = 0; index < attempts.length; index++) {
-    const attempt = attempts[index];
-    const provenance = attempt.provenance;
-    const id = episodeIdOf(attempt);
+    const provenance = attempts[index].provenance;
+    const id = episodeIdOf(attempts[index]);
     ids[index] = id;
-    refuseAt(inLedger ? known.id(id) : undefined, seen.id(id), id, provenance, ledger);
-    refuseAt(
-      inLedger ? known.source(provenance) : undefined,
-      seen.source(provenance),
-      id,
-      provenance,
-      ledger,
-    );
-    seen.add(id, provenance, provenance);
+    if (inLedger) refuseKnown(known.id(id), id, provenance, ledger);
+    let before = seenIds.size;
+    if (seenIds.add(id).size === before) {
+      const first = ids.indexOf(id);
+      refuseRepeat(attempts[first].provenance, id, provenance);
+    }
+    if (inLedger) refuseKnown(known.source(provenance), id, provenance, ledger);
+    if (provenance.source_sha256 !== sha) {
+      sha = provenance.source_sha256;
+      positions = seenPositions.get(sha) ?? new Set();
+      seenPositions.set(sha, positions);
+    }
+    before = positions.size;
+    if (positions.add(provenance.position).size === before) {
+      const first = attempts.findIndex(({ provenance: p }) =>
+        p.source_sha256 === sha && p.position === provenance.position
+      );
+      refuseRepeat(attempts[first].provenance, id, provenance);
+    }
   }
   return ids;
 }
 
-/**
- * Refuses a row one of whose identities is already in the ledger (at
- * `line`) or earlier in the import (from `first`).
- */
-function refuseAt(
+/** Refuses a row one of whose identities is already in the ledger, at `line`. */
+function refuseKnown(
   line: number | undefined,
-  first: Provenance | undefined,
   id: string,
   provenance: Provenance,
   ledger: string,
 ): void {
-  if (line !== undefined) {
-    throw duplicate(
-      provenance.source,
-      `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
-        `${line}: importing again refuses duplicates, nothing was written`,
-    );
-  }
-  if (first !== undefined) {
-    throw duplicate(
-      provenance.source,
-      `episode "${id}" from ${placeOf(provenance)} repeats ${
-        placeOf(first)
-      } in this import: nothing was written`,
-    );
-  }
+  if (line === undefined) return;
+  throw duplicate(
+    provenance.source,
+    `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
+      `${line}: importing again refuses duplicates, nothing was written`,
+  );
+}
+
+/** Refuses a row one of whose identities an earlier row of the import (from `first`) has. */
+function refuseRepeat(first: Provenance, id: string, provenance: Provenance): never {
+  throw duplicate(
+    provenance.source,
+    `episode "${id}" from ${placeOf(provenance)} repeats ${
+      placeOf(first)
+    } in this import: nothing was written`,
+  );
 }
 
 /** Where a row came from, for a message: `runs.csv (line 12)`. */
@@ -325,19 +336,19 @@ async function writeTaskList(
   warn: (message: string) => void,
 ): Promise<ImportOutcome["task_list"]> {
   let derivedFrom: ImportOutcome["task_list"]["derived_from"] = "sources";
-  let tasks: string[];
+  /** Where the tasks come from, in order: id lists, or rows whose task ids count (not copied). */
+  const tasks: ({ ids: readonly string[] } | { rows: readonly ImportedAttempt[] })[] = [];
   let attempts: number;
   if (options.tasks !== null) {
     derivedFrom = "task list given";
-    tasks = options.tasks.value.tasks.map((task) => task.task_id);
+    tasks.push({ ids: options.tasks.value.tasks.map((task) => task.task_id) });
     attempts = options.tasks.value.attempts_per_task;
   } else {
-    tasks = [];
     attempts = 1;
     for (const { path, batch } of options.sources) {
       attempts = Math.max(attempts, batch.attempts_per_task);
       if (batch.planned_tasks !== null) {
-        pushEach(tasks, batch.planned_tasks);
+        tasks.push({ ids: batch.planned_tasks });
         continue;
       }
       derivedFrom = "rows only";
@@ -346,7 +357,7 @@ async function writeTaskList(
           "so a task without any row cannot be counted as missing; pass --tasks with the " +
           "dataset's task ids",
       );
-      for (const attempt of batch.attempts) tasks.push(attempt.task_id);
+      tasks.push({ rows: batch.attempts });
     }
     const declared = new Set(options.sources.map(({ batch }) => batch.attempts_per_task));
     if (declared.size > 1) {
@@ -374,7 +385,10 @@ async function writeTaskList(
   // the previous list's tasks first, then the import's: one Set, each id once, in first-seen order
   const unique = new Set<string>();
   for (const task of previous?.value.tasks ?? []) unique.add(task.task_id);
-  for (const task of tasks) unique.add(task);
+  for (const from of tasks) {
+    if ("ids" in from) { for (const task of from.ids) unique.add(task); }
+    else for (const attempt of from.rows) unique.add(attempt.task_id);
+  }
   const recorded = [
     ...(previous?.value.sources ?? []),
     ...options.sources.flatMap(({ path, batch }) => {
@@ -408,15 +422,6 @@ async function writeTaskList(
     derived_from: derivedFrom,
     merged: previous !== null,
   };
-}
-
-/**
- * Appends every item of `items` to `list`, one `push` each: a spread
- * (`list.push(...items)`) passes one argument per item and overflows V8's
- * stack past about 120,000 of them (a table of 200,000 rows did).
- */
-function pushEach<T>(list: T[], items: readonly T[]): void {
-  for (const item of items) list.push(item);
 }
 
 /** A source's counts, in one pass over its attempts. */
