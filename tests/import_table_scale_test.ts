@@ -93,7 +93,6 @@ Deno.test({
 Deno.test({
   name:
     "import table: SIGKILL mid-write leaves the ledger as it was and frees the lock; the import then succeeds",
-  sanitizeResources: false,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "import_kill_" });
     try {
