@@ -27,6 +27,7 @@ import { unzipSync, zipSync } from "fflate";
 import { importTable, parseColumnMap } from "../inputs/import/table.ts";
 import type { ImportBatch } from "../inputs/import/imported_attempt.ts";
 import { type BenchResult, peakRssKib } from "./_measure.ts";
+import { TABLE_MAP, tableParts, writeInPieces } from "./_run_table.ts";
 
 /** Deflate level of Inspect's `.eval` recorder (`zipfile_compress_kwargs`: ZIP_DEFLATED, 5). */
 const EVAL_DEFLATE_LEVEL = 5;
@@ -52,13 +53,6 @@ interface WorkerResult {
   peak_rss_kib: number | null;
 }
 
-/** The column map of the generated table (the issue's run table plus tokens, time and cost). */
-export const TABLE_MAP = "agent_id=model,task_id=instance_id,resolved=resolved,model_calls=turns," +
-  "prompt_tokens=input_tokens,completion_tokens=output_tokens,wall_seconds=duration_s," +
-  "cost_usd=cost,notes=notes";
-
-/** Agents of the generated table: the SWE-Bench Pro run table's 14 models. */
-export const TABLE_MODELS = 14;
 const SELF = new URL(import.meta.url).pathname;
 const ROOT = new URL("..", import.meta.url).pathname;
 const INSPECT_MODULE = new URL("../inputs/import/inspect.ts", import.meta.url);
@@ -68,33 +62,6 @@ interface InspectModule {
     path: string,
     options: { scorer?: string; passThreshold?: number; agentId?: string },
   ): Promise<ImportBatch>;
-}
-
-/** Writes `parts()` to `path` in pieces of about 1 MB; returns the bytes written. */
-export async function writeInPieces(path: string, parts: Iterable<string>): Promise<number> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
-  const encoder = new TextEncoder();
-  let bytes = 0;
-  let pending: string[] = [];
-  let size = 0;
-  const flush = async () => {
-    const data = encoder.encode(pending.join(""));
-    for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
-    bytes += data.length;
-    pending = [];
-    size = 0;
-  };
-  try {
-    for (const part of parts) {
-      pending.push(part);
-      size += part.length;
-      if (size >= 1 << 20) await flush();
-    }
-    await flush();
-  } finally {
-    file.close();
-  }
-  return bytes;
 }
 
 /**
@@ -266,22 +233,6 @@ function withZip64End(zip: Uint8Array, count: number): Uint8Array {
   record.setUint16(76 + 8, 0xffff, true); // entries on this disk: see the ZIP64 record
   record.setUint16(76 + 10, 0xffff, true); // entries in all: see the ZIP64 record
   return out;
-}
-
-/**
- * The parts of a CSV run table like the issue's (model, instance id,
- * resolved, turns) plus tokens, duration and cost; every 20th row has a
- * quoted note holding a comma and a doubled quote.
- */
-export function* tableParts(rows: number): Generator<string> {
-  yield "model,instance_id,resolved,turns,input_tokens,output_tokens,duration_s,cost,notes\n";
-  for (let i = 0; i < rows; i++) {
-    const task = `repo__repo-${Math.floor(i / TABLE_MODELS)}`;
-    const note = i % 20 === 0 ? `"exit ""cost"", retried"` : "";
-    const seconds = ((i * 37) % 6000) / 10;
-    yield `model-${i % TABLE_MODELS},${task},${i % 3 === 0},${i % 75},${20_000 + i},${i % 4000},` +
-      `${seconds},${(i % 500) / 1000},${note}\n`;
-  }
 }
 
 /** The bare baselines and the importers; returns how many samples or rows each saw. */

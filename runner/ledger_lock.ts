@@ -4,10 +4,15 @@
  * holds an exclusive lock on `<ledger>.lock` (`flock(2)` through
  * `Deno.FsFile.tryLock(true)`) from before it removes orphans or opens the
  * ledger until it ends. The kernel drops the lock when the holder dies,
- * whatever kills it, so a lock is never stale. The file holds its holder's
+ * whatever kills it, so a lock is never stale: a lock file a killed holder
+ * left is locked again by the next runner. The file holds its holder's
  * record (host, pid, process start, start time, command) for the refusal
- * message; it is left in place on release (unlinking a lock file lets a
- * third runner lock a new file while a second holds the old one).
+ * message, and is removed on release, while still locked. Removing a lock
+ * file lets a third runner create and lock a new file while a second holds
+ * the old one, so a runner that got the lock checks that the path still
+ * names the file it locked (same device and inode) and starts again
+ * otherwise: the usual protocol of `flock(2)` lock files that are removed
+ * (as in Python's `filelock` and `flock(1)` wrappers).
  *
  * @module
  */
@@ -39,7 +44,7 @@ export class LedgerLockedError extends Error {
 export interface LedgerLock extends AsyncDisposable {
   /** The lock file, `<ledger>.lock`. */
   path: string;
-  /** Unlocks and closes the lock file (idempotent). */
+  /** Removes, unlocks and closes the lock file (idempotent). */
   release(): void;
 }
 
@@ -75,24 +80,28 @@ export async function acquireLedgerLock(
 ): Promise<LedgerLock> {
   const path = `${ledger}.lock`;
   let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true, write: true, create: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      const dir = ledger.includes("/") ? ledger.slice(0, ledger.lastIndexOf("/")) || "/" : ".";
-      throw new Error(`Cannot open ledger "${ledger}": its directory "${dir}" does not exist`);
+  for (;;) {
+    try {
+      file = await Deno.open(path, { read: true, write: true, create: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        const dir = ledger.includes("/") ? ledger.slice(0, ledger.lastIndexOf("/")) || "/" : ".";
+        throw new Error(`Cannot open ledger "${ledger}": its directory "${dir}" does not exist`);
+      }
+      throw new Error(`Cannot open ledger lock "${path}": ${(error as Error).message}`);
     }
-    throw new Error(`Cannot open ledger lock "${path}": ${(error as Error).message}`);
-  }
-  if (!(await file.tryLock(true))) {
-    file.close();
-    const holder = await readHolder(path);
-    throw new LedgerLockedError(
-      `Cannot run on ledger "${ledger}": another runner holds its lock "${path}" (${
-        describeHolder(holder)
-      })`,
-      holder,
-    );
+    if (!(await file.tryLock(true))) {
+      file.close();
+      const holder = await readHolder(path);
+      throw new LedgerLockedError(
+        `Cannot run on ledger "${ledger}": another runner holds its lock "${path}" (${
+          describeHolder(holder)
+        })`,
+        holder,
+      );
+    }
+    if (await stillNamed(file, path)) break;
+    file.close(); // its holder removed it on release: lock the file the path names now
   }
   const self = currentRunner();
   const holder: LockHolder = {
@@ -112,9 +121,22 @@ export async function acquireLedgerLock(
   const release = () => {
     if (!held) return;
     held = false;
+    try {
+      Deno.removeSync(path); // still locked: a runner waiting on this file sees it is gone
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        console.error(`warning: cannot remove ledger lock "${path}": ${(error as Error).message}`);
+      }
+    }
     file.close(); // closing the descriptor drops the flock
   };
   return { path, release, [Symbol.asyncDispose]: () => Promise.resolve(release()) };
+}
+
+/** Whether `path` still names the open `file` (same device and inode): not removed, not replaced. */
+async function stillNamed(file: Deno.FsFile, path: string): Promise<boolean> {
+  const [held, named] = await Promise.all([file.stat(), Deno.stat(path).catch(() => null)]);
+  return named !== null && named.dev === held.dev && named.ino === held.ino;
 }
 
 /** The holder recorded in a lock file, or null when it is empty or unreadable. */

@@ -28,8 +28,10 @@ Deno.test("acquireLedgerLock() refuses a second holder, naming the first, until 
   }
   first.release();
   first.release(); // idempotent
+  await rejects(Deno.stat(first.path), Deno.errors.NotFound, "a released lock leaves no file");
   const again = await acquireLedgerLock(ledger);
   again.release();
+  await rejects(Deno.stat(again.path), Deno.errors.NotFound);
 });
 
 Deno.test("acquireLedgerLock() in a missing directory is one line naming it", async () => {
@@ -76,6 +78,10 @@ await new Promise(() => setInterval(() => {}, 1000));`;
   equal(runnerAlive({ ...holder, pid: Deno.pid }), false, "a reused pid has another start time");
   equal(runnerAlive(currentRunner()), true);
   equal(runnerAlive({ ...holder, host: "elsewhere" }), true, "another host cannot be checked");
+  // the killed holder's file is still there, unlocked: the next runner locks it, and removes it
+  equal(JSON.parse(await Deno.readTextFile(`${ledger}.lock`)).pid, child.pid);
   const lock = await acquireLedgerLock(ledger);
+  equal(JSON.parse(await Deno.readTextFile(lock.path)).pid, Deno.pid);
   lock.release();
+  await rejects(Deno.stat(lock.path), Deno.errors.NotFound);
 });

@@ -22,16 +22,23 @@
  * aside on resume as above.
  *
  * A batch (`appendAll`, issue 23: `import` of 9,729 rows made 9,730
- * fdatasync calls) is written whole or not at all: every row is checked
- * before a byte is written, the ledger is fsynced once after the last
- * line, and the batch's start is recorded first in the marker file
- * `<ledger>.pending` (fsynced), removed once the batch is durable (the
- * commit point). A failed write cuts the ledger back to where the batch
- * began; a process that died mid-batch leaves the marker, and the next
- * `open` moves every byte after the recorded start into the sidecar (one
- * record, `unfinished_batch` true) and cuts the ledger back, so that a
- * half-written import never remains (re-importing would refuse its rows
- * as duplicates).
+ * fdatasync calls) is written whole or not at all, and is never seen half
+ * written: the ledger's complete lines and then the batch's rows are
+ * written to the temporary file `<ledger>.batch` (rows checked as they are
+ * written, in buffered writes of a few MiB), fsynced once, and renamed over
+ * the ledger (`rename(2)` replaces the name atomically, POSIX.1-2017; its
+ * directory fsynced after: the commit point). A bad row, a failed write or
+ * a process killed before the rename leaves the ledger as it was; the
+ * temporary file of a killed process is removed by the next `open`.
+ * Versions before this wrote a batch in place, its start recorded in the
+ * marker file `<ledger>.pending`; a marker such a process left when it
+ * died mid-batch is still honoured: the next `open` moves every byte after
+ * the recorded start into the sidecar (one record, `unfinished_batch`
+ * true) and cuts the ledger back (re-importing would refuse its rows as
+ * duplicates).
+ *
+ * The ledger file is created by the first row written, not by `open`, so
+ * that a run or an import that fails before writing leaves no empty ledger.
  *
  * @module
  */
@@ -43,7 +50,6 @@ import { openInput } from "../inputs/input_file.ts";
 import { lineSha256, scanLedger } from "../inputs/ledger.ts";
 import { Episode, type EpisodeInput } from "../analysis/schema/records.ts";
 import type { z } from "zod";
-import { concatBytes } from "../analysis/concat_bytes.ts";
 
 /** A row as the runner hands it to the writer: everything but the chain link. */
 export type EpisodeDraft = Omit<z.input<typeof EpisodeInput>, "prev_sha256">;
@@ -93,10 +99,18 @@ export interface OpenedLedger {
 const NEWLINE = 10;
 const encoder = new TextEncoder();
 
-/** The marker of a batch being written (see the module doc): `<ledger>.pending`. */
+/** The marker of a batch written in place by an earlier version (see the module doc): `<ledger>.pending`. */
 function pendingPath(path: string): string {
   return `${path}.pending`;
 }
+
+/** The temporary file a batch is written to before it replaces the ledger (see the module doc). */
+function batchPath(path: string): string {
+  return `${path}.batch`;
+}
+
+/** Bytes a batch buffers between writes (a multiple of the page size; grown for a longer row). */
+const BATCH_BUFFER_BYTES = 4 << 20;
 
 /** The directory holding `path`, for an fsync of its entries. */
 function directoryOf(path: string): string {
@@ -117,8 +131,10 @@ async function syncDirectory(path: string): Promise<void> {
 /** Appends rows to one ledger file; one instance per file and process. */
 export class LedgerWriter {
   readonly path: string;
-  #file: Deno.FsFile;
+  /** The ledger opened for appending; null until the first row (see the module doc) or after a batch. */
+  #file: Deno.FsFile | null;
   #previous: string | null;
+  /** The episode ids in the ledger (replaced by a first batch's own set). */
   #ids: Set<string>;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -129,7 +145,7 @@ export class LedgerWriter {
 
   private constructor(
     path: string,
-    file: Deno.FsFile,
+    file: Deno.FsFile | null,
     previous: string | null,
     ids: Set<string>,
     size: number,
@@ -142,9 +158,11 @@ export class LedgerWriter {
   }
 
   /**
-   * Opens `path` for appending, creating it when absent. A batch left
-   * unfinished (`<ledger>.pending` present: see the module doc) is undone
-   * first, its bytes moved to the sidecar (`torn.unfinished_batch`).
+   * Opens `path` for appending (the caller holds its lock, `ledger_lock.ts`),
+   * creating it at the first row written. A batch's temporary file left by
+   * a killed process is removed, and a batch an earlier version left
+   * unfinished in place (`<ledger>.pending` present: see the module doc) is
+   * undone first, its bytes moved to the sidecar (`torn.unfinished_batch`).
    *
    * With `resume`, an existing ledger is streamed through the strict reader
    * (schema, duplicate ids, hash chain) after moving a torn final line to
@@ -162,6 +180,10 @@ export class LedgerWriter {
    */
   static async open(path: string, options: OpenLedgerOptions = {}): Promise<OpenedLedger> {
     const warn = options.warn ?? ((message: string) => console.error(message));
+    // a batch's temporary file outlives only a process killed mid-batch: it was never the ledger
+    await Deno.remove(batchPath(path)).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
     let size = 0;
     try {
       size = (await Deno.stat(path)).size;
@@ -215,7 +237,7 @@ export class LedgerWriter {
       });
       if (existing > 0) previous = lineSha256((await lineEndingAt(path, size - 1)).bytes);
     }
-    const file = await Deno.open(path, { append: true, create: true });
+    const file = size > 0 ? await Deno.open(path, { append: true }) : null;
     return { writer: new LedgerWriter(path, file, previous, ids, size), existing, torn };
   }
 
@@ -245,22 +267,22 @@ export class LedgerWriter {
 
   /**
    * Appends rows as one batch, whole or not at all (see the module doc):
-   * links and checks every row first (schema, and `episode_id` new to the
-   * ledger and to the batch), then records the batch's start in
-   * `<ledger>.pending` (fsynced), writes every line, fsyncs the ledger once,
-   * and removes the marker (the commit point; its directory fsynced).
-   * Serialised with {@link append}. Cost: O(batch bytes); three fsyncs
-   * whatever the number of rows (the marker, the ledger, the directory).
+   * writes the ledger's complete lines to `<ledger>.batch`, then links,
+   * checks (schema, and `episode_id` new to the ledger and to the batch)
+   * and writes each row, in buffered writes; fsyncs that file once and
+   * renames it over the ledger (the commit point; its directory fsynced).
+   * Serialised with {@link append}. Cost: O(ledger bytes + batch bytes)
+   * time, memory O(batch episode ids) plus the buffer; two fsyncs whatever
+   * the number of rows (the file, the directory).
    *
-   * @param drafts the rows without `prev_sha256`, in ledger order
-   * @returns the rows exactly as written
+   * @param drafts the rows without `prev_sha256`, in ledger order (iterated once)
+   * @returns the number of rows written
    * @throws {Error} when a row fails the schema or repeats an `episode_id`
    *   (nothing is written then, and the message names the row's place in
-   *   the batch); when a write or fsync fails (the ledger is cut back to
-   *   where the batch began, or, if that fails too, the writer refuses every
-   *   later append and the next `open` removes the batch)
+   *   the batch); when a write, fsync or the rename fails (nothing is
+   *   written then either: the ledger is as it was)
    */
-  appendAll(drafts: readonly EpisodeDraft[]): Promise<Episode[]> {
+  appendAll(drafts: Iterable<EpisodeDraft>): Promise<number> {
     const next = this.#queue.then(() => this.#writeBatch(drafts));
     this.#queue = next.catch(() => undefined);
     return next;
@@ -279,13 +301,14 @@ export class LedgerWriter {
   /**
    * The row a draft becomes after `previous` (the common row by the fast
    * path of `_fast_episode.ts`, the same value zod gives; zod words the
-   * rest), refusing a schema violation and an id in `ids`. `batchRow`: the
-   * draft's 0-based place in a batch, named by the message (null: one row).
+   * rest), refusing a schema violation and, when `ids` is given, an id in
+   * it or in the ledger. `batchRow`: the draft's 0-based place in a batch,
+   * named by the message (null: one row).
    */
   #row(
     draft: EpisodeDraft,
     previous: string | null,
-    ids: ReadonlySet<string>,
+    ids: ReadonlySet<string> | null,
     batchRow: number | null,
   ): Episode {
     const input = { ...draft, prev_sha256: previous };
@@ -302,14 +325,17 @@ export class LedgerWriter {
       }
       row = parsed.data;
     }
-    if (ids.has(row.episode_id) || this.#ids.has(row.episode_id)) {
-      throw new Error(
-        `Cannot append to ledger "${this.path}"${
-          placeInBatch(batchRow)
-        }: duplicate episode "${row.episode_id}"`,
-      );
+    if (ids !== null && (ids.has(row.episode_id) || this.#ids.has(row.episode_id))) {
+      throw this.#duplicate(row.episode_id, batchRow);
     }
     return row;
+  }
+
+  /** The refusal of a row whose episode id is already in the ledger or the batch. */
+  #duplicate(id: string, batchRow: number | null): Error {
+    return new Error(
+      `Cannot append to ledger "${this.path}"${placeInBatch(batchRow)}: duplicate episode "${id}"`,
+    );
   }
 
   async #write(draft: EpisodeDraft): Promise<Episode> {
@@ -320,6 +346,7 @@ export class LedgerWriter {
     bytes.set(line);
     bytes[line.length] = NEWLINE;
     try {
+      this.#file ??= await Deno.open(this.path, { append: true, create: true });
       await writeAll(this.#file, bytes);
       await this.#file.syncData();
     } catch (error) {
@@ -331,63 +358,85 @@ export class LedgerWriter {
     return row;
   }
 
-  async #writeBatch(drafts: readonly EpisodeDraft[]): Promise<Episode[]> {
+  async #writeBatch(drafts: Iterable<EpisodeDraft>): Promise<number> {
     this.#checkOpen();
-    if (drafts.length === 0) return [];
-    const rows: Episode[] = [];
-    const lines: Uint8Array[] = [];
+    const temp = batchPath(this.path);
     const ids = new Set<string>();
     const digest = lineDigester();
     let previous = this.#previous;
-    for (let i = 0; i < drafts.length; i++) {
-      const row = this.#row(drafts[i], previous, ids, i);
-      const line = encoder.encode(canonicalJsonLine(row) + "\n");
-      digest.digest(line.subarray(0, line.length - 1));
-      previous = digest.hex();
-      ids.add(row.episode_id);
-      rows.push(row);
-      lines.push(line);
-    }
-    const bytes = concatBytes(lines);
-    const marker = pendingPath(this.path);
+    let file: Deno.FsFile | null = null;
+    let count = 0;
     try {
-      const record = { ledger: this.path, offset: this.#size, rows: rows.length };
-      const file = await Deno.open(marker, { write: true, create: true, truncate: true });
-      try {
-        await writeAll(file, encoder.encode(canonicalJsonLine(record) + "\n"));
-        await file.syncData();
-      } finally {
-        file.close();
+      if (this.#size > 0) {
+        await Deno.copyFile(this.path, temp);
+        file = await Deno.open(temp, { write: true });
+        await file.truncate(this.#size); // the complete lines only, as `#size` counts them
+        await file.seek(this.#size, Deno.SeekMode.Start);
+      } else {
+        file = await Deno.open(temp, { write: true, create: true, truncate: true });
       }
-      await syncDirectory(marker);
+      let buffer = new Uint8Array(BATCH_BUFFER_BYTES);
+      let at = 0;
+      for (const draft of drafts) {
+        const row = this.#row(draft, previous, null, count);
+        // one hash operation per row: the id is new to the batch when the set grows
+        const before = ids.size;
+        ids.add(row.episode_id);
+        if (ids.size === before || (this.#ids.size > 0 && this.#ids.has(row.episode_id))) {
+          throw this.#duplicate(row.episode_id, count);
+        }
+        const line = canonicalJsonLine(row);
+        // UTF-8 takes at most 3 bytes per UTF-16 code unit (WHATWG Encoding, encodeInto)
+        const most = line.length * 3 + 1;
+        if (buffer.length - at < most) {
+          await writeAll(file, buffer.subarray(0, at));
+          at = 0;
+          if (buffer.length < most) buffer = new Uint8Array(most);
+        }
+        const { written } = encoder.encodeInto(line, buffer.subarray(at));
+        digest.digest(buffer.subarray(at, at + written));
+        buffer[at + written] = NEWLINE;
+        at += written + 1;
+        previous = digest.hex();
+        count++;
+      }
+      if (count === 0) {
+        file.close();
+        file = null;
+        await Deno.remove(temp);
+        return 0;
+      }
+      await writeAll(file, buffer.subarray(0, at));
+      await file.syncData();
+      const size = (await file.stat()).size;
+      file.close();
+      file = null;
+      await Deno.rename(temp, this.path);
+      this.#file?.close(); // the replaced file: later appends go to the new one
+      this.#file = null;
+      this.#size = size;
     } catch (error) {
-      throw new Error(
-        `Cannot append to ledger "${this.path}": cannot record the batch in "${marker}": ${
-          (error as Error).message
-        }; nothing was written`,
+      file?.close();
+      await Deno.remove(temp).catch(() => {});
+      const message = (error as Error).message;
+      throw message.startsWith(`Cannot append to ledger "${this.path}"`) ? error : new Error(
+        `Cannot append to ledger "${this.path}": cannot write the batch through "${temp}": ` +
+          `${message}; nothing was written`,
         { cause: error },
       );
     }
-    try {
-      await writeAll(this.#file, bytes);
-      await this.#file.syncData();
-    } catch (error) {
-      const cutBack = await this.#cutBack(error);
-      if (this.#broken === null) await removeMarker(marker);
-      throw cutBack;
-    }
-    this.#size += bytes.length;
     this.#previous = previous;
-    for (const id of ids) this.#ids.add(id);
-    try {
-      await removeMarker(marker);
-    } catch (error) {
-      // the batch is on disk but not committed: the next open undoes it, so nothing may follow it
-      this.#broken = `the batch was written but its marker "${marker}" could not be removed ` +
-        `(${(error as Error).message}); the next open undoes the batch`;
-      throw new Error(`Cannot append to ledger "${this.path}": ${this.#broken}`, { cause: error });
-    }
-    return rows;
+    if (this.#ids.size === 0) this.#ids = ids;
+    else for (const id of ids) this.#ids.add(id);
+    // the batch is the ledger now; this makes the rename durable (a failure here is not "nothing written")
+    await syncDirectory(this.path).catch((error) => {
+      throw new Error(
+        `Cannot append to ledger "${this.path}": the batch of ${count} rows replaced the ledger, ` +
+          `but its directory could not be fsynced: ${(error as Error).message}`,
+        { cause: error },
+      );
+    });
+    return count;
   }
 
   /**
@@ -399,8 +448,10 @@ export class LedgerWriter {
   async #cutBack(error: unknown): Promise<Error> {
     const cause = error instanceof Error ? error.message : String(error);
     try {
-      await this.#file.truncate(this.#size);
-      await this.#file.syncData();
+      if (this.#file !== null) {
+        await this.#file.truncate(this.#size);
+        await this.#file.syncData();
+      }
     } catch (second) {
       this.#broken = `a write failed (${cause}) and the ledger could not be cut back to its last ` +
         `complete row (${(second as Error).message}); resume with --resume`;
@@ -418,7 +469,8 @@ export class LedgerWriter {
     await this.#queue;
     if (!this.#closed) {
       this.#closed = true;
-      this.#file.close();
+      this.#file?.close();
+      this.#file = null;
     }
   }
 }

@@ -316,8 +316,7 @@ Deno.test("LedgerWriter.appendAll() writes the same bytes as appends one by one"
   for (const d of drafts) await first.writer.append(d);
   await first.writer.close();
   const second = await LedgerWriter.open(batch);
-  const rows = await second.writer.appendAll(drafts);
-  equal(rows.length, 3);
+  equal(await second.writer.appendAll(drafts), 3);
   // the chain continues after a batch, as after an append
   await second.writer.append(draft("t4"));
   await second.writer.close();
@@ -325,12 +324,13 @@ Deno.test("LedgerWriter.appendAll() writes the same bytes as appends one by one"
   await third.writer.append(draft("t4"));
   await third.writer.close();
   deepEqual(await Deno.readFile(batch), await Deno.readFile(one));
-  // the marker is gone once the batch is durable
+  // neither an earlier version's marker nor the batch's temporary file is left
   await rejects(Deno.stat(`${batch}.pending`), Deno.errors.NotFound);
+  await rejects(Deno.stat(`${batch}.batch`), Deno.errors.NotFound);
   equal((await loadLedger(batch)).valid_rows, 4);
 });
 
-Deno.test("LedgerWriter.appendAll() checks every row first and writes nothing on a bad one", async () => {
+Deno.test("LedgerWriter.appendAll() writes nothing on a bad row", async () => {
   await using temp = await tempDir();
   const path = `${temp.path}/ledger.jsonl`;
   const { writer } = await LedgerWriter.open(path);
@@ -346,7 +346,7 @@ Deno.test("LedgerWriter.appendAll() checks every row first and writes nothing on
     /\(row 2 of the batch, nothing written\): field "resolved": must be null/,
   );
   deepEqual(await Deno.readFile(path), before);
-  deepEqual(await writer.appendAll([]), []);
+  equal(await writer.appendAll([]), 0);
   await writer.appendAll([draft("t2"), draft("t3")]);
   await writer.close();
   equal((await loadLedger(path)).valid_rows, 3);
@@ -415,4 +415,34 @@ Deno.test("LedgerWriter.open() drops the marker of a batch that wrote nothing, a
     LedgerWriter.open(path, { resume: true }),
     /records an unfinished batch at offset \d+, but the ledger holds \d+ bytes/,
   );
+});
+
+Deno.test("LedgerWriter.open() removes the batch file a killed import left; the ledger is as it was", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const first = await LedgerWriter.open(path);
+  await first.writer.append(draft("t1"));
+  await first.writer.close();
+  const before = await Deno.readFile(path);
+  // what a process killed before its rename leaves: the ledger's lines and part of a row
+  await Deno.writeFile(`${path}.batch`, new Uint8Array([...before, ...before.subarray(0, 40)]));
+  const resumed = await LedgerWriter.open(path, { resume: true });
+  equal(resumed.existing, 1);
+  equal(resumed.torn, null);
+  await rejects(Deno.stat(`${path}.batch`), Deno.errors.NotFound);
+  deepEqual(await Deno.readFile(path), before);
+  equal(await resumed.writer.appendAll([draft("t2")]), 1);
+  await resumed.writer.close();
+  equal((await loadLedger(path)).valid_rows, 2);
+});
+
+Deno.test("LedgerWriter creates the ledger at its first row, not when opened", async () => {
+  await using temp = await tempDir();
+  const path = `${temp.path}/ledger.jsonl`;
+  const { writer } = await LedgerWriter.open(path);
+  await rejects(writer.appendAll([draft("t1"), draft("t1")]), /duplicate episode/);
+  await rejects(Deno.stat(path), Deno.errors.NotFound);
+  await writer.append(draft("t1"));
+  await writer.close();
+  equal((await loadLedger(path)).valid_rows, 1);
 });

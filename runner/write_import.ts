@@ -119,44 +119,64 @@ export async function writeImport(options: WriteImportOptions): Promise<ImportOu
   };
   for (const { batch } of options.sources) batch.warnings.forEach(warn);
   await using _lock = await acquireLedgerLock(options.ledger);
-  const known = new Map<string, number>();
+  const known = new LedgerPlaces();
   const { writer, existing } = await LedgerWriter.open(options.ledger, {
     resume: true,
     warn,
-    replay: (row, line) => {
-      known.set(`id ${row.episode_id}`, line);
-      if (row.provenance !== undefined) known.set(sourceKey(row.provenance), line);
-    },
+    replay: (row, line) => known.add(row.episode_id, row.provenance, line),
   });
   try {
     const attempts = options.sources.flatMap(({ batch }) => batch.attempts);
-    const drafts = attempts.map((attempt) => draftOf(attempt, options.priceTableId));
-    refuseDuplicates(drafts, known, options.ledger);
+    const ids = refuseDuplicates(attempts, known, options.ledger);
     const taskList = await writeTaskList(options, warn);
+    /** The episode log digest of each attempt that kept a transcript, by its index. */
+    const logs = new Map<number, string>();
     for (const [index, attempt] of attempts.entries()) {
       if (attempt.transcript === undefined) continue;
       const stored = await storeEpisodeLog(options.artifacts, {
-        episode_id: episodeIdOf(drafts[index]),
+        episode_id: ids[index],
         stdoutTail: null,
         stderrTail: null,
         records: null,
         bodies: null,
         imported: attempt.transcript,
       });
-      drafts[index].episode_log_digest = stored.digest;
+      logs.set(index, stored.digest);
     }
-    // one batch: every row checked first, one fsync, whole or nothing (ledger_writer.ts)
-    await writer.appendAll(drafts);
+    // one batch, whole or nothing and never seen half written (ledger_writer.ts)
+    const written = await writer.appendAll(
+      drafts(attempts, ids, options.priceTableId, logs),
+    );
     return {
       ledger: options.ledger,
       existing_rows: existing,
-      written: drafts.length,
+      written,
       sources: options.sources.map(tally),
       task_list: taskList,
       warnings,
     };
   } finally {
     await writer.close();
+  }
+}
+
+/**
+ * The rows of the attempts, made one at a time as the writer takes them
+ * (a million-row import never holds a second million objects).
+ */
+function* drafts(
+  attempts: readonly ImportedAttempt[],
+  ids: readonly string[],
+  priceTableId: string,
+  logs: ReadonlyMap<number, string>,
+): Generator<EpisodeDraft> {
+  for (let index = 0; index < attempts.length; index++) {
+    const draft = draftOf(attempts[index], priceTableId);
+    // the schema's own default, as `refuseDuplicates` made it: one string, hashed once for every check
+    draft.episode_id = ids[index];
+    const log = logs.get(index);
+    if (log !== undefined) draft.episode_log_digest = log;
+    yield draft;
   }
 }
 
@@ -186,46 +206,119 @@ function draftOf(attempt: ImportedAttempt, priceTableId: string): EpisodeDraft {
   };
 }
 
-function sourceKey(provenance: { source_sha256: string; position: string }): string {
-  return `source ${provenance.source_sha256} ${provenance.position}`;
+/**
+ * Where the rows already in the ledger are, by their two identities: the
+ * episode id, and the source position (the source's SHA-256, then the
+ * position inside it). Keyed by the SHA-256 first so that a million rows
+ * of one source do not make a million keys holding that SHA-256.
+ */
+class LedgerPlaces {
+  readonly #ids = new Map<string, number>();
+  readonly #sources = new Map<string, Map<string, number>>();
+
+  /** Records the line of a row, by its episode id and, when it has one, its source position. */
+  add(id: string, provenance: Provenance | undefined, line: number): void {
+    this.#ids.set(id, line);
+    if (provenance === undefined) return;
+    let positions = this.#sources.get(provenance.source_sha256);
+    if (positions === undefined) {
+      positions = new Map();
+      this.#sources.set(provenance.source_sha256, positions);
+    }
+    positions.set(provenance.position, line);
+  }
+
+  /** Whether no row was recorded (a new ledger): no lookup can find anything. */
+  get empty(): boolean {
+    return this.#ids.size === 0;
+  }
+
+  /** The line of the row of the episode id, or undefined. */
+  id(id: string): number | undefined {
+    return this.#ids.get(id);
+  }
+
+  /** The line of the row from the source position, or undefined. */
+  source(provenance: Provenance): number | undefined {
+    return this.#sources.get(provenance.source_sha256)?.get(provenance.position);
+  }
 }
 
-function episodeIdOf(draft: EpisodeDraft): string {
-  return `${draft.run_id}/${draft.agent_id}/${draft.task_id}/${draft.attempt}`;
+function episodeIdOf(attempt: ImportedAttempt): string {
+  return `${attempt.run_id}/${attempt.agent_id}/${attempt.task_id}/${attempt.attempt}`;
 }
 
-/** Refuses the import when any row is already in the ledger or repeated in the import. */
+/**
+ * Refuses the import when any row is already in the ledger or repeated in
+ * the import: per row, its episode id (in the ledger, then earlier in the
+ * import), then its source position likewise. One hash operation per
+ * identity and row in a new ledger: a set that does not grow names a
+ * repeat, whose first row is then looked up (on that error only).
+ *
+ * @returns each attempt's episode id, in order
+ */
 function refuseDuplicates(
-  drafts: readonly EpisodeDraft[],
-  known: Map<string, number>,
+  attempts: readonly ImportedAttempt[],
+  known: LedgerPlaces,
   ledger: string,
-): void {
-  /** The provenance of the first row of each key in this import; worded only for a message. */
-  const seen = new Map<string, Provenance>();
-  for (const draft of drafts) {
-    const provenance = draft.provenance!;
-    const id = episodeIdOf(draft);
-    for (const key of [`id ${id}`, sourceKey(provenance)]) {
-      const line = known.get(key);
-      if (line !== undefined) {
-        throw duplicate(
-          provenance.source,
-          `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
-            `${line}: importing again refuses duplicates, nothing was written`,
-        );
-      }
-      const first = seen.get(key);
-      if (first !== undefined) {
-        throw duplicate(
-          provenance.source,
-          `episode "${id}" from ${placeOf(provenance)} repeats ${
-            placeOf(first)
-          } in this import: nothing was written`,
-        );
-      }
-      seen.set(key, provenance);
+): string[] {
+  const ids: string[] = new Array(attempts.length);
+  const seenIds = new Set<string>();
+  /** The positions seen in this import, by source SHA-256; the last source's kept at hand. */
+  const seenPositions = new Map<string, Set<string>>();
+  let sha: string | null = null;
+  let positions = new Set<string>();
+  const inLedger = !known.empty;
+  for (let index = 0; index < attempts.length; index++) {
+    const provenance = attempts[index].provenance;
+    const id = episodeIdOf(attempts[index]);
+    ids[index] = id;
+    if (inLedger) refuseKnown(known.id(id), id, provenance, ledger);
+    let before = seenIds.size;
+    if (seenIds.add(id).size === before) {
+      const first = ids.indexOf(id);
+      refuseRepeat(attempts[first].provenance, id, provenance);
+    }
+    if (inLedger) refuseKnown(known.source(provenance), id, provenance, ledger);
+    if (provenance.source_sha256 !== sha) {
+      sha = provenance.source_sha256;
+      positions = seenPositions.get(sha) ?? new Set();
+      seenPositions.set(sha, positions);
+    }
+    before = positions.size;
+    if (positions.add(provenance.position).size === before) {
+      const first = attempts.findIndex(({ provenance: p }) =>
+        p.source_sha256 === sha && p.position === provenance.position
+      );
+      refuseRepeat(attempts[first].provenance, id, provenance);
     }
   }
+  return ids;
+}
+
+/** Refuses a row one of whose identities is already in the ledger, at `line`. */
+function refuseKnown(
+  line: number | undefined,
+  id: string,
+  provenance: Provenance,
+  ledger: string,
+): void {
+  if (line === undefined) return;
+  throw duplicate(
+    provenance.source,
+    `episode "${id}" from ${placeOf(provenance)} is already in ledger "${ledger}" at line ` +
+      `${line}: importing again refuses duplicates, nothing was written`,
+  );
+}
+
+/** Refuses a row one of whose identities an earlier row of the import (from `first`) has. */
+function refuseRepeat(first: Provenance, id: string, provenance: Provenance): never {
+  throw duplicate(
+    provenance.source,
+    `episode "${id}" from ${placeOf(provenance)} repeats ${
+      placeOf(first)
+    } in this import: nothing was written`,
+  );
 }
 
 /** Where a row came from, for a message: `runs.csv (line 12)`. */
@@ -243,19 +336,19 @@ async function writeTaskList(
   warn: (message: string) => void,
 ): Promise<ImportOutcome["task_list"]> {
   let derivedFrom: ImportOutcome["task_list"]["derived_from"] = "sources";
-  let tasks: string[];
+  /** Where the tasks come from, in order: id lists, or rows whose task ids count (not copied). */
+  const tasks: ({ ids: readonly string[] } | { rows: readonly ImportedAttempt[] })[] = [];
   let attempts: number;
   if (options.tasks !== null) {
     derivedFrom = "task list given";
-    tasks = options.tasks.value.tasks.map((task) => task.task_id);
+    tasks.push({ ids: options.tasks.value.tasks.map((task) => task.task_id) });
     attempts = options.tasks.value.attempts_per_task;
   } else {
-    tasks = [];
     attempts = 1;
     for (const { path, batch } of options.sources) {
       attempts = Math.max(attempts, batch.attempts_per_task);
       if (batch.planned_tasks !== null) {
-        tasks.push(...batch.planned_tasks);
+        tasks.push({ ids: batch.planned_tasks });
         continue;
       }
       derivedFrom = "rows only";
@@ -264,7 +357,7 @@ async function writeTaskList(
           "so a task without any row cannot be counted as missing; pass --tasks with the " +
           "dataset's task ids",
       );
-      tasks.push(...batch.attempts.map((attempt) => attempt.task_id));
+      tasks.push({ rows: batch.attempts });
     }
     const declared = new Set(options.sources.map(({ batch }) => batch.attempts_per_task));
     if (declared.size > 1) {
@@ -288,9 +381,14 @@ async function writeTaskList(
           `${attempts}: importing them into this ledger would mix denominators`,
       }]);
     }
-    tasks = [...previous.value.tasks.map((task) => task.task_id), ...tasks];
   }
-  const unique = [...new Set(tasks)];
+  // the previous list's tasks first, then the import's: one Set, each id once, in first-seen order
+  const unique = new Set<string>();
+  for (const task of previous?.value.tasks ?? []) unique.add(task.task_id);
+  for (const from of tasks) {
+    if ("ids" in from) { for (const task of from.ids) unique.add(task); }
+    else for (const attempt of from.rows) unique.add(attempt.task_id);
+  }
   const recorded = [
     ...(previous?.value.sources ?? []),
     ...options.sources.flatMap(({ path, batch }) => {
@@ -300,7 +398,7 @@ async function writeTaskList(
         : [{ format: first.format, source: path, source_sha256: first.source_sha256 }];
     }),
   ];
-  if (unique.length === 0) {
+  if (unique.size === 0) {
     throw new LedgerError([{
       code: "empty_file",
       file: options.sources[0]?.path ?? options.ledger,
@@ -310,7 +408,7 @@ async function writeTaskList(
     }]);
   }
   const list = TaskList.parse({
-    tasks: unique.map((task_id) => ({ task_id })),
+    tasks: Array.from(unique, (task_id) => ({ task_id })),
     attempts_per_task: attempts,
     sources: recorded,
   });
@@ -326,13 +424,20 @@ async function writeTaskList(
   };
 }
 
+/** A source's counts, in one pass over its attempts. */
 function tally({ path, batch }: ImportedSource): SourceTally {
-  const scored = batch.attempts.filter((a) => a.outcome.status === "scored");
+  let scored = 0;
+  let resolved = 0;
+  for (const { outcome } of batch.attempts) {
+    if (outcome.status !== "scored") continue;
+    scored++;
+    if (outcome.resolved) resolved++;
+  }
   return {
     source: path,
     attempts: batch.attempts.length,
-    scored: scored.length,
-    resolved: scored.filter((a) => a.outcome.status === "scored" && a.outcome.resolved).length,
-    invalid: batch.attempts.length - scored.length,
+    scored,
+    resolved,
+    invalid: batch.attempts.length - scored,
   };
 }

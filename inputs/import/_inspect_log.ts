@@ -123,7 +123,8 @@ function readEvalZip(bytes: Uint8Array, path: string): InspectLog {
     const place = { file: `${path}:${entry.name}`, prefix: "", position: entry.name };
     samples.push({ value: read(entry), place, summary: false });
   }
-  samples.push(...summaryRecords(bytes, entries, path, samples));
+  // one push per record: a spread passes one argument each and overflows the stack past ~120,000
+  for (const record of summaryRecords(bytes, entries, path, samples)) samples.push(record);
   samples.sort(inspectOrder);
   return {
     header,

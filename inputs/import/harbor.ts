@@ -620,7 +620,7 @@ function configTaskNames(config: JobConfig): string[] | null {
     ) {
       return null;
     }
-    names.push(...listed);
+    for (const name of listed) names.push(name); // not a spread: a dataset may list any number
   }
   return names.length === 0 ? null : names;
 }

@@ -401,7 +401,8 @@ class RowBuilder {
   readonly #path: string;
   readonly #options: TableImportOptions;
   readonly #attempts: ImportedAttempt[] = [];
-  readonly #seen = new Map<string, number>();
+  /** The episode ids of the rows read. */
+  readonly #seen = new Set<string>();
   #missing = 0;
   #slots: Slot[] = [];
   #slotOf: Partial<Record<TableField, number>> = {};
@@ -454,17 +455,20 @@ class RowBuilder {
     const prompt_tokens = this.#count(cells, "prompt_tokens", line);
     const completion_tokens = this.#count(cells, "completion_tokens", line);
     const wallSeconds = this.#decimal(cells, "wall_seconds", line);
-    const episode = `${run_id}/${agent_id}/${task_id}/${attempt}`;
-    const earlier = this.#seen.get(episode);
-    if (earlier !== undefined) {
+    // one hash operation per row: the set does not grow at a repeat, whose first row is then found
+    const seen = this.#seen.size;
+    if (this.#seen.add(`${run_id}/${agent_id}/${task_id}/${attempt}`).size === seen) {
+      const earlier = this.#attempts.find((a) =>
+        a.run_id === run_id && a.agent_id === agent_id && a.task_id === task_id &&
+        a.attempt === attempt
+      )!.provenance.position;
       this.fail(
         line,
         "",
-        `a second row for run "${run_id}", agent "${agent_id}", task "${task_id}", attempt ${attempt} (the first is on line ${earlier}); map an attempt column if these are repeated attempts`,
+        `a second row for run "${run_id}", agent "${agent_id}", task "${task_id}", attempt ${attempt} (the first is on ${earlier}); map an attempt column if these are repeated attempts`,
         "duplicate_episode_id",
       );
     }
-    this.#seen.set(episode, line);
     const reported = prompt_tokens !== null || completion_tokens !== null;
     const provenance: Provenance = {
       evidence_kind: "imported",
