@@ -185,7 +185,7 @@ export function fitTable(
   const newlyKeyed: [string, string][] = [];
   const text = fitPart(context, columns.map((_, i) => i), columns, cells, newlyKeyed);
   if (newlyKeyed.length === 0) return text;
-  const shortWidth = Math.max(...newlyKeyed.map(([shown]) => displayLength(shown)));
+  const shortWidth = newlyKeyed.reduce((most, [shown]) => Math.max(most, displayLength(shown)), 0);
   let key = "ids shortened above, in full:\n";
   for (const [shown, full] of newlyKeyed) {
     key += fitLines(`  ${shown.padEnd(shortWidth)}  ${lineText(full)}\n`, context.width);
@@ -291,7 +291,11 @@ function fitPart(
   for (const i of shown) {
     if (!columns[i].id) continue;
     const length = widths.get(i)!;
-    const needed = Math.max(...cells.map((row) => displayLength(idAt(i, row[i], length))));
+    // a fold, not a spread: a table can have more rows than a call has room for arguments
+    const needed = cells.reduce(
+      (most, row) => Math.max(most, displayLength(idAt(i, row[i], length))),
+      -Infinity,
+    );
     widths.set(i, Math.max(length, needed));
   }
   const cell = (i: number, text: string) => {
