@@ -67,6 +67,50 @@ export function idSpan(id: string, shown: string = displayId(id)): string {
   return `<span class="id" title="${text(id)}">${htmlEscape(shown)}</span>`;
 }
 
+/** Options of {@link selectField}. */
+export interface SelectFieldOptions {
+  /** The chosen value, marked `selected`. */
+  chosen?: string;
+  /** Whether the page's script submits the form on a change (`data-autosubmit`). */
+  autosubmit?: boolean;
+  /** The label of the empty first option (default "all"). */
+  none?: string;
+}
+
+/**
+ * A `<select>` of untrusted values: each option shows the value as
+ * {@link text} shows it (controls made visible) and submits the value
+ * itself, escaped only for the attribute (`&`, `<`, `>`, `"`), so that
+ * choosing an id the page shows with a visible escape still finds its rows.
+ *
+ * @param name the form field's name
+ * @param label the label's text (trusted)
+ * @param values the untrusted values
+ * @param options the chosen value, autosubmit, the empty option's label
+ * @returns the labelled `<select>`
+ * @example
+ * ```ts
+ * import { selectField } from "./_html.ts";
+ * const html = selectField("agent", "Agent", ["a\u001bb"]);
+ * if (!html.includes('value="a\u001bb"') || !html.includes(">a\\x1bb<")) throw new Error(html);
+ * ```
+ */
+export function selectField(
+  name: string,
+  label: string,
+  values: readonly string[],
+  options: SelectFieldOptions = {},
+): string {
+  const items = values.map((value) =>
+    `<option value="${htmlEscape(value)}"${value === options.chosen ? " selected" : ""}>${
+      text(value)
+    }</option>`
+  ).join("");
+  return `<label>${label} <select name="${name}"${
+    options.autosubmit === true ? " data-autosubmit" : ""
+  }><option value="">${options.none ?? "all"}</option>${items}</select></label>`;
+}
+
 /**
  * A link's `href` within the browser: a path of the server's own plus a
  * query whose values are percent-encoded (`URLSearchParams`), so no value

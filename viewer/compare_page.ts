@@ -6,7 +6,7 @@
  * @module
  */
 import { type EpisodeEvidence, episodeSections } from "./episode_page.ts";
-import { idSpan, page, text } from "./_html.ts";
+import { idSpan, page, selectField, text } from "./_html.ts";
 import { distinctShortIds } from "../analysis/untrusted_text.ts";
 import { type Links, SERVER_LINKS } from "./links.ts";
 
@@ -21,14 +21,6 @@ export interface Comparison {
   rightEpisode: EpisodeEvidence | null;
   /** Every agent of the ledger, for the form (the task is typed: a ledger may hold many). */
   agents: readonly string[];
-}
-
-function select(name: string, label: string, values: readonly string[], chosen: string): string {
-  return `<label>${label} <select name="${name}"><option value="">choose</option>${
-    values.map((v) =>
-      `<option value="${text(v)}"${v === chosen ? " selected" : ""}>${text(v)}</option>`
-    ).join("")
-  }</select></label>`;
 }
 
 function column(
@@ -64,8 +56,8 @@ export function comparePage(comparison: Comparison, links: Links = SERVER_LINKS)
     ? ""
     : `<form method="get" action="compare" class="filters" id="compare-form">
 <label>Task id <input type="text" name="task" value="${text(task)}" size="16" required></label>
-${select("left", "Left agent", comparison.agents, left)}
-${select("right", "Right agent", comparison.agents, right)}
+${selectField("left", "Left agent", comparison.agents, { chosen: left, none: "choose" })}
+${selectField("right", "Right agent", comparison.agents, { chosen: right, none: "choose" })}
 <button type="submit">Side by side</button>
 </form>`;
   // The two agents shortened together: never two different ids that look alike.

@@ -16,7 +16,7 @@ import { formatGrouped } from "../analysis/format_number.ts";
 import { distinctShortIds } from "../analysis/untrusted_text.ts";
 import { type EpisodeFilter, FILTER_NAMES, outcomeOf, OUTCOMES } from "./episode_filter.ts";
 import type { EpisodeIndex, TableRow } from "./episode_index.ts";
-import { idSpan, page, text } from "./_html.ts";
+import { idSpan, page, selectField, text } from "./_html.ts";
 import { type Links, SERVER_LINKS, STATIC_DATA_ROWS } from "./links.ts";
 
 /** Rows a page of the table shows. */
@@ -81,22 +81,6 @@ export function wallCell(row: Pick<Episode, "wall_ms">): string {
   return row.wall_ms === null
     ? NOT_RECORDED
     : `${formatGrouped(row.wall_ms / 1000, { digits: 2 })} s`;
-}
-
-function select(
-  name: string,
-  label: string,
-  values: readonly string[],
-  chosen?: string,
-  autosubmit = true,
-  none = "all",
-): string {
-  const options = values.map((value) =>
-    `<option value="${text(value)}"${value === chosen ? " selected" : ""}>${text(value)}</option>`
-  ).join("");
-  return `<label>${label} <select name="${name}"${
-    autosubmit ? " data-autosubmit" : ""
-  }><option value="">${none}</option>${options}</select></label>`;
 }
 
 /**
@@ -201,13 +185,23 @@ export function episodeTablePage(
       ? ` data-static data-rows="${index.size}" data-chunk="${STATIC_DATA_ROWS}" data-page="${PAGE_SIZE}"`
       : ""
   }>
-${select("agent", "Agent", agents, filter.agent, auto)}
+${selectField("agent", "Agent", agents, { chosen: filter.agent, autosubmit: auto })}
 <label>Task id contains <input type="search" name="task" value="${
     text(filter.task ?? "")
   }" size="16"></label>
-${select("outcome", "Outcome", OUTCOMES, filter.outcome, auto)}
-${select("stop", "Stop reason", index.stopReasons(), filter.stop, auto)}
-${select("invalid", "Invalid reason", index.invalidReasons(), filter.invalid, auto)}
+${selectField("outcome", "Outcome", OUTCOMES, { chosen: filter.outcome, autosubmit: auto })}
+${
+    selectField("stop", "Stop reason", index.stopReasons(), {
+      chosen: filter.stop,
+      autosubmit: auto,
+    })
+  }
+${
+    selectField("invalid", "Invalid reason", index.invalidReasons(), {
+      chosen: filter.invalid,
+      autosubmit: auto,
+    })
+  }
 <button type="submit">Filter</button> <a href="${links.table()}">Clear</a>
 </form>`;
   const body = tableRowsHtml(found.rows.map((i) => index.tableRow(i)), links);
@@ -223,8 +217,8 @@ ${select("invalid", "Invalid reason", index.invalidReasons(), filter.invalid, au
     ? "<p>Open an episode to see it side by side with another agent's on its task.</p>"
     : `<form method="get" action="compare" class="filters" id="compare-form">
 <label>Task id <input type="text" name="task" size="16" required></label>
-${select("left", "Left agent", agents, filter.agent, false, "choose")}
-${select("right", "Right agent", agents, undefined, false, "choose")}
+${selectField("left", "Left agent", agents, { chosen: filter.agent, none: "choose" })}
+${selectField("right", "Right agent", agents, { none: "choose" })}
 <button type="submit">Side by side</button>
 </form>`;
   return page({
