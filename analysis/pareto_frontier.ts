@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { randomIndex, seededRandom } from "./seeded_random.ts";
+import { seededIndices } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** How to read the two coordinates of a point. */
@@ -202,19 +202,19 @@ export function paretoFrontierProbability(
   const index = new Map(ids.map((id, u) => [id, u]));
   const tasks = ids.length;
   const agents = samples.length;
-  // Per task u and agent a, at [u * agents + a]: Σ cost, Σ resolved, attempts.
-  const cost = new Float64Array(tasks * agents);
-  const wins = new Float64Array(tasks * agents);
-  const attempts = new Float64Array(tasks * agents);
+  // Per task u and agent a, at [(u * agents + a) * 3]: Σ cost, Σ resolved, attempts; one task's
+  // cells side by side, so that a draw reads one contiguous block.
+  const cells = new Float64Array(tasks * agents * 3);
   samples.forEach((sample, a) => {
     sample.task_ids.forEach((task, i) => {
-      const cell = index.get(task)! * agents + a;
-      cost[cell] += sample.costs[i];
-      if (sample.resolved[i]) wins[cell]++;
-      attempts[cell]++;
+      const cell = (index.get(task)! * agents + a) * 3;
+      cells[cell] += sample.costs[i];
+      if (sample.resolved[i]) cells[cell + 1]++;
+      cells[cell + 2]++;
     });
   });
-  const random = seededRandom(seed);
+  const draw = seededIndices(seed);
+  const picks = new Int32Array(tasks);
   const onFrontier = new Array<number>(agents).fill(0);
   const without = new Array<number>(agents).fill(0);
   const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
@@ -225,12 +225,14 @@ export function paretoFrontierProbability(
     total.fill(0);
     hits.fill(0);
     tries.fill(0);
+    draw(picks, tasks, tasks);
     for (let i = 0; i < tasks; i++) {
-      const row = randomIndex(random, tasks) * agents;
+      const row = picks[i] * agents * 3;
       for (let a = 0; a < agents; a++) {
-        total[a] += cost[row + a];
-        hits[a] += wins[row + a];
-        tries[a] += attempts[row + a];
+        const cell = row + a * 3;
+        total[a] += cells[cell];
+        hits[a] += cells[cell + 1];
+        tries[a] += cells[cell + 2];
       }
     }
     for (let a = 0; a < agents; a++) {
