@@ -218,27 +218,21 @@ export function paretoFrontierProbability(
   const onFrontier = new Array<number>(agents).fill(0);
   const without = new Array<number>(agents).fill(0);
   const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
-  const total = new Float64Array(agents);
-  const hits = new Float64Array(agents);
-  const tries = new Float64Array(agents);
+  // Per agent a, at [a * 3]: the round's Σ cost, Σ resolved, attempts.
+  const sums = new Float64Array(agents * 3);
+  const width = agents * 3;
   for (let r = 0; r < rounds; r++) {
-    total.fill(0);
-    hits.fill(0);
-    tries.fill(0);
+    sums.fill(0);
     draw(picks, tasks, tasks);
     for (let i = 0; i < tasks; i++) {
-      const row = picks[i] * agents * 3;
-      for (let a = 0; a < agents; a++) {
-        const cell = row + a * 3;
-        total[a] += cells[cell];
-        hits[a] += cells[cell + 1];
-        tries[a] += cells[cell + 2];
-      }
+      const row = picks[i] * width;
+      for (let x = 0; x < width; x++) sums[x] += cells[row + x];
     }
     for (let a = 0; a < agents; a++) {
-      if (hits[a] === 0) without[a]++;
-      points[a].cost = hits[a] === 0 ? NaN : total[a] / hits[a];
-      points[a].rate = hits[a] === 0 ? NaN : hits[a] / tries[a];
+      const hits = sums[a * 3 + 1];
+      if (hits === 0) without[a]++;
+      points[a].cost = hits === 0 ? NaN : sums[a * 3] / hits;
+      points[a].rate = hits === 0 ? NaN : hits / sums[a * 3 + 2];
     }
     const front = paretoFrontier(points, { cost: (p) => p.cost, benefit: (p) => p.rate });
     for (const point of front) onFrontier[point.index]++;

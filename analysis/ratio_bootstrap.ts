@@ -216,14 +216,16 @@ interface Resampled {
 }
 
 /**
- * The bootstrap rounds of tables that all have the same unit count C: each
- * round draws C indices of `randomIndex(random, C)` from one
- * `seededRandom(seed)` (through `seededIndices`, the same stream) and
- * applies them to every table. A table's draws thus equal those of its own
- * generator, since C alone decides them: drawing once for all saves a
- * draw per table, the bulk of a round's cost. Each statistic sums the
- * drawn units in draw order, as one table alone would. O(R C tables) time,
- * O(C + R k) memory per table.
+ * The bootstrap rounds of tables that all have the same unit count C and
+ * the same numerators k: each round draws C indices of
+ * `randomIndex(random, C)` from one `seededRandom(seed)` (through
+ * `seededIndices`, the same stream) and applies them to every table. A
+ * table's draws thus equal those of its own generator, since C alone
+ * decides them: drawing once for all saves a draw per table. The tables
+ * are laid side by side per unit, so that a draw reads one contiguous
+ * block for all of them. Each statistic sums the drawn units in draw
+ * order, as one table alone would, so the results are those of each table
+ * alone to the bit. O(R C tables) time, O(C tables + R k) memory.
  */
 function resampleTables(
   tables: readonly RatioTable[],
@@ -231,29 +233,38 @@ function resampleTables(
   seed: number | string,
 ): Resampled[] {
   const c = tables[0].units;
+  const k = tables[0].numerators.length;
+  const g = tables.length;
+  const stride = k + 1;
+  const block = g * stride;
+  // Unit u of table t at [u * block + t * stride]: its k sums, then its resolved count.
+  const side = new Float64Array(c * block);
+  tables.forEach((t, at) => {
+    for (let u = 0; u < c; u++) {
+      side.set(t.table.subarray(u * stride, (u + 1) * stride), u * block + at * stride);
+    }
+  });
   const draw = seededIndices(seed);
   const picks = new Int32Array(c);
-  const out = tables.map((t) => ({
-    stats: t.numerators.map(() => new Float64Array(rounds)),
+  const out = tables.map(() => ({
+    stats: Array.from({ length: k }, () => new Float64Array(rounds)),
     without: 0,
   }));
-  const totals = new Float64Array(Math.max(...tables.map((t) => t.numerators.length)));
+  const totals = new Float64Array(g * stride);
   for (let r = 0; r < rounds; r++) {
     draw(picks, c, c);
-    for (let g = 0; g < tables.length; g++) {
-      const { table } = tables[g];
-      const k = tables[g].numerators.length;
-      const stride = k + 1;
-      totals.fill(0);
-      let hits = 0;
-      for (let i = 0; i < c; i++) {
-        const j = picks[i] * stride;
-        for (let m = 0; m < k; m++) totals[m] += table[j + m];
-        hits += table[j + k];
-      }
-      const result = out[g];
+    totals.fill(0);
+    for (let i = 0; i < c; i++) {
+      const j = picks[i] * block;
+      for (let x = 0; x < block; x++) totals[x] += side[j + x];
+    }
+    for (let at = 0; at < g; at++) {
+      const hits = totals[at * stride + k];
+      const result = out[at];
       if (hits === 0) result.without++;
-      for (let m = 0; m < k; m++) result.stats[m][r] = hits === 0 ? Infinity : totals[m] / hits;
+      for (let m = 0; m < k; m++) {
+        result.stats[m][r] = hits === 0 ? Infinity : totals[at * stride + m] / hits;
+      }
     }
   }
   return out;
@@ -417,20 +428,37 @@ export function agentRatioIntervals(
   rows: readonly Episode[],
   options: AgentRatioIntervalsOptions = {},
 ): AgentRatioIntervals[] {
+  return sampleRatioIntervals(agentEpisodeSamples(rows, options.priceTable), options);
+}
+
+/**
+ * {@link agentRatioIntervals} of samples already drawn from the rows by
+ * {@link agentEpisodeSamples}, for a caller that reads them too, so that
+ * the columns are built once. Cost: O(R × tasks) per agent, the agents
+ * with as many tasks sharing one draw per round.
+ *
+ * @param samples `agentEpisodeSamples(rows, priceTable)`
+ * @param options `rounds` and `seed` (default 2000 and 7); the price table is the samples'
+ * @returns one entry per sample, in their order
+ */
+export function sampleRatioIntervals(
+  samples: readonly AgentEpisodeSample[],
+  options: Omit<AgentRatioIntervalsOptions, "priceTable"> = {},
+): AgentRatioIntervals[] {
   const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
-  const samples = agentEpisodeSamples(rows, options.priceTable);
   // Every recorded column of an agent in one table, so one pass over the resamples serves them.
   const tables = samples.map((sample) => {
     const known = [sample.tokens, sample.seconds, sample.cost].filter((c) => c !== null);
     return known.length === 0 ? null : ratioTable(known, sample.resolved, rounds, sample.task_ids);
   });
   // Agents with as many tasks draw the same indices: one draw per round serves them all.
-  const byUnits = new Map<number, number[]>();
+  const byUnits = new Map<string, number[]>();
   tables.forEach((table, a) => {
     if (table === null) return;
-    const group = byUnits.get(table.units);
-    if (group === undefined) byUnits.set(table.units, [a]);
+    const key = `${table.units} ${table.numerators.length}`;
+    const group = byUnits.get(key);
+    if (group === undefined) byUnits.set(key, [a]);
     else group.push(a);
   });
   const intervals = new Array<RatioInterval[]>(samples.length).fill([]);
