@@ -202,50 +202,37 @@ export function paretoFrontierProbability(
   const index = new Map(ids.map((id, u) => [id, u]));
   const tasks = ids.length;
   const agents = samples.length;
-  // Per task u and agent a, at [u * agents + a]: Σ cost; at [(u * agents + a) * 2]: Σ resolved and
-  // attempts. One task's cells side by side, so that a draw reads a contiguous block of each.
-  const cost = new Float64Array(tasks * agents);
-  const counts = new Uint32Array(tasks * agents * 2);
+  // Per task u and agent a, at [(u * agents + a) * 3]: Σ cost, Σ resolved, attempts; one task's
+  // cells side by side, so that a draw reads one contiguous block.
+  const cells = new Float64Array(tasks * agents * 3);
   samples.forEach((sample, a) => {
     sample.task_ids.forEach((task, i) => {
-      const cell = index.get(task)! * agents + a;
-      cost[cell] += sample.costs[i];
-      if (sample.resolved[i]) counts[cell * 2]++;
-      counts[cell * 2 + 1]++;
+      const cell = (index.get(task)! * agents + a) * 3;
+      cells[cell] += sample.costs[i];
+      if (sample.resolved[i]) cells[cell + 1]++;
+      cells[cell + 2]++;
     });
   });
-  // Whole costs (tokens) held as 32-bit integers: the same numbers in half the bytes, so that
-  // the rounds' random reads of large tables stay in cache longer; the sums are the same.
-  const wholeCost = cost.every((v) => Number.isInteger(v) && v <= 0xffffffff)
-    ? Uint32Array.from(cost)
-    : null;
   const draw = seededIndices(seed);
   const picks = new Int32Array(tasks);
   const onFrontier = new Array<number>(agents).fill(0);
   const without = new Array<number>(agents).fill(0);
   const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
-  // Per agent a: the round's Σ cost at [a]; its Σ resolved and attempts at [a * 2] and [a * 2 + 1].
-  const costSums = new Float64Array(agents);
-  const countSums = new Float64Array(agents * 2);
+  // Per agent a, at [a * 3]: the round's Σ cost, Σ resolved, attempts.
+  const sums = new Float64Array(agents * 3);
+  const width = agents * 3;
   for (let r = 0; r < rounds; r++) {
-    costSums.fill(0);
-    countSums.fill(0);
+    sums.fill(0);
     draw(picks, tasks, tasks);
     for (let i = 0; i < tasks; i++) {
-      const row = picks[i] * agents;
-      if (wholeCost !== null) {
-        for (let a = 0; a < agents; a++) costSums[a] += wholeCost[row + a];
-      } else {
-        for (let a = 0; a < agents; a++) costSums[a] += cost[row + a];
-      }
-      const pair = row * 2;
-      for (let x = 0; x < agents * 2; x++) countSums[x] += counts[pair + x];
+      const row = picks[i] * width;
+      for (let x = 0; x < width; x++) sums[x] += cells[row + x];
     }
     for (let a = 0; a < agents; a++) {
-      const hits = countSums[a * 2];
+      const hits = sums[a * 3 + 1];
       if (hits === 0) without[a]++;
-      points[a].cost = hits === 0 ? NaN : costSums[a] / hits;
-      points[a].rate = hits === 0 ? NaN : hits / countSums[a * 2 + 1];
+      points[a].cost = hits === 0 ? NaN : sums[a * 3] / hits;
+      points[a].rate = hits === 0 ? NaN : hits / sums[a * 3 + 2];
     }
     const front = paretoFrontier(points, { cost: (p) => p.cost, benefit: (p) => p.rate });
     for (const point of front) onFrontier[point.index]++;

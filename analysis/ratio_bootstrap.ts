@@ -236,68 +236,34 @@ function resampleTables(
   const k = tables[0].numerators.length;
   const g = tables.length;
   const stride = k + 1;
-  // Columns whose every per-unit figure is a whole number below 2^32 (the resolved counts,
-  // tokens) are held as 32-bit integers, the others as doubles: the same numbers in fewer
-  // bytes, so that the rounds' random reads of large tables stay in cache longer.
-  const whole: number[] = [];
-  const fractional: number[] = [];
-  for (let x = 0; x < stride; x++) {
-    const isWhole = tables.every((t) => {
-      for (let u = 0; u < c; u++) {
-        const v = t.table[u * stride + x];
-        if (!(Number.isInteger(v) && v <= 0xffffffff)) return false;
-      }
-      return true;
-    });
-    (isWhole ? whole : fractional).push(x);
-  }
-  const w = whole.length * g;
-  const f = fractional.length * g;
-  // Unit u of table t: its whole columns at [u * w + t * whole.length], the others likewise.
-  const wholeSide = new Uint32Array(c * w);
-  const fractionalSide = new Float64Array(c * f);
+  const block = g * stride;
+  // Unit u of table t at [u * block + t * stride]: its k sums, then its resolved count.
+  const side = new Float64Array(c * block);
   tables.forEach((t, at) => {
     for (let u = 0; u < c; u++) {
-      whole.forEach((x, y) => wholeSide[u * w + at * whole.length + y] = t.table[u * stride + x]);
-      fractional.forEach((x, y) =>
-        fractionalSide[u * f + at * fractional.length + y] = t.table[u * stride + x]
-      );
+      side.set(t.table.subarray(u * stride, (u + 1) * stride), u * block + at * stride);
     }
   });
-  // Where column x of table t is summed: [t * whole.length + y] of the whole sums when x is the
-  // y-th whole column, else [t * fractional.length + y] of the fractional sums.
-  const place = (at: number, x: number): [Float64Array, number] => {
-    const y = whole.indexOf(x);
-    return y >= 0
-      ? [wholeTotals, at * whole.length + y]
-      : [fractionalTotals, at * fractional.length + fractional.indexOf(x)];
-  };
   const draw = seededIndices(seed);
   const picks = new Int32Array(c);
   const out = tables.map(() => ({
     stats: Array.from({ length: k }, () => new Float64Array(rounds)),
     without: 0,
   }));
-  const wholeTotals = new Float64Array(w);
-  const fractionalTotals = new Float64Array(f);
-  const places = tables.map((_, at) => Array.from({ length: stride }, (_, x) => place(at, x)));
+  const totals = new Float64Array(g * stride);
   for (let r = 0; r < rounds; r++) {
     draw(picks, c, c);
-    wholeTotals.fill(0);
-    fractionalTotals.fill(0);
+    totals.fill(0);
     for (let i = 0; i < c; i++) {
-      const j = picks[i];
-      for (let y = 0, at = j * w; y < w; y++) wholeTotals[y] += wholeSide[at + y];
-      for (let y = 0, at = j * f; y < f; y++) fractionalTotals[y] += fractionalSide[at + y];
+      const j = picks[i] * block;
+      for (let x = 0; x < block; x++) totals[x] += side[j + x];
     }
     for (let at = 0; at < g; at++) {
-      const [hitSums, hitAt] = places[at][k];
-      const hits = hitSums[hitAt];
+      const hits = totals[at * stride + k];
       const result = out[at];
       if (hits === 0) result.without++;
       for (let m = 0; m < k; m++) {
-        const [sums, sumAt] = places[at][m];
-        result.stats[m][r] = hits === 0 ? Infinity : sums[sumAt] / hits;
+        result.stats[m][r] = hits === 0 ? Infinity : totals[at * stride + m] / hits;
       }
     }
   }

@@ -188,8 +188,8 @@ Deno.test("ratioBootstrap() refuses bad input", () => {
 });
 
 Deno.test("agentRatioIntervals() sharing draws among agents equals each agent's own ratioBootstrap", async () => {
-  // The synthetic example: agents with as many tasks share one draw per round and one table,
-  // whole columns (tokens, resolved counts) held as integers, seconds and money as doubles.
+  // The synthetic example: agents with as many tasks share one draw per round and one table of
+  // tokens, seconds, money and resolved counts.
   const { rows } = await loadLedger(SYNTHETIC);
   const priceTable = (await loadPriceTable(PRICES)).value;
   const samples = agentEpisodeSamples(rows, priceTable);
