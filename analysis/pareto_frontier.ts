@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { randomIndex, seededRandom } from "./seeded_random.ts";
+import { seededIndices } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** How to read the two coordinates of a point. */
@@ -202,41 +202,37 @@ export function paretoFrontierProbability(
   const index = new Map(ids.map((id, u) => [id, u]));
   const tasks = ids.length;
   const agents = samples.length;
-  // Per task u and agent a, at [u * agents + a]: Σ cost, Σ resolved, attempts.
-  const cost = new Float64Array(tasks * agents);
-  const wins = new Float64Array(tasks * agents);
-  const attempts = new Float64Array(tasks * agents);
+  // Per task u and agent a, at [(u * agents + a) * 3]: Σ cost, Σ resolved, attempts; one task's
+  // cells side by side, so that a draw reads one contiguous block.
+  const cells = new Float64Array(tasks * agents * 3);
   samples.forEach((sample, a) => {
     sample.task_ids.forEach((task, i) => {
-      const cell = index.get(task)! * agents + a;
-      cost[cell] += sample.costs[i];
-      if (sample.resolved[i]) wins[cell]++;
-      attempts[cell]++;
+      const cell = (index.get(task)! * agents + a) * 3;
+      cells[cell] += sample.costs[i];
+      if (sample.resolved[i]) cells[cell + 1]++;
+      cells[cell + 2]++;
     });
   });
-  const random = seededRandom(seed);
+  const draw = seededIndices(seed);
+  const picks = new Int32Array(tasks);
   const onFrontier = new Array<number>(agents).fill(0);
   const without = new Array<number>(agents).fill(0);
   const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
-  const total = new Float64Array(agents);
-  const hits = new Float64Array(agents);
-  const tries = new Float64Array(agents);
+  // Per agent a, at [a * 3]: the round's Σ cost, Σ resolved, attempts.
+  const sums = new Float64Array(agents * 3);
+  const width = agents * 3;
   for (let r = 0; r < rounds; r++) {
-    total.fill(0);
-    hits.fill(0);
-    tries.fill(0);
+    sums.fill(0);
+    draw(picks, tasks, tasks);
     for (let i = 0; i < tasks; i++) {
-      const row = randomIndex(random, tasks) * agents;
-      for (let a = 0; a < agents; a++) {
-        total[a] += cost[row + a];
-        hits[a] += wins[row + a];
-        tries[a] += attempts[row + a];
-      }
+      const row = picks[i] * width;
+      for (let x = 0; x < width; x++) sums[x] += cells[row + x];
     }
     for (let a = 0; a < agents; a++) {
-      if (hits[a] === 0) without[a]++;
-      points[a].cost = hits[a] === 0 ? NaN : total[a] / hits[a];
-      points[a].rate = hits[a] === 0 ? NaN : hits[a] / tries[a];
+      const hits = sums[a * 3 + 1];
+      if (hits === 0) without[a]++;
+      points[a].cost = hits === 0 ? NaN : sums[a * 3] / hits;
+      points[a].rate = hits === 0 ? NaN : hits / sums[a * 3 + 2];
     }
     const front = paretoFrontier(points, { cost: (p) => p.cost, benefit: (p) => p.rate });
     for (const point of front) onFrontier[point.index]++;

@@ -7,7 +7,11 @@
  *
  * @module
  */
-import { agentEpisodeSamples, agentRatioIntervals, type RatioInterval } from "./ratio_bootstrap.ts";
+import {
+  agentEpisodeSamples,
+  type RatioInterval,
+  sampleRatioIntervals,
+} from "./ratio_bootstrap.ts";
 import { paretoFrontierProbability } from "./pareto_frontier.ts";
 import type { Episode, PriceTable } from "./schema/records.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
@@ -119,7 +123,7 @@ export interface PerResolvedUncertaintyOptions {
  * bootstrap 95% intervals, and the agent's frontier probability.
  *
  * Rules:
- * - intervals: `agentRatioIntervals` (each round draws the agent's tasks
+ * - intervals: `agentRatioIntervals`, over the same samples (each round draws the agent's tasks
  *   with replacement and takes all its scored attempts at each: Σ value /
  *   Σ resolved over the drawn attempts; the percentile interval at
  *   floor(0.025 R) and floor(0.975 R); a resample that resolved nothing is
@@ -168,9 +172,10 @@ export function perResolvedUncertainty(
   const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
   const { priceTable } = options;
   const ids = [...new Set(options.agents ?? rows.map((row) => row.agent_id))].sort(byCodeUnit);
-  const samples = new Map(agentEpisodeSamples(rows, priceTable).map((s) => [s.agent_id, s]));
+  const list = agentEpisodeSamples(rows, priceTable);
+  const samples = new Map(list.map((s) => [s.agent_id, s]));
   const intervals = new Map(
-    agentRatioIntervals(rows, { rounds, seed, priceTable }).map((i) => [i.agent_id, i]),
+    sampleRatioIntervals(list, { rounds, seed }).map((i) => [i.agent_id, i]),
   );
   const measure = priceTable === undefined ? "tokens" : "money";
   const inSet = new Set(options.frontierAgents ?? ids);

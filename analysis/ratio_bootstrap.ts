@@ -10,7 +10,7 @@
 import { episodeTokens, isScored } from "./classify_episode.ts";
 import { episodeCost } from "./episode_cost.ts";
 import type { Episode, PriceTable } from "./schema/records.ts";
-import { randomIndex, seededRandom } from "./seeded_random.ts";
+import { seededIndices } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
 /** Options for {@link ratioBootstrap}; the defaults are seed 001's. */
@@ -114,11 +114,30 @@ export function ratioBootstrap(
   return bootstrapRatios([values], resolved, options)[0];
 }
 
+/** One sample's numerators summed per resampling unit, ready for {@link resampleTables}. */
+interface RatioTable {
+  /** The numerators, each per episode. */
+  numerators: readonly (readonly number[])[];
+  /** Episodes n. */
+  episodes: number;
+  /** Resolved episodes. */
+  resolved: number;
+  /** Units C (distinct tasks, or episodes). */
+  units: number;
+  /** Whether the units are tasks. */
+  byTask: boolean;
+  /**
+   * Per unit u, at [u * (k + 1)]: the sums of its episodes' k numerators, in
+   * episode order, then its resolved count, side by side so that a draw
+   * reads one unit's figures together.
+   */
+  table: Float64Array;
+}
+
 /**
- * {@link ratioBootstrap} of several numerators over the same episodes in one
- * pass: each round's indices serve every numerator, so the result for each
- * equals its own `ratioBootstrap` with the same seed. Typed arrays keep the
- * O(R n) loop tight (about 0.3 µs per episode and round for three numerators).
+ * {@link ratioBootstrap} of several numerators over the same episodes: each
+ * round's indices serve every numerator, so the result for each equals its
+ * own `ratioBootstrap` with the same seed.
  */
 function bootstrapRatios(
   numerators: readonly (readonly number[])[],
@@ -127,6 +146,20 @@ function bootstrapRatios(
 ): RatioInterval[] {
   const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
+  const table = ratioTable(numerators, resolved, rounds, options.tasks);
+  return ratioIntervals(table, resampleTables([table], rounds, seed)[0], rounds, seed);
+}
+
+/**
+ * The checks of {@link ratioBootstrap} and the per-unit sums of one
+ * sample's numerators and outcomes. O(n log n).
+ */
+function ratioTable(
+  numerators: readonly (readonly number[])[],
+  resolved: readonly boolean[],
+  rounds: number,
+  tasks: readonly string[] | undefined,
+): RatioTable {
   const n = resolved.length;
   for (const values of numerators) {
     if (n === 0 || values.length !== n) {
@@ -147,7 +180,6 @@ function bootstrapRatios(
       `Cannot bootstrap a ratio: "rounds" must be a positive integer, got ${rounds}`,
     );
   }
-  const tasks = options.tasks;
   if (tasks !== undefined && tasks.length !== n) {
     throw new RangeError(
       `Cannot bootstrap a ratio: need a task id per outcome, got ${tasks.length} task ids and ` +
@@ -156,42 +188,107 @@ function bootstrapRatios(
   }
   const k = numerators.length;
   const units = resampleUnits(tasks, n);
-  const c = units.count;
-  // Per unit: the sums of its episodes' numerators and resolved outcomes, in episode order.
-  const table = new Float64Array(c * k);
-  const wins = new Float64Array(c);
+  const stride = k + 1;
+  const table = new Float64Array(units.count * stride);
+  let hits = 0;
   for (let i = 0; i < n; i++) {
-    const u = units.of[i];
-    for (let m = 0; m < k; m++) table[u * k + m] += numerators[m][i];
-    if (resolved[i]) wins[u]++;
-  }
-  const random = seededRandom(seed);
-  const stats = numerators.map(() => new Float64Array(rounds));
-  const totals = new Float64Array(k);
-  let without = 0;
-  for (let r = 0; r < rounds; r++) {
-    totals.fill(0);
-    let hits = 0;
-    for (let i = 0; i < c; i++) {
-      const j = randomIndex(random, c);
-      for (let m = 0; m < k; m++) totals[m] += table[j * k + m];
-      hits += wins[j];
+    const u = units.of[i] * stride;
+    for (let m = 0; m < k; m++) table[u + m] += numerators[m][i];
+    if (resolved[i]) {
+      table[u + k]++;
+      hits++;
     }
-    if (hits === 0) without++;
-    for (let m = 0; m < k; m++) stats[m][r] = hits === 0 ? Infinity : totals[m] / hits;
   }
+  return {
+    numerators,
+    episodes: n,
+    resolved: hits,
+    units: units.count,
+    byTask: tasks !== undefined,
+    table,
+  };
+}
+
+/** The R statistics of each numerator of one table, and the rounds without a resolved episode. */
+interface Resampled {
+  stats: Float64Array[];
+  without: number;
+}
+
+/**
+ * The bootstrap rounds of tables that all have the same unit count C and
+ * the same numerators k: each round draws C indices of
+ * `randomIndex(random, C)` from one `seededRandom(seed)` (through
+ * `seededIndices`, the same stream) and applies them to every table. A
+ * table's draws thus equal those of its own generator, since C alone
+ * decides them: drawing once for all saves a draw per table. The tables
+ * are laid side by side per unit, so that a draw reads one contiguous
+ * block for all of them. Each statistic sums the drawn units in draw
+ * order, as one table alone would, so the results are those of each table
+ * alone to the bit. O(R C tables) time, O(C tables + R k) memory.
+ */
+function resampleTables(
+  tables: readonly RatioTable[],
+  rounds: number,
+  seed: number | string,
+): Resampled[] {
+  const c = tables[0].units;
+  const k = tables[0].numerators.length;
+  const g = tables.length;
+  const stride = k + 1;
+  const block = g * stride;
+  // Unit u of table t at [u * block + t * stride]: its k sums, then its resolved count.
+  const side = new Float64Array(c * block);
+  tables.forEach((t, at) => {
+    for (let u = 0; u < c; u++) {
+      side.set(t.table.subarray(u * stride, (u + 1) * stride), u * block + at * stride);
+    }
+  });
+  const draw = seededIndices(seed);
+  const picks = new Int32Array(c);
+  const out = tables.map(() => ({
+    stats: Array.from({ length: k }, () => new Float64Array(rounds)),
+    without: 0,
+  }));
+  const totals = new Float64Array(g * stride);
+  for (let r = 0; r < rounds; r++) {
+    draw(picks, c, c);
+    totals.fill(0);
+    for (let i = 0; i < c; i++) {
+      const j = picks[i] * block;
+      for (let x = 0; x < block; x++) totals[x] += side[j + x];
+    }
+    for (let at = 0; at < g; at++) {
+      const hits = totals[at * stride + k];
+      const result = out[at];
+      if (hits === 0) result.without++;
+      for (let m = 0; m < k; m++) {
+        result.stats[m][r] = hits === 0 ? Infinity : totals[at * stride + m] / hits;
+      }
+    }
+  }
+  return out;
+}
+
+/** The interval records of one resampled table, one per numerator. */
+function ratioIntervals(
+  t: RatioTable,
+  { stats, without }: Resampled,
+  rounds: number,
+  seed: number | string,
+): RatioInterval[] {
   const bound = (x: number) => (x === Infinity ? null : x);
-  const hits = resolved.reduce((sum, x) => sum + (x ? 1 : 0), 0);
-  return numerators.map((values, m) => {
+  const hits = t.resolved;
+  return t.numerators.map((values, m) => {
     stats[m].sort();
     const total = values.reduce((sum, v) => sum + v, 0);
     return {
       method: "percentile_bootstrap_ratio",
-      unit: tasks === undefined ? "episode" : "task",
+      unit: t.byTask ? "task" : "episode",
       rounds,
       seed,
-      episodes: n,
-      tasks: tasks === undefined ? null : c,
+      episodes: t.episodes,
+      tasks: t.byTask ? t.units : null,
       resolved: hits,
       total,
       estimate: hits === 0 ? null : total / hits,
@@ -331,13 +428,49 @@ export function agentRatioIntervals(
   rows: readonly Episode[],
   options: AgentRatioIntervalsOptions = {},
 ): AgentRatioIntervals[] {
-  return agentEpisodeSamples(rows, options.priceTable).map((sample) => {
-    const settings = { rounds: options.rounds, seed: options.seed, tasks: sample.task_ids };
-    // One pass over the resamples for every recorded column.
-    const columns = [sample.tokens, sample.seconds, sample.cost];
-    const known = columns.filter((c): c is number[] => c !== null);
-    const intervals = known.length === 0 ? [] : bootstrapRatios(known, sample.resolved, settings);
-    const interval = (c: number[] | null) => (c === null ? null : intervals[known.indexOf(c)]);
+  return sampleRatioIntervals(agentEpisodeSamples(rows, options.priceTable), options);
+}
+
+/**
+ * {@link agentRatioIntervals} of samples already drawn from the rows by
+ * {@link agentEpisodeSamples}, for a caller that reads them too, so that
+ * the columns are built once. Cost: O(R × tasks) per agent, the agents
+ * with as many tasks sharing one draw per round.
+ *
+ * @param samples `agentEpisodeSamples(rows, priceTable)`
+ * @param options `rounds` and `seed` (default 2000 and 7); the price table is the samples'
+ * @returns one entry per sample, in their order
+ */
+export function sampleRatioIntervals(
+  samples: readonly AgentEpisodeSample[],
+  options: Omit<AgentRatioIntervalsOptions, "priceTable"> = {},
+): AgentRatioIntervals[] {
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
+  // Every recorded column of an agent in one table, so one pass over the resamples serves them.
+  const tables = samples.map((sample) => {
+    const known = [sample.tokens, sample.seconds, sample.cost].filter((c) => c !== null);
+    return known.length === 0 ? null : ratioTable(known, sample.resolved, rounds, sample.task_ids);
+  });
+  // Agents with as many tasks draw the same indices: one draw per round serves them all.
+  const byUnits = new Map<string, number[]>();
+  tables.forEach((table, a) => {
+    if (table === null) return;
+    const key = `${table.units} ${table.numerators.length}`;
+    const group = byUnits.get(key);
+    if (group === undefined) byUnits.set(key, [a]);
+    else group.push(a);
+  });
+  const intervals = new Array<RatioInterval[]>(samples.length).fill([]);
+  for (const group of byUnits.values()) {
+    const resampled = resampleTables(group.map((a) => tables[a]!), rounds, seed);
+    group.forEach((a, g) => {
+      intervals[a] = ratioIntervals(tables[a]!, resampled[g], rounds, seed);
+    });
+  }
+  return samples.map((sample, a) => {
+    const known = [sample.tokens, sample.seconds, sample.cost].filter((c) => c !== null);
+    const interval = (c: number[] | null) => (c === null ? null : intervals[a][known.indexOf(c)]);
     return {
       agent_id: sample.agent_id,
       tpr: interval(sample.tokens),

@@ -186,3 +186,21 @@ Deno.test("ratioBootstrap() refuses bad input", () => {
     "need a task id per outcome, got 1 task ids and 2 outcomes",
   );
 });
+
+Deno.test("agentRatioIntervals() sharing draws among agents equals each agent's own ratioBootstrap", async () => {
+  // The synthetic example: agents with as many tasks share one draw per round and one table of
+  // tokens, seconds, money and resolved counts.
+  const { rows } = await loadLedger(SYNTHETIC);
+  const priceTable = (await loadPriceTable(PRICES)).value;
+  const samples = agentEpisodeSamples(rows, priceTable);
+  const counts = samples.map((s) => new Set(s.task_ids).size);
+  ok(counts.some((c, i) => counts.indexOf(c) !== i), `agents sharing a task count: ${counts}`);
+  const shared = agentRatioIntervals(rows, { priceTable, rounds: 300, seed: "s" });
+  samples.forEach((sample, a) => {
+    const alone = (values: number[]) =>
+      ratioBootstrap(values, sample.resolved, { rounds: 300, seed: "s", tasks: sample.task_ids });
+    deepEqual(shared[a].tpr, alone(sample.tokens!));
+    deepEqual(shared[a].spr, alone(sample.seconds!));
+    deepEqual(shared[a].cost_per_resolved, alone(sample.cost!));
+  });
+});

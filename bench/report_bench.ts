@@ -23,7 +23,11 @@ import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
 import { renderReport } from "../report/render_report.ts";
 import { writeReport } from "../report/write_report.ts";
-import { syntheticLedgerPlan, writeSyntheticLedger } from "../tools/synthetic_ledger.ts";
+import {
+  generateSyntheticLedger,
+  syntheticLedgerPlan,
+  writeSyntheticLedger,
+} from "../tools/synthetic_ledger.ts";
 import { type BenchResult, peakRssKib } from "./_measure.ts";
 
 /** Options for {@link reportBench}. */
@@ -163,6 +167,73 @@ export async function reportBench(options: ReportBenchOptions): Promise<BenchRes
   };
 }
 
+/** Options for {@link flaggedReportBench}. */
+export interface FlaggedReportBenchOptions {
+  /** Directory for the generated inputs and the report (created and removed by the caller). */
+  dir: string;
+  /** Rows carrying a spend-evidence flag; default 20,000. */
+  flagged?: number;
+  /** Agents; default 4. */
+  agents?: number;
+}
+
+/**
+ * `ledgerbench report` on a ledger in which `flagged` rows carry a
+ * spend-evidence flag (`resolved_without_spend`: resolved with zero model
+ * calls), the report's spend-evidence claim and the validation findings
+ * each naming them. The generated rows (unchained, so that rows can be
+ * edited) get `model_calls: 0` on their resolved rows until `flagged` rows
+ * are flagged. One worker run in a fresh process; no assertion on time.
+ *
+ * @param options directory, flagged rows, agents
+ * @returns the total time against the load phase as baseline
+ * @throws {Error} when the worker fails or the ledger has too few resolved rows
+ */
+export async function flaggedReportBench(options: FlaggedReportBenchOptions): Promise<BenchResult> {
+  const flagged = options.flagged ?? 20_000;
+  const agents = options.agents ?? 4;
+  // The synthetic agents resolve about half their rows: three rows per flagged one suffice.
+  const generator = { rows: 3 * flagged, agents, seed: 7, chained: false };
+  const ledger = `${options.dir}/flagged_ledger_${flagged}.jsonl`;
+  const planPath = `${options.dir}/flagged_plan_${flagged}.json`;
+  const tablePath = `${options.dir}/flagged_price_table.json`;
+  const lines: string[] = [];
+  let marked = 0;
+  for (const line of generateSyntheticLedger(generator)) {
+    const row = JSON.parse(line);
+    if (marked < flagged && row.resolved === true) {
+      row.model_calls = 0;
+      marked++;
+    }
+    lines.push(JSON.stringify(row), "\n");
+  }
+  if (marked < flagged) throw new Error(`Only ${marked} resolved rows to flag, not ${flagged}`);
+  await Deno.writeTextFile(ledger, lines.join(""));
+  const plan = syntheticLedgerPlan(generator);
+  await Deno.writeTextFile(planPath, JSON.stringify(plan));
+  await Deno.writeTextFile(
+    tablePath,
+    JSON.stringify(priceTable(plan.price_table_id ?? "synth-usd")),
+  );
+  const r = await runWorker(ledger, planPath, tablePath, `${options.dir}/flagged_report_out`);
+  return {
+    name: "report, flagged rows",
+    workload: `ledgerbench report on ${generator.rows.toLocaleString("en")} rows of which ` +
+      `${flagged.toLocaleString("en")} carry a spend-evidence flag (${agents} agents)`,
+    ms: r.total_ms,
+    baseline: { name: "reading the ledger alone (loadReportInputs)", ms: r.load_ms },
+    ratio: r.total_ms / r.load_ms,
+    target: null,
+    peak_rss_mib: r.peak_rss_kib === null ? null : r.peak_rss_kib / 1024,
+    notes: [
+      `load ${r.load_ms.toFixed(0)} ms, analysis ${r.analysis_ms.toFixed(0)} ms, rendering ${
+        r.render_ms.toFixed(0)
+      } ms, writing ${r.write_ms.toFixed(0)} ms; CPU time ${r.cpu_ms.toFixed(0)} ms`,
+      "one run in a fresh process",
+    ],
+  };
+}
+
 /** CPU time of this process (user + system) in ms, from /proc/self/stat; 0 when unavailable. */
 function cpuMs(): number {
   try {
@@ -202,6 +273,17 @@ async function worker(ledger: string, plan: string, table: string, out: string):
 }
 
 if (import.meta.main) {
-  const [ledger, plan, table, out] = Deno.args;
-  await worker(ledger, plan, table, out);
+  if (Deno.args[0] === "--flagged") {
+    // Standalone: `deno run -A bench/report_bench.ts --flagged [N]` prints the flagged case.
+    const dir = await Deno.makeTempDir({ prefix: "ledgerbench-flagged-" });
+    try {
+      const flagged = Deno.args[1] === undefined ? undefined : Number(Deno.args[1]);
+      console.log(JSON.stringify(await flaggedReportBench({ dir, flagged }), null, 2));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  } else {
+    const [ledger, plan, table, out] = Deno.args;
+    await worker(ledger, plan, table, out);
+  }
 }

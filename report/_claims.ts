@@ -111,17 +111,25 @@ const SPEND_FLAG_TEXT: Record<SpendFlag["code"], string> = {
  * @returns the claim with id `spend-evidence`, or null
  */
 export function spendEvidenceClaim(rows: readonly Episode[]): ReportClaim | null {
-  const flagged = new Map<string, string[]>();
+  // Per flag, in order of first occurrence: its row count and the first three episode ids,
+  // all the sentence names (one pass, O(rows)).
+  const flagged = new Map<string, { rows: number; first: string[] }>();
   for (const row of rows) {
     for (const flag of spendEvidenceFlags(row)) {
-      flagged.set(flag.code, [...(flagged.get(flag.code) ?? []), row.episode_id]);
+      let entry = flagged.get(flag.code);
+      if (entry === undefined) {
+        entry = { rows: 0, first: [] };
+        flagged.set(flag.code, entry);
+      }
+      entry.rows++;
+      if (entry.first.length < 3) entry.first.push(row.episode_id);
     }
   }
   if (flagged.size === 0) return null;
-  const parts = [...flagged].map(([code, ids]) =>
-    `${plural(ids.length, "row")} ${SPEND_FLAG_TEXT[code as SpendFlag["code"]]} (${
-      ids.slice(0, 3).map((id) => `"${id}"`).join(", ")
-    }${ids.length > 3 ? ", ..." : ""})`
+  const parts = [...flagged].map(([code, { rows, first }]) =>
+    `${plural(rows, "row")} ${SPEND_FLAG_TEXT[code as SpendFlag["code"]]} (${
+      first.map((id) => `"${id}"`).join(", ")
+    }${rows > 3 ? ", ..." : ""})`
   );
   return {
     id: "spend-evidence",

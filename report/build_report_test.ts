@@ -465,6 +465,18 @@ Deno.test("buildReport() flags resolved rows without spend and rows with unmeter
   equal(clean.summary.claims.some((c) => c.id === "spend-evidence"), false);
 });
 
+Deno.test("buildReport() counts every flagged row but names the first three of each flag", () => {
+  const zero = { model_calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+  const report = buildReport(inputsOf(
+    ["t1", "t2", "t3", "t4", "t5"].map((task) => episode("codex", task, true, zero)),
+  ));
+  equal(
+    claim(report, "spend-evidence").text,
+    "Flagged: 5 rows resolved with zero model calls or zero tokens (spend not metered) " +
+      '("r/codex/t1/1", "r/codex/t2/1", "r/codex/t3/1", ...)',
+  );
+});
+
 Deno.test("buildReport() states that the rows name two price tables, without a price table given", () => {
   const report = buildReport(inputsOf([
     episode("a", "t1", true),
