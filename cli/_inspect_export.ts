@@ -426,7 +426,10 @@ function reductions(samples: readonly Sample[]): Obj[] {
   for (const s of samples) {
     const score = (s.scores as Record<string, { value: string }> | undefined)?.[LEDGER_SCORER];
     if (score === undefined) continue;
-    byTask.set(s.id, [...(byTask.get(s.id) ?? []), score.value === "C" ? 1 : 0]);
+    const scores = byTask.get(s.id);
+    const correct = score.value === "C" ? 1 : 0;
+    if (scores === undefined) byTask.set(s.id, [correct]);
+    else scores.push(correct);
   }
   return [{
     scorer: LEDGER_SCORER,

@@ -89,7 +89,9 @@ export async function loadViewLedger(path: string, errataPath?: string): Promise
     const application = applyErrata(kept, errataFile);
     const changed = new Map<string, AppliedErratum[]>();
     for (const applied of application.applied) {
-      changed.set(applied.episode_id, [...(changed.get(applied.episode_id) ?? []), applied]);
+      const corrections = changed.get(applied.episode_id);
+      if (corrections === undefined) changed.set(applied.episode_id, [applied]);
+      else corrections.push(applied);
     }
     kept.forEach((_, k) => {
       const row = application.rows[k];

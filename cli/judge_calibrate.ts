@@ -113,7 +113,9 @@ export async function runCalibrate(args: string[], io: Io): Promise<number> {
 function probeLines(summary: JudgeCalibrationSummary): string[] {
   const byTask = new Map<string, JudgeCalibrationSummary["probes"]>();
   for (const outcome of summary.probes) {
-    byTask.set(outcome.task_id, [...(byTask.get(outcome.task_id) ?? []), outcome]);
+    const outcomes = byTask.get(outcome.task_id);
+    if (outcomes === undefined) byTask.set(outcome.task_id, [outcome]);
+    else outcomes.push(outcome);
   }
   return [...byTask].flatMap(([taskId, outcomes]) => [
     `adversarial probes on task ${displayId(taskId)}: ${
