@@ -99,6 +99,9 @@ export interface JsonlLine {
   text?: string;
 }
 
+/** zod's parse context that skips its compiled object parsers. */
+const JITLESS = Object.freeze({ jitless: true });
+
 /** Options for {@link parseLine}. */
 export interface ParseLineOptions<T> {
   /**
@@ -107,6 +110,13 @@ export interface ParseLineOptions<T> {
    * decide (and word any error). See `_fast_episode.ts`.
    */
   fast?: (raw: Record<string, unknown>) => T | undefined;
+  /**
+   * Parse through the schema without zod's compiled object parsers (its
+   * documented `jitless` parse option: the same result without generating
+   * code). Compiling them costs more than a few hundred rows take to
+   * parse, so a short file is read sooner without.
+   */
+  jitless?: boolean;
 }
 
 /**
@@ -123,7 +133,7 @@ export interface ParseLineOptions<T> {
  * @param schema the zod schema every line must fit
  * @param input the line's `bytes` (without the `\n`), its `file`, 1-based `line` number and,
  *   when already decoded, its `text`
- * @param options an optional `fast` path tried before the schema
+ * @param options an optional `fast` path tried before the schema; `jitless`
  * @returns the parsed value and the raw object, or the problem
  */
 export function parseLine<S extends z.ZodType>(
@@ -148,7 +158,7 @@ export function parseLine<S extends z.ZodType>(
     const value = options.fast(raw);
     if (value !== undefined) return { ok: true, value, raw };
   }
-  const result = schema.safeParse(raw);
+  const result = schema.safeParse(raw, options.jitless ? JITLESS : undefined);
   if (result.success) return { ok: true, value: result.data, raw };
   const { field, message } = schemaProblem(result.error.issues[0], raw, { schema });
   return { ok: false, problem: { code: "schema_violation", file, line, field, message } };
