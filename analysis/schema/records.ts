@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { AllowHost } from "./allow_host.ts";
-import { lazySchema } from "./lazy_schema.ts";
+import { built, lazySchema } from "./lazy_schema.ts";
 import {
   DEFAULT_BOOTSTRAP,
   DEFAULT_CENSORING,
@@ -195,12 +195,12 @@ export type ImportFormat = z.infer<typeof ImportFormat>;
 export const Provenance = lazySchema(() =>
   z.object({
     evidence_kind: z.literal("imported"),
-    format: ImportFormat,
+    format: built(ImportFormat),
     importer_version: z.string().min(1),
     source: z.string().min(1),
-    source_sha256: Sha256,
+    source_sha256: built(Sha256),
     position: z.string().min(1),
-    tokens_reported_by: TokensReportedBy,
+    tokens_reported_by: built(TokensReportedBy),
     model: z.string().min(1).nullable(),
     reported_cost_usd: z.number().nonnegative().nullable(),
   }).strict()
@@ -209,7 +209,7 @@ export type Provenance = z.infer<typeof Provenance>;
 
 /** One dimension's score as a judge gave it (seed 000 §06: the model scores each dimension). */
 export const DimensionScore = lazySchema(() =>
-  z.object({ name: Id, score: z.number().int() }).strict()
+  z.object({ name: built(Id), score: z.number().int() }).strict()
 );
 export type DimensionScore = z.infer<typeof DimensionScore>;
 
@@ -221,7 +221,7 @@ export type DimensionScore = z.infer<typeof DimensionScore>;
 export const JudgeAttempt = lazySchema(() =>
   z.object({
     reply: z.string(),
-    reply_chars: Count,
+    reply_chars: built(Count),
     problem: z.string().min(1).nullable(),
   }).strict()
 );
@@ -245,19 +245,19 @@ export const JUDGE_REPLY_KEEP_CHARS = 4096;
  */
 export const JudgeRecord = lazySchema(() =>
   z.object({
-    rubric_id: Id,
-    rubric_sha256: Sha256,
-    model: Id,
+    rubric_id: built(Id),
+    rubric_sha256: built(Sha256),
+    model: built(Id),
     calibrated: z.boolean(),
     max_attempts: z.number().int().positive(),
-    attempts: z.array(JudgeAttempt),
-    scores: z.array(DimensionScore).nullable(),
+    attempts: z.array(built(JudgeAttempt)),
+    scores: z.array(built(DimensionScore)).nullable(),
     total: z.number().min(0).max(100).nullable(),
     pass_threshold: z.number().min(0).max(100),
     passed: z.boolean().nullable(),
-    prompt_tokens: Count,
-    completion_tokens: Count,
-    model_calls: Count,
+    prompt_tokens: built(Count),
+    completion_tokens: built(Count),
+    model_calls: built(Count),
     evidence: Evidence.nullable(),
   }).strict()
 );
@@ -320,11 +320,11 @@ export type HijackFlag = z.infer<typeof HijackFlag>;
  */
 export const VerificationRecord = lazySchema(() =>
   z.object({
-    mode: VerifierMode,
+    mode: built(VerifierMode),
     reward: z.record(z.string(), z.number()).nullable(),
     reward_file: z.enum(["reward.txt", "reward.json"]).nullable(),
     decided_by: z.string().nullable(),
-    hijacks: z.array(z.object({ flag: HijackFlag, path: z.string() }).strict()).default([]),
+    hijacks: z.array(z.object({ flag: built(HijackFlag), path: z.string() }).strict()).default([]),
     egress_allowed: Count.default(0),
     egress_denied: Count.default(0),
     /**
@@ -416,9 +416,9 @@ export type Environment = z.infer<typeof Environment>;
 export const EpisodeInput = lazySchema(() =>
   z.object({
     schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
-    run_id: Id,
-    agent_id: Id,
-    task_id: Id,
+    run_id: built(Id),
+    agent_id: built(Id),
+    task_id: built(Id),
     seed: z.union([z.number().int(), z.string()]).nullable(),
     episode_id: Id.optional(),
     attempt: z.number().int().positive().default(1),
@@ -433,7 +433,7 @@ export const EpisodeInput = lazySchema(() =>
     model_calls: Count.nullable().default(null),
     wall_ms: Count.nullable(),
     caps: Caps.default({ token_cap: null, step_cap: null, wall_ms_cap: null }),
-    price_table_id: Id,
+    price_table_id: built(Id),
     evidence: Evidence.nullable().default(null),
     environment: Environment.nullable().default(null),
     artifact_digest: Digest.nullable().default(null),
@@ -457,10 +457,12 @@ export const EpisodeInput = lazySchema(() =>
      * Absent: the agent had no network.
      */
     agent_egress: z.object({
-      allowed: Count,
-      denied: Count,
-      hosts: z.array(z.object({ host: z.string(), allowed: Count, denied: Count }).strict()),
-      hosts_omitted: Count,
+      allowed: built(Count),
+      denied: built(Count),
+      hosts: z.array(
+        z.object({ host: z.string(), allowed: built(Count), denied: built(Count) }).strict(),
+      ),
+      hosts_omitted: built(Count),
     }).strict().optional(),
     prev_sha256: Sha256.nullable().optional(),
     notes: z.string().default(""),
@@ -524,7 +526,7 @@ export type SprtParams = z.infer<typeof SprtParams>;
 export const StoppingRule = lazySchema(() =>
   z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("fixed") }).strict(),
-    z.object({ kind: z.literal("sprt"), params: SprtParams }).strict(),
+    z.object({ kind: z.literal("sprt"), params: built(SprtParams) }).strict(),
   ])
 );
 export type StoppingRule = z.infer<typeof StoppingRule>;
@@ -548,7 +550,7 @@ export type CensoringPolicy = z.infer<typeof CensoringPolicy>;
 /** One planned task in its pre-registered position. */
 export const PlannedTask = lazySchema(() =>
   z.object({
-    task_id: Id,
+    task_id: built(Id),
     lane: Id.default("default"),
     /**
      * The task's own environment (issue 12), frozen: the image both of its
@@ -558,7 +560,7 @@ export const PlannedTask = lazySchema(() =>
      */
     environment: z.object({
       image: z.string().min(1),
-      image_digest: Digest,
+      image_digest: built(Digest),
     }).strict().optional(),
     /**
      * The separate verifier's own environment (issue 22, Harbor's
@@ -569,7 +571,7 @@ export const PlannedTask = lazySchema(() =>
      */
     verifier_environment: z.object({
       image: z.string().min(1),
-      image_digest: Digest,
+      image_digest: built(Digest),
     }).strict().optional(),
     /**
      * The images of the task's sidecar services (Harbor's Compose services
@@ -580,7 +582,7 @@ export const PlannedTask = lazySchema(() =>
       z.object({
         name: z.string().min(1),
         image: z.string().min(1),
-        image_digest: Digest,
+        image_digest: built(Digest),
       }).strict(),
     ).optional(),
   }).strict()
@@ -601,10 +603,14 @@ export type PlannedTask = z.infer<typeof PlannedTask>;
 export const TaskList = lazySchema(() =>
   z.object({
     schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
-    tasks: z.array(PlannedTask).min(1),
+    tasks: z.array(built(PlannedTask)).min(1),
     attempts_per_task: z.number().int().positive().max(PLAN_LIMITS.max_attempts).default(1),
     sources: z.array(
-      z.object({ format: ImportFormat, source: z.string().min(1), source_sha256: Sha256 }).strict(),
+      z.object({
+        format: built(ImportFormat),
+        source: z.string().min(1),
+        source_sha256: built(Sha256),
+      }).strict(),
     ).default([]),
   }).strict()
 );
@@ -649,7 +655,7 @@ const AgentEnv = lazySchema(() =>
 /** One agent under evaluation and the image it must run from. */
 export const PlannedAgent = lazySchema(() =>
   z.object({
-    agent_id: Id,
+    agent_id: built(Id),
     image_digest: Digest.nullable().default(null),
     /** The image reference the runner resolves before each episode (e.g. a tag). */
     image: z.string().min(1).nullable().default(null),
@@ -720,7 +726,7 @@ export const NO_MODEL_LIMITS: Readonly<ModelLimits> = Object.freeze({
  */
 export const RubricDimension = lazySchema(() =>
   z.object({
-    name: Id,
+    name: built(Id),
     weight: z.number().int().positive(),
     min: z.number().int().nonnegative(),
     max: z.number().int().positive(),
@@ -741,8 +747,8 @@ export type RubricDimension = z.infer<typeof RubricDimension>;
 export const Rubric = lazySchema(() =>
   z.object({
     schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
-    rubric_id: Id,
-    dimensions: z.array(RubricDimension).min(1),
+    rubric_id: built(Id),
+    dimensions: z.array(built(RubricDimension)).min(1),
     pass_threshold: z.number().min(0).max(100),
   }).strict().superRefine((rubric, ctx) => {
     const seen = new Set<string>();
@@ -798,14 +804,14 @@ export const JudgeCalibrationState = lazySchema(() =>
   z.discriminatedUnion("state", [
     z.object({
       state: z.literal("passed"),
-      summary_sha256: Sha256,
+      summary_sha256: built(Sha256),
       calibrated_at: z.iso.datetime(),
       human_agreement: z.number().min(0).max(1),
       swap_consistency: z.number().min(0).max(1),
     }).strict(),
     z.object({
       state: z.literal("failed"),
-      summary_sha256: Sha256,
+      summary_sha256: built(Sha256),
       calibrated_at: z.iso.datetime(),
       reasons: z.array(z.string().min(1)).min(1),
     }).strict(),
@@ -822,7 +828,7 @@ export type JudgeCalibrationState = z.infer<typeof JudgeCalibrationState>;
  */
 export const JudgeConfig = lazySchema(() =>
   z.object({
-    model: Id,
+    model: built(Id),
     parameters: JudgeParameters.default({}),
     max_attempts: z.number().int().positive().max(5).default(DEFAULT_JUDGE_MAX_ATTEMPTS),
     gates: JudgeGates.default({ ...DEFAULT_JUDGE_GATES }),
@@ -881,13 +887,13 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
 export const Plan = lazySchema(() =>
   z.object({
     schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
-    plan_id: Id,
+    plan_id: built(Id),
     created_at: z.iso.datetime().nullable().default(null),
     suite_id: Id.default("unnamed"),
     suite_sha256: Sha256.nullable().default(null),
     order_seed: z.union([z.number().int(), z.string()]).nullable().default(null),
-    tasks: z.array(PlannedTask).min(1),
-    agents: z.array(PlannedAgent).default([]),
+    tasks: z.array(built(PlannedTask)).min(1),
+    agents: z.array(built(PlannedAgent)).default([]),
     lane_weights: z.record(z.string(), z.number().nonnegative()).default({}),
     caps: Caps.default({ token_cap: null, step_cap: null, wall_ms_cap: null }),
     price_table_id: Id.nullable().default(null),
@@ -963,7 +969,7 @@ export const Plan = lazySchema(() =>
      * is refused. Absent: none (plans frozen before issue 21 keep their hash).
      * Rows of calls that used one name it in `evidence.provider_features`.
      */
-    provider_features: z.array(ProviderFeature).min(1).optional(),
+    provider_features: z.array(built(ProviderFeature)).min(1).optional(),
     /**
      * The program that generated a synthetic plan and its seed (the shipped
      * example: `tools/generate_synthetic_ledger.ts`); absent in frozen plans.
@@ -998,14 +1004,14 @@ export const Plan = lazySchema(() =>
     suite_check: z.discriminatedUnion("state", [
       z.object({
         state: z.literal("passed"),
-        summary_sha256: Sha256,
+        summary_sha256: built(Sha256),
         checked_at: z.iso.datetime(),
       }).strict(),
       z.object({
         state: z.literal("flaky_accepted"),
-        summary_sha256: Sha256,
+        summary_sha256: built(Sha256),
         checked_at: z.iso.datetime(),
-        flaky_tasks: z.array(Id).min(1),
+        flaky_tasks: z.array(built(Id)).min(1),
       }).strict(),
       z.object({ state: z.literal("not_run") }).strict(),
       z.object({
@@ -1023,7 +1029,7 @@ export const Plan = lazySchema(() =>
      * the check (the agents were not checked), which keep their hash.
      */
     agent_check: z.union([
-      z.object({ sha256: Sha256, checked_at: z.iso.datetime() }).strict(),
+      z.object({ sha256: built(Sha256), checked_at: z.iso.datetime() }).strict(),
       /** Frozen with `--without-agent-check REASON`: the agents were not checked, and why. */
       z.object({ skipped: z.string().min(1) }).strict(),
     ]).optional(),
@@ -1063,10 +1069,10 @@ export type Rate = z.infer<typeof Rate>;
 export const PriceTable = lazySchema(() =>
   z.object({
     schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
-    price_table_id: Id,
+    price_table_id: built(Id),
     currency: z.string().min(1),
     default_rate: Rate.nullable().default(null),
-    agent_rates: z.record(z.string(), Rate).default({}),
+    agent_rates: z.record(z.string(), built(Rate)).default({}),
   }).strict()
 );
 export type PriceTable = z.infer<typeof PriceTable>;
@@ -1087,18 +1093,18 @@ export const Erratum = lazySchema(() =>
     z.object({
       schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
       kind: z.literal("invalidate_episode"),
-      erratum_id: Id,
+      erratum_id: built(Id),
       created_at: z.iso.datetime(),
-      episode_id: Id,
-      invalid_reason: InvalidReason,
+      episode_id: built(Id),
+      invalid_reason: built(InvalidReason),
       explanation: z.string().min(1),
     }).strict(),
     z.object({
       schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
       kind: z.literal("rescore_episode"),
-      erratum_id: Id,
+      erratum_id: built(Id),
       created_at: z.iso.datetime(),
-      episode_id: Id,
+      episode_id: built(Id),
       resolved: z.boolean().nullable(),
       verifier_image_digest: Digest.nullable().default(null),
       artifact_digest: Digest.nullable().default(null),
@@ -1107,9 +1113,9 @@ export const Erratum = lazySchema(() =>
     z.object({
       schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
       kind: z.literal("void_summary"),
-      erratum_id: Id,
+      erratum_id: built(Id),
       created_at: z.iso.datetime(),
-      summary_sha256: Sha256,
+      summary_sha256: built(Sha256),
       explanation: z.string().min(1),
     }).strict(),
   ])
@@ -1127,7 +1133,7 @@ export const Verdict = lazySchema(() =>
     resolved: z.boolean(),
     checks: z.array(
       z.object({
-        name: Id,
+        name: built(Id),
         passed: z.boolean(),
         detail: z.string().default(""),
       }).strict(),
@@ -1156,8 +1162,8 @@ export const GoldenLabel = lazySchema(() =>
     z.object({
       schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
       kind: z.literal("score"),
-      item_id: Id,
-      task_id: Id,
+      item_id: built(Id),
+      task_id: built(Id),
       label_version: z.number().int().positive(),
       seen_model_output: z.boolean().default(false),
       answer: z.string(),
@@ -1166,13 +1172,13 @@ export const GoldenLabel = lazySchema(() =>
     z.object({
       schema_version: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
       kind: z.literal("pairwise"),
-      item_id: Id,
-      task_id: Id,
+      item_id: built(Id),
+      task_id: built(Id),
       label_version: z.number().int().positive(),
       seen_model_output: z.boolean().default(false),
       answer_a: z.string(),
       answer_b: z.string(),
-      human_winner: PairWinner,
+      human_winner: built(PairWinner),
     }).strict(),
   ])
 );
@@ -1206,7 +1212,7 @@ export const AgentCheckRefusedCall = lazySchema(() =>
     index: z.number().int().positive(),
     endpoint: z.string().min(1),
     /** The relay's refusal code (`RelayRefusal`, e.g. `unsupported`). */
-    refusal: Id,
+    refusal: built(Id),
     status: z.number().int().min(100).max(599),
     detail: z.string(),
   }).strict()
@@ -1243,9 +1249,9 @@ export type RelayDeniedRequest = z.infer<typeof RelayDeniedRequest>;
  */
 export const AgentCheckAgent = lazySchema(() =>
   z.object({
-    agent_id: Id,
+    agent_id: built(Id),
     image: z.string().min(1),
-    image_digest: Digest,
+    image_digest: built(Digest),
     model: z.string().min(1).nullable(),
     env: PlannedAgent.shape.env,
     command: PlannedAgent.shape.command,
@@ -1254,14 +1260,14 @@ export const AgentCheckAgent = lazySchema(() =>
     /** Why a `refused` agent was refused; null when `ok`. */
     reason: z.string().min(1).nullable(),
     /** Model calls the relay forwarded and metered. */
-    model_calls: Count,
+    model_calls: built(Count),
     first_call: AgentCheckCall.nullable(),
-    refused_calls: z.array(AgentCheckRefusedCall),
-    denied_requests: z.array(RelayDeniedRequest),
+    refused_calls: z.array(built(AgentCheckRefusedCall)),
+    denied_requests: z.array(built(RelayDeniedRequest)),
     episode: z.object({
-      status: EpisodeStatus,
+      status: built(EpisodeStatus),
       invalid_reason: InvalidReason.nullable(),
-      stop_reason: StopReason,
+      stop_reason: built(StopReason),
       notes: z.string(),
     }).strict().nullable(),
   }).strict()
@@ -1286,9 +1292,9 @@ export const AgentCheck = lazySchema(() =>
     schema_version: z.literal(SCHEMA_VERSION),
     checked_at: z.iso.datetime(),
     runner_version: z.string().min(1),
-    token_cap: Count,
+    token_cap: built(Count),
     passed: z.boolean(),
-    agents: z.array(AgentCheckAgent).min(1),
+    agents: z.array(built(AgentCheckAgent)).min(1),
   }).strict().refine((check) => check.passed === check.agents.every((a) => a.verdict === "ok"), {
     message: 'must be true exactly when every agent\'s "verdict" is "ok"',
     path: ["passed"],
