@@ -5,9 +5,16 @@
  * documented range, seeds read by one rule, and list options split here, so
  * that the commands receive typed values.
  *
+ * The common command line (long options by their declared names, values as
+ * `--name value` or `--name=value`, positionals) is read by
+ * {@link simpleParse}, which gives what `parseArgs` gives for it; anything
+ * else (a short option, `--`, an unknown option, a missing or ambiguous
+ * value) goes to `parseArgs` itself, loaded then: loading `node:util` (the
+ * Node compatibility layer) took a large share of `summarize`'s start-up.
+ *
  * @module
  */
-import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import type { ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "./_command.ts";
 
 /** Options every command accepts. */
@@ -44,17 +51,20 @@ export function parseCommandArgs(
   positionals: { required: string[]; optional?: number } = { required: [] },
 ): ParsedArgs {
   const all = { ...COMMON_OPTIONS, ...options };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: joinNegativeValues(args, all),
-      options: all,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    throw new UsageError(describeParseError(error));
+  const joined = joinNegativeValues(args, all);
+  let parsed = simpleParse(joined, all);
+  if (parsed === null) {
+    try {
+      parsed = nodeUtil().parseArgs({
+        args: joined,
+        options: all,
+        allowPositionals: true,
+        strict: true,
+        tokens: true,
+      });
+    } catch (error) {
+      throw new UsageError(describeParseError(error));
+    }
   }
   refuseRepeats(parsed.tokens, all);
   const given = parsed.positionals;
@@ -67,6 +77,69 @@ export function parseCommandArgs(
     throw new UsageError(`Unexpected argument: "${extra[0]}"`);
   }
   return { values: parsed.values as ParsedArgs["values"], positionals: given };
+}
+
+type NodeUtil = typeof import("node:util");
+
+/** `node:util`, loaded on first use (`process.getBuiltinModule`, synchronous). */
+function nodeUtil(): NodeUtil {
+  const process = (globalThis as unknown as {
+    process: { getBuiltinModule(id: "node:util"): NodeUtil };
+  }).process;
+  return process.getBuiltinModule("node:util");
+}
+
+/** What {@link simpleParse} gives: `parseArgs`'s values, positionals and option tokens. */
+interface SimpleParse {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+  tokens: { kind: string; name?: string }[];
+}
+
+/**
+ * `parseArgs` (strict, positionals allowed, no defaults) of a command line
+ * that only it reads one way: every argument starting with `-` is a
+ * declared long option, a boolean without `=value`, a string with
+ * `=value` or followed by a value not starting with `-` (Node.js
+ * `util.parseArgs`: such a value is the option's; a string option without
+ * one is an error). Null for anything else, which `parseArgs` itself then
+ * reads or refuses with its own message.
+ */
+function simpleParse(args: string[], options: ParseArgsOptionsConfig): SimpleParse | null {
+  const values: SimpleParse["values"] = { __proto__: null } as unknown as SimpleParse["values"];
+  const positionals: string[] = [];
+  const tokens: SimpleParse["tokens"] = [];
+  const set = (name: string, value: string | boolean) => {
+    if (options[name].multiple === true) {
+      ((values[name] ??= []) as (string | boolean)[]).push(value);
+    } else {
+      values[name] = value;
+    }
+    tokens.push({ kind: "option", name });
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("-")) {
+      positionals.push(arg);
+      continue;
+    }
+    if (!arg.startsWith("--") || arg === "--") return null;
+    const equals = arg.indexOf("=");
+    const name = arg.slice(2, equals === -1 ? undefined : equals);
+    if (!Object.hasOwn(options, name) || options[name].default !== undefined) return null;
+    if (options[name].type === "boolean") {
+      if (equals !== -1) return null;
+      set(name, true);
+    } else if (equals !== -1) {
+      set(name, arg.slice(equals + 1));
+    } else {
+      const value = args[i + 1];
+      if (value === undefined || value.startsWith("-")) return null;
+      set(name, value);
+      i++;
+    }
+  }
+  return { values, positionals, tokens };
 }
 
 /** A negative decimal number, as a value may be written: `-1`, `-0.5`, `-.5`, `-1e3`. */

@@ -12,6 +12,7 @@ import {
   textOption,
 } from "./_args.ts";
 import { UsageError } from "./_command.ts";
+import { BOOTSTRAP_ROUNDS_RANGE, TIE_BAND_RANGE } from "./_option_ranges.ts";
 
 const OPTIONS = {
   rounds: { type: "string" },
@@ -61,6 +62,18 @@ Deno.test("schemaRange() reads the plan schema's ends", () => {
   );
   assert.throws(() => schemaRange(z.number()), /no lower end/);
   assert.throws(() => schemaRange(z.number().min(0)), /no upper end/);
+});
+
+Deno.test("BOOTSTRAP_ROUNDS_RANGE, written out, is the plan schema's range of rounds", () => {
+  assert.deepEqual(
+    BOOTSTRAP_ROUNDS_RANGE,
+    schemaRange(Plan.shape.bootstrap.unwrap().shape.rounds),
+  );
+});
+
+Deno.test("a range read from a schema on first use equals the schema's", () => {
+  assert.deepEqual({ ...TIE_BAND_RANGE }, schemaRange(Plan.shape.tie_band));
+  assert.deepEqual(TIE_BAND_RANGE, { min: 0, max: 1, integer: false });
 });
 
 Deno.test("rangeText() shows inclusive ends as a..b and others in words", () => {

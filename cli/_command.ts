@@ -23,6 +23,16 @@ export const ExitCode = {
 } as const;
 export type ExitCode = typeof ExitCode[keyof typeof ExitCode];
 
+/** Exit status of a batch interrupted by the operator with Ctrl-C (128 + SIGINT). */
+export const INTERRUPTED = 130;
+
+/**
+ * Exit status of a batch (`run`) or a slot (`slot`) stopped by SIGTERM
+ * (128 + SIGTERM). Here, not in `run.ts`, so that a Slurm task's `slot`
+ * does not load the `run` command's modules (about 1.5 s of each slot's start).
+ */
+export const TERMINATED = 143;
+
 /** Where a command writes; the real CLI binds these to stdout and stderr. */
 export interface Io {
   stdout(text: string): void;

@@ -4,45 +4,69 @@
  * thresholds, `freeze`'s caps and limits) take the plan schema's own range,
  * read from `analysis/schema/records.ts` by {@link schemaRange}, so that an option
  * accepts exactly what a plan may say (issue 10; the upper ends a run can
- * afford are the schema's `PLAN_LIMITS`).
+ * afford are the schema's `PLAN_LIMITS`). A range read from a schema is read
+ * on first use (`lazySchema`), so that loading this module builds no schema.
  *
  * @module
  */
-import { Caps, CensoringPolicy, ModelLimits, Plan } from "../analysis/schema/records.ts";
+import {
+  Caps,
+  CensoringPolicy,
+  ModelLimits,
+  Plan,
+  PLAN_LIMITS,
+} from "../analysis/schema/records.ts";
+import { lazySchema } from "../analysis/schema/lazy_schema.ts";
 import { DEFAULT_INTERVAL_METHOD, INTERVAL_METHODS } from "../analysis/defaults.ts";
 import type { IntervalMethod } from "../analysis/rate_interval.ts";
 import { choiceOption, type NumberRange, type ParsedArgs, schemaRange } from "./_args.ts";
 import { UsageError } from "./_command.ts";
 import { type ParamSource, pick } from "./_load.ts";
 
-/** `bootstrap.rounds`: the plan schema's 1..`PLAN_LIMITS.bootstrap_rounds`. */
-export const BOOTSTRAP_ROUNDS_RANGE: NumberRange = schemaRange(
-  Plan.shape.bootstrap.unwrap().shape.rounds,
-);
+/**
+ * `bootstrap.rounds`: the plan schema's 1..`PLAN_LIMITS.bootstrap_rounds`,
+ * written out because the help of `summarize` names it at load, which must
+ * not build the plan schema; `_args_test.ts` checks it against the schema.
+ */
+export const BOOTSTRAP_ROUNDS_RANGE: NumberRange = {
+  min: 1,
+  max: PLAN_LIMITS.bootstrap_rounds,
+  integer: true,
+};
 
 /** `tie_band`: the plan schema's 0..1. */
-export const TIE_BAND_RANGE: NumberRange = schemaRange(Plan.shape.tie_band);
+export const TIE_BAND_RANGE: NumberRange = lazySchema(() => schemaRange(Plan.shape.tie_band));
 
 /** `censoring.headline_max`: the plan schema's 0..1. */
-export const HEADLINE_MAX_RANGE: NumberRange = schemaRange(CensoringPolicy.shape.headline_max);
+export const HEADLINE_MAX_RANGE: NumberRange = lazySchema(() =>
+  schemaRange(CensoringPolicy.shape.headline_max)
+);
 
 /** `censoring.labelled_max`: the plan schema's 0..1. */
-export const LABELLED_MAX_RANGE: NumberRange = schemaRange(CensoringPolicy.shape.labelled_max);
+export const LABELLED_MAX_RANGE: NumberRange = lazySchema(() =>
+  schemaRange(CensoringPolicy.shape.labelled_max)
+);
 
 /** `max_attempts`: the plan schema's 1..`PLAN_LIMITS.max_attempts`. */
-export const MAX_ATTEMPTS_RANGE: NumberRange = schemaRange(Plan.shape.max_attempts);
+export const MAX_ATTEMPTS_RANGE: NumberRange = lazySchema(() =>
+  schemaRange(Plan.shape.max_attempts)
+);
 
 /** `caps.token_cap` and `caps.step_cap`: the schema's non-negative safe integers. */
-export const COUNT_CAP_RANGE: NumberRange = schemaRange(Caps.shape.token_cap);
+export const COUNT_CAP_RANGE: NumberRange = lazySchema(() => schemaRange(Caps.shape.token_cap));
 
 /** `caps.wall_ms_cap`: the schema's 0..`PLAN_LIMITS.timer_ms`. */
-export const WALL_MS_CAP_RANGE: NumberRange = schemaRange(Caps.shape.wall_ms_cap);
+export const WALL_MS_CAP_RANGE: NumberRange = lazySchema(() => schemaRange(Caps.shape.wall_ms_cap));
 
 /** `model_limits.*`: the schema's positive safe integers. */
-export const MODEL_LIMIT_RANGE: NumberRange = schemaRange(ModelLimits.shape.max_output_tokens);
+export const MODEL_LIMIT_RANGE: NumberRange = lazySchema(() =>
+  schemaRange(ModelLimits.shape.max_output_tokens)
+);
 
 /** `upstream_timeout_ms`: the schema's 1..`PLAN_LIMITS.timer_ms`. */
-export const UPSTREAM_TIMEOUT_MS_RANGE: NumberRange = schemaRange(Plan.shape.upstream_timeout_ms);
+export const UPSTREAM_TIMEOUT_MS_RANGE: NumberRange = lazySchema(() =>
+  schemaRange(Plan.shape.upstream_timeout_ms)
+);
 
 /**
  * `--parallel` of `run` and `demo`: 1..64 episodes at once (each is a

@@ -32,7 +32,7 @@ import {
 } from "./_args.ts";
 import { EpisodeInput } from "../analysis/schema/records.ts";
 import { PARALLEL_RANGE, SLURM_PARALLEL_RANGE } from "./_option_ranges.ts";
-import { ExitCode, type Io, UsageError } from "./_command.ts";
+import { ExitCode, INTERRUPTED, type Io, TERMINATED, UsageError } from "./_command.ts";
 import { emit } from "./_output.ts";
 import { nextStep } from "./_next_step.ts";
 import { outputWidth } from "./_table_layout.ts";
@@ -49,12 +49,6 @@ const DEFAULT_PARALLEL = 1;
 
 /** `--run-id`: the ledger rows' `run_id`. */
 const RUN_ID = { name: "run-id", schema: EpisodeInput.shape.run_id, form: "a non-empty id" };
-
-/** Exit status of a batch interrupted by the operator with Ctrl-C (128 + SIGINT). */
-export const INTERRUPTED = 130;
-
-/** Exit status of a batch stopped by SIGTERM (128 + SIGTERM). */
-export const TERMINATED = 143;
 
 /** Help text, an example first. */
 export const help = `Run the batch of a frozen plan: every episode in a sandboxed container

@@ -7,11 +7,10 @@
  * @module
  */
 import { parseCommandArgs } from "./_args.ts";
-import { ExitCode, type Io } from "./_command.ts";
+import { ExitCode, type Io, TERMINATED } from "./_command.ts";
 import { runSlot } from "../runner/executor/run_slot.ts";
 import { slotResultPath } from "../runner/executor/slot_result_file.ts";
 import { displayId } from "../analysis/untrusted_text.ts";
-import { TERMINATED } from "./run.ts";
 import { startRunUpstreams } from "./_run_upstreams.ts";
 
 /** Help text. */

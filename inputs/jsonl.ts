@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from "zod";
-import { sha256Stream } from "../analysis/sha256_hex.ts";
+import { type Sha256Stream, sha256Stream } from "../analysis/sha256_hex.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { parseJsonObject } from "../analysis/schema/strict_json.ts";
 import { schemaProblem } from "../analysis/schema/schema_problems.ts";
@@ -43,7 +43,7 @@ export async function scanJsonl(
   chunks: AsyncIterable<Uint8Array>,
   visit: (bytes: Uint8Array, line: number, text: string | undefined) => void,
 ): Promise<ScanSummary> {
-  const hash = sha256Stream();
+  const hash = new StreamDigest();
   let carry: Uint8Array | null = null;
   let line = 0;
   for await (const chunk of chunks) {
@@ -69,7 +69,44 @@ export async function scanJsonl(
     }
   }
   if (carry !== null) visit(carry, ++line, undefined);
-  return { sha256: hash.hex(), lines: line };
+  return { sha256: await hash.hex(), lines: line };
+}
+
+/** Streams up to this many bytes are hashed whole at their end, by WebCrypto. */
+const SMALL_STREAM_BYTES = 1 << 20;
+
+/**
+ * The SHA-256 of a byte stream (FIPS 180-4): a stream of at most
+ * {@link SMALL_STREAM_BYTES} is held and hashed at its end by WebCrypto
+ * (`crypto.subtle.digest`), which needs no library loaded (libcrypto's
+ * `dlopen` took about 10 ms of a small ledger's command); a longer one is
+ * hashed as it comes by {@link sha256Stream}. The same digest either way.
+ */
+class StreamDigest {
+  #held: Uint8Array[] = [];
+  #size = 0;
+  #stream: Sha256Stream | null = null;
+
+  /** Adds the next bytes (copied while held: a caller may reuse its buffer). */
+  update(chunk: Uint8Array): void {
+    if (this.#stream !== null) return this.#stream.update(chunk);
+    if (this.#size + chunk.length <= SMALL_STREAM_BYTES) {
+      this.#held.push(chunk.slice());
+      this.#size += chunk.length;
+      return;
+    }
+    this.#stream = sha256Stream();
+    for (const held of this.#held) this.#stream.update(held);
+    this.#held = [];
+    this.#stream.update(chunk);
+  }
+
+  /** The digest of everything added, in lower-case hex; call once, last. */
+  async hex(): Promise<string> {
+    if (this.#stream !== null) return this.#stream.hex();
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", concatBytes(this.#held)));
+    return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  }
 }
 
 /** Decodes without consuming a byte-order mark, so that {@link parseLine} sees and refuses it. */
@@ -99,6 +136,9 @@ export interface JsonlLine {
   text?: string;
 }
 
+/** zod's parse context that skips its compiled object parsers. */
+const JITLESS = Object.freeze({ jitless: true });
+
 /** Options for {@link parseLine}. */
 export interface ParseLineOptions<T> {
   /**
@@ -107,6 +147,13 @@ export interface ParseLineOptions<T> {
    * decide (and word any error). See `_fast_episode.ts`.
    */
   fast?: (raw: Record<string, unknown>) => T | undefined;
+  /**
+   * Parse through the schema without zod's compiled object parsers (its
+   * documented `jitless` parse option: the same result without generating
+   * code). Compiling them costs more than a few hundred rows take to
+   * parse, so a short file is read sooner without.
+   */
+  jitless?: boolean;
 }
 
 /**
@@ -123,7 +170,7 @@ export interface ParseLineOptions<T> {
  * @param schema the zod schema every line must fit
  * @param input the line's `bytes` (without the `\n`), its `file`, 1-based `line` number and,
  *   when already decoded, its `text`
- * @param options an optional `fast` path tried before the schema
+ * @param options an optional `fast` path tried before the schema; `jitless`
  * @returns the parsed value and the raw object, or the problem
  */
 export function parseLine<S extends z.ZodType>(
@@ -148,7 +195,7 @@ export function parseLine<S extends z.ZodType>(
     const value = options.fast(raw);
     if (value !== undefined) return { ok: true, value, raw };
   }
-  const result = schema.safeParse(raw);
+  const result = schema.safeParse(raw, options.jitless ? JITLESS : undefined);
   if (result.success) return { ok: true, value: result.data, raw };
   const { field, message } = schemaProblem(result.error.issues[0], raw, { schema });
   return { ok: false, problem: { code: "schema_violation", file, line, field, message } };

@@ -27,7 +27,8 @@ const FAST_PATH_MIN_BYTES = 1 << 16;
 /**
  * `chunks`, unchanged, after loading the fast path into `options` when the
  * first chunk shows a ledger of at least {@link FAST_PATH_MIN_LINES} lines
- * (or of {@link FAST_PATH_MIN_BYTES} bytes and more to come). Only the speed
+ * (or of {@link FAST_PATH_MIN_BYTES} bytes and more to come), else setting
+ * `jitless` (zod then compiles no parser for so few rows). Only the speed
  * depends on the choice, never a result or a message.
  */
 async function* withFastPath(
@@ -44,6 +45,8 @@ async function* withFastPath(
       }
       if (lines >= FAST_PATH_MIN_LINES || chunk.length >= FAST_PATH_MIN_BYTES) {
         options.fast = (await import("../analysis/_fast_episode.ts")).fastEpisode;
+      } else {
+        options.jitless = true;
       }
     }
     yield chunk;

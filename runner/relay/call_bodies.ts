@@ -113,7 +113,8 @@ export class CallBodyLog {
    */
   open(index: number, endpoint: string, text: string, bytes: number): void {
     if (this.#entries.size >= this.#limits.maxCalls || this.#entries.has(index)) return;
-    const request = this.#keep(empty(), text);
+    const request = empty();
+    this.#keep(request, this.#redact(text));
     request.bytes = bytes;
     request.truncated ||= request.keptBytes < bytes;
     this.#entries.set(index, { index, endpoint, request, response: empty() });
@@ -128,8 +129,10 @@ export class CallBodyLog {
   append(index: number, text: string): void {
     const entry = this.#entries.get(index);
     if (entry === undefined) return;
-    this.#keep(entry.response, text);
-    entry.response.bytes += encoder.encode(this.#redact(text)).length;
+    const redacted = this.#redact(text);
+    const { read, written } = this.#keep(entry.response, redacted);
+    // A piece kept whole was encoded whole: its length is known without encoding it again.
+    entry.response.bytes += read === redacted.length ? written : encoder.encode(redacted).length;
   }
 
   /**
@@ -150,9 +153,12 @@ export class CallBodyLog {
     return this.#key === "" ? text : text.replaceAll(this.#key, "[redacted]");
   }
 
-  /** Appends the head of `piece` that fits to `body.text`; `bytes` is the caller's to count. */
-  #keep(body: Kept, piece: string): Kept {
-    const text = this.#redact(piece);
+  /**
+   * Appends the head of `text` (already redacted) that fits to `body.text`;
+   * `bytes` is the caller's to count. Returns the UTF-16 units kept and
+   * their length in UTF-8 bytes.
+   */
+  #keep(body: Kept, text: string): { read: number; written: number } {
     const room = Math.max(
       0,
       Math.min(
@@ -161,13 +167,19 @@ export class CallBodyLog {
       ),
     );
     // `room` UTF-16 units encode to at least `room` bytes unless the text is shorter;
-    // encodeInto writes whole characters only, up to the room.
-    const { read, written } = encoder.encodeInto(text.slice(0, room), new Uint8Array(room));
+    // encodeInto writes whole characters only, up to the room. A unit encodes to at most
+    // 3 bytes (a surrogate pair: 4 bytes for 2 units; WHATWG Encoding, UTF-8 encoder), so
+    // a buffer of 3 bytes a unit holds the whole head: no larger one is allocated per piece.
+    const head = text.slice(0, room);
+    const { read, written } = encoder.encodeInto(
+      head,
+      new Uint8Array(Math.min(room, 3 * head.length)),
+    );
     this.#kept += written;
     body.keptBytes += written;
     body.text += text.slice(0, read);
     body.truncated ||= read < text.length;
-    return body;
+    return { read, written };
   }
 }
 
