@@ -1,6 +1,6 @@
 /**
- * The test suite in two layers, so that CI fails in minutes on a unit
- * failure instead of after the installs (`.ci/run`):
+ * The test suite in two layers, so that CI fails on a unit failure before
+ * the long installs instead of after them (`.ci/run`):
  *
  * - `unit`: everything `deno test --doc` runs (every test file, every
  *   `@example` and Markdown code block) except the `system` files: no
