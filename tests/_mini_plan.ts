@@ -10,7 +10,7 @@ import { equal } from "node:assert/strict";
 import { loadSuite } from "../inputs/suite.ts";
 import { suiteProviderScript } from "../runner/suite_provider_script.ts";
 import type { Suite } from "../analysis/schema/suite_manifest.ts";
-import { cliInProcess } from "./_cli_run.ts";
+import { cli } from "./_cli_run.ts";
 
 /** Options of {@linkcode freezeMiniPlan}. */
 export interface MiniPlanOptions {
@@ -32,7 +32,7 @@ export interface MiniPlanOptions {
  */
 export async function freezeMiniPlan(dir: string, options: MiniPlanOptions): Promise<Suite> {
   await Deno.writeTextFile(`${dir}/seed`, options.seed + "\n", { mode: 0o600 });
-  const freeze = await cliInProcess(
+  const freeze = await cli(
     "freeze",
     "--without-agent-check",
     "the test freezes plans without an agent check",
