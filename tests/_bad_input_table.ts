@@ -1,7 +1,9 @@
 /**
  * The table-driven test of the CLI's answer to bad input (issue 10): each
- * case runs the real CLI as a subprocess, in a fresh directory holding the
- * files the case writes, and checks the exit status, that stderr matches,
+ * case runs the CLI in this process (`cliInProcessWithEnv`: `main` of
+ * `cli/main.ts` from the repository root, as a subprocess would run it, with
+ * no fresh Deno start), in a fresh directory holding the files the case
+ * writes, and checks the exit status, that stderr matches,
  * that no stack trace is printed and, for a usage error or bad input (1, 2),
  * that stderr opens with an `error: ...` (or `warning: ...`) line (a check
  * that said no, 3, states its verdict on stdout).
@@ -12,7 +14,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { ROOT } from "./_cli_run.ts";
+import { cliInProcessWithEnv, ROOT } from "./_cli_run.ts";
 
 /** One bad input and the answer the CLI must give. */
 export interface BadInputCase {
@@ -47,7 +49,7 @@ function expand(text: string, dir: string): string {
 
 /**
  * Registers one `Deno.test` per case. The CLI runs from the repository root
- * with `NO_COLOR=1`, as the `ledgerbench` task runs it.
+ * with `NO_COLOR=1`, as the `ledgerbench` task runs it (in this process).
  *
  * @param area the area's name, prefixed to every test name
  * @param cases the table
@@ -63,15 +65,11 @@ export function badInputTests(area: string, cases: readonly BadInputCase[]): voi
           if (typeof content === "string") await Deno.writeTextFile(path, content);
           else await Deno.writeFile(path, content);
         }
-        const output = await new Deno.Command(Deno.execPath(), {
-          args: ["run", "--allow-all", "cli/main.ts", ...testCase.args.map((a) => expand(a, dir))],
-          cwd: ROOT,
-          stdout: "piped",
-          stderr: "piped",
-          env: { NO_COLOR: "1", ...testCase.env },
-        }).output();
-        const stderr = new TextDecoder().decode(output.stderr);
-        const stdout = new TextDecoder().decode(output.stdout);
+        const output = await cliInProcessWithEnv(
+          testCase.env ?? {},
+          ...testCase.args.map((a) => expand(a, dir)),
+        );
+        const { stderr, stdout } = output;
         const context = `\n--- stderr ---\n${stderr}--- stdout ---\n${stdout.slice(0, 2000)}`;
         assert.ok(!STACK_LINE.test(stderr), `a stack trace was printed${context}`);
         assert.equal(output.code, testCase.code, `exit status${context}`);

@@ -1,11 +1,18 @@
 /**
- * Runs the real `ledgerbench` CLI as a subprocess (the same `deno run`
- * permissions as the `ledgerbench` task in deno.json) and captures stdout, stderr and the
- * exit status, for the CLI integration tests.
+ * Runs the `ledgerbench` CLI for the CLI integration tests and captures
+ * stdout, stderr and the exit status: as a subprocess ({@linkcode cli}, the
+ * same `deno run` permissions as the `ledgerbench` task in deno.json), or in
+ * this test process ({@linkcode cliInProcess}: `main` of `cli/main.ts` with
+ * captured output, no fresh Deno start) for behaviour that is not the
+ * process's own (exit of the real binary, signals, piping stay subprocesses).
+ *
+ * With `LEDGERBENCH_CLI_START_LOG=FILE`, every run appends one line to FILE:
+ * `fresh` or `in-process`, a tab, the arguments (to count the fresh starts).
  *
  * @module
  */
 import { createHash } from "node:crypto";
+import { main } from "../cli/main.ts";
 
 /** The repository root. */
 export const ROOT = new URL("..", import.meta.url).pathname;
@@ -30,6 +37,7 @@ export interface CliOptions {
  * signal) the CLI, or to run it with a changed environment.
  */
 export function cliCommand(args: readonly string[], options: CliOptions = {}): Deno.Command {
+  logStart("fresh", args);
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "cli/main.ts", ...args],
     cwd: ROOT,
@@ -63,6 +71,96 @@ export async function cliWithEnv(
     stdout: decoder.decode(output.stdout),
     stderr: decoder.decode(output.stderr),
   };
+}
+
+/** The variable naming the file that {@linkcode cliCommand} and {@linkcode cliInProcess} log runs to. */
+export const START_LOG_VARIABLE = "LEDGERBENCH_CLI_START_LOG";
+
+function logStart(kind: "fresh" | "in-process", args: readonly string[]): void {
+  const file = Deno.env.get(START_LOG_VARIABLE);
+  if (file) Deno.writeTextFileSync(file, `${kind}\t${args.join(" ")}\n`, { append: true });
+}
+
+/**
+ * {@linkcode cli} without a fresh Deno: `main` of `cli/main.ts` in this
+ * process, as the subprocess would run it: from the repository root, with
+ * `NO_COLOR=1`, stdout and stderr captured (and not terminals, as when
+ * piped; `console` output included), an uncaught error as exit status 1
+ * with `error: Uncaught ...` on stderr. Runs one at a time (the working
+ * directory, the environment and `console` are the process's).
+ *
+ * @param args the CLI's arguments
+ * @returns what the CLI printed and its exit status
+ */
+export function cliInProcess(...args: string[]): Promise<CliResult> {
+  return cliInProcessWithEnv({}, ...args);
+}
+
+/**
+ * {@linkcode cliInProcess} with variables set in the environment for the
+ * run (restored after it), as {@linkcode cliWithEnv} adds them.
+ *
+ * @param env the variables
+ * @param args the CLI's arguments
+ * @returns what the CLI printed and its exit status
+ */
+export function cliInProcessWithEnv(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<CliResult> {
+  const result = inProcessQueue.then(() => runInProcess(env, args));
+  inProcessQueue = result.catch(() => undefined);
+  return result;
+}
+
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+async function runInProcess(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  logStart("in-process", args);
+  let stdout = "";
+  let stderr = "";
+  const restore: (() => void)[] = [];
+  const replace = <T extends object, K extends keyof T>(target: T, key: K, value: T[K]) => {
+    const own = Object.hasOwn(target, key);
+    const before = target[key];
+    target[key] = value;
+    restore.push(() => {
+      if (own) target[key] = before;
+      else delete target[key];
+    });
+  };
+  const line = (values: unknown[]) =>
+    values.map((v) => typeof v === "string" ? v : Deno.inspect(v)).join(" ") + "\n";
+  try {
+    for (const [name, value] of Object.entries({ NO_COLOR: "1", ...env })) {
+      const before = Deno.env.get(name);
+      Deno.env.set(name, value);
+      restore.push(() => before === undefined ? Deno.env.delete(name) : Deno.env.set(name, before));
+    }
+    const cwd = Deno.cwd();
+    if (cwd !== ROOT.replace(/\/$/, "")) {
+      Deno.chdir(ROOT);
+      restore.push(() => Deno.chdir(cwd));
+    }
+    // stdout and stderr piped: no terminal
+    replace(Deno.stdout, "isTerminal", () => false);
+    replace(Deno.stderr, "isTerminal", () => false);
+    replace(console, "log", (...values: unknown[]) => void (stdout += line(values)));
+    replace(console, "info", (...values: unknown[]) => void (stdout += line(values)));
+    replace(console, "error", (...values: unknown[]) => void (stderr += line(values)));
+    replace(console, "warn", (...values: unknown[]) => void (stderr += line(values)));
+    const code = await main(args, {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+    });
+    return { code, stdout, stderr };
+  } catch (error) {
+    // what Deno prints for an uncaught error, and its exit status
+    const text = error instanceof Error ? error.stack ?? String(error) : String(error);
+    return { code: 1, stdout, stderr: `${stderr}error: Uncaught (in promise) ${text}\n` };
+  } finally {
+    for (const undo of restore.reverse()) undo();
+  }
 }
 
 /** Hex SHA-256 of a file, computed independently of the code under test. */

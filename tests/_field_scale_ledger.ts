@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { cli } from "./_cli_run.ts";
+import { cliInProcess } from "./_cli_run.ts";
 import {
   FIELD_SCALE_MAP,
   FIELD_SCALE_VALUES,
@@ -41,7 +41,16 @@ export async function importRunTable(
   const ledger = `${dir}/ledger.jsonl`;
   await Deno.writeTextFile(table, csv);
   const values = maps.values === undefined ? [] : ["--values", maps.values];
-  const result = await cli("import", "table", table, "--out", ledger, "--map", maps.map, ...values);
+  const result = await cliInProcess(
+    "import",
+    "table",
+    table,
+    "--out",
+    ledger,
+    "--map",
+    maps.map,
+    ...values,
+  );
   if (result.code !== 0) throw new Error(`import table failed: ${result.stderr}`);
   return { table, ledger, tasks: `${dir}/ledger.tasks.json` };
 }

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, row, writeJsonl } from "./_cli_run.ts";
 
 const jsonl = (rows: Record<string, unknown>[]) =>
   rows.map((r) => JSON.stringify(r) + "\n").join("");
@@ -76,7 +76,7 @@ async function validate(rows: Record<string, unknown>[]) {
     const ledger = await writeJsonl(`${dir}/l.jsonl`, rows);
     await Deno.writeTextFile(`${dir}/plan.json`, JSON.stringify(SPRT_PLAN));
     // --width 400: a finding's code, where and message pinned on one row
-    return await cli("validate", ledger, "--plan", `${dir}/plan.json`, "--width", "400");
+    return await cliInProcess("validate", ledger, "--plan", `${dir}/plan.json`, "--width", "400");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

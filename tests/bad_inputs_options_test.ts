@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { badInputTests } from "./_bad_input_table.ts";
-import { cli, SAMPLE } from "./_cli_run.ts";
+import { cliInProcess, SAMPLE } from "./_cli_run.ts";
 
 const LEDGER = `{root}/${SAMPLE}`;
 const SHA = "a".repeat(64);
@@ -477,8 +477,8 @@ Deno.test("options: --seed 007 and --seed 7 record the same number 7 in every co
     [["calibrate", "--trials", "200", "--rates", "0.5", "--json"], "--seed"],
   ];
   for (const [args, flag] of commands) {
-    const padded = await cli(...args, flag, "007");
-    const plain = await cli(...args, flag, "7");
+    const padded = await cliInProcess(...args, flag, "007");
+    const plain = await cliInProcess(...args, flag, "7");
     assert.equal(padded.code, 0, `${args[0]}: ${padded.stderr}`);
     assert.equal(padded.stdout, plain.stdout, `${args[0]}: same bytes for 007 and 7`);
     const seeds = seedsIn(plain.stdout);
@@ -490,7 +490,7 @@ Deno.test("options: freeze records --bootstrap-seed 007 and --order-seed 007 as 
   const dir = await Deno.makeTempDir({ prefix: "lb-seed-" });
   try {
     const digest = `sha256:${"a".repeat(64)}`;
-    const result = await cli(
+    const result = await cliInProcess(
       "freeze",
       "--generate",
       "demo",

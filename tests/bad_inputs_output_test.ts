@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { displayId } from "../analysis/untrusted_text.ts";
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, row, writeJsonl } from "./_cli_run.ts";
 
 const BIDI = "a\u202eb";
 const NEWLINE = "x\n# fake heading\n<img src=x onerror=alert(1)>";
@@ -96,7 +96,7 @@ Deno.test("bad input (output): report.md shows hostile ids escaped and keeps the
       [1, 2].map((i) => row({ agent_id: agent, task_id: `t${i}`, resolved: i === 1 }))
     );
     await writeJsonl(`${dir}/l.jsonl`, rows);
-    const result = await cli("report", `${dir}/l.jsonl`, "--out", `${dir}/r`);
+    const result = await cliInProcess("report", `${dir}/l.jsonl`, "--out", `${dir}/r`);
     assert.equal(result.code, 0, result.stderr);
     const md = await Deno.readTextFile(`${dir}/r/report.md`);
     assert.equal(new RegExp(RAW).test(md), false);

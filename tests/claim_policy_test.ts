@@ -8,7 +8,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
-import { cli, ROOT, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, ROOT, row, writeJsonl } from "./_cli_run.ts";
 
 /** A SWE-bench harness final report (schema 2) of `n` instances: `resolved` resolved, `errors` errors. */
 function swebenchReport(n: number, resolved: number, errors: number): Record<string, unknown> {
@@ -35,7 +35,7 @@ function swebenchReport(n: number, resolved: number, errors: number): Record<str
 async function importReport(dir: string, report: Record<string, unknown>): Promise<string> {
   const source = `${dir}/model.lite.json`;
   await Deno.writeTextFile(source, JSON.stringify(report));
-  const imported = await cli("import", "swebench", source, "--out", `${dir}/l.jsonl`);
+  const imported = await cliInProcess("import", "swebench", source, "--out", `${dir}/l.jsonl`);
   equal(imported.code, 0, imported.stderr);
   return `${dir}/l.jsonl`;
 }
@@ -46,7 +46,7 @@ Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the
   const tasks = `${dir.path}/l.tasks.json`;
   // wide enough for one line per note and every column in one table (tests/cli_tables_test.ts
   // pins the layouts at 80 and 100 columns)
-  const text = await cli("summarize", ledger, "--tasks", tasks, "--width", "250");
+  const text = await cliInProcess("summarize", ledger, "--tasks", tasks, "--width", "250");
   equal(text.code, 0, text.stderr);
   // withheld: listed unranked ("-") and marked
   match(
@@ -57,7 +57,9 @@ Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the
     text.stdout,
     /note: agent "model": capability numbers withheld: 234 of its 300 attempts are invalid \(78\.0%: harness_error 234; above 10%\)/,
   );
-  const json = JSON.parse((await cli("summarize", ledger, "--tasks", tasks, "--json")).stdout);
+  const json = JSON.parse(
+    (await cliInProcess("summarize", ledger, "--tasks", tasks, "--json")).stdout,
+  );
   deepEqual(
     [json.standings[0].invalid_claim, json.standings[0].claim, json.standings[0].withheld],
     ["budget_adequacy_only", "budget_adequacy_only", "invalid"],
@@ -77,7 +79,7 @@ Deno.test("a ledger with 78% invalid rows: summarize and the report withhold the
   });
 
   const out = `${dir.path}/report`;
-  const report = await cli("report", ledger, "--tasks", tasks, "--out", out);
+  const report = await cliInProcess("report", ledger, "--tasks", tasks, "--out", out);
   equal(report.code, 0, report.stderr);
   const markdown = await Deno.readTextFile(`${out}/report.md`);
   ok(!markdown.includes("so this is a headline"), "no headline at 78% invalid");
@@ -101,7 +103,7 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     ...tasks.slice(0, 10).map((task_id) => row({ agent_id: "a", task_id })),
     ...tasks.slice(0, 10).map((task_id, i) => row({ agent_id: "b", task_id, resolved: i < 5 })),
   ]);
-  const censoring = await cli(
+  const censoring = await cliInProcess(
     "censoring",
     ledger,
     "--tasks",
@@ -117,7 +119,7 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
   );
   match(censoring.stdout, /^ +\(all\) +20 +0 +20 +0 .* +withheld \(missing\)$/m);
   const json = JSON.parse(
-    (await cli("censoring", ledger, "--tasks", `${dir.path}/tasks.txt`, "--json")).stdout,
+    (await cliInProcess("censoring", ledger, "--tasks", `${dir.path}/tasks.txt`, "--json")).stdout,
   );
   // The pooled censoring rate alone (0%) allows a headline; the pooled standing does not.
   equal(json.censoring.overall.censoring_rate, 0);
@@ -126,7 +128,7 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     withheld: "missing",
     withheld_agents: ["a", "b"],
   });
-  const summarize = await cli(
+  const summarize = await cliInProcess(
     "summarize",
     ledger,
     "--tasks",
@@ -135,7 +137,7 @@ Deno.test("two agents each missing 80% of their tasks: nothing pooled is a headl
     "250",
   );
   match(summarize.stdout, /^ +- {2}a +10 +0 +10\/10 +100\.0% .* +withheld \(missing\)$/m);
-  const compare = await cli(
+  const compare = await cliInProcess(
     "compare",
     ledger,
     "--tasks",
@@ -155,18 +157,20 @@ Deno.test("an all-error import without token counts: tokens are not recorded, ne
   await using dir = await tempDir();
   const ledger = await importReport(dir.path, swebenchReport(20, 0, 20));
   const tasks = `${dir.path}/l.tasks.json`;
-  const json = JSON.parse((await cli("summarize", ledger, "--tasks", tasks, "--json")).stdout);
+  const json = JSON.parse(
+    (await cliInProcess("summarize", ledger, "--tasks", tasks, "--json")).stdout,
+  );
   deepEqual(
     [json.agents[0].tokens, json.agents[0].wall_seconds, json.agents[0].rows_without_tokens],
     [null, null, 20],
   );
   equal(json.agents[0].agent_reported_token_rows, 0);
-  const text = await cli("summarize", ledger, "--tasks", tasks, "--width", "250");
+  const text = await cliInProcess("summarize", ledger, "--tasks", tasks, "--width", "250");
   match(
     text.stdout,
     /^ +- {2}model +20 +20 \(100\.0%\) +0\/0 +- +- +0 +not recorded +not recorded +not recorded +withheld \(nothing_scored\)$/m,
   );
-  const censoring = JSON.parse((await cli("censoring", ledger, "--json")).stdout);
+  const censoring = JSON.parse((await cliInProcess("censoring", ledger, "--json")).stdout);
   equal(censoring.censoring.agents[0].tokens, null);
 });
 
@@ -191,13 +195,15 @@ Deno.test("an agent-reported 0 tokens on a verified Harbor trial is marked as th
     }
     await Deno.writeTextFile(path, JSON.stringify(result));
   }
-  const imported = await cli("import", "harbor", job, "--out", `${dir.path}/l.jsonl`);
+  const imported = await cliInProcess("import", "harbor", job, "--out", `${dir.path}/l.jsonl`);
   equal(imported.code, 0, imported.stderr);
-  const json = JSON.parse((await cli("summarize", `${dir.path}/l.jsonl`, "--json")).stdout);
+  const json = JSON.parse(
+    (await cliInProcess("summarize", `${dir.path}/l.jsonl`, "--json")).stdout,
+  );
   const [agent] = json.agents;
   equal(agent.tokens, 0);
   equal(agent.agent_reported_token_rows, agent.scored);
-  const text = await cli("summarize", `${dir.path}/l.jsonl`, "--width", "250");
+  const text = await cliInProcess("summarize", `${dir.path}/l.jsonl`, "--width", "250");
   match(text.stdout, / 0 \(agent-reported\) +0\.00 \(agent-reported\) /);
 });
 
@@ -218,7 +224,7 @@ Deno.test("a ledger whose resolved rows carry hijack flags: summarize withholds 
       },
     }));
   const ledger = await writeJsonl(`${dir.path}/l.jsonl`, rows);
-  const text = await cli("summarize", ledger, "--width", "250");
+  const text = await cliInProcess("summarize", ledger, "--width", "250");
   equal(text.code, 0, text.stderr);
   match(text.stdout, /squatter .* withheld \(flagged\)$/m);
   match(
@@ -229,7 +235,7 @@ Deno.test("a ledger whose resolved rows carry hijack flags: summarize withholds 
     text.stdout,
     /note: agent "squatter": 20 of 20 scored rows verified in Harbor's shared mode \(the tests ran in the candidate's own container\); 3 resolved with a hijack flag \(15\.0%\): budget adequacy only at most/,
   );
-  const json = JSON.parse((await cli("summarize", ledger, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("summarize", ledger, "--json")).stdout);
   deepEqual(
     [json.standings[0].flagged_claim, json.standings[0].withheld],
     ["budget_adequacy_only", "flagged"],

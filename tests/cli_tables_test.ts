@@ -8,12 +8,14 @@
  * wider than 80 or 100 columns; rows in leaderboard order with ranks that
  * an independent reading of the intervals gives; withheld agents marked,
  * listed last and never ranked; no "wins" for a withheld agent; rates as
- * percentages; `--json` the same at any width.
+ * percentages; `--json` the same at any width. The CLI runs in this
+ * process (`cliInProcess`), but for the width from `COLUMNS` with stdout
+ * piped, a property of the real process.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { cli, cliCommand } from "./_cli_run.ts";
+import { cliCommand, cliInProcess } from "./_cli_run.ts";
 import { importFieldScaleLedger } from "./_field_scale_ledger.ts";
 
 /** Display columns of a line: code points (the output is escaped to printable characters). */
@@ -42,9 +44,12 @@ function tableRows(text: string, header: RegExp, from = 0): string[][] {
   return rows;
 }
 
-/** A text output of the real CLI, exit 0 and nothing on stderr. */
+/**
+ * A text output of the CLI, run in this process (`cliInProcess`), exit 0
+ * and nothing on stderr.
+ */
 async function run(...args: string[]): Promise<string> {
-  const result = await cli(...args);
+  const result = await cliInProcess(...args);
   assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);
   assert.equal(result.stderr, "", args.join(" "));
   return result.stdout;
@@ -80,7 +85,8 @@ Deno.test("CLI tables on the 14-agent ledger (issue 25)", async (t) => {
         );
         assertFits(pairs, width, `compare --pairs --paired --width ${width}`);
       }
-      // Without --width and with stdout piped: COLUMNS, else 100.
+      // Without --width and with stdout piped: COLUMNS, else 100 (the real process's
+      // environment and pipe, so a subprocess).
       for (const [env, width] of [[{ COLUMNS: "80" }, 80], [{ COLUMNS: "" }, 100]] as const) {
         const output = await cliCommand(["summarize", ledger, "--tasks", tasks], { env }).output();
         assert.equal(output.code, 0);
@@ -157,7 +163,7 @@ Deno.test("CLI tables on the 14-agent ledger (issue 25)", async (t) => {
       "the CLI's order and ranks are the report's leaderboard (summary.json)",
       async () => {
         const out = `${dir}/report`;
-        const report = await cli("report", ledger, "--tasks", tasks, "--out", out);
+        const report = await cliInProcess("report", ledger, "--tasks", tasks, "--out", out);
         assert.equal(report.code, 0, report.stderr);
         const summary = JSON.parse(await Deno.readTextFile(`${out}/summary.json`));
         const board = summary.leaderboard.map((p: { agent_id: string; rank: number | null }) => [
@@ -295,7 +301,7 @@ Deno.test("CLI tables on the 14-agent ledger (issue 25)", async (t) => {
         const narrow = await run(command, ledger, "--tasks", tasks, "--json", "--width", "80");
         assert.equal(narrow, plain, command);
       }
-      const bad = await cli("summarize", ledger, "--tasks", tasks, "--width", "12");
+      const bad = await cliInProcess("summarize", ledger, "--tasks", tasks, "--width", "12");
       assert.equal(bad.code, 1);
       assert.ok(
         bad.stderr.startsWith(

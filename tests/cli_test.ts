@@ -1,10 +1,13 @@
 /**
- * The `ledgerbench` CLI run as a subprocess: stdout, stderr and the exit
- * status checked together (denoland/deployctl style), on the seed-001 sample
- * and small hand-made ledgers.
+ * The `ledgerbench` CLI: stdout, stderr and the exit status checked together
+ * (denoland/deployctl style), on the seed-001 sample and small hand-made
+ * ledgers. The commands run in this process (`cliInProcess`, `main` of
+ * `cli/main.ts` with captured output); the first test runs the real binary
+ * as a subprocess, for what only a process shows: its exit statuses, output
+ * on its own stdout and stderr, the same bytes from two processes.
  */
 import assert from "node:assert/strict";
-import { cli, fileSha256, row, SAMPLE, writeJsonl } from "./_cli_run.ts";
+import { cli, cliInProcess, fileSha256, row, SAMPLE, writeJsonl } from "./_cli_run.ts";
 import { COMMANDS } from "../cli/main.ts";
 
 const assertEquals = <T>(actual: T, expected: T, message?: string) =>
@@ -18,9 +21,34 @@ function near(actual: number, expected: number, tolerance: number): void {
   assert(Math.abs(actual - expected) <= tolerance, `${actual} vs ${expected} (± ${tolerance})`);
 }
 
+Deno.test("the real binary: each exit status, stdout and stderr, and the same JSON from two processes", async () => {
+  const help = await cli("--help");
+  assertEquals([help.code, help.stderr], [0, ""]);
+  assertStringIncludes(help.stdout, "EXIT STATUS:");
+  const usage = await cli("summarize");
+  assertEquals([usage.code, usage.stdout], [1, ""]);
+  assert(usage.stderr.startsWith("error: Missing argument: LEDGER"), usage.stderr);
+  const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cli-" });
+  try {
+    const absent = await cli("summarize", `${dir}/absent.jsonl`);
+    assertEquals([absent.code, absent.stdout], [2, ""]);
+    assert(absent.stderr.startsWith(`error: ${dir}/absent.jsonl`), absent.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const refused = await cli("plan", "--spend", "9500", "--tasks", "28", "--budget", "300000");
+  assertEquals([refused.code, refused.stderr], [3, ""]);
+  assertStringIncludes(refused.stdout, "REFUSED");
+  const args = ["compare", SAMPLE, "--json", "--paired", "--seed", "11"];
+  const [first, second] = [await cli(...args), await cli(...args)];
+  assertEquals([first.code, second.code], [0, 0]);
+  assertEquals(first.stdout, second.stdout);
+  assertEquals((await cliInProcess(...args)).stdout, first.stdout);
+});
+
 Deno.test("summarize pins the seed-001 sample (a 3/4, b 2/4, TPR 7766.67 vs 3750)", async () => {
   // wide enough for every column in one table (tests/cli_tables_test.ts pins the narrow layouts)
-  const text = await cli("summarize", SAMPLE, "--width", "200");
+  const text = await cliInProcess("summarize", SAMPLE, "--width", "200");
   assertEquals(text.code, 0);
   assertEquals(text.stderr, "");
   // seed 001: a resolves t1, t2, t4; b resolves t1, t3.
@@ -35,7 +63,7 @@ Deno.test("summarize pins the seed-001 sample (a 3/4, b 2/4, TPR 7766.67 vs 3750
   );
   assertStringIncludes(text.stdout, "2000 rounds (default), seed 7 (default)");
 
-  const json = await cli("summarize", SAMPLE, "--json");
+  const json = await cliInProcess("summarize", SAMPLE, "--json");
   assertEquals(json.code, 0);
   const out = JSON.parse(json.stdout);
   assertEquals(out.ledger.path, SAMPLE);
@@ -57,7 +85,7 @@ Deno.test("summarize pins the seed-001 sample (a 3/4, b 2/4, TPR 7766.67 vs 3750
 });
 
 Deno.test("compare pins the seed-001 rule on the sample: overlap, no rate winner, b on TPR", async () => {
-  const text = await cli("compare", SAMPLE);
+  const text = await cliInProcess("compare", SAMPLE);
   assertEquals(text.code, 0);
   assertEquals(text.stderr, "");
   assertStringIncludes(text.stdout, "95% intervals overlap: no rate winner");
@@ -68,7 +96,7 @@ Deno.test("compare pins the seed-001 rule on the sample: overlap, no rate winner
   );
   assertStringIncludes(text.stdout, 'verdict: b wins on tokens per resolved (rule "tpr")');
 
-  const json = await cli("compare", SAMPLE, "--json", "--paired");
+  const json = await cliInProcess("compare", SAMPLE, "--json", "--paired");
   assertEquals(json.code, 0);
   const out = JSON.parse(json.stdout);
   const [c] = out.comparisons;
@@ -92,7 +120,7 @@ Deno.test("compare gives the pairwise matrix for three agents and names the rule
   // agent c resolves nothing: no TPR, no ranking against anyone (seed 001)
   const c = [1, 2, 3, 4].map((i) => row({ agent_id: "c", task_id: `t${i}`, resolved: false }));
   const path = await writeJsonl(`${dir}/three.jsonl`, [...sample, ...c]);
-  const result = await cli("compare", path, "--band", "0.2", "--json");
+  const result = await cliInProcess("compare", path, "--band", "0.2", "--json");
   assertEquals(result.code, 0);
   const out = JSON.parse(result.stdout);
   const pairs = out.comparisons.map((
@@ -101,7 +129,7 @@ Deno.test("compare gives the pairwise matrix for three agents and names the rule
   assertEquals(pairs, ["a-b:tpr", "a-c:no_resolved", "b-c:no_resolved"]);
   assertEquals(out.parameters.band, 0.2);
   assertEquals(out.parameters.band_source, "flag");
-  const text = await cli("compare", path);
+  const text = await cliInProcess("compare", path);
   assertStringIncludes(text.stdout, "Pairwise matrix (");
   // b beats a on TPR; c resolved nothing: listed last, unranked, "-" against everyone
   assertMatch(text.stdout, /^ +1 {2}A +b +\. +A +-$/m);
@@ -119,8 +147,8 @@ Deno.test("--json output is byte-identical across runs (same ledger, same seed)"
       ["calibrate", "--trials", "2000", "--rates", "0.4,0.5", "--json"],
     ]
   ) {
-    const first = await cli(...args);
-    const second = await cli(...args);
+    const first = await cliInProcess(...args);
+    const second = await cliInProcess(...args);
     assertEquals(first.code, 0, args.join(" "));
     assertEquals(first.stdout, second.stdout, args.join(" "));
     assert(first.stdout.endsWith("}\n"));
@@ -128,12 +156,12 @@ Deno.test("--json output is byte-identical across runs (same ledger, same seed)"
 });
 
 Deno.test("--help on every command prints an example first to stdout and exits 0", async () => {
-  const top = await cli("--help");
+  const top = await cliInProcess("--help");
   assertEquals(top.code, 0);
   assertEquals(top.stderr, "");
   for (const name of Object.keys(COMMANDS)) {
     assertStringIncludes(top.stdout, `  ${name} `);
-    const result = await cli(name, "--help");
+    const result = await cliInProcess(name, "--help");
     assertEquals(result.code, 0, name);
     assertEquals(result.stderr, "", name);
     const example = result.stdout.indexOf(`deno task ledgerbench ${name}`);
@@ -155,7 +183,7 @@ Deno.test("usage errors print the error and the help to stderr and exit 1", asyn
     [["validate", SAMPLE], 'error: Missing option: "--plan"'],
   ];
   for (const [args, message] of cases) {
-    const result = await cli(...args);
+    const result = await cliInProcess(...args);
     assertEquals(result.code, 1, args.join(" "));
     assertEquals(result.stdout, "", args.join(" "));
     assert(result.stderr.startsWith(message), `${args.join(" ")}: ${result.stderr.slice(0, 120)}`);
@@ -189,7 +217,7 @@ Deno.test("bad ledger lines exit 2 with file:line:field on stderr", async () => 
   for (const [i, [name, rows, message]] of cases.entries()) {
     const path = await writeJsonl(`${dir}/${name}`, rows);
     for (const command of [commands[i % 4], commands[(i + 1) % 4]]) {
-      const result = await cli(command, path);
+      const result = await cliInProcess(command, path);
       assertEquals(result.code, 2, `${command} ${name}`);
       assertEquals(result.stdout, "", `${command} ${name}`);
       assert(
@@ -198,7 +226,7 @@ Deno.test("bad ledger lines exit 2 with file:line:field on stderr", async () => 
       );
     }
   }
-  const absent = await cli("summarize", `${dir}/absent.jsonl`);
+  const absent = await cliInProcess("summarize", `${dir}/absent.jsonl`);
   assertEquals(absent.code, 2);
   assert(absent.stderr.startsWith(`error: ${dir}/absent.jsonl: No such file`), absent.stderr);
 });
@@ -211,7 +239,7 @@ Deno.test("--lenient lists every bad line, summarizes the rest, and still exits 
     row({ task_id: "t2", resolved: false }),
     row({ task_id: "t3", tool_calls: -1 }),
   ]);
-  const result = await cli("summarize", path, "--lenient", "--width", "200");
+  const result = await cliInProcess("summarize", path, "--lenient", "--width", "200");
   assertEquals(result.code, 2);
   // the two good rows: 1 of 2 resolved
   assertMatch(result.stdout, /^ +1 {2}a +2 +0 +1\/2 +50\.0%/m);
@@ -222,7 +250,7 @@ Deno.test("--lenient lists every bad line, summarizes the rest, and still exits 
   assertEquals(errors.length, 2);
   assert(errors[0].startsWith(`error: ${path}:2:`));
   assert(errors[1].startsWith(`error: ${path}:4: field "tool_calls":`));
-  const json = JSON.parse((await cli("summarize", path, "--lenient", "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("summarize", path, "--lenient", "--json")).stdout);
   assertEquals(json.problems.map((p: { line: number }) => p.line), [2, 4]);
 });
 
@@ -232,7 +260,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
   await Deno.copyFile(SAMPLE, ledger);
   const before = await fileSha256(ledger);
   const errata = `${dir}/errata.jsonl`;
-  const appended = await cli(
+  const appended = await cliInProcess(
     "errata",
     "append",
     errata,
@@ -256,7 +284,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
   assertEquals(stored.episode_id, "r1/a/t3/1");
   assertEquals(stored.invalid_reason, "verifier_fault");
 
-  const summary = await cli("summarize", ledger, "--errata", errata, "--width", "200");
+  const summary = await cliInProcess("summarize", ledger, "--errata", errata, "--width", "200");
   assertEquals(summary.code, 0);
   assertStringIncludes(summary.stdout, "1 correction applied");
   assertStringIncludes(
@@ -269,11 +297,13 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
     /^ +- {2}a +4 +1 \(25\.0%\) +3\/3 +100\.0% .* 4600\.00 +24\.33 +withheld \(invalid\)$/m,
   );
   assertStringIncludes(summary.stdout, 'agent "a": the bootstrap interval collapsed to a point');
-  const json = JSON.parse((await cli("summarize", ledger, "--errata", errata, "--json")).stdout);
+  const json = JSON.parse(
+    (await cliInProcess("summarize", ledger, "--errata", errata, "--json")).stdout,
+  );
   assertEquals(json.errata.applied.length, 1);
   assertEquals(json.errata.sha256, await fileSha256(errata));
 
-  const duplicate = await cli(
+  const duplicate = await cliInProcess(
     "errata",
     "append",
     errata,
@@ -288,7 +318,7 @@ Deno.test("errata append never touches the ledger; summarize applies it and says
   );
   assertEquals(duplicate.code, 2);
   assert(duplicate.stderr.startsWith(`error: ${errata}:2: field "erratum_id":`), duplicate.stderr);
-  const unknown = await cli(
+  const unknown = await cliInProcess(
     "errata",
     "append",
     errata,
@@ -319,7 +349,7 @@ Deno.test("an erratum naming an unknown episode exits 2 naming the errata file a
     invalid_reason: "harness_error",
     explanation: "x",
   }, { kind: "void_summary", erratum_id: "e2" }]);
-  const result = await cli("summarize", SAMPLE, "--errata", errata);
+  const result = await cliInProcess("summarize", SAMPLE, "--errata", errata);
   assertEquals(result.code, 2);
   // the errata file is read first in full: line 2 misses required fields
   assert(result.stderr.startsWith(`error: ${errata}:2: field "`), result.stderr);
@@ -331,13 +361,13 @@ Deno.test("an erratum naming an unknown episode exits 2 naming the errata file a
     invalid_reason: "harness_error",
     explanation: "x",
   }]);
-  const unknown = await cli("compare", SAMPLE, "--errata", one);
+  const unknown = await cliInProcess("compare", SAMPLE, "--errata", one);
   assertEquals(unknown.code, 2);
   assert(unknown.stderr.startsWith(`error: ${one}:1: field "episode_id":`), unknown.stderr);
 });
 
 Deno.test("calibrate with no arguments uses seed 002's defaults and warns that cap-adopt is unreachable", async () => {
-  const result = await cli("calibrate");
+  const result = await cliInProcess("calibrate");
   assertEquals(result.code, 0);
   assertEquals(result.stderr, "");
   assertStringIncludes(
@@ -356,7 +386,7 @@ Deno.test("calibrate with no arguments uses seed 002's defaults and warns that c
   );
   assertStringIncludes(result.stdout, 'warning: Decision "cap-adopt" can never occur');
   assertStringIncludes(result.stdout, "Exact and Monte Carlo agree");
-  const json = JSON.parse((await cli("calibrate", "--json", "--trials", "2000")).stdout);
+  const json = JSON.parse((await cliInProcess("calibrate", "--json", "--trials", "2000")).stdout);
   assertEquals(json.calibration.reachability.unreachable, ["cap-adopt"]);
   assertEquals(json.parameters.rates, [0.3, 0.4, 0.5, 0.6, 0.7]);
   assertEquals(json.parameters.seed, 7);
@@ -387,7 +417,16 @@ Deno.test("sprt replays in the plan's order, skips and counts invalid attempts, 
       stopping: { kind: "sprt", params: {} },
     }),
   );
-  const result = await cli("sprt", ledger, "--agent", "a", "--plan", plan, "--width", "200");
+  const result = await cliInProcess(
+    "sprt",
+    ledger,
+    "--agent",
+    "a",
+    "--plan",
+    plan,
+    "--width",
+    "200",
+  );
   assertEquals(result.code, 0, result.stderr);
   assertStringIncludes(result.stdout, "order:       pre-registered: the plan's 8 tasks");
   assertStringIncludes(
@@ -396,7 +435,7 @@ Deno.test("sprt replays in the plan's order, skips and counts invalid attempts, 
       "1 invalid attempt skipped (invalid rate 14.3%)",
   );
   assertStringIncludes(result.stdout, "rows not used, after the decision (2):");
-  const json = JSON.parse((await cli("sprt", ledger, "--plan", plan, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("sprt", ledger, "--plan", plan, "--json")).stdout);
   assertEquals(json.replay.steps.map((s: { task_id: string }) => s.task_id), [
     "t8",
     "t8",
@@ -408,7 +447,7 @@ Deno.test("sprt replays in the plan's order, skips and counts invalid attempts, 
   ]);
   assertEquals(json.replay.steps[0].outcome, "invalid");
   assertEquals(json.parameters.source, "plan");
-  const override = await cli("sprt", ledger, "--plan", plan, "--alpha", "0.05");
+  const override = await cliInProcess("sprt", ledger, "--plan", plan, "--alpha", "0.05");
   assertEquals(override.code, 1);
   assertStringIncludes(override.stderr, "its SPRT parameters are pre-registered");
 });
@@ -423,13 +462,13 @@ Deno.test("censoring states the claim the policy allows (exactly 2% must label b
       stop_reason: i === 0 ? "token_cap" : "completed",
     }));
   const ledger = await writeJsonl(`${dir}/censored.jsonl`, rows);
-  const result = await cli("censoring", ledger);
+  const result = await cliInProcess("censoring", ledger);
   assertEquals(result.code, 0);
   assertStringIncludes(
     result.stdout,
     'agent "a": both scores, labelled lower bound and completed-only',
   );
-  const json = JSON.parse((await cli("censoring", ledger, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("censoring", ledger, "--json")).stdout);
   const [a] = json.censoring.agents;
   // passed: even i, 25 of 50; completed: i >= 1, passed among them 24 of 49
   assertEquals(a.censoring_rate, 0.02);
@@ -437,14 +476,14 @@ Deno.test("censoring states the claim the policy allows (exactly 2% must label b
   assertEquals(a.score_completed_only, 0.489795918367);
   assertEquals(a.claim, "both_labelled");
   const strict = JSON.parse(
-    (await cli("censoring", ledger, "--json", "--headline-max", "0.03")).stdout,
+    (await cliInProcess("censoring", ledger, "--json", "--headline-max", "0.03")).stdout,
   );
   assertEquals(strict.censoring.agents[0].claim, "headline");
 });
 
 Deno.test("plan projects the pilot spend and refuses an infeasible budget with exit 3", async () => {
   // seed 003's rule: 9500 (pilot max) x 28 x 1.25 = 332,500 > 300,000
-  const refused = await cli(
+  const refused = await cliInProcess(
     "plan",
     "--spend",
     "2700,7300,9500,3800",
@@ -458,7 +497,7 @@ Deno.test("plan projects the pilot spend and refuses an infeasible budget with e
   assertStringIncludes(refused.stdout, "headroom:   -32,500 tokens");
   assertStringIncludes(refused.stdout, "REFUSED");
   // mean: (2700 + 7300 + 9500 + 3800) / 4 = 5825; x 28 x 1.25 = 203,875 <= 300,000
-  const fits = await cli(
+  const fits = await cliInProcess(
     "plan",
     "--spend",
     "2700,7300,9500,3800",
@@ -476,7 +515,8 @@ Deno.test("plan projects the pilot spend and refuses an infeasible budget with e
   assertEquals(out.verdict, "fits");
   // a pilot ledger: tokens of the seed-001 sample rows, max 5100 + 4400 = 9500
   const pilot = JSON.parse(
-    (await cli("plan", "--pilot", SAMPLE, "--tasks", "28", "--budget", "400000", "--json")).stdout,
+    (await cliInProcess("plan", "--pilot", SAMPLE, "--tasks", "28", "--budget", "400000", "--json"))
+      .stdout,
   );
   assertEquals(pilot.estimate.unit_tokens, 9500);
   assertEquals(pilot.pilot.ledger.sha256, await fileSha256(SAMPLE));
@@ -493,7 +533,7 @@ Deno.test("validate exits 0 on a ledger that fits its plan, 3 on missing and une
     fits,
     JSON.stringify({ plan_id: "p", tasks: [{ task_id: "t1" }, { task_id: "t2" }] }),
   );
-  const ok = await cli("validate", ledger, "--plan", fits);
+  const ok = await cliInProcess("validate", ledger, "--plan", fits);
   assertEquals(ok.code, 0, ok.stdout);
   assertStringIncludes(ok.stdout, "verdict: the ledger fits the plan");
   const other = `${dir}/other.json`;
@@ -501,19 +541,21 @@ Deno.test("validate exits 0 on a ledger that fits its plan, 3 on missing and une
     other,
     JSON.stringify({ plan_id: "q", tasks: [{ task_id: "t1" }, { task_id: "t3" }] }),
   );
-  const bad = await cli("validate", ledger, "--plan", other);
+  const bad = await cliInProcess("validate", ledger, "--plan", other);
   assertEquals(bad.code, 3);
   assertStringIncludes(bad.stdout, 'task "t2" is not in the plan');
   assertStringIncludes(bad.stdout, 'task "t3" has no row for agent "a"');
   assertStringIncludes(bad.stdout, "verdict: the ledger does NOT fit the plan");
-  const json = JSON.parse((await cli("validate", ledger, "--plan", other, "--json")).stdout);
+  const json = JSON.parse(
+    (await cliInProcess("validate", ledger, "--plan", other, "--json")).stdout,
+  );
   assertEquals(json.validation.ok, false);
   assertEquals(json.validation.finding_counts.unexpected_task, 1);
   assertEquals(json.validation.finding_counts.missing_task, 1);
   // a plan that does not fit its schema: whole-file problem, field named
   const broken = `${dir}/broken.json`;
   await Deno.writeTextFile(broken, JSON.stringify({ plan_id: "b", tasks: [] }));
-  const schema = await cli("validate", ledger, "--plan", broken);
+  const schema = await cliInProcess("validate", ledger, "--plan", broken);
   assertEquals(schema.code, 2);
   assert(schema.stderr.startsWith(`error: ${broken}: field "tasks":`), schema.stderr);
   // a ledger line that cannot be read: strict stops with exit 2, --lenient lists it
@@ -522,11 +564,11 @@ Deno.test("validate exits 0 on a ledger that fits its plan, 3 on missing and une
     "{",
     row({ task_id: "t2" }),
   ]);
-  const strict = await cli("validate", damaged, "--plan", fits);
+  const strict = await cliInProcess("validate", damaged, "--plan", fits);
   assertEquals(strict.code, 2);
   assertEquals(strict.stdout, "");
   assert(strict.stderr.startsWith(`error: ${damaged}:2: not valid JSON`), strict.stderr);
-  const lenient = await cli("validate", damaged, "--plan", fits, "--lenient");
+  const lenient = await cliInProcess("validate", damaged, "--plan", fits, "--lenient");
   assertEquals(lenient.code, 2);
   assertMatch(lenient.stdout, /error +2 +malformed_json/);
 });
@@ -542,7 +584,7 @@ Deno.test("summarize prices through a frozen table and refuses a table of anothe
       default_rate: { prompt_per_million: 3, completion_per_million: 15 },
     }),
   );
-  const result = await cli("summarize", SAMPLE, "--price-table", table, "--json");
+  const result = await cliInProcess("summarize", SAMPLE, "--price-table", table, "--json");
   assertEquals(result.code, 0, result.stderr);
   const [a, b] = JSON.parse(result.stdout).agents;
   // a: prompt 1800+4200+5100+2600 = 13700, completion 900+3100+4400+1200 = 9600:
@@ -556,7 +598,7 @@ Deno.test("summarize prices through a frozen table and refuses a table of anothe
     other,
     JSON.stringify({ price_table_id: "march", currency: "USD", default_rate: null }),
   );
-  const refused = await cli("summarize", SAMPLE, "--price-table", other);
+  const refused = await cliInProcess("summarize", SAMPLE, "--price-table", other);
   assertEquals(refused.code, 2);
   assertEquals(refused.stdout, "");
   assertStringIncludes(refused.stderr, 'is not the frozen table "march"');
@@ -576,7 +618,9 @@ Deno.test("a plan supplies the defaults (bootstrap, tie band, lane weights, cens
       censoring: { headline_max: 0.05, labelled_max: 0.2 },
     }),
   );
-  const summary = JSON.parse((await cli("summarize", SAMPLE, "--plan", plan, "--json")).stdout);
+  const summary = JSON.parse(
+    (await cliInProcess("summarize", SAMPLE, "--plan", plan, "--json")).stdout,
+  );
   assertEquals(summary.plan.plan_id, "sample-plan");
   assertEquals(summary.plan.sha256, await fileSha256(plan));
   assertEquals(summary.parameters.bootstrap, {
@@ -591,23 +635,27 @@ Deno.test("a plan supplies the defaults (bootstrap, tie band, lane weights, cens
     3,
     2,
   ]);
-  const compare = JSON.parse((await cli("compare", SAMPLE, "--plan", plan, "--json")).stdout);
+  const compare = JSON.parse(
+    (await cliInProcess("compare", SAMPLE, "--plan", plan, "--json")).stdout,
+  );
   assertEquals([compare.parameters.band, compare.parameters.band_source], [0.2, "plan"]);
   assertEquals(compare.comparisons[0].rounds, 500);
   const override = JSON.parse(
-    (await cli("compare", SAMPLE, "--plan", plan, "--band", "0.3", "--json")).stdout,
+    (await cliInProcess("compare", SAMPLE, "--plan", plan, "--band", "0.3", "--json")).stdout,
   );
   assertEquals([override.parameters.band, override.parameters.band_source], [0.3, "flag"]);
-  const text = await cli("compare", SAMPLE, "--plan", plan, "--band", "0.3");
+  const text = await cliInProcess("compare", SAMPLE, "--plan", plan, "--band", "0.3");
   assertStringIncludes(
     text.stdout,
     "band 30.0% (flag); bootstrap 500 rounds (plan), seed 11 (plan)",
   );
-  const censoring = JSON.parse((await cli("censoring", SAMPLE, "--plan", plan, "--json")).stdout);
+  const censoring = JSON.parse(
+    (await cliInProcess("censoring", SAMPLE, "--plan", plan, "--json")).stdout,
+  );
   assertEquals(censoring.parameters.headline_max, 0.05);
   assertEquals(censoring.parameters.headline_max_source, "plan");
   // the plan's stopping rule is "fixed" (the default): it holds no SPRT parameters to calibrate
-  const calibrate = await cli("calibrate", "--plan", plan);
+  const calibrate = await cliInProcess("calibrate", "--plan", plan);
   assertEquals(calibrate.code, 1);
   assert(
     calibrate.stderr.startsWith(`error: Plan "${plan}" has stopping rule "fixed", not "sprt"`),
@@ -626,7 +674,7 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
     row({ agent_id: "b", task_id: "t3", resolved: false, stop_reason: "completed" }),
   ];
   const path = await writeJsonl(`${dir}/censored.jsonl`, [...limited, ...b]);
-  const text = await cli("summarize", path, "--width", "250");
+  const text = await cliInProcess("summarize", path, "--width", "250");
   assertEquals(text.code, 0);
   // Every number as before: a 0/3 (0.0%), b 1/3 (33.3%); the censored column beside the interval.
   assertMatch(
@@ -652,13 +700,13 @@ Deno.test("summarize says how many of an agent's scored episodes are censored, b
     text.stdout,
     'note: agent "b": 1 of 3 scored episodes are censored (wall_cap 1)',
   );
-  const json = JSON.parse((await cli("summarize", path, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("summarize", path, "--json")).stdout);
   const [a, bSummary] = json.agents;
   assertEquals([a.resolved, a.scored, a.resolved_rate, a.censored], [0, 3, 0, 3]);
   assertEquals(a.censored_stop_reasons, { rate_limited: 3 });
   assertEquals([bSummary.censored, bSummary.censored_stop_reasons], [1, { wall_cap: 1 }]);
   // The same count as `censoring` gives.
-  const censoring = JSON.parse((await cli("censoring", path, "--json")).stdout);
+  const censoring = JSON.parse((await cliInProcess("censoring", path, "--json")).stdout);
   assertEquals(
     censoring.censoring.agents.map((r: { agent_id: string; censored: number }) => [
       r.agent_id,
@@ -683,7 +731,7 @@ Deno.test("summarize warns about rows whose prompts passed the relay's bound, an
     row({ task_id: "t3", evidence: evidence(1700) }),
     row({ agent_id: "b", task_id: "t1" }),
   ]);
-  const text = await cli("summarize", path, "--width", "250");
+  const text = await cliInProcess("summarize", path, "--width", "250");
   assertEquals(text.code, 0, text.stderr);
   assertStringIncludes(
     text.stdout,
@@ -692,7 +740,7 @@ Deno.test("summarize warns about rows whose prompts passed the relay's bound, an
       "prompt_bound_exceeded)\n",
   );
   assertEquals(text.stdout.includes('agent "b": on'), false);
-  const json = JSON.parse((await cli("summarize", path, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("summarize", path, "--json")).stdout);
   assertEquals(
     json.agents.map((a: { prompt_bound_excess: unknown }) => a.prompt_bound_excess),
     [{ rows: 2, tokens: 2000 }, { rows: 0, tokens: 0 }],

@@ -6,16 +6,17 @@
  * `judge calibrate`, on the shipped examples and on the 14-agent imported
  * ledger (`importFieldScaleLedger`): no line of stdout or stderr wider than
  * 80 or 100 display columns (`displayLength`: an ellipsis is one column);
- * `--json` byte-identical with and without `--width`. The commands that need
- * Docker (`agent check`, `suite check`, `reverify`, `judge pairwise`'s run)
- * take `--width` the same way but are not run here.
+ * `--json` byte-identical with and without `--width`. The commands run in
+ * this process (`cliInProcess`: the width comes from `--width`, not from the
+ * process). The commands that need Docker (`agent check`, `suite check`,
+ * `reverify`, `judge pairwise`'s run) take `--width` the same way but are not
+ * run here; `show` of a runner episode is `tests/cli_width_demo_test.ts`.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { cli, ROOT } from "./_cli_run.ts";
-import { demoLedger } from "./_demo_ledger.ts";
-import { requireDockerEngine } from "./_docker_engine.ts";
+import { cliInProcess } from "./_cli_run.ts";
+import { type Case, checkCases, checkJson } from "./_cli_width.ts";
 import { importFieldScaleLedger } from "./_field_scale_ledger.ts";
 import { FIELD_SCALE_MAP, FIELD_SCALE_VALUES } from "../tools/field_scale_table.ts";
 import { displayLength } from "../cli/_table_layout.ts";
@@ -26,59 +27,6 @@ const SYNTHETIC_PLAN = "ledgers/examples/synthetic_plan.json";
 const SYNTHETIC_ERRATA = "ledgers/examples/synthetic_errata.jsonl";
 const DEMO = "ledgers/demo/ledger.jsonl";
 const INSPECT_LOG = "ledgers/examples/imported/popularity_inspect_log.json";
-
-/** Every line of `text` no wider than `width` display columns, or the first that is. */
-function assertFits(text: string, width: number, what: string): void {
-  const wide = text.split("\n").find((line) => displayLength(line) > width);
-  assert.equal(
-    wide,
-    undefined,
-    `${what}: a line of ${displayLength(wide ?? "")} > ${width} columns:\n${wide}`,
-  );
-}
-
-/** One command line, run at a width into a fresh scratch directory (`{dir}` in an argument). */
-type Case = { name: string; args: (dir: string) => string[]; codes?: number[]; json?: boolean };
-
-/** Runs every case at 80 and 100 columns: stdout and stderr fit; the exit status is expected. */
-async function checkCases(cases: Case[]): Promise<void> {
-  for (const c of cases) {
-    for (const width of [80, 100]) {
-      const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cli-width-" });
-      try {
-        const result = await cli(...c.args(dir), "--width", String(width));
-        const what = `${c.name} --width ${width}`;
-        assert.ok((c.codes ?? [0]).includes(result.code), `${what}: ${result.stderr}`);
-        assert.ok(result.stdout.length > 0, what);
-        assertFits(result.stdout, width, what);
-        assertFits(result.stderr, width, `${what} (stderr)`);
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
-    }
-  }
-}
-
-/** `--json` of each case the same bytes with and without `--width 80`. */
-async function checkJson(cases: Case[]): Promise<void> {
-  for (const c of cases.filter((c) => c.json !== false)) {
-    const outputs: string[] = [];
-    for (const extra of [[], ["--width", "80"]]) {
-      const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cli-width-" });
-      try {
-        const result = await cli(...c.args(dir), "--json", ...extra);
-        assert.ok((c.codes ?? [0]).includes(result.code), `${c.name} --json: ${result.stderr}`);
-        // the scratch directory differs between the runs: compare the rest
-        outputs.push(
-          result.stdout.replaceAll(dir, "{dir}"),
-        );
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
-    }
-    assert.equal(outputs[1], outputs[0], c.name);
-  }
-}
 
 const EXAMPLES: Case[] = [
   { name: "validate synthetic", args: () => ["validate", SYNTHETIC, "--plan", SYNTHETIC_PLAN] },
@@ -215,28 +163,10 @@ Deno.test("every command's text fits 80 and 100 columns on the shipped examples"
   await t.step("--json is the same bytes with --width", () => checkJson(EXAMPLES));
 });
 
-// A runner episode's log (its calls and output tails): the demo's artifacts are not kept by git,
-// so without them the demo runs once into a temporary directory, on the engine.
-const demoArtifacts = await Deno.stat(`${ROOT}ledgers/demo/artifacts/sha256`).then(
-  () => true,
-  () => false,
-);
-Deno.test({
-  name: "show of a runner episode fits 80 and 100 columns",
-  ignore: !demoArtifacts && !(await requireDockerEngine("tests/cli_width_test.ts")).available,
-}, async () => {
-  const ledger = await demoLedger();
-  await checkCases([{
-    name: "show demo",
-    args: () => ["show", "demo/solver-strong/a1-locate/1", "--ledger", ledger],
-    json: false,
-  }]);
-});
-
 Deno.test("verify-report and judge calibrate fit 80 and 100 columns", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cli-width-" });
   try {
-    const report = await cli(
+    const report = await cliInProcess(
       "report",
       SYNTHETIC,
       "--plan",
@@ -298,7 +228,7 @@ Deno.test("every command's text fits 80 and 100 columns on the 14-agent ledger",
       { name: "view --out field", args: (out) => ["view", ledger, "--out", `${out}/site`] },
     ]);
     // the old show printed the row's JSON on lines of 180 columns: the narrow one folded them
-    const wide = await cli("show", episode, "--ledger", ledger, "--width", "400");
+    const wide = await cliInProcess("show", episode, "--ledger", ledger, "--width", "400");
     assert.ok(wide.stdout.split("\n").some((line) => displayLength(line) > 100));
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -325,11 +255,11 @@ Deno.test("--width is in every such command's help and checked", async () => {
       ["suite"],
     ]
   ) {
-    const help = await cli(...command, "--help");
+    const help = await cliInProcess(...command, "--help");
     assert.equal(help.code, 0, command.join(" "));
     assert.match(help.stdout, /^ {2}--width N +Width of the text output in columns, at least 40$/m);
   }
-  const bad = await cli("validate", SYNTHETIC, "--plan", SYNTHETIC_PLAN, "--width", "12");
+  const bad = await cliInProcess("validate", SYNTHETIC, "--plan", SYNTHETIC_PLAN, "--width", "12");
   assert.equal(bad.code, 1);
   assert.ok(
     bad.stderr.startsWith('error: Option "--width" must be a whole number of at least 40: "12"'),

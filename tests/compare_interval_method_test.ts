@@ -7,7 +7,7 @@
  * @module
  */
 import { equal, match } from "node:assert/strict";
-import { cli } from "./_cli_run.ts";
+import { cliInProcess } from "./_cli_run.ts";
 
 const SYNTHETIC = "ledgers/examples/synthetic_ledger.jsonl";
 
@@ -19,15 +19,15 @@ Deno.test("compare: the plan's interval method decides and is named; a flag only
       `${dir}/plan.json`,
       JSON.stringify({ ...plan, interval_method: "wilson" }),
     );
-    const byPlan = await cli("compare", SYNTHETIC, "--plan", `${dir}/plan.json`, "--json");
+    const byPlan = await cliInProcess("compare", SYNTHETIC, "--plan", `${dir}/plan.json`, "--json");
     equal(byPlan.code, 0, byPlan.stderr);
     const payload = JSON.parse(byPlan.stdout);
     equal(payload.parameters.interval_method, "wilson");
     equal(payload.parameters.interval_method_source, "plan");
     for (const c of payload.comparisons) equal(c.a.rule_interval?.method ?? "wilson", "wilson");
-    const text = await cli("compare", SYNTHETIC, "--plan", `${dir}/plan.json`);
+    const text = await cliInProcess("compare", SYNTHETIC, "--plan", `${dir}/plan.json`);
     match(text.stdout, /^interval: wilson, 95% \(plan\)$/m);
-    const conflict = await cli(
+    const conflict = await cliInProcess(
       "compare",
       SYNTHETIC,
       "--plan",
@@ -40,7 +40,7 @@ Deno.test("compare: the plan's interval method decides and is named; a flag only
       conflict.stderr,
       /^error: Option "--interval-method" \("clopper-pearson"\) conflicts with the plan's interval_method \("wilson"\)/,
     );
-    const byFlag = await cli(
+    const byFlag = await cliInProcess(
       "compare",
       SYNTHETIC,
       "--interval-method",

@@ -11,14 +11,14 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { coverageProfile } from "../analysis/interval_coverage.ts";
 import { badInputTests } from "./_bad_input_table.ts";
-import { cli } from "./_cli_run.ts";
+import { cliInProcess } from "./_cli_run.ts";
 
 const DEMO = "ledgers/demo/ledger.jsonl";
 
 Deno.test("coverage: the demo's agents, exact and replayable, with the warning n = 7 deserves", async () => {
-  const json = await cli("coverage", DEMO, "--json");
+  const json = await cliInProcess("coverage", DEMO, "--json");
   equal(json.code, 0, json.stderr);
-  const again = await cli("coverage", DEMO, "--json");
+  const again = await cliInProcess("coverage", DEMO, "--json");
   equal(again.stdout, json.stdout);
   const payload = JSON.parse(json.stdout);
   deepEqual(payload.parameters, {
@@ -37,7 +37,7 @@ Deno.test("coverage: the demo's agents, exact and replayable, with the warning n
     equal(Math.abs(profile.at_observed - expected.at_observed!) < 1e-11, true, profile.method);
     equal(profile.lowest.rate, expected.lowest!.rate);
   }
-  const text = await cli("coverage", DEMO, "--width", "200");
+  const text = await cliInProcess("coverage", DEMO, "--width", "200");
   equal(text.code, 0, text.stderr);
   match(
     text.stdout,

@@ -4,7 +4,7 @@
  * decide the winner. Each is the audit's case; expected values by hand.
  */
 import assert from "node:assert/strict";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, row, writeJsonl } from "./_cli_run.ts";
 
 const includes = (actual: string, part: string) =>
   assert.ok(actual.includes(part), `expected to find ${JSON.stringify(part)} in:\n${actual}`);
@@ -32,20 +32,20 @@ Deno.test("plan accepts a pilot that exactly fits its budget: exit 0, headroom 0
   // 10000 (pilot max) x 20 x 1.1 = 220,000 exactly; 220000.00000000003 in floating point, which
   // printed "headroom: -0 tokens" and refused with exit 3.
   const args = ["plan", "--spend", "2700,7300,10000,3800", "--tasks", "20", "--budget", "220000"];
-  const fits = await cli(...args, "--safety", "1.1");
+  const fits = await cliInProcess(...args, "--safety", "1.1");
   assert.equal(fits.code, 0, fits.stderr);
   includes(fits.stdout, "10,000 x 20 x 1.1 = 220,000 tokens");
   includes(fits.stdout, "headroom:   0 tokens");
   includes(fits.stdout, "verdict: the plan fits the budget");
   assert.ok(!fits.stdout.includes("-0"), fits.stdout);
-  const json = JSON.parse((await cli(...args, "--safety", "1.1", "--json")).stdout);
+  const json = JSON.parse((await cliInProcess(...args, "--safety", "1.1", "--json")).stdout);
   assert.deepEqual([json.verdict, json.estimate.fits, json.estimate.headroom], ["fits", true, 0]);
   // One token short: refused, exit 3, headroom -1.
-  const short = await cli(...args.slice(0, -1), "219999", "--safety", "1.1");
+  const short = await cliInProcess(...args.slice(0, -1), "219999", "--safety", "1.1");
   assert.equal(short.code, 3);
   includes(short.stdout, "headroom:   -1 tokens");
   // Short by a fraction of a token: never "-0". 0.3 x 1 x 1.25 = 0.375 > 0.35.
-  const fraction = await cli("plan", "--spend", "0.3", "--tasks", "1", "--budget", "0.35");
+  const fraction = await cliInProcess("plan", "--spend", "0.3", "--tasks", "1", "--budget", "0.35");
   assert.equal(fraction.code, 3);
   includes(fraction.stdout, "headroom:   -0.025 tokens");
 });
@@ -57,10 +57,10 @@ Deno.test("compare ties 70,000 vs 77,000 tokens over 3 resolved each (issue 13, 
     ...rows("a", 4, 3, 17_500, 3000),
     ...rows("b", 4, 3, 19_250, 3000),
   ]);
-  const out = await cli("compare", ledger);
+  const out = await cliInProcess("compare", ledger);
   assert.equal(out.code, 0, out.stderr);
   includes(out.stdout, 'verdict: tie (rule "tie")');
-  const json = JSON.parse((await cli("compare", ledger, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("compare", ledger, "--json")).stdout);
   assert.deepEqual([json.comparisons[0].rule, json.comparisons[0].winner], ["tie", null]);
   await Deno.remove(dir, { recursive: true });
 });
@@ -74,7 +74,7 @@ Deno.test("compare names no rate winner for 10/10 against 6/10 (issue 13, item 5
     ...rows("ten", 10, 10, 100, 1000),
     ...rows("six", 10, 6, 60, 600),
   ]);
-  const json = JSON.parse((await cli("compare", ledger, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess("compare", ledger, "--json")).stdout);
   const [c] = json.comparisons;
   assert.deepEqual([c.rule, c.winner, c.intervals_overlap], ["tie", null, true]);
   assert.deepEqual(c.b.rule_interval.method, "wilson");

@@ -15,7 +15,7 @@ import { canonicalJson } from "../analysis/canonical_json.ts";
 import { AgentCheck, type AgentCheckAgent, Plan } from "../analysis/schema/records.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, MINI_SUITE } from "../suites/demo_suite.ts";
-import { cliCommand, fileSha256 } from "./_cli_run.ts";
+import { cliInProcessWithEnv, fileSha256 } from "./_cli_run.ts";
 
 const NO_ENGINE = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
 const SOLVER = "ledgerbench/agent-solver:latest";
@@ -31,12 +31,10 @@ const DIGESTS = [
   `${VERIFIER}=${VERIFIER_DIGEST}`,
 ];
 
-async function ledgerbench(
+function ledgerbench(
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await cliCommand(args, { env: NO_ENGINE }).output();
-  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: text(output.stdout), stderr: text(output.stderr) };
+  return cliInProcessWithEnv(NO_ENGINE, ...args);
 }
 
 /** The solver's entry as `agent check` writes it: one Chat Completions call, a 68-token prompt bound, 512 asked. */

@@ -10,7 +10,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { Plan } from "../analysis/schema/records.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
-import { cliCommand } from "./_cli_run.ts";
+import { cliInProcessWithEnv } from "./_cli_run.ts";
 
 const NO_ENGINE = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
 const SOLVER = "ledgerbench/agent-solver:latest";
@@ -18,14 +18,14 @@ const VERIFIER = "ledgerbench/verifier:latest";
 const SOLVER_DIGEST = `sha256:${"a1".repeat(32)}`;
 const VERIFIER_DIGEST = `sha256:${"b2".repeat(32)}`;
 
-async function freeze(args: string[]): Promise<{ code: number; stderr: string }> {
-  const output = await cliCommand([
+function freeze(args: string[]): Promise<{ code: number; stderr: string }> {
+  return cliInProcessWithEnv(
+    NO_ENGINE,
     "freeze",
     "--without-agent-check",
     "no engine in this test",
     ...args,
-  ], { env: NO_ENGINE }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+  );
 }
 
 Deno.test("freeze takes every image digest from --image-digest without a Docker engine", async () => {

@@ -7,7 +7,7 @@
  * refuses duplicates and changes nothing.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { cli, fileSha256 } from "./_cli_run.ts";
+import { cliInProcess, fileSha256 } from "./_cli_run.ts";
 
 const INSPECT = new URL("./fixtures/import/inspect/", import.meta.url).pathname;
 const HARBOR = new URL("./fixtures/import/harbor/", import.meta.url).pathname;
@@ -39,7 +39,7 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/runs.csv`, runTable());
   await Deno.writeTextFile(`${dir}/tasks.txt`, TASKS.join("\n") + "\n");
-  const imported = await cli(
+  const imported = await cliInProcess(
     "import",
     "table",
     `${dir}/runs.csv`,
@@ -57,7 +57,7 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
     new RegExp(`Imported ${rows.toLocaleString("en-US")} rows|Imported ${rows} rows`),
   );
 
-  const summary = await cli(
+  const summary = await cliInProcess(
     "summarize",
     `${dir}/ledger.jsonl`,
     "--tasks",
@@ -100,7 +100,7 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
   match(summary.stdout, /"score_planned"/);
 
   // The report groups the 13 withheld pairs in one line; the other 78 pairs are stated.
-  const report = await cli(
+  const report = await cliInProcess(
     "report",
     `${dir}/ledger.jsonl`,
     "--tasks",
@@ -110,7 +110,7 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
   );
   equal(report.code, 0, report.stderr);
   // The task list is a recorded input: verify-report recomputes the report from it.
-  const verified = await cli("verify-report", `${dir}/report`);
+  const verified = await cliInProcess("verify-report", `${dir}/report`);
   equal(verified.code, 0, verified.stdout + verified.stderr);
   const claims = JSON.parse(await Deno.readTextFile(`${dir}/report/summary.json`)).claims as {
     id: string;
@@ -128,12 +128,18 @@ Deno.test("import table: the issue's 14 x 730 run table, one agent lacking 168 r
 
   // censoring and compare make the same call and say the same.
   const censoring = JSON.parse(
-    (await cli("censoring", `${dir}/ledger.jsonl`, "--tasks", `${dir}/ledger.tasks.json`, "--json"))
+    (await cliInProcess(
+      "censoring",
+      `${dir}/ledger.jsonl`,
+      "--tasks",
+      `${dir}/ledger.tasks.json`,
+      "--json",
+    ))
       .stdout,
   );
   deepEqual(censoring.standings, payload.standings);
   const compare = JSON.parse(
-    (await cli(
+    (await cliInProcess(
       "compare",
       `${dir}/ledger.jsonl`,
       "--tasks",
@@ -151,7 +157,7 @@ Deno.test("import harbor: a task the trials name org/name and the config name co
   const dir = await Deno.makeTempDir();
   const job = `${HARBOR}org-names`;
   // --width 400: the warning pinned whole, unfolded
-  const imported = await cli(
+  const imported = await cliInProcess(
     "import",
     "harbor",
     job,
@@ -178,7 +184,7 @@ Deno.test("import harbor: a task the trials name org/name and the config name co
     "fix-permissions",
     "polyglot-c-py",
   ]);
-  const summary = await cli(
+  const summary = await cliInProcess(
     "summarize",
     `${dir}/ledger.jsonl`,
     "--tasks",
@@ -207,7 +213,7 @@ Deno.test("import inspect: a limited run plans the dataset its log names, or war
   const real = `${INSPECT}2025-05-12T20-28-26-04-00_security-guide.json`;
   // The real log ran 3 of the dataset's 16 samples (eval.config.limit 3) and names only those.
   // --width 400: the warnings pinned whole, unfolded
-  const limited = await cli(
+  const limited = await cliInProcess(
     "import",
     "inspect",
     real,
@@ -227,7 +233,7 @@ Deno.test("import inspect: a limited run plans the dataset its log names, or war
   const log = JSON.parse(await Deno.readTextFile(real));
   log.eval.dataset.sample_ids = Array.from({ length: 16 }, (_, i) => i + 1);
   await Deno.writeTextFile(`${dir}/whole.json`, JSON.stringify(log));
-  const whole = await cli(
+  const whole = await cliInProcess(
     "import",
     "inspect",
     `${dir}/whole.json`,
@@ -241,7 +247,7 @@ Deno.test("import inspect: a limited run plans the dataset its log names, or war
     whole.stderr,
     /names all 16 samples of the dataset, .*: the 13 without an attempt are missing\n$/,
   );
-  const summary = await cli(
+  const summary = await cliInProcess(
     "summarize",
     `${dir}/whole.jsonl`,
     "--tasks",
@@ -257,7 +263,13 @@ Deno.test("import inspect: a limited run plans the dataset its log names, or war
 Deno.test("import inspect: the .json and .eval forms of one log import to the same rows", async () => {
   const dir = await Deno.makeTempDir();
   const rowsOf = async (file: string, ledger: string) => {
-    const result = await cli("import", "inspect", `${INSPECT}${file}`, "--out", `${dir}/${ledger}`);
+    const result = await cliInProcess(
+      "import",
+      "inspect",
+      `${INSPECT}${file}`,
+      "--out",
+      `${dir}/${ledger}`,
+    );
     equal(result.code, 0, result.stderr);
     return (await Deno.readTextFile(`${dir}/${ledger}`)).trim().split("\n").map((line) => {
       // the kept transcripts differ as the files hold them (python3: the same messages; the
@@ -290,9 +302,9 @@ Deno.test("import refuses a duplicate: importing the same log again writes nothi
     "--width",
     "400",
   ];
-  equal((await cli(...args)).code, 0);
+  equal((await cliInProcess(...args)).code, 0);
   const before = [await fileSha256(`${dir}/l.jsonl`), await fileSha256(`${dir}/l.tasks.json`)];
-  const again = await cli(...args);
+  const again = await cliInProcess(...args);
   equal(again.code, 2);
   match(
     again.stderr,
@@ -307,7 +319,7 @@ Deno.test("import refuses a row repeated across its sources, naming both places,
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/a.csv`, "model,task,ok\nm,t1,yes\nm,t2,no\n");
   await Deno.writeTextFile(`${dir}/b.csv`, "model,task,ok,turns\nm,t3,yes,1\nm,t2,no,2\n");
-  const repeated = await cli(
+  const repeated = await cliInProcess(
     "import",
     "table",
     `${dir}/a.csv`,

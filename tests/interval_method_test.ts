@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Plan } from "../analysis/schema/records.ts";
 import { generateSuite } from "../runner/generate_suite.ts";
 import { DEMO_SEED, DEMO_SUITE } from "../suites/demo_suite.ts";
-import { cli, cliCommand, SAMPLE } from "./_cli_run.ts";
+import { cliInProcess, cliInProcessWithEnv, SAMPLE } from "./_cli_run.ts";
 
 const NO_ENGINE = { DOCKER_HOST: "unix:///nonexistent/docker.sock" };
 const SOLVER = "ledgerbench/agent-solver:latest";
@@ -19,20 +19,15 @@ const DIGESTS = [
   `ledgerbench/verifier:latest=sha256:${"b2".repeat(32)}`,
 ];
 
-async function freeze(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await cliCommand([
+function freeze(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliInProcessWithEnv(
+    NO_ENGINE,
     "freeze",
     "--without-agent-check",
     "no engine in this test",
     ...args,
     ...DIGESTS,
-  ], { env: NO_ENGINE }).output();
-  const text = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: text.decode(output.stdout),
-    stderr: text.decode(output.stderr),
-  };
+  );
 }
 
 Deno.test("freeze records --interval-method; without it the plan has no such key", async () => {
@@ -57,7 +52,7 @@ Deno.test("freeze records --interval-method; without it the plan has no such key
     assert.ok(!text.includes("interval_method"), "absent means percentile-bootstrap, no key");
 
     // summarize reads the plan's method; the same flag agrees, another is a usage error.
-    const withPlan = await cli("summarize", SAMPLE, "--plan", `${dir}/cp.json`, "--json");
+    const withPlan = await cliInProcess("summarize", SAMPLE, "--plan", `${dir}/cp.json`, "--json");
     // The sample's tasks are not the plan's: the denominator differs, the method is read.
     const json = JSON.parse(withPlan.stdout);
     assert.deepEqual(
@@ -69,7 +64,7 @@ Deno.test("freeze records --interval-method; without it the plan has no such key
     assert.equal(json.agents[0].interval.lower, 0.194120449683);
     assert.equal(json.agents[0].interval.upper, 0.99369053679);
     assert.equal(json.agents[0].coverage_warning, null);
-    const agrees = await cli(
+    const agrees = await cliInProcess(
       "summarize",
       SAMPLE,
       "--plan",
@@ -79,7 +74,7 @@ Deno.test("freeze records --interval-method; without it the plan has no such key
     );
     assert.equal(agrees.code, 0, agrees.stderr);
     assert.ok(agrees.stdout.includes("interval: clopper-pearson, 95% (plan)\n"), agrees.stdout);
-    const conflict = await cli(
+    const conflict = await cliInProcess(
       "summarize",
       SAMPLE,
       "--plan",
@@ -99,7 +94,7 @@ Deno.test("freeze records --interval-method; without it the plan has no such key
 
 Deno.test("summarize without a plan takes --interval-method and says which interval it printed", async () => {
   // Default: the percentile bootstrap, with the coverage warning and Wilson beside it at n = 4.
-  const plain = await cli("summarize", SAMPLE, "--width", "200");
+  const plain = await cliInProcess("summarize", SAMPLE, "--width", "200");
   assert.equal(plain.code, 0, plain.stderr);
   assert.ok(plain.stdout.includes("interval: percentile-bootstrap (seed 001), 95% (default)\n"));
   // scipy.stats.binomtest(3, 4).proportion_ci(method="wilson") -> (0.3006, 0.9544)
@@ -110,13 +105,13 @@ Deno.test("summarize without a plan takes --interval-method and says which inter
     ),
     plain.stdout,
   );
-  const wilson = await cli("summarize", SAMPLE, "--interval-method", "wilson");
+  const wilson = await cliInProcess("summarize", SAMPLE, "--interval-method", "wilson");
   assert.ok(wilson.stdout.includes("interval: wilson, 95% (flag)\n"));
   assert.ok(wilson.stdout.includes("[30.1%, 95.4%]"));
   assert.ok(!wilson.stdout.includes("warning:"));
   assert.ok(!wilson.stdout.includes("bootstrap: 2000 rounds"));
   const censoring = JSON.parse(
-    (await cli("censoring", SAMPLE, "--interval-method", "wilson", "--json")).stdout,
+    (await cliInProcess("censoring", SAMPLE, "--interval-method", "wilson", "--json")).stdout,
   );
   assert.deepEqual(
     [censoring.parameters.interval_method, censoring.parameters.interval_method_source],

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { UNCALIBRATED_JUDGE_REASON } from "../analysis/judge/judge_rows.ts";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, row, writeJsonl } from "./_cli_run.ts";
 
 const LEDGER = "tests/fixtures/judge/judged_ledger.jsonl";
 const PLAN = "tests/fixtures/judge/judged_plan.json";
@@ -26,7 +26,7 @@ const includes = (text: string, part: string) =>
   assert.ok(text.includes(part), `expected to find ${JSON.stringify(part)} in:\n${text}`);
 
 Deno.test("summarize --json leaves the judged tasks out of the scores and records the judge", async () => {
-  const result = await cli("summarize", LEDGER, "--plan", PLAN, "--json");
+  const result = await cliInProcess("summarize", LEDGER, "--plan", PLAN, "--json");
   assert.equal(result.code, 0, result.stderr);
   const json = JSON.parse(result.stdout);
   assert.deepEqual(
@@ -60,7 +60,7 @@ Deno.test("summarize --json leaves the judged tasks out of the scores and record
 });
 
 Deno.test("summarize names each left-out task, its rows and why, and the judge's own figures", async () => {
-  const result = await cli("summarize", LEDGER, "--plan", PLAN, "--width", "250");
+  const result = await cliInProcess("summarize", LEDGER, "--plan", PLAN, "--width", "250");
   assert.equal(result.code, 0, result.stderr);
   const text = result.stdout;
   includes(
@@ -98,10 +98,10 @@ Deno.test("compare, censoring, sprt and coverage say which tasks were left out",
       ["coverage", LEDGER],
     ]
   ) {
-    const text = await cli(...args);
+    const text = await cliInProcess(...args);
     assert.equal(text.code, 0, `${args[0]}: ${text.stderr}`);
     includes(text.stdout, `  "essay-2": 3 rows, ${UNCALIBRATED_JUDGE_REASON}\n`);
-    const json = await cli(...args, "--json");
+    const json = await cliInProcess(...args, "--json");
     assert.deepEqual(JSON.parse(json.stdout).ledger.left_out, LEFT_OUT, args[0]);
   }
 });
@@ -116,7 +116,7 @@ Deno.test("sprt replays the plan's order without the left-out tasks: none of the
       task_id,
     }));
     await Deno.writeTextFile(`${dir}/plan.json`, JSON.stringify(plan));
-    const result = await cli(
+    const result = await cliInProcess(
       "sprt",
       LEDGER,
       "--plan",
@@ -133,7 +133,14 @@ Deno.test("sprt replays the plan's order without the left-out tasks: none of the
     const replay = JSON.parse(result.stdout).replay;
     assert.deepEqual([replay.n, replay.passes, replay.fails], [3, 2, 1]);
     assert.deepEqual([replay.skipped_tasks, replay.unplanned], [[], []]);
-    const text = await cli("sprt", LEDGER, "--plan", `${dir}/plan.json`, "--agent", "agent-a");
+    const text = await cliInProcess(
+      "sprt",
+      LEDGER,
+      "--plan",
+      `${dir}/plan.json`,
+      "--agent",
+      "agent-a",
+    );
     includes(text.stdout, "pre-registered: the plan's 3 tasks counted in formal scores");
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -164,7 +171,7 @@ Deno.test("a left-out task's id is escaped like every id from a ledger", async (
       row({ task_id: "t1" }),
       row({ task_id: evil, resolved: false, judge }),
     ]);
-    const result = await cli("summarize", ledger);
+    const result = await cliInProcess("summarize", ledger);
     assert.equal(result.code, 0, result.stderr);
     assert.ok(!result.stdout.includes("\u001b") && !result.stdout.includes("\u202e"));
     assert.match(result.stdout, /left out of formal scores: 1 task, 1 row/);
@@ -183,7 +190,7 @@ Deno.test("summarize states each agent's judge-fault rate and withholds an agent
       return parsed;
     });
     const ledger = await writeJsonl(`${dir}/l.jsonl`, lines);
-    const result = await cli("summarize", ledger, "--width", "250");
+    const result = await cliInProcess("summarize", ledger, "--width", "250");
     assert.equal(result.code, 0, result.stderr);
     const text = result.stdout;
     // agent-a: essay-1 scored, essay-2 a judge_fault and its retry scored: 1 of 3 (33.3%);
@@ -197,7 +204,7 @@ Deno.test("summarize states each agent's judge-fault rate and withholds an agent
         "fault (33.3%, above 10%): a judge fault is left out of every score, so no capability " +
         'claim is stated (judge faults, seed-003 policy "budget_adequacy_only")',
     );
-    const json = JSON.parse((await cli("summarize", ledger, "--json")).stdout);
+    const json = JSON.parse((await cliInProcess("summarize", ledger, "--json")).stdout);
     assert.deepEqual(
       json.judge_faults.map((f: { agent_id: string; judge_faults: number; claim: string }) => [
         f.agent_id,

@@ -12,7 +12,7 @@ import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { callRecord, refusedRecord } from "../runner/relay/_call_record_for_test.ts";
 import { agentsFrame, callsFrame, messagesFrame, openLedger, solveMatrix } from "../mod.ts";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, row, writeJsonl } from "./_cli_run.ts";
 
 const DEMO = new URL("../ledgers/demo/ledger.jsonl", import.meta.url).pathname;
 
@@ -163,7 +163,13 @@ Deno.test("messagesFrame() reads an imported Inspect log's kept messages", async
   const source =
     new URL("../ledgers/examples/imported/popularity_inspect_log.json", import.meta.url)
       .pathname;
-  const imported = await cli("import", "inspect", source, "--out", `${dir.path}/ledger.jsonl`);
+  const imported = await cliInProcess(
+    "import",
+    "inspect",
+    source,
+    "--out",
+    `${dir.path}/ledger.jsonl`,
+  );
   assert.equal(imported.code, 0, imported.stderr);
   const run = await openLedger(`${dir.path}/ledger.jsonl`);
   const messages = await messagesFrame(run);

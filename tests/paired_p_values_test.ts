@@ -1,16 +1,22 @@
 /**
  * `compare --paired` prints the exact McNemar p-value of each pair and, with
  * more than two agents, the Holm-adjusted p-values over the matrix and the
- * number of comparisons (issue 13, item 7), run as a subprocess on the
- * synthetic example ledger.
+ * number of comparisons (issue 13, item 7), run in the test process
+ * (`cliInProcess`) on the synthetic example ledger.
  */
 import assert from "node:assert/strict";
-import { cli } from "./_cli_run.ts";
+import { cliInProcess } from "./_cli_run.ts";
 
 const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.meta.url).pathname;
 
 Deno.test("compare --paired gives the audit's exact McNemar p 0.143 for agent-alpha vs agent-beta", async () => {
-  const text = await cli("compare", SYNTHETIC, "--agents", "agent-alpha,agent-beta", "--paired");
+  const text = await cliInProcess(
+    "compare",
+    SYNTHETIC,
+    "--agents",
+    "agent-alpha,agent-beta",
+    "--paired",
+  );
   assert.equal(text.code, 0, text.stderr);
   assert.equal(text.stderr, "");
   assert.match(
@@ -27,7 +33,7 @@ Deno.test("compare --paired gives the audit's exact McNemar p 0.143 for agent-al
   // one comparison: nothing to adjust, no Holm line
   assert.ok(!text.stdout.includes("Holm"), text.stdout);
 
-  const json = await cli(
+  const json = await cliInProcess(
     "compare",
     SYNTHETIC,
     "--agents",
@@ -54,7 +60,7 @@ Deno.test("compare --paired gives the audit's exact McNemar p 0.143 for agent-al
 });
 
 Deno.test("compare --paired with four agents gives Holm-adjusted p-values over 6 comparisons", async () => {
-  const text = await cli("compare", SYNTHETIC, "--paired");
+  const text = await cliInProcess("compare", SYNTHETIC, "--paired");
   // agent-gamma is withheld (censoring 21.4% > 10%): its pairs are marked, and not explained
   assert.ok(!text.stdout.includes("Paired comparison agent-alpha vs agent-gamma"), text.stdout);
   assert.equal(text.code, 0, text.stderr);
@@ -81,7 +87,7 @@ Deno.test("compare --paired with four agents gives Holm-adjusted p-values over 6
     ),
     text.stdout,
   );
-  const out = JSON.parse((await cli("compare", SYNTHETIC, "--paired", "--json")).stdout);
+  const out = JSON.parse((await cliInProcess("compare", SYNTHETIC, "--paired", "--json")).stdout);
   assert.equal(out.paired_p_values.comparisons, 6);
   assert.deepEqual(
     out.paired_p_values.pairs.map((p: { holm_p_value: number }) => p.holm_p_value),
@@ -95,6 +101,6 @@ Deno.test("compare --paired with four agents gives Holm-adjusted p-values over 6
     ],
   );
   // without --paired there is nothing to test
-  const plain = JSON.parse((await cli("compare", SYNTHETIC, "--json")).stdout);
+  const plain = JSON.parse((await cliInProcess("compare", SYNTHETIC, "--json")).stdout);
   assert.equal(plain.paired_p_values, null);
 });

@@ -11,7 +11,7 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { cli } from "./_cli_run.ts";
+import { cliInProcess } from "./_cli_run.ts";
 import { importSweBenchProLedger, sweBenchProResults } from "./_swe_bench_pro_ledger.ts";
 import { SCORE_WORDS } from "../analysis/score_words.ts";
 
@@ -161,7 +161,7 @@ Deno.test("one wording, one number per agent on the public SWE-Bench Pro results
     deepEqual(expected.scored.get("gpt-5-250-turns-10132025"), new Set(["36.4%"]));
 
     const out = `${dir}/report`;
-    const report = await cli("report", ledger, "--tasks", tasks, "--out", out);
+    const report = await cliInProcess("report", ledger, "--tasks", tasks, "--out", out);
     equal(report.code, 0, report.stderr);
     const markdown = await Deno.readTextFile(`${out}/report.md`);
     const { text: html, tooltips } = htmlText(await Deno.readTextFile(`${out}/report.html`));
@@ -175,7 +175,7 @@ Deno.test("one wording, one number per agent on the public SWE-Bench Pro results
     const commands: Record<string, string> = {};
     for (const command of ["summarize", "compare", "censoring"]) {
       // Wide enough that no line wraps: a claim and the agent it names stay on one line.
-      const result = await cli(command, ledger, "--tasks", tasks, "--width", "1000");
+      const result = await cliInProcess(command, ledger, "--tasks", tasks, "--width", "1000");
       equal(result.code, 0, result.stderr);
       commands[command] = result.stdout;
     }

@@ -1,5 +1,5 @@
 /**
- * `ledgerbench show` as a subprocess: a row with a stored episode log, a row
+ * `ledgerbench show` (run in the test process, `cliInProcess`): a row with a stored episode log, a row
  * without one, a missing or altered log, an unknown episode id, escaping.
  *
  * @module
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { storeEpisodeLog } from "../runner/episode_log_store.ts";
 import { callRecord, refusedRecord } from "../runner/relay/_call_record_for_test.ts";
-import { cli, fileSha256, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, fileSha256, row, writeJsonl } from "./_cli_run.ts";
 
 /** Lines pinned whole: the text at a width that folds nothing (`--width`). */
 const WIDE = ["--width", "400"];
@@ -55,7 +55,7 @@ async function fixture(dir: string, stderrTail = "Traceback: crashed on purpose\
 Deno.test("show prints the row, each call and the output tails of a stored log", async () => {
   await using dir = await tempDir();
   const { ledger, stored } = await fixture(dir.path);
-  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
+  const result = await cliInProcess("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.stderr, "");
   assert.equal(result.code, 0);
   const sha = await fileSha256(ledger);
@@ -156,7 +156,7 @@ Deno.test("show prints what the token cap did to each call, its provider feature
   const ledger = await writeJsonl(`${dir.path}/ledger.jsonl`, [
     row({ agent_id: "claude", resolved: true, episode_log_digest: stored.digest }),
   ]);
-  const result = await cli("show", "r1/claude/t1/1", "--ledger", ledger, ...WIDE);
+  const result = await cliInProcess("show", "r1/claude/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.code, 0, result.stderr);
   const lines = result.stdout.split("\n");
   const from = lines.findIndex((line) => line.startsWith("  #1 prompt bound"));
@@ -176,7 +176,7 @@ Deno.test("show prints what the token cap did to each call, its provider feature
 Deno.test("show --json prints the row and the stored log as canonical JSON", async () => {
   await using dir = await tempDir();
   const { ledger, stored } = await fixture(dir.path);
-  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--json");
+  const result = await cliInProcess("show", "r1/crasher/t1/1", "--ledger", ledger, "--json");
   assert.equal(result.code, 0);
   const payload = JSON.parse(result.stdout);
   assert.deepEqual(Object.keys(payload), ["artifacts", "episode", "episode_log", "ledger", "line"]);
@@ -192,7 +192,7 @@ Deno.test("show --json prints the row and the stored log as canonical JSON", asy
 Deno.test("show prints a row without a stored log and says so", async () => {
   await using dir = await tempDir();
   const { ledger } = await fixture(dir.path);
-  const result = await cli("show", "r1/old/t1/1", "--ledger", ledger, ...WIDE);
+  const result = await cliInProcess("show", "r1/old/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.code, 0);
   assert.match(result.stdout, /^ledger: .*, line 2\nepisode: r1\/old\/t1\/1\noutcome: resolved,/);
   assert.ok(
@@ -205,7 +205,14 @@ Deno.test("show prints a row without a stored log and says so", async () => {
 Deno.test("show refuses a missing store or log, an altered log and an unknown id (exit 2, one line)", async () => {
   await using dir = await tempDir();
   const { ledger, stored } = await fixture(dir.path);
-  const missing = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--artifacts", dir.path);
+  const missing = await cliInProcess(
+    "show",
+    "r1/crasher/t1/1",
+    "--ledger",
+    ledger,
+    "--artifacts",
+    dir.path,
+  );
   assert.deepEqual(missing, {
     code: 2,
     stdout: "",
@@ -215,7 +222,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
 
   await Deno.chmod(stored.path, 0o644);
   await Deno.writeTextFile(stored.path, "{}\n");
-  const tampered = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
+  const tampered = await cliInProcess("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(tampered.code, 2);
   assert.equal(tampered.stdout, "");
   assert.equal(
@@ -228,7 +235,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
 
   // No store where the default points (the log is elsewhere): the error says how to name it.
   await Deno.rename(`${dir.path}/artifacts`, `${dir.path}/elsewhere`);
-  const nowhere = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
+  const nowhere = await cliInProcess("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.deepEqual(nowhere, {
     code: 2,
     stdout: "",
@@ -237,7 +244,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
       "store with --artifacts DIR\n",
   });
 
-  const unknown = await cli("show", "r1/nobody/t1/1", "--ledger", ledger, ...WIDE);
+  const unknown = await cliInProcess("show", "r1/nobody/t1/1", "--ledger", ledger, ...WIDE);
   assert.deepEqual(unknown, {
     code: 2,
     stdout: "",
@@ -248,7 +255,7 @@ Deno.test("show refuses a missing store or log, an altered log and an unknown id
 Deno.test("show escapes control characters from the log and the ledger", async () => {
   await using dir = await tempDir();
   const { ledger } = await fixture(dir.path, "\x1b[2J\x1b]0;owned\x07fake\rline \u202eevil\n");
-  const result = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
+  const result = await cliInProcess("show", "r1/crasher/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(result.code, 0);
   assert.ok(!["\x1b", "\x07", "\r", "\u202e"].some((c) => result.stdout.includes(c)));
   assert.ok(
@@ -256,7 +263,7 @@ Deno.test("show escapes control characters from the log and the ledger", async (
       "stderr tail:\n  | \\x1b[2J\\x1b]0;owned\\x07fake\\x0dline \\u202eevil\n",
     ),
   );
-  const json = await cli("show", "r1/crasher/t1/1", "--ledger", ledger, "--json");
+  const json = await cliInProcess("show", "r1/crasher/t1/1", "--ledger", ledger, "--json");
   assert.ok(!["\x1b", "\x07", "\r", "\u202e"].some((c) => json.stdout.includes(c)));
   assert.equal(
     JSON.parse(json.stdout).episode_log.stderr_tail,
@@ -299,7 +306,7 @@ Deno.test("show prints the verification record and the verifier's output tails, 
       verification: { mode: "sealed", reward: null, reward_file: null, decided_by: null },
     }),
   ]);
-  const shown = await cli("show", "r1/a/t1/1", "--ledger", ledger, ...WIDE);
+  const shown = await cliInProcess("show", "r1/a/t1/1", "--ledger", ledger, ...WIDE);
   assert.equal(shown.code, 0, shown.stderr);
   assert.ok(!["\x1b", "\x07", "\u202e"].some((c) => shown.stdout.includes(c)));
   const head = shown.stdout.split("\n\nrow:\n")[0];
@@ -324,7 +331,7 @@ Deno.test("show prints the verification record and the verifier's output tails, 
     shown.stdout,
   );
   // A sealed verdict by the JSON line: the mode, no reward, nothing about hijacks or egress.
-  const sealed = await cli("show", "r1/a/t2/1", "--ledger", ledger, ...WIDE);
+  const sealed = await cliInProcess("show", "r1/a/t2/1", "--ledger", ledger, ...WIDE);
   assert.equal(sealed.code, 0, sealed.stderr);
   assert.ok(
     sealed.stdout.includes(
@@ -333,7 +340,9 @@ Deno.test("show prints the verification record and the verifier's output tails, 
     sealed.stdout,
   );
   // --json keeps both whole
-  const json = JSON.parse((await cli("show", "r1/a/t1/1", "--ledger", ledger, "--json")).stdout);
+  const json = JSON.parse(
+    (await cliInProcess("show", "r1/a/t1/1", "--ledger", ledger, "--json")).stdout,
+  );
   assert.deepEqual(json.episode.verification.reward, {
     correctness: 1,
     "perf\nformance\u202e": 0.7,
@@ -342,7 +351,7 @@ Deno.test("show prints the verification record and the verifier's output tails, 
 });
 
 Deno.test("show without --ledger is a usage error (exit 1)", async () => {
-  const result = await cli("show", "r1/a/t1/1");
+  const result = await cliInProcess("show", "r1/a/t1/1");
   assert.equal(result.code, 1);
   assert.match(result.stderr, /^error: Missing option: "--ledger"\n\nPrint what happened/);
 });

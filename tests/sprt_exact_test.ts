@@ -4,7 +4,7 @@
  * test where the normal approximation does not hold.
  */
 import assert from "node:assert/strict";
-import { cli, row, writeJsonl } from "./_cli_run.ts";
+import { cliInProcess, row, writeJsonl } from "./_cli_run.ts";
 
 const includes = (actual: string, part: string) =>
   assert.ok(actual.includes(part), `expected to find ${JSON.stringify(part)} in:\n${actual}`);
@@ -15,21 +15,21 @@ Deno.test("sprt adopts after two passes that land exactly on the adopt boundary 
   const dir = await Deno.makeTempDir();
   const rows = ["t1", "t2", "t3"].map((task_id) => row({ task_id, resolved: true }));
   const ledger = await writeJsonl(`${dir}/two_passes.jsonl`, rows);
-  const result = await cli("sprt", ledger, "--agent", "a", ...AUDIT_SPRT);
+  const result = await cliInProcess("sprt", ledger, "--agent", "a", ...AUDIT_SPRT);
   assert.equal(result.code, 0, result.stderr);
   // (0.3/0.1)^2 = 9 = (1 − 0.1)/0.1: adopt at n = 2; the printed LLR and boundary are equal
   // to four decimals (seed 002 printed the same numbers and continued).
   includes(result.stdout, "verdict: adopt after 2 valid results (passes 2, fails 0, LLR +2.1972)");
   includes(result.stdout, "adopt at LLR >= 2.1972");
   const json = JSON.parse(
-    (await cli("sprt", ledger, "--agent", "a", ...AUDIT_SPRT, "--json")).stdout,
+    (await cliInProcess("sprt", ledger, "--agent", "a", ...AUDIT_SPRT, "--json")).stdout,
   );
   assert.deepEqual(json.replay.steps.map((s: { verdict: string }) => s.verdict), [
     "continue",
     "adopt",
   ]);
   // Just off the boundary: beta 0.09999999999999999 makes (1 − beta)/alpha > 9: continue.
-  const off = await cli(
+  const off = await cliInProcess(
     "sprt",
     ledger,
     "--agent",
@@ -50,11 +50,12 @@ Deno.test("sprt adopts after two passes that land exactly on the adopt boundary 
 Deno.test("calibrate counts the exact boundary in the operating characteristic (issue 13)", async () => {
   // Python fractions reference (see analysis/sprt/sprt_operating_characteristic_test.ts):
   // P(adopt | 0.1) = 0.07046051006886467 at n_cap 100; the float rule gave 0.0656.
-  const result = await cli("calibrate", ...AUDIT_SPRT, "--n-cap", "100", "--rates", "0.1");
+  const result = await cliInProcess("calibrate", ...AUDIT_SPRT, "--n-cap", "100", "--rates", "0.1");
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /^ {2}0\.10 {2}7\.05% /m);
   const json = JSON.parse(
-    (await cli("calibrate", ...AUDIT_SPRT, "--n-cap", "100", "--rates", "0.1", "--json")).stdout,
+    (await cliInProcess("calibrate", ...AUDIT_SPRT, "--n-cap", "100", "--rates", "0.1", "--json"))
+      .stdout,
   );
   assert.equal(json.calibration.rows[0].exact.decisions.adopt, 0.0704605100689);
 });
@@ -78,7 +79,7 @@ const AUDIT_CALIBRATE = [
 Deno.test("calibrate agrees when 1 hit meets an exact probability of 6.3e-7 (issue 13)", async () => {
   // 1 cap-adopt in 20,000 trials against P = 6.272e-7 (expected 0.0125): |z| 8.82 was a false
   // alarm; scipy.stats.binomtest(1, 20000, 6.272e-07).pvalue = 0.012465655858141666.
-  const result = await cli(...AUDIT_CALIBRATE);
+  const result = await cliInProcess(...AUDIT_CALIBRATE);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stderr, "");
   includes(result.stdout, "Exact binomial tests where an expected count is below 10");
@@ -86,13 +87,13 @@ Deno.test("calibrate agrees when 1 hit meets an exact probability of 6.3e-7 (iss
   includes(result.stdout, "Exact and Monte Carlo agree: every |z| <= 4 (largest 1.23)");
   includes(result.stdout, "every exact p >=\n  6.33e-5 (smallest 0.0125)");
   assert.ok(!result.stdout.includes("DISAGREE"));
-  const json = JSON.parse((await cli(...AUDIT_CALIBRATE, "--json")).stdout);
+  const json = JSON.parse((await cliInProcess(...AUDIT_CALIBRATE, "--json")).stdout);
   assert.equal(json.calibration.agrees, true);
   assert.equal(json.calibration.rows[0].exact_p["cap-adopt"], 0.0124656558581);
   assert.equal(json.calibration.exact_p_level, 0.0000633424836662);
   // At --tolerance-z 2 the level is 0.0455 (scipy.special.erfc(2 / sqrt(2))): the exact test
   // disagrees while every |z| used stays within 2.
-  const strict = await cli(...AUDIT_CALIBRATE, "--tolerance-z", "2");
+  const strict = await cliInProcess(...AUDIT_CALIBRATE, "--tolerance-z", "2");
   assert.equal(strict.code, 0, strict.stderr);
   includes(strict.stdout, "Exact and Monte Carlo DISAGREE: smallest exact p 0.0125 < 0.0455");
 });

@@ -10,7 +10,7 @@ import { PACKAGE_INDEX_HOSTS } from "../runner/egress/agent_egress.ts";
 import { loadSuite } from "../inputs/suite.ts";
 import { tempDir } from "../runner/_temp_dir_for_test.ts";
 import { type BadInputCase, badInputTests } from "./_bad_input_table.ts";
-import { cli, ROOT } from "./_cli_run.ts";
+import { cliInProcess, ROOT } from "./_cli_run.ts";
 
 const FIXTURES = "tests/fixtures/harbor_tasks";
 
@@ -18,7 +18,7 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
   await using tmp = await tempDir();
   const out = `${tmp.path}/tb`;
   // --width 400: the warnings pinned whole, unfolded
-  const run = await cli(
+  const run = await cliInProcess(
     "suite",
     "import",
     "harbor",
@@ -63,7 +63,7 @@ Deno.test("suite import harbor: a dataset directory becomes a suite that loads, 
 Deno.test("suite import harbor --json: one task, its id, suite hash and warnings", async () => {
   await using tmp = await tempDir();
   const out = `${tmp.path}/one`;
-  const run = await cli(
+  const run = await cliInProcess(
     "suite",
     "import",
     "harbor",
@@ -109,7 +109,7 @@ const COOKBOOK = `${FIXTURES}/cookbook`;
 Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-host options", async () => {
   await using tmp = await tempDir();
   const out = `${tmp.path}/cookbook`;
-  const run = await cli(
+  const run = await cliInProcess(
     "suite",
     "import",
     "harbor",
@@ -187,7 +187,7 @@ Deno.test("suite import harbor: the cookbook's recipes with reward and verifier-
 });
 
 Deno.test("suite --help opens with an example", async () => {
-  const run = await cli("suite", "--help");
+  const run = await cliInProcess("suite", "--help");
   equal(run.code, 0);
   match(
     run.stdout,
@@ -359,7 +359,7 @@ Deno.test("suite import harbor --skip-refused: the other tasks imported, each re
     await Deno.writeTextFile(`${harbor}/${path}`, text);
   }
   const out = `${tmp.path}/examples`;
-  const run = await cli(
+  const run = await cliInProcess(
     "suite",
     "import",
     "harbor",
@@ -383,14 +383,21 @@ Deno.test("suite import harbor --skip-refused: the other tasks imported, each re
   const suite = await loadSuite(out);
   deepEqual(suite.manifest.import_skipped, [{ dir: `${harbor}/host-db`, reason: compose }]);
   // Without the option, one refused task refuses the import, and nothing is written.
-  const refused = await cli("suite", "import", "harbor", harbor, "--out", `${tmp.path}/none`);
+  const refused = await cliInProcess(
+    "suite",
+    "import",
+    "harbor",
+    harbor,
+    "--out",
+    `${tmp.path}/none`,
+  );
   equal(refused.code, 2);
   equal(await Deno.stat(`${tmp.path}/none`).then(() => true, () => false), false);
 });
 
 Deno.test("suite import harbor --verifier-allow-host @package-indexes gives the verifier the package indexes", async () => {
   await using tmp = await tempDir();
-  const run = await cli(
+  const run = await cliInProcess(
     "suite",
     "import",
     "harbor",

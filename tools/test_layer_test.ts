@@ -1,0 +1,113 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import {
+  configExcludes,
+  excluded,
+  layerArguments,
+  layerOf,
+  LAYERS,
+  ROOT,
+  SYSTEM,
+  SYSTEM_MARKS,
+  TEST_FILE,
+  testFiles,
+  UNIT_DESPITE_MARKS,
+} from "./test_layer.ts";
+
+/** A module that serves tests only: under tests/, a `testdata/` directory, or `*_for_test.ts`. */
+function isTestHelper(path: string): boolean {
+  return path.startsWith("tests/") || path.includes("/testdata/") || path.endsWith("_for_test.ts");
+}
+
+/** The source of `path` and of every test helper it imports, transitively, by path. */
+async function withHelpers(path: string): Promise<Map<string, string>> {
+  const sources = new Map<string, string>();
+  const pending = [path];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (sources.has(file)) continue;
+    const text = await Deno.readTextFile(`${ROOT}/${file}`);
+    sources.set(file, text);
+    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*["'](\.\.?\/[^"']+)["']/g)) {
+      const target = new URL(specifier, `file://${ROOT}/${file}`).pathname.slice(ROOT.length + 1);
+      if (isTestHelper(target)) pending.push(target);
+    }
+  }
+  return sources;
+}
+
+/** The first mark of a system need in the file or its helpers, as `file: /mark/`, or null. */
+async function systemMark(path: string): Promise<string | null> {
+  for (const [file, text] of await withHelpers(path)) {
+    const mark = SYSTEM_MARKS.find((pattern) => pattern.test(text));
+    if (mark !== undefined) return `${file}: ${mark}`;
+  }
+  return null;
+}
+
+Deno.test("every test file is in exactly one layer, and the layers are the whole suite", async () => {
+  const files = await testFiles();
+  ok(files.length > 200, `only ${files.length} test files found`);
+  const byLayer = LAYERS.map((layer) => files.filter((file) => layerOf(file) === layer));
+  deepEqual(byLayer.flat().sort(), files);
+  equal(byLayer.reduce((n, layer) => n + layer.length, 0), files.length);
+  for (const layer of byLayer) ok(layer.length > 0);
+});
+
+Deno.test("every system file is a test file deno test runs", async () => {
+  const files = new Set(await testFiles());
+  for (const path of Object.keys(SYSTEM)) {
+    ok(files.has(path), `${path} is listed in SYSTEM but is not a test file deno test runs`);
+  }
+});
+
+Deno.test("no unit file shows a mark of the engine, Slurm, Jupyter or a browser", async () => {
+  const marked: string[] = [];
+  for (const file of await testFiles()) {
+    if (layerOf(file) !== "unit" || Object.hasOwn(UNIT_DESPITE_MARKS, file)) continue;
+    const mark = await systemMark(file);
+    if (mark !== null) marked.push(`${file} (${mark})`);
+  }
+  deepEqual(
+    marked,
+    [],
+    `add to SYSTEM in tools/test_layer.ts, with what they need:\n${marked.join("\n")}`,
+  );
+});
+
+Deno.test("every file kept in unit despite a mark is a unit test file that shows one", async () => {
+  const files = new Set(await testFiles());
+  for (const file of Object.keys(UNIT_DESPITE_MARKS)) {
+    ok(files.has(file) && layerOf(file) === "unit", file);
+    ok(await systemMark(file) !== null, `${file} shows no mark: drop it from UNIT_DESPITE_MARKS`);
+  }
+});
+
+Deno.test("every system file shows the mark of what it needs", async () => {
+  const unmarked: string[] = [];
+  for (const file of Object.keys(SYSTEM)) {
+    if (await systemMark(file) === null) unmarked.push(file);
+  }
+  deepEqual(unmarked, [], `no longer need the engine? move to unit:\n${unmarked.join("\n")}`);
+});
+
+Deno.test("the unit layer ignores deno.json's exclusions and the system files; system names them", async () => {
+  const excludes = await configExcludes();
+  const unit = await layerArguments("unit");
+  equal(unit.slice(0, 3).join(" "), "test --allow-all --doc");
+  const ignore = unit.find((arg) => arg.startsWith("--ignore="))!.slice("--ignore=".length);
+  deepEqual(ignore.split(","), [...excludes, ...Object.keys(SYSTEM)]);
+  deepEqual((await layerArguments("system")).slice(3), Object.keys(SYSTEM));
+});
+
+Deno.test("excluded() and TEST_FILE follow deno's rules", () => {
+  const excludes = ["tests/fixtures/", "suites/*.judge/", "out/"];
+  ok(excluded("tests/fixtures/a/b_test.ts", excludes));
+  ok(excluded("suites/x.judge/a_test.ts", excludes));
+  ok(!excluded("suites/x.judged/a_test.ts", excludes));
+  ok(!excluded("tests/fixtures_test.ts", excludes));
+  ok(!excluded("bench/out/a_test.ts", excludes));
+  for (const name of ["a_test.ts", "a.test.ts", "test.ts", "a_test.mjs"]) ok(TEST_FILE.test(name));
+  for (const name of ["a_test.json", "atest.ts", "a_tests.ts", "_test_ca.ts"]) {
+    ok(!TEST_FILE.test(name), name);
+  }
+});
