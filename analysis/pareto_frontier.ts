@@ -217,7 +217,9 @@ export function paretoFrontierProbability(
   const picks = new Int32Array(tasks);
   const onFrontier = new Array<number>(agents).fill(0);
   const without = new Array<number>(agents).fill(0);
-  const points = samples.map((_, index) => ({ index, cost: NaN, rate: NaN }));
+  const cost = new Float64Array(agents);
+  const rate = new Float64Array(agents);
+  const order = new Int32Array(agents);
   // Per agent a, at [a * 3]: the round's Σ cost, Σ resolved, attempts.
   const sums = new Float64Array(agents * 3);
   const width = agents * 3;
@@ -231,11 +233,10 @@ export function paretoFrontierProbability(
     for (let a = 0; a < agents; a++) {
       const hits = sums[a * 3 + 1];
       if (hits === 0) without[a]++;
-      points[a].cost = hits === 0 ? NaN : sums[a * 3] / hits;
-      points[a].rate = hits === 0 ? NaN : hits / sums[a * 3 + 2];
+      cost[a] = hits === 0 ? NaN : sums[a * 3] / hits;
+      rate[a] = hits === 0 ? NaN : hits / sums[a * 3 + 2];
     }
-    const front = paretoFrontier(points, { cost: (p) => p.cost, benefit: (p) => p.rate });
-    for (const point of front) onFrontier[point.index]++;
+    countFrontier(cost, rate, order, onFrontier);
   }
   return {
     method: "task_paired",
@@ -250,6 +251,51 @@ export function paretoFrontierProbability(
       rounds_without_resolved: without[a],
     })),
   };
+}
+
+/**
+ * {@linkcode paretoFrontier}'s rule over one round's points (agent `a` at
+ * `cost[a]`, `rate[a]`), counting each member in `onFrontier` without
+ * allocating: the bootstrap calls it once per round. The points with a
+ * finite cost and rate are put in `order` by an insertion sort on the same
+ * total order (cost ascending, rate descending, index ascending; a
+ * difference of two unequal finite doubles is never zero), so the members
+ * are exactly those `paretoFrontier` returns. O(agents²) per round, for the
+ * few agents of a leaderboard.
+ */
+function countFrontier(
+  cost: Float64Array,
+  rate: Float64Array,
+  order: Int32Array,
+  onFrontier: number[],
+): void {
+  const precedes = (a: number, b: number) =>
+    cost[a] !== cost[b] ? cost[a] < cost[b] : rate[a] !== rate[b] ? rate[a] > rate[b] : a < b;
+  let n = 0;
+  for (let a = 0; a < cost.length; a++) {
+    if (!Number.isFinite(cost[a]) || !Number.isFinite(rate[a])) continue;
+    let at = n++;
+    while (at > 0 && precedes(a, order[at - 1])) {
+      order[at] = order[at - 1];
+      at--;
+    }
+    order[at] = a;
+  }
+  let best = -Infinity;
+  let lastCost = NaN;
+  let lastRate = NaN;
+  for (let k = 0; k < n; k++) {
+    const a = order[k];
+    if (rate[a] > best) {
+      onFrontier[a]++;
+      best = rate[a];
+      lastCost = cost[a];
+      lastRate = rate[a];
+    } else if (cost[a] === lastCost && rate[a] === lastRate) {
+      // An exact duplicate of the last frontier point: neither dominates the other.
+      onFrontier[a]++;
+    }
+  }
 }
 
 function byCodeUnit(x: string, y: string): number {
