@@ -53,3 +53,33 @@ Deno.test("StringSet grows past its initial capacity without losing entries", ()
   for (const id of ids) assert.equal(set.add(id), false);
   assert.equal(set.size, ids.length);
 });
+
+Deno.test("StringSet keeps a string stored two bytes per unit apart from one whose bytes match", () => {
+  // "\u0100A" is stored as the bytes 00 01 41 00, the bytes of "\u0000\u0001A\u0000"
+  const set = new StringSet();
+  assert.equal(set.add("\u0100A"), true);
+  assert.equal(set.add("\u0000\u0001A\u0000"), true);
+  assert.equal(set.add("\u0100A"), false);
+  assert.equal(set.add("\u0000\u0001A\u0000"), false);
+  assert.equal(set.has("\u0100"), false);
+  assert.equal(set.add(""), true);
+  assert.equal(set.add(""), false);
+  assert.equal(set.size, 3);
+});
+
+Deno.test("StringSet keeps strings across blocks, longer ones than a block included", () => {
+  const set = new StringSet();
+  const long = "x".repeat(1_500_000);
+  const wideLong = "\u0101".repeat(600_000);
+  const ids = Array.from({ length: 40_000 }, (_, i) => `${"r".repeat(40)}/T${i}`);
+  for (const id of ids.slice(0, 20_000)) assert.equal(set.add(id), true);
+  assert.equal(set.add(long), true);
+  assert.equal(set.add(wideLong), true);
+  for (const id of ids.slice(20_000)) assert.equal(set.add(id), true);
+  for (const id of ids) assert.equal(set.add(id), false);
+  assert.equal(set.add(long), false);
+  assert.equal(set.add(`${long}y`), true);
+  assert.equal(set.add(wideLong), false);
+  assert.equal(set.has(long.slice(1)), false);
+  assert.equal(set.size, ids.length + 3);
+});
