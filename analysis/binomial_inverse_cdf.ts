@@ -4,24 +4,28 @@
  *
  * @module
  */
-import { binomialPmf } from "./binomial_pmf.ts";
+import { BinomialSupports } from "./binomial_pmf.ts";
 
 /**
  * Builds the inverse CDF (quantile function) of Binomial(n, p): a function
  * mapping u ∈ [0, 1) to the smallest j with u < F(j), where F(j) = Σ_{i ≤ j} P(K = i).
  *
  * Fed a uniform u, it returns an exact Binomial(n, p) draw (no normal or other
- * approximation; F is the cumulative sum of {@link binomialPmf}, computed in
- * log space). Values of j with probability exactly 0 (underflow, or p ∈ {0, 1})
- * are never returned; a u at or above the rounded F(n) returns the largest j
+ * approximation; F is the cumulative sum of the binomial pmf, computed in
+ * log space, over the counts of positive probability, {@link BinomialSupports}).
+ * Values of j with probability exactly 0 (underflow, or p ∈ {0, 1}) are never
+ * returned; a u at or above the rounded F(n) returns the largest j
  * with positive probability. Source: inverse transform sampling (textbook);
  * used by seed 001's bootstrap through `bootstrapRate`.
- * Cost: O(n) to build, O(log n) per call (binary search), O(n) memory.
+ * Cost: O(s) to build, O(log s) per call (binary search), O(s) memory, s the
+ * number of counts of positive probability (about 77 standard deviations of
+ * K), plus O(n) for the supports unless they are given.
  *
  * @param n number of trials, a non-negative integer
  * @param p success probability in [0, 1]
+ * @param supports the pmfs of this n, to share across calls (default: fresh ones)
  * @returns `(u) => j` for u in [0, 1)
- * @throws {RangeError} when `n` or `p` is invalid (see {@link binomialPmf})
+ * @throws {RangeError} when `n` or `p` is invalid (see {@link BinomialSupports})
  * @example
  * ```ts
  * import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
@@ -32,18 +36,21 @@ import { binomialPmf } from "./binomial_pmf.ts";
  * }
  * ```
  */
-export function binomialInverseCdf(n: number, p: number): (u: number) => number {
-  const pmf = binomialPmf(n, p);
-  // Support [first, last]: entries outside are exactly 0.
-  let first = 0;
-  while (pmf[first] === 0) first++;
-  let last = n;
-  while (pmf[last] === 0) last--;
-  const cdf = new Float64Array(last - first + 1);
+export function binomialInverseCdf(
+  n: number,
+  p: number,
+  supports: BinomialSupports = new BinomialSupports(n),
+): (u: number) => number {
+  if (supports.n !== n) {
+    throw new RangeError(`Cannot build an inverse CDF: supports of n = ${supports.n}, not ${n}`);
+  }
+  // Support [first, first + cdf.length): the counts of positive probability, whose
+  // probabilities are summed in place into the CDF.
+  const { first, probabilities: cdf } = supports.of(p);
   let sum = 0;
-  for (let j = first; j <= last; j++) {
-    sum += pmf[j];
-    cdf[j - first] = sum;
+  for (let i = 0; i < cdf.length; i++) {
+    sum += cdf[i];
+    cdf[i] = sum;
   }
   const top = cdf.length - 1;
   return (u: number): number => {
