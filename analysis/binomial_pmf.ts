@@ -87,11 +87,42 @@ export class BinomialSupports {
    * ```
    */
   of(p: number): BinomialSupport {
+    if (p === 0 || p === 1) {
+      return { first: p === 0 ? 0 : this.n, probabilities: Float64Array.of(1) };
+    }
+    const { first, last, logWeights } = this.logWeights(p);
+    const weights = new Float64Array(last - first + 1);
+    for (let i = 0; i < weights.length; i++) weights[i] = Math.exp(logWeights[first + i]);
+    // The counts beyond [first, last] have weight 0, which changes no partial sum (x + 0 = x).
+    let total = 0;
+    for (let i = 0; i < weights.length; i++) total += weights[i];
+    for (let i = 0; i < weights.length; i++) weights[i] /= total;
+    // A weight of e^−745 or so divided by the total may round to 0: trim it off either end.
+    let start = 0;
+    while (weights[start] === 0) start++;
+    let end = weights.length;
+    while (weights[end - 1] === 0) end--;
+    return { first: first + start, probabilities: weights.subarray(start, end) };
+  }
+
+  /**
+   * The log weights of Binomial(n, p) for 0 < p < 1, as {@link of} builds
+   * them: `logWeights[j]` = log w(j) for j in [first, last], 0 at the mode,
+   * every weight outside having an exp of exactly 0. The array is this
+   * instance's buffer, overwritten by the next call. Cost: O(last − first).
+   *
+   * @param p success probability in [0, 1]; 0 and 1 have no log weights
+   * @returns the mode, the range and the buffer
+   * @throws {RangeError} when `p` is not strictly between 0 and 1
+   */
+  logWeights(p: number): { mode: number; first: number; last: number; logWeights: Float64Array } {
     const n = this.n;
     if (!(p >= 0 && p <= 1)) {
       throw new RangeError(`Cannot compute a binomial pmf: "p" must lie in [0, 1], got ${p}`);
     }
-    if (p === 0 || p === 1) return { first: p === 0 ? 0 : n, probabilities: Float64Array.of(1) };
+    if (p === 0 || p === 1) {
+      throw new RangeError(`Cannot compute binomial log weights: "p" is ${p}, all mass on one end`);
+    }
     const logWeights = this.#logWeights;
     const mode = Math.min(n, Math.floor((n + 1) * p));
     const logOdds = Math.log(p) - Math.log1p(-p);
@@ -111,18 +142,7 @@ export class BinomialSupports {
       if (logW < UNDERFLOW) break;
       logWeights[--first] = logW;
     }
-    const weights = new Float64Array(last - first + 1);
-    for (let i = 0; i < weights.length; i++) weights[i] = Math.exp(logWeights[first + i]);
-    // The counts beyond [first, last] have weight 0, which changes no partial sum (x + 0 = x).
-    let total = 0;
-    for (let i = 0; i < weights.length; i++) total += weights[i];
-    for (let i = 0; i < weights.length; i++) weights[i] /= total;
-    // A weight of e^−745 or so divided by the total may round to 0: trim it off either end.
-    let start = 0;
-    while (weights[start] === 0) start++;
-    let end = weights.length;
-    while (weights[end - 1] === 0) end--;
-    return { first: first + start, probabilities: weights.subarray(start, end) };
+    return { mode, first, last, logWeights };
   }
 }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
+import { binomialInverseCdf, binomialQuantiles } from "./binomial_inverse_cdf.ts";
 import { BinomialSupports } from "./binomial_pmf.ts";
 import { seededRandom } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
@@ -137,9 +137,9 @@ function interval(
  * the sorted uniforms, and the bounds at indices floor(0.025 R) and
  * floor(0.975 R) are the inverse CDF of Binomial(n, k/n) at those two order
  * statistics of u. Cost: O(R log R) and O(n) for the pmf's logarithms and
- * buffer (`BinomialSupports`, shared by every count) once, then one
- * inverse-CDF table per count, O(√n) (the counts of positive probability),
- * instead of R draws and a sort.
+ * buffer (`BinomialSupports`, shared by every count) once, then the two
+ * quantiles of each count (`binomialQuantiles`), O(√n) (the counts of
+ * positive probability), instead of R draws and a sort.
  *
  * @param counts the resolved counts k, each an integer in [0, scored]
  * @param scored number of scored episodes n ≥ 1
@@ -174,7 +174,7 @@ export function bootstrapRateForCounts(
         `Cannot bootstrap a rate: "resolved" must be an integer in [0, ${scored}], got ${resolved}`,
       );
     }
-    const inverseCdf = binomialInverseCdf(scored, resolved / scored, supports);
-    return interval(resolved, scored, { rounds, seed }, [inverseCdf(uLower), inverseCdf(uUpper)]);
+    const [low, high] = binomialQuantiles(scored, resolved / scored, [uLower, uUpper], supports);
+    return interval(resolved, scored, { rounds, seed }, [low, high]);
   });
 }
