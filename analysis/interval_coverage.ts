@@ -61,9 +61,9 @@ export type Bounds = { lower: number; upper: number };
  * The exact coverage of an interval at n scored episodes and true rate p
  * (the module's formula). Given a function, every count k = 0..n is summed;
  * given a map (as {@link coverageProfile} builds it), only its counts are,
- * the others having probability below {@link NEGLIGIBLE} at p. O(n), given
- * a map mostly a buffer's fill: the pmf's positive part is O(√n), then the
- * map's counts.
+ * the others having probability below {@link NEGLIGIBLE} at p. O(n); given
+ * a map, mostly a buffer's fill, then the pmf's positive part (O(√n)) and
+ * the map's counts.
  *
  * @param interval (k, n) → interval, or the intervals of the counts that matter
  * @param n scored episodes, a positive integer
