@@ -1,6 +1,6 @@
-import { equal, ok, throws } from "node:assert/strict";
-import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
-import { binomialPmf } from "./binomial_pmf.ts";
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { binomialInverseCdf, binomialQuantiles } from "./binomial_inverse_cdf.ts";
+import { binomialPmf, BinomialSupports } from "./binomial_pmf.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 
 /** Empirical CDF of integer draws on 0..n. */
@@ -90,4 +90,18 @@ Deno.test("binomialInverseCdf() draws have the distribution of naive row resampl
 Deno.test("binomialInverseCdf() refuses invalid parameters", () => {
   throws(() => binomialInverseCdf(-2, 0.5), RangeError);
   throws(() => binomialInverseCdf(3, -0.1), RangeError);
+});
+
+Deno.test("binomialQuantiles() gives binomialInverseCdf()'s counts, near 1 too", () => {
+  const uniforms = [0, 1e-300, 0.001, 0.025, 0.5, 0.975, 0.999999, 1 - 1e-15, 1 - 2 ** -53];
+  for (const n of [1, 2, 7, 40, 1000, 30011]) {
+    const supports = new BinomialSupports(n);
+    for (const k of new Set([0, 1, 2, Math.floor(n / 3), n - 1, n].filter((k) => k <= n))) {
+      const quantile = binomialInverseCdf(n, k / n);
+      const expected = uniforms.map(quantile);
+      deepEqual(binomialQuantiles(n, k / n, uniforms, supports), expected, `${k} of ${n}`);
+      deepEqual(binomialQuantiles(n, k / n, [...uniforms].reverse()), expected.reverse());
+    }
+  }
+  throws(() => binomialQuantiles(3, 0.5, [0.5], new BinomialSupports(4)), RangeError);
 });

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { binomialPmf } from "./binomial_pmf.ts";
+import { binomialPmf, BinomialSupports } from "./binomial_pmf.ts";
 
 /** |actual − expected| ≤ rel × |expected|, with a readable failure. */
 /** Throws unless `fn` throws an instance of `kind` whose message contains `text`. */
@@ -77,4 +77,49 @@ Deno.test("binomialPmf() refuses invalid parameters", () => {
   throwsWith(() => binomialPmf(2.5, 0.5), RangeError, '"n" must be a non-negative integer');
   throwsWith(() => binomialPmf(4, 1.5), RangeError, '"p" must lie in [0, 1], got 1.5');
   throwsWith(() => binomialPmf(4, Number.NaN), RangeError, '"p" must lie in [0, 1], got NaN');
+});
+
+/** The pmf as a full table of n + 1 entries, the recurrence run over every count (reference). */
+function fullTablePmf(n: number, p: number): Float64Array {
+  const pmf = new Float64Array(n + 1);
+  if (p === 0 || p === 1) {
+    pmf[p === 0 ? 0 : n] = 1;
+    return pmf;
+  }
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  const logOdds = Math.log(p) - Math.log1p(-p);
+  pmf[mode] = 1;
+  let logW = 0;
+  for (let j = mode; j < n; j++) {
+    logW += Math.log(n - j) - Math.log(j + 1) + logOdds;
+    if (logW < -745.2) break;
+    pmf[j + 1] = Math.exp(logW);
+  }
+  logW = 0;
+  for (let j = mode; j > 0; j--) {
+    logW += Math.log(j) - Math.log(n - j + 1) - logOdds;
+    if (logW < -745.2) break;
+    pmf[j - 1] = Math.exp(logW);
+  }
+  let total = 0;
+  for (let j = 0; j <= n; j++) total += pmf[j];
+  for (let j = 0; j <= n; j++) pmf[j] /= total;
+  return pmf;
+}
+
+Deno.test("BinomialSupports.of() is the positive part of the full table, to the bit", () => {
+  for (const n of [0, 1, 5, 100, 2001, 60000]) {
+    const supports = new BinomialSupports(n);
+    for (const p of [0, 1, 1e-9, 0.01, 0.3, 0.5, 0.97, 1 - 1e-9, 1 / Math.max(n, 1)]) {
+      const full = fullTablePmf(n, p);
+      const { first, probabilities } = supports.of(p);
+      const last = first + probabilities.length - 1;
+      ok(probabilities[0] > 0 && probabilities[probabilities.length - 1] > 0, `${n}, ${p}`);
+      full.forEach((value, j) => {
+        const got = j >= first && j <= last ? probabilities[j - first] : 0;
+        ok(Object.is(got, value), `P(K = ${j}) of Binomial(${n}, ${p}): ${got} vs ${value}`);
+      });
+      deepEqual(binomialPmf(n, p), full);
+    }
+  }
 });

@@ -1,10 +1,11 @@
 /**
  * Seed 001's percentile bootstrap interval of a resolved rate, drawn exactly
- * and fast: O(n + R log n) instead of O(n R).
+ * and fast: O(n + R log R) instead of O(n R).
  *
  * @module
  */
-import { binomialInverseCdf } from "./binomial_inverse_cdf.ts";
+import { binomialInverseCdf, binomialQuantiles } from "./binomial_inverse_cdf.ts";
+import { BinomialSupports } from "./binomial_pmf.ts";
 import { seededRandom } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
@@ -54,8 +55,9 @@ export interface RateInterval {
  * smallest j with u < F(j). Each call starts a fresh generator, as seed 001's
  * script does per agent, so the same counts and seed give identical output.
  * Randomness comes only from `seededRandom(seed)` (seedrandom Alea).
- * Cost: O(n) for the table plus O(R log n) for the draws and O(R log R) for
- * the sort, memory O(n + R).
+ * Cost: O(n) for the table, mostly a buffer's fill, and O(√n) for its
+ * entries (the counts of positive probability), O(R log n) for the draws and
+ * O(R log R) for the sort, memory O(n + R).
  *
  * @param resolved number of resolved (passing) scored episodes k, 0 ≤ k ≤ n
  * @param scored number of scored episodes n ≥ 1 (invalid episodes are never scored)
@@ -134,8 +136,10 @@ function interval(
  * CDF is non-decreasing in u, so the sorted draws are the inverse CDF at
  * the sorted uniforms, and the bounds at indices floor(0.025 R) and
  * floor(0.975 R) are the inverse CDF of Binomial(n, k/n) at those two order
- * statistics of u. Cost: O(R log R) once, then one inverse-CDF table per
- * count instead of R draws and a sort.
+ * statistics of u. Cost: O(R log R) and O(n) for the pmf's logarithms and
+ * buffer (`BinomialSupports`, shared by every count) once, then the two
+ * quantiles of each count (`binomialQuantiles`), O(√n) (the counts of
+ * positive probability), instead of R draws and a sort.
  *
  * @param counts the resolved counts k, each an integer in [0, scored]
  * @param scored number of scored episodes n ≥ 1
@@ -163,13 +167,14 @@ export function bootstrapRateForCounts(
   uniforms.sort();
   const uLower = uniforms[Math.floor(0.025 * rounds)];
   const uUpper = uniforms[Math.floor(0.975 * rounds)];
+  const supports = new BinomialSupports(scored);
   return counts.map((resolved) => {
     if (!Number.isSafeInteger(resolved) || resolved < 0 || resolved > scored) {
       throw new RangeError(
         `Cannot bootstrap a rate: "resolved" must be an integer in [0, ${scored}], got ${resolved}`,
       );
     }
-    const inverseCdf = binomialInverseCdf(scored, resolved / scored);
-    return interval(resolved, scored, { rounds, seed }, [inverseCdf(uLower), inverseCdf(uUpper)]);
+    const [low, high] = binomialQuantiles(scored, resolved / scored, [uLower, uUpper], supports);
+    return interval(resolved, scored, { rounds, seed }, [low, high]);
   });
 }

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { binomialPmf } from "./binomial_pmf.ts";
+import { binomialPmf, BinomialSupports } from "./binomial_pmf.ts";
 import {
   bootstrapRate,
   bootstrapRateForCounts,
@@ -61,7 +61,9 @@ export type Bounds = { lower: number; upper: number };
  * The exact coverage of an interval at n scored episodes and true rate p
  * (the module's formula). Given a function, every count k = 0..n is summed;
  * given a map (as {@link coverageProfile} builds it), only its counts are,
- * the others having probability below {@link NEGLIGIBLE} at p. O(n).
+ * the others having probability below {@link NEGLIGIBLE} at p. O(n); given
+ * a map, mostly a buffer's fill, then the pmf's positive part (O(√n)) and
+ * the map's counts.
  *
  * @param interval (k, n) → interval, or the intervals of the counts that matter
  * @param n scored episodes, a positive integer
@@ -87,16 +89,21 @@ export function exactCoverage(
   if (!(p >= 0 && p <= 1)) {
     throw new RangeError(`Cannot compute a coverage: "p" must lie in [0, 1], got ${p}`);
   }
-  const pmf = binomialPmf(n, p);
   let covered = 0;
   if (typeof interval === "function") {
+    const pmf = binomialPmf(n, p);
     for (let k = 0; k <= n; k++) {
       const { lower, upper } = interval(k, n);
       if (lower <= p && p <= upper) covered += pmf[k];
     }
   } else {
+    // Counts of probability 0 are skipped: adding 0 leaves the sum as it is.
+    const { first, probabilities } = new BinomialSupports(n).of(p);
     for (const [k, { lower, upper }] of interval) {
-      if (lower <= p && p <= upper) covered += pmf[k];
+      const i = k - first;
+      if (i >= 0 && i < probabilities.length && lower <= p && p <= upper) {
+        covered += probabilities[i];
+      }
     }
   }
   return Math.min(1, covered);
@@ -121,9 +128,12 @@ export const CLOPPER_PEARSON_MAX_N = 2000;
 /** The counts k whose probability is at least {@link NEGLIGIBLE} at one of `rates`. */
 function countsThatMatter(n: number, rates: readonly number[]): number[] {
   const keep = new Uint8Array(n + 1);
+  const supports = new BinomialSupports(n);
   for (const rate of rates) {
-    const pmf = binomialPmf(n, rate);
-    for (let k = 0; k <= n; k++) if (pmf[k] >= NEGLIGIBLE) keep[k] = 1;
+    const { first, probabilities } = supports.of(rate);
+    probabilities.forEach((probability, i) => {
+      if (probability >= NEGLIGIBLE) keep[first + i] = 1;
+    });
   }
   const counts: number[] = [];
   keep.forEach((flag, k) => flag === 1 && counts.push(k));

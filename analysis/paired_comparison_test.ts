@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
-import { pairedComparison } from "./paired_comparison.ts";
+import { pairedComparison, pairedComparisons } from "./paired_comparison.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { Episode } from "./schema/records.ts";
 import { wilsonInterval } from "./wilson_interval.ts";
@@ -235,4 +235,20 @@ Deno.test("pairedComparison({bootstrap: false}) gives the same counts and McNema
   deepEqual(counts.mcnemar, full.mcnemar);
   equal(counts.mcnemar_p_value, full.mcnemar_p_value);
   deepEqual([counts.a.interval, counts.b.interval, counts.difference], [null, null, null]);
+});
+
+Deno.test("pairedComparisons() equals pairedComparison() pair by pair", () => {
+  const agents = ["a", "b", "c"];
+  // Rows interleaved across agents and tasks, some invalid, some tasks attempted twice.
+  const rows = Array.from({ length: 90 }, (_, i) => {
+    const resolved = i % 7 === 0 ? null : (i * 5) % 3 === 0;
+    return row(agents[i % 3], `t${(i * 7) % 23}`, resolved, 1 + (i % 2));
+  });
+  const pairs = [["a", "b"], ["c", "a"], ["b", "c"]] as const;
+  const options = { rounds: 200, seed: 3, taskRule: "any" as const };
+  deepEqual(
+    canonicalJson(pairedComparisons(rows, pairs, options)),
+    canonicalJson(pairs.map((pair) => pairedComparison(rows, pair, options))),
+  );
+  throwsWith(() => pairedComparisons(rows, [["a", "z"]]), RangeError, 'no rows for agent "z"');
 });

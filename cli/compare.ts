@@ -9,7 +9,7 @@ import { compareAgents, type Comparison, comparisonMatrix } from "../analysis/co
 import { formatPercentExact } from "../analysis/format_number.ts";
 import {
   type PairedComparison,
-  pairedComparison,
+  pairedComparisons,
   type TaskRule,
 } from "../analysis/paired_comparison.ts";
 import { type PairwisePValues, pairwisePValues } from "../analysis/pairwise_p_values.ts";
@@ -187,13 +187,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     ? [compareAgents(agents[0], agents[1], settings)]
     : comparisonMatrix(agents, settings);
   const paired: PairedComparison[] | null = values.paired === true
-    ? comparisons.map((c) =>
-      pairedComparison(loaded.rows, [c.a.agent_id, c.b.agent_id], {
-        rounds: settings.rounds,
-        seed: settings.seed,
-        taskRule,
-      })
-    )
+    ? pairedComparisons(loaded.rows, comparisons.map((c) => [c.a.agent_id, c.b.agent_id]), {
+      rounds: settings.rounds,
+      seed: settings.seed,
+      taskRule,
+    })
     : null;
   const pValues: PairwisePValues | null = paired === null ? null : pairwisePValues(paired);
   const withheldPairs = withheldPairGroups(

@@ -12,7 +12,7 @@ import { leaderboardOfAgents } from "../analysis/leaderboard.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
-import { pairedComparison } from "../analysis/paired_comparison.ts";
+import { pairedComparisons } from "../analysis/paired_comparison.ts";
 import { pairwisePValues } from "../analysis/pairwise_p_values.ts";
 import { ledgerView } from "../analysis/ledger_view.ts";
 import { LedgerError } from "../analysis/ledger_error.ts";
@@ -295,9 +295,11 @@ export function buildReport(inputs: ReportInputs, options: BuildReportOptions = 
     : [];
   // The exact McNemar test of every pair on the tasks both attempted, Holm-adjusted over the matrix.
   const pairedTests = comparisons.length === 0 ? null : pairwisePValues(
-    comparisons.map((c) =>
-      pairedComparison(rows, [c.a.agent_id, c.b.agent_id], { rounds, seed, bootstrap: false })
-    ),
+    pairedComparisons(rows, comparisons.map((c) => [c.a.agent_id, c.b.agent_id]), {
+      rounds,
+      seed,
+      bootstrap: false,
+    }),
   );
 
   let sprt: SprtSection | null = null;
