@@ -1,7 +1,7 @@
 /**
  * The generated run table of the `import table` benchmarks and scale
- * test: a CSV like the SWE-Bench Pro run table of issue 23 (model,
- * instance id, resolved, turns) plus tokens, duration, cost and a note.
+ * test: a CSV like SWE-Bench Pro's public run table (model, instance id,
+ * resolved, turns) plus tokens, duration, cost and a note.
  * Deterministic: each row is a function of its number, no randomness.
  *
  * @module
@@ -11,6 +11,17 @@
 export const TABLE_MAP = "agent_id=model,task_id=instance_id,resolved=resolved,model_calls=turns," +
   "prompt_tokens=input_tokens,completion_tokens=output_tokens,wall_seconds=duration_s," +
   "cost_usd=cost,notes=notes";
+
+/**
+ * The `ledgerbench import table` arguments for a generated table.
+ *
+ * @param table the table's path
+ * @param ledger the ledger to write
+ * @returns the CLI's arguments, from the command's name on
+ */
+export function importTableArgs(table: string, ledger: string): string[] {
+  return ["import", "table", table, "--out", ledger, "--map", TABLE_MAP];
+}
 
 /** Agents of the generated table by default: the SWE-Bench Pro run table's 14 models. */
 export const TABLE_MODELS = 14;

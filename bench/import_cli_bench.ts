@@ -27,7 +27,7 @@
  */
 import { parseArgs } from "node:util";
 import { type BenchResult, type ChildTiming, summarizeTimings, timeChild } from "./_measure.ts";
-import { TABLE_MAP, TABLE_MODELS, tableParts, writeInPieces } from "./_run_table.ts";
+import { importTableArgs, TABLE_MODELS, tableParts, writeInPieces } from "./_run_table.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -66,13 +66,7 @@ export async function importCliBench(options: ImportCliBenchOptions): Promise<Be
     "run",
     "--allow-all",
     "cli/main.ts",
-    "import",
-    "table",
-    table,
-    "--out",
-    ledger,
-    "--map",
-    TABLE_MAP,
+    ...importTableArgs(table, ledger),
     "--tokens-reported-by",
     "agent",
   ];

@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { main } from "../cli/main.ts";
+import { cliInProcess as run } from "./_cli_run.ts";
 import { Episode } from "../analysis/schema/records.ts";
 import { canonicalJsonLine } from "../analysis/canonical_json.ts";
 import { storeEpisodeLog } from "../runner/episode_log_store.ts";
@@ -23,18 +23,8 @@ export const EXAMPLE_LEDGERS = [
   ],
 ] as const;
 
-/** Runs the CLI in process and captures what it printed. */
-export async function run(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-  });
-  return { code, stdout, stderr };
-}
+/** Runs the CLI in process and captures what it printed (`cliInProcess`). */
+export { run };
 
 /** A ledger row. */
 export type Row = ReturnType<typeof Episode.parse>;

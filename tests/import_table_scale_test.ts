@@ -10,41 +10,21 @@
  * @module
  */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { main } from "../cli/main.ts";
-import { TABLE_MAP, tableParts, writeInPieces } from "../bench/_run_table.ts";
+import { importTableArgs, tableParts, writeInPieces } from "../bench/_run_table.ts";
 import { acquireLedgerLock } from "../runner/ledger_lock.ts";
-import { cliCommand } from "./_cli_run.ts";
+import { cliCommand, cliInProcess } from "./_cli_run.ts";
 
 /** Rows of the large table: past the 120,000 or so where the spread overflowed. */
 const ROWS = 210_000;
+/** The `import table` arguments for a generated table, with the JSON summary. */
+function importArgs(table: string, ledger: string): string[] {
+  return [...importTableArgs(table, ledger), "--tokens-reported-by", "agent", "--json"];
+}
+
 /** Rows of the table killed mid-write: enough for a write that lasts a while. */
 const KILLED_ROWS = 100_000;
 const AGENTS = 20;
 const SMALL_ROWS = 1_000;
-
-/** Runs the CLI in this process (`cli/main.ts`'s `main`), as the `ledgerbench` task would. */
-async function ledgerbench(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(args, { stdout: (t) => out += t, stderr: (t) => err += t });
-  return { code, out, err };
-}
-
-/** The `import table` arguments for a generated table. */
-function importArgs(table: string, ledger: string): string[] {
-  return [
-    "import",
-    "table",
-    table,
-    "--out",
-    ledger,
-    "--map",
-    TABLE_MAP,
-    "--tokens-reported-by",
-    "agent",
-    "--json",
-  ];
-}
 
 /** Lines (LF-terminated) of a file, counted without decoding it. */
 async function lineCount(path: string): Promise<number> {
@@ -75,9 +55,9 @@ Deno.test({
       const table = `${dir}/runs.csv`;
       const ledger = `${dir}/ledger.jsonl`;
       await writeInPieces(table, tableParts(ROWS, AGENTS));
-      const result = await ledgerbench(...importArgs(table, ledger));
-      equal(result.code, 0, result.err);
-      const payload = JSON.parse(result.out);
+      const result = await cliInProcess(...importArgs(table, ledger));
+      equal(result.code, 0, result.stderr);
+      const payload = JSON.parse(result.stdout);
       equal(payload.written, ROWS);
       equal(payload.existing_rows, 0);
       equal(payload.task_list.tasks, ROWS / AGENTS);
@@ -101,8 +81,8 @@ Deno.test({
       const ledger = `${dir}/ledger.jsonl`;
       // a ledger already there (another run id, so the large table's rows are new to it)
       await writeInPieces(small, tableParts(SMALL_ROWS, AGENTS));
-      const first = await ledgerbench(...importArgs(small, ledger), "--run-id", "earlier");
-      equal(first.code, 0, first.err);
+      const first = await cliInProcess(...importArgs(small, ledger), "--run-id", "earlier");
+      equal(first.code, 0, first.stderr);
       const before = await Deno.readFile(ledger);
       await writeInPieces(table, tableParts(KILLED_ROWS, AGENTS));
       const child = cliCommand(importArgs(table, ledger)).spawn();
@@ -128,9 +108,9 @@ Deno.test({
       const free = await acquireLedgerLock(ledger);
       free.release();
       // the killed writer's temporary file is removed by the next import, which succeeds
-      const again = await ledgerbench(...importArgs(table, ledger));
-      equal(again.code, 0, again.err);
-      const payload = JSON.parse(again.out);
+      const again = await cliInProcess(...importArgs(table, ledger));
+      equal(again.code, 0, again.stderr);
+      const payload = JSON.parse(again.stdout);
       equal(payload.existing_rows, SMALL_ROWS);
       equal(payload.written, KILLED_ROWS);
       equal(await lineCount(ledger), SMALL_ROWS + KILLED_ROWS);
