@@ -368,7 +368,8 @@ export const Environment = lazySchema(() =>
     /** SHA-256 of the frozen plan file the episode ran under (null: not recorded). */
     plan_sha256: Sha256.nullable().default(null),
     /**
-     * The task's own environment image both containers ran (issue 12); then
+     * The task's own environment image both containers ran (Harbor's
+     * `environment/Dockerfile`); then
      * `agent_image_digest` names the image the agent's bundle came from.
      * Absent: the default images.
      */
@@ -441,7 +442,7 @@ export const EpisodeInput = lazySchema(() =>
      * `sha256:<hex>` of the episode's stored log (the candidate's output tails
      * and the relay's calls, `runner/episode_log_store.ts`), stored beside the
      * workspace artifact; absent (never defaulted, so older rows load and
-     * re-serialise byte for byte) when none was stored (issue 8).
+     * re-serialise byte for byte) when none was stored.
      */
     episode_log_digest: Digest.optional(),
     started_at: z.iso.datetime().nullable().default(null),
@@ -553,7 +554,7 @@ export const PlannedTask = lazySchema(() =>
     task_id: built(Id),
     lane: Id.default("default"),
     /**
-     * The task's own environment (issue 12), frozen: the image both of its
+     * The task's own environment (Harbor's `environment/`), frozen: the image both of its
      * containers run (the suite's image reference, or the tag `freeze` built
      * from its Dockerfile) and that image's ID. Absent: the default images;
      * no materialized default, so plans frozen before it keep their hash.
@@ -563,7 +564,7 @@ export const PlannedTask = lazySchema(() =>
       image_digest: built(Digest),
     }).strict().optional(),
     /**
-     * The separate verifier's own environment (issue 22, Harbor's
+     * The separate verifier's own environment (Harbor's
      * `environment_mode = "separate"` with a `[verifier.environment]`),
      * frozen as `environment` is. Absent: the verifier runs in the task's
      * environment (shared mode, or separate mode's fresh copy of it) or in
@@ -662,7 +663,7 @@ export const PlannedAgent = lazySchema(() =>
     /** The model name the agent requests through the relay (`LEDGERBENCH_MODEL`). */
     model: z.string().min(1).nullable().default(null),
     /**
-     * Environment variables added to the agent's container (issue 8: one image,
+     * Environment variables added to the agent's container (one image,
      * several configurations), beside the image's `ENV` and the runner's own
      * ({@linkcode RUNNER_ENV_NAMES}, which it may not name). A value holding the
      * upstream key is refused at run time. Absent: none; like `command`, it has
@@ -680,7 +681,7 @@ export const PlannedAgent = lazySchema(() =>
     /**
      * Digest (`digestTree`) of the agent's bundle: its image's files, mounted
      * read-only at `/opt/ledgerbench/agent` when a task brings its own
-     * environment (issue 12); recorded when the suite has such a task and
+     * environment; recorded when the suite has such a task and
      * checked before a run. Absent: no task needs it.
      */
     bundle_digest: Digest.optional(),
@@ -907,14 +908,14 @@ export const Plan = lazySchema(() =>
     censoring: CensoringPolicy.default({ ...DEFAULT_CENSORING }),
     /**
      * The thresholds the rate of missing tasks (planned tasks without any row)
-     * is held to, in seed 003's bands (issue 11: missing tasks enter the claim
+     * is held to, in seed 003's bands (missing tasks enter the claim
      * policy the way censoring does). Absent: the `censoring` thresholds; no
      * materialized default, so plans frozen before it existed keep their hash.
      */
     missing_policy: CensoringPolicy.optional(),
     /**
      * The thresholds each agent's invalid rate (invalid attempts of any
-     * reason over its attempts) is held to, in seed 003's bands (issue 23: a
+     * reason over its attempts) is held to, in seed 003's bands (a
      * score over the 66 scored rows of 300 attempts is no headline; seed 002
      * reports the invalid rate apart and calls 30% hard to accept). Absent:
      * the `censoring` thresholds; no materialized default, so plans frozen
@@ -923,7 +924,7 @@ export const Plan = lazySchema(() =>
     invalid_rate_policy: CensoringPolicy.optional(),
     /**
      * The thresholds each agent's judge-fault rate (`judge_fault` rows over
-     * its judged rows, issue 21) is held to. Absent: the `censoring`
+     * its judged rows) is held to. Absent: the `censoring`
      * thresholds; no materialized default, likewise.
      */
     judge_fault_policy: CensoringPolicy.optional(),
@@ -936,7 +937,7 @@ export const Plan = lazySchema(() =>
     tie_band: z.number().min(0).max(1).default(DEFAULT_TIE_BAND),
     /**
      * The 95% interval of a resolved rate every verdict uses and every output
-     * names (issue 13): `percentile-bootstrap` (seed 001, with `bootstrap`'s
+     * names: `percentile-bootstrap` (seed 001, with `bootstrap`'s
      * rounds and seed), `wilson` or `clopper-pearson`. Absent: the percentile
      * bootstrap; no materialized default, so plans frozen before it existed
      * keep their hash.
@@ -954,8 +955,8 @@ export const Plan = lazySchema(() =>
      * How long the relay lets the upstream stay silent per model call, in ms
      * (from sending the request, and again after any bytes of the answer
      * arrived: an upstream that keeps answering, e.g. a stream, is never
-     * timed out, issue 21); past it the call is a `provider_fault`
-     * (issue 9, item 3: a call the upstream never answered is the provider's
+     * timed out); past it the call is a `provider_fault`
+     * (seed 003: a call the upstream never answered is the provider's
      * fault whatever the wall clock says). `freeze` refuses a value that is
      * not below every episode's wall cap, so the timeout fires first. Absent:
      * {@linkcode DEFAULT_UPSTREAM_TIMEOUT_MS}, the behaviour of plans frozen
@@ -966,7 +967,7 @@ export const Plan = lazySchema(() =>
     /**
      * The provider features the relay forwards ({@linkcode ProviderFeature},
      * `freeze --allow-provider-feature`), sorted, each once; every other one
-     * is refused. Absent: none (plans frozen before issue 21 keep their hash).
+     * is refused. Absent: none (plans frozen before this field keep their hash).
      * Rows of calls that used one name it in `evidence.provider_features`.
      */
     provider_features: z.array(built(ProviderFeature)).min(1).optional(),
@@ -1034,7 +1035,7 @@ export const Plan = lazySchema(() =>
       z.object({ skipped: z.string().min(1) }).strict(),
     ]).optional(),
     /**
-     * The LLM judge of the suite's judge-verified tasks (issue 14). Absent:
+     * The LLM judge of the suite's judge-verified tasks (seed 000). Absent:
      * the suite has none (`freeze` refuses a suite with judge tasks and no
      * judge); plans frozen before it keep their hash.
      */
