@@ -135,3 +135,38 @@ export function summarizeTimings(timings: ChildTiming[]): ChildTiming {
     cpu_ms: known.length < cpu.length ? null : known.reduce((a, b) => a + b, 0) / known.length,
   };
 }
+
+/** The repository's root: every benchmark's worker runs from it, with its `deno.json`. */
+const REPOSITORY_ROOT = new URL("..", import.meta.url).pathname;
+
+/**
+ * Runs a benchmark's worker, `deno run --allow-all <script> <args...>` from
+ * the repository's root, in a fresh process (so that its peak memory and CPU
+ * time are its own), and reads the figures it prints as JSON on its last
+ * line. `--allow-all`: Deno 2 lets a process read its own
+ * `/proc/self/status` (VmHWM) only with every permission.
+ *
+ * @param what the worker's name, for the error
+ * @param script the worker's path
+ * @param args its arguments
+ * @returns the last line of its standard output, parsed
+ * @throws {Error} unless it exits 0 (with the start of its stderr and its exit code)
+ */
+export async function runWorker<T>(
+  what: string,
+  script: string,
+  args: readonly string[],
+): Promise<T> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--config", `${REPOSITORY_ROOT}deno.json`, script, ...args],
+    cwd: REPOSITORY_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  if (output.code !== 0) {
+    const stderr = new TextDecoder().decode(output.stderr).slice(0, 2000);
+    throw new Error(`${what} failed (exit code ${output.code}): ${stderr}`);
+  }
+  return JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!) as T;
+}

@@ -26,7 +26,7 @@ import process from "node:process";
 import { unzipSync, zipSync } from "fflate";
 import { importTable, parseColumnMap } from "../inputs/import/table.ts";
 import type { ImportBatch } from "../inputs/import/imported_attempt.ts";
-import { type BenchResult, peakRssKib } from "./_measure.ts";
+import { type BenchResult, peakRssKib, runWorker } from "./_measure.ts";
 import { TABLE_MAP, tableParts, writeInPieces } from "./_run_table.ts";
 
 /** Deflate level of Inspect's `.eval` recorder (`zipfile_compress_kwargs`: ZIP_DEFLATED, 5). */
@@ -54,7 +54,6 @@ interface WorkerResult {
 }
 
 const SELF = new URL(import.meta.url).pathname;
-const ROOT = new URL("..", import.meta.url).pathname;
 const INSPECT_MODULE = new URL("../inputs/import/inspect.ts", import.meta.url);
 
 interface InspectModule {
@@ -271,22 +270,6 @@ async function measure(mode: string, path: string): Promise<number> {
   throw new Error(`Unknown mode: "${mode}"`);
 }
 
-async function runWorker(mode: string, path: string): Promise<WorkerResult> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    // -A: Deno 2 lets a process read its own /proc/self/status (VmHWM) only with every permission
-    args: ["run", "-A", SELF, mode, path],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (output.code !== 0) {
-    throw new Error(
-      `Import worker "${mode}" failed: ${new TextDecoder().decode(output.stderr).slice(0, 2000)}`,
-    );
-  }
-  return JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!);
-}
-
 /** Best (least) times and the largest peak over `repetitions` alternating runs of both modes. */
 async function bestOf(
   modes: [string, string],
@@ -297,7 +280,7 @@ async function bestOf(
   const best: WorkerResult[] = [];
   for (let i = 0; i < repetitions; i++) {
     for (const [at, mode] of modes.entries()) {
-      const result = await runWorker(mode, path);
+      const result = await runWorker<WorkerResult>(`Import worker "${mode}"`, SELF, [mode, path]);
       if (result.count !== count) {
         throw new Error(`Worker "${mode}" saw ${result.count} of ${count}`);
       }

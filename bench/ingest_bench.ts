@@ -13,7 +13,7 @@
  * @module
  */
 import { syntheticLedgerPlan, writeSyntheticLedger } from "../tools/synthetic_ledger.ts";
-import type { BenchResult } from "./_measure.ts";
+import { type BenchResult, runWorker } from "./_measure.ts";
 
 /** Options for {@link ingestBench}. */
 export interface IngestBenchOptions {
@@ -42,24 +42,6 @@ function minOrNull(a: number | null, b: number | null): number | null {
 }
 
 const WORKER = new URL("./_ingest_worker.ts", import.meta.url).pathname;
-const ROOT = new URL("..", import.meta.url).pathname;
-
-async function runWorker(mode: string, ledger: string, plan: string): Promise<WorkerResult> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    // -A: Deno 2 lets a process read its own /proc/self/status (VmHWM) only with every permission
-    args: ["run", "-A", WORKER, mode, ledger, plan],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(output.stdout).trim();
-  if (output.code !== 0) {
-    throw new Error(
-      `Ingest worker "${mode}" failed: ${new TextDecoder().decode(output.stderr).slice(0, 2000)}`,
-    );
-  }
-  return JSON.parse(stdout.split("\n").at(-1)!);
-}
 
 /**
  * Generates the ledger, then measures the bare loop, the streaming reader
@@ -83,7 +65,11 @@ export async function ingestBench(options: IngestBenchOptions): Promise<BenchRes
   const best: Record<string, WorkerResult> = {};
   for (let i = 0; i < repetitions; i++) {
     for (const mode of ["baseline", "scan", "validate"]) {
-      const result = await runWorker(mode, ledger, plan);
+      const result = await runWorker<WorkerResult>(`Ingest worker "${mode}"`, WORKER, [
+        mode,
+        ledger,
+        plan,
+      ]);
       if (result.rows !== rows) throw new Error(`Worker "${mode}" read ${result.rows} rows`);
       const previous = best[mode];
       best[mode] = previous === undefined ? result : {

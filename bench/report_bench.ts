@@ -28,7 +28,7 @@ import {
   syntheticLedgerPlan,
   writeSyntheticLedger,
 } from "../tools/synthetic_ledger.ts";
-import { type BenchResult, peakRssKib } from "./_measure.ts";
+import { type BenchResult, peakRssKib, runWorker } from "./_measure.ts";
 
 /** Options for {@link reportBench}. */
 export interface ReportBenchOptions {
@@ -64,7 +64,6 @@ export interface ReportPhases {
 }
 
 const SELF = new URL(import.meta.url).pathname;
-const ROOT = new URL("..", import.meta.url).pathname;
 
 /** The price table the generated rows name. */
 function priceTable(id: string): PriceTable {
@@ -73,33 +72,6 @@ function priceTable(id: string): PriceTable {
     currency: "USD",
     default_rate: { prompt_per_million: 3, completion_per_million: 15 },
   });
-}
-
-async function runWorker(ledger: string, plan: string, table: string, out: string) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      // Deno 2 grants reading /proc/self/status (VmHWM) only with --allow-all.
-      "--allow-all",
-      "--config",
-      `${ROOT}deno.json`,
-      SELF,
-      ledger,
-      plan,
-      table,
-      out,
-    ],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (output.code !== 0) {
-    throw new Error(
-      `Report worker failed: ${new TextDecoder().decode(output.stderr).slice(0, 2000)}`,
-    );
-  }
-  const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]) as ReportPhases;
 }
 
 /**
@@ -132,7 +104,12 @@ export async function reportBench(options: ReportBenchOptions): Promise<BenchRes
   let best: ReportPhases | null = null;
   let peak = 0;
   for (let i = 0; i < repetitions; i++) {
-    const result = await runWorker(ledger, planPath, tablePath, `${options.dir}/report_out`);
+    const result = await runWorker<ReportPhases>("Report worker", SELF, [
+      ledger,
+      planPath,
+      tablePath,
+      `${options.dir}/report_out`,
+    ]);
     if (result.rows !== rows) throw new Error(`Report worker read ${result.rows} rows`);
     peak = Math.max(peak, result.peak_rss_kib ?? 0);
     if (best === null || result.total_ms < best.total_ms) best = result;
@@ -215,7 +192,12 @@ export async function flaggedReportBench(options: FlaggedReportBenchOptions): Pr
     tablePath,
     JSON.stringify(priceTable(plan.price_table_id ?? "synth-usd")),
   );
-  const r = await runWorker(ledger, planPath, tablePath, `${options.dir}/flagged_report_out`);
+  const r = await runWorker<ReportPhases>("Report worker", SELF, [
+    ledger,
+    planPath,
+    tablePath,
+    `${options.dir}/flagged_report_out`,
+  ]);
   return {
     name: "report, flagged rows",
     workload: `ledgerbench report on ${generator.rows.toLocaleString("en")} rows of which ` +

@@ -24,7 +24,7 @@
 import { parseArgs } from "node:util";
 import { main } from "../cli/main.ts";
 import { syntheticLedgerPlan, writeSyntheticLedger } from "../tools/synthetic_ledger.ts";
-import { peakRssKib } from "./_measure.ts";
+import { peakRssKib, runWorker } from "./_measure.ts";
 
 /** One command measured at one size. */
 export interface ScaleRow {
@@ -57,7 +57,6 @@ export interface ScaleBenchOptions {
 }
 
 const SELF = new URL(import.meta.url).pathname;
-const ROOT = new URL("..", import.meta.url).pathname;
 /** The commands measured, in table order. */
 const COMMANDS = ["baseline", "validate", "summarize", "report"] as const;
 
@@ -101,7 +100,11 @@ export async function scaleBench(
       let baseline = NaN;
       for (const command of COMMANDS) {
         if (command === "report" && n > reportMax) continue;
-        const figures = await runChild(command, args[command]);
+        const figures = await runWorker<ChildFigures>(
+          `"${command} ${args[command].join(" ")}"`,
+          SELF,
+          ["--child", command, ...args[command]],
+        );
         const cpu = figures.cpu_ms / 1000;
         if (command === "baseline") baseline = cpu;
         const previous = table.findLast((r) => r.command === command && r.rows < n);
@@ -163,24 +166,6 @@ export function scaleTable(table: readonly ScaleRow[]): string {
   return [head, ...lines].map((cells) =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")
   ).join("\n") + "\n";
-}
-
-/** Runs one measured child process and reads the figures it prints last. */
-async function runChild(command: string, args: readonly string[]): Promise<ChildFigures> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--config", `${ROOT}deno.json`, SELF, "--child", command, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
-  const figures = output.code === 0 ? JSON.parse(lines[lines.length - 1]) as ChildFigures : null;
-  if (figures === null) {
-    const stderr = new TextDecoder().decode(output.stderr).slice(0, 2000);
-    throw new Error(`"${command} ${args.join(" ")}" failed (${output.code}): ${stderr}`);
-  }
-  return figures;
 }
 
 /** CPU time of this process (user + system) in ms, from /proc/self/stat. */

@@ -24,7 +24,7 @@ import { writeSyntheticLedger } from "../tools/synthetic_ledger.ts";
 import { openInput } from "../inputs/input_file.ts";
 import { loadViewLedger } from "../cli/_view_rows.ts";
 import { viewHandler } from "../cli/_view_server.ts";
-import { type BenchResult, peakRssKib } from "./_measure.ts";
+import { type BenchResult, peakRssKib, runWorker } from "./_measure.ts";
 
 /** Options for {@link viewBench}. */
 export interface ViewBenchOptions {
@@ -60,7 +60,6 @@ export interface ViewTimings {
 }
 
 const SELF = new URL(import.meta.url).pathname;
-const ROOT = new URL("..", import.meta.url).pathname;
 
 /**
  * Generates the ledger, then serves it from a fresh subprocess and times
@@ -77,20 +76,7 @@ export async function viewBench(options: ViewBenchOptions): Promise<BenchResult>
   const started = performance.now();
   const written = await writeSyntheticLedger(ledger, { rows, agents, seed: 7, chained: true });
   const generateMs = performance.now() - started;
-  const output = await new Deno.Command(Deno.execPath(), {
-    // Deno 2 grants reading /proc/self/status (VmHWM) only with --allow-all.
-    args: ["run", "--allow-all", "--config", `${ROOT}deno.json`, SELF, "--worker", ledger],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (output.code !== 0) {
-    throw new Error(
-      `View worker failed: ${new TextDecoder().decode(output.stderr).slice(0, 2000)}`,
-    );
-  }
-  const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
-  const t = JSON.parse(lines[lines.length - 1]) as ViewTimings;
+  const t = await runWorker<ViewTimings>("View worker", SELF, ["--worker", ledger]);
   if (t.rows !== rows) throw new Error(`View worker indexed ${t.rows} rows`);
   const page = (name: string, f: Fetched) =>
     `${name}: ${f.ms.toFixed(1)} ms, ${(f.bytes / 1024).toFixed(1)} KiB`;
