@@ -18,6 +18,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { buildImages } from "../runner/docker/build_images.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
+import { RUN_LABEL } from "../runner/remove_orphans.ts";
 import { requireDockerEngine } from "./_docker_engine.ts";
 import { cliWithEnv } from "./_cli_run.ts";
 import {
@@ -119,9 +120,16 @@ Deno.test({
       const plan = JSON.parse(await Deno.readTextFile(`${checkDir}/tasks/ask_api/plan.json`));
       deepEqual(plan.tasks[0].services.map((s: { name: string }) => s.name), ["api"]);
       match(plan.tasks[0].services[0].image_digest, /^sha256:[0-9a-f]{64}$/);
-      // The episode's services ended with it.
+      // The episode's services ended with it (this run's: other test files may run beside it).
       const left = await new Deno.Command("docker", {
-        args: ["ps", "-aq", "--filter", "label=ledgerbench.service"],
+        args: [
+          "ps",
+          "-aq",
+          "--filter",
+          "label=ledgerbench.service",
+          "--filter",
+          `label=${RUN_LABEL}=${plan.plan_id}`,
+        ],
         stdout: "piped",
       }).output();
       equal(new TextDecoder().decode(left.stdout).trim(), "");

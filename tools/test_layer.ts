@@ -9,6 +9,8 @@
  * - `system`: the test files listed in {@link SYSTEM}, each with what it
  *   needs that `unit` must not.
  *
+ * Each layer runs in two lanes side by side ({@link LANES}).
+ *
  * The rule that no file escapes: `unit` is the complement of {@link SYSTEM}
  * within what `deno test --doc` runs, so every test file (and doc test) is
  * in exactly one layer, and `deno task test` (both, in one run) and
@@ -20,7 +22,8 @@
  *
  * Usage: `tools/deno run --allow-read --allow-run tools/test_layer.ts
  * unit|system [deno test options...]` runs `deno test --allow-all --doc`
- * on the layer (`deno task test:unit`, `deno task test:system`);
+ * on the layer (`deno task test:unit`, `deno task test:system`), a process
+ * per lane, each line it prints after `lane N | `, then a line per lane;
  * `... tools/test_layer.ts list unit|system` prints its test files.
  *
  * @module
@@ -32,54 +35,96 @@ export const LAYERS = ["unit", "system"] as const;
 export type Layer = typeof LAYERS[number];
 
 /**
+ * The lanes of each layer: each a `deno test` process, the lanes side by
+ * side, every test in one of them. A `system` file names its lane
+ * ({@link SystemFile.lane}); `unit` files take turns ({@link unitLaneFiles}).
+ */
+export const LANES = [1, 2] as const;
+/** One lane of a layer. */
+export type Lane = typeof LANES[number];
+
+/** A `system` test file: what it needs, and the lane it runs in. */
+export interface SystemFile {
+  /** What it needs that the `unit` layer must not have. */
+  readonly needs: string;
+  /**
+   * The lane: its files run one after another, in one `deno test`
+   * process, beside the other lane's. Most of a system test's time is
+   * spent waiting (on containers, the Debian mirror, Slurm, a kernel), so
+   * two lanes on two cores take little more than the longer one. Files
+   * that find what they check by state the whole machine shares stay in
+   * one lane: the Slurm cluster's queue (`slurm_*`, and the Podman pass
+   * of the Slurm executor's tests), and containers and images found by
+   * tag (the stand-in bases, the prebuilt-image registry). Lane 2 holds
+   * the tests that build tasks' images and fetch Debian's packages, the
+   * notebooks and the browser; lane 1 the sandbox, the relay, the runner
+   * and the engines; they took about as long each in a clean-clone run.
+   */
+  readonly lane: Lane;
+}
+
+/**
  * The `system` layer: every test file that needs a container engine, a
  * Slurm cluster, Jupyter or a browser (or a test that runs only when one
- * answers), by path from the repository root, with what it needs.
+ * answers), by path from the repository root, with what it needs and its
+ * lane.
  */
-export const SYSTEM: Readonly<Record<string, string>> = {
-  "runner/docker/docker_available_test.ts": "the Docker engine (its version, when one answers)",
-  "runner/remove_orphans_test.ts": "the Docker engine",
-  "tests/agent_check_test.ts": "the Docker engine",
-  "tests/agent_network_test.ts": "the Docker engine",
-  "tests/budget_attacks_test.ts": "the Docker engine",
-  "tests/claude_code_test.ts": "the Docker engine",
-  "tests/cli_width_demo_test.ts": "the Docker engine (the demo's episodes, when not kept)",
-  "tests/codex_test.ts": "the Docker engine",
-  "tests/doc_commands_test.ts": "the Docker engine and Jupyter",
-  "tests/engine_faults_test.ts": "the Docker engine and a second engine",
-  "tests/filler_test.ts": "the Docker engine",
-  "tests/first_run_test.ts": "the Docker engine",
-  "tests/gemini_cli_test.ts": "the Docker engine",
-  "tests/hand_written_suite_test.ts": "the Docker engine",
-  "tests/harbor_cookbook_test.ts": "the Docker engine",
-  "tests/harbor_environment_test.ts": "the Docker engine",
-  "tests/harbor_examples_test.ts": "the Docker engine",
-  "tests/harbor_suite_test.ts": "the Docker engine",
-  "tests/judge_test.ts": "the Docker engine",
-  "tests/kill_resume_property_test.ts": "the Docker engine",
-  "tests/multi_step_test.ts": "the Docker engine",
-  "tests/notebooks_test.ts": "Jupyter with the Deno kernel",
-  "tests/opencode_test.ts": "the Docker engine",
-  "tests/other_machines_test.ts": "the Docker engine",
-  "tests/podman_engine_test.ts": "the Docker engine and Podman",
-  "tests/prebuilt_image_test.ts": "the Docker engine and the local registry",
-  "tests/relay_attacks_test.ts": "the Docker engine",
-  "tests/relay_test.ts": "the Docker engine",
-  "tests/resume_test.ts": "the Docker engine",
-  "tests/runner_lock_test.ts": "the Docker engine",
-  "tests/runner_test.ts": "the Docker engine",
-  "tests/sandbox_conformance_test.ts": "the Docker engine",
-  "tests/sandbox_test.ts": "the Docker engine",
-  "tests/shared_mode_attacks_test.ts": "the Docker engine",
-  "tests/sidecar_test.ts": "the Docker engine",
-  "tests/slurm_client_test.ts": "the Slurm cluster",
-  "tests/slurm_executor_test.ts": "the Docker engine and the Slurm cluster",
-  "tests/stand_in_base_test.ts": "the Docker engine",
-  "tests/suite_check_repeat_test.ts": "the Docker engine",
-  "tests/suite_check_test.ts": "the Docker engine",
-  "tests/task_environment_test.ts": "the Docker engine",
-  "tests/verifier_integrity_test.ts": "the Docker engine",
-  "tests/view_browser_test.ts": "chromium (and the Docker engine for the demo's episodes)",
+export const SYSTEM: Readonly<Record<string, SystemFile>> = {
+  "runner/docker/docker_available_test.ts": {
+    needs: "the Docker engine (its version, when one answers)",
+    lane: 1,
+  },
+  "runner/remove_orphans_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/agent_check_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/agent_network_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/budget_attacks_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/claude_code_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/cli_width_demo_test.ts": {
+    needs: "the Docker engine (the demo's episodes, when not kept)",
+    lane: 1,
+  },
+  "tests/codex_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/doc_commands_test.ts": { needs: "the Docker engine and Jupyter", lane: 2 },
+  "tests/engine_faults_test.ts": { needs: "the Docker engine and a second engine", lane: 1 },
+  "tests/filler_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/first_run_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/gemini_cli_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/hand_written_suite_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/harbor_cookbook_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/harbor_environment_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/harbor_examples_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/harbor_suite_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/judge_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/kill_resume_property_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/multi_step_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/notebooks_test.ts": { needs: "Jupyter with the Deno kernel", lane: 2 },
+  "tests/opencode_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/other_machines_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/podman_engine_test.ts": {
+    needs: "the Docker engine, Podman and the Slurm cluster (the Slurm executor's tests on Podman)",
+    lane: 1,
+  },
+  "tests/prebuilt_image_test.ts": { needs: "the Docker engine and the local registry", lane: 2 },
+  "tests/relay_attacks_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/relay_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/resume_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/runner_lock_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/runner_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/sandbox_conformance_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/sandbox_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/shared_mode_attacks_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/sidecar_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/slurm_client_test.ts": { needs: "the Slurm cluster", lane: 1 },
+  "tests/slurm_executor_test.ts": { needs: "the Docker engine and the Slurm cluster", lane: 1 },
+  "tests/stand_in_base_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/suite_check_repeat_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/suite_check_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/task_environment_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/verifier_integrity_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/view_browser_test.ts": {
+    needs: "chromium (and the Docker engine for the demo's episodes)",
+    lane: 2,
+  },
 };
 
 /**
@@ -155,15 +200,84 @@ export function layerOf(path: string): Layer {
   return Object.hasOwn(SYSTEM, path) ? "system" : "unit";
 }
 
+/** The `system` files of `lane`, in {@link SYSTEM}'s order. */
+export function laneFiles(lane: Lane): string[] {
+  return Object.entries(SYSTEM).filter(([, file]) => file.lane === lane).map(([path]) => path);
+}
+
+/**
+ * The `unit` test files lane 2 runs: every other one, in path order, from
+ * the second (lane 1 runs the rest, and every `@example` and Markdown
+ * block of a module that is not a test file). Unit tests keep a core busy
+ * each, so two lanes on two cores take about half as long as one.
+ */
+export async function unitLaneFiles(): Promise<string[]> {
+  const unit = (await testFiles()).filter((file) => layerOf(file) === "unit");
+  return unit.filter((_, index) => index % 2 === 1);
+}
+
 /**
  * The arguments of `deno test` for a layer: `unit` is the whole of
  * `deno test --doc` with the `system` files ignored; `system` names them.
+ * With `lane`, that lane's part: `system`, the files of that lane; `unit`
+ * lane 2, the files {@link unitLaneFiles} names; `unit` lane 1, the whole
+ * of `unit` with those ignored too.
  */
-export async function layerArguments(layer: Layer): Promise<string[]> {
+export async function layerArguments(layer: Layer, lane?: Lane): Promise<string[]> {
   const common = ["test", "--allow-all", "--doc"];
-  if (layer === "system") return [...common, ...Object.keys(SYSTEM)];
-  const ignore = [...await configExcludes(), ...Object.keys(SYSTEM)];
+  if (layer === "system") {
+    return [...common, ...(lane === undefined ? Object.keys(SYSTEM) : laneFiles(lane))];
+  }
+  if (lane === 2) return [...common, ...await unitLaneFiles()];
+  const ignore = [
+    ...await configExcludes(),
+    ...Object.keys(SYSTEM),
+    ...(lane === 1 ? await unitLaneFiles() : []),
+  ];
   return [...common, `--ignore=${ignore.join(",")}`];
+}
+
+/**
+ * Copies `stream` to `out` line by line, each line after `prefix`, so that
+ * two lanes printing at once stay readable; a last line without its
+ * newline gets one.
+ */
+async function prefixLines(
+  stream: ReadableStream<Uint8Array>,
+  prefix: string,
+  out: { writeSync(bytes: Uint8Array): number },
+): Promise<void> {
+  const encoder = new TextEncoder();
+  const write = (text: string) => {
+    const bytes = encoder.encode(text);
+    for (let done = 0; done < bytes.length;) done += out.writeSync(bytes.subarray(done));
+  };
+  let pending = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) write(`${prefix}${line}\n`);
+  }
+  if (pending !== "") write(`${prefix}${pending}\n`);
+}
+
+/**
+ * Runs `deno test` with `args` (options, then files) from the root,
+ * printing what it prints after `prefix`, and returns its exit code.
+ */
+async function runDenoTest(args: readonly string[], prefix: string): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  await Promise.all([
+    prefixLines(child.stdout, prefix, Deno.stdout),
+    prefixLines(child.stderr, prefix, Deno.stderr),
+  ]);
+  return (await child.status).code;
 }
 
 if (import.meta.main) {
@@ -181,13 +295,12 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   // deno test options (e.g. --filter, --fail-fast) go before the files
-  const [test, ...args] = await layerArguments(layer);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [test, ...rest, ...args],
-    cwd: ROOT,
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  Deno.exit((await child.status).code);
+  const codes = await Promise.all(LANES.map(async (lane) => {
+    const [test, ...args] = await layerArguments(layer, lane);
+    return runDenoTest([test, ...rest, ...args], `lane ${lane} | `);
+  }));
+  for (const [index, code] of codes.entries()) {
+    console.log(`lane ${LANES[index]}: ${code === 0 ? "passed" : `FAILED (exit ${code})`}`);
+  }
+  Deno.exit(codes.find((code) => code !== 0) ?? 0);
 }

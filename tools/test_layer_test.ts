@@ -2,6 +2,8 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import {
   configExcludes,
   excluded,
+  laneFiles,
+  LANES,
   layerArguments,
   layerOf,
   LAYERS,
@@ -11,6 +13,7 @@ import {
   TEST_FILE,
   testFiles,
   UNIT_DESPITE_MARKS,
+  unitLaneFiles,
 } from "./test_layer.ts";
 
 /** A module that serves tests only: under tests/, a `testdata/` directory, or `*_for_test.ts`. */
@@ -97,6 +100,33 @@ Deno.test("the unit layer ignores deno.json's exclusions and the system files; s
   const ignore = unit.find((arg) => arg.startsWith("--ignore="))!.slice("--ignore=".length);
   deepEqual(ignore.split(","), [...excludes, ...Object.keys(SYSTEM)]);
   deepEqual((await layerArguments("system")).slice(3), Object.keys(SYSTEM));
+  for (const lane of LANES) {
+    deepEqual((await layerArguments("system", lane)).slice(3), laneFiles(lane));
+  }
+});
+
+Deno.test("the unit lanes split the unit layer: lane 2 names its files, lane 1 ignores them too", async () => {
+  const excludes = await configExcludes();
+  const unit = (await testFiles()).filter((file) => layerOf(file) === "unit");
+  const second = await unitLaneFiles();
+  ok(second.length > 50 && unit.length - second.length >= second.length, `${second.length}`);
+  for (const file of second) ok(unit.includes(file), file);
+  deepEqual((await layerArguments("unit", 2)).slice(3), second);
+  const first = await layerArguments("unit", 1);
+  deepEqual(first.length, 4);
+  deepEqual(
+    first[3].slice("--ignore=".length).split(","),
+    [...excludes, ...Object.keys(SYSTEM), ...second],
+  );
+});
+
+Deno.test("the system lanes hold every system file once, and what shares the Slurm queue in one", () => {
+  const lanes = LANES.map(laneFiles);
+  for (const files of lanes) ok(files.length > 0);
+  deepEqual(lanes.flat().sort(), Object.keys(SYSTEM).sort());
+  const slurm = Object.entries(SYSTEM).filter(([, file]) => /Slurm/.test(file.needs));
+  ok(slurm.length >= 3, slurm.map(([path]) => path).join(", "));
+  deepEqual(new Set(slurm.map(([, file]) => file.lane)).size, 1, "the Slurm files' lanes");
 });
 
 Deno.test("excluded() and TEST_FILE follow deno's rules", () => {
