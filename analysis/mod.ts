@@ -31,6 +31,7 @@ export * from "./shuffle_once.ts";
 // Classification, censoring, errata, validation, pilot estimate, JSON Schemas (seeds 000, 003).
 export * from "./defaults.ts";
 export * from "./classify_episode.ts";
+export * from "./parse_verdict_line.ts";
 export * from "./censoring.ts";
 export * from "./errata.ts";
 export * from "./validate_ledger.ts";

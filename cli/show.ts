@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { EgressRequest } from "../runner/egress/egress_request.ts";
+import type { EgressRequest } from "../analysis/schema/egress_request.ts";
 import { canonicalJson } from "../analysis/canonical_json.ts";
 import type { Episode, JudgeRecord, VerificationRecord } from "../analysis/schema/records.ts";
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 import { artifactsDir, type LedgerLine, openRowLog, scanLedgerRows } from "./_episode_evidence.ts";
 import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";
 import { parseCommandArgs, stringOption } from "./_args.ts";

@@ -19,145 +19,37 @@
  *
  * @module
  */
-import { z } from "zod";
 import { canonicalJson } from "../analysis/canonical_json.ts";
-import { VerifierMode } from "../analysis/schema/records.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import type { CallBodies } from "./relay/call_bodies.ts";
-import { RelayCallRecord, RelayDeniedRequest } from "../analysis/schema/relay_call_record.ts";
 import { tailText } from "./sandbox/tail_text.ts";
 import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
-import { EgressRequest } from "./egress/egress_request.ts";
 import type { WorkspaceDiff } from "./sandbox/workspace_diff.ts";
 import { removeDeadStaging, stagingPath } from "./sandbox/store_staging.ts";
 import { nameFullDisk } from "./name_full_disk.ts";
 import { readRegularFile } from "../inputs/read_regular_file.ts";
 import type { ImportedTranscript } from "../inputs/import/imported_attempt.ts";
+import { EPISODE_LOG_FORMAT, EpisodeLog } from "../analysis/schema/episode_log.ts";
+import type { VerifierMode } from "../analysis/schema/records.ts";
+import type { RelayCallRecord, RelayDeniedRequest } from "../analysis/schema/relay_call_record.ts";
+import type { EgressRequest } from "../analysis/schema/egress_request.ts";
 
-/** The format tag of every stored log; bumped when its layout changes. */
-export const EPISODE_LOG_FORMAT = "ledgerbench-episode-log/1";
+export { EPISODE_LOG_FORMAT, EpisodeLog };
 
 /** What replaces a redacted value (the relay's own marker). */
 const REDACTED = "[redacted]";
 
-/** The head of one body as the relay kept it (`BodyExcerpt`). */
-const BodyExcerpt = z.object({
-  text: z.string(),
-  bytes: z.number().int().nonnegative(),
-  truncated: z.boolean(),
-}).strict();
-
-/** One call's bodies as the relay kept them; tied to `CallBodies`, so the two cannot drift. */
-const StoredCallBodies = z.object({
-  index: z.number().int().positive(),
-  endpoint: z.string().min(1),
-  request: BodyExcerpt,
-  response: BodyExcerpt,
-}).strict() satisfies z.ZodType<CallBodies>;
-
-/** An episode's log as stored. */
-export const EpisodeLog = z.object({
-  format: z.literal(EPISODE_LOG_FORMAT),
-  episode_id: z.string().min(1),
-  /** The candidate's stdout tail; null when the candidate's output was never captured. */
-  stdout_tail: z.string().nullable(),
-  /** The candidate's stderr tail; null when the candidate's output was never captured. */
-  stderr_tail: z.string().nullable(),
-  /** The relay's call records, in the order the calls finished; empty when no relay ran. */
-  calls: z.array(RelayCallRecord),
-  /** Records left out past the store's `maxCalls` (the last ones). */
-  calls_omitted: z.number().int().nonnegative(),
-  /** Each call's request and response bodies, in index order; empty when no relay ran. */
-  bodies: z.array(StoredCallBodies),
-  /** Bodies left out past the store's `maxCalls` (the last ones). */
-  bodies_omitted: z.number().int().nonnegative(),
-  /**
-   * Requests the relay answered locally outside the model APIs, with method
-   * and target, in arrival order (its first 256; issue 21). Absent: none, or
-   * a log written before they were kept.
-   */
-  denied_requests: z.array(RelayDeniedRequest).optional(),
-  /**
-   * The LLM judge's calls for this episode (issue 14): its relay's records
-   * and bodies (the prompt it was shown, its replies), bounded as the
-   * candidate's. Absent: the task is not judged, or the judge was not asked.
-   */
-  judge: z.object({
-    calls: z.array(RelayCallRecord),
-    bodies: z.array(StoredCallBodies),
-  }).strict().optional(),
-  /**
-   * The verifier's output (issue 22, "The verifier's output kept"): the mode
-   * it ran in and the tails of its stdout and stderr, bounded and redacted
-   * as the candidate's. Untrusted diagnostics (in the shared mode the
-   * candidate's code ran in the test run), never parsed for a verdict.
-   * Absent: the verifier did not run (an earlier rule decided the row, the
-   * harness failed), its sandbox kept no output, or a log written before.
-   */
-  verifier: z.object({
-    mode: VerifierMode,
-    stdout_tail: z.string(),
-    stderr_tail: z.string(),
-    /**
-     * Shared mode (issue 22): the candidate's container's diff against its
-     * image after the agent's exit (its first {@link VERIFIER_EVIDENCE_LIMITS}
-     * entries), and how many were left out. Absent: not a shared verification.
-     */
-    changes: z.array(
-      z.object({
-        path: z.string(),
-        kind: z.enum(["modified", "added", "deleted"]),
-      }).strict(),
-    ).optional(),
-    changes_omitted: z.number().int().nonnegative().optional(),
-    /** Shared mode: the processes alive when verification started (host PIDs, commands bounded). */
-    processes: z.array(
-      z.object({
-        pid: z.number().int(),
-        ppid: z.number().int(),
-        user: z.string(),
-        command: z.string(),
-      }).strict(),
-    ).optional(),
-    processes_omitted: z.number().int().nonnegative().optional(),
-    /** Every request the verifier sent through its egress proxy (issue 22), allowed or denied. */
-    egress: z.array(EgressRequest).optional(),
-    egress_omitted: z.number().int().nonnegative().optional(),
-  }).strict().optional(),
-  /**
-   * What the candidate changed in its workspace (issue 25): the patch from
-   * the task's `workspace/` to the stored artifact, its first
-   * `WORKSPACE_DIFF_LIMITS.maxBytes` (`truncated` says when cut), and the
-   * changed paths. Absent: no artifact was stored, the task's workspace
-   * comes from an image (its start is not a directory of the suite), the
-   * diff could not be made, or a log written before.
-   */
-  workspace_diff: z.object({
-    text: z.string(),
-    truncated: z.boolean(),
-    files: z.array(
-      z.object({ path: z.string(), kind: z.enum(["added", "deleted", "modified"]) }).strict(),
-    ),
-    files_omitted: z.number().int().nonnegative(),
-  }).strict().optional(),
-  /**
-   * Every request the agent sent through its own egress proxy, allowed or
-   * denied (its first `VERIFIER_EVIDENCE_LIMITS.egress`, the rest counted).
-   * Absent: the agent had no network, or a log written before.
-   */
-  agent_egress: z.array(EgressRequest).optional(),
-  agent_egress_omitted: z.number().int().nonnegative().optional(),
-  /**
-   * An imported row's conversation as its source wrote it (an Inspect
-   * sample's messages and events, a Harbor trial's ATIF trajectory:
-   * `ImportedTranscript`), kept whole and
-   * unbounded, as the source holds it. Absent: a row the runner wrote, or a
-   * source that kept none.
-   */
-  imported: z.object({ format: z.enum(["inspect", "atif"]), record: z.string() }).strict()
-    .optional() satisfies z.ZodType<ImportedTranscript | undefined>,
-}).strict();
-export type EpisodeLog = z.infer<typeof EpisodeLog>;
+/**
+ * Compile-time check that the relay's bodies (`CallBodies`) and an
+ * import's transcript (`ImportedTranscript`) are exactly what the stored
+ * log holds, so that the writers and the schema cannot drift.
+ */
+type _StoredFormsMatch = [
+  Same<CallBodies, EpisodeLog["bodies"][number]>,
+  Same<ImportedTranscript, NonNullable<EpisodeLog["imported"]>>,
+];
+/** `true` when `A` and `B` are assignable both ways; a type error otherwise. */
+type Same<A extends B, B extends C, C = A> = true;
 
 /** What {@linkcode storeEpisodeLog} stores of one episode. */
 export interface EpisodeLogInput {

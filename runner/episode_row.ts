@@ -18,7 +18,7 @@ import type {
 } from "../analysis/schema/records.ts";
 import type { PlannedEpisode } from "./batch_state.ts";
 import type { FsChange, SessionProcess } from "./sandbox/sandbox_session.ts";
-import type { EgressRequest } from "./egress/egress_request.ts";
+import type { EgressRequest } from "../analysis/schema/egress_request.ts";
 import type { EpisodeDraft } from "./ledger_writer.ts";
 import { evidenceGate } from "./relay/evidence_gate.ts";
 import type { RelayCallRecord } from "../analysis/schema/relay_call_record.ts";

@@ -252,12 +252,14 @@ async function prefixLines(
     const bytes = encoder.encode(text);
     for (let done = 0; done < bytes.length;) done += out.writeSync(bytes.subarray(done));
   };
+  const decoder = new TextDecoder();
   let pending = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    const lines = (pending + chunk).split("\n");
+  for await (const chunk of stream) {
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n");
     pending = lines.pop()!;
     for (const line of lines) write(`${prefix}${line}\n`);
   }
+  pending += decoder.decode();
   if (pending !== "") write(`${prefix}${pending}\n`);
 }
 

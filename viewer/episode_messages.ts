@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 import { importedRecord } from "../inputs/import/imported_record.ts";
 import { transcript, type TranscriptMessage, type TranscriptPart } from "./transcript.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { episodeMessages } from "./episode_messages.ts";
 import { toolConversation } from "./_call_body_for_test.ts";
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 
 const EMPTY: EpisodeLog = {
   format: "ledgerbench-episode-log/1",

@@ -11,8 +11,8 @@
 import type { Episode } from "../analysis/schema/records.ts";
 import type { AppliedErratum } from "../analysis/errata.ts";
 import { formatGrouped } from "../analysis/format_number.ts";
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
-import { parseVerdictLine } from "../runner/sandbox/parse_verdict_line.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
+import { parseVerdictLine } from "../analysis/parse_verdict_line.ts";
 import { outcomeOf } from "./episode_filter.ts";
 import { NOT_RECORDED, tokensCell, wallCell } from "./episode_table_page.ts";
 import { toolCalls, transcript, type TranscriptMessage } from "./transcript.ts";

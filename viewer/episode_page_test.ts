@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { episode } from "../analysis/_ledger_for_test.ts";
 import { episodeSections } from "./episode_page.ts";
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 
 const LOG: EpisodeLog = {
   format: "ledgerbench-episode-log/1",

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 
 /** One part of a message. */
 export type TranscriptPart =

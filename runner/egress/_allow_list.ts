@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MAX_EGRESS_HOST_CHARS } from "./egress_request.ts";
+import { MAX_EGRESS_HOST_CHARS } from "../../analysis/schema/egress_request.ts";
 
 /** One parsed allow-list entry. */
 export interface AllowRule {

@@ -10,7 +10,10 @@
  * @module
  */
 import { normalizeHost } from "./_allow_list.ts";
-import { MAX_EGRESS_METHOD_CHARS, MAX_EGRESS_PATH_CHARS } from "./egress_request.ts";
+import {
+  MAX_EGRESS_METHOD_CHARS,
+  MAX_EGRESS_PATH_CHARS,
+} from "../../analysis/schema/egress_request.ts";
 
 /** One header line: name as sent, value without surrounding whitespace. */
 export type Header = [name: string, value: string];

@@ -11,7 +11,7 @@
  * @module
  */
 import type { Episode, Plan } from "../../analysis/schema/records.ts";
-import type { EgressRequest } from "./egress_request.ts";
+import type { EgressRequest } from "../../analysis/schema/egress_request.ts";
 import type { AgentNetwork } from "../../analysis/schema/suite_manifest.ts";
 
 /** The name the host options take for {@link PACKAGE_INDEX_HOSTS} (`expandPackageIndexes`). */

@@ -27,7 +27,10 @@ import {
   proxyPassword,
 } from "./_http_head.ts";
 import { isPublicAddress } from "./_public_address.ts";
-import { type EgressRequest, MAX_EGRESS_ERROR_CHARS } from "./egress_request.ts";
+import {
+  type EgressRequest,
+  MAX_EGRESS_ERROR_CHARS,
+} from "../../analysis/schema/egress_request.ts";
 
 /** Default number of client connections one proxy serves at once; more are answered 503. */
 export const MAX_EGRESS_CONNECTIONS = 64;

@@ -3,7 +3,7 @@ import { pipeToSocket } from "../relay/_pipe_to_socket.ts";
 import { startPackageServer } from "../../tests/_package_server.ts";
 import { testCa } from "../../tests/_test_ca.ts";
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from "./egress_proxy.ts";
-import { EgressRequest } from "./egress_request.ts";
+import { EgressRequest } from "../../analysis/schema/egress_request.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

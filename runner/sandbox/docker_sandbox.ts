@@ -13,7 +13,7 @@
  * @module
  */
 import type { AgentEgress } from "../egress/agent_egress.ts";
-import type { EgressRequest } from "../egress/egress_request.ts";
+import type { EgressRequest } from "../../analysis/schema/egress_request.ts";
 import { agentProxyEnvironment, openAgentEgress } from "./agent_egress_session.ts";
 import { episodeLabels } from "../remove_orphans.ts";
 import {

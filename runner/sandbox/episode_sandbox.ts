@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { EgressRequest } from "../egress/egress_request.ts";
+import type { EgressRequest } from "../../analysis/schema/egress_request.ts";
 import type { PlannedAgent, RunnerEnvName } from "../../analysis/schema/records.ts";
 import type { PlannedEpisode } from "../batch_state.ts";
 import type { CandidateFacts, VerifyResult } from "../episode_row.ts";

@@ -74,7 +74,7 @@ import {
 import type { VerifierFaultCode } from "./sealed_verifier.ts";
 import { openSandboxProxy, type SandboxProxy } from "./sandbox_proxy.ts";
 import { descendsFrom } from "./_kill_descendants.ts";
-import type { EgressRequest } from "../egress/egress_request.ts";
+import type { EgressRequest } from "../../analysis/schema/egress_request.ts";
 import type { EgressResolve } from "../egress/egress_resolve.ts";
 import { SEPARATE_ARTIFACT_BYTES } from "./sandbox_limits.ts";
 

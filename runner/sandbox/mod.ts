@@ -34,7 +34,6 @@ export * from "./candidate_protocol.ts";
 export * from "./run_candidate.ts";
 export * from "./sealed_verifier.ts";
 export * from "./run_verifier.ts";
-export * from "./parse_verdict_line.ts";
 export * from "./network_isolation_problem.ts";
 export * from "./episode_sandbox.ts";
 export * from "./docker_sandbox.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import { type EgressProxyOptions, startEgressProxy } from "../egress/egress_proxy.ts";
-import type { EgressRequest } from "../egress/egress_request.ts";
+import type { EgressRequest } from "../../analysis/schema/egress_request.ts";
 import { runnerSocketPath } from "../runner_socket_path.ts";
 import type { ForwardOptions, SandboxSession } from "./sandbox_session.ts";
 

@@ -21,7 +21,7 @@ import { confinedEntries, escapingLinks } from "./confine_links.ts";
 import { copyTree } from "./copy_tree.ts";
 import { digestTree, type TreeEntry, treeManifest } from "./digest_tree.ts";
 import { parseRewardFiles, type RewardRule, type RewardVerdict } from "./parse_reward_file.ts";
-import { parseVerdictLine } from "./parse_verdict_line.ts";
+import { parseVerdictLine } from "../../analysis/parse_verdict_line.ts";
 import { removeTree } from "./remove_tree.ts";
 import { SandboxError } from "./sandbox_error.ts";
 import { tailText } from "./tail_text.ts";

@@ -1,6 +1,6 @@
 /**
- * What the verifier's egress proxy records for each request (issue 22,
- * "Packages where the task needs them"): one record per HTTP request or
+ * What an egress proxy (the verifier's, or an agent's allowed to reach
+ * the internet) records for each request: one record per HTTP request or
  * `CONNECT` tunnel a verifier asked for, allowed or denied, so that an
  * episode's evidence says which hosts its verifier reached and how much it
  * moved. The host records it, never the container.

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Verdict } from "../../analysis/schema/records.ts";
+import { Verdict } from "./schema/records.ts";
 
 /** A verdict, or why the output holds none. */
 export type VerdictLine =
