@@ -57,8 +57,10 @@ export interface SystemFile {
    * of the Slurm executor's tests), and containers and images found by
    * tag (the stand-in bases, the prebuilt-image registry). Lane 2 holds
    * the tests that build tasks' images and fetch Debian's packages, the
-   * notebooks and the browser; lane 1 the sandbox, the relay, the runner
-   * and the engines; they took about as long each in a clean-clone run.
+   * notebooks, the browser, the ledger lock and resume; lane 1 the
+   * sandbox, the relay, the rest of the runner and the engines, balanced
+   * by their durations with the other lane beside them (the longer lane
+   * sets the layer's time).
    */
   readonly lane: Lane;
 }
@@ -107,8 +109,8 @@ export const SYSTEM: Readonly<Record<string, SystemFile>> = {
   "tests/prebuilt_image_test.ts": { needs: "the Docker engine and the local registry", lane: 2 },
   "tests/relay_attacks_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/relay_test.ts": { needs: "the Docker engine", lane: 1 },
-  "tests/resume_test.ts": { needs: "the Docker engine", lane: 1 },
-  "tests/runner_lock_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/resume_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/runner_lock_test.ts": { needs: "the Docker engine", lane: 2 },
   "tests/runner_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/sandbox_conformance_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/sandbox_test.ts": { needs: "the Docker engine", lane: 1 },
