@@ -3,7 +3,7 @@ import { censoringSummary } from "../analysis/censoring.ts";
 import { comparisonMatrix } from "../analysis/compare_agents.ts";
 import { exampleFigures } from "../tests/_example_inputs.ts";
 import { textWidth } from "../analysis/figures/_style.ts";
-import { row } from "../analysis/figures/_test_helpers.ts";
+import { row } from "../analysis/figures/_spec_for_test.ts";
 import {
   costFrontierPlot,
   efficiencyPlot,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { costFrontierPlot } from "./cost_frontier_plot.ts";
-import { nodes, row, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+import { nodes, row, rowsWith, sampleRows, subtitle } from "./_spec_for_test.ts";
 
 const FRONTIER = "on the Pareto frontier";
 

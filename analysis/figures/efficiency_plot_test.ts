@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { compareAgents } from "../compare_agents.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { efficiencyPlot } from "./efficiency_plot.ts";
-import { nodes, rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+import { nodes, rowsWith, sampleRows, subtitle } from "./_spec_for_test.ts";
 import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";
 
 Deno.test("efficiencyPlot() pins the seed-001 sample's TPR and SPR and their bands", async () => {

@@ -3,7 +3,7 @@ import { compile, type TopLevelSpec } from "vega-lite";
 import { compareAgents, comparisonMatrix } from "../compare_agents.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
 import { forestPlot } from "./forest_plot.ts";
-import { rowsWith, sampleRows, subtitle } from "./_test_helpers.ts";
+import { rowsWith, sampleRows, subtitle } from "./_spec_for_test.ts";
 
 Deno.test("forestPlot() flags the seed-001 sample pair as overlapping with b winning on TPR", async () => {
   const agents = summarizeAgents(await sampleRows());

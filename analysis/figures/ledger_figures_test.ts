@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Plan } from "../schema/records.ts";
 import { ledgerFigures } from "./ledger_figures.ts";
-import { row, sampleRows } from "./_test_helpers.ts";
+import { row, sampleRows } from "./_spec_for_test.ts";
 import { perResolvedUncertainty } from "../per_resolved_uncertainty.ts";
 import { assembleFigures } from "./assemble_figures.ts";
 import { summarizeAgents } from "../summarize_agents.ts";

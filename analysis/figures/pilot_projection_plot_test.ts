@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { pilotEstimate } from "../pilot_estimate.ts";
 import { pilotProjectionPlot } from "./pilot_projection_plot.ts";
-import { rowsWith, subtitle } from "./_test_helpers.ts";
+import { rowsWith, subtitle } from "./_spec_for_test.ts";
 
 const pilot = [2700, 7300, 9500, 3800];
 const target = { tasks: 28, budget: 300_000 };

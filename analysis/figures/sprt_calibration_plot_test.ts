@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { calibrateSprt } from "../sprt/calibrate_sprt.ts";
 import { sprtOperatingCharacteristic } from "../sprt/sprt_operating_characteristic.ts";
 import { sprtCalibrationPlot } from "./sprt_calibration_plot.ts";
-import { rowsWith, subtitle } from "./_test_helpers.ts";
+import { rowsWith, subtitle } from "./_spec_for_test.ts";
 
 const grid = Array.from({ length: 21 }, (_, i) => sprtOperatingCharacteristic({}, i / 20));
 const calibration = calibrateSprt({}, { trials: 2000, rates: [0.3, 0.5, 0.7] });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { replaySprt } from "../sprt/replay_sprt.ts";
 import { sprtPathPlot } from "./sprt_path_plot.ts";
-import { type Node, nodes, row, rowsWith, subtitle } from "./_test_helpers.ts";
+import { type Node, nodes, row, rowsWith, subtitle } from "./_spec_for_test.ts";
 
 const LN9 = Math.log(9); // seed 002: ln((1 − 0.1) / 0.1) = 2.1972245773
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { censoringSummary } from "../censoring.ts";
 import { stopReasonsPlot } from "./stop_reasons_plot.ts";
-import { row, rowsWith, subtitle } from "./_test_helpers.ts";
+import { row, rowsWith, subtitle } from "./_spec_for_test.ts";
 
 Deno.test("stopReasonsPlot() stacks stop reasons and states each agent's allowed claim", () => {
   // Agent a: 50 scored, 1 token_cap → censoring 1/50 = 2%, which is not under 2%:
