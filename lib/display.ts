@@ -294,9 +294,12 @@ function jupyter(): typeof Deno.jupyter | null {
  * thread drains concurrently with replying "idle"; a client such as
  * `jupyter nbconvert --execute` stops collecting a cell's outputs at "idle",
  * so a display issued just before a cell ends was occasionally lost (seen in
- * about one headless run in three). Waiting lets the queue drain first.
+ * about one headless run in three). Waiting lets the queue drain first: 30 ms
+ * was enough on an idle machine, not for a figure's bundle (vega-lite, PNG
+ * and SVG) on a loaded one (a headless run beside other work on two cores
+ * lost it); 250 ms is a pause a reader does not notice.
  */
-export const DISPLAY_SETTLE_MS = 30;
+export const DISPLAY_SETTLE_MS = 250;
 
 /**
  * Displays a MIME bundle as the output of the current cell

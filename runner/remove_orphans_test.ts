@@ -4,7 +4,7 @@ import { dockerAvailable } from "./docker/docker_available.ts";
 import { episodeLabels, removeOrphans, RUN_LABEL, RUNNER_LABEL } from "./remove_orphans.ts";
 import { currentRunner, runnerLabel } from "./runner_identity.ts";
 
-const engine = await dockerAvailable({ timeoutMs: 5000 });
+const engine = await dockerAvailable();
 
 function docker(...args: string[]): string {
   const out = new Deno.Command("docker", { args, stdout: "piped", stderr: "piped" }).outputSync();

@@ -41,7 +41,7 @@ export async function requireDockerEngine(testFile: string): Promise<DockerAvail
   const [name, install] = wanted === "podman"
     ? ["Podman", ".ci/install_podman.sh"]
     : ["Docker", ".ci/install_docker.sh"];
-  const engine = await dockerAvailable({ timeoutMs: 5000 });
+  const engine = await dockerAvailable();
   if (engine.available) {
     const answering = await engineIdentity(dockerClient());
     if (answering.name !== wanted) {

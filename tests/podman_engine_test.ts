@@ -50,7 +50,7 @@ const PODMAN_FILES = [
 ] as const;
 
 const docker = await requireDockerEngine("tests/podman_engine_test.ts");
-const podmanEngine = await dockerAvailable({ socketPath: PODMAN_SOCKET, timeoutMs: 5000 });
+const podmanEngine = await dockerAvailable({ socketPath: PODMAN_SOCKET });
 if (!podmanEngine.available && Deno.env.get("CI") === "true") {
   throw new Error(
     `tests/podman_engine_test.ts needs Podman's service: ${podmanEngine.reason} ` +

@@ -35,11 +35,21 @@ export type DockerAvailability =
   }
   | { available: false; socketPath: string; code: DockerUnavailableCode; reason: string };
 
+/**
+ * How long {@linkcode dockerAvailable} waits for an engine whose socket is
+ * there to answer `/_ping` and `/version`. A missing socket is reported at
+ * once; a present one that does not answer in this time is taken as hung.
+ * Podman's service answered in over 2 s on a loaded two-core machine (the
+ * CI's, two test lanes side by side), so a shorter wait refused a working
+ * engine.
+ */
+export const ENGINE_PROBE_TIMEOUT_MS = 10_000;
+
 /** Options of {@linkcode dockerAvailable}. */
 export interface DockerAvailableOptions {
   /** Engine socket (see `dockerSocketPath`). */
   socketPath?: string;
-  /** Give up after this many milliseconds; default 2000. */
+  /** Give up after this many milliseconds; default {@linkcode ENGINE_PROBE_TIMEOUT_MS}. */
   timeoutMs?: number;
   /** Client to probe instead of the shared one (tests). */
   docker?: Docker;
@@ -61,7 +71,7 @@ export async function dockerAvailable(
   options: DockerAvailableOptions = {},
 ): Promise<DockerAvailability> {
   const socketPath = dockerSocketPath(options);
-  const timeoutMs = options.timeoutMs ?? 2000;
+  const timeoutMs = options.timeoutMs ?? ENGINE_PROBE_TIMEOUT_MS;
   const unavailable = (code: DockerUnavailableCode, reason: string): DockerAvailability => ({
     available: false,
     socketPath,

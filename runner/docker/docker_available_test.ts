@@ -26,14 +26,14 @@ Deno.test("dockerAvailable() explains a path that is not a socket", async () => 
   }
 });
 
-const engine = await dockerAvailable({ timeoutMs: 5000 });
+const engine = await dockerAvailable();
 if (!engine.available) console.warn(`Docker engine tests skipped: ${engine.reason}`);
 
 Deno.test({
   name: "dockerAvailable() reports the engine version when the engine answers",
   ignore: !engine.available,
 }, async () => {
-  const result = await dockerAvailable({ timeoutMs: 5000 });
+  const result = await dockerAvailable();
   assert.equal(result.available, true);
   if (!result.available) return;
   assert.equal(result.socketPath, dockerSocketPath());
