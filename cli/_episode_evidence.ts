@@ -9,7 +9,8 @@ import { ioError } from "../analysis/ledger_error.ts";
 import type { Episode } from "../analysis/schema/records.ts";
 import { openInput } from "../inputs/input_file.ts";
 import { scanLedger } from "../inputs/ledger.ts";
-import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
 import { InputError } from "./_command.ts";
 
 /** A row and the ledger line it was read from (1-based). */

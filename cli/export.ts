@@ -26,7 +26,7 @@ import { importedRecord } from "../inputs/import/imported_record.ts";
 import { lineText } from "../analysis/untrusted_text.ts";
 import { pathExists } from "../inputs/input_file.ts";
 import { plural } from "../report/format.ts";
-import type { EpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 import type { Episode, Plan, TaskList } from "../analysis/schema/records.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 

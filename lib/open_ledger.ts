@@ -15,7 +15,8 @@ import { chooseTaskList } from "../inputs/task_list.ts";
 import { buildReport } from "../report/build_report.ts";
 import { loadReportInputs } from "../report/load_report_inputs.ts";
 import type { Report, ReportInputs } from "../report/report_model.ts";
-import { type EpisodeLog, openEpisodeLog } from "../runner/episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
+import { openEpisodeLog } from "../runner/episode_log_store.ts";
 
 /**
  * Where an input of {@link openLedger} came from: `given` (an option named

@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { AgentCheck, Episode } from "../analysis/schema/records.ts";
 import { agentResult, NO_METERED_CALL } from "./check_agents.ts";
-import type { EpisodeLog } from "./episode_log_store.ts";
+import type { EpisodeLog } from "../analysis/schema/episode_log.ts";
 import { callRecord } from "./relay/_call_record_for_test.ts";
 
 const DIGEST = `sha256:${"a1".repeat(32)}`;

@@ -34,8 +34,6 @@ import type { VerifierMode } from "../analysis/schema/records.ts";
 import type { RelayCallRecord, RelayDeniedRequest } from "../analysis/schema/relay_call_record.ts";
 import type { EgressRequest } from "../analysis/schema/egress_request.ts";
 
-export { EPISODE_LOG_FORMAT, EpisodeLog };
-
 /** What replaces a redacted value (the relay's own marker). */
 const REDACTED = "[redacted]";
 
