@@ -55,7 +55,7 @@ export interface AgentNetworkUse {
  * ```
  */
 export function agentNetworkUse(
-  rows: readonly Pick<Episode, "agent_id" | "agent_egress">[],
+  rows: Iterable<Pick<Episode, "agent_id" | "agent_egress">>,
 ): AgentNetworkUse[] {
   const agents = new Map<string, AgentNetworkUse & { byHost: Map<string, HostRequests> }>();
   for (const row of rows) {

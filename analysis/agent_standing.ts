@@ -10,6 +10,7 @@
  * @module
  */
 import type { LedgerWithLines } from "./schema/ledger_file.ts";
+import type { EpisodeRows } from "./episode_table.ts";
 import {
   type CensoringClaim,
   type CensoringSummary,
@@ -221,9 +222,9 @@ function blockingCodes(validation: ValidationReport | null): {
 /** What {@link assessClaims} reads. */
 export interface ClaimInputs {
   /** The ledger as recorded, with each row's line (validated against the plan). */
-  recorded: LedgerWithLines;
+  recorded: LedgerWithLines<EpisodeRows>;
   /** The rows every figure is computed from: the recorded ones after errata. */
-  rows: readonly Episode[];
+  rows: Iterable<Episode>;
   /** The frozen plan; null without one. */
   plan: Plan | null;
   /** The task list of imported results; null without one (never with a plan). */
@@ -414,7 +415,7 @@ export function assessClaims(inputs: ClaimInputs): ClaimAssessment {
  */
 export function assessView(
   view: Pick<LedgerView, "rows" | "left_out">,
-  recorded: LedgerWithLines,
+  recorded: LedgerWithLines<EpisodeRows>,
   options: {
     plan: Plan | null;
     taskList: TaskList | null;

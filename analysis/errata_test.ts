@@ -186,10 +186,10 @@ Deno.test("applyErrata() corrects copies, reports before/after and voided summar
   deepEqual(result.voided_summaries, [SUMMARY]);
   // Row 3 (a/t3) and row 6 (b/t2) are new objects; the other six are the input objects.
   equal(result.rows.length, 8);
-  notStrictEqual(result.rows[2], rows[2]);
-  notStrictEqual(result.rows[5], rows[5]);
-  for (const i of [0, 1, 3, 4, 6, 7]) strictEqual(result.rows[i], rows[i]);
-  deepEqual(result.rows[2], {
+  notStrictEqual([...result.rows][2], rows[2]);
+  notStrictEqual([...result.rows][5], rows[5]);
+  for (const i of [0, 1, 3, 4, 6, 7]) strictEqual([...result.rows][i], rows[i]);
+  deepEqual([...result.rows][2], {
     ...rows[2],
     status: "invalid",
     resolved: null,
@@ -197,7 +197,7 @@ Deno.test("applyErrata() corrects copies, reports before/after and voided summar
   });
   // Agent a now 3 resolved of 3 scored, agent b 3 of 4 (hand count from the sample).
   const resolved = (agent: string) =>
-    result.rows.filter((r) => r.agent_id === agent && r.resolved).length;
+    [...result.rows].filter((r) => r.agent_id === agent && r.resolved).length;
   equal(resolved("a"), 3);
   equal(resolved("b"), 3);
 });
@@ -220,7 +220,7 @@ Deno.test("applyErrata() turns a null rescore into a verifier fault and chains e
       { status: "scored", resolved: false, invalid_reason: null },
     ],
   ]);
-  equal(result.rows[0].resolved, false);
+  equal([...result.rows][0].resolved, false);
   deepEqual(result.voided_summaries, []);
 });
 

@@ -78,7 +78,7 @@ interface Tally {
  * ```
  */
 export function flaggedSummary(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   policy: CensoringPolicy,
 ): FlaggedSummary {
   const tallies = new Map<string, Tally>();

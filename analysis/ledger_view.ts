@@ -16,18 +16,18 @@ import {
   type LeftOutTask,
 } from "./judge/judge_rows.ts";
 import { priceTableMix } from "./price_table_mix.ts";
-import type { Episode } from "./schema/records.ts";
+import type { EpisodeRows } from "./episode_table.ts";
 
 /** A ledger as every figure sees it. */
 export interface LedgerView {
   /** Every row after errata, in ledger order: what the judge's figures and the price check read. */
-  corrected: Episode[];
+  corrected: EpisodeRows;
   /**
    * The rows formal scores count: the corrected rows without those whose
    * LLM judge was not calibrated (`judgeLeftOut`; seed 000: the tasks that
    * depend on the judge are not scored for now).
    */
-  rows: Episode[];
+  rows: EpisodeRows;
   /** The tasks whose rows are left out of {@link LedgerView.rows}, in the order of their first row. */
   left_out: LeftOutTask[];
   /** The judge's figures over every corrected row; null when no row carries a judge record. */
@@ -63,12 +63,12 @@ export interface LedgerView {
  * ```
  */
 export function ledgerView(
-  recorded: readonly Episode[],
+  recorded: EpisodeRows,
   errata: ErrataFile | null,
   options: { lenient?: boolean } = {},
 ): LedgerView {
   const application = errata === null ? null : applyErrata(recorded, errata, options);
-  const corrected = application === null ? [...recorded] : application.rows;
+  const corrected = application === null ? recorded : application.rows;
   const figures = judgeFigures(corrected);
   const { counted, leftOut } = judgeLeftOut(corrected);
   return {

@@ -40,4 +40,7 @@ export * from "./schema/json_schema.ts";
 export * from "./task_coverage.ts";
 export * from "./agent_standing.ts";
 export * from "./ledger_view.ts";
+// The rows as columns (a ledger of a million rows in a tenth of the memory of its row objects).
+export * from "./row_columns.ts";
+export * from "./episode_table.ts";
 export * from "./invalid_attempts.ts";

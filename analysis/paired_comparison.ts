@@ -148,7 +148,7 @@ interface Cell {
  * ```
  */
 export function pairedComparison(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   agents: readonly [string, string],
   options: PairedComparisonOptions = {},
 ): PairedComparison {
@@ -166,7 +166,7 @@ interface AgentCells {
 }
 
 /** The cells of each agent of `ids`, from one pass over the rows. O(rows + T log T per agent). */
-function agentCells(rows: readonly Episode[], ids: ReadonlySet<string>): Map<string, AgentCells> {
+function agentCells(rows: Iterable<Episode>, ids: ReadonlySet<string>): Map<string, AgentCells> {
   const seen = new Map<string, Set<string>>();
   const byAgent = new Map<string, AgentCells>();
   for (const id of ids) {
@@ -336,7 +336,7 @@ function compareCells(
  * @throws {RangeError} as {@link pairedComparison}
  */
 export function pairedComparisons(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   pairs: readonly (readonly [string, string])[],
   options: PairedComparisonOptions = {},
 ): PairedComparison[] {

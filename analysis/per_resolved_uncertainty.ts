@@ -165,13 +165,15 @@ export interface PerResolvedUncertaintyOptions {
  * ```
  */
 export function perResolvedUncertainty(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   options: PerResolvedUncertaintyOptions = {},
 ): PerResolvedUncertainty {
   const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
   const { priceTable } = options;
-  const ids = [...new Set(options.agents ?? rows.map((row) => row.agent_id))].sort(byCodeUnit);
+  const ids = [...new Set(options.agents ?? Iterator.from(rows).map((row) => row.agent_id))].sort(
+    byCodeUnit,
+  );
   const list = agentEpisodeSamples(rows, priceTable);
   const samples = new Map(list.map((s) => [s.agent_id, s]));
   const intervals = new Map(

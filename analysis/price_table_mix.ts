@@ -24,7 +24,7 @@ import type { Episode } from "./schema/records.ts";
  * if (text !== 'the rows name 2 price tables ("a" 2 rows, "b" 1 row); costs from different tables are not comparable') throw new Error(text ?? "null");
  * ```
  */
-export function priceTableMix(rows: readonly Pick<Episode, "price_table_id">[]): string | null {
+export function priceTableMix(rows: Iterable<Pick<Episode, "price_table_id">>): string | null {
   const counts = new Map<string, number>();
   for (const row of rows) counts.set(row.price_table_id, (counts.get(row.price_table_id) ?? 0) + 1);
   if (counts.size < 2) return null;

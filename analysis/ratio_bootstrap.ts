@@ -351,31 +351,40 @@ export interface AgentEpisodeSample {
  * @returns one sample per agent with scored rows, sorted by agent id
  */
 export function agentEpisodeSamples(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   priceTable?: PriceTable,
 ): AgentEpisodeSample[] {
-  const byAgent = new Map<string, Episode[]>();
+  // The columns are filled in the one pass, so the rows are never held (a column
+  // turns null, "not recorded", at its first row without a value).
+  const byAgent = new Map<string, AgentEpisodeSample>();
+  const append = (column: number[] | null, value: number | null) => {
+    if (column === null || value === null) return null;
+    column.push(value);
+    return column;
+  };
   for (const row of rows) {
     if (!isScored(row)) continue;
-    const list = byAgent.get(row.agent_id);
-    if (list === undefined) byAgent.set(row.agent_id, [row]);
-    else list.push(row);
+    let sample = byAgent.get(row.agent_id);
+    if (sample === undefined) {
+      sample = {
+        agent_id: row.agent_id,
+        task_ids: [],
+        resolved: [],
+        tokens: [],
+        seconds: [],
+        cost: priceTable === undefined ? null : [],
+      };
+      byAgent.set(row.agent_id, sample);
+    }
+    sample.task_ids.push(row.task_id);
+    sample.resolved.push(row.resolved === true);
+    sample.tokens = append(sample.tokens, episodeTokens(row));
+    sample.seconds = append(sample.seconds, row.wall_ms === null ? null : row.wall_ms / 1000);
+    // Priced at every row, as before a column turned null: a row the table cannot price throws.
+    const cost = priceTable === undefined ? null : episodeCost(row, priceTable);
+    if (priceTable !== undefined) sample.cost = append(sample.cost, cost);
   }
-  const column = (list: Episode[], read: (row: Episode) => number | null) => {
-    const out = list.map(read);
-    return out.some((v) => v === null) ? null : out as number[];
-  };
-  return [...byAgent.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).map((agent_id) => {
-    const list = byAgent.get(agent_id)!;
-    return {
-      agent_id,
-      task_ids: list.map((row) => row.task_id),
-      resolved: list.map((row) => row.resolved === true),
-      tokens: column(list, episodeTokens),
-      seconds: column(list, (row) => (row.wall_ms === null ? null : row.wall_ms / 1000)),
-      cost: priceTable === undefined ? null : column(list, (row) => episodeCost(row, priceTable)),
-    };
-  });
+  return [...byAgent.keys()].sort(byCodeUnit).map((agent_id) => byAgent.get(agent_id)!);
 }
 
 /** One agent's per-resolved intervals; plain JSON data, keys in this order. */
@@ -425,7 +434,7 @@ export interface AgentRatioIntervalsOptions {
  * ```
  */
 export function agentRatioIntervals(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   options: AgentRatioIntervalsOptions = {},
 ): AgentRatioIntervals[] {
   return sampleRatioIntervals(agentEpisodeSamples(rows, options.priceTable), options);

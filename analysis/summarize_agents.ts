@@ -190,7 +190,7 @@ interface Tally {
  * ```
  */
 export function summarizeAgents(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   options: SummarizeAgentsOptions = {},
 ): AgentSummary[] {
   const { priceTable, laneWeights } = options;
@@ -283,14 +283,14 @@ function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function checkPriceTables(rows: readonly Episode[], table: PriceTable): void {
-  const ids = [...new Set(rows.map((row) => row.price_table_id))].sort(byCodeUnit);
+function checkPriceTables(rows: Iterable<Episode>, table: PriceTable): void {
+  const ids = [...new Set(Iterator.from(rows).map((row) => row.price_table_id))].sort(byCodeUnit);
   if (ids.length > 1) {
     throw new Error(
       `Cannot price episodes: rows mix price tables ${ids.map((id) => `"${id}"`).join(", ")}`,
     );
   }
-  const stranger = rows.find((row) => row.price_table_id !== table.price_table_id);
+  const stranger = Iterator.from(rows).find((row) => row.price_table_id !== table.price_table_id);
   if (stranger !== undefined) {
     throw new Error(
       `Cannot price episode "${stranger.episode_id}": its price table ` +

@@ -598,7 +598,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
  * missing. O(r log r) for the agent's r rows.
  */
 function sprtReach(
-  rows: readonly SprtRow[],
+  rows: Iterable<SprtRow>,
   agentId: string,
   params: SprtParams,
   order: readonly string[],
@@ -667,12 +667,13 @@ function mergeByLine(a: Finding[], b: Finding[]): Finding[] {
  */
 export function validateRows(
   plan: Plan,
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   rowLines: readonly number[],
   scan: LedgerScan,
   options: ValidateOptions = {},
 ): ValidationReport {
   const validator = ledgerValidator(plan, options);
-  rows.forEach((row, i) => validator.add(row, rowLines[i]));
+  let at = 0;
+  for (const row of rows) validator.add(row, rowLines[at++]);
   return validator.finish(scan);
 }

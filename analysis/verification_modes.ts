@@ -34,7 +34,7 @@ export interface VerificationModes {
  * ```
  */
 export function verificationModes(
-  rows: readonly Pick<Episode, "verification">[],
+  rows: Iterable<Pick<Episode, "verification">> & { readonly length: number },
 ): VerificationModes {
   const byMode: Record<VerifierMode, number> = { sealed: 0, shared: 0, separate: 0 };
   let recorded = 0;

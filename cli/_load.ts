@@ -11,10 +11,10 @@ import type { AppliedErratum } from "../analysis/errata.ts";
 import type { JudgeFigures, LeftOutTask } from "../analysis/judge/judge_rows.ts";
 import type { LedgerProblem } from "../analysis/ledger_error.ts";
 import { ledgerView } from "../analysis/ledger_view.ts";
-import type { Episode } from "../analysis/schema/records.ts";
+import type { EpisodeRows, EpisodeTable } from "../analysis/episode_table.ts";
 import { loadErrata } from "../inputs/errata.ts";
 import type { Loaded } from "../inputs/json_file.ts";
-import { loadLedger as loadLedgerFile } from "../inputs/ledger.ts";
+import { loadLedgerTable } from "../inputs/ledger.ts";
 import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import type { FileRef } from "./_output.ts";
 
@@ -42,7 +42,7 @@ export interface LoadedLedger {
    * depend on the judge are not scored for now). Every command's figures
    * are computed from these.
    */
-  rows: Episode[];
+  rows: EpisodeRows;
   /**
    * The tasks whose rows are left out of {@link LoadedLedger.rows}, with
    * their row counts and why, in the order of their first row; empty when
@@ -56,7 +56,7 @@ export interface LoadedLedger {
    */
   judge: JudgeFigures | null;
   /** The ledger as recorded (before errata), with each row's line: what a plan validates. */
-  recorded: LedgerWithLines;
+  recorded: LedgerWithLines<EpisodeTable>;
   /** Problems found in lenient mode (ledger, then errata); empty when strict. */
   problems: LedgerProblem[];
   /**
@@ -86,7 +86,7 @@ export async function loadLedger(
   options: { errata?: string; lenient?: boolean } = {},
 ): Promise<LoadedLedger> {
   const lenient = options.lenient === true;
-  const ledger = await loadLedgerFile(path, { lenient });
+  const ledger = await loadLedgerTable(path, { lenient });
   const file = options.errata === undefined ? null : await loadErrata(options.errata, { lenient });
   // The one view of the rows (analysis/ledger_view.ts), the report's and the notebooks' too.
   const view = ledgerView(ledger.rows, file, { lenient });

@@ -56,7 +56,7 @@ Deno.test("loadLedger() leaves an uncalibrated judge's task out of the counted r
   const dir = await Deno.makeTempDir();
   try {
     const loaded = await loadLedger(await writeJsonl(`${dir}/l.jsonl`, ROWS));
-    deepEqual(loaded.rows.map((r) => `${r.agent_id}/${r.task_id}`), [
+    deepEqual([...loaded.rows].map((r) => `${r.agent_id}/${r.task_id}`), [
       "a/t1",
       "a/t2",
       "b/t1",

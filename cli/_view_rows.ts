@@ -93,8 +93,7 @@ export async function loadViewLedger(path: string, errataPath?: string): Promise
       if (corrections === undefined) changed.set(applied.episode_id, [applied]);
       else corrections.push(applied);
     }
-    kept.forEach((_, k) => {
-      const row = application.rows[k];
+    [...application.rows].forEach((row, k) => {
       const corrections = changed.get(row.episode_id);
       if (corrections === undefined) return;
       builder.correct(keptAt[k], row, corrections);

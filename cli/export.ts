@@ -245,7 +245,10 @@ async function exportRows<C>(
   conversationOf: (log: EpisodeLog | null) => C,
 ): Promise<{ rows: ExportRow<C>[]; unread: string[] }> {
   const lines = new Map<string, number>();
-  loaded.recorded.rows.forEach((row, i) => lines.set(row.episode_id, loaded.recorded.row_lines[i]));
+  let at = 0;
+  for (const row of loaded.recorded.rows) {
+    lines.set(row.episode_id, loaded.recorded.row_lines[at++]);
+  }
   const corrections = new Map<string, string[]>();
   for (const applied of loaded.errata?.applied ?? []) {
     corrections.set(applied.episode_id, [
@@ -281,7 +284,7 @@ async function exportRows<C>(
 function denominatorOf(
   plan: Loaded<Plan> | null,
   taskList: Loaded<TaskList> | null,
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
 ): ExportContext["denominator"] {
   if (plan !== null) {
     return {
@@ -302,7 +305,7 @@ function denominatorOf(
   return {
     source: "ledger",
     file: null,
-    tasks: [...new Set(rows.map((row) => row.task_id))],
+    tasks: [...new Set(Iterator.from(rows).map((row) => row.task_id))],
     attempts_per_task: null,
   };
 }

@@ -117,7 +117,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   let pilot: Record<string, unknown>;
   if (pilotPath !== undefined) {
     const loaded = await loadLedger(pilotPath);
-    const usable = loaded.rows.filter(isScored);
+    const usable = Iterator.from(loaded.rows).filter(isScored).toArray();
     const unrecorded = usable.find((row) => episodeTokens(row) === null);
     if (unrecorded !== undefined) {
       throw new InputError(

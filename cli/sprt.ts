@@ -85,7 +85,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     errata: stringOption(values, "errata"),
     lenient,
   });
-  const agents = [...new Set(loaded.rows.map((row) => row.agent_id))].sort();
+  const agents = [...new Set(Iterator.from(loaded.rows).map((row) => row.agent_id))].sort();
   let agentId = stringOption(values, "agent");
   const list = agents.map((id) => `"${id}"`).join(", ");
   if (agentId === undefined) {

@@ -655,7 +655,7 @@ function notes(agents: SummarizedAgent[]): string {
  * cap that was passed is said, not hidden). O(rows).
  */
 function promptBoundExcess(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
 ): Map<string, { rows: number; tokens: number }> {
   const out = new Map<string, { rows: number; tokens: number }>();
   for (const row of rows) {

@@ -6,6 +6,7 @@
  * @module
  */
 import { Episode } from "../analysis/schema/records.ts";
+import { type EpisodeTable, episodeTable } from "../analysis/episode_table.ts";
 import type { LedgerScan, LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
@@ -241,6 +242,35 @@ export async function loadLedger(
   options: LedgerFileOptions = {},
 ): Promise<LedgerWithLines> {
   const rows: Episode[] = [];
+  const rowLines: number[] = [];
+  const scan = await scanLedgerFile(path, (row, line) => {
+    rows.push(row);
+    rowLines.push(line);
+  }, options);
+  return { ...scan, rows, row_lines: rowLines };
+}
+
+/**
+ * Reads a whole ledger file as {@link loadLedger} does, holding its rows as
+ * columns (`episodeTable`: about a tenth of the memory, each row rebuilt as
+ * a pass reaches it): what the commands that aggregate a ledger hold.
+ *
+ * @param path the ledger file
+ * @param options `lenient`, `allowEmpty`
+ * @returns the rows as a table, their lines and the scan
+ * @throws {LedgerError} as {@link scanLedgerFile}
+ * @example
+ * ```ts
+ * import { loadLedgerTable } from "./ledger.ts";
+ * const ledger = await loadLedgerTable(new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname);
+ * if (ledger.rows.length !== 8 || ledger.rows.row(7).agent_id !== ledger.rows.row(7).agent_id) throw new Error();
+ * ```
+ */
+export async function loadLedgerTable(
+  path: string,
+  options: LedgerFileOptions = {},
+): Promise<LedgerWithLines<EpisodeTable>> {
+  const rows = episodeTable();
   const rowLines: number[] = [];
   const scan = await scanLedgerFile(path, (row, line) => {
     rows.push(row);

@@ -179,7 +179,7 @@ export async function openLedger(
       artifacts,
     },
     view,
-    rows: view.rows,
+    rows: Array.from(view.rows),
     assessment,
     report: () => report ??= buildReport(inputs),
     episodeLog: async (row) => {

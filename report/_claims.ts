@@ -110,7 +110,7 @@ const SPEND_FLAG_TEXT: Record<SpendFlag["code"], string> = {
  * @param rows the rows the report summarizes (after errata)
  * @returns the claim with id `spend-evidence`, or null
  */
-export function spendEvidenceClaim(rows: readonly Episode[]): ReportClaim | null {
+export function spendEvidenceClaim(rows: Iterable<Episode>): ReportClaim | null {
   // Per flag, in order of first occurrence: its row count and the first three episode ids,
   // all the sentence names (one pass, O(rows)).
   const flagged = new Map<string, { rows: number; first: string[] }>();
@@ -148,7 +148,7 @@ export function spendEvidenceClaim(rows: readonly Episode[]): ReportClaim | null
  * @param rows the rows the report summarizes (after errata)
  * @returns the claim with id `price-tables`, or null
  */
-export function priceTableClaim(rows: readonly Episode[]): ReportClaim | null {
+export function priceTableClaim(rows: Iterable<Episode>): ReportClaim | null {
   const mix = priceTableMix(rows);
   if (mix === null) return null;
   return {

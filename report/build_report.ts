@@ -83,8 +83,10 @@ export interface BuildReportOptions {
 /** The font family the figures ask for and resvg falls back to. */
 const FONT_FAMILY = "DejaVu Sans";
 
-function checkPriceTable(rows: readonly Episode[], table: ReportConfig<PriceTable>): void {
-  const other = rows.find((row) => row.price_table_id !== table.value.price_table_id);
+function checkPriceTable(rows: Iterable<Episode>, table: ReportConfig<PriceTable>): void {
+  const other = Iterator.from(rows).find((row) =>
+    row.price_table_id !== table.value.price_table_id
+  );
   if (other !== undefined) {
     throw new LedgerError([{
       code: "schema_violation",

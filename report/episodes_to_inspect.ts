@@ -45,17 +45,18 @@ export interface EpisodeToInspect {
  * if (entry.episode_id !== "r/a/t1/1" || entry.outcome !== "failed") throw new Error();
  * ```
  */
-export function episodesToInspect(rows: readonly Episode[]): EpisodeToInspect[] {
-  return rows.filter((row) => row.status === "invalid" || row.resolved === false).map((row) => ({
-    episode_id: row.episode_id,
-    agent_id: row.agent_id,
-    task_id: row.task_id,
-    outcome: row.status === "invalid" ? "invalid" : "failed",
-    invalid_reason: row.invalid_reason,
-    stop_reason: row.stop_reason,
-    episode_log_digest: row.episode_log_digest ?? null,
-    ...(row.provenance === undefined
-      ? {}
-      : { imported: { source: row.provenance.source, position: row.provenance.position } }),
-  }));
+export function episodesToInspect(rows: Iterable<Episode>): EpisodeToInspect[] {
+  return Iterator.from(rows).filter((row) => row.status === "invalid" || row.resolved === false)
+    .map((row): EpisodeToInspect => ({
+      episode_id: row.episode_id,
+      agent_id: row.agent_id,
+      task_id: row.task_id,
+      outcome: row.status === "invalid" ? "invalid" : "failed",
+      invalid_reason: row.invalid_reason,
+      stop_reason: row.stop_reason,
+      episode_log_digest: row.episode_log_digest ?? null,
+      ...(row.provenance === undefined
+        ? {}
+        : { imported: { source: row.provenance.source, position: row.provenance.position } }),
+    })).toArray();
 }

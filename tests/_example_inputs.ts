@@ -82,7 +82,7 @@ export async function exampleFigures(): Promise<ExampleFigures[]> {
     const ledger = await loadLedger(synthetic.pathname);
     let rows = ledger.rows;
     const errata = new URL("synthetic_errata.jsonl", EXAMPLES_DIR);
-    if (await exists(errata)) rows = applyErrata(rows, await loadErrata(errata.pathname)).rows;
+    if (await exists(errata)) rows = [...applyErrata(rows, await loadErrata(errata.pathname)).rows];
     const planUrl = new URL("synthetic_plan.json", EXAMPLES_DIR);
     const priceUrl = new URL("price_table.json", EXAMPLES_DIR);
     const plan = (await exists(planUrl)) ? (await loadPlan(planUrl.pathname)).value : undefined;

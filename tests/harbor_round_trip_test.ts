@@ -169,7 +169,7 @@ Deno.test("the demo and synthetic example ledgers export as a Harbor job and imp
       const { rows } = await importJob(job, `${dir}/b`);
       // the rows as every command counts them: the errata applied (loadLedger's view)
       const loaded = await loadLedger(ledger, { errata });
-      assert.deepEqual(counts(rows), counts(loaded.rows));
+      assert.deepEqual(counts(rows), counts([...loaded.rows]));
       const planned = JSON.parse(await Deno.readTextFile(plan)).tasks.length;
       assert.deepEqual(await taskList(`${dir}/b/ledger.jsonl`), [planned, 1]);
       const files = readJobs(`${dir}/jobs`).get(job.slice(job.lastIndexOf("/") + 1))!;
@@ -202,7 +202,7 @@ Deno.test("export harbor keeps the synthetic example's invalid rows invalid, for
     };
     // python3 over synthetic_ledger.jsonl, errata-0002 applied (D04 invalid, workspace_tampered):
     // verifier_fault 9, harness_error 2, provider_fault 1, evidence_missing 2, workspace_tampered 2
-    assert.deepEqual(reasons((await loadLedger(ledger, { errata })).rows), {
+    assert.deepEqual(reasons([...(await loadLedger(ledger, { errata })).rows]), {
       verifier_fault: 9,
       harness_error: 2,
       provider_fault: 1,

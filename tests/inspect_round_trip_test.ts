@@ -264,7 +264,7 @@ Deno.test("the demo and synthetic example ledgers export and import again with t
       // the rows as every command counts them: the errata applied (loadLedger's view)
       const { loadLedger } = await import("../cli/_load.ts");
       const loaded = await loadLedger(ledger, { errata });
-      assert.deepEqual(counts(await readRows(again)), counts(loaded.rows));
+      assert.deepEqual(counts(await readRows(again)), counts([...loaded.rows]));
       const planned = JSON.parse(await Deno.readTextFile(plan)).tasks.length;
       assert.equal((await taskList(again))[0], planned);
       for (const path of logs) await checkEvalLog(path);

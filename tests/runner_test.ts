@@ -568,7 +568,7 @@ Deno.test({
       // The ledger is untouched; the errata rescore both episodes.
       equal(createHash("sha256").update(await Deno.readFile(ledger)).digest("hex"), ledgerSha);
       const applied = applyErrata(rows, await loadErrata(errata));
-      deepEqual(applied.rows.map((r) => [r.status, r.resolved]), [["scored", true], [
+      deepEqual([...applied.rows].map((r) => [r.status, r.resolved]), [["scored", true], [
         "scored",
         true,
       ]]);

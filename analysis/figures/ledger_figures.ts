@@ -9,7 +9,8 @@ import { episodeTokens, isScored } from "../classify_episode.ts";
 import { censoringSummary } from "../censoring.ts";
 import { comparisonMatrix } from "../compare_agents.ts";
 import { pilotEstimate } from "../pilot_estimate.ts";
-import type { Episode, Plan, PriceTable, SprtParams } from "../schema/records.ts";
+import type { Plan, PriceTable, SprtParams } from "../schema/records.ts";
+import type { EpisodeRows } from "../episode_table.ts";
 import { calibrateSprt } from "../sprt/calibrate_sprt.ts";
 import { replaySprt } from "../sprt/replay_sprt.ts";
 import { summarizeAgents } from "../summarize_agents.ts";
@@ -103,7 +104,7 @@ export type { NamedFigure };
  * ```
  */
 export function ledgerFigures(
-  rows: readonly Episode[],
+  rows: EpisodeRows,
   options: LedgerFiguresOptions = {},
 ): AssembledFigure[] {
   if (rows.length === 0) throw new RangeError("Cannot build figures: the ledger has no rows");
@@ -143,7 +144,8 @@ export function ledgerFigures(
     const { tasks, budget, safety } = options.pilot;
     // rows that did not record their tokens (imported) have no spend to project from
     const spend = options.pilot.spend ??
-      rows.filter(isScored).map(episodeTokens).filter((t): t is number => t !== null);
+      Iterator.from(rows).filter(isScored).map(episodeTokens)
+        .filter((t): t is number => t !== null).toArray();
     const target = { tasks, budget };
     pilot = {
       spend,

@@ -67,7 +67,7 @@ export interface AgentJudgeFaults {
  * ```
  */
 export function agentJudgeFaults(
-  rows: readonly Episode[],
+  rows: Iterable<Episode>,
   policy: CensoringPolicy,
 ): AgentJudgeFaults[] {
   const byAgent = new Map<

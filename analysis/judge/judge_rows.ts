@@ -6,6 +6,7 @@
  * @module
  */
 import type { Episode } from "../schema/records.ts";
+import { type EpisodeRows, keptRows } from "../episode_table.ts";
 
 /** Why {@link judgeLeftOut} leaves a task's rows out of formal scores. */
 export const UNCALIBRATED_JUDGE_REASON =
@@ -24,7 +25,7 @@ export interface LeftOutTask {
 /** The rows formal scores count, and the tasks left out. */
 export interface JudgeLeftOut {
   /** Rows without a judge record, or judged by a calibrated judge, in ledger order. */
-  counted: Episode[];
+  counted: EpisodeRows;
   /** One entry per task with rows left out, in the order of its first such row. */
   leftOut: LeftOutTask[];
 }
@@ -88,12 +89,12 @@ export interface JudgeFigures {
  * if (counted.length !== 1 || leftOut.length !== 0) throw new Error();
  * ```
  */
-export function judgeLeftOut(rows: readonly Episode[]): JudgeLeftOut {
-  const counted: Episode[] = [];
+export function judgeLeftOut(rows: EpisodeRows): JudgeLeftOut {
+  let counted = 0;
   const byTask = new Map<string, LeftOutTask>();
   for (const row of rows) {
-    if (row.judge === undefined || row.judge.calibrated) {
-      counted.push(row);
+    if (isCounted(row)) {
+      counted++;
       continue;
     }
     const task = byTask.get(row.task_id);
@@ -105,7 +106,12 @@ export function judgeLeftOut(rows: readonly Episode[]): JudgeLeftOut {
       });
     } else task.rows++;
   }
-  return { counted, leftOut: [...byTask.values()] };
+  return { counted: keptRows(rows, isCounted, counted), leftOut: [...byTask.values()] };
+}
+
+/** A row formal scores count: no judge record, or a calibrated judge's. */
+function isCounted(row: Episode): boolean {
+  return row.judge === undefined || row.judge.calibrated;
 }
 
 /**
@@ -125,7 +131,7 @@ export function judgeLeftOut(rows: readonly Episode[]): JudgeLeftOut {
  * if (figures.rows !== 0 || figures.judge_invalid_rate !== null) throw new Error();
  * ```
  */
-export function judgeFigures(rows: readonly Episode[]): JudgeFigures {
+export function judgeFigures(rows: Iterable<Episode>): JudgeFigures {
   let judged = 0;
   let calibrated = 0;
   let faults = 0;

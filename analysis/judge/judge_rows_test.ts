@@ -55,7 +55,7 @@ Deno.test("judgeLeftOut() leaves out the rows of an uncalibrated judge, by task"
     row("plain", undefined, "b"),
   ];
   const { counted, leftOut } = judgeLeftOut(rows);
-  deepEqual(counted.map((r) => [r.task_id, r.agent_id]), [
+  deepEqual([...counted].map((r) => [r.task_id, r.agent_id]), [
     ["plain", "a"],
     ["review", "a"],
     ["plain", "b"],

@@ -8,6 +8,7 @@
  */
 import type { LedgerProblem } from "../ledger_error.ts";
 import type { Episode } from "./records.ts";
+import type { EpisodeRows } from "../episode_table.ts";
 
 /** What a scan of a ledger found, apart from the rows themselves. */
 export interface LedgerScan {
@@ -24,13 +25,17 @@ export interface LedgerScan {
   problems: LedgerProblem[];
 }
 
-/** A whole ledger in memory. */
-export interface Ledger extends LedgerScan {
-  rows: Episode[];
+/**
+ * A whole ledger in memory: by default its rows as objects (`loadLedger`),
+ * or as columns (`EpisodeTable`, `loadLedgerTable`), or any rows a figure
+ * reads (`EpisodeRows`).
+ */
+export interface Ledger<R extends EpisodeRows = Episode[]> extends LedgerScan {
+  rows: R;
 }
 
 /** A whole ledger in memory with each row's 1-based line (the inputs layer's `loadLedger`). */
-export interface LedgerWithLines extends Ledger {
+export interface LedgerWithLines<R extends EpisodeRows = Episode[]> extends Ledger<R> {
   /** `row_lines[i]` is the line `rows[i]` was read from. */
   row_lines: number[];
 }

@@ -470,11 +470,25 @@ export const EpisodeInput = lazySchema(() =>
   }).strict()
 );
 
+/**
+ * The `episode_id` of a row that names none: `run_id/agent_id/task_id/attempt`
+ * (unique within a run, so the ledger's duplicate check holds for rows
+ * written without one).
+ *
+ * @param row the row's run, agent, task and attempt
+ * @returns the id
+ */
+export function defaultEpisodeId(
+  row: Pick<z.output<typeof EpisodeInput>, "run_id" | "agent_id" | "task_id" | "attempt">,
+): string {
+  return `${row.run_id}/${row.agent_id}/${row.task_id}/${row.attempt}`;
+}
+
 /** Adds the derived default `episode_id` and checks the status invariants. */
 export const Episode = lazySchema(() =>
   EpisodeInput.transform((row) => ({
     ...row,
-    episode_id: row.episode_id ?? `${row.run_id}/${row.agent_id}/${row.task_id}/${row.attempt}`,
+    episode_id: row.episode_id ?? defaultEpisodeId(row),
   })).superRefine((row, ctx) => {
     if (row.status === "invalid" && row.resolved !== null) {
       ctx.addIssue({

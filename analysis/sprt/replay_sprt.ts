@@ -154,7 +154,7 @@ const unused = (row: SprtRow): SprtUnusedRow => ({
  * if (replay.verdict !== "adopt" || replay.n !== 6) throw new Error("6 passes adopt");
  * ```
  */
-export function replaySprt(rows: readonly SprtRow[], options: ReplaySprtOptions): SprtReplay {
+export function replaySprt(rows: Iterable<SprtRow>, options: ReplaySprtOptions): SprtReplay {
   const p = parseSprtParams(options.params);
   const c = sprtConstants(p);
   const agentId = options.agentId;
@@ -168,7 +168,7 @@ export function replaySprt(rows: readonly SprtRow[], options: ReplaySprtOptions)
     });
   }
   const planned = options.order !== undefined;
-  const mine = rows.filter((row) => row.agent_id === agentId);
+  const mine = Iterator.from(rows).filter((row) => row.agent_id === agentId).toArray();
   const unplanned: SprtUnusedRow[] = [];
   let ordered: SprtRow[];
   if (planned) {

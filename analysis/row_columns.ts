@@ -1,0 +1,400 @@
+/**
+ * Rows held as columns: a ledger of a million rows kept in about a fifth of
+ * the memory its row objects take, each row rebuilt on demand exactly as it
+ * was stored. The streaming-aggregate shape of arquero's columnar tables
+ * (uwdata/arquero: columns of typed arrays, rows as views), for records
+ * whose fields repeat (ids, enums, defaults) or are numbers.
+ *
+ * A row object of the ledger's 26-odd fields costs about 490 bytes on V8's
+ * heap (a slot per field, the `caps` object, the chain's 64-hex string, the
+ * derived `episode_id`); a million of them hold 467 MiB before the analysis
+ * starts. Here each top-level field is a column (but the fields a table is
+ * told to omit or to derive), and each value goes where it is cheapest to
+ * keep:
+ *
+ * | value | kept as | per row |
+ * |---|---|---|
+ * | a number | an `Int32Array` slot while the column's numbers are 32-bit integers, else a `Float64Array` one | 4 or 8 bytes |
+ * | a string, `true`, `false`, `null`, or an object or array equal (as JSON text) to one seen before in the column | an index into the column's distinct values, 1, 2 or 4 bytes wide as their count needs | 1–4 bytes |
+ * | anything else once the column holds {@link INTERN_LIMIT} distinct values (unique ids, per-row objects) | the value itself | 8 bytes and the value |
+ *
+ * Which keys a row has, and in which order, is kept as one of the distinct
+ * key lists seen (so an absent optional field stays absent, and the rebuilt
+ * row lists its keys in the stored order). Storage grows in chunks of
+ * 65,536 rows, never copied once full, so a load never holds two copies.
+ *
+ * Exactness: {@link RowColumns.row} returns an object equal to the stored
+ * one less its omitted fields (same keys in the same order, same values),
+ * with one exception a
+ * JSON value cannot show: a `-0` inside an object or array that was
+ * interned beside an equal value with `0` reads back as the first seen
+ * (both print as `0`). Interned objects and arrays are shared by the rows
+ * that hold them and frozen, so no reader can change another row through
+ * them; numbers, strings and booleans are values. Rows must be plain data
+ * (what `JSON.parse` and the schema give): functions, `undefined` values and
+ * symbol keys are not kept.
+ *
+ * @module
+ */
+
+/** log2 of the rows in a full chunk. */
+const CHUNK_BITS = 16;
+const CHUNK_ROWS = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_ROWS - 1;
+/** The first chunk starts this small and doubles, so a ledger of 8 rows does not allocate 65,536 slots per column. */
+const FIRST_CAPACITY = 64;
+
+/**
+ * Distinct values a column interns before it keeps further new values as
+ * they are: an id column of 50,000 tasks is interned (2 bytes a row), a
+ * column of a million unique ids is not (the table would cost more than the
+ * strings).
+ */
+export const INTERN_LIMIT = 1 << 16;
+
+/** A value's place: the number store, the plain store, or an interned value (id - 2). */
+const IN_NUMBERS = 0;
+const IN_PLAIN = 1;
+const FIRST_INTERNED = 2;
+
+type IdArray = Uint8Array | Uint16Array | Uint32Array;
+
+/** Storage in chunks of {@link CHUNK_ROWS} rows; only the first chunk grows, by doubling. */
+class Chunked<A extends { length: number }> {
+  readonly chunks: A[] = [];
+  constructor(
+    readonly make: (slots: number) => A,
+    readonly copy: (from: A, to: A) => void,
+  ) {}
+
+  /** The chunk holding row `row`, grown to hold it. */
+  chunkFor(row: number): A {
+    const index = row >>> CHUNK_BITS;
+    let chunk = this.chunks[index];
+    const need = (row & CHUNK_MASK) + 1;
+    if (chunk === undefined || chunk.length < need) {
+      let slots = chunk === undefined ? FIRST_CAPACITY : chunk.length;
+      while (slots < need) slots *= 2;
+      // A chunk after the first starts full: only a small ledger benefits from growing.
+      if (index > 0 || slots > CHUNK_ROWS) slots = CHUNK_ROWS;
+      const grown = this.make(slots);
+      if (chunk !== undefined) this.copy(chunk, grown);
+      this.chunks[index] = grown;
+      chunk = grown;
+    }
+    return chunk;
+  }
+}
+
+function typedChunks<A extends IdArray | Int32Array | Float64Array>(
+  make: (slots: number) => A,
+): Chunked<A> {
+  return new Chunked<A>(make, (from, to) => to.set(from as never));
+}
+
+/** Freezes a JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** One field's values, row by row. */
+class Column {
+  /** Each row's place (see IN_NUMBERS..FIRST_INTERNED); null while every value is a number. */
+  private ids: Chunked<IdArray> | null = null;
+  /** The largest id the id chunks' width holds. */
+  private idLimit = 0xff;
+  /** Int32 slots while every number is a 32-bit integer (counts, seeds), else float64. */
+  private numbers: Chunked<Int32Array | Float64Array> | null = null;
+  private wideNumbers = false;
+  private plain: Chunked<unknown[]> | null = null;
+  /** Interned values, in order of first appearance. */
+  private readonly values: unknown[] = [];
+  /** Strings, booleans and null → their id. */
+  private readonly primitiveIds = new Map<unknown, number>();
+  /** Objects and arrays by JSON text → their id. */
+  private readonly objectIds = new Map<string, number>();
+  /** The last interned object and its id: rows in a run often repeat it (`caps`), and comparing is cheaper than writing its JSON text. */
+  private lastObject: unknown = undefined;
+  private lastObjectId = 0;
+
+  set(row: number, value: unknown): void {
+    if (typeof value === "number") {
+      this.numbers ??= typedChunks<Int32Array | Float64Array>((n) => new Int32Array(n));
+      if ((value | 0) !== value || Object.is(value, -0)) this.widenNumbers();
+      this.numbers.chunkFor(row)[row & CHUNK_MASK] = value;
+      if (this.ids !== null) this.setId(row, IN_NUMBERS);
+      return;
+    }
+    const id = this.internedId(value);
+    if (id !== null) {
+      this.setId(row, id);
+      return;
+    }
+    this.plain ??= new Chunked<unknown[]>((n) => new Array(n), (from, to) => {
+      for (let i = 0; i < from.length; i++) to[i] = from[i];
+    });
+    this.plain.chunkFor(row)[row & CHUNK_MASK] = value;
+    this.setId(row, IN_PLAIN);
+  }
+
+  get(row: number): unknown {
+    // Rows before the first value that was not a number have no id chunk (or a shorter one): numbers.
+    const id = this.ids?.chunks[row >>> CHUNK_BITS]?.[row & CHUNK_MASK] ?? IN_NUMBERS;
+    if (id >= FIRST_INTERNED) return this.values[id - FIRST_INTERNED];
+    if (id === IN_NUMBERS) return this.numbers!.chunks[row >>> CHUNK_BITS][row & CHUNK_MASK];
+    return this.plain!.chunks[row >>> CHUNK_BITS][row & CHUNK_MASK];
+  }
+
+  /** The value's interned id, interning it if the column may still grow; null: keep it plain. */
+  private internedId(value: unknown): number | null {
+    if (typeof value !== "object" || value === null) {
+      const known = this.primitiveIds.get(value);
+      if (known !== undefined) return known;
+      return this.intern(
+        value,
+        () => this.primitiveIds.set(value, FIRST_INTERNED + this.values.length),
+      );
+    }
+    if (this.lastObject !== undefined && sameJson(value, this.lastObject)) return this.lastObjectId;
+    const text = JSON.stringify(value);
+    let id = this.objectIds.get(text);
+    if (id === undefined) {
+      const added = this.intern(
+        value,
+        () => this.objectIds.set(text, FIRST_INTERNED + this.values.length),
+      );
+      if (added === null) return null;
+      id = added;
+    }
+    this.lastObject = this.values[id - FIRST_INTERNED];
+    this.lastObjectId = id;
+    return id;
+  }
+
+  private intern(value: unknown, remember: () => void): number | null {
+    if (this.values.length >= INTERN_LIMIT) return null;
+    remember();
+    this.values.push(deepFreeze(value));
+    return FIRST_INTERNED + this.values.length - 1;
+  }
+
+  private setId(row: number, id: number): void {
+    if (this.ids === null) {
+      if (id === IN_NUMBERS) return;
+      this.ids = typedChunks<IdArray>((n) => new Uint8Array(n));
+    }
+    if (id > this.idLimit) this.widen(id);
+    this.ids.chunkFor(row)[row & CHUNK_MASK] = id;
+  }
+
+  /** Rewrites the number chunks as float64, once a number is not a 32-bit integer. */
+  private widenNumbers(): void {
+    if (this.wideNumbers) return;
+    this.wideNumbers = true;
+    const chunks = this.numbers!.chunks;
+    const wider = typedChunks<Int32Array | Float64Array>((n) => new Float64Array(n));
+    for (let i = 0; i < chunks.length; i++) {
+      if (chunks[i] === undefined) continue;
+      wider.chunks[i] = new Float64Array(chunks[i].length);
+      wider.chunks[i].set(chunks[i]);
+    }
+    this.numbers = wider;
+  }
+
+  /** Rewrites the id chunks in the next width that holds `id`. */
+  private widen(id: number): void {
+    this.idLimit = id <= 0xffff ? 0xffff : 0xffffffff;
+    const make = id <= 0xffff
+      ? (n: number) => new Uint16Array(n)
+      : (n: number) => new Uint32Array(n);
+    const wider = typedChunks<IdArray>(make);
+    const chunks = this.ids!.chunks;
+    for (let i = 0; i < chunks.length; i++) {
+      if (chunks[i] === undefined) continue;
+      wider.chunks[i] = make(chunks[i].length);
+      wider.chunks[i].set(chunks[i]);
+    }
+    this.ids = wider;
+  }
+}
+
+/** Deep equality of two JSON values, key order included (what equal JSON text means). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const aKeys = Object.keys(a);
+  const bKeys = Object.keys(b);
+  if (aKeys.length !== bKeys.length) return false;
+  for (let i = 0; i < aKeys.length; i++) {
+    const key = aKeys[i];
+    if (key !== bKeys[i]) return false;
+    if (!sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** A distinct key list: its columns, a compiled builder of its rows, and its derived keys. */
+interface Layout {
+  keys: string[];
+  columns: Column[];
+  build: (columns: Column[], row: number) => object;
+  /** The keys of the layout that have a derivation (see {@link RowColumnsOptions.derived}). */
+  derived: string[];
+  /** Whether each key, by position, has one. */
+  derivedAt: boolean[];
+}
+
+/** Stored in place of a value equal to its derivation. */
+const DERIVED: unique symbol = Symbol("derived");
+
+/** Options for {@link RowColumns}. */
+export interface RowColumnsOptions<T> {
+  /**
+   * Fields whose usual value is a function of the others (the ledger's
+   * `episode_id`, `run_id/agent_id/task_id/attempt` unless the row names
+   * one): a row whose value equals the derivation stores a mark instead,
+   * and the rebuilt row derives it again. Unique derived strings would
+   * otherwise be kept one per row.
+   */
+  derived?: { [K in keyof T]?: (row: T) => T[K] };
+  /**
+   * Optional fields not kept: a rebuilt row lacks them (the ledger's
+   * `prev_sha256`, checked as the file is read and read by nothing after).
+   */
+  omit?: readonly (keyof T & string)[];
+}
+
+/** A builder that writes the row as one object literal (fast properties, one hidden class per layout). */
+function compileBuilder(keys: readonly string[]): Layout["build"] {
+  const fields = keys.map((key, i) => `[${JSON.stringify(key)}]: c[${i}].get(r)`);
+  return new Function("c", "r", `return {${fields.join(", ")}};`) as Layout["build"];
+}
+
+/**
+ * A growing table of rows kept as columns (see the module doc): `push` each
+ * row as it is read, then read them back in order as often as needed, each
+ * rebuilt on demand, so a pass over a million rows holds one at a time.
+ *
+ * @typeParam T the rows' type (plain JSON data)
+ * @example
+ * ```ts
+ * import { RowColumns } from "./row_columns.ts";
+ * const table = new RowColumns<{ agent_id: string; tokens: number | null }>();
+ * table.push({ agent_id: "a", tokens: 12 });
+ * table.push({ agent_id: "a", tokens: null });
+ * if (table.length !== 2 || table.row(1).tokens !== null) throw new Error();
+ * if ([...table].map((row) => row.tokens).join() !== "12,") throw new Error();
+ * ```
+ */
+export class RowColumns<T extends object> implements Iterable<T> {
+  private readonly derived: Record<string, (row: T) => unknown>;
+  private readonly omitted: ReadonlySet<string>;
+  private count = 0;
+  private readonly columns = new Map<string, Column>();
+  private readonly layouts: Layout[] = [];
+  private readonly layoutByKeys = new Map<string, number>();
+  /** Each row's layout index. */
+  private readonly rowLayouts = typedChunks<IdArray>((n) => new Uint16Array(n));
+  private last: Layout | null = null;
+  private lastIndex = 0;
+
+  /** @param options fields derived from the others (see {@link RowColumnsOptions}) */
+  constructor(options: RowColumnsOptions<T> = {}) {
+    this.derived = (options.derived ?? {}) as Record<string, (row: T) => unknown>;
+    this.omitted = new Set(options.omit ?? []);
+  }
+
+  /** Rows held. */
+  get length(): number {
+    return this.count;
+  }
+
+  /**
+   * Adds a row at the end. O(fields); the row object itself is not kept.
+   *
+   * @param row the row (plain data; interned objects in it are frozen)
+   * @throws {RangeError} past 65,536 distinct key lists
+   */
+  push(row: T): void {
+    const index = this.count;
+    const layoutIndex = this.layoutOf(row);
+    const layout = this.layouts[layoutIndex];
+    this.rowLayouts.chunkFor(index)[index & CHUNK_MASK] = layoutIndex;
+    const record = row as Record<string, unknown>;
+    for (let i = 0; i < layout.keys.length; i++) {
+      const key = layout.keys[i];
+      const value = record[key];
+      const derive = layout.derivedAt[i] ? this.derived[key] : undefined;
+      layout.columns[i].set(index, derive !== undefined && value === derive(row) ? DERIVED : value);
+    }
+    this.count++;
+  }
+
+  /**
+   * The row at `index`, rebuilt: a new object equal to the one pushed (see
+   * the module doc for the one `-0` exception). O(fields).
+   *
+   * @param index 0-based, below {@link length}
+   * @throws {RangeError} outside the table
+   */
+  row(index: number): T {
+    if (!Number.isInteger(index) || index < 0 || index >= this.count) {
+      throw new RangeError(`Row ${index} is outside a table of ${this.count} rows`);
+    }
+    const layout = this.layouts[this.rowLayouts.chunks[index >>> CHUNK_BITS][index & CHUNK_MASK]];
+    const row = layout.build(layout.columns, index) as Record<string, unknown>;
+    for (const key of layout.derived) {
+      if (row[key] === DERIVED) row[key] = this.derived[key](row as T);
+    }
+    return row as T;
+  }
+
+  /** The rows in order, each rebuilt as it is reached. */
+  *[Symbol.iterator](): Iterator<T> {
+    for (let i = 0; i < this.count; i++) yield this.row(i);
+  }
+
+  /** The index of the row's key list, added when new. */
+  private layoutOf(row: T): number {
+    const last = this.last;
+    if (last !== null) {
+      let i = 0;
+      let same = true;
+      for (const key in row) {
+        if (this.omitted.has(key)) continue;
+        if (i >= last.keys.length || last.keys[i] !== key) {
+          same = false;
+          break;
+        }
+        i++;
+      }
+      if (same && i === last.keys.length) return this.lastIndex;
+    }
+    const keys = Object.keys(row).filter((key) => !this.omitted.has(key));
+    const name = JSON.stringify(keys);
+    let index = this.layoutByKeys.get(name);
+    if (index === undefined) {
+      if (this.layouts.length > 0xffff) throw new RangeError("More than 65,536 distinct key lists");
+      index = this.layouts.length;
+      this.layoutByKeys.set(name, index);
+      const columns = keys.map((key) => {
+        let column = this.columns.get(key);
+        if (column === undefined) this.columns.set(key, column = new Column());
+        return column;
+      });
+      const derivedAt = keys.map((key) => Object.hasOwn(this.derived, key));
+      const derived = keys.filter((_, i) => derivedAt[i]);
+      this.layouts.push({ keys, columns, build: compileBuilder(keys), derived, derivedAt });
+    }
+    this.last = this.layouts[index];
+    this.lastIndex = index;
+    return index;
+  }
+}
