@@ -9,8 +9,9 @@
  * - `system`: the test files listed in {@link SYSTEM}, each with what it
  *   needs that `unit` must not.
  *
- * Each layer runs in two lanes ({@link LANES}): the unit layer's side by
- * side, the system layer's one after the other.
+ * Each layer runs in two lanes ({@link LANES}) side by side; the system
+ * layer's files that must not share the machine ({@link ALONE}) run after
+ * both, by themselves.
  *
  * The rule that no file escapes: `unit` is the complement of {@link SYSTEM}
  * within what `deno test --doc` runs, so every test file (and doc test) is
@@ -37,13 +38,22 @@ export type Layer = typeof LAYERS[number];
 
 /**
  * The lanes of each layer: each a `deno test` process, every test in one
- * of them; the unit layer's run side by side, the system layer's one after
- * the other. A `system` file names its lane
+ * of them, the two side by side. A `system` file names its lane
  * ({@link SystemFile.lane}); `unit` files take turns ({@link unitLaneFiles}).
  */
 export const LANES = [1, 2] as const;
 /** One lane of a layer. */
 export type Lane = typeof LANES[number];
+/**
+ * The place of the `system` files that run by themselves, after both
+ * lanes, in a `deno test` process of their own: Podman's passes of the
+ * attack suites and of the Slurm executor's tests, which failed under the
+ * other lane's load (in two of three clean-clone runs: the Podman service's
+ * answer to a probe, then a verifier's run) and pass alone.
+ */
+export const ALONE = "alone" as const;
+/** Where a `system` file runs: a lane, or {@link ALONE}. */
+export type SystemLane = Lane | typeof ALONE;
 
 /** A `system` test file: what it needs, and the lane it runs in. */
 export interface SystemFile {
@@ -51,21 +61,19 @@ export interface SystemFile {
   readonly needs: string;
   /**
    * The lane: its files run one after another, in one `deno test`
-   * process. The lanes are drawn so that they could run side by side
-   * (most of a system test's time is waiting on containers, the Debian
-   * mirror, Slurm or a kernel: two lanes took 28 minutes where one took
-   * 45), but they run one after the other until Podman's passes of the
-   * attack suites hold under that load (they failed in two of three
-   * clean-clone runs side by side). Files that find what they check by
-   * state the whole machine shares stay in one lane: the Slurm cluster's
-   * queue (`slurm_*`, and the Podman pass of the Slurm executor's tests),
-   * and containers and images found by tag (the stand-in bases, the
-   * prebuilt-image registry). Lane 2 holds the tests that build tasks'
-   * images and fetch Debian's packages, the notebooks, the browser, the
-   * ledger lock and resume; lane 1 the sandbox, the relay, the rest of
-   * the runner and the engines.
+   * process, beside the other lane (most of a system test's time is
+   * waiting on containers, the Debian mirror, Slurm or a kernel: two lanes
+   * took 28 minutes where one took 45), or {@link ALONE} after both.
+   * Files that find what they check by state the whole machine shares
+   * never run at once: the Slurm cluster's queue (`slurm_*` in lane 1, and
+   * the Podman pass of the Slurm executor's tests alone), and containers
+   * and images found by tag (the stand-in bases, the prebuilt-image
+   * registry, in lane 2). Lane 2 holds the tests that build tasks' images
+   * and fetch Debian's packages, the notebooks and the browser; lane 1 the
+   * sandbox, the relay, the rest of the runner (the ledger lock and resume
+   * among it), the engines and the documents' commands.
    */
-  readonly lane: Lane;
+  readonly lane: SystemLane;
 }
 
 /**
@@ -89,7 +97,7 @@ export const SYSTEM: Readonly<Record<string, SystemFile>> = {
     lane: 1,
   },
   "tests/codex_test.ts": { needs: "the Docker engine", lane: 1 },
-  "tests/doc_commands_test.ts": { needs: "the Docker engine and Jupyter", lane: 2 },
+  "tests/doc_commands_test.ts": { needs: "the Docker engine and Jupyter", lane: 1 },
   "tests/engine_faults_test.ts": { needs: "the Docker engine and a second engine", lane: 1 },
   "tests/filler_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/first_run_test.ts": { needs: "the Docker engine", lane: 1 },
@@ -107,13 +115,13 @@ export const SYSTEM: Readonly<Record<string, SystemFile>> = {
   "tests/other_machines_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/podman_engine_test.ts": {
     needs: "the Docker engine, Podman and the Slurm cluster (the Slurm executor's tests on Podman)",
-    lane: 1,
+    lane: ALONE,
   },
   "tests/prebuilt_image_test.ts": { needs: "the Docker engine and the local registry", lane: 2 },
   "tests/relay_attacks_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/relay_test.ts": { needs: "the Docker engine", lane: 1 },
-  "tests/resume_test.ts": { needs: "the Docker engine", lane: 2 },
-  "tests/runner_lock_test.ts": { needs: "the Docker engine", lane: 2 },
+  "tests/resume_test.ts": { needs: "the Docker engine", lane: 1 },
+  "tests/runner_lock_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/runner_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/sandbox_conformance_test.ts": { needs: "the Docker engine", lane: 1 },
   "tests/sandbox_test.ts": { needs: "the Docker engine", lane: 1 },
@@ -205,8 +213,8 @@ export function layerOf(path: string): Layer {
   return Object.hasOwn(SYSTEM, path) ? "system" : "unit";
 }
 
-/** The `system` files of `lane`, in {@link SYSTEM}'s order. */
-export function laneFiles(lane: Lane): string[] {
+/** The `system` files of `lane` (or of {@link ALONE}), in {@link SYSTEM}'s order. */
+export function laneFiles(lane: SystemLane): string[] {
   return Object.entries(SYSTEM).filter(([, file]) => file.lane === lane).map(([path]) => path);
 }
 
@@ -226,11 +234,11 @@ export async function unitLaneFiles(): Promise<string[]> {
 /**
  * The arguments of `deno test` for a layer: `unit` is the whole of
  * `deno test --doc` with the `system` files ignored; `system` names them.
- * With `lane`, that lane's part: `system`, the files of that lane; `unit`
- * lane 2, the files {@link unitLaneFiles} names; `unit` lane 1, the whole
- * of `unit` with those ignored too.
+ * With `lane`, that lane's part: `system`, the files of that lane (or of
+ * {@link ALONE}); `unit` lane 2, the files {@link unitLaneFiles} names;
+ * `unit` lane 1, the whole of `unit` with those ignored too.
  */
-export async function layerArguments(layer: Layer, lane?: Lane): Promise<string[]> {
+export async function layerArguments(layer: Layer, lane?: SystemLane): Promise<string[]> {
   const common = ["test", "--allow-all", "--doc"];
   if (layer === "system") {
     return [...common, ...(lane === undefined ? Object.keys(SYSTEM) : laneFiles(lane))];
@@ -304,17 +312,18 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   // deno test options (e.g. --filter, --fail-fast) go before the files
-  const runLane = async (lane: Lane) => {
+  const runLane = async (lane: SystemLane) => {
     const [test, ...args] = await layerArguments(layer, lane);
     return runDenoTest([test, ...rest, ...args], `lane ${lane} | `);
   };
-  // The system lanes run one after the other: side by side, the load failed
-  // Podman's passes of the attack suites in two of three clean-clone runs.
-  const codes: number[] = [];
-  if (layer === "unit") codes.push(...await Promise.all(LANES.map(runLane)));
-  else for (const lane of LANES) codes.push(await runLane(lane));
+  const lanes: SystemLane[] = [...LANES];
+  const codes = await Promise.all(LANES.map(runLane));
+  if (layer === "system" && laneFiles(ALONE).length > 0) {
+    lanes.push(ALONE);
+    codes.push(await runLane(ALONE));
+  }
   for (const [index, code] of codes.entries()) {
-    console.log(`lane ${LANES[index]}: ${code === 0 ? "passed" : `FAILED (exit ${code})`}`);
+    console.log(`lane ${lanes[index]}: ${code === 0 ? "passed" : `FAILED (exit ${code})`}`);
   }
   Deno.exit(codes.find((code) => code !== 0) ?? 0);
 }

@@ -1,5 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import {
+  ALONE,
   configExcludes,
   excluded,
   laneFiles,
@@ -100,7 +101,7 @@ Deno.test("the unit layer ignores deno.json's exclusions and the system files; s
   const ignore = unit.find((arg) => arg.startsWith("--ignore="))!.slice("--ignore=".length);
   deepEqual(ignore.split(","), [...excludes, ...Object.keys(SYSTEM)]);
   deepEqual((await layerArguments("system")).slice(3), Object.keys(SYSTEM));
-  for (const lane of LANES) {
+  for (const lane of [...LANES, ALONE] as const) {
     deepEqual((await layerArguments("system", lane)).slice(3), laneFiles(lane));
   }
 });
@@ -120,13 +121,16 @@ Deno.test("the unit lanes split the unit layer: lane 2 names its files, lane 1 i
   );
 });
 
-Deno.test("the system lanes hold every system file once, and what shares the Slurm queue in one", () => {
-  const lanes = LANES.map(laneFiles);
+Deno.test("the system lanes hold every system file once, and what shares the Slurm queue never runs at once", () => {
+  const lanes = [...LANES, ALONE].map((lane) => laneFiles(lane));
   for (const files of lanes) ok(files.length > 0);
   deepEqual(lanes.flat().sort(), Object.keys(SYSTEM).sort());
   const slurm = Object.entries(SYSTEM).filter(([, file]) => /Slurm/.test(file.needs));
   ok(slurm.length >= 3, slurm.map(([path]) => path).join(", "));
-  deepEqual(new Set(slurm.map(([, file]) => file.lane)).size, 1, "the Slurm files' lanes");
+  // Files alone run after both lanes; the others that use the queue share one lane.
+  const beside = new Set(slurm.map(([, file]) => file.lane).filter((lane) => lane !== ALONE));
+  deepEqual(beside.size, 1, "the Slurm files' lanes");
+  equal(SYSTEM["tests/podman_engine_test.ts"].lane, ALONE);
 });
 
 Deno.test("excluded() and TEST_FILE follow deno's rules", () => {
