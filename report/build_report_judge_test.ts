@@ -23,7 +23,7 @@ function calibrated(inputs: ReportInputs): ReportInputs {
     ...inputs,
     ledger: {
       ...inputs.ledger,
-      rows: inputs.ledger.rows.map((row) =>
+      rows: [...inputs.ledger.rows].map((row) =>
         row.judge === undefined ? row : { ...row, judge: { ...row.judge, calibrated: true } }
       ),
     },
@@ -185,7 +185,7 @@ Deno.test("buildReport(): an agent whose judge-fault rate is above 10% gets no c
 Deno.test("buildReport(): a judge-fault rate from 2% to 10% states the rate beside the lower bound", async () => {
   const inputs = calibrated(await fixture());
   // agent-b with 47 more judged rows that pass, agent-a's judge fault moved to it: 1 of 50 (2%).
-  const rows = inputs.ledger.rows;
+  const rows = [...inputs.ledger.rows];
   const fault = rows.find((r) => r.invalid_reason === "judge_fault")!;
   const passing = rows.find((r) => r.agent_id === "agent-b" && r.task_id === "essay-2")!;
   const extra = Array.from({ length: 47 }, (_, i) => ({
@@ -225,12 +225,13 @@ Deno.test("buildReport(): a judge-fault rate from 2% to 10% states the rate besi
 
 Deno.test("buildReport(): a plan's judge without judged rows is shown; without either, nothing", async () => {
   const inputs = await fixture();
-  const kept = inputs.ledger.rows.flatMap((row, i) => row.judge === undefined ? [i] : []);
+  const rows = [...inputs.ledger.rows];
+  const kept = rows.flatMap((row, i) => row.judge === undefined ? [i] : []);
   const report = buildReport({
     ...inputs,
     ledger: {
       ...inputs.ledger,
-      rows: kept.map((i) => inputs.ledger.rows[i]),
+      rows: kept.map((i) => rows[i]),
       row_lines: kept.map((i) => inputs.ledger.row_lines[i]),
     },
   }, { calibrationTrials: 200 });

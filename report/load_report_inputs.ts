@@ -7,7 +7,7 @@
  * @module
  */
 import { loadErrata } from "../inputs/errata.ts";
-import { loadLedger } from "../inputs/ledger.ts";
+import { loadLedgerTable } from "../inputs/ledger.ts";
 import { loadPlan } from "../inputs/plan.ts";
 import { loadTaskList, type TaskListSource } from "../inputs/task_list.ts";
 import { loadPriceTable } from "../inputs/price_table.ts";
@@ -26,13 +26,13 @@ export interface ReportPaths {
 }
 
 /**
- * Reads the inputs of a report: the ledger strictly (`loadLedger`: every line
+ * Reads the inputs of a report: the ledger strictly (`loadLedgerTable`: every line
  * must parse and fit the schema, ids unique, hash chain intact, not empty),
  * keeping each row's line for validation findings; the errata, the plan
  * (`loadPlan`, which checks the `<plan>.sha256` beside it when there is
  * one), the price table and the task list when given. Paths are recorded as given, never
  * made absolute, so two runs from the same directory record the same bytes.
- * Cost: one streaming pass per file; the rows are held in memory.
+ * Cost: one streaming pass per file; the rows are held as columns.
  *
  * @param paths the ledger and the optional plan, errata and price table
  * @returns the inputs for `buildReport`
@@ -48,7 +48,7 @@ export interface ReportPaths {
  */
 export async function loadReportInputs(paths: ReportPaths): Promise<ReportInputs> {
   return {
-    ledger: await loadLedger(paths.ledger),
+    ledger: await loadLedgerTable(paths.ledger),
     errata: paths.errata == null ? null : await loadErrata(paths.errata),
     plan: paths.plan == null ? null : await loadPlan(paths.plan),
     priceTable: paths.priceTable == null ? null : await loadPriceTable(paths.priceTable),

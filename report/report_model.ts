@@ -30,6 +30,7 @@ import type { InvalidSummary } from "../analysis/invalid_attempts.ts";
 import type { Loaded } from "../inputs/json_file.ts";
 import type { TaskListSource } from "../inputs/task_list.ts";
 import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
+import type { EpisodeRows } from "../analysis/episode_table.ts";
 import type {
   CensoringPolicy,
   JudgeConfig,
@@ -55,7 +56,7 @@ import type { EpisodeToInspect } from "./episodes_to_inspect.ts";
 export const REPORT_FORMAT = "ledgerbench-report/5";
 
 /** The ledger as the inputs layer loads it: its scan, readable rows in file order (before errata) and each row's 1-based line. */
-export type ReportLedger = LedgerWithLines;
+export type ReportLedger = LedgerWithLines<EpisodeRows>;
 
 /** A configuration file as the inputs layer loads it: path as given, SHA-256, value. */
 export type ReportConfig<T> = Loaded<T>;
