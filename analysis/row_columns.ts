@@ -120,10 +120,16 @@ class Column {
   /** The last interned object and its id: rows in a run often repeat it (`caps`), and comparing is cheaper than writing its JSON text. */
   private lastObject: unknown = undefined;
   private lastObjectId = 0;
+  /**
+   * True while every row holds the one interned value (a run's id, a
+   * default, `null`): a read then touches no array.
+   */
+  private single = false;
 
   set(row: number, value: unknown): void {
     if (typeof value === "number") {
       this.numbers ??= typedChunks<Int32Array | Float64Array>((n) => new Int32Array(n));
+      this.single = false;
       if ((value | 0) !== value || Object.is(value, -0)) this.widenNumbers();
       this.numbers.chunkFor(row)[row & CHUNK_MASK] = value;
       if (this.ids !== null) this.setId(row, IN_NUMBERS);
@@ -137,16 +143,20 @@ class Column {
     this.plain ??= new Chunked<unknown[]>((n) => new Array(n), (from, to) => {
       for (let i = 0; i < from.length; i++) to[i] = from[i];
     });
+    this.single = false;
     this.plain.chunkFor(row)[row & CHUNK_MASK] = value;
     this.setId(row, IN_PLAIN);
   }
 
   get(row: number): unknown {
-    // Rows before the first value that was not a number have no id chunk (or a shorter one): numbers.
-    const id = this.ids?.chunks[row >>> CHUNK_BITS]?.[row & CHUNK_MASK] ?? IN_NUMBERS;
+    if (this.single) return this.values[0];
+    const chunk = row >>> CHUNK_BITS;
+    const at = row & CHUNK_MASK;
+    if (this.ids === null) return this.numbers!.chunks[chunk][at];
+    const id = this.ids.chunks[chunk][at];
     if (id >= FIRST_INTERNED) return this.values[id - FIRST_INTERNED];
-    if (id === IN_NUMBERS) return this.numbers!.chunks[row >>> CHUNK_BITS][row & CHUNK_MASK];
-    return this.plain!.chunks[row >>> CHUNK_BITS][row & CHUNK_MASK];
+    if (id === IN_NUMBERS) return this.numbers!.chunks[chunk][at];
+    return this.plain!.chunks[chunk][at];
   }
 
   /** The value's interned id, interning it if the column may still grow; null: keep it plain. */
@@ -179,13 +189,20 @@ class Column {
     if (this.values.length >= INTERN_LIMIT) return null;
     remember();
     this.values.push(deepFreeze(value));
+    this.single = this.values.length === 1 && this.numbers === null && this.plain === null;
     return FIRST_INTERNED + this.values.length - 1;
   }
 
   private setId(row: number, id: number): void {
     if (this.ids === null) {
       if (id === IN_NUMBERS) return;
-      this.ids = typedChunks<IdArray>((n) => new Uint8Array(n));
+      // Every row so far held a number (id 0): their chunks are made now, zero-filled, so
+      // that every row has an id from here on.
+      const ids = this.ids = typedChunks<IdArray>((n) => new Uint8Array(n));
+      for (let start = 0; start + CHUNK_ROWS <= row; start += CHUNK_ROWS) {
+        ids.chunkFor(start + CHUNK_MASK);
+      }
+      if (row > 0) ids.chunkFor(row - 1);
     }
     if (id > this.idLimit) this.widen(id);
     this.ids.chunkFor(row)[row & CHUNK_MASK] = id;

@@ -54,6 +54,17 @@ Deno.test("RowColumns keeps each kind of value: integers, floats, -0, strings, b
   strictEqual(back[2], 2 ** 31 - 1);
 });
 
+Deno.test("RowColumns reads numbers written before a column's first other value, past a chunk", () => {
+  const table = new RowColumns<{ n: number | null }>();
+  const count = 70_000;
+  for (let i = 0; i < count; i++) table.push({ n: i });
+  table.push({ n: null });
+  table.push({ n: 7 });
+  for (const i of [0, 63, 64, 65_535, 65_536, count - 1]) equal(table.row(i).n, i);
+  equal(table.row(count).n, null);
+  equal(table.row(count + 1).n, 7);
+});
+
 Deno.test("RowColumns widens its ids past 255 and 65,535 distinct values and keeps the rest as they are", () => {
   const table = new RowColumns<{ id: string; n: number }>();
   const count = INTERN_LIMIT + 300;

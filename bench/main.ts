@@ -49,7 +49,7 @@ import { ingestBench } from "./ingest_bench.ts";
 import type { BenchApi, RelayOverhead } from "./relay_overhead.ts";
 import { sprtExactBench, sprtMonteCarloBench } from "./sprt_bench.ts";
 import { measureExecutorOverhead } from "./executor_overhead.ts";
-import { scaleBench, type ScaleRow, scaleTable } from "./scale_bench.ts";
+import { scaleBench, type ScaleRow, scaleTable, summarizeMemoryLine } from "./scale_bench.ts";
 import { viewBench } from "./view_bench.ts";
 
 const BENCHES = [
@@ -434,7 +434,10 @@ export async function main(args: string[]): Promise<number> {
   }
 
   const peakRss = peakRssKib();
-  if (scale.length > 0) console.log(`${scaleTable(scale)}\n`);
+  if (scale.length > 0) {
+    const memory = summarizeMemoryLine(scale);
+    console.log(`${scaleTable(scale)}${memory === null ? "" : `${memory}\n`}\n`);
+  }
   console.log(table(results));
   for (const s of skipped) console.log(`skipped ${s.name}: ${s.reason}`);
   console.log(`\n${speedTargets(results)}`);

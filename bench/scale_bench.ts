@@ -168,6 +168,28 @@ export function scaleTable(table: readonly ScaleRow[]): string {
   ).join("\n") + "\n";
 }
 
+/**
+ * The stated bound of `summarize`'s peak memory at a million rows: the rows
+ * held as columns (`analysis/row_columns.ts`), never as objects.
+ */
+export const SUMMARIZE_PEAK_BOUND_MIB = 300;
+
+/**
+ * The line that judges `summarize`'s peak memory against
+ * {@link SUMMARIZE_PEAK_BOUND_MIB} at 1,000,000 rows; null when that size
+ * was not measured.
+ *
+ * @param table the rows of {@link scaleBench}
+ * @returns e.g. `summarize at 1,000,000 rows: peak 450 MiB (bound 300 MiB: not met)`
+ */
+export function summarizeMemoryLine(table: readonly ScaleRow[]): string | null {
+  const row = table.find((r) => r.command === "summarize" && r.rows === 1_000_000);
+  if (row === undefined) return null;
+  const met = row.peak_mib <= SUMMARIZE_PEAK_BOUND_MIB ? "met" : "not met";
+  return `summarize at 1,000,000 rows: peak ${row.peak_mib.toFixed(0)} MiB ` +
+    `(bound ${SUMMARIZE_PEAK_BOUND_MIB} MiB: ${met})`;
+}
+
 /** CPU time of this process (user + system) in ms, from /proc/self/stat. */
 function cpuMs(): number {
   const stat = Deno.readTextFileSync("/proc/self/stat");
