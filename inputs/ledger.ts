@@ -6,7 +6,7 @@
  * @module
  */
 import { Episode } from "../analysis/schema/records.ts";
-import { type EpisodeTable, episodeTable } from "../analysis/episode_table.ts";
+import { type EpisodeRows, type EpisodeTable, episodeTable } from "../analysis/episode_table.ts";
 import type { LedgerScan, LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
@@ -237,17 +237,11 @@ export async function scanLedgerFile(
  * if (ledger.rows.length !== 8 || ledger.row_lines[7] !== 8) throw new Error();
  * ```
  */
-export async function loadLedger(
+export function loadLedger(
   path: string,
   options: LedgerFileOptions = {},
 ): Promise<LedgerWithLines> {
-  const rows: Episode[] = [];
-  const rowLines: number[] = [];
-  const scan = await scanLedgerFile(path, (row, line) => {
-    rows.push(row);
-    rowLines.push(line);
-  }, options);
-  return { ...scan, rows, row_lines: rowLines };
+  return loadInto(path, [], options);
 }
 
 /**
@@ -266,11 +260,19 @@ export async function loadLedger(
  * if (ledger.rows.length !== 8 || ledger.rows.row(7).agent_id !== ledger.rows.row(7).agent_id) throw new Error();
  * ```
  */
-export async function loadLedgerTable(
+export function loadLedgerTable(
   path: string,
   options: LedgerFileOptions = {},
 ): Promise<LedgerWithLines<EpisodeTable>> {
-  const rows = episodeTable();
+  return loadInto(path, episodeTable(), options);
+}
+
+/** Scans the file (see {@link scanLedgerFile}) into `rows`, keeping each row's line. */
+async function loadInto<R extends EpisodeRows & { push(row: Episode): void }>(
+  path: string,
+  rows: R,
+  options: LedgerFileOptions,
+): Promise<LedgerWithLines<R>> {
   const rowLines: number[] = [];
   const scan = await scanLedgerFile(path, (row, line) => {
     rows.push(row);
