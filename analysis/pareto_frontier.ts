@@ -198,7 +198,10 @@ export function paretoFrontierProbability(
       );
     }
   }
-  const ids = [...new Set(samples.flatMap((sample) => sample.task_ids))].sort(byCodeUnit);
+  // The distinct tasks, without a list of every episode's task (a million at 1M rows).
+  const distinct = new Set<string>();
+  for (const sample of samples) for (const task of sample.task_ids) distinct.add(task);
+  const ids = [...distinct].sort(byCodeUnit);
   const index = new Map(ids.map((id, u) => [id, u]));
   const tasks = ids.length;
   const agents = samples.length;
