@@ -10,6 +10,7 @@
 import { assessView, type ClaimAssessment } from "../analysis/agent_standing.ts";
 import { type LedgerView, ledgerView } from "../analysis/ledger_view.ts";
 import type { Episode } from "../analysis/schema/records.ts";
+import type { LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import { pathIs } from "../inputs/input_file.ts";
 import { chooseTaskList } from "../inputs/task_list.ts";
 import { buildReport } from "../report/build_report.ts";
@@ -56,12 +57,15 @@ export interface OpenLedgerOptions {
 export interface OpenedLedger {
   /** The ledger's path, as given. */
   path: string;
-  /** The files read, loaded (the report's inputs). */
-  inputs: ReportInputs;
+  /** The files read, loaded (the report's inputs), the ledger's rows as an array. */
+  inputs: ReportInputs & { ledger: LedgerWithLines };
   /** Where each input came from. */
   sources: Record<"plan" | "errata" | "price_table" | "task_list" | "artifacts", ChosenInput>;
-  /** The rows as recorded, errata applied, and the rows formal scores count (`ledgerView`). */
-  view: LedgerView;
+  /**
+   * The rows as recorded, errata applied, and the rows formal scores count
+   * (`ledgerView`), as arrays: a notebook filters, maps and indexes them.
+   */
+  view: LedgerView & { corrected: Episode[]; rows: Episode[] };
   /** The rows formal scores count: errata applied, an uncalibrated judge's rows left out. */
   rows: Episode[];
   /** What each agent may claim (`assessView`: censoring, invalid, missing, validation). */
@@ -144,17 +148,22 @@ export async function openLedger(
     options.tasks === null ? "none" : options.tasks ?? undefined,
     plan.path !== null,
   );
+  const loaded = await loadReportInputs({
+    ledger,
+    plan: plan.path,
+    errata: errata.path,
+    priceTable: priceTable.path,
+  });
+  // The commands hold the rows as columns; a notebook holds them as arrays, to filter,
+  // map and index.
   const inputs = {
-    ...await loadReportInputs({
-      ledger,
-      plan: plan.path,
-      errata: errata.path,
-      priceTable: priceTable.path,
-    }),
+    ...loaded,
+    ledger: { ...loaded.ledger, rows: [...loaded.ledger.rows] },
     taskList: taskList.list,
     taskListSource: taskList.source,
   };
-  const view = ledgerView(inputs.ledger.rows, inputs.errata ?? null);
+  const shared = ledgerView(inputs.ledger.rows, inputs.errata ?? null);
+  const view = { ...shared, corrected: [...shared.corrected], rows: [...shared.rows] };
   const assessment = assessView(view, inputs.ledger, {
     plan: inputs.plan?.value ?? null,
     taskList: taskList.list?.value ?? null,
@@ -179,7 +188,7 @@ export async function openLedger(
       artifacts,
     },
     view,
-    rows: Array.from(view.rows),
+    rows: view.rows,
     assessment,
     report: () => report ??= buildReport(inputs),
     episodeLog: async (row) => {
