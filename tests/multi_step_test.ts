@@ -102,11 +102,14 @@ Deno.test({
       const checkDir = /written: (.+)\n/.exec(check.stdout)![1];
       const outcome = async (id: string) =>
         (await loadLedger(`${checkDir}/tasks/${id}/ledger.jsonl`)).rows.map((row) =>
-          `${row.agent_id} ${row.status} ${row.resolved}: ${
-            row.verification!.steps!.map((step) => `${step.name} ${step.reward?.reward}`).join(
-              ", ",
-            )
-          }; ${row.verification!.decided_by}`
+          // A row without a verification (a harness fault) shows why, not a TypeError.
+          row.verification?.steps === undefined
+            ? `${row.agent_id} ${row.status} ${row.invalid_reason}: ${row.notes}`
+            : `${row.agent_id} ${row.status} ${row.resolved}: ${
+              row.verification.steps.map((step) => `${step.name} ${step.reward?.reward}`).join(
+                ", ",
+              )
+            }; ${row.verification.decided_by}`
         ).sort();
       deepEqual(await outcome("steps_kept"), [
         "no-change scored false: start 0, finish 0; mean of the rewards of 2 steps, the one number " +
