@@ -1,5 +1,5 @@
 /**
- * Rows held as columns: a ledger of a million rows kept in about a fifth of
+ * Rows held as columns: a ledger of a million rows kept in about a tenth of
  * the memory its row objects take, each row rebuilt on demand exactly as it
  * was stored. The streaming-aggregate shape of arquero's columnar tables
  * (uwdata/arquero: columns of typed arrays, rows as views), for records
@@ -21,7 +21,8 @@
  * Which keys a row has, and in which order, is kept as one of the distinct
  * key lists seen (so an absent optional field stays absent, and the rebuilt
  * row lists its keys in the stored order). Storage grows in chunks of
- * 65,536 rows, never copied once full, so a load never holds two copies.
+ * 65,536 rows, never copied once full (but once, when a column's ids or
+ * numbers need a wider type), so a load never holds two copies.
  *
  * Exactness: {@link RowColumns.row} returns an object equal to the stored
  * one less its omitted fields (same keys in the same order, same values),
