@@ -16,7 +16,7 @@
  * |---|---|---|
  * | a number | an `Int32Array` slot while the column's numbers are 32-bit integers, else a `Float64Array` one | 4 or 8 bytes |
  * | a string, `true`, `false`, `null`, or an object or array equal (as JSON text) to one seen before in the column | an index into the column's distinct values, 1, 2 or 4 bytes wide as their count needs | 1–4 bytes |
- * | anything else once the column holds {@link INTERN_LIMIT} distinct values (unique ids, per-row objects) | the value itself | 8 bytes and the value |
+ * | anything else once the column holds {@link INTERN_LIMIT} distinct values, and more than one for every four rows (unique ids, per-row objects) | the value itself | 8 bytes and the value |
  *
  * Which keys a row has, and in which order, is kept as one of the distinct
  * key lists seen (so an absent optional field stays absent, and the rebuilt
@@ -47,9 +47,10 @@ const FIRST_CAPACITY = 64;
 
 /**
  * Distinct values a column interns before it keeps further new values as
- * they are: an id column of 50,000 tasks is interned (2 bytes a row), a
- * column of a million unique ids is not (the table would cost more than the
- * strings).
+ * they are, unless each has been seen four times on average: an id column
+ * of 50,000 tasks is interned (2 bytes a row), and so is one of 200,000
+ * tasks attempted by 20 agents; a column of a million unique ids is not
+ * (its table would cost more than the strings).
  */
 export const INTERN_LIMIT = 1 << 16;
 
@@ -136,7 +137,7 @@ class Column {
       if (this.ids !== null) this.setId(row, IN_NUMBERS);
       return;
     }
-    const id = this.internedId(value);
+    const id = this.internedId(value, row);
     if (id !== null) {
       this.setId(row, id);
       return;
@@ -161,12 +162,13 @@ class Column {
   }
 
   /** The value's interned id, interning it if the column may still grow; null: keep it plain. */
-  private internedId(value: unknown): number | null {
+  private internedId(value: unknown, row: number): number | null {
     if (typeof value !== "object" || value === null) {
       const known = this.primitiveIds.get(value);
       if (known !== undefined) return known;
       return this.intern(
         value,
+        row,
         () => this.primitiveIds.set(value, FIRST_INTERNED + this.values.length),
       );
     }
@@ -176,6 +178,7 @@ class Column {
     if (id === undefined) {
       const added = this.intern(
         value,
+        row,
         () => this.objectIds.set(text, FIRST_INTERNED + this.values.length),
       );
       if (added === null) return null;
@@ -186,8 +189,9 @@ class Column {
     return id;
   }
 
-  private intern(value: unknown, remember: () => void): number | null {
-    if (this.values.length >= INTERN_LIMIT) return null;
+  private intern(value: unknown, row: number, remember: () => void): number | null {
+    const distinct = this.values.length;
+    if (distinct >= INTERN_LIMIT && distinct * 4 > row) return null;
     remember();
     this.values.push(deepFreeze(value));
     this.single = this.values.length === 1 && this.numbers === null && this.plain === null;

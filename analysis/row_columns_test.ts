@@ -75,6 +75,20 @@ Deno.test("RowColumns widens its ids past 255 and 65,535 distinct values and kee
   }
 });
 
+Deno.test("RowColumns past its intern limit: values repeated often enough are interned again, all read back", () => {
+  // 100,000 ids attempted five times, one id after another: past 65,536 distinct values the
+  // rest of the first pass is kept as it is, and once each id has been seen four times on
+  // average the new ones are interned again.
+  const table = new RowColumns<{ task: string }>();
+  const tasks = 100_000;
+  for (let pass = 0; pass < 5; pass++) {
+    for (let t = 0; t < tasks; t++) table.push({ task: `task-${t}` });
+  }
+  for (const row of [0, 65_535, 65_536, 99_999, 100_000, 170_000, 270_000, 499_999]) {
+    equal(table.row(row).task, `task-${row % tasks}`);
+  }
+});
+
 Deno.test("RowColumns shares and freezes an interned object, so no row can change another", () => {
   const table = new RowColumns<{ caps: { cap: number | null } }>();
   table.push({ caps: { cap: null } });
