@@ -45,6 +45,8 @@ const MAX_BLOCKS = 2 ** (32 - BLOCK_BITS);
  * arrays.
  */
 export class StringSet {
+  /** Where the caller keeps each entry's text; null: the set keeps the code units. */
+  readonly #textAt: ((index: number) => string) | null;
   /** Pairs (entry index + 1, hash); 0 marks an empty slot. Load factor ≤ 1/2. */
   #table = new Int32Array(2 << 14);
   #positions = new Int32Array(1 << 13);
@@ -54,6 +56,16 @@ export class StringSet {
   #block = this.#blocks[0];
   #used = 0;
   #size = 0;
+
+  /**
+   * @param options `textAt`: the text of the `index`-th string added (0-based,
+   *   counting only those that were new), where the caller keeps it (a
+   *   ledger's rows); the set then keeps only a hash and an index per string,
+   *   8 bytes in its table, and confirms a matching hash with `textAt`
+   */
+  constructor(options: { textAt?: (index: number) => string } = {}) {
+    this.#textAt = options.textAt ?? null;
+  }
 
   /** Number of distinct strings added. */
   get size(): number {
@@ -68,6 +80,7 @@ export class StringSet {
    * @returns true when it was not in the set yet
    */
   add(text: string): boolean {
+    if (this.#textAt !== null) return this.#addHeld(text, this.#textAt);
     const length = text.length;
     // an entry starts at an offset below BLOCK_BYTES (its position's low bits), in room for it
     if (this.#used >= BLOCK_BYTES || this.#used + 2 * length > this.#block.length) {
@@ -97,12 +110,11 @@ export class StringSet {
       }
     }
     hash |= 0;
+    // Probed inline, not through #slotOf: a closure per row costs the reader about a tenth.
     const table = this.#table;
     const mask = (table.length >> 1) - 1;
     let slot = hash & mask;
-    for (;;) {
-      const entry = table[2 * slot];
-      if (entry === 0) break;
+    for (let entry = table[2 * slot]; entry !== 0; entry = table[2 * slot]) {
       if (table[2 * slot + 1] === hash && this.#sameAsPending(entry - 1, form)) return false;
       slot = (slot + 1) & mask;
     }
@@ -114,25 +126,51 @@ export class StringSet {
     this.#positions[index] = ((this.#blocks.length - 1) << BLOCK_BITS) | start;
     this.#forms[index] = form;
     this.#used = start + (form >> 1);
-    this.#size = index + 1;
-    table[2 * slot] = index + 1;
-    table[2 * slot + 1] = hash;
-    if (this.#size * 4 > table.length) this.#rehash();
+    this.#place(slot, hash);
     return true;
   }
 
   /** Whether `text` is in the set. */
   has(text: string): boolean {
+    const textAt = this.#textAt;
+    return this.#slotOf(
+      hashOf(text),
+      (index) => textAt === null ? this.#equals(index, text) : textAt(index) === text,
+    ) >= 0;
+  }
+
+  /** {@link add} of a set whose caller keeps the text (`textAt`). */
+  #addHeld(text: string, textAt: (index: number) => string): boolean {
     const hash = hashOf(text);
+    const slot = this.#slotOf(hash, (index) => textAt(index) === text);
+    if (slot >= 0) return false;
+    this.#place(~slot, hash);
+    return true;
+  }
+
+  /**
+   * The slot of the entry with `hash` that `matches`; when none does, the
+   * empty slot where it would go, as `~slot` (negative).
+   */
+  #slotOf(hash: number, matches: (index: number) => boolean): number {
     const table = this.#table;
     const mask = (table.length >> 1) - 1;
     let slot = hash & mask;
     for (;;) {
       const entry = table[2 * slot];
-      if (entry === 0) return false;
-      if (table[2 * slot + 1] === hash && this.#equals(entry - 1, text)) return true;
+      if (entry === 0) return ~slot;
+      if (table[2 * slot + 1] === hash && matches(entry - 1)) return slot;
       slot = (slot + 1) & mask;
     }
+  }
+
+  /** Places the next entry in the empty `slot` with its hash, doubling the table past half full. */
+  #place(slot: number, hash: number): void {
+    const index = this.#size;
+    this.#size = index + 1;
+    this.#table[2 * slot] = index + 1;
+    this.#table[2 * slot + 1] = hash;
+    if (this.#size * 4 > this.#table.length) this.#rehash();
   }
 
   #equals(index: number, text: string): boolean {

@@ -5,7 +5,7 @@
  * unchanged with the documented defaults.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { lineSha256, loadLedger } from "./ledger.ts";
+import { lineSha256, loadLedger, loadLedgerTable } from "./ledger.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
@@ -277,6 +277,23 @@ Deno.test("loadLedger() in lenient mode lists every problem and accounts for eve
     deepEqual(ledger.rows.map((r) => r.resolved), [true, true]);
     deepEqual(ledger.problems.map((p) => [p.line, p.code]), [[3, "duplicate_episode_id"]]);
     equal(ledger.rows.length + ledger.problems.length, ledger.lines);
+  });
+});
+
+Deno.test("loadLedgerTable() finds duplicates by the ids it reads back from its rows, past bad lines", async () => {
+  // The duplicate check keeps a hash and a row index per id and reads the id back from the
+  // table: the indices must stay aligned when lines are left out (a bad line, a duplicate).
+  const lines = [row("t1"), null, row("t2"), row("t1"), row("t3"), row("t2")]
+    .map((r) => r === null ? "{not json" : JSON.stringify(r));
+  await withLedger(lines.join("\n") + "\n", async (path) => {
+    const ledger = await loadLedgerTable(path, { lenient: true });
+    deepEqual([...ledger.rows].map((r) => r.task_id), ["t1", "t2", "t3"]);
+    deepEqual(ledger.row_lines, [1, 3, 5]);
+    deepEqual(ledger.problems.map((p) => [p.line, p.code]), [
+      [2, "malformed_json"],
+      [4, "duplicate_episode_id"],
+      [6, "duplicate_episode_id"],
+    ]);
   });
 });
 
