@@ -354,44 +354,34 @@ export function agentEpisodeSamples(
   rows: Iterable<Episode>,
   priceTable?: PriceTable,
 ): AgentEpisodeSample[] {
-  // Two passes, so that the rows are never held and each column is made at its size
-  // (a column grown by pushing leaves twice its size behind as garbage): the first counts
-  // each agent's scored rows, the second fills the columns. A column turns null, "not
-  // recorded", at its first row without a value.
-  const counts = new Map<string, number>();
-  for (const row of rows) {
-    if (isScored(row)) counts.set(row.agent_id, (counts.get(row.agent_id) ?? 0) + 1);
-  }
+  // The columns are filled in the one pass, so the rows are never held (a column
+  // turns null, "not recorded", at its first row without a value).
   const byAgent = new Map<string, AgentEpisodeSample>();
-  for (const [agent_id, n] of counts) {
-    byAgent.set(agent_id, {
-      agent_id,
-      task_ids: new Array<string>(n),
-      resolved: new Array<boolean>(n),
-      tokens: new Array<number>(n),
-      seconds: new Array<number>(n),
-      cost: priceTable === undefined ? null : new Array<number>(n),
-    });
-  }
-  const filled = new Map<string, number>();
+  const append = (column: number[] | null, value: number | null) => {
+    if (column === null || value === null) return null;
+    column.push(value);
+    return column;
+  };
   for (const row of rows) {
     if (!isScored(row)) continue;
-    const sample = byAgent.get(row.agent_id)!;
-    const i = filled.get(row.agent_id) ?? 0;
-    filled.set(row.agent_id, i + 1);
-    sample.task_ids[i] = row.task_id;
-    sample.resolved[i] = row.resolved === true;
-    const tokens = episodeTokens(row);
-    if (tokens === null) sample.tokens = null;
-    else if (sample.tokens !== null) sample.tokens[i] = tokens;
-    if (row.wall_ms === null) sample.seconds = null;
-    else if (sample.seconds !== null) sample.seconds[i] = row.wall_ms / 1000;
-    // Priced at every row: a row the table cannot price throws, whatever came before it.
-    if (priceTable !== undefined) {
-      const cost = episodeCost(row, priceTable);
-      if (cost === null) sample.cost = null;
-      else if (sample.cost !== null) sample.cost[i] = cost;
+    let sample = byAgent.get(row.agent_id);
+    if (sample === undefined) {
+      sample = {
+        agent_id: row.agent_id,
+        task_ids: [],
+        resolved: [],
+        tokens: [],
+        seconds: [],
+        cost: priceTable === undefined ? null : [],
+      };
+      byAgent.set(row.agent_id, sample);
     }
+    sample.task_ids.push(row.task_id);
+    sample.resolved.push(row.resolved === true);
+    sample.tokens = append(sample.tokens, episodeTokens(row));
+    sample.seconds = append(sample.seconds, row.wall_ms === null ? null : row.wall_ms / 1000);
+    // Every row is priced, also once the column is null: a row the table cannot price throws.
+    if (priceTable !== undefined) sample.cost = append(sample.cost, episodeCost(row, priceTable));
   }
   return [...byAgent.keys()].sort(byCodeUnit).map((agent_id) => byAgent.get(agent_id)!);
 }
