@@ -264,13 +264,17 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /** A distinct key list: its columns, a compiled builder of its rows, and its derived keys. */
 interface Layout {
+  /** The keys as pushed, omitted ones included, so that a row's list is compared as it is. */
   keys: string[];
-  columns: Column[];
+  /** Each key's column, by position; null for an omitted key. */
+  columns: (Column | null)[];
+  /** Each key's derivation, by position (see {@link RowColumnsOptions.derived}); else undefined. */
+  derivations: (((row: never) => unknown) | undefined)[];
+  /** The kept keys' columns, in order: what `build` reads. */
+  kept: Column[];
   build: (columns: Column[], row: number) => object;
-  /** The keys of the layout that have a derivation (see {@link RowColumnsOptions.derived}). */
+  /** The kept keys that have a derivation. */
   derived: string[];
-  /** Whether each key, by position, has one. */
-  derivedAt: boolean[];
 }
 
 /** Stored in place of a value equal to its derivation. */
@@ -351,10 +355,11 @@ export class RowColumns<T extends object> implements Iterable<T> {
     this.rowLayouts.chunkFor(index)[index & CHUNK_MASK] = layoutIndex;
     const record = row as Record<string, unknown>;
     for (let i = 0; i < layout.keys.length; i++) {
-      const key = layout.keys[i];
-      const value = record[key];
-      const derive = layout.derivedAt[i] ? this.derived[key] : undefined;
-      layout.columns[i].set(index, derive !== undefined && value === derive(row) ? DERIVED : value);
+      const column = layout.columns[i];
+      if (column === null) continue;
+      const value = record[layout.keys[i]];
+      const derive = layout.derivations[i];
+      column.set(index, derive !== undefined && value === derive(row as never) ? DERIVED : value);
     }
     this.count++;
   }
@@ -371,7 +376,7 @@ export class RowColumns<T extends object> implements Iterable<T> {
       throw new RangeError(`Row ${index} is outside a table of ${this.count} rows`);
     }
     const layout = this.layouts[this.rowLayouts.chunks[index >>> CHUNK_BITS][index & CHUNK_MASK]];
-    const row = layout.build(layout.columns, index) as Record<string, unknown>;
+    const row = layout.build(layout.kept, index) as Record<string, unknown>;
     for (const key of layout.derived) {
       if (row[key] === DERIVED) row[key] = this.derived[key](row as T);
     }
@@ -390,7 +395,6 @@ export class RowColumns<T extends object> implements Iterable<T> {
       let i = 0;
       let same = true;
       for (const key in row) {
-        if (this.omitted.has(key)) continue;
         if (i >= last.keys.length || last.keys[i] !== key) {
           same = false;
           break;
@@ -399,21 +403,30 @@ export class RowColumns<T extends object> implements Iterable<T> {
       }
       if (same && i === last.keys.length) return this.lastIndex;
     }
-    const keys = Object.keys(row).filter((key) => !this.omitted.has(key));
+    const keys = Object.keys(row);
     const name = JSON.stringify(keys);
     let index = this.layoutByKeys.get(name);
     if (index === undefined) {
       if (this.layouts.length > 0xffff) throw new RangeError("More than 65,536 distinct key lists");
       index = this.layouts.length;
       this.layoutByKeys.set(name, index);
+      const keptKeys = keys.filter((key) => !this.omitted.has(key));
       const columns = keys.map((key) => {
+        if (this.omitted.has(key)) return null;
         let column = this.columns.get(key);
         if (column === undefined) this.columns.set(key, column = new Column());
         return column;
       });
-      const derivedAt = keys.map((key) => Object.hasOwn(this.derived, key));
-      const derived = keys.filter((_, i) => derivedAt[i]);
-      this.layouts.push({ keys, columns, build: compileBuilder(keys), derived, derivedAt });
+      this.layouts.push({
+        keys,
+        columns,
+        derivations: keys.map((key) =>
+          Object.hasOwn(this.derived, key) ? this.derived[key] : undefined
+        ),
+        kept: columns.filter((column) => column !== null),
+        build: compileBuilder(keptKeys),
+        derived: keptKeys.filter((key) => Object.hasOwn(this.derived, key)),
+      });
     }
     this.last = this.layouts[index];
     this.lastIndex = index;
