@@ -265,7 +265,8 @@ export function loadLedger(
  * ```ts
  * import { loadLedgerTable } from "./ledger.ts";
  * const ledger = await loadLedgerTable(new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname);
- * if (ledger.rows.length !== 8 || ledger.rows.row(7).agent_id !== ledger.rows.row(7).agent_id) throw new Error();
+ * // Seed 001's sample: 8 rows; the last is agent b's attempt at t4, its id derived.
+ * if (ledger.rows.length !== 8 || ledger.rows.row(7).episode_id !== "r1/b/t4/1") throw new Error();
  * ```
  */
 export function loadLedgerTable(
