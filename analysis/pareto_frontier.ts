@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { AgentSums, TaskSums } from "./agent_task_sums.ts";
 import { seededIndices } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
@@ -176,11 +177,7 @@ export function paretoFrontierProbability(
 ): FrontierProbability {
   const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
-  if (!Number.isSafeInteger(rounds) || rounds < 1) {
-    throw new RangeError(
-      `Cannot bootstrap the frontier: "rounds" must be a positive integer, got ${rounds}`,
-    );
-  }
+  checkRounds(rounds);
   for (const sample of samples) {
     const n = sample.costs.length;
     if (n === 0 || sample.resolved.length !== n || sample.task_ids.length !== n) {
@@ -203,11 +200,8 @@ export function paretoFrontierProbability(
   for (const sample of samples) for (const task of sample.task_ids) distinct.add(task);
   const ids = [...distinct].sort(byCodeUnit);
   const index = new Map(ids.map((id, u) => [id, u]));
-  const tasks = ids.length;
   const agents = samples.length;
-  // Per task u and agent a, at [(u * agents + a) * 3]: Σ cost, Σ resolved, attempts; one task's
-  // cells side by side, so that a draw reads one contiguous block.
-  const cells = new Float64Array(tasks * agents * 3);
+  const cells = new Float64Array(ids.length * agents * 3);
   samples.forEach((sample, a) => {
     sample.task_ids.forEach((task, i) => {
       const cell = (index.get(task)! * agents + a) * 3;
@@ -216,6 +210,80 @@ export function paretoFrontierProbability(
       cells[cell + 2]++;
     });
   });
+  const members = samples.map((s) => ({ agent_id: s.agent_id, tasks: new Set(s.task_ids).size }));
+  return frontierRounds(cells, ids.length, members, rounds, seed);
+}
+
+/**
+ * {@link paretoFrontierProbability} of rows already summed per task by
+ * `agentTaskSums`: the same rule and the same result to the bit (each
+ * agent's cost at a task is the sum of its attempts' costs in ledger order,
+ * as the per-episode form adds them), with O(tasks × agents) memory and no
+ * per-episode list. The units are the tasks any of the given agents ran.
+ *
+ * @param sums `agentTaskSums(rows, priceTable)`
+ * @param agents the agents of the frontier set, entries of `sums.agents`, each with a recorded `measure`
+ * @param measure the cost axis: `"cost"` (money) or `"tokens"`
+ * @param options `rounds` (default 2000), `seed` (default 7)
+ * @returns per agent, in the order given, the rounds on the frontier and its share of R
+ * @throws {RangeError} when an agent did not record the measure or `rounds` is not a positive integer
+ */
+export function taskSumsFrontierProbability(
+  sums: TaskSums,
+  agents: readonly AgentSums[],
+  measure: "cost" | "tokens",
+  options: FrontierProbabilityOptions = {},
+): FrontierProbability {
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
+  checkRounds(rounds);
+  for (const agent of agents) {
+    if (agent.totals[measure] === null) {
+      throw new RangeError(
+        `Cannot bootstrap the frontier: agent "${agent.agent_id}" did not record its ${measure}`,
+      );
+    }
+  }
+  const units: number[] = [];
+  for (let u = 0; u < sums.tasks.length; u++) {
+    if (agents.some((agent) => agent.at(u, "attempts") > 0)) units.push(u);
+  }
+  const width = agents.length * 3;
+  const cells = new Float64Array(units.length * width);
+  units.forEach((u, v) => {
+    agents.forEach((agent, a) => {
+      const cell = v * width + a * 3;
+      cells[cell] = agent.at(u, measure);
+      cells[cell + 1] = agent.at(u, "resolved");
+      cells[cell + 2] = agent.at(u, "attempts");
+    });
+  });
+  const members = agents.map((a) => ({ agent_id: a.agent_id, tasks: a.units.length }));
+  return frontierRounds(cells, units.length, members, rounds, seed);
+}
+
+function checkRounds(rounds: number): void {
+  if (!Number.isSafeInteger(rounds) || rounds < 1) {
+    throw new RangeError(
+      `Cannot bootstrap the frontier: "rounds" must be a positive integer, got ${rounds}`,
+    );
+  }
+}
+
+/**
+ * The rounds of {@link paretoFrontierProbability} over per-task cells: task
+ * u and agent a at [(u × agents + a) × 3] hold Σ cost, Σ resolved and
+ * attempts, one task's cells side by side, so that a draw reads one
+ * contiguous block.
+ */
+function frontierRounds(
+  cells: Float64Array,
+  tasks: number,
+  members: readonly { agent_id: string; tasks: number }[],
+  rounds: number,
+  seed: number | string,
+): FrontierProbability {
+  const agents = members.length;
   const draw = seededIndices(seed);
   const picks = new Int32Array(tasks);
   const onFrontier = new Array<number>(agents).fill(0);
@@ -246,9 +314,9 @@ export function paretoFrontierProbability(
     rounds,
     seed,
     tasks,
-    agents: samples.map((sample, a) => ({
-      agent_id: sample.agent_id,
-      tasks: new Set(sample.task_ids).size,
+    agents: members.map((member, a) => ({
+      agent_id: member.agent_id,
+      tasks: member.tasks,
       on_frontier: onFrontier[a],
       probability: onFrontier[a] / rounds,
       rounds_without_resolved: without[a],

@@ -3,12 +3,17 @@ import {
   type FrontierSample,
   paretoFrontier,
   paretoFrontierProbability,
+  taskSumsFrontierProbability,
 } from "./pareto_frontier.ts";
+import { agentTaskSums } from "./agent_task_sums.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
-import { agentEpisodeSamples } from "./ratio_bootstrap.ts";
+import { episodeSamples, unevenRows } from "./_episode_samples_for_test.ts";
 import { loadLedger } from "../inputs/ledger.ts";
+import { loadPriceTable } from "../inputs/price_table.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
+const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.meta.url).pathname;
+const PRICES = new URL("../ledgers/examples/price_table.json", import.meta.url).pathname;
 
 interface Point {
   id: string;
@@ -182,7 +187,7 @@ Deno.test("paretoFrontierProbability() against an exact hand computation", () =>
 
 Deno.test("paretoFrontierProbability() pairs the tasks: the seed-001 sample, exactly", async () => {
   const { rows } = await loadLedger(SAMPLE);
-  const samples = agentEpisodeSamples(rows).map((s) => ({
+  const samples = episodeSamples(rows).map((s) => ({
     agent_id: s.agent_id,
     task_ids: s.task_ids,
     costs: s.tokens!,
@@ -257,5 +262,31 @@ Deno.test("paretoFrontierProbability() refuses bad input", () => {
   fails(
     () => paretoFrontierProbability([], { rounds: 1.5 }),
     '"rounds" must be a positive integer, got 1.5',
+  );
+});
+
+Deno.test("taskSumsFrontierProbability() equals paretoFrontierProbability() of the episodes, to the bit", async () => {
+  const rows = unevenRows((await loadLedger(SYNTHETIC)).rows);
+  const table = (await loadPriceTable(PRICES)).value;
+  const sums = agentTaskSums(rows, table);
+  // The odd agents' units are not every task: the frontier's units are the tasks they ran.
+  assert.ok(sums.agents.some((a) => a.units.length < sums.tasks.length));
+  const samples = episodeSamples(rows, table);
+  for (const [measure, column] of [["cost", "cost"], ["tokens", "tokens"]] as const) {
+    // Every agent, then a subset whose tasks are not every task's (the units are theirs).
+    for (const pick of [() => true, (_: unknown, a: number) => a % 2 === 1]) {
+      const agents = sums.agents.filter(pick);
+      const episodes = samples.filter(pick).map((s) => ({ ...s, costs: s[column]! }));
+      const options = { rounds: 300, seed: "paired" };
+      assert.deepEqual(
+        taskSumsFrontierProbability(sums, agents, measure, options),
+        paretoFrontierProbability(episodes, options),
+      );
+    }
+  }
+  const unpriced = agentTaskSums(rows);
+  assert.throws(
+    () => taskSumsFrontierProbability(unpriced, unpriced.agents, "cost"),
+    /agent "agent-alpha" did not record its cost/,
   );
 });

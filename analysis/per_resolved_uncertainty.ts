@@ -7,12 +7,9 @@
  *
  * @module
  */
-import {
-  agentEpisodeSamples,
-  type RatioInterval,
-  sampleRatioIntervals,
-} from "./ratio_bootstrap.ts";
-import { paretoFrontierProbability } from "./pareto_frontier.ts";
+import { agentTaskSums } from "./agent_task_sums.ts";
+import { type RatioInterval, taskSumsRatioIntervals } from "./ratio_bootstrap.ts";
+import { taskSumsFrontierProbability } from "./pareto_frontier.ts";
 import type { Episode, PriceTable } from "./schema/records.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
 
@@ -123,7 +120,7 @@ export interface PerResolvedUncertaintyOptions {
  * bootstrap 95% intervals, and the agent's frontier probability.
  *
  * Rules:
- * - intervals: `agentRatioIntervals`, over the same samples (each round draws the agent's tasks
+ * - intervals: `agentRatioIntervals`, over the same task sums (each round draws the agent's tasks
  *   with replacement and takes all its scored attempts at each: Σ value /
  *   Σ resolved over the drawn attempts; the percentile interval at
  *   floor(0.025 R) and floor(0.975 R); a resample that resolved nothing is
@@ -142,7 +139,9 @@ export interface PerResolvedUncertaintyOptions {
  *   agent outside the set has none (`frontier_null_reason`).
  *
  * Pure: randomness only from `seededRandom(seed)`; same rows and seed, same
- * record. Cost: O(rows log rows + R × (tasks × agents + agents log agents)).
+ * record. The rows are summed per task in one pass (`agentTaskSums`), so a
+ * round costs O(tasks × agents), not O(rows). Cost: O(rows + tasks log tasks
+ * + R × tasks × agents) time, O(tasks × agents) memory.
  *
  * @param rows ledger rows, errata applied (and rows left out of scores removed)
  * @param options rounds, seed, price table, the agents and the frontier's set
@@ -174,28 +173,27 @@ export function perResolvedUncertainty(
   const ids = [...new Set(options.agents ?? Iterator.from(rows).map((row) => row.agent_id))].sort(
     byCodeUnit,
   );
-  const list = agentEpisodeSamples(rows, priceTable);
-  const samples = new Map(list.map((s) => [s.agent_id, s]));
+  const sums = agentTaskSums(rows, priceTable);
+  const byId = new Map(sums.agents.map((agent) => [agent.agent_id, agent]));
   const intervals = new Map(
-    sampleRatioIntervals(list, { rounds, seed }).map((i) => [i.agent_id, i]),
+    taskSumsRatioIntervals(sums, { rounds, seed }).map((i) => [i.agent_id, i]),
   );
   const measure = priceTable === undefined ? "tokens" : "money";
+  const cost = measure === "money" ? "cost" : "tokens";
   const inSet = new Set(options.frontierAgents ?? ids);
   const placed = ids.flatMap((id) => {
-    const sample = samples.get(id);
-    const costs = measure === "money" ? sample?.cost : sample?.tokens;
-    if (!inSet.has(id) || sample === undefined || costs == null) return [];
-    if (!sample.resolved.includes(true)) return [];
-    return [{ agent_id: id, task_ids: sample.task_ids, costs, resolved: sample.resolved }];
+    const agent = byId.get(id);
+    if (!inSet.has(id) || agent === undefined || agent.totals[cost] === null) return [];
+    return agent.resolved === 0 ? [] : [agent];
   });
-  const membership = paretoFrontierProbability(placed, { rounds, seed });
+  const membership = taskSumsFrontierProbability(sums, placed, cost, { rounds, seed });
   const frontierOf = new Map(membership.agents.map((m) => [m.agent_id, m]));
 
   const agents = ids.map((agent_id): AgentPerResolvedUncertainty => {
-    const sample = samples.get(agent_id);
+    const summed = byId.get(agent_id);
     const interval = intervals.get(agent_id);
-    const resolved = sample?.resolved.filter((x) => x).length ?? 0;
-    const scoredReason = sample === undefined
+    const resolved = summed?.resolved ?? 0;
+    const scoredReason = summed === undefined
       ? "no_scored_attempts"
       : resolved === 0
       ? "nothing_resolved"
@@ -204,7 +202,7 @@ export function perResolvedUncertainty(
       value: RatioInterval | null | undefined,
       missing: RatioNullReason,
     ): RatioEstimate => {
-      const reason = sample === undefined
+      const reason = summed === undefined
         ? "no_scored_attempts"
         : value == null
         ? missing
@@ -220,20 +218,20 @@ export function perResolvedUncertainty(
     };
     const costMissing = priceTable === undefined ? "no_price_table" : "not_recorded";
     const member = frontierOf.get(agent_id);
-    const measured = measure === "money" ? sample?.cost : sample?.tokens;
+    const measured = summed?.totals[cost];
     const frontierReason: FrontierNullReason | null = member !== undefined
       ? null
       : !inSet.has(agent_id)
       ? "not_in_frontier_set"
-      : sample === undefined
+      : summed === undefined
       ? "no_scored_attempts"
       : measured == null
       ? (measure === "money" ? costMissing : "not_recorded")
       : "nothing_resolved";
     return {
       agent_id,
-      tasks: sample === undefined ? 0 : new Set(sample.task_ids).size,
-      scored: sample?.resolved.length ?? 0,
+      tasks: summed?.units.length ?? 0,
+      scored: summed?.episodes ?? 0,
       resolved,
       tokens_per_resolved: estimate(interval?.tpr, "not_recorded"),
       seconds_per_resolved: estimate(interval?.spr, "not_recorded"),
@@ -252,7 +250,7 @@ export function perResolvedUncertainty(
     frontier: {
       method: "task_paired",
       measure,
-      agents: placed.map((p) => p.agent_id),
+      agents: placed.map((agent) => agent.agent_id),
       tasks: membership.tasks,
     },
     agents,

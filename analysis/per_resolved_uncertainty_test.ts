@@ -1,7 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
 import { perResolvedUncertainty } from "./per_resolved_uncertainty.ts";
-import { agentEpisodeSamples, ratioBootstrap } from "./ratio_bootstrap.ts";
+import { ratioBootstrap } from "./ratio_bootstrap.ts";
+import { episodeSamples } from "./_episode_samples_for_test.ts";
 import { paretoFrontierProbability } from "./pareto_frontier.ts";
 import { summarizeAgents } from "./summarize_agents.ts";
 import { Episode } from "./schema/records.ts";
@@ -76,7 +77,7 @@ Deno.test("perResolvedUncertainty() correlated attempts: the task bootstrap is w
     "agent-b": [6137.9, 41919.1],
     "agent-c": [6698.1, 49547.7],
   };
-  for (const sample of agentEpisodeSamples(rows)) {
+  for (const sample of episodeSamples(rows)) {
     const byEpisode = ratioBootstrap(sample.tokens!, sample.resolved);
     const byTask = u.agents.find((a) => a.agent_id === sample.agent_id)!.tokens_per_resolved;
     equal(byEpisode.lower, episode[sample.agent_id as keyof typeof episode]);
@@ -190,7 +191,7 @@ Deno.test("perResolvedUncertainty() never reads an unrecorded figure as 0", () =
   equal(alone.frontier_rounds! + alone.frontier_rounds_without_resolved!, 100);
   ok(Math.abs(alone.frontier_probability! - 0.75) < 4 * Math.sqrt(0.75 * 0.25 / 100));
   // The frontier over the placed agents is paretoFrontierProbability's, same seed and rounds.
-  const ok1 = agentEpisodeSamples(rows).find((s) => s.agent_id === "ok")!;
+  const ok1 = episodeSamples(rows).find((s) => s.agent_id === "ok")!;
   equal(
     paretoFrontierProbability([{ ...ok1, costs: ok1.tokens! }], { rounds: 100 }).agents[0]
       .on_frontier,

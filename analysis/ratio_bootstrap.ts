@@ -7,8 +7,12 @@
  *
  * @module
  */
-import { episodeTokens, isScored } from "./classify_episode.ts";
-import { episodeCost } from "./episode_cost.ts";
+import {
+  type AgentSums,
+  agentTaskSums,
+  type SummedMeasure,
+  type TaskSums,
+} from "./agent_task_sums.ts";
 import type { Episode, PriceTable } from "./schema/records.ts";
 import { seededIndices } from "./seeded_random.ts";
 import { DEFAULT_BOOTSTRAP } from "./defaults.ts";
@@ -111,13 +115,16 @@ export function ratioBootstrap(
   resolved: readonly boolean[],
   options: RatioBootstrapOptions = {},
 ): RatioInterval {
-  return bootstrapRatios([values], resolved, options)[0];
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
+  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
+  const table = arrayRatioTable(values, resolved, rounds, options.tasks);
+  return ratioIntervals(table, resampleTables([table], rounds, seed)[0], rounds, seed)[0];
 }
 
-/** One sample's numerators summed per resampling unit, ready for {@link resampleTables}. */
+/** One sample's k numerators summed per resampling unit, ready for {@link resampleTables}. */
 interface RatioTable {
-  /** The numerators, each per episode. */
-  numerators: readonly (readonly number[])[];
+  /** Σ of each numerator over the episodes, added in episode order. */
+  totals: readonly number[];
   /** Episodes n. */
   episodes: number;
   /** Resolved episodes. */
@@ -127,85 +134,94 @@ interface RatioTable {
   /** Whether the units are tasks. */
   byTask: boolean;
   /**
-   * Per unit u, at [u * (k + 1)]: the sums of its episodes' k numerators, in
-   * episode order, then its resolved count, side by side so that a draw
-   * reads one unit's figures together.
+   * Writes unit u's figures at `out[at]`: the sums of its episodes' k
+   * numerators, each added in episode order, then its resolved count.
    */
-  table: Float64Array;
+  write(u: number, out: Float64Array, at: number): void;
 }
 
-/**
- * {@link ratioBootstrap} of several numerators over the same episodes: each
- * round's indices serve every numerator, so the result for each equals its
- * own `ratioBootstrap` with the same seed.
- */
-function bootstrapRatios(
-  numerators: readonly (readonly number[])[],
-  resolved: readonly boolean[],
-  options: RatioBootstrapOptions,
-): RatioInterval[] {
-  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
-  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
-  const table = ratioTable(numerators, resolved, rounds, options.tasks);
-  return ratioIntervals(table, resampleTables([table], rounds, seed)[0], rounds, seed);
-}
-
-/**
- * The checks of {@link ratioBootstrap} and the per-unit sums of one
- * sample's numerators and outcomes. O(n log n).
- */
-function ratioTable(
-  numerators: readonly (readonly number[])[],
-  resolved: readonly boolean[],
-  rounds: number,
-  tasks: readonly string[] | undefined,
-): RatioTable {
-  const n = resolved.length;
-  for (const values of numerators) {
-    if (n === 0 || values.length !== n) {
-      throw new RangeError(
-        `Cannot bootstrap a ratio: need as many outcomes as values (at least one), got ` +
-          `${values.length} values and ${n} outcomes`,
-      );
-    }
-    const bad = values.findIndex((v) => !(Number.isFinite(v) && v >= 0));
-    if (bad >= 0) {
-      throw new RangeError(
-        `Cannot bootstrap a ratio: value ${bad} must be a finite number >= 0, got ${values[bad]}`,
-      );
-    }
-  }
+function checkRounds(rounds: number): void {
   if (!Number.isSafeInteger(rounds) || rounds < 1) {
     throw new RangeError(
       `Cannot bootstrap a ratio: "rounds" must be a positive integer, got ${rounds}`,
     );
   }
+}
+
+/**
+ * The checks of {@link ratioBootstrap} and the per-unit sums of one
+ * numerator and its outcomes. O(n log n).
+ */
+function arrayRatioTable(
+  values: readonly number[],
+  resolved: readonly boolean[],
+  rounds: number,
+  tasks: readonly string[] | undefined,
+): RatioTable {
+  const n = resolved.length;
+  if (n === 0 || values.length !== n) {
+    throw new RangeError(
+      `Cannot bootstrap a ratio: need as many outcomes as values (at least one), got ` +
+        `${values.length} values and ${n} outcomes`,
+    );
+  }
+  const bad = values.findIndex((v) => !(Number.isFinite(v) && v >= 0));
+  if (bad >= 0) {
+    throw new RangeError(
+      `Cannot bootstrap a ratio: value ${bad} must be a finite number >= 0, got ${values[bad]}`,
+    );
+  }
+  checkRounds(rounds);
   if (tasks !== undefined && tasks.length !== n) {
     throw new RangeError(
       `Cannot bootstrap a ratio: need a task id per outcome, got ${tasks.length} task ids and ` +
         `${n} outcomes`,
     );
   }
-  const k = numerators.length;
   const units = resampleUnits(tasks, n);
-  const stride = k + 1;
-  const table = new Float64Array(units.count * stride);
+  // Unit u at [2u]: the sum of its values, then its resolved count.
+  const table = new Float64Array(units.count * 2);
   let hits = 0;
   for (let i = 0; i < n; i++) {
-    const u = units.of[i] * stride;
-    for (let m = 0; m < k; m++) table[u + m] += numerators[m][i];
+    const u = units.of[i] * 2;
+    table[u] += values[i];
     if (resolved[i]) {
-      table[u + k]++;
+      table[u + 1]++;
       hits++;
     }
   }
   return {
-    numerators,
+    totals: [values.reduce((sum, v) => sum + v, 0)],
     episodes: n,
     resolved: hits,
     units: units.count,
     byTask: tasks !== undefined,
-    table,
+    write(u, out, at) {
+      out[at] = table[2 * u];
+      out[at + 1] = table[2 * u + 1];
+    },
+  };
+}
+
+/** The measures an agent recorded on every scored attempt, in the order TPR, SPR, cost. */
+function recordedMeasures(agent: AgentSums): SummedMeasure[] {
+  return (["tokens", "seconds", "cost"] as const).filter((m) => agent.totals[m] !== null);
+}
+
+/** One agent's recorded measures summed per task it ran (its units, by task id). */
+function agentRatioTable(agent: AgentSums, measures: readonly SummedMeasure[]): RatioTable {
+  const k = measures.length;
+  return {
+    totals: measures.map((m) => agent.totals[m]!),
+    episodes: agent.episodes,
+    resolved: agent.resolved,
+    units: agent.units.length,
+    byTask: true,
+    write(u, out, at) {
+      const task = agent.units[u];
+      for (let m = 0; m < k; m++) out[at + m] = agent.at(task, measures[m]);
+      out[at + k] = agent.at(task, "resolved");
+    },
   };
 }
 
@@ -233,16 +249,14 @@ function resampleTables(
   seed: number | string,
 ): Resampled[] {
   const c = tables[0].units;
-  const k = tables[0].numerators.length;
+  const k = tables[0].totals.length;
   const g = tables.length;
   const stride = k + 1;
   const block = g * stride;
   // Unit u of table t at [u * block + t * stride]: its k sums, then its resolved count.
   const side = new Float64Array(c * block);
   tables.forEach((t, at) => {
-    for (let u = 0; u < c; u++) {
-      side.set(t.table.subarray(u * stride, (u + 1) * stride), u * block + at * stride);
-    }
+    for (let u = 0; u < c; u++) t.write(u, side, u * block + at * stride);
   });
   const draw = seededIndices(seed);
   const picks = new Int32Array(c);
@@ -279,9 +293,8 @@ function ratioIntervals(
 ): RatioInterval[] {
   const bound = (x: number) => (x === Infinity ? null : x);
   const hits = t.resolved;
-  return t.numerators.map((values, m) => {
+  return t.totals.map((total, m) => {
     stats[m].sort();
-    const total = values.reduce((sum, v) => sum + v, 0);
     return {
       method: "percentile_bootstrap_ratio",
       unit: t.byTask ? "task" : "episode",
@@ -323,69 +336,6 @@ function byCodeUnit(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** One agent's scored episodes as the per-resolved ratios read them; keys in this order. */
-export interface AgentEpisodeSample {
-  /** The agent. */
-  agent_id: string;
-  /** Task of each scored episode, in ledger order. */
-  task_ids: string[];
-  /** Outcome of each, in the same order. */
-  resolved: boolean[];
-  /** prompt + completion tokens of each; null when any did not record them. */
-  tokens: number[] | null;
-  /** wall_ms / 1000 of each; null when any did not record it. */
-  seconds: number[] | null;
-  /** Money of each through the frozen price table; null without one or when tokens are missing. */
-  cost: number[] | null;
-}
-
-/**
- * Each agent's scored episodes (invalid rows are never scored, seed 000) as
- * parallel arrays of task, outcome, tokens, seconds and money, the numerators of
- * TPR, SPR and cost per resolved as `summarizeAgents` sums them (a column
- * any scored row did not record is null, "not recorded", never 0). Agents
- * without scored rows are left out. Cost: O(rows).
- *
- * @param rows ledger rows, errata applied
- * @param priceTable the frozen price table (enables `cost`)
- * @returns one sample per agent with scored rows, sorted by agent id
- */
-export function agentEpisodeSamples(
-  rows: Iterable<Episode>,
-  priceTable?: PriceTable,
-): AgentEpisodeSample[] {
-  // The columns are filled in the one pass, so the rows are never held (a column
-  // turns null, "not recorded", at its first row without a value).
-  const byAgent = new Map<string, AgentEpisodeSample>();
-  const append = (column: number[] | null, value: number | null) => {
-    if (column === null || value === null) return null;
-    column.push(value);
-    return column;
-  };
-  for (const row of rows) {
-    if (!isScored(row)) continue;
-    let sample = byAgent.get(row.agent_id);
-    if (sample === undefined) {
-      sample = {
-        agent_id: row.agent_id,
-        task_ids: [],
-        resolved: [],
-        tokens: [],
-        seconds: [],
-        cost: priceTable === undefined ? null : [],
-      };
-      byAgent.set(row.agent_id, sample);
-    }
-    sample.task_ids.push(row.task_id);
-    sample.resolved.push(row.resolved === true);
-    sample.tokens = append(sample.tokens, episodeTokens(row));
-    sample.seconds = append(sample.seconds, row.wall_ms === null ? null : row.wall_ms / 1000);
-    // Every row is priced, also once the column is null: a row the table cannot price throws.
-    if (priceTable !== undefined) sample.cost = append(sample.cost, episodeCost(row, priceTable));
-  }
-  return [...byAgent.keys()].sort(byCodeUnit).map((agent_id) => byAgent.get(agent_id)!);
-}
-
 /** One agent's per-resolved intervals; plain JSON data, keys in this order. */
 export interface AgentRatioIntervals {
   /** The agent. */
@@ -410,12 +360,14 @@ export interface AgentRatioIntervalsOptions {
 
 /**
  * The {@link ratioBootstrap} intervals of tokens, seconds and cost per
- * resolved of every agent with scored rows ({@link agentEpisodeSamples}),
- * resampled by task (each draw takes a task with all the agent's scored
- * attempts at it), each with the same rounds and seed, so the three of one
- * agent come from the same resamples (drawn once for the three). A column
- * a scored row did not record has no interval (null, "not recorded"),
- * never one computed from 0. Cost: O(rows log rows + R × tasks) per agent.
+ * resolved of every agent with scored rows, resampled by task (each draw
+ * takes a task with all the agent's scored attempts at it), each with the
+ * same rounds and seed, so the three of one agent come from the same
+ * resamples (drawn once for the three). A column a scored row did not
+ * record has no interval (null, "not recorded"), never one computed from 0.
+ * The rows are summed per task in one pass (`agentTaskSums`), so a round
+ * costs O(tasks), not O(rows). Cost: O(rows + tasks log tasks + R × tasks)
+ * per agent.
  *
  * @param rows ledger rows, errata applied
  * @param options `rounds` and `seed` (the plan's bootstrap; default 2000 and 7), `priceTable`
@@ -436,54 +388,53 @@ export function agentRatioIntervals(
   rows: Iterable<Episode>,
   options: AgentRatioIntervalsOptions = {},
 ): AgentRatioIntervals[] {
-  return sampleRatioIntervals(agentEpisodeSamples(rows, options.priceTable), options);
+  return taskSumsRatioIntervals(agentTaskSums(rows, options.priceTable), options);
 }
 
 /**
- * {@link agentRatioIntervals} of samples already drawn from the rows by
- * {@link agentEpisodeSamples}, for a caller that reads them too, so that
- * the columns are built once. Cost: O(R × tasks) per agent, the agents
+ * {@link agentRatioIntervals} of rows already summed per task by
+ * `agentTaskSums`, for a caller that reads the sums too (the frontier), so
+ * that the rows are summed once. Cost: O(R × tasks) per agent, the agents
  * with as many tasks sharing one draw per round.
  *
- * @param samples `agentEpisodeSamples(rows, priceTable)`
- * @param options `rounds` and `seed` (default 2000 and 7); the price table is the samples'
- * @returns one entry per sample, in their order
+ * @param sums `agentTaskSums(rows, priceTable)`
+ * @param options `rounds` and `seed` (default 2000 and 7); the price table is the sums'
+ * @returns one entry per agent of the sums, in their order
+ * @throws {RangeError} when `rounds` is not a positive integer
  */
-export function sampleRatioIntervals(
-  samples: readonly AgentEpisodeSample[],
+export function taskSumsRatioIntervals(
+  sums: TaskSums,
   options: Omit<AgentRatioIntervalsOptions, "priceTable"> = {},
 ): AgentRatioIntervals[] {
   const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
-  // Every recorded column of an agent in one table, so one pass over the resamples serves them.
-  const tables = samples.map((sample) => {
-    const known = [sample.tokens, sample.seconds, sample.cost].filter((c) => c !== null);
-    return known.length === 0 ? null : ratioTable(known, sample.resolved, rounds, sample.task_ids);
-  });
-  // Agents with as many tasks draw the same indices: one draw per round serves them all.
+  checkRounds(rounds);
+  const measures = sums.agents.map(recordedMeasures);
+  // Agents with as many tasks and measures draw the same indices: one draw per round serves them.
   const byUnits = new Map<string, number[]>();
-  tables.forEach((table, a) => {
-    if (table === null) return;
-    const key = `${table.units} ${table.numerators.length}`;
+  sums.agents.forEach((agent, a) => {
+    if (measures[a].length === 0) return;
+    const key = `${agent.units.length} ${measures[a].length}`;
     const group = byUnits.get(key);
     if (group === undefined) byUnits.set(key, [a]);
     else group.push(a);
   });
-  const intervals = new Array<RatioInterval[]>(samples.length).fill([]);
+  const intervals = new Array<RatioInterval[]>(sums.agents.length).fill([]);
   for (const group of byUnits.values()) {
-    const resampled = resampleTables(group.map((a) => tables[a]!), rounds, seed);
+    const tables = group.map((a) => agentRatioTable(sums.agents[a], measures[a]));
+    const resampled = resampleTables(tables, rounds, seed);
     group.forEach((a, g) => {
-      intervals[a] = ratioIntervals(tables[a]!, resampled[g], rounds, seed);
+      intervals[a] = ratioIntervals(tables[g], resampled[g], rounds, seed);
     });
   }
-  return samples.map((sample, a) => {
-    const known = [sample.tokens, sample.seconds, sample.cost].filter((c) => c !== null);
-    const interval = (c: number[] | null) => (c === null ? null : intervals[a][known.indexOf(c)]);
+  return sums.agents.map((agent, a) => {
+    const interval = (m: SummedMeasure) =>
+      agent.totals[m] === null ? null : intervals[a][measures[a].indexOf(m)];
     return {
-      agent_id: sample.agent_id,
-      tpr: interval(sample.tokens),
-      spr: interval(sample.seconds),
-      cost_per_resolved: interval(sample.cost),
+      agent_id: agent.agent_id,
+      tpr: interval("tokens"),
+      spr: interval("seconds"),
+      cost_per_resolved: interval("cost"),
     };
   });
 }

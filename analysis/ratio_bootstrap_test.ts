@@ -1,10 +1,10 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { canonicalJson } from "./canonical_json.ts";
-import { agentEpisodeSamples, agentRatioIntervals, ratioBootstrap } from "./ratio_bootstrap.ts";
+import { agentRatioIntervals, ratioBootstrap } from "./ratio_bootstrap.ts";
+import { episodeSamples, unevenRows } from "./_episode_samples_for_test.ts";
 import { randomIndex, seededRandom } from "./seeded_random.ts";
 import { loadLedger } from "../inputs/ledger.ts";
 import { loadPriceTable } from "../inputs/price_table.ts";
-import { summarizeAgents } from "./summarize_agents.ts";
 
 const SAMPLE = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
 const SYNTHETIC = new URL("../ledgers/examples/synthetic_ledger.jsonl", import.meta.url).pathname;
@@ -141,37 +141,13 @@ Deno.test("agentRatioIntervals() on the seed-001 sample: exact bootstrap quantil
   // Tokens and seconds of one agent share the resamples: the one-pass result equals
   // each column's own ratioBootstrap with the same seed.
   equal(a.tpr!.rounds_without_resolved, a.spr!.rounds_without_resolved);
-  const sample = agentEpisodeSamples(rows)[0];
+  const sample = episodeSamples(rows)[0];
   const tasks = sample.task_ids;
   deepEqual(a.tpr, ratioBootstrap(sample.tokens!, sample.resolved, { tasks }));
   deepEqual(a.spr, ratioBootstrap(sample.seconds!, sample.resolved, { tasks }));
   equal(a.cost_per_resolved, null);
   // Replays byte for byte.
   equal(canonicalJson(agentRatioIntervals(rows)), canonicalJson([a, b]));
-});
-
-Deno.test("agentEpisodeSamples() prices episodes and marks unrecorded columns", async () => {
-  const { rows } = await loadLedger(SAMPLE);
-  const unpriced = agentEpisodeSamples(rows);
-  deepEqual(unpriced.map((s) => s.agent_id), ["a", "b"]);
-  deepEqual(unpriced[0].tokens, [2700, 7300, 9500, 3800]);
-  deepEqual(unpriced[0].resolved, [true, true, false, true]);
-  equal(unpriced[0].cost, null);
-  const missing = rows.map((row, i) => (i === 0 ? { ...row, wall_ms: null } : row));
-  equal(agentEpisodeSamples(missing)[0].seconds, null);
-  equal(agentRatioIntervals(missing)[0].spr, null);
-  // Priced: the per-episode costs add up to summarizeAgents' cost of the scored rows.
-  const synthetic = await loadLedger(SYNTHETIC);
-  const table = (await loadPriceTable(PRICES)).value;
-  const summaries = summarizeAgents(synthetic.rows, { priceTable: table });
-  const samples = agentEpisodeSamples(synthetic.rows, table);
-  deepEqual(samples.map((s) => s.agent_id), summaries.map((s) => s.agent_id));
-  samples.forEach((sample, i) => {
-    const total = sample.cost!.reduce((x, y) => x + y, 0);
-    const expected = summaries[i].cost!.cost!;
-    ok(Math.abs(total - expected) <= 1e-9 * expected, `${sample.agent_id}: ${total} ${expected}`);
-    equal(sample.resolved.filter((x) => x).length, summaries[i].resolved);
-  });
 });
 
 Deno.test("ratioBootstrap() refuses bad input", () => {
@@ -189,18 +165,23 @@ Deno.test("ratioBootstrap() refuses bad input", () => {
 
 Deno.test("agentRatioIntervals() sharing draws among agents equals each agent's own ratioBootstrap", async () => {
   // The synthetic example: agents with as many tasks share one draw per round and one table of
-  // tokens, seconds, money and resolved counts.
-  const { rows } = await loadLedger(SYNTHETIC);
+  // tokens, seconds, money and resolved counts; then with rows dropped and repeated, so that
+  // agents differ in tasks and a task's sum adds several attempts.
+  const synthetic = (await loadLedger(SYNTHETIC)).rows;
   const priceTable = (await loadPriceTable(PRICES)).value;
-  const samples = agentEpisodeSamples(rows, priceTable);
-  const counts = samples.map((s) => new Set(s.task_ids).size);
-  ok(counts.some((c, i) => counts.indexOf(c) !== i), `agents sharing a task count: ${counts}`);
-  const shared = agentRatioIntervals(rows, { priceTable, rounds: 300, seed: "s" });
-  samples.forEach((sample, a) => {
-    const alone = (values: number[]) =>
-      ratioBootstrap(values, sample.resolved, { rounds: 300, seed: "s", tasks: sample.task_ids });
-    deepEqual(shared[a].tpr, alone(sample.tokens!));
-    deepEqual(shared[a].spr, alone(sample.seconds!));
-    deepEqual(shared[a].cost_per_resolved, alone(sample.cost!));
-  });
+  for (const rows of [synthetic, unevenRows(synthetic)]) {
+    const samples = episodeSamples(rows, priceTable);
+    const counts = samples.map((s) => new Set(s.task_ids).size);
+    if (rows === synthetic) {
+      ok(counts.some((c, i) => counts.indexOf(c) !== i), `agents sharing a task count: ${counts}`);
+    } else ok(new Set(counts).size > 1, `agents with different task counts: ${counts}`);
+    const shared = agentRatioIntervals(rows, { priceTable, rounds: 300, seed: "s" });
+    samples.forEach((sample, a) => {
+      const alone = (values: number[]) =>
+        ratioBootstrap(values, sample.resolved, { rounds: 300, seed: "s", tasks: sample.task_ids });
+      deepEqual(shared[a].tpr, alone(sample.tokens!));
+      deepEqual(shared[a].spr, alone(sample.seconds!));
+      deepEqual(shared[a].cost_per_resolved, alone(sample.cost!));
+    });
+  }
 });
