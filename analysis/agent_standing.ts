@@ -95,9 +95,9 @@ const COVERAGE_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>([
  * Rules, checked in order (the first that applies withholds):
  * 1. validation (seed 003: validate before anyone reads a mean): an error
  *    finding about the agent, or about the whole ledger (no agent named),
- *    withholds its numbers; a code whose findings were not all listed
- *    (`maxFindingsPerCode`) withholds every agent, since the unlisted ones
- *    cannot be attributed; codes about missing rows are left to rule 4;
+ *    withholds its numbers, read from the validation's counts per agent
+ *    (complete however few findings `maxFindingsPerCode` lists); codes
+ *    about missing rows are left to rule 4;
  * 2. nothing scored (seeds 000 and 001: only scored rows count);
  * 3. invalid rate above the invalid policy's `labelled_max` (issue 23,
  *    `invalidSummary`: an invalid attempt is left out of every score, so a
@@ -198,23 +198,23 @@ function blockingCodes(validation: ValidationReport | null): {
   const all = new Set<FindingCode>();
   const byAgent = new Map<string, Set<FindingCode>>();
   if (validation === null) return { all, byAgent };
-  const listed = new Map<FindingCode, number>();
-  for (const finding of validation.findings) {
-    if (finding.severity !== "error" || COVERAGE_CODES.has(finding.code)) continue;
-    listed.set(finding.code, (listed.get(finding.code) ?? 0) + 1);
-    if (finding.agent_id === null) {
-      all.add(finding.code);
-      continue;
+  const blocks = (code: FindingCode) =>
+    FINDING_SEVERITY[code] === "error" && !COVERAGE_CODES.has(code);
+  // Per code, the findings that name an agent; the rest name none and concern every agent.
+  const named = new Map<FindingCode, number>();
+  for (const agent of validation.agents) {
+    for (const [code, count] of Object.entries(agent.finding_counts) as [FindingCode, number][]) {
+      if (!blocks(code)) continue;
+      named.set(code, (named.get(code) ?? 0) + count);
+      let codes = byAgent.get(agent.agent_id);
+      if (codes === undefined) byAgent.set(agent.agent_id, codes = new Set());
+      codes.add(code);
     }
-    let codes = byAgent.get(finding.agent_id);
-    if (codes === undefined) byAgent.set(finding.agent_id, codes = new Set());
-    codes.add(finding.code);
   }
   for (
     const [code, count] of Object.entries(validation.finding_counts) as [FindingCode, number][]
   ) {
-    const blocks = FINDING_SEVERITY[code] === "error" && !COVERAGE_CODES.has(code);
-    if (blocks && count > (listed.get(code) ?? 0)) all.add(code);
+    if (blocks(code) && count > (named.get(code) ?? 0)) all.add(code);
   }
   return { all, byAgent };
 }

@@ -2,6 +2,7 @@ import { deepEqual } from "node:assert/strict";
 import { inMemoryLedger } from "./_ledger_for_test.ts";
 import { agentStandings, assessClaims, withheldPairGroups } from "./agent_standing.ts";
 import { censoringSummary } from "./censoring.ts";
+import type { LedgerProblem } from "./ledger_error.ts";
 import { CensoringPolicy, Episode, Plan } from "./schema/records.ts";
 import { taskCoverage, taskListDenominator } from "./task_coverage.ts";
 
@@ -70,9 +71,9 @@ Deno.test("assessClaims(): a validation error withholds only the agent it names;
     row("b", "t2"),
     row("c", "t1"), // t2 missing
   ];
-  const assess = (maxFindingsPerCode?: number) =>
+  const assess = (maxFindingsPerCode?: number, problems: LedgerProblem[] = []) =>
     assessClaims({
-      recorded: inMemoryLedger(rows, "l"),
+      recorded: { ...inMemoryLedger(rows, "l"), problems },
       rows,
       plan,
       taskList: null,
@@ -85,8 +86,26 @@ Deno.test("assessClaims(): a validation error withholds only the agent it names;
     ["b", "validation", ["over_cap"]],
     ["c", "missing", []],
   ]);
-  // Findings not all listed cannot be attributed: they withhold every agent.
-  deepEqual(assess(0).standings.map((s) => s.withheld), ["validation", "validation", "validation"]);
+  // The validation counts each agent's findings, listed or not: none listed, the same standings.
+  deepEqual(
+    assess(0).standings.map((s) => [s.agent_id, s.withheld, s.blocking_codes]),
+    assess().standings.map((s) => [s.agent_id, s.withheld, s.blocking_codes]),
+  );
+  // A finding that names no agent (a line the reader refused) withholds every agent, listed or not.
+  const refused: LedgerProblem = {
+    code: "malformed_json",
+    file: "l",
+    line: 6,
+    field: "",
+    message: "not JSON",
+  };
+  for (const limit of [undefined, 0]) {
+    deepEqual(assess(limit, [refused]).standings.map((s) => s.withheld), [
+      "validation",
+      "validation",
+      "validation",
+    ]);
+  }
 });
 
 Deno.test("withheldPairGroups(): 14 agents, 91 pairs: one group per cause, each pair counted once", () => {

@@ -85,7 +85,8 @@ export interface TaskSums {
  * import { Episode } from "./schema/records.ts";
  * const rows = [["t2", true], ["t1", false], ["t2", false]].map(([task, resolved]) =>
  *   Episode.parse({ run_id: "r", agent_id: "a", task_id: task, seed: 1, resolved,
- *     prompt_tokens: 90, completion_tokens: 10, tool_calls: 1, wall_ms: 1500 })
+ *     prompt_tokens: 90, completion_tokens: 10, tool_calls: 1, wall_ms: 1500,
+ *     price_table_id: "p" })
  * );
  * const { tasks, agents: [a] } = agentTaskSums(rows);
  * if (tasks.join() !== "t1,t2" || a.at(1, "attempts") !== 2 || a.at(1, "tokens") !== 200) {

@@ -43,4 +43,5 @@ export * from "./ledger_view.ts";
 // The rows as columns (a ledger of a million rows in a tenth of the memory of its row objects).
 export * from "./row_columns.ts";
 export * from "./episode_table.ts";
+export * from "./row_lines.ts";
 export * from "./invalid_attempts.ts";

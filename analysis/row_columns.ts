@@ -88,7 +88,7 @@ class Chunked<A extends { length: number }> {
   }
 }
 
-function typedChunks<A extends IdArray | Int32Array | Float64Array>(
+function typedChunks<A extends IdArray | NumberArray>(
   make: (slots: number) => A,
 ): Chunked<A> {
   return new Chunked<A>(make, (from, to) => to.set(from as never));
@@ -103,15 +103,49 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The number stores, narrowest first; a column's numbers move to the next one that holds a new number. */
+const NUMBER_STORES: ((slots: number) => NumberArray)[] = [
+  (n) => new Int8Array(n),
+  (n) => new Int16Array(n),
+  (n) => new Int32Array(n),
+  (n) => new Float64Array(n),
+];
+
+type NumberArray = Int8Array | Int16Array | Int32Array | Float64Array;
+
+/** The narrowest of {@link NUMBER_STORES} that holds `value` exactly (`-0` only as a float64). */
+function numberStore(value: number): number {
+  if ((value | 0) !== value || Object.is(value, -0)) return 3;
+  if (value >= -0x80 && value <= 0x7f) return 0;
+  return value >= -0x8000 && value <= 0x7fff ? 1 : 2;
+}
+
+/** No value set yet. */
+const NONE: unique symbol = Symbol("none");
+
+/** The same value as JSON data: numbers by `Object.is` (`-0` is not `0`), objects by {@link sameJson}. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === "number") return Object.is(a, b);
+  return typeof a === "object" ? sameJson(a, b) : a === b;
+}
+
 /** One field's values, row by row. */
 class Column {
+  /**
+   * The value every row set so far holds, kept alone (a run's id, a
+   * default, `null`, a schema version): no array is written and a read
+   * touches none. {@link NONE} before the first row.
+   */
+  private one: unknown = NONE;
+  /** True once two rows differ: from then on every row's value is stored. */
+  private many = false;
   /** Each row's place (see IN_NUMBERS..FIRST_INTERNED); null while every value is a number. */
   private ids: Chunked<IdArray> | null = null;
   /** The largest id the id chunks' width holds. */
   private idLimit = 0xff;
-  /** Int32 slots while every number is a 32-bit integer (counts, seeds), else float64. */
-  private numbers: Chunked<Int32Array | Float64Array> | null = null;
-  private wideNumbers = false;
+  /** The numbers, in the narrowest of {@link NUMBER_STORES} that holds every one so far. */
+  private numbers: Chunked<NumberArray> | null = null;
+  private numberKind = 0;
   private plain: Chunked<unknown[]> | null = null;
   /** Interned values, in order of first appearance. */
   private readonly values: unknown[] = [];
@@ -122,17 +156,37 @@ class Column {
   /** The last interned object and its id: rows in a run often repeat it (`caps`), and comparing is cheaper than writing its JSON text. */
   private lastObject: unknown = undefined;
   private lastObjectId = 0;
-  /**
-   * True while every row holds the one interned value (a run's id, a
-   * default, `null`): a read then touches no array.
-   */
-  private single = false;
 
   set(row: number, value: unknown): void {
+    if (!this.many) {
+      if (this.one === NONE) {
+        this.one = deepFreeze(value);
+        return;
+      }
+      if (sameValue(value, this.one)) return;
+      // The second value: the rows so far are written now, each with the one value.
+      this.many = true;
+      for (let earlier = 0; earlier < row; earlier++) this.store(earlier, this.one);
+    }
+    this.store(row, value);
+  }
+
+  get(row: number): unknown {
+    if (!this.many) return this.one;
+    const chunk = row >>> CHUNK_BITS;
+    const at = row & CHUNK_MASK;
+    if (this.ids === null) return this.numbers!.chunks[chunk][at];
+    const id = this.ids.chunks[chunk][at];
+    if (id >= FIRST_INTERNED) return this.values[id - FIRST_INTERNED];
+    if (id === IN_NUMBERS) return this.numbers!.chunks[chunk][at];
+    return this.plain!.chunks[chunk][at];
+  }
+
+  private store(row: number, value: unknown): void {
     if (typeof value === "number") {
-      this.numbers ??= typedChunks<Int32Array | Float64Array>((n) => new Int32Array(n));
-      this.single = false;
-      if ((value | 0) !== value || Object.is(value, -0)) this.widenNumbers();
+      const kind = numberStore(value);
+      this.numbers ??= typedChunks<NumberArray>(NUMBER_STORES[this.numberKind = kind]);
+      if (kind > this.numberKind) this.widenNumbers(kind);
       this.numbers.chunkFor(row)[row & CHUNK_MASK] = value;
       if (this.ids !== null) this.setId(row, IN_NUMBERS);
       return;
@@ -145,20 +199,8 @@ class Column {
     this.plain ??= new Chunked<unknown[]>((n) => new Array(n), (from, to) => {
       for (let i = 0; i < from.length; i++) to[i] = from[i];
     });
-    this.single = false;
     this.plain.chunkFor(row)[row & CHUNK_MASK] = value;
     this.setId(row, IN_PLAIN);
-  }
-
-  get(row: number): unknown {
-    if (this.single) return this.values[0];
-    const chunk = row >>> CHUNK_BITS;
-    const at = row & CHUNK_MASK;
-    if (this.ids === null) return this.numbers!.chunks[chunk][at];
-    const id = this.ids.chunks[chunk][at];
-    if (id >= FIRST_INTERNED) return this.values[id - FIRST_INTERNED];
-    if (id === IN_NUMBERS) return this.numbers!.chunks[chunk][at];
-    return this.plain!.chunks[chunk][at];
   }
 
   /** The value's interned id, interning it if the column may still grow; null: keep it plain. */
@@ -194,7 +236,6 @@ class Column {
     if (distinct >= INTERN_LIMIT && distinct * 4 > row) return null;
     remember();
     this.values.push(deepFreeze(value));
-    this.single = this.values.length === 1 && this.numbers === null && this.plain === null;
     return FIRST_INTERNED + this.values.length - 1;
   }
 
@@ -213,15 +254,15 @@ class Column {
     this.ids.chunkFor(row)[row & CHUNK_MASK] = id;
   }
 
-  /** Rewrites the number chunks as float64, once a number is not a 32-bit integer. */
-  private widenNumbers(): void {
-    if (this.wideNumbers) return;
-    this.wideNumbers = true;
+  /** Rewrites the number chunks in a wider store, once a number does not fit the current one. */
+  private widenNumbers(kind: number): void {
+    this.numberKind = kind;
+    const make = NUMBER_STORES[kind];
     const chunks = this.numbers!.chunks;
-    const wider = typedChunks<Int32Array | Float64Array>((n) => new Float64Array(n));
+    const wider = typedChunks<NumberArray>(make);
     for (let i = 0; i < chunks.length; i++) {
       if (chunks[i] === undefined) continue;
-      wider.chunks[i] = new Float64Array(chunks[i].length);
+      wider.chunks[i] = make(chunks[i].length);
       wider.chunks[i].set(chunks[i]);
     }
     this.numbers = wider;
@@ -326,8 +367,8 @@ export class RowColumns<T extends object> implements Iterable<T> {
   private readonly columns = new Map<string, Column>();
   private readonly layouts: Layout[] = [];
   private readonly layoutByKeys = new Map<string, number>();
-  /** Each row's layout index. */
-  private readonly rowLayouts = typedChunks<IdArray>((n) => new Uint16Array(n));
+  /** Each row's layout index: a column of numbers (nothing stored while one layout serves every row). */
+  private readonly rowLayouts = new Column();
   private last: Layout | null = null;
   private lastIndex = 0;
 
@@ -352,7 +393,7 @@ export class RowColumns<T extends object> implements Iterable<T> {
     const index = this.count;
     const layoutIndex = this.layoutOf(row);
     const layout = this.layouts[layoutIndex];
-    this.rowLayouts.chunkFor(index)[index & CHUNK_MASK] = layoutIndex;
+    this.rowLayouts.set(index, layoutIndex);
     const record = row as Record<string, unknown>;
     for (let i = 0; i < layout.keys.length; i++) {
       const column = layout.columns[i];
@@ -375,7 +416,7 @@ export class RowColumns<T extends object> implements Iterable<T> {
     if (!Number.isInteger(index) || index < 0 || index >= this.count) {
       throw new RangeError(`Row ${index} is outside a table of ${this.count} rows`);
     }
-    const layout = this.layouts[this.rowLayouts.chunks[index >>> CHUNK_BITS][index & CHUNK_MASK]];
+    const layout = this.layouts[this.rowLayouts.get(index) as number];
     const row = layout.build(layout.kept, index) as Record<string, unknown>;
     for (const key of layout.derived) {
       if (row[key] === DERIVED) row[key] = this.derived[key](row as T);

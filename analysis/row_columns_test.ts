@@ -21,7 +21,7 @@ Deno.test("RowColumns rebuilds every row of the shipped ledgers exactly, less th
     const objects = await loadLedger(here(path));
     const table = await loadLedgerTable(here(path));
     equal(table.rows.length, objects.rows.length, path);
-    deepEqual(table.row_lines, objects.row_lines, path);
+    deepEqual([...table.row_lines], [...objects.row_lines], path);
     const expected = objects.rows.map(({ prev_sha256: _, ...row }) => row);
     deepEqual(texts(table.rows), texts(expected), path);
     // Random access gives the same rows as a pass.
@@ -63,6 +63,61 @@ Deno.test("RowColumns reads numbers written before a column's first other value,
   for (const i of [0, 63, 64, 65_535, 65_536, count - 1]) equal(table.row(i).n, i);
   equal(table.row(count).n, null);
   equal(table.row(count + 1).n, 7);
+});
+
+Deno.test("RowColumns widens its numbers from 8 to 16 to 32 bits to float64, each read back", () => {
+  const table = new RowColumns<{ n: number }>();
+  const values = [
+    0,
+    127,
+    -128,
+    128,
+    -32_768,
+    32_767,
+    32_768,
+    -(2 ** 31),
+    2 ** 31 - 1,
+    2 ** 31,
+    0.1,
+  ];
+  for (const n of values) table.push({ n });
+  deepEqual([...table].map((row) => row.n), values);
+  // Narrow integers first, then one that is not: the earlier rows keep their values.
+  const late = new RowColumns<{ n: number }>();
+  for (let i = 0; i < 70_000; i++) late.push({ n: i % 100 });
+  late.push({ n: -0 });
+  ok(Object.is(late.row(70_000).n, -0));
+  for (const i of [0, 99, 65_535, 65_536, 69_999]) equal(late.row(i).n, i % 100);
+});
+
+Deno.test("RowColumns keeps a value every row holds alone, and every row once a second one comes", () => {
+  // The same JSON value: objects by their text, numbers by Object.is (so -0 is not 0).
+  const same = (x: unknown, y: unknown) =>
+    typeof x === "object" && x !== null ? JSON.stringify(x) === JSON.stringify(y) : Object.is(x, y);
+  const count = 70_000;
+  const pairs: [unknown, unknown][] = [
+    [1, 2],
+    [0, -0],
+    [-0, 0],
+    ["run", "other"],
+    [null, false],
+    [{ cap: 1 }, { cap: 2 }],
+    [{ cap: 1 }, 1],
+  ];
+  for (const [first, second] of pairs) {
+    // Past a chunk of the one value, then the second: every earlier row still reads the first.
+    const table = new RowColumns<{ v: unknown; k?: number }>();
+    for (let i = 0; i < count; i++) table.push(i % 3 === 0 ? { v: first, k: i } : { v: first });
+    ok(same(table.row(count - 1).v, first));
+    table.push({ v: second });
+    for (const i of [0, 1, 65_535, 65_536, count - 1]) {
+      ok(same(table.row(i).v, first), `${JSON.stringify(first)} at ${i}`);
+    }
+    ok(same(table.row(count).v, second), `${JSON.stringify(second)} last`);
+    // A key some rows lack stays absent from them.
+    deepEqual([Object.keys(table.row(3)), Object.keys(table.row(4))], [["v", "k"], ["v"]]);
+    equal(table.row(3).k, 3);
+  }
 });
 
 Deno.test("RowColumns widens its ids past 255 and 65,535 distinct values and keeps the rest as they are", () => {

@@ -9,6 +9,7 @@
 import { type CapExcess, episodeSteps, episodeTokens, overCap } from "./classify_episode.ts";
 import type { LedgerProblem, ProblemCode } from "./ledger_error.ts";
 import type { LedgerScan } from "./schema/ledger_file.ts";
+import type { RowLineNumbers } from "./row_lines.ts";
 import {
   type Caps,
   type Episode,
@@ -88,6 +89,12 @@ export interface AgentValidation {
   tasks_scored: number;
   /** Planned tasks with no scored row (missing, only invalid, or not reached). */
   tasks_without_score: number;
+  /**
+   * Findings that name this agent, per code, including any left out of
+   * `findings` by the limit: which agent a finding concerns stays known
+   * however few are listed.
+   */
+  finding_counts: Partial<Record<FindingCode, number>>;
 }
 
 /** The validation report. */
@@ -181,6 +188,8 @@ interface AgentState {
   firstLine: number;
   /** Under SPRT stopping, the agent's rows of planned tasks, for the walk; else empty. */
   sprtRows: SprtRow[];
+  /** Findings naming the agent, per code. */
+  counts: Partial<Record<FindingCode, number>>;
 }
 
 /** Where an agent's SPRT walk decided, in the plan's task order. */
@@ -289,6 +298,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
     unexpectedTasks: new Set(),
     firstLine,
     sprtRows: [],
+    counts: {},
   });
   for (const id of plannedAgents) agents.set(id, newAgent(true, 0));
   const stopReasons = {} as Record<StopReason, number>;
@@ -311,6 +321,8 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
   const push = (list: Finding[], finding: Omit<Finding, "severity">) => {
     const n = (counts[finding.code] ?? 0) + 1;
     counts[finding.code] = n;
+    const named = finding.agent_id === null ? undefined : agents.get(finding.agent_id)?.counts;
+    if (named !== undefined) named[finding.code] = (named[finding.code] ?? 0) + 1;
     if (n <= limit) list.push({ ...finding, severity: FINDING_SEVERITY[finding.code] });
   };
   const atRow = (row: Episode, line: number, code: FindingCode, field: string, message: string) =>
@@ -546,6 +558,7 @@ export function ledgerValidator(plan: Plan, options: ValidateOptions = {}): Ledg
         planned_tasks: plannedTasks,
         tasks_scored: tasksScored,
         tasks_without_score: agent.planned ? taskCount - tasksScored : 0,
+        finding_counts: agent.counts,
       });
     }
     const countWrong = sprt ? scoredInPlan > plannedScored : scoredInPlan !== plannedScored;
@@ -660,7 +673,7 @@ function mergeByLine(a: Finding[], b: Finding[]): Finding[] {
  *
  * @param plan the frozen plan
  * @param rows the rows, in ledger order
- * @param rowLines `rowLines[i]` is the line `rows[i]` was read from
+ * @param rowLines `rowLines.at(i)` is the line `rows[i]` was read from
  * @param scan what the ledger's reader found (its file, hash, lines, problems)
  * @param options findings listed per code
  * @returns the validation report
@@ -668,12 +681,12 @@ function mergeByLine(a: Finding[], b: Finding[]): Finding[] {
 export function validateRows(
   plan: Plan,
   rows: Iterable<Episode>,
-  rowLines: readonly number[],
+  rowLines: RowLineNumbers,
   scan: LedgerScan,
   options: ValidateOptions = {},
 ): ValidationReport {
   const validator = ledgerValidator(plan, options);
   let at = 0;
-  for (const row of rows) validator.add(row, rowLines[at++]);
+  for (const row of rows) validator.add(row, rowLines.at(at++)!);
   return validator.finish(scan);
 }

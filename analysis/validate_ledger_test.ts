@@ -223,6 +223,11 @@ Deno.test("validateLedgerFile() caps listed findings per code but keeps complete
   equal(report.ok, true);
   deepEqual(brief(report.findings), [["invalid_attempt", 1, "a", "t1", "info"]]);
   deepEqual(report.finding_counts, { invalid_attempt: 2 });
+  // Each agent's counts name its findings, the unlisted one of b included.
+  deepEqual(report.agents.map((a) => [a.agent_id, a.finding_counts]), [
+    ["a", { invalid_attempt: 1 }],
+    ["b", { invalid_attempt: 1 }],
+  ]);
 });
 
 Deno.test("validateLedgerFile() passes the committed synthetic ledger against its plan", async () => {

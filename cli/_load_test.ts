@@ -106,11 +106,18 @@ Deno.test("assessLoaded(): a left-out planned task is neither planned nor missin
       [["a", 2, 0.5], ["b", 2, 1]],
     );
     // the plan validates the recorded rows, essay's included: b's judge_fault is its task without
-    // a scored attempt (a finding on missing rows, which the missing claim above decides)
-    deepEqual(
-      assessment.validation!.findings.filter((f) => f.severity === "error").map((f) => f.code),
-      ["no_scored_attempt", "row_count"],
-    );
+    // a scored attempt (a finding on missing rows, which the missing claim above decides); the
+    // commands list no finding, and count them
+    deepEqual(assessment.validation!.findings, []);
+    deepEqual(assessment.validation!.finding_counts, {
+      invalid_attempt: 1,
+      no_scored_attempt: 1,
+      row_count: 1,
+    });
+    deepEqual(assessment.validation!.agents.map((a) => [a.agent_id, a.finding_counts]), [
+      ["a", {}],
+      ["b", { invalid_attempt: 1, no_scored_attempt: 1 }],
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

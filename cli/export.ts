@@ -247,7 +247,7 @@ async function exportRows<C>(
   const lines = new Map<string, number>();
   let at = 0;
   for (const row of loaded.recorded.rows) {
-    lines.set(row.episode_id, loaded.recorded.row_lines[at++]);
+    lines.set(row.episode_id, loaded.recorded.row_lines.at(at++)!);
   }
   const corrections = new Map<string, string[]>();
   for (const applied of loaded.errata?.applied ?? []) {

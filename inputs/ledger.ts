@@ -7,6 +7,7 @@
  */
 import { Episode } from "../analysis/schema/records.ts";
 import { type EpisodeRows, type EpisodeTable, episodeTable } from "../analysis/episode_table.ts";
+import { RowLines } from "../analysis/row_lines.ts";
 import type { LedgerScan, LedgerWithLines } from "../analysis/schema/ledger_file.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { LedgerError, type LedgerProblem } from "../analysis/ledger_error.ts";
@@ -241,7 +242,7 @@ export async function scanLedgerFile(
  * import { loadLedger } from "./ledger.ts";
  * const ledger = await loadLedger(new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname);
  * // Seed 001's sample: 8 rows on lines 1..8.
- * if (ledger.rows.length !== 8 || ledger.row_lines[7] !== 8) throw new Error();
+ * if (ledger.rows.length !== 8 || ledger.row_lines.at(7) !== 8) throw new Error();
  * ```
  */
 export function loadLedger(
@@ -287,7 +288,7 @@ async function loadInto<R extends EpisodeRows & { push(row: Episode): void }>(
   idAt: (index: number) => string,
   options: LedgerFileOptions,
 ): Promise<LedgerWithLines<R>> {
-  const rowLines: number[] = [];
+  const rowLines = new RowLines();
   const scan = await scanLedgerFile(path, (row, line) => {
     rows.push(row);
     rowLines.push(line);

@@ -288,7 +288,7 @@ Deno.test("loadLedgerTable() finds duplicates by the ids it reads back from its 
   await withLedger(lines.join("\n") + "\n", async (path) => {
     const ledger = await loadLedgerTable(path, { lenient: true });
     deepEqual([...ledger.rows].map((r) => r.task_id), ["t1", "t2", "t3"]);
-    deepEqual(ledger.row_lines, [1, 3, 5]);
+    deepEqual([...ledger.row_lines], [1, 3, 5]);
     deepEqual(ledger.problems.map((p) => [p.line, p.code]), [
       [2, "malformed_json"],
       [4, "duplicate_episode_id"],

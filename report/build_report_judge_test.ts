@@ -232,7 +232,7 @@ Deno.test("buildReport(): a plan's judge without judged rows is shown; without e
     ledger: {
       ...inputs.ledger,
       rows: kept.map((i) => rows[i]),
-      row_lines: kept.map((i) => inputs.ledger.row_lines[i]),
+      row_lines: kept.map((i) => inputs.ledger.row_lines.at(i)!),
     },
   }, { calibrationTrials: 200 });
   equal(report.summary.judge!.figures.rows, 0);

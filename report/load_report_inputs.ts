@@ -43,7 +43,7 @@ export interface ReportPaths {
  * const ledger = new URL("../ledgers/examples/sample_ledger.jsonl", import.meta.url).pathname;
  * const inputs = await loadReportInputs({ ledger });
  * // Seed 001's sample: 8 rows on lines 1..8, no plan, errata or price table.
- * if (inputs.ledger.rows.length !== 8 || inputs.ledger.row_lines[7] !== 8) throw new Error();
+ * if (inputs.ledger.rows.length !== 8 || inputs.ledger.row_lines.at(7) !== 8) throw new Error();
  * ```
  */
 export async function loadReportInputs(paths: ReportPaths): Promise<ReportInputs> {

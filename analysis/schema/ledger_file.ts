@@ -9,6 +9,7 @@
 import type { LedgerProblem } from "../ledger_error.ts";
 import type { Episode } from "./records.ts";
 import type { EpisodeRows } from "../episode_table.ts";
+import type { RowLineNumbers } from "../row_lines.ts";
 
 /** What a scan of a ledger found, apart from the rows themselves. */
 export interface LedgerScan {
@@ -36,6 +37,6 @@ export interface Ledger<R extends EpisodeRows = Episode[]> extends LedgerScan {
 
 /** A whole ledger in memory with each row's 1-based line (the inputs layer's `loadLedger`). */
 export interface LedgerWithLines<R extends EpisodeRows = Episode[]> extends Ledger<R> {
-  /** `row_lines[i]` is the line `rows[i]` was read from. */
-  row_lines: number[];
+  /** `row_lines.at(i)` is the line `rows[i]` was read from. */
+  row_lines: RowLineNumbers;
 }
