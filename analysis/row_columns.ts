@@ -14,7 +14,8 @@
  *
  * | value | kept as | per row |
  * |---|---|---|
- * | a number | an `Int32Array` slot while the column's numbers are 32-bit integers, else a `Float64Array` one | 4 or 8 bytes |
+ * | the one value every row of the column holds so far (a run's id, a default, a schema version) | itself, once | 0 bytes |
+ * | a number | a slot of the narrowest of `Int8Array`, `Int16Array`, `Int32Array` that holds every number of the column so far, else a `Float64Array` one | 1, 2, 4 or 8 bytes |
  * | a string, `true`, `false`, `null`, or an object or array equal (as JSON text) to one seen before in the column | an index into the column's distinct values, 1, 2 or 4 bytes wide as their count needs | 1–4 bytes |
  * | anything else once the column holds {@link INTERN_LIMIT} distinct values, and more than one for every four rows (unique ids, per-row objects) | the value itself | 8 bytes and the value |
  *
@@ -22,7 +23,8 @@
  * key lists seen (so an absent optional field stays absent, and the rebuilt
  * row lists its keys in the stored order). Storage grows in chunks of
  * 65,536 rows, never copied once full (but once, when a column's ids or
- * numbers need a wider type), so a load never holds two copies.
+ * numbers need a wider type), so a load never holds two copies; a column
+ * whose rows held one value writes every earlier row once a second comes.
  *
  * Exactness: {@link RowColumns.row} returns an object equal to the stored
  * one less its omitted fields (same keys in the same order, same values),
