@@ -175,9 +175,7 @@ export function paretoFrontierProbability(
   samples: readonly FrontierSample[],
   options: FrontierProbabilityOptions = {},
 ): FrontierProbability {
-  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
-  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
-  checkRounds(rounds);
+  const { rounds, seed } = roundsAndSeed(options);
   for (const sample of samples) {
     const n = sample.costs.length;
     if (n === 0 || sample.resolved.length !== n || sample.task_ids.length !== n) {
@@ -234,9 +232,7 @@ export function taskSumsFrontierProbability(
   measure: "cost" | "tokens",
   options: FrontierProbabilityOptions = {},
 ): FrontierProbability {
-  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
-  const seed = options.seed ?? DEFAULT_BOOTSTRAP.seed;
-  checkRounds(rounds);
+  const { rounds, seed } = roundsAndSeed(options);
   for (const agent of agents) {
     if (agent.totals[measure] === null) {
       throw new RangeError(
@@ -262,12 +258,17 @@ export function taskSumsFrontierProbability(
   return frontierRounds(cells, units.length, members, rounds, seed);
 }
 
-function checkRounds(rounds: number): void {
+/** The options' rounds and seed, else seed 001's defaults; the rounds checked. */
+function roundsAndSeed(
+  options: FrontierProbabilityOptions,
+): { rounds: number; seed: number | string } {
+  const rounds = options.rounds ?? DEFAULT_BOOTSTRAP.rounds;
   if (!Number.isSafeInteger(rounds) || rounds < 1) {
     throw new RangeError(
       `Cannot bootstrap the frontier: "rounds" must be a positive integer, got ${rounds}`,
     );
   }
+  return { rounds, seed: options.seed ?? DEFAULT_BOOTSTRAP.seed };
 }
 
 /**
