@@ -136,6 +136,9 @@ function routes(preloadLibrary: Uint8Array): Record<string, string> {
       "while :; do [ -f /tests/test.sh ] && [ ! -f /tests/conftest.py ] && " +
         'echo "import pytest" > /tests/conftest.py; done',
     ),
+    // A daemon that rewrites a file of the workspace without end, so that a copy of it never
+    // matches its digest: stopped while the workspace is stored, the attempt is scored.
+    "workspace-writer": daemon("i=0; while :; do i=$((i+1)); echo $i > /app/scratch; done"),
     // A daemon that kills the verifier: it is stopped, the tests run, the row is scored.
     killer: daemon(
       'while :; do for p in /proc/[0-9]*; do grep -q "t[e]st.sh" $p/cmdline 2>/dev/null && ' +
@@ -304,8 +307,17 @@ Deno.test({
           "pytest_plugin /usr/lib/python3/dist-packages/evil-1.0.dist-info/entry_points.txt",
         ]),
       );
-      // Not resolved: the leftover daemons were stopped before the tests were copied in.
-      for (const id of ["tests-daemon", "reward-daemon", "conftest-daemon", "killer"]) {
+      // Not resolved: the leftover daemons were stopped before the tests were copied in. The
+      // workspace writer's attempt is scored too, never invalid: it was stopped while the
+      // workspace was stored.
+      const daemons = [
+        "tests-daemon",
+        "reward-daemon",
+        "conftest-daemon",
+        "killer",
+        "workspace-writer",
+      ];
+      for (const id of daemons) {
         deepEqual(outcome(id), scored(false), id);
         ok(
           (byAgent.get(id)!.verification?.stopped_processes ?? 0) >= 1,

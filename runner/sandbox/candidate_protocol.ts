@@ -194,10 +194,12 @@ export async function runCandidateProtocol(
           "stopped\n",
       };
     }
-    // Nothing the candidate left running may write the workspace while it is stored.
-    if (!plan.keepAlive && session.capabilities.processControl) {
-      await session.stopAllBut(new Set());
-    }
+    // Nothing the candidate left running may write the workspace while it is stored: a writer
+    // would make the copy differ from its digest, an invalid attempt the candidate chose (seed
+    // 000: it must never be able to). Its processes are stopped here; with the sandbox kept for
+    // the shared verifier (Harbor's shared mode), they run again once the workspace is stored,
+    // as Harbor leaves them running for the tests (where the verifier stops them in turn).
+    const stopped = session.capabilities.processControl ? await session.stopAllBut(new Set()) : [];
     const [oomKilled, pidsLimitHits] = await Promise.all([
       session.oomKilled(),
       session.pidsLimitHits(),
@@ -222,6 +224,7 @@ export async function runCandidateProtocol(
     ]);
     if (stored.status === "rejected") throw stored.reason;
     if (exited.status === "rejected") throw exited.reason;
+    if (plan.keepAlive && stopped.length > 0) await session.resume(stopped);
     kept = plan.keepAlive;
     return {
       result: {
