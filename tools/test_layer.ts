@@ -252,15 +252,59 @@ export async function layerArguments(layer: Layer, lane?: SystemLane): Promise<s
   return [...common, `--ignore=${ignore.join(",")}`];
 }
 
+/** `deno test`'s line as a file's tests start (colours aside): `running 3 tests from ./a_test.ts`. */
+const FILE_START = /^(?:\x1b\[[0-9;]*m)*running \d+ tests? from \.\/(\S+?)(?:\x1b\[[0-9;]*m)*$/;
+
+/** The file whose tests start on `line` of `deno test`'s output, else null. */
+export function fileStarting(line: string): string | null {
+  return FILE_START.exec(line)?.[1] ?? null;
+}
+
+/**
+ * A lane's wall time and where it went, for its last line: the time before
+ * its first file's tests (the type check, and the first file's loading),
+ * then the longest files, each from its tests' start to the next file's
+ * (so its module's own setup counts to the file before; one `deno test`
+ * process runs a lane's files one after another).
+ *
+ * @param starts each file and the time its tests started (ms), in order
+ * @param start the lane's start (ms)
+ * @param end the lane's end (ms)
+ * @param longest how many files to name
+ * @returns e.g. `in 25m12s; 1m05s before the first file; longest: tests/a_test.ts 3m20s`
+ */
+export function laneTimes(
+  starts: readonly (readonly [string, number])[],
+  start: number,
+  end: number,
+  longest = 5,
+): string {
+  const clock = (ms: number) => {
+    const seconds = Math.round(ms / 1000);
+    return seconds < 60
+      ? `${seconds}s`
+      : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
+  };
+  const first = starts[0]?.[1] ?? end;
+  const files = starts.map(([file, at], i) => [file, (starts[i + 1]?.[1] ?? end) - at] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, longest);
+  return `in ${clock(end - start)}; ${clock(first - start)} before the first file` +
+    (files.length === 0
+      ? ""
+      : `; longest: ${files.map(([f, ms]) => `${f} ${clock(ms)}`).join(", ")}`);
+}
+
 /**
  * Copies `stream` to `out` line by line, each line after `prefix`, so that
  * two lanes printing at once stay readable; a last line without its
- * newline gets one.
+ * newline gets one. `onLine` sees each line as it is copied.
  */
 async function prefixLines(
   stream: ReadableStream<Uint8Array>,
   prefix: string,
   out: { writeSync(bytes: Uint8Array): number },
+  onLine: (line: string) => void = () => {},
 ): Promise<void> {
   const encoder = new TextEncoder();
   const write = (text: string) => {
@@ -272,7 +316,10 @@ async function prefixLines(
   for await (const chunk of stream) {
     const lines = (pending + decoder.decode(chunk, { stream: true })).split("\n");
     pending = lines.pop()!;
-    for (const line of lines) write(`${prefix}${line}\n`);
+    for (const line of lines) {
+      onLine(line);
+      write(`${prefix}${line}\n`);
+    }
   }
   pending += decoder.decode();
   if (pending !== "") write(`${prefix}${pending}\n`);
@@ -280,9 +327,15 @@ async function prefixLines(
 
 /**
  * Runs `deno test` with `args` (options, then files) from the root,
- * printing what it prints after `prefix`, and returns its exit code.
+ * printing what it prints after `prefix`, and returns its exit code and
+ * where its time went ({@link laneTimes}).
  */
-async function runDenoTest(args: readonly string[], prefix: string): Promise<number> {
+async function runDenoTest(
+  args: readonly string[],
+  prefix: string,
+): Promise<{ code: number; times: string }> {
+  const start = performance.now();
+  const starts: [string, number][] = [];
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args],
     cwd: ROOT,
@@ -291,10 +344,14 @@ async function runDenoTest(args: readonly string[], prefix: string): Promise<num
     stderr: "piped",
   }).spawn();
   await Promise.all([
-    prefixLines(child.stdout, prefix, Deno.stdout),
+    prefixLines(child.stdout, prefix, Deno.stdout, (line) => {
+      const file = fileStarting(line);
+      if (file !== null) starts.push([file, performance.now()]);
+    }),
     prefixLines(child.stderr, prefix, Deno.stderr),
   ]);
-  return (await child.status).code;
+  const { code } = await child.status;
+  return { code, times: laneTimes(starts, start, performance.now()) };
 }
 
 if (import.meta.main) {
@@ -317,13 +374,14 @@ if (import.meta.main) {
     return runDenoTest([test, ...rest, ...args], `lane ${lane} | `);
   };
   const lanes: SystemLane[] = [...LANES];
-  const codes = await Promise.all(LANES.map(runLane));
+  const results = await Promise.all(LANES.map(runLane));
   if (layer === "system" && laneFiles(ALONE).length > 0) {
     lanes.push(ALONE);
-    codes.push(await runLane(ALONE));
+    results.push(await runLane(ALONE));
   }
-  for (const [index, code] of codes.entries()) {
-    console.log(`lane ${lanes[index]}: ${code === 0 ? "passed" : `FAILED (exit ${code})`}`);
+  for (const [index, { code, times }] of results.entries()) {
+    const verdict = code === 0 ? "passed" : `FAILED (exit ${code})`;
+    console.log(`lane ${lanes[index]}: ${verdict} ${times}`);
   }
-  Deno.exit(codes.find((code) => code !== 0) ?? 0);
+  Deno.exit(results.find(({ code }) => code !== 0)?.code ?? 0);
 }

@@ -3,8 +3,10 @@ import {
   ALONE,
   configExcludes,
   excluded,
+  fileStarting,
   laneFiles,
   LANES,
+  laneTimes,
   layerArguments,
   layerOf,
   LAYERS,
@@ -144,4 +146,19 @@ Deno.test("excluded() and TEST_FILE follow deno's rules", () => {
   for (const name of ["a_test.json", "atest.ts", "a_tests.ts", "_test_ca.ts"]) {
     ok(!TEST_FILE.test(name), name);
   }
+});
+
+Deno.test("a lane's last line says where its time went, from deno test's own lines", () => {
+  // deno test's line as a file's tests start, with and without its colours (CI's log has them).
+  const coloured = "\x1b[0m\x1b[38;5;245mrunning 2 tests from ./tests/suite_check_test.ts\x1b[0m";
+  equal(fileStarting(coloured), "tests/suite_check_test.ts");
+  equal(fileStarting("running 1 test from ./tools/test_layer_test.ts"), "tools/test_layer_test.ts");
+  equal(fileStarting("a test ... ok (2s)"), null);
+  // 65 s before the first file; a 200 s, b 5 s, c to the end 3,600 s.
+  const starts = [["a", 65_000], ["b", 265_000], ["c", 270_000]] as const;
+  equal(
+    laneTimes(starts, 0, 3_870_000, 2),
+    "in 64m30s; 1m05s before the first file; longest: c 60m00s, a 3m20s",
+  );
+  equal(laneTimes([], 0, 1_400), "in 1s; 1s before the first file");
 });
