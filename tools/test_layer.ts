@@ -252,12 +252,19 @@ export async function layerArguments(layer: Layer, lane?: SystemLane): Promise<s
   return [...common, `--ignore=${ignore.join(",")}`];
 }
 
-/** `deno test`'s line as a file's tests start (colours aside): `running 3 tests from ./a_test.ts`. */
-const FILE_START = /^(?:\x1b\[[0-9;]*m)*running \d+ tests? from \.\/(\S+?)(?:\x1b\[[0-9;]*m)*$/;
+/** `deno test`'s line as a file's tests start, its colours taken out: `running 3 tests from ./a_test.ts`. */
+const FILE_START = /^running \d+ tests? from \.\/(\S+)$/;
+const ESCAPE = String.fromCharCode(0x1b);
+
+/** `line` without its colour sequences (escape, `[`, digits and `;`, `m`), as `deno test` prints them to a pipe. */
+function withoutColours(line: string): string {
+  return line.split(ESCAPE).map((part, i) => (i === 0 ? part : part.replace(/^\[[0-9;]*m/, "")))
+    .join("");
+}
 
 /** The file whose tests start on `line` of `deno test`'s output, else null. */
 export function fileStarting(line: string): string | null {
-  return FILE_START.exec(line)?.[1] ?? null;
+  return FILE_START.exec(withoutColours(line))?.[1] ?? null;
 }
 
 /**
