@@ -113,10 +113,11 @@ export function agentTaskSums(rows: Iterable<Episode>, priceTable?: PriceTable):
     const cost = priceTable === undefined ? null : episodeCost(row, priceTable);
     agent.add(seen, row.resolved === true, episodeTokens(row), wallSeconds(row), cost);
   }
-  const tasks = [...seenAt.keys()].sort(byCodeUnit);
+  // Strings sort by UTF-16 code units.
+  const tasks = [...seenAt.keys()].sort();
   // Task u of the sorted list was the `seenOf[u]`-th task seen.
   const seenOf = Int32Array.from(tasks, (task) => seenAt.get(task)!);
-  const agents = [...byAgent.keys()].sort(byCodeUnit).map((id) => byAgent.get(id)!.sums(seenOf));
+  const agents = [...byAgent.keys()].sort().map((id) => byAgent.get(id)!.sums(seenOf));
   return { tasks, agents };
 }
 
@@ -199,8 +200,4 @@ class Accumulator {
       },
     };
   }
-}
-
-function byCodeUnit(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0;
 }

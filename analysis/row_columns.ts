@@ -96,6 +96,19 @@ function typedChunks<A extends IdArray | NumberArray>(
   return new Chunked<A>(make, (from, to) => to.set(from as never));
 }
 
+/** `from`'s chunks rewritten, each of its length, in the arrays `make` gives (a wider type). */
+function widenedChunks<A extends IdArray | NumberArray>(
+  from: Chunked<A>,
+  make: (slots: number) => A,
+): Chunked<A> {
+  const wider = typedChunks<A>(make);
+  from.chunks.forEach((chunk, i) => {
+    wider.chunks[i] = make(chunk.length);
+    wider.chunks[i].set(chunk as never);
+  });
+  return wider;
+}
+
 /** Freezes a JSON value and everything in it. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -259,31 +272,16 @@ class Column {
   /** Rewrites the number chunks in a wider store, once a number does not fit the current one. */
   private widenNumbers(kind: number): void {
     this.numberKind = kind;
-    const make = NUMBER_STORES[kind];
-    const chunks = this.numbers!.chunks;
-    const wider = typedChunks<NumberArray>(make);
-    for (let i = 0; i < chunks.length; i++) {
-      if (chunks[i] === undefined) continue;
-      wider.chunks[i] = make(chunks[i].length);
-      wider.chunks[i].set(chunks[i]);
-    }
-    this.numbers = wider;
+    this.numbers = widenedChunks(this.numbers!, NUMBER_STORES[kind]);
   }
 
   /** Rewrites the id chunks in the next width that holds `id`. */
   private widen(id: number): void {
     this.idLimit = id <= 0xffff ? 0xffff : 0xffffffff;
-    const make = id <= 0xffff
-      ? (n: number) => new Uint16Array(n)
-      : (n: number) => new Uint32Array(n);
-    const wider = typedChunks<IdArray>(make);
-    const chunks = this.ids!.chunks;
-    for (let i = 0; i < chunks.length; i++) {
-      if (chunks[i] === undefined) continue;
-      wider.chunks[i] = make(chunks[i].length);
-      wider.chunks[i].set(chunks[i]);
-    }
-    this.ids = wider;
+    this.ids = widenedChunks<IdArray>(
+      this.ids!,
+      id <= 0xffff ? (n) => new Uint16Array(n) : (n) => new Uint32Array(n),
+    );
   }
 }
 
