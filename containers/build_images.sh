@@ -83,7 +83,16 @@ BASE_TAG="$(
   } | sha256sum | cut -c1-16
 )"
 
-have_image() { docker image inspect "$1" >/dev/null 2>&1; }
+# have_image REF: whether the engine holds REF. Only the engine's "No such
+# image" (Docker's and Podman's words) means absent; any other failure is the
+# engine's and stops the build with its message, since building over an
+# answer that did not come would only fail later with a vaguer one.
+have_image() {
+  local err
+  err="$(docker image inspect --format '{{.Id}}' "$1" 2>&1 >/dev/null)" && return 0
+  case "$err" in *"No such image"* | *"no such image"*) return 1 ;; esac
+  die "cannot ask the engine whether it holds \"$1\": $err"
+}
 
 BASE_ENV=(
   --change 'ENV PATH=/bin:/usr/local/bin'
