@@ -9,9 +9,9 @@
 #
 # Tags are derived from content: every image is tagged `<name>:<tag>` where
 # the tag hashes this script, the base binaries and the image's own files, so
-# a changed script or agent gives a new image; an existing tag is reused
-# (a second run takes about a second). `<name>:latest` points at the current
-# build.
+# a changed script or agent gives a new image; an existing tag is reused (a
+# run that finds every image asks the engine three times). `<name>:latest`
+# points at the current build.
 #
 # Output: JSON `{ "<name>": "sha256:<image id>", ... }` on stdout, also written
 # to containers/.build/images.json (machine-specific: not committed).
@@ -106,6 +106,10 @@ BASE_ENV=(
 
 build_base() {
   local ref="ledgerbench/base:$BASE_TAG"
+  if [ "$MODE" = plan ]; then
+    PLANNED+=("base:$BASE_TAG")
+    return
+  fi
   if have_image "$ref"; then
     log "$ref exists"
     return
@@ -172,6 +176,10 @@ derive() {
   local name="$1" tag="$2" cmd="$3" bundle="$4"
   shift 4
   local ref="ledgerbench/$name:$tag"
+  if [ "$MODE" = plan ]; then
+    PLANNED+=("$name:$tag")
+    return
+  fi
   if have_image "$ref"; then
     log "$ref exists"
     return
@@ -200,8 +208,12 @@ AGENT_PERMS='"--allow-read=/workspace", "--allow-write=/workspace", "--allow-net
 BUNDLE=/opt/ledgerbench/agent
 BUNDLE_DENO_RUN="\"$BUNDLE/bin/sh\", \"$BUNDLE/opt/ledgerbench/deno\", \"run\", \"--quiet\", \"--no-config\", \"--no-remote\", \"--no-npm\", \"--no-lock\""
 
+# every_image: each image in turn, the base first. With MODE=plan it only
+# lists each image's content-derived ref in PLANNED ("name:tag"); with
+# MODE=build it builds those the engine lacks. The downloads and the tags'
+# inputs are the same in both.
+every_image() {
 build_base
-docker tag "ledgerbench/base:$BASE_TAG" ledgerbench/base:latest
 
 for agent in "${AGENTS[@]}"; do
   src="$HERE/agents/$agent.ts"
@@ -217,7 +229,6 @@ for agent in "${AGENTS[@]}"; do
     "[$BUNDLE_DENO_RUN, $perms, \"$BUNDLE/opt/ledgerbench/agents/$agent.ts\"]" \
     "$HERE/agents/_model.ts:/opt/ledgerbench/agents/_model.ts" \
     "$src:/opt/ledgerbench/agents/$agent.ts"
-  docker tag "ledgerbench/agent-$agent:$tag" "ledgerbench/agent-$agent:latest"
 done
 
 # npm_pack SPEC INTEGRITY DIR: fetches the tarball of npm package SPEC
@@ -293,7 +304,6 @@ derive agent-codex "$tag" '["codex-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/usr/
   "$CODEX_DIR/codex:/usr/local/bin/codex" \
   "$CODEX_DIR/rg:/usr/local/bin/rg" \
   "$HERE/agents/codex.sh:/usr/local/bin/codex-agent"
-docker tag "ledgerbench/agent-codex:$tag" ledgerbench/agent-codex:latest
 
 # agent-claude: npm's linux-x64 platform package of Claude Code holds its
 # native binary (`claude`, a Bun executable linked against glibc), and Claude
@@ -333,7 +343,6 @@ derive agent-claude "$tag" '["claude-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/us
   "$HERE/agents/_bundle_bash.sh:/opt/ledgerbench/shell/bash" \
   "$HERE/agents/claude.sh:/usr/local/bin/claude-agent" \
   "${claude_files[@]}"
-docker tag "ledgerbench/agent-claude:$tag" ledgerbench/agent-claude:latest
 
 # agent-gemini: npm's `@google/gemini-cli` is a directory of bundled ES
 # modules (bundle/gemini.js and its chunks, no dependencies) that needs a Node
@@ -378,7 +387,6 @@ derive agent-gemini "$tag" '["gemini-agent"]' "[\"$BUNDLE/bin/sh\", \"$BUNDLE/us
   "$HERE/agents/_bundle_bash.sh:/opt/ledgerbench/shell/bash" \
   "$HERE/agents/gemini.sh:/usr/local/bin/gemini-agent" \
   "${gemini_files[@]}"
-docker tag "ledgerbench/agent-gemini:$tag" ledgerbench/agent-gemini:latest
 
 # agent-opencode: npm's linux-x64 platform package of opencode holds its
 # native binary (`opencode`, a Bun executable linked against glibc, whose
@@ -412,7 +420,6 @@ derive agent-opencode "$tag" '["opencode-agent"]' \
   "$CODEX_DIR/rg:/usr/local/bin/rg" \
   "$HERE/agents/opencode.sh:/usr/local/bin/opencode-agent" \
   "${opencode_files[@]}"
-docker tag "ledgerbench/agent-opencode:$tag" ledgerbench/agent-opencode:latest
 
 tag="$({
   echo "$BASE_TAG"
@@ -421,13 +428,42 @@ tag="$({
 derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' "" \
   "$HERE/verifier/driver.sh:/opt/ledgerbench/verifier/driver.sh" \
   "$HERE/verifier/as_candidate.sh:/opt/ledgerbench/verifier/as_candidate.sh"
-docker tag "ledgerbench/verifier:$tag" ledgerbench/verifier:latest
 
-names=(base "${AGENTS[@]/#/agent-}" agent-codex agent-claude agent-gemini agent-opencode verifier)
-refs=()
-for name in "${names[@]}"; do refs+=("ledgerbench/$name:latest"); done
+}
+
+# First the refs alone, then one question to the engine for all of them: a
+# run that finds every image (every test file's, every command's) asks the
+# engine three times, not twice per image. Any answer but all of them
+# present, and each image is asked for again and built if absent.
+MODE=plan
+PLANNED=()
+every_image
+refs=("${PLANNED[@]/#/ledgerbench/}")
+if ! docker image inspect --format '{{.Id}}' "${refs[@]}" >/dev/null 2>&1; then
+  # Podman's Docker-compatible service (4.3.1 here) refuses `docker commit
+  # --change` ("Decode(): EOF"); its images are Docker's, copied.
+  case "$(docker version --format '{{range .Server.Components}}{{.Name}};{{end}}')" in
+    *"Podman Engine;"*)
+      die "the engine is Podman's service, which cannot commit these images;" \
+        "build them with Docker and copy them into Podman (bash .ci/install_podman.sh)"
+      ;;
+  esac
+  MODE=build
+  every_image
+fi
 mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")
-[ "${#ids[@]}" -eq "${#names[@]}" ] || die "cannot read the image IDs of ${refs[*]}"
+[ "${#ids[@]}" -eq "${#refs[@]}" ] || die "cannot read the image IDs of ${refs[*]}"
+
+# `<name>:latest` follows each build; retagged only where it points elsewhere.
+names=("${PLANNED[@]%%:*}")
+latest=("${names[@]/#/ledgerbench/}")
+latest=("${latest[@]/%/:latest}")
+mapfile -t latest_ids < <(docker image inspect --format '{{.Id}}' "${latest[@]}" 2>/dev/null || true)
+for i in "${!refs[@]}"; do
+  if [ "${#latest_ids[@]}" -ne "${#refs[@]}" ] || [ "${latest_ids[$i]}" != "${ids[$i]}" ]; then
+    docker tag "${refs[$i]}" "${latest[$i]}"
+  fi
+done
 {
   echo "{"
   for i in "${!names[@]}"; do
