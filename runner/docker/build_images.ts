@@ -44,7 +44,8 @@ export interface BuildImagesOptions {
 /**
  * Builds (or reuses, when their content-derived tags exist) every ledgerbench
  * image by running `containers/build_images.sh`, which never pulls. Cost:
- * about 6 s from scratch on 2 cores, about 1 s when every image exists.
+ * about 30 s from scratch on 2 cores, about 1.5 s when every image exists
+ * (the script then asks the engine three times).
  *
  * @param options script path and environment
  * @returns image name → image ID (`sha256:...`), for every name in {@linkcode IMAGE_NAMES}
