@@ -18,8 +18,9 @@
  *   `curl https://astral.sh/uv/0.9.7/install.sh | sh` through the verifier's
  *   egress proxy (the suite allows exactly those two hosts): astral.sh is a
  *   loopback HTTPS server with the test CA's certificate, serving a stand-in
- *   installer whose `uvx` takes Python and pytest from Debian's packages (uv
- *   would take them from GitHub and PyPI), dropping `--with` and
+ *   installer whose `uvx` unpacks a tar of Debian's `python3` and
+ *   `python3-pytest` from the same astral.sh (uv would take a prebuilt
+ *   Python from GitHub and pytest from PyPI), dropping `--with` and
  *   pytest-json-ctrf's `--ctrf`; every request is in the episode's evidence.
  *
  * @module
@@ -37,7 +38,7 @@ import { importCheckedHarborSuite } from "./_python_toolchain.ts";
 import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
 import { testCa } from "./_test_ca.ts";
 import { startPackageServer } from "./_package_server.ts";
-import { UV_INSTALLER } from "./_uv_stand_in.ts";
+import { uvStandInFiles } from "./_uv_stand_in.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_cookbook_test.ts");
 const TOOLS = ENGINE.available && await requireStandInTools("tests/harbor_cookbook_test.ts");
@@ -132,7 +133,7 @@ Deno.test({
     await standInBase("ubuntu:24.04");
     const ca = await testCa();
     const server = await startPackageServer({
-      files: { "astral.sh/uv/0.9.7/install.sh": UV_INSTALLER },
+      files: await uvStandInFiles(),
       tls: await ca.certFor(["astral.sh"]),
     });
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-cookbook-" });

@@ -48,7 +48,7 @@ import { cliWithEnv, ROOT } from "./_cli_run.ts";
 import { requireStandInTools, standInBase } from "./_stand_in_bases.ts";
 import { testCa } from "./_test_ca.ts";
 import { startPackageServer } from "./_package_server.ts";
-import { UV_INSTALLER } from "./_uv_stand_in.ts";
+import { uvStandInFiles } from "./_uv_stand_in.ts";
 import { importHarborSuite } from "./_python_toolchain.ts";
 
 const ENGINE = await requireDockerEngine("tests/harbor_examples_test.ts");
@@ -89,7 +89,7 @@ Deno.test({
     }
     const ca = await testCa();
     const server = await startPackageServer({
-      files: { "astral.sh/uv/0.9.7/install.sh": UV_INSTALLER },
+      files: await uvStandInFiles(),
       tls: await ca.certFor(["astral.sh"]),
     });
     const dir = await Deno.makeTempDir({ prefix: "ledgerbench-harbor-examples-" });
