@@ -106,10 +106,8 @@ BASE_ENV=(
 
 build_base() {
   local ref="ledgerbench/base:$BASE_TAG"
-  if [ "$MODE" = plan ]; then
-    PLANNED+=("base:$BASE_TAG")
-    return
-  fi
+  PASS_IMAGES+=("base:$BASE_TAG")
+  [ "$MODE" = build ] || return 0
   if have_image "$ref"; then
     log "$ref exists"
     return
@@ -176,10 +174,8 @@ derive() {
   local name="$1" tag="$2" cmd="$3" bundle="$4"
   shift 4
   local ref="ledgerbench/$name:$tag"
-  if [ "$MODE" = plan ]; then
-    PLANNED+=("$name:$tag")
-    return
-  fi
+  PASS_IMAGES+=("$name:$tag")
+  [ "$MODE" = build ] || return 0
   if have_image "$ref"; then
     log "$ref exists"
     return
@@ -208,10 +204,9 @@ AGENT_PERMS='"--allow-read=/workspace", "--allow-write=/workspace", "--allow-net
 BUNDLE=/opt/ledgerbench/agent
 BUNDLE_DENO_RUN="\"$BUNDLE/bin/sh\", \"$BUNDLE/opt/ledgerbench/deno\", \"run\", \"--quiet\", \"--no-config\", \"--no-remote\", \"--no-npm\", \"--no-lock\""
 
-# every_image: each image in turn, the base first. With MODE=plan it only
-# lists each image's content-derived ref in PLANNED ("name:tag"); with
-# MODE=build it builds those the engine lacks. The downloads and the tags'
-# inputs are the same in both.
+# every_image: each image in turn, the base first, each listed with its
+# content-derived tag in PASS_IMAGES ("name:tag"). With MODE=plan that is
+# all; with MODE=build it also builds those the engine lacks.
 every_image() {
 build_base
 
@@ -436,10 +431,9 @@ derive verifier "$tag" '["/bin/sh", "/opt/ledgerbench/verifier/driver.sh"]' "" \
 # engine three times, not twice per image. Any answer but all of them
 # present, and each image is asked for again and built if absent.
 MODE=plan
-PLANNED=()
+PASS_IMAGES=()
 every_image
-refs=("${PLANNED[@]/#/ledgerbench/}")
-if ! docker image inspect --format '{{.Id}}' "${refs[@]}" >/dev/null 2>&1; then
+if ! docker image inspect --format '{{.Id}}' "${PASS_IMAGES[@]/#/ledgerbench/}" >/dev/null 2>&1; then
   # Podman's Docker-compatible service (4.3.1 here) refuses `docker commit
   # --change` ("Decode(): EOF"); its images are Docker's, copied.
   case "$(docker version --format '{{range .Server.Components}}{{.Name}};{{end}}')" in
@@ -448,14 +442,18 @@ if ! docker image inspect --format '{{.Id}}' "${refs[@]}" >/dev/null 2>&1; then
         "build them with Docker and copy them into Podman (bash .ci/install_podman.sh)"
       ;;
   esac
+  # The refs read below are the ones this pass built or found, each tag
+  # computed again from its files.
   MODE=build
+  PASS_IMAGES=()
   every_image
 fi
+refs=("${PASS_IMAGES[@]/#/ledgerbench/}")
 mapfile -t ids < <(docker image inspect --format '{{.Id}}' "${refs[@]}")
 [ "${#ids[@]}" -eq "${#refs[@]}" ] || die "cannot read the image IDs of ${refs[*]}"
 
 # `<name>:latest` follows each build; retagged only where it points elsewhere.
-names=("${PLANNED[@]%%:*}")
+names=("${PASS_IMAGES[@]%%:*}")
 latest=("${names[@]/#/ledgerbench/}")
 latest=("${latest[@]/%/:latest}")
 mapfile -t latest_ids < <(docker image inspect --format '{{.Id}}' "${latest[@]}" 2>/dev/null || true)
