@@ -104,6 +104,16 @@ BASE_ENV=(
   --change 'WORKDIR /workspace'
 )
 
+# Podman's Docker-compatible service (4.3.1 here) refuses `docker commit
+# --change` ("Decode(): EOF"): under it, an image found absent is an error,
+# since its images are Docker's, copied.
+PODMAN=""
+refuse_podman() {
+  [ -z "$PODMAN" ] ||
+    die "the engine is Podman's service, which cannot commit \"$1\";" \
+      "build the images with Docker and copy them into Podman (bash .ci/install_podman.sh)"
+}
+
 build_base() {
   local ref="ledgerbench/base:$BASE_TAG"
   PASS_IMAGES+=("base:$BASE_TAG")
@@ -112,6 +122,7 @@ build_base() {
     log "$ref exists"
     return
   fi
+  refuse_podman "$ref"
   log "assembling $ref"
   local rootfs
   rootfs="$(mktemp -d)"
@@ -180,6 +191,7 @@ derive() {
     log "$ref exists"
     return
   fi
+  refuse_podman "$ref"
   log "building $ref"
   local stage cid spec
   stage="$(mktemp -d)"
@@ -434,13 +446,8 @@ MODE=plan
 PASS_IMAGES=()
 every_image
 if ! docker image inspect --format '{{.Id}}' "${PASS_IMAGES[@]/#/ledgerbench/}" >/dev/null 2>&1; then
-  # Podman's Docker-compatible service (4.3.1 here) refuses `docker commit
-  # --change` ("Decode(): EOF"); its images are Docker's, copied.
   case "$(docker version --format '{{range .Server.Components}}{{.Name}};{{end}}')" in
-    *"Podman Engine;"*)
-      die "the engine is Podman's service, which cannot commit these images;" \
-        "build them with Docker and copy them into Podman (bash .ci/install_podman.sh)"
-      ;;
+    *"Podman Engine;"*) PODMAN=1 ;;
   esac
   # The refs read below are the ones this pass built or found, each tag
   # computed again from its files.
