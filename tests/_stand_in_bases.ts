@@ -34,7 +34,8 @@
  * @module
  */
 import { pathExists } from "../inputs/input_file.ts";
-import { systemTempDir, testCa } from "./_test_ca.ts";
+import { testCa } from "./_test_ca.ts";
+import { withMachineLock } from "./_machine_lock.ts";
 import { sha256Hex } from "../analysis/sha256_hex.ts";
 import { removeTree } from "../runner/sandbox/remove_tree.ts";
 import { buildImage } from "../runner/docker/build_image.ts";
@@ -90,13 +91,7 @@ export async function standInBase(tag = UBUNTU_TAG): Promise<string> {
   if (ready(found)) return found!.id;
   // A derived stand-in starts from the Ubuntu one, made (under the lock) first.
   const ubuntu = tag === UBUNTU_TAG ? null : await standInBase(UBUNTU_TAG);
-  const lock = await Deno.open(`${systemTempDir()}/ledgerbench-stand-in-bases.lock`, {
-    read: true,
-    write: true,
-    create: true,
-  });
-  try {
-    await lock.lock(true);
+  return await withMachineLock("ledgerbench-stand-in-bases", async () => {
     const now = await localImage(tag);
     if (ready(now)) return now!.id;
     const id = ubuntu === null
@@ -108,9 +103,7 @@ export async function standInBase(tag = UBUNTU_TAG): Promise<string> {
         .output();
     }
     return id;
-  } finally {
-    lock.close();
-  }
+  });
 }
 
 /** The tag the debootstrapped stand-in is built under; the others derive from it. */

@@ -12,6 +12,7 @@
  */
 import { systemTempDir } from "./_test_ca.ts";
 import { standInBase } from "./_stand_in_bases.ts";
+import { withMachineLock } from "./_machine_lock.ts";
 
 /** Where the stand-in's astral.sh serves the installer. */
 const INSTALLER_PATH = "astral.sh/uv/0.9.7/install.sh";
@@ -83,15 +84,9 @@ tar --no-recursion -cf - -T /tmp/paths 2>/dev/null
  * lock file, and the one that waited reads what the first wrote.
  */
 async function standInPython(): Promise<Uint8Array> {
-  const ubuntu = await standInBase("ubuntu:24.04");
+  const ubuntu = await standInBase();
   const file = `${systemTempDir()}/ledgerbench-stand-in-python-${ubuntu.slice(7, 23)}.tar`;
-  const lock = await Deno.open(`${systemTempDir()}/ledgerbench-stand-in-python.lock`, {
-    read: true,
-    write: true,
-    create: true,
-  });
-  try {
-    await lock.lock(true);
+  return await withMachineLock("ledgerbench-stand-in-python", async () => {
     const kept = await Deno.readFile(file).catch(() => null);
     if (kept !== null) return kept;
     const made = await new Deno.Command("docker", {
@@ -109,9 +104,7 @@ async function standInPython(): Promise<Uint8Array> {
     await Deno.writeFile(`${file}.tmp`, made.stdout);
     await Deno.rename(`${file}.tmp`, file);
     return made.stdout;
-  } finally {
-    lock.close();
-  }
+  });
 }
 
 /**
